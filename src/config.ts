@@ -1,0 +1,250 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigError, type FieldIssue } from './errors.js';
+
+/** pino levels accepted by LOG_LEVEL. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const blankToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const optionalString = z.preprocess(blankToUndefined, z.string().trim().optional());
+
+const booleanFlag = (fallback: boolean) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v), {
+        message: 'must be true or false',
+      })
+      .transform((v) => ['true', '1', 'yes', 'on'].includes(v))
+      .optional()
+      .transform((v) => v ?? fallback),
+  );
+
+const integer = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, { message: `must be a whole number from ${min} to ${max}` })
+      .transform(Number)
+      .refine((n) => n >= min && n <= max, { message: `must be a whole number from ${min} to ${max}` })
+      .optional()
+      .transform((v) => v ?? fallback),
+  );
+
+const idList = (pattern: RegExp, what: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine((ids) => ids.every((id) => pattern.test(id)), {
+        message: `must be a comma-separated list of ${what}`,
+      }),
+  );
+
+const httpUrl = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .trim()
+    .refine(
+      (v) => {
+        try {
+          const u = new URL(v);
+          return u.protocol === 'http:' || u.protocol === 'https:';
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be an http:// or https:// URL' },
+    )
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
+);
+
+const envSchema = z
+  .object({
+    SLACK_BOT_TOKEN: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^xoxb-/, { message: 'must be a bot token starting with xoxb-' })
+        .optional(),
+    ),
+    SLACK_SIGNING_SECRET: optionalString,
+    SLACK_APP_TOKEN: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^xapp-/, { message: 'must be an app-level token starting with xapp-' })
+        .optional(),
+    ),
+    SLACK_API_URL: httpUrl,
+    PORT: integer(0, 65535, 3000),
+    GATEWAY_API_TYPE: z.preprocess(
+      (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
+      z.enum(['local', 'cloud'], { message: 'must be local or cloud' }).default('local'),
+    ),
+    GATEWAY_URL: httpUrl,
+    GATEWAY_API_KEY: optionalString,
+    GATEWAY_USERNAME: optionalString,
+    GATEWAY_PASSWORD: z.preprocess(blankToUndefined, z.string().optional()),
+    GATEWAY_VERIFY_TLS: booleanFlag(true),
+    GATEWAY_CA_FILE: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .refine((p) => existsSync(p), { message: 'must name a readable file' })
+        .optional(),
+    ),
+    GATEWAY_CONSOLE_ID: optionalString,
+    GATEWAY_TIMEOUT_MS: integer(100, 120_000, 10_000),
+    DEFAULT_SITE: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'must be a site name such as default' })
+        .default('default'),
+    ),
+    APPROVERS: idList(/^[UWS][A-Z0-9]{2,}$/, 'Slack user ids (U…) and user-group ids (S…)'),
+    ALLOW_SELF_APPROVAL: booleanFlag(false),
+    REQUESTERS: idList(/^[UWS][A-Z0-9]{2,}$/, 'Slack user ids (U…) and user-group ids (S…)'),
+    WRITE_CHANNELS: idList(/^[CGD][A-Z0-9]{2,}$/, 'Slack channel ids (C…, G…)'),
+    APPROVAL_TTL_SECONDS: integer(30, 604_800, 900),
+    DATA_DIR: z.preprocess(blankToUndefined, z.string().default('./data')),
+    AUDIT_CHANNEL: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^[CG][A-Z0-9]{2,}$/, { message: 'must be a Slack channel id (C…)' })
+        .optional(),
+    ),
+    LOG_LEVEL: z.preprocess(
+      (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
+      z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    ),
+  })
+  .superRefine((env, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      issue('SLACK_SIGNING_SECRET', 'is required in HTTP mode (SLACK_BOT_TOKEN set, SLACK_APP_TOKEN unset)');
+    }
+    if (env.SLACK_APP_TOKEN && !env.SLACK_BOT_TOKEN) {
+      issue('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set');
+    }
+    if (Boolean(env.GATEWAY_USERNAME) !== Boolean(env.GATEWAY_PASSWORD)) {
+      issue(env.GATEWAY_USERNAME ? 'GATEWAY_PASSWORD' : 'GATEWAY_USERNAME', 'is required with the other');
+    }
+    if (env.GATEWAY_API_TYPE === 'cloud') {
+      if (!env.GATEWAY_API_KEY) issue('GATEWAY_API_KEY', 'is required when GATEWAY_API_TYPE=cloud');
+      if (env.GATEWAY_USERNAME) {
+        issue('GATEWAY_USERNAME', 'is not used in cloud mode: the Site Manager API takes an API key only');
+      }
+    } else if (env.GATEWAY_URL && !env.GATEWAY_API_KEY && !env.GATEWAY_USERNAME) {
+      issue('GATEWAY_API_KEY', 'is required with GATEWAY_URL (or set GATEWAY_USERNAME and GATEWAY_PASSWORD)');
+    }
+  });
+
+/** The whole runtime configuration, parsed once from the environment. */
+export interface Config {
+  slack: {
+    botToken?: string;
+    signingSecret?: string;
+    appToken?: string;
+    apiUrl?: string;
+    port: number;
+  };
+  gateway: {
+    apiType: 'local' | 'cloud';
+    /** Unset in local mode means: start the built-in simulator. */
+    url?: string;
+    apiKey?: string;
+    username?: string;
+    password?: string;
+    verifyTls: boolean;
+    caFile?: string;
+    consoleId?: string;
+    timeoutMs: number;
+  };
+  defaultSite: string;
+  approvals: {
+    approvers: string[];
+    allowSelfApproval: boolean;
+    requesters: string[];
+    writeChannels: string[];
+    ttlSeconds: number;
+    auditChannel?: string;
+  };
+  dataDir: string;
+  logLevel: LogLevel;
+  /** True when LOG_LEVEL was set explicitly (the console quietens logs otherwise). */
+  logLevelExplicit: boolean;
+}
+
+/** Every variable config.ts reads, in the order the README documents them. */
+export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof typeof envSchema.shape)[];
+
+/** Parses the environment; throws ConfigError naming every bad variable and its rule. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issues: FieldIssue[] = parsed.error.issues.map((i) => ({
+      field: String(i.path[0] ?? 'environment'),
+      rule: i.message,
+    }));
+    throw new ConfigError(issues);
+  }
+  const e = parsed.data;
+  return {
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+      port: e.PORT,
+    },
+    gateway: {
+      apiType: e.GATEWAY_API_TYPE,
+      url: e.GATEWAY_URL ?? (e.GATEWAY_API_TYPE === 'cloud' ? 'https://api.ui.com' : undefined),
+      apiKey: e.GATEWAY_API_KEY,
+      username: e.GATEWAY_USERNAME,
+      password: e.GATEWAY_PASSWORD,
+      verifyTls: e.GATEWAY_VERIFY_TLS,
+      caFile: e.GATEWAY_CA_FILE,
+      consoleId: e.GATEWAY_CONSOLE_ID,
+      timeoutMs: e.GATEWAY_TIMEOUT_MS,
+    },
+    defaultSite: e.DEFAULT_SITE,
+    approvals: {
+      approvers: e.APPROVERS,
+      allowSelfApproval: e.ALLOW_SELF_APPROVAL,
+      requesters: e.REQUESTERS,
+      writeChannels: e.WRITE_CHANNELS,
+      ttlSeconds: e.APPROVAL_TTL_SECONDS,
+      auditChannel: e.AUDIT_CHANNEL,
+    },
+    dataDir: resolve(e.DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    logLevelExplicit: typeof env.LOG_LEVEL === 'string' && env.LOG_LEVEL.trim() !== '',
+  };
+}

@@ -1,0 +1,147 @@
+/** Stable machine-readable error codes; front ends key their wording on these, never on messages. */
+export type ErrorCode =
+  | 'validation_failed'
+  | 'not_found'
+  | 'confirmation_required'
+  | 'not_supported'
+  | 'not_authorized'
+  | 'conflict'
+  | 'gateway_auth'
+  | 'gateway_unavailable'
+  | 'gateway_rejected'
+  | 'rate_limited'
+  | 'config_invalid';
+
+/** One problem with one input field: the field's name and the rule it broke. */
+export interface FieldIssue {
+  field: string;
+  rule: string;
+}
+
+/** Base of every error the bot raises on purpose; anything else is a bug. */
+export abstract class BotError extends Error {
+  abstract readonly code: ErrorCode;
+}
+
+/** Input broke a rule; nothing was sent to the controller. */
+export class ValidationError extends BotError {
+  readonly code = 'validation_failed';
+  constructor(
+    readonly issues: FieldIssue[],
+    message = issues.map((i) => `${i.field}: ${i.rule}`).join('; '),
+  ) {
+    super(message);
+    this.name = 'ValidationError';
+  }
+}
+
+/** The named object does not exist on the site (the spec's ResourceNotFoundError). */
+export class ResourceNotFoundError extends BotError {
+  readonly code = 'not_found';
+  constructor(
+    readonly resource: string,
+    readonly id: string,
+    message = `${resource} ${id} not found`,
+  ) {
+    super(message);
+    this.name = 'ResourceNotFoundError';
+  }
+}
+
+/** A write was called without confirm: true and was not a dry run; nothing changed. */
+export class ConfirmationRequiredError extends BotError {
+  readonly code = 'confirmation_required';
+  constructor(readonly tool: string) {
+    super(`${tool} changes the network: pass confirm=true to run it, or dry_run=true to preview`);
+    this.name = 'ConfirmationRequiredError';
+  }
+}
+
+/** The operation cannot be done with this controller or configuration. */
+export class NotSupportedError extends BotError {
+  readonly code = 'not_supported';
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotSupportedError';
+  }
+}
+
+/** The caller may not do this (approval policy); nothing changed. */
+export class NotAuthorizedError extends BotError {
+  readonly code = 'not_authorized';
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotAuthorizedError';
+  }
+}
+
+/** The request clashes with the current state (already run, already decided, changed since preview). */
+export class ConflictError extends BotError {
+  readonly code = 'conflict';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}
+
+/** The controller refused our credentials (401/403), or a login failed. */
+export class GatewayAuthError extends BotError {
+  readonly code = 'gateway_auth';
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'GatewayAuthError';
+  }
+}
+
+/** The controller could not be reached or answered 5xx or timed out. */
+export class GatewayUnavailableError extends BotError {
+  readonly code = 'gateway_unavailable';
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'GatewayUnavailableError';
+  }
+}
+
+/** The controller understood the request and refused it, with its own code (api.err.*). */
+export class GatewayRejectedError extends BotError {
+  readonly code = 'gateway_rejected';
+  constructor(
+    readonly controllerCode: string,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'GatewayRejectedError';
+  }
+}
+
+/** The controller (or Site Manager) rate-limited us and the retry budget ran out. */
+export class RateLimitedError extends BotError {
+  readonly code = 'rate_limited';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'RateLimitedError';
+  }
+}
+
+/** The environment is invalid; every bad variable is listed. */
+export class ConfigError extends BotError {
+  readonly code = 'config_invalid';
+  constructor(readonly issues: FieldIssue[]) {
+    super(`invalid configuration:\n${issues.map((i) => `  ${i.field}: ${i.rule}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function isBotError(error: unknown): error is BotError {
+  return error instanceof BotError;
+}

@@ -1,0 +1,68 @@
+import type { z } from 'zod';
+
+/** The three local controller APIs (the cloud connector reaches them through a proxy prefix). */
+export type ApiKind = 'classic' | 'v2' | 'integration';
+
+/** HTTP verbs that change controller state. */
+export type WriteMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Options for every read. */
+export interface ReadOptions {
+  /** Skip the read cache (drift checks at approval time need live state). */
+  fresh?: boolean;
+}
+
+/** A list parsed leniently: records that fail their schema are skipped and counted, never fatal. */
+export interface ParsedList<T> {
+  items: T[];
+  skipped: number;
+}
+
+/**
+ * Everything the tools know about the controller. Paths are relative to the API's site root:
+ * classic `api/s/{site}/<path>`, v2 `v2/api/site/{site}/<path>`, Integration
+ * `integration/v1/sites/{siteUuid}/<path>`. The gateway adds the deployment prefix
+ * (`/proxy/network`, none for self-hosted, the cloud connector), auth, retries, caching and
+ * error mapping. Reads may be retried and cached; writes are sent exactly once and invalidate
+ * the site's cache.
+ */
+export interface Gateway {
+  readonly apiType: 'local' | 'cloud';
+
+  /** Classic `{meta,data}` read. With `body` it is sent as POST (stat/sitedpi, stat/stadpi are reads). */
+  classicRead<T>(
+    site: string,
+    path: string,
+    schema: z.ZodType<T>,
+    options?: ReadOptions & { body?: unknown },
+  ): Promise<ParsedList<T>>;
+  /** Classic write; returns the envelope's `data` array (the stored objects). */
+  classicWrite(site: string, method: WriteMethod, path: string, body?: unknown): Promise<unknown[]>;
+
+  /** v2 read; a bare object answer is returned as a one-item list. */
+  v2Read<T>(site: string, path: string, schema: z.ZodType<T>, options?: ReadOptions): Promise<ParsedList<T>>;
+  /** v2 write; returns the bare JSON answer. */
+  v2Write(site: string, method: WriteMethod, path: string, body?: unknown): Promise<unknown>;
+
+  /** Integration list under the site; follows every page. `filter` is passed as the `filter` query. */
+  integrationList<T>(
+    site: string,
+    path: string,
+    schema: z.ZodType<T>,
+    options?: ReadOptions & { filter?: string },
+  ): Promise<ParsedList<T>>;
+  /** Integration single object under the site; 404 → ResourceNotFoundError. */
+  integrationGet<T>(site: string, path: string, schema: z.ZodType<T>, options?: ReadOptions): Promise<T>;
+  /** Integration write under the site; returns the bare JSON answer (undefined for an empty body). */
+  integrationWrite(site: string, method: WriteMethod, path: string, body?: unknown): Promise<unknown>;
+  /** Integration list outside any site (`dpi/categories`, `dpi/applications`); follows pages. */
+  integrationGlobalList<T>(path: string, schema: z.ZodType<T>, options?: ReadOptions): Promise<ParsedList<T>>;
+
+  /** The Integration UUID of a classic site name (`default`), resolved once and cached. */
+  resolveSiteUuid(site: string): Promise<string>;
+
+  /** Drops cached reads (all sites, or one). */
+  invalidate(site?: string): void;
+  /** Stops timers and sockets. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,73 @@
+import { type DestinationStream, type Logger, pino } from 'pino';
+import type { LogLevel } from './config.js';
+
+export type { Logger } from 'pino';
+
+/**
+ * Secret-bearing keys, at any of the depths we log objects at. pino's redact paths take one
+ * wildcard per segment, so each key is listed at the top level and up to three levels down.
+ */
+const SECRET_KEYS = [
+  'token',
+  'botToken',
+  'appToken',
+  'signingSecret',
+  'apiKey',
+  'password',
+  'cookie',
+  'authorization',
+  '"x-api-key"',
+  '"x-csrf-token"',
+  '"x-updated-csrf-token"',
+  '"set-cookie"',
+  'csrfToken',
+];
+
+const REDACT_PATHS = SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`, `*.*.*.${key}`]);
+
+/** Token shapes that must never reach a log line even inside free text. */
+const SECRET_PATTERNS: [RegExp, string][] = [
+  [/xox[abposr]-[A-Za-z0-9-]+/g, 'xox?-[redacted]'],
+  [/xapp-[A-Za-z0-9-]+/g, 'xapp-[redacted]'],
+  [/(TOKEN|unifises|csrf_token)=[^;\s"]+/gi, '$1=[redacted]'],
+];
+
+/** Replaces token-shaped substrings; used on log messages and on text shown to users. */
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}
+
+/** Builds the process logger: JSON lines, secrets redacted by key and by shape. */
+export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: undefined,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      hooks: {
+        logMethod(args, method) {
+          const scrubbed = args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a)) as typeof args;
+          method.apply(this, scrubbed);
+        },
+      },
+      serializers: {
+        err: (err: unknown) => {
+          const s = pino.stdSerializers.err(err as Error);
+          return {
+            ...s,
+            message: scrubSecrets(s.message),
+            stack: s.stack ? scrubSecrets(s.stack) : undefined,
+          };
+        },
+      },
+    },
+    destination ?? pino.destination(2),
+  );
+}
+
+/** A logger that drops everything; for tests and tools run outside the bot. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

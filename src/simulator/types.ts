@@ -1,0 +1,44 @@
+/** How the simulated controller presents itself. */
+export type SimulatorFlavor = 'unifi-os' | 'self-hosted';
+
+/** Options for startSimulator; every field has a deterministic default. */
+export interface SimulatorOptions {
+  /** `unifi-os` (default): everything under /proxy/network, login at /api/auth/login, TOKEN cookie + CSRF.
+   *  `self-hosted`: no prefix, login at /api/login, unifises cookie. */
+  flavor?: SimulatorFlavor;
+  /** Loopback port; 0 (default) picks a free one. */
+  port?: number;
+  /** Accepted in X-API-KEY (local routes, Integration, and the cloud connector). Default: a fixed demo key. */
+  apiKey?: string;
+  username?: string;
+  password?: string;
+  /** Seed of the demo site's generator; same seed, same site. */
+  seed?: number;
+  /** Id of the console behind the simulated cloud connector (`/v1/connector/consoles/{id}/…`). */
+  consoleId?: string;
+}
+
+/** One request as the simulator received it (after the prefix is stripped from `route`). */
+export interface RecordedRequest {
+  method: string;
+  /** The full request path, as sent, without the query string. */
+  path: string;
+  /** The path with the deployment prefix removed, e.g. `/api/s/default/rest/networkconf`. */
+  route: string;
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+/** A fault to inject; matched against method and route, consumed `times` times (default 1). */
+export type FaultSpec = {
+  method?: string;
+  /** Substring of, or pattern over, the route (prefix stripped). Omitted: every route. */
+  route?: string | RegExp;
+  times?: number;
+} & (
+  | { kind: 'latency'; ms: number }
+  | { kind: 'status'; status: number; body?: unknown }
+  | { kind: 'rate-limit'; retryAfterSeconds: number }
+  | { kind: 'drop' }
+);

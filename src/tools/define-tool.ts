@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+import type { Gateway } from '../gateway/types.js';
+import type { Logger } from '../log.js';
+
+/** Reads change nothing; writes need confirm (or dry_run) and go through approvals in Slack. */
+export type ToolAccess = 'read' | 'write';
+
+/** What a tool gets besides its arguments. */
+export interface ToolContext {
+  gateway: Gateway;
+  logger: Logger;
+}
+
+/** One tool of the spec: a name, a zod schema for its arguments, and what it does. */
+export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
+  name: string;
+  description: string;
+  access: ToolAccess;
+  args: A;
+  // Method syntax keeps tools with different argument types assignable to one array.
+  run(args: z.output<A>, context: ToolContext): Promise<unknown>;
+}
+
+/** Builds a tool; the identity function that gives `run` its argument types. */
+export function defineTool<A extends z.ZodObject>(definition: ToolDefinition<A>): ToolDefinition<A> {
+  return definition;
+}
+
+/** A named set of tools: one file per group, and the help and README tables follow the groups. */
+export interface ToolGroup {
+  title: string;
+  tools: readonly ToolDefinition[];
+}

@@ -1,0 +1,303 @@
+import { ConflictError, type FieldIssue, ResourceNotFoundError, ValidationError } from '../errors.js';
+import type { ClientRecord } from '../gateway/records/client-record.js';
+import type { NetworkRecord } from '../gateway/records/network-record.js';
+import {
+  defaultDhcpRange,
+  formatIpv4,
+  type Ipv4Cidr,
+  isHostIn,
+  overlaps,
+  parseCidr,
+  parseIpv4,
+  toNetworkForm,
+} from '../lib/ipv4.js';
+
+/** The spec's network object (2.1). */
+export interface Network {
+  id: string;
+  name: string;
+  purpose: string | null;
+  vlan_id: number | null;
+  ip_subnet: string | null;
+  dhcpd_enabled: boolean;
+}
+
+/** The tag the network really carries: none when tagging is off or the value is unusable (WAN `vlan: ""`). */
+export function vlanOf(record: NetworkRecord): number | null {
+  if (record.vlan_enabled === false) return null;
+  return record.vlan !== undefined && record.vlan > 0 ? record.vlan : null;
+}
+
+export function toNetwork(record: NetworkRecord): Network {
+  return {
+    id: record._id,
+    name: record.name,
+    purpose: record.purpose ?? null,
+    vlan_id: vlanOf(record),
+    ip_subnet: record.ip_subnet || null,
+    dhcpd_enabled: record.dhcpd_enabled === true,
+  };
+}
+
+// UniFi prefixes secret fields with x_ (x_passphrase, x_wan_password, x_ipsec_pre_shared_key).
+const SECRET_FIELD = /^x_|password|passphrase|secret|pre_shared|psk/i;
+
+/** Every stored field, with secrets masked: details are shown in chat. */
+export function toNetworkDetails(record: NetworkRecord): Network & Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (key === '_id') continue;
+    extra[key] = SECRET_FIELD.test(key) && value !== '' ? '[redacted]' : value;
+  }
+  return { ...extra, ...toNetwork(record) };
+}
+
+/** Networks sorted the way admins read them: untagged first, then by VLAN, then by name. */
+export function sortNetworks(networks: Network[]): Network[] {
+  return [...networks].sort(
+    (a, b) => (a.vlan_id ?? 0) - (b.vlan_id ?? 0) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
+  );
+}
+
+/**
+ * Finds a network by classic `_id`, Integration id (`external_id`), or name (case-insensitive).
+ * A name shared by several networks is refused rather than guessed.
+ */
+export function findNetwork(
+  records: readonly NetworkRecord[],
+  ref: string,
+  field = 'network_id',
+): NetworkRecord {
+  const wanted = ref.trim();
+  const byId = records.find((r) => r._id === wanted || r.external_id === wanted);
+  if (byId) return byId;
+  const byName = records.filter((r) => r.name.toLowerCase() === wanted.toLowerCase());
+  if (byName.length === 1 && byName[0]) return byName[0];
+  if (byName.length > 1) {
+    throw new ValidationError([
+      {
+        field,
+        rule: `"${ref}" names ${byName.length} networks; use an id (${byName.map((r) => r._id).join(', ')})`,
+      },
+    ]);
+  }
+  throw new ResourceNotFoundError('network', ref);
+}
+
+/** The spec's subnet info (2.2). DNS servers are those pushed to clients: none when custom DNS is off. */
+export function toSubnetInfo(record: NetworkRecord) {
+  const cidr = record.ip_subnet ? parseCidr(record.ip_subnet) : undefined;
+  const gatewayAddress = record.ip_subnet?.split('/')[0] ?? null;
+  const customDns = record.dhcpd_dns_enabled === true;
+  const dns = (value: string | undefined) => (customDns && value ? value : null);
+  return {
+    network_id: record._id,
+    name: record.name,
+    ip_subnet: record.ip_subnet || null,
+    network_address: cidr ? toNetworkForm(cidr) : null,
+    vlan_id: vlanOf(record),
+    dhcpd_enabled: record.dhcpd_enabled === true,
+    dhcpd_start: record.dhcpd_start || null,
+    dhcpd_stop: record.dhcpd_stop || null,
+    dhcpd_leasetime: record.dhcpd_leasetime ?? null,
+    dhcpd_dns_enabled: customDns,
+    dhcpd_dns_1: dns(record.dhcpd_dns_1),
+    dhcpd_dns_2: dns(record.dhcpd_dns_2),
+    dhcpd_dns_3: dns(record.dhcpd_dns_3),
+    dhcpd_dns_4: dns(record.dhcpd_dns_4),
+    dhcpd_gateway:
+      record.dhcpd_gateway_enabled === true && record.dhcpd_gateway ? record.dhcpd_gateway : gatewayAddress,
+    domain_name: record.domain_name ?? null,
+  };
+}
+
+/** Bytes of one client, from its own counters or the wired ones (wired records carry only those). */
+export function clientBytes(client: ClientRecord): { tx: number; rx: number } {
+  return {
+    tx: client.tx_bytes ?? client['wired-tx_bytes'] ?? 0,
+    rx: client.rx_bytes ?? client['wired-rx_bytes'] ?? 0,
+  };
+}
+
+/**
+ * Which network each client is on: by `network_id` (reliable), and only for clients without one
+ * by the spec's VLAN match (a client `vlan` of 0 or absent matches nothing).
+ */
+export function clientsByNetwork(
+  networks: readonly NetworkRecord[],
+  clients: readonly ClientRecord[],
+): Map<string, ClientRecord[]> {
+  const result = new Map<string, ClientRecord[]>(networks.map((n) => [n._id, []]));
+  const byVlan = new Map<number, string>();
+  for (const n of networks) {
+    const vlan = vlanOf(n);
+    if (vlan !== null && !byVlan.has(vlan)) byVlan.set(vlan, n._id);
+  }
+  for (const client of clients) {
+    const id =
+      client.network_id && result.has(client.network_id)
+        ? client.network_id
+        : !client.network_id && client.vlan
+          ? byVlan.get(client.vlan)
+          : undefined;
+    if (id) result.get(id)?.push(client);
+  }
+  return result;
+}
+
+/** The spec's per-network statistics (2.3). */
+export function networkStatistics(networks: readonly NetworkRecord[], clients: readonly ClientRecord[]) {
+  const grouped = clientsByNetwork(networks, clients);
+  return networks.map((n) => {
+    const members = grouped.get(n._id) ?? [];
+    const totals = members.reduce(
+      (acc, c) => {
+        const b = clientBytes(c);
+        return { tx: acc.tx + b.tx, rx: acc.rx + b.rx };
+      },
+      { tx: 0, rx: 0 },
+    );
+    return {
+      network_id: n._id,
+      name: n.name,
+      vlan_id: vlanOf(n),
+      client_count: members.length,
+      total_tx_bytes: totals.tx,
+      total_rx_bytes: totals.rx,
+      total_bytes: totals.tx + totals.rx,
+    };
+  });
+}
+
+/** Settings of a network as the create and update tools take them (spec argument names). */
+export interface NetworkSettings {
+  name?: string;
+  vlan_id?: number;
+  subnet?: string;
+  purpose?: string;
+  dhcp_enabled?: boolean;
+  dhcp_start?: string;
+  dhcp_stop?: string;
+  dhcp_dns_1?: string;
+  dhcp_dns_2?: string;
+  dhcp_dns_3?: string;
+  dhcp_dns_4?: string;
+  domain_name?: string;
+}
+
+const DNS_FIELDS = ['dhcp_dns_1', 'dhcp_dns_2', 'dhcp_dns_3', 'dhcp_dns_4'] as const;
+
+/** Checks a lease range against its subnet; returns the problems, naming the spec's fields. */
+export function dhcpRangeIssues(cidr: Ipv4Cidr, gateway: number, start: string, stop: string): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const first = parseIpv4(start);
+  const last = parseIpv4(stop);
+  const subnet = toNetworkForm(cidr);
+  if (first === undefined || !isHostIn(cidr, first)) {
+    issues.push({ field: 'dhcp_start', rule: `must be a host address inside ${subnet}` });
+  }
+  if (last === undefined || !isHostIn(cidr, last)) {
+    issues.push({ field: 'dhcp_stop', rule: `must be a host address inside ${subnet}` });
+  }
+  if (issues.length === 0 && first !== undefined && last !== undefined) {
+    if (first > last) issues.push({ field: 'dhcp_start', rule: 'must not be after dhcp_stop' });
+    else if (gateway >= first && gateway <= last) {
+      issues.push({ field: 'dhcp_start', rule: 'the range must not include the gateway address' });
+    }
+  }
+  return issues;
+}
+
+/** Refuses settings that clash with another network on the site (the controller would refuse too). */
+export function assertNoClash(
+  others: readonly NetworkRecord[],
+  settings: { name?: string; vlan: number | null; cidr?: Ipv4Cidr },
+): void {
+  for (const other of others) {
+    if (settings.name !== undefined && other.name.toLowerCase() === settings.name.toLowerCase()) {
+      throw new ConflictError(`a network named "${other.name}" already exists (${other._id})`);
+    }
+    if (settings.vlan !== null && vlanOf(other) === settings.vlan) {
+      throw new ConflictError(`VLAN ${settings.vlan} is already used by ${other.name} (${other._id})`);
+    }
+    const theirs = other.purpose !== 'wan' && other.ip_subnet ? parseCidr(other.ip_subnet) : undefined;
+    if (settings.cidr && theirs && overlaps(settings.cidr, theirs)) {
+      throw new ConflictError(`subnet overlaps ${other.name} (${other.ip_subnet})`);
+    }
+  }
+}
+
+/** Warnings every preview of a network change shows (the controller's accepted range is narrower than the spec's). */
+export function vlanWarnings(vlan: number | undefined): string[] {
+  if (vlan === undefined) return [];
+  if (vlan === 1) return ['VLAN 1 is the untagged default LAN; the controller refuses it as a tag'];
+  if (vlan > 4018) return [`the controller accepts tags 2–4018; VLAN ${vlan} will likely be refused`];
+  return [];
+}
+
+/** The controller body for a new network (spec arguments → networkconf fields). */
+export function buildCreatePayload(
+  settings: Required<Pick<NetworkSettings, 'name' | 'vlan_id' | 'purpose'>> &
+    NetworkSettings & { dhcp_enabled: boolean },
+): Record<string, unknown> {
+  const base: Record<string, unknown> = {
+    name: settings.name,
+    purpose: settings.purpose,
+    networkgroup: 'LAN',
+    enabled: true,
+    vlan_enabled: true,
+    vlan: settings.vlan_id,
+  };
+  // A tag-only segment has no address plan on the gateway: no subnet, no DHCP.
+  if (settings.purpose === 'vlan-only') return base;
+  const cidr = settings.subnet ? parseCidr(settings.subnet) : undefined;
+  if (!cidr)
+    throw new ValidationError([{ field: 'subnet', rule: 'is required unless purpose is vlan-only' }]);
+  const issues = subnetIssues(cidr);
+  if (issues.length > 0) throw new ValidationError(issues);
+  const gatewayCidr = gatewayOf(cidr);
+  const payload: Record<string, unknown> = {
+    ...base,
+    ip_subnet: gatewayCidr.text,
+    dhcpd_enabled: settings.dhcp_enabled,
+  };
+  if (settings.dhcp_enabled) {
+    const fallback = defaultDhcpRange(cidr, gatewayCidr.address);
+    const start = settings.dhcp_start ?? fallback.start;
+    const stop = settings.dhcp_stop ?? fallback.stop;
+    const rangeIssues = dhcpRangeIssues(cidr, gatewayCidr.address, start, stop);
+    if (rangeIssues.length > 0) throw new ValidationError(rangeIssues);
+    Object.assign(payload, { dhcpd_start: start, dhcpd_stop: stop, dhcpd_leasetime: 86400 });
+  } else if (settings.dhcp_start || settings.dhcp_stop) {
+    throw new ValidationError([{ field: 'dhcp_start', rule: 'a lease range needs dhcp_enabled=true' }]);
+  }
+  Object.assign(payload, dnsFields(settings));
+  if (settings.domain_name) payload.domain_name = settings.domain_name;
+  return payload;
+}
+
+/** Subnet rules the controller enforces, checked before anything is sent. */
+export function subnetIssues(cidr: Ipv4Cidr): FieldIssue[] {
+  if (cidr.prefix < 8 || cidr.prefix > 30) {
+    return [{ field: 'subnet', rule: 'prefix must be between /8 and /30 (room for a gateway and clients)' }];
+  }
+  if (cidr.address === cidr.broadcast) {
+    return [{ field: 'subnet', rule: 'the gateway address cannot be the broadcast address' }];
+  }
+  return [];
+}
+
+/** The gateway address the controller stores in `ip_subnet`: the one given, or the first host. */
+export function gatewayOf(cidr: Ipv4Cidr): { address: number; text: string } {
+  const address = cidr.address === cidr.network ? cidr.network + 1 : cidr.address;
+  return { address, text: `${formatIpv4(address)}/${cidr.prefix}` };
+}
+
+/** Custom DNS servers switch `dhcpd_dns_enabled` on; without it the controller ignores them. */
+export function dnsFields(settings: NetworkSettings): Record<string, unknown> {
+  const given = DNS_FIELDS.filter((f) => settings[f] !== undefined);
+  if (given.length === 0) return {};
+  const fields: Record<string, unknown> = { dhcpd_dns_enabled: true };
+  for (const f of given) fields[f.replace('dhcp_', 'dhcpd_')] = settings[f];
+  return fields;
+}

@@ -1,0 +1,297 @@
+import { z } from 'zod';
+import { NotSupportedError, ValidationError } from '../errors.js';
+import { type ClientRecord, clientRecordSchema } from '../gateway/records/client-record.js';
+import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
+import type { Gateway } from '../gateway/types.js';
+import { defaultDhcpRange, parseCidr, parseIpv4 } from '../lib/ipv4.js';
+import { cidr, confirm, dryRun, ipv4, limit, offset, siteId, text, vlanId } from './arg-types.js';
+import { defineTool } from './define-tool.js';
+import {
+  assertNoClash,
+  buildCreatePayload,
+  clientsByNetwork,
+  dhcpRangeIssues,
+  dnsFields,
+  findNetwork,
+  gatewayOf,
+  networkStatistics,
+  sortNetworks,
+  subnetIssues,
+  toNetwork,
+  toNetworkDetails,
+  toSubnetInfo,
+  vlanOf,
+  vlanWarnings,
+} from './network-model.js';
+
+const NETWORKS = 'rest/networkconf';
+const PURPOSES = ['corporate', 'guest', 'vlan-only', 'wan'] as const;
+
+const networkRef = z
+  .string({ error: 'must be a network id or name' })
+  .trim()
+  .min(1, { error: 'must be a network id or name' })
+  .describe('Network id (or its name)');
+const purpose = z.enum(PURPOSES, { error: `must be one of ${PURPOSES.join(', ')}` });
+
+async function readNetworks(gateway: Gateway, site: string, fresh = false): Promise<NetworkRecord[]> {
+  return (await gateway.classicRead(site, NETWORKS, networkRecordSchema, { fresh })).items;
+}
+
+async function readClients(gateway: Gateway, site: string, fresh = false): Promise<ClientRecord[]> {
+  return (await gateway.classicRead(site, 'stat/sta', clientRecordSchema, { fresh })).items;
+}
+
+/** Optional settings shared by create_network and update_network, with the spec's names. */
+const settingsShape = {
+  purpose: purpose.optional(),
+  dhcp_enabled: z.boolean({ error: 'must be true or false' }).optional(),
+  dhcp_start: ipv4.optional().describe('First address of the lease range'),
+  dhcp_stop: ipv4.optional().describe('Last address of the lease range'),
+  dhcp_dns_1: ipv4.optional().describe('Primary DNS server for clients'),
+  dhcp_dns_2: ipv4.optional(),
+  dhcp_dns_3: ipv4.optional(),
+  dhcp_dns_4: ipv4.optional(),
+  domain_name: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, {
+      error: 'must be a domain name such as lan.example.com',
+    })
+    .max(253)
+    .optional(),
+};
+
+const listVlans = defineTool({
+  name: 'list_vlans',
+  description: 'List every network of the site with its VLAN, subnet and DHCP state',
+  access: 'read',
+  args: z.object({ site_id: siteId, limit: limit(100), offset }),
+  async run({ site_id, limit, offset }, { gateway }) {
+    const networks = sortNetworks((await readNetworks(gateway, site_id)).map(toNetwork));
+    return networks.slice(offset, offset + limit);
+  },
+});
+
+const getNetworkDetails = defineTool({
+  name: 'get_network_details',
+  description: 'One network with all its stored settings (secrets masked)',
+  access: 'read',
+  args: z.object({ site_id: siteId, network_id: networkRef }),
+  async run({ site_id, network_id }, { gateway }) {
+    return toNetworkDetails(findNetwork(await readNetworks(gateway, site_id), network_id));
+  },
+});
+
+const getSubnetInfo = defineTool({
+  name: 'get_subnet_info',
+  description: "A network's address plan: subnet, gateway, DHCP range, lease time, DNS",
+  access: 'read',
+  args: z.object({ site_id: siteId, network_id: networkRef }),
+  async run({ site_id, network_id }, { gateway }) {
+    return toSubnetInfo(findNetwork(await readNetworks(gateway, site_id), network_id));
+  },
+});
+
+const getNetworkStatistics = defineTool({
+  name: 'get_network_statistics',
+  description: 'Active clients and bytes per network',
+  access: 'read',
+  args: z.object({ site_id: siteId }),
+  async run({ site_id }, { gateway }) {
+    const [networks, clients] = await Promise.all([
+      readNetworks(gateway, site_id),
+      readClients(gateway, site_id),
+    ]);
+    const rows = networkStatistics(networks, clients);
+    const counted = rows.reduce((sum, r) => sum + r.client_count, 0);
+    return {
+      site_id,
+      networks: rows,
+      // Counters are the controller's per-client totals since each client connected.
+      unassigned_clients: clients.length - counted,
+    };
+  },
+});
+
+const createNetwork = defineTool({
+  name: 'create_network',
+  description: 'Create a VLAN network (subnet, DHCP, DNS)',
+  access: 'write',
+  args: z.object({
+    site_id: siteId,
+    name: text(128).describe('Network name'),
+    vlan_id: vlanId.describe('VLAN tag, 1–4094'),
+    subnet: cidr.optional().describe('Subnet, e.g. 10.30.0.0/24 (not for vlan-only)'),
+    ...settingsShape,
+    purpose: purpose.default('corporate'),
+    dhcp_enabled: z.boolean({ error: 'must be true or false' }).default(true),
+    confirm,
+    dry_run: dryRun,
+  }),
+  async run(args, { gateway }) {
+    const payload = buildCreatePayload(args);
+    const networks = await readNetworks(gateway, args.site_id, true);
+    const cidrOf = typeof payload.ip_subnet === 'string' ? parseCidr(payload.ip_subnet) : undefined;
+    assertNoClash(networks, { name: args.name, vlan: args.vlan_id, cidr: cidrOf });
+    const warnings = vlanWarnings(args.vlan_id);
+    if (args.purpose === 'vlan-only' && (args.subnet || args.dhcp_start || args.dhcp_stop)) {
+      warnings.push('vlan-only networks have no subnet or DHCP on the gateway; those arguments are ignored');
+    }
+    if (args.dry_run) return { dry_run: true, would_create: payload, warnings };
+    const [created] = await gateway.classicWrite(args.site_id, 'POST', NETWORKS, payload);
+    const record = networkRecordSchema.safeParse(created);
+    return { success: true, network: record.success ? toNetwork(record.data) : created, warnings };
+  },
+});
+
+// Fields the controller computes or owns; the UI never sends them back on a PUT.
+const READ_ONLY_FIELDS = /^(_id|site_id|external_id|attr_.*)$/;
+
+/** The new values of the fields an update touches, in networkconf terms. */
+function applyUpdate(current: NetworkRecord, args: z.output<typeof updateArgs>): Record<string, unknown> {
+  const next: Record<string, unknown> = {};
+  if (args.name !== undefined) next.name = args.name;
+  if (args.purpose !== undefined) next.purpose = args.purpose;
+  if (args.vlan_id !== undefined) Object.assign(next, { vlan_enabled: true, vlan: args.vlan_id });
+  if (args.dhcp_enabled !== undefined) next.dhcpd_enabled = args.dhcp_enabled;
+  if (args.domain_name !== undefined) next.domain_name = args.domain_name;
+  Object.assign(next, dnsFields(args));
+
+  const subnetText = args.subnet ?? current.ip_subnet;
+  const subnetChanged = args.subnet !== undefined;
+  const dhcpOn = args.dhcp_enabled ?? current.dhcpd_enabled === true;
+  const purposeNow = args.purpose ?? current.purpose;
+  if (purposeNow === 'vlan-only' || !subnetText) {
+    if (args.subnet || args.dhcp_start || args.dhcp_stop) {
+      throw new ValidationError([
+        { field: 'subnet', rule: 'a vlan-only network has no subnet or DHCP range' },
+      ]);
+    }
+    return next;
+  }
+  const cidrNow = parseCidr(subnetText);
+  if (!cidrNow)
+    throw new ValidationError([{ field: 'subnet', rule: `stored subnet ${subnetText} is not a CIDR` }]);
+  const issues = subnetIssues(cidrNow);
+  if (issues.length > 0) throw new ValidationError(issues);
+  const gateway = gatewayOf(cidrNow);
+  if (subnetChanged) next.ip_subnet = gateway.text;
+  if (dhcpOn && (subnetChanged || args.dhcp_start || args.dhcp_stop || args.dhcp_enabled)) {
+    let start = args.dhcp_start ?? current.dhcpd_start;
+    let stop = args.dhcp_stop ?? current.dhcpd_stop;
+    const fits = (ip: string | undefined) => {
+      const n = ip ? parseIpv4(ip) : undefined;
+      return n !== undefined && n > cidrNow.network && n < cidrNow.broadcast;
+    };
+    // A moved subnet takes the default range unless the caller gave one.
+    if (!args.dhcp_start && !fits(start)) start = defaultDhcpRange(cidrNow, gateway.address).start;
+    if (!args.dhcp_stop && !fits(stop)) stop = defaultDhcpRange(cidrNow, gateway.address).stop;
+    const rangeIssues = dhcpRangeIssues(cidrNow, gateway.address, start ?? '', stop ?? '');
+    if (rangeIssues.length > 0) throw new ValidationError(rangeIssues);
+    if (start !== current.dhcpd_start) next.dhcpd_start = start;
+    if (stop !== current.dhcpd_stop) next.dhcpd_stop = stop;
+  }
+  return next;
+}
+
+const updateArgs = z.object({
+  site_id: siteId,
+  network_id: networkRef,
+  name: text(128).optional(),
+  vlan_id: vlanId.optional(),
+  subnet: cidr.optional(),
+  ...settingsShape,
+  confirm,
+  dry_run: dryRun,
+});
+
+function changeWarnings(
+  current: NetworkRecord,
+  changes: Record<string, { from: unknown; to: unknown }>,
+  clients: number,
+) {
+  const warnings: string[] = [];
+  if ('vlan' in changes) {
+    warnings.push(`re-tags all traffic on ${current.name}; ${clients} active client(s) will reconnect`);
+    warnings.push(...vlanWarnings(changes.vlan?.to as number));
+  }
+  if ('ip_subnet' in changes)
+    warnings.push(`clients of ${current.name} lose their addresses until they renew`);
+  if (changes.dhcpd_enabled?.to === false) warnings.push('clients will not get new leases from the gateway');
+  if ('purpose' in changes)
+    warnings.push(`purpose changes from ${current.purpose} to ${String(changes.purpose?.to)}`);
+  return warnings;
+}
+
+const updateNetwork = defineTool({
+  name: 'update_network',
+  description: 'Change some settings of a network; omitted settings stay as they are',
+  access: 'write',
+  args: updateArgs,
+  async run(args, { gateway }) {
+    const networks = await readNetworks(gateway, args.site_id, true);
+    const current = findNetwork(networks, args.network_id);
+    if (current.purpose === 'wan') throw new NotSupportedError('WAN networks are not edited by this tool');
+    const next = applyUpdate(current, args);
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    for (const [key, value] of Object.entries(next)) {
+      const before = (current as Record<string, unknown>)[key];
+      if (before !== value) changes[key] = { from: before ?? null, to: value };
+    }
+    const others = networks.filter((n) => n._id !== current._id);
+    const finalSubnet = (next.ip_subnet as string | undefined) ?? current.ip_subnet;
+    assertNoClash(others, {
+      name: next.name as string | undefined,
+      vlan: 'vlan' in changes ? (next.vlan as number) : null,
+      cidr: 'ip_subnet' in changes && finalSubnet ? parseCidr(finalSubnet) : undefined,
+    });
+    const body: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(current)) if (!READ_ONLY_FIELDS.test(key)) body[key] = value;
+    for (const key of Object.keys(changes)) body[key] = next[key];
+    const clients =
+      clientsByNetwork([current], await readClients(gateway, args.site_id)).get(current._id) ?? [];
+    const warnings = changeWarnings(current, changes, clients.length);
+    const summary = { network_id: current._id, name: current.name, changes, warnings };
+    if (args.dry_run) return { dry_run: true, ...summary, would_send: body };
+    if (Object.keys(changes).length === 0) return { success: true, ...summary, network: toNetwork(current) };
+    const [updated] = await gateway.classicWrite(args.site_id, 'PUT', `${NETWORKS}/${current._id}`, body);
+    const record = networkRecordSchema.safeParse(updated);
+    return { success: true, ...summary, network: record.success ? toNetwork(record.data) : updated };
+  },
+});
+
+const deleteNetwork = defineTool({
+  name: 'delete_network',
+  description: 'Delete a network (irreversible; its clients lose connectivity)',
+  access: 'write',
+  args: z.object({ site_id: siteId, network_id: networkRef, confirm, dry_run: dryRun }),
+  async run({ site_id, network_id, dry_run }, { gateway }) {
+    const networks = await readNetworks(gateway, site_id, true);
+    const target = findNetwork(networks, network_id);
+    if (target.attr_no_delete === true || target.purpose === 'wan') {
+      throw new NotSupportedError(`${target.name} is a system network and cannot be deleted`);
+    }
+    const clients =
+      clientsByNetwork([target], await readClients(gateway, site_id, true)).get(target._id) ?? [];
+    const warnings = [
+      'deletion is irreversible',
+      `${clients.length} active client(s) on ${target.name}${vlanOf(target) ? ` (VLAN ${vlanOf(target)})` : ''} lose connectivity immediately`,
+    ];
+    if (dry_run)
+      return { dry_run: true, would_delete: toNetwork(target), client_count: clients.length, warnings };
+    await gateway.classicWrite(site_id, 'DELETE', `${NETWORKS}/${target._id}`);
+    return { success: true, deleted_network_id: target._id };
+  },
+});
+
+/** Spec 4.1 and 4.2: network queries and network configuration. */
+export const networkTools = [
+  listVlans,
+  getNetworkDetails,
+  getSubnetInfo,
+  getNetworkStatistics,
+  createNetwork,
+  updateNetwork,
+  deleteNetwork,
+];

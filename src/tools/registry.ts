@@ -1,0 +1,176 @@
+import type { z } from 'zod';
+import { ConfirmationRequiredError, type FieldIssue, ValidationError } from '../errors.js';
+import type { ToolContext, ToolDefinition, ToolGroup } from './define-tool.js';
+import { type ArgumentInfo, argumentsOf } from './schema-introspection.js';
+
+/** What a front end hands the registry: values typed already (JSON, forms) or as text (the /net grammar). */
+export type RawArguments = Record<string, unknown>;
+
+const TRUE_WORDS = new Set(['true', 'yes', 'on', '1']);
+const FALSE_WORDS = new Set(['false', 'no', 'off', '0']);
+
+/** Converts text from a command line into the type the argument declares; anything unclear is left for zod. */
+function coerce(value: unknown, info: ArgumentInfo): unknown {
+  if (info.kind === 'array') {
+    if (Array.isArray(value)) return value;
+    if (typeof value === 'string') return value === '' ? [] : [value];
+    return value;
+  }
+  const scalar = Array.isArray(value) && value.length > 0 ? value.join(',') : value;
+  if (typeof scalar !== 'string') {
+    return info.kind === 'string' && typeof scalar === 'number' ? String(scalar) : scalar;
+  }
+  if (info.kind === 'number') {
+    return /^-?\d+(\.\d+)?$/.test(scalar.trim()) ? Number(scalar) : scalar;
+  }
+  if (info.kind === 'boolean') {
+    const word = scalar.trim().toLowerCase();
+    if (TRUE_WORDS.has(word)) return true;
+    if (FALSE_WORDS.has(word)) return false;
+  }
+  return scalar;
+}
+
+function toFieldIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
+    const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+    return { field, rule: missing ? 'is required' : issue.message };
+  });
+}
+
+/** All tools by name: validates arguments with each tool's schema and runs it. */
+export class ToolRegistry {
+  private readonly byName = new Map<string, ToolDefinition>();
+
+  constructor(
+    readonly groups: readonly ToolGroup[],
+    private readonly defaults: { site: string },
+  ) {
+    for (const group of groups) {
+      for (const tool of group.tools) {
+        if (this.byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
+        this.byName.set(tool.name, tool);
+      }
+    }
+  }
+
+  /** Every tool, in group order. */
+  list(): ToolDefinition[] {
+    return [...this.byName.values()];
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The tool, or a ValidationError that suggests the nearest names. */
+  require(name: string): ToolDefinition {
+    const tool = this.byName.get(name);
+    if (tool) return tool;
+    const words = name
+      .toLowerCase()
+      .split(/[_\s-]+/)
+      .filter(Boolean);
+    const close = this.list()
+      .filter((t) => words.some((w) => w.length > 2 && t.name.includes(w)))
+      .map((t) => t.name)
+      .slice(0, 5);
+    const hint = close.length > 0 ? `; did you mean ${close.join(', ')}?` : '; /net help lists them';
+    throw new ValidationError([{ field: 'tool', rule: `unknown tool "${name}"${hint}` }]);
+  }
+
+  /** The tool's arguments, for help, forms and coercion. */
+  argumentsOf(name: string): ArgumentInfo[] {
+    return argumentsOf(this.require(name).args);
+  }
+
+  /** Required arguments the caller did not give (site_id never counts: it has a default). */
+  missingRequired(name: string, raw: RawArguments): string[] {
+    return this.argumentsOf(name)
+      .filter((a) => a.required && a.name !== 'site_id' && a.name !== 'confirm')
+      .filter((a) => raw[a.name] === undefined || raw[a.name] === '')
+      .map((a) => a.name);
+  }
+
+  /**
+   * Validates raw arguments: `site=` is an alias of `site_id`, which defaults to the configured
+   * site; text is coerced to the declared types; unknown names are refused rather than ignored,
+   * because a typo such as `vlan=40` silently dropped would change the meaning of a write.
+   */
+  validate(name: string, raw: RawArguments): Record<string, unknown> {
+    const tool = this.require(name);
+    const infos = argumentsOf(tool.args);
+    const known = new Map(infos.map((i) => [i.name, i]));
+    const input: Record<string, unknown> = { ...raw };
+    if ('site' in input && known.has('site_id')) {
+      if (input.site_id === undefined) input.site_id = input.site;
+      delete input.site;
+    }
+    if (known.has('site_id') && (input.site_id === undefined || input.site_id === '')) {
+      input.site_id = this.defaults.site;
+    }
+    const issues: FieldIssue[] = [];
+    for (const [key, value] of Object.entries(input)) {
+      const info = known.get(key);
+      if (!info) {
+        issues.push({
+          field: key,
+          rule: `is not an argument of ${name} (it takes ${[...known.keys()].join(', ')})`,
+        });
+        continue;
+      }
+      input[key] = coerce(value, info);
+    }
+    if (issues.length > 0) throw new ValidationError(issues);
+    const parsed = tool.args.safeParse(input);
+    if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error));
+    return parsed.data;
+  }
+
+  /** Validates, enforces the write guard, and runs. A write needs confirm=true unless it is a dry run. */
+  async run(name: string, raw: RawArguments, context: ToolContext): Promise<unknown> {
+    const tool = this.require(name);
+    const args = this.validate(name, raw);
+    if (tool.access === 'write' && args.dry_run !== true && args.confirm !== true) {
+      throw new ConfirmationRequiredError(name);
+    }
+    return tool.run(args, context);
+  }
+
+  /** Terse help: one line per tool, grouped, generated from the definitions. */
+  helpText(): string {
+    const lines: string[] = [];
+    for (const group of this.groups) {
+      lines.push(`${group.title}:`);
+      for (const tool of group.tools) {
+        const args = argumentsOf(tool.args)
+          .filter((a) => !['site_id', 'confirm', 'dry_run'].includes(a.name))
+          .map((a) => (a.required ? a.name : `[${a.name}]`));
+        const mark = tool.access === 'write' ? ' (write)' : '';
+        const usage = [tool.name, ...args].join(' ');
+        lines.push(`  ${usage}  — ${tool.description}${mark}`);
+      }
+    }
+    return lines.join('\n');
+  }
+
+  /** The README's tool table (Markdown), generated so it cannot drift from the code. */
+  toolTableMarkdown(): string {
+    const rows = ['| Tool | Access | Arguments (required in bold) | What it does |', '|---|---|---|---|'];
+    for (const group of this.groups) {
+      rows.push(`| **${group.title}** | | | |`);
+      for (const tool of group.tools) {
+        const args = argumentsOf(tool.args)
+          .filter((a) => !['site_id', 'confirm', 'dry_run'].includes(a.name))
+          .map((a) => {
+            const shown =
+              a.defaultValue !== undefined ? `${a.name}=${JSON.stringify(a.defaultValue)}` : a.name;
+            return a.required ? `**${shown}**` : shown;
+          });
+        rows.push(`| \`${tool.name}\` | ${tool.access} | ${args.join(', ') || '—'} | ${tool.description} |`);
+      }
+    }
+    return rows.join('\n');
+  }
+}
