@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { ENV_VARIABLES, loadConfig } from '../src/config.js';
+import { ConfigError } from '../src/errors.js';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('gives the documented defaults for an empty environment (console + simulator)', () => {
+    const config = loadConfig({});
+    expect(config.slack.botToken).toBeUndefined();
+    expect(config.slack.port).toBe(3000);
+    expect(config.gateway).toMatchObject({
+      apiType: 'local',
+      url: undefined,
+      verifyTls: true,
+      timeoutMs: 10_000,
+    });
+    expect(config.defaultSite).toBe('default');
+    expect(config.approvals).toEqual({
+      approvers: [],
+      allowSelfApproval: false,
+      requesters: [],
+      writeChannels: [],
+      ttlSeconds: 900,
+      auditChannel: undefined,
+    });
+    expect(config.dataDir.endsWith('/data')).toBe(true);
+    expect(config.logLevel).toBe('info');
+    expect(config.logLevelExplicit).toBe(false);
+  });
+
+  it('parses lists, booleans, numbers and strips a trailing slash from URLs', () => {
+    const config = loadConfig({
+      GATEWAY_URL: 'https://192.168.1.1/',
+      GATEWAY_API_KEY: 'k',
+      GATEWAY_VERIFY_TLS: 'no',
+      GATEWAY_TIMEOUT_MS: '2500',
+      APPROVERS: 'U123ABC, S0GROUP1',
+      ALLOW_SELF_APPROVAL: 'true',
+      LOG_LEVEL: 'DEBUG',
+    });
+    expect(config.gateway.url).toBe('https://192.168.1.1');
+    expect(config.gateway.verifyTls).toBe(false);
+    expect(config.gateway.timeoutMs).toBe(2500);
+    expect(config.approvals.approvers).toEqual(['U123ABC', 'S0GROUP1']);
+    expect(config.approvals.allowSelfApproval).toBe(true);
+    expect(config.logLevel).toBe('debug');
+    expect(config.logLevelExplicit).toBe(true);
+  });
+
+  it('names every bad variable and its rule at once', () => {
+    const error = configError({
+      PORT: 'eighty',
+      GATEWAY_API_TYPE: 'remote',
+      GATEWAY_TIMEOUT_MS: '5',
+      APPROVERS: 'alice',
+      LOG_LEVEL: 'loud',
+      SLACK_BOT_TOKEN: 'not-a-token',
+    });
+    const fields = error.issues.map((i) => i.field).sort();
+    expect(fields).toEqual([
+      'APPROVERS',
+      'GATEWAY_API_TYPE',
+      'GATEWAY_TIMEOUT_MS',
+      'LOG_LEVEL',
+      'PORT',
+      'SLACK_BOT_TOKEN',
+    ]);
+    expect(error.message).toContain('PORT: must be a whole number from 0 to 65535');
+    expect(error.message).toContain('GATEWAY_API_TYPE: must be local or cloud');
+  });
+
+  it('requires what each mode needs', () => {
+    expect(configError({ SLACK_BOT_TOKEN: 'xoxb-1' }).issues).toEqual([
+      { field: 'SLACK_SIGNING_SECRET', rule: expect.stringContaining('HTTP mode') },
+    ]);
+    expect(configError({ GATEWAY_API_TYPE: 'cloud' }).issues.map((i) => i.field)).toEqual([
+      'GATEWAY_API_KEY',
+    ]);
+    expect(configError({ GATEWAY_URL: 'https://10.0.0.1' }).issues.map((i) => i.field)).toEqual([
+      'GATEWAY_API_KEY',
+    ]);
+    expect(
+      configError({ GATEWAY_URL: 'https://10.0.0.1', GATEWAY_USERNAME: 'a' }).issues.map((i) => i.field),
+    ).toEqual(['GATEWAY_PASSWORD']);
+    expect(configError({ GATEWAY_URL: 'ftp://x', GATEWAY_API_KEY: 'k' }).issues.map((i) => i.field)).toEqual([
+      'GATEWAY_URL',
+    ]);
+    expect(configError({ GATEWAY_CA_FILE: '/no/such/file.pem' }).issues.map((i) => i.field)).toEqual([
+      'GATEWAY_CA_FILE',
+    ]);
+  });
+
+  it('accepts Socket Mode without a signing secret, and cloud mode with its default URL', () => {
+    const socket = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' });
+    expect(socket.slack.appToken).toBe('xapp-1');
+    const cloud = loadConfig({ GATEWAY_API_TYPE: 'cloud', GATEWAY_API_KEY: 'k' });
+    expect(cloud.gateway.url).toBe('https://api.ui.com');
+  });
+
+  it('lists every variable of the public contract', () => {
+    expect(ENV_VARIABLES).toEqual(
+      expect.arrayContaining([
+        'SLACK_BOT_TOKEN',
+        'SLACK_SIGNING_SECRET',
+        'SLACK_APP_TOKEN',
+        'SLACK_API_URL',
+        'PORT',
+        'GATEWAY_API_TYPE',
+        'GATEWAY_URL',
+        'GATEWAY_API_KEY',
+        'GATEWAY_USERNAME',
+        'GATEWAY_PASSWORD',
+        'GATEWAY_VERIFY_TLS',
+        'GATEWAY_CA_FILE',
+        'GATEWAY_CONSOLE_ID',
+        'GATEWAY_TIMEOUT_MS',
+        'DEFAULT_SITE',
+        'APPROVERS',
+        'ALLOW_SELF_APPROVAL',
+        'REQUESTERS',
+        'WRITE_CHANNELS',
+        'APPROVAL_TTL_SECONDS',
+        'DATA_DIR',
+        'AUDIT_CHANNEL',
+        'LOG_LEVEL',
+      ]),
+    );
+    expect(ENV_VARIABLES).toHaveLength(23);
+  });
+});

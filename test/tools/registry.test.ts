@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfirmationRequiredError, ValidationError } from '../../src/errors.js';
+import type { Gateway } from '../../src/gateway/types.js';
+import { silentLogger } from '../../src/log.js';
+import { confirm, dryRun, intInRange, siteId } from '../../src/tools/arg-types.js';
+import { defineTool, type ToolContext } from '../../src/tools/define-tool.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+
+const untouchableGateway = new Proxy({} as Gateway, {
+  get() {
+    throw new Error('the gateway must not be used in this test');
+  },
+});
+const context: ToolContext = { gateway: untouchableGateway, logger: silentLogger() };
+
+function echoTools(calls: Record<string, unknown>[]) {
+  const read = defineTool({
+    name: 'read_thing',
+    description: 'Echo the arguments',
+    access: 'read',
+    args: z.object({
+      site_id: siteId,
+      count: intInRange(1, 10).default(3),
+      tags: z.array(z.string()).optional(),
+      loud: z.boolean().optional(),
+      label: z.string().optional(),
+    }),
+    async run(args) {
+      calls.push(args);
+      return args;
+    },
+  });
+  const write = defineTool({
+    name: 'write_thing',
+    description: 'Pretend to change something',
+    access: 'write',
+    args: z.object({ site_id: siteId, name: z.string(), confirm, dry_run: dryRun }),
+    async run(args) {
+      calls.push(args);
+      return { done: true };
+    },
+  });
+  return [read, write];
+}
+
+describe('ToolRegistry', () => {
+  it('refuses two tools with the same name', () => {
+    const tools = echoTools([]);
+    expect(
+      () => new ToolRegistry([{ title: 'A', tools: [...tools, ...tools] }], { site: 'default' }),
+    ).toThrow(/duplicate tool name: read_thing/);
+  });
+
+  it('fills site_id from the default, accepts site= as an alias, and coerces text to declared types', async () => {
+    const calls: Record<string, unknown>[] = [];
+    const registry = new ToolRegistry([{ title: 'T', tools: echoTools(calls) }], { site: 'hq' });
+    await registry.run('read_thing', { count: '7', tags: 'one', loud: 'yes', label: 42 }, context);
+    await registry.run('read_thing', { site: 'branch', tags: ['a', 'b'] }, context);
+    expect(calls).toEqual([
+      { site_id: 'hq', count: 7, tags: ['one'], loud: true, label: '42' },
+      { site_id: 'branch', count: 3, tags: ['a', 'b'] },
+    ]);
+  });
+
+  it('refuses unknown arguments by name instead of ignoring them', () => {
+    const registry = new ToolRegistry([{ title: 'T', tools: echoTools([]) }], { site: 'default' });
+    expect(() => registry.validate('read_thing', { cnt: '2' })).toThrow(ValidationError);
+    try {
+      registry.validate('read_thing', { cnt: '2' });
+    } catch (error) {
+      expect((error as ValidationError).issues[0]?.field).toBe('cnt');
+      expect((error as ValidationError).issues[0]?.rule).toContain('site_id, count, tags, loud, label');
+    }
+  });
+
+  it('reports each broken rule with the field name, and missing ones as required', () => {
+    const registry = new ToolRegistry([{ title: 'T', tools: echoTools([]) }], { site: 'default' });
+    let caught: unknown;
+    try {
+      registry.validate('read_thing', { count: '11', loud: 'maybe' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    const issues = (caught as ValidationError).issues;
+    expect(issues).toContainEqual({ field: 'count', rule: 'must be a whole number from 1 to 10' });
+    expect(issues.map((i) => i.field)).toContain('loud');
+    expect(() => registry.validate('write_thing', {})).toThrow(/name: is required/);
+  });
+
+  it('does not run a write without confirm, runs a dry run, and runs with confirm', async () => {
+    const calls: Record<string, unknown>[] = [];
+    const registry = new ToolRegistry([{ title: 'T', tools: echoTools(calls) }], { site: 'default' });
+    await expect(registry.run('write_thing', { name: 'x' }, context)).rejects.toBeInstanceOf(
+      ConfirmationRequiredError,
+    );
+    await expect(
+      registry.run('write_thing', { name: 'x', confirm: 'false' }, context),
+    ).rejects.toBeInstanceOf(ConfirmationRequiredError);
+    expect(calls).toHaveLength(0);
+    await registry.run('write_thing', { name: 'x', dry_run: 'true' }, context);
+    await registry.run('write_thing', { name: 'x', confirm: 'true' }, context);
+    expect(calls.map((c) => [c.dry_run, c.confirm])).toEqual([
+      [true, undefined],
+      [undefined, true],
+    ]);
+  });
+
+  it('suggests close tool names for an unknown one', () => {
+    const registry = new ToolRegistry([{ title: 'T', tools: echoTools([]) }], { site: 'default' });
+    expect(() => registry.require('thing_read')).toThrow(/did you mean read_thing, write_thing/);
+  });
+
+  it('lists missing required arguments for forms, ignoring site_id and confirm', () => {
+    const registry = new ToolRegistry([{ title: 'T', tools: echoTools([]) }], { site: 'default' });
+    expect(registry.missingRequired('write_thing', {})).toEqual(['name']);
+    expect(registry.missingRequired('write_thing', { name: 'n' })).toEqual([]);
+  });
+
+  it('generates help and a Markdown table from the definitions', () => {
+    const registry = new ToolRegistry([{ title: 'Things', tools: echoTools([]) }], { site: 'default' });
+    const help = registry.helpText();
+    expect(help).toContain('Things:');
+    expect(help).toMatch(/read_thing \[count\] \[tags\] \[loud\] \[label\] {2}— Echo the arguments/);
+    expect(help).toMatch(/write_thing name {2}— Pretend to change something \(write\)/);
+    const table = registry.toolTableMarkdown();
+    expect(table).toContain('| `read_thing` | read | count=3, tags, loud, label | Echo the arguments |');
+    expect(table).toContain('| `write_thing` | write | **name** | Pretend to change something |');
+  });
+});
