@@ -16,6 +16,10 @@ export interface SimulatorOptions {
   seed?: number;
   /** Id of the console behind the simulated cloud connector (`/v1/connector/consoles/{id}/…`). */
   consoleId?: string;
+  /** UniFi OS login attempts allowed per rolling 60 s before 429 (default 5, like a real console). */
+  loginRateLimit?: number;
+  /** Start with DPI answering `200` with empty `data`, as many Network 10.x consoles do (default false). */
+  emptyDpi?: boolean;
 }
 
 /** One request as the simulator received it (after the prefix is stripped from `route`). */

@@ -44,12 +44,12 @@ const SECRET_FIELD = /^x_|password|passphrase|secret|pre_shared|psk/i;
 
 /** Every stored field, with secrets masked: details are shown in chat. */
 export function toNetworkDetails(record: NetworkRecord): Network & Record<string, unknown> {
-  const extra: Record<string, unknown> = {};
+  const details: Network & Record<string, unknown> = { ...toNetwork(record) };
   for (const [key, value] of Object.entries(record)) {
-    if (key === '_id') continue;
-    extra[key] = SECRET_FIELD.test(key) && value !== '' ? '[redacted]' : value;
+    if (key === '_id' || key in details) continue;
+    details[key] = SECRET_FIELD.test(key) && value !== '' ? '[redacted]' : value;
   }
-  return { ...extra, ...toNetwork(record) };
+  return details;
 }
 
 /** Networks sorted the way admins read them: untagged first, then by VLAN, then by name. */

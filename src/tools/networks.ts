@@ -38,6 +38,9 @@ async function readNetworks(gateway: Gateway, site: string, fresh = false): Prom
   return (await gateway.classicRead(site, NETWORKS, networkRecordSchema, { fresh })).items;
 }
 
+/** Stored records as the controller sent them, for a PUT that must carry unchanged fields unchanged. */
+const storedRecordSchema = z.looseObject({ _id: z.string() });
+
 async function readClients(gateway: Gateway, site: string, fresh = false): Promise<ClientRecord[]> {
   return (await gateway.classicRead(site, 'stat/sta', clientRecordSchema, { fresh })).items;
 }
@@ -246,8 +249,14 @@ const updateNetwork = defineTool({
       vlan: 'vlan' in changes ? (next.vlan as number) : null,
       cidr: 'ip_subnet' in changes && finalSubnet ? parseCidr(finalSubnet) : undefined,
     });
+    // The body starts from the record exactly as stored: the parsed one has normalised types
+    // (a "3600" lease time becomes 3600), and an update must not rewrite fields it was not asked to.
+    const stored = (await gateway.classicRead(args.site_id, NETWORKS, storedRecordSchema)).items.find(
+      (r) => r._id === current._id,
+    );
     const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(current)) if (!READ_ONLY_FIELDS.test(key)) body[key] = value;
+    for (const [key, value] of Object.entries(stored ?? current))
+      if (!READ_ONLY_FIELDS.test(key)) body[key] = value;
     for (const key of Object.keys(changes)) body[key] = next[key];
     const clients =
       clientsByNetwork([current], await readClients(gateway, args.site_id)).get(current._id) ?? [];

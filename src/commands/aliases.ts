@@ -1,0 +1,138 @@
+import { ValidationError } from '../errors.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { ParsedCommand } from './parse-command-line.js';
+
+/** One friendly alias: the words that call it, the tool it runs, and the argument its bare word fills. */
+interface AliasSpec {
+  names: readonly string[];
+  tool: string;
+  positional?: { arg: string; placeholder: string };
+}
+
+/**
+ * The alias table, shared by Slack and the console. Tools are named as strings and looked up in
+ * the registry at call time: tool groups are added independently, and an alias whose tool is
+ * absent must simply not be offered.
+ */
+const ALIASES: readonly AliasSpec[] = [
+  { names: ['vlans', 'networks'], tool: 'list_vlans' },
+  {
+    names: ['network'],
+    tool: 'get_network_details',
+    positional: { arg: 'network_id', placeholder: '<name-or-id>' },
+  },
+  {
+    names: ['subnet'],
+    tool: 'get_subnet_info',
+    positional: { arg: 'network_id', placeholder: '<name-or-id>' },
+  },
+  { names: ['stats', 'usage'], tool: 'get_network_statistics' },
+  { names: ['zones'], tool: 'list_firewall_zones' },
+  { names: ['zone'], tool: 'get_zone_networks', positional: { arg: 'zone_id', placeholder: '<id-or-name>' } },
+  { names: ['rules', 'firewall'], tool: 'list_firewall_rules' },
+  { names: ['acl'], tool: 'list_acl_rules' },
+  { names: ['lists'], tool: 'list_traffic_matching_lists' },
+  { names: ['routes'], tool: 'list_traffic_routes' },
+  { names: ['apps', 'top'], tool: 'list_top_applications' },
+  { names: ['dpi'], tool: 'get_dpi_statistics' },
+  { names: ['client'], tool: 'get_client_dpi', positional: { arg: 'client_mac', placeholder: '<mac>' } },
+  { names: ['topology'], tool: 'get_network_topology' },
+  { names: ['ports'], tool: 'get_port_mappings', positional: { arg: 'device_id', placeholder: '<device>' } },
+  {
+    names: ['export'],
+    tool: 'export_topology',
+    positional: { arg: 'format', placeholder: '<json|graphml|dot>' },
+  },
+];
+
+const BY_NAME = new Map<string, AliasSpec>(ALIASES.flatMap((spec) => spec.names.map((name) => [name, spec])));
+
+/** A command resolved to a registered tool and its (still textual) arguments. */
+export interface ResolvedCommand {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** One alias as help shows it. */
+export interface AliasInfo {
+  alias: string;
+  tool: string;
+  usage: string;
+}
+
+function usageOf(name: string, spec: AliasSpec): string {
+  return spec.positional ? `${name} ${spec.positional.placeholder}` : name;
+}
+
+function refusePositionals(parsed: ParsedCommand, what: string, hint: string): void {
+  if (parsed.positionals.length === 0) return;
+  const words = parsed.positionals.map((p) => `"${p}"`).join(', ');
+  throw new ValidationError([{ field: 'arguments', rule: `unexpected ${words}: ${what} takes ${hint}` }]);
+}
+
+/** A hint naming the tool's first required argument, so the refusal shows the right form. */
+function keyValueHint(registry: ToolRegistry, tool: string): string {
+  const first = registry
+    .argumentsOf(tool)
+    .find((a) => a.required && !['site_id', 'confirm', 'dry_run'].includes(a.name));
+  return first ? `key=value arguments, e.g. ${first.name}=…` : 'key=value arguments only';
+}
+
+/**
+ * Maps a parsed `/net` command to a registered tool: a tool name maps to itself, an alias to its
+ * tool with the bare word(s) as its argument. Several bare words are joined with spaces so a
+ * network name with a space needs no quotes. Unknown commands get the registry's suggestions.
+ */
+export function resolveCommand(parsed: ParsedCommand, registry: ToolRegistry): ResolvedCommand {
+  const { command } = parsed;
+  if (registry.get(command)) {
+    refusePositionals(parsed, command, keyValueHint(registry, command));
+    return { tool: command, args: { ...parsed.args } };
+  }
+  const spec = BY_NAME.get(command);
+  if (!spec) {
+    registry.require(command);
+    // require() throws for an unknown name; reaching here would mean the registry changed meanwhile.
+    throw new ValidationError([{ field: 'tool', rule: `unknown command "${command}"` }]);
+  }
+  if (!registry.get(spec.tool)) {
+    throw new ValidationError([
+      { field: 'command', rule: `"${command}" runs ${spec.tool}, which is not available in this build` },
+    ]);
+  }
+  const args: Record<string, unknown> = { ...parsed.args };
+  const { positional } = spec;
+  if (!positional) {
+    refusePositionals(parsed, command, keyValueHint(registry, spec.tool));
+    return { tool: spec.tool, args };
+  }
+  if (parsed.positionals.length > 0) {
+    if (Object.hasOwn(args, positional.arg)) {
+      throw new ValidationError([
+        { field: positional.arg, rule: `is given twice (as a word and as ${positional.arg}=)` },
+      ]);
+    }
+    args[positional.arg] = parsed.positionals.join(' ');
+  } else if (!Object.hasOwn(args, positional.arg)) {
+    throw new ValidationError([
+      { field: positional.arg, rule: `is required (usage: ${usageOf(command, spec)})` },
+    ]);
+  }
+  return { tool: spec.tool, args };
+}
+
+/** The aliases whose tool is registered, in table order, for help text. */
+export function listAliases(registry: ToolRegistry): AliasInfo[] {
+  return ALIASES.filter((spec) => registry.get(spec.tool) !== undefined).flatMap((spec) =>
+    spec.names.map((name) => ({ alias: name, tool: spec.tool, usage: usageOf(name, spec) })),
+  );
+}
+
+/** The alias list as aligned help lines (`  vlans  → list_vlans`); empty when none is available. */
+export function aliasHelpText(registry: ToolRegistry): string {
+  const aliases = listAliases(registry);
+  if (aliases.length === 0) return '';
+  const width = Math.max(...aliases.map((a) => a.usage.length));
+  const lines = aliases.map((a) => `  ${a.usage.padEnd(width)}  → ${a.tool}`);
+  return ['Shortcuts:', ...lines].join('\n');
+}

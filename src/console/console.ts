@@ -1,0 +1,225 @@
+import { createInterface } from 'node:readline';
+import { aliasHelpText, type ResolvedCommand, resolveCommand } from '../commands/aliases.js';
+import { type ParsedCommand, parseCommand, parseCommandLine } from '../commands/parse-command-line.js';
+import { isBotError, ValidationError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ToolContext } from '../tools/define-tool.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { consoleErrorText } from './error-text.js';
+import { render } from './render.js';
+
+/** What the console needs: the shared registry, a tool context, and its three streams. */
+export interface ConsoleDeps {
+  registry: ToolRegistry;
+  context: ToolContext;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  errorOutput: NodeJS.WritableStream;
+  logger: Logger;
+  banner?: string;
+}
+
+/** One-shot exit codes. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, notRun: 3 } as const;
+
+const FALLBACK_WIDTH = 120;
+const CONTROL_ARGS = ['confirm', 'dry_run'];
+
+const VALUE_HELP = [
+  'Values: bare words, "quoted strings", a,b,c for lists, true/false, numbers; site= picks a site.',
+  'Writes show a dry-run preview first and run only when approved.',
+].join('\n');
+
+const ONE_SHOT_USAGE = 'usage: npm start -- <tool|shortcut> [key=value …] [--json] [--yes] [--help]';
+
+function writeLine(stream: NodeJS.WritableStream, text: string): void {
+  stream.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+function terminalWidth(stream: NodeJS.WritableStream): number {
+  const { columns, isTTY } = stream as { columns?: unknown; isTTY?: unknown };
+  return isTTY === true && typeof columns === 'number' && columns > 20 ? columns : FALLBACK_WIDTH;
+}
+
+/** Result text: `--json` prints JSON (a string result as is), otherwise the terminal rendering. */
+function formatResult(result: unknown, json: boolean, output: NodeJS.WritableStream): string {
+  if (typeof result === 'string') return result;
+  if (json) return JSON.stringify(result ?? null, null, 2);
+  return render(result, { width: terminalWidth(output) });
+}
+
+function helpText(registry: ToolRegistry, extra: string): string {
+  return [registry.helpText(), aliasHelpText(registry), VALUE_HELP, extra]
+    .filter((p) => p !== '')
+    .join('\n\n');
+}
+
+/**
+ * Pulls `--flag` words out of a parsed command. The grammar sees them as ordinary words, and a
+ * flag typed first would otherwise be taken for the command.
+ */
+function takeFlags(
+  parsed: ParsedCommand,
+  allowed: readonly string[],
+): { parsed: ParsedCommand; flags: Set<string> } {
+  const words = [parsed.command, ...parsed.positionals].filter((w) => w !== '');
+  const flags = new Set<string>();
+  const rest: string[] = [];
+  for (const word of words) {
+    if (!word.startsWith('--')) {
+      rest.push(word);
+      continue;
+    }
+    const flag = word.toLowerCase();
+    if (!allowed.includes(flag)) {
+      throw new ValidationError([
+        { field: 'option', rule: `unknown option ${word} (known: ${allowed.join(', ')})` },
+      ]);
+    }
+    flags.add(flag);
+  }
+  const [command = '', ...positionals] = rest;
+  return { parsed: { command: command.toLowerCase(), positionals, args: parsed.args }, flags };
+}
+
+function withoutControlArgs(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([key]) => !CONTROL_ARGS.includes(key)));
+}
+
+/** True when the user typed `dry_run=true` (in any spelling the registry accepts). */
+function askedForDryRun(registry: ToolRegistry, tool: string, args: Record<string, unknown>): boolean {
+  if (args.dry_run === undefined) return false;
+  return registry.validate(tool, args).dry_run === true;
+}
+
+/**
+ * The preview of a write. A tool without `dry_run` (the spec gives update/delete_traffic_route
+ * none) cannot preview itself, so the preview is its validated arguments: nothing is sent.
+ */
+async function previewOf(deps: ConsoleDeps, command: ResolvedCommand): Promise<unknown> {
+  const { registry, context } = deps;
+  const base = withoutControlArgs(command.args);
+  if (registry.argumentsOf(command.tool).some((a) => a.name === 'dry_run')) {
+    return registry.run(command.tool, { ...base, dry_run: true }, context);
+  }
+  return { dry_run: true, tool: command.tool, would_run: registry.validate(command.tool, base) };
+}
+
+async function execute(deps: ConsoleDeps, command: ResolvedCommand): Promise<unknown> {
+  return deps.registry.run(
+    command.tool,
+    { ...withoutControlArgs(command.args), confirm: true },
+    deps.context,
+  );
+}
+
+type LineOutcome = 'continue' | 'quit';
+
+async function handleLine(
+  line: string,
+  deps: ConsoleDeps,
+  ask: (prompt: string) => Promise<string | undefined>,
+): Promise<LineOutcome> {
+  const { registry, context, output } = deps;
+  if (line.trim() === '') return 'continue';
+  const { parsed, flags } = takeFlags(parseCommandLine(line), ['--json']);
+  const json = flags.has('--json');
+  if (parsed.command === 'quit' || parsed.command === 'exit') return 'quit';
+  if (parsed.command === '' || parsed.command === 'help') {
+    writeLine(output, helpText(registry, 'Type quit (or Ctrl-D) to leave.'));
+    return 'continue';
+  }
+  const command = resolveCommand(parsed, registry);
+  const tool = registry.require(command.tool);
+  if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
+    const result = await registry.run(command.tool, command.args, context);
+    writeLine(output, formatResult(result, json, output));
+    return 'continue';
+  }
+  writeLine(output, formatResult(await previewOf(deps, command), json, output));
+  const answer = await ask('approve? [y/N] ');
+  if (answer !== undefined && /^(y|yes)$/i.test(answer.trim())) {
+    writeLine(output, formatResult(await execute(deps, command), json, output));
+    return 'continue';
+  }
+  writeLine(output, 'not run.');
+  return answer === undefined ? 'quit' : 'continue';
+}
+
+/**
+ * The interactive console: `net> ` lines with or without `/net`, help, reads rendered as text,
+ * writes previewed and run only after `approve? [y/N]` is answered yes. Bad input never ends it.
+ */
+export async function runInteractiveConsole(deps: ConsoleDeps): Promise<void> {
+  const { input, output, errorOutput, logger } = deps;
+  const rl = createInterface({ input, output, terminal: (output as { isTTY?: unknown }).isTTY === true });
+  // One iterator for every read, so the approval answer is the next line even when input is piped in.
+  const lines = rl[Symbol.asyncIterator]();
+  rl.on('SIGINT', () => rl.close());
+  const ask = async (prompt: string): Promise<string | undefined> => {
+    rl.setPrompt(prompt);
+    rl.prompt();
+    const next = await lines.next();
+    return next.done === true ? undefined : next.value;
+  };
+  if (deps.banner !== undefined) writeLine(output, deps.banner);
+  writeLine(output, 'Type help for commands, quit to leave.');
+  try {
+    for (;;) {
+      const line = await ask('net> ');
+      if (line === undefined) break;
+      try {
+        if ((await handleLine(line, deps, ask)) === 'quit') break;
+      } catch (error) {
+        writeLine(errorOutput, consoleErrorText(error, logger));
+      }
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+/** Exit code for a failed one-shot command: bad input is usage (2), an unrun write 3, the rest 1. */
+export function exitCodeFor(error: unknown): number {
+  if (!isBotError(error)) return EXIT.failed;
+  if (error.code === 'validation_failed') return EXIT.usage;
+  if (error.code === 'confirmation_required') return EXIT.notRun;
+  return EXIT.failed;
+}
+
+/**
+ * Runs one command from the words after `npm start --` and returns the exit code: 0 ok, 1 a
+ * tool or controller error, 2 bad usage or validation, 3 a write shown as a preview but not run
+ * (it needs --yes). The shell has already split and unquoted the words, so they are not tokenized again.
+ */
+export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<number> {
+  const { registry, context, output, errorOutput, logger } = deps;
+  try {
+    const { parsed, flags } = takeFlags(parseCommand([...argv]), ['--json', '--yes', '--help']);
+    const json = flags.has('--json');
+    if (flags.has('--help') || parsed.command === 'help') {
+      writeLine(output, helpText(registry, ONE_SHOT_USAGE));
+      return EXIT.ok;
+    }
+    if (parsed.command === '') {
+      writeLine(errorOutput, ONE_SHOT_USAGE);
+      return EXIT.usage;
+    }
+    const command = resolveCommand(parsed, registry);
+    const tool = registry.require(command.tool);
+    if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
+      writeLine(output, formatResult(await registry.run(command.tool, command.args, context), json, output));
+      return EXIT.ok;
+    }
+    if (flags.has('--yes')) {
+      writeLine(output, formatResult(await execute(deps, command), json, output));
+      return EXIT.ok;
+    }
+    writeLine(output, formatResult(await previewOf(deps, command), json, output));
+    writeLine(errorOutput, `not run: ${command.tool} changes the network; add --yes to run it`);
+    return EXIT.notRun;
+  } catch (error) {
+    writeLine(errorOutput, consoleErrorText(error, logger));
+    return exitCodeFor(error);
+  }
+}

@@ -1,0 +1,78 @@
+/** What a sentence may mention about the refused request. */
+export interface CodeContext {
+  site?: string;
+  /** What the path names, e.g. `networkconf` and its id. */
+  resource?: string;
+  id?: string;
+  /** The request body, read for a value worth naming (a VLAN id); never echoed whole. */
+  body?: unknown;
+  /** The controller's own message, when it sent one. */
+  message?: string;
+}
+
+type Sentence = (ctx: CodeContext) => string;
+
+const onSite = (ctx: CodeContext) => (ctx.site ? ` on site ${ctx.site}` : '');
+
+function numberField(body: unknown, key: string): string | undefined {
+  if (typeof body !== 'object' || body === null || !(key in body)) return undefined;
+  const value: unknown = Reflect.get(body, key);
+  return typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value))
+    ? String(value)
+    : undefined;
+}
+
+const SENTENCES: Record<string, Sentence> = {
+  IdInvalid: (ctx) => `no ${ctx.resource ?? 'object'} with id ${ctx.id || '(none)'} exists${onSite(ctx)}`,
+  NotFound: (ctx) => `the controller has no ${ctx.resource ?? 'such resource'}${onSite(ctx)}`,
+  VlanUsed: (ctx) => {
+    const vlan = numberField(ctx.body, 'vlan');
+    return `VLAN ${vlan ?? 'id'} is already used by another network${onSite(ctx)}; pick a free VLAN`;
+  },
+  SubnetOverlapped: (ctx) => `the subnet overlaps the subnet of another network${onSite(ctx)}`,
+  IncorrectIPSubnetSpec: () =>
+    'the subnet is not in the form the controller accepts: give the gateway address with its prefix, e.g. 10.30.0.1/24',
+  InvalidDHCPRange: () =>
+    'the DHCP range must lie inside the subnet, with the start address at or below the stop address',
+  InvalidPayload: () =>
+    'the controller rejected the request body as invalid (a field is missing or has the wrong form)',
+  FirewallRuleIndexOutOfRange: () =>
+    'the firewall rule index is out of range: zone-based consoles need rule_index ≥ 20000 (classic ones 2000–29999)',
+  FirewallRuleNetworkConfTypeRequired: () =>
+    'a firewall rule that names a network also needs that network’s type: NETv4 for the whole subnet, ADDRv4 for the gateway address',
+  NoSiteContext: (ctx) =>
+    `unknown site ${ctx.site ? `"${ctx.site}"` : ''}: the controller has no site by that name`,
+  NoPermission: () =>
+    'the controller account lacks permission for this (a read-only or limited admin cannot make changes)',
+  InvalidObject: () =>
+    'the controller does not accept this object: the body is malformed, or this controller version lacks the resource',
+  NetworkIsolationAppliedOnNonCorporateNetwork: () =>
+    'network isolation can only be turned on for corporate networks',
+  InvalidDestinationNetwork: () => 'the destination network is not valid for this rule',
+  LoginRequired: () =>
+    'the controller wants a login: the session expired or the credentials do not reach this API',
+  Invalid: () => 'the controller rejected the input as invalid',
+  Ubic2faTokenRequired: () =>
+    'the account needs two-factor authentication, which the bot cannot supply: use an API key (GATEWAY_API_KEY)',
+  // Integration API codes.
+  'resource-not-found': (ctx) =>
+    `${ctx.resource ?? 'the object'} ${ctx.id ?? ''} does not exist${onSite(ctx)}`,
+  'rate-limit.exceeded': () => 'the controller is rate-limiting requests',
+  'authentication.missing-credentials': () => 'the controller did not receive an API key',
+};
+
+/** The key a code is looked up by: `api.err.VlanUsed` → `VlanUsed`, `api.resource-not-found` → `resource-not-found`. */
+export function shortCode(code: string): string {
+  return code.replace(/^api\.err\./, '').replace(/^api\./, '');
+}
+
+/**
+ * A plain sentence for a controller code, ending with the code itself so an admin can search
+ * for it. Unknown codes still produce a sentence, carrying the controller's own message if any.
+ */
+export function describeControllerCode(code: string, ctx: CodeContext = {}): string {
+  const sentence = SENTENCES[shortCode(code)];
+  if (sentence !== undefined) return `${sentence(ctx).replace(/\s+/g, ' ').trim()} (${code})`;
+  const detail = ctx.message?.trim();
+  return `the controller refused the request with ${code}${detail ? `: ${detail}` : ''}`;
+}

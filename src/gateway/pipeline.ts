@@ -1,0 +1,217 @@
+import type { Logger } from '../log.js';
+import { Authenticator, type AuthTicket, type Credentials } from './auth.js';
+import { consoleIdFromHosts } from './cloud.js';
+import { detectDeployment, Once } from './deployment.js';
+import { invalidResponse, readClassicEnvelope, readErrorBody } from './envelopes.js';
+import { type FailureContext, fromControllerCode, mapHttpFailure } from './error-mapping.js';
+import type { ResolvedGatewayOptions } from './options.js';
+import { connectorBase, type Deployment, deploymentPrefix, hostOf, joinUrl } from './paths.js';
+import { type AttemptContext, withRetry } from './retry.js';
+import type { HttpMethod, RawResponse, Transport } from './transport.js';
+import type { ApiKind } from './types.js';
+
+/** One controller request, described by API and site-relative path. */
+export interface Call {
+  api: ApiKind;
+  method: HttpMethod;
+  /** Classic site name, for messages and cache scope. */
+  site?: string;
+  /** Path under the API's site root (`rest/networkconf/{id}`), for messages. */
+  path: string;
+  /** Route under the Network application root (`/api/s/default/rest/networkconf/{id}`). */
+  route: string;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+/**
+ * Addressing, auth, the one re-login on 401, envelope checks, error mapping and the retry
+ * policy, for every request the gateway makes. Reads may be repeated; a write reaches the
+ * controller at most once, plus once more only after a 401 proved it never got past auth.
+ */
+export class Pipeline {
+  readonly auth: Authenticator;
+  private readonly deployment: Once<Deployment>;
+  private readonly consoleId: Once<string>;
+  private knownConsoleId: string | undefined;
+  private readonly logger: Logger;
+  private readonly host: string;
+
+  constructor(
+    private readonly options: ResolvedGatewayOptions,
+    private readonly transport: Transport,
+  ) {
+    this.logger = options.logger;
+    this.host = hostOf(options.url);
+    this.knownConsoleId = options.consoleId;
+    const known = options.deployment;
+    this.deployment = new Once(() =>
+      known !== undefined
+        ? Promise.resolve(known)
+        : detectDeployment(transport, options.url, options.timeoutMs, options.logger).then((d) => {
+            this.logger.info({ deployment: d }, 'detected the controller type');
+            return d;
+          }),
+    );
+    this.consoleId = new Once(async () => {
+      if (this.knownConsoleId !== undefined) return this.knownConsoleId;
+      const id = consoleIdFromHosts(await this.siteManagerGet('/v1/hosts'));
+      this.logger.info({ consoleId: id }, 'using the only console the cloud API key sees');
+      this.knownConsoleId = id;
+      return id;
+    });
+    const credentials: Credentials =
+      options.apiKey !== undefined
+        ? { kind: 'api-key', apiKey: options.apiKey }
+        : { kind: 'session', username: options.username ?? '', password: options.password ?? '' };
+    this.auth = new Authenticator({
+      credentials,
+      transport,
+      url: options.url,
+      host: this.host,
+      timeoutMs: options.timeoutMs,
+      deployment: () => this.deployment.get(),
+      logger: options.logger,
+    });
+  }
+
+  /** A read: retried on transient faults within the policy's attempts and budget. */
+  read(call: Call): Promise<unknown> {
+    return withRetry(this.runOptions(call, true), (ctx) => this.attempt(call, ctx));
+  }
+
+  /** A write: sent once. Its prerequisites (detection, console discovery, login) may be retried first. */
+  async write(call: Call): Promise<unknown> {
+    await withRetry(this.runOptions(call, true), async () => {
+      await this.networkBase();
+      await this.auth.ticket();
+    });
+    return withRetry(this.runOptions(call, false), (ctx) => this.attempt(call, ctx));
+  }
+
+  /** A Site Manager read (`/v1/hosts`) on the cloud base, with the API key. */
+  siteManagerGet(route: string): Promise<unknown> {
+    const ctx: FailureContext = { ...this.baseContext(), api: 'site-manager', method: 'GET', path: route };
+    return withRetry(
+      {
+        policy: this.options.retry,
+        timeoutMs: this.options.timeoutMs,
+        retry: true,
+        logger: this.logger,
+        method: 'GET',
+        path: route,
+      },
+      async ({ attempt, timeoutMs }) => {
+        const ticket = await this.auth.ticket();
+        const response = await this.transport.send({
+          method: 'GET',
+          url: joinUrl(this.options.url, route),
+          headers: { accept: 'application/json', ...ticket.headers },
+          timeoutMs,
+          attempt,
+        });
+        if (response.status < 200 || response.status >= 300) throw mapHttpFailure(response, ctx);
+        if (response.json === undefined) throw invalidResponse('expected JSON', route);
+        return response.json;
+      },
+    );
+  }
+
+  private runOptions(call: Call, retry: boolean) {
+    return {
+      policy: this.options.retry,
+      timeoutMs: this.options.timeoutMs,
+      retry,
+      logger: this.logger,
+      method: call.method,
+      path: call.route,
+    };
+  }
+
+  private async networkBase(): Promise<string> {
+    if (this.options.apiType === 'cloud') return connectorBase(this.options.url, await this.consoleId.get());
+    return `${this.options.url}${deploymentPrefix(await this.deployment.get())}`;
+  }
+
+  private async attempt(call: Call, { attempt, timeoutMs }: AttemptContext): Promise<unknown> {
+    const url = joinUrl(await this.networkBase(), call.route);
+    let ticket = await this.auth.ticket();
+    let response = await this.send(call, url, ticket, timeoutMs, attempt);
+    if (this.auth.usesSession && sessionExpired(response)) {
+      this.logger.info(
+        { method: call.method, path: call.route },
+        'controller session expired; logging in again',
+      );
+      await this.auth.renew(ticket.generation);
+      ticket = await this.auth.ticket();
+      response = await this.send(call, url, ticket, timeoutMs, attempt);
+    }
+    return this.decode(call, response);
+  }
+
+  private async send(
+    call: Call,
+    url: string,
+    ticket: AuthTicket,
+    timeoutMs: number,
+    attempt: number,
+  ): Promise<RawResponse> {
+    const response = await this.transport.send({
+      method: call.method,
+      url,
+      headers: { accept: 'application/json', ...ticket.headers },
+      ...(call.query === undefined ? {} : { query: call.query }),
+      ...(call.body === undefined ? {} : { body: call.body }),
+      timeoutMs,
+      attempt,
+    });
+    this.auth.observe(response.headers, ticket.generation);
+    return response;
+  }
+
+  private decode(call: Call, response: RawResponse): unknown {
+    const ctx = this.context(call);
+    if (response.status < 200 || response.status >= 300) throw mapHttpFailure(response, ctx);
+    if (response.text.trim() === '') {
+      if (call.api === 'classic') throw invalidResponse('the body was empty', call.route);
+      return undefined;
+    }
+    if (response.json === undefined) {
+      throw invalidResponse(`expected JSON, got ${response.contentType || 'an untyped body'}`, call.route);
+    }
+    if (call.api !== 'classic') return response.json;
+    const envelope = readClassicEnvelope(response.json);
+    if (envelope === undefined)
+      throw invalidResponse('expected the classic envelope {meta:{rc},data}', call.route);
+    // The classic API reports some errors with HTTP 200: rc decides, not the status.
+    if (!envelope.ok) throw fromControllerCode(envelope.code, response.status, ctx);
+    return envelope.data;
+  }
+
+  private baseContext(): Omit<FailureContext, 'api' | 'method' | 'path'> {
+    return {
+      host: this.host,
+      credential: this.auth.usesSession ? 'session' : 'api-key',
+      cloud: this.options.apiType === 'cloud',
+      ...(this.knownConsoleId === undefined ? {} : { consoleId: this.knownConsoleId }),
+    };
+  }
+
+  private context(call: Call): FailureContext {
+    return {
+      ...this.baseContext(),
+      api: call.api,
+      method: call.method,
+      path: call.path,
+      ...(call.site === undefined ? {} : { site: call.site }),
+      ...(call.body === undefined ? {} : { body: call.body }),
+    };
+  }
+}
+
+/** A session is over when the controller says 401, or LoginRequired in a classic envelope (any status). */
+function sessionExpired(response: RawResponse): boolean {
+  if (response.status === 401) return true;
+  const body = readErrorBody(response.json);
+  return body?.shape === 'classic' && body.code === 'api.err.LoginRequired';
+}

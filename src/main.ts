@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+import { createApp } from './app.js';
+import { type Config, loadConfig } from './config.js';
+import { runInteractiveConsole, runOneShot } from './console/index.js';
+import { ConfigError } from './errors.js';
+import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
+import { createLogger, type Logger } from './log.js';
+
+/** A controller to talk to: the configured one, or the built-in simulator started for this run. */
+async function controllerFor(
+  config: Config,
+): Promise<{ overrides: Partial<GatewayOptions>; note?: string; stop(): Promise<void> }> {
+  if (config.gateway.apiType === 'cloud' || config.gateway.url)
+    return { overrides: {}, stop: async () => {} };
+  // Loaded only when needed: a deployment against a real controller never starts it.
+  const { startSimulator } = await import('./simulator/server.js');
+  const simulator = await startSimulator();
+  return {
+    overrides: { url: simulator.url, apiKey: simulator.apiKey, username: undefined, password: undefined },
+    note: `No GATEWAY_URL set: using the built-in controller simulator at ${simulator.url} (demo site "default").`,
+    stop: () => simulator.close(),
+  };
+}
+
+function consoleLogger(config: Config): Logger {
+  // The console shares the terminal with its output: only warnings unless LOG_LEVEL asks for more.
+  return createLogger(config.logLevelExplicit ? config.logLevel : 'warn');
+}
+
+async function main(argv: string[]): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (config.slack.botToken) {
+    process.stderr.write(
+      'The Slack front end is not part of this build yet; unset SLACK_BOT_TOKEN to use the console.\n',
+    );
+    return 2;
+  }
+  const logger = consoleLogger(config);
+  const controller = await controllerFor(config);
+  let gatewayOptions: GatewayOptions;
+  try {
+    gatewayOptions = gatewayOptionsFromConfig(config, logger, controller.overrides);
+  } catch (error) {
+    await controller.stop();
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const app = createApp({ config, logger, gateway: createGateway(gatewayOptions) });
+  const shutdown = async () => {
+    await app.close();
+    await controller.stop();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void shutdown().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
+  }
+  const deps = {
+    registry: app.registry,
+    context: app.context,
+    input: process.stdin,
+    output: process.stdout,
+    errorOutput: process.stderr,
+    logger,
+  };
+  try {
+    if (argv.length > 0) {
+      if (controller.note && !argv.includes('--json')) process.stderr.write(`${controller.note}\n`);
+      return await runOneShot(argv, deps);
+    }
+    await runInteractiveConsole({
+      ...deps,
+      ...(controller.note ? { banner: controller.note } : {}),
+    });
+    return 0;
+  } finally {
+    await shutdown();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    // Only bugs reach here; the message goes out without a stack to a user's terminal.
+    process.stderr.write(`netops: fatal: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

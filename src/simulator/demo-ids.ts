@@ -1,0 +1,82 @@
+/**
+ * Fixed identities of the demo site. They do not depend on the seed (the seed only drives
+ * counters such as bytes, RSSI and uptimes), so tests elsewhere may name them directly.
+ */
+
+/** Epoch seconds the demo treats as "now" (`last_seen`, `last_updated`…), for byte-identical state. */
+export const DEMO_NOW = 1_767_225_600;
+
+/** The demo site: classic `_id` and name, and its Integration UUID (the one seen on real consoles). */
+export const DEMO_SITE = {
+  id: '65b3c8e1f4a9d20c7e5a1000',
+  name: 'default',
+  desc: 'Default',
+  uuid: '88f7af54-98f8-306a-a1c7-c9349722b1f6',
+} as const;
+
+/** Keys of the demo networks. */
+export type DemoNetworkKey = 'wan' | 'defaultLan' | 'iot' | 'guest' | 'cameras' | 'servers';
+
+/** Classic `_id` and Integration UUID (`external_id`) of every demo network. */
+export const DEMO_NETWORKS: Readonly<Record<DemoNetworkKey, { id: string; uuid: string; name: string }>> = {
+  wan: { id: '65b3c8e1f4a9d20c7e5a1010', uuid: '4debfb6c-952b-42d1-bb2e-3fae1518a9da', name: 'WAN' },
+  defaultLan: {
+    id: '65b3c8e1f4a9d20c7e5a1011',
+    uuid: 'f7e4b021-d18e-4106-ab6a-fc61245820da',
+    name: 'Default',
+  },
+  iot: { id: '65b3c8e1f4a9d20c7e5a1012', uuid: '105d70c6-d0c6-464b-b972-ce7509dddcfb', name: 'IoT' },
+  guest: { id: '65b3c8e1f4a9d20c7e5a1013', uuid: '409629cf-35f2-454b-bc99-e7b58c308205', name: 'Guest' },
+  cameras: { id: '65b3c8e1f4a9d20c7e5a1014', uuid: 'eebdb547-7347-4c17-b2c0-3f61eb899b25', name: 'Cameras' },
+  servers: { id: '65b3c8e1f4a9d20c7e5a1015', uuid: 'ce108e73-d93b-43d1-b59b-ed6edd4b6089', name: 'Servers' },
+};
+
+/** Keys of the demo devices. */
+export type DemoDeviceKey =
+  | 'gateway'
+  | 'coreSwitch'
+  | 'officeSwitch'
+  | 'flexSwitch'
+  | 'livingAp'
+  | 'meshAp'
+  | 'garageAp';
+
+/** `_id`, MAC and name of every demo device. */
+export const DEMO_DEVICES: Readonly<Record<DemoDeviceKey, { id: string; mac: string; name: string }>> = {
+  gateway: { id: '65b3c8e1f4a9d20c7e5a1401', mac: '74:ac:b9:1c:20:01', name: 'Dream Machine Pro' },
+  coreSwitch: { id: '65b3c8e1f4a9d20c7e5a1402', mac: '74:ac:b9:1c:20:11', name: 'Core Switch' },
+  officeSwitch: { id: '65b3c8e1f4a9d20c7e5a1403', mac: 'f4:92:bf:3a:41:12', name: 'Office Switch' },
+  flexSwitch: { id: '65b3c8e1f4a9d20c7e5a1404', mac: 'e0:63:da:5b:60:13', name: 'Media Cabinet Flex' },
+  livingAp: { id: '65b3c8e1f4a9d20c7e5a1405', mac: '78:45:58:6d:70:21', name: 'Living Room AP' },
+  meshAp: { id: '65b3c8e1f4a9d20c7e5a1406', mac: '78:45:58:6d:70:22', name: 'Garden Mesh AP' },
+  garageAp: { id: '65b3c8e1f4a9d20c7e5a1407', mac: '24:5a:4c:8e:90:23', name: 'Garage AP' },
+};
+
+/** Integration UUID of the core switch (used by an ACL rule's enforcing-device filter). */
+export const DEMO_CORE_SWITCH_UUID = '28910c6a-2cff-4ec0-b92e-5e20c1a21c3b';
+
+/** Integration UUIDs of the firewall zones. */
+export const DEMO_ZONES = {
+  internal: 'b5eb9b3a-d6db-407d-80b1-79f669a5be5f',
+  external: '30f357ba-2560-4239-aba4-cd406883f4a0',
+  gateway: 'd62c4182-214c-408f-8018-b666d57e7028',
+  vpn: '57a10817-dd88-4369-8c79-dce5f4646aad',
+  hotspot: 'e3ff63b6-2133-4c6b-ac9e-3b042db39dc8',
+  dmz: 'b892a8e2-58d0-4b91-b538-9e4b1b900391',
+  iotDevices: 'a7dca796-ccbd-4534-a2d2-b90a335798c8',
+} as const;
+
+/** Integration UUIDs of the ACL rules, in their seeded order. */
+export const DEMO_ACL_RULES = {
+  blockIotToNas: '385c64c2-1d8e-4a30-b391-9b34bec60595',
+  allowCamerasToNvr: 'a99b590b-35e1-4967-8d1e-13d1ea80d5c7',
+  blockGuestSsh: 'e2706c76-70c5-4a31-97cd-54a49e371fcb',
+  blockKidsTabletMac: '31fafee4-7976-4b1a-b7ae-c1df98841477',
+} as const;
+
+/** Integration UUIDs of the traffic matching lists. */
+export const DEMO_TRAFFIC_MATCHING_LISTS = {
+  webPorts: 'd618a2d1-51b0-48d6-8dd4-dbe5dbca2eab',
+  trustedAdminHosts: '2f039dc9-92c7-4647-a2a4-9c6bd1205065',
+  ipv6CloudDns: '23eeb91a-08a7-4298-a458-70c7fd708eb5',
+} as const;

@@ -1,0 +1,29 @@
+export {
+  DEMO_ACL_RULES,
+  DEMO_CORE_SWITCH_UUID,
+  DEMO_DEVICES,
+  DEMO_NETWORKS,
+  DEMO_NOW,
+  DEMO_SITE,
+  DEMO_TRAFFIC_MATCHING_LISTS,
+  DEMO_ZONES,
+  type DemoDeviceKey,
+  type DemoNetworkKey,
+} from './demo-ids.js';
+export { DEFAULT_SEED } from './demo-site.js';
+export { SIMULATOR_DEFAULTS, type Simulator, startSimulator } from './server.js';
+export type {
+  AclRule,
+  ClientRecord,
+  DeviceRecord,
+  FirewallRule,
+  FirewallZone,
+  NetworkConf,
+  SiteDpi,
+  SiteState,
+  TrafficMatchingList,
+  TrafficRoute,
+  TrafficRule,
+} from './state.js';
+export { SimulatorState } from './state.js';
+export type { FaultSpec, RecordedRequest, SimulatorFlavor, SimulatorOptions } from './types.js';

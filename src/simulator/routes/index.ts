@@ -1,0 +1,39 @@
+import { Router } from '../router.js';
+import { firewallrule, networkconf, registerClassicRest } from './classic-rest.js';
+import { registerClassicSites, registerClassicStat } from './classic-stat.js';
+import type { Handler } from './context.js';
+import { aclRules, registerAclOrdering } from './integration-acl.js';
+import { registerIntegrationCrud } from './integration-common.js';
+import { registerIntegrationCore } from './integration-core.js';
+import { trafficMatchingLists } from './integration-lists.js';
+import { firewallZones } from './integration-zones.js';
+import { registerV2 } from './v2.js';
+
+/** The Network application's routes, one router per API family (paths without the deployment prefix). */
+export interface NetworkRouters {
+  classic: Router<Handler>;
+  v2: Router<Handler>;
+  integration: Router<Handler>;
+}
+
+/** Builds the route tables once per simulator. */
+export function networkRouters(): NetworkRouters {
+  const classic = new Router<Handler>();
+  registerClassicSites(classic);
+  registerClassicStat(classic);
+  registerClassicRest(classic, networkconf);
+  registerClassicRest(classic, firewallrule);
+
+  const v2 = new Router<Handler>();
+  registerV2(v2);
+
+  const integration = new Router<Handler>();
+  registerIntegrationCore(integration);
+  registerIntegrationCrud(integration, firewallZones);
+  // The literal `ordering` path must win over `acl-rules/{id}`.
+  registerAclOrdering(integration);
+  registerIntegrationCrud(integration, aclRules);
+  registerIntegrationCrud(integration, trafficMatchingLists);
+
+  return { classic, v2, integration };
+}

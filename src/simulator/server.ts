@@ -1,0 +1,236 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SessionStore } from './auth.js';
+import { DEFAULT_SEED } from './demo-site.js';
+import {
+  Dispatcher,
+  type DispatchRequest,
+  errorKindOf,
+  type ResolvedRoute,
+  resolveRoute,
+} from './dispatch.js';
+import { classicErrorBody, type Reply, renderError, SimError } from './envelopes.js';
+import { FaultQueue, faultReply } from './faults.js';
+import { SimulatorState } from './state.js';
+import type { FaultSpec, RecordedRequest, SimulatorFlavor, SimulatorOptions } from './types.js';
+
+/** Demo credentials (local, printed by `npm run simulator`; not secrets). */
+export const SIMULATOR_DEFAULTS = {
+  flavor: 'unifi-os' as SimulatorFlavor,
+  apiKey: 'sim-demo-key-0000',
+  username: 'admin',
+  password: 'simulator',
+  consoleId: '70A7419783ED0000000000000000000000000000000000000000000000000000:1261206302',
+  loginRateLimit: 5,
+} as const;
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A running simulated controller. */
+export interface Simulator {
+  /** `http://127.0.0.1:<port>`: the base; callers add `/proxy/network` themselves on UniFi OS. */
+  readonly url: string;
+  readonly flavor: SimulatorFlavor;
+  readonly apiKey: string;
+  readonly username: string;
+  readonly password: string;
+  readonly consoleId: string;
+  /** The live store; tests read and change it directly ("behind the bot's back"). */
+  readonly state: SimulatorState;
+  /** Every request received, in order (also those answered by an injected fault). */
+  readonly requests: RecordedRequest[];
+  clearRequests(): void;
+  /** Queues a fault: latency, status, rate-limit (429 + Retry-After) or drop (socket destroyed). */
+  injectFault(spec: FaultSpec): void;
+  clearFaults(): void;
+  /** Invalidates every session; cookie requests then get 401 LoginRequired. */
+  expireSessions(): void;
+  /** Makes sitedpi/stadpi answer 200 with empty `data` (true) or with the counters (false), on every site. */
+  setDpiEmpty(empty: boolean): void;
+  /** Back to the freshly seeded site, start options re-applied (faults, sessions and recorded requests are kept). */
+  reset(): void;
+  /** Closes the server and every socket. */
+  close(): Promise<void>;
+}
+
+function parseJson(raw: string): DispatchRequest['body'] {
+  if (raw.trim() === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(raw) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.destroyed || res.writableEnded) return;
+  const headers: Record<string, string> = { ...reply.headers };
+  let payload: string | undefined;
+  if (reply.text !== undefined) {
+    payload = reply.text;
+    headers['Content-Type'] = reply.contentType ?? 'text/plain; charset=utf-8';
+  } else if (reply.body !== undefined) {
+    payload = JSON.stringify(reply.body);
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+  }
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+class RunningSimulator implements Simulator {
+  readonly requests: RecordedRequest[] = [];
+  readonly state: SimulatorState;
+  readonly #faults = new FaultQueue();
+  readonly #sessions = new SessionStore();
+  readonly #closing = new AbortController();
+  readonly #dispatcher: Dispatcher;
+  #url = '';
+
+  readonly flavor: SimulatorFlavor;
+  readonly apiKey: string;
+  readonly username: string;
+  readonly password: string;
+  readonly consoleId: string;
+  readonly #emptyDpi: boolean;
+
+  constructor(
+    config: Required<Omit<SimulatorOptions, 'port'>>,
+    private readonly server: Server,
+  ) {
+    this.flavor = config.flavor;
+    this.apiKey = config.apiKey;
+    this.username = config.username;
+    this.password = config.password;
+    this.consoleId = config.consoleId;
+    this.#emptyDpi = config.emptyDpi;
+    this.state = new SimulatorState(config.seed);
+    this.#dispatcher = new Dispatcher({ ...config, state: this.state, sessions: this.#sessions });
+    if (config.emptyDpi) this.setDpiEmpty(true);
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  async listen(port: number): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.server.address() as AddressInfo;
+    this.#url = `http://127.0.0.1:${address.port}`;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const target: ResolvedRoute = resolveRoute(this.flavor, url.pathname);
+    const raw = await readBody(req);
+    const body = raw === undefined ? ({ ok: false } as const) : parseJson(raw);
+    this.requests.push({
+      method,
+      path: url.pathname,
+      route: target.route,
+      query: Object.fromEntries(url.searchParams),
+      headers: { ...req.headers },
+      body: body.ok ? body.value : raw,
+    });
+    if (raw === undefined)
+      return send(res, { status: 413, body: classicErrorBody('api.err.InvalidPayload') });
+
+    const fault = this.#faults.take(method, target.route);
+    if (fault?.kind === 'drop') {
+      req.socket.destroy();
+      return;
+    }
+    if (fault?.kind === 'latency') {
+      await sleep(fault.ms, undefined, { signal: this.#closing.signal });
+    } else if (fault) {
+      return send(res, faultReply(fault, errorKindOf(target), target.route));
+    }
+    send(
+      res,
+      this.#dispatcher.handle({ method, query: url.searchParams, headers: req.headers, body }, target),
+    );
+  }
+
+  clearRequests(): void {
+    this.requests.length = 0;
+  }
+
+  injectFault(spec: FaultSpec): void {
+    this.#faults.add(spec);
+  }
+
+  clearFaults(): void {
+    this.#faults.clear();
+  }
+
+  expireSessions(): void {
+    this.#sessions.expireAll();
+  }
+
+  setDpiEmpty(empty: boolean): void {
+    for (const site of this.state.sites) site.dpi.empty = empty;
+  }
+
+  reset(): void {
+    this.state.reset();
+    if (this.#emptyDpi) this.setDpiEmpty(true);
+  }
+
+  async close(): Promise<void> {
+    this.#closing.abort();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}
+
+/** Starts a simulated UniFi Network controller on a loopback port. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const server = createServer();
+  const simulator = new RunningSimulator(
+    {
+      flavor: options.flavor ?? SIMULATOR_DEFAULTS.flavor,
+      apiKey: options.apiKey ?? SIMULATOR_DEFAULTS.apiKey,
+      username: options.username ?? SIMULATOR_DEFAULTS.username,
+      password: options.password ?? SIMULATOR_DEFAULTS.password,
+      consoleId: options.consoleId ?? SIMULATOR_DEFAULTS.consoleId,
+      seed: options.seed ?? DEFAULT_SEED,
+      loginRateLimit: options.loginRateLimit ?? SIMULATOR_DEFAULTS.loginRateLimit,
+      emptyDpi: options.emptyDpi ?? false,
+    },
+    server,
+  );
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    simulator.handle(req, res).catch((error: unknown) => {
+      // Aborted sleeps (close() during latency) and client resets end here; anything else is a bug.
+      if (res.headersSent || res.destroyed) return;
+      const reply =
+        error instanceof Error && error.name === 'AbortError'
+          ? { status: 503, body: classicErrorBody('api.err.ServerError') }
+          : renderError('classic', new SimError(500, 'api.err.ServerError', 'Internal simulator error'), '');
+      send(res, reply);
+    });
+  });
+  await simulator.listen(options.port ?? 0);
+  return simulator;
+}

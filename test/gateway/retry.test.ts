@@ -1,0 +1,226 @@
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GatewayUnavailableError, RateLimitedError } from '../../src/errors.js';
+import { createGateway } from '../../src/gateway/gateway.js';
+import type { GatewayOptions } from '../../src/gateway/options.js';
+import type { Gateway } from '../../src/gateway/types.js';
+import { type FakeServer, networkSchema, sendClassic, sendJson, startFake, timed } from './support.js';
+
+const BUDGET_MS = 800;
+const TIMEOUT_MS = 100;
+const SLACK_MS = 400;
+
+/** Per-route scripts: each request takes the next answer; the last one repeats. */
+type Answer = 'ok' | 'hang' | 'drop' | 503 | { status: 429; retryAfter: string };
+let scripts = new Map<string, Answer[]>();
+const hanging: ServerResponse[] = [];
+
+let server: FakeServer;
+let gateway: Gateway;
+
+function answer(res: ServerResponse, next: Answer): void {
+  if (next === 'ok') {
+    sendClassic(res, [{ _id: 'a', name: 'LAN' }]);
+    return;
+  }
+  if (next === 'hang') {
+    hanging.push(res);
+    return;
+  }
+  if (next === 'drop') {
+    res.socket?.destroy();
+    return;
+  }
+  if (next === 503) {
+    res.writeHead(503, { 'content-type': 'text/html' });
+    res.end('<html>503 Service Unavailable</html>');
+    return;
+  }
+  sendJson(
+    res,
+    429,
+    { meta: { rc: 'error', msg: 'api.err.RateLimit' }, data: [] },
+    { 'retry-after': next.retryAfter },
+  );
+}
+
+function gatewayWith(overrides: Partial<GatewayOptions> = {}): Gateway {
+  return createGateway({
+    apiType: 'local',
+    url: server.url,
+    apiKey: 'k-retry',
+    deployment: 'unifi-os',
+    timeoutMs: TIMEOUT_MS,
+    retry: { attempts: 3, budgetMs: BUDGET_MS, baseDelayMs: 20, maxDelayMs: 100 },
+    ...overrides,
+  });
+}
+
+beforeAll(async () => {
+  server = await startFake((req, res) => {
+    const route = req.path.replace(/^\/proxy\/network\/api\/s\/default\//, '');
+    const script = scripts.get(route) ?? ['ok'];
+    const next = script.length > 1 ? script.shift() : script[0];
+    answer(res, next ?? 'ok');
+  });
+  gateway = gatewayWith();
+});
+
+beforeEach(() => {
+  scripts = new Map();
+  server.requests.length = 0;
+});
+
+afterAll(async () => {
+  await gateway.close();
+  for (const res of hanging) res.destroy();
+  await server.close();
+});
+
+describe('reads are retried on transient faults within the budget', () => {
+  it('retries a read that times out, then fails as GatewayUnavailableError within the budget', async () => {
+    // Arrange
+    scripts.set('stat/slow', ['hang']);
+
+    // Act
+    const { error, ms } = await timed(() => gateway.classicRead('default', 'stat/slow', networkSchema));
+
+    // Assert
+    expect(error).toBeInstanceOf(GatewayUnavailableError);
+    expect((error as Error).message).toMatch(/did not answer within \d+ ms.*gave up after 3 attempts/);
+    expect(server.seen('/stat/slow')).toHaveLength(3);
+    expect(ms).toBeGreaterThanOrEqual(3 * TIMEOUT_MS - 10);
+    expect(ms).toBeLessThan(BUDGET_MS + SLACK_MS);
+  });
+
+  it('retries a 503 and fails after the configured attempts', async () => {
+    scripts.set('stat/busy', [503]);
+
+    const { error, ms } = await timed(() => gateway.classicRead('default', 'stat/busy', networkSchema));
+
+    expect(error).toBeInstanceOf(GatewayUnavailableError);
+    expect(error).toMatchObject({ status: 503 });
+    expect(server.seen('/stat/busy')).toHaveLength(3);
+    expect(ms).toBeLessThan(BUDGET_MS + SLACK_MS);
+  });
+
+  it('succeeds when a retry gets through after a 503 and a dropped connection', async () => {
+    scripts.set('rest/networkconf', [503, 'drop', 'ok']);
+
+    const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+
+    expect(list.items).toEqual([{ _id: 'a', name: 'LAN' }]);
+    expect(server.seen('/rest/networkconf')).toHaveLength(3);
+  });
+
+  it('stops at the budget even when more attempts are allowed, clamping the last timeout', async () => {
+    const patient = gatewayWith({ retry: { attempts: 50, budgetMs: 350, baseDelayMs: 20, maxDelayMs: 40 } });
+    scripts.set('stat/slow2', ['hang']);
+
+    const { error, ms } = await timed(() => patient.classicRead('default', 'stat/slow2', networkSchema));
+    await patient.close();
+
+    expect(error).toBeInstanceOf(GatewayUnavailableError);
+    expect(ms).toBeLessThan(350 + SLACK_MS);
+    expect(server.seen('/stat/slow2').length).toBeGreaterThanOrEqual(2);
+    expect(server.seen('/stat/slow2').length).toBeLessThan(5);
+  });
+
+  it('honours Retry-After on a 429: the retry comes after at least that long', async () => {
+    const waiting = gatewayWith({ retry: { attempts: 3, budgetMs: 3000 } });
+    // Fractional seconds, as the Site Manager reports them ("retry after 5.372786998s").
+    scripts.set('stat/limited', [{ status: 429, retryAfter: '0.6' }, 'ok']);
+
+    const list = await waiting.classicRead('default', 'stat/limited', networkSchema);
+    await waiting.close();
+
+    const [first, second] = server.seen('/stat/limited');
+    expect(list.items).toHaveLength(1);
+    expect(server.seen('/stat/limited')).toHaveLength(2);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(600);
+  });
+
+  it('gives up at once with RateLimitedError when Retry-After exceeds the budget', async () => {
+    scripts.set('stat/limited-long', [{ status: 429, retryAfter: '30' }]);
+
+    const { error, ms } = await timed(() =>
+      gateway.classicRead('default', 'stat/limited-long', networkSchema),
+    );
+
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ retryAfterSeconds: 30 });
+    expect(server.seen('/stat/limited-long')).toHaveLength(1);
+    expect(ms).toBeLessThan(SLACK_MS);
+  });
+
+  it('retries a classic POST read (stat/sitedpi with a body)', async () => {
+    scripts.set('stat/sitedpi', [503, 'ok']);
+
+    const list = await gateway.classicRead('default', 'stat/sitedpi', networkSchema, {
+      body: { type: 'by_app' },
+    });
+
+    expect(list.items).toHaveLength(1);
+    const posts = server.seen('/stat/sitedpi', 'POST');
+    expect(posts).toHaveLength(2);
+    expect(posts[1]?.body).toEqual({ type: 'by_app' });
+  });
+});
+
+describe('writes are never retried', () => {
+  it.each([
+    ['a 503', 503 as const, GatewayUnavailableError],
+    ['a timeout', 'hang' as const, GatewayUnavailableError],
+    ['a dropped connection', 'drop' as const, GatewayUnavailableError],
+    ['a 429', { status: 429, retryAfter: '0' } as const, RateLimitedError],
+  ])('sends a POST that fails with %s exactly once', async (_name, failure, errorClass) => {
+    scripts.set('rest/networkconf', [failure]);
+
+    const { error } = await timed(() =>
+      gateway.classicWrite('default', 'POST', 'rest/networkconf', { name: 'IoT', vlan: 30 }),
+    );
+
+    expect(error).toBeInstanceOf(errorClass);
+    expect(server.seen('/rest/networkconf', 'POST')).toHaveLength(1);
+  });
+
+  it('sends a PUT and a DELETE that get 503 exactly once each', async () => {
+    scripts.set('rest/networkconf/64ab0c9e8f1a2b3c4d5e6f70', [503]);
+
+    const put = await timed(() =>
+      gateway.classicWrite('default', 'PUT', 'rest/networkconf/64ab0c9e8f1a2b3c4d5e6f70', { name: 'x' }),
+    );
+    const del = await timed(() =>
+      gateway.classicWrite('default', 'DELETE', 'rest/networkconf/64ab0c9e8f1a2b3c4d5e6f70'),
+    );
+
+    expect(put.error).toBeInstanceOf(GatewayUnavailableError);
+    expect(del.error).toBeInstanceOf(GatewayUnavailableError);
+    expect(server.seen('/rest/networkconf/64ab0c9e8f1a2b3c4d5e6f70', 'PUT')).toHaveLength(1);
+    expect(server.seen('/rest/networkconf/64ab0c9e8f1a2b3c4d5e6f70', 'DELETE')).toHaveLength(1);
+  });
+});
+
+describe('an unreachable controller', () => {
+  it('reports a refused connection as GatewayUnavailableError naming the host', async () => {
+    const probe = await startFake((_req, res) => sendJson(res, 200, {}));
+    const url = probe.url;
+    await probe.close();
+    const offline = createGateway({
+      apiType: 'local',
+      url,
+      apiKey: 'k-secret-offline',
+      timeoutMs: TIMEOUT_MS,
+      retry: { attempts: 2, budgetMs: 500, baseDelayMs: 10 },
+    });
+
+    const { error } = await timed(() => offline.classicRead('default', 'rest/networkconf', networkSchema));
+    await offline.close();
+
+    expect(error).toBeInstanceOf(GatewayUnavailableError);
+    expect((error as Error).message).toContain(
+      `controller unreachable: ${new URL(url).host} refused the connection`,
+    );
+    expect((error as Error).message).not.toContain('k-secret-offline');
+  });
+});

@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayUnavailableError } from '../../src/errors.js';
+import { createGateway } from '../../src/gateway/gateway.js';
+import { networkSchema } from './support.js';
+
+let dir: string;
+let cert: string;
+let server: Server;
+let url: string;
+let requests = 0;
+
+beforeAll(async () => {
+  // A throwaway self-signed certificate for 127.0.0.1, made per run so no key material is kept.
+  dir = mkdtempSync(join(tmpdir(), 'gateway-tls-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+  server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (_req, res) => {
+    requests += 1;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ meta: { rc: 'ok' }, data: [{ _id: 'a', name: 'LAN' }] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const options = {
+  apiType: 'local' as const,
+  apiKey: 'k-tls',
+  deployment: 'unifi-os' as const,
+  timeoutMs: 1000,
+};
+
+describe('TLS', () => {
+  it('refuses a self-signed console by default, once, pointing at GATEWAY_CA_FILE and GATEWAY_VERIFY_TLS', async () => {
+    const before = requests;
+    const gateway = createGateway({
+      ...options,
+      url,
+      retry: { attempts: 3, budgetMs: 1000, baseDelayMs: 10 },
+    });
+
+    const error = await gateway
+      .classicRead('default', 'rest/networkconf', networkSchema)
+      .catch((e: unknown) => e);
+    await gateway.close();
+
+    expect(error).toBeInstanceOf(GatewayUnavailableError);
+    expect((error as Error).message).toMatch(/not trusted.*GATEWAY_CA_FILE.*GATEWAY_VERIFY_TLS=false/);
+    expect(requests).toBe(before);
+  });
+
+  it('accepts it with verifyTls: false for this client only, leaving the process setting alone', async () => {
+    const before = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    const gateway = createGateway({ ...options, url, verifyTls: false });
+
+    const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+    await gateway.close();
+
+    expect(list.items).toHaveLength(1);
+    expect(process.env.NODE_TLS_REJECT_UNAUTHORIZED).toBe(before);
+  });
+
+  it('trusts it when its CA is given (GATEWAY_CA_FILE contents), with verification on', async () => {
+    const gateway = createGateway({ ...options, url, ca: cert });
+
+    const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+    await gateway.close();
+
+    expect(list.items).toHaveLength(1);
+  });
+});

@@ -1,0 +1,63 @@
+import { type App, createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createGateway, type GatewayOptions } from '../../src/gateway/index.js';
+import { silentLogger } from '../../src/log.js';
+import {
+  type Simulator,
+  type SimulatorOptions,
+  type SiteState,
+  startSimulator,
+} from '../../src/simulator/index.js';
+import type { RecordedRequest } from '../../src/simulator/types.js';
+
+/** The bot built as main.ts builds it, against a fresh simulator reached over real HTTP. */
+export interface TestBot {
+  sim: Simulator;
+  app: App;
+  /** Runs a tool through the registry, exactly as a front end does. */
+  run(tool: string, args?: Record<string, unknown>): Promise<unknown>;
+  /** The simulator's demo site (live state). */
+  site(): SiteState;
+  /** Requests the simulator received that change something. */
+  writes(): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/** Starts a simulator and a bot wired to it; cache off so direct state edits show at once. */
+export async function startTestBot(
+  options: {
+    simulator?: SimulatorOptions;
+    gateway?: Partial<GatewayOptions>;
+    env?: Record<string, string>;
+  } = {},
+): Promise<TestBot> {
+  const sim = await startSimulator(options.simulator);
+  const config = loadConfig({ DATA_DIR: '/tmp/netops-test-unused', ...options.env });
+  const logger = silentLogger();
+  const gateway = createGateway({
+    apiType: 'local',
+    url: sim.url,
+    apiKey: sim.apiKey,
+    logger,
+    cacheTtlSeconds: 0,
+    retry: { attempts: 2, budgetMs: 2000, baseDelayMs: 10, maxDelayMs: 50 },
+    timeoutMs: 2000,
+    ...options.gateway,
+  });
+  const app = createApp({ config, logger, gateway });
+  return {
+    sim,
+    app,
+    run: (tool, args = {}) => app.registry.run(tool, args, app.context),
+    site() {
+      const site = sim.state.site('default');
+      if (!site) throw new Error('the simulator has no default site');
+      return site;
+    },
+    writes: () => sim.requests.filter((r) => r.method !== 'GET' && !r.route.includes('/stat/')),
+    async close() {
+      await app.close();
+      await sim.close();
+    },
+  };
+}

@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_DEVICES, DEMO_NETWORKS, type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { api, classicData, type JsonResponse } from './support.js';
+
+const NETWORKS = '/api/s/default/rest/networkconf';
+const RULES = '/api/s/default/rest/firewallrule';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterAll(() => sim.close());
+beforeEach(() => sim.reset());
+
+function expectError(response: JsonResponse, status: number, code: string): void {
+  expect(response.status).toBe(status);
+  expect(response.body).toMatchObject({ meta: { rc: 'error', msg: code }, data: [] });
+}
+
+const newNetwork = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Printers',
+  purpose: 'corporate',
+  vlan_enabled: true,
+  vlan: 70,
+  ip_subnet: '10.70.0.1/24',
+  dhcpd_enabled: true,
+  dhcpd_start: '10.70.0.100',
+  dhcpd_stop: '10.70.0.200',
+  ...overrides,
+});
+
+describe('classic envelopes and routing', () => {
+  it('answers NoSiteContext for an unknown site', async () => {
+    expectError(await api(sim, 'GET', '/api/s/nosuchsite/stat/device'), 400, 'api.err.NoSiteContext');
+  });
+
+  it('answers 404 NotFound for an unknown stat path and 400 InvalidObject for an unknown rest collection', async () => {
+    expectError(await api(sim, 'GET', '/api/s/default/stat/event'), 404, 'api.err.NotFound');
+    expectError(await api(sim, 'GET', '/api/s/default/rest/alarm'), 400, 'api.err.InvalidObject');
+  });
+
+  it('answers 400 for a body that is not JSON, without crashing', async () => {
+    const response = await api(sim, 'POST', NETWORKS, {
+      rawBody: '{"name": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    const after = await api(sim, 'GET', NETWORKS);
+
+    expectError(response, 400, 'api.err.InvalidObject');
+    expect(classicData(after)).toHaveLength(6);
+  });
+
+  it('filters stat/device by POSTed macs', async () => {
+    const response = await api(sim, 'POST', '/api/s/default/stat/device', {
+      body: { macs: [DEMO_DEVICES.meshAp.mac.toUpperCase()] },
+    });
+
+    expect(classicData(response).map((d) => d.name)).toEqual(['Garden Mesh AP']);
+  });
+});
+
+describe('rest/networkconf', () => {
+  it('creates a network with _id, site_id and an external_id, and puts it in the Internal zone', async () => {
+    const response = await api(sim, 'POST', NETWORKS, { body: newNetwork() });
+
+    const [created] = classicData(response);
+    expect(created?._id).toMatch(/^[0-9a-f]{24}$/);
+    expect(created?.site_id).toBe(sim.state.site('default')?._id);
+    expect(created?.external_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sim.state.findZoneByName('default', 'Internal')?.networkIds).toContain(created?.external_id);
+  });
+
+  it('gets one network, and answers IdInvalid for an unknown id', async () => {
+    const one = await api(sim, 'GET', `${NETWORKS}/${DEMO_NETWORKS.iot.id}`);
+    const unknown = await api(sim, 'GET', `${NETWORKS}/000000000000000000000000`);
+
+    expect(classicData(one)).toEqual([expect.objectContaining({ name: 'IoT', vlan: 20 })]);
+    expectError(unknown, 400, 'api.err.IdInvalid');
+  });
+
+  it('merges a partial PUT into the stored record', async () => {
+    const response = await api(sim, 'PUT', `${NETWORKS}/${DEMO_NETWORKS.iot.id}`, {
+      body: { domain_name: 'things.lan' },
+    });
+
+    expect(classicData(response)).toEqual([
+      expect.objectContaining({ domain_name: 'things.lan', vlan: 20, ip_subnet: '10.20.0.1/24' }),
+    ]);
+    expect(sim.state.findNetworkByName('default', 'IoT')?.domain_name).toBe('things.lan');
+  });
+
+  it('refuses a VLAN taken by another network with VlanUsed', async () => {
+    expectError(
+      await api(sim, 'POST', NETWORKS, { body: newNetwork({ vlan: 20 }) }),
+      400,
+      'api.err.VlanUsed',
+    );
+  });
+
+  it('refuses a VLAN outside 2–4018 with InvalidPayload naming the field', async () => {
+    const response = await api(sim, 'POST', NETWORKS, { body: newNetwork({ vlan: 4094 }) });
+
+    expectError(response, 400, 'api.err.InvalidPayload');
+    expect(response.body).toMatchObject({ meta: { validationError: { field: 'vlan' } } });
+  });
+
+  it('refuses the network address as ip_subnet with IncorrectIPSubnetSpec', async () => {
+    const response = await api(sim, 'POST', NETWORKS, { body: newNetwork({ ip_subnet: '10.70.0.0/24' }) });
+
+    expectError(response, 400, 'api.err.IncorrectIPSubnetSpec');
+  });
+
+  it('refuses an overlapping subnet with SubnetOverlapped', async () => {
+    const response = await api(sim, 'POST', NETWORKS, {
+      body: newNetwork({
+        ip_subnet: '192.168.0.1/16',
+        dhcpd_start: '192.168.200.1',
+        dhcpd_stop: '192.168.200.9',
+      }),
+    });
+
+    expectError(response, 400, 'api.err.SubnetOverlapped');
+  });
+
+  it('refuses a DHCP range outside the subnet or reversed with InvalidDHCPRange', async () => {
+    const outside = await api(sim, 'POST', NETWORKS, { body: newNetwork({ dhcpd_stop: '10.61.0.10' }) });
+    const reversed = await api(sim, 'POST', NETWORKS, {
+      body: newNetwork({ dhcpd_start: '10.70.0.200', dhcpd_stop: '10.70.0.100' }),
+    });
+
+    expectError(outside, 400, 'api.err.InvalidDHCPRange');
+    expectError(reversed, 400, 'api.err.InvalidDHCPRange');
+  });
+
+  it('validates a PUT against the merged record (re-tag onto a used VLAN)', async () => {
+    const response = await api(sim, 'PUT', `${NETWORKS}/${DEMO_NETWORKS.cameras.id}`, { body: { vlan: 30 } });
+
+    expectError(response, 400, 'api.err.VlanUsed');
+    expect(sim.state.findNetworkByName('default', 'Cameras')?.vlan).toBe(60);
+  });
+
+  it('accepts a VLAN-only network without subnet or DHCP', async () => {
+    const response = await api(sim, 'POST', NETWORKS, {
+      body: { name: 'Storage', purpose: 'vlan-only', vlan_enabled: true, vlan: 70 },
+    });
+
+    expect(classicData(response)[0]).toMatchObject({ name: 'Storage', vlan: 70 });
+  });
+
+  it('deletes a network (data: []) and removes it from its zone', async () => {
+    const response = await api(sim, 'DELETE', `${NETWORKS}/${DEMO_NETWORKS.iot.id}`);
+
+    expect(classicData(response)).toEqual([]);
+    expect(sim.state.findNetworkByName('default', 'IoT')).toBeUndefined();
+    expect(sim.state.findZoneByName('default', 'IoT Devices')?.networkIds).toEqual([
+      DEMO_NETWORKS.cameras.uuid,
+    ]);
+  });
+
+  it('refuses to delete the default LAN', async () => {
+    expectError(
+      await api(sim, 'DELETE', `${NETWORKS}/${DEMO_NETWORKS.defaultLan.id}`),
+      400,
+      'api.err.DeleteNotAllowed',
+    );
+  });
+
+  it('sees a change made directly in the state', async () => {
+    const network = sim.state.findNetworkByName('default', 'Guest');
+    if (network) network.name = 'Visitors';
+
+    const response = await api(sim, 'GET', `${NETWORKS}/${DEMO_NETWORKS.guest.id}`);
+
+    expect(classicData(response)[0]?.name).toBe('Visitors');
+  });
+});
+
+describe('rest/firewallrule', () => {
+  const rule = (overrides: Record<string, unknown> = {}) => ({
+    name: 'Block SSH from guests',
+    ruleset: 'GUEST_IN',
+    rule_index: 20010,
+    action: 'drop',
+    protocol: 'tcp',
+    dst_port: '22',
+    ...overrides,
+  });
+
+  it('creates a rule with controller defaults filled in', async () => {
+    const response = await api(sim, 'POST', RULES, { body: rule() });
+
+    expect(classicData(response)[0]).toMatchObject({
+      name: 'Block SSH from guests',
+      dst_port: '22',
+      enabled: true,
+      src_firewallgroup_ids: [],
+    });
+  });
+
+  it('refuses a rule_index outside the controller pattern', async () => {
+    expectError(
+      await api(sim, 'POST', RULES, { body: rule({ rule_index: 100 }) }),
+      400,
+      'api.err.FirewallRuleIndexOutOfRange',
+    );
+    expectError(
+      await api(sim, 'POST', RULES, { body: rule({ rule_index: 50000 }) }),
+      400,
+      'api.err.FirewallRuleIndexOutOfRange',
+    );
+  });
+
+  it('refuses a networkconf id without its type', async () => {
+    const response = await api(sim, 'POST', RULES, {
+      body: rule({ src_networkconf_id: DEMO_NETWORKS.guest.id }),
+    });
+
+    expectError(response, 400, 'api.err.FirewallRuleNetworkConfTypeRequired');
+  });
+
+  it('refuses a numeric port (ports are strings)', async () => {
+    const response = await api(sim, 'POST', RULES, { body: rule({ dst_port: 22 }) });
+
+    expectError(response, 400, 'api.err.InvalidPayload');
+    expect(response.body).toMatchObject({ meta: { validationError: { field: 'dst_port' } } });
+  });
+
+  it('merges a partial PUT and answers IdInvalid for an unknown id', async () => {
+    const updated = await api(sim, 'PUT', `${RULES}/65b3c8e1f4a9d20c7e5a1105`, { body: { enabled: true } });
+    const unknown = await api(sim, 'DELETE', `${RULES}/ffffffffffffffffffffffff`);
+
+    expect(classicData(updated)[0]).toMatchObject({
+      enabled: true,
+      name: 'Allow Plex to NAS',
+      dst_port: '32400',
+    });
+    expectError(unknown, 400, 'api.err.IdInvalid');
+  });
+});

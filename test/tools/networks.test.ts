@@ -1,0 +1,432 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ConfirmationRequiredError,
+  ConflictError,
+  GatewayRejectedError,
+  ResourceNotFoundError,
+  ValidationError,
+} from '../../src/errors.js';
+import { DEMO_NETWORKS } from '../../src/simulator/index.js';
+import type { Network } from '../../src/tools/network-model.js';
+import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+
+let bot: TestBot;
+
+beforeAll(async () => {
+  bot = await startTestBot();
+});
+afterAll(async () => {
+  await bot.close();
+});
+beforeEach(() => {
+  bot.sim.reset();
+  bot.sim.clearRequests();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function validationIssues(tool: string, args: Record<string, unknown>) {
+  const error = await rejection(bot.run(tool, args));
+  expect(error).toBeInstanceOf(ValidationError);
+  return (error as ValidationError).issues;
+}
+
+describe('list_vlans', () => {
+  it('lists every network, WAN with its empty vlan included, untagged first then by VLAN', async () => {
+    const networks = (await bot.run('list_vlans')) as Network[];
+    expect(networks.map((n) => [n.name, n.vlan_id])).toEqual([
+      ['Default', null],
+      ['WAN', null],
+      ['IoT', 20],
+      ['Guest', 30],
+      ['Servers', 50],
+      ['Cameras', 60],
+    ]);
+    expect(networks.find((n) => n.name === 'WAN')).toEqual({
+      id: DEMO_NETWORKS.wan.id,
+      name: 'WAN',
+      purpose: 'wan',
+      vlan_id: null,
+      ip_subnet: null,
+      dhcpd_enabled: false,
+    });
+    expect(networks.find((n) => n.name === 'IoT')).toEqual({
+      id: DEMO_NETWORKS.iot.id,
+      name: 'IoT',
+      purpose: 'corporate',
+      vlan_id: 20,
+      ip_subnet: '10.20.0.1/24',
+      dhcpd_enabled: true,
+    });
+  });
+
+  it('pages with limit and offset (defaults 100 and 0)', async () => {
+    const page = (await bot.run('list_vlans', { limit: '2', offset: '2' })) as Network[];
+    expect(page.map((n) => n.name)).toEqual(['IoT', 'Guest']);
+    expect(bot.app.registry.validate('list_vlans', {})).toEqual({
+      site_id: 'default',
+      limit: 100,
+      offset: 0,
+    });
+  });
+
+  it('survives a record the schema cannot read, and an odd vlan value', async () => {
+    bot.site().networks.push({ _id: '', site_id: 'x', name: 'broken', purpose: 'corporate' });
+    const iot = bot.site().networks.find((n) => n.name === 'IoT');
+    if (iot) iot.vlan = '20';
+    const networks = (await bot.run('list_vlans')) as Network[];
+    expect(networks.map((n) => n.name)).not.toContain('broken');
+    expect(networks.find((n) => n.name === 'IoT')?.vlan_id).toBe(20);
+  });
+
+  it('refuses an out-of-range limit without asking the controller', async () => {
+    expect(await validationIssues('list_vlans', { limit: '0' })).toEqual([
+      { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
+    ]);
+    expect(bot.sim.requests).toHaveLength(0);
+  });
+});
+
+describe('get_network_details and get_subnet_info', () => {
+  it('returns the spec fields plus every stored field, found by id or by name', async () => {
+    const byId = (await bot.run('get_network_details', { network_id: DEMO_NETWORKS.cameras.id })) as Record<
+      string,
+      unknown
+    >;
+    const byName = await bot.run('get_network_details', { network_id: 'cameras' });
+    expect(byName).toEqual(byId);
+    expect(byId).toMatchObject({
+      id: DEMO_NETWORKS.cameras.id,
+      name: 'Cameras',
+      vlan_id: 60,
+      dhcpd_enabled: true,
+    });
+    expect(byId.external_id).toBe(DEMO_NETWORKS.cameras.uuid);
+    expect(byId.dhcpd_dns_1).toBe('9.9.9.9');
+    expect(Object.keys(byId).slice(0, 6)).toEqual([
+      'id',
+      'name',
+      'purpose',
+      'vlan_id',
+      'ip_subnet',
+      'dhcpd_enabled',
+    ]);
+  });
+
+  it('masks a stored secret', async () => {
+    const guest = bot.site().networks.find((n) => n.name === 'Guest');
+    if (guest) guest.x_passphrase = 'correct horse';
+    const details = await bot.run('get_network_details', { network_id: 'Guest' });
+    expect(JSON.stringify(details)).not.toContain('correct horse');
+    expect((details as Record<string, unknown>).x_passphrase).toBe('[redacted]');
+  });
+
+  it('answers the subnet plan with DNS nulls where unset and the derived gateway', async () => {
+    const info = await bot.run('get_subnet_info', { network_id: DEMO_NETWORKS.cameras.id });
+    expect(info).toMatchObject({
+      network_id: DEMO_NETWORKS.cameras.id,
+      name: 'Cameras',
+      ip_subnet: '10.60.0.1/24',
+      vlan_id: 60,
+      dhcpd_enabled: true,
+      dhcpd_dns_1: '9.9.9.9',
+      dhcpd_dns_3: null,
+      dhcpd_dns_4: null,
+      dhcpd_gateway: '10.60.0.1',
+    });
+    const lan = (await bot.run('get_subnet_info', { network_id: 'Default' })) as Record<string, unknown>;
+    expect(lan.vlan_id).toBeNull();
+    expect(typeof lan.dhcpd_leasetime).toBe('number');
+  });
+
+  it.each(['get_network_details', 'get_subnet_info'])(
+    '%s raises ResourceNotFoundError for a missing network',
+    async (tool) => {
+      const error = await rejection(bot.run(tool, { network_id: 'ffffffffffffffffffffffff' }));
+      expect(error).toBeInstanceOf(ResourceNotFoundError);
+      expect((error as Error).message).toBe('network ffffffffffffffffffffffff not found');
+    },
+  );
+});
+
+describe('get_network_statistics', () => {
+  it('counts clients by network_id, falls back to VLAN, and counts wired byte counters', async () => {
+    const site = bot.site();
+    site.clients.length = 0;
+    site.clients.push(
+      // Wired: only hyphenated counters, and a vlan that disagrees with its network_id.
+      {
+        _id: 'c1',
+        mac: '02:00:00:00:00:01',
+        is_wired: true,
+        network_id: DEMO_NETWORKS.iot.id,
+        vlan: 0,
+        'wired-tx_bytes': 1000,
+        'wired-rx_bytes': 500,
+      },
+      {
+        _id: 'c2',
+        mac: '02:00:00:00:00:02',
+        is_wired: false,
+        network_id: DEMO_NETWORKS.iot.id,
+        tx_bytes: 10,
+        rx_bytes: 20,
+      },
+      // No network_id: counted by its VLAN tag.
+      { _id: 'c3', mac: '02:00:00:00:00:03', is_wired: false, vlan: 30, tx_bytes: 1, rx_bytes: 2 },
+      // No network_id and untagged: matches nothing.
+      { _id: 'c4', mac: '02:00:00:00:00:04', is_wired: false, vlan: 0, tx_bytes: 5, rx_bytes: 5 },
+    );
+    const stats = (await bot.run('get_network_statistics')) as {
+      site_id: string;
+      networks: {
+        name: string;
+        client_count: number;
+        total_tx_bytes: number;
+        total_rx_bytes: number;
+        total_bytes: number;
+      }[];
+      unassigned_clients: number;
+    };
+    expect(stats.site_id).toBe('default');
+    expect(stats.networks).toHaveLength(6);
+    const iot = stats.networks.find((n) => n.name === 'IoT');
+    expect(iot).toEqual({
+      network_id: DEMO_NETWORKS.iot.id,
+      name: 'IoT',
+      vlan_id: 20,
+      client_count: 2,
+      total_tx_bytes: 1010,
+      total_rx_bytes: 520,
+      total_bytes: 1530,
+    });
+    expect(stats.networks.find((n) => n.name === 'Guest')?.client_count).toBe(1);
+    expect(stats.networks.find((n) => n.name === 'Default')?.client_count).toBe(0);
+    expect(stats.unassigned_clients).toBe(1);
+  });
+});
+
+describe('create_network', () => {
+  const lab = { name: 'Lab40', vlan_id: '40', subnet: '10.44.0.0/24' };
+
+  it('creates Lab on VLAN 40 (the README scenario) tagged, in gateway form, with one POST', async () => {
+    const result = (await bot.run('create_network', {
+      name: 'Lab',
+      vlan_id: '40',
+      subnet: '10.40.0.0/24',
+      confirm: 'true',
+    })) as {
+      success: boolean;
+      network: Network;
+    };
+    expect(result.success).toBe(true);
+    expect(result.network).toMatchObject({
+      name: 'Lab',
+      vlan_id: 40,
+      ip_subnet: '10.40.0.1/24',
+      purpose: 'corporate',
+    });
+    const stored = bot.site().networks.find((n) => n._id === result.network.id);
+    expect(stored).toMatchObject({
+      vlan_enabled: true,
+      vlan: 40,
+      dhcpd_enabled: true,
+      dhcpd_start: '10.40.0.6',
+    });
+    const posts = bot.writes();
+    expect(posts).toHaveLength(1);
+    expect(posts[0]?.method).toBe('POST');
+  });
+
+  it('returns {dry_run, would_create} and changes nothing on a dry run', async () => {
+    const before = JSON.stringify(bot.site().networks);
+    const result = await bot.run('create_network', {
+      name: 'Lab',
+      vlan_id: 44,
+      subnet: '10.44.0.0/24',
+      dry_run: true,
+    });
+    expect(result).toMatchObject({
+      dry_run: true,
+      would_create: { name: 'Lab', vlan: 44, ip_subnet: '10.44.0.1/24' },
+    });
+    expect(JSON.stringify(bot.site().networks)).toBe(before);
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('sends nothing at all without confirm', async () => {
+    await expect(
+      bot.run('create_network', { name: 'Lab', vlan_id: 44, subnet: '10.44.0.0/24' }),
+    ).rejects.toBeInstanceOf(ConfirmationRequiredError);
+    expect(bot.sim.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [{ vlan_id: '0' }, 'vlan_id', 'must be a whole number from 1 to 4094'],
+    [{ vlan_id: '4095' }, 'vlan_id', 'must be a whole number from 1 to 4094'],
+    [{ subnet: '10.44.0.0/33' }, 'subnet', 'must be an IPv4 CIDR such as 10.30.0.0/24'],
+    [{ subnet: 'lab-net' }, 'subnet', 'must be an IPv4 CIDR such as 10.30.0.0/24'],
+    [{ dhcp_start: '10.99.0.10' }, 'dhcp_start', 'must be a host address inside 10.44.0.0/24'],
+    [{ dhcp_stop: '10.44.1.10' }, 'dhcp_stop', 'must be a host address inside 10.44.0.0/24'],
+    [{ purpose: 'dmz' }, 'purpose', 'must be one of corporate, guest, vlan-only, wan'],
+    [{ dhcp_dns_1: '9.9.9' }, 'dhcp_dns_1', 'must be an IPv4 address such as 10.0.0.1'],
+  ])('refuses %o naming %s, with no request sent', async (bad, field, rule) => {
+    const issues = await validationIssues('create_network', { ...lab, ...bad, confirm: true });
+    expect(issues).toContainEqual({ field, rule });
+    expect(bot.sim.requests).toHaveLength(0);
+  });
+
+  it('refuses a VLAN or subnet already in use before sending anything', async () => {
+    const vlanTaken = await rejection(
+      bot.run('create_network', { name: 'X', vlan_id: 30, subnet: '10.77.0.0/24', confirm: true }),
+    );
+    expect(vlanTaken).toBeInstanceOf(ConflictError);
+    expect((vlanTaken as Error).message).toBe(`VLAN 30 is already used by Guest (${DEMO_NETWORKS.guest.id})`);
+    const overlap = await rejection(
+      bot.run('create_network', { name: 'X', vlan_id: 77, subnet: '10.20.0.128/25', confirm: true }),
+    );
+    expect((overlap as Error).message).toBe('subnet overlaps IoT (10.20.0.1/24)');
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('creates a tag-only segment without address plan', async () => {
+    const result = (await bot.run('create_network', {
+      name: 'Voice',
+      vlan_id: 61,
+      purpose: 'vlan-only',
+      dhcp_enabled: false,
+      confirm: true,
+    })) as { network: Network };
+    const stored = bot.site().networks.find((n) => n._id === result.network.id);
+    expect(stored).toMatchObject({ purpose: 'vlan-only', vlan_enabled: true, vlan: 61 });
+    expect(stored?.ip_subnet).toBeUndefined();
+  });
+
+  it("passes the controller's refusal through as a sentence with its code", async () => {
+    const error = await rejection(
+      bot.run('create_network', { name: 'High', vlan_id: 4090, subnet: '10.90.0.0/24', confirm: true }),
+    );
+    expect(error).toBeInstanceOf(GatewayRejectedError);
+    expect((error as GatewayRejectedError).controllerCode).toMatch(/InvalidPayload/);
+    expect(bot.writes()).toHaveLength(1);
+  });
+});
+
+describe('update_network', () => {
+  it('PUTs the stored object with only the supplied fields changed', async () => {
+    const stored = structuredClone(bot.site().networks.find((n) => n.name === 'IoT'));
+    if (!stored) throw new Error('no IoT network');
+    const result = await bot.run('update_network', {
+      network_id: 'IoT',
+      name: 'IoT Things',
+      dhcp_dns_1: '1.1.1.1',
+      confirm: true,
+    });
+    const puts = bot.writes();
+    expect(puts).toHaveLength(1);
+    expect(puts[0]?.method).toBe('PUT');
+    expect(puts[0]?.route).toBe(`/api/s/default/rest/networkconf/${DEMO_NETWORKS.iot.id}`);
+    const { _id, site_id, external_id, attr_no_delete, attr_hidden_id, ...editable } = stored;
+    expect(puts[0]?.body).toEqual({
+      ...editable,
+      name: 'IoT Things',
+      dhcpd_dns_enabled: true,
+      dhcpd_dns_1: '1.1.1.1',
+    });
+    expect(result).toMatchObject({ success: true, network: { name: 'IoT Things', vlan_id: 20 } });
+    expect(bot.site().networks.find((n) => n._id === DEMO_NETWORKS.iot.id)?.dhcpd_dns_1).toBe('1.1.1.1');
+  });
+
+  it('previews a field-by-field diff with a re-tag warning, and changes nothing', async () => {
+    const before = JSON.stringify(bot.site().networks);
+    const preview = (await bot.run('update_network', {
+      network_id: 'Guest',
+      vlan_id: 31,
+      dry_run: true,
+    })) as {
+      dry_run: boolean;
+      changes: Record<string, { from: unknown; to: unknown }>;
+      warnings: string[];
+    };
+    expect(preview.dry_run).toBe(true);
+    expect(preview.changes).toEqual({ vlan: { from: 30, to: 31 } });
+    expect(preview.warnings[0]).toMatch(
+      /^re-tags all traffic on Guest; \d+ active client\(s\) will reconnect$/,
+    );
+    expect(JSON.stringify(bot.site().networks)).toBe(before);
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('moves the lease range with the subnet unless one is given', async () => {
+    await bot.run('update_network', { network_id: 'Guest', subnet: '10.130.0.0/24', confirm: true });
+    expect(bot.site().networks.find((n) => n.name === 'Guest')).toMatchObject({
+      ip_subnet: '10.130.0.1/24',
+      dhcpd_start: '10.130.0.6',
+      dhcpd_stop: '10.130.0.254',
+    });
+  });
+
+  it('refuses a lease range outside the stored subnet, naming the field', async () => {
+    const issues = await validationIssues('update_network', {
+      network_id: 'Guest',
+      dhcp_start: '10.31.0.5',
+      confirm: true,
+    });
+    expect(issues).toEqual([{ field: 'dhcp_start', rule: 'must be a host address inside 10.30.0.0/24' }]);
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('sends no PUT when nothing would change', async () => {
+    const result = await bot.run('update_network', { network_id: 'Guest', name: 'Guest', confirm: true });
+    expect(result).toMatchObject({ success: true, changes: {} });
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('raises ResourceNotFoundError for a missing network', async () => {
+    await expect(
+      bot.run('update_network', { network_id: 'Nope', name: 'x', confirm: true }),
+    ).rejects.toBeInstanceOf(ResourceNotFoundError);
+  });
+});
+
+describe('delete_network', () => {
+  it('previews with a client count and deletes nothing on a dry run', async () => {
+    const preview = (await bot.run('delete_network', { network_id: 'Guest', dry_run: true })) as {
+      would_delete: Network;
+      client_count: number;
+      warnings: string[];
+    };
+    expect(preview.would_delete.id).toBe(DEMO_NETWORKS.guest.id);
+    expect(preview.client_count).toBeGreaterThan(0);
+    expect(preview.warnings).toContain('deletion is irreversible');
+    expect(bot.site().networks.some((n) => n.name === 'Guest')).toBe(true);
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('checks existence on a dry run too', async () => {
+    await expect(bot.run('delete_network', { network_id: 'Nope', dry_run: true })).rejects.toBeInstanceOf(
+      ResourceNotFoundError,
+    );
+  });
+
+  it('deletes and answers {success, deleted_network_id}', async () => {
+    const result = await bot.run('delete_network', { network_id: DEMO_NETWORKS.servers.id, confirm: true });
+    expect(result).toEqual({ success: true, deleted_network_id: DEMO_NETWORKS.servers.id });
+    expect(bot.site().networks.some((n) => n._id === DEMO_NETWORKS.servers.id)).toBe(false);
+    expect(bot.writes().map((r) => r.method)).toEqual(['DELETE']);
+  });
+
+  it('refuses the WAN and sends nothing', async () => {
+    await expect(bot.run('delete_network', { network_id: 'WAN', confirm: true })).rejects.toThrow(
+      /system network/,
+    );
+    expect(bot.writes()).toHaveLength(0);
+  });
+});
