@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { isIpv4OrCidr, overlaps, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { SimError } from './envelopes.js';
-import { cidrsOverlap, isIpv4OrCidr, parseCidr, parseIpv4 } from './ip.js';
 import { NETWORK_PURPOSES, type NetworkConf } from './state.js';
 
 /** One readable sentence from a zod error (unknown properties named explicitly). */
@@ -140,7 +140,7 @@ export function validateNetworkConf(
   }
   const overlapping = peers.find((other) => {
     const theirs = typeof other.ip_subnet === 'string' ? parseCidr(other.ip_subnet) : undefined;
-    return theirs !== undefined && cidrsOverlap(theirs, subnet);
+    return theirs !== undefined && overlaps(theirs, subnet);
   });
   if (overlapping) {
     throw new SimError(400, 'api.err.SubnetOverlapped', `${subnetText} overlaps ${overlapping.name}`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isIpv4, parseCidr } from '../lib/ipv4.js';
+import { isIpv4, parseCidr } from '../lib/ip.js';
 
 /** Every tool's `site_id`; the registry fills it from DEFAULT_SITE (or `site=`) when omitted. */
 export const siteId = z

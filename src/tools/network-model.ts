@@ -10,7 +10,7 @@ import {
   parseCidr,
   parseIpv4,
   toNetworkForm,
-} from '../lib/ipv4.js';
+} from '../lib/ip.js';
 
 /** The spec's network object (2.1). */
 export interface Network {

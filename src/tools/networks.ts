@@ -3,7 +3,7 @@ import { NotSupportedError, ValidationError } from '../errors.js';
 import { type ClientRecord, clientRecordSchema } from '../gateway/records/client-record.js';
 import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
-import { defaultDhcpRange, parseCidr, parseIpv4 } from '../lib/ipv4.js';
+import { defaultDhcpRange, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { cidr, confirm, dryRun, ipv4, limit, offset, siteId, text, vlanId } from './arg-types.js';
 import { defineTool } from './define-tool.js';
 import {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { isIpv4OrCidr } from '../../lib/ip.js';
 import { INTEGRATION_CODES, json } from '../envelopes.js';
-import { isIpv4OrCidr } from '../ip.js';
 import type { Router } from '../router.js';
 import type { AclRule, SiteState } from '../state.js';
 import { type Handler, type RequestContext, uuidSite } from './context.js';

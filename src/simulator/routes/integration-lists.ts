@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compareIpv4OrIpv6, isIpv4OrCidr, isIpv6OrCidr } from '../ip.js';
+import { compareIpv4OrIpv6, isIpv4OrCidr, isIpv6OrCidr } from '../../lib/ip.js';
 import { TRAFFIC_MATCHING_LIST_TYPES, type TrafficMatchingList } from '../state.js';
 import { describeZodError } from '../validation.js';
 import type { RequestContext } from './context.js';

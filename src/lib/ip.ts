@@ -1,3 +1,5 @@
+import { isIPv6 } from 'node:net';
+
 /** An IPv4 network parsed from CIDR: the address as given, the network, prefix and host range. */
 export interface Ipv4Cidr {
   /** The address part as written (network or host form). */
@@ -63,4 +65,40 @@ export function defaultDhcpRange(cidr: Ipv4Cidr, gateway: number): { start: stri
   let stop = cidr.broadcast - 1;
   if (stop === gateway) stop -= 1;
   return { start: formatIpv4(start), stop: formatIpv4(stop) };
+}
+
+/** True for an IPv4 address, or an IPv4 CIDR when `allowPrefix` is set. */
+export function isIpv4OrCidr(text: string, allowPrefix: boolean): boolean {
+  return parseIpv4(text) !== undefined || (allowPrefix && parseCidr(text) !== undefined);
+}
+
+/** True for an IPv6 address, or an IPv6 prefix (`2001:db8::/32`) when `allowPrefix` is set. */
+export function isIpv6OrCidr(text: string, allowPrefix: boolean): boolean {
+  const [address = '', prefix, extra] = text.split('/');
+  if (extra !== undefined || !isIPv6(address)) return false;
+  if (prefix === undefined) return true;
+  return allowPrefix && /^\d{1,3}$/.test(prefix) && Number(prefix) <= 128;
+}
+
+/** Compares two IPv6 addresses numerically (negative, zero, positive). */
+function compareIpv6(a: string, b: string): number {
+  const value = (text: string): bigint => {
+    const [head = '', tail = ''] = text.split('::');
+    const left = head ? head.split(':') : [];
+    const right = text.includes('::') && tail ? tail.split(':') : [];
+    const groups = text.includes('::')
+      ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+      : left;
+    return groups.reduce((acc, group) => (acc << 16n) | BigInt(Number.parseInt(group || '0', 16) || 0), 0n);
+  };
+  const diff = value(a) - value(b);
+  return diff === 0n ? 0 : diff < 0n ? -1 : 1;
+}
+
+/** Compares two addresses of the same family (IPv4 numerically, else as IPv6). */
+export function compareIpv4OrIpv6(a: string, b: string): number {
+  const left = parseIpv4(a);
+  const right = parseIpv4(b);
+  if (left !== undefined && right !== undefined) return left - right;
+  return compareIpv6(a, b);
 }

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  defaultDhcpRange,
-  formatIpv4,
-  isHostIn,
-  overlaps,
-  parseCidr,
-  parseIpv4,
-} from '../../src/lib/ipv4.js';
+import { defaultDhcpRange, formatIpv4, isHostIn, overlaps, parseCidr, parseIpv4 } from '../../src/lib/ip.js';
 
 describe('ipv4', () => {
   it('parses and formats dotted quads, refusing malformed ones', () => {
