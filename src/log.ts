@@ -16,14 +16,20 @@ const SECRET_KEYS = [
   'password',
   'cookie',
   'authorization',
-  '"x-api-key"',
-  '"x-csrf-token"',
-  '"x-updated-csrf-token"',
-  '"set-cookie"',
+  'x-api-key',
+  'x-csrf-token',
+  'x-updated-csrf-token',
+  'set-cookie',
   'csrfToken',
 ];
 
-const REDACT_PATHS = SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`, `*.*.*.${key}`]);
+// Hyphenated keys need pino's bracket notation, or they are silently never matched.
+const segment = (key: string) => (/^[A-Za-z_]\w*$/.test(key) ? `.${key}` : `["${key}"]`);
+const REDACT_PATHS = SECRET_KEYS.flatMap((key) =>
+  ['', '*', '*.*', '*.*.*'].map((prefix) =>
+    prefix ? `${prefix}${segment(key)}` : segment(key).replace(/^\./, ''),
+  ),
+);
 
 /** Token shapes that must never reach a log line even inside free text. */
 const SECRET_PATTERNS: [RegExp, string][] = [

@@ -21,19 +21,15 @@ const QUOTE_CLOSERS = new Map<string, string>([
   ['‘', '’‘'],
 ]);
 
-/**
- * Where the first quoted character of each token sits (-1: none). Kept beside the plain string
- * array so that `tokenize` keeps its simple signature while `parseCommand(tokenize(line))` still
- * knows that `name="a,b"` was quoted and must not become an array. A copied array loses the
- * entry and is parsed like shell argv, which is the safe direction: the registry joins an
- * array back into text for a string argument.
- */
-const quoteStarts = new WeakMap<readonly string[], readonly number[]>();
+/** One word of a command line, and where its first quoted character was (-1: none). */
+export interface Token {
+  text: string;
+  quotedAt: number;
+}
 
 /** Splits a command line into words, honouring straight and smart quotes and backslash escapes inside quotes. */
-export function tokenize(line: string): string[] {
-  const tokens: string[] = [];
-  const firstQuoted: number[] = [];
+export function tokenize(line: string): Token[] {
+  const tokens: Token[] = [];
   let current = '';
   let inToken = false;
   let quotedAt = -1;
@@ -71,10 +67,7 @@ export function tokenize(line: string): string[] {
       continue;
     }
     if (/\s/u.test(ch)) {
-      if (inToken) {
-        tokens.push(current);
-        firstQuoted.push(quotedAt);
-      }
+      if (inToken) tokens.push({ text: current, quotedAt });
       current = '';
       inToken = false;
       quotedAt = -1;
@@ -85,11 +78,7 @@ export function tokenize(line: string): string[] {
     inToken = true;
     i += 1;
   }
-  if (inToken) {
-    tokens.push(current);
-    firstQuoted.push(quotedAt);
-  }
-  quoteStarts.set(tokens, firstQuoted);
+  if (inToken) tokens.push({ text: current, quotedAt });
   return tokens;
 }
 
@@ -133,18 +122,18 @@ function argumentValue(raw: string, quoted: boolean): string | string[] {
  * registry converts them by the tool's schema. A leading `/net` or `net` is dropped; the command
  * word and keys are lower-cased because phones capitalise the first word of a message.
  */
-export function parseCommand(tokens: string[]): ParsedCommand {
-  const starts = quoteStarts.get(tokens);
+export function parseCommand(words: readonly (Token | string)[]): ParsedCommand {
+  // Plain strings are shell argv: the shell has already removed the quotes.
+  const tokens = words.map((w) => (typeof w === 'string' ? { text: w, quotedAt: -1 } : w));
   let index = 0;
-  const first = tokens[0]?.toLowerCase();
+  const first = tokens[0]?.text.toLowerCase();
   if (first === '/net' || first === 'net') index = 1;
   const commandToken = tokens[index];
-  const command = commandToken === undefined ? '' : unwrapSlackMarkup(commandToken).toLowerCase();
+  const command = commandToken === undefined ? '' : unwrapSlackMarkup(commandToken.text).toLowerCase();
   const positionals: string[] = [];
   const args: Record<string, string | string[]> = {};
   for (let i = index + 1; i < tokens.length; i += 1) {
-    const token = tokens[i] ?? '';
-    const quotedAt = starts?.[i] ?? -1;
+    const { text: token, quotedAt } = tokens[i] ?? { text: '', quotedAt: -1 };
     const eq = token.indexOf('=');
     const keyIsBare = eq >= 0 && (quotedAt === -1 || quotedAt > eq);
     if (!keyIsBare) {

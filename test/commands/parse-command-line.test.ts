@@ -7,6 +7,11 @@ import {
 } from '../../src/commands/parse-command-line.js';
 import { ValidationError } from '../../src/errors.js';
 
+/** The words of a line, without their quote positions. */
+function words(line: string): string[] {
+  return tokenize(line).map((t) => t.text);
+}
+
 function validationIssues(fn: () => unknown): { field: string; rule: string }[] {
   try {
     fn();
@@ -19,41 +24,41 @@ function validationIssues(fn: () => unknown): { field: string; rule: string }[] 
 
 describe('tokenize', () => {
   it('splits on any run of whitespace, including tabs and no-break spaces', () => {
-    const tokens = tokenize('  vlans \t limit=5\u00a0site=lab  ');
+    const tokens = words('  vlans \t limit=5\u00a0site=lab  ');
 
     expect(tokens).toEqual(['vlans', 'limit=5', 'site=lab']);
   });
 
   it('keeps double- and single-quoted text together and drops the quotes', () => {
-    const tokens = tokenize(`create_network name="Guest WiFi" domain_name='corp lan'`);
+    const tokens = words(`create_network name="Guest WiFi" domain_name='corp lan'`);
 
     expect(tokens).toEqual(['create_network', 'name=Guest WiFi', 'domain_name=corp lan']);
   });
 
   it('honours the smart quotes Slack and phones produce', () => {
-    const tokens = tokenize('network “Guest WiFi” ‘IoT Lab’ ”Both Closing”');
+    const tokens = words('network “Guest WiFi” ‘IoT Lab’ ”Both Closing”');
 
     expect(tokens).toEqual(['network', 'Guest WiFi', 'IoT Lab', 'Both Closing']);
   });
 
   it('treats a right single quote inside a word as an apostrophe', () => {
-    const tokens = tokenize('network Bob’s-lab');
+    const tokens = words('network Bob’s-lab');
 
     expect(tokens).toEqual(['network', 'Bob’s-lab']);
   });
 
   it('unescapes backslashes inside quotes', () => {
-    const tokens = tokenize(String.raw`x name="say \"hi\"" path='C:\\temp' it='it\'s'`);
+    const tokens = words(String.raw`x name="say \"hi\"" path='C:\\temp' it='it\'s'`);
 
     expect(tokens).toEqual(['x', 'name=say "hi"', 'path=C:\\temp', "it=it's"]);
   });
 
   it('leaves backslashes outside quotes alone', () => {
-    expect(tokenize(String.raw`x filter=a\b`)).toEqual(['x', String.raw`filter=a\b`]);
+    expect(words(String.raw`x filter=a\b`)).toEqual(['x', String.raw`filter=a\b`]);
   });
 
   it('keeps an empty quoted string as an empty token', () => {
-    expect(tokenize('x "" name=""')).toEqual(['x', '', 'name=']);
+    expect(words('x "" name=""')).toEqual(['x', '', 'name=']);
   });
 
   it('refuses an unterminated quote and says where it started', () => {
