@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
+import { JsonFileStore, type KeyValueStore } from './lib/json-file-store.js';
 import type { Logger } from './log.js';
 import type { ToolContext } from './tools/define-tool.js';
 import { createRegistry } from './tools/index.js';
@@ -10,6 +12,8 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   gateway: Gateway;
+  /** Bot-kept data; defaults to `DATA_DIR/bot-data.json`. */
+  store?: KeyValueStore;
 }
 
 /** The assembled bot, independent of which front end drives it. */
@@ -22,7 +26,8 @@ export interface App {
 /** Builds the bot from injected parts; `main.ts` only wires real ones in. */
 export function createApp(deps: AppDeps): App {
   const registry = createRegistry(deps.config.defaultSite);
-  const context: ToolContext = { gateway: deps.gateway, logger: deps.logger };
+  const store = deps.store ?? new JsonFileStore(join(deps.config.dataDir, 'bot-data.json'));
+  const context: ToolContext = { gateway: deps.gateway, logger: deps.logger, store };
   return {
     registry,
     context,

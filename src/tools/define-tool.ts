@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Gateway } from '../gateway/types.js';
+import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { Logger } from '../log.js';
 
 /** Reads change nothing; writes need confirm (or dry_run) and go through approvals in Slack. */
@@ -9,6 +10,8 @@ export type ToolAccess = 'read' | 'write';
 export interface ToolContext {
   gateway: Gateway;
   logger: Logger;
+  /** Durable bot-kept data (in DATA_DIR), for what the controller has no field for, such as zone descriptions. */
+  store: KeyValueStore;
 }
 
 /** One tool of the spec: a name, a zod schema for its arguments, and what it does. */

@@ -1,9 +1,25 @@
+import { aclRuleTools } from './acl-rules.js';
 import type { ToolGroup } from './define-tool.js';
+import { dpiTools } from './dpi.js';
+import { firewallRuleTools } from './firewall-rules.js';
+import { firewallZoneTools } from './firewall-zones.js';
 import { networkTools } from './networks.js';
 import { ToolRegistry } from './registry.js';
+import { topologyTools } from './topology.js';
+import { trafficMatchingListTools } from './traffic-matching-lists.js';
+import { trafficRouteTools } from './traffic-routes.js';
 
-/** Every tool group of the spec that is implemented, in the spec's order. */
-export const toolGroups: readonly ToolGroup[] = [{ title: 'Networks and VLANs', tools: networkTools }];
+/** Every tool group of the spec, in the spec's order (4.1 … 4.9). */
+export const toolGroups: readonly ToolGroup[] = [
+  { title: 'Networks and VLANs', tools: networkTools },
+  { title: 'Firewall zones', tools: firewallZoneTools },
+  { title: 'Firewall rules', tools: firewallRuleTools },
+  { title: 'ACL rules', tools: aclRuleTools },
+  { title: 'Traffic matching lists', tools: trafficMatchingListTools },
+  { title: 'Traffic routes', tools: trafficRouteTools },
+  { title: 'DPI statistics', tools: dpiTools },
+  { title: 'Topology', tools: topologyTools },
+].filter((group) => group.tools.length > 0);
 
 /** The registry of all tools; `defaultSite` fills `site_id` when a command names none. */
 export function createRegistry(defaultSite: string): ToolRegistry {

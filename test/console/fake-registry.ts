@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { z } from 'zod';
 import { GatewayUnavailableError } from '../../src/errors.js';
 import type { Gateway } from '../../src/gateway/types.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
 import type { Logger } from '../../src/log.js';
 import { defineTool, type ToolContext } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -146,7 +147,7 @@ export function fakeSetup(): { registry: ToolRegistry; context: ToolContext; cal
       throw new Error(`a console test touched the gateway (${String(property)})`);
     },
   });
-  return { registry, context: { gateway, logger: silentTestLogger() }, calls };
+  return { registry, context: { gateway, logger: silentTestLogger(), store: new MemoryStore() }, calls };
 }
 
 function silentTestLogger(): Logger {

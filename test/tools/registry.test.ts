@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfirmationRequiredError, ValidationError } from '../../src/errors.js';
 import type { Gateway } from '../../src/gateway/types.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { confirm, dryRun, intInRange, siteId } from '../../src/tools/arg-types.js';
 import { defineTool, type ToolContext } from '../../src/tools/define-tool.js';
@@ -12,7 +13,11 @@ const untouchableGateway = new Proxy({} as Gateway, {
     throw new Error('the gateway must not be used in this test');
   },
 });
-const context: ToolContext = { gateway: untouchableGateway, logger: silentLogger() };
+const context: ToolContext = {
+  gateway: untouchableGateway,
+  logger: silentLogger(),
+  store: new MemoryStore(),
+};
 
 function echoTools(calls: Record<string, unknown>[]) {
   const read = defineTool({
