@@ -1,6 +1,7 @@
 import { type App, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type GatewayOptions } from '../../src/gateway/index.js';
+import { type KeyValueStore, MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import {
   type Simulator,
@@ -44,7 +45,7 @@ export async function startTestBot(
     timeoutMs: 2000,
     ...options.gateway,
   });
-  const app = createApp({ config, logger, gateway });
+  const app = createApp({ config, logger, gateway, store: options.store ?? new MemoryStore() });
   return {
     sim,
     app,
