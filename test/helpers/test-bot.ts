@@ -30,6 +30,7 @@ export async function startTestBot(
     simulator?: SimulatorOptions;
     gateway?: Partial<GatewayOptions>;
     env?: Record<string, string>;
+    store?: KeyValueStore;
   } = {},
 ): Promise<TestBot> {
   const sim = await startSimulator(options.simulator);
