@@ -1,38 +1,96 @@
 import { join } from 'node:path';
+import { webApi } from '@slack/bolt';
+import { Approvals } from './approvals/approvals.js';
+import { ApprovalPolicy } from './approvals/policy.js';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
 import { JsonFileStore, type KeyValueStore } from './lib/json-file-store.js';
 import type { Logger } from './log.js';
+import type { TopologyPicture } from './slack/deps.js';
+import { createSlackFrontEnd, type SlackFrontEnd, slackClientOptions } from './slack/slack-app.js';
+import { SlackUserGroups } from './slack/user-groups.js';
 import type { ToolContext } from './tools/define-tool.js';
 import { createRegistry } from './tools/index.js';
 import type { ToolRegistry } from './tools/registry.js';
 
-/** Everything the app is built from; tests inject the simulator's gateway and a fake Slack. */
+/** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
 export interface AppDeps {
   config: Config;
   logger: Logger;
   gateway: Gateway;
   /** Bot-kept data; defaults to `DATA_DIR/bot-data.json`. */
   store?: KeyValueStore;
+  /** Clock for approval expiry (ms since the epoch). */
+  now?: () => number;
+  topologyPicture?: TopologyPicture;
+  /** How often expired change requests are swept [15 s]. */
+  sweepIntervalMs?: number;
 }
 
-/** The assembled bot, independent of which front end drives it. */
+/**
+ * The assembled bot. `approvals` and `slack` exist only when SLACK_BOT_TOKEN is set: the journal
+ * has one owner, the long-running Slack bot, and a console run beside it on the same DATA_DIR
+ * must not append to (and so fork) its hash chain.
+ */
 export interface App {
   registry: ToolRegistry;
   context: ToolContext;
+  approvals?: Approvals;
+  slack?: SlackFrontEnd;
   close(): Promise<void>;
 }
 
 /** Builds the bot from injected parts; `main.ts` only wires real ones in. */
 export function createApp(deps: AppDeps): App {
-  const registry = createRegistry(deps.config.defaultSite);
-  const store = deps.store ?? new JsonFileStore(join(deps.config.dataDir, 'bot-data.json'));
-  const context: ToolContext = { gateway: deps.gateway, logger: deps.logger, store };
+  const { config, logger } = deps;
+  const registry = createRegistry(config.defaultSite);
+  const store = deps.store ?? new JsonFileStore(join(config.dataDir, 'bot-data.json'));
+  const context: ToolContext = { gateway: deps.gateway, logger, store };
+  const slackParts = config.slack.botToken ? buildSlack(deps, registry, context) : undefined;
   return {
     registry,
     context,
+    ...(slackParts ?? {}),
     async close() {
+      await slackParts?.slack.stop();
+      slackParts?.approvals.close();
       await deps.gateway.close();
     },
   };
+}
+
+function buildSlack(deps: AppDeps, registry: ToolRegistry, context: ToolContext) {
+  const { config, logger } = deps;
+  const token = config.slack.botToken ?? '';
+  const groups = new SlackUserGroups(new webApi.WebClient(token, slackClientOptions(config)), logger);
+  const policy = new ApprovalPolicy({
+    approvers: config.approvals.approvers,
+    allowSelfApproval: config.approvals.allowSelfApproval,
+    requesters: config.approvals.requesters,
+    writeChannels: config.approvals.writeChannels,
+    groupMembers: (groupId) => groups.members(groupId),
+    logger,
+  });
+  const approvals = Approvals.open({
+    dataDir: config.dataDir,
+    registry,
+    context,
+    policy,
+    ttlSeconds: config.approvals.ttlSeconds,
+    logger,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const slack = createSlackFrontEnd({
+    config,
+    logger,
+    registry,
+    context,
+    approvals,
+    ...(deps.topologyPicture ? { topologyPicture: deps.topologyPicture } : {}),
+    ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
+  });
+  if (config.approvals.approvers.length === 0) {
+    logger.warn('APPROVERS is unset: anyone in the channel except the requester may approve changes');
+  }
+  return { approvals, slack };
 }

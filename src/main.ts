@@ -67,6 +67,18 @@ async function main(argv: string[]): Promise<number> {
       void shutdown().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
     });
   }
+  if (app.slack) {
+    if (controller.note) logger.warn(controller.note);
+    const { port, mode } = await app.slack.start();
+    logger.info(
+      { mode, port },
+      mode === 'http'
+        ? `listening on port ${port}: POST /slack/events, GET /healthz`
+        : 'connected to Slack in Socket Mode',
+    );
+    // Runs until SIGINT/SIGTERM; the signal handlers above close everything.
+    await new Promise<never>(() => {});
+  }
   const deps = {
     registry: app.registry,
     context: app.context,

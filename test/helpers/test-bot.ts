@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type App, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type GatewayOptions } from '../../src/gateway/index.js';
@@ -34,7 +37,7 @@ export async function startTestBot(
   } = {},
 ): Promise<TestBot> {
   const sim = await startSimulator(options.simulator);
-  const config = loadConfig({ DATA_DIR: '/tmp/netops-test-unused', ...options.env });
+  const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-bot-')), ...options.env });
   const logger = silentLogger();
   const gateway = createGateway({
     apiType: 'local',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, render, renderTable } from '../../src/console/render.js';
-import { NETWORKS } from './fake-registry.js';
+import { formatBytes, render, renderTable } from '../../src/format/plain-text.js';
+import { NETWORKS } from '../console/fake-registry.js';
 
 /** Start index of each column header, used to check that every row lines up under it. */
 function columnStarts(header: string, names: readonly string[]): number[] {

@@ -1,0 +1,109 @@
+import type { Logger } from '../log.js';
+import type { Actor, ChangeRequest } from './types.js';
+
+/** A policy answer; a refusal says what is missing, in words the clicker can act on. */
+export type Decision = { ok: true } | { ok: false; reason: string };
+
+/** Everything the policy is built from: the approval variables of DESIGN §3, and a group resolver. */
+export interface ApprovalPolicyOptions {
+  /** APPROVERS: user ids (U…/W…) and user-group ids (S…); empty = anyone but the requester. */
+  approvers: string[];
+  allowSelfApproval: boolean;
+  /** REQUESTERS: who may propose writes; empty = anyone. */
+  requesters: string[];
+  /** WRITE_CHANNELS: where writes may be proposed; empty = anywhere. */
+  writeChannels: string[];
+  /** Members of a user group (Slack usergroups.users.list); caching is the resolver's business. */
+  groupMembers: (groupId: string) => Promise<string[]>;
+  logger: Logger;
+}
+
+const isGroup = (id: string) => id.startsWith('S');
+
+/** A Slack mention of a user, group or channel id, so refusals render as names. */
+function mention(id: string): string {
+  if (isGroup(id)) return `<!subteam^${id}>`;
+  if (/^[CGD]/.test(id)) return `<#${id}>`;
+  return `<@${id}>`;
+}
+
+const mentions = (ids: readonly string[]) => ids.map(mention).join(', ');
+
+type Membership = { member: true } | { member: false; unresolved: string[] };
+
+/** Who may propose, approve and cancel change requests. Checked on every click, never cached per request. */
+export class ApprovalPolicy {
+  constructor(private readonly options: ApprovalPolicyOptions) {}
+
+  /** REQUESTERS and WRITE_CHANNELS, when set; a request from no channel fails a WRITE_CHANNELS rule. */
+  async canRequest(user: Actor, channel: string | undefined): Promise<Decision> {
+    const { requesters, writeChannels } = this.options;
+    if (requesters.length > 0) {
+      const membership = await this.membership(user.userId, requesters);
+      if (!membership.member)
+        return { ok: false, reason: this.notListed('REQUESTERS', requesters, 'request changes', membership) };
+    }
+    if (writeChannels.length > 0 && (channel === undefined || !writeChannels.includes(channel))) {
+      const here = channel === undefined ? 'this request came from no channel' : `not in ${mention(channel)}`;
+      return {
+        ok: false,
+        reason: `changes may only be requested in WRITE_CHANNELS (${mentions(writeChannels)}); ${here}`,
+      };
+    }
+    return { ok: true };
+  }
+
+  /** Not the requester unless ALLOW_SELF_APPROVAL; a member of APPROVERS when it is set. */
+  async canApprove(request: ChangeRequest, user: Actor): Promise<Decision> {
+    const { approvers, allowSelfApproval } = this.options;
+    if (user.userId === request.requester.userId && !allowSelfApproval) {
+      return {
+        ok: false,
+        reason: 'you requested this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)',
+      };
+    }
+    if (approvers.length === 0) return { ok: true };
+    const membership = await this.membership(user.userId, approvers);
+    if (membership.member) return { ok: true };
+    return { ok: false, reason: this.notListed('APPROVERS', approvers, 'approve', membership) };
+  }
+
+  /** The requester, or anyone allowed to approve it. */
+  async canCancel(request: ChangeRequest, user: Actor): Promise<Decision> {
+    if (user.userId === request.requester.userId) return { ok: true };
+    const approve = await this.canApprove(request, user);
+    if (approve.ok) return approve;
+    return {
+      ok: false,
+      reason: `only the requester (${mention(request.requester.userId)}) or someone who may approve can cancel it: ${approve.reason}`,
+    };
+  }
+
+  private notListed(variable: string, ids: string[], what: string, membership: Membership): string {
+    const base = `only members of ${variable} (${mentions(ids)}) may ${what}`;
+    if (membership.member || membership.unresolved.length === 0) return base;
+    // Fail closed: a group we could not read might have listed the user, but we cannot tell.
+    return `${base}; membership of ${mentions(membership.unresolved)} could not be checked right now, try again later`;
+  }
+
+  /** Listed directly, or a member of a listed group; groups that cannot be read count as "no". */
+  private async membership(userId: string, ids: string[]): Promise<Membership> {
+    if (ids.includes(userId)) return { member: true };
+    const groups = ids.filter(isGroup);
+    const answers = await Promise.allSettled(groups.map((group) => this.options.groupMembers(group)));
+    const unresolved: string[] = [];
+    for (const [index, answer] of answers.entries()) {
+      const group = groups[index] ?? '?';
+      if (answer.status === 'fulfilled') {
+        if (answer.value.includes(userId)) return { member: true };
+      } else {
+        unresolved.push(group);
+        this.options.logger.error(
+          { err: answer.reason, group },
+          'could not resolve user-group members; treating the user as not a member',
+        );
+      }
+    }
+    return { member: false, unresolved };
+  }
+}

@@ -1,0 +1,85 @@
+/** Where a change request is in its lifecycle (DESIGN §4); `unknown` = caught mid-run by a crash. */
+export type ChangeState =
+  | 'pending'
+  | 'approved'
+  | 'executing'
+  | 'succeeded'
+  | 'failed'
+  | 'cancelled'
+  | 'expired'
+  | 'superseded'
+  | 'unknown';
+
+/** States a request never leaves. */
+export const FINAL_STATES: ReadonlySet<ChangeState> = new Set([
+  'succeeded',
+  'failed',
+  'cancelled',
+  'expired',
+  'superseded',
+  'unknown',
+]);
+
+/** Who did something: a Slack user id (U…), or e.g. 'console:alice'. */
+export interface Actor {
+  userId: string;
+  name?: string;
+}
+
+/** The Slack message showing the preview. */
+export interface MessageRef {
+  channel: string;
+  ts: string;
+}
+
+/** An error as kept on a request and in the journal: a stable code and a sentence, never a stack. */
+export interface ErrorSummary {
+  code: string;
+  message: string;
+}
+
+/** One proposed write, from preview to outcome. */
+export interface ChangeRequest {
+  /** Opaque, unguessable, URL-safe ('cr_' + 20 base32 characters); the button value. */
+  id: string;
+  tool: string;
+  site: string;
+  /** Validated arguments, without confirm and dry_run. */
+  args: Record<string, unknown>;
+  requester: Actor;
+  channel?: string;
+  /** The dry-run result shown to approvers, secrets masked. */
+  preview: unknown;
+  /** SHA-256 hex of the canonical preview without `warnings`; the UI shows the first 8 characters. */
+  previewHash: string;
+  createdAt: string;
+  expiresAt: string;
+  state: ChangeState;
+  message?: MessageRef;
+  approver?: Actor;
+  /** Who cancelled it (the requester or an approver). */
+  cancelledBy?: Actor;
+  decidedAt?: string;
+  /** The tool's result as journaled (secrets masked, very large results capped). */
+  result?: unknown;
+  error?: ErrorSummary;
+  supersededBy?: string;
+  replaces?: string;
+}
+
+/** What a click on Approve led to; every kind is something the UI must say, none is silent. */
+export type ApproveOutcome =
+  | { kind: 'succeeded'; request: ChangeRequest; result: unknown }
+  | { kind: 'failed'; request: ChangeRequest; error: ErrorSummary }
+  | { kind: 'refused'; request: ChangeRequest; reason: string }
+  | { kind: 'already'; request: ChangeRequest }
+  | { kind: 'expired'; request: ChangeRequest }
+  | { kind: 'drift'; request: ChangeRequest; replacement: ChangeRequest; differences: string[] }
+  | { kind: 'not_found'; id: string };
+
+/** What a click on Cancel led to. */
+export type CancelOutcome =
+  | { kind: 'cancelled'; request: ChangeRequest }
+  | { kind: 'refused'; request: ChangeRequest; reason: string }
+  | { kind: 'already'; request: ChangeRequest }
+  | { kind: 'not_found'; id: string };

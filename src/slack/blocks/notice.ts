@@ -1,0 +1,23 @@
+import type { types } from '@slack/bolt';
+import { codeSections, type SlackMessage } from './read-result.js';
+import { clip } from './text.js';
+
+/** A short message: one section of mrkdwn text (already escaped by the caller). */
+export function noticeMessage(text: string): SlackMessage {
+  return {
+    text: clip(text, 3000),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: clip(text, 2900) } }],
+  };
+}
+
+/** `/net help`: the generated tool list and the shortcuts, as aligned text. */
+export function helpMessage(helpText: string, aliasText: string): SlackMessage {
+  const intro =
+    '*/net <tool> key=value …* runs any tool (`site_id` defaults to the configured site). ' +
+    'Reads answer only you; writes post a preview here with *Approve*/*Cancel*. ' +
+    '`/net form <tool>` opens a form. Values: bare words, `"quoted text"`, `a,b,c` lists, `true`/`false`.';
+  const blocks: types.KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: intro } }];
+  const body = [helpText, aliasText].filter(Boolean).join('\n\n');
+  blocks.push(...codeSections(body, { blocks: 40, chars: 11_000 }).blocks);
+  return { text: 'netops help', blocks };
+}

@@ -1,0 +1,144 @@
+import type { types } from '@slack/bolt';
+import { formatBytes, renderObject, renderTable } from '../../format/plain-text.js';
+import { LIMITS } from './limits.js';
+import { clip, escapeMrkdwn, humanize } from './text.js';
+
+/** A message for `chat.postMessage` or `respond`: fallback text plus blocks. */
+export interface SlackMessage {
+  text: string;
+  blocks: types.KnownBlock[];
+}
+
+type Row = Record<string, unknown>;
+
+const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isTable = (v: unknown): v is Row[] => Array.isArray(v) && v.length > 0 && v.every(isRow);
+const isScalar = (v: unknown) =>
+  v === null || ['string', 'number', 'boolean', 'undefined'].includes(typeof v);
+
+// Code blocks render in a fixed-width font on every client; 100 columns fit a desktop window.
+const TABLE_WIDTH = 100;
+const FENCE = '```';
+
+/** Splits text into code-block sections within Slack's per-section and per-message budgets. */
+export function codeSections(
+  text: string,
+  budget: { blocks: number; chars: number },
+): { blocks: types.SectionBlock[]; omittedLines: number } {
+  const lines = escapeMrkdwn(text).split('\n');
+  const limit = LIMITS.sectionText - FENCE.length * 2 - 2;
+  const blocks: types.SectionBlock[] = [];
+  let chunk: string[] = [];
+  let size = 0;
+  let used = 0;
+  let index = 0;
+  const flush = () => {
+    if (chunk.length === 0) return;
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: `${FENCE}\n${chunk.join('\n')}\n${FENCE}` },
+    });
+    used += size;
+    chunk = [];
+    size = 0;
+  };
+  for (; index < lines.length; index += 1) {
+    const line = clip(lines[index] ?? '', limit);
+    if (size + line.length + 1 > limit) flush();
+    if (blocks.length >= budget.blocks || used + size + line.length + 1 > budget.chars) break;
+    chunk.push(line);
+    size += line.length + 1;
+  }
+  if (blocks.length < budget.blocks) flush();
+  return { blocks, omittedLines: lines.length - index };
+}
+
+function fieldText(key: string, value: unknown): string {
+  const shown =
+    value === null || value === undefined
+      ? '–'
+      : typeof value === 'boolean'
+        ? value
+          ? 'yes'
+          : 'no'
+        : typeof value === 'number' && /bytes$/.test(key)
+          ? formatBytes(value)
+          : String(value);
+  return clip(`*${escapeMrkdwn(key)}*\n${escapeMrkdwn(shown)}`, LIMITS.fieldText);
+}
+
+/** Scalars of an object as section fields, ten per section. */
+function fieldSections(row: Row): types.SectionBlock[] {
+  const entries = Object.entries(row).filter(([, v]) => isScalar(v));
+  const sections: types.SectionBlock[] = [];
+  for (let i = 0; i < entries.length; i += LIMITS.sectionFields) {
+    sections.push({
+      type: 'section',
+      fields: entries
+        .slice(i, i + LIMITS.sectionFields)
+        .map(([k, v]) => ({ type: 'mrkdwn', text: fieldText(k, v) })),
+    });
+  }
+  return sections;
+}
+
+const context = (text: string): types.ContextBlock => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text: clip(text, LIMITS.sectionText) }],
+});
+
+/**
+ * A read tool's answer: tables as aligned code blocks, objects as fields, always within Slack's
+ * limits; what does not fit is cut with a line saying how much more there is and how to page.
+ */
+export function readResultMessage(tool: string, site: string, result: unknown): SlackMessage {
+  const title = `*${escapeMrkdwn(humanize(tool))}* · site \`${escapeMrkdwn(site)}\``;
+  const blocks: types.KnownBlock[] = [context(title)];
+  let chars = title.length;
+  const budget = () => ({
+    blocks: LIMITS.messageBlocks - blocks.length - 1,
+    chars: LIMITS.messageBlockChars - chars - 300,
+  });
+  let omitted = 0;
+  const addText = (text: string) => {
+    const { blocks: sections, omittedLines } = codeSections(text, budget());
+    blocks.push(...sections);
+    chars += sections.reduce((n, s) => n + (s.text?.text.length ?? 0), 0);
+    omitted += omittedLines;
+  };
+
+  let summary: string;
+  if (typeof result === 'string') {
+    summary = `${humanize(tool)}: ${result.length} characters`;
+    addText(result);
+  } else if (isTable(result)) {
+    summary = `${humanize(tool)}: ${result.length} row(s)`;
+    addText(renderTable(result, { width: TABLE_WIDTH, maxRows: 1000 }));
+  } else if (Array.isArray(result) && result.length === 0) {
+    summary = `${humanize(tool)}: nothing found`;
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: '_Nothing found._' } });
+  } else if (isRow(result)) {
+    summary = `${humanize(tool)} on ${site}`;
+    for (const section of fieldSections(result)) {
+      if (blocks.length >= LIMITS.messageBlocks - 2) break;
+      blocks.push(section);
+      chars += (section.fields ?? []).reduce((n, f) => n + f.text.length, 0);
+    }
+    const nested = Object.fromEntries(Object.entries(result).filter(([, v]) => !isScalar(v)));
+    if (Object.keys(nested).length > 0) addText(renderObject(nested, { width: TABLE_WIDTH, maxRows: 1000 }));
+  } else {
+    summary = `${humanize(tool)}: ${String(result)}`;
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: escapeMrkdwn(clip(String(result), 2900)) },
+    });
+  }
+  if (omitted > 0) {
+    blocks.push(
+      context(
+        `… ${omitted} more line(s) not shown. Narrow it with \`limit=\`/\`offset=\` or a filter, or run it in the console with \`--json\`.`,
+      ),
+    );
+  }
+  return { text: clip(summary, 3000), blocks };
+}

@@ -1,0 +1,166 @@
+import type { webApi } from '@slack/bolt';
+import type { Approvals } from '../approvals/approvals.js';
+import type { ApproveOutcome, CancelOutcome, ChangeRequest } from '../approvals/types.js';
+import type { Logger } from '../log.js';
+import { auditLine, changeRequestMessage, resultThreadMessage } from './blocks/change-request.js';
+import type { SlackMessage } from './blocks/read-result.js';
+import { mention } from './blocks/text.js';
+
+/** Sends a message only the clicker sees (the click's response_url, or chat.postEphemeral). */
+export type Whisper = (text: string) => Promise<void>;
+
+/**
+ * Shows change requests in Slack: posts previews, edits them as their state changes, threads
+ * results, and writes the audit line. Listeners call it after the approvals module decided.
+ */
+export class ChangePresenter {
+  constructor(
+    private readonly client: webApi.WebClient,
+    private readonly approvals: Approvals,
+    private readonly logger: Logger,
+    private readonly auditChannel: string | undefined,
+  ) {}
+
+  /** Posts a new pending request in its channel and remembers the message for later edits. */
+  async postPreview(request: ChangeRequest, channel: string, note?: string): Promise<void> {
+    const message = changeRequestMessage(request, note);
+    const posted = await this.client.chat.postMessage({ channel, ...message });
+    if (posted.ts)
+      this.approvals.attachMessage(request.id, { channel: posted.channel ?? channel, ts: posted.ts });
+    if (request.replaces) {
+      const old = this.approvals.get(request.replaces);
+      if (old) await this.refresh(old, 'A newer identical request replaced this one.');
+    }
+  }
+
+  /** Re-renders a request's message from its current state (buttons disappear once it is decided). */
+  async refresh(request: ChangeRequest, note?: string): Promise<void> {
+    if (!request.message) return;
+    await this.update(request.message.channel, request.message.ts, changeRequestMessage(request, note));
+  }
+
+  /** Tells the clicker and the channel what an Approve click led to. */
+  async showApproval(outcome: ApproveOutcome, whisper: Whisper): Promise<void> {
+    switch (outcome.kind) {
+      case 'not_found':
+        await whisper(':hourglass: This change request is unknown or expired; nothing was run.');
+        return;
+      case 'refused':
+        await whisper(`:no_entry: ${outcome.reason}`);
+        return;
+      case 'already':
+        await whisper(alreadyText(outcome.request));
+        return;
+      case 'expired':
+        await this.refresh(outcome.request);
+        await whisper(
+          ':hourglass: This change request expired; nothing was run. Request it again for a fresh preview.',
+        );
+        return;
+      case 'drift': {
+        const changed = outcome.differences.slice(0, 10).join('\n');
+        await this.refresh(
+          outcome.request,
+          `:twisted_rightwards_arrows: The target changed since this preview:\n\`\`\`${changed}\`\`\``,
+        );
+        const channel = outcome.request.message?.channel ?? outcome.request.channel;
+        if (channel)
+          await this.postPreview(
+            outcome.replacement,
+            channel,
+            'New preview: the target changed since the previous one.',
+          );
+        await whisper(
+          ':twisted_rightwards_arrows: The target changed since the preview, so nothing ran. A new preview was posted.',
+        );
+        return;
+      }
+      case 'succeeded':
+      case 'failed':
+        await this.refresh(outcome.request);
+        await this.threadResult(outcome.request);
+        await this.audit(outcome.request);
+        return;
+    }
+  }
+
+  /** Tells the clicker and the channel what a Cancel click led to. */
+  async showCancel(outcome: CancelOutcome, whisper: Whisper): Promise<void> {
+    switch (outcome.kind) {
+      case 'not_found':
+        await whisper(':hourglass: This change request is unknown or expired; nothing was run.');
+        return;
+      case 'refused':
+        await whisper(`:no_entry: ${outcome.reason}`);
+        return;
+      case 'already':
+        await whisper(alreadyText(outcome.request));
+        return;
+      case 'cancelled':
+        await this.refresh(outcome.request);
+        return;
+    }
+  }
+
+  /** Expires overdue requests and edits their messages to "expired, not run". */
+  async sweepExpired(): Promise<number> {
+    const expired = this.approvals.expireDue();
+    for (const request of expired) {
+      try {
+        await this.refresh(request);
+      } catch (error) {
+        this.logger.warn({ err: error, request: request.id }, 'could not edit an expired change request');
+      }
+    }
+    return expired.length;
+  }
+
+  private async threadResult(request: ChangeRequest): Promise<void> {
+    if (!request.message) return;
+    await this.client.chat.postMessage({
+      channel: request.message.channel,
+      thread_ts: request.message.ts,
+      ...resultThreadMessage(request),
+    });
+  }
+
+  private async audit(request: ChangeRequest): Promise<void> {
+    if (!this.auditChannel) return;
+    try {
+      const text = auditLine(request);
+      await this.client.chat.postMessage({
+        channel: this.auditChannel,
+        text,
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+      });
+    } catch (error) {
+      // The journal is the durable audit trail; a missed channel line must not hide the outcome.
+      this.logger.error({ err: error, request: request.id }, 'could not post to AUDIT_CHANNEL');
+    }
+  }
+
+  private async update(channel: string, ts: string, message: SlackMessage): Promise<void> {
+    await this.client.chat.update({ channel, ts, ...message });
+  }
+}
+
+function alreadyText(request: ChangeRequest): string {
+  const by = request.approver ? ` (approved by ${mention(request.approver.userId)})` : '';
+  switch (request.state) {
+    case 'approved':
+    case 'executing':
+      return `:gear: Already running${by}; it runs once.`;
+    case 'succeeded':
+      return `:white_check_mark: Already ran${by}; it runs once.`;
+    case 'failed':
+      return `:x: Already ran and failed${by}; request it again for a new preview.`;
+    case 'cancelled':
+      return ':no_entry_sign: This change request was cancelled; nothing was run.';
+    case 'superseded':
+      return ':twisted_rightwards_arrows: A newer preview replaced this one; use the newer message.';
+    case 'unknown':
+      return ':grey_question: The bot stopped while this ran; its outcome is unknown. Verify on the controller.';
+    default:
+      return `This change request is ${request.state}.`;
+  }
+}

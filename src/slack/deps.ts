@@ -1,0 +1,23 @@
+import type { webApi } from '@slack/bolt';
+import type { Approvals } from '../approvals/approvals.js';
+import type { Logger } from '../log.js';
+import type { ToolContext } from '../tools/define-tool.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { ChangePresenter } from './change-presenter.js';
+
+/** Renders the site's topology picture (PNG bytes); absent until a renderer is wired in. */
+export type TopologyPicture = (site: string) => Promise<Uint8Array>;
+
+/** What the Slack listeners work with; built once by the Slack front end. */
+export interface SlackDeps {
+  registry: ToolRegistry;
+  context: ToolContext;
+  approvals: Approvals;
+  presenter: ChangePresenter;
+  logger: Logger;
+  defaultSite: string;
+  topologyPicture?: TopologyPicture;
+}
+
+/** A client method bag the listeners use for uploads. */
+export type SlackClient = webApi.WebClient;

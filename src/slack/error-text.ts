@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BotError,
+  ConfigError,
+  GatewayAuthError,
+  GatewayRejectedError,
+  isBotError,
+  RateLimitedError,
+  ValidationError,
+} from '../errors.js';
+import { type Logger, scrubSecrets } from '../log.js';
+import { escapeMrkdwn } from './blocks/text.js';
+
+function issueLines(issues: readonly { field: string; rule: string }[]): string {
+  return issues.map((i) => `• \`${escapeMrkdwn(i.field)}\`: ${escapeMrkdwn(i.rule)}`).join('\n');
+}
+
+// The explicit switch over every code makes a new ErrorCode without Slack wording a compile error.
+function botErrorText(error: BotError): string {
+  // Messages quote controller data (names); Slack markup characters in them must not become links.
+  const message = escapeMrkdwn(error.message);
+  switch (error.code) {
+    case 'validation_failed': {
+      const issues = error instanceof ValidationError ? error.issues : [];
+      return issues.length > 0
+        ? `:warning: Invalid input:\n${issueLines(issues)}`
+        : `:warning: Invalid input: ${message}`;
+    }
+    case 'not_found':
+      return `:mag: Not found: ${message}`;
+    case 'confirmation_required':
+      return ':lock: Changes run only from an approved preview: use the *Approve* button on it.';
+    case 'not_supported':
+      return `:no_entry_sign: Not supported: ${message}`;
+    case 'not_authorized':
+      return `:no_entry: Not allowed: ${message}`;
+    case 'conflict':
+      return `:warning: Conflict: ${message}`;
+    case 'gateway_auth': {
+      const status =
+        error instanceof GatewayAuthError && error.status !== undefined ? ` (HTTP ${error.status})` : '';
+      return `:key: The controller refused the bot's credentials${status}: ${message}`;
+    }
+    case 'gateway_unavailable':
+      return `:electric_plug: Controller unreachable: ${message}. Nothing was changed; try again in a minute.`;
+    case 'gateway_rejected': {
+      const code = error instanceof GatewayRejectedError ? ` (\`${error.controllerCode}\`)` : '';
+      return `:no_entry: The controller refused: ${message}${code}`;
+    }
+    case 'rate_limited': {
+      const after =
+        error instanceof RateLimitedError && error.retryAfterSeconds !== undefined
+          ? ` Retry after ${error.retryAfterSeconds}s.`
+          : '';
+      return `:turtle: The controller is rate-limiting the bot.${after}`;
+    }
+    case 'config_invalid':
+      return error instanceof ConfigError ? `Invalid configuration:\n${issueLines(error.issues)}` : message;
+  }
+}
+
+/**
+ * The Slack front end's one way to turn an error into text. A BotError is worded by its code;
+ * anything else is a bug, logged with its stack under a short id that the user sees instead.
+ */
+export function slackErrorText(error: unknown, logger: Logger): string {
+  if (isBotError(error)) return scrubSecrets(botErrorText(error));
+  const id = randomUUID().slice(0, 8);
+  logger.error({ err: error, errorId: id }, 'unexpected error in the Slack front end');
+  return `:boom: Internal error \`${id}\`; the bot logged the details. Nothing further was done.`;
+}

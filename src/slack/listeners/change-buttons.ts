@@ -1,0 +1,67 @@
+import type { App, RespondFn } from '@slack/bolt';
+import { APPROVE_ACTION, CANCEL_ACTION } from '../blocks/change-request.js';
+import type { Whisper } from '../change-presenter.js';
+import type { SlackClient, SlackDeps } from '../deps.js';
+import { slackErrorText } from '../error-text.js';
+import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
+
+function whisperTo(click: ButtonClick, client: SlackClient, respond: RespondFn | undefined): Whisper {
+  return async (text) => {
+    const blocks = [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }];
+    if (respond) {
+      // response_url replies reach the clicker even when the bot is not in the channel.
+      await respond({ response_type: 'ephemeral', replace_original: false, text, blocks });
+      return;
+    }
+    const channel = click.channel?.id ?? click.container?.channel_id;
+    if (channel) await client.chat.postEphemeral({ channel, user: click.user.id, text, blocks });
+  };
+}
+
+/** Approve and Cancel: acknowledged at once, decided by the approvals module, shown by the presenter. */
+export function registerChangeButtons(app: App, deps: SlackDeps): void {
+  app.action(APPROVE_ACTION, async ({ ack, body, client, respond }) => {
+    await ack();
+    let click: ButtonClick | undefined;
+    try {
+      click = parsePayload(buttonClickSchema, body, 'action');
+      const id = click.actions[0]?.value ?? '';
+      const outcome = await deps.approvals.approve(id, actorOf(click));
+      await deps.presenter.showApproval(outcome, whisperTo(click, client, respond));
+    } catch (error) {
+      await report(error, click, client, respond, deps);
+    }
+  });
+  app.action(CANCEL_ACTION, async ({ ack, body, client, respond }) => {
+    await ack();
+    let click: ButtonClick | undefined;
+    try {
+      click = parsePayload(buttonClickSchema, body, 'action');
+      const outcome = await deps.approvals.cancel(click.actions[0]?.value ?? '', actorOf(click));
+      await deps.presenter.showCancel(outcome, whisperTo(click, client, respond));
+    } catch (error) {
+      await report(error, click, client, respond, deps);
+    }
+  });
+}
+
+function actorOf(click: ButtonClick) {
+  const name = click.user.username ?? click.user.name;
+  return { userId: click.user.id, ...(name ? { name } : {}) };
+}
+
+async function report(
+  error: unknown,
+  click: ButtonClick | undefined,
+  client: SlackClient,
+  respond: RespondFn | undefined,
+  deps: SlackDeps,
+) {
+  const text = slackErrorText(error, deps.logger);
+  if (!click) return;
+  try {
+    await whisperTo(click, client, respond)(text);
+  } catch (secondary) {
+    deps.logger.error({ err: secondary }, 'could not tell the clicker about an error');
+  }
+}

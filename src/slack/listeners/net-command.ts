@@ -1,0 +1,111 @@
+import type { App, RespondFn } from '@slack/bolt';
+import { aliasHelpText, resolveCommand } from '../../commands/aliases.js';
+import { parseCommandLine } from '../../commands/parse-command-line.js';
+import { ValidationError } from '../../errors.js';
+import { helpMessage, noticeMessage } from '../blocks/notice.js';
+import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
+import { toolFormView } from '../blocks/tool-form.js';
+import type { SlackClient, SlackDeps } from '../deps.js';
+import { slackErrorText } from '../error-text.js';
+import { parsePayload, type SlashCommand, slashCommandSchema } from '../payloads.js';
+
+const EXPORT_TOOL = 'export_topology';
+
+async function whisper(respond: RespondFn, message: SlackMessage): Promise<void> {
+  await respond({ response_type: 'ephemeral', replace_original: false, ...message });
+}
+
+/** `/net …`: acknowledged at once; then help, a read answered privately, a form, or a change request. */
+export function registerNetCommand(app: App, deps: SlackDeps): void {
+  app.command('/net', async ({ ack, body, respond, client }) => {
+    await ack();
+    try {
+      const command = parsePayload(slashCommandSchema, body, 'command');
+      await handle(command, respond, client, deps);
+    } catch (error) {
+      await whisper(respond, noticeMessage(slackErrorText(error, deps.logger)));
+    }
+  });
+}
+
+async function handle(command: SlashCommand, respond: RespondFn, client: SlackClient, deps: SlackDeps) {
+  const { registry } = deps;
+  const parsed = parseCommandLine(command.text);
+  if (parsed.command === '' || parsed.command === 'help') {
+    await whisper(respond, helpMessage(registry.helpText(), aliasHelpText(registry)));
+    return;
+  }
+  if (parsed.command === 'form') {
+    const [tool] = parsed.positionals;
+    if (!tool || registry.require(tool).access !== 'write') {
+      throw new ValidationError([
+        { field: 'tool', rule: '`/net form <tool>` opens a form for a write tool' },
+      ]);
+    }
+    await openForm(client, command, deps, tool, parsed.args);
+    return;
+  }
+  if (parsed.command === 'topology' && deps.topologyPicture) {
+    const site = typeof parsed.args.site === 'string' ? parsed.args.site : deps.defaultSite;
+    const png = await deps.topologyPicture(site);
+    await client.filesUploadV2({
+      channel_id: command.channel_id,
+      file: Buffer.from(png),
+      filename: `topology-${site}.png`,
+      title: `Topology of ${site}`,
+      initial_comment: `Topology of \`${site}\`, requested by <@${command.user_id}>.`,
+    });
+    return;
+  }
+  const { tool, args } = resolveCommand(parsed, registry);
+  const definition = registry.require(tool);
+  if (definition.access === 'read') {
+    const validated = registry.validate(tool, args);
+    const site = String(validated.site_id ?? deps.defaultSite);
+    const result = await registry.run(tool, validated, deps.context);
+    if (tool === EXPORT_TOOL && typeof result === 'string') {
+      await client.filesUploadV2({
+        channel_id: command.channel_id,
+        content: result,
+        filename: `topology-${site}.${String(validated.format)}`,
+        title: `Topology of ${site} (${String(validated.format)})`,
+        initial_comment: `Topology export of \`${site}\`, requested by <@${command.user_id}>.`,
+      });
+      return;
+    }
+    await whisper(respond, readResultMessage(tool, site, result));
+    return;
+  }
+  // The Approve button is what supplies confirm; a typed one is ignored rather than trusted.
+  const { confirm: _ignored, ...request } = args;
+  if (request.dry_run === true || request.dry_run === 'true') {
+    const validated = registry.validate(tool, request);
+    const preview = await registry.run(tool, validated, deps.context);
+    await whisper(respond, readResultMessage(tool, String(validated.site_id), preview));
+    return;
+  }
+  if (registry.missingRequired(tool, request).length > 0) {
+    await openForm(client, command, deps, tool, request);
+    return;
+  }
+  const proposed = await deps.approvals.propose({
+    tool,
+    args: request,
+    requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
+    channel: command.channel_id,
+  });
+  await deps.presenter.postPreview(proposed, command.channel_id);
+}
+
+async function openForm(
+  client: SlackClient,
+  command: SlashCommand,
+  deps: SlackDeps,
+  tool: string,
+  prefill: Record<string, unknown>,
+): Promise<void> {
+  await client.views.open({
+    trigger_id: command.trigger_id,
+    view: toolFormView(tool, deps.registry.argumentsOf(tool), prefill, { tool, channel: command.channel_id }),
+  });
+}

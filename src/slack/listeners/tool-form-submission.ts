@@ -1,0 +1,83 @@
+import type { App } from '@slack/bolt';
+import { z } from 'zod';
+import { ValidationError } from '../../errors.js';
+import { noticeMessage } from '../blocks/notice.js';
+import { FORM_VALUE_ACTION, formArguments, TOOL_FORM_CALLBACK } from '../blocks/tool-form.js';
+import type { SlackDeps } from '../deps.js';
+import { slackErrorText } from '../error-text.js';
+import { parsePayload, viewSubmissionSchema } from '../payloads.js';
+
+const metadataSchema = z.object({ tool: z.string().min(1), channel: z.string().min(1) });
+
+/**
+ * A submitted tool form: invalid input keeps the modal open with errors under the named inputs;
+ * valid input closes it and posts the preview in the channel the form came from.
+ */
+export function registerToolForm(app: App, deps: SlackDeps): void {
+  app.view(TOOL_FORM_CALLBACK, async ({ ack, body, client }) => {
+    let submission: ReturnType<typeof parseSubmission>;
+    try {
+      submission = parseSubmission(body, deps);
+    } catch (error) {
+      if (error instanceof ValidationError) {
+        await ack({ response_action: 'errors', errors: errorsByBlock(error, body, deps) });
+        return;
+      }
+      await ack({
+        response_action: 'errors',
+        errors: { [firstBlock(body)]: slackErrorText(error, deps.logger) },
+      });
+      return;
+    }
+    await ack();
+    const { tool, channel, args, user } = submission;
+    try {
+      const proposed = await deps.approvals.propose({ tool, args, requester: { userId: user }, channel });
+      await deps.presenter.postPreview(proposed, channel);
+    } catch (error) {
+      const message = noticeMessage(slackErrorText(error, deps.logger));
+      await client.chat.postEphemeral({ channel, user, ...message });
+    }
+  });
+}
+
+function parseSubmission(body: unknown, deps: SlackDeps) {
+  const submission = parsePayload(viewSubmissionSchema, body, 'view');
+  let metadata: z.infer<typeof metadataSchema>;
+  try {
+    metadata = metadataSchema.parse(JSON.parse(submission.view.private_metadata));
+  } catch {
+    throw new ValidationError([{ field: 'private_metadata', rule: 'is not a form this bot opened' }]);
+  }
+  const infos = deps.registry.argumentsOf(metadata.tool);
+  const args = formArguments(infos, submission.view.state.values);
+  // Validate now, while the modal can still show errors; the dry run happens after it closes.
+  deps.registry.validate(metadata.tool, args);
+  return { tool: metadata.tool, channel: metadata.channel, args, user: submission.user.id };
+}
+
+/** ValidationError issues keyed by the input block they belong to (Slack shows errors only under inputs). */
+function errorsByBlock(error: ValidationError, body: unknown, deps: SlackDeps): Record<string, string> {
+  const blocks = inputBlocks(body);
+  const errors: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const field = issue.field.split('.')[0] ?? '';
+    const block = blocks.includes(field) ? field : (blocks[0] ?? 'site_id');
+    const text = blocks.includes(field) ? issue.rule : `${issue.field}: ${issue.rule}`;
+    errors[block] = errors[block] ? `${errors[block]}; ${text}` : text;
+  }
+  deps.logger.debug({ errors }, 'tool form refused');
+  return errors;
+}
+
+function inputBlocks(body: unknown): string[] {
+  const parsed = viewSubmissionSchema.safeParse(body);
+  if (!parsed.success) return [];
+  return Object.entries(parsed.data.view.state.values)
+    .filter(([, actions]) => FORM_VALUE_ACTION in actions)
+    .map(([blockId]) => blockId);
+}
+
+function firstBlock(body: unknown): string {
+  return inputBlocks(body)[0] ?? 'site_id';
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { ValidationError } from '../errors.js';
+
+/** The fields of a slash command the bot uses. */
+export const slashCommandSchema = z.object({
+  text: z.string().default(''),
+  user_id: z.string().min(1),
+  user_name: z.string().optional(),
+  channel_id: z.string().min(1),
+  trigger_id: z.string().min(1),
+  response_url: z.string().url(),
+});
+export type SlashCommand = z.infer<typeof slashCommandSchema>;
+
+/** A click on Approve or Cancel: who clicked, which request, on which message. */
+export const buttonClickSchema = z.object({
+  user: z.object({ id: z.string().min(1), name: z.string().optional(), username: z.string().optional() }),
+  actions: z.array(z.object({ action_id: z.string(), value: z.string().max(2000).optional() })).min(1),
+  channel: z.object({ id: z.string() }).optional(),
+  container: z.object({ channel_id: z.string().optional(), message_ts: z.string().optional() }).optional(),
+  response_url: z.string().url().optional(),
+});
+export type ButtonClick = z.infer<typeof buttonClickSchema>;
+
+const submittedValueSchema = z.looseObject({
+  type: z.string().optional(),
+  value: z.string().nullable().optional(),
+  selected_option: z.object({ value: z.string().optional() }).nullable().optional(),
+});
+
+/** A modal submission: who, the state of every input, and the metadata the bot put in. */
+export const viewSubmissionSchema = z.object({
+  user: z.object({ id: z.string().min(1), name: z.string().optional() }),
+  view: z.object({
+    callback_id: z.string(),
+    private_metadata: z.string(),
+    state: z.object({ values: z.record(z.string(), z.record(z.string(), submittedValueSchema)) }),
+  }),
+});
+export type ViewSubmission = z.infer<typeof viewSubmissionSchema>;
+
+/** Parses a payload; a malformed one is a ValidationError naming the first bad field, never a crash. */
+export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, what: string): T {
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ValidationError([
+    { field: `${what}.${issue?.path.map(String).join('.') ?? ''}`, rule: issue?.message ?? 'is malformed' },
+  ]);
+}

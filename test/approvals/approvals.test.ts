@@ -1,0 +1,626 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import type { Approvals } from '../../src/approvals/approvals.js';
+import { Journal, JournalIntegrityError } from '../../src/approvals/journal.js';
+import type { ChangeRequest } from '../../src/approvals/types.js';
+import { NotAuthorizedError, ResourceNotFoundError, ValidationError } from '../../src/errors.js';
+import { DEMO_NETWORKS } from '../../src/simulator/index.js';
+import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { appFor, openApprovals } from './bot-harness.js';
+import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, START, tempDataDir } from './harness.js';
+
+const LAB = { name: 'Lab', vlan_id: '44', subnet: '10.44.0.0/24' };
+
+let bot: TestBot;
+let data: ReturnType<typeof tempDataDir>;
+let clock: Clock;
+const opened: Approvals[] = [];
+const extraApps: App[] = [];
+
+/** Opens Approvals on this test's DATA_DIR and closes it after the test. */
+function open(options: { policy?: ReturnType<typeof policyWith>; app?: App; ttl?: number } = {}): Approvals {
+  const approvals = openApprovals(options.app ?? bot.app, data.dir, clock, options.policy, options.ttl);
+  opened.push(approvals);
+  return approvals;
+}
+
+function posts() {
+  return bot.writes().filter((r) => r.method === 'POST');
+}
+
+beforeAll(async () => {
+  bot = await startTestBot();
+});
+afterAll(async () => {
+  await bot.close();
+});
+beforeEach(() => {
+  bot.sim.reset();
+  bot.sim.clearRequests();
+  bot.sim.clearFaults();
+  data = tempDataDir();
+  clock = new Clock();
+});
+afterEach(async () => {
+  for (const approvals of opened.splice(0)) approvals.close();
+  for (const app of extraApps.splice(0)) await app.close();
+  data.remove();
+});
+
+describe('propose', () => {
+  it('journals a pending request with the dry-run preview and its hash, and changes nothing', async () => {
+    const approvals = open();
+
+    const request = await approvals.propose({
+      tool: 'create_network',
+      args: LAB,
+      requester: RITA,
+      channel: 'C0OPS',
+    });
+
+    expect(request.id).toMatch(/^cr_[a-z2-7]{20}$/);
+    expect(request).toMatchObject({
+      tool: 'create_network',
+      site: 'default',
+      args: { site_id: 'default', name: 'Lab', vlan_id: 44, subnet: '10.44.0.0/24' },
+      requester: RITA,
+      channel: 'C0OPS',
+      state: 'pending',
+      createdAt: '2030-01-01T00:00:00.000Z',
+      expiresAt: '2030-01-01T00:15:00.000Z',
+      preview: { dry_run: true, would_create: { name: 'Lab', vlan: 44, vlan_enabled: true } },
+    });
+    expect(request.args).not.toHaveProperty('dry_run');
+    expect(request.previewHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(bot.writes()).toEqual([]);
+    expect(journalEvents(data.journal).map((e) => [e.type, e.id])).toEqual([['created', request.id]]);
+    expect(approvals.get(request.id)).toEqual(request);
+  });
+
+  it('drops confirm and dry_run from the stored arguments', async () => {
+    const approvals = open();
+
+    const request = await approvals.propose({
+      tool: 'create_network',
+      args: { ...LAB, confirm: true, dry_run: false },
+      requester: RITA,
+    });
+
+    expect(request.args).not.toHaveProperty('confirm');
+    expect(request.args).not.toHaveProperty('dry_run');
+    expect(bot.writes()).toEqual([]);
+  });
+
+  it('refuses a read tool, naming `tool`, and journals nothing', async () => {
+    const approvals = open();
+
+    const error = await approvals.propose({ tool: 'list_vlans', args: {}, requester: RITA }).catch((e) => e);
+
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues).toEqual([
+      { field: 'tool', rule: 'list_vlans only reads; change requests are for writes' },
+    ]);
+    expect(existsSync(data.journal) ? readFileSync(data.journal, 'utf8') : '').toBe('');
+  });
+
+  it('lets validation and dry-run errors through unchanged and journals nothing', async () => {
+    const approvals = open();
+
+    const invalid = await approvals
+      .propose({ tool: 'create_network', args: { ...LAB, vlan: '44' }, requester: RITA })
+      .catch((e) => e);
+    const missing = await approvals
+      .propose({ tool: 'delete_network', args: { network_id: 'Nope' }, requester: RITA })
+      .catch((e) => e);
+
+    expect(invalid).toBeInstanceOf(ValidationError);
+    expect((invalid as ValidationError).issues[0]?.field).toBe('vlan');
+    expect(missing).toBeInstanceOf(ResourceNotFoundError);
+    expect(approvals.list()).toEqual([]);
+    expect(existsSync(data.journal) ? readFileSync(data.journal, 'utf8') : '').toBe('');
+    expect(bot.writes()).toEqual([]);
+  });
+
+  it('supersedes an older pending request for the identical change', async () => {
+    const approvals = open();
+    const first = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const second = await approvals.propose({ tool: 'create_network', args: LAB, requester: STAN });
+
+    expect(second.replaces).toBe(first.id);
+    expect(approvals.get(first.id)).toMatchObject({ state: 'superseded', supersededBy: second.id });
+    expect(await approvals.approve(first.id, ALEX)).toMatchObject({ kind: 'already' });
+    expect(approvals.list({ state: 'pending' }).map((r) => r.id)).toEqual([second.id]);
+    expect(bot.writes()).toEqual([]);
+  });
+
+  it('keeps secrets in the stored record out of the preview and the journal', async () => {
+    const guest = bot.site().networks.find((n) => n.name === 'Guest');
+    if (!guest) throw new Error('no Guest network');
+    guest.x_passphrase = 'correct horse battery';
+    const approvals = open();
+
+    const request = await approvals.propose({
+      tool: 'update_network',
+      args: { network_id: 'Guest', dhcp_dns_1: '1.1.1.1' },
+      requester: RITA,
+    });
+
+    expect(request.preview).toMatchObject({ would_send: { x_passphrase: '[redacted]' } });
+    expect(readFileSync(data.journal, 'utf8')).not.toContain('correct horse');
+  });
+});
+
+describe('approve', () => {
+  it('runs the change once approved by a second user and keeps the result', async () => {
+    const approvals = open();
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    clock.advance(60);
+
+    const outcome = await approvals.approve(request.id, ALEX);
+
+    expect(outcome.kind).toBe('succeeded');
+    if (outcome.kind !== 'succeeded') return;
+    expect(outcome.result).toMatchObject({ success: true, network: { name: 'Lab', vlan_id: 44 } });
+    expect(outcome.request).toMatchObject({
+      state: 'succeeded',
+      approver: ALEX,
+      decidedAt: '2030-01-01T00:01:00.000Z',
+      result: { success: true, network: { name: 'Lab', vlan_id: 44 } },
+    });
+    expect(bot.site().networks.find((n) => n.name === 'Lab')).toMatchObject({ vlan_enabled: true, vlan: 44 });
+    expect(posts()).toHaveLength(1);
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual([
+      'created',
+      'approved',
+      'executing',
+      'succeeded',
+    ]);
+    expect(approvals.get(request.id)?.state).toBe('succeeded');
+  });
+
+  it('says `already` to a late click on a finished request and runs nothing more', async () => {
+    const approvals = open();
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    await approvals.approve(request.id, ALEX);
+
+    const late = await approvals.approve(request.id, STAN);
+
+    expect(late).toMatchObject({ kind: 'already', request: { state: 'succeeded' } });
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('answers not_found for an id it has never seen', async () => {
+    const approvals = open();
+
+    expect(await approvals.approve('cr_aaaaaaaaaaaaaaaaaaaa', ALEX)).toEqual({
+      kind: 'not_found',
+      id: 'cr_aaaaaaaaaaaaaaaaaaaa',
+    });
+    expect(await approvals.cancel('cr_aaaaaaaaaaaaaaaaaaaa', ALEX)).toEqual({
+      kind: 'not_found',
+      id: 'cr_aaaaaaaaaaaaaaaaaaaa',
+    });
+  });
+
+  it('refuses self-approval by default, saying why, and leaves the request pending', async () => {
+    const approvals = open();
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const outcome = await approvals.approve(request.id, { userId: RITA.userId });
+
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      reason: 'you requested this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)',
+      request: { state: 'pending' },
+    });
+    expect(bot.writes()).toEqual([]);
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual(['created']);
+  });
+
+  it('allows self-approval when ALLOW_SELF_APPROVAL is on', async () => {
+    const approvals = open({ policy: policyWith({ allowSelfApproval: true }) });
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const outcome = await approvals.approve(request.id, RITA);
+
+    expect(outcome).toMatchObject({ kind: 'succeeded', request: { approver: RITA } });
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('with APPROVERS listing a user: refuses others by name of the list, accepts the user', async () => {
+    const approvals = open({ policy: policyWith({ approvers: [ALEX.userId] }) });
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const refused = await approvals.approve(request.id, STAN);
+    const accepted = await approvals.approve(request.id, ALEX);
+
+    expect(refused).toMatchObject({
+      kind: 'refused',
+      reason: 'only members of APPROVERS (<@U0ALEX>) may approve',
+    });
+    expect(accepted.kind).toBe('succeeded');
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('with APPROVERS listing a user group: accepts a member, refuses a non-member', async () => {
+    const asked: string[] = [];
+    const policy = policyWith({
+      approvers: ['U0BOSS', 'S0NETOPS'],
+      groupMembers: async (group) => {
+        asked.push(group);
+        return group === 'S0NETOPS' ? [ALEX.userId] : [];
+      },
+    });
+    const approvals = open({ policy });
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const refused = await approvals.approve(request.id, STAN);
+    const accepted = await approvals.approve(request.id, ALEX);
+
+    expect(refused).toMatchObject({
+      kind: 'refused',
+      reason: 'only members of APPROVERS (<@U0BOSS>, <!subteam^S0NETOPS>) may approve',
+    });
+    expect(accepted.kind).toBe('succeeded');
+    expect(asked).toEqual(['S0NETOPS', 'S0NETOPS']);
+  });
+
+  it('refuses (fails closed) when the user group cannot be resolved', async () => {
+    const policy = policyWith({
+      approvers: ['S0NETOPS'],
+      groupMembers: async () => {
+        throw new Error('usergroups.users.list: missing_scope');
+      },
+    });
+    const approvals = open({ policy });
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const outcome = await approvals.approve(request.id, ALEX);
+
+    expect(outcome).toMatchObject({ kind: 'refused', request: { state: 'pending' } });
+    expect(outcome.kind === 'refused' && outcome.reason).toBe(
+      'only members of APPROVERS (<!subteam^S0NETOPS>) may approve; membership of <!subteam^S0NETOPS> ' +
+        'could not be checked right now, try again later',
+    );
+    expect(bot.writes()).toEqual([]);
+  });
+
+  it('runs exactly once when two approvers click at the same moment', async () => {
+    const approvals = open();
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const outcomes = await Promise.all([
+      approvals.approve(request.id, ALEX),
+      approvals.approve(request.id, STAN),
+      approvals.approve(request.id, ALEX),
+    ]);
+
+    expect(outcomes.map((o) => o.kind).sort()).toEqual(['already', 'already', 'succeeded']);
+    expect(posts()).toHaveLength(1);
+    expect(bot.site().networks.filter((n) => n.name === 'Lab')).toHaveLength(1);
+    expect(journalEvents(data.journal).filter((e) => e.type === 'approved')).toHaveLength(1);
+  });
+
+  it('records a failed write with its code, and never retries it', async () => {
+    bot.sim.injectFault({ kind: 'status', status: 503, method: 'POST', route: 'rest/networkconf' });
+    const approvals = open();
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const outcome = await approvals.approve(request.id, ALEX);
+    const again = await approvals.approve(request.id, ALEX);
+
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      error: { code: 'gateway_unavailable' },
+      request: { state: 'failed', error: { code: 'gateway_unavailable' } },
+    });
+    expect(again).toMatchObject({ kind: 'already', request: { state: 'failed' } });
+    expect(posts()).toHaveLength(1);
+    const failed = journalEvents(data.journal).at(-1);
+    expect(failed).toMatchObject({
+      type: 'failed',
+      stage: 'execute',
+      error: { code: 'gateway_unavailable' },
+    });
+    expect(JSON.stringify(failed)).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
+  it('fails without sending anything when the approval-time dry run fails', async () => {
+    const approvals = open();
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    await bot.run('create_network', { name: 'Other', vlan_id: 44, subnet: '10.45.0.0/24', confirm: true });
+    bot.sim.clearRequests();
+
+    const outcome = await approvals.approve(request.id, ALEX);
+
+    expect(outcome).toMatchObject({ kind: 'failed', error: { code: 'conflict' } });
+    expect(outcome.kind === 'failed' && outcome.error.message).toMatch(
+      /^not run, the check at approval failed: VLAN 44 is already used by Other/,
+    );
+    expect(bot.writes()).toEqual([]);
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual(['created', 'approved', 'failed']);
+  });
+});
+
+describe('expiry', () => {
+  it('says expired at click time once the TTL has passed, and runs nothing', async () => {
+    const approvals = open({ ttl: 60 });
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    clock.advance(60);
+
+    const outcome = await approvals.approve(request.id, ALEX);
+
+    expect(outcome).toMatchObject({ kind: 'expired', request: { state: 'expired' } });
+    expect(bot.writes()).toEqual([]);
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual(['created', 'expired']);
+  });
+
+  it('expireDue returns exactly the overdue pending requests, once', async () => {
+    const approvals = open({ ttl: 60 });
+    const old = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    clock.advance(30);
+    const young = await approvals.propose({
+      tool: 'delete_network',
+      args: { network_id: 'Cameras' },
+      requester: RITA,
+    });
+    clock.advance(31);
+
+    const first = approvals.expireDue();
+    const second = approvals.expireDue();
+
+    expect(first.map((r) => [r.id, r.state])).toEqual([[old.id, 'expired']]);
+    expect(second).toEqual([]);
+    expect(approvals.get(young.id)?.state).toBe('pending');
+    expect(await approvals.cancel(old.id, RITA)).toMatchObject({
+      kind: 'already',
+      request: { state: 'expired' },
+    });
+  });
+});
+
+describe('drift', () => {
+  it('runs nothing when the network changed since the preview, and offers a new preview', async () => {
+    const approvals = open();
+    const request = await approvals.propose({
+      tool: 'update_network',
+      args: { network_id: 'Guest', vlan_id: 31 },
+      requester: RITA,
+    });
+    const guest = bot.site().networks.find((n) => n.name === 'Guest');
+    if (!guest) throw new Error('no Guest network');
+    guest.vlan = 32;
+    clock.advance(10);
+
+    const outcome = await approvals.approve(request.id, ALEX);
+
+    expect(outcome.kind).toBe('drift');
+    if (outcome.kind !== 'drift') return;
+    expect(bot.writes()).toEqual([]);
+    expect(outcome.differences).toContain('changes.vlan.from: 30 → 32');
+    expect(outcome.request).toMatchObject({ state: 'superseded', supersededBy: outcome.replacement.id });
+    expect(outcome.replacement).toMatchObject({
+      state: 'pending',
+      requester: RITA,
+      replaces: request.id,
+      preview: { changes: { vlan: { from: 32, to: 31 } } },
+      createdAt: '2030-01-01T00:00:10.000Z',
+    });
+    expect(outcome.replacement.previewHash).not.toBe(request.previewHash);
+
+    const second = await approvals.approve(outcome.replacement.id, ALEX);
+
+    expect(second.kind).toBe('succeeded');
+    expect(bot.writes().map((r) => r.method)).toEqual(['PUT']);
+    expect(bot.site().networks.find((n) => n.name === 'Guest')?.vlan).toBe(31);
+  });
+
+  it('ignores changes that only touch warnings (volatile facts such as client counts)', async () => {
+    const approvals = open();
+    const request = await approvals.propose({
+      tool: 'update_network',
+      args: { network_id: 'Guest', vlan_id: 31 },
+      requester: RITA,
+    });
+    bot.site().clients.push({
+      _id: 'c-new',
+      mac: '02:00:00:00:99:01',
+      is_wired: false,
+      network_id: DEMO_NETWORKS.guest.id,
+    });
+
+    const outcome = await approvals.approve(request.id, ALEX);
+
+    expect(outcome.kind).toBe('succeeded');
+    expect(bot.writes().map((r) => r.method)).toEqual(['PUT']);
+  });
+});
+
+describe('restart', () => {
+  it('brings a pending request back with its expiry, and runs it once when approved after the restart', async () => {
+    const before = open();
+    const request = await before.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    before.attachMessage(request.id, { channel: 'C0OPS', ts: '1700000000.000100' });
+    before.close();
+    const app = appFor(bot.sim);
+    extraApps.push(app);
+    clock.advance(120);
+
+    const after = open({ app });
+    const restored = after.get(request.id);
+    const outcome = await after.approve(request.id, ALEX);
+
+    expect(restored).toEqual({ ...request, message: { channel: 'C0OPS', ts: '1700000000.000100' } });
+    expect(outcome.kind).toBe('succeeded');
+    expect(posts()).toHaveLength(1);
+    expect(await after.approve(request.id, STAN)).toMatchObject({ kind: 'already' });
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('expires at open what expired while the bot was down', async () => {
+    const before = open({ ttl: 60 });
+    const request = await before.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    before.close();
+    clock.advance(61);
+
+    const after = open({ ttl: 60 });
+
+    expect(after.get(request.id)?.state).toBe('expired');
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual(['created', 'expired']);
+  });
+
+  it('marks a request caught executing by a crash as unknown and never re-runs it', async () => {
+    const before = open();
+    const request = await before.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    before.close();
+    const { journal } = Journal.open(data.journal, { now: clock.now });
+    journal.append({ type: 'approved', id: request.id, actor: ALEX, previewHash: request.previewHash });
+    journal.append({ type: 'executing', id: request.id, actor: ALEX });
+    journal.close();
+
+    const after = open();
+    const outcome = await after.approve(request.id, ALEX);
+
+    expect(after.get(request.id)).toMatchObject({ state: 'unknown', error: { code: 'outcome_unknown' } });
+    expect(outcome).toMatchObject({ kind: 'already', request: { state: 'unknown' } });
+    expect(await after.cancel(request.id, RITA)).toMatchObject({ kind: 'already' });
+    expect(bot.writes()).toEqual([]);
+    expect(journalEvents(data.journal).at(-1)).toMatchObject({
+      type: 'outcome_unknown',
+      id: request.id,
+      previous: 'executing',
+    });
+  });
+
+  it('refuses to open a journal that does not verify, naming the line, and changes nothing', async () => {
+    const before = open();
+    const request = await before.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    before.attachMessage(request.id, { channel: 'C0OPS', ts: '1.2' });
+    await before.cancel(request.id, RITA);
+    before.close();
+    const lines = readFileSync(data.journal, 'utf8').split('\n');
+    lines[0] = (lines[0] ?? '').replace('"name":"Lab"', '"name":"Lap"');
+    writeFileSync(data.journal, lines.join('\n'));
+
+    const error = (() => {
+      try {
+        open();
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+
+    expect(error).toBeInstanceOf(JournalIntegrityError);
+    expect((error as Error).message).toMatch(/fails verification at line 1: /);
+    expect(readFileSync(data.journal, 'utf8')).toBe(lines.join('\n'));
+    expect(bot.writes()).toEqual([]);
+  });
+
+  it('refuses a second Approvals on the same journal in one process', async () => {
+    open();
+
+    expect(() => open()).toThrow(/already open in this process/);
+  });
+});
+
+describe('cancel', () => {
+  it('lets the requester cancel; a later approve says already and runs nothing', async () => {
+    const approvals = open();
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const cancelled = await approvals.cancel(request.id, RITA);
+    const approve = await approvals.approve(request.id, ALEX);
+
+    expect(cancelled).toMatchObject({
+      kind: 'cancelled',
+      request: { state: 'cancelled', cancelledBy: RITA },
+    });
+    expect(approve).toMatchObject({ kind: 'already', request: { state: 'cancelled' } });
+    expect(bot.writes()).toEqual([]);
+  });
+
+  it('refuses a stranger when APPROVERS is set, and lets an approver cancel', async () => {
+    const approvals = open({ policy: policyWith({ approvers: [ALEX.userId] }) });
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const refused = await approvals.cancel(request.id, STAN);
+    const state = approvals.get(request.id)?.state;
+    const cancelled = await approvals.cancel(request.id, ALEX);
+
+    expect(refused).toMatchObject({ kind: 'refused' });
+    expect(refused.kind === 'refused' && refused.reason).toBe(
+      'only the requester (<@U0RITA>) or someone who may approve can cancel it: ' +
+        'only members of APPROVERS (<@U0ALEX>) may approve',
+    );
+    expect(state).toBe('pending');
+    expect(cancelled.kind).toBe('cancelled');
+  });
+});
+
+describe('who may request', () => {
+  it('refuses a requester outside REQUESTERS, and journals nothing', async () => {
+    const approvals = open({ policy: policyWith({ requesters: [ALEX.userId] }) });
+
+    const error = await approvals
+      .propose({ tool: 'create_network', args: LAB, requester: RITA })
+      .catch((e) => e);
+
+    expect(error).toBeInstanceOf(NotAuthorizedError);
+    expect((error as Error).message).toBe('only members of REQUESTERS (<@U0ALEX>) may request changes');
+    expect(approvals.list()).toEqual([]);
+    expect(bot.sim.requests).toEqual([]);
+  });
+
+  it('accepts a member of a REQUESTERS user group', async () => {
+    const policy = policyWith({ requesters: ['S0NETOPS'], groupMembers: async () => [RITA.userId] });
+    const approvals = open({ policy });
+
+    const request: ChangeRequest = await approvals.propose({
+      tool: 'create_network',
+      args: LAB,
+      requester: RITA,
+    });
+
+    expect(request.state).toBe('pending');
+  });
+
+  it('refuses outside WRITE_CHANNELS, and a request from no channel', async () => {
+    const approvals = open({ policy: policyWith({ writeChannels: ['C0OPS'] }) });
+
+    const elsewhere = await approvals
+      .propose({ tool: 'create_network', args: LAB, requester: RITA, channel: 'C0RANDOM' })
+      .catch((e) => e);
+    const nowhere = await approvals
+      .propose({ tool: 'create_network', args: LAB, requester: RITA })
+      .catch((e) => e);
+    const allowed = await approvals.propose({
+      tool: 'create_network',
+      args: LAB,
+      requester: RITA,
+      channel: 'C0OPS',
+    });
+
+    expect(elsewhere).toBeInstanceOf(NotAuthorizedError);
+    expect((elsewhere as Error).message).toBe(
+      'changes may only be requested in WRITE_CHANNELS (<#C0OPS>); not in <#C0RANDOM>',
+    );
+    expect((nowhere as Error).message).toBe(
+      'changes may only be requested in WRITE_CHANNELS (<#C0OPS>); this request came from no channel',
+    );
+    expect(allowed.state).toBe('pending');
+    expect(approvals.list().map((r) => r.id)).toEqual([allowed.id]);
+  });
+});
+
+describe('clock', () => {
+  it('stamps journal events with the injected clock', async () => {
+    const approvals = open();
+
+    await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    expect(journalEvents(data.journal)[0]?.at).toBe(new Date(START).toISOString());
+  });
+});

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import type { ChangeRequest } from '../../src/approvals/types.js';
+import { createLogger } from '../../src/log.js';
+import { ALEX, policyWith, RITA, STAN } from './harness.js';
+
+const request: ChangeRequest = {
+  id: 'cr_aaaaaaaaaaaaaaaaaaaa',
+  tool: 'delete_network',
+  site: 'default',
+  args: { site_id: 'default', network_id: 'Guest' },
+  requester: RITA,
+  preview: { dry_run: true },
+  previewHash: '0'.repeat(64),
+  createdAt: '2030-01-01T00:00:00.000Z',
+  expiresAt: '2030-01-01T00:15:00.000Z',
+  state: 'pending',
+};
+
+describe('ApprovalPolicy', () => {
+  it('with APPROVERS unset lets anyone but the requester approve', async () => {
+    const policy = policyWith();
+
+    expect(await policy.canApprove(request, ALEX)).toEqual({ ok: true });
+    expect(await policy.canApprove(request, STAN)).toEqual({ ok: true });
+    expect(await policy.canApprove(request, RITA)).toMatchObject({ ok: false });
+  });
+
+  it('does not let self-approval bypass APPROVERS', async () => {
+    const policy = policyWith({ approvers: [ALEX.userId], allowSelfApproval: true });
+
+    expect(await policy.canApprove(request, RITA)).toEqual({
+      ok: false,
+      reason: 'only members of APPROVERS (<@U0ALEX>) may approve',
+    });
+  });
+
+  it('accepts a direct listing without asking for group members', async () => {
+    let asked = 0;
+    const policy = policyWith({
+      approvers: [ALEX.userId, 'S0NETOPS'],
+      groupMembers: async () => {
+        asked++;
+        return [];
+      },
+    });
+
+    expect(await policy.canApprove(request, ALEX)).toEqual({ ok: true });
+    expect(asked).toBe(0);
+  });
+
+  it('accepts a member of one group even when another group cannot be read', async () => {
+    const policy = policyWith({
+      approvers: ['S0BROKEN', 'S0NETOPS'],
+      groupMembers: async (group) => {
+        if (group === 'S0BROKEN') throw new Error('ratelimited');
+        return [ALEX.userId];
+      },
+    });
+
+    expect(await policy.canApprove(request, ALEX)).toEqual({ ok: true });
+  });
+
+  it('logs a group lookup failure and refuses', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
+    const policy = policyWith({
+      approvers: ['S0NETOPS'],
+      logger,
+      groupMembers: async () => {
+        throw new Error('missing_scope');
+      },
+    });
+
+    const decision = await policy.canApprove(request, ALEX);
+
+    expect(decision.ok).toBe(false);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
+      level: 50,
+      group: 'S0NETOPS',
+      err: { message: 'missing_scope' },
+    });
+  });
+
+  it('checks REQUESTERS before WRITE_CHANNELS and allows anyone anywhere when both are unset', async () => {
+    const open = policyWith();
+    const strict = policyWith({ requesters: [ALEX.userId], writeChannels: ['C0OPS'] });
+
+    expect(await open.canRequest(STAN, undefined)).toEqual({ ok: true });
+    expect(await strict.canRequest(STAN, 'C0OPS')).toEqual({
+      ok: false,
+      reason: 'only members of REQUESTERS (<@U0ALEX>) may request changes',
+    });
+    expect(await strict.canRequest(ALEX, 'C0OPS')).toEqual({ ok: true });
+  });
+
+  it('lets the requester cancel even without approval rights', async () => {
+    const policy = policyWith({ approvers: [ALEX.userId] });
+
+    expect(await policy.canCancel(request, RITA)).toEqual({ ok: true });
+    expect(await policy.canCancel(request, ALEX)).toEqual({ ok: true });
+    expect(await policy.canCancel(request, STAN)).toMatchObject({ ok: false });
+  });
+});

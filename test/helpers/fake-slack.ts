@@ -1,0 +1,153 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One Web API call as the fake received it (form fields decoded, JSON fields parsed). */
+export interface SlackCall {
+  method: string;
+  args: Record<string, unknown>;
+}
+
+/** A post to a response_url. */
+export interface ResponsePost {
+  path: string;
+  body: Record<string, unknown>;
+}
+
+/** A file body received at the upload URL. */
+export interface Upload {
+  fileId: string;
+  bytes: Buffer;
+}
+
+/** A stand-in for Slack's Web API on loopback that records every call (tests set SLACK_API_URL to it). */
+export interface FakeSlack {
+  url: string;
+  apiUrl: string;
+  calls: SlackCall[];
+  responses: ResponsePost[];
+  uploads: Upload[];
+  /** Members returned by usergroups.users.list, by group id. */
+  userGroups: Record<string, string[]>;
+  callsOf(method: string): SlackCall[];
+  /** A fresh response_url served by the fake. */
+  responseUrl(): string;
+  /** Resolves once `predicate` holds (the bot works after its ack), or rejects after `timeoutMs`. */
+  waitFor(predicate: () => boolean, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function decodeForm(text: string): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    // The Web API client JSON-encodes objects and arrays inside form fields.
+    args[key] = /^[[{]/.test(value) ? JSON.parse(value) : value;
+  }
+  return args;
+}
+
+/** Starts the fake on an ephemeral loopback port. */
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const calls: SlackCall[] = [];
+  const responses: ResponsePost[] = [];
+  const uploads: Upload[] = [];
+  const userGroups: Record<string, string[]> = {};
+  let ts = 1_700_000_000;
+  let fileCount = 0;
+  let responseCount = 0;
+  let base = '';
+
+  const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T1', user: 'netops' };
+      case 'chat.postMessage':
+        ts += 1;
+        return { ok: true, channel: args.channel, ts: `${ts}.000100`, message: { text: args.text } };
+      case 'chat.update':
+        return { ok: true, channel: args.channel, ts: args.ts };
+      case 'chat.postEphemeral':
+        return { ok: true, message_ts: `${ts}.000200` };
+      case 'views.open':
+        return { ok: true, view: { id: 'V1' } };
+      case 'usergroups.users.list': {
+        const users = userGroups[String(args.usergroup)];
+        return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
+      }
+      case 'files.getUploadURLExternal':
+        fileCount += 1;
+        return { ok: true, upload_url: `${base}/upload/F${fileCount}`, file_id: `F${fileCount}` };
+      case 'files.completeUploadExternal':
+        return { ok: true, files: (args.files as unknown[] | undefined) ?? [] };
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      const contentType = req.headers['content-type'] ?? '';
+      res.setHeader('content-type', 'application/json');
+      if (path.startsWith('/api/')) {
+        const method = path.slice('/api/'.length);
+        const args = contentType.includes('json')
+          ? (JSON.parse(body.toString() || '{}') as Record<string, unknown>)
+          : decodeForm(body.toString());
+        calls.push({ method, args });
+        res.end(JSON.stringify(answer(method, args)));
+        return;
+      }
+      if (path.startsWith('/upload/')) {
+        const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+        const file = form.get('body') ?? form.get('file');
+        const bytes =
+          file instanceof Blob ? Buffer.from(await file.arrayBuffer()) : Buffer.from(String(file ?? ''));
+        uploads.push({ fileId: path.slice('/upload/'.length), bytes });
+        res.end('OK');
+        return;
+      }
+      if (path.startsWith('/response/')) {
+        responses.push({ path, body: JSON.parse(body.toString() || '{}') as Record<string, unknown> });
+        res.end('{"ok":true}');
+        return;
+      }
+      res.statusCode = 404;
+      res.end('{"ok":false}');
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    apiUrl: `${base}/api`,
+    calls,
+    responses,
+    uploads,
+    userGroups,
+    callsOf: (method) => calls.filter((c) => c.method === method),
+    responseUrl: () => {
+      responseCount += 1;
+      return `${base}/response/${responseCount}`;
+    },
+    async waitFor(predicate, timeoutMs = 5000) {
+      const started = Date.now();
+      while (!predicate()) {
+        if (Date.now() - started > timeoutMs)
+          throw new Error('the fake Slack never saw what the test waited for');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

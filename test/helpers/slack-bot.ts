@@ -1,0 +1,120 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type App, createApp } from '../../src/app.js';
+import type { Approvals } from '../../src/approvals/approvals.js';
+import { loadConfig } from '../../src/config.js';
+import { createGateway } from '../../src/gateway/index.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { silentLogger } from '../../src/log.js';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { type FakeSlack, startFakeSlack } from './fake-slack.js';
+import { buttonBody, commandBody, slackHeaders, viewSubmissionBody } from './slack-requests.js';
+
+export const SIGNING_SECRET = 'test-signing-secret';
+
+/** The whole bot in HTTP mode: real Bolt receiver, a fake Slack Web API, the simulator as controller. */
+export interface SlackBot {
+  app: App;
+  approvals: Approvals;
+  slack: FakeSlack;
+  sim: Simulator;
+  dataDir: string;
+  port: number;
+  /** POSTs a raw body to /slack/events, signed unless headers are given. */
+  post(body: string, headers?: Record<string, string>): Promise<{ status: number; text: string }>;
+  command(
+    text: string,
+    userId?: string,
+    channel?: string,
+  ): Promise<{ status: number; text: string; responseUrl: string }>;
+  click(
+    actionId: 'approve' | 'cancel',
+    requestId: string,
+    userId: string,
+  ): Promise<{ status: number; responseUrl: string }>;
+  submit(
+    userId: string,
+    privateMetadata: string,
+    values: Record<string, Record<string, unknown>>,
+  ): Promise<{ status: number; text: string }>;
+  close(): Promise<void>;
+}
+
+/** Options: extra environment, a shared data dir (restart tests), a clock, an existing simulator. */
+export async function startSlackBot(
+  options: { env?: Record<string, string>; dataDir?: string; now?: () => number; sim?: Simulator } = {},
+): Promise<SlackBot> {
+  const slack = await startFakeSlack();
+  const sim = options.sim ?? (await startSimulator());
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'netops-slack-'));
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-test-token',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ...options.env,
+  });
+  const logger = silentLogger();
+  const gateway = createGateway({
+    apiType: 'local',
+    url: sim.url,
+    apiKey: sim.apiKey,
+    logger,
+    cacheTtlSeconds: 0,
+    retry: { attempts: 2, budgetMs: 1500, baseDelayMs: 10, maxDelayMs: 50 },
+    timeoutMs: 1000,
+  });
+  const app = createApp({
+    config,
+    logger,
+    gateway,
+    store: new MemoryStore(),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const approvals = app.approvals;
+  if (!approvals) throw new Error('a Slack-configured app must own the approvals');
+  const started = await app.slack?.start();
+  const port = started?.port;
+  if (!port) throw new Error('the Slack front end did not start in HTTP mode');
+  const events = `http://127.0.0.1:${port}/slack/events`;
+  const post = async (body: string, headers?: Record<string, string>) => {
+    const response = await fetch(events, {
+      method: 'POST',
+      headers: headers ?? slackHeaders(SIGNING_SECRET, body),
+      body,
+    });
+    return { status: response.status, text: await response.text() };
+  };
+  return {
+    app,
+    approvals,
+    slack,
+    sim,
+    dataDir,
+    port,
+    post,
+    async command(text, userId = 'U1', channel = 'C1') {
+      const responseUrl = slack.responseUrl();
+      const result = await post(
+        commandBody({ text, user_id: userId, channel_id: channel, response_url: responseUrl }),
+      );
+      return { ...result, responseUrl };
+    },
+    async click(actionId, requestId, userId) {
+      const responseUrl = slack.responseUrl();
+      const result = await post(
+        buttonBody({ actionId, value: requestId, userId, response_url: responseUrl }),
+      );
+      return { status: result.status, responseUrl };
+    },
+    submit: (userId, privateMetadata, values) =>
+      post(viewSubmissionBody({ userId, privateMetadata, values })),
+    async close() {
+      await app.close();
+      await slack.close();
+      if (!options.sim) await sim.close();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { createHmac } from 'node:crypto';
+
+/** Signs a raw body the way Slack does (v0, HMAC-SHA256 of `v0:<ts>:<body>`). */
+export function slackHeaders(secret: string, rawBody: string, timestamp = Math.floor(Date.now() / 1000)) {
+  const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
+  return {
+    'x-slack-request-timestamp': String(timestamp),
+    'x-slack-signature': signature,
+    'content-type': 'application/x-www-form-urlencoded',
+  };
+}
+
+/** Form body of a slash command. */
+export function commandBody(fields: {
+  text: string;
+  user_id?: string;
+  channel_id?: string;
+  response_url: string;
+}): string {
+  return new URLSearchParams({
+    token: 'unused',
+    team_id: 'T1',
+    team_domain: 'example',
+    channel_id: fields.channel_id ?? 'C1',
+    channel_name: 'netops',
+    user_id: fields.user_id ?? 'U1',
+    user_name: 'alice',
+    command: '/net',
+    text: fields.text,
+    api_app_id: 'A1',
+    response_url: fields.response_url,
+    trigger_id: 'trigger-1',
+  }).toString();
+}
+
+/** Form body of a button click on a message. */
+export function buttonBody(fields: {
+  actionId: string;
+  value: string;
+  userId: string;
+  channel?: string;
+  messageTs?: string;
+  response_url: string;
+}): string {
+  const payload = {
+    type: 'block_actions',
+    team: { id: 'T1' },
+    user: { id: fields.userId, username: fields.userId.toLowerCase() },
+    api_app_id: 'A1',
+    trigger_id: 'trigger-2',
+    container: { type: 'message', channel_id: fields.channel ?? 'C1', message_ts: fields.messageTs ?? '1.0' },
+    channel: { id: fields.channel ?? 'C1' },
+    message: { ts: fields.messageTs ?? '1.0', text: 'preview' },
+    response_url: fields.response_url,
+    actions: [
+      {
+        action_id: fields.actionId,
+        block_id: 'decide',
+        type: 'button',
+        value: fields.value,
+        action_ts: '1.1',
+      },
+    ],
+  };
+  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+/** Form body of a modal submission. */
+export function viewSubmissionBody(fields: {
+  userId: string;
+  privateMetadata: string;
+  values: Record<string, Record<string, unknown>>;
+}): string {
+  const payload = {
+    type: 'view_submission',
+    team: { id: 'T1' },
+    user: { id: fields.userId },
+    api_app_id: 'A1',
+    view: {
+      id: 'V1',
+      type: 'modal',
+      callback_id: 'tool_form',
+      private_metadata: fields.privateMetadata,
+      state: { values: fields.values },
+    },
+  };
+  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}

@@ -1,0 +1,352 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifyJournal } from '../../src/approvals/journal.js';
+import { DEMO_NETWORKS } from '../../src/simulator/index.js';
+import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
+import type { SlackCall } from '../helpers/fake-slack.js';
+import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
+
+const bots: SlackBot[] = [];
+
+async function bot(options?: Parameters<typeof startSlackBot>[0]): Promise<SlackBot> {
+  const started = await startSlackBot(options);
+  bots.push(started);
+  return started;
+}
+
+/** Every message and view the bot sent must pass the Block Kit limits check. */
+function assertWithinBlockKitLimits(b: SlackBot): void {
+  for (const call of b.slack.calls) {
+    if (['chat.postMessage', 'chat.update', 'chat.postEphemeral'].includes(call.method)) {
+      expect(messageProblems(call.args), `${call.method}`).toEqual([]);
+    }
+    if (call.method === 'views.open') expect(viewProblems(call.args.view), 'views.open').toEqual([]);
+  }
+  for (const response of b.slack.responses) expect(messageProblems(response.body), response.path).toEqual([]);
+}
+
+afterEach(async () => {
+  for (const b of bots.splice(0)) {
+    assertWithinBlockKitLimits(b);
+    await b.close();
+  }
+});
+
+const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
+
+function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
+  const blocks = (call?.args.blocks ?? []) as {
+    type: string;
+    elements?: { action_id: string; value: string }[];
+  }[];
+  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+}
+
+function requestIdOf(call: SlackCall | undefined): string {
+  const approve = buttonsOf(call).find((b) => b.action_id === 'approve');
+  if (!approve) throw new Error('the preview has no approve button');
+  return approve.value;
+}
+
+const simWrites = (b: SlackBot) =>
+  b.sim.requests.filter((r) => r.method !== 'GET' && !r.route.includes('/stat/'));
+const responsesTo = (b: SlackBot, url: string) => b.slack.responses.filter((r) => url.endsWith(r.path));
+const textOf = (body: Record<string, unknown>) => `${String(body.text)} ${JSON.stringify(body.blocks ?? [])}`;
+
+async function previewCreate(
+  b: SlackBot,
+  text = 'create_network name=IoT2 vlan_id=31 subnet=10.31.0.0/24',
+  user = 'U1',
+) {
+  const before = previews(b).length;
+  await b.command(text, user);
+  await b.slack.waitFor(() => previews(b).length > before);
+  return previews(b).at(-1);
+}
+
+describe('request verification', () => {
+  it('refuses a bad or missing signature, or a stale timestamp, with 401 and does nothing', async () => {
+    const b = await bot();
+    const body = commandBody({
+      text: 'create_network name=X vlan_id=33 subnet=10.33.0.0/24',
+      response_url: b.slack.responseUrl(),
+    });
+    const stale = Math.floor(Date.now() / 1000) - 6 * 60;
+    const results = await Promise.all([
+      b.post(body, slackHeaders('wrong-secret', body)),
+      b.post(body, { 'content-type': 'application/x-www-form-urlencoded' }),
+      b.post(body, slackHeaders(SIGNING_SECRET, body, stale)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([401, 401, 401]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(b.slack.calls.filter((c) => c.method !== 'auth.test')).toEqual([]);
+    expect(b.slack.responses).toEqual([]);
+    expect(b.sim.requests).toEqual([]);
+  });
+
+  it('serves /healthz with a JSON status', async () => {
+    const b = await bot();
+    const response = await fetch(`http://127.0.0.1:${b.port}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      status: 'ok',
+      front_end: 'slack',
+      mode: 'http',
+      pending_changes: 0,
+    });
+  });
+});
+
+describe('/net reads', () => {
+  it('acknowledges list_vlans in the HTTP response, then posts once to response_url naming every network', async () => {
+    const b = await bot();
+    const { status, text, responseUrl } = await b.command('list_vlans');
+    expect(status).toBe(200);
+    expect(text).toBe('');
+    await b.slack.waitFor(() => responsesTo(b, responseUrl).length > 0);
+    const answers = responsesTo(b, responseUrl);
+    expect(answers).toHaveLength(1);
+    expect(answers[0]?.body.response_type).toBe('ephemeral');
+    const shown = textOf(answers[0]?.body ?? {});
+    for (const name of ['WAN', 'Default', 'IoT', 'Guest', 'Servers', 'Cameras'])
+      expect(shown).toContain(name);
+    expect(b.slack.callsOf('chat.postMessage')).toEqual([]);
+  });
+
+  it('answers help and shortcuts, and a bad command with the field and rule', async () => {
+    const b = await bot();
+    const help = await b.command('help');
+    const bad = await b.command('list_vlans limit=0');
+    await b.slack.waitFor(() => b.slack.responses.length >= 2);
+    expect(textOf(responsesTo(b, help.responseUrl)[0]?.body ?? {})).toContain('create_network');
+    expect(textOf(responsesTo(b, bad.responseUrl)[0]?.body ?? {})).toContain(
+      '`limit`: must be a whole number from 1 to 10000',
+    );
+  });
+
+  it('says "controller unreachable" once when the controller is down, and serves the next command', async () => {
+    const b = await bot();
+    b.sim.injectFault({ kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
+    const down = await b.command('list_vlans');
+    await b.slack.waitFor(() => responsesTo(b, down.responseUrl).length > 0, 8000);
+    expect(responsesTo(b, down.responseUrl)).toHaveLength(1);
+    expect(textOf(responsesTo(b, down.responseUrl)[0]?.body ?? {})).toContain('Controller unreachable');
+    b.sim.clearFaults();
+    const up = await b.command('vlans');
+    await b.slack.waitFor(() => responsesTo(b, up.responseUrl).length > 0);
+    expect(textOf(responsesTo(b, up.responseUrl)[0]?.body ?? {})).toContain('Cameras');
+  });
+});
+
+describe('approval-gated writes', () => {
+  it('previews in the channel, changes nothing, and runs once a second user approves', async () => {
+    const b = await bot();
+    const preview = await previewCreate(b);
+    expect(previews(b)).toHaveLength(1);
+    expect(preview?.args.channel).toBe('C1');
+    expect(buttonsOf(preview).map((x) => x.action_id)).toEqual(['approve', 'cancel']);
+    expect(simWrites(b)).toEqual([]);
+    const id = requestIdOf(preview);
+    expect(id).toMatch(/^cr_/);
+
+    await b.click('approve', id, 'U2');
+    await b.slack.waitFor(() => b.slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts));
+    const created = b.sim.state.findNetworkByName('default', 'IoT2');
+    expect(created).toMatchObject({ vlan: 31, vlan_enabled: true });
+    expect(simWrites(b).map((r) => r.method)).toEqual(['POST']);
+    const update = b.slack.callsOf('chat.update').at(-1);
+    expect(textOf(update?.args ?? {})).toContain('Done');
+    expect(buttonsOf(update)).toEqual([]);
+    const thread = b.slack.callsOf('chat.postMessage').find((c) => c.args.thread_ts);
+    expect(thread?.args.thread_ts).toBe(`${update?.args.ts}`);
+  });
+
+  it('runs one of two concurrent approvals and tells the other clicker it already ran', async () => {
+    const b = await bot();
+    const id = requestIdOf(await previewCreate(b));
+    const [first, second] = await Promise.all([b.click('approve', id, 'U2'), b.click('approve', id, 'U3')]);
+    await b.slack.waitFor(() => b.slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts));
+    await b.slack.waitFor(() => b.slack.responses.length >= 1);
+    expect(simWrites(b).filter((r) => r.method === 'POST')).toHaveLength(1);
+    const told = [...responsesTo(b, first.responseUrl), ...responsesTo(b, second.responseUrl)].map((r) =>
+      String(r.body.text),
+    );
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/Already (running|ran)/);
+  });
+
+  it('refuses self-approval by default, ephemerally, and changes nothing', async () => {
+    const b = await bot();
+    const id = requestIdOf(await previewCreate(b));
+    const click = await b.click('approve', id, 'U1');
+    await b.slack.waitFor(() => responsesTo(b, click.responseUrl).length > 0);
+    const refusal = responsesTo(b, click.responseUrl)[0]?.body;
+    expect(refusal?.response_type).toBe('ephemeral');
+    expect(String(refusal?.text)).toMatch(/someone else must approve/);
+    expect(simWrites(b)).toEqual([]);
+    expect(b.approvals.get(id)?.state).toBe('pending');
+  });
+
+  it('with APPROVERS set, refuses others and accepts a member of a listed user group', async () => {
+    const b = await bot({ env: { APPROVERS: 'U99, S0NETADMINS' } });
+    b.slack.userGroups.S0NETADMINS = ['U5'];
+    const id = requestIdOf(await previewCreate(b));
+    const stranger = await b.click('approve', id, 'U2');
+    await b.slack.waitFor(() => responsesTo(b, stranger.responseUrl).length > 0);
+    expect(String(responsesTo(b, stranger.responseUrl)[0]?.body.text)).toMatch(/APPROVERS/);
+    expect(simWrites(b)).toEqual([]);
+    await b.click('approve', id, 'U5');
+    await b.slack.waitFor(() => b.approvals.get(id)?.state === 'succeeded');
+    expect(b.slack.callsOf('usergroups.users.list').map((c) => c.args.usergroup)).toContain('S0NETADMINS');
+    expect(b.sim.state.findNetworkByName('default', 'IoT2')).toBeDefined();
+  });
+
+  it('refuses an expired request and edits its message to say it did not run', async () => {
+    let now = Date.now();
+    const b = await bot({ now: () => now, env: { APPROVAL_TTL_SECONDS: '60' } });
+    const preview = await previewCreate(b);
+    const id = requestIdOf(preview);
+    now += 61_000;
+    const click = await b.click('approve', id, 'U2');
+    await b.slack.waitFor(() => responsesTo(b, click.responseUrl).length > 0);
+    expect(String(responsesTo(b, click.responseUrl)[0]?.body.text)).toMatch(/expired/);
+    const edited = b.slack.callsOf('chat.update').at(-1);
+    expect(edited?.args.ts).toBe(String(b.approvals.get(id)?.message?.ts));
+    expect(textOf(edited?.args ?? {})).toContain('Expired, not run');
+    expect(buttonsOf(edited)).toEqual([]);
+    expect(simWrites(b)).toEqual([]);
+  });
+
+  it('edits expired previews when the sweeper runs, without anyone clicking', async () => {
+    let now = Date.now();
+    const b = await bot({ now: () => now, env: { APPROVAL_TTL_SECONDS: '60' } });
+    await previewCreate(b);
+    now += 61_000;
+    expect(await b.app.slack?.sweepExpired()).toBe(1);
+    expect(textOf(b.slack.callsOf('chat.update').at(-1)?.args ?? {})).toContain('Expired, not run');
+  });
+
+  it('runs nothing when the network changed since the preview, and offers a new preview', async () => {
+    const b = await bot();
+    const first = await previewCreate(b, 'update_network network_id=Guest vlan_id=35');
+    const id = requestIdOf(first);
+    const guest = b.sim.state.findNetworkById('default', DEMO_NETWORKS.guest.id);
+    if (!guest) throw new Error('no Guest network');
+    guest.vlan = 36;
+    await b.click('approve', id, 'U2');
+    await b.slack.waitFor(() => previews(b).length === 2);
+    expect(simWrites(b)).toEqual([]);
+    expect(b.approvals.get(id)?.state).toBe('superseded');
+    const replacement = previews(b)[1];
+    expect(textOf(replacement?.args ?? {})).toContain('36 → 35');
+    expect(requestIdOf(replacement)).not.toBe(id);
+    expect(textOf(b.slack.callsOf('chat.update').at(-1)?.args ?? {})).toContain('changed since this preview');
+  });
+
+  it('survives a restart: a preview made before runs exactly once after, and the journal verifies', async () => {
+    const first = await bot();
+    const id = requestIdOf(await previewCreate(first));
+    await first.app.close();
+    const second = await bot({ dataDir: first.dataDir, sim: first.sim });
+    await second.click('approve', id, 'U2');
+    await second.slack.waitFor(() => second.approvals.get(id)?.state === 'succeeded');
+    const again = await second.click('approve', id, 'U3');
+    await second.slack.waitFor(() => responsesTo(second, again.responseUrl).length > 0);
+    expect(
+      first.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf')),
+    ).toHaveLength(1);
+    const journal = join(first.dataDir, 'approvals.jsonl');
+    expect(verifyJournal(journal)).toMatchObject({ ok: true });
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    const created = lines.findIndex((l) => l.includes('"IoT2"'));
+    writeFileSync(
+      journal,
+      lines.map((l, i) => (i === created ? l.replace('"IoT2"', '"IoT3"') : l)).join('\n'),
+    );
+    expect(verifyJournal(journal)).toMatchObject({ ok: false });
+  });
+
+  it('cancels on the requester’s click and edits the message', async () => {
+    const b = await bot();
+    const id = requestIdOf(await previewCreate(b));
+    await b.click('cancel', id, 'U1');
+    await b.slack.waitFor(() => b.approvals.get(id)?.state === 'cancelled');
+    await b.slack.waitFor(() => b.slack.callsOf('chat.update').length > 0);
+    expect(textOf(b.slack.callsOf('chat.update').at(-1)?.args ?? {})).toContain('Cancelled');
+    expect(simWrites(b)).toEqual([]);
+  });
+
+  it('posts one audit line per executed change to AUDIT_CHANNEL', async () => {
+    const b = await bot({ env: { AUDIT_CHANNEL: 'CAUDIT1' } });
+    const id = requestIdOf(await previewCreate(b));
+    await b.click('approve', id, 'U2');
+    await b.slack.waitFor(() =>
+      b.slack.callsOf('chat.postMessage').some((c) => c.args.channel === 'CAUDIT1'),
+    );
+    const audit = b.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT1');
+    expect(audit).toHaveLength(1);
+    expect(String(audit[0]?.args.text)).toMatch(
+      /^SUCCEEDED: `create_network` on `default` requested by <@U1>, approved by <@U2>/,
+    );
+  });
+});
+
+describe('forms', () => {
+  it('opens a form named by argument when a write lacks required arguments, then validates and previews', async () => {
+    const b = await bot();
+    await b.command('create_network name=Lab9');
+    await b.slack.waitFor(() => b.slack.callsOf('views.open').length > 0);
+    const view = b.slack.callsOf('views.open')[0]?.args.view as {
+      private_metadata: string;
+      blocks: { type: string; block_id?: string; element?: { initial_value?: string } }[];
+    };
+    const inputs = view.blocks.filter((x) => x.type === 'input');
+    expect(inputs.map((x) => x.block_id)).toEqual(
+      expect.arrayContaining([
+        'site_id',
+        'name',
+        'vlan_id',
+        'subnet',
+        'purpose',
+        'dhcp_enabled',
+        'dhcp_start',
+        'domain_name',
+      ]),
+    );
+    expect(inputs.map((x) => x.block_id)).not.toContain('confirm');
+    expect(inputs.find((x) => x.block_id === 'name')?.element?.initial_value).toBe('Lab9');
+
+    const invalid = await b.submit('U1', view.private_metadata, {
+      name: { value: { type: 'plain_text_input', value: 'Lab9' } },
+      vlan_id: { value: { type: 'number_input', value: '5000' } },
+      subnet: { value: { type: 'plain_text_input', value: '10.9.0.0/24' } },
+    });
+    expect(invalid.status).toBe(200);
+    expect(JSON.parse(invalid.text)).toEqual({
+      response_action: 'errors',
+      errors: { vlan_id: 'must be a whole number from 1 to 4094' },
+    });
+    expect(previews(b)).toHaveLength(0);
+
+    const valid = await b.submit('U1', view.private_metadata, {
+      name: { value: { type: 'plain_text_input', value: 'Lab9' } },
+      vlan_id: { value: { type: 'number_input', value: '49' } },
+      subnet: { value: { type: 'plain_text_input', value: '10.49.0.0/24' } },
+      purpose: { value: { type: 'static_select', selected_option: { value: 'corporate' } } },
+    });
+    expect(valid.status).toBe(200);
+    await b.slack.waitFor(() => previews(b).length === 1);
+    expect(textOf(previews(b)[0]?.args ?? {})).toContain('10.49.0.1/24');
+    expect(simWrites(b)).toEqual([]);
+  });
+
+  it('opens the same form with /net form <tool>', async () => {
+    const b = await bot();
+    await b.command('form delete_network');
+    await b.slack.waitFor(() => b.slack.callsOf('views.open').length > 0);
+    const view = b.slack.callsOf('views.open')[0]?.args.view as { blocks: { block_id?: string }[] };
+    expect(view.blocks.map((x) => x.block_id).filter(Boolean)).toEqual(['site_id', 'network_id']);
+  });
+});
