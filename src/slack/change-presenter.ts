@@ -21,15 +21,19 @@ export class ChangePresenter {
     private readonly auditChannel: string | undefined,
   ) {}
 
-  /** Posts a new pending request in its channel and remembers the message for later edits. */
-  async postPreview(request: ChangeRequest, channel: string, note?: string): Promise<void> {
+  /** Posts a freshly proposed request; an identical older one it superseded loses its buttons. */
+  async postProposal(request: ChangeRequest, channel: string): Promise<void> {
+    await this.postPreview(request, channel);
+    const old = request.replaces ? this.approvals.get(request.replaces) : undefined;
+    if (old) await this.refresh(old, 'A newer identical request replaced this one.');
+  }
+
+  /** Posts a pending request in its channel and remembers the message for later edits. */
+  private async postPreview(request: ChangeRequest, channel: string, note?: string): Promise<void> {
     const message = changeRequestMessage(request, note);
     const posted = await this.client.chat.postMessage({ channel, ...message });
-    if (posted.ts)
+    if (posted.ts) {
       this.approvals.attachMessage(request.id, { channel: posted.channel ?? channel, ts: posted.ts });
-    if (request.replaces) {
-      const old = this.approvals.get(request.replaces);
-      if (old) await this.refresh(old, 'A newer identical request replaced this one.');
     }
   }
 
@@ -43,13 +47,9 @@ export class ChangePresenter {
   async showApproval(outcome: ApproveOutcome, whisper: Whisper): Promise<void> {
     switch (outcome.kind) {
       case 'not_found':
-        await whisper(':hourglass: This change request is unknown or expired; nothing was run.');
-        return;
       case 'refused':
-        await whisper(`:no_entry: ${outcome.reason}`);
-        return;
       case 'already':
-        await whisper(alreadyText(outcome.request));
+        await whisper(undecidedText(outcome));
         return;
       case 'expired':
         await this.refresh(outcome.request);
@@ -86,20 +86,8 @@ export class ChangePresenter {
 
   /** Tells the clicker and the channel what a Cancel click led to. */
   async showCancel(outcome: CancelOutcome, whisper: Whisper): Promise<void> {
-    switch (outcome.kind) {
-      case 'not_found':
-        await whisper(':hourglass: This change request is unknown or expired; nothing was run.');
-        return;
-      case 'refused':
-        await whisper(`:no_entry: ${outcome.reason}`);
-        return;
-      case 'already':
-        await whisper(alreadyText(outcome.request));
-        return;
-      case 'cancelled':
-        await this.refresh(outcome.request);
-        return;
-    }
+    if (outcome.kind === 'cancelled') await this.refresh(outcome.request);
+    else await whisper(undecidedText(outcome));
   }
 
   /** Expires overdue requests and edits their messages to "expired, not run". */
@@ -142,6 +130,16 @@ export class ChangePresenter {
   private async update(channel: string, ts: string, message: SlackMessage): Promise<void> {
     await this.client.chat.update({ channel, ts, ...message });
   }
+}
+
+type Undecided = Extract<ApproveOutcome | CancelOutcome, { kind: 'not_found' | 'refused' | 'already' }>;
+
+/** What the clicker is told when the click changed nothing. */
+function undecidedText(outcome: Undecided): string {
+  if (outcome.kind === 'not_found')
+    return ':hourglass: This change request is unknown or expired; nothing was run.';
+  if (outcome.kind === 'refused') return `:no_entry: ${outcome.reason}`;
+  return alreadyText(outcome.request);
 }
 
 function alreadyText(request: ChangeRequest): string {

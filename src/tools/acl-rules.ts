@@ -1,4 +1,497 @@
-import type { ToolDefinition } from './define-tool.js';
+import { z } from 'zod';
+import { NotSupportedError, ValidationError } from '../errors.js';
+import { invalidResponse } from '../gateway/envelopes.js';
+import {
+  type AclRuleRecord,
+  aclOrderingSchema,
+  aclRuleRecordSchema,
+} from '../gateway/records/acl-rule-record.js';
+import { deviceRecordSchema } from '../gateway/records/device-record.js';
+import type { Gateway } from '../gateway/types.js';
+import {
+  ACL_ACTIONS,
+  ACL_ENDPOINT_TYPES,
+  ACL_PROTOCOLS,
+  type AclRule,
+  DEFAULT_PRIORITY,
+  decodeEndpoint,
+  type Endpoint,
+  encodeEndpoint,
+  endpointIssues,
+  ICMP_REFUSAL,
+  type Ipv4Endpoint,
+  placeInOrdering,
+  positionFor,
+  priorityOf,
+  type Side,
+  sortAclRules,
+  toAclRule,
+  toControllerAction,
+  toProtocolFilter,
+} from './acl-rule-model.js';
+import {
+  confirm,
+  dryRun,
+  idOrName,
+  intInRange,
+  ipv4OrCidr,
+  limit,
+  offset,
+  port,
+  siteId,
+  text,
+} from './arg-types.js';
+import { applyDelete, fieldChanges } from './crud-model.js';
+import { defineTool, type ToolDefinition } from './define-tool.js';
+import { parseEach, replacementBody, sameJson, withStateLeft } from './firewall-common-model.js';
+import { NetworkDirectory } from './network-ids.js';
+import { findByIdOrName } from './write-model.js';
 
-/** Filled in as the group is built; registered in index.ts already so no two builders edit that file. */
-export const aclRuleTools: ToolDefinition[] = [];
+const ACL = 'acl-rules';
+const ORDERING = 'acl-rules/ordering';
+// Read-only on the controller: `index` is deprecated on write (the ordering decides), the others are its own.
+const READ_ONLY_FIELDS = /^(id|index|metadata)$/;
+
+const storedRuleSchema = z.looseObject({ id: z.string().min(1) });
+
+const ruleRef = idOrName('ACL rule');
+const endpointType = z.enum(ACL_ENDPOINT_TYPES, { error: `must be one of ${ACL_ENDPOINT_TYPES.join(', ')}` });
+const endpointRef = idOrName('network or device');
+const protocol = z
+  .enum(ACL_PROTOCOLS, { error: `must be one of ${ACL_PROTOCOLS.join(', ')}` })
+  .refine((p) => p !== 'icmp', { error: ICMP_REFUSAL });
+const priority = intInRange(1, 10000).describe(
+  'Position in the evaluation order, 1 first (past the end: last)',
+);
+const description = z
+  .string({ error: 'must be text' })
+  .trim()
+  .max(256, { error: 'must be at most 256 characters' });
+
+/** Every create_acl_rule field but site_id, optional (update takes them all that way). */
+const ruleFields = {
+  name: text(128),
+  action: z.enum(ACL_ACTIONS, { error: `must be one of ${ACL_ACTIONS.join(', ')}` }),
+  enabled: z.boolean({ error: 'must be true or false' }),
+  source_type: endpointType,
+  source_id: endpointRef,
+  source_network: ipv4OrCidr.describe('Source address or CIDR (source_type ip)'),
+  destination_type: endpointType,
+  destination_id: endpointRef,
+  destination_network: ipv4OrCidr.describe('Destination address or CIDR (destination_type ip)'),
+  protocol,
+  src_port: port,
+  dst_port: port,
+  priority,
+  description,
+};
+
+/** What one side of a rule is given as, in the spec's argument names. */
+interface SideArgs {
+  type?: string | undefined;
+  id?: string | undefined;
+  network?: string | undefined;
+  port?: number | undefined;
+}
+
+/** The spec's endpoint arguments, as both create and update take them. */
+interface EndpointArguments {
+  source_type?: string | undefined;
+  source_id?: string | undefined;
+  source_network?: string | undefined;
+  src_port?: number | undefined;
+  destination_type?: string | undefined;
+  destination_id?: string | undefined;
+  destination_network?: string | undefined;
+  dst_port?: number | undefined;
+}
+
+function sideArgs(args: EndpointArguments, side: Side): SideArgs {
+  return side === 'source'
+    ? { type: args.source_type, id: args.source_id, network: args.source_network, port: args.src_port }
+    : {
+        type: args.destination_type,
+        id: args.destination_id,
+        network: args.destination_network,
+        port: args.dst_port,
+      };
+}
+
+/**
+ * The spec's combination rules for both sides, as zod issues so the registry refuses them before
+ * any request. `complete`: the arguments are all there is (create; an absent type means any).
+ */
+function refuseEndpointCombinations(complete: boolean) {
+  return (args: EndpointArguments, ctx: z.RefinementCtx) => {
+    for (const side of ['source', 'destination'] as const) {
+      const given = sideArgs(args, side);
+      if (!complete && given.type === undefined) continue;
+      const issues = endpointIssues(
+        side,
+        { type: given.type ?? 'any', id: given.id !== undefined, network: given.network !== undefined },
+        complete,
+      );
+      for (const issue of issues) ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.rule });
+    }
+  };
+}
+
+/** The site's rules (raw and parsed), their order, and the classic id of every network UUID they name. */
+interface AclSite {
+  gateway: Gateway;
+  site: string;
+  rules: { raw: z.output<typeof storedRuleSchema>; record: AclRuleRecord }[];
+  ordering: string[];
+  networks: NetworkDirectory;
+  ids: Map<string, string>;
+}
+
+async function loadAcl(gateway: Gateway, site: string, fresh: boolean, filter?: string): Promise<AclSite> {
+  const [raw, ordering, networks] = await Promise.all([
+    gateway.integrationList(site, ACL, storedRuleSchema, { fresh, ...(filter ? { filter } : {}) }),
+    gateway.integrationGet(site, ORDERING, aclOrderingSchema, { fresh }),
+    NetworkDirectory.load(gateway, site, { fresh }),
+  ]);
+  const rules = parseEach(raw.items, aclRuleRecordSchema);
+  const uuids = new Set(
+    rules.flatMap(({ record }) =>
+      [record.sourceFilter, record.destinationFilter].flatMap((f) => f?.networkIds ?? []),
+    ),
+  );
+  const described = await networks.describeAll([...uuids]);
+  const ids = new Map(described.map((n) => [n.uuid, n.id]));
+  return { gateway, site, rules, ordering: ordering.orderedAclRuleIds, networks, ids };
+}
+
+function view(acl: AclSite, record: AclRuleRecord, priorityNow: number | null): AclRule {
+  return toAclRule(record, priorityNow, (uuid) => acl.ids.get(uuid) ?? uuid);
+}
+
+function findRule(acl: AclSite, ref: string) {
+  return findByIdOrName(acl.rules, ref, {
+    resource: 'ACL rule',
+    field: 'acl_rule_id',
+    id: (r) => r.record.id,
+    name: (r) => r.record.name,
+  });
+}
+
+function assertUserDefined(record: AclRuleRecord): void {
+  const origin = record.metadata?.origin;
+  if (origin !== undefined && origin !== 'USER_DEFINED') {
+    throw new NotSupportedError(
+      `ACL rule "${record.name}" is ${origin} (not user-defined): only user-defined rules can be changed or deleted`,
+    );
+  }
+}
+
+/** An adopted device by MAC, id or name, matched by its current address (a /32). */
+async function deviceEndpoint(acl: AclSite, side: Side, ref: string, ports: number[] | null) {
+  const field = `${side}_id`;
+  const devices = (
+    await acl.gateway.classicRead(acl.site, 'stat/device', deviceRecordSchema, { fresh: true })
+  ).items;
+  const mac = ref.trim().toLowerCase().replaceAll('-', ':');
+  const device =
+    devices.find((d) => d.mac.toLowerCase() === mac) ??
+    findByIdOrName(devices, ref, {
+      resource: 'device',
+      field,
+      id: (d) => d._id ?? d.mac,
+      name: (d) => d.name ?? d.mac,
+    });
+  const label = `${device.name ?? device.mac} (${device.mac})`;
+  if (!device.ip) {
+    throw new ValidationError([{ field, rule: `device ${label} has no IP address to match` }]);
+  }
+  const endpoint: Ipv4Endpoint = { type: 'ip', addresses: [`${device.ip}/32`], ports };
+  const warning =
+    `the ${side} device ${label} is matched by its current address ${device.ip}/32 ` +
+    '(the controller’s ACL rules take addresses, not devices): if its address changes, the rule no longer matches it';
+  return { endpoint, warnings: [warning] };
+}
+
+/**
+ * One side of a rule as a controller endpoint. An absent id or address keeps the current one
+ * (updates), which the combination check has already made sure exists.
+ */
+async function resolveEndpoint(
+  acl: AclSite,
+  side: Side,
+  given: SideArgs & { type: string },
+  ports: number[] | null,
+  current?: Endpoint,
+): Promise<{ endpoint: Ipv4Endpoint; warnings: string[] }> {
+  const none = { warnings: [] as string[] };
+  if (given.type === 'device' && given.id !== undefined) return deviceEndpoint(acl, side, given.id, ports);
+  if (given.type === 'network') {
+    if (given.id === undefined && current?.type === 'network') {
+      return { ...none, endpoint: { type: 'network', networkUuids: current.networkUuids, ports } };
+    }
+    const network = await acl.networks.resolve(given.id ?? '', `${side}_id`);
+    acl.ids.set(network.uuid, network.id);
+    return { ...none, endpoint: { type: 'network', networkUuids: [network.uuid], ports } };
+  }
+  if (given.type === 'ip') {
+    const addresses =
+      given.network !== undefined ? [given.network] : current?.type === 'ip' ? current.addresses : [];
+    return { ...none, endpoint: { type: 'ip', addresses, ports } };
+  }
+  return { ...none, endpoint: { type: 'any', ports } };
+}
+
+/** The new endpoint of one side for an update, or undefined when the update does not touch it. */
+async function updatedEndpoint(acl: AclSite, side: Side, current: Endpoint, given: SideArgs) {
+  const touched = given.type !== undefined || given.id !== undefined || given.network !== undefined;
+  if (!touched && given.port === undefined) return undefined;
+  if (current.type === 'mac' || current.type === 'other') {
+    const kind = current.type === 'mac' ? 'MAC address' : current.name;
+    throw new NotSupportedError(
+      `the ${side} of this rule is a ${kind} filter, which these tools do not edit`,
+    );
+  }
+  const ports = given.port !== undefined ? [given.port] : current.ports;
+  const type = given.type ?? current.type;
+  const keeps = type === current.type;
+  const issues = endpointIssues(side, {
+    type,
+    id: given.id !== undefined || (keeps && type === 'network'),
+    network: given.network !== undefined || (keeps && type === 'ip'),
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return resolveEndpoint(acl, side, { ...given, type }, ports, current);
+}
+
+/**
+ * Puts a rule at the position its priority asks for, when that changes the order. Returns the
+ * order after the call (unchanged when no PUT was needed).
+ */
+async function applyPriority(acl: AclSite, ruleId: string, wanted: number, ordering: readonly string[]) {
+  const next = placeInOrdering(ordering, ruleId, wanted);
+  if (!sameJson(next, ordering)) {
+    await acl.gateway.integrationWrite(acl.site, 'PUT', ORDERING, { orderedAclRuleIds: next });
+  }
+  return next;
+}
+
+function parsedRule(answer: unknown, path: string): AclRuleRecord {
+  const parsed = aclRuleRecordSchema.safeParse(answer);
+  if (!parsed.success) throw invalidResponse('the ACL rule has no id', path);
+  return parsed.data;
+}
+
+function positionWarning(wanted: number, position: number): string[] {
+  return wanted > position
+    ? [`priority ${wanted} is past the last rule: the rule goes last, at position ${position}`]
+    : [];
+}
+
+const listAclRules = defineTool({
+  name: 'list_acl_rules',
+  description: 'List the ACL rules by priority; filter_expr narrows them (Integration filter syntax)',
+  access: 'read',
+  args: z.object({
+    site_id: siteId,
+    limit: limit(100),
+    offset,
+    filter_expr: text(1000).optional().describe("Integration API filter, e.g. action.eq('BLOCK')"),
+  }),
+  async run({ site_id, limit, offset, filter_expr }, { gateway }) {
+    const acl = await loadAcl(gateway, site_id, false, filter_expr);
+    const rules = acl.rules.map(({ record }) => view(acl, record, priorityOf(record, acl.ordering)));
+    return sortAclRules(rules).slice(offset, offset + limit);
+  },
+});
+
+const getAclRule = defineTool({
+  name: 'get_acl_rule',
+  description: 'One ACL rule',
+  access: 'read',
+  args: z.object({ site_id: siteId, acl_rule_id: ruleRef }),
+  async run({ site_id, acl_rule_id }, { gateway }) {
+    const acl = await loadAcl(gateway, site_id, false);
+    const { record } = findRule(acl, acl_rule_id);
+    return view(acl, record, priorityOf(record, acl.ordering));
+  },
+});
+
+const createAclRule = defineTool({
+  name: 'create_acl_rule',
+  description: 'Create an ACL rule (TCP/UDP only) and put it at its priority',
+  access: 'write',
+  args: z
+    .object({
+      site_id: siteId,
+      name: ruleFields.name.describe('Rule name'),
+      action: ruleFields.action,
+      enabled: ruleFields.enabled.default(true),
+      source_type: ruleFields.source_type.optional().describe('network, device, ip or any (default any)'),
+      source_id: ruleFields.source_id.optional(),
+      source_network: ruleFields.source_network.optional(),
+      destination_type: ruleFields.destination_type
+        .optional()
+        .describe('network, device, ip or any (default any)'),
+      destination_id: ruleFields.destination_id.optional(),
+      destination_network: ruleFields.destination_network.optional(),
+      protocol: ruleFields.protocol.optional().describe('tcp, udp or all (default all); icmp is refused'),
+      src_port: ruleFields.src_port.optional(),
+      dst_port: ruleFields.dst_port.optional(),
+      priority: ruleFields.priority.default(DEFAULT_PRIORITY),
+      description: ruleFields.description.optional(),
+      confirm,
+      dry_run: dryRun,
+    })
+    .superRefine(refuseEndpointCombinations(true)),
+  async run(args, { gateway }) {
+    const acl = await loadAcl(gateway, args.site_id, true);
+    const resolveSide = (side: Side) => {
+      const given = sideArgs(args, side);
+      const ports = given.port === undefined ? null : [given.port];
+      return resolveEndpoint(acl, side, { ...given, type: given.type ?? 'any' }, ports);
+    };
+    const [source, destination] = await Promise.all([resolveSide('source'), resolveSide('destination')]);
+    const body = {
+      type: 'IPV4',
+      enabled: args.enabled,
+      name: args.name,
+      ...(args.description ? { description: args.description } : {}),
+      action: toControllerAction(args.action),
+      enforcingDeviceFilter: null,
+      sourceFilter: encodeEndpoint(source.endpoint),
+      destinationFilter: encodeEndpoint(destination.endpoint),
+      protocolFilter: toProtocolFilter(args.protocol ?? 'all'),
+    };
+    const position = positionFor(acl.ordering, args.priority);
+    const warnings = [
+      ...source.warnings,
+      ...destination.warnings,
+      ...positionWarning(args.priority, position),
+    ];
+    if (args.dry_run) {
+      const { id: _id, ...wouldCreate } = view(acl, parsedRule({ ...body, id: 'new' }, ACL), position);
+      return { dry_run: true, would_create: wouldCreate, would_send: body, warnings };
+    }
+    const created = parsedRule(await gateway.integrationWrite(args.site_id, 'POST', ACL, body), ACL);
+    let ordering: string[];
+    try {
+      const now = await gateway.integrationGet(args.site_id, ORDERING, aclOrderingSchema, { fresh: true });
+      ordering = await applyPriority(acl, created.id, args.priority, now.orderedAclRuleIds);
+    } catch (error) {
+      throw withStateLeft(
+        error,
+        [`ACL rule "${created.name}" was created (${created.id})`],
+        `putting it at priority ${args.priority}`,
+      );
+    }
+    return { success: true, acl_rule: view(acl, created, ordering.indexOf(created.id) + 1), warnings };
+  },
+});
+
+const updateAclRule = defineTool({
+  name: 'update_acl_rule',
+  description: 'Change some fields of an ACL rule; omitted fields stay as they are',
+  access: 'write',
+  args: z
+    .object({
+      site_id: siteId,
+      acl_rule_id: ruleRef,
+      ...z.object(ruleFields).partial().shape,
+      description: ruleFields.description.optional().describe('New description; empty clears it'),
+      confirm,
+      dry_run: dryRun,
+    })
+    // Before the stored rule is read, only contradictions can be caught: an absent id may be kept.
+    .superRefine(refuseEndpointCombinations(false)),
+  async run(args, { gateway }) {
+    const acl = await loadAcl(gateway, args.site_id, true);
+    const { raw, record: current } = findRule(acl, args.acl_rule_id);
+    assertUserDefined(current);
+    if (current.type === 'MAC' && args.protocol !== undefined) {
+      throw new NotSupportedError('a MAC rule has no protocol filter');
+    }
+    const set: Record<string, unknown> = {};
+    const warnings: string[] = [];
+    for (const side of ['source', 'destination'] as const) {
+      const filter = side === 'source' ? current.sourceFilter : current.destinationFilter;
+      const next = await updatedEndpoint(acl, side, decodeEndpoint(filter), sideArgs(args, side));
+      if (!next) continue;
+      set[side === 'source' ? 'sourceFilter' : 'destinationFilter'] = encodeEndpoint(next.endpoint);
+      warnings.push(...next.warnings);
+    }
+    if (args.name !== undefined) set.name = args.name;
+    if (args.action !== undefined) set.action = toControllerAction(args.action);
+    if (args.enabled !== undefined) set.enabled = args.enabled;
+    if (args.description) set.description = args.description;
+    if (args.protocol !== undefined) set.protocolFilter = toProtocolFilter(args.protocol);
+    const body = replacementBody(raw, READ_ONLY_FIELDS, set);
+    // An empty description clears it: the PUT is a full replace, so the field is left out.
+    if (args.description === '') delete body.description;
+    const ruleChanged = !sameJson(body, replacementBody(raw, READ_ONLY_FIELDS, {}));
+    const priorityNow = priorityOf(current, acl.ordering);
+    const order =
+      args.priority === undefined ? acl.ordering : placeInOrdering(acl.ordering, current.id, args.priority);
+    const reorder = !sameJson(order, acl.ordering);
+    const after = parsedRule({ ...body, id: current.id, metadata: current.metadata }, ACL);
+    const priorityAfter =
+      args.priority === undefined ? priorityNow : positionFor(acl.ordering, args.priority, current.id);
+    if (args.priority !== undefined && priorityAfter !== null)
+      warnings.push(...positionWarning(args.priority, priorityAfter));
+    const changes = fieldChanges(
+      { ...view(acl, current, priorityNow) },
+      { ...view(acl, after, priorityAfter) },
+    );
+    const summary = { acl_rule_id: current.id, name: current.name, changes, warnings };
+    if (args.dry_run) {
+      return {
+        dry_run: true,
+        ...summary,
+        would_send: ruleChanged ? body : null,
+        would_reorder: reorder ? order : null,
+      };
+    }
+    let answer: unknown;
+    if (ruleChanged)
+      answer = await gateway.integrationWrite(args.site_id, 'PUT', `${ACL}/${current.id}`, body);
+    if (reorder) {
+      try {
+        await gateway.integrationWrite(args.site_id, 'PUT', ORDERING, { orderedAclRuleIds: order });
+      } catch (error) {
+        const done = ruleChanged ? [`the fields of ACL rule "${current.name}" were updated`] : [];
+        throw withStateLeft(error, done, `moving it to priority ${args.priority}`);
+      }
+    }
+    // The write has happened: an answer we cannot read falls back to what was sent, never to an error.
+    const written = aclRuleRecordSchema.safeParse(answer);
+    const record = ruleChanged ? (written.success ? written.data : after) : current;
+    return { success: true, ...summary, acl_rule: view(acl, record, priorityAfter) };
+  },
+});
+
+const deleteAclRule = defineTool({
+  name: 'delete_acl_rule',
+  description: 'Delete an ACL rule (user-defined rules only)',
+  access: 'write',
+  args: z.object({ site_id: siteId, acl_rule_id: ruleRef, confirm, dry_run: dryRun }),
+  async run({ site_id, acl_rule_id, dry_run }, { gateway }) {
+    const acl = await loadAcl(gateway, site_id, true);
+    const { record } = findRule(acl, acl_rule_id);
+    assertUserDefined(record);
+    return applyDelete({
+      dryRun: dry_run,
+      preview: view(acl, record, priorityOf(record, acl.ordering)),
+      warnings: ['deletion is irreversible'],
+      idField: 'deleted_acl_rule_id',
+      id: record.id,
+      send: () => gateway.integrationWrite(site_id, 'DELETE', `${ACL}/${record.id}`),
+    });
+  },
+});
+
+/** Spec 4.5: ACL rules (Integration `acl-rules`, order through `acl-rules/ordering`). */
+export const aclRuleTools: ToolDefinition[] = [
+  listAclRules,
+  getAclRule,
+  createAclRule,
+  updateAclRule,
+  deleteAclRule,
+];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isIpv4, parseCidr } from '../lib/ip.js';
+import { isIpv4, isIpv4OrCidr, parseCidr } from '../lib/ip.js';
 
 /** Every tool's `site_id`; the registry fills it from DEFAULT_SITE (or `site=`) when omitted. */
 export const siteId = z
@@ -55,3 +55,22 @@ export const offset = intInRange(0, 1_000_000).default(0).describe('Items to ski
 export function limit(fallback: number) {
   return intInRange(1, 10_000).default(fallback).describe('Items to return at most');
 }
+
+/** An object named by id or by name (names are matched case-insensitively and must be unambiguous). */
+export function idOrName(what: string) {
+  const rule = `must be ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} id or name`;
+  return z
+    .string({ error: rule })
+    .trim()
+    .min(1, { error: rule })
+    .describe(`${what.charAt(0).toUpperCase()}${what.slice(1)} id (or its name)`);
+}
+
+/** An IPv4 address or CIDR block, as firewall and ACL rules take them. */
+export const ipv4OrCidr = z
+  .string({ error: 'must be an IPv4 address or CIDR' })
+  .trim()
+  .refine((v) => isIpv4OrCidr(v, true), { error: 'must be an IPv4 address or CIDR such as 10.0.0.0/24' });
+
+/** A TCP/UDP port number. */
+export const port = intInRange(1, 65535);

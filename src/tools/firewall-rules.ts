@@ -1,4 +1,244 @@
-import type { ToolDefinition } from './define-tool.js';
+import { z } from 'zod';
+import { NotSupportedError, ValidationError } from '../errors.js';
+import {
+  type FirewallRuleRecord,
+  firewallRuleRecordSchema,
+} from '../gateway/records/firewall-rule-record.js';
+import type { Gateway } from '../gateway/types.js';
+import {
+  confirm,
+  dryRun,
+  idOrName,
+  intInRange,
+  ipv4OrCidr,
+  limit,
+  offset,
+  port,
+  siteId,
+  text,
+} from './arg-types.js';
+import { applyCreate, applyDelete, applyUpdate, fieldChanges } from './crud-model.js';
+import { defineTool, type ToolDefinition } from './define-tool.js';
+import { parseEach, replacementBody } from './firewall-common-model.js';
+import {
+  buildRulePayload,
+  DEFAULT_RULE_INDEX,
+  newRuleWarnings,
+  planRuleUpdate,
+  RULE_ACTIONS,
+  RULE_PROTOCOLS,
+  RULESETS,
+  ruleArgumentIssues,
+  sortRules,
+  toFirewallRule,
+} from './firewall-rule-model.js';
+import { NetworkDirectory } from './network-ids.js';
+import { findNetwork } from './network-model.js';
+import { findByIdOrName } from './write-model.js';
 
-/** Filled in as the group is built; registered in index.ts already so no two builders edit that file. */
-export const firewallRuleTools: ToolDefinition[] = [];
+const RULES = 'rest/firewallrule';
+// Fields the controller owns; a PUT never sends them back.
+const READ_ONLY_FIELDS = /^(_id|site_id|attr_.*)$/;
+
+const ruleRef = idOrName('firewall rule');
+const networkRef = idOrName('network');
+const action = z.enum(RULE_ACTIONS, { error: `must be one of ${RULE_ACTIONS.join(', ')}` });
+const protocol = z.enum(RULE_PROTOCOLS, { error: `must be one of ${RULE_PROTOCOLS.join(', ')}` });
+const networkconfType = z.enum(['NETv4', 'ADDRv4'], {
+  error: 'must be NETv4 (the whole subnet) or ADDRv4 (the gateway address)',
+});
+const flag = (fallback: boolean) => z.boolean({ error: 'must be true or false' }).default(fallback);
+
+/** Stored records exactly as the controller sent them, for a PUT that carries untouched fields unchanged. */
+const storedRecordSchema = z.looseObject({ _id: z.string().min(1) });
+
+/** The site's rules, raw and parsed, read in one request. */
+async function readRules(gateway: Gateway, site: string, fresh: boolean) {
+  const raw = (await gateway.classicRead(site, RULES, storedRecordSchema, { fresh })).items;
+  return { raw, rules: parseEach(raw, firewallRuleRecordSchema).map((pair) => pair.record) };
+}
+
+function findRule(rules: readonly FirewallRuleRecord[], ref: string): FirewallRuleRecord {
+  return findByIdOrName(rules, ref, {
+    resource: 'firewall rule',
+    field: 'rule_id',
+    id: (r) => r._id,
+    name: (r) => r.name,
+  });
+}
+
+/** Adds the argument-combination issues as zod issues, so the registry refuses them before any request. */
+function refuseCombinations(args: Parameters<typeof ruleArgumentIssues>[0], ctx: z.RefinementCtx): void {
+  for (const issue of ruleArgumentIssues(args)) {
+    ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.rule });
+  }
+}
+
+const listFirewallRules = defineTool({
+  name: 'list_firewall_rules',
+  description: 'List the traditional firewall rules, by ruleset then rule_index',
+  access: 'read',
+  args: z.object({ site_id: siteId, limit: limit(100), offset }),
+  async run({ site_id, limit, offset }, { gateway }) {
+    const [{ rules }, networks] = await Promise.all([
+      readRules(gateway, site_id, false),
+      NetworkDirectory.load(gateway, site_id),
+    ]);
+    const views = rules.map((r) => toFirewallRule(r, (id) => networks.nameOf(id)));
+    return sortRules(views).slice(offset, offset + limit);
+  },
+});
+
+const createFirewallRule = defineTool({
+  name: 'create_firewall_rule',
+  description: 'Create a traditional firewall rule (inter-VLAN: source and destination networks, LAN_IN)',
+  access: 'write',
+  args: z
+    .object({
+      site_id: siteId,
+      name: text(128).describe('Rule name'),
+      action: action.describe('accept, drop or reject'),
+      ruleset: z
+        .enum(RULESETS, {
+          error: 'must be a ruleset such as WAN_IN, WAN_OUT, LAN_IN, LAN_OUT, LAN_LOCAL, GUEST_IN',
+        })
+        .default('WAN_IN'),
+      rule_index: intInRange(2000, 49999)
+        .default(DEFAULT_RULE_INDEX)
+        .describe('Position in the chain, lower first (zone-based consoles need ≥ 20000)'),
+      src_address: ipv4OrCidr.optional().describe('Source IP or CIDR'),
+      dst_address: ipv4OrCidr.optional().describe('Destination IP or CIDR'),
+      protocol: protocol.optional(),
+      port: port.optional().describe('Destination port (tcp or udp only)'),
+      src_networkconf_id: networkRef
+        .optional()
+        .describe('Source network (id or name), instead of src_address'),
+      src_networkconf_type: networkconfType.default('NETv4'),
+      dst_networkconf_id: networkRef.optional().describe('Destination network (id or name)'),
+      dst_networkconf_type: networkconfType.default('NETv4'),
+      state_established: flag(false),
+      state_related: flag(false),
+      state_new: flag(false),
+      state_invalid: flag(false),
+      logging: flag(false),
+      enabled: flag(true),
+      confirm,
+      dry_run: dryRun,
+    })
+    .superRefine(refuseCombinations),
+  async run(args, { gateway }) {
+    const [{ rules }, networks] = await Promise.all([
+      readRules(gateway, args.site_id, true),
+      NetworkDirectory.load(gateway, args.site_id, { fresh: true }),
+    ]);
+    const classicId = (ref: string | undefined, field: string) =>
+      ref === undefined ? undefined : findNetwork(networks.records, ref, field)._id;
+    const rule = {
+      ...args,
+      src_networkconf_id: classicId(args.src_networkconf_id, 'src_networkconf_id'),
+      dst_networkconf_id: classicId(args.dst_networkconf_id, 'dst_networkconf_id'),
+    };
+    const payload = buildRulePayload(rule);
+    return applyCreate({
+      dryRun: args.dry_run,
+      payload,
+      warnings: newRuleWarnings(rule, rules),
+      send: async () => (await gateway.classicWrite(args.site_id, 'POST', RULES, payload))[0],
+      result(answer) {
+        const record = firewallRuleRecordSchema.safeParse(answer);
+        return { rule: record.success ? toFirewallRule(record.data, (id) => networks.nameOf(id)) : answer };
+      },
+    });
+  },
+});
+
+const updateFirewallRule = defineTool({
+  name: 'update_firewall_rule',
+  description: 'Change some fields of a firewall rule; omitted fields stay as they are',
+  access: 'write',
+  args: z
+    .object({
+      site_id: siteId,
+      rule_id: ruleRef,
+      name: text(128).optional(),
+      action: action.optional(),
+      src_address: ipv4OrCidr.optional(),
+      dst_address: ipv4OrCidr.optional(),
+      protocol: protocol.optional(),
+      port: port.optional().describe('Destination port (tcp or udp only)'),
+      enabled: z.boolean({ error: 'must be true or false' }).optional(),
+      confirm,
+      dry_run: dryRun,
+    })
+    // Only a protocol given here can be checked before the stored rule is read.
+    .superRefine((args, ctx) => {
+      if (args.protocol !== undefined) refuseCombinations(args, ctx);
+    }),
+  async run(args, { gateway }) {
+    const [{ raw, rules }, networks] = await Promise.all([
+      readRules(gateway, args.site_id, true),
+      NetworkDirectory.load(gateway, args.site_id),
+    ]);
+    const current = findRule(rules, args.rule_id);
+    if (current.attr_no_edit === true) {
+      throw new NotSupportedError(`firewall rule "${current.name}" is a system rule and cannot be edited`);
+    }
+    const { set, warnings, protocol: finalProtocol } = planRuleUpdate(current, args);
+    const issues = ruleArgumentIssues({ protocol: finalProtocol, port: args.port });
+    if (issues.length > 0) throw new ValidationError(issues);
+    const stored = raw.find((r) => r._id === current._id) ?? current;
+    const changes = fieldChanges(stored, set);
+    const body = replacementBody(
+      stored,
+      READ_ONLY_FIELDS,
+      Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.to])),
+    );
+    const view = (record: FirewallRuleRecord) => toFirewallRule(record, (id) => networks.nameOf(id));
+    return applyUpdate({
+      dryRun: args.dry_run,
+      subject: { rule_id: current._id, name: current.name },
+      changes,
+      body,
+      warnings,
+      send: async () => (await gateway.classicWrite(args.site_id, 'PUT', `${RULES}/${current._id}`, body))[0],
+      result(answer) {
+        if (answer === undefined) return { rule: view(current) };
+        const record = firewallRuleRecordSchema.safeParse(answer);
+        return { rule: record.success ? view(record.data) : answer };
+      },
+    });
+  },
+});
+
+const deleteFirewallRule = defineTool({
+  name: 'delete_firewall_rule',
+  description: 'Delete a firewall rule (irreversible)',
+  access: 'write',
+  args: z.object({ site_id: siteId, rule_id: ruleRef, confirm, dry_run: dryRun }),
+  async run({ site_id, rule_id, dry_run }, { gateway }) {
+    const [{ rules }, networks] = await Promise.all([
+      readRules(gateway, site_id, true),
+      NetworkDirectory.load(gateway, site_id),
+    ]);
+    const target = findRule(rules, rule_id);
+    if (target.attr_no_delete === true) {
+      throw new NotSupportedError(`firewall rule "${target.name}" is a system rule and cannot be deleted`);
+    }
+    return applyDelete({
+      dryRun: dry_run,
+      preview: toFirewallRule(target, (id) => networks.nameOf(id)),
+      warnings: ['deletion is irreversible'],
+      idField: 'deleted_rule_id',
+      id: target._id,
+      send: () => gateway.classicWrite(site_id, 'DELETE', `${RULES}/${target._id}`),
+    });
+  },
+});
+
+/** Spec 4.4: traditional (classic) firewall rules. */
+export const firewallRuleTools: ToolDefinition[] = [
+  listFirewallRules,
+  createFirewallRule,
+  updateFirewallRule,
+  deleteFirewallRule,
+];

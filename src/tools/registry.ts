@@ -31,10 +31,20 @@ function coerce(value: unknown, info: ArgumentInfo): unknown {
   return scalar;
 }
 
-function toFieldIssues(error: z.ZodError): FieldIssue[] {
+/** The value at an issue's path in what the caller sent (zod 4 does not report it by default). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function toFieldIssues(error: z.ZodError, input: unknown): FieldIssue[] {
   return error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
-    const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+    const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
     return { field, rule: missing ? 'is required' : issue.message };
   });
 }
@@ -124,7 +134,7 @@ export class ToolRegistry {
     }
     if (issues.length > 0) throw new ValidationError(issues);
     const parsed = tool.args.safeParse(input);
-    if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error));
+    if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error, input));
     return parsed.data;
   }
 

@@ -403,7 +403,11 @@ describe('delete_network', () => {
       warnings: string[];
     };
     expect(preview.would_delete.id).toBe(DEMO_NETWORKS.guest.id);
-    expect(preview.warnings).toContainEqual(expect.stringMatching(/^[1-9]\d* active client\(s\) on Guest \(VLAN 30\) lose connectivity immediately$/));
+    expect(preview.warnings).toContainEqual(
+      expect.stringMatching(
+        /^[1-9]\d* active client\(s\) on Guest \(VLAN 30\) lose connectivity immediately$/,
+      ),
+    );
     expect(preview.warnings).toContain('deletion is irreversible');
     expect(bot.site().networks.some((n) => n.name === 'Guest')).toBe(true);
     expect(bot.writes()).toHaveLength(0);

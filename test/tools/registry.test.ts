@@ -90,7 +90,10 @@ describe('ToolRegistry', () => {
     expect(caught).toBeInstanceOf(ValidationError);
     const issues = (caught as ValidationError).issues;
     expect(issues).toContainEqual({ field: 'count', rule: 'must be a whole number from 1 to 10' });
-    expect(issues.map((i) => i.field)).toContain('loud');
+    expect(issues).toContainEqual({
+      field: 'loud',
+      rule: 'Invalid input: expected boolean, received string',
+    });
     expect(() => registry.validate('write_thing', {})).toThrow(/name: is required/);
   });
 

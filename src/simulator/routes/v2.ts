@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIpv4OrCidr, isIpv6OrCidr } from '../../lib/ip.js';
 import { json, SimError } from '../envelopes.js';
 import type { Router } from '../router.js';
 import type { SiteState, TrafficRule } from '../state.js';
@@ -13,11 +14,44 @@ const bandwidthLimit = z
     message: 'an enabled bandwidth limit needs positive download_limit_kbps and upload_limit_kbps',
   });
 
-const targetDevice = z.looseObject({
-  type: z.enum(['ALL_CLIENTS', 'CLIENT', 'NETWORK']),
-  client_mac: z.string().optional(),
-  network_id: z.string().optional(),
-});
+const targetDevice = z
+  .looseObject({
+    type: z.enum(['ALL_CLIENTS', 'CLIENT', 'NETWORK']),
+    client_mac: z.string().optional(),
+    network_id: z.string().optional(),
+  })
+  .refine((target) => target.type !== 'CLIENT' || Boolean(target.client_mac), {
+    message: 'a CLIENT target needs client_mac',
+  })
+  .refine((target) => target.type !== 'NETWORK' || Boolean(target.network_id), {
+    message: 'a NETWORK target needs network_id',
+  });
+
+const port = z.int().min(1).max(65535);
+
+// An `IP` destination as aiounifi types it: an address or subnet of its version, with ports.
+const ipAddress = z
+  .looseObject({
+    ip_or_subnet: z.string().min(1),
+    ip_version: z.enum(['v4', 'v6']),
+    port_ranges: z
+      .array(
+        z
+          .looseObject({ port_start: port, port_stop: port })
+          .refine((range) => range.port_start <= range.port_stop, {
+            message: 'port_start must not exceed port_stop',
+          }),
+      )
+      .default([]),
+    ports: z.array(port).default([]),
+  })
+  .refine(
+    (entry) =>
+      entry.ip_version === 'v4'
+        ? isIpv4OrCidr(entry.ip_or_subnet, true)
+        : isIpv6OrCidr(entry.ip_or_subnet, true),
+    { message: 'ip_or_subnet must be an address or subnet of its ip_version' },
+  );
 
 // Loose: the controller keeps keys it does not validate here (schedule details, future fields).
 const trafficRuleBody = z.looseObject({
@@ -34,7 +68,7 @@ const trafficRuleBody = z.looseObject({
   app_category_ids: z.array(z.int()).default([]),
   app_ids: z.array(z.int()).default([]),
   domains: z.array(z.unknown()).default([]),
-  ip_addresses: z.array(z.unknown()).default([]),
+  ip_addresses: z.array(ipAddress).default([]),
   ip_ranges: z.array(z.unknown()).default([]),
   network_ids: z.array(z.string()).default([]),
   regions: z.array(z.string()).default([]),

@@ -94,7 +94,7 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
     requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
     channel: command.channel_id,
   });
-  await deps.presenter.postPreview(proposed, command.channel_id);
+  await deps.presenter.postProposal(proposed, command.channel_id);
 }
 
 async function openForm(

@@ -33,7 +33,7 @@ export function registerToolForm(app: App, deps: SlackDeps): void {
     const { tool, channel, args, user } = submission;
     try {
       const proposed = await deps.approvals.propose({ tool, args, requester: { userId: user }, channel });
-      await deps.presenter.postPreview(proposed, channel);
+      await deps.presenter.postProposal(proposed, channel);
     } catch (error) {
       const message = noticeMessage(slackErrorText(error, deps.logger));
       await client.chat.postEphemeral({ channel, user, ...message });

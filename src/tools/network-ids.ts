@@ -1,0 +1,106 @@
+import { NotSupportedError, ResourceNotFoundError } from '../errors.js';
+import {
+  type IntegrationNetworkRecord,
+  integrationNetworkRecordSchema,
+} from '../gateway/records/integration-network-record.js';
+import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
+import type { Gateway } from '../gateway/types.js';
+import { findNetwork } from './network-model.js';
+import { findByIdOrName } from './write-model.js';
+
+/** One network in both id spaces: the classic networkconf `_id` (shown) and the Integration UUID (sent). */
+export interface NetworkIds {
+  /** Classic `_id`; the Integration UUID when the network has no networkconf record. */
+  id: string;
+  uuid: string;
+  /** Null when neither API knows the UUID (a stale reference). */
+  name: string | null;
+  record?: NetworkRecord;
+}
+
+/**
+ * Translates network ids between the classic and the Integration API (DESIGN §6 "Ids"): results
+ * show classic `_id`s, Integration bodies carry UUIDs. The UUID is the networkconf `external_id`;
+ * when a record lacks one, Integration `/networks` is read (once, only then) and matched by name.
+ */
+export class NetworkDirectory {
+  private integration: Promise<IntegrationNetworkRecord[]> | undefined;
+
+  private constructor(
+    private readonly gateway: Gateway,
+    private readonly site: string,
+    /** The site's networkconf records. */
+    readonly records: readonly NetworkRecord[],
+    private readonly fresh: boolean,
+  ) {}
+
+  /** Reads the site's networks; `fresh` for lookups a write decision depends on. */
+  static async load(gateway: Gateway, site: string, options: { fresh?: boolean } = {}) {
+    const fresh = options.fresh === true;
+    const { items } = await gateway.classicRead(site, 'rest/networkconf', networkRecordSchema, { fresh });
+    return new NetworkDirectory(gateway, site, items, fresh);
+  }
+
+  /** A network named by classic id, Integration UUID or name, in both id spaces. */
+  async resolve(ref: string, field: string): Promise<NetworkIds> {
+    let record: NetworkRecord | undefined;
+    try {
+      record = findNetwork(this.records, ref, field);
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundError)) throw error;
+    }
+    if (record) {
+      const uuid = record.external_id || (await this.integrationByName(record.name))?.id;
+      if (!uuid) {
+        throw new NotSupportedError(
+          `network ${record.name} (${record._id}) has no Integration API id: the Integration network list does not show it`,
+        );
+      }
+      return { id: record._id, uuid, name: record.name, record };
+    }
+    // A network only the Integration API lists (no networkconf record) is still usable by UUID or name.
+    const network = findByIdOrName(await this.integrationNetworks(), ref, {
+      resource: 'network',
+      field,
+      id: (n) => n.id,
+      name: (n) => n.name,
+    });
+    return { id: network.id, uuid: network.id, name: network.name };
+  }
+
+  /** The classic id and name of an Integration UUID; an unknown UUID is kept as it is, with no name. */
+  async describe(uuid: string): Promise<NetworkIds> {
+    const record = this.records.find((r) => r.external_id === uuid);
+    if (record) return { id: record._id, uuid, name: record.name, record };
+    const network = (await this.integrationNetworks()).find((n) => n.id === uuid);
+    if (!network) return { id: uuid, uuid, name: null };
+    const sameName = this.records.filter((r) => r.name.toLowerCase() === network.name.toLowerCase());
+    const [match] = sameName;
+    if (sameName.length === 1 && match) return { id: match._id, uuid, name: match.name, record: match };
+    return { id: uuid, uuid, name: network.name };
+  }
+
+  /** `describe` for a list, in order. */
+  describeAll(uuids: readonly string[]): Promise<NetworkIds[]> {
+    return Promise.all(uuids.map((uuid) => this.describe(uuid)));
+  }
+
+  /** The name of a classic network id, or null. */
+  nameOf(classicId: string): string | null {
+    return this.records.find((r) => r._id === classicId)?.name ?? null;
+  }
+
+  private async integrationByName(name: string): Promise<IntegrationNetworkRecord | undefined> {
+    const matches = (await this.integrationNetworks()).filter(
+      (n) => n.name.toLowerCase() === name.toLowerCase(),
+    );
+    return matches.length === 1 ? matches[0] : undefined;
+  }
+
+  private integrationNetworks(): Promise<IntegrationNetworkRecord[]> {
+    this.integration ??= this.gateway
+      .integrationList(this.site, 'networks', integrationNetworkRecordSchema, { fresh: this.fresh })
+      .then((list) => list.items);
+    return this.integration;
+  }
+}

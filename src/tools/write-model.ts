@@ -1,0 +1,26 @@
+import { ResourceNotFoundError, ValidationError } from '../errors.js';
+
+/**
+ * Finds an object by id, or by name (case-insensitive) when exactly one object carries it.
+ * A name shared by several objects is refused rather than guessed.
+ */
+export function findByIdOrName<T>(
+  items: readonly T[],
+  ref: string,
+  how: { resource: string; field: string; id(item: T): string; name(item: T): string },
+): T {
+  const wanted = ref.trim();
+  const byId = items.find((item) => how.id(item) === wanted);
+  if (byId) return byId;
+  const byName = items.filter((item) => how.name(item).toLowerCase() === wanted.toLowerCase());
+  if (byName.length === 1 && byName[0] !== undefined) return byName[0];
+  if (byName.length > 1) {
+    throw new ValidationError([
+      {
+        field: how.field,
+        rule: `"${ref}" names ${byName.length} ${how.resource}s; use an id (${byName.map(how.id).join(', ')})`,
+      },
+    ]);
+  }
+  throw new ResourceNotFoundError(how.resource, ref);
+}
