@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ConfirmationRequiredError,
   GatewayRejectedError,
   NotSupportedError,
   ResourceNotFoundError,
-  ValidationError,
 } from '../../src/errors.js';
 import { DEMO_ACL_RULES, DEMO_DEVICES, DEMO_NETWORKS, DEMO_SITE } from '../../src/simulator/index.js';
 import type { AclRule } from '../../src/tools/acl-rule-model.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
 const N = DEMO_NETWORKS;
 const R = DEMO_ACL_RULES;
@@ -18,34 +17,7 @@ const SEEDED_ORDER = [R.blockIotToNas, R.allowCamerasToNvr, R.blockGuestSsh, R.b
 const ICMP_REFUSAL =
   'icmp cannot be matched: the controller’s ACL rules match TCP and UDP only (use a firewall rule for ICMP)';
 
-let bot: TestBot;
-
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
-beforeEach(() => {
-  bot.sim.reset();
-  bot.sim.clearRequests();
-});
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof Error) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-async function validationIssues(tool: string, args: Record<string, unknown>) {
-  const error = await rejection(bot.run(tool, args));
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).issues;
-}
+const bot = useTestBot();
 
 /** The writes the simulator saw, as [method, route, body]. */
 function writes() {
@@ -117,7 +89,7 @@ describe('list_acl_rules', () => {
   });
 
   it('refuses a bad limit or an empty filter_expr without asking the controller', async () => {
-    expect(await validationIssues('list_acl_rules', { limit: 10001, filter_expr: '' })).toEqual([
+    expect(await validationIssues(bot, 'list_acl_rules', { limit: 10001, filter_expr: '' })).toEqual([
       { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
       { field: 'filter_expr', rule: 'must not be empty' },
     ]);
@@ -144,7 +116,7 @@ describe('get_acl_rule', () => {
     expect(error).toBeInstanceOf(ResourceNotFoundError);
     expect(error.message).toBe('ACL rule 00000000-0000-4000-8000-000000000000 not found');
     bot.sim.clearRequests();
-    expect(await validationIssues('get_acl_rule', {})).toEqual([
+    expect(await validationIssues(bot, 'get_acl_rule', {})).toEqual([
       { field: 'acl_rule_id', rule: 'is required' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);
@@ -329,7 +301,7 @@ describe('create_acl_rule', () => {
 
   it('refuses icmp with the reason, before any request', async () => {
     expect(
-      await validationIssues('create_acl_rule', {
+      await validationIssues(bot, 'create_acl_rule', {
         name: 'Ping',
         action: 'deny',
         protocol: 'icmp',
@@ -369,7 +341,7 @@ describe('create_acl_rule', () => {
     [{ description: 'x'.repeat(257) }, 'description', 'must be at most 256 characters'],
   ])('refuses %o naming %s, with no request sent', async (bad, field, rule) => {
     expect(
-      await validationIssues('create_acl_rule', { name: 'r', action: 'deny', ...bad, confirm: true }),
+      await validationIssues(bot, 'create_acl_rule', { name: 'r', action: 'deny', ...bad, confirm: true }),
     ).toEqual([{ field, rule }]);
     expect(bot.sim.requests).toHaveLength(0);
   });
@@ -511,14 +483,14 @@ describe('update_acl_rule', () => {
 
   it('checks combinations against the stored rule before writing', async () => {
     expect(
-      await validationIssues('update_acl_rule', {
+      await validationIssues(bot, 'update_acl_rule', {
         acl_rule_id: R.blockIotToNas,
         source_type: 'ip',
         confirm: true,
       }),
     ).toEqual([{ field: 'source_network', rule: 'is required when source_type is ip' }]);
     expect(
-      await validationIssues('update_acl_rule', {
+      await validationIssues(bot, 'update_acl_rule', {
         acl_rule_id: R.blockIotToNas,
         destination_id: 'IoT',
         confirm: true,
@@ -538,7 +510,7 @@ describe('update_acl_rule', () => {
     [{ action: 'permit' }, 'action', 'must be one of allow, deny'],
   ])('refuses %o naming %s, with no request sent', async (bad, field, rule) => {
     expect(
-      await validationIssues('update_acl_rule', { acl_rule_id: R.blockIotToNas, ...bad, confirm: true }),
+      await validationIssues(bot, 'update_acl_rule', { acl_rule_id: R.blockIotToNas, ...bad, confirm: true }),
     ).toEqual([{ field, rule }]);
     expect(bot.sim.requests).toHaveLength(0);
   });
@@ -605,7 +577,7 @@ describe('delete_acl_rule', () => {
   });
 
   it('refuses an empty id unsent, and sends nothing without confirm', async () => {
-    expect(await validationIssues('delete_acl_rule', { acl_rule_id: '', confirm: true })).toEqual([
+    expect(await validationIssues(bot, 'delete_acl_rule', { acl_rule_id: '', confirm: true })).toEqual([
       { field: 'acl_rule_id', rule: 'must be an ACL rule id or name' },
     ]);
     await expect(bot.run('delete_acl_rule', { acl_rule_id: R.blockGuestSsh })).rejects.toBeInstanceOf(

@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ResourceNotFoundError, ValidationError } from '../../src/errors.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ResourceNotFoundError } from '../../src/errors.js';
 import { COUNTERS_NOTE, type DpiApplication, type DpiCategory, NO_DATA } from '../../src/tools/dpi-model.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { startTestBot } from '../helpers/test-bot.js';
+import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
-let bot: TestBot;
-
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
+const bot = useTestBot();
 beforeEach(() => {
-  bot.sim.reset();
   bot.sim.setDpiEmpty(false);
-  bot.sim.clearRequests();
 });
 
 const TV = '9c:b6:d0:4e:11:07';
@@ -40,21 +32,6 @@ interface ClientDpi {
   total_bytes: number;
   applications: DpiApplication[];
   total_applications: number;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-async function validationIssues(tool: string, args: Record<string, unknown>) {
-  const error = await rejection(bot.run(tool, args));
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).issues;
 }
 
 function sum(values: number[]): number {
@@ -133,7 +110,7 @@ describe('get_dpi_statistics', () => {
   });
 
   it('refuses an unknown time_range, naming it, without asking the controller', async () => {
-    expect(await validationIssues('get_dpi_statistics', { time_range: '2d' })).toEqual([
+    expect(await validationIssues(bot, 'get_dpi_statistics', { time_range: '2d' })).toEqual([
       { field: 'time_range', rule: 'must be one of 1h, 6h, 12h, 24h, 7d, 30d' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);
@@ -185,16 +162,16 @@ describe('list_top_applications', () => {
   });
 
   it.each([0, 1001])('refuses limit %s, naming it, without asking the controller', async (limit) => {
-    expect(await validationIssues('list_top_applications', { limit })).toEqual([
+    expect(await validationIssues(bot, 'list_top_applications', { limit })).toEqual([
       { field: 'limit', rule: 'must be a whole number from 1 to 1000' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);
   });
 
   it('refuses a fractional limit, naming it', async () => {
-    expect((await validationIssues('list_top_applications', { limit: 2.5 })).map((i) => i.field)).toEqual([
-      'limit',
-    ]);
+    expect(
+      (await validationIssues(bot, 'list_top_applications', { limit: 2.5 })).map((i) => i.field),
+    ).toEqual(['limit']);
     expect(bot.sim.requests).toHaveLength(0);
   });
 
@@ -251,7 +228,7 @@ describe('get_client_dpi', () => {
   it.each(['9c:b6:d0:4e:11', 'zz:b6:d0:4e:11:07', '9c:b6-d0:4e:11:07', 'tv'])(
     'refuses the invalid MAC %s, naming client_mac, without asking the controller',
     async (mac) => {
-      expect(await validationIssues('get_client_dpi', { client_mac: mac })).toEqual([
+      expect(await validationIssues(bot, 'get_client_dpi', { client_mac: mac })).toEqual([
         { field: 'client_mac', rule: 'must be a MAC address such as aa:bb:cc:dd:ee:ff' },
       ]);
       expect(bot.sim.requests).toHaveLength(0);
@@ -259,7 +236,7 @@ describe('get_client_dpi', () => {
   );
 
   it('refuses an unknown time_range, naming it', async () => {
-    expect(await validationIssues('get_client_dpi', { client_mac: TV, time_range: 'today' })).toEqual([
+    expect(await validationIssues(bot, 'get_client_dpi', { client_mac: TV, time_range: 'today' })).toEqual([
       { field: 'time_range', rule: 'must be one of 1h, 6h, 12h, 24h, 7d, 30d' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);

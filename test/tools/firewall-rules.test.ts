@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ConfirmationRequiredError,
-  GatewayRejectedError,
-  ResourceNotFoundError,
-  ValidationError,
-} from '../../src/errors.js';
+import { describe, expect, it } from 'vitest';
+import { ConfirmationRequiredError, GatewayRejectedError, ResourceNotFoundError } from '../../src/errors.js';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import type { FirewallRule } from '../../src/tools/firewall-rule-model.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
 const N = DEMO_NETWORKS;
 const RULES_ROUTE = '/api/s/default/rest/firewallrule';
@@ -16,34 +11,7 @@ const IOT_TO_LAN = '65b3c8e1f4a9d20c7e5a1102';
 const BELOW_ZONE_BASED =
   'rule_index 2000 is below 20000: zone-based consoles (Network 9+) refuse it (FirewallRuleIndexOutOfRange); use 20000 or more there';
 
-let bot: TestBot;
-
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
-beforeEach(() => {
-  bot.sim.reset();
-  bot.sim.clearRequests();
-});
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof Error) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-async function validationIssues(tool: string, args: Record<string, unknown>) {
-  const error = await rejection(bot.run(tool, args));
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).issues;
-}
+const bot = useTestBot();
 
 function storedRule(id: string) {
   const rule = bot.site().firewallRules.find((r) => r._id === id);
@@ -98,7 +66,7 @@ describe('list_firewall_rules', () => {
   });
 
   it('refuses an out-of-range limit or offset without asking the controller', async () => {
-    expect(await validationIssues('list_firewall_rules', { limit: 0, offset: -1 })).toEqual([
+    expect(await validationIssues(bot, 'list_firewall_rules', { limit: 0, offset: -1 })).toEqual([
       { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
       { field: 'offset', rule: 'must be a whole number from 0 to 1000000' },
     ]);
@@ -273,7 +241,7 @@ describe('create_firewall_rule', () => {
     ],
     [{ name: '' }, 'name', 'must not be empty'],
   ])('refuses %o naming %s, with no request sent', async (bad, field, rule) => {
-    const issues = await validationIssues('create_firewall_rule', {
+    const issues = await validationIssues(bot, 'create_firewall_rule', {
       name: 'r',
       action: 'drop',
       ...bad,
@@ -383,7 +351,7 @@ describe('update_firewall_rule', () => {
 
   it('refuses a port for a stored protocol without ports, after reading but before writing', async () => {
     expect(
-      await validationIssues('update_firewall_rule', { rule_id: IOT_TO_LAN, port: 22, confirm: true }),
+      await validationIssues(bot, 'update_firewall_rule', { rule_id: IOT_TO_LAN, port: 22, confirm: true }),
     ).toEqual([{ field: 'port', rule: 'only applies with protocol tcp or udp (protocol is all)' }]);
     expect(bot.writes()).toHaveLength(0);
   });
@@ -400,7 +368,7 @@ describe('update_firewall_rule', () => {
     ],
   ])('refuses %o naming %s, with no request sent', async (bad, field, rule) => {
     expect(
-      await validationIssues('update_firewall_rule', { rule_id: TELNET, ...bad, confirm: true }),
+      await validationIssues(bot, 'update_firewall_rule', { rule_id: TELNET, ...bad, confirm: true }),
     ).toEqual([{ field, rule }]);
     expect(bot.sim.requests).toHaveLength(0);
   });
@@ -457,7 +425,7 @@ describe('delete_firewall_rule', () => {
   });
 
   it('refuses an empty rule_id unsent, and sends nothing without confirm', async () => {
-    expect(await validationIssues('delete_firewall_rule', { rule_id: ' ', confirm: true })).toEqual([
+    expect(await validationIssues(bot, 'delete_firewall_rule', { rule_id: ' ', confirm: true })).toEqual([
       { field: 'rule_id', rule: 'must be a firewall rule id or name' },
     ]);
     await expect(bot.run('delete_firewall_rule', { rule_id: TELNET })).rejects.toBeInstanceOf(

@@ -1,51 +1,26 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   ConfirmationRequiredError,
   ConflictError,
   GatewayRejectedError,
   NotSupportedError,
   ResourceNotFoundError,
-  ValidationError,
 } from '../../src/errors.js';
 import { DEMO_NETWORKS, DEMO_ZONES, SIMULATOR_DEFAULTS } from '../../src/simulator/index.js';
 import type { Zone } from '../../src/tools/zone-model.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { startTestBot } from '../helpers/test-bot.js';
+import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
 const N = DEMO_NETWORKS;
 const ZONES_ROUTE = `/integration/v1/sites/88f7af54-98f8-306a-a1c7-c9349722b1f6/firewall/zones`;
 
-let bot: TestBot;
-
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
+const bot = useTestBot();
 beforeEach(() => {
-  bot.sim.reset();
-  bot.sim.clearRequests();
   for (const key of bot.app.context.store.keys()) bot.app.context.store.delete(key);
 });
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof Error) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-async function validationIssues(tool: string, args: Record<string, unknown>) {
-  const error = await rejection(bot.run(tool, args));
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).issues;
-}
 
 function zone(name: string) {
   const found = bot.sim.state.findZoneByName('default', name);
@@ -93,7 +68,7 @@ describe('list_firewall_zones', () => {
   });
 
   it('refuses a malformed site_id without asking the controller', async () => {
-    expect(await validationIssues('list_firewall_zones', { site_id: 'my site' })).toEqual([
+    expect(await validationIssues(bot, 'list_firewall_zones', { site_id: 'my site' })).toEqual([
       { field: 'site_id', rule: 'must be a site name such as default' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);
@@ -208,9 +183,9 @@ describe('create_firewall_zone', () => {
     [{ description: 'x'.repeat(257) }, 'description', 'must be at most 256 characters'],
     [{ network_ids: [''] }, 'network_ids.0', 'must be a network id or name'],
   ])('refuses %o naming %s, with no request sent', async (bad, field, rule) => {
-    expect(await validationIssues('create_firewall_zone', { name: 'Lab', ...bad, confirm: true })).toEqual([
-      { field, rule },
-    ]);
+    expect(
+      await validationIssues(bot, 'create_firewall_zone', { name: 'Lab', ...bad, confirm: true }),
+    ).toEqual([{ field, rule }]);
     expect(bot.sim.requests).toHaveLength(0);
   });
 
@@ -262,14 +237,14 @@ describe('update_firewall_zone', () => {
         body: { name: 'Things', networkIds: [N.iot.uuid, N.cameras.uuid] },
       },
     ]);
-    expect(await validationIssues('update_firewall_zone', { zone_id: 'IoT Devices', confirm: true })).toEqual(
-      [
-        {
-          field: 'zone_id',
-          rule: 'is not an argument of update_firewall_zone (it takes site_id, firewall_zone_id, name, description, network_ids, confirm, dry_run)',
-        },
-      ],
-    );
+    expect(
+      await validationIssues(bot, 'update_firewall_zone', { zone_id: 'IoT Devices', confirm: true }),
+    ).toEqual([
+      {
+        field: 'zone_id',
+        rule: 'is not an argument of update_firewall_zone (it takes site_id, firewall_zone_id, name, description, network_ids, confirm, dry_run)',
+      },
+    ]);
   });
 
   it('changes only the bot-kept description without writing to the controller; empty clears it', async () => {
@@ -355,7 +330,11 @@ describe('update_firewall_zone', () => {
 
   it('refuses a bad name with no request sent, and sends nothing without confirm', async () => {
     expect(
-      await validationIssues('update_firewall_zone', { firewall_zone_id: 'Dmz', name: '  ', confirm: true }),
+      await validationIssues(bot, 'update_firewall_zone', {
+        firewall_zone_id: 'Dmz',
+        name: '  ',
+        confirm: true,
+      }),
     ).toEqual([{ field: 'name', rule: 'must not be empty' }]);
     await expect(
       bot.run('update_firewall_zone', { firewall_zone_id: 'Dmz', name: 'X' }),
@@ -403,7 +382,7 @@ describe('delete_firewall_zone', () => {
       ResourceNotFoundError,
     );
     bot.sim.clearRequests();
-    expect(await validationIssues('delete_firewall_zone', { zone_id: ' ', confirm: true })).toEqual([
+    expect(await validationIssues(bot, 'delete_firewall_zone', { zone_id: ' ', confirm: true })).toEqual([
       { field: 'zone_id', rule: 'must be a zone id or name' },
     ]);
     await expect(bot.run('delete_firewall_zone', { zone_id: 'IoT Devices' })).rejects.toBeInstanceOf(
@@ -525,7 +504,7 @@ describe('assign_network_to_zone', () => {
   });
 
   it('refuses missing arguments with no request sent, and sends nothing without confirm', async () => {
-    expect(await validationIssues('assign_network_to_zone', { zone_id: 'Dmz', confirm: true })).toEqual([
+    expect(await validationIssues(bot, 'assign_network_to_zone', { zone_id: 'Dmz', confirm: true })).toEqual([
       { field: 'network_id', rule: 'is required' },
     ]);
     await expect(
@@ -629,7 +608,7 @@ describe('get_zone_networks', () => {
       ResourceNotFoundError,
     );
     bot.sim.clearRequests();
-    expect(await validationIssues('get_zone_networks', { zone_id: '' })).toEqual([
+    expect(await validationIssues(bot, 'get_zone_networks', { zone_id: '' })).toEqual([
       { field: 'zone_id', rule: 'must be a zone id or name' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);

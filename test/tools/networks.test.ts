@@ -1,42 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ConfirmationRequiredError,
   ConflictError,
   GatewayRejectedError,
   ResourceNotFoundError,
-  ValidationError,
 } from '../../src/errors.js';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import type { Network } from '../../src/tools/network-model.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
-let bot: TestBot;
-
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
-beforeEach(() => {
-  bot.sim.reset();
-  bot.sim.clearRequests();
-});
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-async function validationIssues(tool: string, args: Record<string, unknown>) {
-  const error = await rejection(bot.run(tool, args));
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).issues;
-}
+const bot = useTestBot();
 
 describe('list_vlans', () => {
   it('lists every network, WAN with its empty vlan included, untagged first then by VLAN', async () => {
@@ -87,7 +60,7 @@ describe('list_vlans', () => {
   });
 
   it('refuses an out-of-range limit without asking the controller', async () => {
-    expect(await validationIssues('list_vlans', { limit: '0' })).toEqual([
+    expect(await validationIssues(bot, 'list_vlans', { limit: '0' })).toEqual([
       { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);
@@ -278,7 +251,7 @@ describe('create_network', () => {
     [{ purpose: 'dmz' }, 'purpose', 'must be one of corporate, guest, vlan-only, wan'],
     [{ dhcp_dns_1: '9.9.9' }, 'dhcp_dns_1', 'must be an IPv4 address such as 10.0.0.1'],
   ])('refuses %o naming %s, with no request sent', async (bad, field, rule) => {
-    const issues = await validationIssues('create_network', { ...lab, ...bad, confirm: true });
+    const issues = await validationIssues(bot, 'create_network', { ...lab, ...bad, confirm: true });
     expect(issues).toContainEqual({ field, rule });
     expect(bot.sim.requests).toHaveLength(0);
   });
@@ -374,7 +347,7 @@ describe('update_network', () => {
   });
 
   it('refuses a lease range outside the stored subnet, naming the field', async () => {
-    const issues = await validationIssues('update_network', {
+    const issues = await validationIssues(bot, 'update_network', {
       network_id: 'Guest',
       dhcp_start: '10.31.0.5',
       confirm: true,

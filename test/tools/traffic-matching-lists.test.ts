@@ -1,39 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConfirmationRequiredError, ResourceNotFoundError, ValidationError } from '../../src/errors.js';
+import { describe, expect, it } from 'vitest';
+import { ConfirmationRequiredError, ResourceNotFoundError } from '../../src/errors.js';
 import { DEMO_TRAFFIC_MATCHING_LISTS } from '../../src/simulator/index.js';
 import type { TrafficMatchingList } from '../../src/tools/traffic-matching-list-model.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
-let bot: TestBot;
-
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
-beforeEach(() => {
-  bot.sim.reset();
-  bot.sim.clearRequests();
-});
+const bot = useTestBot();
 
 const LISTS = '/integration/v1/sites/88f7af54-98f8-306a-a1c7-c9349722b1f6/traffic-matching-lists';
 const WEB_PORTS = DEMO_TRAFFIC_MATCHING_LISTS.webPorts;
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-async function validationIssues(tool: string, args: Record<string, unknown>) {
-  const error = await rejection(bot.run(tool, args));
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).issues;
-}
 
 /** The lists as stored by the simulator, in the controller's typed form. */
 function storedLists() {
@@ -76,7 +50,7 @@ describe('list_traffic_matching_lists and get_traffic_matching_list', () => {
   });
 
   it('refuses an out-of-range limit or offset without asking the controller', async () => {
-    expect(await validationIssues('list_traffic_matching_lists', { limit: 0, offset: -1 })).toEqual([
+    expect(await validationIssues(bot, 'list_traffic_matching_lists', { limit: 0, offset: -1 })).toEqual([
       { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
       { field: 'offset', rule: 'must be a whole number from 0 to 1000000' },
     ]);
@@ -108,7 +82,7 @@ describe('list_traffic_matching_lists and get_traffic_matching_list', () => {
   });
 
   it('requires list_id', async () => {
-    expect(await validationIssues('get_traffic_matching_list', {})).toEqual([
+    expect(await validationIssues(bot, 'get_traffic_matching_list', {})).toEqual([
       { field: 'list_id', rule: 'is required' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);
@@ -189,7 +163,7 @@ describe('create_traffic_matching_list', () => {
   });
 
   it('refuses a port in an IPv4 list, naming items and the bad item, before sending anything', async () => {
-    const issues = await validationIssues('create_traffic_matching_list', {
+    const issues = await validationIssues(bot, 'create_traffic_matching_list', {
       list_type: 'IPV4_ADDRESSES',
       name: 'Mixed',
       items: ['10.0.0.0/8', '443'],
@@ -219,7 +193,7 @@ describe('create_traffic_matching_list', () => {
     ['a bad prefix', 'IPV4_ADDRESSES', '10.0.0.0/33', 'is not an IPv4 address'],
     ['an IPv4 address in an IPv6 list', 'IPV6_ADDRESSES', '10.0.0.1', 'is not an IPv6 address'],
   ])('refuses %s', async (_label, listType, item, rule) => {
-    const issues = await validationIssues('create_traffic_matching_list', {
+    const issues = await validationIssues(bot, 'create_traffic_matching_list', {
       list_type: listType,
       name: 'Bad',
       items: [item],
@@ -233,7 +207,7 @@ describe('create_traffic_matching_list', () => {
   });
 
   it('refuses an unknown list_type, an empty items list and a missing name, naming each field', async () => {
-    const issues = await validationIssues('create_traffic_matching_list', {
+    const issues = await validationIssues(bot, 'create_traffic_matching_list', {
       list_type: 'MACS',
       items: [],
       confirm: true,
@@ -329,7 +303,7 @@ describe('update_traffic_matching_list', () => {
   });
 
   it('refuses a new list_type when the kept items do not suit it, and sends nothing', async () => {
-    const issues = await validationIssues('update_traffic_matching_list', {
+    const issues = await validationIssues(bot, 'update_traffic_matching_list', {
       list_id: WEB_PORTS,
       list_type: 'IPV4_ADDRESSES',
       confirm: true,

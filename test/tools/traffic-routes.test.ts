@@ -1,47 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ConfirmationRequiredError,
-  NotSupportedError,
-  ResourceNotFoundError,
-  ValidationError,
-} from '../../src/errors.js';
+import { describe, expect, it } from 'vitest';
+import { ConfirmationRequiredError, NotSupportedError, ResourceNotFoundError } from '../../src/errors.js';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import type { TrafficRoute } from '../../src/tools/traffic-route-model.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
-let bot: TestBot;
-
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
-beforeEach(() => {
-  bot.sim.reset();
-  bot.sim.clearRequests();
-});
+const bot = useTestBot();
 
 const RULES = '/v2/api/site/default/trafficrules';
 const GUEST_CAP = '65b3c8e1f4a9d20c7e5a1203';
 const NO_LIMIT = { download_limit_kbps: 1024, enabled: false, upload_limit_kbps: 1024 };
 const EMPTY = { app_category_ids: [], app_ids: [], domains: [], ip_ranges: [], network_ids: [], regions: [] };
 const ALWAYS = { mode: 'ALWAYS', repeat_on_days: [], time_all_day: false };
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-async function validationIssues(tool: string, args: Record<string, unknown>) {
-  const error = await rejection(bot.run(tool, args));
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).issues;
-}
 
 async function routes(): Promise<TrafficRoute[]> {
   return (await bot.run('list_traffic_routes')) as TrafficRoute[];
@@ -282,7 +251,7 @@ describe('create_traffic_route', () => {
     ],
     ['bandwidth_limit_kbps', { bandwidth_limit_kbps: 0 }, 'must be a whole number from 1 to 10000000'],
   ])('refuses a bad %s, naming it, without asking the controller', async (field, extra, rule) => {
-    const issues = await validationIssues('create_traffic_route', {
+    const issues = await validationIssues(bot, 'create_traffic_route', {
       name: 'x',
       action: 'deny',
       ...extra,
@@ -295,10 +264,10 @@ describe('create_traffic_route', () => {
 
   it('refuses arguments that do not fit together', async () => {
     expect(
-      await validationIssues('create_traffic_route', { name: 'x', action: 'shape', confirm: true }),
+      await validationIssues(bot, 'create_traffic_route', { name: 'x', action: 'shape', confirm: true }),
     ).toEqual([{ field: 'bandwidth_limit_kbps', rule: 'is required for action shape' }]);
     expect(
-      await validationIssues('create_traffic_route', {
+      await validationIssues(bot, 'create_traffic_route', {
         name: 'x',
         action: 'deny',
         bandwidth_limit_kbps: 100,
@@ -319,7 +288,7 @@ describe('create_traffic_route', () => {
     const vlan = await rejection(
       bot.run('create_traffic_route', { name: 'x', action: 'deny', vlan_id: 99, confirm: true }),
     );
-    const source = await validationIssues('create_traffic_route', {
+    const source = await validationIssues(bot, 'create_traffic_route', {
       name: 'x',
       action: 'deny',
       source_ip: '192.168.1.50',
@@ -430,10 +399,10 @@ describe('update_traffic_route', () => {
   });
 
   it('requires enabled, and refuses a non-boolean, naming the field', async () => {
-    expect(await validationIssues('update_traffic_route', { route_id: GUEST_CAP, confirm: true })).toEqual([
-      { field: 'enabled', rule: 'is required' },
-    ]);
-    const wrongType = await validationIssues('update_traffic_route', {
+    expect(
+      await validationIssues(bot, 'update_traffic_route', { route_id: GUEST_CAP, confirm: true }),
+    ).toEqual([{ field: 'enabled', rule: 'is required' }]);
+    const wrongType = await validationIssues(bot, 'update_traffic_route', {
       route_id: GUEST_CAP,
       enabled: 'maybe',
       confirm: true,
