@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { type App, createApp } from '../../src/app.js';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { loadConfig } from '../../src/config.js';
-import { createGateway } from '../../src/gateway/index.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { buttonBody, commandBody, slackHeaders, viewSubmissionBody } from './slack-requests.js';
+import { testGateway } from './test-gateway.js';
 
 export const SIGNING_SECRET = 'test-signing-secret';
 
@@ -57,12 +57,7 @@ export async function startSlackBot(
     ...options.env,
   });
   const logger = silentLogger();
-  const gateway = createGateway({
-    apiType: 'local',
-    url: sim.url,
-    apiKey: sim.apiKey,
-    logger,
-    cacheTtlSeconds: 0,
+  const gateway = testGateway(sim, {
     retry: { attempts: 2, budgetMs: 1500, baseDelayMs: 10, maxDelayMs: 50 },
     timeoutMs: 1000,
   });

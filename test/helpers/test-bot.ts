@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type App, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createGateway, type GatewayOptions } from '../../src/gateway/index.js';
+import type { GatewayOptions } from '../../src/gateway/index.js';
 import { type KeyValueStore, MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import {
@@ -13,6 +13,7 @@ import {
   startSimulator,
 } from '../../src/simulator/index.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
+import { testGateway } from './test-gateway.js';
 
 /** The bot built as main.ts builds it, against a fresh simulator reached over real HTTP. */
 export interface TestBot {
@@ -39,16 +40,7 @@ export async function startTestBot(
   const sim = await startSimulator(options.simulator);
   const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-bot-')), ...options.env });
   const logger = silentLogger();
-  const gateway = createGateway({
-    apiType: 'local',
-    url: sim.url,
-    apiKey: sim.apiKey,
-    logger,
-    cacheTtlSeconds: 0,
-    retry: { attempts: 2, budgetMs: 2000, baseDelayMs: 10, maxDelayMs: 50 },
-    timeoutMs: 2000,
-    ...options.gateway,
-  });
+  const gateway = testGateway(sim, options.gateway);
   const app = createApp({ config, logger, gateway, store: options.store ?? new MemoryStore() });
   return {
     sim,
