@@ -26,6 +26,10 @@ const submittedValueSchema = z.looseObject({
   type: z.string().optional(),
   value: z.string().nullable().optional(),
   selected_option: z.object({ value: z.string().optional() }).nullable().optional(),
+  selected_options: z
+    .array(z.object({ value: z.string().optional() }))
+    .nullable()
+    .optional(),
 });
 
 /** A modal submission: who, the state of every input, and the metadata the bot put in. */

@@ -29,6 +29,11 @@ function prefillText(value: unknown): string | undefined {
   return Array.isArray(value) ? value.map(String).join('\n') : String(value);
 }
 
+/** A boolean with a default (or required) is on or off; unticked means false. */
+function hasTwoStates(arg: ArgumentInfo): boolean {
+  return arg.required || arg.defaultValue !== undefined;
+}
+
 function elementFor(arg: ArgumentInfo, prefill: unknown): types.InputBlock['element'] {
   const initial = prefillText(prefill) ?? prefillText(arg.defaultValue);
   switch (arg.kind) {
@@ -50,7 +55,16 @@ function elementFor(arg: ArgumentInfo, prefill: unknown): types.InputBlock['elem
       };
     }
     case 'boolean': {
-      // A select with no choice means "leave as it is", which a checkbox cannot say.
+      if (hasTwoStates(arg)) {
+        const checked = { text: text(arg.name), value: 'true' };
+        return {
+          type: 'checkboxes',
+          action_id: FORM_VALUE_ACTION,
+          options: [checked],
+          ...(initial === 'true' ? { initial_options: [checked] } : {}),
+        };
+      }
+      // An update's optional flag has three states: on, off, and leave as it is; a checkbox has two.
       const options = [option('true'), option('false')];
       const selected = options.find((o) => o.value === initial);
       return {
@@ -89,7 +103,8 @@ export function toolFormView(
     .map((arg) => ({
       type: 'input',
       block_id: arg.name,
-      optional: !arg.required || arg.name === 'site_id',
+      // An unticked checkbox is an answer (false), so a checkbox input is never "missing".
+      optional: !arg.required || arg.name === 'site_id' || arg.kind === 'boolean',
       label: text(clip(arg.name, 2000)),
       ...(arg.description ? { hint: text(clip(arg.description, 2000)) } : {}),
       element: elementFor(arg, prefill[arg.name]),
@@ -121,6 +136,7 @@ export interface SubmittedValue {
   type?: string;
   value?: string | null;
   selected_option?: { value?: string } | null;
+  selected_options?: { value?: string }[] | null;
 }
 
 /** The submitted form as raw arguments (text), leaving empty fields out so defaults and "unchanged" apply. */
@@ -132,6 +148,10 @@ export function formArguments(
   for (const arg of args) {
     const submitted = values[arg.name]?.[FORM_VALUE_ACTION];
     if (!submitted) continue;
+    if (submitted.type === 'checkboxes') {
+      out[arg.name] = (submitted.selected_options ?? []).some((o) => o.value === 'true');
+      continue;
+    }
     const raw = submitted.selected_option?.value ?? submitted.value ?? undefined;
     if (raw === undefined || raw === null || raw.trim() === '') continue;
     out[arg.name] =
