@@ -6,7 +6,6 @@ import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
 import { JsonFileStore, type KeyValueStore } from './lib/json-file-store.js';
 import type { Logger } from './log.js';
-import type { TopologyPicture } from './slack/deps.js';
 import { createSlackFrontEnd, type SlackFrontEnd, slackClientOptions } from './slack/slack-app.js';
 import { SlackUserGroups } from './slack/user-groups.js';
 import type { ToolContext } from './tools/define-tool.js';
@@ -22,7 +21,6 @@ export interface AppDeps {
   store?: KeyValueStore;
   /** Clock for approval expiry (ms since the epoch). */
   now?: () => number;
-  topologyPicture?: TopologyPicture;
   /** How often expired change requests are swept [15 s]. */
   sweepIntervalMs?: number;
 }
@@ -86,7 +84,6 @@ function buildSlack(deps: AppDeps, registry: ToolRegistry, context: ToolContext)
     registry,
     context,
     approvals,
-    ...(deps.topologyPicture ? { topologyPicture: deps.topologyPicture } : {}),
     ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
   });
   if (config.approvals.approvers.length === 0) {

@@ -7,6 +7,8 @@ interface AliasSpec {
   names: readonly string[];
   tool: string;
   positional?: { arg: string; placeholder: string };
+  /** Front ends draw the tool's result as a PNG picture instead of printing it. */
+  picture?: true;
 }
 
 /**
@@ -36,7 +38,7 @@ const ALIASES: readonly AliasSpec[] = [
   { names: ['apps', 'top'], tool: 'list_top_applications' },
   { names: ['dpi'], tool: 'get_dpi_statistics' },
   { names: ['client'], tool: 'get_client_dpi', positional: { arg: 'client_mac', placeholder: '<mac>' } },
-  { names: ['topology'], tool: 'get_network_topology' },
+  { names: ['topology'], tool: 'get_network_topology', picture: true },
   { names: ['ports'], tool: 'get_port_mappings', positional: { arg: 'device_id', placeholder: '<device>' } },
   {
     names: ['export'],
@@ -121,6 +123,11 @@ export function resolveCommand(parsed: ParsedCommand, registry: ToolRegistry): R
   return { tool: spec.tool, args };
 }
 
+/** True for an alias whose result front ends render as a PNG picture (`topology`). */
+export function isPictureAlias(command: string): boolean {
+  return BY_NAME.get(command)?.picture === true;
+}
+
 /** The aliases whose tool is registered, in table order, for help text. */
 export function listAliases(registry: ToolRegistry): AliasInfo[] {
   return ALIASES.filter((spec) => registry.get(spec.tool) !== undefined).flatMap((spec) =>
@@ -133,6 +140,9 @@ export function aliasHelpText(registry: ToolRegistry): string {
   const aliases = listAliases(registry);
   if (aliases.length === 0) return '';
   const width = Math.max(...aliases.map((a) => a.usage.length));
-  const lines = aliases.map((a) => `  ${a.usage.padEnd(width)}  → ${a.tool}`);
+  const lines = aliases.map(
+    (a) =>
+      `  ${a.usage.padEnd(width)}  → ${a.tool}${isPictureAlias(a.alias) ? ', drawn as a PNG picture' : ''}`,
+  );
   return ['Shortcuts:', ...lines].join('\n');
 }

@@ -1,12 +1,15 @@
+import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { aliasHelpText, type ResolvedCommand, resolveCommand } from '../commands/aliases.js';
+import { aliasHelpText, isPictureAlias, type ResolvedCommand, resolveCommand } from '../commands/aliases.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from '../commands/parse-command-line.js';
 import { isBotError, ValidationError } from '../errors.js';
+import { render } from '../format/plain-text.js';
 import type { Logger } from '../log.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { isTopology } from '../topology/queries.js';
+import { pngDimensions, renderTopologyPng } from '../topology/render-png.js';
 import { consoleErrorText } from './error-text.js';
-import { render } from './render.js';
 
 /** What the console needs: the shared registry, a tool context, and its three streams. */
 export interface ConsoleDeps {
@@ -28,6 +31,7 @@ const CONTROL_ARGS = ['confirm', 'dry_run'];
 const VALUE_HELP = [
   'Values: bare words, "quoted strings", a,b,c for lists, true/false, numbers; site= picks a site.',
   'Writes show a dry-run preview first and run only when approved.',
+  'topology [file=<path>] writes the picture as a PNG (default topology-<site>.png).',
 ].join('\n');
 
 const ONE_SHOT_USAGE = 'usage: npm start -- <tool|shortcut> [key=value …] [--json] [--yes] [--help]';
@@ -113,6 +117,35 @@ async function execute(deps: ConsoleDeps, command: ResolvedCommand): Promise<unk
   );
 }
 
+/**
+ * `topology [file=…] [site=…]`: the topology drawn as a PNG and written to a file (the console's
+ * counterpart of the picture Slack uploads). Returns the line to print.
+ */
+async function writeTopologyPicture(
+  deps: ConsoleDeps,
+  parsed: ParsedCommand,
+  json: boolean,
+): Promise<string> {
+  const { file, ...args } = parsed.args;
+  const command = resolveCommand({ ...parsed, args }, deps.registry);
+  const topology = await deps.registry.run(command.tool, command.args, deps.context);
+  if (!isTopology(topology)) throw new Error(`${command.tool} did not return a topology`);
+  const png = await renderTopologyPng(topology);
+  const given = Array.isArray(file) ? file.join(',') : file;
+  const path = given !== undefined && given !== '' ? given : `topology-${topology.site_id}.png`;
+  try {
+    await writeFile(path, png);
+  } catch (error) {
+    // A bad path is the user's to fix, not an internal error.
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ValidationError([{ field: 'file', rule: `cannot write ${path} (${reason})` }]);
+  }
+  const size = pngDimensions(png);
+  if (json) return JSON.stringify({ file: path, bytes: png.length, ...size }, null, 2);
+  const pixels = size ? `, ${size.width}×${size.height} px` : '';
+  return `wrote ${path} (${Math.ceil(png.length / 1024)} KB${pixels})`;
+}
+
 type LineOutcome = 'continue' | 'quit';
 
 async function handleLine(
@@ -127,6 +160,10 @@ async function handleLine(
   if (parsed.command === 'quit' || parsed.command === 'exit') return 'quit';
   if (parsed.command === '' || parsed.command === 'help') {
     writeLine(output, helpText(registry, 'Type quit (or Ctrl-D) to leave.'));
+    return 'continue';
+  }
+  if (isPictureAlias(parsed.command)) {
+    writeLine(output, await writeTopologyPicture(deps, parsed, json));
     return 'continue';
   }
   const command = resolveCommand(parsed, registry);
@@ -204,6 +241,10 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     if (parsed.command === '') {
       writeLine(errorOutput, ONE_SHOT_USAGE);
       return EXIT.usage;
+    }
+    if (isPictureAlias(parsed.command)) {
+      writeLine(output, await writeTopologyPicture(deps, parsed, json));
+      return EXIT.ok;
     }
     const command = resolveCommand(parsed, registry);
     const tool = registry.require(command.tool);

@@ -1,5 +1,3 @@
-export { type ConsoleDeps, EXIT, exitCodeFor, runInteractiveConsole, runOneShot } from './console.js';
-export { consoleErrorText } from './error-text.js';
 export {
   formatBytes,
   isPreview,
@@ -8,4 +6,6 @@ export {
   renderObject,
   renderPreview,
   renderTable,
-} from './render.js';
+} from '../format/plain-text.js';
+export { type ConsoleDeps, EXIT, exitCodeFor, runInteractiveConsole, runOneShot } from './console.js';
+export { consoleErrorText } from './error-text.js';

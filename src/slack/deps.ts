@@ -5,9 +5,6 @@ import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ChangePresenter } from './change-presenter.js';
 
-/** Renders the site's topology picture (PNG bytes); absent until a renderer is wired in. */
-export type TopologyPicture = (site: string) => Promise<Uint8Array>;
-
 /** What the Slack listeners work with; built once by the Slack front end. */
 export interface SlackDeps {
   registry: ToolRegistry;
@@ -16,7 +13,6 @@ export interface SlackDeps {
   presenter: ChangePresenter;
   logger: Logger;
   defaultSite: string;
-  topologyPicture?: TopologyPicture;
 }
 
 /** A client method bag the listeners use for uploads. */

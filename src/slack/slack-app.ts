@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ChangePresenter } from './change-presenter.js';
-import type { SlackDeps, TopologyPicture } from './deps.js';
+import type { SlackDeps } from './deps.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
@@ -18,7 +18,6 @@ export interface SlackFrontEndOptions {
   registry: ToolRegistry;
   context: ToolContext;
   approvals: Approvals;
-  topologyPicture?: TopologyPicture;
   /** How often expired change requests are swept and their messages edited [15 s]. */
   sweepIntervalMs?: number;
 }
@@ -95,7 +94,6 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     presenter,
     logger,
     defaultSite: config.defaultSite,
-    ...(options.topologyPicture ? { topologyPicture: options.topologyPicture } : {}),
   };
   registerNetCommand(app, deps);
   registerChangeButtons(app, deps);

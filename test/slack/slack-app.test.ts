@@ -350,3 +350,40 @@ describe('forms', () => {
     expect(view.blocks.map((x) => x.block_id).filter(Boolean)).toEqual(['site_id', 'network_id']);
   });
 });
+
+describe('files', () => {
+  it('uploads export_topology as topology-<site>.graphml in three steps, with the export as content', async () => {
+    const b = await bot();
+    await b.command('export_topology format=graphml', 'U1', 'C7');
+    await b.slack.waitFor(() => b.slack.callsOf('files.completeUploadExternal').length > 0);
+    const [getUrl] = b.slack.callsOf('files.getUploadURLExternal');
+    expect(getUrl?.args.filename).toBe('topology-default.graphml');
+    expect(b.slack.uploads).toHaveLength(1);
+    const content = b.slack.uploads[0]?.bytes.toString('utf8') ?? '';
+    expect(content).toMatch(/^<\?xml/);
+    expect(content).toContain('<graphml');
+    expect(content).toContain('Dream Machine Pro');
+    expect(Number(getUrl?.args.length)).toBe(Buffer.byteLength(content));
+    const complete = b.slack.callsOf('files.completeUploadExternal')[0];
+    expect(complete?.args.channel_id).toBe('C7');
+    expect(complete?.args.files).toEqual([{ id: 'F1', title: 'Topology of default (graphml)' }]);
+  });
+
+  it('draws /net topology as a PNG and uploads it into the channel', async () => {
+    const b = await bot();
+    await b.command('topology');
+    await b.slack.waitFor(() => b.slack.callsOf('files.completeUploadExternal').length > 0, 15_000);
+    expect(b.slack.callsOf('files.getUploadURLExternal')[0]?.args.filename).toBe('topology-default.png');
+    const png = b.slack.uploads[0]?.bytes ?? Buffer.alloc(0);
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(png.length).toBeGreaterThan(10_000);
+  }, 20_000);
+
+  it('refuses an unknown export format naming the three valid ones, and uploads nothing', async () => {
+    const b = await bot();
+    const { responseUrl } = await b.command('export_topology format=GraphML');
+    await b.slack.waitFor(() => responsesTo(b, responseUrl).length > 0);
+    expect(textOf(responsesTo(b, responseUrl)[0]?.body ?? {})).toMatch(/json.*graphml.*dot/);
+    expect(b.slack.uploads).toEqual([]);
+  });
+});

@@ -1,7 +1,8 @@
 import type { App, RespondFn } from '@slack/bolt';
-import { aliasHelpText, resolveCommand } from '../../commands/aliases.js';
-import { parseCommandLine } from '../../commands/parse-command-line.js';
+import { aliasHelpText, isPictureAlias, resolveCommand } from '../../commands/aliases.js';
+import { type ParsedCommand, parseCommandLine } from '../../commands/parse-command-line.js';
 import { ValidationError } from '../../errors.js';
+import { isTopology, renderTopologyPng } from '../../topology/index.js';
 import { helpMessage, noticeMessage } from '../blocks/notice.js';
 import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
 import { toolFormView } from '../blocks/tool-form.js';
@@ -45,16 +46,8 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
     await openForm(client, command, deps, tool, parsed.args);
     return;
   }
-  if (parsed.command === 'topology' && deps.topologyPicture) {
-    const site = typeof parsed.args.site === 'string' ? parsed.args.site : deps.defaultSite;
-    const png = await deps.topologyPicture(site);
-    await client.filesUploadV2({
-      channel_id: command.channel_id,
-      file: Buffer.from(png),
-      filename: `topology-${site}.png`,
-      title: `Topology of ${site}`,
-      initial_comment: `Topology of \`${site}\`, requested by <@${command.user_id}>.`,
-    });
+  if (isPictureAlias(parsed.command)) {
+    await uploadPicture(command, client, deps, parsed);
     return;
   }
   const { tool, args } = resolveCommand(parsed, registry);
@@ -107,5 +100,27 @@ async function openForm(
   await client.views.open({
     trigger_id: command.trigger_id,
     view: toolFormView(tool, deps.registry.argumentsOf(tool), prefill, { tool, channel: command.channel_id }),
+  });
+}
+
+/** `/net topology`: the site drawn as a PNG and uploaded into the channel. */
+async function uploadPicture(
+  command: SlashCommand,
+  client: SlackClient,
+  deps: SlackDeps,
+  parsed: ParsedCommand,
+) {
+  const { tool, args } = resolveCommand(parsed, deps.registry);
+  const validated = deps.registry.validate(tool, args);
+  const site = String(validated.site_id);
+  const topology = await deps.registry.run(tool, validated, deps.context);
+  if (!isTopology(topology)) throw new Error(`${tool} did not return a topology`);
+  const png = await renderTopologyPng(topology);
+  await client.filesUploadV2({
+    channel_id: command.channel_id,
+    file: Buffer.from(png),
+    filename: `topology-${site}.png`,
+    title: `Topology of ${site}`,
+    initial_comment: `Topology of \`${site}\`: ${topology.total_devices} devices, ${topology.total_clients} clients. Requested by <@${command.user_id}>.`,
   });
 }
