@@ -38,12 +38,8 @@ describe('tool forms generated from the zod schemas', () => {
       type: 'static_select',
       initial_option: { value: 'corporate' },
     });
-    expect((byId(form, 'purpose')?.element.options as { value: string }[]).map((o) => o.value)).toEqual([
-      'corporate',
-      'guest',
-      'vlan-only',
-      'wan',
-    ]);
+    const purposeOptions = (byId(form, 'purpose')?.element.options ?? []) as { value: string }[];
+    expect(purposeOptions.map((o) => o.value)).toEqual(['corporate', 'guest', 'vlan-only', 'wan']);
     const zone = inputs('create_firewall_zone');
     expect(byId(zone, 'network_ids')?.element).toMatchObject({ type: 'plain_text_input', multiline: true });
   });
