@@ -342,6 +342,19 @@ describe('forms', () => {
     expect(simWrites(b)).toEqual([]);
   });
 
+  it('opens the form for `/net create_network` with no arguments at all', async () => {
+    const b = await bot();
+    await b.command('create_network');
+    await b.slack.waitFor(() => b.slack.callsOf('views.open').length > 0);
+    const call = b.slack.callsOf('views.open')[0];
+    expect(call?.args.trigger_id).toBe('trigger-1');
+    const view = call?.args.view as { blocks: { type: string; block_id?: string }[] };
+    const ids = view.blocks.filter((x) => x.type === 'input').map((x) => x.block_id);
+    expect(ids.slice(0, 4)).toEqual(['site_id', 'name', 'vlan_id', 'subnet']);
+    expect(previews(b)).toEqual([]);
+    expect(b.sim.requests).toEqual([]);
+  });
+
   it('opens the same form with /net form <tool>', async () => {
     const b = await bot();
     await b.command('form delete_network');
