@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type App, createApp } from '../../src/app.js';
 import { Approvals } from '../../src/approvals/approvals.js';
 import type { ApprovalPolicy } from '../../src/approvals/policy.js';
@@ -13,7 +16,7 @@ export function appFor(sim: Simulator): App {
   const logger = silentLogger();
   const gateway = testGateway(sim);
   return createApp({
-    config: loadConfig({ DATA_DIR: '/tmp/netops-test-unused' }),
+    config: loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-approvals-')) }),
     logger,
     gateway,
     store: new MemoryStore(),
