@@ -2,7 +2,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, wr
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { sha256Hex } from './canonical.js';
-import type { ChangeRequest } from './types.js';
+import { CHANGE_STATES, type ChangeRequest } from './types.js';
 
 /** The journal's file name inside DATA_DIR. */
 export const JOURNAL_FILE = 'approvals.jsonl';
@@ -13,17 +13,7 @@ export const GENESIS_HASH = '0'.repeat(64);
 const actorSchema = z.object({ userId: z.string().min(1), name: z.string().optional() });
 const messageSchema = z.object({ channel: z.string(), ts: z.string() });
 const errorSchema = z.object({ code: z.string(), message: z.string() });
-const stateSchema = z.enum([
-  'pending',
-  'approved',
-  'executing',
-  'succeeded',
-  'failed',
-  'cancelled',
-  'expired',
-  'superseded',
-  'unknown',
-]);
+const stateSchema = z.enum(CHANGE_STATES);
 
 const requestSchema: z.ZodType<ChangeRequest> = z.object({
   id: z.string().min(1),

@@ -1,14 +1,18 @@
-/** Where a change request is in its lifecycle (DESIGN §4); `unknown` = caught mid-run by a crash. */
-export type ChangeState =
-  | 'pending'
-  | 'approved'
-  | 'executing'
-  | 'succeeded'
-  | 'failed'
-  | 'cancelled'
-  | 'expired'
-  | 'superseded'
-  | 'unknown';
+/** Every lifecycle state (DESIGN §4), in order; the journal's schema is built from this list. */
+export const CHANGE_STATES = [
+  'pending',
+  'approved',
+  'executing',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'expired',
+  'superseded',
+  'unknown',
+] as const;
+
+/** Where a change request is in its lifecycle; `unknown` = caught mid-run by a crash. */
+export type ChangeState = (typeof CHANGE_STATES)[number];
 
 /** States a request never leaves. */
 export const FINAL_STATES: ReadonlySet<ChangeState> = new Set([
