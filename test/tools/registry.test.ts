@@ -6,6 +6,7 @@ import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { confirm, dryRun, intInRange, siteId } from '../../src/tools/arg-types.js';
 import { defineTool, type ToolContext } from '../../src/tools/define-tool.js';
+import { createRegistry } from '../../src/tools/index.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 
 const untouchableGateway = new Proxy({} as Gateway, {
@@ -135,5 +136,27 @@ describe('ToolRegistry', () => {
     const table = registry.toolTableMarkdown();
     expect(table).toContain('| `read_thing` | read | count=3, tags, loud, label | Echo the arguments |');
     expect(table).toContain('| `write_thing` | write | **name** | Pretend to change something |');
+  });
+});
+
+describe('the registered tools', () => {
+  const registry = createRegistry('default');
+
+  it('are the 40 tools of the spec', () => {
+    expect(registry.list()).toHaveLength(40);
+  });
+
+  it('give every write confirm and dry_run (approvals preview every write), and no read either', () => {
+    for (const tool of registry.list()) {
+      const names = registry.argumentsOf(tool.name).map((a) => a.name);
+      const guarded = names.includes('confirm') && names.includes('dry_run');
+      expect(guarded, tool.name).toBe(tool.access === 'write');
+      expect(names[0], tool.name).toBe('site_id');
+    }
+  });
+
+  it('name tools verb-first in snake_case', () => {
+    for (const tool of registry.list())
+      expect(tool.name).toMatch(/^(list|get|create|update|delete|assign|unassign|export)_[a-z_]+$/);
   });
 });
