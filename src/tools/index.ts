@@ -19,7 +19,7 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Traffic routes', tools: trafficRouteTools },
   { title: 'DPI statistics', tools: dpiTools },
   { title: 'Topology', tools: topologyTools },
-].filter((group) => group.tools.length > 0);
+];
 
 /** The registry of all tools; `defaultSite` fills `site_id` when a command names none. */
 export function createRegistry(defaultSite: string): ToolRegistry {
