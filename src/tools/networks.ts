@@ -287,8 +287,7 @@ const deleteNetwork = defineTool({
       'deletion is irreversible',
       `${clients.length} active client(s) on ${target.name}${vlanOf(target) ? ` (VLAN ${vlanOf(target)})` : ''} lose connectivity immediately`,
     ];
-    if (dry_run)
-      return { dry_run: true, would_delete: toNetwork(target), client_count: clients.length, warnings };
+    if (dry_run) return { dry_run: true, would_delete: toNetwork(target), warnings };
     await gateway.classicWrite(site_id, 'DELETE', `${NETWORKS}/${target._id}`);
     return { success: true, deleted_network_id: target._id };
   },

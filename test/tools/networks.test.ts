@@ -376,6 +376,8 @@ describe('delete_network', () => {
       warnings: string[];
     };
     expect(preview.would_delete.id).toBe(DEMO_NETWORKS.guest.id);
+    // Volatile facts live only in warnings, so a client joining does not void an approval (drift).
+    expect(Object.keys(preview).sort()).toEqual(['dry_run', 'warnings', 'would_delete']);
     expect(preview.warnings).toContainEqual(
       expect.stringMatching(
         /^[1-9]\d* active client\(s\) on Guest \(VLAN 30\) lose connectivity immediately$/,
