@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayAuthError, NotSupportedError, RateLimitedError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import {
-  type FakeServer,
+  closedAfterEach,
   fixture,
   type MiniController,
   networkSchema,
@@ -16,15 +16,7 @@ import {
 const PASSWORD = 'S3cret-pa55word!';
 const API_KEY = 'key-7d1e0f3a9b2c4d5e';
 
-let servers: FakeServer[] = [];
-let gateways: Gateway[] = [];
-
-afterEach(async () => {
-  await Promise.all(gateways.map((g) => g.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-  gateways = [];
-});
+const { servers, gateways } = closedAfterEach();
 
 async function controller(flavor: 'unifi-os' | 'self-hosted', apiKey?: string): Promise<MiniController> {
   const server = await startMiniController({ flavor, username: 'admin', password: PASSWORD, apiKey });

@@ -1,23 +1,23 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GatewayAuthError, NotSupportedError, ResourceNotFoundError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import type { Gateway } from '../../src/gateway/types.js';
-import { type FakeServer, fixture, networkSchema, sendClassic, sendJson, startFake } from './support.js';
+import {
+  closedAfterEach,
+  type FakeServer,
+  fixture,
+  networkSchema,
+  sendClassic,
+  sendJson,
+  startFake,
+} from './support.js';
 
 const HOSTS = fixture('site-manager/hosts.json') as { data: { id: string }[] };
 const CONSOLE = HOSTS.data[0]?.id ?? '';
 const KEY = 'cloud-key-5f4e3d2c1b';
 
-let servers: FakeServer[] = [];
-let gateways: Gateway[] = [];
-
-afterEach(async () => {
-  await Promise.all(gateways.map((g) => g.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-  gateways = [];
-});
+const { servers, gateways } = closedAfterEach();
 
 async function siteManager(hosts: unknown = HOSTS): Promise<FakeServer> {
   const server = await startFake((req, res) => {

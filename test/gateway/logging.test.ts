@@ -1,21 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGateway } from '../../src/gateway/gateway.js';
-import type { Gateway } from '../../src/gateway/types.js';
-import { captureLogs, type FakeServer, networkSchema, startMiniController } from './support.js';
+import { captureLogs, closedAfterEach, networkSchema, startMiniController } from './support.js';
 
 const PASSWORD = 'Pa55-w0rd-never-in-logs';
 const API_KEY = 'apikey-never-in-logs-0123456789';
 
-let servers: FakeServer[] = [];
-let gateways: Gateway[] = [];
-
-afterEach(async () => {
-  await Promise.all(gateways.map((g) => g.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-  gateways = [];
-});
+let { servers, gateways } = closedAfterEach();
 
 const lineSchema = z.looseObject({ level: z.number(), msg: z.string() });
 

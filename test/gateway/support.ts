@@ -3,7 +3,9 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 import { z } from 'zod';
+import type { Gateway } from '../../src/gateway/types.js';
 import { createLogger, type Logger } from '../../src/log.js';
 
 /** One request as a fake server saw it. */
@@ -268,4 +270,14 @@ export async function startMiniController(options: MiniControllerOptions): Promi
     sessionsIssued,
     expireSessions: () => sessions.clear(),
   };
+}
+
+/** Servers and gateways a test file starts, all closed after each test. */
+export function closedAfterEach(): { servers: FakeServer[]; gateways: Gateway[] } {
+  const tracked = { servers: [] as FakeServer[], gateways: [] as Gateway[] };
+  afterEach(async () => {
+    await Promise.all(tracked.gateways.splice(0).map((g) => g.close()));
+    await Promise.all(tracked.servers.splice(0).map((s) => s.close()));
+  });
+  return tracked;
 }
