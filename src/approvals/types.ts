@@ -14,16 +14,6 @@ export const CHANGE_STATES = [
 /** Where a change request is in its lifecycle; `unknown` = caught mid-run by a crash. */
 export type ChangeState = (typeof CHANGE_STATES)[number];
 
-/** States a request never leaves. */
-export const FINAL_STATES: ReadonlySet<ChangeState> = new Set([
-  'succeeded',
-  'failed',
-  'cancelled',
-  'expired',
-  'superseded',
-  'unknown',
-]);
-
 /** Who did something: a Slack user id (U…), or e.g. 'console:alice'. */
 export interface Actor {
   userId: string;

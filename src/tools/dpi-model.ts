@@ -12,19 +12,6 @@ export const COUNTERS_NOTE =
 /** Said instead of an empty list that would look like zero traffic. */
 export const NO_DATA = 'no DPI data (is traffic identification on?)';
 
-/**
- * A MAC in any common notation (`aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`, `aabb.ccdd.eeff`,
- * `aabbccddeeff`) as the controller writes it (lower case, colons); undefined when it is none.
- */
-export function normaliseMac(text: string): string | undefined {
-  const t = text.trim().toLowerCase();
-  let hex: string | undefined;
-  if (/^[0-9a-f]{2}([:-])[0-9a-f]{2}(\1[0-9a-f]{2}){4}$/.test(t)) hex = t.replace(/[:-]/g, '');
-  else if (/^[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}$/.test(t)) hex = t.replace(/\./g, '');
-  else if (/^[0-9a-f]{12}$/.test(t)) hex = t;
-  return hex?.match(/../g)?.join(':');
-}
-
 /** Application and category names: the controller's catalogue over the bundled one. */
 export class DpiNames {
   constructor(

@@ -9,6 +9,7 @@ import {
   siteDpiRecordSchema,
 } from '../gateway/records/dpi-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { normalizeMac } from '../lib/mac.js';
 import type { Logger } from '../log.js';
 import { intInRange, siteId } from './arg-types.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
@@ -20,7 +21,6 @@ import {
   type DpiNames,
   isoOf,
   NO_DATA,
-  normaliseMac,
   TIME_RANGES,
 } from './dpi-model.js';
 
@@ -33,7 +33,7 @@ const clientMac = z
   .string({ error: 'must be a MAC address' })
   .trim()
   .transform((value, ctx) => {
-    const mac = normaliseMac(value);
+    const mac = normalizeMac(value);
     if (mac !== undefined) return mac;
     ctx.addIssue({ code: 'custom', message: 'must be a MAC address such as aa:bb:cc:dd:ee:ff' });
     return z.NEVER;

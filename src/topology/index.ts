@@ -9,7 +9,6 @@ export {
   toDot,
   toGraphml,
 } from './exports.js';
-export { normalizeMac } from './mac.js';
 export { type PictureModel, type PictureOptions, topologyPicture } from './picture.js';
 export { connectionsOf, findDevice, isTopology, portMappings, topologyStatistics } from './queries.js';
 export {

@@ -1,5 +1,6 @@
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
-import { macId, normalizeMac } from './mac.js';
+import { normalizeMac } from '../lib/mac.js';
+import { macId } from './mac.js';
 import { portsOf, type TopologyDevice } from './records.js';
 import type {
   PortEntry,

@@ -1,23 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_NAMES, categoriesOf, normaliseMac, shares } from '../../src/tools/dpi-model.js';
-
-describe('normaliseMac', () => {
-  it.each([
-    ['aa:bb:cc:dd:ee:ff', 'aa:bb:cc:dd:ee:ff'],
-    ['AA-BB-CC-DD-EE-FF', 'aa:bb:cc:dd:ee:ff'],
-    ['aabb.ccdd.eeff', 'aa:bb:cc:dd:ee:ff'],
-    ['AABBCCDDEEFF', 'aa:bb:cc:dd:ee:ff'],
-  ])('reads %s', (input, expected) => {
-    expect(normaliseMac(input)).toBe(expected);
-  });
-
-  it.each(['aa:bb:cc:dd:ee', 'aa:bb-cc:dd:ee:ff', 'aabb.ccdd.eef', 'gg:bb:cc:dd:ee:ff', ''])(
-    'refuses %j',
-    (input) => {
-      expect(normaliseMac(input)).toBeUndefined();
-    },
-  );
-});
+import { BUNDLED_NAMES, categoriesOf, shares } from '../../src/tools/dpi-model.js';
 
 describe('shares', () => {
   it('rounds to two decimals and still adds up to exactly 100', () => {
