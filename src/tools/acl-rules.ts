@@ -8,6 +8,7 @@ import {
 } from '../gateway/records/acl-rule-record.js';
 import { deviceRecordSchema } from '../gateway/records/device-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import {
   ACL_ACTIONS,
   ACL_ENDPOINT_TYPES,
@@ -45,7 +46,6 @@ import { applyDelete, fieldChanges } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
 import { parseEach, replacementBody, sameJson, withStateLeft } from './firewall-common-model.js';
 import { NetworkDirectory } from './network-ids.js';
-import { findByIdOrName } from './write-model.js';
 
 const ACL = 'acl-rules';
 const ORDERING = 'acl-rules/ordering';

@@ -5,6 +5,7 @@ import {
   firewallRuleRecordSchema,
 } from '../gateway/records/firewall-rule-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import {
   confirm,
   dryRun,
@@ -34,7 +35,6 @@ import {
 } from './firewall-rule-model.js';
 import { NetworkDirectory } from './network-ids.js';
 import { findNetwork } from './network-model.js';
-import { findByIdOrName } from './write-model.js';
 
 const RULES = 'rest/firewallrule';
 // Fields the controller owns; a PUT never sends them back.

@@ -5,8 +5,8 @@ import {
 } from '../gateway/records/integration-network-record.js';
 import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { findNetwork } from './network-model.js';
-import { findByIdOrName } from './write-model.js';
 
 /** One network in both id spaces: the classic networkconf `_id` (shown) and the Integration UUID (sent). */
 export interface NetworkIds {

@@ -1,6 +1,7 @@
-import { ConflictError, type FieldIssue, ResourceNotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, type FieldIssue, ValidationError } from '../errors.js';
 import type { ClientRecord } from '../gateway/records/client-record.js';
 import type { NetworkRecord } from '../gateway/records/network-record.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import {
   defaultDhcpRange,
   formatIpv4,
@@ -68,20 +69,13 @@ export function findNetwork(
   ref: string,
   field = 'network_id',
 ): NetworkRecord {
-  const wanted = ref.trim();
-  const byId = records.find((r) => r._id === wanted || r.external_id === wanted);
-  if (byId) return byId;
-  const byName = records.filter((r) => r.name.toLowerCase() === wanted.toLowerCase());
-  if (byName.length === 1 && byName[0]) return byName[0];
-  if (byName.length > 1) {
-    throw new ValidationError([
-      {
-        field,
-        rule: `"${ref}" names ${byName.length} networks; use an id (${byName.map((r) => r._id).join(', ')})`,
-      },
-    ]);
-  }
-  throw new ResourceNotFoundError('network', ref);
+  return findByIdOrName(records, ref, {
+    resource: 'network',
+    field,
+    id: (r) => r._id,
+    name: (r) => r.name,
+    matchesId: (r, wanted) => r._id === wanted || r.external_id === wanted,
+  });
 }
 
 /** The spec's subnet info (2.2). DNS servers are those pushed to clients: none when custom DNS is off. */

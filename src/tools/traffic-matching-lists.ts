@@ -5,6 +5,7 @@ import {
   trafficMatchingListRecordSchema,
 } from '../gateway/records/traffic-matching-list-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { confirm, dryRun, limit, offset, siteId, text } from './arg-types.js';
 import { applyCreate, applyDelete, applyUpdate, fieldChanges } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
@@ -16,7 +17,6 @@ import {
   toTrafficMatchingList,
   toTypedItems,
 } from './traffic-matching-list-model.js';
-import { findByIdOrName } from './write-model.js';
 
 const LISTS = 'traffic-matching-lists';
 

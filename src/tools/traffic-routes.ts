@@ -7,6 +7,7 @@ import {
   trafficRuleRecordSchema,
 } from '../gateway/records/traffic-rule-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
 import { confirm, dryRun, intInRange, siteId, text, vlanId } from './arg-types.js';
 import { applyCreate, applyDelete, applyUpdate, fieldChanges } from './crud-model.js';
@@ -23,7 +24,6 @@ import {
   targetDevices,
   toTrafficRoute,
 } from './traffic-route-model.js';
-import { findByIdOrName } from './write-model.js';
 
 // Never `rest/routing` (static routes) nor v2 `trafficroutes` (policy-based routing): the spec's
 // allow/deny/shape routes are Traffic Management rules (DESIGN §6).

@@ -1,7 +1,7 @@
 import { NotSupportedError } from '../errors.js';
 import type { ZoneRecord } from '../gateway/records/zone-record.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import type { NetworkIds } from './network-ids.js';
-import { findByIdOrName } from './write-model.js';
 
 /** What an admin may change on a zone: everything, only its networks (configurable system zones), or nothing. */
 export type ZoneEditable = 'all' | 'networks' | 'none';

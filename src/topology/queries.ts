@@ -1,4 +1,5 @@
-import { ResourceNotFoundError, ValidationError } from '../errors.js';
+import { ResourceNotFoundError } from '../errors.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { normalizeMac } from '../lib/mac.js';
 import { macId } from './mac.js';
 import { portsOf, type TopologyDevice } from './records.js';
@@ -20,22 +21,14 @@ export function findDevice(
   ref: string,
   field = 'device_id',
 ): TopologyDevice {
-  const wanted = ref.trim();
-  const mac = normalizeMac(wanted);
-  const byKey = devices.find((d) => (mac !== undefined && macId(d.mac) === mac) || d._id === wanted);
-  if (byKey) return byKey;
-  const lower = wanted.toLowerCase();
-  const byName = devices.filter((d) => d.name?.trim().toLowerCase() === lower);
-  if (byName.length === 1 && byName[0]) return byName[0];
-  if (byName.length > 1) {
-    throw new ValidationError([
-      {
-        field,
-        rule: `"${ref}" names ${byName.length} devices; use a MAC (${byName.map((d) => macId(d.mac)).join(', ')})`,
-      },
-    ]);
-  }
-  throw new ResourceNotFoundError('device', ref);
+  const mac = normalizeMac(ref.trim());
+  return findByIdOrName(devices, ref, {
+    resource: 'device',
+    field,
+    id: (d) => macId(d.mac),
+    name: (d) => d.name?.trim() ?? '',
+    matchesId: (d, wanted) => (mac !== undefined && macId(d.mac) === mac) || d._id === wanted,
+  });
 }
 
 /** Connections where the node is source or target; every connection when `nodeId` is undefined. */

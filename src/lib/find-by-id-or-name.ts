@@ -7,10 +7,19 @@ import { ResourceNotFoundError, ValidationError } from '../errors.js';
 export function findByIdOrName<T>(
   items: readonly T[],
   ref: string,
-  how: { resource: string; field: string; id(item: T): string; name(item: T): string },
+  how: {
+    resource: string;
+    field: string;
+    /** The id shown to the user (in the ambiguity message). */
+    id(item: T): string;
+    name(item: T): string;
+    /** When an object answers to more than its shown id (an Integration UUID, a MAC in another notation). */
+    matchesId?(item: T, wanted: string): boolean;
+  },
 ): T {
   const wanted = ref.trim();
-  const byId = items.find((item) => how.id(item) === wanted);
+  const matchesId = how.matchesId ?? ((item: T, w: string) => how.id(item) === w);
+  const byId = items.find((item) => matchesId(item, wanted));
   if (byId) return byId;
   const byName = items.filter((item) => how.name(item).toLowerCase() === wanted.toLowerCase());
   if (byName.length === 1 && byName[0] !== undefined) return byName[0];
