@@ -42,9 +42,15 @@ import {
   siteId,
   text,
 } from './arg-types.js';
-import { applyDelete, fieldChanges } from './crud-model.js';
+import {
+  applyDelete,
+  fieldChanges,
+  parseEach,
+  replacementBody,
+  sameJson,
+  withStateLeft,
+} from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
-import { parseEach, replacementBody, sameJson, withStateLeft } from './firewall-common-model.js';
 import { NetworkDirectory } from './network-ids.js';
 
 const ACL = 'acl-rules';

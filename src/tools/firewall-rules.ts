@@ -18,9 +18,15 @@ import {
   siteId,
   text,
 } from './arg-types.js';
-import { applyCreate, applyDelete, applyUpdate, fieldChanges } from './crud-model.js';
+import {
+  applyCreate,
+  applyDelete,
+  applyUpdate,
+  fieldChanges,
+  parseEach,
+  replacementBody,
+} from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
-import { parseEach, replacementBody } from './firewall-common-model.js';
 import {
   buildRulePayload,
   DEFAULT_RULE_INDEX,

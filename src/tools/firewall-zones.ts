@@ -5,9 +5,8 @@ import { type ZoneRecord, zoneRecordSchema } from '../gateway/records/zone-recor
 import type { Gateway } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import { confirm, dryRun, idOrName, siteId, text } from './arg-types.js';
-import { fieldChanges } from './crud-model.js';
+import { fieldChanges, sameJson, withStateLeft } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
-import { sameJson, withStateLeft } from './firewall-common-model.js';
 import { NetworkDirectory, type NetworkIds } from './network-ids.js';
 import { toNetwork } from './network-model.js';
 import {

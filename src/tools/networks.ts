@@ -5,6 +5,7 @@ import { type NetworkRecord, networkRecordSchema } from '../gateway/records/netw
 import type { Gateway } from '../gateway/types.js';
 import { defaultDhcpRange, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { cidr, confirm, dryRun, ipv4, limit, offset, siteId, text, vlanId } from './arg-types.js';
+import { type Changes, fieldChanges, parseEach, replacementBody } from './crud-model.js';
 import { defineTool } from './define-tool.js';
 import {
   assertNoClash,
@@ -209,11 +210,7 @@ const updateArgs = z.object({
   dry_run: dryRun,
 });
 
-function changeWarnings(
-  current: NetworkRecord,
-  changes: Record<string, { from: unknown; to: unknown }>,
-  clients: number,
-) {
+function changeWarnings(current: NetworkRecord, changes: Changes, clients: number) {
   const warnings: string[] = [];
   if ('vlan' in changes) {
     warnings.push(`re-tags all traffic on ${current.name}; ${clients} active client(s) will reconnect`);
@@ -233,15 +230,18 @@ const updateNetwork = defineTool({
   access: 'write',
   args: updateArgs,
   async run(args, { gateway }) {
-    const networks = await readNetworks(gateway, args.site_id, true);
+    // One read gives both forms: parsed for the checks, and raw for the PUT body, because the
+    // parsed record has normalised types (a "3600" lease time becomes 3600) and an update must
+    // not rewrite fields it was not asked to.
+    const pairs = parseEach(
+      (await gateway.classicRead(args.site_id, NETWORKS, storedRecordSchema, { fresh: true })).items,
+      networkRecordSchema,
+    );
+    const networks = pairs.map((p) => p.record);
     const current = findNetwork(networks, args.network_id);
     if (current.purpose === 'wan') throw new NotSupportedError('WAN networks are not edited by this tool');
     const next = applyUpdate(current, args);
-    const changes: Record<string, { from: unknown; to: unknown }> = {};
-    for (const [key, value] of Object.entries(next)) {
-      const before = (current as Record<string, unknown>)[key];
-      if (before !== value) changes[key] = { from: before ?? null, to: value };
-    }
+    const changes = fieldChanges(current, next);
     const others = networks.filter((n) => n._id !== current._id);
     const finalSubnet = (next.ip_subnet as string | undefined) ?? current.ip_subnet;
     assertNoClash(others, {
@@ -249,15 +249,12 @@ const updateNetwork = defineTool({
       vlan: 'vlan' in changes ? (next.vlan as number) : null,
       cidr: 'ip_subnet' in changes && finalSubnet ? parseCidr(finalSubnet) : undefined,
     });
-    // The body starts from the record exactly as stored: the parsed one has normalised types
-    // (a "3600" lease time becomes 3600), and an update must not rewrite fields it was not asked to.
-    const stored = (await gateway.classicRead(args.site_id, NETWORKS, storedRecordSchema)).items.find(
-      (r) => r._id === current._id,
+    const stored = pairs.find((p) => p.record === current)?.raw ?? current;
+    const body = replacementBody(
+      stored,
+      READ_ONLY_FIELDS,
+      Object.fromEntries(Object.keys(changes).map((key) => [key, next[key]])),
     );
-    const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(stored ?? current))
-      if (!READ_ONLY_FIELDS.test(key)) body[key] = value;
-    for (const key of Object.keys(changes)) body[key] = next[key];
     const clients =
       clientsByNetwork([current], await readClients(gateway, args.site_id)).get(current._id) ?? [];
     const warnings = changeWarnings(current, changes, clients.length);
