@@ -8,7 +8,7 @@ import { CHANGE_STATES, type ChangeRequest } from './types.js';
 export const JOURNAL_FILE = 'approvals.jsonl';
 
 /** `prev` of the first line. */
-export const GENESIS_HASH = '0'.repeat(64);
+const GENESIS_HASH = '0'.repeat(64);
 
 const actorSchema = z.object({ userId: z.string().min(1), name: z.string().optional() });
 const messageSchema = z.object({ channel: z.string(), ts: z.string() });
