@@ -30,13 +30,15 @@ export function vlanOf(record: NetworkRecord): number | null {
 }
 
 export function toNetwork(record: NetworkRecord): Network {
+  // A vlan-only network has no gateway interface: a subnet left stored from an earlier purpose is unused.
+  const tagOnly = record.purpose === 'vlan-only';
   return {
     id: record._id,
     name: record.name,
     purpose: record.purpose ?? null,
     vlan_id: vlanOf(record),
-    ip_subnet: record.ip_subnet || null,
-    dhcpd_enabled: record.dhcpd_enabled === true,
+    ip_subnet: tagOnly ? null : record.ip_subnet || null,
+    dhcpd_enabled: !tagOnly && record.dhcpd_enabled === true,
   };
 }
 
@@ -179,7 +181,14 @@ export interface NetworkSettings {
   domain_name?: string;
 }
 
-const DNS_FIELDS = ['dhcp_dns_1', 'dhcp_dns_2', 'dhcp_dns_3', 'dhcp_dns_4'] as const;
+/** The spec's DNS arguments, in order. */
+export const DNS_FIELDS = ['dhcp_dns_1', 'dhcp_dns_2', 'dhcp_dns_3', 'dhcp_dns_4'] as const;
+
+/** Why `purpose=wan` is refused by create_network and update_network. */
+export const WAN_REFUSAL =
+  'wan cannot be set here: a WAN needs wan_networkgroup and its wan_* settings (connection type, ' +
+  'addressing, DNS), which these tools do not take, and the bot does not update or delete WANs; ' +
+  'add a WAN in the console under Internet';
 
 /** Checks a lease range against its subnet; returns the problems, naming the spec's fields. */
 export function dhcpRangeIssues(cidr: Ipv4Cidr, gateway: number, start: string, stop: string): FieldIssue[] {
@@ -285,6 +294,30 @@ export function subnetIssues(cidr: Ipv4Cidr): FieldIssue[] {
 export function gatewayOf(cidr: Ipv4Cidr): { address: number; text: string } {
   const address = cidr.address === cidr.network ? cidr.network + 1 : cidr.address;
   return { address, text: `${formatIpv4(address)}/${cidr.prefix}` };
+}
+
+/**
+ * The DNS fields of an update: a value sets that server, an empty value clears it (the controller
+ * stores `""`). Setting any server turns custom DNS on; clearing the last one turns it off, so
+ * clients get the gateway again. Clearing a server that is not set changes nothing.
+ */
+export function dnsUpdate(current: NetworkRecord, settings: NetworkSettings): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const f of DNS_FIELDS) {
+    const value = settings[f];
+    const key = f.replace('dhcp_', 'dhcpd_') as `dhcpd_dns_${1 | 2 | 3 | 4}`;
+    if (value === undefined || (value === '' && !current[key])) continue;
+    fields[key] = value;
+  }
+  if (Object.keys(fields).length === 0) return {};
+  const after = DNS_FIELDS.map((f) => {
+    const key = f.replace('dhcp_', 'dhcpd_') as `dhcpd_dns_${1 | 2 | 3 | 4}`;
+    return key in fields ? fields[key] : current[key];
+  });
+  const anySet = Object.values(fields).some((v) => v !== '');
+  if (anySet) fields.dhcpd_dns_enabled = true;
+  else if (!after.some((v) => typeof v === 'string' && v !== '')) fields.dhcpd_dns_enabled = false;
+  return fields;
 }
 
 /** Custom DNS servers switch `dhcpd_dns_enabled` on; without it the controller ignores them. */

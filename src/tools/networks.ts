@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotSupportedError, ValidationError } from '../errors.js';
+import { type FieldIssue, NotSupportedError, ValidationError } from '../errors.js';
 import { type ClientRecord, clientRecordSchema } from '../gateway/records/client-record.js';
 import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
@@ -11,8 +11,9 @@ import {
   assertNoClash,
   buildCreatePayload,
   clientsByNetwork,
+  DNS_FIELDS,
   dhcpRangeIssues,
-  dnsFields,
+  dnsUpdate,
   findNetwork,
   gatewayOf,
   networkStatistics,
@@ -23,6 +24,7 @@ import {
   toSubnetInfo,
   vlanOf,
   vlanWarnings,
+  WAN_REFUSAL,
 } from './network-model.js';
 
 const NETWORKS = 'rest/networkconf';
@@ -33,7 +35,10 @@ const networkRef = z
   .trim()
   .min(1, { error: 'must be a network id or name' })
   .describe('Network id (or its name)');
-const purpose = z.enum(PURPOSES, { error: `must be one of ${PURPOSES.join(', ')}` });
+// `wan` stays in the enum (the spec names it) so that it is refused with the reason, not as unknown.
+const purpose = z
+  .enum(PURPOSES, { error: `must be one of ${PURPOSES.join(', ')}` })
+  .refine((p) => p !== 'wan', { error: WAN_REFUSAL });
 
 async function readNetworks(gateway: Gateway, site: string, fresh = false): Promise<NetworkRecord[]> {
   return (await gateway.classicRead(site, NETWORKS, networkRecordSchema, { fresh })).items;
@@ -47,6 +52,14 @@ async function readClients(gateway: Gateway, site: string, fresh = false): Promi
 }
 
 /** Optional settings shared by create_network and update_network, with the spec's names. */
+const domainName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, {
+    error: 'must be a domain name such as lan.example.com',
+  })
+  .max(253);
+
 const settingsShape = {
   purpose: purpose.optional(),
   dhcp_enabled: z.boolean({ error: 'must be true or false' }).optional(),
@@ -56,15 +69,19 @@ const settingsShape = {
   dhcp_dns_2: ipv4.optional(),
   dhcp_dns_3: ipv4.optional(),
   dhcp_dns_4: ipv4.optional(),
-  domain_name: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, {
-      error: 'must be a domain name such as lan.example.com',
-    })
-    .max(253)
-    .optional(),
+  domain_name: domainName.optional(),
 };
+
+/** An update value that may also be empty, which clears the stored setting. */
+function orEmpty(schema: z.ZodType<string>, rule: string) {
+  return z
+    .string({ error: rule })
+    .trim()
+    .refine((v) => v === '' || schema.safeParse(v).success, { error: rule })
+    .optional();
+}
+
+const dnsOrEmpty = orEmpty(ipv4, 'must be an IPv4 address such as 10.0.0.1, or empty to clear it');
 
 const listVlans = defineTool({
   name: 'list_vlans',
@@ -152,27 +169,87 @@ const createNetwork = defineTool({
 // Fields the controller computes or owns; the UI never sends them back on a PUT.
 const READ_ONLY_FIELDS = /^(_id|site_id|external_id|attr_.*)$/;
 
+// The address plan and DHCP service of a gateway network; a vlan-only network has neither.
+// `dhcpd_enabled` is sent as false instead (a PUT merges keys, so leaving it out would keep DHCP on).
+const ADDRESS_PLAN_FIELD = /^(ip_subnet|domain_name|dhcpd_(?!enabled$).*)$/;
+
+const VLAN_ONLY_RULE = 'a vlan-only network has no subnet or DHCP range';
+const NO_DHCP_RULE = 'a vlan-only network has no DHCP server to hand it out';
+
+/** What an update does: the fields it sets, the stored fields it leaves out, and what to tell the approver. */
+interface UpdatePlan {
+  set: Record<string, unknown>;
+  drop: string[];
+  warnings: string[];
+}
+
+/** Refuses DHCP settings on a network that will have no subnet (vlan-only). */
+function vlanOnlyIssues(args: z.output<typeof updateArgs>): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const field of ['subnet', 'dhcp_start', 'dhcp_stop'] as const) {
+    if (args[field]) issues.push({ field, rule: VLAN_ONLY_RULE });
+  }
+  if (args.dhcp_enabled === true) {
+    issues.push({
+      field: 'dhcp_enabled',
+      rule: 'a vlan-only network has no subnet, so it cannot serve DHCP',
+    });
+  }
+  for (const field of [...DNS_FIELDS, 'domain_name'] as const) {
+    if (args[field]) issues.push({ field, rule: NO_DHCP_RULE });
+  }
+  return issues;
+}
+
 /** The new values of the fields an update touches, in networkconf terms. */
-function applyUpdate(current: NetworkRecord, args: z.output<typeof updateArgs>): Record<string, unknown> {
-  const next: Record<string, unknown> = {};
-  if (args.name !== undefined) next.name = args.name;
-  if (args.purpose !== undefined) next.purpose = args.purpose;
-  if (args.vlan_id !== undefined) Object.assign(next, { vlan_enabled: true, vlan: args.vlan_id });
-  if (args.dhcp_enabled !== undefined) next.dhcpd_enabled = args.dhcp_enabled;
-  if (args.domain_name !== undefined) next.domain_name = args.domain_name;
-  Object.assign(next, dnsFields(args));
+function planUpdate(current: NetworkRecord, args: z.output<typeof updateArgs>): UpdatePlan {
+  const set: Record<string, unknown> = {};
+  const plan: UpdatePlan = { set, drop: [], warnings: [] };
+  if (args.name !== undefined) set.name = args.name;
+  if (args.purpose !== undefined) set.purpose = args.purpose;
+  if (args.vlan_id !== undefined) Object.assign(set, { vlan_enabled: true, vlan: args.vlan_id });
+  if (args.dhcp_enabled !== undefined) set.dhcpd_enabled = args.dhcp_enabled;
+
+  const purposeNow = args.purpose ?? current.purpose;
+  if (purposeNow === 'vlan-only') {
+    const issues = vlanOnlyIssues(args);
+    if (issues.length > 0) throw new ValidationError(issues);
+    if (current.purpose !== 'vlan-only') {
+      plan.drop = Object.keys(current).filter(
+        (key) => ADDRESS_PLAN_FIELD.test(key) && current[key] !== undefined,
+      );
+      if (current.dhcpd_enabled === true) set.dhcpd_enabled = false;
+      if (plan.drop.length > 0 || current.dhcpd_enabled === true) {
+        plan.warnings.push(
+          `switching to vlan-only drops the address plan of ${current.name} (a vlan-only network has no ` +
+            `subnet or DHCP on the gateway): ${plan.drop.join(', ')} are no longer sent, and DHCP is turned off`,
+        );
+      }
+    }
+    return plan;
+  }
+  Object.assign(set, dnsUpdate(current, args));
+  if (args.domain_name !== undefined && (args.domain_name !== '' || current.domain_name)) {
+    set.domain_name = args.domain_name;
+  }
 
   const subnetText = args.subnet ?? current.ip_subnet;
-  const subnetChanged = args.subnet !== undefined;
-  const dhcpOn = args.dhcp_enabled ?? current.dhcpd_enabled === true;
-  const purposeNow = args.purpose ?? current.purpose;
-  if (purposeNow === 'vlan-only' || !subnetText) {
-    if (args.subnet || args.dhcp_start || args.dhcp_stop) {
-      throw new ValidationError([
-        { field: 'subnet', rule: 'a vlan-only network has no subnet or DHCP range' },
-      ]);
+  if (!subnetText) {
+    const issues: FieldIssue[] = [];
+    if (args.purpose !== undefined) {
+      issues.push({ field: 'subnet', rule: 'is required unless purpose is vlan-only' });
     }
-    return next;
+    if (args.dhcp_enabled === true) {
+      issues.push({
+        field: 'dhcp_enabled',
+        rule: `${current.name} has no subnet to serve DHCP in; give subnet`,
+      });
+    }
+    for (const field of ['dhcp_start', 'dhcp_stop'] as const) {
+      if (args[field]) issues.push({ field, rule: `${current.name} has no subnet; give subnet` });
+    }
+    if (issues.length > 0) throw new ValidationError(issues);
+    return plan;
   }
   const cidrNow = parseCidr(subnetText);
   if (!cidrNow)
@@ -180,7 +257,9 @@ function applyUpdate(current: NetworkRecord, args: z.output<typeof updateArgs>):
   const issues = subnetIssues(cidrNow);
   if (issues.length > 0) throw new ValidationError(issues);
   const gateway = gatewayOf(cidrNow);
-  if (subnetChanged) next.ip_subnet = gateway.text;
+  const subnetChanged = args.subnet !== undefined;
+  if (subnetChanged) set.ip_subnet = gateway.text;
+  const dhcpOn = args.dhcp_enabled ?? current.dhcpd_enabled === true;
   if (dhcpOn && (subnetChanged || args.dhcp_start || args.dhcp_stop || args.dhcp_enabled)) {
     let start = args.dhcp_start ?? current.dhcpd_start;
     let stop = args.dhcp_stop ?? current.dhcpd_stop;
@@ -193,11 +272,18 @@ function applyUpdate(current: NetworkRecord, args: z.output<typeof updateArgs>):
     if (!args.dhcp_stop && !fits(stop)) stop = defaultDhcpRange(cidrNow, gateway.address).stop;
     const rangeIssues = dhcpRangeIssues(cidrNow, gateway.address, start ?? '', stop ?? '');
     if (rangeIssues.length > 0) throw new ValidationError(rangeIssues);
-    if (start !== current.dhcpd_start) next.dhcpd_start = start;
-    if (stop !== current.dhcpd_stop) next.dhcpd_stop = stop;
+    if (start !== current.dhcpd_start) set.dhcpd_start = start;
+    if (stop !== current.dhcpd_stop) set.dhcpd_stop = stop;
   }
-  return next;
+  return plan;
 }
+
+const dnsOrEmptyFields = {
+  dhcp_dns_1: dnsOrEmpty.describe('Primary DNS server for clients; empty clears it'),
+  dhcp_dns_2: dnsOrEmpty,
+  dhcp_dns_3: dnsOrEmpty,
+  dhcp_dns_4: dnsOrEmpty,
+};
 
 const updateArgs = z.object({
   site_id: siteId,
@@ -206,6 +292,8 @@ const updateArgs = z.object({
   vlan_id: vlanId.optional(),
   subnet: cidr.optional(),
   ...settingsShape,
+  ...dnsOrEmptyFields,
+  domain_name: orEmpty(domainName, 'must be a domain name such as lan.example.com, or empty to clear it'),
   confirm,
   dry_run: dryRun,
 });
@@ -219,6 +307,8 @@ function changeWarnings(current: NetworkRecord, changes: Changes, clients: numbe
   if ('ip_subnet' in changes)
     warnings.push(`clients of ${current.name} lose their addresses until they renew`);
   if (changes.dhcpd_enabled?.to === false) warnings.push('clients will not get new leases from the gateway');
+  if (changes.dhcpd_dns_enabled?.to === false)
+    warnings.push('no custom DNS server is left: clients get the gateway as their DNS server');
   if ('purpose' in changes)
     warnings.push(`purpose changes from ${current.purpose} to ${String(changes.purpose?.to)}`);
   return warnings;
@@ -240,24 +330,26 @@ const updateNetwork = defineTool({
     const networks = pairs.map((p) => p.record);
     const current = findNetwork(networks, args.network_id);
     if (current.purpose === 'wan') throw new NotSupportedError('WAN networks are not edited by this tool');
-    const next = applyUpdate(current, args);
-    const changes = fieldChanges(current, next);
+    const plan = planUpdate(current, args);
+    const changes = fieldChanges(current, plan.set);
+    for (const key of plan.drop) changes[key] = { from: current[key] ?? null, to: null };
     const others = networks.filter((n) => n._id !== current._id);
-    const finalSubnet = (next.ip_subnet as string | undefined) ?? current.ip_subnet;
+    const finalSubnet = (plan.set.ip_subnet as string | undefined) ?? current.ip_subnet;
     assertNoClash(others, {
-      name: next.name as string | undefined,
-      vlan: 'vlan' in changes ? (next.vlan as number) : null,
-      cidr: 'ip_subnet' in changes && finalSubnet ? parseCidr(finalSubnet) : undefined,
+      name: plan.set.name as string | undefined,
+      vlan: 'vlan' in changes ? (plan.set.vlan as number) : null,
+      cidr: 'ip_subnet' in changes && plan.set.ip_subnet && finalSubnet ? parseCidr(finalSubnet) : undefined,
     });
     const stored = pairs.find((p) => p.record === current)?.raw ?? current;
     const body = replacementBody(
       stored,
       READ_ONLY_FIELDS,
-      Object.fromEntries(Object.keys(changes).map((key) => [key, next[key]])),
+      Object.fromEntries(Object.keys(changes).map((key) => [key, plan.set[key]])),
     );
+    for (const key of plan.drop) delete body[key];
     const clients =
       clientsByNetwork([current], await readClients(gateway, args.site_id)).get(current._id) ?? [];
-    const warnings = changeWarnings(current, changes, clients.length);
+    const warnings = [...plan.warnings, ...changeWarnings(current, changes, clients.length)];
     const summary = { network_id: current._id, name: current.name, changes, warnings };
     if (args.dry_run) return { dry_run: true, ...summary, would_send: body };
     if (Object.keys(changes).length === 0) return { success: true, ...summary, network: toNetwork(current) };

@@ -6,7 +6,8 @@ import {
   ResourceNotFoundError,
 } from '../../src/errors.js';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
-import type { Network } from '../../src/tools/network-model.js';
+import { type Network, WAN_REFUSAL } from '../../src/tools/network-model.js';
+import { fixtureRecords } from '../helpers/fixtures.js';
 import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
 const bot = useTestBot();
@@ -282,6 +283,19 @@ describe('create_network', () => {
     expect(stored?.ip_subnet).toBeUndefined();
   });
 
+  it('refuses purpose=wan with the reason before anything is read or sent', async () => {
+    const issues = await validationIssues(bot, 'create_network', {
+      name: 'WAN2',
+      vlan_id: 70,
+      subnet: '10.70.0.0/24',
+      purpose: 'wan',
+      confirm: true,
+    });
+    expect(issues).toEqual([{ field: 'purpose', rule: WAN_REFUSAL }]);
+    expect(WAN_REFUSAL).toMatch(/wan_networkgroup/);
+    expect(bot.sim.requests).toHaveLength(0);
+  });
+
   it("passes the controller's refusal through as a sentence with its code", async () => {
     const error = await rejection(
       bot.run('create_network', { name: 'High', vlan_id: 4090, subnet: '10.90.0.0/24', confirm: true }),
@@ -360,6 +374,148 @@ describe('update_network', () => {
     const result = await bot.run('update_network', { network_id: 'Guest', name: 'Guest', confirm: true });
     expect(result).toMatchObject({ success: true, changes: {} });
     expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('refuses to turn a network into a WAN, sending nothing', async () => {
+    const issues = await validationIssues(bot, 'update_network', {
+      network_id: 'IoT',
+      purpose: 'wan',
+      confirm: true,
+    });
+    expect(issues).toEqual([{ field: 'purpose', rule: WAN_REFUSAL }]);
+    expect(bot.sim.requests).toHaveLength(0);
+  });
+
+  it('refuses dhcp_enabled=true on a network without a subnet, sending nothing', async () => {
+    const issues = await validationIssues(bot, 'update_network', {
+      network_id: 'Servers',
+      dhcp_enabled: true,
+      confirm: true,
+    });
+    expect(issues).toEqual([
+      { field: 'dhcp_enabled', rule: 'a vlan-only network has no subnet, so it cannot serve DHCP' },
+    ]);
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('drops the subnet and DHCP fields when switching to vlan-only, and says so in the preview', async () => {
+    const stored = structuredClone(bot.site().networks.find((n) => n.name === 'Cameras'));
+    if (!stored) throw new Error('no Cameras network');
+    const preview = (await bot.run('update_network', {
+      network_id: 'Cameras',
+      purpose: 'vlan-only',
+      dry_run: true,
+    })) as { changes: Record<string, { from: unknown; to: unknown }>; warnings: string[] };
+    expect(preview.changes).toMatchObject({
+      purpose: { from: 'corporate', to: 'vlan-only' },
+      ip_subnet: { from: '10.60.0.1/24', to: null },
+      dhcpd_enabled: { from: true, to: false },
+      dhcpd_start: { from: '10.60.0.50', to: null },
+      dhcpd_dns_1: { from: '9.9.9.9', to: null },
+      domain_name: { from: 'cams.home.arpa', to: null },
+    });
+    expect(preview.warnings[0]).toMatch(/^switching to vlan-only drops the address plan of Cameras/);
+    expect(bot.writes()).toHaveLength(0);
+
+    const result = (await bot.run('update_network', {
+      network_id: 'Cameras',
+      purpose: 'vlan-only',
+      confirm: true,
+    })) as { network: Network };
+    const [put] = bot.writes();
+    const body = put?.body as Record<string, unknown>;
+    expect(put?.method).toBe('PUT');
+    expect(body).toMatchObject({ purpose: 'vlan-only', dhcpd_enabled: false, vlan_enabled: true, vlan: 60 });
+    for (const dropped of [
+      'ip_subnet',
+      'dhcpd_start',
+      'dhcpd_stop',
+      'dhcpd_leasetime',
+      'dhcpd_dns_1',
+      'domain_name',
+    ]) {
+      expect(body).not.toHaveProperty(dropped);
+    }
+    expect(body.igmp_snooping).toBe(stored.igmp_snooping);
+    expect(result.network).toMatchObject({ purpose: 'vlan-only', ip_subnet: null, dhcpd_enabled: false });
+  });
+
+  it('refuses DHCP settings together with a switch to vlan-only, naming each field', async () => {
+    const issues = await validationIssues(bot, 'update_network', {
+      network_id: 'IoT',
+      purpose: 'vlan-only',
+      dhcp_start: '10.20.0.10',
+      dhcp_dns_1: '1.1.1.1',
+      confirm: true,
+    });
+    expect(issues).toEqual([
+      { field: 'dhcp_start', rule: 'a vlan-only network has no subnet or DHCP range' },
+      { field: 'dhcp_dns_1', rule: 'a vlan-only network has no DHCP server to hand it out' },
+    ]);
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('clears one DNS server with an empty value and keeps custom DNS on while another is left', async () => {
+    await bot.run('update_network', { network_id: 'Cameras', dhcp_dns_2: '', confirm: true });
+    const body = bot.writes()[0]?.body as Record<string, unknown>;
+    expect(body).toMatchObject({ dhcpd_dns_1: '9.9.9.9', dhcpd_dns_2: '', dhcpd_dns_enabled: true });
+    expect(bot.site().networks.find((n) => n.name === 'Cameras')?.dhcpd_dns_2).toBe('');
+  });
+
+  it('turns custom DNS off when the last server is cleared, as the console does', async () => {
+    // The console's own "clear DNS" PUT answers dhcpd_dns_enabled false (captured from a UDM).
+    const [captured] = fixtureRecords('classic/rest-networkconf-put-response-lan-dns-cleared.udm.json') as {
+      dhcpd_dns_enabled: boolean;
+    }[];
+    const preview = (await bot.run('update_network', {
+      network_id: 'Cameras',
+      dhcp_dns_1: '',
+      dhcp_dns_2: '',
+      dry_run: true,
+    })) as { changes: Record<string, { from: unknown; to: unknown }>; warnings: string[] };
+    expect(preview.changes).toEqual({
+      dhcpd_dns_1: { from: '9.9.9.9', to: '' },
+      dhcpd_dns_2: { from: '149.112.112.112', to: '' },
+      dhcpd_dns_enabled: { from: true, to: captured?.dhcpd_dns_enabled },
+    });
+    expect(preview.warnings).toContain(
+      'no custom DNS server is left: clients get the gateway as their DNS server',
+    );
+
+    await bot.run('update_network', { network_id: 'Cameras', dhcp_dns_1: '', dhcp_dns_2: '', confirm: true });
+    expect(bot.writes()[0]?.body).toMatchObject({
+      dhcpd_dns_1: '',
+      dhcpd_dns_2: '',
+      dhcpd_dns_enabled: false,
+    });
+  });
+
+  it('clears domain_name with an empty value; clearing what is not set sends nothing', async () => {
+    await bot.run('update_network', { network_id: 'IoT', domain_name: '', confirm: true });
+    expect(bot.writes()[0]?.body).toMatchObject({ domain_name: '' });
+    bot.sim.clearRequests();
+
+    const result = await bot.run('update_network', {
+      network_id: 'Guest',
+      domain_name: '',
+      dhcp_dns_3: '',
+      confirm: true,
+    });
+    expect(result).toMatchObject({ success: true, changes: {} });
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('still refuses a malformed DNS server or domain, saying empty clears it', async () => {
+    const issues = await validationIssues(bot, 'update_network', {
+      network_id: 'IoT',
+      dhcp_dns_1: '1.1.1',
+      domain_name: 'bad domain',
+      confirm: true,
+    });
+    expect(issues).toEqual([
+      { field: 'dhcp_dns_1', rule: 'must be an IPv4 address such as 10.0.0.1, or empty to clear it' },
+      { field: 'domain_name', rule: 'must be a domain name such as lan.example.com, or empty to clear it' },
+    ]);
   });
 
   it('raises ResourceNotFoundError for a missing network', async () => {
