@@ -1,5 +1,5 @@
 import { DEMO_NETWORKS, DEMO_SITE } from './demo-ids.js';
-import type { NetworkConf } from './state.js';
+import type { NetworkConf, PortConf, WlanConf } from './state.js';
 
 // Keys every LAN record on a UDM carries (fixture classic/rest-networkconf.udm.json).
 const LAN_COMMON = {
@@ -140,6 +140,50 @@ export function demoNetworks(): NetworkConf[] {
       vlan: 50,
       igmp_snooping: false,
       dhcpguard_enabled: false,
+    },
+  ];
+}
+
+/** The SSIDs the demo clients use (their `essid`), each on its network (go-unifi WLAN fields). */
+export function demoWlans(): WlanConf[] {
+  const { defaultLan, iot, guest } = DEMO_NETWORKS;
+  const wlan = (_id: string, name: string, networkconf_id: string, is_guest: boolean): WlanConf => ({
+    _id,
+    site_id: DEMO_SITE.id,
+    name,
+    enabled: true,
+    security: 'wpapsk',
+    wpa_mode: 'wpa2',
+    is_guest,
+    networkconf_id,
+    wlan_bands: ['2g', '5g'],
+  });
+  return [
+    wlan('65b3c8e1f4a9d20c7e5a1501', 'Home', defaultLan.id, false),
+    wlan('65b3c8e1f4a9d20c7e5a1502', 'Home-IoT', iot.id, false),
+    wlan('65b3c8e1f4a9d20c7e5a1503', 'Guest WiFi', guest.id, true),
+  ];
+}
+
+/** Switch port profiles: camera ports on the Cameras VLAN, and an AP trunk tagging IoT and Guest. */
+export function demoPortProfiles(): PortConf[] {
+  const { defaultLan, iot, guest, cameras } = DEMO_NETWORKS;
+  return [
+    {
+      _id: '65b3c8e1f4a9d20c7e5a1601',
+      site_id: DEMO_SITE.id,
+      name: 'Camera ports',
+      forward: 'native',
+      native_networkconf_id: cameras.id,
+      poe_mode: 'auto',
+    },
+    {
+      _id: '65b3c8e1f4a9d20c7e5a1602',
+      site_id: DEMO_SITE.id,
+      name: 'AP trunk',
+      forward: 'customize',
+      native_networkconf_id: defaultLan.id,
+      tagged_networkconf_ids: [iot.id, guest.id],
     },
   ];
 }

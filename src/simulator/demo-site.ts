@@ -2,7 +2,7 @@ import { demoClients } from './demo-clients.js';
 import { demoDevices } from './demo-devices.js';
 import { demoDpi } from './demo-dpi.js';
 import { DEMO_ACL_RULES, DEMO_SITE } from './demo-ids.js';
-import { demoNetworks } from './demo-networks.js';
+import { demoNetworks, demoPortProfiles, demoWlans } from './demo-networks.js';
 import {
   demoAclRules,
   demoFirewallRules,
@@ -43,6 +43,8 @@ export function createDemoSites(seed: number): SiteState[] {
       trafficMatchingLists: demoTrafficMatchingLists(),
       trafficRules: demoTrafficRules(),
       trafficRoutes: demoTrafficRoutes(),
+      wlans: demoWlans(),
+      portProfiles: demoPortProfiles(),
       dpi,
     },
   ]);

@@ -164,6 +164,28 @@ export interface TrafficRoute {
   [key: string]: unknown;
 }
 
+/** A classic `rest/wlanconf` record (an SSID); `networkconf_id` is the network its clients join. */
+export interface WlanConf {
+  _id: string;
+  site_id: string;
+  name: string;
+  enabled: boolean;
+  networkconf_id: string;
+  [key: string]: unknown;
+}
+
+/** A classic `rest/portconf` record (a switch port profile) and the networks it carries. */
+export interface PortConf {
+  _id: string;
+  site_id: string;
+  name: string;
+  forward: string;
+  native_networkconf_id?: string;
+  tagged_networkconf_ids?: string[];
+  voice_networkconf_id?: string;
+  [key: string]: unknown;
+}
+
 /** Byte and packet counters as `stat/sitedpi` and `stat/stadpi` report them. */
 export interface DpiCounters {
   rx_bytes: number;
@@ -217,6 +239,8 @@ export interface SiteState {
   trafficMatchingLists: TrafficMatchingList[];
   trafficRules: TrafficRule[];
   trafficRoutes: TrafficRoute[];
+  wlans: WlanConf[];
+  portProfiles: PortConf[];
   dpi: SiteDpi;
 }
 

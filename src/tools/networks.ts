@@ -26,6 +26,7 @@ import {
   vlanWarnings,
   WAN_REFUSAL,
 } from './network-model.js';
+import { findNetworkReferences } from './network-references.js';
 
 const NETWORKS = 'rest/networkconf';
 const PURPOSES = ['corporate', 'guest', 'vlan-only', 'wan'] as const;
@@ -370,15 +371,32 @@ const deleteNetwork = defineTool({
     if (target.attr_no_delete === true || target.purpose === 'wan') {
       throw new NotSupportedError(`${target.name} is a system network and cannot be deleted`);
     }
-    const clients =
-      clientsByNetwork([target], await readClients(gateway, site_id, true)).get(target._id) ?? [];
+    if (!dry_run) {
+      await gateway.classicWrite(site_id, 'DELETE', `${NETWORKS}/${target._id}`);
+      return { success: true, deleted_network_id: target._id };
+    }
+    const [clients, found] = await Promise.all([
+      readClients(gateway, site_id, true),
+      findNetworkReferences(gateway, site_id, {
+        id: target._id,
+        uuid: target.external_id,
+        name: target.name,
+      }),
+    ]);
+    const members = clientsByNetwork([target], clients).get(target._id) ?? [];
+    const vlan = vlanOf(target);
     const warnings = [
       'deletion is irreversible',
-      `${clients.length} active client(s) on ${target.name}${vlanOf(target) ? ` (VLAN ${vlanOf(target)})` : ''} lose connectivity immediately`,
+      `${members.length} active client(s) on ${target.name}${vlan ? ` (VLAN ${vlan})` : ''} lose connectivity immediately`,
     ];
-    if (dry_run) return { dry_run: true, would_delete: toNetwork(target), warnings };
-    await gateway.classicWrite(site_id, 'DELETE', `${NETWORKS}/${target._id}`);
-    return { success: true, deleted_network_id: target._id };
+    if (found.references.length > 0) {
+      warnings.push(
+        `${found.references.length} object(s) listed under references still point at ${target.name}; ` +
+          'they are not changed and will point at a network that no longer exists',
+      );
+    }
+    warnings.push(...found.unchecked);
+    return { dry_run: true, would_delete: toNetwork(target), references: found.references, warnings };
   },
 });
 

@@ -237,3 +237,36 @@ describe('rest/firewallrule', () => {
     expectError(unknown, 400, 'api.err.IdInvalid');
   });
 });
+
+describe('rest/wlanconf and rest/portconf (read only)', () => {
+  it('serves the SSIDs the demo clients use, each on an existing network', async () => {
+    const wlans = classicData(await api(sim, 'GET', '/api/s/default/rest/wlanconf')) as {
+      name: string;
+      networkconf_id: string;
+    }[];
+    const clientEssids = new Set(
+      sim.state
+        .site('default')
+        ?.clients.map((c) => c.essid)
+        .filter(Boolean),
+    );
+
+    expect(wlans.map((w) => w.name).sort()).toEqual([...clientEssids].sort());
+    expect(wlans.find((w) => w.name === 'Home-IoT')?.networkconf_id).toBe(DEMO_NETWORKS.iot.id);
+  });
+
+  it('serves port profiles with native and tagged networks, and refuses writes', async () => {
+    const profiles = classicData(await api(sim, 'GET', '/api/s/default/rest/portconf')) as {
+      name: string;
+      native_networkconf_id?: string;
+      tagged_networkconf_ids?: string[];
+    }[];
+    const post = await api(sim, 'POST', '/api/s/default/rest/portconf', { body: { name: 'x' } });
+
+    expect(profiles.find((p) => p.name === 'AP trunk')).toMatchObject({
+      native_networkconf_id: DEMO_NETWORKS.defaultLan.id,
+      tagged_networkconf_ids: [DEMO_NETWORKS.iot.id, DEMO_NETWORKS.guest.id],
+    });
+    expect(post.status).not.toBe(200);
+  });
+});

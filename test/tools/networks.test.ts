@@ -5,8 +5,9 @@ import {
   GatewayRejectedError,
   ResourceNotFoundError,
 } from '../../src/errors.js';
-import { DEMO_NETWORKS } from '../../src/simulator/index.js';
+import { DEMO_ACL_RULES, DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
 import { type Network, WAN_REFUSAL } from '../../src/tools/network-model.js';
+import type { NetworkReference } from '../../src/tools/network-references.js';
 import { fixtureRecords } from '../helpers/fixtures.js';
 import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
@@ -526,14 +527,16 @@ describe('update_network', () => {
 });
 
 describe('delete_network', () => {
+  type DeletePreview = { would_delete: Network; references: NetworkReference[]; warnings: string[] };
+
   it('previews with a client count and deletes nothing on a dry run', async () => {
-    const preview = (await bot.run('delete_network', { network_id: 'Guest', dry_run: true })) as {
-      would_delete: Network;
-      warnings: string[];
-    };
+    const preview = (await bot.run('delete_network', {
+      network_id: 'Guest',
+      dry_run: true,
+    })) as DeletePreview;
     expect(preview.would_delete.id).toBe(DEMO_NETWORKS.guest.id);
     // Volatile facts live only in warnings, so a client joining does not void an approval (drift).
-    expect(Object.keys(preview).sort()).toEqual(['dry_run', 'warnings', 'would_delete']);
+    expect(Object.keys(preview).sort()).toEqual(['dry_run', 'references', 'warnings', 'would_delete']);
     expect(preview.warnings).toContainEqual(
       expect.stringMatching(
         /^[1-9]\d* active client\(s\) on Guest \(VLAN 30\) lose connectivity immediately$/,
@@ -542,6 +545,89 @@ describe('delete_network', () => {
     expect(preview.warnings).toContain('deletion is irreversible');
     expect(bot.site().networks.some((n) => n.name === 'Guest')).toBe(true);
     expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('lists by name every rule, route, zone, SSID and port profile that points at IoT', async () => {
+    const preview = (await bot.run('delete_network', { network_id: 'IoT', dry_run: true })) as DeletePreview;
+
+    expect(preview.references).toEqual([
+      { kind: 'firewall rule', name: 'Block IoT to LAN', id: '65b3c8e1f4a9d20c7e5a1102', via: 'source' },
+      { kind: 'ACL rule', name: 'Block IoT to NAS', id: DEMO_ACL_RULES.blockIotToNas, via: 'source' },
+      {
+        kind: 'traffic rule',
+        name: 'Block social media on IoT',
+        id: '65b3c8e1f4a9d20c7e5a1201',
+        via: 'applies to',
+      },
+      { kind: 'firewall zone', name: 'IoT Devices', id: DEMO_ZONES.iotDevices, via: 'member' },
+      { kind: 'Wi-Fi network', name: 'Home-IoT', id: '65b3c8e1f4a9d20c7e5a1502', via: 'network' },
+      { kind: 'port profile', name: 'AP trunk', id: '65b3c8e1f4a9d20c7e5a1602', via: 'tagged network' },
+    ]);
+    expect(preview.warnings).toContain(
+      '6 object(s) listed under references still point at IoT; they are not changed and will point at a network that no longer exists',
+    );
+    expect(preview.warnings.filter((w) => w.startsWith('could not check'))).toEqual([]);
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('finds a network referenced as a destination, an egress or a MAC rule filter', async () => {
+    const [route] = bot.site().trafficRoutes;
+    const backup = bot.site().trafficRules.find((r) => r.description === 'Allow NAS offsite backup');
+    const macRule = bot.site().aclRules.find((r) => r.type === 'MAC');
+    if (!route || !backup || macRule?.type !== 'MAC') throw new Error('demo records missing');
+    route.network_id = DEMO_NETWORKS.cameras.id;
+    backup.network_ids = [DEMO_NETWORKS.cameras.id];
+    macRule.networkIdFilter = DEMO_NETWORKS.cameras.uuid;
+    const preview = (await bot.run('delete_network', {
+      network_id: 'Cameras',
+      dry_run: true,
+    })) as DeletePreview;
+
+    expect(preview.references.map((r) => [r.kind, r.name, r.via])).toEqual([
+      ['firewall rule', 'Cameras: no internet', 'source'],
+      ['ACL rule', 'Allow cameras to NVR', 'source'],
+      ['ACL rule', "Block kids' tablet", 'network filter'],
+      ['traffic rule', 'Allow NAS offsite backup', 'destination'],
+      ['policy-based route', 'Work domains via primary WAN', 'egress network'],
+      ['firewall zone', 'IoT Devices', 'member'],
+      ['port profile', 'Camera ports', 'native network'],
+    ]);
+  });
+
+  it('says which kinds it could not check instead of failing or claiming nothing points there', async () => {
+    // A zone-based console refuses the legacy rule list; an Integration read may fail on its own.
+    bot.sim.injectFault({
+      kind: 'status',
+      status: 400,
+      route: '/rest/firewallrule',
+      body: { meta: { rc: 'error', msg: 'api.err.InvalidObject' }, data: [] },
+    });
+    bot.sim.injectFault({ kind: 'status', status: 404, route: '/acl-rules' });
+
+    const preview = (await bot.run('delete_network', { network_id: 'IoT', dry_run: true })) as DeletePreview;
+
+    expect(preview.references.map((r) => r.kind)).toEqual([
+      'traffic rule',
+      'firewall zone',
+      'Wi-Fi network',
+      'port profile',
+    ]);
+    const unchecked = preview.warnings.filter((w) => w.startsWith('could not check'));
+    expect(unchecked).toHaveLength(2);
+    expect(unchecked[0]).toMatch(/^could not check firewall rules: .*InvalidObject/);
+    expect(unchecked[1]).toMatch(/^could not check ACL rules: /);
+  });
+
+  it('keeps the references in the compared part of the preview, unlike the client count', async () => {
+    const first = (await bot.run('delete_network', { network_id: 'IoT', dry_run: true })) as DeletePreview;
+    const zone = bot.site().zones.find((z) => z.name === 'IoT Devices');
+    if (!zone) throw new Error('no IoT Devices zone');
+    zone.networkIds = [DEMO_NETWORKS.cameras.uuid];
+
+    const second = (await bot.run('delete_network', { network_id: 'IoT', dry_run: true })) as DeletePreview;
+
+    expect(second.references).toHaveLength(first.references.length - 1);
+    expect(second.references.some((r) => r.kind === 'firewall zone')).toBe(false);
   });
 
   it('checks existence on a dry run too', async () => {

@@ -26,6 +26,8 @@ export const aclRuleRecordSchema = z.looseObject({
   sourceFilter: aclEndpointSchema.nullable().optional().catch(undefined),
   destinationFilter: aclEndpointSchema.nullable().optional().catch(undefined),
   protocolFilter: lenientArray(z.string()).nullable(),
+  // MAC rules only: the network (UUID) the rule applies in.
+  networkIdFilter: stringish,
   metadata: integrationMetadataSchema,
 });
 

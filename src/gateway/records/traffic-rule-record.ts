@@ -24,6 +24,12 @@ export const trafficRuleTargetSchema = z.looseObject({
   network_id: stringish,
 });
 
+/**
+ * A DPI catalogue id. Stored rules carry `app_ids` as strings (aiounifi types them `list[str]`),
+ * older payloads and hand-made ones as numbers: both are read.
+ */
+const catalogueId = z.union([z.int().nonnegative(), z.string().regex(/^\d+$/).transform(Number)]);
+
 /** A v2 `trafficrules` record (Traffic Management rule), typed where the tools read it. */
 export const trafficRuleRecordSchema = z.looseObject({
   _id: z.string().min(1),
@@ -37,6 +43,10 @@ export const trafficRuleRecordSchema = z.looseObject({
     .catch(undefined),
   ip_addresses: lenientArray(trafficRuleAddressSchema).transform((v) => v ?? []),
   target_devices: lenientArray(trafficRuleTargetSchema).transform((v) => v ?? []),
+  app_ids: lenientArray(catalogueId).transform((v) => v ?? []),
+  app_category_ids: lenientArray(catalogueId).transform((v) => v ?? []),
+  // Networks an `LOCAL_NETWORK` rule matches as destination (classic `_id`s).
+  network_ids: lenientArray(z.string()).transform((v) => v ?? []),
 });
 
 /** A parsed traffic rule. */

@@ -90,6 +90,30 @@ export function registerClassicRest<T extends { _id: string }>(
     );
 }
 
+/** A classic `rest/<name>` collection the simulator only serves for reading (`wlanconf`, `portconf`). */
+export function registerClassicReadOnly(
+  router: Router<Handler>,
+  name: string,
+  items: (site: SiteState) => { _id: string }[],
+) {
+  const base = `/api/s/:site/rest/${name}`;
+  router
+    .on(
+      'GET',
+      base,
+      namedSite((_ctx, site) => classicOk(items(site))),
+    )
+    .on(
+      'GET',
+      `${base}/:id`,
+      namedSite((ctx, site) => {
+        const found = items(site).find((item) => item._id === param(ctx, 'id'));
+        if (!found) throw new SimError(400, 'api.err.IdInvalid', `No ${name} with _id ${param(ctx, 'id')}`);
+        return classicOk([found]);
+      }),
+    );
+}
+
 /** `rest/networkconf`: networks and VLANs, validated like the controller. */
 export const networkconf: ClassicCollection<NetworkConf> = {
   name: 'networkconf',

@@ -1,5 +1,5 @@
 import { Router } from '../router.js';
-import { firewallrule, networkconf, registerClassicRest } from './classic-rest.js';
+import { firewallrule, networkconf, registerClassicReadOnly, registerClassicRest } from './classic-rest.js';
 import { registerClassicSites, registerClassicStat } from './classic-stat.js';
 import type { Handler } from './context.js';
 import { aclRules, registerAclOrdering } from './integration-acl.js';
@@ -23,6 +23,8 @@ export function networkRouters(): NetworkRouters {
   registerClassicStat(classic);
   registerClassicRest(classic, networkconf);
   registerClassicRest(classic, firewallrule);
+  registerClassicReadOnly(classic, 'wlanconf', (site) => site.wlans);
+  registerClassicReadOnly(classic, 'portconf', (site) => site.portProfiles);
 
   const v2 = new Router<Handler>();
   registerV2(v2);

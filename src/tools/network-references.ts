@@ -1,0 +1,236 @@
+import { isBotError, NotSupportedError } from '../errors.js';
+import { aclRuleRecordSchema } from '../gateway/records/acl-rule-record.js';
+import { firewallRuleRecordSchema } from '../gateway/records/firewall-rule-record.js';
+import { portProfileRecordSchema } from '../gateway/records/port-profile-record.js';
+import { trafficRouteRecordSchema } from '../gateway/records/traffic-route-record.js';
+import { trafficRuleRecordSchema } from '../gateway/records/traffic-rule-record.js';
+import { wlanRecordSchema } from '../gateway/records/wlan-record.js';
+import { zoneRecordSchema } from '../gateway/records/zone-record.js';
+import type { Gateway } from '../gateway/types.js';
+
+/** One object that points at a network: what it is, its name and id, and which of its fields points. */
+export interface NetworkReference {
+  kind: string;
+  name: string;
+  id: string;
+  via: string;
+}
+
+/** The network looked for, in both id spaces (`uuid` is the networkconf `external_id`, when it has one). */
+export interface ReferencedNetwork {
+  id: string;
+  uuid: string | undefined;
+  name: string;
+}
+
+/**
+ * One kind of object that may point at a network. A kind that cannot be read (a zone-based console
+ * without legacy rules, no Integration API key, an older controller) fails on its own: the others
+ * are still checked, and the failure is reported, never taken for "nothing points here".
+ */
+export interface ReferenceKind {
+  /** Plural, as in "could not check ACL rules: …". */
+  label: string;
+  find(gateway: Gateway, site: string, network: ReferencedNetwork): Promise<NetworkReference[]>;
+}
+
+// Live state: a delete preview is recomputed at approval and compared (drift).
+const FRESH = { fresh: true };
+
+/** `via` for each field of `fields` whose value is the network (`wanted`), in field order. */
+function matches(fields: [string, unknown][], wanted: string): string[] {
+  return fields.flatMap(([via, value]) =>
+    value === wanted || (Array.isArray(value) && value.includes(wanted)) ? [via] : [],
+  );
+}
+
+function refsOf(kind: string, item: { id: string; name: string }, vias: string[]): NetworkReference[] {
+  return vias.length === 0 ? [] : [{ kind, name: item.name, id: item.id, via: vias.join(', ') }];
+}
+
+function uuidOf(network: ReferencedNetwork): string {
+  if (!network.uuid) {
+    throw new NotSupportedError(`${network.name} has no Integration API id to look it up by`);
+  }
+  return network.uuid;
+}
+
+/** Legacy firewall rules: `src_networkconf_id` / `dst_networkconf_id` (classic `_id`). */
+export const firewallRuleReferences: ReferenceKind = {
+  label: 'firewall rules',
+  async find(gateway, site, network) {
+    const rules = await gateway.classicRead(site, 'rest/firewallrule', firewallRuleRecordSchema, FRESH);
+    return rules.items.flatMap((r) =>
+      refsOf(
+        'firewall rule',
+        { id: r._id, name: r.name },
+        matches(
+          [
+            ['source', r.src_networkconf_id],
+            ['destination', r.dst_networkconf_id],
+          ],
+          network.id,
+        ),
+      ),
+    );
+  },
+};
+
+/** ACL rules: `NETWORKS` filters and a MAC rule's `networkIdFilter` (Integration UUIDs). */
+export const aclRuleReferences: ReferenceKind = {
+  label: 'ACL rules',
+  async find(gateway, site, network) {
+    const uuid = uuidOf(network);
+    const rules = await gateway.integrationList(site, 'acl-rules', aclRuleRecordSchema, FRESH);
+    return rules.items.flatMap((r) =>
+      refsOf(
+        'ACL rule',
+        { id: r.id, name: r.name },
+        matches(
+          [
+            ['source', r.sourceFilter?.networkIds],
+            ['destination', r.destinationFilter?.networkIds],
+            ['network filter', r.networkIdFilter],
+          ],
+          uuid,
+        ),
+      ),
+    );
+  },
+};
+
+/** v2 traffic rules (what `*_traffic_route` tools manage): targets and destination networks. */
+export const trafficRuleReferences: ReferenceKind = {
+  label: 'traffic rules',
+  async find(gateway, site, network) {
+    const rules = await gateway.v2Read(site, 'trafficrules', trafficRuleRecordSchema, FRESH);
+    return rules.items.flatMap((r) =>
+      refsOf(
+        'traffic rule',
+        { id: r._id, name: r.description },
+        matches(
+          [
+            ['applies to', r.target_devices.map((t) => t.network_id)],
+            ['destination', r.network_ids],
+          ],
+          network.id,
+        ),
+      ),
+    );
+  },
+};
+
+/** v2 policy-based routes: the egress network and the networks routed. */
+export const trafficRouteReferences: ReferenceKind = {
+  label: 'policy-based routes',
+  async find(gateway, site, network) {
+    const routes = await gateway.v2Read(site, 'trafficroutes', trafficRouteRecordSchema, FRESH);
+    return routes.items.flatMap((r) =>
+      refsOf(
+        'policy-based route',
+        { id: r._id, name: r.description },
+        matches(
+          [
+            ['egress network', r.network_id],
+            ['applies to', r.target_devices.map((t) => t.network_id)],
+          ],
+          network.id,
+        ),
+      ),
+    );
+  },
+};
+
+/** Firewall zones the network is a member of (Integration `networkIds`). */
+export const zoneReferences: ReferenceKind = {
+  label: 'firewall zones',
+  async find(gateway, site, network) {
+    const uuid = uuidOf(network);
+    const zones = await gateway.integrationList(site, 'firewall/zones', zoneRecordSchema, FRESH);
+    return zones.items.flatMap((z) =>
+      refsOf('firewall zone', { id: z.id, name: z.name }, matches([['member', z.networkIds]], uuid)),
+    );
+  },
+};
+
+/** SSIDs whose clients join the network. */
+export const wlanReferences: ReferenceKind = {
+  label: 'Wi-Fi networks',
+  async find(gateway, site, network) {
+    const wlans = await gateway.classicRead(site, 'rest/wlanconf', wlanRecordSchema, FRESH);
+    return wlans.items.flatMap((w) =>
+      refsOf(
+        'Wi-Fi network',
+        { id: w._id, name: w.name },
+        matches([['network', w.networkconf_id]], network.id),
+      ),
+    );
+  },
+};
+
+/** Switch port profiles carrying the network (native, tagged or voice). */
+export const portProfileReferences: ReferenceKind = {
+  label: 'port profiles',
+  async find(gateway, site, network) {
+    const profiles = await gateway.classicRead(site, 'rest/portconf', portProfileRecordSchema, FRESH);
+    return profiles.items.flatMap((p) =>
+      refsOf(
+        'port profile',
+        { id: p._id, name: p.name },
+        matches(
+          [
+            ['native network', p.native_networkconf_id],
+            ['tagged network', p.tagged_networkconf_ids],
+            ['voice network', p.voice_networkconf_id],
+          ],
+          network.id,
+        ),
+      ),
+    );
+  },
+};
+
+/** Every kind checked before a network is deleted, in the order the preview lists them. */
+export const REFERENCE_KINDS: readonly ReferenceKind[] = [
+  firewallRuleReferences,
+  aclRuleReferences,
+  trafficRuleReferences,
+  trafficRouteReferences,
+  zoneReferences,
+  wlanReferences,
+  portProfileReferences,
+];
+
+/** What points at a network, and the kinds that could not be checked (with the reason). */
+export interface ReferenceReport {
+  references: NetworkReference[];
+  unchecked: string[];
+}
+
+/**
+ * Looks for everything that points at `network`, all kinds at once. A kind whose read fails with
+ * a controller or support error is listed in `unchecked`; any other error is a bug and is thrown.
+ */
+export async function findNetworkReferences(
+  gateway: Gateway,
+  site: string,
+  network: ReferencedNetwork,
+  kinds: readonly ReferenceKind[] = REFERENCE_KINDS,
+): Promise<ReferenceReport> {
+  const results = await Promise.allSettled(kinds.map((kind) => kind.find(gateway, site, network)));
+  const report: ReferenceReport = { references: [], unchecked: [] };
+  results.forEach((result, i) => {
+    const kind = kinds[i];
+    if (!kind) return;
+    if (result.status === 'fulfilled') {
+      report.references.push(
+        ...[...result.value].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
+      );
+    } else if (isBotError(result.reason)) {
+      report.unchecked.push(`could not check ${kind.label}: ${result.reason.message}`);
+    } else {
+      throw result.reason;
+    }
+  });
+  return report;
+}
