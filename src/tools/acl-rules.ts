@@ -1,14 +1,18 @@
 import { z } from 'zod';
-import { NotSupportedError, ValidationError } from '../errors.js';
+import { NotSupportedError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { invalidResponse } from '../gateway/envelopes.js';
 import {
   type AclRuleRecord,
   aclOrderingSchema,
   aclRuleRecordSchema,
 } from '../gateway/records/acl-rule-record.js';
+import { clientRecordSchema } from '../gateway/records/client-record.js';
 import { deviceRecordSchema } from '../gateway/records/device-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
+import { isIpv4 } from '../lib/ip.js';
+import { normalizeMac } from '../lib/mac.js';
+import { toControllerFilter } from './acl-filter.js';
 import {
   ACL_ACTIONS,
   ACL_ENDPOINT_TYPES,
@@ -62,7 +66,9 @@ const storedRuleSchema = z.looseObject({ id: z.string().min(1) });
 
 const ruleRef = idOrName('ACL rule');
 const endpointType = z.enum(ACL_ENDPOINT_TYPES, { error: `must be one of ${ACL_ENDPOINT_TYPES.join(', ')}` });
-const endpointRef = idOrName('network or device');
+const endpointRef = idOrName('network, device or client').describe(
+  'network: its id or name; device: a device or client by MAC, IP address or name',
+);
 const protocol = z
   .enum(ACL_PROTOCOLS, { error: `must be one of ${ACL_PROTOCOLS.join(', ')}` })
   .refine((p) => p !== 'icmp', { error: ICMP_REFUSAL });
@@ -191,29 +197,90 @@ function assertUserDefined(record: AclRuleRecord): void {
   }
 }
 
-/** An adopted device by MAC, id or name, matched by its current address (a /32). */
+/** Something a `device` endpoint may name: an adopted device or an active client. */
+interface Endpointable {
+  kind: 'device' | 'client';
+  id: string | undefined;
+  mac: string;
+  ip: string | undefined;
+  names: string[];
+  label: string;
+}
+
+async function endpointables(acl: AclSite): Promise<Endpointable[]> {
+  const [devices, clients] = await Promise.all([
+    acl.gateway.classicRead(acl.site, 'stat/device', deviceRecordSchema, { fresh: true }),
+    acl.gateway.classicRead(acl.site, 'stat/sta', clientRecordSchema, { fresh: true }),
+  ]);
+  return [
+    ...devices.items.map(
+      (d): Endpointable => ({
+        kind: 'device',
+        id: d._id,
+        mac: d.mac.toLowerCase(),
+        ip: d.ip || undefined,
+        names: d.name ? [d.name] : [],
+        label: `${d.name || d.mac} (${d.mac})`,
+      }),
+    ),
+    ...clients.items.map(
+      (c): Endpointable => ({
+        kind: 'client',
+        id: typeof c._id === 'string' ? c._id : undefined,
+        mac: c.mac.toLowerCase(),
+        ip: c.ip || undefined,
+        names: [c.name, c.hostname].filter((n): n is string => Boolean(n)),
+        label: `${c.name || c.hostname || c.mac} (${c.mac})`,
+      }),
+    ),
+  ];
+}
+
+/**
+ * The network device or active client a `device` endpoint names: by MAC (any notation), by IP,
+ * by `_id`, or by name (a client's alias or hostname). A name several of them share is refused.
+ */
+function findEndpointable(candidates: readonly Endpointable[], ref: string, field: string): Endpointable {
+  const wanted = ref.trim();
+  const mac = normalizeMac(wanted);
+  const byKey = mac
+    ? candidates.filter((c) => c.mac === mac)
+    : isIpv4(wanted)
+      ? candidates.filter((c) => c.ip === wanted)
+      : candidates.filter((c) => c.id === wanted);
+  const byName =
+    byKey.length > 0
+      ? byKey
+      : candidates.filter((c) => c.names.some((n) => n.toLowerCase() === wanted.toLowerCase()));
+  const [only] = byName;
+  if (byName.length === 1 && only) return only;
+  if (byName.length > 1) {
+    throw new ValidationError([
+      {
+        field,
+        rule: `"${ref}" names ${byName.length} devices or clients; use a MAC (${byName.map((c) => c.mac).join(', ')})`,
+      },
+    ]);
+  }
+  throw new ResourceNotFoundError(
+    'device or client',
+    ref,
+    `no network device or active client matches "${ref}" (give its MAC, IP address, name or id)`,
+  );
+}
+
+/** A network device or an active client, matched by its current address (a /32). */
 async function deviceEndpoint(acl: AclSite, side: Side, ref: string, ports: number[] | null) {
   const field = `${side}_id`;
-  const devices = (
-    await acl.gateway.classicRead(acl.site, 'stat/device', deviceRecordSchema, { fresh: true })
-  ).items;
-  const mac = ref.trim().toLowerCase().replaceAll('-', ':');
-  const device =
-    devices.find((d) => d.mac.toLowerCase() === mac) ??
-    findByIdOrName(devices, ref, {
-      resource: 'device',
-      field,
-      id: (d) => d._id ?? d.mac,
-      name: (d) => d.name ?? d.mac,
-    });
-  const label = `${device.name ?? device.mac} (${device.mac})`;
-  if (!device.ip) {
-    throw new ValidationError([{ field, rule: `device ${label} has no IP address to match` }]);
+  const target = findEndpointable(await endpointables(acl), ref, field);
+  if (!target.ip) {
+    throw new ValidationError([{ field, rule: `${target.kind} ${target.label} has no IP address to match` }]);
   }
-  const endpoint: Ipv4Endpoint = { type: 'ip', addresses: [`${device.ip}/32`], ports };
+  const endpoint: Ipv4Endpoint = { type: 'ip', addresses: [`${target.ip}/32`], ports };
+  const advice = target.kind === 'client' ? '; a fixed IP (DHCP reservation) keeps it matched' : '';
   const warning =
-    `the ${side} device ${label} is matched by its current address ${device.ip}/32 ` +
-    '(the controller’s ACL rules take addresses, not devices): if its address changes, the rule no longer matches it';
+    `the ${side} ${target.kind} ${target.label} is matched by its current address ${target.ip}/32 ` +
+    `(the controller’s ACL rules take addresses, not ${target.kind}s): if its address changes, the rule no longer matches it${advice}`;
   return { endpoint, warnings: [warning] };
 }
 
@@ -300,10 +367,27 @@ const listAclRules = defineTool({
     site_id: siteId,
     limit: limit(100),
     offset,
-    filter_expr: text(1000).optional().describe("Integration API filter, e.g. action.eq('BLOCK')"),
+    filter_expr: text(1000)
+      .optional()
+      .describe(
+        "Integration filter over the result fields, e.g. and(action.eq('deny'), source_type.eq('network'))",
+      ),
   }),
   async run({ site_id, limit, offset, filter_expr }, { gateway }) {
-    const acl = await loadAcl(gateway, site_id, false, filter_expr);
+    let directory: Promise<NetworkDirectory> | undefined;
+    const networkUuid = async (ref: string, field: string) => {
+      directory ??= NetworkDirectory.load(gateway, site_id);
+      try {
+        return (await (await directory).resolve(ref, field)).uuid;
+      } catch (error) {
+        if (!(error instanceof ResourceNotFoundError)) throw error;
+        throw new ValidationError([
+          { field, rule: `no network on site ${site_id} is named or has id ${ref}` },
+        ]);
+      }
+    };
+    const filter = filter_expr === undefined ? undefined : await toControllerFilter(filter_expr, networkUuid);
+    const acl = await loadAcl(gateway, site_id, false, filter);
     const rules = acl.rules.map(({ record }) => view(acl, record, priorityOf(record, acl.ordering)));
     return sortAclRules(rules).slice(offset, offset + limit);
   },

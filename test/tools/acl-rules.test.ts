@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConfirmationRequiredError,
-  GatewayRejectedError,
   NotSupportedError,
   ResourceNotFoundError,
+  ValidationError,
 } from '../../src/errors.js';
 import { DEMO_ACL_RULES, DEMO_DEVICES, DEMO_NETWORKS, DEMO_SITE } from '../../src/simulator/index.js';
 import type { AclRule } from '../../src/tools/acl-rule-model.js';
@@ -18,6 +18,9 @@ const ICMP_REFUSAL =
   'icmp cannot be matched: the controller’s ACL rules match TCP and UDP only (use a firewall rule for ICMP)';
 
 const bot = useTestBot();
+
+/** The client the demo's "Block kids' tablet" MAC rule names. */
+const KIDS_TABLET = { mac: '8c:85:90:1f:aa:0b', ip: '192.168.1.111', name: 'Küchen-Tablet' };
 
 /** The writes the simulator saw, as [method, route, body]. */
 function writes() {
@@ -72,10 +75,57 @@ describe('list_acl_rules', () => {
     expect(list?.query.filter).toBe("action.eq('ALLOW')");
   });
 
-  it("answers a filter the controller cannot parse with the controller's refusal", async () => {
-    await expect(bot.run('list_acl_rules', { filter_expr: 'action.eq(' })).rejects.toBeInstanceOf(
-      GatewayRejectedError,
-    );
+  it("translates the words the results show (deny, network) to the controller's before asking it", async () => {
+    const rules = (await bot.run('list_acl_rules', {
+      filter_expr: "and(action.eq('deny'), source_type.eq('network'))",
+    })) as AclRule[];
+
+    expect(rules.map((r) => r.name)).toEqual(['Block IoT to NAS', 'Block guest SSH']);
+    const list = bot.sim.requests.find((r) => r.method === 'GET' && r.route === ACL_ROUTE);
+    expect(list?.query.filter).toBe("and(action.eq('BLOCK'), sourceFilter.type.eq('NETWORKS'))");
+  });
+
+  it("returns the blocking rules for action.eq('deny')", async () => {
+    const rules = (await bot.run('list_acl_rules', { filter_expr: "action.eq('deny')" })) as AclRule[];
+
+    expect(rules.map((r) => [r.name, r.action])).toEqual([
+      ['Block IoT to NAS', 'deny'],
+      ['Block guest SSH', 'deny'],
+      ["Block kids' tablet", 'deny'],
+    ]);
+  });
+
+  it.each([
+    ["destination_type.eq('any')", ["Block kids' tablet", 'Block guest SSH'].sort()],
+    ["source_id.eq('Cameras')", ['Allow cameras to NVR']],
+    ["source_id.eq('8C-85-90-1F-AA-0B')", ["Block kids' tablet"]],
+    ['dst_port.eq(22)', ['Block guest SSH']],
+    ["protocol.eq('tcp_udp')", ['Allow cameras to NVR']],
+    ["rule_type.eq('mac')", ["Block kids' tablet"]],
+    ["not(action.in('deny'))", ['Allow cameras to NVR']],
+    ["and(enabled.eq(true), name.like('Block*'))", ['Block IoT to NAS', "Block kids' tablet"]],
+  ])('answers %s with the rules it describes', async (filter_expr, names) => {
+    const rules = (await bot.run('list_acl_rules', { filter_expr })) as AclRule[];
+    expect(rules.map((r) => r.name).sort()).toEqual([...names].sort());
+  });
+
+  it.each([
+    ['action.eq(', 'the expression ends too early'],
+    ["action.eq('drop')", 'action is allow or deny, not drop'],
+    ["source_type.eq('device')", 'source_type is never device in results'],
+    ['priority.eq(1)', 'priority cannot be filtered on'],
+    ["colour.eq('red')", 'unknown property colour'],
+    ["action.like('d*')", 'action takes eq, ne, in or notIn'],
+    ['name.eq(Block)', "Block is not a value: quote text ('Block')"],
+    ["source_id.eq('Nowhere')", 'no network on site default is named or has id Nowhere'],
+  ])('refuses %s naming filter_expr, without asking for rules', async (filter_expr, reason) => {
+    const error = await rejection(bot.run('list_acl_rules', { filter_expr }));
+
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues).toEqual([
+      { field: 'filter_expr', rule: expect.stringContaining(reason) },
+    ]);
+    expect(bot.sim.requests.some((r) => r.route === ACL_ROUTE)).toBe(false);
   });
 
   it('pages with limit and offset (defaults 100 and 0)', async () => {
@@ -233,6 +283,64 @@ describe('create_acl_rule', () => {
     expect(bot.writes()).toHaveLength(0);
   });
 
+  it("accepts a client as a device endpoint: the demo's own kids' tablet, by MAC", async () => {
+    const preview = (await bot.run('create_acl_rule', {
+      name: 'Tablet bedtime',
+      action: 'deny',
+      source_type: 'device',
+      source_id: KIDS_TABLET.mac,
+      dry_run: true,
+    })) as { would_send: Record<string, unknown>; would_create: Partial<AclRule>; warnings: string[] };
+
+    expect(preview.would_send).toMatchObject({
+      type: 'IPV4',
+      sourceFilter: { type: 'IP_ADDRESSES_OR_SUBNETS', ipAddressesOrSubnets: [`${KIDS_TABLET.ip}/32`] },
+      destinationFilter: null,
+    });
+    expect(preview.would_create).toMatchObject({ source_type: 'ip', source_network: `${KIDS_TABLET.ip}/32` });
+    expect(preview.warnings[0]).toBe(
+      `the source client ${KIDS_TABLET.name} (${KIDS_TABLET.mac}) is matched by its current address ${KIDS_TABLET.ip}/32 ` +
+        '(the controller’s ACL rules take addresses, not clients): if its address changes, the rule no longer ' +
+        'matches it; a fixed IP (DHCP reservation) keeps it matched',
+    );
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it.each([
+    ['its IP address', KIDS_TABLET.ip],
+    ['its name', 'küchen-tablet'],
+    ['its hostname', 'kuechen-tablet'],
+    ['its MAC in another notation', '8C-85-90-1F-AA-0B'],
+  ])('finds a client by %s', async (_how, ref) => {
+    const body = await createdBody({ destination_type: 'device', destination_id: ref });
+    expect(body).toMatchObject({
+      destinationFilter: { type: 'IP_ADDRESSES_OR_SUBNETS', ipAddressesOrSubnets: [`${KIDS_TABLET.ip}/32`] },
+    });
+  });
+
+  it('refuses a name two clients share, listing their MACs', async () => {
+    const clients = bot.site().clients;
+    const twin = clients.find((c) => c.mac !== KIDS_TABLET.mac && c.name);
+    if (!twin) throw new Error('no second named client');
+    twin.name = KIDS_TABLET.name;
+
+    const issues = await validationIssues(bot, 'create_acl_rule', {
+      name: 'r',
+      action: 'deny',
+      source_type: 'device',
+      source_id: KIDS_TABLET.name,
+      confirm: true,
+    });
+
+    expect(issues).toEqual([
+      {
+        field: 'source_id',
+        rule: `"${KIDS_TABLET.name}" names 2 devices or clients; use a MAC (${twin.mac}, ${KIDS_TABLET.mac})`,
+      },
+    ]);
+    expect(bot.writes()).toHaveLength(0);
+  });
+
   it('puts the rule at its priority with a PUT of the whole ordering', async () => {
     const result = (await bot.run('create_acl_rule', {
       name: 'First',
@@ -367,7 +475,10 @@ describe('create_acl_rule', () => {
         confirm: true,
       }),
     );
-    expect(device.message).toBe('device Toaster not found');
+    expect(device).toBeInstanceOf(ResourceNotFoundError);
+    expect(device.message).toBe(
+      'no network device or active client matches "Toaster" (give its MAC, IP address, name or id)',
+    );
     expect(bot.writes()).toHaveLength(0);
   });
 
