@@ -36,10 +36,29 @@ export class DpiNames {
   application(cat: number | string | undefined, app: number | string | undefined): string {
     if (typeof app === 'string' && !/^\d+$/.test(app)) return app;
     if (cat === undefined || app === undefined) return 'Unknown';
-    // The global id is `cat << 16 | app` (SMTP = cat 5, app 1 → 327681).
-    const id = Number(cat) * 65536 + Number(app);
-    return this.applications.get(id) ?? `Unknown application ${cat}:${app}`;
+    const id = applicationKey(Number(cat), Number(app));
+    return this.applications.get(id) ?? `Unknown application ${cat}:${Number(app) & 0xffff}`;
   }
+}
+
+/**
+ * The catalogue key of an application: `cat << 16 | app`, where `app` (what stat rows carry) is
+ * unique only within its category (SMTP = cat 5, app 1 → 327681; app 1 alone is MSN). An `app`
+ * that already carries its category in the high bits is taken as it is.
+ */
+export function applicationKey(cat: number, app: number): number {
+  if (app > 0xffff && Math.floor(app / 65536) === cat) return app;
+  return cat * 65536 + app;
+}
+
+/**
+ * The catalogue key of an Integration `dpi/applications` entry. Its `id` is the compound key;
+ * should a controller send the in-category id with a separate `categoryId`, the two are combined.
+ */
+export function catalogueKey(entry: { id: number; categoryId?: number | undefined }): number {
+  const category = entry.categoryId;
+  if (category === undefined || category === 0 || entry.id > 0xffff) return entry.id;
+  return applicationKey(category, entry.id);
 }
 
 function entries(table: Record<string, string>): [number, string][] {

@@ -17,6 +17,7 @@ import {
   applicationsOf,
   BUNDLED_NAMES,
   COUNTERS_NOTE,
+  catalogueKey,
   categoriesOf,
   type DpiNames,
   isoOf,
@@ -75,7 +76,7 @@ async function loadNames(gateway: Gateway, logger: Logger): Promise<DpiNames> {
     ]);
     const names = BUNDLED_NAMES.withOverrides(
       categories.items.map((c): [number, string] => [c.id, c.name]),
-      applications.items.map((a): [number, string] => [a.id, a.name]),
+      applications.items.map((a): [number, string] => [catalogueKey(a), a.name]),
     );
     catalogues.set(gateway, { expires: Date.now() + CATALOGUE_TTL_MS, names });
     return names;

@@ -40,8 +40,14 @@ export const clientDpiRecordSchema = z.looseObject({
   last_updated: numberish,
 });
 
-/** An Integration DPI catalogue entry (`dpi/categories`, `dpi/applications`): `{id, name}`. */
+const catalogueNumber = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
+
+/**
+ * An Integration DPI catalogue entry (`dpi/categories`, `dpi/applications`): `{id, name}`, and on
+ * applications often `categoryId`.
+ */
 export const dpiCatalogueEntrySchema = z.looseObject({
-  id: z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]),
+  id: catalogueNumber,
   name: z.string().min(1),
+  categoryId: catalogueNumber.optional().catch(undefined),
 });
