@@ -253,7 +253,8 @@ export function demoTrafficRules(): TrafficRule[] {
       _id: '65b3c8e1f4a9d20c7e5a1201',
       action: 'BLOCK',
       ...empty,
-      app_ids: [1572867, 1573022],
+      // Facebook and Instagram (cat 24), as strings like every stored rule.
+      app_ids: ['1572867', '1573022'],
       bandwidth_limit: NO_LIMIT,
       description: 'Block social media on IoT',
       enabled: true,

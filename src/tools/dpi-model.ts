@@ -27,6 +27,16 @@ export class DpiNames {
     );
   }
 
+  /** The name of a catalogue key (`cat << 16 | app`), or undefined when the catalogue has none. */
+  byKey(key: number): string | undefined {
+    return this.applications.get(key);
+  }
+
+  /** The name of a category id, or undefined when the catalogue has none. */
+  categoryName(id: number): string | undefined {
+    return this.categories.get(id);
+  }
+
   category(cat: number | string | undefined): string {
     if (typeof cat === 'string' && !/^\d+$/.test(cat)) return cat;
     const id = cat === undefined ? undefined : Number(cat);

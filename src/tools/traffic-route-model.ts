@@ -2,6 +2,7 @@ import { type FieldIssue, NotSupportedError, ResourceNotFoundError, ValidationEr
 import type { NetworkRecord } from '../gateway/records/network-record.js';
 import type { TrafficRuleRecord } from '../gateway/records/traffic-rule-record.js';
 import { parseCidr, parseIpv4 } from '../lib/ip.js';
+import { BUNDLED_NAMES } from './dpi-model.js';
 import { vlanOf } from './network-model.js';
 
 /** The spec's route actions. */
@@ -29,6 +30,8 @@ export type TrafficRoute = {
   bandwidth_limit_kbps: number | null;
   /** The controller's own target (`IP`, `INTERNET`, `APP`…); other than IP/INTERNET the criteria are null. */
   matching_target: string | null;
+  /** What an `APP` or `APP_CATEGORY` rule matches, named from the DPI catalogue; null for other rules. */
+  applications: string[] | null;
   applies_to: string[];
 };
 
@@ -90,6 +93,19 @@ function destinationPort(record: TrafficRuleRecord): number | null {
   return ports.size === 1 && only !== undefined ? only : null;
 }
 
+/** The applications and categories a rule matches, by name with the catalogue id beside it. */
+function applicationsOf(record: TrafficRuleRecord): string[] | null {
+  const named = (kind: string, id: number, name: string | undefined) =>
+    name === undefined ? `${kind} ${id}` : `${name} (${id})`;
+  const all = [
+    ...record.app_ids.map((id) => named('application', id, BUNDLED_NAMES.byKey(id))),
+    ...record.app_category_ids.map(
+      (id) => `category ${named('', id, BUNDLED_NAMES.categoryName(id)).trim()}`,
+    ),
+  ];
+  return all.length > 0 ? all : null;
+}
+
 /** A stored traffic rule as the spec's traffic route. */
 export function toTrafficRoute(record: TrafficRuleRecord, networks: readonly NetworkRecord[]): TrafficRoute {
   const target = record.matching_target ?? null;
@@ -119,6 +135,7 @@ export function toTrafficRoute(record: TrafficRuleRecord, networks: readonly Net
     },
     bandwidth_limit_kbps: limit?.enabled === true ? (limit.download_limit_kbps ?? null) : null,
     matching_target: target,
+    applications: applicationsOf(record),
     applies_to: record.target_devices.map((t) => describeTarget(t, networks)),
   };
 }

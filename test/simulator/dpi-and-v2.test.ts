@@ -139,9 +139,21 @@ describe('v2 trafficrules and trafficroutes', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       ...rule,
+      // Stored rules carry catalogue ids as strings (aiounifi's TypedTrafficRule), whatever was sent.
+      app_ids: ['1573022'],
+      app_category_ids: [],
       _id: expect.stringMatching(/^[0-9a-f]{24}$/),
       ip_addresses: [],
     });
+  });
+
+  it('keeps string app ids as strings and refuses ids that are not numbers', async () => {
+    const strings = await api(sim, 'POST', RULES, { body: { ...rule, app_ids: ['1572867'] } });
+    const word = await api(sim, 'POST', RULES, { body: { ...rule, app_ids: ['facebook'] } });
+
+    expect(strings.body).toMatchObject({ app_ids: ['1572867'] });
+    expect(word.status).toBe(400);
+    expect(word.body).toMatchObject({ code: 'api.err.InvalidPayload' });
   });
 
   it('replaces a rule on PUT (omitted keys go back to defaults)', async () => {

@@ -36,6 +36,7 @@ describe('list_traffic_routes', () => {
         match_criteria: { destination_port: null, protocol: null, destination_ip: null, vlan_id: 20 },
         bandwidth_limit_kbps: null,
         matching_target: 'APP',
+        applications: ['Facebook (1572867)', 'Instagram (1573022)'],
         applies_to: ['network IoT (VLAN 20)'],
       },
       {
@@ -53,6 +54,7 @@ describe('list_traffic_routes', () => {
         },
         bandwidth_limit_kbps: null,
         matching_target: 'IP',
+        applications: null,
         applies_to: ['client 00:11:32:8a:bc:04'],
       },
       {
@@ -65,6 +67,7 @@ describe('list_traffic_routes', () => {
         match_criteria: { destination_port: null, protocol: 'all', destination_ip: null, vlan_id: 30 },
         bandwidth_limit_kbps: 20480,
         matching_target: 'INTERNET',
+        applications: null,
         applies_to: ['network Guest (VLAN 30)'],
       },
     ]);
@@ -385,6 +388,34 @@ describe('update_traffic_route', () => {
     });
     expect(bot.writes()).toEqual([]);
     expect(storedRules()).toEqual(before);
+  });
+
+  it('sends the stored app_ids back as the strings they are stored as', async () => {
+    const stored = JSON.parse(JSON.stringify(bot.site().trafficRules[0])) as Record<string, unknown>;
+    expect(stored.app_ids).toEqual(['1572867', '1573022']);
+
+    await bot.run('update_traffic_route', {
+      route_id: 'Block social media on IoT',
+      enabled: false,
+      confirm: true,
+    });
+
+    expect(bot.writes()[0]?.body).toEqual({ ...stored, enabled: false });
+  });
+
+  it('reads app ids given as numbers too, and names categories', async () => {
+    const [rule] = bot.site().trafficRules;
+    if (!rule) throw new Error('no demo rule');
+    rule.app_ids = [1572867, 'x'];
+    rule.app_category_ids = ['24', 99];
+
+    const [route] = (await bot.run('list_traffic_routes')) as TrafficRoute[];
+
+    expect(route?.applications).toEqual([
+      'Facebook (1572867)',
+      'category Social Networks (24)',
+      'category 99',
+    ]);
   });
 
   it('sends nothing when the route is already in that state', async () => {

@@ -29,6 +29,13 @@ const targetDevice = z
 
 const port = z.int().min(1).max(65535);
 
+// DPI catalogue ids. Stored rules carry them as strings (aiounifi types app_ids `list[str]`); a
+// number is accepted too and stored as a string, as the controller stores what it is given.
+const catalogueIds = z
+  .array(z.union([z.int().nonnegative(), z.string().regex(/^\d+$/)]))
+  .default([])
+  .transform((ids) => ids.map(String));
+
 // An `IP` destination as aiounifi types it: an address or subnet of its version, with ports.
 const ipAddress = z
   .looseObject({
@@ -65,8 +72,8 @@ const trafficRuleBody = z.looseObject({
     enabled: false,
     upload_limit_kbps: 1024,
   }),
-  app_category_ids: z.array(z.int()).default([]),
-  app_ids: z.array(z.int()).default([]),
+  app_category_ids: catalogueIds,
+  app_ids: catalogueIds,
   domains: z.array(z.unknown()).default([]),
   ip_addresses: z.array(ipAddress).default([]),
   ip_ranges: z.array(z.unknown()).default([]),
