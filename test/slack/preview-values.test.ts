@@ -119,6 +119,25 @@ describe('Slack change requests show every value the controller receives', () =>
   });
 });
 
+describe('/net … dry_run=true (a preview only the requester sees)', () => {
+  it('shows every value the same change sends once approved', async () => {
+    const b = await bot();
+    const command =
+      'create_traffic_route name=DNS action=allow destination_ip=1.1.1.1 destination_port=53 vlan_id=20';
+    const dry = await b.command(`${command} dry_run=true`);
+    await b.slack.waitFor(() => b.slack.responses.some((r) => dry.responseUrl.endsWith(r.path)));
+    const answer = b.slack.responses.find((r) => dry.responseUrl.endsWith(r.path))?.body ?? {};
+    const text = messageText({ method: 'respond', args: answer });
+    expect(answer.response_type).toBe('ephemeral');
+    expect(simWrites(b)).toEqual([]);
+
+    const { bodies } = await requestAndApprove(b, command);
+
+    expectPreviewShowsEveryValue(text, bodies);
+    expect(text).toContain(`network_id: ${N.iot.id} (IoT)`);
+  });
+});
+
 describe('a preview larger than one Slack message', () => {
   it('is split across blocks, says the full request is attached, and attaches it in the thread', async () => {
     const b = await bot();
