@@ -63,7 +63,7 @@ function stringText(text: string): string {
 
 function isInline(value: unknown): boolean {
   if (Array.isArray(value)) return value.length === 0;
-  if (isRow(value)) return Object.keys(value).length === 0;
+  if (isRow(value)) return Object.values(value).every((field) => field === undefined);
   return true;
 }
 
@@ -133,13 +133,16 @@ function blockLines(value: unknown, indent: number, layout: Layout): string[] {
     });
   }
   if (isRow(value)) {
-    return Object.entries(value).flatMap(([key, field]) => fieldLines(key, field, indent, layout));
+    // A field holding undefined is not sent (JSON leaves it out), so it is not shown either.
+    return Object.entries(value)
+      .filter(([, field]) => field !== undefined)
+      .flatMap(([key, field]) => fieldLines(key, field, indent, layout));
   }
   return wrap(pad, inlineText(value, layout.names), layout.width);
 }
 
 function fieldLines(key: string, value: unknown, indent: number, layout: Layout): string[] {
-  const prefix = `${' '.repeat(indent)}${key}:`;
+  const prefix = `${' '.repeat(indent)}${/\p{Cc}/u.test(key) ? JSON.stringify(key) : key}:`;
   if (isInline(value)) return wrap(`${prefix} `, inlineText(value, layout.names), layout.width);
   return [prefix, ...blockLines(value, indent + 2, layout)];
 }
@@ -221,7 +224,7 @@ export function renderPreview(preview: Row, options: PreviewOptions = {}): strin
   const runsTool =
     preview.would_run !== undefined && typeof preview.tool === 'string' ? preview.tool : undefined;
   for (const [key, value] of Object.entries(preview)) {
-    if (NOT_FIELDS.has(key) || (runsTool !== undefined && key === 'tool')) continue;
+    if (value === undefined || NOT_FIELDS.has(key) || (runsTool !== undefined && key === 'tool')) continue;
     lines.push(...fieldLines(key, value, 0, layout));
   }
   for (const [key, heading] of SECTIONS) {

@@ -64,7 +64,16 @@ describe('renderPreview: what would be created', () => {
   it('shows values as they are sent: true, false, null, "" and quoted control characters', () => {
     const text = renderPreview({
       dry_run: true,
-      would_send: { a: true, b: false, c: null, d: '', e: ' padded', f: 'bell\u0007', g: 0 },
+      would_send: {
+        a: true,
+        b: false,
+        c: null,
+        d: '',
+        e: ' padded',
+        f: 'bell\u0007',
+        g: 0,
+        unsent: undefined,
+      },
     });
 
     expect(lines(text).slice(2)).toEqual([
