@@ -1,3 +1,5 @@
+import { renderPreview } from './preview-text.js';
+
 /** Layout limits for plain-text output (terminal, or a Slack code block). */
 export interface RenderOptions {
   /** Total line width a table may take; wider tables shrink their widest columns. */
@@ -192,118 +194,6 @@ export function renderObject(value: Row, options: RenderOptions = {}): string {
     }
   }
   return [lines.join('\n'), ...tables].filter((part) => part !== '').join('\n\n');
-}
-
-/** A normalised field change from any of the shapes tools use for a diff. */
-interface Change {
-  field: string;
-  from: unknown;
-  to: unknown;
-}
-
-const OLD_KEYS = ['old', 'from', 'before', 'current'] as const;
-const NEW_KEYS = ['new', 'to', 'after', 'proposed'] as const;
-
-function pairOf(value: unknown, allowTuple: boolean): { from: unknown; to: unknown } | undefined {
-  if (allowTuple && Array.isArray(value) && value.length === 2) return { from: value[0], to: value[1] };
-  if (!isPlainObject(value)) return undefined;
-  const oldKey = OLD_KEYS.find((k) => k in value);
-  const newKey = NEW_KEYS.find((k) => k in value);
-  if (oldKey === undefined || newKey === undefined) return undefined;
-  return { from: value[oldKey], to: value[newKey] };
-}
-
-/**
- * Reads `changes` as `[{field, old, new}]` (or from/to, before/after) or as `{field: {old, new}}`
- * or `{field: [old, new]}`; the spec leaves update dry-run shapes open, so each tool may differ.
- * The tuple form is only read under `changes`: in `would_update` a two-item array is a new value.
- */
-function changesOf(value: unknown, allowTuple: boolean): Change[] | undefined {
-  if (Array.isArray(value)) {
-    const out: Change[] = [];
-    for (const entry of value) {
-      const pair = pairOf(entry, false);
-      if (!isPlainObject(entry) || !pair || typeof entry.field !== 'string') return undefined;
-      out.push({ field: entry.field, ...pair });
-    }
-    return out;
-  }
-  if (isPlainObject(value)) {
-    const out: Change[] = [];
-    for (const [field, entry] of Object.entries(value)) {
-      const pair = pairOf(entry, allowTuple);
-      if (!pair) return undefined;
-      out.push({ field, ...pair });
-    }
-    return out;
-  }
-  return undefined;
-}
-
-function indentedFields(value: unknown, maxCell: number): string[] {
-  if (!isPlainObject(value)) return [`  ${truncate(compact(value), maxCell * 2)}`];
-  const entries = Object.entries(value);
-  if (entries.length === 0) return ['  (nothing)'];
-  return entries.map(([key, field]) => `  ${key}: ${truncate(cellText(key, field), maxCell * 2)}`);
-}
-
-function changeLines(changes: readonly Change[], maxCell: number): string[] {
-  if (changes.length === 0) return ['  (no changes)'];
-  return changes.map(
-    (c) =>
-      `  ${c.field}: ${truncate(cellText(c.field, c.from), maxCell)} → ${truncate(cellText(c.field, c.to), maxCell)}`,
-  );
-}
-
-const PREVIEW_KEYS = new Set([
-  'dry_run',
-  'would_create',
-  'would_update',
-  'changes',
-  'would_delete',
-  'warnings',
-]);
-
-/** A dry-run result as a preview: what would be created, changed (`old → new`) or deleted, and warnings. */
-export function renderPreview(preview: Row, options: RenderOptions = {}): string {
-  const { maxCell } = { ...DEFAULTS, ...options };
-  const lines = ['preview (dry run, nothing changed):'];
-  // `would_run` (a write that cannot preview itself) is titled with its tool, so `tool` is not repeated.
-  const runsTool =
-    preview.would_run !== undefined && typeof preview.tool === 'string' ? preview.tool : undefined;
-  const rest = Object.fromEntries(
-    Object.entries(preview).filter(
-      ([key]) => !PREVIEW_KEYS.has(key) && !(runsTool !== undefined && key === 'tool'),
-    ),
-  );
-  if (Object.keys(rest).length > 0) lines.push(renderObject(rest, options));
-  if (preview.would_create !== undefined) {
-    lines.push('would create:', ...indentedFields(preview.would_create, maxCell));
-  }
-  if (preview.would_update !== undefined) {
-    const diff = changesOf(preview.would_update, false);
-    lines.push(
-      'would update:',
-      ...(diff ? changeLines(diff, maxCell) : indentedFields(preview.would_update, maxCell)),
-    );
-  }
-  if (preview.changes !== undefined) {
-    const diff = changesOf(preview.changes, true);
-    lines.push('changes:', ...(diff ? changeLines(diff, maxCell) : indentedFields(preview.changes, maxCell)));
-  }
-  if (preview.would_delete !== undefined) {
-    lines.push('would delete:', ...indentedFields(preview.would_delete, maxCell));
-  }
-  if (preview.would_run !== undefined) {
-    lines.push(
-      `would run${runsTool !== undefined ? ` ${runsTool}` : ''} with:`,
-      ...indentedFields(preview.would_run, maxCell),
-    );
-  }
-  const warnings = preview.warnings;
-  const warningList = Array.isArray(warnings) ? warnings : warnings === undefined ? [] : [warnings];
-  for (const warning of warningList) lines.push(`! ${compact(warning)}`);
-  return lines.join('\n');
 }
 
 /** Whether a tool result is a dry-run preview rather than the outcome of a change. */

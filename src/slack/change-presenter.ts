@@ -2,7 +2,12 @@ import type { webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { ApproveOutcome, CancelOutcome, ChangeRequest } from '../approvals/types.js';
 import type { Logger } from '../log.js';
-import { auditLine, changeRequestMessage, resultThreadMessage } from './blocks/change-request.js';
+import {
+  auditLine,
+  changeRequestMessage,
+  previewAttachment,
+  resultThreadMessage,
+} from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
 import { mention } from './blocks/text.js';
 
@@ -33,7 +38,34 @@ export class ChangePresenter {
     const message = changeRequestMessage(request, note);
     const posted = await this.client.chat.postMessage({ channel, ...message });
     if (posted.ts) {
-      this.approvals.attachMessage(request.id, { channel: posted.channel ?? channel, ts: posted.ts });
+      const ref = { channel: posted.channel ?? channel, ts: posted.ts };
+      this.approvals.attachMessage(request.id, ref);
+      await this.attachFullPreview(request, ref);
+    }
+  }
+
+  /**
+   * Uploads the whole preview and the request body into the preview's thread when the message
+   * could not show all of it (the message says so). If the upload fails, the message is edited to
+   * say the change cannot be read in full, rather than leaving an approver with part of it.
+   */
+  private async attachFullPreview(request: ChangeRequest, ref: { channel: string; ts: string }) {
+    const attachment = previewAttachment(request);
+    if (!attachment) return;
+    try {
+      await this.client.filesUploadV2({
+        channel_id: ref.channel,
+        thread_ts: ref.ts,
+        initial_comment: attachment.comment,
+        file_uploads: attachment.files.map(({ filename, title, content }) => ({ filename, title, content })),
+      });
+    } catch (error) {
+      this.logger.error({ err: error, request: request.id }, 'could not attach the full preview');
+      await this.refresh(
+        this.approvals.get(request.id) ?? request,
+        ':warning: The full preview could not be attached, so this message does not show the whole change. ' +
+          'Do not approve it: cancel it and preview it in the console instead.',
+      );
     }
   }
 

@@ -49,6 +49,7 @@ import {
 import {
   applyDelete,
   fieldChanges,
+  namesIn,
   parseEach,
   replacementBody,
   sameJson,
@@ -173,6 +174,21 @@ async function loadAcl(gateway: Gateway, site: string, fresh: boolean, filter?: 
   const described = await networks.describeAll([...uuids]);
   const ids = new Map(described.map((n) => [n.uuid, n.id]));
   return { gateway, site, rules, ordering: ordering.orderedAclRuleIds, networks, ids };
+}
+
+/** Where a new rule stands in a previewed ordering: its id is the controller's to give. */
+const NEW_RULE = '(the new rule)';
+
+/** `{names}` of the rules and networks an ACL preview refers to by id, when it refers to any. */
+function aclNames(acl: AclSite, preview: unknown): { names?: Record<string, string> } {
+  const known = new Map<string, string>();
+  for (const { record } of acl.rules) known.set(record.id, record.name);
+  for (const network of acl.networks.records) {
+    known.set(network._id, network.name);
+    if (network.external_id) known.set(network.external_id, network.name);
+  }
+  const names = namesIn(preview, (id) => known.get(id));
+  return Object.keys(names).length > 0 ? { names } : {};
 }
 
 function view(acl: AclSite, record: AclRuleRecord, priorityNow: number | null): AclRule {
@@ -459,7 +475,11 @@ const createAclRule = defineTool({
     ];
     if (args.dry_run) {
       const { id: _id, ...wouldCreate } = view(acl, parsedRule({ ...body, id: 'new' }, ACL), position);
-      return { dry_run: true, would_create: wouldCreate, would_send: body, warnings };
+      // The controller puts a new rule last; any other position takes an ordering PUT after the create.
+      const reorder =
+        position <= acl.ordering.length ? placeInOrdering(acl.ordering, NEW_RULE, args.priority) : null;
+      const preview = { would_create: wouldCreate, would_send: body, would_reorder: reorder };
+      return { dry_run: true, ...preview, ...aclNames(acl, preview), warnings };
     }
     const created = parsedRule(await gateway.integrationWrite(args.site_id, 'POST', ACL, body), ACL);
     let ordering: string[];
@@ -532,12 +552,13 @@ const updateAclRule = defineTool({
     );
     const summary = { acl_rule_id: current.id, name: current.name, changes, warnings };
     if (args.dry_run) {
-      return {
+      const preview = {
         dry_run: true,
         ...summary,
         would_send: ruleChanged ? body : null,
         would_reorder: reorder ? order : null,
       };
+      return { ...preview, ...aclNames(acl, preview) };
     }
     let answer: unknown;
     if (ruleChanged)

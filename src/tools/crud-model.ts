@@ -16,15 +16,51 @@ export function fieldChanges(before: Record<string, unknown>, after: Record<stri
   return changes;
 }
 
+/** The name of an id the tool read (a network, a zone), or null/undefined when it is not one it knows. */
+export type NameOf = (id: string) => string | null | undefined;
+
+/**
+ * `{id: name}` for every string in `value` that `nameOf` names, so a preview can show each id it
+ * carries with its name. Names are part of the preview (and its hash): a rename is a change the
+ * approver should see.
+ */
+export function namesIn(value: unknown, nameOf: NameOf): Record<string, string> {
+  const names: Record<string, string> = {};
+  const visit = (item: unknown): void => {
+    if (typeof item === 'string') {
+      const name = nameOf(item);
+      if (name) names[item] = name;
+    } else if (Array.isArray(item)) {
+      item.forEach(visit);
+    } else if (typeof item === 'object' && item !== null) {
+      Object.values(item).forEach(visit);
+    }
+  };
+  visit(value);
+  return names;
+}
+
+/** `{names}` for a preview when `nameOf` names anything in it, else nothing. */
+function namesField(preview: unknown, nameOf: NameOf | undefined): { names?: Record<string, string> } {
+  if (!nameOf) return {};
+  const names = namesIn(preview, nameOf);
+  return Object.keys(names).length > 0 ? { names } : {};
+}
+
 /** A create: the preview (`would_create`) or the write and its result. */
 export async function applyCreate(plan: {
   dryRun: boolean | undefined;
   payload: unknown;
   warnings: string[];
+  /** Names the ids of the payload in the preview. */
+  nameOf?: NameOf;
   send(): Promise<unknown>;
   result(answer: unknown): Record<string, unknown>;
 }): Promise<Record<string, unknown>> {
-  if (plan.dryRun) return { dry_run: true, would_create: plan.payload, warnings: plan.warnings };
+  if (plan.dryRun) {
+    const names = namesField(plan.payload, plan.nameOf);
+    return { dry_run: true, would_create: plan.payload, ...names, warnings: plan.warnings };
+  }
   const answer = await plan.send();
   return { success: true, ...plan.result(answer), warnings: plan.warnings };
 }
@@ -39,12 +75,17 @@ export async function applyUpdate(plan: {
   changes: Changes;
   body: unknown;
   warnings: string[];
+  /** Names the ids of the subject, the changes and the body in the preview. */
+  nameOf?: NameOf;
   send(): Promise<unknown>;
   /** The result object; `answer` is undefined when nothing was sent. */
   result(answer: unknown): Record<string, unknown>;
 }): Promise<Record<string, unknown>> {
   const summary = { ...plan.subject, changes: plan.changes, warnings: plan.warnings };
-  if (plan.dryRun) return { dry_run: true, ...summary, would_send: plan.body };
+  if (plan.dryRun) {
+    const names = namesField([plan.subject, plan.changes, plan.body], plan.nameOf);
+    return { dry_run: true, ...summary, would_send: plan.body, ...names };
+  }
   const answer = Object.keys(plan.changes).length === 0 ? undefined : await plan.send();
   return { success: true, ...summary, ...plan.result(answer) };
 }

@@ -206,6 +206,7 @@ const updateFirewallRule = defineTool({
       changes,
       body,
       warnings,
+      nameOf: (id) => networks.nameOf(id),
       send: async () => (await gateway.classicWrite(args.site_id, 'PUT', `${RULES}/${current._id}`, body))[0],
       result(answer) {
         if (answer === undefined) return { rule: view(current) };

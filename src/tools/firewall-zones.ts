@@ -5,7 +5,7 @@ import { type ZoneRecord, zoneRecordSchema } from '../gateway/records/zone-recor
 import type { Gateway } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import { confirm, dryRun, idOrName, siteId, text } from './arg-types.js';
-import { fieldChanges, sameJson, withStateLeft } from './crud-model.js';
+import { fieldChanges, namesIn, sameJson, withStateLeft } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
 import { NetworkDirectory, type NetworkIds } from './network-ids.js';
 import { toNetwork } from './network-model.js';
@@ -17,6 +17,7 @@ import {
   leaveWarnings,
   moveBodies,
   moveWarnings,
+  moveWrites,
   planMoves,
   toZone,
   type Zone,
@@ -78,6 +79,37 @@ async function zoneView(s: ZoneSite, zone: ZoneRecord): Promise<Zone> {
 function writtenZone(answer: unknown, fallback: ZoneRecord): ZoneRecord {
   const parsed = zoneRecordSchema.safeParse(answer);
   return parsed.success ? parsed.data : fallback;
+}
+
+/**
+ * A dry run with every zone and network id it carries named (`names`), and the writes that move
+ * networks out of their old zones (`would_send_first`) when there are any.
+ */
+function zonePreview(
+  s: ZoneSite,
+  preview: Record<string, unknown>,
+  moves: readonly ZoneMove[],
+  members: readonly NetworkIds[],
+): Record<string, unknown> {
+  const { warnings, ...rest } = preview;
+  const shown = {
+    dry_run: true,
+    ...rest,
+    ...(moves.length > 0 ? { would_send_first: moveWrites(moves) } : {}),
+  };
+  const known = new Map<string, string>();
+  for (const zone of s.zones) known.set(zone.id, zone.name);
+  for (const network of s.networks.records) {
+    known.set(network._id, network.name);
+    if (network.external_id) known.set(network.external_id, network.name);
+  }
+  for (const m of [...members, ...moves.map((move) => move.network)]) {
+    if (m.name === null) continue;
+    known.set(m.id, m.name);
+    known.set(m.uuid, m.name);
+  }
+  const names = namesIn(shown, (id) => known.get(id));
+  return { ...shown, ...(Object.keys(names).length > 0 ? { names } : {}), warnings };
 }
 
 /** Network arguments resolved to both id spaces, without repeats, in the caller's order. */
@@ -153,8 +185,7 @@ const createFirewallZone = defineTool({
     const note = args.description || null;
     const warnings = moveWarnings(moves, args.name);
     if (args.dry_run) {
-      return {
-        dry_run: true,
+      const preview = {
         would_create: {
           name: args.name,
           description: note,
@@ -165,6 +196,7 @@ const createFirewallZone = defineTool({
         moves: describeMoves(moves),
         warnings,
       };
+      return zonePreview(s, preview, moves, members);
     }
     const answer = await writeWithMoves(s, moves, `creating zone "${args.name}"`, () =>
       context.gateway.integrationWrite(args.site_id, 'POST', ZONES, body),
@@ -230,7 +262,10 @@ const updateFirewallZone = defineTool({
       ),
     ];
     const summary = { zone_id: zone.id, name: zone.name, changes, moves: describeMoves(moves), warnings };
-    if (args.dry_run) return { dry_run: true, ...summary, would_send: controllerChange ? body : null };
+    if (args.dry_run) {
+      const preview = { ...summary, would_send: controllerChange ? body : null };
+      return zonePreview(s, preview, moves, [...current, ...members]);
+    }
     let record = zone;
     if (controllerChange) {
       const answer = await writeWithMoves(s, moves, `updating zone "${zone.name}"`, () =>
@@ -324,7 +359,7 @@ const assignNetworkToZone = defineTool({
       moves: describeMoves(moves),
       warnings: moveWarnings(moves, zone.name),
     };
-    if (args.dry_run) return { dry_run: true, ...summary, would_send: body };
+    if (args.dry_run) return zonePreview(s, { ...summary, would_send: body }, moves, [...current, network]);
     const answer = await writeWithMoves(
       s,
       moves,
@@ -360,7 +395,7 @@ const unassignNetworkFromZone = defineTool({
       changes: { networkIds: { from, to: from.filter((id) => id !== network.id) } },
       warnings: leaveWarnings([network], zone.name),
     };
-    if (args.dry_run) return { dry_run: true, ...summary, would_send: body };
+    if (args.dry_run) return zonePreview(s, { ...summary, would_send: body }, [], current);
     const answer = await context.gateway.integrationWrite(args.site_id, 'PUT', `${ZONES}/${zone.id}`, body);
     return { success: true, ...summary, zone: await zoneView(s, writtenZone(answer, { ...zone, ...body })) };
   },

@@ -10,7 +10,7 @@ import type { Gateway } from '../gateway/types.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
 import { confirm, dryRun, intInRange, siteId, text, vlanId } from './arg-types.js';
-import { applyCreate, applyDelete, applyUpdate, fieldChanges } from './crud-model.js';
+import { applyCreate, applyDelete, applyUpdate, fieldChanges, type NameOf } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
 import {
   assertSupported,
@@ -59,6 +59,11 @@ async function readRules(gateway: Gateway, site: string, fresh = false): Promise
     readNetworks(gateway, site, fresh),
   ]);
   return { stored: rules.items, networks };
+}
+
+/** Names the networks a rule body refers to (`target_devices[].network_id`, `network_ids`). */
+function networkNames(networks: readonly NetworkRecord[]): NameOf {
+  return (id) => networks.find((n) => n._id === id)?.name;
 }
 
 /** A stored rule as the spec's route; a rule the schema cannot read is skipped like any odd record. */
@@ -125,6 +130,7 @@ const createTrafficRoute = defineTool({
       dryRun: args.dry_run,
       payload,
       warnings: createWarnings(args, targets),
+      nameOf: networkNames(networks),
       send: () => gateway.v2Write(args.site_id, 'POST', RULES, payload),
       // An answer the schema cannot read is shown as the controller sent it.
       result: (answer) => ({ traffic_route: viewOf(answer, networks) ?? answer }),
@@ -159,6 +165,7 @@ const updateTrafficRoute = defineTool({
       changes,
       body,
       warnings,
+      nameOf: networkNames(rules.networks),
       send: () => gateway.v2Write(site_id, 'PUT', `${RULES}/${view.id}`, body),
       result: (answer) => ({
         traffic_route: answer === undefined ? view : (viewOf(answer, rules.networks) ?? answer),

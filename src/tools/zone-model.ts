@@ -125,6 +125,14 @@ export interface ZoneBody {
   networkIds: string[];
 }
 
+/**
+ * The writes that take moved networks out of their old zones, in the order they are sent (before
+ * the target zone's write): a preview shows them with `would_send`, since they change zones too.
+ */
+export function moveWrites(moves: readonly ZoneMove[]): { zone_id: string; body: ZoneBody }[] {
+  return moveBodies(moves).map(({ zone, body }) => ({ zone_id: zone.id, body }));
+}
+
 /** The moves as a result shows them (classic ids). */
 export function describeMoves(moves: readonly ZoneMove[]) {
   return moves.map((m) => ({

@@ -115,7 +115,7 @@ describe('interactive console', () => {
     const h = await session(['update_traffic_route route_id=r1 enabled=false', 'n', 'quit']);
 
     expect(h.output.text).toContain(
-      'would run update_traffic_route with:\n  site_id: default\n  route_id: r1\n  enabled: no',
+      'would run update_traffic_route with:\n  site_id: default\n  route_id: r1\n  enabled: false',
     );
     expect(h.calls.routeUpdates).toEqual([]);
   });

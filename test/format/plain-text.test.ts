@@ -166,64 +166,6 @@ describe('render: objects and strings', () => {
   });
 });
 
-describe('render: dry-run previews', () => {
-  it('shows what would be created and the warnings', () => {
-    const text = render({
-      dry_run: true,
-      would_create: { name: 'IoT', vlan: 40, dhcpd_enabled: true },
-      warnings: ['VLAN 40 is new on this site', 'clients may need to reconnect'],
-    });
-
-    expect(text.split('\n')).toEqual([
-      'preview (dry run, nothing changed):',
-      'would create:',
-      '  name: IoT',
-      '  vlan: 40',
-      '  dhcpd_enabled: yes',
-      '! VLAN 40 is new on this site',
-      '! clients may need to reconnect',
-    ]);
-  });
-
-  it('shows updates field by field as old → new, whatever the diff shape', () => {
-    const asList = render({
-      dry_run: true,
-      network_id: 'net-iot',
-      changes: [
-        { field: 'vlan_id', old: 40, new: 41 },
-        { field: 'name', from: 'IoT', to: 'Things' },
-      ],
-    });
-    const asRecord = render({
-      dry_run: true,
-      would_update: { dhcpd_enabled: { before: true, after: false } },
-    });
-    const asTuples = render({ dry_run: true, changes: { name: ['IoT', 'Things'] } });
-
-    expect(asList).toContain('network_id: net-iot');
-    expect(asList).toContain('changes:\n  vlan_id: 40 → 41\n  name: IoT → Things');
-    expect(asRecord).toContain('would update:\n  dhcpd_enabled: yes → no');
-    expect(asTuples).toContain('changes:\n  name: IoT → Things');
-  });
-
-  it('shows a would_update of plain new values as fields', () => {
-    const text = render({ dry_run: true, would_update: { network_ids: ['a', 'b'] } });
-
-    expect(text).toContain('would update:\n  network_ids: a, b');
-  });
-
-  it('shows what would be deleted', () => {
-    const text = render({
-      dry_run: true,
-      would_delete: { id: 'net-guest', name: 'Guest' },
-      warnings: 'irreversible',
-    });
-
-    expect(text).toContain('would delete:\n  id: net-guest\n  name: Guest');
-    expect(text.split('\n').at(-1)).toBe('! irreversible');
-  });
-});
-
 describe('formatBytes', () => {
   it('uses decimal units with one decimal below 100', () => {
     expect(formatBytes(0)).toBe('0 B');

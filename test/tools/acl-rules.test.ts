@@ -401,6 +401,18 @@ describe('create_acl_rule', () => {
         destinationFilter: { type: 'NETWORKS', networkIds: [N.iot.uuid] },
         protocolFilter: null,
       },
+      // Priority 1 takes an ordering PUT after the create; the new rule's id is the controller's to give.
+      would_reorder: ['(the new rule)', ...SEEDED_ORDER],
+      names: {
+        [N.guest.id]: 'Guest',
+        [N.iot.id]: 'IoT',
+        [N.guest.uuid]: 'Guest',
+        [N.iot.uuid]: 'IoT',
+        [R.blockIotToNas]: 'Block IoT to NAS',
+        [R.allowCamerasToNvr]: 'Allow cameras to NVR',
+        [R.blockGuestSsh]: 'Block guest SSH',
+        [R.blockKidsTabletMac]: "Block kids' tablet",
+      },
       warnings: [],
     });
     expect(JSON.stringify(bot.site().aclRules)).toBe(before);
@@ -586,6 +598,7 @@ describe('update_acl_rule', () => {
       },
       would_send: { action: 'BLOCK', protocolFilter: ['TCP'] },
       would_reorder: [R.blockIotToNas, R.blockGuestSsh, R.blockKidsTabletMac, R.allowCamerasToNvr],
+      names: { [R.blockGuestSsh]: 'Block guest SSH', [R.allowCamerasToNvr]: 'Allow cameras to NVR' },
       warnings: ['priority 9 is past the last rule: the rule goes last, at position 4'],
     });
     expect(JSON.stringify(bot.site())).toBe(before);

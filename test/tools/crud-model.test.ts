@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GatewayRejectedError, GatewayUnavailableError } from '../../src/errors.js';
 import {
+  applyCreate,
   applyDelete,
   applyUpdate,
   fieldChanges,
+  namesIn,
   parseEach,
   replacementBody,
   sameJson,
@@ -68,6 +70,47 @@ describe('applyUpdate and applyDelete', () => {
       deleted_thing_id: '1',
     });
     expect(sent).toEqual(['DELETE']);
+  });
+});
+
+describe('names in previews', () => {
+  const known: Record<string, string> = { n1: 'IoT', n2: 'Guest', z1: 'Internal' };
+  const nameOf = (id: string) => known[id];
+
+  it('namesIn names every known id anywhere in a value, and nothing else', () => {
+    expect(namesIn({ a: 'n1', b: [{ c: 'n2' }, 'x'], d: 3, e: null }, nameOf)).toEqual({
+      n1: 'IoT',
+      n2: 'Guest',
+    });
+    expect(namesIn({ a: 'x' }, nameOf)).toEqual({});
+  });
+
+  it('adds names to a create or update preview only, and only when there are some', async () => {
+    const never = () => Promise.reject(new Error('must not be sent'));
+    const create = { payload: { target: 'n1' }, warnings: [], nameOf, send: never, result: () => ({}) };
+    const update = {
+      subject: { zone_id: 'z1' },
+      changes: { networkIds: { from: ['n1'], to: ['n1', 'n2'] } },
+      body: { networkIds: ['n1', 'n2'] },
+      warnings: [],
+      nameOf,
+      send: async () => ({}),
+      result: () => ({}),
+    };
+
+    expect(await applyCreate({ ...create, dryRun: true })).toEqual({
+      dry_run: true,
+      would_create: { target: 'n1' },
+      names: { n1: 'IoT' },
+      warnings: [],
+    });
+    expect(await applyCreate({ ...create, payload: { target: 'x' }, dryRun: true })).not.toHaveProperty(
+      'names',
+    );
+    expect(await applyUpdate({ ...update, dryRun: true })).toMatchObject({
+      names: { z1: 'Internal', n1: 'IoT', n2: 'Guest' },
+    });
+    expect(await applyUpdate({ ...update, dryRun: false })).not.toHaveProperty('names');
   });
 });
 

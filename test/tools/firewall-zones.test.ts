@@ -134,6 +134,16 @@ describe('create_firewall_zone', () => {
           from_zone: 'IoT Devices',
         },
       ],
+      // Sent first: IoT leaves its old zone, which keeps Cameras.
+      would_send_first: [
+        { zone_id: DEMO_ZONES.iotDevices, body: { name: 'IoT Devices', networkIds: [N.cameras.uuid] } },
+      ],
+      names: {
+        [N.iot.id]: 'IoT',
+        [N.iot.uuid]: 'IoT',
+        [N.cameras.uuid]: 'Cameras',
+        [DEMO_ZONES.iotDevices]: 'IoT Devices',
+      },
       warnings: [
         'IoT moves from zone "IoT Devices" to "Sensors": the policies of "IoT Devices" stop applying to it',
       ],
@@ -284,6 +294,15 @@ describe('update_firewall_zone', () => {
         },
       ],
       would_send: { name: 'Internal', networkIds: [N.defaultLan.uuid, N.guest.uuid] },
+      would_send_first: [{ zone_id: DEMO_ZONES.hotspot, body: { name: 'Hotspot', networkIds: [] } }],
+      names: {
+        [DEMO_ZONES.internal]: 'Internal',
+        [N.defaultLan.id]: 'Default',
+        [N.defaultLan.uuid]: 'Default',
+        [N.guest.id]: 'Guest',
+        [N.guest.uuid]: 'Guest',
+        [DEMO_ZONES.hotspot]: 'Hotspot',
+      },
       warnings: [
         'Guest moves from zone "Hotspot" to "Internal": the policies of "Hotspot" stop applying to it',
       ],
@@ -438,7 +457,12 @@ describe('assign_network_to_zone', () => {
       zone_id: 'IoT Devices',
       network_id: N.guest.uuid,
       dry_run: true,
-    })) as { moves: unknown[]; warnings: string[]; would_send: unknown };
+    })) as { moves: unknown[]; warnings: string[]; would_send_first: unknown; names: unknown };
+    // The write that takes Guest out of Hotspot is previewed as it is sent, before the target's.
+    expect(preview.would_send_first).toEqual([
+      { zone_id: DEMO_ZONES.hotspot, body: { name: 'Hotspot', networkIds: [] } },
+    ]);
+    expect(preview.names).toMatchObject({ [DEMO_ZONES.hotspot]: 'Hotspot', [N.guest.uuid]: 'Guest' });
     expect(preview.moves).toEqual([
       {
         network_id: N.guest.id,

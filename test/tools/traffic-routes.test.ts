@@ -385,6 +385,8 @@ describe('update_traffic_route', () => {
       changes: { enabled: { from: true, to: false } },
       warnings: ['traffic this rule blocks will flow again'],
       would_send: { _id: '65b3c8e1f4a9d20c7e5a1201', action: 'BLOCK', enabled: false },
+      // The network the stored rule targets, named for the approver.
+      names: { [DEMO_NETWORKS.iot.id]: 'IoT' },
     });
     expect(bot.writes()).toEqual([]);
     expect(storedRules()).toEqual(before);

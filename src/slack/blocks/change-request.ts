@@ -1,6 +1,8 @@
 import type { types } from '@slack/bolt';
 import type { ChangeRequest } from '../../approvals/types.js';
 import { renderObject } from '../../format/plain-text.js';
+import { previewRequest, renderPreview } from '../../format/preview-text.js';
+import { LIMITS } from './limits.js';
 import { codeSections, type SlackMessage } from './read-result.js';
 import { clip, escapeMrkdwn, humanize, mention, slackDate } from './text.js';
 
@@ -25,29 +27,94 @@ function shown(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The preview as readable lines: what is created, changed field by field, or deleted. */
-function changeText(preview: unknown): string {
-  if (!isRow(preview)) return shown(preview);
-  const parts: string[] = [];
-  const { would_create, changes, would_delete, warnings: _w, dry_run: _d, would_send: _s, ...rest } = preview;
-  if (isRow(would_create)) parts.push(`creates:\n${renderObject(would_create, { width: 90 })}`);
-  if (isRow(changes)) {
-    const lines = Object.entries(changes).map(([field, change]) =>
-      isRow(change) && ('from' in change || 'to' in change)
-        ? `  ${field}: ${shown(change.from)} → ${shown(change.to)}`
-        : `  ${field}: ${shown(change)}`,
-    );
-    parts.push(lines.length > 0 ? `changes:\n${lines.join('\n')}` : 'changes: none (already as asked)');
-  }
-  if (isRow(would_delete)) parts.push(`deletes:\n${renderObject(would_delete, { width: 90 })}`);
-  const others = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-  if (Object.keys(others).length > 0) parts.push(renderObject(others, { width: 90 }));
-  return parts.join('\n\n');
-}
+// Code blocks render in a fixed-width font; 90 columns fit beside the message gutter.
+const PREVIEW_WIDTH = 90;
+// A note is the bot's own summary (drift, supersession); it is kept to this size.
+const NOTE_MAX = 2000;
+// Block text besides the preview, its warnings and the note: header, fields, status, the
+// buttons' context line, the attachment line, and the fences of the code blocks.
+const OTHER_CHARS = 2000;
+// Blocks besides the preview and its warnings: header, fields, attachment line, note, status, actions, context.
+const OTHER_BLOCKS = 7;
 
 function warningsOf(preview: unknown): string[] {
   if (!isRow(preview) || !Array.isArray(preview.warnings)) return [];
   return preview.warnings.filter((w): w is string => typeof w === 'string');
+}
+
+/** The warnings, one line each, in as many sections as their length needs. */
+function warningSections(warnings: readonly string[]): types.SectionBlock[] {
+  const sections: types.SectionBlock[] = [];
+  let lines: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (lines.length > 0)
+      sections.push({ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } });
+    lines = [];
+    size = 0;
+  };
+  for (const warning of warnings) {
+    const line = clip(`:warning: ${escapeMrkdwn(warning)}`, LIMITS.sectionText);
+    if (size + line.length + 1 > LIMITS.sectionText) flush();
+    lines.push(line);
+    size += line.length + 1;
+  }
+  flush();
+  return sections;
+}
+
+/**
+ * The preview as code blocks within what one message may hold. The budget depends only on the
+ * request, so every later edit of the message (approved, done, expired) shows the same lines, and
+ * whether the preview also goes out as a file is decided once.
+ */
+function previewLayout(request: ChangeRequest) {
+  const warnings = warningSections(warningsOf(request.preview));
+  const warningChars = warnings.reduce((n, w) => n + (w.text?.text.length ?? 0), 0);
+  const text = isRow(request.preview)
+    ? renderPreview(request.preview, { width: PREVIEW_WIDTH, title: false, warnings: false })
+    : shown(request.preview);
+  const { blocks, omittedLines } = codeSections(text, {
+    blocks: LIMITS.messageBlocks - OTHER_BLOCKS - warnings.length,
+    chars: LIMITS.messageBlockChars - OTHER_CHARS - NOTE_MAX - warningChars,
+  });
+  return { blocks, omittedLines, warnings };
+}
+
+const previewFile = (request: ChangeRequest) => `preview-${request.id}.txt`;
+const requestFile = (request: ChangeRequest) => `request-${request.id}.json`;
+
+/** A file to upload into the preview's thread. */
+export interface PreviewFile {
+  filename: string;
+  title: string;
+  content: string;
+}
+
+/**
+ * The files a preview too long for its message needs: the whole preview as text, and the exact
+ * request body as JSON; undefined when the message shows all of it.
+ */
+export function previewAttachment(
+  request: ChangeRequest,
+): { comment: string; files: PreviewFile[] } | undefined {
+  if (previewLayout(request).omittedLines === 0) return undefined;
+  const preview = isRow(request.preview) ? request.preview : { preview: request.preview };
+  return {
+    comment: `Full preview and request body of ${humanize(request.tool)} on \`${escapeMrkdwn(request.site)}\` (request \`${request.id}\`).`,
+    files: [
+      {
+        filename: previewFile(request),
+        title: `Preview of ${request.tool} (${request.id})`,
+        content: `${renderPreview(preview)}\n`,
+      },
+      {
+        filename: requestFile(request),
+        title: `Request body of ${request.tool} (${request.id})`,
+        content: `${JSON.stringify(previewRequest(preview), null, 2)}\n`,
+      },
+    ],
+  };
 }
 
 function statusLine(request: ChangeRequest): string {
@@ -91,18 +158,23 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
       ],
     },
   ];
-  blocks.push(...codeSections(changeText(request.preview), { blocks: 8, chars: 6000 }).blocks);
-  const warnings = warningsOf(request.preview);
-  if (warnings.length > 0) {
+  const layout = previewLayout(request);
+  blocks.push(...layout.blocks);
+  if (layout.omittedLines > 0) {
     blocks.push({
-      type: 'section',
-      text: {
-        type: 'mrkdwn',
-        text: clip(warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`).join('\n'), 2900),
-      },
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text:
+            `:paperclip: *Full request attached* in this thread: the last ${layout.omittedLines} line(s) of this preview do not fit in a message. ` +
+            `\`${previewFile(request)}\` holds the whole preview and \`${requestFile(request)}\` the exact request body.`,
+        },
+      ],
     });
   }
-  if (note) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(note, 2900) } });
+  blocks.push(...layout.warnings);
+  if (note) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(note, NOTE_MAX) } });
   blocks.push({ type: 'section', text: { type: 'mrkdwn', text: statusLine(request) } });
   if (request.state === 'pending') {
     const approve: types.Button = {
@@ -118,7 +190,7 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
         text: {
           type: 'mrkdwn',
           text: clip(
-            `${humanize(request.tool)} on \`${escapeMrkdwn(request.site)}\` cannot be undone. ${warnings[1] ?? ''}`,
+            `${humanize(request.tool)} on \`${escapeMrkdwn(request.site)}\` cannot be undone. ${warningsOf(request.preview)[1] ?? ''}`,
             300,
           ),
         },

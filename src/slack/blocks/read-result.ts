@@ -1,5 +1,6 @@
 import type { types } from '@slack/bolt';
-import { formatBytes, renderObject, renderTable } from '../../format/plain-text.js';
+import { formatBytes, isPreview, renderObject, renderTable } from '../../format/plain-text.js';
+import { renderPreview } from '../../format/preview-text.js';
 import { LIMITS } from './limits.js';
 import { clip, escapeMrkdwn, humanize } from './text.js';
 
@@ -117,6 +118,10 @@ export function readResultMessage(tool: string, site: string, result: unknown): 
   } else if (Array.isArray(result) && result.length === 0) {
     summary = `${humanize(tool)}: nothing found`;
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: '_Nothing found._' } });
+  } else if (isPreview(result)) {
+    // A dry run asked for with dry_run=true: the same full preview as a change request shows.
+    summary = `${humanize(tool)} on ${site}: preview, nothing changed`;
+    addText(renderPreview(result, { width: TABLE_WIDTH }));
   } else if (isRow(result)) {
     summary = `${humanize(tool)} on ${site}`;
     for (const section of fieldSections(result)) {

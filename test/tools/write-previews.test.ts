@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { renderPreview } from '../../src/format/preview-text.js';
+import { valuesMissingFromPreview } from '../helpers/preview-values.js';
+import { useTestBot } from '../helpers/tool-test.js';
+
+const bot = useTestBot();
+
+/** One write per tool, each with the arguments that make it send the most. */
+const WRITES: [string, Record<string, unknown>][] = [
+  [
+    'create_network',
+    {
+      name: 'Lab',
+      vlan_id: 40,
+      subnet: '10.40.0.0/24',
+      dhcp_dns_1: '1.1.1.1',
+      domain_name: 'lab.example.com',
+    },
+  ],
+  ['update_network', { network_id: 'IoT', vlan_id: 21, name: 'Things' }],
+  ['delete_network', { network_id: 'Servers' }],
+  ['create_firewall_zone', { name: 'Sensors', network_ids: ['IoT', 'Guest'] }],
+  [
+    'update_firewall_zone',
+    { firewall_zone_id: 'IoT Devices', name: 'Things', network_ids: ['IoT', 'Servers'] },
+  ],
+  ['delete_firewall_zone', { zone_id: 'IoT Devices' }],
+  ['assign_network_to_zone', { zone_id: 'Dmz', network_id: 'Guest' }],
+  ['unassign_network_from_zone', { zone_id: 'IoT Devices', network_id: 'Cameras' }],
+  [
+    'create_firewall_rule',
+    {
+      name: 'IoT to Guest',
+      action: 'reject',
+      rule_index: 20010,
+      src_networkconf_id: 'IoT',
+      dst_networkconf_id: 'Guest',
+      protocol: 'tcp',
+      port: 22,
+    },
+  ],
+  [
+    'update_firewall_rule',
+    { rule_id: 'Block IoT to LAN', dst_address: '10.9.0.0/16', protocol: 'tcp', port: 8080 },
+  ],
+  ['delete_firewall_rule', { rule_id: 'Drop Telnet from WAN' }],
+  [
+    'create_acl_rule',
+    {
+      name: 'Block IoT SSH',
+      action: 'deny',
+      source_type: 'network',
+      source_id: 'IoT',
+      destination_type: 'ip',
+      destination_network: '10.0.0.0/8',
+      protocol: 'tcp',
+      dst_port: 22,
+      priority: 2,
+    },
+  ],
+  ['update_acl_rule', { acl_rule_id: 'Block guest SSH', name: 'Block guest SSH v2', priority: 1 }],
+  ['delete_acl_rule', { acl_rule_id: 'Block guest SSH' }],
+  [
+    'create_traffic_matching_list',
+    { list_type: 'IPV6_ADDRESSES', name: 'v6', items: ['2001:db8::/32', '::1'] },
+  ],
+  ['update_traffic_matching_list', { list_id: 'Web Ports', name: 'Web', items: ['22', '8443', '9000-9100'] }],
+  ['delete_traffic_matching_list', { list_id: 'Web Ports' }],
+  [
+    'create_traffic_route',
+    { name: 'Cap', action: 'shape', bandwidth_limit_kbps: 5000, source_ip: '10.20.0.0/24' },
+  ],
+  ['update_traffic_route', { route_id: 'Block social media on IoT', enabled: false }],
+  ['delete_traffic_route', { route_id: 'Block social media on IoT' }],
+];
+
+describe('every write tool previews every value it then sends', () => {
+  it('covers every write tool of the registry', () => {
+    const writeTools = bot.app.registry
+      .list()
+      .filter((t) => t.access === 'write')
+      .map((t) => t.name);
+    expect(WRITES.map(([tool]) => tool).sort()).toEqual([...writeTools].sort());
+  });
+
+  it.each(WRITES)('%s', async (tool, args) => {
+    const preview = (await bot.run(tool, { ...args, dry_run: true })) as Record<string, unknown>;
+    const text = renderPreview(preview, { width: 100 });
+    expect(bot.writes()).toEqual([]);
+
+    const result = (await bot.run(tool, { ...args, confirm: true })) as Record<string, unknown>;
+
+    expect(bot.writes().length).toBeGreaterThan(0);
+    // A new ACL rule's id is the controller's to give; its preview holds a placeholder where it goes.
+    const created = (result.acl_rule as { id?: string } | undefined)?.id;
+    const missing = bot
+      .writes()
+      .flatMap((r) => valuesMissingFromPreview(text, r.body))
+      .filter((leaf) => created === undefined || !leaf.endsWith(`= "${created}"`));
+    expect(missing, text).toEqual([]);
+    expect(text).not.toContain('…');
+  });
+});
