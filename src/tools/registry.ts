@@ -47,7 +47,10 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 function toFieldIssues(error: z.ZodError, input: unknown): FieldIssue[] {
   return error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
-    if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return missingValue(field);
+    // Absent, a value fails its type or enum check first (invalid_type, invalid_value, a union's).
+    if (issue.code !== 'custom' && issue.path.length > 0 && valueAt(input, issue.path) === undefined) {
+      return missingValue(field);
+    }
     // A refinement marks a conditional requirement ("is required when …") with MISSING_PARAMS.
     if (issue.code === 'custom' && issue.params?.missing === true) return missingValue(field, issue.message);
     return { field, rule: issue.message };
@@ -95,14 +98,6 @@ export class ToolRegistry {
   /** The tool's arguments, for help, forms and coercion. */
   argumentsOf(name: string): ArgumentInfo[] {
     return argumentsOf(this.require(name).args);
-  }
-
-  /** Required arguments the caller did not give (site_id never counts: it has a default). */
-  missingRequired(name: string, raw: RawArguments): string[] {
-    return this.argumentsOf(name)
-      .filter((a) => a.required && a.name !== 'site_id' && a.name !== 'confirm')
-      .filter((a) => raw[a.name] === undefined || raw[a.name] === '')
-      .map((a) => a.name);
   }
 
   /**
