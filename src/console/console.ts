@@ -37,6 +37,7 @@ const CONTROL_ARGS = ['confirm', 'dry_run'];
 const VALUE_HELP = [
   'Values: bare words, "quoted strings", a,b,c for lists, true/false, numbers; site= picks a site.',
   'Writes show a dry-run preview first and run only when approved.',
+  'help <tool> (or <tool> --help) explains one tool: arguments, types, defaults, bounds, an example.',
   'topology [file=<path>] writes the picture as a PNG (default topology-<site>.png).',
 ].join('\n');
 

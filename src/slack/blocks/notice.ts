@@ -25,7 +25,7 @@ export function helpMessage(helpText: string, aliasText: string): SlackMessage {
   const intro =
     '*/net <tool> key=value …* runs any tool (`site_id` defaults to the configured site). ' +
     'Reads answer only you; writes post a preview here with *Approve*/*Cancel*. ' +
-    '`/net form <tool>` opens a form. Values: bare words, `"quoted text"`, `a,b,c` lists, `true`/`false`.';
+    '`/net help <tool>` explains one tool; `/net form <tool>` opens a form. Values: bare words, `"quoted text"`, `a,b,c` lists, `true`/`false`.';
   const blocks: types.KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: intro } }];
   const body = [helpText, aliasText].filter(Boolean).join('\n\n');
   blocks.push(...codeSections(body, { blocks: 40, chars: 11_000 }).blocks);

@@ -2,6 +2,7 @@ import type { App, RespondFn } from '@slack/bolt';
 import { aliasHelpText, helpTopicTool, isPictureAlias, resolveCommand } from '../../commands/aliases.js';
 import { type ParsedCommand, parseCommandLine } from '../../commands/parse-command-line.js';
 import { type FieldIssue, ValidationError } from '../../errors.js';
+import { settle } from '../../lib/settle-within.js';
 import { missingValueIssues } from '../../tools/missing-values.js';
 import { isTopology, renderTopologyPng } from '../../topology/index.js';
 import { helpMessage, noticeMessage, toolHelpMessage } from '../blocks/notice.js';
@@ -84,23 +85,23 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
     await whisper(respond, readResultMessage(tool, String(validated.site_id), preview));
     return;
   }
-  let proposed: Awaited<ReturnType<typeof deps.approvals.propose>>;
-  try {
-    proposed = await deps.approvals.propose({
+  const proposal = await settle(
+    deps.approvals.propose({
       tool,
       args: request,
       requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
       channel: command.channel_id,
-    });
-  } catch (error) {
-    // Values missing (required by the schema, or by the other arguments such as a subnet unless
-    // vlan-only) are asked for in the form, prefilled with what was typed; other errors are told.
-    const missing = missingValueIssues(error);
-    if (!missing) throw error;
-    await openForm(client, command, deps, tool, request, missing);
+    }),
+  );
+  if (proposal.ok) {
+    await deps.presenter.postProposal(proposal.value, command.channel_id);
     return;
   }
-  await deps.presenter.postProposal(proposed, command.channel_id);
+  // Values missing (required by the schema, or by the other arguments such as a subnet unless
+  // vlan-only) are asked for in the form, prefilled with what was typed; other errors are told.
+  const missing = missingValueIssues(proposal.error);
+  if (!missing) throw proposal.error;
+  await openForm(client, command, deps, tool, request, missing);
 }
 
 async function openForm(
