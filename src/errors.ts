@@ -16,6 +16,8 @@ export type ErrorCode =
 export interface FieldIssue {
   field: string;
   rule: string;
+  /** The value is required here (always, or given the other arguments) and was not given: a form can ask for it. */
+  missing?: true;
 }
 
 /** Base of every error the bot raises on purpose; anything else is a bug. */

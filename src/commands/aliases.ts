@@ -123,6 +123,17 @@ export function resolveCommand(parsed: ParsedCommand, registry: ToolRegistry): R
   return { tool: spec.tool, args };
 }
 
+/**
+ * The tool a help topic names: `help create_network`, or a shortcut (`help vlans` is list_vlans).
+ * An unknown word gets the registry's "did you mean".
+ */
+export function helpTopicTool(topic: string, registry: ToolRegistry): string {
+  const word = topic.toLowerCase();
+  const spec = BY_NAME.get(word);
+  if (!registry.get(word) && spec && registry.get(spec.tool)) return spec.tool;
+  return registry.require(word).name;
+}
+
 /** True for an alias whose result front ends render as a PNG picture (`topology`). */
 export function isPictureAlias(command: string): boolean {
   return BY_NAME.get(command)?.picture === true;

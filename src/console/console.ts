@@ -1,6 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { aliasHelpText, isPictureAlias, type ResolvedCommand, resolveCommand } from '../commands/aliases.js';
+import {
+  aliasHelpText,
+  helpTopicTool,
+  isPictureAlias,
+  type ResolvedCommand,
+  resolveCommand,
+} from '../commands/aliases.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from '../commands/parse-command-line.js';
 import { isBotError, ValidationError } from '../errors.js';
 import { render } from '../format/plain-text.js';
@@ -31,6 +37,7 @@ const CONTROL_ARGS = ['confirm', 'dry_run'];
 const VALUE_HELP = [
   'Values: bare words, "quoted strings", a,b,c for lists, true/false, numbers; site= picks a site.',
   'Writes show a dry-run preview first and run only when approved.',
+  'help <tool> (or <tool> --help) explains one tool: arguments, types, defaults, bounds, an example.',
   'topology [file=<path>] writes the picture as a PNG (default topology-<site>.png).',
 ].join('\n');
 
@@ -56,6 +63,13 @@ function helpText(registry: ToolRegistry, extra: string): string {
   return [registry.helpText(), aliasHelpText(registry), VALUE_HELP, extra]
     .filter((p) => p !== '')
     .join('\n\n');
+}
+
+/** `help`, `help <tool>` and `<tool> --help`: the tool list, or one tool's generated help. */
+function helpFor(registry: ToolRegistry, parsed: ParsedCommand, extra: string): string {
+  const topic = parsed.command === 'help' ? parsed.positionals[0] : parsed.command;
+  if (topic === undefined || topic === '') return helpText(registry, extra);
+  return registry.toolHelp(helpTopicTool(topic, registry));
 }
 
 /**
@@ -155,11 +169,11 @@ async function handleLine(
 ): Promise<LineOutcome> {
   const { registry, context, output } = deps;
   if (line.trim() === '') return 'continue';
-  const { parsed, flags } = takeFlags(parseCommandLine(line), ['--json']);
+  const { parsed, flags } = takeFlags(parseCommandLine(line), ['--json', '--help']);
   const json = flags.has('--json');
   if (parsed.command === 'quit' || parsed.command === 'exit') return 'quit';
-  if (parsed.command === '' || parsed.command === 'help') {
-    writeLine(output, helpText(registry, 'Type quit (or Ctrl-D) to leave.'));
+  if (parsed.command === '' || parsed.command === 'help' || flags.has('--help')) {
+    writeLine(output, helpFor(registry, parsed, 'Type quit (or Ctrl-D) to leave.'));
     return 'continue';
   }
   if (isPictureAlias(parsed.command)) {
@@ -235,7 +249,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     const { parsed, flags } = takeFlags(parseCommand([...argv]), ['--json', '--yes', '--help']);
     const json = flags.has('--json');
     if (flags.has('--help') || parsed.command === 'help') {
-      writeLine(output, helpText(registry, ONE_SHOT_USAGE));
+      writeLine(output, helpFor(registry, parsed, ONE_SHOT_USAGE));
       return EXIT.ok;
     }
     if (parsed.command === '') {

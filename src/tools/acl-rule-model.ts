@@ -1,5 +1,6 @@
 import type { FieldIssue } from '../errors.js';
 import type { AclEndpointRecord, AclRuleRecord } from '../gateway/records/acl-rule-record.js';
+import { missingValue } from './missing-values.js';
 
 /** The spec's endpoint types. */
 export const ACL_ENDPOINT_TYPES = ['network', 'device', 'ip', 'any'] as const;
@@ -208,10 +209,10 @@ export function endpointIssues(side: Side, given: EndpointArgs, required = true)
   const needsId = given.type === 'network' || given.type === 'device';
   const needsNetwork = given.type === 'ip';
   if (needsId && required && !given.id) {
-    issues.push({ field: `${side}_id`, rule: `is required when ${side}_type is ${given.type}` });
+    issues.push(missingValue(`${side}_id`, `is required when ${side}_type is ${given.type}`));
   }
   if (needsNetwork && required && !given.network) {
-    issues.push({ field: `${side}_network`, rule: `is required when ${side}_type is ip` });
+    issues.push(missingValue(`${side}_network`, `is required when ${side}_type is ip`));
   }
   if (!needsId && given.id) {
     issues.push({ field: `${side}_id`, rule: `only applies when ${side}_type is network or device` });

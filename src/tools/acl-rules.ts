@@ -56,6 +56,7 @@ import {
   withStateLeft,
 } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
+import { MISSING_PARAMS } from './missing-values.js';
 import { NetworkDirectory } from './network-ids.js';
 
 const ACL = 'acl-rules';
@@ -144,7 +145,14 @@ function refuseEndpointCombinations(complete: boolean) {
         { type: given.type ?? 'any', id: given.id !== undefined, network: given.network !== undefined },
         complete,
       );
-      for (const issue of issues) ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.rule });
+      for (const issue of issues) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [issue.field],
+          message: issue.rule,
+          ...(issue.missing ? { params: MISSING_PARAMS } : {}),
+        });
+      }
     }
   };
 }
@@ -379,6 +387,7 @@ const listAclRules = defineTool({
   name: 'list_acl_rules',
   description: 'List the ACL rules by priority; filter_expr narrows them (Integration filter syntax)',
   access: 'read',
+  example: 'limit=10',
   args: z.object({
     site_id: siteId,
     limit: limit(100),
@@ -413,6 +422,7 @@ const getAclRule = defineTool({
   name: 'get_acl_rule',
   description: 'One ACL rule',
   access: 'read',
+  example: 'acl_rule_id="Block IoT to NAS"',
   args: z.object({ site_id: siteId, acl_rule_id: ruleRef }),
   async run({ site_id, acl_rule_id }, { gateway }) {
     const acl = await loadAcl(gateway, site_id, false);
@@ -425,6 +435,8 @@ const createAclRule = defineTool({
   name: 'create_acl_rule',
   description: 'Create an ACL rule (TCP/UDP only) and put it at its priority',
   access: 'write',
+  example:
+    'name="Block IoT to Cameras" action=deny source_type=network source_id=IoT destination_type=network destination_id=Cameras',
   args: z
     .object({
       site_id: siteId,
@@ -501,6 +513,7 @@ const updateAclRule = defineTool({
   name: 'update_acl_rule',
   description: 'Change some fields of an ACL rule; omitted fields stay as they are',
   access: 'write',
+  example: 'acl_rule_id="Block guest SSH" enabled=true',
   args: z
     .object({
       site_id: siteId,
@@ -582,6 +595,7 @@ const deleteAclRule = defineTool({
   name: 'delete_acl_rule',
   description: 'Delete an ACL rule (user-defined rules only)',
   access: 'write',
+  example: 'acl_rule_id="Block guest SSH"',
   args: z.object({ site_id: siteId, acl_rule_id: ruleRef, confirm, dry_run: dryRun }),
   async run({ site_id, acl_rule_id, dry_run }, { gateway }) {
     const acl = await loadAcl(gateway, site_id, true);

@@ -20,6 +20,11 @@ export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
   description: string;
   access: ToolAccess;
   args: A;
+  /**
+   * The arguments of one call that works on the simulator's demo site (`name=Lab vlan_id=40 …`,
+   * empty for a tool without any), shown by per-tool help; a test runs every one.
+   */
+  example?: string;
   // Method syntax keeps tools with different argument types assignable to one array.
   run(args: z.output<A>, context: ToolContext): Promise<unknown>;
 }

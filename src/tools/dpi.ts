@@ -91,6 +91,7 @@ const getDpiStatistics = defineTool({
   name: 'get_dpi_statistics',
   description: 'Traffic per application and per category (cumulative DPI counters)',
   access: 'read',
+  example: 'time_range=7d',
   args: z.object({ site_id: siteId, time_range: timeRange }),
   async run({ site_id, time_range }, { gateway, logger }) {
     const [apps, cats, names] = await Promise.all([
@@ -128,6 +129,7 @@ const listTopApplications = defineTool({
   name: 'list_top_applications',
   description: 'The applications using the most bandwidth (cumulative DPI counters)',
   access: 'read',
+  example: 'limit=5',
   args: z.object({
     site_id: siteId,
     limit: intInRange(1, 1000).default(10).describe('Applications to return at most'),
@@ -163,6 +165,7 @@ const getClientDpi = defineTool({
   name: 'get_client_dpi',
   description: "One client's traffic per application, with each application's share",
   access: 'read',
+  example: 'client_mac=00:11:32:8a:bc:04',
   args: z.object({ site_id: siteId, client_mac: clientMac, time_range: timeRange }),
   async run({ site_id, client_mac, time_range }, { gateway, logger }) {
     const [records, names] = await Promise.all([

@@ -84,6 +84,7 @@ const listFirewallRules = defineTool({
   name: 'list_firewall_rules',
   description: 'List the traditional firewall rules, by ruleset then rule_index',
   access: 'read',
+  example: 'limit=10',
   args: z.object({ site_id: siteId, limit: limit(100), offset }),
   async run({ site_id, limit, offset }, { gateway }) {
     const [{ rules }, networks] = await Promise.all([
@@ -99,6 +100,8 @@ const createFirewallRule = defineTool({
   name: 'create_firewall_rule',
   description: 'Create a traditional firewall rule (inter-VLAN: source and destination networks, LAN_IN)',
   access: 'write',
+  example:
+    'name="Block Guest to IoT" action=drop ruleset=LAN_IN rule_index=20010 src_networkconf_id=Guest dst_networkconf_id=IoT',
   args: z
     .object({
       site_id: siteId,
@@ -162,6 +165,7 @@ const updateFirewallRule = defineTool({
   name: 'update_firewall_rule',
   description: 'Change some fields of a firewall rule; omitted fields stay as they are',
   access: 'write',
+  example: 'rule_id="Allow Plex to NAS" enabled=true',
   args: z
     .object({
       site_id: siteId,
@@ -221,6 +225,7 @@ const deleteFirewallRule = defineTool({
   name: 'delete_firewall_rule',
   description: 'Delete a firewall rule (irreversible)',
   access: 'write',
+  example: 'rule_id="Drop Telnet from WAN"',
   args: z.object({ site_id: siteId, rule_id: ruleRef, confirm, dry_run: dryRun }),
   async run({ site_id, rule_id, dry_run }, { gateway }) {
     const [{ rules }, networks] = await Promise.all([

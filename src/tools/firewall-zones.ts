@@ -157,6 +157,7 @@ const listFirewallZones = defineTool({
   name: 'list_firewall_zones',
   description: 'List the firewall zones with their networks (local API only)',
   access: 'read',
+  example: '',
   args: z.object({ site_id: siteId }),
   async run({ site_id }, context) {
     const s = await loadZones(context, site_id, false);
@@ -168,6 +169,7 @@ const createFirewallZone = defineTool({
   name: 'create_firewall_zone',
   description: 'Create a firewall zone, optionally with networks (moved from their old zone)',
   access: 'write',
+  example: 'name=Lab description="Test benches" network_ids=Cameras',
   args: z.object({
     site_id: siteId,
     name: text(128).describe('Zone name'),
@@ -212,6 +214,7 @@ const updateFirewallZone = defineTool({
   name: 'update_firewall_zone',
   description: 'Rename a zone, change its description, or replace its whole network list',
   access: 'write',
+  example: 'firewall_zone_id="IoT Devices" description="Sensors and cameras"',
   args: z.object({
     site_id: siteId,
     firewall_zone_id: zoneRef,
@@ -286,6 +289,7 @@ const deleteFirewallZone = defineTool({
   name: 'delete_firewall_zone',
   description: 'Delete a firewall zone (its networks stay, in no zone)',
   access: 'write',
+  example: 'zone_id="IoT Devices"',
   args: z.object({ site_id: siteId, zone_id: zoneRef, confirm, dry_run: dryRun }),
   async run({ site_id, zone_id, dry_run }, context) {
     const s = await loadZones(context, site_id, true);
@@ -334,6 +338,7 @@ const assignNetworkToZone = defineTool({
   name: 'assign_network_to_zone',
   description: 'Add a network to a zone (moved from its old zone; no change if already a member)',
   access: 'write',
+  example: 'zone_id=Dmz network_id=Cameras',
   args: membershipArgs,
   async run(args, context) {
     const { s, zone, network, current, assignment } = await loadMembership(args, context);
@@ -374,6 +379,7 @@ const unassignNetworkFromZone = defineTool({
   name: 'unassign_network_from_zone',
   description: 'Remove a network from a zone (an error if it is not a member)',
   access: 'write',
+  example: 'zone_id="IoT Devices" network_id=Cameras',
   args: membershipArgs,
   async run(args, context) {
     const { s, zone, network, current, assignment } = await loadMembership(args, context);
@@ -405,6 +411,7 @@ const getZoneNetworks = defineTool({
   name: 'get_zone_networks',
   description: 'The networks of a zone, with names, VLANs and subnets from the network data',
   access: 'read',
+  example: 'zone_id="IoT Devices"',
   args: z.object({ site_id: siteId, zone_id: zoneRef }),
   async run({ site_id, zone_id }, context) {
     const s = await loadZones(context, site_id, false);

@@ -12,6 +12,7 @@ import {
   parseIpv4,
   toNetworkForm,
 } from '../lib/ip.js';
+import { missingValue } from './missing-values.js';
 
 /** The spec's network object (2.1). */
 export interface Network {
@@ -254,8 +255,7 @@ export function buildCreatePayload(
   // A tag-only segment has no address plan on the gateway: no subnet, no DHCP.
   if (settings.purpose === 'vlan-only') return base;
   const cidr = settings.subnet ? parseCidr(settings.subnet) : undefined;
-  if (!cidr)
-    throw new ValidationError([{ field: 'subnet', rule: 'is required unless purpose is vlan-only' }]);
+  if (!cidr) throw new ValidationError([missingValue('subnet', 'is required unless purpose is vlan-only')]);
   const issues = subnetIssues(cidr);
   if (issues.length > 0) throw new ValidationError(issues);
   const gatewayCidr = gatewayOf(cidr);

@@ -88,6 +88,7 @@ const listVlans = defineTool({
   name: 'list_vlans',
   description: 'List every network of the site with its VLAN, subnet and DHCP state',
   access: 'read',
+  example: 'limit=3',
   args: z.object({ site_id: siteId, limit: limit(100), offset }),
   async run({ site_id, limit, offset }, { gateway }) {
     const networks = sortNetworks((await readNetworks(gateway, site_id)).map(toNetwork));
@@ -99,6 +100,7 @@ const getNetworkDetails = defineTool({
   name: 'get_network_details',
   description: 'One network with all its stored settings (secrets masked)',
   access: 'read',
+  example: 'network_id=IoT',
   args: z.object({ site_id: siteId, network_id: networkRef }),
   async run({ site_id, network_id }, { gateway }) {
     return toNetworkDetails(findNetwork(await readNetworks(gateway, site_id), network_id));
@@ -109,6 +111,7 @@ const getSubnetInfo = defineTool({
   name: 'get_subnet_info',
   description: "A network's address plan: subnet, gateway, DHCP range, lease time, DNS",
   access: 'read',
+  example: 'network_id=Guest',
   args: z.object({ site_id: siteId, network_id: networkRef }),
   async run({ site_id, network_id }, { gateway }) {
     return toSubnetInfo(findNetwork(await readNetworks(gateway, site_id), network_id));
@@ -119,6 +122,7 @@ const getNetworkStatistics = defineTool({
   name: 'get_network_statistics',
   description: 'Active clients and bytes per network',
   access: 'read',
+  example: '',
   args: z.object({ site_id: siteId }),
   async run({ site_id }, { gateway }) {
     const [networks, clients] = await Promise.all([
@@ -140,6 +144,7 @@ const createNetwork = defineTool({
   name: 'create_network',
   description: 'Create a VLAN network (subnet, DHCP, DNS)',
   access: 'write',
+  example: 'name=Lab vlan_id=40 subnet=10.40.0.0/24',
   args: z.object({
     site_id: siteId,
     name: text(128).describe('Network name'),
@@ -319,6 +324,7 @@ const updateNetwork = defineTool({
   name: 'update_network',
   description: 'Change some settings of a network; omitted settings stay as they are',
   access: 'write',
+  example: 'network_id=Guest dhcp_dns_1=1.1.1.1',
   args: updateArgs,
   async run(args, { gateway }) {
     // One read gives both forms: parsed for the checks, and raw for the PUT body, because the
@@ -364,6 +370,7 @@ const deleteNetwork = defineTool({
   name: 'delete_network',
   description: 'Delete a network (irreversible; its clients lose connectivity)',
   access: 'write',
+  example: 'network_id=Servers',
   args: z.object({ site_id: siteId, network_id: networkRef, confirm, dry_run: dryRun }),
   async run({ site_id, network_id, dry_run }, { gateway }) {
     const networks = await readNetworks(gateway, site_id, true);

@@ -1,7 +1,10 @@
 import type { z } from 'zod';
 import { ConfirmationRequiredError, type FieldIssue, ValidationError } from '../errors.js';
+import { suggestNames } from '../lib/suggest.js';
 import type { ToolContext, ToolDefinition, ToolGroup } from './define-tool.js';
+import { missingValue } from './missing-values.js';
 import { type ArgumentInfo, argumentsOf } from './schema-introspection.js';
+import { toolHelpText } from './tool-help.js';
 
 /** What a front end hands the registry: values typed already (JSON, forms) or as text (the /net grammar). */
 export type RawArguments = Record<string, unknown>;
@@ -44,8 +47,13 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 function toFieldIssues(error: z.ZodError, input: unknown): FieldIssue[] {
   return error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
-    const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
-    return { field, rule: missing ? 'is required' : issue.message };
+    // Absent, a value fails its type or enum check first (invalid_type, invalid_value, a union's).
+    if (issue.code !== 'custom' && issue.path.length > 0 && valueAt(input, issue.path) === undefined) {
+      return missingValue(field);
+    }
+    // A refinement marks a conditional requirement ("is required when …") with MISSING_PARAMS.
+    if (issue.code === 'custom' && issue.params?.missing === true) return missingValue(field, issue.message);
+    return { field, rule: issue.message };
   });
 }
 
@@ -78,14 +86,11 @@ export class ToolRegistry {
   require(name: string): ToolDefinition {
     const tool = this.byName.get(name);
     if (tool) return tool;
-    const words = name
-      .toLowerCase()
-      .split(/[_\s-]+/)
-      .filter(Boolean);
-    const close = this.list()
-      .filter((t) => words.some((w) => w.length > 2 && t.name.includes(w)))
-      .map((t) => t.name)
-      .slice(0, 5);
+    const close = suggestNames(
+      name,
+      this.list().map((t) => t.name),
+      5,
+    );
     const hint = close.length > 0 ? `; did you mean ${close.join(', ')}?` : '; /net help lists them';
     throw new ValidationError([{ field: 'tool', rule: `unknown tool "${name}"${hint}` }]);
   }
@@ -93,14 +98,6 @@ export class ToolRegistry {
   /** The tool's arguments, for help, forms and coercion. */
   argumentsOf(name: string): ArgumentInfo[] {
     return argumentsOf(this.require(name).args);
-  }
-
-  /** Required arguments the caller did not give (site_id never counts: it has a default). */
-  missingRequired(name: string, raw: RawArguments): string[] {
-    return this.argumentsOf(name)
-      .filter((a) => a.required && a.name !== 'site_id' && a.name !== 'confirm')
-      .filter((a) => raw[a.name] === undefined || raw[a.name] === '')
-      .map((a) => a.name);
   }
 
   /**
@@ -124,10 +121,12 @@ export class ToolRegistry {
     for (const [key, value] of Object.entries(input)) {
       const info = known.get(key);
       if (!info) {
-        issues.push({
-          field: key,
-          rule: `is not an argument of ${name} (it takes ${[...known.keys()].join(', ')})`,
-        });
+        const close = suggestNames(key, [...known.keys()]);
+        const hint =
+          close.length > 0
+            ? `; did you mean ${close.join(', ')}?`
+            : ` (it takes ${[...known.keys()].join(', ')})`;
+        issues.push({ field: key, rule: `is not an argument of ${name}${hint}` });
         continue;
       }
       input[key] = coerce(value, info);
@@ -146,6 +145,11 @@ export class ToolRegistry {
       throw new ConfirmationRequiredError(name);
     }
     return tool.run(args, context);
+  }
+
+  /** Help for one tool: every argument with its type, bounds, default and allowed values, and an example. */
+  toolHelp(name: string): string {
+    return toolHelpText(this.require(name), this.defaults.site);
   }
 
   /** Terse help: one line per tool, grouped, generated from the definitions. */

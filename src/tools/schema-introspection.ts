@@ -8,16 +8,56 @@ export interface ArgumentInfo {
   defaultValue?: unknown;
   options?: string[];
   description?: string;
+  /** Bounds from the zod checks: a number's value, or a text's or list's length. */
+  min?: number;
+  max?: number;
+  /** A number that must be whole. */
+  integer?: boolean;
+}
+
+interface ZodCheckInternals {
+  _zod: { def: { check?: string; minimum?: unknown; maximum?: unknown } };
 }
 
 interface ZodInternals {
-  _zod: { def: { type: string; innerType?: z.ZodType; in?: z.ZodType; defaultValue?: unknown } };
+  _zod: {
+    def: {
+      type: string;
+      innerType?: z.ZodType;
+      in?: z.ZodType;
+      defaultValue?: unknown;
+      checks?: readonly ZodCheckInternals[];
+    };
+  };
   description?: string;
   options?: readonly unknown[];
+  minValue?: number | null;
+  maxValue?: number | null;
+  isInt?: boolean;
+  minLength?: number | null;
+  maxLength?: number | null;
 }
 
 function internals(schema: z.ZodType): ZodInternals {
   return schema as unknown as ZodInternals;
+}
+
+/** Keeps only bounds a person would type near: zod reports ±MAX_SAFE_INTEGER for "no bound". */
+function bounds(min: unknown, max: unknown): Pick<ArgumentInfo, 'min' | 'max'> {
+  const usable = (v: unknown): v is number =>
+    typeof v === 'number' && Number.isFinite(v) && Math.abs(v) < Number.MAX_SAFE_INTEGER;
+  return { ...(usable(min) ? { min } : {}), ...(usable(max) ? { max } : {}) };
+}
+
+function numberBounds(schema: ZodInternals): Pick<ArgumentInfo, 'min' | 'max' | 'integer'> {
+  return { ...bounds(schema.minValue, schema.maxValue), ...(schema.isInt === true ? { integer: true } : {}) };
+}
+
+function arrayBounds(schema: ZodInternals): Pick<ArgumentInfo, 'min' | 'max'> {
+  const checks = (schema._zod.def.checks ?? []).map((c) => c._zod.def);
+  const min = checks.find((c) => c.check === 'min_length')?.minimum;
+  const max = checks.find((c) => c.check === 'max_length')?.maximum;
+  return bounds(min, max);
 }
 
 /** Unwraps optional/default/nullable/pipe wrappers down to the value's own type. */
@@ -44,10 +84,13 @@ function describeSchema(schema: z.ZodType): Omit<ArgumentInfo, 'name'> {
   const type = internals(current)._zod.def.type;
   const base = { required, defaultValue, description };
   switch (type) {
-    case 'string':
     case 'number':
-    case 'boolean':
+      return { ...base, kind: type, ...numberBounds(internals(current)) };
+    case 'string':
+      return { ...base, kind: type, ...bounds(internals(current).minLength, internals(current).maxLength) };
     case 'array':
+      return { ...base, kind: type, ...arrayBounds(internals(current)) };
+    case 'boolean':
       return { ...base, kind: type };
     case 'enum':
       return { ...base, kind: 'enum', options: (internals(current).options ?? []).map(String) };

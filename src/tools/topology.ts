@@ -51,6 +51,7 @@ const getNetworkTopology = defineTool({
   name: 'get_network_topology',
   description: 'Devices, clients and the links between them, with uplink depth (and a layout on request)',
   access: 'read',
+  example: '',
   args: z.object({
     site_id: siteId,
     include_coordinates: z
@@ -67,6 +68,7 @@ const exportTopologyTool = defineTool({
   name: 'export_topology',
   description: 'The topology as JSON, GraphML (yEd, Gephi, networkx) or DOT (Graphviz)',
   access: 'read',
+  example: 'format=dot',
   args: z.object({
     site_id: siteId,
     format: z.enum(EXPORT_FORMATS, { error: EXPORT_FORMAT_RULE }).describe('json, graphml or dot'),
@@ -82,6 +84,7 @@ const getDeviceConnections = defineTool({
   name: 'get_device_connections',
   description: 'Connections of one device (as source or target), or all connections',
   access: 'read',
+  example: 'device_id="Core Switch"',
   args: z.object({ site_id: siteId, device_id: deviceRef.nullish() }),
   async run({ site_id, device_id }, { gateway }) {
     const { topology, devices } = await loadTopology(gateway, site_id);
@@ -94,6 +97,7 @@ const getPortMappings = defineTool({
   name: 'get_port_mappings',
   description: 'What is on each port of a switch, AP or gateway, by port index',
   access: 'read',
+  example: 'device_id="Core Switch"',
   args: z.object({ site_id: siteId, device_id: deviceRef }),
   async run({ site_id, device_id }, { gateway }) {
     const { topology, devices } = await loadTopology(gateway, site_id);
@@ -105,6 +109,7 @@ const getTopologyStatistics = defineTool({
   name: 'get_topology_statistics',
   description: 'Device, client and connection counts and the deepest uplink chain',
   access: 'read',
+  example: '',
   args: z.object({ site_id: siteId }),
   async run({ site_id }, { gateway }) {
     return topologyStatistics((await loadTopology(gateway, site_id)).topology);

@@ -80,6 +80,7 @@ const listTrafficMatchingLists = defineTool({
   name: 'list_traffic_matching_lists',
   description: 'List the traffic matching lists (ports or addresses) with their items',
   access: 'read',
+  example: '',
   args: z.object({ site_id: siteId, limit: limit(100), offset }),
   async run({ site_id, limit, offset }, { gateway }) {
     return (await readLists(gateway, site_id)).slice(offset, offset + limit).map(toTrafficMatchingList);
@@ -90,6 +91,7 @@ const getTrafficMatchingList = defineTool({
   name: 'get_traffic_matching_list',
   description: 'One traffic matching list with its items',
   access: 'read',
+  example: 'list_id="Web Ports"',
   args: z.object({ site_id: siteId, list_id: listRef }),
   async run({ site_id, list_id }, { gateway }) {
     return toTrafficMatchingList(findList(await readLists(gateway, site_id), list_id));
@@ -100,6 +102,7 @@ const createTrafficMatchingList = defineTool({
   name: 'create_traffic_matching_list',
   description: 'Create a list of ports or addresses for firewall policies to match',
   access: 'write',
+  example: 'list_type=PORTS name="Mail Ports" items=25,465,587',
   args: z.object({
     site_id: siteId,
     list_type: listType,
@@ -129,6 +132,7 @@ const updateTrafficMatchingList = defineTool({
   name: 'update_traffic_matching_list',
   description: 'Rename a list, change its type, or replace all its items',
   access: 'write',
+  example: 'list_id="Web Ports" items=80,443,8080',
   args: z.object({
     site_id: siteId,
     list_id: listRef,
@@ -177,6 +181,7 @@ const deleteTrafficMatchingList = defineTool({
   name: 'delete_traffic_matching_list',
   description: 'Delete a traffic matching list (irreversible)',
   access: 'write',
+  example: 'list_id="IPv6 Cloud DNS"',
   args: z.object({ site_id: siteId, list_id: listRef, confirm, dry_run: dryRun }),
   async run({ site_id, list_id, dry_run }, { gateway }) {
     const target = findList(await readLists(gateway, site_id, true), list_id);

@@ -3,6 +3,7 @@ import type { NetworkRecord } from '../gateway/records/network-record.js';
 import type { TrafficRuleRecord } from '../gateway/records/traffic-rule-record.js';
 import { parseCidr, parseIpv4 } from '../lib/ip.js';
 import { BUNDLED_NAMES } from './dpi-model.js';
+import { missingValue } from './missing-values.js';
 import { vlanOf } from './network-model.js';
 
 /** The spec's route actions. */
@@ -144,7 +145,7 @@ export function toTrafficRoute(record: TrafficRuleRecord, networks: readonly Net
 export function routeIssues(settings: RouteSettings): FieldIssue[] {
   const issues: FieldIssue[] = [];
   if (settings.action === 'shape' && settings.bandwidth_limit_kbps === undefined) {
-    issues.push({ field: 'bandwidth_limit_kbps', rule: 'is required for action shape' });
+    issues.push(missingValue('bandwidth_limit_kbps', 'is required for action shape'));
   }
   if (settings.action !== 'shape' && settings.bandwidth_limit_kbps !== undefined) {
     issues.push({ field: 'bandwidth_limit_kbps', rule: 'applies only to action shape' });

@@ -89,6 +89,7 @@ const listTrafficRoutes = defineTool({
   name: 'list_traffic_routes',
   description: 'List the traffic routes (allow, deny and bandwidth-limit rules)',
   access: 'read',
+  example: '',
   args: z.object({ site_id: siteId }),
   async run({ site_id }, { gateway }) {
     const rules = await readRules(gateway, site_id);
@@ -100,6 +101,7 @@ const createTrafficRoute = defineTool({
   name: 'create_traffic_route',
   description: 'Allow, block or bandwidth-limit traffic to a destination, for a network or every client',
   access: 'write',
+  example: 'name="Block DNS bypass" action=deny destination_ip=1.1.1.1 destination_port=53 vlan_id=20',
   args: z.object({
     site_id: siteId,
     name: text(128).describe('Route name'),
@@ -142,6 +144,7 @@ const updateTrafficRoute = defineTool({
   name: 'update_traffic_route',
   description: 'Enable or disable a traffic route',
   access: 'write',
+  example: 'route_id="Guest bandwidth cap" enabled=false',
   args: z.object({
     site_id: siteId,
     route_id: routeRef,
@@ -178,6 +181,7 @@ const deleteTrafficRoute = defineTool({
   name: 'delete_traffic_route',
   description: 'Delete a traffic route (irreversible)',
   access: 'write',
+  example: 'route_id="Guest bandwidth cap"',
   args: z.object({ site_id: siteId, route_id: routeRef, confirm, dry_run: dryRun }),
   async run({ site_id, route_id, dry_run }, { gateway }) {
     const { view } = findRule(await readRules(gateway, site_id, true), route_id);

@@ -1,28 +1,122 @@
 import { describe, expect, it } from 'vitest';
 import { viewProblems } from '../../src/slack/blocks/limits.js';
-import { formArguments, toolFormView } from '../../src/slack/blocks/tool-form.js';
+import { formArguments, type ToolFormOptions, toolFormView } from '../../src/slack/blocks/tool-form.js';
 import { createRegistry } from '../../src/tools/index.js';
+import { missingValue } from '../../src/tools/missing-values.js';
 
 const registry = createRegistry('default');
 
 type Input = { type: string; block_id: string; optional: boolean; element: Record<string, unknown> };
-const inputs = (tool: string, prefill: Record<string, unknown> = {}) =>
-  toolFormView(tool, registry.argumentsOf(tool), prefill, { tool, channel: 'C1' }).blocks.filter(
+const inputs = (tool: string, prefill: Record<string, unknown> = {}, options: ToolFormOptions = {}) =>
+  toolFormView(tool, registry.argumentsOf(tool), prefill, { tool, channel: 'C1' }, options).blocks.filter(
     (b): b is Input & typeof b => b.type === 'input',
   ) as unknown as Input[];
 const byId = (list: Input[], id: string) => list.find((i) => i.block_id === id);
 
 describe('tool forms generated from the zod schemas', () => {
-  it('fits Slack limits for every write tool', () => {
-    for (const tool of registry.list().filter((t) => t.access === 'write')) {
-      const view = toolFormView(
+  it('fits Slack limits for every tool, empty and with every argument flagged missing', () => {
+    for (const tool of registry.list()) {
+      const args = registry.argumentsOf(tool.name);
+      const metadata = { tool: tool.name, channel: 'C1' };
+      const missing = args.map((a) => missingValue(a.name, `is required when ${'x'.repeat(300)}`));
+      expect(viewProblems(toolFormView(tool.name, args, {}, metadata)), tool.name).toEqual([]);
+      expect(
+        viewProblems(toolFormView(tool.name, args, {}, metadata, { site: 'default', missing })),
         tool.name,
-        registry.argumentsOf(tool.name),
-        {},
-        { tool: tool.name, channel: 'C1' },
-      );
-      expect(viewProblems(view), tool.name).toEqual([]);
+      ).toEqual([]);
     }
+  });
+
+  it('shows enum choices as options, bounds on number inputs, and bounds and defaults as hints', () => {
+    const form = inputs('create_network', {}, { site: 'hq' });
+    const hint = (id: string) => (byId(form, id) as { hint?: { text: string } } | undefined)?.hint?.text;
+    expect(byId(form, 'vlan_id')?.element).toMatchObject({
+      type: 'number_input',
+      min_value: '1',
+      max_value: '4094',
+    });
+    expect(hint('vlan_id')).toBe('VLAN tag, 1–4094 · Whole number 1–4094');
+    const purpose = byId(form, 'purpose')?.element.options as { value: string }[];
+    expect(purpose.map((o) => o.value)).toEqual(['corporate', 'guest', 'vlan-only', 'wan']);
+    expect(hint('purpose')).toBe('Default: corporate');
+    expect(byId(form, 'name')?.element).toMatchObject({ type: 'plain_text_input', max_length: 128 });
+    expect(hint('name')).toBe('Network name · Text, at most 128 characters');
+    expect(hint('site_id')).toBe('Site name (defaults to DEFAULT_SITE) · Default: hq');
+    const rule = byId(inputs('create_firewall_rule'), 'rule_index');
+    expect(rule?.element).toMatchObject({ min_value: '2000', max_value: '49999', initial_value: '2000' });
+    const items = byId(inputs('create_traffic_matching_list'), 'items') as
+      | { hint?: { text: string } }
+      | undefined;
+    expect(items?.hint?.text).toContain('List a,b,c, at least 1 items');
+  });
+
+  it('flags the values the bot found missing, at the top and under their inputs', () => {
+    const view = toolFormView(
+      'create_network',
+      registry.argumentsOf('create_network'),
+      { name: 'Lab', vlan_id: '91' },
+      {
+        tool: 'create_network',
+        channel: 'C1',
+      },
+      { missing: [missingValue('subnet', 'is required unless purpose is vlan-only')] },
+    );
+    const context = view.blocks[0] as { elements: { text: string }[] };
+    expect(context.elements[0]?.text).toContain(
+      '*Still needed:* `subnet` (is required unless purpose is vlan-only)',
+    );
+    const subnet = view.blocks.find((b) => b.block_id === 'subnet') as {
+      hint?: { text: string };
+      optional?: boolean;
+    };
+    expect(subnet.hint?.text).toMatch(
+      /^Missing: subnet is required unless purpose is vlan-only\. Subnet, e\.g\./,
+    );
+    // Still optional in Slack's eyes: with purpose vlan-only it must stay empty.
+    expect(subnet.optional).toBe(true);
+    const name = view.blocks.find((b) => b.block_id === 'name') as { hint?: { text: string } };
+    expect(name.hint?.text).not.toContain('Missing');
+  });
+
+  it('has the limits checker catch a hint over 2000 characters and a prefilled number out of range', () => {
+    const input = (hint: string, element: Record<string, unknown>) => ({
+      type: 'modal',
+      title: { type: 'plain_text', text: 'T' },
+      blocks: [
+        {
+          type: 'input',
+          block_id: 'n',
+          label: { type: 'plain_text', text: 'n' },
+          hint: { type: 'plain_text', text: hint },
+          element,
+        },
+      ],
+    });
+    const number = (initial: string) => ({
+      type: 'number_input',
+      action_id: 'value',
+      min_value: '1',
+      max_value: '4094',
+      initial_value: initial,
+    });
+    expect(viewProblems(input('ok', number('91')))).toEqual([]);
+    expect(viewProblems(input('x'.repeat(2001), number('91')))).toEqual(['block 0: input hint too long']);
+    expect(viewProblems(input('ok', number('5000')))).toEqual([
+      'block 0: number_input initial_value out of range',
+    ]);
+    expect(viewProblems(input('ok', number('abc')))).toEqual([
+      'block 0: number_input initial_value is not a number',
+    ]);
+  });
+
+  it('prefills only numbers Slack accepts: numeric text within the input range', () => {
+    expect(byId(inputs('create_network', { vlan_id: '91' }), 'vlan_id')?.element.initial_value).toBe('91');
+    expect(
+      byId(inputs('create_network', { vlan_id: 'abc' }), 'vlan_id')?.element.initial_value,
+    ).toBeUndefined();
+    expect(
+      byId(inputs('create_network', { vlan_id: '5000' }), 'vlan_id')?.element.initial_value,
+    ).toBeUndefined();
   });
 
   it('uses number inputs, selects for enums, multi-line inputs for lists, and prefills', () => {

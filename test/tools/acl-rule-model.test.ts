@@ -121,7 +121,7 @@ describe('priority', () => {
 describe('endpointIssues', () => {
   it('requires the id for network and device, the address for ip, and nothing for any', () => {
     expect(endpointIssues('source', { type: 'device', id: false, network: false })).toEqual([
-      { field: 'source_id', rule: 'is required when source_type is device' },
+      { field: 'source_id', rule: 'is required when source_type is device', missing: true },
     ]);
     expect(endpointIssues('destination', { type: 'any', id: true, network: true })).toEqual([
       { field: 'destination_id', rule: 'only applies when destination_type is network or device' },

@@ -167,7 +167,7 @@ describe('get_acl_rule', () => {
     expect(error.message).toBe('ACL rule 00000000-0000-4000-8000-000000000000 not found');
     bot.sim.clearRequests();
     expect(await validationIssues(bot, 'get_acl_rule', {})).toEqual([
-      { field: 'acl_rule_id', rule: 'is required' },
+      { field: 'acl_rule_id', rule: 'is required', missing: true },
     ]);
     expect(bot.sim.requests).toHaveLength(0);
   });
@@ -462,7 +462,7 @@ describe('create_acl_rule', () => {
   ])('refuses %o naming %s, with no request sent', async (bad, field, rule) => {
     expect(
       await validationIssues(bot, 'create_acl_rule', { name: 'r', action: 'deny', ...bad, confirm: true }),
-    ).toEqual([{ field, rule }]);
+    ).toMatchObject([{ field, rule }]);
     expect(bot.sim.requests).toHaveLength(0);
   });
 
@@ -612,7 +612,7 @@ describe('update_acl_rule', () => {
         source_type: 'ip',
         confirm: true,
       }),
-    ).toEqual([{ field: 'source_network', rule: 'is required when source_type is ip' }]);
+    ).toEqual([{ field: 'source_network', rule: 'is required when source_type is ip', missing: true }]);
     expect(
       await validationIssues(bot, 'update_acl_rule', {
         acl_rule_id: R.blockIotToNas,

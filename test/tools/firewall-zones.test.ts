@@ -252,7 +252,7 @@ describe('update_firewall_zone', () => {
     ).toEqual([
       {
         field: 'zone_id',
-        rule: 'is not an argument of update_firewall_zone (it takes site_id, firewall_zone_id, name, description, network_ids, confirm, dry_run)',
+        rule: 'is not an argument of update_firewall_zone; did you mean firewall_zone_id?',
       },
     ]);
   });
@@ -529,7 +529,7 @@ describe('assign_network_to_zone', () => {
 
   it('refuses missing arguments with no request sent, and sends nothing without confirm', async () => {
     expect(await validationIssues(bot, 'assign_network_to_zone', { zone_id: 'Dmz', confirm: true })).toEqual([
-      { field: 'network_id', rule: 'is required' },
+      { field: 'network_id', rule: 'is required', missing: true },
     ]);
     await expect(
       bot.run('assign_network_to_zone', { zone_id: 'Dmz', network_id: 'IoT' }),

@@ -171,7 +171,7 @@ describe('buildCreatePayload', () => {
       { field: 'dhcp_start', rule: 'must not be after dhcp_stop' },
     ]);
     expect(issues({ subnet: undefined })).toEqual([
-      { field: 'subnet', rule: 'is required unless purpose is vlan-only' },
+      { field: 'subnet', rule: 'is required unless purpose is vlan-only', missing: true },
     ]);
     expect(issues({ subnet: '10.40.0.0/31' })[0]?.field).toBe('subnet');
   });

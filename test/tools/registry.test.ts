@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/log.js';
 import { confirm, dryRun, intInRange, siteId } from '../../src/tools/arg-types.js';
 import { defineTool, type ToolContext } from '../../src/tools/define-tool.js';
 import { createRegistry } from '../../src/tools/index.js';
+import { MISSING_PARAMS } from '../../src/tools/missing-values.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 
 const untouchableGateway = new Proxy({} as Gateway, {
@@ -121,10 +122,75 @@ describe('ToolRegistry', () => {
     expect(() => registry.require('thing_read')).toThrow(/did you mean read_thing, write_thing/);
   });
 
-  it('lists missing required arguments for forms, ignoring site_id and confirm', () => {
-    const registry = new ToolRegistry([{ title: 'T', tools: echoTools([]) }], { site: 'default' });
-    expect(registry.missingRequired('write_thing', {})).toEqual(['name']);
-    expect(registry.missingRequired('write_thing', { name: 'n' })).toEqual([]);
+  it('marks missing values, from the schema or from a refinement, apart from wrong ones', () => {
+    const conditional = defineTool({
+      name: 'make_thing',
+      description: 'Needs a size unless it is small',
+      access: 'write',
+      args: z
+        .object({ site_id: siteId, kind: z.enum(['small', 'big']), size: intInRange(1, 9).optional() })
+        .superRefine((args, ctx) => {
+          if (args.kind === 'big' && args.size === undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['size'],
+              message: 'is required when kind is big',
+              params: MISSING_PARAMS,
+            });
+          }
+        }),
+      run: async () => ({}),
+    });
+    const registry = new ToolRegistry([{ title: 'T', tools: [conditional] }], { site: 'default' });
+    const issuesOf = (raw: Record<string, unknown>) => {
+      try {
+        registry.validate('make_thing', raw);
+      } catch (error) {
+        return (error as ValidationError).issues;
+      }
+      return [];
+    };
+    expect(issuesOf({})).toEqual([{ field: 'kind', rule: 'is required', missing: true }]);
+    expect(issuesOf({ kind: 'big' })).toEqual([
+      { field: 'size', rule: 'is required when kind is big', missing: true },
+    ]);
+    expect(issuesOf({ kind: 'big', size: '12' })).toEqual([
+      { field: 'size', rule: 'must be a whole number from 1 to 9' },
+    ]);
+    expect(issuesOf({ kind: 'small' })).toEqual([]);
+  });
+
+  it('suggests the argument an unknown name stands for, the way it does for tools', () => {
+    const registry = createRegistry('default');
+    let caught: unknown;
+    try {
+      registry.validate('create_network', { name: 'Lab', vlan: '40', subnet: '10.40.0.0/24' });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as ValidationError).issues).toEqual([
+      { field: 'vlan', rule: 'is not an argument of create_network; did you mean vlan_id?' },
+    ]);
+    expect(() => registry.require('create_netwrok')).toThrow(/did you mean create_network\?/);
+  });
+
+  it('reads bounds from the zod checks: value ranges, text and list lengths', () => {
+    const registry = createRegistry('default');
+    const arg = (tool: string, name: string) => registry.argumentsOf(tool).find((a) => a.name === name);
+    expect(arg('create_network', 'vlan_id')).toMatchObject({
+      kind: 'number',
+      min: 1,
+      max: 4094,
+      integer: true,
+    });
+    expect(arg('create_network', 'name')).toMatchObject({ kind: 'string', min: 1, max: 128 });
+    expect(arg('create_traffic_matching_list', 'items')).toMatchObject({ kind: 'array', min: 1 });
+    expect(arg('create_network', 'subnet')).not.toHaveProperty('max');
+    expect(arg('create_network', 'purpose')).toMatchObject({
+      kind: 'enum',
+      options: ['corporate', 'guest', 'vlan-only', 'wan'],
+      defaultValue: 'corporate',
+    });
   });
 
   it('generates help and a Markdown table from the definitions', () => {

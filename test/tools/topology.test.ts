@@ -327,7 +327,9 @@ describe('get_port_mappings', () => {
     const unknown = await rejection(bot.run('get_port_mappings', { device_id: 'Basement Switch' }));
 
     expect(missing).toBeInstanceOf(ValidationError);
-    expect((missing as ValidationError).issues).toEqual([{ field: 'device_id', rule: 'is required' }]);
+    expect((missing as ValidationError).issues).toEqual([
+      { field: 'device_id', rule: 'is required', missing: true },
+    ]);
     expect(unknown).toBeInstanceOf(ResourceNotFoundError);
     expect((unknown as ResourceNotFoundError).message).toBe('device Basement Switch not found');
   });

@@ -83,7 +83,7 @@ describe('list_traffic_matching_lists and get_traffic_matching_list', () => {
 
   it('requires list_id', async () => {
     expect(await validationIssues(bot, 'get_traffic_matching_list', {})).toEqual([
-      { field: 'list_id', rule: 'is required' },
+      { field: 'list_id', rule: 'is required', missing: true },
     ]);
     expect(bot.sim.requests).toHaveLength(0);
   });
@@ -215,7 +215,7 @@ describe('create_traffic_matching_list', () => {
 
     expect(issues).toEqual([
       { field: 'list_type', rule: 'must be one of PORTS, IPV4_ADDRESSES, IPV6_ADDRESSES' },
-      { field: 'name', rule: 'is required' },
+      { field: 'name', rule: 'is required', missing: true },
       { field: 'items', rule: 'must hold at least one item' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);

@@ -268,7 +268,7 @@ describe('create_traffic_route', () => {
   it('refuses arguments that do not fit together', async () => {
     expect(
       await validationIssues(bot, 'create_traffic_route', { name: 'x', action: 'shape', confirm: true }),
-    ).toEqual([{ field: 'bandwidth_limit_kbps', rule: 'is required for action shape' }]);
+    ).toEqual([{ field: 'bandwidth_limit_kbps', rule: 'is required for action shape', missing: true }]);
     expect(
       await validationIssues(bot, 'create_traffic_route', {
         name: 'x',
@@ -434,7 +434,7 @@ describe('update_traffic_route', () => {
   it('requires enabled, and refuses a non-boolean, naming the field', async () => {
     expect(
       await validationIssues(bot, 'update_traffic_route', { route_id: GUEST_CAP, confirm: true }),
-    ).toEqual([{ field: 'enabled', rule: 'is required' }]);
+    ).toEqual([{ field: 'enabled', rule: 'is required', missing: true }]);
     const wrongType = await validationIssues(bot, 'update_traffic_route', {
       route_id: GUEST_CAP,
       enabled: 'maybe',

@@ -25,6 +25,9 @@ export const LIMITS = {
   privateMetadata: 3000,
   callbackId: 255,
   inputLabel: 2000,
+  inputHint: 2000,
+  contextText: 3000,
+  plainTextInputLength: 3000,
   messageText: 40_000,
   // Slack's documented per-block limits allow more, but messages past ~13k characters of block
   // text have been refused (msg_blocks_too_long); we stay under this total.
@@ -49,6 +52,15 @@ function checkElement(element: unknown, where: string, problems: string[]): void
     if (typeof element.value === 'string' && element.value.length > LIMITS.buttonValue) {
       problems.push(`${where}: button value over ${LIMITS.buttonValue}`);
     }
+  }
+  if (type === 'number_input' && element.initial_value !== undefined) {
+    // Slack refuses the whole view when a prefilled number is not a number or is out of range.
+    const value = typeof element.initial_value === 'string' ? Number(element.initial_value) : Number.NaN;
+    const min = element.min_value === undefined ? Number.NEGATIVE_INFINITY : Number(element.min_value);
+    const max = element.max_value === undefined ? Number.POSITIVE_INFINITY : Number(element.max_value);
+    if (Number.isNaN(value) || element.initial_value === '')
+      problems.push(`${where}: number_input initial_value is not a number`);
+    else if (value < min || value > max) problems.push(`${where}: number_input initial_value out of range`);
   }
   const options = [...arrayOf(element.options), ...arrayOf(element.initial_options)];
   if (arrayOf(element.options).length > LIMITS.options)
@@ -135,6 +147,7 @@ function checkBlocks(blocks: unknown[], problems: string[]): number {
       }
       case 'input': {
         if (textOf(block.label).length > LIMITS.inputLabel) problems.push(`${where}: input label too long`);
+        if (textOf(block.hint).length > LIMITS.inputHint) problems.push(`${where}: input hint too long`);
         if (typeof block.block_id !== 'string') problems.push(`${where}: input without block_id`);
         checkElement(block.element, where, problems);
         break;

@@ -10,12 +10,22 @@ export function noticeMessage(text: string): SlackMessage {
   };
 }
 
+/** `/net help <tool>`: one tool's generated help (arguments, bounds, defaults, an example), as fixed-width text. */
+export function toolHelpMessage(tool: string, helpText: string): SlackMessage {
+  const intro =
+    `*/net ${tool} key=value …* (values: bare words, \`"quoted text"\`, \`a,b,c\` lists, \`true\`/\`false\`). ` +
+    '`/net help` lists every tool.';
+  const blocks: types.KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: intro } }];
+  blocks.push(...codeSections(helpText, { blocks: 40, chars: 11_000 }).blocks);
+  return { text: `netops help: ${tool}`, blocks };
+}
+
 /** `/net help`: the generated tool list and the shortcuts, as aligned text. */
 export function helpMessage(helpText: string, aliasText: string): SlackMessage {
   const intro =
     '*/net <tool> key=value …* runs any tool (`site_id` defaults to the configured site). ' +
     'Reads answer only you; writes post a preview here with *Approve*/*Cancel*. ' +
-    '`/net form <tool>` opens a form. Values: bare words, `"quoted text"`, `a,b,c` lists, `true`/`false`.';
+    '`/net help <tool>` explains one tool; `/net form <tool>` opens a form. Values: bare words, `"quoted text"`, `a,b,c` lists, `true`/`false`.';
   const blocks: types.KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: intro } }];
   const body = [helpText, aliasText].filter(Boolean).join('\n\n');
   blocks.push(...codeSections(body, { blocks: 40, chars: 11_000 }).blocks);

@@ -1,6 +1,9 @@
 import type { types } from '@slack/bolt';
+import type { FieldIssue } from '../../errors.js';
 import type { ArgumentInfo } from '../../tools/schema-introspection.js';
-import { clip, humanize } from './text.js';
+import { argumentHint } from '../../tools/tool-help.js';
+import { LIMITS } from './limits.js';
+import { clip, escapeMrkdwn, humanize } from './text.js';
 
 /** callback_id of every tool form. */
 export const TOOL_FORM_CALLBACK = 'tool_form';
@@ -29,19 +32,39 @@ function prefillText(value: unknown): string | undefined {
   return Array.isArray(value) ? value.map(String).join('\n') : String(value);
 }
 
+/** What a form shows besides the arguments: the configured site (a hint) and what is still missing. */
+export interface ToolFormOptions {
+  /** The site used when site_id is left empty. */
+  site?: string;
+  /** Missing values that made the bot open the form; each is flagged under its input. */
+  missing?: readonly FieldIssue[];
+}
+
 /** A boolean with a default (or required) is on or off; unticked means false. */
 function hasTwoStates(arg: ArgumentInfo): boolean {
   return arg.required || arg.defaultValue !== undefined;
 }
 
+/** A prefilled number Slack accepts: numeric text within the input's range (else the view is refused). */
+function numberWithin(arg: ArgumentInfo, value: string | undefined): string | undefined {
+  if (value === undefined || !/^-?\d+(\.\d+)?$/.test(value.trim())) return undefined;
+  const n = Number(value);
+  return (arg.min === undefined || n >= arg.min) && (arg.max === undefined || n <= arg.max)
+    ? value.trim()
+    : undefined;
+}
+
 function elementFor(arg: ArgumentInfo, prefill: unknown): types.InputBlock['element'] {
-  const initial = prefillText(prefill) ?? prefillText(arg.defaultValue);
+  const typed = prefillText(prefill) ?? prefillText(arg.defaultValue);
+  const initial = arg.kind === 'number' ? numberWithin(arg, typed) : typed;
   switch (arg.kind) {
     case 'number':
       return {
         type: 'number_input',
         action_id: FORM_VALUE_ACTION,
-        is_decimal_allowed: false,
+        is_decimal_allowed: arg.integer !== true,
+        ...(arg.min !== undefined ? { min_value: String(arg.min) } : {}),
+        ...(arg.max !== undefined ? { max_value: String(arg.max) } : {}),
         ...(initial !== undefined ? { initial_value: initial } : {}),
       };
     case 'enum': {
@@ -86,29 +109,58 @@ function elementFor(arg: ArgumentInfo, prefill: unknown): types.InputBlock['elem
       return {
         type: 'plain_text_input',
         action_id: FORM_VALUE_ACTION,
+        ...(arg.kind === 'string' && arg.max !== undefined && arg.max <= LIMITS.plainTextInputLength
+          ? { max_length: arg.max }
+          : {}),
         ...(initial !== undefined ? { initial_value: initial } : {}),
       };
   }
 }
 
-/** A modal for one tool: an input per argument, block_id = the argument's name, prefilled with what was typed. */
+/** The hint under an input: what is missing first, then bounds, default and description. */
+function hintFor(arg: ArgumentInfo, options: ToolFormOptions): string | undefined {
+  const missing = options.missing?.find((m) => m.field === arg.name);
+  const parts = [
+    missing ? `Missing: ${arg.name} ${missing.rule}.` : undefined,
+    argumentHint(arg, options.site ?? 'the configured site'),
+  ].filter((p): p is string => p !== undefined);
+  return parts.length > 0 ? parts.join(' ') : undefined;
+}
+
+/** The line above the inputs: what the form is for, and what is still needed when it was opened for that. */
+function introText(tool: string, missing: readonly FieldIssue[]): string {
+  const intro = `\`${tool}\`: the preview is posted in the channel; nothing changes until it is approved.`;
+  if (missing.length === 0) return intro;
+  const needed = missing.map((m) => `\`${escapeMrkdwn(m.field)}\` (${escapeMrkdwn(m.rule)})`).join(', ');
+  return `${intro}\n*Still needed:* ${needed}`;
+}
+
+/**
+ * A modal for one tool: an input per argument, block_id = the argument's name, prefilled with
+ * what was typed. Hints show bounds and defaults, selects the allowed values, number inputs their
+ * range; values the bot found missing are flagged at the top and under their inputs.
+ */
 export function toolFormView(
   tool: string,
   args: readonly ArgumentInfo[],
   prefill: Record<string, unknown>,
   metadata: ToolFormMetadata,
+  options: ToolFormOptions = {},
 ): types.ModalView {
   const blocks: types.KnownBlock[] = args
     .filter((a) => !HIDDEN.has(a.name))
-    .map((arg) => ({
-      type: 'input',
-      block_id: arg.name,
-      // An unticked checkbox is an answer (false), so a checkbox input is never "missing".
-      optional: !arg.required || arg.name === 'site_id' || arg.kind === 'boolean',
-      label: text(clip(arg.name, 2000)),
-      ...(arg.description ? { hint: text(clip(arg.description, 2000)) } : {}),
-      element: elementFor(arg, prefill[arg.name]),
-    }));
+    .map((arg) => {
+      const hint = hintFor(arg, options);
+      return {
+        type: 'input',
+        block_id: arg.name,
+        // An unticked checkbox is an answer (false), so a checkbox input is never "missing".
+        optional: !arg.required || arg.name === 'site_id' || arg.kind === 'boolean',
+        label: text(clip(arg.name, LIMITS.inputLabel)),
+        ...(hint ? { hint: text(clip(hint, LIMITS.inputHint)) } : {}),
+        element: elementFor(arg, prefill[arg.name]),
+      };
+    });
   return {
     type: 'modal',
     callback_id: TOOL_FORM_CALLBACK,
@@ -120,10 +172,7 @@ export function toolFormView(
       {
         type: 'context',
         elements: [
-          {
-            type: 'mrkdwn',
-            text: `\`${tool}\`: the preview is posted in the channel; nothing changes until it is approved.`,
-          },
+          { type: 'mrkdwn', text: clip(introText(tool, options.missing ?? []), LIMITS.contextText) },
         ],
       },
       ...blocks,

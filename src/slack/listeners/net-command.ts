@@ -1,9 +1,11 @@
 import type { App, RespondFn } from '@slack/bolt';
-import { aliasHelpText, isPictureAlias, resolveCommand } from '../../commands/aliases.js';
+import { aliasHelpText, helpTopicTool, isPictureAlias, resolveCommand } from '../../commands/aliases.js';
 import { type ParsedCommand, parseCommandLine } from '../../commands/parse-command-line.js';
-import { ValidationError } from '../../errors.js';
+import { type FieldIssue, ValidationError } from '../../errors.js';
+import { settle } from '../../lib/settle-within.js';
+import { missingValueIssues } from '../../tools/missing-values.js';
 import { isTopology, renderTopologyPng } from '../../topology/index.js';
-import { helpMessage, noticeMessage } from '../blocks/notice.js';
+import { helpMessage, noticeMessage, toolHelpMessage } from '../blocks/notice.js';
 import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
 import { toolFormView } from '../blocks/tool-form.js';
 import type { SlackClient, SlackDeps } from '../deps.js';
@@ -33,7 +35,13 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
   const { registry } = deps;
   const parsed = parseCommandLine(command.text);
   if (parsed.command === '' || parsed.command === 'help') {
-    await whisper(respond, helpMessage(registry.helpText(), aliasHelpText(registry)));
+    const [topic] = parsed.positionals;
+    if (topic === undefined) {
+      await whisper(respond, helpMessage(registry.helpText(), aliasHelpText(registry)));
+      return;
+    }
+    const tool = helpTopicTool(topic, registry);
+    await whisper(respond, toolHelpMessage(tool, registry.toolHelp(tool)));
     return;
   }
   if (parsed.command === 'form') {
@@ -77,17 +85,23 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
     await whisper(respond, readResultMessage(tool, String(validated.site_id), preview));
     return;
   }
-  if (registry.missingRequired(tool, request).length > 0) {
-    await openForm(client, command, deps, tool, request);
+  const proposal = await settle(
+    deps.approvals.propose({
+      tool,
+      args: request,
+      requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
+      channel: command.channel_id,
+    }),
+  );
+  if (proposal.ok) {
+    await deps.presenter.postProposal(proposal.value, command.channel_id);
     return;
   }
-  const proposed = await deps.approvals.propose({
-    tool,
-    args: request,
-    requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
-    channel: command.channel_id,
-  });
-  await deps.presenter.postProposal(proposed, command.channel_id);
+  // Values missing (required by the schema, or by the other arguments such as a subnet unless
+  // vlan-only) are asked for in the form, prefilled with what was typed; other errors are told.
+  const missing = missingValueIssues(proposal.error);
+  if (!missing) throw proposal.error;
+  await openForm(client, command, deps, tool, request, missing);
 }
 
 async function openForm(
@@ -95,11 +109,19 @@ async function openForm(
   command: SlashCommand,
   deps: SlackDeps,
   tool: string,
-  prefill: Record<string, unknown>,
+  typed: Record<string, unknown>,
+  missing: readonly FieldIssue[] = [],
 ): Promise<void> {
+  // `site=` is the typed spelling of site_id; the form's input is site_id.
+  const prefill =
+    typed.site !== undefined && typed.site_id === undefined ? { ...typed, site_id: typed.site } : typed;
+  const metadata = { tool, channel: command.channel_id };
   await client.views.open({
     trigger_id: command.trigger_id,
-    view: toolFormView(tool, deps.registry.argumentsOf(tool), prefill, { tool, channel: command.channel_id }),
+    view: toolFormView(tool, deps.registry.argumentsOf(tool), prefill, metadata, {
+      site: deps.defaultSite,
+      missing,
+    }),
   });
 }
 

@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { ValidationError } from '../../errors.js';
+import { type FieldIssue, ValidationError } from '../../errors.js';
+import { settle, settledWithin } from '../../lib/settle-within.js';
 import { noticeMessage } from '../blocks/notice.js';
 import { FORM_VALUE_ACTION, formArguments, TOOL_FORM_CALLBACK } from '../blocks/tool-form.js';
 import type { SlackDeps } from '../deps.js';
@@ -10,8 +11,15 @@ import { parsePayload, viewSubmissionSchema } from '../payloads.js';
 const metadataSchema = z.object({ tool: z.string().min(1), channel: z.string().min(1) });
 
 /**
- * A submitted tool form: invalid input keeps the modal open with errors under the named inputs;
- * valid input closes it and posts the preview in the channel the form came from.
+ * How long the dry run may take before the modal is acknowledged anyway. Slack drops a
+ * view_submission not acknowledged within 3 s; within this budget, a value only the dry run finds
+ * missing or wrong (a subnet "required unless vlan-only") can still be shown under its input.
+ */
+export const FORM_ACK_BUDGET_MS = 2000;
+
+/**
+ * A submitted tool form: invalid or missing input keeps the modal open with errors under the
+ * named inputs; valid input closes it and posts the preview in the channel the form came from.
  */
 export function registerToolForm(app: App, deps: SlackDeps): void {
   app.view(TOOL_FORM_CALLBACK, async ({ ack, body, client }) => {
@@ -20,7 +28,7 @@ export function registerToolForm(app: App, deps: SlackDeps): void {
       submission = parseSubmission(body, deps);
     } catch (error) {
       if (error instanceof ValidationError) {
-        await ack({ response_action: 'errors', errors: errorsByBlock(error, body, deps) });
+        await ack({ response_action: 'errors', errors: errorsByBlock(error.issues, body, deps) });
         return;
       }
       await ack({
@@ -29,11 +37,18 @@ export function registerToolForm(app: App, deps: SlackDeps): void {
       });
       return;
     }
-    await ack();
     const { tool, channel, args, user } = submission;
+    const proposal = settle(deps.approvals.propose({ tool, args, requester: { userId: user }, channel }));
+    const early = await settledWithin(proposal, FORM_ACK_BUDGET_MS);
+    if (early && !early.ok && early.error instanceof ValidationError) {
+      await ack({ response_action: 'errors', errors: errorsByBlock(early.error.issues, body, deps) });
+      return;
+    }
+    await ack();
+    const outcome = early ?? (await proposal);
     try {
-      const proposed = await deps.approvals.propose({ tool, args, requester: { userId: user }, channel });
-      await deps.presenter.postProposal(proposed, channel);
+      if (!outcome.ok) throw outcome.error;
+      await deps.presenter.postProposal(outcome.value, channel);
     } catch (error) {
       const message = noticeMessage(slackErrorText(error, deps.logger));
       await client.chat.postEphemeral({ channel, user, ...message });
@@ -51,16 +66,20 @@ function parseSubmission(body: unknown, deps: SlackDeps) {
   }
   const infos = deps.registry.argumentsOf(metadata.tool);
   const args = formArguments(infos, submission.view.state.values);
-  // Validate now, while the modal can still show errors; the dry run happens after it closes.
+  // Validate now, while the modal can still show errors; the dry run follows.
   deps.registry.validate(metadata.tool, args);
   return { tool: metadata.tool, channel: metadata.channel, args, user: submission.user.id };
 }
 
-/** ValidationError issues keyed by the input block they belong to (Slack shows errors only under inputs). */
-function errorsByBlock(error: ValidationError, body: unknown, deps: SlackDeps): Record<string, string> {
+/** Issues keyed by the input block they belong to (Slack shows errors only under inputs). */
+function errorsByBlock(
+  issues: readonly FieldIssue[],
+  body: unknown,
+  deps: SlackDeps,
+): Record<string, string> {
   const blocks = inputBlocks(body);
   const errors: Record<string, string> = {};
-  for (const issue of error.issues) {
+  for (const issue of issues) {
     const field = issue.field.split('.')[0] ?? '';
     const block = blocks.includes(field) ? field : (blocks[0] ?? 'site_id');
     const text = blocks.includes(field) ? issue.rule : `${issue.field}: ${issue.rule}`;

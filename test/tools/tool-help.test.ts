@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { createRegistry } from '../../src/tools/index.js';
+import type { ArgumentInfo } from '../../src/tools/schema-introspection.js';
+import { argumentHint, exampleLine, typeText } from '../../src/tools/tool-help.js';
+
+const registry = createRegistry('hq');
+const lineOf = (help: string, arg: string) =>
+  help.split('\n').find((l) => l.trimStart().startsWith(`${arg} `));
+
+describe('per-tool help generated from the registry', () => {
+  it('lists create_network purpose with its four values and default, and vlan_id as required 1–4094', () => {
+    const help = registry.toolHelp('create_network');
+
+    expect(help.split('\n')[0]).toBe('create_network: Create a VLAN network (subnet, DHCP, DNS)');
+    expect(help).toContain('Access: write.');
+    expect(lineOf(help, 'purpose')).toMatch(
+      /^ {2}purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(default: corporate\)$/,
+    );
+    expect(lineOf(help, 'vlan_id')).toMatch(/^ {2}vlan_id\s+required {2}whole number 1–4094 — VLAN tag/);
+    expect(lineOf(help, 'name')).toMatch(/required {2}text, at most 128 characters — Network name/);
+    expect(lineOf(help, 'dhcp_enabled')).toMatch(/optional {2}true or false \(default: true\)/);
+    expect(lineOf(help, 'site_id')).toMatch(/optional {2}text \(default: hq\)/);
+    expect(lineOf(help, 'confirm')).toBeUndefined();
+    expect(help).toMatch(/\nExample: create_network name=Lab vlan_id=40 subnet=10\.40\.0\.0\/24$/);
+  });
+
+  it('says a read changes nothing, and lists its own arguments before site_id', () => {
+    const help = registry.toolHelp('list_vlans');
+    expect(help).toContain('Access: read. It changes nothing.');
+    const names = help
+      .split('\n')
+      .filter((l) => /^ {2}\S/.test(l))
+      .map((l) => l.trim().split(' ')[0]);
+    expect(names).toEqual(['limit', 'offset', 'site_id']);
+    expect(lineOf(help, 'limit')).toMatch(/whole number 1–10000 \(default: 100\)/);
+  });
+
+  it('refuses an unknown tool with suggestions', () => {
+    expect(() => registry.toolHelp('create_netwrk')).toThrow(/did you mean create_network/);
+  });
+});
+
+describe('typeText and argumentHint', () => {
+  const base = { name: 'x', required: false } as const;
+
+  it('words each kind with its values and bounds', () => {
+    const cases: [ArgumentInfo, string][] = [
+      [{ ...base, kind: 'number', integer: true, min: 0, max: 63 }, 'whole number 0–63'],
+      [{ ...base, kind: 'number', min: 1 }, 'number at least 1'],
+      [{ ...base, kind: 'string', min: 1, max: 64 }, 'text, at most 64 characters'],
+      [{ ...base, kind: 'string', min: 8, max: 64 }, 'text, 8–64 characters'],
+      [{ ...base, kind: 'string' }, 'text'],
+      [{ ...base, kind: 'enum', options: ['json', 'dot'] }, 'one of json, dot'],
+      [{ ...base, kind: 'array', min: 1 }, 'list a,b,c, at least 1 items'],
+      [{ ...base, kind: 'boolean' }, 'true or false'],
+    ];
+    for (const [arg, text] of cases) expect(typeText(arg)).toBe(text);
+  });
+
+  it('hints a form input with its description, bounds and default, leaving enum values to the select', () => {
+    const vlan = registry.argumentsOf('create_network').find((a) => a.name === 'vlan_id');
+    const purpose = registry.argumentsOf('create_network').find((a) => a.name === 'purpose');
+    const site = registry.argumentsOf('create_network').find((a) => a.name === 'site_id');
+    if (!vlan || !purpose || !site) throw new Error('create_network lost an argument');
+    expect(argumentHint(vlan, 'hq')).toBe('VLAN tag, 1–4094 · Whole number 1–4094');
+    expect(argumentHint(purpose, 'hq')).toBe('Default: corporate');
+    expect(argumentHint(site, 'hq')).toBe('Site name (defaults to DEFAULT_SITE) · Default: hq');
+  });
+
+  it('writes the example as a full call, or nothing without one', () => {
+    const tool = registry.require('get_network_statistics');
+    expect(exampleLine(tool)).toBe('get_network_statistics');
+    expect(exampleLine({ ...tool, example: undefined })).toBeUndefined();
+  });
+});
