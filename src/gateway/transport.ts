@@ -162,7 +162,7 @@ const TLS_CODES = new Set([
 function mapNetworkFailure(error: unknown, host: string, timeoutMs: number): GatewayUnavailableError {
   if (error instanceof TimeoutError) {
     return markRetryable(
-      new GatewayUnavailableError(`controller unreachable: ${host} did not answer within ${timeoutMs} ms`),
+      new GatewayUnavailableError(`${host} did not answer within ${timeoutMs} ms`),
       { reason: 'timeout' },
     );
   }
@@ -170,7 +170,7 @@ function mapNetworkFailure(error: unknown, host: string, timeoutMs: number): Gat
   if (code !== undefined && TLS_CODES.has(code)) {
     // Retrying cannot fix a certificate, so this one is not marked retryable.
     return new GatewayUnavailableError(
-      `controller unreachable: the TLS certificate of ${host} is not trusted (${code}); ` +
+      `the TLS certificate of ${host} is not trusted (${code}); ` +
         'set GATEWAY_CA_FILE to its CA, or GATEWAY_VERIFY_TLS=false for a self-signed console',
     );
   }
@@ -183,7 +183,7 @@ function mapNetworkFailure(error: unknown, host: string, timeoutMs: number): Gat
           ? 'is not reachable on the network'
           : 'dropped the connection';
   return markRetryable(
-    new GatewayUnavailableError(`controller unreachable: ${host} ${what}${code ? ` (${code})` : ''}`),
+    new GatewayUnavailableError(`${host} ${what}${code ? ` (${code})` : ''}`),
     { reason: code ?? 'network error' },
   );
 }
