@@ -144,17 +144,11 @@ export class Authenticator {
       const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
       const seconds = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
       // Not retryable: hammering a login limit only extends the lockout.
-      throw new RateLimitedError(
-        `${host} refused the login: too many login attempts`,
-        seconds,
-      );
+      throw new RateLimitedError(`${host} refused the login: too many login attempts`, seconds);
     }
     if (status === 502 || status === 503 || status === 504) {
       throw markRetryable(
-        new GatewayUnavailableError(
-          `${host} answered HTTP ${status} to the login`,
-          status,
-        ),
+        new GatewayUnavailableError(`${host} answered HTTP ${status} to the login`, status),
         { reason: `login HTTP ${status}` },
       );
     }

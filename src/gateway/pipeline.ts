@@ -3,7 +3,12 @@ import { Authenticator, type AuthTicket, type Credentials } from './auth.js';
 import { consoleIdFromHosts } from './cloud.js';
 import { detectDeployment, Once } from './deployment.js';
 import { invalidResponse, readClassicEnvelope, readErrorBody } from './envelopes.js';
-import { type FailureContext, fromControllerCode, mapHttpFailure, noControllerAnswer } from './error-mapping.js';
+import {
+  type FailureContext,
+  fromControllerCode,
+  mapHttpFailure,
+  noControllerAnswer,
+} from './error-mapping.js';
 import type { ResolvedGatewayOptions } from './options.js';
 import { connectorBase, type Deployment, deploymentPrefix, displayUrl, hostOf, joinUrl } from './paths.js';
 import { type AttemptContext, withRetry } from './retry.js';

@@ -161,10 +161,9 @@ const TLS_CODES = new Set([
 /** Turns a got failure into GatewayUnavailableError naming the host, never the credentials. */
 function mapNetworkFailure(error: unknown, host: string, timeoutMs: number): GatewayUnavailableError {
   if (error instanceof TimeoutError) {
-    return markRetryable(
-      new GatewayUnavailableError(`${host} did not answer within ${timeoutMs} ms`),
-      { reason: 'timeout' },
-    );
+    return markRetryable(new GatewayUnavailableError(`${host} did not answer within ${timeoutMs} ms`), {
+      reason: 'timeout',
+    });
   }
   const code = error instanceof RequestError ? error.code : undefined;
   if (code !== undefined && TLS_CODES.has(code)) {
@@ -182,10 +181,9 @@ function mapNetworkFailure(error: unknown, host: string, timeoutMs: number): Gat
         : code === 'EHOSTUNREACH' || code === 'ENETUNREACH'
           ? 'is not reachable on the network'
           : 'dropped the connection';
-  return markRetryable(
-    new GatewayUnavailableError(`${host} ${what}${code ? ` (${code})` : ''}`),
-    { reason: code ?? 'network error' },
-  );
+  return markRetryable(new GatewayUnavailableError(`${host} ${what}${code ? ` (${code})` : ''}`), {
+    reason: code ?? 'network error',
+  });
 }
 
 function pathOf(url: string): string {

@@ -94,7 +94,7 @@ describe('consoleErrorText', () => {
     expect(byName['GatewayAuthError (401 API key)']).toMatch(
       /^controller refused our credentials \(HTTP 401\): 192\.168\.1\.1 refused GATEWAY_API_KEY on the classic API: /,
     );
-    expect(byName['RateLimitedError']).toBe(
+    expect(byName.RateLimitedError).toBe(
       'rate limited: 192.168.1.1 is rate-limiting requests; retry after 30s',
     );
     expect(byName['GatewayUnavailableError (no controller)']).toMatch(
