@@ -4,7 +4,7 @@ import { type Config, loadConfig } from './config.js';
 import { runInteractiveConsole, runOneShot } from './console/index.js';
 import { ConfigError } from './errors.js';
 import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, type Logger, readableLogDestination } from './log.js';
 
 /** A controller to talk to: the configured one, or the built-in simulator started for this run. */
 async function controllerFor(
@@ -23,8 +23,13 @@ async function controllerFor(
 }
 
 function consoleLogger(config: Config): Logger {
-  // The console shares the terminal with its output: only warnings unless LOG_LEVEL asks for more.
-  return createLogger(config.logLevelExplicit ? config.logLevel : 'warn');
+  // The console shares the terminal with its output: only warnings unless LOG_LEVEL asks for more,
+  // as readable lines on stderr. The Slack bot logs JSON lines for a log collector.
+  if (config.slack.botToken) return createLogger(config.logLevel);
+  return createLogger(
+    config.logLevelExplicit ? config.logLevel : 'warn',
+    readableLogDestination(process.stderr),
+  );
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -86,6 +91,7 @@ async function main(argv: string[]): Promise<number> {
     output: process.stdout,
     errorOutput: process.stderr,
     logger,
+    ...(config.terminalColumns === undefined ? {} : { columns: config.terminalColumns }),
   };
   try {
     if (argv.length > 0) {
