@@ -155,7 +155,7 @@ function fitWidths(
 ): number[] | undefined {
   const out = [...natural];
   const dataFloors = data.map((w) => Math.max(w, MIN_COLUMN));
-  const descriptiveFloors = data.map((w, c) => (identifier[c] ? w : Math.min(w, MIN_COLUMN)));
+  const descriptiveFloors = dataFloors.map((w, c) => (identifier[c] ? w : MIN_COLUMN));
   for (const floors of [dataFloors, descriptiveFloors]) {
     while (lineWidth(out) > total) {
       if (!shrinkOne(out, floors)) break;
@@ -230,7 +230,8 @@ export function renderTable(rows: readonly Row[], options: RenderOptions = {}): 
   const natural = columns.map((key, c) => Math.max(key.length, data[c] ?? 0));
   const widths = fitWidths(natural, data, identifier, width);
   if (widths === undefined) {
-    return [...recordView(columns, cells, identifier, width), countLine(rows.length, shown.length)].join('\n\n');
+    const records = recordView(columns, cells, identifier, width);
+    return [...records, countLine(rows.length, shown.length)].join('\n\n');
   }
   const numeric = columns.map((key) => isNumericColumn(key, shown));
   const line = (values: readonly string[], header: boolean) =>
