@@ -65,6 +65,16 @@ describe.concurrent('the console as main.ts wires it', () => {
     }
   }, 30_000);
 
+  it('gives a bad environment as a --json error naming every variable, exit 2', async () => {
+    const run = await runMain(['list_vlans', '--json'], { PORT: 'x', GATEWAY_API_TYPE: 'moon' });
+
+    expect(run.code).toBe(2);
+    const parsed = JSON.parse(run.stdout) as { error: { code: string; fields: { field: string }[] } };
+    expect(parsed.error.code).toBe('config_invalid');
+    expect(parsed.error.fields.map((f) => f.field).sort()).toEqual(['GATEWAY_API_TYPE', 'PORT']);
+    expect(run.stderr).toBe('');
+  }, 30_000);
+
   it("fits tables to the shell's COLUMNS without cutting an id", async () => {
     const run = await runMain(['list_vlans'], { COLUMNS: '50' });
 
