@@ -116,6 +116,9 @@ describe('consoleErrorText', () => {
       '(http 401)',
       'http 401',
     ]);
+    expect(repeatedFragments('rate limited: 10.0.0.1 is slow; retry after 30 s; retry after 30s')).toEqual([
+      'retry after 30s',
+    ]);
   });
 
   it('scrubs token-shaped text out of messages', () => {

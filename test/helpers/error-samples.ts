@@ -132,7 +132,11 @@ export async function errorSamples(): Promise<ErrorSample[]> {
  * `HTTP nnn` status, or any run of three words. Empty when nothing is repeated.
  */
 export function repeatedFragments(text: string): string[] {
-  const lower = text.toLowerCase().replace(/^:[a-z_]+:\s*/, '');
+  // "30 s" and "30s" are the same wait; an emoji prefix is not a word.
+  const lower = text
+    .toLowerCase()
+    .replace(/^:[a-z_]+:\s*/, '')
+    .replace(/(\d) s\b/g, '$1s');
   const found = new Set<string>();
   const label = /^([a-z][a-z ]*?):/.exec(lower)?.[1];
   if (label !== undefined && lower.indexOf(label, label.length) !== -1) found.add(label);
