@@ -199,10 +199,23 @@ export interface Config {
   logLevel: LogLevel;
   /** True when LOG_LEVEL was set explicitly (the console quietens logs otherwise). */
   logLevelExplicit: boolean;
+  /** The shell's COLUMNS, when it exports a usable one: the console's table width. */
+  terminalColumns?: number;
 }
 
 /** Every variable config.ts reads, in the order the README documents them. */
 export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof typeof envSchema.shape)[];
+
+/**
+ * COLUMNS belongs to the shell, not to the bot: an unusable value is ignored rather than refused,
+ * and the console falls back to the TTY width.
+ */
+function columnsOf(value: string | undefined): number | undefined {
+  const text = value?.trim() ?? '';
+  if (!/^\d{1,5}$/.test(text)) return undefined;
+  const columns = Number(text);
+  return columns > 0 ? columns : undefined;
+}
 
 /** Parses the environment; throws ConfigError naming every bad variable and its rule. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -246,5 +259,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(e.DATA_DIR),
     logLevel: e.LOG_LEVEL,
     logLevelExplicit: typeof env.LOG_LEVEL === 'string' && env.LOG_LEVEL.trim() !== '',
+    ...(columnsOf(env.COLUMNS) === undefined ? {} : { terminalColumns: columnsOf(env.COLUMNS) }),
   };
 }

@@ -110,6 +110,21 @@ export class GatewayUnavailableError extends BotError {
   }
 }
 
+/**
+ * GATEWAY_URL answers HTTP, but not as a UniFi Network controller (a web server's page, a proxy's
+ * 404, a redirect elsewhere). Nothing was sent that could change anything; retrying will not help.
+ */
+export class NoControllerError extends GatewayUnavailableError {
+  constructor(
+    readonly url: string,
+    message: string,
+    status?: number,
+  ) {
+    super(message, status);
+    this.name = 'NoControllerError';
+  }
+}
+
 /** The controller understood the request and refused it, with its own code (api.err.*). */
 export class GatewayRejectedError extends BotError {
   readonly code = 'gateway_rejected';

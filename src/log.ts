@@ -73,6 +73,56 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   );
 }
 
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warning',
+  50: 'error',
+  60: 'fatal',
+};
+
+// Fields a person at a terminal does not need on every line.
+const UNSHOWN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'component', 'err']);
+
+function fieldText(value: unknown): string {
+  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * One pino JSON line as a person reads it: `warning: <message> (key=value …)`, with a logged
+ * error's stack indented below. Anything that is not a pino line is passed through unchanged.
+ */
+export function readableLogLine(json: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json.endsWith('\n') ? json : `${json}\n`;
+  }
+  const level = typeof record.level === 'number' ? (LEVEL_NAMES[record.level] ?? 'log') : 'log';
+  const message = typeof record.msg === 'string' ? record.msg : '';
+  const fields = Object.entries(record)
+    .filter(([key, value]) => !UNSHOWN.has(key) && value !== undefined)
+    .map(([key, value]) => `${key}=${fieldText(value)}`);
+  const lines = [`${level}: ${message}${fields.length > 0 ? ` (${fields.join(', ')})` : ''}`];
+  const err = record.err as { type?: unknown; message?: unknown; stack?: unknown } | undefined;
+  if (err !== undefined && err !== null) {
+    const detail = typeof err.stack === 'string' ? err.stack : `${String(err.type)}: ${String(err.message)}`;
+    lines.push(...detail.split('\n').map((line) => `    ${line.trim()}`));
+  }
+  return `${scrubSecrets(lines.join('\n'))}\n`;
+}
+
+/**
+ * A pino destination for the console: readable lines on `stream` rather than JSON. pino has
+ * redacted secret keys and scrubbed messages before a line reaches it; the text is scrubbed again.
+ */
+export function readableLogDestination(stream: NodeJS.WritableStream): DestinationStream {
+  return { write: (line: string) => stream.write(readableLogLine(line)) };
+}
+
 /** A logger that drops everything; for tests and tools run outside the bot. */
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { createApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
-import { runInteractiveConsole, runOneShot } from './console/index.js';
+import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { ConfigError } from './errors.js';
 import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, type Logger, readableLogDestination, silentLogger } from './log.js';
 
 /** A controller to talk to: the configured one, or the built-in simulator started for this run. */
 async function controllerFor(
@@ -22,9 +22,24 @@ async function controllerFor(
   };
 }
 
+/** A bad environment: every variable on stderr, or as a `--json` error on stdout for a script. */
+function reportConfigError(error: ConfigError, argv: readonly string[]): number {
+  if (argv.some((word) => word.toLowerCase() === '--json')) {
+    process.stdout.write(`${consoleErrorJson(error, silentLogger())}\n`);
+  } else {
+    process.stderr.write(`${error.message}\n`);
+  }
+  return 2;
+}
+
 function consoleLogger(config: Config): Logger {
-  // The console shares the terminal with its output: only warnings unless LOG_LEVEL asks for more.
-  return createLogger(config.logLevelExplicit ? config.logLevel : 'warn');
+  // The console shares the terminal with its output: only warnings unless LOG_LEVEL asks for more,
+  // as readable lines on stderr. The Slack bot logs JSON lines for a log collector.
+  if (config.slack.botToken) return createLogger(config.logLevel);
+  return createLogger(
+    config.logLevelExplicit ? config.logLevel : 'warn',
+    readableLogDestination(process.stderr),
+  );
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -32,10 +47,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      return 2;
-    }
+    if (error instanceof ConfigError) return reportConfigError(error, argv);
     throw error;
   }
   if (config.slack.botToken) {
@@ -51,10 +63,7 @@ async function main(argv: string[]): Promise<number> {
     gatewayOptions = gatewayOptionsFromConfig(config, logger, controller.overrides);
   } catch (error) {
     await controller.stop();
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      return 2;
-    }
+    if (error instanceof ConfigError) return reportConfigError(error, argv);
     throw error;
   }
   const app = createApp({ config, logger, gateway: createGateway(gatewayOptions) });
@@ -86,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
     output: process.stdout,
     errorOutput: process.stderr,
     logger,
+    ...(config.terminalColumns === undefined ? {} : { columns: config.terminalColumns }),
   };
   try {
     if (argv.length > 0) {

@@ -106,6 +106,15 @@ describe('loadConfig', () => {
     expect(cloud.gateway.url).toBe('https://api.ui.com');
   });
 
+  it("takes the table width from the shell's COLUMNS, ignoring a value it cannot use", () => {
+    expect(loadConfig({ COLUMNS: '132' }).terminalColumns).toBe(132);
+    expect(loadConfig({ COLUMNS: ' 80 ' }).terminalColumns).toBe(80);
+    for (const unusable of ['', '0', 'wide', '-5', '1e3']) {
+      expect(loadConfig({ COLUMNS: unusable }).terminalColumns).toBeUndefined();
+    }
+    expect(loadConfig({}).terminalColumns).toBeUndefined();
+  });
+
   it('lists every variable of the public contract', () => {
     expect(ENV_VARIABLES).toEqual(
       expect.arrayContaining([

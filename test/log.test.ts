@@ -1,6 +1,18 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, scrubSecrets } from '../src/log.js';
+import { detectDeployment } from '../src/gateway/deployment.js';
+import { createTransport } from '../src/gateway/transport.js';
+import { createLogger, readableLogDestination, scrubSecrets } from '../src/log.js';
+import { sendJson, startFake } from './gateway/support.js';
+
+/** A writable that keeps what is written to it. */
+class TextCapture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
 
 function capture() {
   const lines: string[] = [];
@@ -47,5 +59,71 @@ describe('logging', () => {
 
   it('leaves ordinary text alone', () => {
     expect(scrubSecrets('VLAN 40 created on site default')).toBe('VLAN 40 created on site default');
+  });
+});
+
+describe('console logging (readable lines)', () => {
+  function readable(level: 'warn' | 'trace' = 'warn') {
+    const sink = new TextCapture();
+    return { sink, logger: createLogger(level, readableLogDestination(sink)) };
+  }
+
+  it('writes a warning as "warning: <message> (key=value, …)", not as JSON', () => {
+    const { sink, logger } = readable();
+
+    logger.warn(
+      { status: 404, path: '/api/s/default', note: 'two words' },
+      'could not tell the controller type',
+    );
+    logger.info('not shown at warn');
+
+    expect(sink.text).toBe(
+      'warning: could not tell the controller type (status=404, path=/api/s/default, note="two words")\n',
+    );
+  });
+
+  it('keeps secrets out of readable lines, by key and by shape', () => {
+    const { sink, logger } = readable();
+
+    logger.warn(
+      { apiKey: 'k-123', request: { headers: { 'x-api-key': 'k-456', cookie: 'TOKEN=abc' } } },
+      'posting with xoxb-1234-abcd failed',
+    );
+
+    for (const secret of ['k-123', 'k-456', 'TOKEN=abc', 'xoxb-1234-abcd'])
+      expect(sink.text).not.toContain(secret);
+    expect(sink.text).toMatch(
+      /^warning: posting with xox\?-\[redacted\] failed \(apiKey=\[redacted\], request=/,
+    );
+  });
+
+  it('puts a logged error under its line, indented, with its stack scrubbed', () => {
+    const { sink, logger } = readable();
+
+    logger.error(
+      { err: new TypeError('cookie TOKEN=eyJ.abc rejected'), errorId: 'ab12cd34' },
+      'unexpected error',
+    );
+
+    const lines = sink.text.trimEnd().split('\n');
+    expect(lines[0]).toBe('error: unexpected error (errorId=ab12cd34)');
+    expect(lines[1]).toBe('    TypeError: cookie TOKEN=[redacted] rejected');
+    expect(lines[2]).toMatch(/^ {4}at /);
+    expect(sink.text).not.toContain('eyJ.abc');
+  });
+
+  it("shows the gateway's own warnings as readable lines", async () => {
+    const server = await startFake((_req, res) => sendJson(res, 404, { message: 'nothing here' }));
+    const { sink, logger } = readable();
+    const transport = createTransport({ timeoutMs: 2000, verifyTls: true, logger });
+
+    const deployment = await detectDeployment(transport, server.url, 2000, logger);
+    transport.close();
+    await server.close();
+
+    expect(deployment).toBe('unifi-os');
+    expect(sink.text).toBe(
+      'warning: could not tell the controller type from GET /; assuming UniFi OS (status=404)\n',
+    );
   });
 });

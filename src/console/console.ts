@@ -15,7 +15,7 @@ import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { isTopology } from '../topology/queries.js';
 import { pngDimensions, renderTopologyPng } from '../topology/render-png.js';
-import { consoleErrorText } from './error-text.js';
+import { consoleErrorJson, consoleErrorText } from './error-text.js';
 
 /** What the console needs: the shared registry, a tool context, and its three streams. */
 export interface ConsoleDeps {
@@ -26,12 +26,13 @@ export interface ConsoleDeps {
   errorOutput: NodeJS.WritableStream;
   logger: Logger;
   banner?: string;
+  /** Table width from the shell's COLUMNS; without it the TTY's width, and unbounded when piped. */
+  columns?: number;
 }
 
 /** One-shot exit codes. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, notRun: 3 } as const;
 
-const FALLBACK_WIDTH = 120;
 const CONTROL_ARGS = ['confirm', 'dry_run'];
 
 const VALUE_HELP = [
@@ -47,16 +48,30 @@ function writeLine(stream: NodeJS.WritableStream, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-function terminalWidth(stream: NodeJS.WritableStream): number {
-  const { columns, isTTY } = stream as { columns?: unknown; isTTY?: unknown };
-  return isTTY === true && typeof columns === 'number' && columns > 20 ? columns : FALLBACK_WIDTH;
+/** COLUMNS when the shell exports it, else the terminal's width; undefined (unbounded) when piped. */
+function outputWidth(deps: ConsoleDeps): number | undefined {
+  if (deps.columns !== undefined) return deps.columns;
+  const { columns, isTTY } = deps.output as { columns?: unknown; isTTY?: unknown };
+  return isTTY === true && typeof columns === 'number' && columns > 0 ? columns : undefined;
 }
 
 /** Result text: `--json` prints JSON (a string result as is), otherwise the terminal rendering. */
-function formatResult(result: unknown, json: boolean, output: NodeJS.WritableStream): string {
+function formatResult(result: unknown, json: boolean, deps: ConsoleDeps): string {
   if (typeof result === 'string') return result;
   if (json) return JSON.stringify(result ?? null, null, 2);
-  return render(result, { width: terminalWidth(output) });
+  const width = outputWidth(deps);
+  return render(result, width === undefined ? {} : { width });
+}
+
+/** Whether the words ask for `--json`, read before parsing so a parse error is JSON too. */
+function wantsJson(words: readonly string[]): boolean {
+  return words.some((word) => word.toLowerCase() === '--json');
+}
+
+/** Reports a failed command: `--json` as `{"error": …}` on stdout (what a script reads), else text on stderr. */
+function reportError(deps: ConsoleDeps, error: unknown, json: boolean): void {
+  if (json) writeLine(deps.output, consoleErrorJson(error, deps.logger));
+  else writeLine(deps.errorOutput, consoleErrorText(error, deps.logger));
 }
 
 function helpText(registry: ToolRegistry, extra: string): string {
@@ -184,13 +199,13 @@ async function handleLine(
   const tool = registry.require(command.tool);
   if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
     const result = await registry.run(command.tool, command.args, context);
-    writeLine(output, formatResult(result, json, output));
+    writeLine(output, formatResult(result, json, deps));
     return 'continue';
   }
-  writeLine(output, formatResult(await previewOf(deps, command), json, output));
+  writeLine(output, formatResult(await previewOf(deps, command), json, deps));
   const answer = await ask('approve? [y/N] ');
   if (answer !== undefined && /^(y|yes)$/i.test(answer.trim())) {
-    writeLine(output, formatResult(await execute(deps, command), json, output));
+    writeLine(output, formatResult(await execute(deps, command), json, deps));
     return 'continue';
   }
   writeLine(output, 'not run.');
@@ -202,7 +217,7 @@ async function handleLine(
  * writes previewed and run only after `approve? [y/N]` is answered yes. Bad input never ends it.
  */
 export async function runInteractiveConsole(deps: ConsoleDeps): Promise<void> {
-  const { input, output, errorOutput, logger } = deps;
+  const { input, output } = deps;
   const rl = createInterface({ input, output, terminal: (output as { isTTY?: unknown }).isTTY === true });
   // One iterator for every read, so the approval answer is the next line even when input is piped in.
   const lines = rl[Symbol.asyncIterator]();
@@ -222,7 +237,7 @@ export async function runInteractiveConsole(deps: ConsoleDeps): Promise<void> {
       try {
         if ((await handleLine(line, deps, ask)) === 'quit') break;
       } catch (error) {
-        writeLine(errorOutput, consoleErrorText(error, logger));
+        reportError(deps, error, wantsJson(line.split(/\s+/)));
       }
     }
   } finally {
@@ -244,15 +259,16 @@ export function exitCodeFor(error: unknown): number {
  * (it needs --yes). The shell has already split and unquoted the words, so they are not tokenized again.
  */
 export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<number> {
-  const { registry, context, output, errorOutput, logger } = deps;
+  const { registry, context, output, errorOutput } = deps;
+  const json = wantsJson(argv);
   try {
     const { parsed, flags } = takeFlags(parseCommand([...argv]), ['--json', '--yes', '--help']);
-    const json = flags.has('--json');
     if (flags.has('--help') || parsed.command === 'help') {
       writeLine(output, helpFor(registry, parsed, ONE_SHOT_USAGE));
       return EXIT.ok;
     }
     if (parsed.command === '') {
+      if (json) throw new ValidationError([{ field: 'command', rule: `is required (${ONE_SHOT_USAGE})` }]);
       writeLine(errorOutput, ONE_SHOT_USAGE);
       return EXIT.usage;
     }
@@ -263,18 +279,18 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     const command = resolveCommand(parsed, registry);
     const tool = registry.require(command.tool);
     if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
-      writeLine(output, formatResult(await registry.run(command.tool, command.args, context), json, output));
+      writeLine(output, formatResult(await registry.run(command.tool, command.args, context), json, deps));
       return EXIT.ok;
     }
     if (flags.has('--yes')) {
-      writeLine(output, formatResult(await execute(deps, command), json, output));
+      writeLine(output, formatResult(await execute(deps, command), json, deps));
       return EXIT.ok;
     }
-    writeLine(output, formatResult(await previewOf(deps, command), json, output));
+    writeLine(output, formatResult(await previewOf(deps, command), json, deps));
     writeLine(errorOutput, `not run: ${command.tool} changes the network; add --yes to run it`);
     return EXIT.notRun;
   } catch (error) {
-    writeLine(errorOutput, consoleErrorText(error, logger));
+    reportError(deps, error, json);
     return exitCodeFor(error);
   }
 }

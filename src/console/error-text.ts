@@ -3,19 +3,25 @@ import {
   type BotError,
   ConfigError,
   ConfirmationRequiredError,
+  type FieldIssue,
   GatewayAuthError,
   GatewayRejectedError,
   isBotError,
+  NoControllerError,
   RateLimitedError,
   ValidationError,
 } from '../errors.js';
 import { type Logger, scrubSecrets } from '../log.js';
 
-function issueLines(issues: readonly { field: string; rule: string }[]): string {
+function issueLines(issues: readonly FieldIssue[]): string {
   return issues.map((i) => `  ${i.field}: ${i.rule}`).join('\n');
 }
 
-// The explicit return type makes a new ErrorCode without wording a compile error.
+/**
+ * Errors carry facts in their message and the rest in fields (status, controller code, wait);
+ * the wording here adds the kind of failure and those fields once, never what the message says.
+ * The explicit return type makes a new ErrorCode without wording a compile error.
+ */
 function botErrorText(error: BotError): string {
   switch (error.code) {
     case 'validation_failed': {
@@ -23,7 +29,8 @@ function botErrorText(error: BotError): string {
       return issues.length > 0 ? `invalid input:\n${issueLines(issues)}` : `invalid input: ${error.message}`;
     }
     case 'not_found':
-      return `not found: ${error.message}`;
+      // The message is the whole sentence ("network Lab not found on site default").
+      return error.message;
     case 'confirmation_required': {
       const tool = error instanceof ConfirmationRequiredError ? error.tool : 'this command';
       return `not run: ${tool} changes the network; approve it at the prompt, or add --yes to a one-shot command`;
@@ -40,7 +47,8 @@ function botErrorText(error: BotError): string {
       return `controller refused our credentials${status}: ${error.message}`;
     }
     case 'gateway_unavailable':
-      return `controller unreachable: ${error.message}`;
+      // "no UniFi Network controller at …" says what is wrong by itself; "unreachable" would not be true.
+      return error instanceof NoControllerError ? error.message : `controller unreachable: ${error.message}`;
     case 'gateway_rejected': {
       const code = error instanceof GatewayRejectedError ? ` (${error.controllerCode})` : '';
       return `controller refused: ${error.message}${code}`;
@@ -50,7 +58,7 @@ function botErrorText(error: BotError): string {
         error instanceof RateLimitedError && error.retryAfterSeconds !== undefined
           ? `; retry after ${error.retryAfterSeconds}s`
           : '';
-      return `rate limited by the controller: ${error.message}${after}`;
+      return `rate limited: ${error.message}${after}`;
     }
     case 'config_invalid':
       return error instanceof ConfigError
@@ -59,13 +67,47 @@ function botErrorText(error: BotError): string {
   }
 }
 
+function fieldsOf(error: BotError): FieldIssue[] {
+  if (error instanceof ValidationError || error instanceof ConfigError) {
+    return error.issues.map((i) => ({ field: i.field, rule: scrubSecrets(i.rule) }));
+  }
+  return [];
+}
+
+/** An error as the console reports it: a stable code, its text, and the field issues of bad input. */
+interface ConsoleError {
+  code: string;
+  text: string;
+  fields: FieldIssue[];
+}
+
 /**
- * The console's one way to turn an error into text. A BotError is worded by its code; anything
- * else is a bug: it is logged with its stack under a short id, and the user sees only the id.
+ * The console's one way to read an error. A BotError is worded by its code; anything else is a
+ * bug: it is logged with its stack under a short id, and the user sees only the id.
  */
-export function consoleErrorText(error: unknown, logger: Logger): string {
-  if (isBotError(error)) return scrubSecrets(botErrorText(error));
+function consoleError(error: unknown, logger: Logger): ConsoleError {
+  if (isBotError(error)) {
+    return { code: error.code, text: scrubSecrets(botErrorText(error)), fields: fieldsOf(error) };
+  }
   const id = randomUUID().slice(0, 8);
   logger.error({ err: error, errorId: id }, 'unexpected error in the console');
-  return `internal error: ${id}; see the log`;
+  return { code: 'internal_error', text: `internal error: ${id}; see the log`, fields: [] };
+}
+
+/** The error as console text (stderr). */
+export function consoleErrorText(error: unknown, logger: Logger): string {
+  return consoleError(error, logger).text;
+}
+
+/**
+ * The error as `--json` output (stdout): `{"error": {"code", "message", "fields"}}`. `message` is
+ * the console text on one line; `fields` lists `{field, rule}` for bad input and is empty otherwise.
+ */
+export function consoleErrorJson(error: unknown, logger: Logger): string {
+  const { code, text, fields } = consoleError(error, logger);
+  const message =
+    fields.length > 0
+      ? `${text.split('\n')[0] ?? ''} ${fields.map((f) => `${f.field}: ${f.rule}`).join('; ')}`
+      : text.replace(/\s*\n\s*/g, ' ');
+  return JSON.stringify({ error: { code, message, fields } }, null, 2);
 }

@@ -8,4 +8,4 @@ export {
 } from '../format/plain-text.js';
 export { type PreviewOptions, renderPreview } from '../format/preview-text.js';
 export { type ConsoleDeps, EXIT, exitCodeFor, runInteractiveConsole, runOneShot } from './console.js';
-export { consoleErrorText } from './error-text.js';
+export { consoleErrorJson, consoleErrorText } from './error-text.js';

@@ -2,9 +2,12 @@ import { renderPreview } from './preview-text.js';
 
 /** Layout limits for plain-text output (terminal, or a Slack code block). */
 export interface RenderOptions {
-  /** Total line width a table may take; wider tables shrink their widest columns. */
+  /**
+   * Total line width a table may take; unset means unbounded (output piped to a file or a
+   * program). Wider tables shrink their descriptive columns, never an identifier column.
+   */
   width?: number;
-  /** Longest cell before it is cut with `…`. */
+  /** Longest cell of a descriptive column before it is cut with `…`; identifiers are never cut. */
   maxCell?: number;
   /** Rows shown per table before the rest is summarised. */
   maxRows?: number;
@@ -100,6 +103,32 @@ function isNumericColumn(key: string, rows: readonly Row[]): boolean {
   return present.length > 0 && present.every((v) => typeof v === 'number');
 }
 
+/**
+ * Whether a column holds identifiers a reader copies (ids, names, MACs, addresses, subnets), by
+ * its key (`id`, `_id`, `*_id`, `name`, `*_name`, `mac`, `ip`, `macAddress`…) or because every
+ * value it holds has the shape of one. Such a column is never cut and never decorated.
+ */
+function isIdentifierColumn(key: string, values: readonly unknown[]): boolean {
+  const snake = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+  if (/(^|_)(ids?|macs?|names?|ips?|address(es)?|subnets?|hostname|mac_address|ip_address)$/.test(snake)) {
+    return true;
+  }
+  const present = values.filter((v) => v !== null && v !== undefined && v !== '');
+  return present.length > 0 && present.every((v) => typeof v === 'string' && looksLikeIdentifier(v));
+}
+
+const IDENTIFIER_SHAPES = [
+  /^[0-9a-f]{24}$/i,
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  /^[0-9a-f]{2}([:-][0-9a-f]{2}){5}$/i,
+  /^\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?$/,
+  /^[0-9a-f]*:[0-9a-f:]*:[0-9a-f]*(\/\d{1,3})?$/i,
+];
+
+function looksLikeIdentifier(text: string): boolean {
+  return IDENTIFIER_SHAPES.some((shape) => shape.test(text));
+}
+
 /** Takes one character from the widest column that can still give above its floor; false if none can. */
 function shrinkOne(widths: number[], floors: readonly number[]): boolean {
   let widest = -1;
@@ -112,29 +141,69 @@ function shrinkOne(widths: number[], floors: readonly number[]): boolean {
   return true;
 }
 
+const lineWidth = (widths: readonly number[]) =>
+  widths.reduce((sum, w) => sum + w, 0) + GAP.length * (widths.length - 1);
+
 /**
  * Narrows columns until a row fits `total`. Headers wider than their data give way first (a cut
- * header still reads, a cut id does not); only then are the widest data columns cut.
+ * header still reads); then descriptive columns, down to a few characters. Identifier columns
+ * keep their data width. Undefined when even that does not fit: the caller shows records instead.
  */
-function fitWidths(natural: readonly number[], data: readonly number[], total: number): number[] {
+function fitWidths(
+  natural: readonly number[],
+  data: readonly number[],
+  identifier: readonly boolean[],
+  total: number,
+): number[] | undefined {
   const out = [...natural];
-  const lineWidth = () => out.reduce((sum, w) => sum + w, 0) + GAP.length * (out.length - 1);
   const dataFloors = data.map((w) => Math.max(w, MIN_COLUMN));
-  const minimumFloors = out.map(() => MIN_COLUMN);
-  for (const floors of [dataFloors, minimumFloors]) {
-    while (lineWidth() > total) {
+  const descriptiveFloors = dataFloors.map((w, c) => (identifier[c] ? w : MIN_COLUMN));
+  for (const floors of [dataFloors, descriptiveFloors]) {
+    while (lineWidth(out) > total) {
       if (!shrinkOne(out, floors)) break;
     }
   }
-  return out;
+  return lineWidth(out) <= total ? out : undefined;
+}
+
+/** The closing line of a table or a record list. */
+function countLine(total: number, shown: number): string {
+  if (shown < total) return `(${total} rows, first ${shown} shown; --json shows all)`;
+  return total === 1 ? '(1 row)' : `(${total} rows)`;
+}
+
+/**
+ * A table too wide for its width, one `key: value` block per row: identifiers stay whole, other
+ * values are cut to the width.
+ */
+function recordView(
+  columns: readonly string[],
+  cells: readonly string[][],
+  identifier: readonly boolean[],
+  width: number,
+): string[] {
+  const keyWidth = Math.max(...columns.map((c) => c.length));
+  const valueWidth = Math.max(width - keyWidth - 2, MIN_COLUMN);
+  return cells.map((row) =>
+    columns
+      .map((key, c) => {
+        const value = row[c] ?? '';
+        return `${`${key}:`.padEnd(keyWidth + 1)} ${identifier[c] ? value : truncate(value, valueWidth)}`.trimEnd();
+      })
+      .join('\n'),
+  );
 }
 
 /**
  * An aligned table: columns are the union of keys in order of first appearance, numbers are
- * right-aligned, long cells are cut, and a `(N rows)` line closes it.
+ * right-aligned, and a `(N rows)` line closes it. It fits `width` by narrowing descriptive
+ * columns; identifier columns (ids, names, MACs, addresses) are never cut, and when the table
+ * cannot fit without cutting one, each row is shown as its own `key: value` block instead.
  */
 export function renderTable(rows: readonly Row[], options: RenderOptions = {}): string {
-  const { width, maxCell, maxRows } = { ...DEFAULTS, ...options };
+  const width = options.width ?? Number.POSITIVE_INFINITY;
+  const maxCell = options.maxCell ?? Number.POSITIVE_INFINITY;
+  const maxRows = options.maxRows ?? DEFAULTS.maxRows;
   if (rows.length === 0) return '(0 rows)';
   const columns: string[] = [];
   const seen = new Set<string>();
@@ -147,10 +216,25 @@ export function renderTable(rows: readonly Row[], options: RenderOptions = {}): 
     }
   }
   const shown = rows.slice(0, maxRows);
-  const cells = shown.map((row) => columns.map((key) => truncate(cellText(key, row[key]), maxCell)));
+  const identifier = columns.map((key) =>
+    isIdentifierColumn(
+      key,
+      shown.map((row) => row[key]),
+    ),
+  );
+  const cells = shown.map((row) =>
+    columns.map((key, c) => {
+      const text = cellText(key, row[key]);
+      return identifier[c] ? text : truncate(text, maxCell);
+    }),
+  );
   const data = columns.map((_, c) => Math.max(1, ...cells.map((row) => (row[c] ?? '').length)));
-  const natural = columns.map((key, c) => Math.max(truncate(key, maxCell).length, data[c] ?? 0));
-  const widths = fitWidths(natural, data, width);
+  const natural = columns.map((key, c) => Math.max(key.length, data[c] ?? 0));
+  const widths = fitWidths(natural, data, identifier, width);
+  if (widths === undefined) {
+    const records = recordView(columns, cells, identifier, width);
+    return [...records, countLine(rows.length, shown.length)].join('\n\n');
+  }
   const numeric = columns.map((key) => isNumericColumn(key, shown));
   const line = (values: readonly string[], header: boolean) =>
     values
@@ -162,12 +246,7 @@ export function renderTable(rows: readonly Row[], options: RenderOptions = {}): 
       .join(GAP)
       .trimEnd();
   const out = [line(columns, true), ...cells.map((row) => line(row, false))];
-  const count = rows.length === 1 ? '(1 row)' : `(${rows.length} rows)`;
-  out.push(
-    shown.length < rows.length
-      ? `(${rows.length} rows, first ${shown.length} shown; --json shows all)`
-      : count,
-  );
+  out.push(countLine(rows.length, shown.length));
   return out.join('\n');
 }
 
@@ -177,20 +256,22 @@ function keyedRows(field: string, value: Record<string, Row>): Row[] {
   return Object.entries(value).map(([key, row]) => ({ [keyColumn]: key, ...row }));
 }
 
-/** `key: value` lines for an object's scalars, then each list of objects as its own titled table. */
+/**
+ * `key: value` lines for an object's scalars, then each list of objects as its own titled table.
+ * A line fits the width (unbounded when unset) unless it holds an identifier, which stays whole.
+ */
 export function renderObject(value: Row, options: RenderOptions = {}): string {
-  const { maxCell, width } = { ...DEFAULTS, ...options };
+  const lineMax = options.width ?? Number.POSITIVE_INFINITY;
   const lines: string[] = [];
   const tables: string[] = [];
-  // A `key: value` line may run longer than a cell but still has to fit the terminal.
-  const lineMax = Math.max(maxCell, width);
   for (const [key, field] of Object.entries(value)) {
     if (isTable(field)) {
       tables.push(`${key}:\n${renderTable(field, options)}`);
     } else if (isKeyedTable(field)) {
       tables.push(`${key}:\n${renderTable(keyedRows(key, field), options)}`);
     } else {
-      lines.push(truncate(`${key}: ${cellText(key, field)}`, lineMax));
+      const line = `${key}: ${cellText(key, field)}`;
+      lines.push(isIdentifierColumn(key, [field]) ? line : truncate(line, lineMax));
     }
   }
   return [lines.join('\n'), ...tables].filter((part) => part !== '').join('\n\n');

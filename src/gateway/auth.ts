@@ -2,7 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayAuthError, GatewayUnavailableError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { readErrorBody } from './envelopes.js';
-import { type Deployment, joinUrl } from './paths.js';
+import { noControllerAnswer } from './error-mapping.js';
+import { type Deployment, displayUrl, joinUrl } from './paths.js';
 import { markRetryable, parseRetryAfter } from './retry.js';
 import type { RawResponse, Transport } from './transport.js';
 
@@ -115,7 +116,6 @@ export class Authenticator {
       throw new GatewayAuthError(
         `login to ${this.options.host} returned no session cookie (${sessionCookie}); ` +
           'check GATEWAY_URL points at the controller',
-        response.status,
       );
     }
     this.csrf =
@@ -128,30 +128,33 @@ export class Authenticator {
 
   private checkLogin(response: RawResponse, route: string): void {
     const { status } = response;
+    const host = this.options.host;
+    const elsewhere = noControllerAnswer(response, {
+      api: 'classic',
+      method: 'POST',
+      path: route,
+      requestPath: route,
+      host,
+      baseUrl: displayUrl(this.options.url),
+    });
+    if (elsewhere !== undefined) throw elsewhere;
     const body = readErrorBody(response.json);
     if (status >= 200 && status < 300 && body === undefined) return;
-    const host = this.options.host;
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
       const seconds = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
       // Not retryable: hammering a login limit only extends the lockout.
-      throw new RateLimitedError(
-        `${host} refused the login: too many login attempts${seconds === undefined ? '' : `; retry after ${seconds} s`}`,
-        seconds,
-      );
+      throw new RateLimitedError(`${host} refused the login: too many login attempts`, seconds);
     }
     if (status === 502 || status === 503 || status === 504) {
       throw markRetryable(
-        new GatewayUnavailableError(
-          `controller unreachable: ${host} answered HTTP ${status} to the login`,
-          status,
-        ),
+        new GatewayUnavailableError(`${host} answered HTTP ${status} to the login`, status),
         { reason: `login HTTP ${status}` },
       );
     }
     if (status >= 500) {
       throw new GatewayUnavailableError(
-        `controller error: ${host} answered HTTP ${status} to the login`,
+        `${host} answered HTTP ${status} to the login (an internal error of the controller)`,
         status,
       );
     }
@@ -163,7 +166,7 @@ export class Authenticator {
       );
     }
     throw new GatewayAuthError(
-      `login to ${host} (${route}) was refused (HTTP ${status}): check GATEWAY_USERNAME and GATEWAY_PASSWORD`,
+      `login to ${host} (${route}) was refused: check GATEWAY_USERNAME and GATEWAY_PASSWORD`,
       status,
     );
   }

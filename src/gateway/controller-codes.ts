@@ -41,7 +41,7 @@ const SENTENCES: Record<string, Sentence> = {
   FirewallRuleNetworkConfTypeRequired: () =>
     'a firewall rule that names a network also needs that network’s type: NETv4 for the whole subnet, ADDRv4 for the gateway address',
   NoSiteContext: (ctx) =>
-    `unknown site ${ctx.site ? `"${ctx.site}"` : ''}: the controller has no site by that name`,
+    `unknown site${ctx.site ? ` "${ctx.site}"` : ''}: the controller has no site by that name`,
   NoPermission: () =>
     'the controller account lacks permission for this (a read-only or limited admin cannot make changes)',
   InvalidObject: () =>
@@ -67,12 +67,13 @@ export function shortCode(code: string): string {
 }
 
 /**
- * A plain sentence for a controller code, ending with the code itself so an admin can search
- * for it. Unknown codes still produce a sentence, carrying the controller's own message if any.
+ * A plain sentence for a controller code. The code itself is not in it: it travels on the error
+ * (GatewayRejectedError.controllerCode) and each front end shows it once, so an admin can search
+ * for it. Unknown codes still produce a sentence: the controller's own message, if it sent one.
  */
 export function describeControllerCode(code: string, ctx: CodeContext = {}): string {
   const sentence = SENTENCES[shortCode(code)];
-  if (sentence !== undefined) return `${sentence(ctx).replace(/\s+/g, ' ').trim()} (${code})`;
+  if (sentence !== undefined) return sentence(ctx).replace(/\s+/g, ' ').trim();
   const detail = ctx.message?.trim();
-  return `the controller refused the request with ${code}${detail ? `: ${detail}` : ''}`;
+  return detail ? detail : 'the controller gave no reason';
 }

@@ -28,7 +28,7 @@ export async function detectDeployment(
   if (response.status >= 500) {
     throw markRetryable(
       new GatewayUnavailableError(
-        `controller unreachable: ${hostOf(url)} answered HTTP ${response.status} to GET /`,
+        `${hostOf(url)} answered HTTP ${response.status} to GET /`,
         response.status,
       ),
       { reason: `HTTP ${response.status}` },

@@ -72,6 +72,16 @@ export function hostOf(url: string): string {
   }
 }
 
+/** A base URL as shown to people: scheme, host, port and path, never a user or password in it. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
+  } catch {
+    return 'the configured GATEWAY_URL';
+  }
+}
+
 function trimSlashes(url: string): string {
   return url.replace(/\/+$/, '');
 }

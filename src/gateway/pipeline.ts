@@ -3,9 +3,14 @@ import { Authenticator, type AuthTicket, type Credentials } from './auth.js';
 import { consoleIdFromHosts } from './cloud.js';
 import { detectDeployment, Once } from './deployment.js';
 import { invalidResponse, readClassicEnvelope, readErrorBody } from './envelopes.js';
-import { type FailureContext, fromControllerCode, mapHttpFailure } from './error-mapping.js';
+import {
+  type FailureContext,
+  fromControllerCode,
+  mapHttpFailure,
+  noControllerAnswer,
+} from './error-mapping.js';
 import type { ResolvedGatewayOptions } from './options.js';
-import { connectorBase, type Deployment, deploymentPrefix, hostOf, joinUrl } from './paths.js';
+import { connectorBase, type Deployment, deploymentPrefix, displayUrl, hostOf, joinUrl } from './paths.js';
 import { type AttemptContext, withRetry } from './retry.js';
 import type { HttpMethod, RawResponse, Transport } from './transport.js';
 import type { ApiKind } from './types.js';
@@ -146,7 +151,7 @@ export class Pipeline {
       ticket = await this.auth.ticket();
       response = await this.send(call, url, ticket, timeoutMs, attempt);
     }
-    return this.decode(call, response);
+    return this.decode(call, response, url);
   }
 
   private async send(
@@ -169,9 +174,12 @@ export class Pipeline {
     return response;
   }
 
-  private decode(call: Call, response: RawResponse): unknown {
-    const ctx = this.context(call);
+  private decode(call: Call, response: RawResponse, url: string): unknown {
+    const ctx: FailureContext = { ...this.context(call), requestPath: pathOf(url) };
     if (response.status < 200 || response.status >= 300) throw mapHttpFailure(response, ctx);
+    // A web page where the API should answer: no controller there, rather than "not understood".
+    const elsewhere = ctx.cloud ? undefined : noControllerAnswer(response, ctx);
+    if (elsewhere !== undefined) throw elsewhere;
     if (response.text.trim() === '') {
       if (call.api === 'classic') throw invalidResponse('the body was empty', call.route);
       return undefined;
@@ -191,6 +199,7 @@ export class Pipeline {
   private baseContext(): Omit<FailureContext, 'api' | 'method' | 'path'> {
     return {
       host: this.host,
+      baseUrl: displayUrl(this.options.url),
       credential: this.auth.usesSession ? 'session' : 'api-key',
       cloud: this.options.apiType === 'cloud',
       ...(this.knownConsoleId === undefined ? {} : { consoleId: this.knownConsoleId }),
@@ -206,6 +215,14 @@ export class Pipeline {
       ...(call.site === undefined ? {} : { site: call.site }),
       ...(call.body === undefined ? {} : { body: call.body }),
     };
+  }
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
   }
 }
 

@@ -161,16 +161,15 @@ const TLS_CODES = new Set([
 /** Turns a got failure into GatewayUnavailableError naming the host, never the credentials. */
 function mapNetworkFailure(error: unknown, host: string, timeoutMs: number): GatewayUnavailableError {
   if (error instanceof TimeoutError) {
-    return markRetryable(
-      new GatewayUnavailableError(`controller unreachable: ${host} did not answer within ${timeoutMs} ms`),
-      { reason: 'timeout' },
-    );
+    return markRetryable(new GatewayUnavailableError(`${host} did not answer within ${timeoutMs} ms`), {
+      reason: 'timeout',
+    });
   }
   const code = error instanceof RequestError ? error.code : undefined;
   if (code !== undefined && TLS_CODES.has(code)) {
     // Retrying cannot fix a certificate, so this one is not marked retryable.
     return new GatewayUnavailableError(
-      `controller unreachable: the TLS certificate of ${host} is not trusted (${code}); ` +
+      `the TLS certificate of ${host} is not trusted (${code}); ` +
         'set GATEWAY_CA_FILE to its CA, or GATEWAY_VERIFY_TLS=false for a self-signed console',
     );
   }
@@ -182,10 +181,9 @@ function mapNetworkFailure(error: unknown, host: string, timeoutMs: number): Gat
         : code === 'EHOSTUNREACH' || code === 'ENETUNREACH'
           ? 'is not reachable on the network'
           : 'dropped the connection';
-  return markRetryable(
-    new GatewayUnavailableError(`controller unreachable: ${host} ${what}${code ? ` (${code})` : ''}`),
-    { reason: code ?? 'network error' },
-  );
+  return markRetryable(new GatewayUnavailableError(`${host} ${what}${code ? ` (${code})` : ''}`), {
+    reason: code ?? 'network error',
+  });
 }
 
 function pathOf(url: string): string {

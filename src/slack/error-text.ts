@@ -5,6 +5,7 @@ import {
   GatewayAuthError,
   GatewayRejectedError,
   isBotError,
+  NoControllerError,
   RateLimitedError,
   ValidationError,
 } from '../errors.js';
@@ -15,6 +16,12 @@ function issueLines(issues: readonly { field: string; rule: string }[]): string 
   return issues.map((i) => `• \`${escapeMrkdwn(i.field)}\`: ${escapeMrkdwn(i.rule)}`).join('\n');
 }
 
+/** Slack sentences start with a capital; a message is written to follow a `kind: ` prefix. */
+function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// Messages carry facts and the error's fields carry status, code and wait: each is shown once.
 // The explicit switch over every code makes a new ErrorCode without Slack wording a compile error.
 function botErrorText(error: BotError): string {
   // Messages quote controller data (names); Slack markup characters in them must not become links.
@@ -27,7 +34,8 @@ function botErrorText(error: BotError): string {
         : `:warning: Invalid input: ${message}`;
     }
     case 'not_found':
-      return `:mag: Not found: ${message}`;
+      // The message is the whole sentence ("network Lab not found on site default").
+      return `:mag: ${sentence(message)}`;
     case 'confirmation_required':
       return ':lock: Changes run only from an approved preview: use the *Approve* button on it.';
     case 'not_supported':
@@ -42,7 +50,10 @@ function botErrorText(error: BotError): string {
       return `:key: The controller refused the bot's credentials${status}: ${message}`;
     }
     case 'gateway_unavailable':
-      return `:electric_plug: Controller unreachable: ${message}. Nothing was changed; try again in a minute.`;
+      // Waiting will not put a controller behind a URL that has none.
+      return error instanceof NoControllerError
+        ? `:electric_plug: ${sentence(message)}. Nothing was changed.`
+        : `:electric_plug: Controller unreachable: ${message}. Nothing was changed; try again in a minute.`;
     case 'gateway_rejected': {
       const code = error instanceof GatewayRejectedError ? ` (\`${error.controllerCode}\`)` : '';
       return `:no_entry: The controller refused: ${message}${code}`;

@@ -1,4 +1,4 @@
-import { isBotError, NotSupportedError } from '../errors.js';
+import { GatewayRejectedError, isBotError, NotSupportedError } from '../errors.js';
 import { aclRuleRecordSchema } from '../gateway/records/acl-rule-record.js';
 import { firewallRuleRecordSchema } from '../gateway/records/firewall-rule-record.js';
 import { portProfileRecordSchema } from '../gateway/records/port-profile-record.js';
@@ -227,7 +227,9 @@ export async function findNetworkReferences(
         ...[...result.value].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
       );
     } else if (isBotError(result.reason)) {
-      report.unchecked.push(`could not check ${kind.label}: ${result.reason.message}`);
+      // The controller's code is kept: the admin may need it to tell "not on this console" from a fault.
+      const code = result.reason instanceof GatewayRejectedError ? ` (${result.reason.controllerCode})` : '';
+      report.unchecked.push(`could not check ${kind.label}: ${result.reason.message}${code}`);
     } else {
       throw result.reason;
     }

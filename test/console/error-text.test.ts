@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consoleErrorText } from '../../src/console/error-text.js';
+import { consoleErrorJson, consoleErrorText } from '../../src/console/error-text.js';
 import {
   ConfigError,
   ConfirmationRequiredError,
@@ -7,12 +7,14 @@ import {
   GatewayAuthError,
   GatewayRejectedError,
   GatewayUnavailableError,
+  NoControllerError,
   NotAuthorizedError,
   NotSupportedError,
   RateLimitedError,
   ResourceNotFoundError,
   ValidationError,
 } from '../../src/errors.js';
+import { errorSamples, repeatedFragments } from '../helpers/error-samples.js';
 import { capturingLogger } from './fake-registry.js';
 
 describe('consoleErrorText', () => {
@@ -31,7 +33,7 @@ describe('consoleErrorText', () => {
 
   it('words each kind of BotError by its code', () => {
     expect(consoleErrorText(new ResourceNotFoundError('network', 'net-x'), logger)).toBe(
-      'not found: network net-x not found',
+      'network net-x not found',
     );
     expect(consoleErrorText(new ConfirmationRequiredError('delete_network'), logger)).toBe(
       'not run: delete_network changes the network; approve it at the prompt, or add --yes to a one-shot command',
@@ -55,14 +57,68 @@ describe('consoleErrorText', () => {
       'controller refused: VLAN 40 is in use (api.err.VlanUsed)',
     );
     expect(consoleErrorText(new RateLimitedError('too many requests', 30), logger)).toBe(
-      'rate limited by the controller: too many requests; retry after 30s',
+      'rate limited: too many requests; retry after 30s',
     );
     expect(consoleErrorText(new RateLimitedError('too many requests'), logger)).toBe(
-      'rate limited by the controller: too many requests',
+      'rate limited: too many requests',
     );
     expect(consoleErrorText(new ConfigError([{ field: 'GATEWAY_URL', rule: 'must be a URL' }]), logger)).toBe(
       'invalid configuration:\n  GATEWAY_URL: must be a URL',
     );
+    expect(
+      consoleErrorText(
+        new NoControllerError('https://10.0.0.9', 'no UniFi Network controller at https://10.0.0.9'),
+        logger,
+      ),
+    ).toBe('no UniFi Network controller at https://10.0.0.9');
+  });
+
+  it('says each fragment once, for every error as the gateway and the tools raise it', async () => {
+    const texts = (await errorSamples()).map(({ name, error }) => ({
+      name,
+      text: consoleErrorText(error, logger),
+    }));
+
+    for (const { name, text } of texts)
+      expect({ name, repeated: repeatedFragments(text) }).toEqual({ name, repeated: [] });
+    const byName = Object.fromEntries(texts.map(({ name, text }) => [name, text]));
+    expect(byName['GatewayUnavailableError (refused)']).toBe(
+      'controller unreachable: 127.0.0.1:9 refused the connection (ECONNREFUSED)',
+    );
+    expect(byName['GatewayRejectedError (NoSiteContext)']).toBe(
+      'controller refused: unknown site "lab": the controller has no site by that name (api.err.NoSiteContext)',
+    );
+    expect(byName['ResourceNotFoundError (controller IdInvalid)']).toBe(
+      'networkconf 64ab0c9e8f1a2b3c4d5e0000 not found on site default',
+    );
+    expect(byName['GatewayAuthError (401 API key)']).toMatch(
+      /^controller refused our credentials \(HTTP 401\): 192\.168\.1\.1 refused GATEWAY_API_KEY on the classic API: /,
+    );
+    expect(byName.RateLimitedError).toBe(
+      'rate limited: 192.168.1.1 is rate-limiting requests; retry after 30s',
+    );
+    expect(byName['GatewayUnavailableError (no controller)']).toMatch(
+      /^no UniFi Network controller at https:\/\/192\.168\.1\.1: GET \/proxy\/network\/api\/s\/default\/rest\/networkconf answered HTTP 404 with a web page; check GATEWAY_URL/,
+    );
+  });
+
+  it('finds the doubled prefixes the console used to print', () => {
+    expect(
+      repeatedFragments('controller unreachable: controller unreachable: 10.0.0.1 refused the connection'),
+    ).toEqual(['controller unreachable']);
+    expect(
+      repeatedFragments(
+        'controller refused: unknown site "x" (api.err.NoSiteContext) (api.err.NoSiteContext)',
+      ),
+    ).toEqual(['(api.err.nositecontext)']);
+    expect(repeatedFragments('not found: network Lab not found')).toEqual(['not found']);
+    expect(repeatedFragments('refused (HTTP 401): 10.0.0.1 refused the key (HTTP 401)')).toEqual([
+      '(http 401)',
+      'http 401',
+    ]);
+    expect(repeatedFragments('rate limited: 10.0.0.1 is slow; retry after 30 s; retry after 30s')).toEqual([
+      'retry after 30s',
+    ]);
   });
 
   it('scrubs token-shaped text out of messages', () => {
@@ -84,5 +140,69 @@ describe('consoleErrorText', () => {
     expect(logged.err.stack).toContain('TypeError: cannot read properties of undefined');
     expect(text).not.toContain('TypeError');
     expect(text).not.toContain(' at ');
+  });
+});
+
+describe('consoleErrorJson', () => {
+  const { logger } = capturingLogger();
+
+  it('gives the code, a one-line message and every field of a validation error', () => {
+    const error = new ValidationError([
+      { field: 'vlan_id', rule: 'must be a whole number from 1 to 4094' },
+      { field: 'name', rule: 'is required' },
+    ]);
+
+    expect(JSON.parse(consoleErrorJson(error, logger))).toEqual({
+      error: {
+        code: 'validation_failed',
+        message: 'invalid input: vlan_id: must be a whole number from 1 to 4094; name: is required',
+        fields: [
+          { field: 'vlan_id', rule: 'must be a whole number from 1 to 4094' },
+          { field: 'name', rule: 'is required' },
+        ],
+      },
+    });
+  });
+
+  it('gives the console text and no fields for any other error, secrets scrubbed', () => {
+    const auth = JSON.parse(
+      consoleErrorJson(new GatewayAuthError('cookie TOKEN=abc.def refused', 401), logger),
+    );
+
+    expect(auth).toEqual({
+      error: {
+        code: 'gateway_auth',
+        message: 'controller refused our credentials (HTTP 401): cookie TOKEN=[redacted] refused',
+        fields: [],
+      },
+    });
+    expect(JSON.parse(consoleErrorJson(new ResourceNotFoundError('network', 'Lab'), logger))).toEqual({
+      error: { code: 'not_found', message: 'network Lab not found', fields: [] },
+    });
+  });
+
+  it('lists the variables of a configuration error as fields', () => {
+    const error = new ConfigError([{ field: 'PORT', rule: 'must be a whole number from 0 to 65535' }]);
+
+    expect(JSON.parse(consoleErrorJson(error, logger))).toEqual({
+      error: {
+        code: 'config_invalid',
+        message: 'invalid configuration: PORT: must be a whole number from 0 to 65535',
+        fields: [{ field: 'PORT', rule: 'must be a whole number from 0 to 65535' }],
+      },
+    });
+  });
+
+  it('hides a bug behind an id, as internal_error, and logs its stack', () => {
+    const capture = capturingLogger();
+
+    const parsed = JSON.parse(consoleErrorJson(new TypeError('boom'), capture.logger)) as {
+      error: { code: string; message: string; fields: unknown[] };
+    };
+
+    expect(parsed.error.code).toBe('internal_error');
+    expect(parsed.error.message).toMatch(/^internal error: [0-9a-f]{8}; see the log$/);
+    expect(parsed.error.fields).toEqual([]);
+    expect(capture.sink.text).toContain('TypeError: boom');
   });
 });

@@ -63,11 +63,11 @@ describe('render: tables', () => {
     expect(row).toContain('[1 items]');
   });
 
-  it('cuts very wide cells with an ellipsis', () => {
-    const text = renderTable([{ name: 'x'.repeat(100) }], { maxCell: 20 });
+  it('cuts very wide descriptive cells with an ellipsis, but never a name', () => {
+    const text = renderTable([{ name: 'n'.repeat(30), description: 'x'.repeat(100) }], { maxCell: 20 });
 
     const row = text.split('\n')[1] ?? '';
-    expect(row).toBe(`${'x'.repeat(19)}…`);
+    expect(row).toBe(`${'n'.repeat(30)}  ${'x'.repeat(19)}…`);
   });
 
   it('shrinks the widest columns so a row fits the width', () => {
@@ -98,6 +98,89 @@ describe('render: tables', () => {
 
     expect(text).not.toContain('\u001b');
     expect(text.split('\n')[1]).toBe('evil [2Jname next');
+  });
+});
+
+describe('render: tables that fit their width without cutting an identifier', () => {
+  const rows = [
+    {
+      network_id: '6500f0c4e1b2a3000c0ffee1',
+      name: 'Building B second floor printers',
+      mac: 'aa:bb:cc:dd:ee:01',
+      description: 'the printers and the label makers on the second floor of building B',
+      uplink: '00:11:22:33:44:55',
+    },
+    {
+      network_id: '6500f0c4e1b2a3000c0ffee2',
+      name: 'Lab',
+      mac: 'aa:bb:cc:dd:ee:02',
+      description: 'test benches',
+      uplink: '00:11:22:33:44:66',
+    },
+  ];
+  const ids = rows.flatMap((r) => [r.network_id, r.name, r.mac, r.uplink]);
+
+  it('is unbounded without a width: nothing is cut', () => {
+    const text = renderTable(rows);
+
+    expect(text).not.toContain('…');
+    expect(text).toContain(rows[0]?.description ?? '?');
+  });
+
+  it('narrows only descriptive columns at a terminal width, and every identifier stays whole', () => {
+    const lines = renderTable(rows, { width: 120 }).split('\n');
+
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(120);
+    expect(lines[0]).toMatch(/^network_id\s+name\s+mac\s+description\s+uplink$/);
+    for (const id of ids) expect(lines.join('\n')).toContain(id);
+    expect(lines[1]).toContain('the printers and');
+    expect(lines[1]).toContain('…');
+  });
+
+  it('keeps an id column copyable: the cell under its header is the bare id, with no ellipsis', () => {
+    const id = '6500f0c4e1b2a3000c0ffee1';
+
+    const lines = renderTable([{ id, description: 'd'.repeat(60) }], { width: 40 }).split('\n');
+
+    expect(lines[0]).toMatch(/^id {24}description$/);
+    expect(lines[1]).toBe(`${id}  ${'d'.repeat(13)}…`);
+  });
+
+  it('shows a key: value block per row when the identifiers alone are wider than the width', () => {
+    const text = renderTable(rows, { width: 60 });
+
+    const blocks = text.split('\n\n');
+    expect(blocks).toHaveLength(3);
+    expect(blocks[0]?.split('\n')).toEqual([
+      'network_id:  6500f0c4e1b2a3000c0ffee1',
+      'name:        Building B second floor printers',
+      'mac:         aa:bb:cc:dd:ee:01',
+      `description: ${'the printers and the label makers on the second floor of building B'.slice(0, 46)}…`,
+      'uplink:      00:11:22:33:44:55',
+    ]);
+    expect(blocks[2]).toBe('(2 rows)');
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(60);
+  });
+
+  it('never cuts an identifier even when it alone is wider than the width', () => {
+    const text = renderTable([{ id: 'x'.repeat(50), note: 'n'.repeat(50) }], { width: 20 });
+
+    expect(text).toContain(`id:   ${'x'.repeat(50)}`);
+    expect(text).toContain(`note: ${'n'.repeat(13)}…`);
+  });
+
+  it('treats id-shaped values as identifiers whatever the column is called', () => {
+    const text = renderTable([{ port: 1, connected_to: 'aa:bb:cc:dd:ee:ff', comment: 'c'.repeat(40) }], {
+      width: 34,
+    });
+
+    expect(text.split('\n')[1]).toMatch(/^\s*1\s+aa:bb:cc:dd:ee:ff\s+c+…$/);
+  });
+
+  it('keeps identifier lines of an object whole and cuts other lines to the width', () => {
+    const text = render({ network_id: '6500f0c4e1b2a3000c0ffee1', notes: 'n'.repeat(80) }, { width: 30 });
+
+    expect(text.split('\n')).toEqual(['network_id: 6500f0c4e1b2a3000c0ffee1', `notes: ${'n'.repeat(22)}…`]);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   GatewayAuthError,
   GatewayRejectedError,
   GatewayUnavailableError,
+  NoControllerError,
   ResourceNotFoundError,
 } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway/gateway.js';
@@ -136,7 +137,7 @@ describe('classic envelope errors', () => {
     expect(error).toBeInstanceOf(GatewayRejectedError);
     expect(error).toMatchObject({ controllerCode: 'api.err.VlanUsed', status: 400 });
     expect((error as Error).message).toBe(
-      'VLAN 30 is already used by another network on site default; pick a free VLAN (api.err.VlanUsed)',
+      'VLAN 30 is already used by another network on site default; pick a free VLAN',
     );
   });
 
@@ -154,12 +155,15 @@ describe('classic envelope errors', () => {
     expect((error as Error).message).toContain('unknown site "nowhere"');
   });
 
-  it('refuses an HTML page or a foreign body where an envelope belongs, as InvalidResponse', async () => {
+  it('takes an HTML page where an envelope belongs for no controller, and a foreign JSON body as InvalidResponse', async () => {
     const html = await failure(() => gateway.classicRead('default', 'stat/html', networkSchema));
     const foreign = await failure(() => gateway.classicRead('default', 'stat/not-envelope', networkSchema));
 
-    expect(html).toMatchObject({ controllerCode: 'InvalidResponse' });
-    expect((html as Error).message).toContain('text/html');
+    expect(html).toBeInstanceOf(NoControllerError);
+    expect((html as Error).message).toBe(
+      `no UniFi Network controller at ${server.url}: GET /proxy/network/api/s/default/stat/html answered ` +
+        'HTTP 200 with a web page; check GATEWAY_URL (a UniFi OS console: https://<console>; a self-hosted controller: https://<host>:8443)',
+    );
     expect(foreign).toMatchObject({ controllerCode: 'InvalidResponse' });
   });
 

@@ -122,7 +122,7 @@ describe('simulator: UniFi OS console', () => {
       expect(error).toBeInstanceOf(GatewayRejectedError);
       expect(error).toMatchObject({ controllerCode: 'api.err.VlanUsed', status: 400 });
       expect((error as Error).message).toBe(
-        'VLAN 20 is already used by another network on site default; pick a free VLAN (api.err.VlanUsed)',
+        'VLAN 20 is already used by another network on site default; pick a free VLAN',
       );
     });
 

@@ -128,18 +128,20 @@ describe('bodies and envelopes', () => {
 });
 
 describe('controller codes', () => {
-  it('turns known codes into sentences that end with the code', () => {
+  it('turns known codes into sentences, leaving the code to the error that carries it', () => {
     const sentence = describeControllerCode('api.err.FirewallRuleIndexOutOfRange');
     expect(sentence).toContain('rule_index ≥ 20000');
-    expect(sentence).toMatch(/\(api\.err\.FirewallRuleIndexOutOfRange\)$/);
+    expect(sentence).not.toContain('FirewallRuleIndexOutOfRange');
+    expect(describeControllerCode('api.err.NoSiteContext')).toBe(
+      'unknown site: the controller has no site by that name',
+    );
     expect(describeControllerCode('api.err.NoSiteContext', { site: 'lab' })).toContain('unknown site "lab"');
     expect(describeControllerCode('api.err.VlanUsed', { body: { vlan: 30 } })).toContain('VLAN 30');
   });
 
-  it('still produces a sentence with an unknown code and the controller message', () => {
-    expect(describeControllerCode('api.err.Mystery', { message: 'odd' })).toBe(
-      'the controller refused the request with api.err.Mystery: odd',
-    );
+  it('still produces a sentence with an unknown code: the controller message, or that it gave none', () => {
+    expect(describeControllerCode('api.err.Mystery', { message: ' odd ' })).toBe('odd');
+    expect(describeControllerCode('api.err.Mystery')).toBe('the controller gave no reason');
   });
 });
 
