@@ -237,7 +237,8 @@ export function validateFirewallRule(
   const { ruleset } = parsed.data;
   const raw = candidate.rule_index;
   if (raw === undefined) throw invalidPayload('rule_index');
-  const index = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  const index =
+    typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(index) || !indexInBlock(ruleset, index)) {
     throw new SimError(
       400,

@@ -87,7 +87,11 @@ function zoneById(site: SiteState, id: string): FirewallZone | undefined {
 /** The cross-field rules of a policy body: known zones and networks, addresses of the IP version, ports. */
 function checkPolicy(site: SiteState, body: PolicyBody): void {
   if (body.create_allow_respond && body.action !== 'ALLOW') {
-    throw new SimError(400, POLICY_CODES.respondNotAllowed, 'Firewall policy create respond traffic not allowed');
+    throw new SimError(
+      400,
+      POLICY_CODES.respondNotAllowed,
+      'Firewall policy create respond traffic not allowed',
+    );
   }
   for (const side of ['source', 'destination'] as const) {
     const end = body[side];
