@@ -144,7 +144,9 @@ describe('the registered tools', () => {
 
   it('are the 40 tools of the spec and the 5 zone-based firewall policy tools', () => {
     expect(registry.list()).toHaveLength(45);
-    expect(registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name)).toEqual([
+    expect(
+      registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
+    ).toEqual([
       'list_firewall_policies',
       'get_firewall_policy',
       'create_firewall_policy',
