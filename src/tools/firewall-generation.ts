@@ -1,4 +1,4 @@
-import { NotSupportedError, ResourceNotFoundError } from '../errors.js';
+import { GatewayAuthError, NotSupportedError, ResourceNotFoundError } from '../errors.js';
 import { siteFeatureRecordSchema } from '../gateway/records/site-feature-record.js';
 import type { Gateway } from '../gateway/types.js';
 
@@ -28,28 +28,31 @@ const ZONE_BASED_FEATURE = 'ZONE_BASED_FIREWALL';
 const LEGACY_RECHECK_MS = 10 * 60_000;
 
 interface Detection {
-  answer: Promise<FirewallGeneration>;
+  answer: Promise<FirewallGeneration | undefined>;
   at: number;
-  value?: FirewallGeneration;
+  value?: FirewallGeneration | undefined;
 }
 
 const detections = new WeakMap<Gateway, Map<string, Detection>>();
 
-async function detect(gateway: Gateway, site: string): Promise<FirewallGeneration> {
+async function detect(gateway: Gateway, site: string): Promise<FirewallGeneration | undefined> {
   try {
     const { items } = await gateway.v2Read(site, MIGRATIONS, siteFeatureRecordSchema, { fresh: true });
     return items.some((item) => item.feature === ZONE_BASED_FEATURE) ? 'zone-based' : 'legacy';
   } catch (error) {
     // Controllers before Network 9 have no such route: they predate the zone-based firewall.
     if (error instanceof ResourceNotFoundError) return 'legacy';
+    // On some consoles an API key reaches only the Integration API: the zone tools must still work
+    // there, so the generation stays unknown and each tool meets the controller's own answer.
+    if (error instanceof GatewayAuthError) return undefined;
     throw error;
   }
 }
 
 /**
  * The site's firewall generation, asked once per gateway and site (concurrent callers share the
- * request; a failure is not remembered). Undefined in cloud mode: the connector does not forward
- * the v2 route that tells.
+ * request; a failure is not remembered). Undefined when it cannot be asked: in cloud mode (the
+ * connector does not forward the v2 route that tells) or when the credential does not reach v2.
  */
 export function firewallGeneration(
   gateway: Gateway,

@@ -79,6 +79,20 @@ describe('firewall generation detection', () => {
     expect(await firewallGeneration(legacy.app.context.gateway, 'default')).toBe('legacy');
   });
 
+  it('leaves the generation unknown when the credential does not reach v2, so zone tools still work', async () => {
+    const zoneBased = await bot();
+    zoneBased.sim.injectFault({
+      kind: 'status',
+      route: 'site-feature-migration',
+      status: 401,
+      times: Number.POSITIVE_INFINITY,
+      body: { meta: { rc: 'error', msg: 'api.err.LoginRequired' }, data: [] },
+    });
+
+    expect(await firewallGeneration(zoneBased.app.context.gateway, 'default')).toBeUndefined();
+    expect(((await zoneBased.run('list_firewall_zones')) as unknown[]).length).toBeGreaterThan(0);
+  });
+
   it('does not ask in cloud mode, where the connector refuses v2 routes', async () => {
     const cloud = await bot({ gateway: { apiType: 'cloud', consoleId: SIMULATOR_DEFAULTS.consoleId } });
 
