@@ -35,6 +35,7 @@ import {
   scheduleWord,
   sortPolicies,
   toFirewallPolicy,
+  toPolicyRow,
 } from './firewall-policy-model.js';
 import { NetworkDirectory } from './network-ids.js';
 import { findNetwork } from './network-model.js';
@@ -258,14 +259,14 @@ async function place(
   }
 }
 
-/** The zone pair's user policies before the controller's own, minus `except`. */
-function placedIn(pair: readonly FirewallPolicyRecord[], except?: string): FirewallPolicyRecord[] {
-  return pair.filter((p) => p._id !== except && isBeforeGenerated(p));
+/** The zone pair's user policies placed before the controller's own. */
+function placedIn(pair: readonly FirewallPolicyRecord[]): FirewallPolicyRecord[] {
+  return pair.filter(isBeforeGenerated);
 }
 
 const listFirewallPolicies = defineTool({
   name: 'list_firewall_policies',
-  description: 'List the zone-based firewall policies by zone pair, in evaluation order',
+  description: 'List the zone-based firewall policies by zone pair, in evaluation order (one line each)',
   access: 'read',
   args: z.object({
     site_id: siteId,
@@ -279,7 +280,9 @@ const listFirewallPolicies = defineTool({
   async run({ site_id, include_predefined, limit, offset }, { gateway }) {
     const s = await loadPolicies(gateway, site_id, false);
     const shown = s.policies.filter((p) => include_predefined || p.predefined !== true);
-    return sortPolicies(shown.map((p) => view(s, p))).slice(offset, offset + limit);
+    return sortPolicies(shown.map((p) => view(s, p)))
+      .slice(offset, offset + limit)
+      .map(toPolicyRow);
   },
 });
 

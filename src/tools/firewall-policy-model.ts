@@ -136,6 +136,64 @@ export function toFirewallPolicy(record: FirewallPolicyRecord, names: PolicyName
   };
 }
 
+/** One line of the policy list: each side in words, so a list fits a chat screen (get_firewall_policy has every field). */
+export interface FirewallPolicyRow {
+  id: string;
+  name: string;
+  action: string | null;
+  enabled: boolean;
+  /** `IoT Devices: IoT, Cameras`, `External: 192.168.1.20 port 32400`, or the zone alone for any. */
+  source: string;
+  destination: string;
+  /** The protocol, with the IP version when it is not both (`tcp IPV4`). */
+  protocol: string;
+  schedule: string;
+  index: number | null;
+  predefined: boolean;
+}
+
+function sideWords(
+  zone: string | null,
+  zoneId: string,
+  match: string,
+  networks: string[] | null,
+  ips: string[] | null,
+  port: string | null,
+): string {
+  const what = networks?.join(', ') ?? ips?.join(', ') ?? (match === 'any' ? undefined : match);
+  return `${zone ?? zoneId}${what ? `: ${what}` : ''}${port ? ` port ${port}` : ''}`;
+}
+
+/** The list's line for a policy. */
+export function toPolicyRow(p: FirewallPolicy): FirewallPolicyRow {
+  return {
+    id: p.id,
+    name: p.name,
+    action: p.action,
+    enabled: p.enabled,
+    source: sideWords(
+      p.source_zone,
+      p.source_zone_id,
+      p.source_match,
+      p.source_networks,
+      p.source_ips,
+      p.source_port,
+    ),
+    destination: sideWords(
+      p.destination_zone,
+      p.destination_zone_id,
+      p.destination_match,
+      p.destination_networks,
+      p.destination_ips,
+      p.destination_port,
+    ),
+    protocol: p.ip_version === 'BOTH' ? p.protocol : `${p.protocol} ${p.ip_version}`,
+    schedule: p.schedule,
+    index: p.index,
+    predefined: p.predefined,
+  };
+}
+
 /** Policies in the order they are read: by source zone, destination zone, then index. */
 export function sortPolicies(policies: readonly FirewallPolicy[]): FirewallPolicy[] {
   const name = (zone: string | null, id: string) => zone ?? id;

@@ -11,7 +11,7 @@ import {
   DEMO_ZONE_IDS,
   SIMULATOR_DEFAULTS,
 } from '../../src/simulator/index.js';
-import type { FirewallPolicy } from '../../src/tools/firewall-policy-model.js';
+import type { FirewallPolicy, FirewallPolicyRow } from '../../src/tools/firewall-policy-model.js';
 import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
 const P = DEMO_FIREWALL_POLICIES;
@@ -30,16 +30,61 @@ function stored(id: string) {
 const writes = () => bot.writes().map((r) => [r.method, r.route]);
 
 describe('list_firewall_policies', () => {
-  it('lists the admin’s policies by zone pair, with zones and networks by name', async () => {
-    const policies = (await bot.run('list_firewall_policies')) as FirewallPolicy[];
+  it('lists the admin’s policies by zone pair, one line each with both sides in words', async () => {
+    const rows = (await bot.run('list_firewall_policies')) as FirewallPolicyRow[];
 
-    expect(policies.map((p) => [p.source_zone, p.destination_zone, p.name])).toEqual([
-      ['External', 'Internal', 'Allow Plex from WAN'],
-      ['Internal', 'External', "Kids' bedtime"],
-      ['IoT Devices', 'External', 'Cameras: no internet'],
-      ['IoT Devices', 'Internal', 'Block IoT to Internal'],
+    expect(rows).toEqual([
+      {
+        id: P.allowPlexFromWan,
+        name: 'Allow Plex from WAN',
+        action: 'ALLOW',
+        enabled: false,
+        source: 'External',
+        destination: 'Internal: 192.168.1.20 port 32400',
+        protocol: 'tcp IPV4',
+        schedule: 'always',
+        index: 10000,
+        predefined: false,
+      },
+      expect.objectContaining({
+        name: "Kids' bedtime",
+        source: 'Internal: 192.168.1.140',
+        destination: 'External',
+        schedule: 'every day 21:30–23:59',
+      }),
+      expect.objectContaining({
+        name: 'Cameras: no internet',
+        source: 'IoT Devices: Cameras',
+        action: 'REJECT',
+      }),
+      expect.objectContaining({
+        name: 'Block IoT to Internal',
+        source: 'IoT Devices: IoT',
+        destination: 'Internal',
+      }),
     ]);
-    expect(policies[3]).toEqual({
+  });
+
+  it('adds the controller’s generated policies on request, and pages', async () => {
+    const all = (await bot.run('list_firewall_policies', {
+      include_predefined: true,
+    })) as FirewallPolicyRow[];
+    const page = (await bot.run('list_firewall_policies', { limit: 1, offset: 1 })) as FirewallPolicyRow[];
+
+    expect(all).toHaveLength(8);
+    expect(all.filter((p) => p.predefined).map((p) => p.name)).toEqual([
+      'Allow Return Traffic',
+      'Block All Traffic',
+      'Allow All Traffic',
+      'Allow All Traffic',
+    ]);
+    expect(page.map((p) => p.name)).toEqual(["Kids' bedtime"]);
+  });
+});
+
+describe('get_firewall_policy', () => {
+  it('shows every field of one policy, zones and networks by name', async () => {
+    expect(await bot.run('get_firewall_policy', { policy_id: 'Block IoT to Internal' })).toEqual({
       id: P.blockIotToInternal,
       name: 'Block IoT to Internal',
       action: 'BLOCK',
@@ -64,7 +109,7 @@ describe('list_firewall_policies', () => {
       source_zone_id: Z.iotDevices,
       destination_zone_id: Z.internal,
     });
-    expect(policies[0]).toMatchObject({
+    expect(await bot.run('get_firewall_policy', { policy_id: P.allowPlexFromWan })).toMatchObject({
       enabled: false,
       protocol: 'tcp',
       ip_version: 'IPV4',
@@ -72,25 +117,8 @@ describe('list_firewall_policies', () => {
       destination_ips: ['192.168.1.20'],
       destination_port: '32400',
     });
-    expect(policies[1]?.schedule).toBe('every day 21:30–23:59');
   });
 
-  it('adds the controller’s generated policies on request, and pages', async () => {
-    const all = (await bot.run('list_firewall_policies', { include_predefined: true })) as FirewallPolicy[];
-    const page = (await bot.run('list_firewall_policies', { limit: 1, offset: 1 })) as FirewallPolicy[];
-
-    expect(all).toHaveLength(8);
-    expect(all.filter((p) => p.predefined).map((p) => p.name)).toEqual([
-      'Allow Return Traffic',
-      'Block All Traffic',
-      'Allow All Traffic',
-      'Allow All Traffic',
-    ]);
-    expect(page.map((p) => p.name)).toEqual(["Kids' bedtime"]);
-  });
-});
-
-describe('get_firewall_policy', () => {
   it('finds one by name or id, and refuses a name the controller reuses across zone pairs', async () => {
     const byName = (await bot.run('get_firewall_policy', {
       policy_id: 'cameras: no internet',
