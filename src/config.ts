@@ -3,6 +3,9 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, type FieldIssue } from './errors.js';
 
+/** Firewall generations the built-in simulator's demo site can run (SIMULATOR_FIREWALL). */
+export const SIMULATOR_FIREWALLS = ['zone-based', 'legacy'] as const;
+
 /** pino levels accepted by LOG_LEVEL. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -143,6 +146,10 @@ const envSchema = z
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
       z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
+    SIMULATOR_FIREWALL: z.preprocess(
+      (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
+      z.enum(SIMULATOR_FIREWALLS, { message: 'must be zone-based or legacy' }).default('zone-based'),
+    ),
   })
   .superRefine((env, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
@@ -196,6 +203,8 @@ export interface Config {
     auditChannel?: string;
   };
   dataDir: string;
+  /** The built-in simulator (used when no controller is configured). */
+  simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number] };
   logLevel: LogLevel;
   /** True when LOG_LEVEL was set explicitly (the console quietens logs otherwise). */
   logLevelExplicit: boolean;
@@ -257,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       auditChannel: e.AUDIT_CHANNEL,
     },
     dataDir: resolve(e.DATA_DIR),
+    simulator: { firewall: e.SIMULATOR_FIREWALL },
     logLevel: e.LOG_LEVEL,
     logLevelExplicit: typeof env.LOG_LEVEL === 'string' && env.LOG_LEVEL.trim() !== '',
     ...(columnsOf(env.COLUMNS) === undefined ? {} : { terminalColumns: columnsOf(env.COLUMNS) }),

@@ -14,10 +14,10 @@ async function controllerFor(
     return { overrides: {}, stop: async () => {} };
   // Loaded only when needed: a deployment against a real controller never starts it.
   const { startSimulator } = await import('./simulator/server.js');
-  const simulator = await startSimulator();
+  const simulator = await startSimulator({ firewall: config.simulator.firewall });
   return {
     overrides: { url: simulator.url, apiKey: simulator.apiKey, username: undefined, password: undefined },
-    note: `No GATEWAY_URL set: using the built-in controller simulator at ${simulator.url} (demo site "default").`,
+    note: `No GATEWAY_URL set: using the built-in controller simulator at ${simulator.url} (demo site "default", ${simulator.firewall} firewall).`,
     stop: () => simulator.close(),
   };
 }

@@ -115,6 +115,14 @@ describe('loadConfig', () => {
     expect(loadConfig({}).terminalColumns).toBeUndefined();
   });
 
+  it('picks the simulator’s firewall from SIMULATOR_FIREWALL: zone-based by default, or legacy', () => {
+    expect(loadConfig({}).simulator).toEqual({ firewall: 'zone-based' });
+    expect(loadConfig({ SIMULATOR_FIREWALL: ' Legacy ' }).simulator).toEqual({ firewall: 'legacy' });
+    expect(configError({ SIMULATOR_FIREWALL: 'zones' }).issues).toEqual([
+      { field: 'SIMULATOR_FIREWALL', rule: 'must be zone-based or legacy' },
+    ]);
+  });
+
   it('lists every variable of the public contract', () => {
     expect(ENV_VARIABLES).toEqual(
       expect.arrayContaining([
@@ -141,8 +149,9 @@ describe('loadConfig', () => {
         'DATA_DIR',
         'AUDIT_CHANNEL',
         'LOG_LEVEL',
+        'SIMULATOR_FIREWALL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(23);
+    expect(ENV_VARIABLES).toHaveLength(24);
   });
 });

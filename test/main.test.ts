@@ -72,6 +72,27 @@ describe.concurrent('main (the README quick start, against the built-in simulato
     expect(run.stderr).toContain('--yes');
   }, 30_000);
 
+  it('exits 1 on list_firewall_rules against the zone-based demo, naming the zone-based firewall and the policy tools', async () => {
+    const run = await runMain(['list_firewall_rules']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('not supported: site default uses the zone-based firewall');
+    expect(run.stderr).toContain('list_firewall_policies, get_firewall_policy, create_firewall_policy');
+    expect(run.stdout).toBe('');
+  }, 30_000);
+
+  it('lists traditional rules, and says there are no zones, with SIMULATOR_FIREWALL=legacy', async () => {
+    const [rules, zones] = await Promise.all([
+      runMain(['list_firewall_rules', '--json'], '', { SIMULATOR_FIREWALL: 'legacy' }),
+      runMain(['list_firewall_zones'], '', { SIMULATOR_FIREWALL: 'legacy' }),
+    ]);
+    expect(rules.code).toBe(0);
+    expect((JSON.parse(rules.stdout) as { name: string }[]).map((r) => r.name)).toContain(
+      'Drop Telnet from WAN',
+    );
+    expect(zones.code).toBe(1);
+    expect(zones.stderr).toContain('it has no firewall zones and no firewall policies');
+  }, 30_000);
+
   it('refuses a bad environment naming every variable, with exit code 2', async () => {
     const run = await runMain(['list_vlans'], '', { PORT: 'x', GATEWAY_API_TYPE: 'moon' });
     expect(run.code).toBe(2);

@@ -22,6 +22,19 @@ function numberField(body: unknown, key: string): string | undefined {
     : undefined;
 }
 
+function textField(body: unknown, key: string): string | undefined {
+  if (typeof body !== 'object' || body === null || !(key in body)) return undefined;
+  const value: unknown = Reflect.get(body, key);
+  return typeof value === 'string' && /^[A-Za-z0-9_]{1,32}$/.test(value) ? value : undefined;
+}
+
+// Each ruleset family's index blocks, the IPv6 twins sharing them (terraform-provider-unifi #142, PR #191).
+const INDEX_BLOCKS: Record<string, string> = {
+  LAN: '2000–2999 or 20000–29999',
+  WAN: '3000–3999 or 30000–39999',
+  GUEST: '4000–4999 or 40000–49999',
+};
+
 const SENTENCES: Record<string, Sentence> = {
   IdInvalid: (ctx) => `no ${ctx.resource ?? 'object'} with id ${ctx.id || '(none)'} exists${onSite(ctx)}`,
   NotFound: (ctx) => `the controller has no ${ctx.resource ?? 'such resource'}${onSite(ctx)}`,
@@ -36,8 +49,25 @@ const SENTENCES: Record<string, Sentence> = {
     'the DHCP range must lie inside the subnet, with the start address at or below the stop address',
   InvalidPayload: () =>
     'the controller rejected the request body as invalid (a field is missing or has the wrong form)',
-  FirewallRuleIndexOutOfRange: () =>
-    'the firewall rule index is out of range: zone-based consoles need rule_index ≥ 20000 (classic ones 2000–29999)',
+  FirewallRuleIndexOutOfRange: (ctx) => {
+    const ruleset = textField(ctx.body, 'ruleset');
+    const family = ruleset ? /^(WAN|LAN|GUEST)/.exec(ruleset)?.[1] : undefined;
+    const index = numberField(ctx.body, 'rule_index');
+    const rule =
+      family && INDEX_BLOCKS[family]
+        ? `rule_index ${index ?? ''} is outside ${ruleset}'s block: ${family} rulesets take ${INDEX_BLOCKS[family]}`
+        : `the rule index is outside its ruleset's block: LAN rulesets take ${INDEX_BLOCKS.LAN}, WAN ${INDEX_BLOCKS.WAN}, GUEST ${INDEX_BLOCKS.GUEST} (the v6 twins the same)`;
+    return `${rule}; a console on the zone-based firewall refuses every traditional rule`;
+  },
+  FirewallRuleIndexExisted: (ctx) => {
+    const ruleset = textField(ctx.body, 'ruleset');
+    const index = numberField(ctx.body, 'rule_index');
+    return `rule_index ${index ?? ''} is already used by another rule${ruleset ? ` of ${ruleset}` : ''}; pick a free index`;
+  },
+  ShouldIncludeFirewallPolicyInBatchUpdate: () =>
+    'a reorder of firewall policies must name every policy of the zone pair',
+  'firewall.zone-based-firewall-not-configured': (ctx) =>
+    `site${ctx.site ? ` ${ctx.site}` : ''} uses the traditional firewall: it has no firewall zones (the zone-based firewall is not configured)`,
   FirewallRuleNetworkConfTypeRequired: () =>
     'a firewall rule that names a network also needs that network’s type: NETv4 for the whole subnet, ADDRv4 for the gateway address',
   NoSiteContext: (ctx) =>

@@ -27,9 +27,13 @@ export function findByIdOrName<T>(
     throw new ValidationError([
       {
         field: how.field,
-        rule: `"${ref}" names ${byName.length} ${how.resource}s; use an id (${byName.map(how.id).join(', ')})`,
+        rule: `"${ref}" names ${byName.length} ${plural(how.resource)}; use an id (${byName.map(how.id).join(', ')})`,
       },
     ]);
   }
   throw new ResourceNotFoundError(how.resource, ref);
+}
+
+function plural(noun: string): string {
+  return /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`;
 }

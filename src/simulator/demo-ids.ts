@@ -66,6 +66,31 @@ export const DEMO_ZONES = {
   iotDevices: 'a7dca796-ccbd-4534-a2d2-b90a335798c8',
 } as const;
 
+/**
+ * v2 `_id`s of the same zones (`firewall/zone`, and the `zone_id` of a policy's source and
+ * destination). The v2 zone's `external_id` is the Integration UUID above.
+ */
+export const DEMO_ZONE_IDS: Readonly<Record<keyof typeof DEMO_ZONES, string>> = {
+  internal: '65b3c8e1f4a9d20c7e5a1501',
+  external: '65b3c8e1f4a9d20c7e5a1502',
+  gateway: '65b3c8e1f4a9d20c7e5a1503',
+  vpn: '65b3c8e1f4a9d20c7e5a1504',
+  hotspot: '65b3c8e1f4a9d20c7e5a1505',
+  dmz: '65b3c8e1f4a9d20c7e5a1506',
+  iotDevices: '65b3c8e1f4a9d20c7e5a1507',
+};
+
+/** `_id` of the site's `ZONE_BASED_FIREWALL` entry in `site-feature-migration` (zone-based flavour). */
+export const DEMO_ZONE_MIGRATION_ID = '65b3c8e1f4a9d20c7e5a1600';
+
+/** `_id`s of the user-defined firewall policies (zone-based flavour). */
+export const DEMO_FIREWALL_POLICIES = {
+  blockIotToInternal: '65b3c8e1f4a9d20c7e5a1601',
+  camerasNoInternet: '65b3c8e1f4a9d20c7e5a1602',
+  allowPlexFromWan: '65b3c8e1f4a9d20c7e5a1603',
+  kidsBedtime: '65b3c8e1f4a9d20c7e5a1604',
+} as const;
+
 /** Integration UUIDs of the ACL rules, in their seeded order. */
 export const DEMO_ACL_RULES = {
   blockIotToNas: '385c64c2-1d8e-4a30-b391-9b34bec60595',

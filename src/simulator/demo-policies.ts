@@ -1,13 +1,17 @@
 import {
   DEMO_ACL_RULES,
   DEMO_CORE_SWITCH_UUID,
+  DEMO_FIREWALL_POLICIES,
   DEMO_NETWORKS,
   DEMO_SITE,
   DEMO_TRAFFIC_MATCHING_LISTS,
+  DEMO_ZONE_IDS,
   DEMO_ZONES,
 } from './demo-ids.js';
 import type {
   AclRule,
+  FirewallPolicy,
+  FirewallPolicyEndpoint,
   FirewallRule,
   FirewallZone,
   TrafficMatchingList,
@@ -17,13 +21,23 @@ import type {
 
 const N = DEMO_NETWORKS;
 
-/** What the controller fills on a new legacy rule (go-unifi firewall_rule fields). */
-export function newFirewallRuleDefaults(siteId: string) {
+/** True for the IPv6 rulesets (`WANv6_IN`…), which carry the `*_ipv6` and `protocol_v6` fields. */
+export function isIpv6Ruleset(ruleset: unknown): boolean {
+  return typeof ruleset === 'string' && /^(WAN|LAN|GUEST)v6_/.test(ruleset);
+}
+
+/**
+ * What the controller fills on a new legacy rule (go-unifi firewall_rule fields). The protocol
+ * field of the other IP version is stored empty (a simulator choice: no capture shows it).
+ */
+export function newFirewallRuleDefaults(siteId: string, ruleset?: unknown) {
+  const v6 = isIpv6Ruleset(ruleset);
   return {
     site_id: siteId,
     enabled: true,
     logging: false,
-    protocol: 'all',
+    protocol: v6 ? '' : 'all',
+    protocol_v6: v6 ? 'all' : '',
     protocol_match_excepted: false,
     src_address: '',
     src_port: '',
@@ -42,13 +56,18 @@ export function newFirewallRuleDefaults(siteId: string) {
     state_invalid: false,
     ipsec: '',
     icmp_typename: '',
+    icmpv6_typename: '',
     setting_preference: 'manual',
+    ...(v6 ? { src_address_ipv6: '', dst_address_ipv6: '' } : {}),
   };
 }
 
 const RULE_DEFAULTS = newFirewallRuleDefaults(DEMO_SITE.id);
 
-/** The legacy firewall rules. Indexes sit in the 20000 range, which zone-based consoles require. */
+/**
+ * The legacy firewall rules (legacy flavour). Each index sits in its ruleset family's five-digit
+ * block: LAN 20000s, WAN 30000s, as rules made in the UI of Network 7+ are numbered.
+ */
 export function demoFirewallRules(): FirewallRule[] {
   return [
     {
@@ -78,7 +97,7 @@ export function demoFirewallRules(): FirewallRule[] {
       _id: '65b3c8e1f4a9d20c7e5a1103',
       name: 'Cameras: no internet',
       ruleset: 'WAN_OUT',
-      rule_index: 20002,
+      rule_index: 30000,
       action: 'reject',
       src_networkconf_id: N.cameras.id,
       src_networkconf_type: 'NETv4',
@@ -89,7 +108,7 @@ export function demoFirewallRules(): FirewallRule[] {
       _id: '65b3c8e1f4a9d20c7e5a1104',
       name: 'Drop Telnet from WAN',
       ruleset: 'WAN_IN',
-      rule_index: 20003,
+      rule_index: 30000,
       action: 'drop',
       protocol: 'tcp',
       dst_port: '23',
@@ -100,38 +119,201 @@ export function demoFirewallRules(): FirewallRule[] {
       _id: '65b3c8e1f4a9d20c7e5a1105',
       name: 'Allow Plex to NAS',
       ruleset: 'WAN_IN',
-      rule_index: 20004,
+      rule_index: 30001,
       action: 'accept',
       protocol: 'tcp',
       dst_address: '192.168.1.20',
       dst_port: '32400',
       enabled: false,
     },
+    {
+      ...newFirewallRuleDefaults(DEMO_SITE.id, 'WANv6_IN'),
+      _id: '65b3c8e1f4a9d20c7e5a1106',
+      name: 'Allow ICMPv6 echo to LAN',
+      ruleset: 'WANv6_IN',
+      rule_index: 30000,
+      action: 'accept',
+      protocol_v6: 'icmpv6',
+      icmpv6_typename: 'echo-request',
+      dst_address_ipv6: '2001:db8:10::/64',
+    },
   ];
 }
 
 /** The system zones plus one user zone. The Servers network (VLAN-only, no gateway interface) is in no zone. */
 export function demoZones(): FirewallZone[] {
-  const system = (id: string, name: string, configurable: boolean, networkIds: string[]): FirewallZone => ({
-    id,
+  const system = (
+    key: Exclude<keyof typeof DEMO_ZONES, 'iotDevices'>,
+    name: string,
+    configurable: boolean,
+    networkIds: string[],
+  ): FirewallZone => ({
+    id: DEMO_ZONES[key],
+    _id: DEMO_ZONE_IDS[key],
+    zone_key: key,
     name,
     networkIds,
     metadata: { origin: 'SYSTEM_DEFINED', configurable },
   });
   return [
-    system(DEMO_ZONES.internal, 'Internal', true, [N.defaultLan.uuid]),
+    system('internal', 'Internal', true, [N.defaultLan.uuid]),
     // Real: External's members are WAN interfaces that Integration /networks does not list.
-    system(DEMO_ZONES.external, 'External', false, [N.wan.uuid]),
-    system(DEMO_ZONES.gateway, 'Gateway', false, []),
-    system(DEMO_ZONES.vpn, 'Vpn', false, []),
-    system(DEMO_ZONES.hotspot, 'Hotspot', true, [N.guest.uuid]),
-    system(DEMO_ZONES.dmz, 'Dmz', true, []),
+    system('external', 'External', false, [N.wan.uuid]),
+    system('gateway', 'Gateway', false, []),
+    system('vpn', 'Vpn', false, []),
+    system('hotspot', 'Hotspot', true, [N.guest.uuid]),
+    system('dmz', 'Dmz', true, []),
     {
       id: DEMO_ZONES.iotDevices,
+      _id: DEMO_ZONE_IDS.iotDevices,
+      zone_key: null,
       name: 'IoT Devices',
       networkIds: [N.iot.uuid, N.cameras.uuid],
       metadata: { origin: 'USER_DEFINED' },
     },
+  ];
+}
+
+/** What the controller fills on a policy side left to match anything. */
+function anyEndpoint(zoneId: string): FirewallPolicyEndpoint {
+  return { zone_id: zoneId, matching_target: 'ANY', port_matching_type: 'ANY', match_opposite_ports: false };
+}
+
+/** The fields every stored policy carries (aiounifi's captured policy, unifig's recording). */
+function policyDefaults() {
+  return {
+    connection_state_type: 'ALL',
+    connection_states: [],
+    description: '',
+    enabled: true,
+    icmp_typename: 'ANY',
+    icmp_v6_typename: 'ANY',
+    ip_version: 'BOTH',
+    logging: false,
+    match_ip_sec: false,
+    match_opposite_protocol: false,
+    predefined: false,
+    protocol: 'all',
+    schedule: { mode: 'ALWAYS' },
+  };
+}
+
+/**
+ * A policy the controller generates for a zone pair: its `_id` is the two zone ids and the index
+ * run together, and it cannot be fetched, changed or deleted by that id (unifig ADR-0027).
+ */
+function predefinedPolicy(
+  name: string,
+  action: string,
+  from: keyof typeof DEMO_ZONE_IDS,
+  to: keyof typeof DEMO_ZONE_IDS,
+  index: number,
+  extra: Record<string, unknown> = {},
+): FirewallPolicy {
+  return {
+    ...policyDefaults(),
+    _id: `${DEMO_ZONE_IDS[from]}${DEMO_ZONE_IDS[to]}${index}`,
+    name,
+    action,
+    create_allow_respond: true,
+    index,
+    predefined: true,
+    source: anyEndpoint(DEMO_ZONE_IDS[from]),
+    destination: anyEndpoint(DEMO_ZONE_IDS[to]),
+    ...extra,
+  };
+}
+
+/**
+ * The zone-based flavour's policies: four of the admin's own (controller-assigned indexes from
+ * 10000 per zone pair) and a few of the controller's generated ones (a real console ships 86).
+ */
+export function demoFirewallPolicies(): FirewallPolicy[] {
+  const Z = DEMO_ZONE_IDS;
+  return [
+    {
+      ...policyDefaults(),
+      _id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
+      name: 'Block IoT to Internal',
+      action: 'BLOCK',
+      create_allow_respond: false,
+      index: 10000,
+      source: {
+        ...anyEndpoint(Z.iotDevices),
+        matching_target: 'NETWORK',
+        matching_target_type: 'OBJECT',
+        network_ids: [N.iot.id],
+        match_opposite_networks: false,
+      },
+      destination: anyEndpoint(Z.internal),
+    },
+    {
+      ...policyDefaults(),
+      _id: DEMO_FIREWALL_POLICIES.camerasNoInternet,
+      name: 'Cameras: no internet',
+      action: 'REJECT',
+      create_allow_respond: false,
+      index: 10000,
+      logging: true,
+      source: {
+        ...anyEndpoint(Z.iotDevices),
+        matching_target: 'NETWORK',
+        matching_target_type: 'OBJECT',
+        network_ids: [N.cameras.id],
+        match_opposite_networks: false,
+      },
+      destination: anyEndpoint(Z.external),
+    },
+    {
+      ...policyDefaults(),
+      _id: DEMO_FIREWALL_POLICIES.allowPlexFromWan,
+      name: 'Allow Plex from WAN',
+      action: 'ALLOW',
+      create_allow_respond: true,
+      enabled: false,
+      index: 10000,
+      ip_version: 'IPV4',
+      protocol: 'tcp',
+      source: anyEndpoint(Z.external),
+      destination: {
+        ...anyEndpoint(Z.internal),
+        matching_target: 'IP',
+        matching_target_type: 'SPECIFIC',
+        ips: ['192.168.1.20'],
+        match_opposite_ips: false,
+        port_matching_type: 'SPECIFIC',
+        port: '32400',
+      },
+    },
+    {
+      ...policyDefaults(),
+      _id: DEMO_FIREWALL_POLICIES.kidsBedtime,
+      name: "Kids' bedtime",
+      action: 'BLOCK',
+      create_allow_respond: false,
+      index: 10000,
+      source: {
+        ...anyEndpoint(Z.internal),
+        matching_target: 'IP',
+        matching_target_type: 'SPECIFIC',
+        ips: ['192.168.1.140'],
+        match_opposite_ips: false,
+      },
+      destination: anyEndpoint(Z.external),
+      schedule: {
+        mode: 'EVERY_DAY',
+        repeat_on_days: [],
+        time_all_day: false,
+        time_range_start: '21:30',
+        time_range_end: '23:59',
+      },
+    },
+    predefinedPolicy('Allow All Traffic', 'ALLOW', 'internal', 'external', 2147483647),
+    predefinedPolicy('Allow All Traffic', 'ALLOW', 'iotDevices', 'external', 2147483647),
+    predefinedPolicy('Allow Return Traffic', 'ALLOW', 'external', 'internal', 30000, {
+      connection_state_type: 'RESPOND_ONLY',
+    }),
+    predefinedPolicy('Block All Traffic', 'BLOCK', 'external', 'internal', 2147483647),
   ];
 }
 

@@ -5,6 +5,7 @@ import { DEMO_ACL_RULES, DEMO_SITE } from './demo-ids.js';
 import { demoNetworks, demoPortProfiles, demoWlans } from './demo-networks.js';
 import {
   demoAclRules,
+  demoFirewallPolicies,
   demoFirewallRules,
   demoTrafficMatchingLists,
   demoTrafficRoutes,
@@ -13,6 +14,7 @@ import {
 } from './demo-policies.js';
 import { createPrng } from './prng.js';
 import type { SiteState } from './state.js';
+import type { SimulatorFirewall } from './types.js';
 
 /** The default demo seed (`npm run simulator` and `startSimulator()` without `seed`). */
 export const DEFAULT_SEED = 20_240_611;
@@ -20,8 +22,10 @@ export const DEFAULT_SEED = 20_240_611;
 /**
  * The seeded demo: one site, `default`. Identities are fixed (see demo-ids.ts); the seed drives
  * counters only. The generator is consumed in a fixed order, so the same seed gives the same state.
+ * A zone-based site has zones and policies and no traditional rules; a legacy one the reverse.
  */
-export function createDemoSites(seed: number): SiteState[] {
+export function createDemoSites(seed: number, firewall: SimulatorFirewall = 'zone-based'): SiteState[] {
+  const zoneBased = firewall === 'zone-based';
   const rng = createPrng(seed);
   const devices = demoDevices(rng);
   const clients = demoClients(rng);
@@ -36,8 +40,10 @@ export function createDemoSites(seed: number): SiteState[] {
       networks: demoNetworks(),
       devices,
       clients,
-      firewallRules: demoFirewallRules(),
-      zones: demoZones(),
+      firewall,
+      firewallRules: zoneBased ? [] : demoFirewallRules(),
+      zones: zoneBased ? demoZones() : [],
+      firewallPolicies: zoneBased ? demoFirewallPolicies() : [],
       aclRules: demoAclRules(),
       aclOrdering: Object.values(DEMO_ACL_RULES),
       trafficMatchingLists: demoTrafficMatchingLists(),

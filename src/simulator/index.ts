@@ -2,10 +2,12 @@ export {
   DEMO_ACL_RULES,
   DEMO_CORE_SWITCH_UUID,
   DEMO_DEVICES,
+  DEMO_FIREWALL_POLICIES,
   DEMO_NETWORKS,
   DEMO_NOW,
   DEMO_SITE,
   DEMO_TRAFFIC_MATCHING_LISTS,
+  DEMO_ZONE_IDS,
   DEMO_ZONES,
   type DemoDeviceKey,
   type DemoNetworkKey,
@@ -16,6 +18,7 @@ export type {
   AclRule,
   ClientRecord,
   DeviceRecord,
+  FirewallPolicy,
   FirewallRule,
   FirewallZone,
   NetworkConf,
@@ -26,4 +29,11 @@ export type {
   TrafficRule,
 } from './state.js';
 export { SimulatorState } from './state.js';
-export type { FaultSpec, RecordedRequest, SimulatorFlavor, SimulatorOptions } from './types.js';
+export type {
+  FaultSpec,
+  RecordedRequest,
+  SimulatorFirewall,
+  SimulatorFlavor,
+  SimulatorOptions,
+} from './types.js';
+export { SIMULATOR_FIREWALLS } from './types.js';

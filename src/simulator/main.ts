@@ -1,10 +1,13 @@
 /**
- * `npm run simulator [-- --port N] [--flavor self-hosted] [--seed N]`: runs the simulated
- * controller alone and prints how to point the bot at it.
+ * `npm run simulator [-- --port N] [--flavor self-hosted] [--firewall legacy] [--seed N]`: runs
+ * the simulated controller alone and prints how to point the bot at it.
  */
 import { parseArgs } from 'node:util';
 import { startSimulator } from './server.js';
-import type { SimulatorOptions } from './types.js';
+import { SIMULATOR_FIREWALLS, type SimulatorFirewall, type SimulatorOptions } from './types.js';
+
+const USAGE =
+  'usage: npm run simulator -- [--port N] [--flavor unifi-os|self-hosted] [--firewall zone-based|legacy] [--seed N]';
 
 /** Turns argv into simulator options; throws with a usage hint on bad input. */
 function optionsFromArgv(argv: readonly string[]): SimulatorOptions {
@@ -13,6 +16,7 @@ function optionsFromArgv(argv: readonly string[]): SimulatorOptions {
     options: {
       port: { type: 'string' },
       flavor: { type: 'string' },
+      firewall: { type: 'string' },
       seed: { type: 'string' },
     },
     strict: true,
@@ -28,6 +32,12 @@ function optionsFromArgv(argv: readonly string[]): SimulatorOptions {
     }
     options.flavor = values.flavor;
   }
+  if (values.firewall !== undefined) {
+    if (!SIMULATOR_FIREWALLS.includes(values.firewall as SimulatorFirewall)) {
+      throw new Error('--firewall must be zone-based or legacy');
+    }
+    options.firewall = values.firewall as SimulatorFirewall;
+  }
   if (values.seed !== undefined) {
     if (!/^\d+$/.test(values.seed)) throw new Error('--seed must be a whole number');
     options.seed = Number(values.seed);
@@ -41,15 +51,13 @@ async function main(): Promise<void> {
     options = optionsFromArgv(process.argv.slice(2));
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    process.stderr.write(
-      'usage: npm run simulator -- [--port N] [--flavor unifi-os|self-hosted] [--seed N]\n',
-    );
+    process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
     return;
   }
   const simulator = await startSimulator(options);
   const lines = [
-    `UniFi controller simulator (${simulator.flavor}) listening on ${simulator.url}`,
+    `UniFi controller simulator (${simulator.flavor}, ${simulator.firewall} firewall) listening on ${simulator.url}`,
     `  API key:  ${simulator.apiKey}`,
     `  Login:    ${simulator.username} / ${simulator.password}`,
     `  Console:  ${simulator.consoleId} (cloud connector at ${simulator.url}/v1/connector/consoles/…)`,

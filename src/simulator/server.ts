@@ -13,11 +13,19 @@ import {
 import { classicErrorBody, type Reply, renderError, SimError } from './envelopes.js';
 import { FaultQueue, faultReply } from './faults.js';
 import { SimulatorState } from './state.js';
-import type { FaultSpec, RecordedRequest, SimulatorFlavor, SimulatorOptions } from './types.js';
+import type {
+  FaultSpec,
+  RecordedRequest,
+  SimulatorFirewall,
+  SimulatorFlavor,
+  SimulatorOptions,
+} from './types.js';
 
 /** Demo credentials (local, printed by `npm run simulator`; not secrets). */
 export const SIMULATOR_DEFAULTS = {
   flavor: 'unifi-os' as SimulatorFlavor,
+  // New consoles on current firmware run the zone-based firewall (docs/decisions.md).
+  firewall: 'zone-based' as SimulatorFirewall,
   apiKey: 'sim-demo-key-0000',
   username: 'admin',
   password: 'simulator',
@@ -32,6 +40,8 @@ export interface Simulator {
   /** `http://127.0.0.1:<port>`: the base; callers add `/proxy/network` themselves on UniFi OS. */
   readonly url: string;
   readonly flavor: SimulatorFlavor;
+  /** The demo site's firewall generation (zones and policies, or traditional rules). */
+  readonly firewall: SimulatorFirewall;
   readonly apiKey: string;
   readonly username: string;
   readonly password: string;
@@ -100,6 +110,7 @@ class RunningSimulator implements Simulator {
   #url = '';
 
   readonly flavor: SimulatorFlavor;
+  readonly firewall: SimulatorFirewall;
   readonly apiKey: string;
   readonly username: string;
   readonly password: string;
@@ -111,12 +122,13 @@ class RunningSimulator implements Simulator {
     private readonly server: Server,
   ) {
     this.flavor = config.flavor;
+    this.firewall = config.firewall;
     this.apiKey = config.apiKey;
     this.username = config.username;
     this.password = config.password;
     this.consoleId = config.consoleId;
     this.#emptyDpi = config.emptyDpi;
-    this.state = new SimulatorState(config.seed);
+    this.state = new SimulatorState(config.seed, config.firewall);
     this.#dispatcher = new Dispatcher({ ...config, state: this.state, sessions: this.#sessions });
     if (config.emptyDpi) this.setDpiEmpty(true);
   }
@@ -210,6 +222,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const simulator = new RunningSimulator(
     {
       flavor: options.flavor ?? SIMULATOR_DEFAULTS.flavor,
+      firewall: options.firewall ?? SIMULATOR_DEFAULTS.firewall,
       apiKey: options.apiKey ?? SIMULATOR_DEFAULTS.apiKey,
       username: options.username ?? SIMULATOR_DEFAULTS.username,
       password: options.password ?? SIMULATOR_DEFAULTS.password,

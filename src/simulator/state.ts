@@ -1,5 +1,6 @@
 import { createDemoSites } from './demo-site.js';
 import { createPrng, type Prng } from './prng.js';
+import type { SimulatorFirewall } from './types.js';
 
 /** Network purposes the controller accepts (its own `purpose` pattern). */
 export const NETWORK_PURPOSES = [
@@ -74,12 +75,39 @@ export interface FirewallRule {
 /** Who made an Integration object. */
 export type Origin = 'SYSTEM_DEFINED' | 'USER_DEFINED';
 
-/** An Integration firewall zone; `networkIds` are network UUIDs (networkconf `external_id`). */
+/**
+ * A firewall zone. The Integration API shows `id` (UUID), `name`, `networkIds` (network UUIDs)
+ * and `metadata`; the v2 API shows the same zone by `_id`, with `zone_key` and networkconf `_id`s.
+ */
 export interface FirewallZone {
   id: string;
+  /** The v2 `_id` (what a policy's `zone_id` names). */
+  _id: string;
+  /** System zones' stable key (`internal`, `external`…); null for user zones. */
+  zone_key: string | null;
   name: string;
   networkIds: string[];
   metadata: { origin: Origin; configurable?: boolean };
+}
+
+/** One side of a v2 firewall policy (go-unifi `FirewallPolicySource` / `Destination`). */
+export interface FirewallPolicyEndpoint {
+  zone_id: string;
+  matching_target: string;
+  [key: string]: unknown;
+}
+
+/** A v2 `firewall-policies` record (zone-based firewall), stored as served. */
+export interface FirewallPolicy {
+  _id: string;
+  name: string;
+  action: string;
+  enabled: boolean;
+  index: number;
+  predefined: boolean;
+  source: FirewallPolicyEndpoint;
+  destination: FirewallPolicyEndpoint;
+  [key: string]: unknown;
 }
 
 /** An IPV4 ACL endpoint filter (the API's union keyed on `type`). */
@@ -231,8 +259,11 @@ export interface SiteState {
   networks: NetworkConf[];
   devices: DeviceRecord[];
   clients: ClientRecord[];
+  /** Which firewall the site runs; decides what the rule, zone and policy routes answer. */
+  firewall: SimulatorFirewall;
   firewallRules: FirewallRule[];
   zones: FirewallZone[];
+  firewallPolicies: FirewallPolicy[];
   aclRules: AclRule[];
   /** User-defined ACL rule ids, highest priority first (`acl-rules/ordering`). */
   aclOrdering: string[];
@@ -248,17 +279,19 @@ export interface SiteState {
 export class SimulatorState {
   sites: SiteState[];
   readonly #seed: number;
+  readonly #firewall: SimulatorFirewall;
   #ids: Prng;
 
-  constructor(seed: number) {
+  constructor(seed: number, firewall: SimulatorFirewall = 'zone-based') {
     this.#seed = seed;
-    this.sites = createDemoSites(seed);
+    this.#firewall = firewall;
+    this.sites = createDemoSites(seed, firewall);
     this.#ids = idGenerator(seed);
   }
 
   /** Back to the freshly seeded demo (in place, so held references stay valid). */
   reset(): void {
-    this.sites = createDemoSites(this.#seed);
+    this.sites = createDemoSites(this.#seed, this.#firewall);
     this.#ids = idGenerator(this.#seed);
   }
 

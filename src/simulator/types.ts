@@ -1,6 +1,15 @@
 /** How the simulated controller presents itself. */
 export type SimulatorFlavor = 'unifi-os' | 'self-hosted';
 
+/**
+ * The firewall generation of the demo site: `zone-based` (zones and policies, no traditional
+ * rules; what a console on current firmware runs) or `legacy` (traditional rules, no zones).
+ */
+export type SimulatorFirewall = 'zone-based' | 'legacy';
+
+/** Every firewall generation, for option parsing. */
+export const SIMULATOR_FIREWALLS: readonly SimulatorFirewall[] = ['zone-based', 'legacy'];
+
 /** Options for startSimulator; every field has a deterministic default. */
 export interface SimulatorOptions {
   /** `unifi-os` (default): everything under /proxy/network, login at /api/auth/login, TOKEN cookie + CSRF.
@@ -18,6 +27,8 @@ export interface SimulatorOptions {
   consoleId?: string;
   /** UniFi OS login attempts allowed per rolling 60 s before 429 (default 5, like a real console). */
   loginRateLimit?: number;
+  /** The demo site's firewall generation (default `zone-based`). */
+  firewall?: SimulatorFirewall;
   /** Start with DPI answering `200` with empty `data`, as many Network 10.x consoles do (default false). */
   emptyDpi?: boolean;
 }

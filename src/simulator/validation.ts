@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isIpv4OrCidr, overlaps, parseCidr, parseIpv4 } from '../lib/ip.js';
+import { isIpv4OrCidr, isIpv6OrCidr, overlaps, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { SimError } from './envelopes.js';
-import { NETWORK_PURPOSES, type NetworkConf } from './state.js';
+import { type FirewallRule, NETWORK_PURPOSES, type NetworkConf } from './state.js';
 
 /** One readable sentence from a zod error (unknown properties named explicitly). */
 export function describeZodError(error: z.ZodError): string {
@@ -163,9 +163,38 @@ export function validateNetworkConf(
 const RULESETS = ['WAN', 'LAN', 'GUEST'].flatMap((zone) =>
   ['IN', 'OUT', 'LOCAL'].flatMap((dir) => [`${zone}_${dir}`, `${zone}v6_${dir}`]),
 );
-const RULE_INDEX = /^(2[0-9]{3,4}|4[0-9]{3,4})$/;
+
+/**
+ * The index blocks of each ruleset family; the IPv6 twins share their family's blocks
+ * (terraform-provider-unifi #142 and PR #191: `WAN_IN` with 2050 is FirewallRuleIndexOutOfRange).
+ */
+export const RULE_INDEX_BLOCKS: Readonly<Record<string, readonly (readonly [number, number])[]>> = {
+  LAN: [
+    [2000, 2999],
+    [20000, 29999],
+  ],
+  WAN: [
+    [3000, 3999],
+    [30000, 39999],
+  ],
+  GUEST: [
+    [4000, 4999],
+    [40000, 49999],
+  ],
+};
+
+function indexInBlock(ruleset: string, index: number): boolean {
+  const family = /^(WAN|LAN|GUEST)/.exec(ruleset)?.[1] ?? '';
+  return (RULE_INDEX_BLOCKS[family] ?? []).some(([low, high]) => index >= low && index <= high);
+}
+
 const PORT_SPEC = /^$|^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/;
 const address = z.string().refine((text) => text === '' || isIpv4OrCidr(text, true));
+const addressV6 = z.string().refine((text) => text === '' || isIpv6OrCidr(text, true));
+const protocolName = z
+  .string()
+  .regex(/^[a-z0-9_-]*$/)
+  .optional();
 
 const firewallFields = z.looseObject({
   name: z.string().min(1).max(128),
@@ -173,12 +202,12 @@ const firewallFields = z.looseObject({
   action: z.enum(['accept', 'drop', 'reject']),
   enabled: z.boolean().optional(),
   logging: z.boolean().optional(),
-  protocol: z
-    .string()
-    .regex(/^[a-z0-9_]+$/)
-    .optional(),
+  protocol: protocolName,
+  protocol_v6: protocolName,
   src_address: address.optional(),
   dst_address: address.optional(),
+  src_address_ipv6: addressV6.optional(),
+  dst_address_ipv6: addressV6.optional(),
   // The controller wants ports as strings ("443", "80,443", "8000-8100"); a JSON number is refused.
   src_port: z.string().regex(PORT_SPEC).optional(),
   dst_port: z.string().regex(PORT_SPEC).optional(),
@@ -194,19 +223,37 @@ const firewallFields = z.looseObject({
   dst_firewallgroup_ids: z.array(z.string()).optional(),
 });
 
-/** Validates a firewallrule record (POST body, or stored record merged with a PUT body). */
-export function validateFirewallRule(candidate: Record<string, unknown>): void {
-  const index = candidate.rule_index;
-  if (index === undefined) throw invalidPayload('rule_index');
-  if ((typeof index !== 'number' && typeof index !== 'string') || !RULE_INDEX.test(String(index))) {
+/**
+ * Validates a firewallrule record (POST body, or stored record merged with a PUT body) against
+ * the controller's field rules, its ruleset's index blocks, and the `others` rules of the site
+ * (an index already used in the same ruleset is `FirewallRuleIndexExisted`).
+ */
+export function validateFirewallRule(
+  candidate: Record<string, unknown>,
+  others: readonly FirewallRule[] = [],
+): void {
+  const parsed = firewallFields.safeParse(candidate);
+  if (!parsed.success) throw invalidPayload(firstField(parsed.error));
+  const { ruleset } = parsed.data;
+  const raw = candidate.rule_index;
+  if (raw === undefined) throw invalidPayload('rule_index');
+  const index =
+    typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(index) || !indexInBlock(ruleset, index)) {
     throw new SimError(
       400,
       'api.err.FirewallRuleIndexOutOfRange',
-      `rule_index ${String(index)} is out of range`,
+      `rule_index ${String(raw)} is out of range for ${ruleset}`,
     );
   }
-  const parsed = firewallFields.safeParse(candidate);
-  if (!parsed.success) throw invalidPayload(firstField(parsed.error));
+  const holder = others.find((rule) => rule.ruleset === ruleset && Number(rule.rule_index) === index);
+  if (holder) {
+    throw new SimError(
+      400,
+      'api.err.FirewallRuleIndexExisted',
+      `rule_index ${index} is already used in ${ruleset} by ${holder.name}`,
+    );
+  }
   for (const side of ['src', 'dst'] as const) {
     const id = parsed.data[`${side}_networkconf_id`];
     const type = parsed.data[`${side}_networkconf_type`];

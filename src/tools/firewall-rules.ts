@@ -1,23 +1,13 @@
 import { z } from 'zod';
-import { NotSupportedError, ValidationError } from '../errors.js';
+import { ConflictError, type FieldIssue, NotSupportedError, ValidationError } from '../errors.js';
 import {
   type FirewallRuleRecord,
   firewallRuleRecordSchema,
 } from '../gateway/records/firewall-rule-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
-import {
-  confirm,
-  dryRun,
-  idOrName,
-  intInRange,
-  ipv4OrCidr,
-  limit,
-  offset,
-  port,
-  siteId,
-  text,
-} from './arg-types.js';
+import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
+import { confirm, dryRun, idOrName, limit, offset, port, siteId, text } from './arg-types.js';
 import {
   applyCreate,
   applyDelete,
@@ -27,15 +17,22 @@ import {
   replacementBody,
 } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
+import { requireTraditionalFirewall } from './firewall-generation.js';
 import {
+  addressIssue,
   buildRulePayload,
-  DEFAULT_RULE_INDEX,
+  describeIndexBlocks,
+  indexFitsRuleset,
+  indexRangeRule,
+  indexTakenMessage,
   newRuleWarnings,
+  nextFreeIndex,
   planRuleUpdate,
   RULE_ACTIONS,
   RULE_PROTOCOLS,
   RULESETS,
   ruleArgumentIssues,
+  ruleHoldingIndex,
   sortRules,
   toFirewallRule,
 } from './firewall-rule-model.js';
@@ -54,6 +51,15 @@ const networkconfType = z.enum(['NETv4', 'ADDRv4'], {
   error: 'must be NETv4 (the whole subnet) or ADDRv4 (the gateway address)',
 });
 const flag = (fallback: boolean) => z.boolean({ error: 'must be true or false' }).default(fallback);
+const wholeNumber = z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' });
+// Which IP version an address must be depends on the ruleset, so it is checked with the ruleset.
+const address = z
+  .string({ error: 'must be an IP address or CIDR' })
+  .trim()
+  .min(1, { error: 'must be an IP address or CIDR' });
+const anyAddress = address.refine((v) => isIpv4OrCidr(v, true) || isIpv6OrCidr(v, true), {
+  error: 'must be an IPv4 or IPv6 address or CIDR such as 10.0.0.0/24 or 2001:db8::/64',
+});
 
 /** Stored records exactly as the controller sent them, for a PUT that carries untouched fields unchanged. */
 const storedRecordSchema = z.looseObject({ _id: z.string().min(1) });
@@ -73,11 +79,22 @@ function findRule(rules: readonly FirewallRuleRecord[], ref: string): FirewallRu
   });
 }
 
-/** Adds the argument-combination issues as zod issues, so the registry refuses them before any request. */
-function refuseCombinations(args: Parameters<typeof ruleArgumentIssues>[0], ctx: z.RefinementCtx): void {
-  for (const issue of ruleArgumentIssues(args)) {
-    ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.rule });
+/** Adds field issues as zod issues, so the registry refuses them before any request. */
+function addIssues(issues: readonly (FieldIssue | undefined)[], ctx: z.RefinementCtx): void {
+  for (const issue of issues) {
+    if (issue) ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.rule });
   }
+}
+
+/** Addresses not of the ruleset's IP version. */
+function addressIssues(
+  ruleset: string,
+  args: { src_address?: string | undefined; dst_address?: string | undefined },
+) {
+  return (['src_address', 'dst_address'] as const).map((field) => {
+    const value = args[field];
+    return value === undefined ? undefined : addressIssue(ruleset, field, value);
+  });
 }
 
 const listFirewallRules = defineTool({
@@ -87,6 +104,7 @@ const listFirewallRules = defineTool({
   example: 'limit=10',
   args: z.object({ site_id: siteId, limit: limit(100), offset }),
   async run({ site_id, limit, offset }, { gateway }) {
+    await requireTraditionalFirewall(gateway, site_id);
     const [{ rules }, networks] = await Promise.all([
       readRules(gateway, site_id, false),
       NetworkDirectory.load(gateway, site_id),
@@ -112,11 +130,13 @@ const createFirewallRule = defineTool({
           error: 'must be a ruleset such as WAN_IN, WAN_OUT, LAN_IN, LAN_OUT, LAN_LOCAL, GUEST_IN',
         })
         .default('WAN_IN'),
-      rule_index: intInRange(2000, 49999)
-        .default(DEFAULT_RULE_INDEX)
-        .describe('Position in the chain, lower first (zone-based consoles need ≥ 20000)'),
-      src_address: ipv4OrCidr.optional().describe('Source IP or CIDR'),
-      dst_address: ipv4OrCidr.optional().describe('Destination IP or CIDR'),
+      rule_index: wholeNumber
+        .optional()
+        .describe(
+          "Position in the ruleset, lower first, within its family's block (LAN 20000s, WAN 30000s, GUEST 40000s, or 2000s/3000s/4000s); default: after the ruleset's last rule",
+        ),
+      src_address: address.optional().describe('Source IP or CIDR (IPv6 in the v6 rulesets)'),
+      dst_address: address.optional().describe('Destination IP or CIDR (IPv6 in the v6 rulesets)'),
       protocol: protocol.optional(),
       port: port.optional().describe('Destination port (tcp or udp only)'),
       src_networkconf_id: networkRef
@@ -134,16 +154,33 @@ const createFirewallRule = defineTool({
       confirm,
       dry_run: dryRun,
     })
-    .superRefine(refuseCombinations),
+    .superRefine((args, ctx) => {
+      addIssues(ruleArgumentIssues(args), ctx);
+      if (args.rule_index !== undefined && !indexFitsRuleset(args.ruleset, args.rule_index)) {
+        addIssues([{ field: 'rule_index', rule: indexRangeRule(args.ruleset) }], ctx);
+      }
+      addIssues(addressIssues(args.ruleset, args), ctx);
+    }),
   async run(args, { gateway }) {
+    await requireTraditionalFirewall(gateway, args.site_id);
     const [{ rules }, networks] = await Promise.all([
       readRules(gateway, args.site_id, true),
       NetworkDirectory.load(gateway, args.site_id, { fresh: true }),
     ]);
+    const ruleIndex = args.rule_index ?? nextFreeIndex(rules, args.ruleset);
+    if (ruleIndex === undefined) {
+      throw new ConflictError(
+        `${args.ruleset} has no free index left in ${describeIndexBlocks(args.ruleset)}`,
+      );
+    }
+    // The controller answers FirewallRuleIndexExisted; said here, with the way out, before sending.
+    const holder = ruleHoldingIndex(rules, args.ruleset, ruleIndex);
+    if (holder) throw new ConflictError(indexTakenMessage(holder, args.ruleset, ruleIndex, rules));
     const classicId = (ref: string | undefined, field: string) =>
       ref === undefined ? undefined : findNetwork(networks.records, ref, field)._id;
     const rule = {
       ...args,
+      rule_index: ruleIndex,
       src_networkconf_id: classicId(args.src_networkconf_id, 'src_networkconf_id'),
       dst_networkconf_id: classicId(args.dst_networkconf_id, 'dst_networkconf_id'),
     };
@@ -151,7 +188,7 @@ const createFirewallRule = defineTool({
     return applyCreate({
       dryRun: args.dry_run,
       payload,
-      warnings: newRuleWarnings(rule, rules),
+      warnings: newRuleWarnings(rule),
       send: async () => (await gateway.classicWrite(args.site_id, 'POST', RULES, payload))[0],
       result(answer) {
         const record = firewallRuleRecordSchema.safeParse(answer);
@@ -172,8 +209,9 @@ const updateFirewallRule = defineTool({
       rule_id: ruleRef,
       name: text(128).optional(),
       action: action.optional(),
-      src_address: ipv4OrCidr.optional(),
-      dst_address: ipv4OrCidr.optional(),
+      rule_index: wholeNumber.optional().describe("New position in the rule's ruleset, within its block"),
+      src_address: anyAddress.optional().describe('IPv4, or IPv6 for a rule of a v6 ruleset'),
+      dst_address: anyAddress.optional().describe('IPv4, or IPv6 for a rule of a v6 ruleset'),
       protocol: protocol.optional(),
       port: port.optional().describe('Destination port (tcp or udp only)'),
       enabled: z.boolean({ error: 'must be true or false' }).optional(),
@@ -182,9 +220,10 @@ const updateFirewallRule = defineTool({
     })
     // Only a protocol given here can be checked before the stored rule is read.
     .superRefine((args, ctx) => {
-      if (args.protocol !== undefined) refuseCombinations(args, ctx);
+      if (args.protocol !== undefined) addIssues(ruleArgumentIssues(args), ctx);
     }),
   async run(args, { gateway }) {
+    await requireTraditionalFirewall(gateway, args.site_id);
     const [{ raw, rules }, networks] = await Promise.all([
       readRules(gateway, args.site_id, true),
       NetworkDirectory.load(gateway, args.site_id),
@@ -193,9 +232,22 @@ const updateFirewallRule = defineTool({
     if (current.attr_no_edit === true) {
       throw new NotSupportedError(`firewall rule "${current.name}" is a system rule and cannot be edited`);
     }
+    const ruleset = current.ruleset ?? '';
     const { set, warnings, protocol: finalProtocol } = planRuleUpdate(current, args);
-    const issues = ruleArgumentIssues({ protocol: finalProtocol, port: args.port });
+    const issues = [
+      ...ruleArgumentIssues({ protocol: finalProtocol, port: args.port }),
+      ...addressIssues(ruleset, args).filter((issue) => issue !== undefined),
+    ];
+    const moving = args.rule_index !== undefined && args.rule_index !== current.rule_index;
+    if (moving && args.rule_index !== undefined && !indexFitsRuleset(ruleset, args.rule_index)) {
+      issues.push({ field: 'rule_index', rule: indexRangeRule(ruleset) });
+    }
     if (issues.length > 0) throw new ValidationError(issues);
+    if (moving && args.rule_index !== undefined) {
+      const others = rules.filter((r) => r._id !== current._id);
+      const holder = ruleHoldingIndex(others, ruleset, args.rule_index);
+      if (holder) throw new ConflictError(indexTakenMessage(holder, ruleset, args.rule_index, others));
+    }
     const stored = raw.find((r) => r._id === current._id) ?? current;
     const changes = fieldChanges(stored, set);
     const body = replacementBody(
@@ -228,6 +280,7 @@ const deleteFirewallRule = defineTool({
   example: 'rule_id="Drop Telnet from WAN"',
   args: z.object({ site_id: siteId, rule_id: ruleRef, confirm, dry_run: dryRun }),
   async run({ site_id, rule_id, dry_run }, { gateway }) {
+    await requireTraditionalFirewall(gateway, site_id);
     const [{ rules }, networks] = await Promise.all([
       readRules(gateway, site_id, true),
       NetworkDirectory.load(gateway, site_id),

@@ -7,6 +7,7 @@ import type { KeyValueStore } from '../lib/json-file-store.js';
 import { confirm, dryRun, idOrName, siteId, text } from './arg-types.js';
 import { fieldChanges, namesIn, sameJson, withStateLeft } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
+import { requireZoneBasedFirewall } from './firewall-generation.js';
 import { NetworkDirectory, type NetworkIds } from './network-ids.js';
 import { toNetwork } from './network-model.js';
 import {
@@ -59,6 +60,8 @@ async function loadZones(
   fresh: boolean,
 ): Promise<ZoneSite> {
   requireLocal(context.gateway);
+  // A legacy site has no zones; the Integration API would refuse with a bare code.
+  await requireZoneBasedFirewall(context.gateway, site);
   const [zones, networks] = await Promise.all([
     context.gateway.integrationList(site, ZONES, zoneRecordSchema, { fresh }),
     NetworkDirectory.load(context.gateway, site, { fresh }),

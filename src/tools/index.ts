@@ -1,6 +1,7 @@
 import { aclRuleTools } from './acl-rules.js';
 import type { ToolGroup } from './define-tool.js';
 import { dpiTools } from './dpi.js';
+import { firewallPolicyTools } from './firewall-policies.js';
 import { firewallRuleTools } from './firewall-rules.js';
 import { firewallZoneTools } from './firewall-zones.js';
 import { networkTools } from './networks.js';
@@ -9,11 +10,12 @@ import { topologyTools } from './topology.js';
 import { trafficMatchingListTools } from './traffic-matching-lists.js';
 import { trafficRouteTools } from './traffic-routes.js';
 
-/** Every tool group of the spec, in the spec's order (4.1 … 4.9). */
+/** Every tool group of the spec, in the spec's order (4.1 … 4.9), with the zone-based firewall's policies after the rules. */
 export const toolGroups: readonly ToolGroup[] = [
   { title: 'Networks and VLANs', tools: networkTools },
   { title: 'Firewall zones', tools: firewallZoneTools },
   { title: 'Firewall rules', tools: firewallRuleTools },
+  { title: 'Firewall policies (zone-based)', tools: firewallPolicyTools },
   { title: 'ACL rules', tools: aclRuleTools },
   { title: 'Traffic matching lists', tools: trafficMatchingListTools },
   { title: 'Traffic routes', tools: trafficRouteTools },

@@ -130,8 +130,21 @@ describe('bodies and envelopes', () => {
 describe('controller codes', () => {
   it('turns known codes into sentences, leaving the code to the error that carries it', () => {
     const sentence = describeControllerCode('api.err.FirewallRuleIndexOutOfRange');
-    expect(sentence).toContain('rule_index ≥ 20000');
+    expect(sentence).toContain('LAN rulesets take 2000–2999 or 20000–29999, WAN 3000–3999 or 30000–39999');
     expect(sentence).not.toContain('FirewallRuleIndexOutOfRange');
+    expect(
+      describeControllerCode('api.err.FirewallRuleIndexOutOfRange', {
+        body: { ruleset: 'WANv6_IN', rule_index: 2050 },
+      }),
+    ).toContain("rule_index 2050 is outside WANv6_IN's block: WAN rulesets take 3000–3999 or 30000–39999");
+    expect(
+      describeControllerCode('api.err.FirewallRuleIndexExisted', {
+        body: { ruleset: 'LAN_IN', rule_index: 20001 },
+      }),
+    ).toContain('rule_index 20001 is already used by another rule of LAN_IN');
+    expect(
+      describeControllerCode('api.firewall.zone-based-firewall-not-configured', { site: 'default' }),
+    ).toContain('site default uses the traditional firewall: it has no firewall zones');
     expect(describeControllerCode('api.err.NoSiteContext')).toBe(
       'unknown site: the controller has no site by that name',
     );

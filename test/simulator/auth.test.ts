@@ -15,7 +15,7 @@ async function osLogin(sim: Simulator): Promise<{ cookie: string; csrf: string }
 describe('UniFi OS session login', () => {
   let sim: Simulator;
   beforeAll(async () => {
-    sim = await startSimulator({ loginRateLimit: 50 });
+    sim = await startSimulator({ loginRateLimit: 50, firewall: 'legacy' });
   });
   afterAll(() => sim.close());
   beforeEach(() => sim.reset());
@@ -235,7 +235,7 @@ describe('login rate limit', () => {
 describe('self-hosted controller', () => {
   let sim: Simulator;
   beforeAll(async () => {
-    sim = await startSimulator({ flavor: 'self-hosted' });
+    sim = await startSimulator({ flavor: 'self-hosted', firewall: 'legacy' });
   });
   afterAll(() => sim.close());
 

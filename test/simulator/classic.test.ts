@@ -175,11 +175,18 @@ describe('rest/networkconf', () => {
   });
 });
 
-describe('rest/firewallrule', () => {
+describe('rest/firewallrule (legacy firewall)', () => {
+  let legacy: Simulator;
+  beforeAll(async () => {
+    legacy = await startSimulator({ firewall: 'legacy' });
+  });
+  afterAll(() => legacy.close());
+  beforeEach(() => legacy.reset());
+
   const rule = (overrides: Record<string, unknown> = {}) => ({
     name: 'Block SSH from guests',
     ruleset: 'GUEST_IN',
-    rule_index: 20010,
+    rule_index: 40010,
     action: 'drop',
     protocol: 'tcp',
     dst_port: '22',
@@ -187,7 +194,7 @@ describe('rest/firewallrule', () => {
   });
 
   it('creates a rule with controller defaults filled in', async () => {
-    const response = await api(sim, 'POST', RULES, { body: rule() });
+    const response = await api(legacy, 'POST', RULES, { body: rule() });
 
     expect(classicData(response)[0]).toMatchObject({
       name: 'Block SSH from guests',
@@ -197,21 +204,76 @@ describe('rest/firewallrule', () => {
     });
   });
 
-  it('refuses a rule_index outside the controller pattern', async () => {
-    expectError(
-      await api(sim, 'POST', RULES, { body: rule({ rule_index: 100 }) }),
-      400,
-      'api.err.FirewallRuleIndexOutOfRange',
-    );
-    expectError(
-      await api(sim, 'POST', RULES, { body: rule({ rule_index: 50000 }) }),
-      400,
-      'api.err.FirewallRuleIndexOutOfRange',
-    );
+  it.each([
+    ['LAN_OUT', [2000, 2999, 20000, 29999], [1999, 3000, 19999, 30000]],
+    ['WAN_LOCAL', [3000, 3999, 30000, 39999], [2000, 2999, 20000, 40000]],
+    ['GUEST_LOCAL', [4000, 4999, 40000, 49999], [3999, 5000, 39999, 50000]],
+    ['LANv6_IN', [2000, 29999], [30000, 4000]],
+    ['WANv6_OUT', [3000, 39999], [2000, 20000]],
+    ['GUESTv6_IN', [4000, 49999], [20000, 30000]],
+  ])(
+    'accepts %s only inside its family block, refusing others with FirewallRuleIndexOutOfRange',
+    async (ruleset, inside, outside) => {
+      for (const [i, index] of inside.entries()) {
+        const response = await api(legacy, 'POST', RULES, {
+          body: rule({ ruleset, rule_index: index, name: `in ${i}`, protocol: 'all', dst_port: '' }),
+        });
+        expect(classicData(response)[0]).toMatchObject({ ruleset, rule_index: index });
+      }
+      for (const index of outside) {
+        expectError(
+          await api(legacy, 'POST', RULES, { body: rule({ ruleset, rule_index: index }) }),
+          400,
+          'api.err.FirewallRuleIndexOutOfRange',
+        );
+      }
+    },
+  );
+
+  it('refuses an index already used in the same ruleset with FirewallRuleIndexExisted, not in another', async () => {
+    const taken = await api(legacy, 'POST', RULES, { body: rule({ ruleset: 'WAN_IN', rule_index: 30000 }) });
+    const otherRuleset = await api(legacy, 'POST', RULES, {
+      body: rule({ ruleset: 'WAN_LOCAL', rule_index: 30000 }),
+    });
+    const moved = await api(legacy, 'PUT', `${RULES}/65b3c8e1f4a9d20c7e5a1105`, {
+      body: { rule_index: 30000 },
+    });
+
+    expectError(taken, 400, 'api.err.FirewallRuleIndexExisted');
+    expect(classicData(otherRuleset)[0]).toMatchObject({ ruleset: 'WAN_LOCAL', rule_index: 30000 });
+    expectError(moved, 400, 'api.err.FirewallRuleIndexExisted');
+  });
+
+  it('stores IPv6 rules with protocol_v6 and *_address_ipv6, and refuses an IPv4 address there', async () => {
+    const v6 = await api(legacy, 'POST', RULES, {
+      body: rule({
+        ruleset: 'LANv6_IN',
+        rule_index: 20000,
+        protocol: undefined,
+        dst_port: undefined,
+        protocol_v6: 'tcp',
+        src_address_ipv6: '2001:db8::/64',
+      }),
+    });
+    const v4There = await api(legacy, 'POST', RULES, {
+      body: rule({ ruleset: 'LANv6_IN', rule_index: 20001, src_address_ipv6: '10.0.0.0/8' }),
+    });
+    const v6InV4Field = await api(legacy, 'POST', RULES, {
+      body: rule({ ruleset: 'LAN_IN', rule_index: 20005, src_address: '2001:db8::/64' }),
+    });
+
+    expect(classicData(v6)[0]).toMatchObject({
+      protocol_v6: 'tcp',
+      protocol: '',
+      src_address_ipv6: '2001:db8::/64',
+    });
+    expectError(v4There, 400, 'api.err.InvalidPayload');
+    expect(v4There.body).toMatchObject({ meta: { validationError: { field: 'src_address_ipv6' } } });
+    expectError(v6InV4Field, 400, 'api.err.InvalidPayload');
   });
 
   it('refuses a networkconf id without its type', async () => {
-    const response = await api(sim, 'POST', RULES, {
+    const response = await api(legacy, 'POST', RULES, {
       body: rule({ src_networkconf_id: DEMO_NETWORKS.guest.id }),
     });
 
@@ -219,15 +281,17 @@ describe('rest/firewallrule', () => {
   });
 
   it('refuses a numeric port (ports are strings)', async () => {
-    const response = await api(sim, 'POST', RULES, { body: rule({ dst_port: 22 }) });
+    const response = await api(legacy, 'POST', RULES, { body: rule({ dst_port: 22 }) });
 
     expectError(response, 400, 'api.err.InvalidPayload');
     expect(response.body).toMatchObject({ meta: { validationError: { field: 'dst_port' } } });
   });
 
   it('merges a partial PUT and answers IdInvalid for an unknown id', async () => {
-    const updated = await api(sim, 'PUT', `${RULES}/65b3c8e1f4a9d20c7e5a1105`, { body: { enabled: true } });
-    const unknown = await api(sim, 'DELETE', `${RULES}/ffffffffffffffffffffffff`);
+    const updated = await api(legacy, 'PUT', `${RULES}/65b3c8e1f4a9d20c7e5a1105`, {
+      body: { enabled: true },
+    });
+    const unknown = await api(legacy, 'DELETE', `${RULES}/ffffffffffffffffffffffff`);
 
     expect(classicData(updated)[0]).toMatchObject({
       enabled: true,
@@ -268,5 +332,17 @@ describe('rest/wlanconf and rest/portconf (read only)', () => {
       tagged_networkconf_ids: [DEMO_NETWORKS.iot.id, DEMO_NETWORKS.guest.id],
     });
     expect(post.status).not.toBe(200);
+  });
+});
+
+describe('rest/firewallrule (zone-based firewall)', () => {
+  it('lists no rules and refuses a new one whatever its index', async () => {
+    const list = await api(sim, 'GET', RULES);
+    const created = await api(sim, 'POST', RULES, {
+      body: { name: 'x', ruleset: 'LAN_IN', rule_index: 20000, action: 'drop' },
+    });
+
+    expect(classicData(list)).toEqual([]);
+    expectError(created, 400, 'api.err.FirewallRuleIndexOutOfRange');
   });
 });

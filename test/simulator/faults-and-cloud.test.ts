@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { DEMO_NETWORKS, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { api, classicData, field, request } from './support.js';
 
 let sim: Simulator;
@@ -168,13 +168,13 @@ describe('cloud connector', () => {
 
 describe('lifecycle', () => {
   it('reset() restores the seeded site after API and direct changes', async () => {
-    await api(sim, 'DELETE', '/api/s/default/rest/firewallrule/65b3c8e1f4a9d20c7e5a1101');
+    await api(sim, 'DELETE', `/api/s/default/rest/networkconf/${DEMO_NETWORKS.servers.id}`);
     const before = JSON.stringify(sim.state);
     sim.state.site('default')?.clients.splice(0, 10);
 
     sim.reset();
 
-    expect(sim.state.site('default')?.firewallRules).toHaveLength(5);
+    expect(sim.state.site('default')?.networks).toHaveLength(6);
     expect(sim.state.site('default')?.clients).toHaveLength(40);
     expect(JSON.stringify(sim.state)).not.toBe(before);
   });

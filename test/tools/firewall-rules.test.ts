@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfirmationRequiredError, GatewayRejectedError, ResourceNotFoundError } from '../../src/errors.js';
+import {
+  ConfirmationRequiredError,
+  ConflictError,
+  GatewayRejectedError,
+  NotSupportedError,
+  ResourceNotFoundError,
+} from '../../src/errors.js';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import type { FirewallRule } from '../../src/tools/firewall-rule-model.js';
 import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
@@ -7,11 +13,13 @@ import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js
 const N = DEMO_NETWORKS;
 const RULES_ROUTE = '/api/s/default/rest/firewallrule';
 const TELNET = '65b3c8e1f4a9d20c7e5a1104';
+const PLEX = '65b3c8e1f4a9d20c7e5a1105';
 const IOT_TO_LAN = '65b3c8e1f4a9d20c7e5a1102';
-const BELOW_ZONE_BASED =
-  'rule_index 2000 is below 20000: zone-based consoles (Network 9+) refuse it (FirewallRuleIndexOutOfRange); use 20000 or more there';
+const ICMPV6 = '65b3c8e1f4a9d20c7e5a1106';
+const WAN_BLOCKS = 'must be 3000–3999 or 30000–39999 for WAN_IN';
 
-const bot = useTestBot();
+// Traditional rules exist only on a console that was never migrated to the zone-based firewall.
+const bot = useTestBot({ simulator: { firewall: 'legacy' } });
 
 function storedRule(id: string) {
   const rule = bot.site().firewallRules.find((r) => r._id === id);
@@ -25,9 +33,10 @@ describe('list_firewall_rules', () => {
     expect(rules.map((r) => [r.ruleset, r.rule_index, r.name])).toEqual([
       ['LAN_IN', 20000, 'Allow established/related'],
       ['LAN_IN', 20001, 'Block IoT to LAN'],
-      ['WAN_IN', 20003, 'Drop Telnet from WAN'],
-      ['WAN_IN', 20004, 'Allow Plex to NAS'],
-      ['WAN_OUT', 20002, 'Cameras: no internet'],
+      ['WAN_IN', 30000, 'Drop Telnet from WAN'],
+      ['WAN_IN', 30001, 'Allow Plex to NAS'],
+      ['WAN_OUT', 30000, 'Cameras: no internet'],
+      ['WANv6_IN', 30000, 'Allow ICMPv6 echo to LAN'],
     ]);
     expect(rules[1]).toEqual({
       id: IOT_TO_LAN,
@@ -35,10 +44,12 @@ describe('list_firewall_rules', () => {
       action: 'drop',
       ruleset: 'LAN_IN',
       rule_index: 20001,
+      ip_version: 'v4',
       enabled: true,
       protocol: 'all',
       src_address: null,
       dst_address: null,
+      icmp_typename: null,
       port: null,
       src_networkconf_id: N.iot.id,
       src_networkconf_type: 'NETv4',
@@ -53,6 +64,18 @@ describe('list_firewall_rules', () => {
       logging: false,
     });
     expect(rules[2]).toMatchObject({ protocol: 'tcp', port: 23, logging: true, src_networkconf_type: null });
+  });
+
+  it('shows an IPv6 rule from its protocol_v6, *_address_ipv6 and icmpv6_typename fields', async () => {
+    const rules = (await bot.run('list_firewall_rules')) as FirewallRule[];
+    expect(rules.find((r) => r.id === ICMPV6)).toMatchObject({
+      ruleset: 'WANv6_IN',
+      ip_version: 'v6',
+      protocol: 'icmpv6',
+      src_address: null,
+      dst_address: '2001:db8:10::/64',
+      icmp_typename: 'echo-request',
+    });
   });
 
   it('pages with limit and offset (defaults 100 and 0)', async () => {
@@ -75,12 +98,15 @@ describe('list_firewall_rules', () => {
 });
 
 describe('create_firewall_rule', () => {
-  it("sends the spec's defaults in the POST body and warns about the zone-based index range", async () => {
-    const result = (await bot.run('create_firewall_rule', {
-      name: 'Block SSH',
-      action: 'drop',
-      confirm: true,
-    })) as {
+  it('puts a WAN_IN rule given no index after the ruleset’s last rule, in the WAN block, previewed then created', async () => {
+    const args = { name: 'Block', action: 'drop', ruleset: 'WAN_IN' };
+    const preview = (await bot.run('create_firewall_rule', { ...args, dry_run: true })) as {
+      would_create: Record<string, unknown>;
+    };
+    expect(preview.would_create.rule_index).toBe(30002);
+    expect(bot.writes()).toHaveLength(0);
+
+    const result = (await bot.run('create_firewall_rule', { ...args, confirm: true })) as {
       success: boolean;
       rule: FirewallRule;
       warnings: string[];
@@ -88,10 +114,10 @@ describe('create_firewall_rule', () => {
     const posts = bot.writes();
     expect(posts.map((r) => [r.method, r.route])).toEqual([['POST', RULES_ROUTE]]);
     expect(posts[0]?.body).toEqual({
-      name: 'Block SSH',
+      name: 'Block',
       enabled: true,
       ruleset: 'WAN_IN',
-      rule_index: 2000,
+      rule_index: 30002,
       action: 'drop',
       protocol: 'all',
       logging: false,
@@ -101,14 +127,138 @@ describe('create_firewall_rule', () => {
       state_invalid: false,
     });
     expect(result.success).toBe(true);
-    expect(result.rule).toMatchObject({
-      name: 'Block SSH',
+    expect(result.rule).toMatchObject({ name: 'Block', ruleset: 'WAN_IN', rule_index: 30002, enabled: true });
+    expect(result.rule.rule_index).toBeGreaterThanOrEqual(30000);
+    expect(result.rule.rule_index).toBeLessThanOrEqual(39999);
+    expect(result.warnings).toEqual([]);
+    expect(bot.site().firewallRules.some((r) => r._id === result.rule.id)).toBe(true);
+  });
+
+  it('starts an empty ruleset at its family block: LAN 20000, GUEST 40000, and the v6 twins the same', async () => {
+    for (const [ruleset, index] of [
+      ['LAN_OUT', 20000],
+      ['GUEST_IN', 40000],
+      ['GUESTv6_LOCAL', 40000],
+      ['WAN_LOCAL', 30000],
+    ] as const) {
+      const preview = (await bot.run('create_firewall_rule', {
+        name: 'x',
+        action: 'drop',
+        ruleset,
+        dry_run: true,
+      })) as { would_create: { rule_index: number } };
+      expect(preview.would_create.rule_index, ruleset).toBe(index);
+    }
+  });
+
+  it('refuses rule_index=2000 for WAN_IN before sending anything, naming the allowed ranges', async () => {
+    const issues = await validationIssues(bot, 'create_firewall_rule', {
+      name: 'Block',
+      action: 'drop',
       ruleset: 'WAN_IN',
       rule_index: 2000,
-      enabled: true,
+      confirm: true,
     });
-    expect(result.warnings).toEqual([BELOW_ZONE_BASED]);
-    expect(bot.site().firewallRules.some((r) => r._id === result.rule.id)).toBe(true);
+    expect(issues).toEqual([
+      {
+        field: 'rule_index',
+        rule: `${WAN_BLOCKS}: each ruleset family (LAN, WAN, GUEST, and their v6 twins) has its own index block`,
+      },
+    ]);
+    expect(bot.sim.requests).toHaveLength(0);
+  });
+
+  it('refuses an index already used in the ruleset before sending, naming its rule and the next free index', async () => {
+    const error = await rejection(
+      bot.run('create_firewall_rule', {
+        name: 'Block',
+        action: 'drop',
+        ruleset: 'WAN_IN',
+        rule_index: 30000,
+        confirm: true,
+      }),
+    );
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error.message).toBe(
+      `rule_index 30000 is already used in WAN_IN by rule "Drop Telnet from WAN" (${TELNET}); the next free index there is 30002`,
+    );
+    expect(bot.writes()).toHaveLength(0);
+    await expect(
+      bot.run('create_firewall_rule', {
+        name: 'x',
+        action: 'drop',
+        ruleset: 'WAN_IN',
+        rule_index: 30000,
+        dry_run: true,
+      }),
+    ).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('takes an index used only in another ruleset', async () => {
+    await bot.run('create_firewall_rule', {
+      name: 'Local block',
+      action: 'drop',
+      ruleset: 'WAN_LOCAL',
+      rule_index: 30000,
+      confirm: true,
+    });
+    expect(bot.writes()[0]?.body).toMatchObject({ ruleset: 'WAN_LOCAL', rule_index: 30000 });
+  });
+
+  it('sends a LANv6_IN rule with src_address_ipv6 and protocol_v6 instead of the IPv4 fields', async () => {
+    const result = (await bot.run('create_firewall_rule', {
+      name: 'Block a v6 prefix',
+      action: 'drop',
+      ruleset: 'LANv6_IN',
+      src_address: '2001:db8::/64',
+      protocol: 'icmp',
+      confirm: true,
+    })) as { rule: FirewallRule };
+    const body = bot.writes()[0]?.body as Record<string, unknown>;
+    expect(body).toMatchObject({
+      ruleset: 'LANv6_IN',
+      rule_index: 20000,
+      src_address_ipv6: '2001:db8::/64',
+      protocol_v6: 'icmpv6',
+    });
+    expect(body).not.toHaveProperty('src_address');
+    expect(body).not.toHaveProperty('protocol');
+    expect(result.rule).toMatchObject({ ip_version: 'v6', src_address: '2001:db8::/64', protocol: 'icmpv6' });
+    expect(bot.site().firewallRules.find((r) => r._id === result.rule.id)).toMatchObject({
+      src_address_ipv6: '2001:db8::/64',
+    });
+  });
+
+  it('refuses an IPv4 address in an IPv6 ruleset, and an IPv6 one in an IPv4 ruleset, sending nothing', async () => {
+    expect(
+      await validationIssues(bot, 'create_firewall_rule', {
+        name: 'r',
+        action: 'drop',
+        ruleset: 'LANv6_IN',
+        src_address: '10.0.0.0/8',
+        confirm: true,
+      }),
+    ).toEqual([
+      {
+        field: 'src_address',
+        rule: 'must be an IPv6 address or CIDR such as 2001:db8::/64: LANv6_IN is an IPv6 ruleset',
+      },
+    ]);
+    expect(
+      await validationIssues(bot, 'create_firewall_rule', {
+        name: 'r',
+        action: 'drop',
+        ruleset: 'LAN_IN',
+        dst_address: '2001:db8::1',
+        confirm: true,
+      }),
+    ).toEqual([
+      {
+        field: 'dst_address',
+        rule: 'must be an IPv4 address or CIDR such as 10.0.0.0/24: LAN_IN is an IPv4 ruleset (IPv6 rules go in LANv6_IN)',
+      },
+    ]);
+    expect(bot.sim.requests).toHaveLength(0);
   });
 
   it('sends port as the string dst_port, and addresses as given', async () => {
@@ -119,7 +269,7 @@ describe('create_firewall_rule', () => {
       port: '443',
       dst_address: '192.168.1.30',
       src_address: '198.51.100.0/24',
-      rule_index: 20010,
+      rule_index: 30010,
       confirm: true,
     });
     expect(bot.writes()[0]?.body).toMatchObject({
@@ -127,7 +277,7 @@ describe('create_firewall_rule', () => {
       dst_port: '443',
       dst_address: '192.168.1.30',
       src_address: '198.51.100.0/24',
-      rule_index: 20010,
+      rule_index: 30010,
     });
   });
 
@@ -168,7 +318,7 @@ describe('create_firewall_rule', () => {
     const preview = await bot.run('create_firewall_rule', {
       name: 'IoT to Guest',
       action: 'reject',
-      rule_index: 20000,
+      rule_index: 30005,
       src_networkconf_id: 'IoT',
       dst_networkconf_id: 'Guest',
       dry_run: true,
@@ -179,7 +329,7 @@ describe('create_firewall_rule', () => {
         name: 'IoT to Guest',
         enabled: true,
         ruleset: 'WAN_IN',
-        rule_index: 20000,
+        rule_index: 30005,
         action: 'reject',
         protocol: 'all',
         logging: false,
@@ -200,19 +350,6 @@ describe('create_firewall_rule', () => {
     expect(bot.writes()).toHaveLength(0);
   });
 
-  it('warns when the index is already taken in the ruleset', async () => {
-    const preview = (await bot.run('create_firewall_rule', {
-      name: 'x',
-      action: 'drop',
-      ruleset: 'WAN_IN',
-      rule_index: 20003,
-      dry_run: true,
-    })) as { warnings: string[] };
-    expect(preview.warnings).toEqual([
-      'rule "Drop Telnet from WAN" already has index 20003 in WAN_IN; indexes are not renumbered, so their order is undefined',
-    ]);
-  });
-
   it.each([
     [{ protocol: 'icmp', port: 7 }, 'port', 'only applies with protocol tcp or udp (protocol is icmp)'],
     [{ port: 22 }, 'port', 'only applies with protocol tcp or udp (protocol is all)'],
@@ -225,8 +362,22 @@ describe('create_firewall_rule', () => {
       'ruleset',
       'must be a ruleset such as WAN_IN, WAN_OUT, LAN_IN, LAN_OUT, LAN_LOCAL, GUEST_IN',
     ],
-    [{ rule_index: 1999 }, 'rule_index', 'must be a whole number from 2000 to 49999'],
-    [{ rule_index: 50000 }, 'rule_index', 'must be a whole number from 2000 to 49999'],
+    [
+      { rule_index: 1999 },
+      'rule_index',
+      expect.stringMatching(/^must be 3000–3999 or 30000–39999 for WAN_IN:/),
+    ],
+    [
+      { rule_index: 50000 },
+      'rule_index',
+      expect.stringMatching(/^must be 3000–3999 or 30000–39999 for WAN_IN:/),
+    ],
+    [
+      { ruleset: 'GUEST_IN', rule_index: 20000 },
+      'rule_index',
+      expect.stringMatching(/^must be 4000–4999 or 40000–49999 for GUEST_IN:/),
+    ],
+    [{ rule_index: 30000.5 }, 'rule_index', 'must be a whole number'],
     [{ src_address: '10.0.0.300' }, 'src_address', 'must be an IPv4 address or CIDR such as 10.0.0.0/24'],
     [{ dst_address: '10.0.0.0/33' }, 'dst_address', 'must be an IPv4 address or CIDR such as 10.0.0.0/24'],
     [
@@ -265,13 +416,22 @@ describe('create_firewall_rule', () => {
     expect(bot.writes()).toHaveLength(0);
   });
 
-  it("passes the controller's index refusal through as a sentence mentioning 20000", async () => {
+  it("passes a controller's index refusal through as a sentence naming the ruleset's block", async () => {
+    bot.sim.injectFault({
+      kind: 'status',
+      method: 'POST',
+      route: 'rest/firewallrule',
+      status: 400,
+      body: { meta: { rc: 'error', msg: 'api.err.FirewallRuleIndexOutOfRange' }, data: [] },
+    });
     const error = await rejection(
       bot.run('create_firewall_rule', { name: 'r', action: 'drop', rule_index: 3000, confirm: true }),
     );
     expect(error).toBeInstanceOf(GatewayRejectedError);
     expect((error as GatewayRejectedError).controllerCode).toBe('api.err.FirewallRuleIndexOutOfRange');
-    expect(error.message).toContain('rule_index ≥ 20000');
+    expect(error.message).toContain(
+      "rule_index 3000 is outside WAN_IN's block: WAN rulesets take 3000–3999 or 30000–39999",
+    );
   });
 
   it('sends nothing at all without confirm', async () => {
@@ -360,12 +520,12 @@ describe('update_firewall_rule', () => {
     [{ protocol: 'icmp', port: 22 }, 'port', 'only applies with protocol tcp or udp (protocol is icmp)'],
     [{ action: 'deny' }, 'action', 'must be one of accept, drop, reject'],
     [{ port: 70000 }, 'port', 'must be a whole number from 1 to 65535'],
-    [{ dst_address: 'nas' }, 'dst_address', 'must be an IPv4 address or CIDR such as 10.0.0.0/24'],
     [
-      { rule_index: 20000 },
-      'rule_index',
-      expect.stringMatching(/^is not an argument of update_firewall_rule/),
+      { dst_address: 'nas' },
+      'dst_address',
+      'must be an IPv4 or IPv6 address or CIDR such as 10.0.0.0/24 or 2001:db8::/64',
     ],
+    [{ rule_index: 'first' }, 'rule_index', 'must be a whole number'],
   ])('refuses %o naming %s, with no request sent', async (bad, field, rule) => {
     expect(
       await validationIssues(bot, 'update_firewall_rule', { rule_id: TELNET, ...bad, confirm: true }),
@@ -388,6 +548,71 @@ describe('update_firewall_rule', () => {
       ConfirmationRequiredError,
     );
     expect(bot.sim.requests).toHaveLength(0);
+  });
+});
+
+describe('update_firewall_rule: index and IPv6', () => {
+  it('moves a rule to a free index of its ruleset', async () => {
+    const result = await bot.run('update_firewall_rule', { rule_id: PLEX, rule_index: 30005, confirm: true });
+    expect(bot.writes()[0]?.body).toMatchObject({ rule_index: 30005, name: 'Allow Plex to NAS' });
+    expect(result).toMatchObject({ changes: { rule_index: { from: 30001, to: 30005 } } });
+  });
+
+  it('refuses an index another rule of the ruleset holds, naming it and the next free one', async () => {
+    const error = await rejection(
+      bot.run('update_firewall_rule', { rule_id: PLEX, rule_index: 30000, confirm: true }),
+    );
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error.message).toBe(
+      `rule_index 30000 is already used in WAN_IN by rule "Drop Telnet from WAN" (${TELNET}); the next free index there is 30001`,
+    );
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('refuses an index outside the rule’s ruleset block, after reading but before writing', async () => {
+    expect(
+      await validationIssues(bot, 'update_firewall_rule', { rule_id: PLEX, rule_index: 2000, confirm: true }),
+    ).toEqual([{ field: 'rule_index', rule: expect.stringMatching(new RegExp(`^${WAN_BLOCKS}`)) }]);
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('keeps its own index as no change', async () => {
+    const result = await bot.run('update_firewall_rule', { rule_id: PLEX, rule_index: 30001, confirm: true });
+    expect(result).toMatchObject({ changes: {} });
+    expect(bot.writes()).toHaveLength(0);
+  });
+
+  it('writes an IPv6 rule’s address to *_address_ipv6 and its protocol to protocol_v6', async () => {
+    const result = await bot.run('update_firewall_rule', {
+      rule_id: ICMPV6,
+      src_address: '2001:db8:99::/48',
+      protocol: 'tcp',
+      confirm: true,
+    });
+    const body = bot.writes()[0]?.body as Record<string, unknown>;
+    expect(body).toMatchObject({ src_address_ipv6: '2001:db8:99::/48', protocol_v6: 'tcp' });
+    expect(result).toMatchObject({
+      changes: {
+        src_address_ipv6: { from: '', to: '2001:db8:99::/48' },
+        protocol_v6: { from: 'icmpv6', to: 'tcp' },
+      },
+    });
+  });
+
+  it('refuses an IPv4 address for an IPv6 rule, naming the field', async () => {
+    expect(
+      await validationIssues(bot, 'update_firewall_rule', {
+        rule_id: ICMPV6,
+        dst_address: '10.0.0.1',
+        confirm: true,
+      }),
+    ).toEqual([
+      {
+        field: 'dst_address',
+        rule: 'must be an IPv6 address or CIDR such as 2001:db8::/64: WANv6_IN is an IPv6 ruleset',
+      },
+    ]);
+    expect(bot.writes()).toHaveLength(0);
   });
 });
 
@@ -433,4 +658,27 @@ describe('delete_firewall_rule', () => {
     );
     expect(bot.sim.requests).toHaveLength(0);
   });
+});
+
+describe('on a console with the zone-based firewall', () => {
+  const zoneBased = useTestBot();
+
+  it.each([
+    ['list_firewall_rules', {}],
+    ['create_firewall_rule', { name: 'Block', action: 'drop', ruleset: 'WAN_IN', confirm: true }],
+    ['update_firewall_rule', { rule_id: TELNET, enabled: false, confirm: true }],
+    ['delete_firewall_rule', { rule_id: TELNET, dry_run: true }],
+  ])(
+    '%s refuses, naming the zone-based firewall and the policy tools, and sends nothing',
+    async (tool, args) => {
+      const error = await rejection(zoneBased.run(tool, args));
+      expect(error).toBeInstanceOf(NotSupportedError);
+      expect(error.message).toContain('site default uses the zone-based firewall');
+      expect(error.message).toContain(
+        'list_firewall_policies, get_firewall_policy, create_firewall_policy, update_firewall_policy, delete_firewall_policy',
+      );
+      expect(zoneBased.writes()).toHaveLength(0);
+      expect(zoneBased.sim.requests.some((r) => r.route.includes('/rest/firewallrule'))).toBe(false);
+    },
+  );
 });

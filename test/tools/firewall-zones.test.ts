@@ -666,3 +666,28 @@ describe('cloud mode', () => {
     }
   });
 });
+
+describe('on a console with the traditional (legacy) firewall', () => {
+  const legacy = useTestBot({ simulator: { firewall: 'legacy' } });
+
+  it.each([
+    ['list_firewall_zones', {}],
+    ['create_firewall_zone', { name: 'Lab', confirm: true }],
+    ['update_firewall_zone', { firewall_zone_id: 'Dmz', name: 'X', dry_run: true }],
+    ['delete_firewall_zone', { zone_id: 'Dmz', confirm: true }],
+    ['assign_network_to_zone', { zone_id: 'Dmz', network_id: 'IoT', confirm: true }],
+    ['unassign_network_from_zone', { zone_id: 'Dmz', network_id: 'IoT', confirm: true }],
+    ['get_zone_networks', { zone_id: 'Dmz' }],
+  ])(
+    '%s says the console has no zones, names the rule tools, and asks the zone API nothing',
+    async (tool, args) => {
+      const error = await rejection(legacy.run(tool, args));
+      expect(error).toBeInstanceOf(NotSupportedError);
+      expect(error.message).toContain('site default uses the traditional firewall');
+      expect(error.message).toContain('it has no firewall zones and no firewall policies');
+      expect(error.message).toContain('list_firewall_rules, create_firewall_rule');
+      expect(legacy.sim.requests.some((r) => r.route.includes('/firewall/zones'))).toBe(false);
+      expect(legacy.writes()).toHaveLength(0);
+    },
+  );
+});

@@ -208,8 +208,17 @@ describe('ToolRegistry', () => {
 describe('the registered tools', () => {
   const registry = createRegistry('default');
 
-  it('are the 40 tools of the spec', () => {
-    expect(registry.list()).toHaveLength(40);
+  it('are the 40 tools of the spec and the 5 zone-based firewall policy tools', () => {
+    expect(registry.list()).toHaveLength(45);
+    expect(
+      registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
+    ).toEqual([
+      'list_firewall_policies',
+      'get_firewall_policy',
+      'create_firewall_policy',
+      'update_firewall_policy',
+      'delete_firewall_policy',
+    ]);
   });
 
   it('give every write confirm and dry_run (approvals preview every write), and no read either', () => {

@@ -151,15 +151,25 @@ export const networkconf: ClassicCollection<NetworkConf> = {
   },
 };
 
-/** `rest/firewallrule`: legacy firewall rules. */
+/**
+ * `rest/firewallrule`: legacy firewall rules. A zone-based site lists none and refuses every new
+ * one with FirewallRuleIndexOutOfRange, whatever its index (what migrated consoles answer).
+ */
 export const firewallrule: ClassicCollection<FirewallRule> = {
   name: 'firewallrule',
   items: (site) => site.firewallRules,
   create(state, site, body) {
+    if (site.firewall === 'zone-based') {
+      throw new SimError(
+        400,
+        'api.err.FirewallRuleIndexOutOfRange',
+        'this site uses the zone-based firewall: traditional rules cannot be created',
+      );
+    }
     // Checked before defaults are filled, so a networkconf id sent without its type is caught.
-    validateFirewallRule(body);
+    validateFirewallRule(body, site.firewallRules);
     return {
-      ...newFirewallRuleDefaults(site._id),
+      ...newFirewallRuleDefaults(site._id, body.ruleset),
       ...body,
       name: String(body.name),
       ruleset: String(body.ruleset),
@@ -169,9 +179,12 @@ export const firewallrule: ClassicCollection<FirewallRule> = {
       site_id: site._id,
     };
   },
-  update(_site, existing, body) {
+  update(site, existing, body) {
     const merged: FirewallRule = { ...existing, ...body };
-    validateFirewallRule(merged);
+    validateFirewallRule(
+      merged,
+      site.firewallRules.filter((rule) => rule !== existing),
+    );
     return merged;
   },
 };

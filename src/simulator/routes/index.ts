@@ -8,6 +8,7 @@ import { registerIntegrationCore } from './integration-core.js';
 import { trafficMatchingLists } from './integration-lists.js';
 import { firewallZones } from './integration-zones.js';
 import { registerV2 } from './v2.js';
+import { registerV2Firewall } from './v2-firewall.js';
 
 /** The Network application's routes, one router per API family (paths without the deployment prefix). */
 export interface NetworkRouters {
@@ -28,6 +29,7 @@ export function networkRouters(): NetworkRouters {
 
   const v2 = new Router<Handler>();
   registerV2(v2);
+  registerV2Firewall(v2);
 
   const integration = new Router<Handler>();
   registerIntegrationCore(integration);

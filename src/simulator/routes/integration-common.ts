@@ -64,6 +64,8 @@ export interface IntegrationResource<T extends { id: string }> {
   replace(ctx: RequestContext, site: SiteState, existing: T): T;
   /** Checks the delete is allowed and removes `existing`. */
   remove(site: SiteState, existing: T): void;
+  /** Refuses every route of the resource on a site that lacks the feature (zones on a legacy firewall). */
+  guard?(site: SiteState): void;
 }
 
 /** Registers list, get, create (201), replace (200) and delete (200, empty body) for a resource. */
@@ -72,6 +74,11 @@ export function registerIntegrationCrud<T extends { id: string }>(
   resource: IntegrationResource<T>,
 ): void {
   const base = `/integration/v1/sites/:siteId/${resource.path}`;
+  const guarded = (handler: Parameters<typeof uuidSite>[0]) =>
+    uuidSite((ctx, site) => {
+      resource.guard?.(site);
+      return handler(ctx, site);
+    });
   const find = (ctx: RequestContext, site: SiteState): T => {
     const id = param(ctx, 'id');
     const item = resource.items(site).find((candidate) => candidate.id === id);
@@ -82,7 +89,7 @@ export function registerIntegrationCrud<T extends { id: string }>(
     .on(
       'GET',
       base,
-      uuidSite((ctx, site) =>
+      guarded((ctx, site) =>
         listPage(
           ctx,
           resource.items(site).map((item) => resource.view(site, item)),
@@ -92,22 +99,22 @@ export function registerIntegrationCrud<T extends { id: string }>(
     .on(
       'POST',
       base,
-      uuidSite((ctx, site) => json(resource.view(site, resource.create(ctx, site)), 201)),
+      guarded((ctx, site) => json(resource.view(site, resource.create(ctx, site)), 201)),
     )
     .on(
       'GET',
       `${base}/:id`,
-      uuidSite((ctx, site) => json(resource.view(site, find(ctx, site)))),
+      guarded((ctx, site) => json(resource.view(site, find(ctx, site)))),
     )
     .on(
       'PUT',
       `${base}/:id`,
-      uuidSite((ctx, site) => json(resource.view(site, resource.replace(ctx, site, find(ctx, site))))),
+      guarded((ctx, site) => json(resource.view(site, resource.replace(ctx, site, find(ctx, site))))),
     )
     .on(
       'DELETE',
       `${base}/:id`,
-      uuidSite((ctx, site) => {
+      guarded((ctx, site) => {
         resource.remove(site, find(ctx, site));
         return { status: 200 };
       }),

@@ -18,6 +18,8 @@ export const ZONE_CODES = {
   notConfigurable: 'api.firewall-zone.not-configurable',
   nameNotEditable: 'api.firewall-zone.name-not-editable',
   systemDefined: 'api.firewall-zone.system-defined',
+  /** Observed on a legacy-firewall console (enuno/unifi-mcp-server PR #134, Network 10.5.67). */
+  notConfigured: 'api.firewall.zone-based-firewall-not-configured',
 } as const;
 
 // Both fields required on POST and PUT (PUT is a full replace); no `description` exists.
@@ -66,6 +68,8 @@ export const firewallZones: IntegrationResource<FirewallZone> = {
     checkNetworks(site, body.networkIds);
     const zone: FirewallZone = {
       id: ctx.state.newUuid(),
+      _id: ctx.state.newObjectId(),
+      zone_key: null,
       name: body.name,
       networkIds: body.networkIds,
       metadata: { origin: 'USER_DEFINED' },
@@ -92,5 +96,14 @@ export const firewallZones: IntegrationResource<FirewallZone> = {
       throw badRequest(`System zone ${existing.name} cannot be deleted`, ZONE_CODES.systemDefined);
     }
     removeFrom(site.zones, existing);
+    // Policies between a deleted zone and another go with it (a simulator choice; not captured).
+    site.firewallPolicies = site.firewallPolicies.filter(
+      (policy) => policy.source.zone_id !== existing._id && policy.destination.zone_id !== existing._id,
+    );
+  },
+  guard(site) {
+    if (site.firewall === 'legacy') {
+      throw badRequest('Zone-based firewall is not configured for this site', ZONE_CODES.notConfigured);
+    }
   },
 };

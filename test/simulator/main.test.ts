@@ -1,0 +1,61 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+const MAIN = join(process.cwd(), 'src', 'simulator', 'main.ts');
+
+function start(args: string[]): ChildProcess {
+  return spawn(TSX, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Resolves with the first stdout line that matches, or everything printed when the process ends. */
+function waitFor(
+  child: ChildProcess,
+  pattern: RegExp,
+): Promise<{ match?: RegExpMatchArray; out: string; err: string }> {
+  return new Promise((resolve) => {
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = out.match(pattern);
+      if (match) resolve({ match, out, err });
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on('close', () => resolve({ out, err }));
+  });
+}
+
+describe('npm run simulator', () => {
+  it('runs the legacy firewall with --firewall=legacy and says so', async () => {
+    const child = start(['--port', '0', '--firewall=legacy']);
+    const exit = new Promise((resolve) => child.on('close', resolve));
+    try {
+      const { match } = await waitFor(child, /\(unifi-os, legacy firewall\) listening on (http:\/\/\S+)/);
+      const url = match?.[1];
+      expect(url).toBeDefined();
+      const answer = await fetch(`${url}/proxy/network/v2/api/site/default/site-feature-migration`, {
+        headers: { 'X-API-KEY': 'sim-demo-key-0000' },
+      });
+      expect(await answer.json()).toEqual([]);
+    } finally {
+      child.kill('SIGTERM');
+      await exit;
+    }
+  }, 30_000);
+
+  it('refuses an unknown firewall with the usage line and exit code 2', async () => {
+    const child = start(['--firewall', 'zones']);
+    const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { err } = await waitFor(child, /(?!)/);
+    expect(await exit).toBe(2);
+    expect(err).toContain('--firewall must be zone-based or legacy');
+    expect(err).toContain('[--firewall zone-based|legacy]');
+  }, 30_000);
+});
