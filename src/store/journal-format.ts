@@ -144,11 +144,22 @@ export class ChainChecker {
     return this.events;
   }
 
-  private fail(line: number, reason: string): void {
-    this.failure = { ok: false, line, reason };
+  private checkOne(text: string, next: string | undefined): void {
+    const verdict = this.judge(text, next);
+    if ('reason' in verdict) {
+      this.failure = { ok: false, ...verdict };
+      return;
+    }
+    if (this.keep) this.events.push(verdict.event);
+    this.count += 1;
+    this.head = sha256Hex(text);
   }
 
-  private checkOne(text: string, next: string | undefined): void {
+  /** The event at the next position, or what is wrong with it (and where). */
+  private judge(
+    text: string,
+    next: string | undefined,
+  ): { event: JournalEvent } | { line: number; reason: string } {
     const number = this.count + 1;
     const unit = this.unit;
     const aUnit = unit === 'entry' ? 'an entry' : 'a line';
@@ -156,38 +167,36 @@ export class ChainChecker {
     try {
       raw = JSON.parse(text);
     } catch {
-      return this.fail(number, 'not valid JSON');
+      return { line: number, reason: 'not valid JSON' };
     }
     const chain = chainSchema.safeParse(raw);
     const entry = entrySchema.safeParse(raw);
     if (!chain.success || !entry.success) {
       const issue = (chain.error ?? entry.error)?.issues[0];
       const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-      return this.fail(number, `not a journal event (${where}${issue?.message ?? 'invalid'})`);
+      return { line: number, reason: `not a journal event (${where}${issue?.message ?? 'invalid'})` };
     }
     if (chain.data.seq !== number) {
-      return this.fail(
-        number,
-        `seq is ${chain.data.seq} where ${number} was expected: ${aUnit} was removed or inserted before it`,
-      );
+      return {
+        line: number,
+        reason: `seq is ${chain.data.seq} where ${number} was expected: ${aUnit} was removed or inserted before it`,
+      };
     }
     if (chain.data.prev !== this.head) {
       // If this event is intact (the next one's prev is its hash), the one before it was edited.
       if (number > 1 && next !== undefined && prevOf(next) === sha256Hex(text)) {
-        return this.fail(
-          number - 1,
-          `its SHA-256 no longer matches the prev recorded on ${unit} ${number}: the ${unit} was changed`,
-        );
+        return {
+          line: number - 1,
+          reason: `its SHA-256 no longer matches the prev recorded on ${unit} ${number}: the ${unit} was changed`,
+        };
       }
-      if (number === 1) return this.fail(1, 'prev is not the genesis value (64 zeros)');
-      return this.fail(
-        number,
-        `prev is not the SHA-256 of ${unit} ${number - 1}: ${unit} ${number - 1} or this ${unit} was changed`,
-      );
+      if (number === 1) return { line: 1, reason: 'prev is not the genesis value (64 zeros)' };
+      return {
+        line: number,
+        reason: `prev is not the SHA-256 of ${unit} ${number - 1}: ${unit} ${number - 1} or this ${unit} was changed`,
+      };
     }
-    if (this.keep) this.events.push({ ...entry.data, ...chain.data });
-    this.count = number;
-    this.head = sha256Hex(text);
+    return { event: { ...entry.data, ...chain.data } };
   }
 }
 
