@@ -94,6 +94,7 @@ describe('request verification', () => {
       status: 'ok',
       front_end: 'slack',
       mode: 'http',
+      store: { kind: 'file', ok: true },
       pending_changes: 0,
     });
   });
