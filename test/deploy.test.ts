@@ -41,7 +41,7 @@ describe('deploy/compose.yaml', () => {
 
 describe('deploy/kubernetes.yaml', () => {
   const docs = parseAllDocuments(read('deploy/kubernetes.yaml')).map((d) => d.toJS() as Doc);
-  const byKind = (kind: string) => docs.find((d) => d.kind === kind) as Doc & Record<string, never>;
+  const byKind = (kind: string): unknown => docs.find((d) => d.kind === kind);
   const secret = byKind('Secret') as { metadata: { name: string }; stringData: Record<string, string> };
   const deployment = byKind('Deployment') as {
     spec: {

@@ -323,7 +323,8 @@ export class Approvals {
       const failed = await this.recordOutcome(
         request,
         { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
-        ['approved'],
+        // Not run either way; if a sweep already called it unknown, this is the truth.
+        ['approved', 'unknown'],
       );
       return { kind: 'failed', request: failed, error: summary };
     }
@@ -345,7 +346,7 @@ export class Approvals {
       const failed = await this.recordOutcome(
         request,
         { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
-        ['approved', 'executing'],
+        ['approved', 'executing', 'unknown'],
       );
       return { kind: 'failed', request: failed, error: summary };
     }
