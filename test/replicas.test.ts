@@ -164,7 +164,7 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     const { id, ts } = await propose(a, 'create_network name=RepKill vlan_id=63 subnet=10.63.0.0/24');
     const before = networkPosts().length;
     // Hold the controller write long enough to kill the replica while it waits for the answer.
-    sim.injectFault({ kind: 'latency', ms: 3_000, method: 'POST', route: 'rest/networkconf' });
+    sim.injectFault({ kind: 'latency', ms: 1_500, method: 'POST', route: 'rest/networkconf' });
 
     await a.click('approve', id, 'U2', slack.responseUrl());
     await slack.waitFor(() => networkPosts().length > before, 10_000);
@@ -177,8 +177,9 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     const retry = slack.responseUrl();
     await b.click('approve', id, 'U3', retry);
     await slack.waitFor(() => slack.responses.some((r) => retry.endsWith(r.path)));
-    // Past the held write's latency: whatever A sent has landed, and nothing else was sent.
-    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    // The write A sent lands after its latency (the controller never heard A die); nothing else is sent.
+    await slack.waitFor(() => sim.state.findNetworkByName('default', 'RepKill') !== undefined, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
 
     expect(whileLeaseHolds).toBe('executing');
     expect(networkPosts()).toHaveLength(before + 1);
