@@ -108,6 +108,30 @@ async function auditVerify(): Promise<{ code: number; stdout: string }> {
   );
 }
 
+describe('the console beside the replicas', () => {
+  it('keeps bot data (a zone description) in the shared database, not in DATA_DIR', async () => {
+    const run = await promisify(execFile)(
+      process.execPath,
+      ['dist/main.js', 'create_firewall_zone', 'name=Benches', 'description=Test benches', '--yes', '--json'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          GATEWAY_URL: sim.url,
+          GATEWAY_API_KEY: sim.apiKey,
+          DATABASE_URL: db.url,
+        },
+      },
+    );
+    const zone = (JSON.parse(run.stdout) as { zone: { id: string; description: string } }).zone;
+    const kept = await db.query('SELECT value FROM netops_bot_data WHERE key = $1', [
+      `zone-description:default:${zone.id}`,
+    ]);
+
+    expect(zone.description).toBe('Test benches');
+    expect(kept.rows).toEqual([{ value: 'Test benches' }]);
+  }, 20_000);
+});
+
 describe('two replicas of the built bot on one PostgreSQL', () => {
   it('migrate the empty database once when they start together', async () => {
     const applied = [...a.logs, ...b.logs].filter((l) => l.msg === 'applied database migration');

@@ -72,9 +72,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   const startedAt = Date.now();
   // A replica whose store does not answer is not ready: the load balancer sends clicks elsewhere.
   const healthBody = async () => {
-    const store = await options
-      .storeHealth()
-      .catch((error: unknown): StoreHealth => ({ kind: 'file', ok: false, error: String(error) }));
+    const store = await options.storeHealth();
     const pending = store.ok ? await approvals.count({ state: 'pending' }).catch(() => undefined) : undefined;
     const ready = store.ok && pending !== undefined;
     const body = {
@@ -91,10 +89,17 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     path: '/healthz',
     method: ['GET'],
     handler: (_req: unknown, res: import('node:http').ServerResponse) => {
-      void healthBody().then(({ ready, body }) => {
-        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      });
+      void healthBody().then(
+        ({ ready, body }) => {
+          res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(body));
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'health check failed');
+          res.writeHead(503, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ status: 'unavailable', front_end: 'slack' }));
+        },
+      );
     },
   };
   const app = new App({
