@@ -2,6 +2,9 @@
 // Dockerfile runs it) on one PostgreSQL database, one controller (the simulator) and one fake
 // Slack, in HTTP mode with signed requests.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../src/simulator/index.js';
@@ -110,6 +113,7 @@ async function auditVerify(): Promise<{ code: number; stdout: string }> {
 
 describe('the console beside the replicas', () => {
   it('keeps bot data (a zone description) in the shared database, not in DATA_DIR', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-console-'));
     const run = await promisify(execFile)(
       process.execPath,
       ['dist/main.js', 'create_firewall_zone', 'name=Benches', 'description=Test benches', '--yes', '--json'],
@@ -119,6 +123,7 @@ describe('the console beside the replicas', () => {
           GATEWAY_URL: sim.url,
           GATEWAY_API_KEY: sim.apiKey,
           DATABASE_URL: db.url,
+          DATA_DIR: dataDir,
         },
       },
     );
@@ -129,6 +134,7 @@ describe('the console beside the replicas', () => {
 
     expect(zone.description).toBe('Test benches');
     expect(kept.rows).toEqual([{ value: 'Test benches' }]);
+    expect(readdirSync(dataDir)).toEqual([]);
   }, 20_000);
 });
 
