@@ -1,13 +1,13 @@
-import { join } from 'node:path';
 import { webApi } from '@slack/bolt';
 import { Approvals } from './approvals/approvals.js';
 import { ApprovalPolicy } from './approvals/policy.js';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
-import { JsonFileStore, type KeyValueStore } from './lib/json-file-store.js';
 import type { Logger } from './log.js';
 import { createSlackFrontEnd, type SlackFrontEnd, slackClientOptions } from './slack/slack-app.js';
 import { SlackUserGroups } from './slack/user-groups.js';
+import { FileStore } from './store/file/file-store.js';
+import type { Store } from './store/types.js';
 import type { ToolContext } from './tools/define-tool.js';
 import { createRegistry } from './tools/index.js';
 import type { ToolRegistry } from './tools/registry.js';
@@ -17,8 +17,11 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   gateway: Gateway;
-  /** Bot-kept data; defaults to `DATA_DIR/bot-data.json`. */
-  store?: KeyValueStore;
+  /**
+   * Where change requests, the journal and bot data live, already opened (`openStore`, which
+   * main.ts awaits). Defaults to the file store in DATA_DIR. `close()` closes it.
+   */
+  store?: Store;
   /** Clock for approval expiry (ms since the epoch). */
   now?: () => number;
   /** How often expired change requests are swept [15 s]. */
@@ -35,6 +38,7 @@ export interface App {
   context: ToolContext;
   approvals?: Approvals;
   slack?: SlackFrontEnd;
+  store: Store;
   close(): Promise<void>;
 }
 
@@ -42,22 +46,29 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const { config, logger } = deps;
   const registry = createRegistry(config.defaultSite);
-  const store = deps.store ?? new JsonFileStore(join(config.dataDir, 'bot-data.json'));
-  const context: ToolContext = { gateway: deps.gateway, logger, store };
-  const slackParts = config.slack.botToken ? buildSlack(deps, registry, context) : undefined;
+  const store = deps.store ?? new FileStore(config.dataDir);
+  const context: ToolContext = { gateway: deps.gateway, logger, store: store.data };
+  let slackParts: ReturnType<typeof buildSlack> | undefined;
+  try {
+    slackParts = config.slack.botToken ? buildSlack(deps, store, registry, context) : undefined;
+  } catch (error) {
+    void store.close();
+    throw error;
+  }
   return {
     registry,
     context,
+    store,
     ...(slackParts ?? {}),
     async close() {
       await slackParts?.slack.stop();
-      slackParts?.approvals.close();
+      await store.close();
       await deps.gateway.close();
     },
   };
 }
 
-function buildSlack(deps: AppDeps, registry: ToolRegistry, context: ToolContext) {
+function buildSlack(deps: AppDeps, store: Store, registry: ToolRegistry, context: ToolContext) {
   const { config, logger } = deps;
   const token = config.slack.botToken ?? '';
   const groups = new SlackUserGroups(new webApi.WebClient(token, slackClientOptions(config)), logger);
@@ -69,8 +80,8 @@ function buildSlack(deps: AppDeps, registry: ToolRegistry, context: ToolContext)
     groupMembers: (groupId) => groups.members(groupId),
     logger,
   });
-  const approvals = Approvals.open({
-    dataDir: config.dataDir,
+  const approvals = new Approvals({
+    store: store.changes(),
     registry,
     context,
     policy,
@@ -84,6 +95,7 @@ function buildSlack(deps: AppDeps, registry: ToolRegistry, context: ToolContext)
     registry,
     context,
     approvals,
+    storeHealth: () => store.health(),
     ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
   });
   if (config.approvals.approvers.length === 0) {

@@ -80,6 +80,80 @@ const httpUrl = z.preprocess(
     .optional(),
 );
 
+const readableFile = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .trim()
+    .refine((p) => existsSync(p), { message: 'must name a readable file' })
+    .optional(),
+);
+
+/** DATABASE_SSL: TLS to PostgreSQL, with the server's certificate verified or not, or no TLS. */
+export type DatabaseSsl = 'verify' | 'no-verify' | 'off';
+
+const DATABASE_SSL_VALUES: Record<string, DatabaseSsl> = {
+  true: 'verify',
+  on: 'verify',
+  require: 'verify',
+  'verify-full': 'verify',
+  'no-verify': 'no-verify',
+  false: 'off',
+  off: 'off',
+  disable: 'off',
+};
+
+// Shared by the bot's whole configuration and by the store tools (audit:verify, store:import),
+// which read only these variables.
+const storeShape = {
+  DATA_DIR: z.preprocess(blankToUndefined, z.string().default('./data')),
+  DATABASE_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      // Never echo the value: it usually carries a password.
+      .refine(
+        (v) => {
+          try {
+            return ['postgres:', 'postgresql:'].includes(new URL(v).protocol);
+          } catch {
+            return false;
+          }
+        },
+        { message: 'must be a postgres:// or postgresql:// URL' },
+      )
+      .optional(),
+  ),
+  DATABASE_SSL: z.preprocess(
+    (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
+    z
+      .string()
+      .refine((v) => v in DATABASE_SSL_VALUES, {
+        message: 'must be true (TLS, certificate verified), no-verify (TLS, not verified) or false',
+      })
+      .transform((v) => DATABASE_SSL_VALUES[v] as DatabaseSsl)
+      .optional(),
+  ),
+  DATABASE_CA_FILE: readableFile,
+  REPLICA_LEASE_SECONDS: integer(2, 600, 30),
+};
+
+type StoreEnv = z.output<z.ZodObject<typeof storeShape>>;
+
+function storeRules(env: StoreEnv, ctx: z.RefinementCtx): void {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (!env.DATABASE_URL) {
+    if (env.DATABASE_SSL) issue('DATABASE_SSL', 'is used only with DATABASE_URL');
+    if (env.DATABASE_CA_FILE) issue('DATABASE_CA_FILE', 'is used only with DATABASE_URL');
+  } else if (env.DATABASE_CA_FILE && env.DATABASE_SSL && env.DATABASE_SSL !== 'verify') {
+    issue(
+      'DATABASE_CA_FILE',
+      'verifies the server certificate, so DATABASE_SSL must be true (or unset) with it',
+    );
+  }
+}
+
 const envSchema = z
   .object({
     SLACK_BOT_TOKEN: z.preprocess(
@@ -110,14 +184,7 @@ const envSchema = z
     GATEWAY_USERNAME: optionalString,
     GATEWAY_PASSWORD: z.preprocess(blankToUndefined, z.string().optional()),
     GATEWAY_VERIFY_TLS: booleanFlag(true),
-    GATEWAY_CA_FILE: z.preprocess(
-      blankToUndefined,
-      z
-        .string()
-        .trim()
-        .refine((p) => existsSync(p), { message: 'must name a readable file' })
-        .optional(),
-    ),
+    GATEWAY_CA_FILE: readableFile,
     GATEWAY_CONSOLE_ID: optionalString,
     GATEWAY_TIMEOUT_MS: integer(100, 120_000, 10_000),
     DEFAULT_SITE: z.preprocess(
@@ -133,7 +200,7 @@ const envSchema = z
     REQUESTERS: idList(/^[UWS][A-Z0-9]{2,}$/, 'Slack user ids (U…) and user-group ids (S…)'),
     WRITE_CHANNELS: idList(/^[CGD][A-Z0-9]{2,}$/, 'Slack channel ids (C…, G…)'),
     APPROVAL_TTL_SECONDS: integer(30, 604_800, 900),
-    DATA_DIR: z.preprocess(blankToUndefined, z.string().default('./data')),
+    ...storeShape,
     AUDIT_CHANNEL: z.preprocess(
       blankToUndefined,
       z
@@ -152,6 +219,7 @@ const envSchema = z
     ),
   })
   .superRefine((env, ctx) => {
+    storeRules(env, ctx);
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
       issue('SLACK_SIGNING_SECRET', 'is required in HTTP mode (SLACK_BOT_TOKEN set, SLACK_APP_TOKEN unset)');
@@ -171,6 +239,24 @@ const envSchema = z
       issue('GATEWAY_API_KEY', 'is required with GATEWAY_URL (or set GATEWAY_USERNAME and GATEWAY_PASSWORD)');
     }
   });
+
+/** PostgreSQL as the shared store (DATABASE_URL and its TLS settings). */
+export interface DatabaseConfig {
+  /** postgres://user:password@host:5432/db — a secret: never log it. */
+  url: string;
+  /** Unset: whatever the URL says (sslmode=…). */
+  ssl?: DatabaseSsl;
+  caFile?: string;
+}
+
+/** Where the bot keeps change requests, the journal and bot data. */
+export interface StoreConfig {
+  dataDir: string;
+  /** Set: PostgreSQL, shared by several replicas. Unset: files under dataDir, one process. */
+  database?: DatabaseConfig;
+  /** A replica that has not renewed its lease for this long is presumed dead (its runs become unknown). */
+  replicaLeaseSeconds: number;
+}
 
 /** The whole runtime configuration, parsed once from the environment. */
 export interface Config {
@@ -205,6 +291,7 @@ export interface Config {
   dataDir: string;
   /** The built-in simulator (used when no controller is configured). */
   simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number] };
+  store: StoreConfig;
   logLevel: LogLevel;
   /** True when LOG_LEVEL was set explicitly (the console quietens logs otherwise). */
   logLevelExplicit: boolean;
@@ -226,16 +313,43 @@ function columnsOf(value: string | undefined): number | undefined {
   return columns > 0 ? columns : undefined;
 }
 
+function configError(error: z.ZodError): ConfigError {
+  const issues: FieldIssue[] = error.issues.map((i) => ({
+    field: String(i.path[0] ?? 'environment'),
+    rule: i.message,
+  }));
+  return new ConfigError(issues);
+}
+
+function storeConfig(e: StoreEnv): StoreConfig {
+  return {
+    dataDir: resolve(e.DATA_DIR),
+    ...(e.DATABASE_URL
+      ? {
+          database: {
+            url: e.DATABASE_URL,
+            ...(e.DATABASE_SSL ? { ssl: e.DATABASE_SSL } : {}),
+            ...(e.DATABASE_CA_FILE ? { caFile: e.DATABASE_CA_FILE } : {}),
+          },
+        }
+      : {}),
+    replicaLeaseSeconds: e.REPLICA_LEASE_SECONDS,
+  };
+}
+
+const storeEnvSchema = z.object(storeShape).superRefine(storeRules);
+
+/** Only the store's variables (DATA_DIR, DATABASE_*): what audit:verify and store:import need. */
+export function loadStoreConfig(env: NodeJS.ProcessEnv = process.env): StoreConfig {
+  const parsed = storeEnvSchema.safeParse(env);
+  if (!parsed.success) throw configError(parsed.error);
+  return storeConfig(parsed.data);
+}
+
 /** Parses the environment; throws ConfigError naming every bad variable and its rule. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const issues: FieldIssue[] = parsed.error.issues.map((i) => ({
-      field: String(i.path[0] ?? 'environment'),
-      rule: i.message,
-    }));
-    throw new ConfigError(issues);
-  }
+  if (!parsed.success) throw configError(parsed.error);
   const e = parsed.data;
   return {
     slack: {
@@ -267,6 +381,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir: resolve(e.DATA_DIR),
     simulator: { firewall: e.SIMULATOR_FIREWALL },
+    store: storeConfig(e),
     logLevel: e.LOG_LEVEL,
     logLevelExplicit: typeof env.LOG_LEVEL === 'string' && env.LOG_LEVEL.trim() !== '',
     ...(columnsOf(env.COLUMNS) === undefined ? {} : { terminalColumns: columnsOf(env.COLUMNS) }),

@@ -36,6 +36,8 @@ const SECRET_PATTERNS: [RegExp, string][] = [
   [/xox[abposr]-[A-Za-z0-9-]+/g, 'xox?-[redacted]'],
   [/xapp-[A-Za-z0-9-]+/g, 'xapp-[redacted]'],
   [/(TOKEN|unifises|csrf_token)=[^;\s"]+/gi, '$1=[redacted]'],
+  // The password in a database URL (DATABASE_URL).
+  [/(postgres(?:ql)?:\/\/[^:@/\s]*):[^@/\s]*@/gi, '$1:[redacted]@'],
 ];
 
 /** Replaces token-shaped substrings; used on log messages and on text shown to users. */

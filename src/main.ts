@@ -4,7 +4,9 @@ import { type Config, loadConfig } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { ConfigError } from './errors.js';
 import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
-import { createLogger, type Logger, readableLogDestination, silentLogger } from './log.js';
+import { createLogger, type Logger, readableLogDestination, scrubSecrets, silentLogger } from './log.js';
+import { openStore } from './store/open-store.js';
+import type { Store } from './store/types.js';
 
 /** A controller to talk to: the configured one, or the built-in simulator started for this run. */
 async function controllerFor(
@@ -50,12 +52,6 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof ConfigError) return reportConfigError(error, argv);
     throw error;
   }
-  if (config.slack.botToken) {
-    process.stderr.write(
-      'The Slack front end is not part of this build yet; unset SLACK_BOT_TOKEN to use the console.\n',
-    );
-    return 2;
-  }
   const logger = consoleLogger(config);
   const controller = await controllerFor(config);
   let gatewayOptions: GatewayOptions;
@@ -66,7 +62,17 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof ConfigError) return reportConfigError(error, argv);
     throw error;
   }
-  const app = createApp({ config, logger, gateway: createGateway(gatewayOptions) });
+  let store: Store;
+  try {
+    store = await openStore(config.store, logger);
+  } catch (error) {
+    await controller.stop();
+    process.stderr.write(
+      `netops: cannot open the store: ${scrubSecrets(error instanceof Error ? error.message : String(error))}\n`,
+    );
+    return 1;
+  }
+  const app = createApp({ config, logger, gateway: createGateway(gatewayOptions), store });
   const shutdown = async () => {
     await app.close();
     await controller.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENV_VARIABLES, loadConfig } from '../src/config.js';
+import { ENV_VARIABLES, loadConfig, loadStoreConfig } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 
 function configError(env: Record<string, string>): ConfigError {
@@ -147,11 +147,70 @@ describe('loadConfig', () => {
         'WRITE_CHANNELS',
         'APPROVAL_TTL_SECONDS',
         'DATA_DIR',
+        'DATABASE_URL',
+        'DATABASE_SSL',
+        'DATABASE_CA_FILE',
+        'REPLICA_LEASE_SECONDS',
         'AUDIT_CHANNEL',
         'LOG_LEVEL',
         'SIMULATOR_FIREWALL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(24);
+    expect(ENV_VARIABLES).toHaveLength(28);
+  });
+});
+
+describe('store variables', () => {
+  it('defaults to the file store in DATA_DIR with a 30 s replica lease', () => {
+    const config = loadConfig({ DATA_DIR: '/tmp/netops-x' });
+    expect(config.store).toEqual({ dataDir: '/tmp/netops-x', replicaLeaseSeconds: 30 });
+  });
+
+  it('reads DATABASE_URL and maps DATABASE_SSL to verify, no-verify or off', () => {
+    const url = 'postgres://bot:s3cret@db.internal:5432/netops';
+    expect(loadConfig({ DATABASE_URL: url }).store.database).toEqual({ url });
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_SSL: 'true' }).store.database?.ssl).toBe('verify');
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_SSL: 'No-Verify' }).store.database?.ssl).toBe(
+      'no-verify',
+    );
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_SSL: 'off' }).store.database?.ssl).toBe('off');
+    expect(loadConfig({ DATABASE_URL: url, REPLICA_LEASE_SECONDS: '5' }).store.replicaLeaseSeconds).toBe(5);
+  });
+
+  it('refuses a bad URL without echoing it, and TLS settings that contradict each other', () => {
+    const bad = configError({ DATABASE_URL: 'mysql://bot:s3cret@db/netops' });
+    expect(bad.issues).toEqual([
+      { field: 'DATABASE_URL', rule: 'must be a postgres:// or postgresql:// URL' },
+    ]);
+    expect(bad.message).not.toContain('s3cret');
+    expect(configError({ DATABASE_SSL: 'true' }).issues).toEqual([
+      { field: 'DATABASE_SSL', rule: 'is used only with DATABASE_URL' },
+    ]);
+    expect(
+      configError({
+        DATABASE_URL: 'postgres://db/netops',
+        DATABASE_SSL: 'no-verify',
+        DATABASE_CA_FILE: 'package.json',
+      }).issues.map((i) => i.field),
+    ).toEqual(['DATABASE_CA_FILE']);
+    expect(configError({ DATABASE_URL: 'postgres://db/n', DATABASE_SSL: 'maybe' }).issues[0]?.field).toBe(
+      'DATABASE_SSL',
+    );
+    expect(configError({ REPLICA_LEASE_SECONDS: '1' }).issues[0]?.field).toBe('REPLICA_LEASE_SECONDS');
+  });
+
+  it('loadStoreConfig reads only the store variables: a bad Slack or controller setting does not matter', () => {
+    const store = loadStoreConfig({
+      DATA_DIR: '/tmp/netops-y',
+      DATABASE_URL: 'postgresql://db/netops',
+      SLACK_BOT_TOKEN: 'not-a-token',
+      PORT: 'eighty',
+    });
+    expect(store).toEqual({
+      dataDir: '/tmp/netops-y',
+      database: { url: 'postgresql://db/netops' },
+      replicaLeaseSeconds: 30,
+    });
+    expect(() => loadStoreConfig({ DATABASE_URL: 'nope' })).toThrow(ConfigError);
   });
 });

@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { isBotError, NotAuthorizedError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { type Logger, scrubSecrets } from '../log.js';
+import { applyEvent } from '../store/apply-event.js';
+import type { TransitionEntry } from '../store/journal-format.js';
+import { CHANGE_STATES, SYSTEM_ACTOR } from '../store/records.js';
+import type {
+  ChangeFilter,
+  ChangeStore,
+  InterruptedRequest,
+  JournalHead,
+  RequestHistory,
+} from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { canonicalJson, diffPreviews, previewHash } from './canonical.js';
-import { JOURNAL_FILE, Journal, type JournalEntry, type JournalEvent } from './journal.js';
 import type { ApprovalPolicy } from './policy.js';
 import { capForJournal, redactSecrets } from './redact.js';
 import type {
@@ -18,9 +26,12 @@ import type {
   MessageRef,
 } from './types.js';
 
-/** What Approvals.open needs. */
+export { SYSTEM_ACTOR } from '../store/records.js';
+
+/** What Approvals needs. */
 export interface ApprovalsOptions {
-  dataDir: string;
+  /** Where requests and the journal live: the file store or PostgreSQL (src/store). */
+  store: ChangeStore;
   registry: ToolRegistry;
   context: ToolContext;
   policy: ApprovalPolicy;
@@ -30,8 +41,11 @@ export interface ApprovalsOptions {
   now?: () => number;
 }
 
-/** The actor of events nobody clicked: expiry, recovery after a crash, message bookkeeping. */
-export const SYSTEM_ACTOR: Actor = { userId: 'system:approvals' };
+/** What a sweep changed, so the UI can edit the messages of those requests (each reported once). */
+export interface SweepResult {
+  expired: ChangeRequest[];
+  interrupted: InterruptedRequest[];
+}
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
@@ -47,36 +61,36 @@ function summarize(error: unknown): ErrorSummary {
   return { code: isBotError(error) ? error.code : 'internal_error', message };
 }
 
-const snapshot = (request: ChangeRequest): ChangeRequest => structuredClone(request);
+/** Why an approve click cannot proceed (not pending), or undefined if it can. */
+function approveBlocked(request: ChangeRequest): ApproveOutcome | undefined {
+  if (request.state === 'expired') return { kind: 'expired', request };
+  if (request.state !== 'pending') return { kind: 'already', request };
+  return undefined;
+}
+
+type Outcome = Extract<TransitionEntry, { type: 'succeeded' | 'failed' }>;
 
 /**
  * Change requests: dry-run preview, approval by someone allowed, exactly one execution.
- * Every transition is journaled (synchronously, fsynced) before it takes effect in memory, and
- * the in-memory state is rebuilt from the journal on open.
+ * Every transition goes through the store, which journals it in the same step as it takes effect
+ * and lets it happen only from the expected state: of concurrent clicks, on one replica or on
+ * several, exactly one wins the claim and runs the change.
  */
 export class Approvals {
-  private readonly requests = new Map<string, ChangeRequest>();
   private readonly now: () => number;
+  private readonly store: ChangeStore;
+  // Outcomes of writes that ran but could not be recorded (store unreachable); retried by sweep().
+  private readonly unrecorded = new Map<string, { entry: Outcome; from: readonly ChangeState[] }>();
 
-  private constructor(
-    private readonly journal: Journal,
-    private readonly options: ApprovalsOptions,
-  ) {
+  constructor(private readonly options: ApprovalsOptions) {
     this.now = options.now ?? Date.now;
+    this.store = options.store;
   }
 
-  /** Opens DATA_DIR/approvals.jsonl, verifies and replays it; throws on a journal that does not verify. */
-  static open(options: ApprovalsOptions): Approvals {
-    const now = options.now ?? Date.now;
-    const { journal, events } = Journal.open(join(options.dataDir, JOURNAL_FILE), { now });
-    const approvals = new Approvals(journal, options);
-    try {
-      for (const event of events) approvals.apply(event);
-      approvals.recover();
-    } catch (error) {
-      journal.close();
-      throw error;
-    }
+  /** Builds Approvals over a store and recovers what the last run left (see sweep). */
+  static async open(options: ApprovalsOptions): Promise<Approvals> {
+    const approvals = new Approvals(options);
+    await approvals.sweep();
     return approvals;
   }
 
@@ -101,84 +115,127 @@ export class Approvals {
     // confirm and dry_run are how a request is run, not what it changes.
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, input.args);
     const preview = await this.dryRun(input.tool, args);
-    return snapshot(
-      this.create({
-        tool: input.tool,
-        args,
-        requester: input.requester,
-        channel: input.channel,
-        preview,
-      }),
-    );
+    return this.create({
+      tool: input.tool,
+      args,
+      requester: input.requester,
+      channel: input.channel,
+      preview,
+    });
   }
 
   /** Records which Slack message shows the request, so expiry and outcomes can edit it after a restart. */
-  attachMessage(id: string, message: MessageRef): void {
-    if (!this.requests.has(id)) throw new ResourceNotFoundError('change request', id);
-    this.record({ type: 'message', id, actor: SYSTEM_ACTOR, message });
+  async attachMessage(id: string, message: MessageRef): Promise<void> {
+    const done = await this.store.transition(
+      id,
+      { type: 'message', id, actor: SYSTEM_ACTOR, message },
+      { from: CHANGE_STATES, at: this.now() },
+    );
+    if (!done) throw new ResourceNotFoundError('change request', id);
   }
 
   /** Approves and, unless the preview drifted, runs the change; exactly once however often it is clicked. */
   async approve(id: string, approver: Actor): Promise<ApproveOutcome> {
-    const request = this.requests.get(id);
-    if (!request) return { kind: 'not_found', id };
-    const early = this.approveBlocked(request);
+    const found = await this.store.get(id);
+    if (!found) return { kind: 'not_found', id };
+    const request = await this.settle(found);
+    const early = approveBlocked(request);
     if (early) return early;
-    const decision = await this.options.policy.canApprove(snapshot(request), approver);
-    // The policy awaited: another click may have claimed or cancelled it meanwhile.
-    const late = this.approveBlocked(request);
-    if (late) return late;
-    if (!decision.ok) return { kind: 'refused', request: snapshot(request), reason: decision.reason };
-    // The claim. No await between the state check above and this synchronous append, so exactly
-    // one caller gets here for a request; every other one sees 'approved' and answers 'already'.
-    this.record({ type: 'approved', id, actor: approver, previewHash: request.previewHash });
+    const decision = await this.options.policy.canApprove(request, approver);
+    if (!decision.ok) {
+      // The policy awaited: another click may have claimed or cancelled it meanwhile.
+      const current = await this.current(request);
+      return approveBlocked(current) ?? { kind: 'refused', request: current, reason: decision.reason };
+    }
+    // The claim: pending and not past expiry → approved and owned by this replica, atomically.
+    const claimed = await this.store.transition(
+      id,
+      { type: 'approved', id, actor: approver, previewHash: request.previewHash },
+      { from: ['pending'], at: this.now(), live: true },
+    );
+    if (!claimed) {
+      const current = await this.current(request);
+      return approveBlocked(current) ?? { kind: 'already', request: current };
+    }
     this.options.logger.info(
       { id, tool: request.tool, approver: approver.userId },
       'change request approved',
     );
-    return this.execute(request, approver);
+    return this.execute(claimed, approver);
   }
 
   /** Cancels a pending request; the requester or anyone allowed to approve it may. */
   async cancel(id: string, actor: Actor): Promise<CancelOutcome> {
-    const request = this.requests.get(id);
-    if (!request) return { kind: 'not_found', id };
-    if (this.cancelBlocked(request)) return { kind: 'already', request: snapshot(request) };
-    const decision = await this.options.policy.canCancel(snapshot(request), actor);
-    if (this.cancelBlocked(request)) return { kind: 'already', request: snapshot(request) };
-    if (!decision.ok) return { kind: 'refused', request: snapshot(request), reason: decision.reason };
-    this.record({ type: 'cancelled', id, actor });
-    return { kind: 'cancelled', request: snapshot(request) };
-  }
-
-  /** Expires pending requests past their time and returns them, so the UI can edit their messages. */
-  expireDue(): ChangeRequest[] {
-    const expired: ChangeRequest[] = [];
-    for (const request of this.requests.values()) {
-      if (request.state === 'pending' && this.isPastExpiry(request)) {
-        this.record({ type: 'expired', id: request.id, actor: SYSTEM_ACTOR });
-        expired.push(snapshot(request));
-      }
+    const found = await this.store.get(id);
+    if (!found) return { kind: 'not_found', id };
+    const request = await this.settle(found);
+    if (request.state !== 'pending') return { kind: 'already', request };
+    const decision = await this.options.policy.canCancel(request, actor);
+    if (!decision.ok) {
+      const current = await this.current(request);
+      if (current.state !== 'pending') return { kind: 'already', request: current };
+      return { kind: 'refused', request: current, reason: decision.reason };
     }
-    return expired;
+    const cancelled = await this.store.transition(
+      id,
+      { type: 'cancelled', id, actor },
+      { from: ['pending'], at: this.now(), live: true },
+    );
+    if (!cancelled) return { kind: 'already', request: await this.current(request) };
+    return { kind: 'cancelled', request: cancelled };
   }
 
-  /** A copy of one request, or undefined for an id never seen (the UI says "expired or unknown, not run"). */
-  get(id: string): ChangeRequest | undefined {
-    const request = this.requests.get(id);
-    return request ? snapshot(request) : undefined;
+  /** Expires pending requests past their time and returns them (each to one caller, on one replica). */
+  async expireDue(): Promise<ChangeRequest[]> {
+    return this.store.expireDue(this.now());
   }
 
-  /** Copies of all requests, oldest first, optionally in one state. */
-  list(filter: { state?: ChangeState } = {}): ChangeRequest[] {
-    return [...this.requests.values()]
-      .filter((request) => filter.state === undefined || request.state === filter.state)
-      .map(snapshot);
+  /** Marks runs whose replica is gone as `unknown` (never re-run) and returns them, each once. */
+  async recoverInterrupted(): Promise<InterruptedRequest[]> {
+    const recovered = await this.store.recoverInterrupted(this.now());
+    for (const { request, previous } of recovered) {
+      this.options.logger.warn(
+        { id: request.id, tool: request.tool, previous },
+        'change request was interrupted (its bot process stopped); outcome unknown, verify on the controller',
+      );
+    }
+    return recovered;
   }
 
-  /** Releases the journal; later transitions throw. */
-  close(): void {
-    this.journal.close();
+  /**
+   * What runs at start and then periodically: outcomes not yet recorded are recorded, runs cut off
+   * by a dead process become unknown, and overdue requests expire.
+   */
+  async sweep(): Promise<SweepResult> {
+    await this.retryUnrecorded();
+    const interrupted = await this.recoverInterrupted();
+    const expired = await this.expireDue();
+    return { expired, interrupted };
+  }
+
+  /** One request, or undefined for an id never seen (the UI says "expired or unknown, not run"). */
+  async get(id: string): Promise<ChangeRequest | undefined> {
+    return this.store.get(id);
+  }
+
+  /** Requests newest first, filtered (state, requester, tool, since) and paged. */
+  async list(filter: ChangeFilter = {}): Promise<ChangeRequest[]> {
+    return this.store.list(filter);
+  }
+
+  /** How many requests match. */
+  async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
+    return this.store.count(filter);
+  }
+
+  /** One request with every journal event about it. */
+  async history(id: string): Promise<RequestHistory | undefined> {
+    return this.store.history(id);
+  }
+
+  /** The journal's event count and last hash. */
+  async journalHead(): Promise<JournalHead> {
+    return this.store.journalHead();
   }
 
   private async dryRun(tool: string, args: Record<string, unknown>): Promise<unknown> {
@@ -186,8 +243,25 @@ export class Approvals {
     return redactSecrets(await registry.run(tool, { ...args, dry_run: true }, context));
   }
 
+  /** The request as stored now, expired first if it is pending past its time. */
+  private async current(known: ChangeRequest): Promise<ChangeRequest> {
+    return this.settle((await this.store.get(known.id)) ?? known);
+  }
+
+  /** Expires a pending request that is past its time (once, whoever gets there first). */
+  private async settle(request: ChangeRequest): Promise<ChangeRequest> {
+    const at = this.now();
+    if (request.state !== 'pending' || at < Date.parse(request.expiresAt)) return request;
+    const expired = await this.store.transition(
+      request.id,
+      { type: 'expired', id: request.id, actor: SYSTEM_ACTOR },
+      { from: ['pending'], at, overdue: true },
+    );
+    return expired ?? (await this.store.get(request.id)) ?? request;
+  }
+
   /** Journals a new pending request, superseding older pending ones for the identical change. */
-  private create(input: {
+  private async create(input: {
     tool: string;
     args: Record<string, unknown>;
     requester: Actor;
@@ -195,15 +269,22 @@ export class Approvals {
     preview: unknown;
     id?: string;
     replaces?: string;
-  }): ChangeRequest {
+  }): Promise<ChangeRequest> {
     const id = input.id ?? newId();
     const key = canonicalJson([input.tool, input.args]);
-    const stale = [...this.requests.values()].filter(
-      (r) => r.state === 'pending' && r.id !== input.replaces && canonicalJson([r.tool, r.args]) === key,
-    );
+    const pending = await this.store.list({ state: 'pending', tool: input.tool });
+    const stale = pending
+      .filter((r) => r.id !== input.replaces && canonicalJson([r.tool, r.args]) === key)
+      .reverse();
+    let replaced: string | undefined;
     for (const old of stale) {
       const differences = diffPreviews(old.preview, input.preview);
-      this.record({ type: 'superseded', id: old.id, actor: input.requester, supersededBy: id, differences });
+      const superseded = await this.store.transition(
+        old.id,
+        { type: 'superseded', id: old.id, actor: input.requester, supersededBy: id, differences },
+        { from: ['pending'], at: this.now() },
+      );
+      if (superseded) replaced = old.id;
     }
     const created = this.now();
     const request: ChangeRequest = {
@@ -218,14 +299,13 @@ export class Approvals {
       createdAt: new Date(created).toISOString(),
       expiresAt: new Date(created + this.options.ttlSeconds * 1000).toISOString(),
       state: 'pending',
-      replaces: input.replaces ?? stale.at(-1)?.id,
+      replaces: input.replaces ?? replaced,
     };
     if (request.channel === undefined) delete request.channel;
     if (request.replaces === undefined) delete request.replaces;
-    this.record({ type: 'created', id, actor: input.requester, request });
+    const stored = await this.store.create(request, input.requester, created);
     this.options.logger.info({ id, tool: request.tool, site: request.site }, 'change request proposed');
-    // The map holds the replayed copy, so memory and journal cannot disagree.
-    return this.requests.get(id) ?? request;
+    return stored;
   }
 
   /** After a won claim: re-run the dry run, compare, then run with confirm exactly once. */
@@ -240,154 +320,126 @@ export class Approvals {
         code: found.code,
         message: `not run, the check at approval failed: ${found.message}`,
       };
-      this.recordOutcome({ type: 'failed', id, actor: approver, error: summary, stage: 'recheck' });
-      return { kind: 'failed', request: snapshot(request), error: summary };
+      const failed = await this.recordOutcome(
+        request,
+        { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
+        // Not run either way; if a sweep already called it unknown, this is the truth.
+        ['approved', 'unknown'],
+      );
+      return { kind: 'failed', request: failed, error: summary };
     }
-    if (previewHash(fresh) !== request.previewHash) {
-      const found = diffPreviews(request.preview, fresh);
-      const differences = found.length > 0 ? found : ['the preview changed'];
-      const replacementId = newId();
-      this.record({ type: 'superseded', id, actor: approver, supersededBy: replacementId, differences });
-      // On behalf of the original requester: the approver clicked; they did not ask for a change.
-      const replacement = this.create({
-        tool,
-        args,
-        requester: request.requester,
-        channel: request.channel,
-        preview: fresh,
-        id: replacementId,
-        replaces: id,
-      });
-      this.options.logger.info({ id, replacement: replacementId, differences }, 'preview drifted; not run');
-      return { kind: 'drift', request: snapshot(request), replacement: snapshot(replacement), differences };
+    let executing: ChangeRequest | undefined;
+    try {
+      if (previewHash(fresh) !== request.previewHash) return await this.drift(request, approver, fresh);
+      executing = await this.store.transition(
+        id,
+        { type: 'executing', id, actor: approver },
+        { from: ['approved'], at: this.now(), ownedBySelf: true },
+      );
+    } catch (error) {
+      // The store failed between the claim and the write: nothing ran, and the record must say so.
+      const summary = { code: 'internal_error', message: `not run: ${summarize(error).message}` };
+      this.options.logger.error(
+        { err: error, id },
+        'could not record a step before running a change; not run',
+      );
+      const failed = await this.recordOutcome(
+        request,
+        { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
+        ['approved', 'executing', 'unknown'],
+      );
+      return { kind: 'failed', request: failed, error: summary };
     }
-    this.record({ type: 'executing', id, actor: approver });
+    if (!executing) {
+      // Recovered as unknown meanwhile (this replica's lease lapsed): never run it now.
+      const current = (await this.store.get(id)) ?? request;
+      this.options.logger.warn({ id, state: current.state }, 'claimed change request changed state; not run');
+      return { kind: 'already', request: current };
+    }
     let result: unknown;
     try {
       result = await this.options.registry.run(tool, { ...args, confirm: true }, this.options.context);
     } catch (error) {
       const summary = summarize(error);
       this.options.logger.warn({ id, tool, error: summary }, 'change request failed');
-      this.recordOutcome({ type: 'failed', id, actor: approver, error: summary, stage: 'execute' });
-      return { kind: 'failed', request: snapshot(request), error: summary };
+      const failed = await this.recordOutcome(
+        executing,
+        { type: 'failed', id, actor: approver, error: summary, stage: 'execute' },
+        ['executing', 'unknown'],
+      );
+      return { kind: 'failed', request: failed, error: summary };
     }
-    this.recordOutcome({
-      type: 'succeeded',
-      id,
-      actor: approver,
-      result: capForJournal(redactSecrets(result)),
-    });
+    const succeeded = await this.recordOutcome(
+      executing,
+      { type: 'succeeded', id, actor: approver, result: capForJournal(redactSecrets(result)) },
+      ['executing', 'unknown'],
+    );
     this.options.logger.info({ id, tool }, 'change request succeeded');
-    return { kind: 'succeeded', request: snapshot(request), result };
+    return { kind: 'succeeded', request: succeeded, result };
   }
 
-  /** Why an approve click cannot proceed (not pending, or past its time), or undefined if it can. */
-  private approveBlocked(request: ChangeRequest): ApproveOutcome | undefined {
-    if (request.state === 'pending' && this.isPastExpiry(request)) {
-      this.record({ type: 'expired', id: request.id, actor: SYSTEM_ACTOR });
-    }
-    if (request.state === 'expired') return { kind: 'expired', request: snapshot(request) };
-    if (request.state !== 'pending') return { kind: 'already', request: snapshot(request) };
-    return undefined;
-  }
-
-  private cancelBlocked(request: ChangeRequest): boolean {
-    if (request.state === 'pending' && this.isPastExpiry(request)) {
-      this.record({ type: 'expired', id: request.id, actor: SYSTEM_ACTOR });
-    }
-    return request.state !== 'pending';
-  }
-
-  private isPastExpiry(request: ChangeRequest): boolean {
-    return this.now() >= Date.parse(request.expiresAt);
-  }
-
-  /** Journal first, then memory: a transition that is not on disk has not happened. */
-  private record(entry: JournalEntry): void {
-    this.apply(this.journal.append(entry));
+  /** The target changed since the preview: supersede the approved request and offer a new preview. */
+  private async drift(request: ChangeRequest, approver: Actor, fresh: unknown): Promise<ApproveOutcome> {
+    const { id, tool, args } = request;
+    const found = diffPreviews(request.preview, fresh);
+    const differences = found.length > 0 ? found : ['the preview changed'];
+    const replacementId = newId();
+    const superseded = await this.store.transition(
+      id,
+      { type: 'superseded', id, actor: approver, supersededBy: replacementId, differences },
+      { from: ['approved'], at: this.now(), ownedBySelf: true },
+    );
+    if (!superseded) return { kind: 'already', request: (await this.store.get(id)) ?? request };
+    // On behalf of the original requester: the approver clicked; they did not ask for a change.
+    const replacement = await this.create({
+      tool,
+      args,
+      requester: request.requester,
+      channel: request.channel,
+      preview: fresh,
+      id: replacementId,
+      replaces: id,
+    });
+    this.options.logger.info({ id, replacement: replacementId, differences }, 'preview drifted; not run');
+    return { kind: 'drift', request: superseded, replacement, differences };
   }
 
   /**
-   * Outcomes of a write that already ran: if the journal cannot take them, memory still tells
-   * the truth now, and after a restart the request shows "outcome unknown" (the journal's view).
+   * Records the outcome of a write that already ran (or never will). If the store cannot take it
+   * now, the answer still tells the truth, and the outcome is recorded by a later sweep; should
+   * this process die first, the request shows "outcome unknown", which is then the honest answer.
    */
-  private recordOutcome(entry: JournalEntry): void {
+  private async recordOutcome(
+    request: ChangeRequest,
+    entry: Outcome,
+    from: readonly ChangeState[],
+  ): Promise<ChangeRequest> {
+    const at = this.now();
     try {
-      this.record(entry);
+      const recorded = await this.store.transition(entry.id, entry, { from, at, ownedBySelf: true });
+      if (recorded) return recorded;
+      this.options.logger.error(
+        { id: entry.id, outcome: entry.type },
+        'the outcome of a change could not be recorded: the request is no longer in a state this replica owns',
+      );
     } catch (error) {
+      this.unrecorded.set(entry.id, { entry, from });
       this.options.logger.error(
         { err: error, id: entry.id },
-        'could not journal the outcome of a change; after a restart it will show as outcome unknown',
+        'could not record the outcome of a change; retrying with the next sweep',
       );
-      this.apply({ ...entry, seq: 0, at: new Date(this.now()).toISOString(), prev: '' });
     }
+    return applyEvent(request, { ...entry, seq: 0, at: new Date(at).toISOString(), prev: '' });
   }
 
-  /** Applies one event to memory; the same code replays the journal and performs live transitions. */
-  private apply(event: JournalEvent): void {
-    if (event.type === 'created') {
-      this.requests.set(event.id, structuredClone(event.request));
-      return;
-    }
-    const request = this.requests.get(event.id);
-    if (!request)
-      throw new Error(
-        `approvals journal event ${event.seq} (${event.type}) names unknown request ${event.id}`,
-      );
-    switch (event.type) {
-      case 'message':
-        request.message = event.message;
-        break;
-      case 'approved':
-        request.state = 'approved';
-        request.approver = event.actor;
-        request.decidedAt = event.at;
-        break;
-      case 'executing':
-        request.state = 'executing';
-        break;
-      case 'succeeded':
-        request.state = 'succeeded';
-        request.result = event.result;
-        break;
-      case 'failed':
-        request.state = 'failed';
-        request.error = event.error;
-        break;
-      case 'cancelled':
-        request.state = 'cancelled';
-        request.cancelledBy = event.actor;
-        request.decidedAt = event.at;
-        break;
-      case 'expired':
-        request.state = 'expired';
-        break;
-      case 'superseded':
-        request.state = 'superseded';
-        request.supersededBy = event.supersededBy;
-        break;
-      case 'outcome_unknown':
-        request.state = 'unknown';
-        request.error = {
-          code: 'outcome_unknown',
-          message: 'outcome unknown: the bot stopped while this change was running; verify on the controller',
-        };
-        break;
-    }
-  }
-
-  /** After replay: interrupted runs become 'unknown' (never re-run by themselves); overdue ones expire. */
-  private recover(): void {
-    for (const request of this.requests.values()) {
-      if (request.state === 'approved' || request.state === 'executing') {
-        const previous = request.state;
-        this.record({ type: 'outcome_unknown', id: request.id, actor: SYSTEM_ACTOR, previous });
-        this.options.logger.warn(
-          { id: request.id, tool: request.tool, previous },
-          'change request was interrupted by a restart; outcome unknown, verify on the controller',
-        );
-      } else if (request.state === 'pending' && this.isPastExpiry(request)) {
-        this.record({ type: 'expired', id: request.id, actor: SYSTEM_ACTOR });
+  private async retryUnrecorded(): Promise<void> {
+    for (const [id, { entry, from }] of this.unrecorded) {
+      try {
+        await this.store.transition(id, entry, { from, at: this.now(), ownedBySelf: true });
+        this.unrecorded.delete(id);
+        this.options.logger.info({ id, outcome: entry.type }, 'recorded a delayed change outcome');
+      } catch (error) {
+        this.options.logger.warn({ err: error, id }, 'still cannot record the outcome of a change');
       }
     }
   }

@@ -1,65 +1,14 @@
-/** Every lifecycle state (DESIGN §4), in order; the journal's schema is built from this list. */
-export const CHANGE_STATES = [
-  'pending',
-  'approved',
-  'executing',
-  'succeeded',
-  'failed',
-  'cancelled',
-  'expired',
-  'superseded',
-  'unknown',
-] as const;
+import type { ChangeRequest, ErrorSummary } from '../store/records.js';
 
-/** Where a change request is in its lifecycle; `unknown` = caught mid-run by a crash. */
-export type ChangeState = (typeof CHANGE_STATES)[number];
-
-/** Who did something: a Slack user id (U…), or e.g. 'console:alice'. */
-export interface Actor {
-  userId: string;
-  name?: string;
-}
-
-/** The Slack message showing the preview. */
-export interface MessageRef {
-  channel: string;
-  ts: string;
-}
-
-/** An error as kept on a request and in the journal: a stable code and a sentence, never a stack. */
-export interface ErrorSummary {
-  code: string;
-  message: string;
-}
-
-/** One proposed write, from preview to outcome. */
-export interface ChangeRequest {
-  /** Opaque, unguessable, URL-safe ('cr_' + 20 base32 characters); the button value. */
-  id: string;
-  tool: string;
-  site: string;
-  /** Validated arguments, without confirm and dry_run. */
-  args: Record<string, unknown>;
-  requester: Actor;
-  channel?: string;
-  /** The dry-run result shown to approvers, secrets masked. */
-  preview: unknown;
-  /** SHA-256 hex of the canonical preview without `warnings`; the UI shows the first 8 characters. */
-  previewHash: string;
-  createdAt: string;
-  expiresAt: string;
-  state: ChangeState;
-  message?: MessageRef;
-  approver?: Actor;
-  /** Who cancelled it (the requester or an approver). */
-  cancelledBy?: Actor;
-  decidedAt?: string;
-  /** The tool's result as journaled (secrets masked, very large results capped). */
-  result?: unknown;
-  error?: ErrorSummary;
-  supersededBy?: string;
-  replaces?: string;
-}
+// The persisted shapes live with the store; approvals and the front ends keep importing them from here.
+export {
+  type Actor,
+  CHANGE_STATES,
+  type ChangeRequest,
+  type ChangeState,
+  type ErrorSummary,
+  type MessageRef,
+} from '../store/records.js';
 
 /** What a click on Approve led to; every kind is something the UI must say, none is silent. */
 export type ApproveOutcome =

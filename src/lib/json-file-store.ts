@@ -1,12 +1,15 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-/** A small durable map of JSON values; the bot keeps data the controller has no field for here. */
+/**
+ * A small durable map of JSON values; the bot keeps data the controller has no field for here.
+ * Asynchronous because one implementation is a database shared by several replicas.
+ */
 export interface KeyValueStore {
-  get<T = unknown>(key: string): T | undefined;
-  set(key: string, value: unknown): void;
-  delete(key: string): void;
-  keys(): string[];
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown): Promise<void>;
+  delete(key: string): Promise<void>;
+  keys(): Promise<string[]>;
 }
 
 /**
@@ -20,20 +23,20 @@ export class JsonFileStore implements KeyValueStore {
     this.data = new Map(Object.entries(readJson(path)));
   }
 
-  get<T = unknown>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    return structuredClone(this.data.get(key)) as T | undefined;
   }
 
-  set(key: string, value: unknown): void {
-    this.data.set(key, value);
+  async set(key: string, value: unknown): Promise<void> {
+    this.data.set(key, structuredClone(value));
     this.flush();
   }
 
-  delete(key: string): void {
+  async delete(key: string): Promise<void> {
     if (this.data.delete(key)) this.flush();
   }
 
-  keys(): string[] {
+  async keys(): Promise<string[]> {
     return [...this.data.keys()];
   }
 
@@ -63,16 +66,16 @@ function readJson(path: string): Record<string, unknown> {
 /** A store kept in memory only; for tests and one-shot tools. */
 export class MemoryStore implements KeyValueStore {
   private readonly data = new Map<string, unknown>();
-  get<T = unknown>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    return structuredClone(this.data.get(key)) as T | undefined;
   }
-  set(key: string, value: unknown): void {
-    this.data.set(key, value);
+  async set(key: string, value: unknown): Promise<void> {
+    this.data.set(key, structuredClone(value));
   }
-  delete(key: string): void {
+  async delete(key: string): Promise<void> {
     this.data.delete(key);
   }
-  keys(): string[] {
+  async keys(): Promise<string[]> {
     return [...this.data.keys()];
   }
 }

@@ -29,7 +29,7 @@ export class ChangePresenter {
   /** Posts a freshly proposed request; an identical older one it superseded loses its buttons. */
   async postProposal(request: ChangeRequest, channel: string): Promise<void> {
     await this.postPreview(request, channel);
-    const old = request.replaces ? this.approvals.get(request.replaces) : undefined;
+    const old = request.replaces ? await this.approvals.get(request.replaces) : undefined;
     if (old) await this.refresh(old, 'A newer identical request replaced this one.');
   }
 
@@ -39,7 +39,7 @@ export class ChangePresenter {
     const posted = await this.client.chat.postMessage({ channel, ...message });
     if (posted.ts) {
       const ref = { channel: posted.channel ?? channel, ts: posted.ts };
-      this.approvals.attachMessage(request.id, ref);
+      await this.approvals.attachMessage(request.id, ref);
       await this.attachFullPreview(request, ref);
     }
   }
@@ -62,7 +62,7 @@ export class ChangePresenter {
     } catch (error) {
       this.logger.error({ err: error, request: request.id }, 'could not attach the full preview');
       await this.refresh(
-        this.approvals.get(request.id) ?? request,
+        (await this.approvals.get(request.id)) ?? request,
         ':warning: The full preview could not be attached, so this message does not show the whole change. ' +
           'Do not approve it: cancel it and preview it in the console instead.',
       );
@@ -122,17 +122,21 @@ export class ChangePresenter {
     else await whisper(undecidedText(outcome));
   }
 
-  /** Expires overdue requests and edits their messages to "expired, not run". */
-  async sweepExpired(): Promise<number> {
-    const expired = this.approvals.expireDue();
-    for (const request of expired) {
+  /**
+   * Expires overdue requests and marks runs cut off by a dead process as unknown, then edits
+   * their messages ("expired, not run" / "outcome unknown"). With several replicas each request
+   * comes back from the store to one of them only, so each message is edited once.
+   */
+  async sweep(): Promise<{ expired: number; interrupted: number }> {
+    const { expired, interrupted } = await this.approvals.sweep();
+    for (const request of [...interrupted.map((i) => i.request), ...expired]) {
       try {
         await this.refresh(request);
       } catch (error) {
-        this.logger.warn({ err: error, request: request.id }, 'could not edit an expired change request');
+        this.logger.warn({ err: error, request: request.id }, 'could not edit a change request message');
       }
     }
-    return expired.length;
+    return { expired: expired.length, interrupted: interrupted.length };
   }
 
   private async threadResult(request: ChangeRequest): Promise<void> {

@@ -3,6 +3,7 @@ import { App, type Logger as BoltLogger, LogLevel, type webApi } from '@slack/bo
 import type { Approvals } from '../approvals/approvals.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { StoreHealth } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ChangePresenter } from './change-presenter.js';
@@ -18,7 +19,12 @@ export interface SlackFrontEndOptions {
   registry: ToolRegistry;
   context: ToolContext;
   approvals: Approvals;
-  /** How often expired change requests are swept and their messages edited [15 s]. */
+  /** Whether the store answers; /healthz is 503 (not ready) when it does not. */
+  storeHealth: () => Promise<StoreHealth>;
+  /**
+   * How often expired and interrupted change requests are swept and their messages edited
+   * [15 s, or a third of REPLICA_LEASE_SECONDS when that is shorter].
+   */
   sweepIntervalMs?: number;
 }
 
@@ -29,6 +35,8 @@ export interface SlackFrontEnd {
   stop(): Promise<void>;
   /** Expires overdue change requests now and edits their messages; returns how many. */
   sweepExpired(): Promise<number>;
+  /** Sweeps now: expired and interrupted requests, their messages edited; returns how many of each. */
+  sweep(): Promise<{ expired: number; interrupted: number }>;
 }
 
 /** Web API options: Slack's own URL unless SLACK_API_URL points elsewhere (tests use a fake). */
@@ -62,19 +70,36 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   if (!botToken) throw new Error('the Slack front end needs SLACK_BOT_TOKEN');
   const socketMode = Boolean(appToken);
   const startedAt = Date.now();
+  // A replica whose store does not answer is not ready: the load balancer sends clicks elsewhere.
+  const healthBody = async () => {
+    const store = await options.storeHealth();
+    const pending = store.ok ? await approvals.count({ state: 'pending' }).catch(() => undefined) : undefined;
+    const ready = store.ok && pending !== undefined;
+    const body = {
+      status: ready ? 'ok' : 'unavailable',
+      front_end: 'slack',
+      mode: socketMode ? 'socket' : 'http',
+      store: { kind: store.kind, ok: ready, ...(store.error ? { error: store.error } : {}) },
+      ...(pending !== undefined ? { pending_changes: pending } : {}),
+      uptime_s: Math.round((Date.now() - startedAt) / 1000),
+    };
+    return { ready, body };
+  };
   const health = {
     path: '/healthz',
     method: ['GET'],
     handler: (_req: unknown, res: import('node:http').ServerResponse) => {
-      const body = {
-        status: 'ok',
-        front_end: 'slack',
-        mode: socketMode ? 'socket' : 'http',
-        pending_changes: approvals.list({ state: 'pending' }).length,
-        uptime_s: Math.round((Date.now() - startedAt) / 1000),
-      };
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
+      void healthBody().then(
+        ({ ready, body }) => {
+          res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(body));
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'health check failed');
+          res.writeHead(503, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ status: 'unavailable', front_end: 'slack' }));
+        },
+      );
     },
   };
   const app = new App({
@@ -106,14 +131,19 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   let running = false;
   const sweep = async () => {
     try {
-      return await presenter.sweepExpired();
+      return await presenter.sweep();
     } catch (error) {
-      logger.error({ err: error }, 'expiry sweep failed');
-      return 0;
+      logger.error({ err: error }, 'change request sweep failed');
+      return { expired: 0, interrupted: 0 };
     }
   };
+  const sweepEvery =
+    options.sweepIntervalMs ??
+    Math.min(15_000, Math.max(1_000, (config.store.replicaLeaseSeconds * 1000) / 3));
   return {
     async start() {
+      // Before taking clicks: runs a previous process left behind become unknown, never re-run.
+      await sweep();
       let boundPort: number | undefined;
       if (socketMode) {
         await app.start();
@@ -123,8 +153,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
         boundPort = (server.address() as AddressInfo | null)?.port;
       }
       running = true;
-      await sweep();
-      sweeper = setInterval(() => void sweep(), options.sweepIntervalMs ?? 15_000);
+      sweeper = setInterval(() => void sweep(), sweepEvery);
       sweeper.unref();
       logger.info({ mode: socketMode ? 'socket' : 'http', port: boundPort }, 'Slack front end started');
       return { port: boundPort, mode: socketMode ? 'socket' : 'http' };
@@ -135,6 +164,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       running = false;
       await app.stop();
     },
-    sweepExpired: sweep,
+    sweepExpired: async () => (await sweep()).expired,
+    sweep,
   };
 }

@@ -10,7 +10,7 @@ export type ToolAccess = 'read' | 'write';
 export interface ToolContext {
   gateway: Gateway;
   logger: Logger;
-  /** Durable bot-kept data (in DATA_DIR), for what the controller has no field for, such as zone descriptions. */
+  /** Durable bot-kept data (files or PostgreSQL) the controller has no field for, e.g. zone descriptions. */
   store: KeyValueStore;
 }
 

@@ -69,13 +69,13 @@ async function loadZones(
   return { gateway: context.gateway, site, zones: zones.items, networks, store: context.store };
 }
 
-function descriptionOf(s: ZoneSite, zoneId: string): string | null {
-  const value = s.store.get<unknown>(descriptionKey(s.site, zoneId));
+async function descriptionOf(s: ZoneSite, zoneId: string): Promise<string | null> {
+  const value = await s.store.get<unknown>(descriptionKey(s.site, zoneId));
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
 async function zoneView(s: ZoneSite, zone: ZoneRecord): Promise<Zone> {
-  return toZone(zone, await s.networks.describeAll(zone.networkIds), descriptionOf(s, zone.id));
+  return toZone(zone, await s.networks.describeAll(zone.networkIds), await descriptionOf(s, zone.id));
 }
 
 /** The zone as the controller answered a write, or as we sent it when the answer is not a zone. */
@@ -208,7 +208,7 @@ const createFirewallZone = defineTool({
     );
     const created = zoneRecordSchema.safeParse(answer);
     if (!created.success) throw invalidResponse('the created zone has no id', ZONES);
-    if (note) context.store.set(descriptionKey(args.site_id, created.data.id), note);
+    if (note) await context.store.set(descriptionKey(args.site_id, created.data.id), note);
     return { success: true, zone: await zoneView(s, created.data), moves: describeMoves(moves), warnings };
   },
 });
@@ -251,7 +251,7 @@ const updateFirewallZone = defineTool({
         moves = planMoves(s.zones, zone, members);
       }
     }
-    const before = descriptionOf(s, zone.id);
+    const before = await descriptionOf(s, zone.id);
     const after = args.description === undefined ? before : args.description || null;
     const changes = fieldChanges(
       { name: zone.name, description: before, networkIds: current.map((m) => m.id) },
@@ -281,8 +281,8 @@ const updateFirewallZone = defineTool({
     }
     if ('description' in changes) {
       const key = descriptionKey(args.site_id, zone.id);
-      if (after) context.store.set(key, after);
-      else context.store.delete(key);
+      if (after) await context.store.set(key, after);
+      else await context.store.delete(key);
     }
     return { success: true, ...summary, zone: await zoneView(s, record) };
   },
@@ -306,7 +306,7 @@ const deleteFirewallZone = defineTool({
     ];
     if (dry_run) return { dry_run: true, would_delete: view, warnings };
     await context.gateway.integrationWrite(site_id, 'DELETE', `${ZONES}/${zone.id}`);
-    context.store.delete(descriptionKey(site_id, zone.id));
+    await context.store.delete(descriptionKey(site_id, zone.id));
     return { success: true, deleted_zone_id: zone.id };
   },
 });

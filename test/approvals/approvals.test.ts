@@ -2,10 +2,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Approvals } from '../../src/approvals/approvals.js';
-import { Journal, JournalIntegrityError } from '../../src/approvals/journal.js';
 import type { ChangeRequest } from '../../src/approvals/types.js';
 import { NotAuthorizedError, ResourceNotFoundError, ValidationError } from '../../src/errors.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
+import { FileStore } from '../../src/store/file/file-store.js';
+import { Journal, JournalIntegrityError } from '../../src/store/file/journal.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 import { appFor, openApprovals } from './bot-harness.js';
 import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, START, tempDataDir } from './harness.js';
@@ -15,14 +17,34 @@ const LAB = { name: 'Lab', vlan_id: '44', subnet: '10.44.0.0/24' };
 let bot: TestBot;
 let data: ReturnType<typeof tempDataDir>;
 let clock: Clock;
-const opened: Approvals[] = [];
+const opened = new Map<Approvals, FileStore>();
 const extraApps: App[] = [];
 
-/** Opens Approvals on this test's DATA_DIR and closes it after the test. */
-function open(options: { policy?: ReturnType<typeof policyWith>; app?: App; ttl?: number } = {}): Approvals {
-  const approvals = openApprovals(options.app ?? bot.app, data.dir, clock, options.policy, options.ttl);
-  opened.push(approvals);
-  return approvals;
+/** Opens Approvals on a file store in this test's DATA_DIR (closed after the test, or by `close`). */
+async function open(
+  options: { policy?: ReturnType<typeof policyWith>; app?: App; ttl?: number } = {},
+): Promise<Approvals> {
+  const store = new FileStore(data.dir, { data: new MemoryStore() });
+  try {
+    const approvals = await openApprovals(
+      options.app ?? bot.app,
+      store.changes(),
+      clock,
+      options.policy,
+      options.ttl,
+    );
+    opened.set(approvals, store);
+    return approvals;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/** Closes the store under `approvals`, as a stopping bot does. */
+async function close(approvals: Approvals): Promise<void> {
+  await opened.get(approvals)?.close();
+  opened.delete(approvals);
 }
 
 function posts() {
@@ -43,14 +65,15 @@ beforeEach(() => {
   clock = new Clock();
 });
 afterEach(async () => {
-  for (const approvals of opened.splice(0)) approvals.close();
+  for (const store of opened.values()) await store.close();
+  opened.clear();
   for (const app of extraApps.splice(0)) await app.close();
   data.remove();
 });
 
 describe('propose', () => {
   it('journals a pending request with the dry-run preview and its hash, and changes nothing', async () => {
-    const approvals = open();
+    const approvals = await open();
 
     const request = await approvals.propose({
       tool: 'create_network',
@@ -75,11 +98,11 @@ describe('propose', () => {
     expect(request.previewHash).toMatch(/^[0-9a-f]{64}$/);
     expect(bot.writes()).toEqual([]);
     expect(journalEvents(data.journal).map((e) => [e.type, e.id])).toEqual([['created', request.id]]);
-    expect(approvals.get(request.id)).toEqual(request);
+    expect(await approvals.get(request.id)).toEqual(request);
   });
 
   it('drops confirm and dry_run from the stored arguments', async () => {
-    const approvals = open();
+    const approvals = await open();
 
     const request = await approvals.propose({
       tool: 'create_network',
@@ -93,7 +116,7 @@ describe('propose', () => {
   });
 
   it('refuses a read tool, naming `tool`, and journals nothing', async () => {
-    const approvals = open();
+    const approvals = await open();
 
     const error = await approvals.propose({ tool: 'list_vlans', args: {}, requester: RITA }).catch((e) => e);
 
@@ -105,7 +128,7 @@ describe('propose', () => {
   });
 
   it('lets validation and dry-run errors through unchanged and journals nothing', async () => {
-    const approvals = open();
+    const approvals = await open();
 
     const invalid = await approvals
       .propose({ tool: 'create_network', args: { ...LAB, vlan: '44' }, requester: RITA })
@@ -117,21 +140,21 @@ describe('propose', () => {
     expect(invalid).toBeInstanceOf(ValidationError);
     expect((invalid as ValidationError).issues[0]?.field).toBe('vlan');
     expect(missing).toBeInstanceOf(ResourceNotFoundError);
-    expect(approvals.list()).toEqual([]);
+    expect(await approvals.list()).toEqual([]);
     expect(existsSync(data.journal) ? readFileSync(data.journal, 'utf8') : '').toBe('');
     expect(bot.writes()).toEqual([]);
   });
 
   it('supersedes an older pending request for the identical change', async () => {
-    const approvals = open();
+    const approvals = await open();
     const first = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const second = await approvals.propose({ tool: 'create_network', args: LAB, requester: STAN });
 
     expect(second.replaces).toBe(first.id);
-    expect(approvals.get(first.id)).toMatchObject({ state: 'superseded', supersededBy: second.id });
+    expect(await approvals.get(first.id)).toMatchObject({ state: 'superseded', supersededBy: second.id });
     expect(await approvals.approve(first.id, ALEX)).toMatchObject({ kind: 'already' });
-    expect(approvals.list({ state: 'pending' }).map((r) => r.id)).toEqual([second.id]);
+    expect((await approvals.list({ state: 'pending' })).map((r) => r.id)).toEqual([second.id]);
     expect(bot.writes()).toEqual([]);
   });
 
@@ -139,7 +162,7 @@ describe('propose', () => {
     const guest = bot.site().networks.find((n) => n.name === 'Guest');
     if (!guest) throw new Error('no Guest network');
     guest.x_passphrase = 'correct horse battery';
-    const approvals = open();
+    const approvals = await open();
 
     const request = await approvals.propose({
       tool: 'update_network',
@@ -154,7 +177,7 @@ describe('propose', () => {
 
 describe('approve', () => {
   it('runs the change once approved by a second user and keeps the result', async () => {
-    const approvals = open();
+    const approvals = await open();
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
     clock.advance(60);
 
@@ -177,11 +200,11 @@ describe('approve', () => {
       'executing',
       'succeeded',
     ]);
-    expect(approvals.get(request.id)?.state).toBe('succeeded');
+    expect((await approvals.get(request.id))?.state).toBe('succeeded');
   });
 
   it('says `already` to a late click on a finished request and runs nothing more', async () => {
-    const approvals = open();
+    const approvals = await open();
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
     await approvals.approve(request.id, ALEX);
 
@@ -192,7 +215,7 @@ describe('approve', () => {
   });
 
   it('answers not_found for an id it has never seen', async () => {
-    const approvals = open();
+    const approvals = await open();
 
     expect(await approvals.approve('cr_aaaaaaaaaaaaaaaaaaaa', ALEX)).toEqual({
       kind: 'not_found',
@@ -205,7 +228,7 @@ describe('approve', () => {
   });
 
   it('refuses self-approval by default, saying why, and leaves the request pending', async () => {
-    const approvals = open();
+    const approvals = await open();
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const outcome = await approvals.approve(request.id, { userId: RITA.userId });
@@ -220,7 +243,7 @@ describe('approve', () => {
   });
 
   it('allows self-approval when ALLOW_SELF_APPROVAL is on', async () => {
-    const approvals = open({ policy: policyWith({ allowSelfApproval: true }) });
+    const approvals = await open({ policy: policyWith({ allowSelfApproval: true }) });
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const outcome = await approvals.approve(request.id, RITA);
@@ -230,7 +253,7 @@ describe('approve', () => {
   });
 
   it('with APPROVERS listing a user: refuses others by name of the list, accepts the user', async () => {
-    const approvals = open({ policy: policyWith({ approvers: [ALEX.userId] }) });
+    const approvals = await open({ policy: policyWith({ approvers: [ALEX.userId] }) });
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const refused = await approvals.approve(request.id, STAN);
@@ -253,7 +276,7 @@ describe('approve', () => {
         return group === 'S0NETOPS' ? [ALEX.userId] : [];
       },
     });
-    const approvals = open({ policy });
+    const approvals = await open({ policy });
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const refused = await approvals.approve(request.id, STAN);
@@ -274,7 +297,7 @@ describe('approve', () => {
         throw new Error('usergroups.users.list: missing_scope');
       },
     });
-    const approvals = open({ policy });
+    const approvals = await open({ policy });
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const outcome = await approvals.approve(request.id, ALEX);
@@ -288,7 +311,7 @@ describe('approve', () => {
   });
 
   it('runs exactly once when two approvers click at the same moment', async () => {
-    const approvals = open();
+    const approvals = await open();
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const outcomes = await Promise.all([
@@ -305,7 +328,7 @@ describe('approve', () => {
 
   it('records a failed write with its code, and never retries it', async () => {
     bot.sim.injectFault({ kind: 'status', status: 503, method: 'POST', route: 'rest/networkconf' });
-    const approvals = open();
+    const approvals = await open();
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const outcome = await approvals.approve(request.id, ALEX);
@@ -328,7 +351,7 @@ describe('approve', () => {
   });
 
   it('fails without sending anything when the approval-time dry run fails', async () => {
-    const approvals = open();
+    const approvals = await open();
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
     await bot.run('create_network', { name: 'Other', vlan_id: 44, subnet: '10.45.0.0/24', confirm: true });
     bot.sim.clearRequests();
@@ -346,7 +369,7 @@ describe('approve', () => {
 
 describe('expiry', () => {
   it('says expired at click time once the TTL has passed, and runs nothing', async () => {
-    const approvals = open({ ttl: 60 });
+    const approvals = await open({ ttl: 60 });
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
     clock.advance(60);
 
@@ -358,7 +381,7 @@ describe('expiry', () => {
   });
 
   it('expireDue returns exactly the overdue pending requests, once', async () => {
-    const approvals = open({ ttl: 60 });
+    const approvals = await open({ ttl: 60 });
     const old = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
     clock.advance(30);
     const young = await approvals.propose({
@@ -368,12 +391,12 @@ describe('expiry', () => {
     });
     clock.advance(31);
 
-    const first = approvals.expireDue();
-    const second = approvals.expireDue();
+    const first = await approvals.expireDue();
+    const second = await approvals.expireDue();
 
     expect(first.map((r) => [r.id, r.state])).toEqual([[old.id, 'expired']]);
     expect(second).toEqual([]);
-    expect(approvals.get(young.id)?.state).toBe('pending');
+    expect((await approvals.get(young.id))?.state).toBe('pending');
     expect(await approvals.cancel(old.id, RITA)).toMatchObject({
       kind: 'already',
       request: { state: 'expired' },
@@ -383,7 +406,7 @@ describe('expiry', () => {
 
 describe('drift', () => {
   it('runs nothing when the network changed since the preview, and offers a new preview', async () => {
-    const approvals = open();
+    const approvals = await open();
     const request = await approvals.propose({
       tool: 'update_network',
       args: { network_id: 'Guest', vlan_id: 31 },
@@ -418,7 +441,7 @@ describe('drift', () => {
   });
 
   it('ignores changes that only touch warnings (volatile facts such as client counts)', async () => {
-    const approvals = open();
+    const approvals = await open();
     const request = await approvals.propose({
       tool: 'update_network',
       args: { network_id: 'Guest', vlan_id: 31 },
@@ -440,16 +463,16 @@ describe('drift', () => {
 
 describe('restart', () => {
   it('brings a pending request back with its expiry, and runs it once when approved after the restart', async () => {
-    const before = open();
+    const before = await open();
     const request = await before.propose({ tool: 'create_network', args: LAB, requester: RITA });
-    before.attachMessage(request.id, { channel: 'C0OPS', ts: '1700000000.000100' });
-    before.close();
+    await before.attachMessage(request.id, { channel: 'C0OPS', ts: '1700000000.000100' });
+    await close(before);
     const app = appFor(bot.sim);
     extraApps.push(app);
     clock.advance(120);
 
-    const after = open({ app });
-    const restored = after.get(request.id);
+    const after = await open({ app });
+    const restored = await after.get(request.id);
     const outcome = await after.approve(request.id, ALEX);
 
     expect(restored).toEqual({ ...request, message: { channel: 'C0OPS', ts: '1700000000.000100' } });
@@ -460,30 +483,33 @@ describe('restart', () => {
   });
 
   it('expires at open what expired while the bot was down', async () => {
-    const before = open({ ttl: 60 });
+    const before = await open({ ttl: 60 });
     const request = await before.propose({ tool: 'create_network', args: LAB, requester: RITA });
-    before.close();
+    await close(before);
     clock.advance(61);
 
-    const after = open({ ttl: 60 });
+    const after = await open({ ttl: 60 });
 
-    expect(after.get(request.id)?.state).toBe('expired');
+    expect((await after.get(request.id))?.state).toBe('expired');
     expect(journalEvents(data.journal).map((e) => e.type)).toEqual(['created', 'expired']);
   });
 
   it('marks a request caught executing by a crash as unknown and never re-runs it', async () => {
-    const before = open();
+    const before = await open();
     const request = await before.propose({ tool: 'create_network', args: LAB, requester: RITA });
-    before.close();
+    await close(before);
     const { journal } = Journal.open(data.journal, { now: clock.now });
     journal.append({ type: 'approved', id: request.id, actor: ALEX, previewHash: request.previewHash });
     journal.append({ type: 'executing', id: request.id, actor: ALEX });
     journal.close();
 
-    const after = open();
+    const after = await open();
     const outcome = await after.approve(request.id, ALEX);
 
-    expect(after.get(request.id)).toMatchObject({ state: 'unknown', error: { code: 'outcome_unknown' } });
+    expect(await after.get(request.id)).toMatchObject({
+      state: 'unknown',
+      error: { code: 'outcome_unknown' },
+    });
     expect(outcome).toMatchObject({ kind: 'already', request: { state: 'unknown' } });
     expect(await after.cancel(request.id, RITA)).toMatchObject({ kind: 'already' });
     expect(bot.writes()).toEqual([]);
@@ -495,23 +521,19 @@ describe('restart', () => {
   });
 
   it('refuses to open a journal that does not verify, naming the line, and changes nothing', async () => {
-    const before = open();
+    const before = await open();
     const request = await before.propose({ tool: 'create_network', args: LAB, requester: RITA });
-    before.attachMessage(request.id, { channel: 'C0OPS', ts: '1.2' });
+    await before.attachMessage(request.id, { channel: 'C0OPS', ts: '1.2' });
     await before.cancel(request.id, RITA);
-    before.close();
+    await close(before);
     const lines = readFileSync(data.journal, 'utf8').split('\n');
     lines[0] = (lines[0] ?? '').replace('"name":"Lab"', '"name":"Lap"');
     writeFileSync(data.journal, lines.join('\n'));
 
-    const error = (() => {
-      try {
-        open();
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
+    const error = await open().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
 
     expect(error).toBeInstanceOf(JournalIntegrityError);
     expect((error as Error).message).toMatch(/fails verification at line 1: /);
@@ -520,15 +542,15 @@ describe('restart', () => {
   });
 
   it('refuses a second Approvals on the same journal in one process', async () => {
-    open();
+    await open();
 
-    expect(() => open()).toThrow(/already open in this process/);
+    await expect(open()).rejects.toThrow(/already open in this process/);
   });
 });
 
 describe('cancel', () => {
   it('lets the requester cancel; a later approve says already and runs nothing', async () => {
-    const approvals = open();
+    const approvals = await open();
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const cancelled = await approvals.cancel(request.id, RITA);
@@ -543,11 +565,11 @@ describe('cancel', () => {
   });
 
   it('refuses a stranger when APPROVERS is set, and lets an approver cancel', async () => {
-    const approvals = open({ policy: policyWith({ approvers: [ALEX.userId] }) });
+    const approvals = await open({ policy: policyWith({ approvers: [ALEX.userId] }) });
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     const refused = await approvals.cancel(request.id, STAN);
-    const state = approvals.get(request.id)?.state;
+    const state = (await approvals.get(request.id))?.state;
     const cancelled = await approvals.cancel(request.id, ALEX);
 
     expect(refused).toMatchObject({ kind: 'refused' });
@@ -562,7 +584,7 @@ describe('cancel', () => {
 
 describe('who may request', () => {
   it('refuses a requester outside REQUESTERS, and journals nothing', async () => {
-    const approvals = open({ policy: policyWith({ requesters: [ALEX.userId] }) });
+    const approvals = await open({ policy: policyWith({ requesters: [ALEX.userId] }) });
 
     const error = await approvals
       .propose({ tool: 'create_network', args: LAB, requester: RITA })
@@ -570,13 +592,13 @@ describe('who may request', () => {
 
     expect(error).toBeInstanceOf(NotAuthorizedError);
     expect((error as Error).message).toBe('only members of REQUESTERS (<@U0ALEX>) may request changes');
-    expect(approvals.list()).toEqual([]);
+    expect(await approvals.list()).toEqual([]);
     expect(bot.sim.requests).toEqual([]);
   });
 
   it('accepts a member of a REQUESTERS user group', async () => {
     const policy = policyWith({ requesters: ['S0NETOPS'], groupMembers: async () => [RITA.userId] });
-    const approvals = open({ policy });
+    const approvals = await open({ policy });
 
     const request: ChangeRequest = await approvals.propose({
       tool: 'create_network',
@@ -588,7 +610,7 @@ describe('who may request', () => {
   });
 
   it('refuses outside WRITE_CHANNELS, and a request from no channel', async () => {
-    const approvals = open({ policy: policyWith({ writeChannels: ['C0OPS'] }) });
+    const approvals = await open({ policy: policyWith({ writeChannels: ['C0OPS'] }) });
 
     const elsewhere = await approvals
       .propose({ tool: 'create_network', args: LAB, requester: RITA, channel: 'C0RANDOM' })
@@ -611,13 +633,13 @@ describe('who may request', () => {
       'changes may only be requested in WRITE_CHANNELS (<#C0OPS>); this request came from no channel',
     );
     expect(allowed.state).toBe('pending');
-    expect(approvals.list().map((r) => r.id)).toEqual([allowed.id]);
+    expect((await approvals.list()).map((r) => r.id)).toEqual([allowed.id]);
   });
 });
 
 describe('clock', () => {
   it('stamps journal events with the injected clock', async () => {
-    const approvals = open();
+    const approvals = await open();
 
     await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 

@@ -8,6 +8,8 @@ import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import type { Simulator } from '../../src/simulator/index.js';
+import { FileStore } from '../../src/store/file/file-store.js';
+import type { ChangeStore } from '../../src/store/types.js';
 import { testGateway } from '../helpers/test-gateway.js';
 import { type Clock, policyWith } from './harness.js';
 
@@ -15,24 +17,25 @@ import { type Clock, policyWith } from './harness.js';
 export function appFor(sim: Simulator): App {
   const logger = silentLogger();
   const gateway = testGateway(sim);
+  const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-approvals-')) });
   return createApp({
-    config: loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-approvals-')) }),
+    config,
     logger,
     gateway,
-    store: new MemoryStore(),
+    store: new FileStore(config.dataDir, { data: new MemoryStore() }),
   });
 }
 
-/** Opens Approvals over a bot's registry and context. */
+/** Opens Approvals over a bot's registry and context, on a change store; recovers what it finds. */
 export function openApprovals(
   app: App,
-  dataDir: string,
+  store: ChangeStore,
   clock: Clock,
   policy: ApprovalPolicy = policyWith(),
   ttlSeconds = 900,
-): Approvals {
+): Promise<Approvals> {
   return Approvals.open({
-    dataDir,
+    store,
     registry: app.registry,
     context: app.context,
     policy,

@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JOURNAL_FILE } from '../../src/approvals/journal.js';
 import { ApprovalPolicy, type ApprovalPolicyOptions } from '../../src/approvals/policy.js';
 import { silentLogger } from '../../src/log.js';
+import { JOURNAL_FILE } from '../../src/store/file/journal.js';
 
 /** The requester, an approver, and someone with no role, as Slack user ids. */
 export const RITA = { userId: 'U0RITA', name: 'rita' };

@@ -32,7 +32,7 @@ export interface FakeSlack {
   /** A fresh response_url served by the fake. */
   responseUrl(): string;
   /** Resolves once `predicate` holds (the bot works after its ack), or rejects after `timeoutMs`. */
-  waitFor(predicate: () => boolean, timeoutMs?: number): Promise<void>;
+  waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -138,7 +138,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     async waitFor(predicate, timeoutMs = 5000) {
       const started = Date.now();
-      while (!predicate()) {
+      while (!(await predicate())) {
         if (Date.now() - started > timeoutMs)
           throw new Error('the fake Slack never saw what the test waited for');
         await new Promise((r) => setTimeout(r, 10));

@@ -7,6 +7,8 @@ import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { FileStore } from '../../src/store/file/file-store.js';
+import type { Store } from '../../src/store/types.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { buttonBody, commandBody, slackHeaders, viewSubmissionBody } from './slack-requests.js';
 import { testGateway } from './test-gateway.js';
@@ -41,9 +43,19 @@ export interface SlackBot {
   close(): Promise<void>;
 }
 
-/** Options: extra environment, a shared data dir (restart tests), a clock, an existing simulator. */
+/**
+ * Options: extra environment, a shared data dir (restart tests), a clock, an existing simulator,
+ * an opened store (PostgreSQL tests; the bot closes it). Default: the file store in the data dir,
+ * bot data in memory.
+ */
 export async function startSlackBot(
-  options: { env?: Record<string, string>; dataDir?: string; now?: () => number; sim?: Simulator } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    now?: () => number;
+    sim?: Simulator;
+    store?: Store;
+  } = {},
 ): Promise<SlackBot> {
   const slack = await startFakeSlack();
   const sim = options.sim ?? (await startSimulator());
@@ -65,7 +77,7 @@ export async function startSlackBot(
     config,
     logger,
     gateway,
-    store: new MemoryStore(),
+    store: options.store ?? new FileStore(dataDir, { data: new MemoryStore() }),
     ...(options.now ? { now: options.now } : {}),
   });
   const approvals = app.approvals;

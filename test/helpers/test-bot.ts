@@ -13,6 +13,7 @@ import {
   startSimulator,
 } from '../../src/simulator/index.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
+import { FileStore } from '../../src/store/file/file-store.js';
 import { testGateway } from './test-gateway.js';
 
 /** The bot built as main.ts builds it, against a fresh simulator reached over real HTTP. */
@@ -41,7 +42,8 @@ export async function startTestBot(
   const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-bot-')), ...options.env });
   const logger = silentLogger();
   const gateway = testGateway(sim, options.gateway);
-  const app = createApp({ config, logger, gateway, store: options.store ?? new MemoryStore() });
+  const store = new FileStore(config.dataDir, { data: options.store ?? new MemoryStore() });
+  const app = createApp({ config, logger, gateway, store });
   return {
     sim,
     app,

@@ -65,7 +65,7 @@ async function requestAndApprove(b: SlackBot, command: string) {
   const id = requestIdOf(preview);
   expect(simWrites(b)).toEqual([]);
   await b.click('approve', id, 'U2');
-  await b.slack.waitFor(() => b.approvals.get(id)?.state === 'succeeded');
+  await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'succeeded');
   return { preview, text: messageText(preview), bodies: simWrites(b).map((r) => r.body) };
 }
 
@@ -157,7 +157,7 @@ describe('a preview larger than one Slack message', () => {
     const complete = b.slack.callsOf('files.completeUploadExternal');
     expect(complete).toHaveLength(1);
     expect(complete[0]?.args.channel_id).toBe('C1');
-    expect(complete[0]?.args.thread_ts).toBe(postedTs(b));
+    expect(complete[0]?.args.thread_ts).toBe(await postedTs(b));
     const files = uploadedFiles(b);
     expect(Object.keys(files).sort()).toEqual([
       `preview-${requestIdOf(preview)}.txt`,
@@ -175,8 +175,8 @@ describe('a preview larger than one Slack message', () => {
 });
 
 /** The ts the fake Slack gave the preview message (the first top-level post). */
-function postedTs(b: SlackBot): string | undefined {
-  return b.approvals.get(requestIdOf(previewsOf(b)[0]))?.message?.ts;
+async function postedTs(b: SlackBot): Promise<string | undefined> {
+  return (await b.approvals.get(requestIdOf(previewsOf(b)[0])))?.message?.ts;
 }
 
 /** Uploaded files by name: the fake numbers file ids F1, F2… in the order upload URLs were asked for. */

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyJournal } from '../../src/approvals/journal.js';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
+import { verifyJournal } from '../../src/store/file/journal.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
@@ -94,6 +94,7 @@ describe('request verification', () => {
       status: 'ok',
       front_end: 'slack',
       mode: 'http',
+      store: { kind: 'file', ok: true },
       pending_changes: 0,
     });
   });
@@ -186,7 +187,7 @@ describe('approval-gated writes', () => {
     expect(refusal?.response_type).toBe('ephemeral');
     expect(String(refusal?.text)).toMatch(/someone else must approve/);
     expect(simWrites(b)).toEqual([]);
-    expect(b.approvals.get(id)?.state).toBe('pending');
+    expect((await b.approvals.get(id))?.state).toBe('pending');
   });
 
   it('with APPROVERS set, refuses others and accepts a member of a listed user group', async () => {
@@ -198,7 +199,7 @@ describe('approval-gated writes', () => {
     expect(String(responsesTo(b, stranger.responseUrl)[0]?.body.text)).toMatch(/APPROVERS/);
     expect(simWrites(b)).toEqual([]);
     await b.click('approve', id, 'U5');
-    await b.slack.waitFor(() => b.approvals.get(id)?.state === 'succeeded');
+    await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'succeeded');
     expect(b.slack.callsOf('usergroups.users.list').map((c) => c.args.usergroup)).toContain('S0NETADMINS');
     expect(b.sim.state.findNetworkByName('default', 'IoT2')).toBeDefined();
   });
@@ -213,7 +214,7 @@ describe('approval-gated writes', () => {
     await b.slack.waitFor(() => responsesTo(b, click.responseUrl).length > 0);
     expect(String(responsesTo(b, click.responseUrl)[0]?.body.text)).toMatch(/expired/);
     const edited = b.slack.callsOf('chat.update').at(-1);
-    expect(edited?.args.ts).toBe(String(b.approvals.get(id)?.message?.ts));
+    expect(edited?.args.ts).toBe(String((await b.approvals.get(id))?.message?.ts));
     expect(textOf(edited?.args ?? {})).toContain('Expired, not run');
     expect(buttonsOf(edited)).toEqual([]);
     expect(simWrites(b)).toEqual([]);
@@ -238,7 +239,7 @@ describe('approval-gated writes', () => {
     await b.click('approve', id, 'U2');
     await b.slack.waitFor(() => previews(b).length === 2);
     expect(simWrites(b)).toEqual([]);
-    expect(b.approvals.get(id)?.state).toBe('superseded');
+    expect((await b.approvals.get(id))?.state).toBe('superseded');
     const replacement = previews(b)[1];
     expect(textOf(replacement?.args ?? {})).toContain('36 → 35');
     expect(requestIdOf(replacement)).not.toBe(id);
@@ -251,7 +252,7 @@ describe('approval-gated writes', () => {
     await first.app.close();
     const second = await bot({ dataDir: first.dataDir, sim: first.sim });
     await second.click('approve', id, 'U2');
-    await second.slack.waitFor(() => second.approvals.get(id)?.state === 'succeeded');
+    await second.slack.waitFor(async () => (await second.approvals.get(id))?.state === 'succeeded');
     const again = await second.click('approve', id, 'U3');
     await second.slack.waitFor(() => responsesTo(second, again.responseUrl).length > 0);
     expect(
@@ -272,7 +273,7 @@ describe('approval-gated writes', () => {
     const b = await bot();
     const id = requestIdOf(await previewCreate(b));
     await b.click('cancel', id, 'U1');
-    await b.slack.waitFor(() => b.approvals.get(id)?.state === 'cancelled');
+    await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'cancelled');
     await b.slack.waitFor(() => b.slack.callsOf('chat.update').length > 0);
     expect(textOf(b.slack.callsOf('chat.update').at(-1)?.args ?? {})).toContain('Cancelled');
     expect(simWrites(b)).toEqual([]);

@@ -18,8 +18,8 @@ const N = DEMO_NETWORKS;
 const ZONES_ROUTE = `/integration/v1/sites/88f7af54-98f8-306a-a1c7-c9349722b1f6/firewall/zones`;
 
 const bot = useTestBot();
-beforeEach(() => {
-  for (const key of bot.app.context.store.keys()) bot.app.context.store.delete(key);
+beforeEach(async () => {
+  for (const key of await bot.app.context.store.keys()) await bot.app.context.store.delete(key);
 });
 
 function zone(name: string) {
@@ -95,7 +95,9 @@ describe('create_firewall_zone', () => {
       network_names: ['Servers'],
       origin: 'USER_DEFINED',
     });
-    expect(bot.app.context.store.get(`zone-description:default:${result.zone.id}`)).toBe('Test benches');
+    expect(await bot.app.context.store.get(`zone-description:default:${result.zone.id}`)).toBe(
+      'Test benches',
+    );
     const listed = (await bot.run('list_firewall_zones')) as Zone[];
     expect(listed.find((z) => z.name === 'Lab')?.description).toBe('Test benches');
   });
@@ -270,7 +272,9 @@ describe('update_firewall_zone', () => {
     });
     expect(bot.writes()).toHaveLength(0);
     await bot.run('update_firewall_zone', { firewall_zone_id: 'Internal', description: '', confirm: true });
-    expect(bot.app.context.store.get(`zone-description:default:${DEMO_ZONES.internal}`)).toBeUndefined();
+    expect(
+      await bot.app.context.store.get(`zone-description:default:${DEMO_ZONES.internal}`),
+    ).toBeUndefined();
   });
 
   it('previews a diff and the move, and changes nothing', async () => {
@@ -364,12 +368,12 @@ describe('update_firewall_zone', () => {
 
 describe('delete_firewall_zone', () => {
   it('deletes a user zone and its description; its networks stay', async () => {
-    bot.app.context.store.set(`zone-description:default:${DEMO_ZONES.iotDevices}`, 'things');
+    await bot.app.context.store.set(`zone-description:default:${DEMO_ZONES.iotDevices}`, 'things');
     const networksBefore = JSON.stringify(bot.site().networks);
     const result = await bot.run('delete_firewall_zone', { zone_id: 'IoT Devices', confirm: true });
     expect(result).toEqual({ success: true, deleted_zone_id: DEMO_ZONES.iotDevices });
     expect(zoneWrites()).toEqual([{ method: 'DELETE', route: `/${DEMO_ZONES.iotDevices}`, body: undefined }]);
-    expect(bot.app.context.store.keys()).toEqual([]);
+    expect(await bot.app.context.store.keys()).toEqual([]);
     expect(JSON.stringify(bot.site().networks)).toBe(networksBefore);
   });
 

@@ -3,9 +3,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/approvals/canonical.js';
-import { Journal, JournalIntegrityError, journalReport, verifyJournal } from '../../src/approvals/journal.js';
 import type { ChangeRequest } from '../../src/approvals/types.js';
-import { ALEX, Clock, RITA, tempDataDir } from './harness.js';
+import {
+  Journal,
+  JournalIntegrityError,
+  journalReport,
+  verifyJournal,
+} from '../../src/store/file/journal.js';
+import { ALEX, Clock, RITA, tempDataDir } from '../approvals/harness.js';
 
 /** The chain starts from 64 zeros (the journal format), pinned here rather than imported. */
 const GENESIS = '0'.repeat(64);
@@ -246,7 +251,7 @@ describe('audit:verify (verify-cli)', () => {
     rewrite(lines);
     const run = promisify(execFile);
 
-    const failure = await run(process.execPath, ['--import', 'tsx', 'src/approvals/verify-cli.ts'], {
+    const failure = await run(process.execPath, ['--import', 'tsx', 'src/store/verify-cli.ts'], {
       env: { ...process.env, DATA_DIR: data.dir },
     }).catch((error: { code: number; stdout: string }) => error);
 

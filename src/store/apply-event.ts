@@ -1,0 +1,72 @@
+import type { JournalEvent, TransitionEntry } from './journal-format.js';
+import type { ChangeRequest, ChangeState } from './records.js';
+
+/** What a request shows once a crash left its outcome unknown. */
+export const OUTCOME_UNKNOWN = {
+  code: 'outcome_unknown',
+  message: 'outcome unknown: the bot stopped while this change was running; verify on the controller',
+} as const;
+
+/** The state an event moves a request to; undefined for events that change no state (`message`). */
+export function stateAfter(type: TransitionEntry['type']): ChangeState | undefined {
+  switch (type) {
+    case 'message':
+      return undefined;
+    case 'outcome_unknown':
+      return 'unknown';
+    default:
+      return type;
+  }
+}
+
+/**
+ * A request after one event: the one reducer both stores use, for replaying a journal and for
+ * live transitions alike, so what is stored and what the chain says cannot disagree.
+ */
+export function applyEvent(request: ChangeRequest | undefined, event: JournalEvent): ChangeRequest {
+  if (event.type === 'created') return structuredClone(event.request);
+  if (!request) {
+    throw new Error(`approvals journal event ${event.seq} (${event.type}) names unknown request ${event.id}`);
+  }
+  const next = structuredClone(request);
+  switch (event.type) {
+    case 'message':
+      next.message = event.message;
+      break;
+    case 'approved':
+      next.state = 'approved';
+      next.approver = event.actor;
+      next.decidedAt = event.at;
+      break;
+    case 'executing':
+      next.state = 'executing';
+      break;
+    case 'succeeded':
+      next.state = 'succeeded';
+      next.result = event.result;
+      // A late outcome after a recovery replaces the "unknown" note with the truth.
+      delete next.error;
+      break;
+    case 'failed':
+      next.state = 'failed';
+      next.error = event.error;
+      break;
+    case 'cancelled':
+      next.state = 'cancelled';
+      next.cancelledBy = event.actor;
+      next.decidedAt = event.at;
+      break;
+    case 'expired':
+      next.state = 'expired';
+      break;
+    case 'superseded':
+      next.state = 'superseded';
+      next.supersededBy = event.supersededBy;
+      break;
+    case 'outcome_unknown':
+      next.state = 'unknown';
+      next.error = { ...OUTCOME_UNKNOWN };
+      break;
+  }
+  return next;
+}

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { JsonFileStore, type KeyValueStore } from '../../lib/json-file-store.js';
+import { applyEvent } from '../apply-event.js';
+import type { JournalEvent, TransitionEntry, VerifyResult } from '../journal-format.js';
+import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../records.js';
+import type {
+  ChangeFilter,
+  ChangeStore,
+  InterruptedRequest,
+  JournalHead,
+  RequestHistory,
+  Store,
+  StoreHealth,
+  TransitionGuard,
+} from '../types.js';
+import { JOURNAL_FILE, Journal, verifyJournal } from './journal.js';
+
+/** bot-data.json: bot-kept data inside DATA_DIR. */
+export const BOT_DATA_FILE = 'bot-data.json';
+
+/** A fresh id for this process among replicas: host-independent, unguessable enough to never collide. */
+export function newReplicaId(): string {
+  return `replica_${randomBytes(8).toString('hex')}`;
+}
+
+/** Does the request match the filter (everything but paging)? */
+export function matchesFilter(request: ChangeRequest, filter: ChangeFilter): boolean {
+  if (filter.state !== undefined) {
+    const states: readonly string[] = typeof filter.state === 'string' ? [filter.state] : filter.state;
+    if (!states.includes(request.state)) return false;
+  }
+  if (filter.requester !== undefined && request.requester.userId !== filter.requester) return false;
+  if (filter.tool !== undefined && request.tool !== filter.tool) return false;
+  if (filter.since !== undefined && Date.parse(request.createdAt) < Date.parse(filter.since)) return false;
+  return true;
+}
+
+/** Newest first by creation time, then by id so equal times keep one order. */
+export function newestFirst(a: ChangeRequest, b: ChangeRequest): number {
+  const byTime = Date.parse(b.createdAt) - Date.parse(a.createdAt);
+  if (byTime !== 0) return byTime;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+const isPastExpiry = (request: ChangeRequest, at: number) => at >= Date.parse(request.expiresAt);
+
+/**
+ * Change requests in one process, with DATA_DIR/approvals.jsonl as the durable record: the
+ * journal is replayed into memory at open, and every transition is checked, journaled (written
+ * and fsynced) and applied in one synchronous step, so no other caller can interleave.
+ */
+export class FileChangeStore implements ChangeStore {
+  readonly replicaId = newReplicaId();
+  private readonly requests = new Map<string, ChangeRequest>();
+  private readonly events = new Map<string, JournalEvent[]>();
+  // Claims made by this process; every run found in-flight at open belonged to a process now gone.
+  private readonly owned = new Set<string>();
+
+  private constructor(private readonly journal: Journal) {}
+
+  /** Opens DATA_DIR/approvals.jsonl: verifies (JournalIntegrityError naming the line) and replays it. */
+  static open(dataDir: string): FileChangeStore {
+    const { journal, events } = Journal.open(join(dataDir, JOURNAL_FILE));
+    const store = new FileChangeStore(journal);
+    try {
+      for (const event of events) store.apply(event);
+    } catch (error) {
+      journal.close();
+      throw error;
+    }
+    return store;
+  }
+
+  async create(request: ChangeRequest, actor: Actor, at: number): Promise<ChangeRequest> {
+    if (this.requests.has(request.id)) throw new Error(`change request ${request.id} exists already`);
+    this.record({ type: 'created', id: request.id, actor, request }, at);
+    return this.snapshot(request.id);
+  }
+
+  async transition(
+    id: string,
+    entry: TransitionEntry,
+    guard: TransitionGuard,
+  ): Promise<ChangeRequest | undefined> {
+    const request = this.requests.get(id);
+    if (!request || !this.allows(request, guard)) return undefined;
+    this.record(entry, guard.at);
+    if (entry.type === 'approved') this.owned.add(id);
+    return this.snapshot(id);
+  }
+
+  async expireDue(at: number): Promise<ChangeRequest[]> {
+    const expired: ChangeRequest[] = [];
+    for (const request of this.byCreation()) {
+      if (request.state === 'pending' && isPastExpiry(request, at)) {
+        this.record({ type: 'expired', id: request.id, actor: SYSTEM_ACTOR }, at);
+        expired.push(this.snapshot(request.id));
+      }
+    }
+    return expired;
+  }
+
+  async recoverInterrupted(at: number): Promise<InterruptedRequest[]> {
+    const recovered: InterruptedRequest[] = [];
+    for (const request of this.byCreation()) {
+      const previous = request.state;
+      if ((previous === 'approved' || previous === 'executing') && !this.owned.has(request.id)) {
+        this.record({ type: 'outcome_unknown', id: request.id, actor: SYSTEM_ACTOR, previous }, at);
+        recovered.push({ request: this.snapshot(request.id), previous });
+      }
+    }
+    return recovered;
+  }
+
+  async get(id: string): Promise<ChangeRequest | undefined> {
+    return this.requests.has(id) ? this.snapshot(id) : undefined;
+  }
+
+  async list(filter: ChangeFilter = {}): Promise<ChangeRequest[]> {
+    const found = [...this.requests.values()].filter((r) => matchesFilter(r, filter)).sort(newestFirst);
+    const offset = filter.offset ?? 0;
+    const page = found.slice(offset, filter.limit === undefined ? undefined : offset + filter.limit);
+    return page.map((r) => structuredClone(r));
+  }
+
+  async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
+    let n = 0;
+    for (const request of this.requests.values()) if (matchesFilter(request, filter)) n += 1;
+    return n;
+  }
+
+  async history(id: string): Promise<RequestHistory | undefined> {
+    const request = this.requests.get(id);
+    if (!request) return undefined;
+    return { request: structuredClone(request), events: structuredClone(this.events.get(id) ?? []) };
+  }
+
+  async journalHead(): Promise<JournalHead> {
+    return this.journal.position;
+  }
+
+  async verifyJournal(): Promise<VerifyResult> {
+    return verifyJournal(this.journal.path);
+  }
+
+  /** Releases the journal; later transitions throw. */
+  close(): void {
+    this.journal.close();
+  }
+
+  private allows(request: ChangeRequest, guard: TransitionGuard): boolean {
+    if (!guard.from.includes(request.state)) return false;
+    if (guard.live && isPastExpiry(request, guard.at)) return false;
+    if (guard.overdue && !isPastExpiry(request, guard.at)) return false;
+    if (guard.ownedBySelf && !this.owned.has(request.id)) return false;
+    return true;
+  }
+
+  private byCreation(): ChangeRequest[] {
+    return [...this.requests.values()].sort((a, b) => -newestFirst(a, b));
+  }
+
+  /** Journal first, then memory: a transition that is not on disk has not happened. */
+  private record(entry: TransitionEntry | Parameters<Journal['append']>[0], at: number): void {
+    this.apply(this.journal.append(entry, at));
+  }
+
+  private apply(event: JournalEvent): void {
+    const next = applyEvent(this.requests.get(event.id), event);
+    this.requests.set(event.id, next);
+    const list = this.events.get(event.id);
+    if (list) list.push(event);
+    else this.events.set(event.id, [event]);
+  }
+
+  private snapshot(id: string): ChangeRequest {
+    const request = this.requests.get(id);
+    if (!request) throw new Error(`change request ${id} vanished`);
+    return structuredClone(request);
+  }
+}
+
+/** The embedded store: files under DATA_DIR, for one process, with nothing to install. */
+export class FileStore implements Store {
+  readonly kind = 'file';
+  readonly data: KeyValueStore;
+  private changeStore: FileChangeStore | undefined;
+
+  /** `data` replaces DATA_DIR/bot-data.json (tests keep bot data in memory). */
+  constructor(
+    readonly dataDir: string,
+    options: { data?: KeyValueStore } = {},
+  ) {
+    this.data = options.data ?? new JsonFileStore(join(dataDir, BOT_DATA_FILE));
+  }
+
+  changes(): FileChangeStore {
+    this.changeStore ??= FileChangeStore.open(this.dataDir);
+    return this.changeStore;
+  }
+
+  async health(): Promise<StoreHealth> {
+    return { kind: 'file', ok: true };
+  }
+
+  async close(): Promise<void> {
+    this.changeStore?.close();
+  }
+}

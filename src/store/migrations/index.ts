@@ -1,0 +1,15 @@
+import { initial } from './0001-initial.js';
+
+/**
+ * One schema change. Migrations only add (tables, columns, indexes), so a replica of the
+ * previous version keeps working beside a newer one during a rolling deploy.
+ */
+export interface Migration {
+  /** 1, 2, 3 … in order; applied once each, recorded in netops_schema_migrations. */
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration, oldest first. SQL lives in TypeScript modules so it ships inside dist/. */
+export const MIGRATIONS: readonly Migration[] = [initial];

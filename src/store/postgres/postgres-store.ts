@@ -1,0 +1,530 @@
+import { hostname } from 'node:os';
+import type pg from 'pg';
+import type { DatabaseConfig } from '../../config.js';
+import type { KeyValueStore } from '../../lib/json-file-store.js';
+import { type Logger, scrubSecrets } from '../../log.js';
+import { applyEvent, stateAfter } from '../apply-event.js';
+import { newReplicaId } from '../file/file-store.js';
+import {
+  ChainChecker,
+  chainEvent,
+  GENESIS_HASH,
+  type JournalEntry,
+  type JournalEvent,
+  parseEvent,
+  sha256Hex,
+  type TransitionEntry,
+  type VerifyResult,
+} from '../journal-format.js';
+import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../records.js';
+import type {
+  ChangeFilter,
+  ChangeStore,
+  InterruptedRequest,
+  JournalHead,
+  RequestHistory,
+  Store,
+  StoreHealth,
+  TransitionGuard,
+} from '../types.js';
+import { type MigrationResult, migrate } from './migrate.js';
+import { createPool, inTransaction } from './pool.js';
+
+/** The database's journal does not hang together; the bot refuses to run on it rather than guess. */
+export class StoreIntegrityError extends Error {
+  constructor(readonly reason: string) {
+    super(`the PostgreSQL journal fails verification: ${reason}. Run \`npm run audit:verify\` for details.`);
+    this.name = 'StoreIntegrityError';
+  }
+}
+
+/** What PostgresStore.open needs. */
+export interface PostgresStoreOptions {
+  database: DatabaseConfig;
+  logger: Logger;
+  /** REPLICA_LEASE_SECONDS: how long this replica's lease lasts without renewal. */
+  leaseSeconds: number;
+}
+
+const HEALTH_TIMEOUT_MS = 2_000;
+const VERIFY_BATCH = 1_000;
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+interface RequestRow {
+  id: string;
+  data: ChangeRequest;
+}
+
+function errorText(error: unknown): string {
+  return scrubSecrets(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * Appends one event to the chain inside the caller's transaction. The head row is locked first,
+ * so appends from every replica queue on it and form one chain; the event commits or rolls back
+ * with the state change it records.
+ */
+async function appendEvent(client: pg.PoolClient, entry: JournalEntry, at: number): Promise<JournalEvent> {
+  const head = await client.query<{ seq: string; hash: string }>(
+    'SELECT seq, hash FROM netops_journal_head WHERE id = 1 FOR UPDATE',
+  );
+  const current = head.rows[0];
+  if (!current) throw new StoreIntegrityError('the chain head row is missing');
+  const seq = Number(current.seq) + 1;
+  const { event, line, hash } = chainEvent(entry, {
+    seq,
+    at: new Date(at).toISOString(),
+    prev: current.hash,
+  });
+  await client.query(
+    'INSERT INTO netops_journal (seq, at, request_id, type, line) VALUES ($1, $2, $3, $4, $5)',
+    [seq, event.at, entry.id, entry.type, line],
+  );
+  await client.query('UPDATE netops_journal_head SET seq = $1, hash = $2 WHERE id = 1', [seq, hash]);
+  return event;
+}
+
+/** SQL conditions and parameters for a ChangeFilter. */
+function whereClause(filter: ChangeFilter, params: unknown[]): string {
+  const conditions: string[] = [];
+  const add = (sql: (placeholder: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(sql(`$${params.length}`));
+  };
+  if (filter.state !== undefined) {
+    add((p) => `state = ANY(${p}::text[])`, typeof filter.state === 'string' ? [filter.state] : filter.state);
+  }
+  if (filter.requester !== undefined) add((p) => `requester = ${p}`, filter.requester);
+  if (filter.tool !== undefined) add((p) => `tool = ${p}`, filter.tool);
+  if (filter.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.since);
+  return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+}
+
+/** Change requests and the journal in PostgreSQL, shared by every replica on the database. */
+export class PostgresChangeStore implements ChangeStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly replicaId: string,
+  ) {}
+
+  async create(request: ChangeRequest, actor: Actor, at: number): Promise<ChangeRequest> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query(
+        `INSERT INTO netops_change_requests
+           (id, tool, site, requester, channel, state, created_at, expires_at, data)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)`,
+        [
+          request.id,
+          request.tool,
+          request.site,
+          request.requester.userId,
+          request.channel ?? null,
+          request.state,
+          request.createdAt,
+          request.expiresAt,
+          JSON.stringify(request),
+        ],
+      );
+      const event = await appendEvent(client, { type: 'created', id: request.id, actor, request }, at);
+      return applyEvent(undefined, event);
+    });
+  }
+
+  async transition(
+    id: string,
+    entry: TransitionEntry,
+    guard: TransitionGuard,
+  ): Promise<ChangeRequest | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      // The claim and every other transition: one conditional UPDATE. Concurrent callers queue on
+      // the row lock; after the first commits, the others find the state changed and match nothing.
+      const claimed = await client.query<RequestRow>(
+        `UPDATE netops_change_requests
+            SET state = COALESCE($2::text, state),
+                owner = CASE WHEN $3::boolean THEN $4::text ELSE owner END,
+                updated_at = now()
+          WHERE id = $1
+            AND state = ANY($5::text[])
+            AND (NOT $6::boolean OR expires_at > $8::timestamptz)
+            AND (NOT $7::boolean OR expires_at <= $8::timestamptz)
+            AND (NOT $9::boolean OR owner = $4::text)
+        RETURNING id, data`,
+        [
+          id,
+          stateAfter(entry.type) ?? null,
+          entry.type === 'approved',
+          this.replicaId,
+          guard.from,
+          guard.live === true,
+          guard.overdue === true,
+          new Date(guard.at).toISOString(),
+          guard.ownedBySelf === true,
+        ],
+      );
+      const row = claimed.rows[0];
+      if (!row) return undefined;
+      return this.record(client, row, entry, guard.at);
+    });
+  }
+
+  async expireDue(at: number): Promise<ChangeRequest[]> {
+    return inTransaction(this.pool, async (client) => {
+      // SKIP LOCKED: rows another replica is sweeping right now are its to report, not ours.
+      const due = await client.query<RequestRow>(
+        `WITH due AS (
+           SELECT id FROM netops_change_requests
+            WHERE state = 'pending' AND expires_at <= $1::timestamptz
+            ORDER BY created_at, id
+            FOR UPDATE SKIP LOCKED)
+         UPDATE netops_change_requests c SET state = 'expired', updated_at = now()
+           FROM due WHERE c.id = due.id
+         RETURNING c.id, c.data`,
+        [new Date(at).toISOString()],
+      );
+      const expired: ChangeRequest[] = [];
+      for (const row of inCreationOrder(due.rows)) {
+        expired.push(
+          await this.record(client, row, { type: 'expired', id: row.id, actor: SYSTEM_ACTOR }, at),
+        );
+      }
+      return expired;
+    });
+  }
+
+  async recoverInterrupted(at: number): Promise<InterruptedRequest[]> {
+    return inTransaction(this.pool, async (client) => {
+      // Leases are compared on the database's clock, the one clock every replica shares.
+      const orphans = await client.query<RequestRow>(
+        `WITH orphans AS (
+           SELECT c.id FROM netops_change_requests c
+            WHERE c.state IN ('approved', 'executing')
+              AND NOT EXISTS (SELECT 1 FROM netops_replicas r WHERE r.id = c.owner AND r.lease_until > now())
+            ORDER BY c.created_at, c.id
+            FOR UPDATE OF c SKIP LOCKED)
+         UPDATE netops_change_requests c SET state = 'unknown', updated_at = now()
+           FROM orphans WHERE c.id = orphans.id
+         RETURNING c.id, c.data`,
+      );
+      const recovered: InterruptedRequest[] = [];
+      for (const row of inCreationOrder(orphans.rows)) {
+        const previous = row.data.state === 'approved' ? 'approved' : 'executing';
+        const request = await this.record(
+          client,
+          row,
+          { type: 'outcome_unknown', id: row.id, actor: SYSTEM_ACTOR, previous },
+          at,
+        );
+        recovered.push({ request, previous });
+      }
+      return recovered;
+    });
+  }
+
+  async get(id: string): Promise<ChangeRequest | undefined> {
+    const found = await this.pool.query<{ data: ChangeRequest }>(
+      'SELECT data FROM netops_change_requests WHERE id = $1',
+      [id],
+    );
+    return found.rows[0]?.data;
+  }
+
+  async list(filter: ChangeFilter = {}): Promise<ChangeRequest[]> {
+    const params: unknown[] = [];
+    let sql = `SELECT data FROM netops_change_requests ${whereClause(filter, params)} ORDER BY created_at DESC, id DESC`;
+    if (filter.limit !== undefined) {
+      params.push(filter.limit);
+      sql += ` LIMIT $${params.length}`;
+    }
+    if (filter.offset !== undefined) {
+      params.push(filter.offset);
+      sql += ` OFFSET $${params.length}`;
+    }
+    const found = await this.pool.query<{ data: ChangeRequest }>(sql, params);
+    return found.rows.map((row) => row.data);
+  }
+
+  async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
+    const params: unknown[] = [];
+    const found = await this.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM netops_change_requests ${whereClause(filter, params)}`,
+      params,
+    );
+    return Number(found.rows[0]?.n ?? 0);
+  }
+
+  async history(id: string): Promise<RequestHistory | undefined> {
+    const request = await this.get(id);
+    if (!request) return undefined;
+    const lines = await this.pool.query<{ line: string }>(
+      'SELECT line FROM netops_journal WHERE request_id = $1 ORDER BY seq',
+      [id],
+    );
+    return { request, events: lines.rows.map((row) => parseEvent(row.line)) };
+  }
+
+  async journalHead(): Promise<JournalHead> {
+    return readHead(this.pool);
+  }
+
+  async verifyJournal(): Promise<VerifyResult> {
+    return verifyDatabaseJournal(this.pool);
+  }
+
+  /** Journals the transition already applied to `row` by the UPDATE, and stores the request after it. */
+  private async record(
+    client: pg.PoolClient,
+    row: RequestRow,
+    entry: TransitionEntry,
+    at: number,
+  ): Promise<ChangeRequest> {
+    const event = await appendEvent(client, entry, at);
+    const next = applyEvent(row.data, event);
+    await client.query('UPDATE netops_change_requests SET data = $2::jsonb WHERE id = $1', [
+      row.id,
+      JSON.stringify(next),
+    ]);
+    return next;
+  }
+}
+
+function inCreationOrder(rows: RequestRow[]): RequestRow[] {
+  return [...rows].sort(
+    (a, b) =>
+      Date.parse(a.data.createdAt) - Date.parse(b.data.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
+async function readHead(db: Queryable): Promise<JournalHead> {
+  const head = await db.query<{ seq: string; hash: string }>(
+    'SELECT seq, hash FROM netops_journal_head WHERE id = 1',
+  );
+  const row = head.rows[0];
+  if (!row) throw new StoreIntegrityError('the chain head row is missing');
+  return { count: Number(row.seq), head: row.hash };
+}
+
+/**
+ * Verifies the whole chain in the database from one consistent snapshot: each row's text (seq,
+ * hash links, schema), that its columns say what its text says, and that the head row matches the
+ * last event, so an edited, deleted, inserted, reordered or cut-off row is reported by position.
+ */
+export async function verifyDatabaseJournal(pool: pg.Pool): Promise<VerifyResult> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const checker = new ChainChecker('entry');
+    let position = 0;
+    let after = 0;
+    for (;;) {
+      const batch = await client.query<{ seq: string; request_id: string; type: string; line: string }>(
+        'SELECT seq, request_id, type, line FROM netops_journal WHERE seq > $1 ORDER BY seq LIMIT $2',
+        [after, VERIFY_BATCH],
+      );
+      for (const row of batch.rows) {
+        position += 1;
+        const failure = checker.push(row.line) ?? columnMismatch(row, position);
+        if (failure) return failure;
+        after = Number(row.seq);
+      }
+      if (batch.rows.length < VERIFY_BATCH) break;
+    }
+    const result = checker.end();
+    if (!result.ok) return result;
+    const head = await readHead(client);
+    if (head.count !== result.events || head.head !== result.head) {
+      return {
+        ok: false,
+        line: result.events,
+        reason:
+          `the chain head records ${head.count} events ending in ${head.head.slice(0, 12)}, ` +
+          `but the journal has ${result.events} ending in ${result.head.slice(0, 12)}: entries were removed or added at the end`,
+      };
+    }
+    return result;
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.release();
+  }
+}
+
+/** A row whose indexed columns disagree with its (hashed) text was edited outside the bot. */
+function columnMismatch(
+  row: { seq: string; request_id: string; type: string; line: string },
+  position: number,
+): VerifyResult | undefined {
+  let text: { seq?: unknown; id?: unknown; type?: unknown };
+  try {
+    text = JSON.parse(row.line) as typeof text;
+  } catch {
+    // The chain checker reports unparsable text at this position.
+    return undefined;
+  }
+  const columns: [string, unknown, unknown][] = [
+    ['seq', Number(row.seq), text.seq],
+    ['request_id', row.request_id, text.id],
+    ['type', row.type, text.type],
+  ];
+  const wrong = columns.find(([, column, inText]) => column !== inText);
+  if (!wrong) return undefined;
+  return {
+    ok: false,
+    line: position,
+    reason: `the row's ${wrong[0]} column (${String(wrong[1])}) differs from its text (${String(wrong[2])}): the row was edited`,
+  };
+}
+
+/** Bot-kept data in one table, shared by every replica. */
+export class PostgresKeyValueStore implements KeyValueStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    const found = await this.pool.query<{ value: T }>('SELECT value FROM netops_bot_data WHERE key = $1', [
+      key,
+    ]);
+    return found.rows[0]?.value;
+  }
+
+  async set(key: string, value: unknown): Promise<void> {
+    if (value === undefined) return this.delete(key);
+    await this.pool.query(
+      `INSERT INTO netops_bot_data (key, value) VALUES ($1, $2::jsonb)
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+      [key, JSON.stringify(value)],
+    );
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.pool.query('DELETE FROM netops_bot_data WHERE key = $1', [key]);
+  }
+
+  async keys(): Promise<string[]> {
+    const found = await this.pool.query<{ key: string }>('SELECT key FROM netops_bot_data ORDER BY key');
+    return found.rows.map((row) => row.key);
+  }
+}
+
+/**
+ * PostgreSQL when DATABASE_URL is set: one pool, the schema migrated at open, and a lease this
+ * replica renews while it lives, so the others can tell its running changes from orphaned ones.
+ */
+export class PostgresStore implements Store {
+  readonly kind = 'postgres';
+  readonly data: PostgresKeyValueStore;
+  private readonly changeStore: PostgresChangeStore;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private renewedAt = Date.now();
+  private renewalError: string | undefined;
+  private closed = false;
+
+  private constructor(
+    readonly pool: pg.Pool,
+    private readonly options: PostgresStoreOptions,
+    /** What the migration run at open did. */
+    readonly migrations: MigrationResult,
+  ) {
+    this.data = new PostgresKeyValueStore(pool);
+    this.changeStore = new PostgresChangeStore(pool, newReplicaId());
+  }
+
+  /** Connects, migrates, checks the chain head against the last event, and registers this replica. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const pool = createPool(options.database, options.logger);
+    try {
+      const migrations = await migrate(pool, options.logger);
+      await checkHead(pool);
+      const store = new PostgresStore(pool, options, migrations);
+      await store.renewLease();
+      store.startHeartbeat();
+      options.logger.info(
+        { replica: store.changeStore.replicaId, lease_s: options.leaseSeconds },
+        'store: PostgreSQL, shared by every replica on this database',
+      );
+      return store;
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  changes(): PostgresChangeStore {
+    return this.changeStore;
+  }
+
+  async health(): Promise<StoreHealth> {
+    try {
+      await withTimeout(
+        this.pool.query('SELECT 1'),
+        HEALTH_TIMEOUT_MS,
+        'the database did not answer in time',
+      );
+    } catch (error) {
+      return { kind: 'postgres', ok: false, error: `database unreachable: ${errorText(error)}` };
+    }
+    if (this.renewalError && Date.now() - this.renewedAt > this.options.leaseSeconds * 1000) {
+      return { kind: 'postgres', ok: false, error: `replica lease not renewed: ${this.renewalError}` };
+    }
+    return { kind: 'postgres', ok: true };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    // Gone for good: the runs it still owned (if any) are orphans now, not in a lease's grace.
+    await withTimeout(
+      this.pool.query('DELETE FROM netops_replicas WHERE id = $1', [this.changeStore.replicaId]),
+      HEALTH_TIMEOUT_MS,
+      'timed out',
+    ).catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private async renewLease(): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO netops_replicas (id, host, pid, lease_until)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+       ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until`,
+      [this.changeStore.replicaId, hostname(), process.pid, this.options.leaseSeconds],
+    );
+    this.renewedAt = Date.now();
+    this.renewalError = undefined;
+  }
+
+  private startHeartbeat(): void {
+    const every = Math.max(500, (this.options.leaseSeconds * 1000) / 3);
+    this.heartbeat = setInterval(() => {
+      this.renewLease().catch((error: unknown) => {
+        if (this.closed) return;
+        this.renewalError = errorText(error);
+        this.options.logger.warn({ err: error }, 'could not renew this replica’s lease in PostgreSQL');
+      });
+    }, every);
+    this.heartbeat.unref();
+  }
+}
+
+/** At open: the head row must match the last event, or the chain was cut or edited at its end. */
+async function checkHead(pool: pg.Pool): Promise<void> {
+  const head = await readHead(pool);
+  const last = await pool.query<{ seq: string; line: string }>(
+    'SELECT seq, line FROM netops_journal ORDER BY seq DESC LIMIT 1',
+  );
+  const row = last.rows[0];
+  const count = row ? Number(row.seq) : 0;
+  const hash = row ? sha256Hex(row.line) : GENESIS_HASH;
+  if (count !== head.count || hash !== head.head) {
+    throw new StoreIntegrityError(
+      `the chain head records ${head.count} events, but the last journal entry is number ${count}` +
+        (count === head.count ? ' and its hash differs' : ''),
+    );
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,107 @@
+import type { KeyValueStore } from '../lib/json-file-store.js';
+import type { JournalEvent, TransitionEntry, VerifyResult } from './journal-format.js';
+import type { Actor, ChangeRequest, ChangeState } from './records.js';
+
+export type { KeyValueStore } from '../lib/json-file-store.js';
+
+/** Which change requests to list; every field narrows, none given = all. */
+export interface ChangeFilter {
+  state?: ChangeState | readonly ChangeState[];
+  /** The requester's user id. */
+  requester?: string;
+  tool?: string;
+  /** Created at or after this time (ISO 8601). */
+  since?: string;
+  /** At most this many, newest first; unset = all. */
+  limit?: number;
+  offset?: number;
+}
+
+/**
+ * When a transition may happen. All conditions are checked in one atomic step with the change
+ * itself (one conditional UPDATE in PostgreSQL, one synchronous check-and-append in the file
+ * store), so of any number of concurrent callers at most one gets past them.
+ */
+export interface TransitionGuard {
+  /** The states the request must be in now. */
+  from: readonly ChangeState[];
+  /** The time of the event (ms since the epoch): stamped on it, and the reference for `live`/`overdue`. */
+  at: number;
+  /** Only while the request has not reached its expiry at `at`. */
+  live?: boolean;
+  /** Only once the request has reached its expiry at `at`. */
+  overdue?: boolean;
+  /** Only if this replica claimed it: the steps of a run belong to the replica that runs it. */
+  ownedBySelf?: boolean;
+}
+
+/** One request with every journal event that names it, in chain order. */
+export interface RequestHistory {
+  request: ChangeRequest;
+  events: JournalEvent[];
+}
+
+/** Where the chain ends: how many events it has and the hash of the last (an anchor can publish these). */
+export interface JournalHead {
+  count: number;
+  head: string;
+}
+
+/** A request whose run was cut off (its replica died): now `unknown`, and the state it was caught in. */
+export interface InterruptedRequest {
+  request: ChangeRequest;
+  previous: 'approved' | 'executing';
+}
+
+/** Change requests, their transitions, the claim, and the hash-chained journal that records them. */
+export interface ChangeStore {
+  /** This process among the replicas sharing the store; it owns the runs it claims. */
+  readonly replicaId: string;
+  /** Stores a new pending request and journals `created`, in one step. */
+  create(request: ChangeRequest, actor: Actor, at: number): Promise<ChangeRequest>;
+  /**
+   * Journals one transition and applies it, if the guard holds; returns the request after it,
+   * or undefined when the guard did not hold (someone else got there first) and nothing changed.
+   * An `approved` entry is the claim: it makes this replica the request's owner.
+   */
+  transition(id: string, entry: TransitionEntry, guard: TransitionGuard): Promise<ChangeRequest | undefined>;
+  /** Expires every pending request past its time at `at`; each is returned to exactly one caller. */
+  expireDue(at: number): Promise<ChangeRequest[]>;
+  /**
+   * Marks `unknown` every request caught in approved/executing whose owner is gone (another
+   * process before a restart; with PostgreSQL, a replica whose lease lapsed). Each is returned to
+   * exactly one caller, never re-run. Runs of live replicas, this one included, are left alone.
+   */
+  recoverInterrupted(at: number): Promise<InterruptedRequest[]>;
+  get(id: string): Promise<ChangeRequest | undefined>;
+  /** Requests newest first (by creation time). */
+  list(filter?: ChangeFilter): Promise<ChangeRequest[]>;
+  count(filter?: Omit<ChangeFilter, 'limit' | 'offset'>): Promise<number>;
+  /** One request with all its journal events; undefined for an unknown id. */
+  history(id: string): Promise<RequestHistory | undefined>;
+  journalHead(): Promise<JournalHead>;
+  /** Verifies the whole chain and reports the first broken link. */
+  verifyJournal(): Promise<VerifyResult>;
+}
+
+/** Whether the store can be used right now; /healthz reports it. */
+export interface StoreHealth {
+  kind: 'file' | 'postgres';
+  ok: boolean;
+  /** Why not, in a sentence without secrets. */
+  error?: string;
+}
+
+/** Everything the bot keeps, behind one interface: files under DATA_DIR, or PostgreSQL. */
+export interface Store {
+  readonly kind: 'file' | 'postgres';
+  /** Bot-kept data (zone descriptions and the like). */
+  readonly data: KeyValueStore;
+  /**
+   * The change requests and the journal, opened on first use: only the long-running bot asks
+   * for them, so a console run beside it never opens (or appends to) its file journal.
+   */
+  changes(): ChangeStore;
+  health(): Promise<StoreHealth>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,104 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Approvals } from '../../src/approvals/approvals.js';
+import { silentLogger } from '../../src/log.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { useTestDatabase } from '../helpers/postgres.js';
+import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { openApprovals } from './bot-harness.js';
+import { ALEX, Clock, RITA, STAN } from './harness.js';
+
+const LAB = { name: 'Lab', vlan_id: '44', subnet: '10.44.0.0/24' };
+
+const db = useTestDatabase();
+let bot: TestBot;
+let clock: Clock;
+const stores: PostgresStore[] = [];
+
+/** One replica: its own store (pool, lease) on the shared database, over the same controller. */
+async function replica(ttl = 900): Promise<Approvals> {
+  const store = await PostgresStore.open({
+    database: { url: db.url },
+    logger: silentLogger(),
+    leaseSeconds: 30,
+  });
+  stores.push(store);
+  return openApprovals(bot.app, store.changes(), clock, undefined, ttl);
+}
+
+const posts = () => bot.writes().filter((r) => r.method === 'POST');
+
+beforeAll(async () => {
+  bot = await startTestBot();
+});
+afterAll(async () => {
+  await bot.close();
+});
+beforeEach(async () => {
+  await db.reset();
+  bot.sim.reset();
+  bot.sim.clearRequests();
+  clock = new Clock();
+});
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+describe('approvals on two replicas sharing PostgreSQL', () => {
+  it('run a change once for 20 concurrent approvals spread over both', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const request = await a.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? a : b).approve(request.id, i % 3 === 0 ? ALEX : STAN),
+      ),
+    );
+
+    const kinds = outcomes.map((o) => o.kind);
+    expect(kinds.filter((k) => k === 'succeeded')).toHaveLength(1);
+    expect(kinds.filter((k) => k === 'already')).toHaveLength(19);
+    expect(posts()).toHaveLength(1);
+    expect(bot.site().networks.filter((n) => n.name === 'Lab')).toHaveLength(1);
+    const history = await b.history(request.id);
+    expect(history?.events.map((e) => e.type)).toEqual(['created', 'approved', 'executing', 'succeeded']);
+    expect(await stores[0]?.changes().verifyJournal()).toMatchObject({ ok: true, events: 4 });
+  });
+
+  it('approve on one replica what was proposed on the other', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const request = await a.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    await a.attachMessage(request.id, { channel: 'C0OPS', ts: '1.2' });
+
+    const outcome = await b.approve(request.id, ALEX);
+
+    expect(outcome).toMatchObject({ kind: 'succeeded', request: { state: 'succeeded', approver: ALEX } });
+    expect(await a.get(request.id)).toMatchObject({
+      state: 'succeeded',
+      message: { channel: 'C0OPS', ts: '1.2' },
+    });
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('supersede an identical pending request made on the other replica', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const first = await a.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const second = await b.propose({ tool: 'create_network', args: LAB, requester: STAN });
+
+    expect(second.replaces).toBe(first.id);
+    expect(await a.get(first.id)).toMatchObject({ state: 'superseded', supersededBy: second.id });
+    expect((await a.list({ state: 'pending' })).map((r) => r.id)).toEqual([second.id]);
+  });
+
+  it('expire each overdue request once, whichever replica sweeps', async () => {
+    const [a, b] = [await replica(60), await replica(60)];
+    const request = await a.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    clock.advance(61);
+
+    const sweeps = await Promise.all([a.sweep(), b.sweep()]);
+
+    expect(sweeps.flatMap((s) => s.expired.map((r) => r.id))).toEqual([request.id]);
+    expect(await b.approve(request.id, ALEX)).toMatchObject({ kind: 'expired' });
+    expect(bot.writes()).toEqual([]);
+  });
+});

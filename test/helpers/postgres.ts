@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, inject } from 'vitest';
+
+/** A database of its own for one test file, on the run's PostgreSQL server (test/global/postgres.ts). */
+export interface TestDatabase {
+  /** postgres://… of this database. */
+  url: string;
+  name: string;
+  /** Runs SQL on this database (a fresh connection each time: tests inspect and tamper with rows). */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    sql: string,
+    params?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
+  /** Runs SQL as the server's admin, on the `postgres` database. */
+  admin(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
+  /** Empties every netops table, as a fresh database would be after migration. */
+  reset(): Promise<void>;
+  drop(): Promise<void>;
+}
+
+async function run<R extends pg.QueryResultRow>(url: string, sql: string, params?: unknown[]) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query<R>(sql, params);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates a new empty database (no schema: the store migrates it). */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject('postgresAdminUrl');
+  const name = `netops_test_${randomBytes(6).toString('hex')}`;
+  await run(adminUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const database: TestDatabase = {
+    url: url.toString(),
+    name,
+    query: (sql, params) => run(url.toString(), sql, params),
+    admin: (sql, params) => run(adminUrl, sql, params),
+    async reset() {
+      await database.query(`
+        DO $$ BEGIN
+          IF to_regclass('netops_journal') IS NOT NULL THEN
+            TRUNCATE netops_change_requests, netops_journal, netops_replicas, netops_bot_data;
+            UPDATE netops_journal_head SET seq = 0, hash = repeat('0', 64);
+          END IF;
+        END $$`);
+    },
+    async drop() {
+      await run(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+  return database;
+}
+
+/** One database for the whole test file, dropped after it. */
+export function useTestDatabase(): TestDatabase {
+  let current: TestDatabase | undefined;
+  beforeAll(async () => {
+    current = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await current?.drop();
+  });
+  const need = (): TestDatabase => {
+    if (!current) throw new Error('the test database is used outside a test');
+    return current;
+  };
+  return {
+    get url() {
+      return need().url;
+    },
+    get name() {
+      return need().name;
+    },
+    query: (sql, params) => need().query(sql, params),
+    admin: (sql, params) => need().admin(sql, params),
+    reset: () => need().reset(),
+    drop: () => need().drop(),
+  };
+}

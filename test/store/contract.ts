@@ -1,0 +1,319 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChangeRequest, ChangeState } from '../../src/store/records.js';
+import type { Store } from '../../src/store/types.js';
+
+/** How a contract run gets its stores: a fresh empty one, and the same data opened again. */
+export interface StoreHarness {
+  /** A new empty store (a new DATA_DIR, or an emptied database). */
+  fresh(): Promise<Store>;
+  /**
+   * What a restarted process opens on the same data: `previous` is closed first (a file journal
+   * has one owner; a closed PostgreSQL replica has given up its lease).
+   */
+  reopen(previous: Store): Promise<Store>;
+}
+
+const RITA = { userId: 'U0RITA', name: 'rita' };
+const ALEX = { userId: 'U0ALEX', name: 'alex' };
+const SAM = { userId: 'U0SAM' };
+
+/** 2030-01-01T00:00:00Z, and times after it in seconds. */
+const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+const at = (seconds: number) => T0 + seconds * 1000;
+
+let counter = 0;
+
+/** A pending request created at `createdS` seconds after T0 that expires `ttlS` seconds later. */
+export function sampleRequest(
+  options: { createdS?: number; ttlS?: number; tool?: string; requester?: typeof RITA; id?: string } = {},
+): ChangeRequest {
+  counter += 1;
+  const created = at(options.createdS ?? 0);
+  return {
+    id: options.id ?? `cr_contract${String(counter).padStart(9, 'a')}`,
+    tool: options.tool ?? 'create_network',
+    site: 'default',
+    args: { site_id: 'default', name: `Lab${counter}`, vlan_id: 40 + (counter % 100) },
+    requester: options.requester ?? RITA,
+    channel: 'C0OPS',
+    preview: { dry_run: true, would_create: { name: `Lab${counter}` }, warnings: [] },
+    previewHash: 'a'.repeat(64),
+    createdAt: new Date(created).toISOString(),
+    expiresAt: new Date(created + (options.ttlS ?? 900) * 1000).toISOString(),
+    state: 'pending',
+  };
+}
+
+/**
+ * The behaviour every store must have, whatever keeps the data: the same tests run against the
+ * file store and against PostgreSQL.
+ */
+export function describeStoreContract(name: string, harness: () => StoreHarness): void {
+  describe(`store contract: ${name}`, () => {
+    const open: Store[] = [];
+    const fresh = async () => {
+      const store = await harness().fresh();
+      open.push(store);
+      return store;
+    };
+    const reopen = async (previous: Store) => {
+      const store = await harness().reopen(previous);
+      open.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      for (const store of open.splice(0)) await store.close();
+    });
+
+    describe('requests and the journal', () => {
+      it('stores a created request and journals it as the first link of the chain', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const request = sampleRequest();
+
+        const created = await changes.create(request, RITA, at(0));
+
+        expect(created).toEqual(request);
+        expect(await changes.get(request.id)).toEqual(request);
+        expect(await changes.get('cr_neverseen')).toBeUndefined();
+        const history = await changes.history(request.id);
+        expect(history?.request).toEqual(request);
+        expect(history?.events.map((e) => [e.seq, e.type, e.id, e.at])).toEqual([
+          [1, 'created', request.id, '2030-01-01T00:00:00.000Z'],
+        ]);
+        expect(history?.events[0]?.prev).toBe('0'.repeat(64));
+        const head = await changes.journalHead();
+        expect(head.count).toBe(1);
+        expect(await changes.verifyJournal()).toEqual({ ok: true, events: 1, head: head.head });
+      });
+
+      it('applies a transition only when its guard holds, and journals only what happened', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const request = await changes.create(sampleRequest(), RITA, at(0));
+
+        const early = await changes.transition(
+          request.id,
+          { type: 'executing', id: request.id, actor: ALEX },
+          { from: ['approved'], at: at(1), ownedBySelf: true },
+        );
+        const claimed = await changes.transition(
+          request.id,
+          { type: 'approved', id: request.id, actor: ALEX, previewHash: request.previewHash },
+          { from: ['pending'], at: at(2), live: true },
+        );
+        const message = await changes.transition(
+          request.id,
+          { type: 'message', id: request.id, actor: SAM, message: { channel: 'C0OPS', ts: '1.2' } },
+          { from: ['pending', 'approved'], at: at(3) },
+        );
+        const executing = await changes.transition(
+          request.id,
+          { type: 'executing', id: request.id, actor: ALEX },
+          { from: ['approved'], at: at(4), ownedBySelf: true },
+        );
+        const succeeded = await changes.transition(
+          request.id,
+          { type: 'succeeded', id: request.id, actor: ALEX, result: { success: true } },
+          { from: ['executing'], at: at(5), ownedBySelf: true },
+        );
+
+        expect(early).toBeUndefined();
+        expect(claimed).toMatchObject({
+          state: 'approved',
+          approver: ALEX,
+          decidedAt: '2030-01-01T00:00:02.000Z',
+        });
+        expect(message).toMatchObject({ state: 'approved', message: { channel: 'C0OPS', ts: '1.2' } });
+        expect(executing?.state).toBe('executing');
+        expect(succeeded).toMatchObject({ state: 'succeeded', result: { success: true } });
+        expect(await changes.get(request.id)).toEqual(succeeded);
+        const history = await changes.history(request.id);
+        expect(history?.events.map((e) => e.type)).toEqual([
+          'created',
+          'approved',
+          'message',
+          'executing',
+          'succeeded',
+        ]);
+        expect(await changes.verifyJournal()).toMatchObject({ ok: true, events: 5 });
+      });
+
+      it('lets exactly one of 20 concurrent claims win, with one approved event in one chain', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const request = await changes.create(sampleRequest(), RITA, at(0));
+
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            changes.transition(
+              request.id,
+              {
+                type: 'approved',
+                id: request.id,
+                actor: { userId: `U0CLICK${i}` },
+                previewHash: request.previewHash,
+              },
+              { from: ['pending'], at: at(1), live: true },
+            ),
+          ),
+        );
+
+        expect(answers.filter((a) => a !== undefined)).toHaveLength(1);
+        const events = (await changes.history(request.id))?.events ?? [];
+        expect(events.filter((e) => e.type === 'approved')).toHaveLength(1);
+        expect(await changes.verifyJournal()).toMatchObject({ ok: true, events: 2 });
+      });
+
+      it('refuses the claim at and after expiry, and expires each overdue request once', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const old = await changes.create(sampleRequest({ createdS: 0, ttlS: 60 }), RITA, at(0));
+        const young = await changes.create(sampleRequest({ createdS: 30, ttlS: 60 }), RITA, at(30));
+
+        const late = await changes.transition(
+          old.id,
+          { type: 'approved', id: old.id, actor: ALEX, previewHash: old.previewHash },
+          { from: ['pending'], at: at(60), live: true },
+        );
+        const first = await changes.expireDue(at(61));
+        const second = await changes.expireDue(at(62));
+
+        expect(late).toBeUndefined();
+        expect(first.map((r) => [r.id, r.state])).toEqual([[old.id, 'expired']]);
+        expect(second).toEqual([]);
+        expect((await changes.get(young.id))?.state).toBe('pending');
+        expect((await changes.history(old.id))?.events.map((e) => [e.type, e.actor.userId])).toEqual([
+          ['created', RITA.userId],
+          ['expired', 'system:approvals'],
+        ]);
+      });
+
+      it('lists newest first, filtered by state, requester, tool and time, and pages', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const a = await changes.create(sampleRequest({ createdS: 0 }), RITA, at(0));
+        const b = await changes.create(sampleRequest({ createdS: 10, requester: ALEX }), ALEX, at(10));
+        const c = await changes.create(sampleRequest({ createdS: 20, tool: 'delete_network' }), RITA, at(20));
+        const d = await changes.create(sampleRequest({ createdS: 30 }), RITA, at(30));
+        await changes.transition(
+          d.id,
+          { type: 'cancelled', id: d.id, actor: RITA },
+          { from: ['pending'], at: at(31), live: true },
+        );
+        const ids = (list: ChangeRequest[]) => list.map((r) => r.id);
+
+        expect(ids(await changes.list())).toEqual([d.id, c.id, b.id, a.id]);
+        expect(ids(await changes.list({ state: 'pending' }))).toEqual([c.id, b.id, a.id]);
+        expect(ids(await changes.list({ state: ['cancelled', 'expired'] as ChangeState[] }))).toEqual([d.id]);
+        expect(ids(await changes.list({ requester: ALEX.userId }))).toEqual([b.id]);
+        expect(ids(await changes.list({ tool: 'delete_network' }))).toEqual([c.id]);
+        expect(ids(await changes.list({ since: new Date(at(10)).toISOString() }))).toEqual([
+          d.id,
+          c.id,
+          b.id,
+        ]);
+        expect(ids(await changes.list({ limit: 2 }))).toEqual([d.id, c.id]);
+        expect(ids(await changes.list({ limit: 2, offset: 2 }))).toEqual([b.id, a.id]);
+        expect(await changes.count()).toBe(4);
+        expect(await changes.count({ state: 'pending', requester: RITA.userId })).toBe(2);
+      });
+    });
+
+    describe('restart', () => {
+      it('continues the same chain and keeps every request after a reopen', async () => {
+        const before = await fresh();
+        const request = await before.changes().create(sampleRequest(), RITA, at(0));
+        const headBefore = await before.changes().journalHead();
+
+        const after = await reopen(before);
+        const cancelled = await after
+          .changes()
+          .transition(
+            request.id,
+            { type: 'cancelled', id: request.id, actor: RITA },
+            { from: ['pending'], at: at(5), live: true },
+          );
+
+        expect(cancelled?.state).toBe('cancelled');
+        const events = (await after.changes().history(request.id))?.events ?? [];
+        expect(events.map((e) => [e.seq, e.type])).toEqual([
+          [1, 'created'],
+          [2, 'cancelled'],
+        ]);
+        expect(events[1]?.prev).toBe(headBefore.head);
+        expect(await after.changes().verifyJournal()).toMatchObject({ ok: true, events: 2 });
+      });
+
+      it('leaves its own runs alone, and after a restart marks them unknown once, never to run again', async () => {
+        const before = await fresh();
+        const changes = before.changes();
+        const running = await changes.create(sampleRequest({ createdS: 0 }), RITA, at(0));
+        const claimed = await changes.create(sampleRequest({ createdS: 1 }), RITA, at(1));
+        const waiting = await changes.create(sampleRequest({ createdS: 2 }), RITA, at(2));
+        for (const r of [running, claimed]) {
+          await changes.transition(
+            r.id,
+            { type: 'approved', id: r.id, actor: ALEX, previewHash: r.previewHash },
+            { from: ['pending'], at: at(3), live: true },
+          );
+        }
+        await changes.transition(
+          running.id,
+          { type: 'executing', id: running.id, actor: ALEX },
+          { from: ['approved'], at: at(4), ownedBySelf: true },
+        );
+        const whileAlive = await changes.recoverInterrupted(at(5));
+
+        const after = await reopen(before);
+        const recovered = await after.changes().recoverInterrupted(at(6));
+        const again = await after.changes().recoverInterrupted(at(7));
+        const rerun = await after
+          .changes()
+          .transition(
+            running.id,
+            { type: 'executing', id: running.id, actor: ALEX },
+            { from: ['approved', 'executing'], at: at(8), ownedBySelf: true },
+          );
+
+        expect(whileAlive).toEqual([]);
+        expect(recovered.map((r) => [r.request.id, r.previous, r.request.state])).toEqual([
+          [running.id, 'executing', 'unknown'],
+          [claimed.id, 'approved', 'unknown'],
+        ]);
+        expect(recovered[0]?.request.error?.code).toBe('outcome_unknown');
+        expect(again).toEqual([]);
+        expect(rerun).toBeUndefined();
+        expect((await after.changes().get(waiting.id))?.state).toBe('pending');
+        expect(await after.changes().verifyJournal()).toMatchObject({ ok: true, events: 8 });
+      });
+    });
+
+    describe('bot data', () => {
+      it('keeps JSON values by key, across a reopen', async () => {
+        const before = await fresh();
+        await before.data.set('zone-description:default:z1', 'Cameras & NVR');
+        await before.data.set('zone-description:default:z2', { note: 'old', n: 2 });
+        await before.data.set('zone-description:default:z3', 'gone soon');
+        await before.data.delete('zone-description:default:z3');
+        await before.data.delete('never-set');
+
+        const after = await reopen(before);
+
+        expect(await after.data.get('zone-description:default:z1')).toBe('Cameras & NVR');
+        expect(await after.data.get('zone-description:default:z2')).toEqual({ note: 'old', n: 2 });
+        expect(await after.data.get('zone-description:default:z3')).toBeUndefined();
+        expect((await after.data.keys()).sort()).toEqual([
+          'zone-description:default:z1',
+          'zone-description:default:z2',
+        ]);
+      });
+    });
+
+    it('reports itself healthy while it can be used', async () => {
+      const store = await fresh();
+
+      expect(await store.health()).toEqual({ kind: store.kind, ok: true });
+    });
+  });
+}
