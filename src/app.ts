@@ -1,13 +1,12 @@
 import { join } from 'node:path';
-import { webApi } from '@slack/bolt';
 import { Approvals } from './approvals/approvals.js';
 import { ApprovalPolicy } from './approvals/policy.js';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
 import { JsonFileStore, type KeyValueStore } from './lib/json-file-store.js';
 import type { Logger } from './log.js';
-import { createSlackFrontEnd, type SlackFrontEnd, slackClientOptions } from './slack/slack-app.js';
-import { SlackUserGroups } from './slack/user-groups.js';
+import type { SlackFrontEnd } from './slack/slack-app.js';
+import type { SlackKit } from './slack/slack-kit.js';
 import type { ToolContext } from './tools/define-tool.js';
 import { createRegistry } from './tools/index.js';
 import type { ToolRegistry } from './tools/registry.js';
@@ -23,6 +22,8 @@ export interface AppDeps {
   now?: () => number;
   /** How often expired change requests are swept [15 s]. */
   sweepIntervalMs?: number;
+  /** Slack's SDK-backed parts (`slackKit`); needed when SLACK_BOT_TOKEN is set, so a console run never loads the SDK. */
+  slackKit?: SlackKit;
 }
 
 /**
@@ -58,9 +59,10 @@ export function createApp(deps: AppDeps): App {
 }
 
 function buildSlack(deps: AppDeps, registry: ToolRegistry, context: ToolContext) {
-  const { config, logger } = deps;
-  const token = config.slack.botToken ?? '';
-  const groups = new SlackUserGroups(new webApi.WebClient(token, slackClientOptions(config)), logger);
+  const { config, logger, slackKit } = deps;
+  if (!slackKit)
+    throw new Error('SLACK_BOT_TOKEN is set: createApp needs the slackKit (src/slack/slack-kit.ts)');
+  const groups = slackKit.userGroups(config, logger);
   const policy = new ApprovalPolicy({
     approvers: config.approvals.approvers,
     allowSelfApproval: config.approvals.allowSelfApproval,
@@ -78,7 +80,7 @@ function buildSlack(deps: AppDeps, registry: ToolRegistry, context: ToolContext)
     logger,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const slack = createSlackFrontEnd({
+  const slack = slackKit.createSlackFrontEnd({
     config,
     logger,
     registry,

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { slackKit } from '../../src/slack/slack-kit.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { buttonBody, commandBody, slackHeaders, viewSubmissionBody } from './slack-requests.js';
 import { testGateway } from './test-gateway.js';
@@ -66,6 +67,7 @@ export async function startSlackBot(
     logger,
     gateway,
     store: new MemoryStore(),
+    slackKit,
     ...(options.now ? { now: options.now } : {}),
   });
   const approvals = app.approvals;
