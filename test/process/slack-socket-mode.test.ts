@@ -137,6 +137,30 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
 });
 
 describe('starting the Slack bot in Socket Mode', () => {
+  it('exits 1 with a JSON fatal line when PORT (for /healthz) is taken, before dialling Slack', async () => {
+    const { createServer } = await import('node:http');
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, resolve));
+    const slack = await startFakeSlack();
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-process-test',
+        SLACK_APP_TOKEN: 'xapp-process-test',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: String((holder.address() as { port: number }).port),
+      });
+      const exit = await bot.exited;
+      expect(exit.code).toBe(1);
+      const fatal = bot.logs().find((l) => l.level === 60);
+      expect(fatal?.msg).toBe('the Slack front end could not start');
+      expect(JSON.stringify(fatal)).toContain('EADDRINUSE');
+      expect(slack.callsOf('apps.connections.open')).toEqual([]);
+    } finally {
+      holder.close();
+      await slack.close();
+    }
+  });
+
   it('exits 1 with a JSON fatal line when Slack refuses the app-level token', async () => {
     const slack = await startFakeSlack(); // no socketModeUrl: apps.connections.open answers invalid_auth
     try {
