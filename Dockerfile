@@ -8,6 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/ensure-build.mjs ./scripts/ensure-build.mjs
 COPY src ./src
 RUN npm run build
 

@@ -1,14 +1,36 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     environment: 'node',
     // Each file starts its own simulator on an ephemeral loopback port, so files can run in parallel.
     pool: 'forks',
-    globalSetup: ['test/global/postgres.ts'],
     testTimeout: 15_000,
     hookTimeout: 15_000,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/process/**'],
+          // One throwaway PostgreSQL server per run (or TEST_DATABASE_URL); each file makes its own database.
+          globalSetup: ['test/global/postgres.ts'],
+        },
+      },
+      {
+        // Spawns the built program (`node dist/main.js`), as a user and the Dockerfile run it. The
+        // global setup compiles dist/ first when it is stale, and only when a process test is queued.
+        extends: true,
+        test: {
+          name: 'process',
+          include: ['test/process/**/*.test.ts'],
+          globalSetup: ['test/global/postgres.ts', 'test/process/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+    ],
   },
 });

@@ -1,11 +1,10 @@
-import { webApi } from '@slack/bolt';
 import { Approvals } from './approvals/approvals.js';
 import { ApprovalPolicy } from './approvals/policy.js';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
 import type { Logger } from './log.js';
-import { createSlackFrontEnd, type SlackFrontEnd, slackClientOptions } from './slack/slack-app.js';
-import { SlackUserGroups } from './slack/user-groups.js';
+import type { SlackFrontEnd } from './slack/slack-app.js';
+import type { SlackKit } from './slack/slack-kit.js';
 import { FileStore } from './store/file/file-store.js';
 import type { Store } from './store/types.js';
 import type { ToolContext } from './tools/define-tool.js';
@@ -26,6 +25,8 @@ export interface AppDeps {
   now?: () => number;
   /** How often expired change requests are swept [15 s]. */
   sweepIntervalMs?: number;
+  /** Slack's SDK-backed parts (`slackKit`); needed when SLACK_BOT_TOKEN is set, so a console run never loads the SDK. */
+  slackKit?: SlackKit;
 }
 
 /**
@@ -69,9 +70,10 @@ export function createApp(deps: AppDeps): App {
 }
 
 function buildSlack(deps: AppDeps, store: Store, registry: ToolRegistry, context: ToolContext) {
-  const { config, logger } = deps;
-  const token = config.slack.botToken ?? '';
-  const groups = new SlackUserGroups(new webApi.WebClient(token, slackClientOptions(config)), logger);
+  const { config, logger, slackKit } = deps;
+  if (!slackKit)
+    throw new Error('SLACK_BOT_TOKEN is set: createApp needs the slackKit (src/slack/slack-kit.ts)');
+  const groups = slackKit.userGroups(config, logger);
   const policy = new ApprovalPolicy({
     approvers: config.approvals.approvers,
     allowSelfApproval: config.approvals.allowSelfApproval,
@@ -89,7 +91,7 @@ function buildSlack(deps: AppDeps, store: Store, registry: ToolRegistry, context
     logger,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const slack = createSlackFrontEnd({
+  const slack = slackKit.createSlackFrontEnd({
     config,
     logger,
     registry,

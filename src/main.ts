@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { pino } from 'pino';
 import { createApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
@@ -25,7 +26,7 @@ async function controllerFor(
 }
 
 /** A bad environment: every variable on stderr, or as a `--json` error on stdout for a script. */
-function reportConfigError(error: ConfigError, argv: readonly string[]): number {
+function reportConfigError(error: ConfigError, argv: readonly string[]): 2 {
   if (argv.some((word) => word.toLowerCase() === '--json')) {
     process.stdout.write(`${consoleErrorJson(error, silentLogger())}\n`);
   } else {
@@ -34,45 +35,126 @@ function reportConfigError(error: ConfigError, argv: readonly string[]): number 
   return 2;
 }
 
+/** The Slack bot is a service: JSON log lines on stdout at LOG_LEVEL, for whatever collects them. */
+function serviceLogger(config: Config): Logger {
+  return createLogger(config.logLevel, pino.destination({ dest: 1, sync: true }));
+}
+
+/** The console shares the terminal with its output: readable warnings on stderr unless LOG_LEVEL asks for more. */
 function consoleLogger(config: Config): Logger {
-  // The console shares the terminal with its output: only warnings unless LOG_LEVEL asks for more,
-  // as readable lines on stderr. The Slack bot logs JSON lines for a log collector.
-  if (config.slack.botToken) return createLogger(config.logLevel);
   return createLogger(
     config.logLevelExplicit ? config.logLevel : 'warn',
     readableLogDestination(process.stderr),
   );
 }
 
-async function main(argv: string[]): Promise<number> {
-  let config: Config;
+/** The gateway options, or exit code 2 when the configuration cannot give any. */
+function gatewayOptionsOr2(
+  config: Config,
+  logger: Logger,
+  overrides: Partial<GatewayOptions>,
+  argv: readonly string[],
+): GatewayOptions | 2 {
   try {
-    config = loadConfig();
+    return gatewayOptionsFromConfig(config, logger, overrides);
   } catch (error) {
-    if (error instanceof ConfigError) return reportConfigError(error, argv);
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    return reportConfigError(error, argv);
   }
-  const logger = consoleLogger(config);
-  const controller = await controllerFor(config);
-  let gatewayOptions: GatewayOptions;
+}
+
+/** The store (files in DATA_DIR, or PostgreSQL), or undefined after saying why it cannot be opened. */
+async function openStoreOrSay(config: Config, logger: Logger): Promise<Store | undefined> {
   try {
-    gatewayOptions = gatewayOptionsFromConfig(config, logger, controller.overrides);
+    return await openStore(config.store, logger);
   } catch (error) {
-    await controller.stop();
-    if (error instanceof ConfigError) return reportConfigError(error, argv);
-    throw error;
-  }
-  let store: Store;
-  try {
-    store = await openStore(config.store, logger);
-  } catch (error) {
-    await controller.stop();
     process.stderr.write(
       `netops: cannot open the store: ${scrubSecrets(error instanceof Error ? error.message : String(error))}\n`,
     );
+    return undefined;
+  }
+}
+
+/** Runs the Slack bot until SIGINT/SIGTERM; resolves only when it could not start. */
+async function runSlack(config: Config): Promise<number> {
+  const logger = serviceLogger(config);
+  for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+    process.on(event, (error: unknown) => {
+      logger.fatal({ err: error }, `${event}: stopping`);
+      process.exit(1);
+    });
+  }
+  const controller = await controllerFor(config);
+  const gatewayOptions = gatewayOptionsOr2(config, logger, controller.overrides, []);
+  if (gatewayOptions === 2) {
+    await controller.stop();
+    return 2;
+  }
+  const store = await openStoreOrSay(config, logger);
+  if (!store) {
+    await controller.stop();
     return 1;
   }
-  const app = createApp({ config, logger, gateway: createGateway(gatewayOptions), store });
+  const { slackKit } = await import('./slack/slack-kit.js');
+  const app = createApp({ config, logger, gateway: createGateway(gatewayOptions), store, slackKit });
+  const slack = app.slack;
+  if (!slack) throw new Error('SLACK_BOT_TOKEN is set but the app has no Slack front end');
+  const shutdown = async () => {
+    await app.close();
+    await controller.stop();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'stopping');
+      // A connection that will not close must not keep a stopping container alive.
+      setTimeout(() => process.exit(1), 10_000).unref();
+      shutdown().then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'stopping failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+  if (controller.note) logger.warn(controller.note);
+  try {
+    const { port, mode } = await slack.start();
+    logger.info(
+      { mode, port },
+      mode === 'http'
+        ? `listening on port ${port}: POST /slack/events, GET /healthz`
+        : `connected to Slack in Socket Mode; GET /healthz on port ${port}`,
+    );
+  } catch (error) {
+    logger.fatal({ err: error }, 'the Slack front end could not start');
+    await shutdown();
+    return 1;
+  }
+  // Runs until SIGINT/SIGTERM; the signal handlers above close everything and exit.
+  return new Promise<never>(() => {});
+}
+
+/** The terminal console: one command from argv, or the interactive loop on stdin. */
+async function runConsole(config: Config, argv: string[]): Promise<number> {
+  const logger = consoleLogger(config);
+  const controller = await controllerFor(config);
+  const gatewayOptions = gatewayOptionsOr2(config, logger, controller.overrides, argv);
+  if (gatewayOptions === 2) {
+    await controller.stop();
+    return 2;
+  }
+  const store = await openStoreOrSay(config, logger);
+  if (!store) {
+    await controller.stop();
+    return 1;
+  }
+  // A console run beside the bot (same environment) builds no Slack parts and never opens its journal.
+  const consoleConfig: Config = { ...config, slack: { ...config.slack, botToken: undefined } };
+  const app = createApp({ config: consoleConfig, logger, gateway: createGateway(gatewayOptions), store });
   const shutdown = async () => {
     await app.close();
     await controller.stop();
@@ -81,18 +163,6 @@ async function main(argv: string[]): Promise<number> {
     process.once(signal, () => {
       void shutdown().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
     });
-  }
-  if (app.slack) {
-    if (controller.note) logger.warn(controller.note);
-    const { port, mode } = await app.slack.start();
-    logger.info(
-      { mode, port },
-      mode === 'http'
-        ? `listening on port ${port}: POST /slack/events, GET /healthz`
-        : 'connected to Slack in Socket Mode',
-    );
-    // Runs until SIGINT/SIGTERM; the signal handlers above close everything.
-    await new Promise<never>(() => {});
   }
   const deps = {
     registry: app.registry,
@@ -116,6 +186,19 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await shutdown();
   }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) return reportConfigError(error, argv);
+    throw error;
+  }
+  // Arguments always mean a one-shot console command, also where the Slack variables are set
+  // (`docker exec … node dist/main.js list_vlans` must not start a second bot).
+  return config.slack.botToken && argv.length === 0 ? runSlack(config) : runConsole(config, argv);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,5 +1,6 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type Logger as BoltLogger, LogLevel, type webApi } from '@slack/bolt';
+import { App, type AuthorizeResult, type Logger as BoltLogger, LogLevel, webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -30,8 +31,11 @@ export interface SlackFrontEndOptions {
 
 /** The running Slack bot. */
 export interface SlackFrontEnd {
-  /** Starts listening (HTTP mode: on PORT, or a free port when PORT=0); resolves with the port. */
-  start(): Promise<{ port: number | undefined; mode: 'http' | 'socket' }>;
+  /**
+   * Starts listening on PORT (a free port when PORT=0): Slack's requests and /healthz in HTTP mode,
+   * /healthz alone in Socket Mode, which then connects to Slack. Resolves with the bound port.
+   */
+  start(): Promise<{ port: number; mode: 'http' | 'socket' }>;
   stop(): Promise<void>;
   /** Expires overdue change requests now and edits their messages; returns how many. */
   sweepExpired(): Promise<number>;
@@ -39,10 +43,14 @@ export interface SlackFrontEnd {
   sweep(): Promise<{ expired: number; interrupted: number }>;
 }
 
-/** Web API options: Slack's own URL unless SLACK_API_URL points elsewhere (tests use a fake). */
-export function slackClientOptions(config: Config): webApi.WebClientOptions {
+/**
+ * Web API options: Slack's own URL unless SLACK_API_URL points elsewhere (tests use a fake), and
+ * the client's own warnings (retries) in the bot's log rather than as plain lines on stderr.
+ */
+export function slackClientOptions(config: Config, logger?: Logger): webApi.WebClientOptions {
   return {
     ...(config.slack.apiUrl ? { slackApiUrl: `${config.slack.apiUrl}/` } : {}),
+    ...(logger ? { logger: boltLogger(logger) } : {}),
     // A preview that cannot be posted should fail in seconds, not retry silently for 30 minutes.
     retryConfig: { retries: 2, maxRetryTime: 10_000 },
   };
@@ -63,12 +71,44 @@ function boltLogger(logger: Logger): BoltLogger {
   };
 }
 
+/** Listens on `port` (0: any free one); rejects on EADDRINUSE and the like instead of crashing. */
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/**
+ * Bolt's authorization with one auth.test for the process, made when the bot starts or at the
+ * first request. Bolt's own (`token`) fires auth.test in its constructor and leaves the promise
+ * unhandled: with Slack unreachable at start the process died a few seconds later with a stack
+ * trace, and it never retried. Here a failed check is logged, and the next request tries again.
+ */
+function botAuthorization(client: webApi.WebClient, botToken: string) {
+  let identity: Promise<AuthorizeResult> | undefined;
+  return (): Promise<AuthorizeResult> => {
+    identity ??= client.auth.test().then(
+      (answer) => ({ botToken, botId: answer.bot_id, botUserId: answer.user_id }),
+      (error: unknown) => {
+        identity = undefined;
+        throw error;
+      },
+    );
+    return identity;
+  };
+}
+
 /** Builds the Bolt app (HTTP receiver, or Socket Mode when SLACK_APP_TOKEN is set) and its listeners. */
 export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEnd {
   const { config, logger, approvals } = options;
   const { botToken, signingSecret, appToken, port } = config.slack;
   if (!botToken) throw new Error('the Slack front end needs SLACK_BOT_TOKEN');
   const socketMode = Boolean(appToken);
+  const mode = socketMode ? 'socket' : 'http';
   const startedAt = Date.now();
   // A replica whose store does not answer is not ready: the load balancer sends clicks elsewhere.
   const healthBody = async () => {
@@ -78,40 +118,50 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     const body = {
       status: ready ? 'ok' : 'unavailable',
       front_end: 'slack',
-      mode: socketMode ? 'socket' : 'http',
+      mode,
       store: { kind: store.kind, ok: ready, ...(store.error ? { error: store.error } : {}) },
       ...(pending !== undefined ? { pending_changes: pending } : {}),
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
     };
     return { ready, body };
   };
-  const health = {
-    path: '/healthz',
-    method: ['GET'],
-    handler: (_req: unknown, res: import('node:http').ServerResponse) => {
-      void healthBody().then(
-        ({ ready, body }) => {
-          res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(body));
-        },
-        (error: unknown) => {
-          logger.error({ err: error }, 'health check failed');
-          res.writeHead(503, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ status: 'unavailable', front_end: 'slack' }));
-        },
-      );
-    },
+  const healthz = (_req: IncomingMessage, res: ServerResponse) => {
+    void healthBody().then(
+      ({ ready, body }) => {
+        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'health check failed');
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 'unavailable', front_end: 'slack' }));
+      },
+    );
   };
+  // Socket Mode has no request URL; /healthz gets a server of its own on PORT, bound before Slack is
+  // dialled so the port is known (PORT=0) and a taken port fails the start instead of the process.
+  const healthServer = socketMode
+    ? createServer((req, res) => {
+        if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/healthz') return healthz(req, res);
+        res.writeHead(404).end();
+      })
+    : undefined;
+  const client = new webApi.WebClient(botToken, slackClientOptions(config, logger));
+  const authorize = botAuthorization(client, botToken);
   const app = new App({
-    token: botToken,
+    authorize,
     logger: boltLogger(logger),
+    // Bolt hands these options to the Socket Mode client too, so apps.connections.open honours
+    // SLACK_API_URL (the Socket Mode process test relies on it).
     clientOptions: slackClientOptions(config),
-    customRoutes: [health],
     ...(socketMode
-      ? { socketMode: true, appToken, installerOptions: { port } }
-      : { signingSecret: signingSecret ?? '' }),
+      ? { socketMode: true, appToken }
+      : {
+          signingSecret: signingSecret ?? '',
+          customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
+        }),
   });
-  const presenter = new ChangePresenter(app.client, approvals, logger, config.approvals.auditChannel);
+  const presenter = new ChangePresenter(client, approvals, logger, config.approvals.auditChannel);
   const deps: SlackDeps = {
     registry: options.registry,
     context: options.context,
@@ -127,6 +177,17 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     logger.error({ err: error }, 'Slack listener failed');
   });
 
+  const verifyToken = async () => {
+    try {
+      const identity = await authorize();
+      logger.info({ bot_user_id: identity.botUserId }, 'SLACK_BOT_TOKEN verified (auth.test)');
+    } catch (error) {
+      logger.warn(
+        { err: error },
+        'could not verify SLACK_BOT_TOKEN with auth.test; the next Slack request retries',
+      );
+    }
+  };
   let sweeper: NodeJS.Timeout | undefined;
   let running = false;
   const sweep = async () => {
@@ -140,29 +201,41 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   const sweepEvery =
     options.sweepIntervalMs ??
     Math.min(15_000, Math.max(1_000, (config.store.replicaLeaseSeconds * 1000) / 3));
+  const closeHealthServer = () =>
+    new Promise<void>((resolve) => {
+      if (!healthServer?.listening) return resolve();
+      healthServer.closeAllConnections();
+      healthServer.close(() => resolve());
+    });
   return {
     async start() {
       // Before taking clicks: runs a previous process left behind become unknown, never re-run.
       await sweep();
-      let boundPort: number | undefined;
-      if (socketMode) {
-        await app.start();
-        boundPort = port;
+      let boundPort: number;
+      if (healthServer) {
+        boundPort = await listen(healthServer, port);
+        try {
+          await app.start();
+        } catch (error) {
+          await closeHealthServer();
+          throw error;
+        }
       } else {
         const server = await app.start(port);
-        boundPort = (server.address() as AddressInfo | null)?.port;
+        boundPort = (server.address() as AddressInfo).port;
       }
       running = true;
+      void verifyToken();
       sweeper = setInterval(() => void sweep(), sweepEvery);
       sweeper.unref();
-      logger.info({ mode: socketMode ? 'socket' : 'http', port: boundPort }, 'Slack front end started');
-      return { port: boundPort, mode: socketMode ? 'socket' : 'http' };
+      return { port: boundPort, mode };
     },
     async stop() {
       if (sweeper) clearInterval(sweeper);
       if (!running) return;
       running = false;
       await app.stop();
+      await closeHealthServer();
     },
     sweepExpired: async () => (await sweep()).expired,
     sweep,

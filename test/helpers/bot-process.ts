@@ -1,117 +1,163 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buttonBody, commandBody, slackHeaders } from './slack-requests.js';
 
-/** The built entry point, as the Dockerfile runs it. */
-export const BUILT_MAIN = join(process.cwd(), 'dist', 'main.js');
+/** The project root (vitest runs from it). */
+export const ROOT = process.cwd();
+/** The built entry point, as the Dockerfile's CMD and `npm start` run it. */
+export const MAIN = join(ROOT, 'dist', 'main.js');
 
-/** Fails with a clear message when the program under test has not been built. */
-export function requireBuild(): void {
-  if (!existsSync(BUILT_MAIN)) {
-    throw new Error(
-      'dist/main.js is missing: these tests spawn the built program. Run `npm run build` before `npm test`.',
-    );
-  }
+/** One JSON log line the bot wrote on stdout (Slack mode logs with pino). */
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
 }
 
-/** A bot process in HTTP mode: `node dist/main.js` with only environment variables. */
+/** How a process ended. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** The built program running in a child process. */
 export interface BotProcess {
-  name: string;
-  port: number;
   child: ChildProcess;
-  /** Parsed JSON log lines (pino writes them to stderr). */
-  logs: Record<string, unknown>[];
-  /** POSTs a signed body to /slack/events. */
-  post(body: string): Promise<number>;
-  command(text: string, userId: string, responseUrl: string): Promise<number>;
-  click(
-    actionId: 'approve' | 'cancel',
-    requestId: string,
-    userId: string,
-    responseUrl: string,
-  ): Promise<number>;
-  /** Resolves when the process has exited. */
-  exited: Promise<number | null>;
-  kill(signal: NodeJS.Signals): Promise<number | null>;
+  dataDir: string;
+  stdout(): string;
+  stderr(): string;
+  /** The JSON lines of stdout so far. */
+  logs(): LogLine[];
+  /** Resolves with the first log line that matches; rejects if the process exits or time runs out. */
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  exited: Promise<Exit>;
+  /** Sends a signal and resolves when the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
 }
 
-/** Starts `node dist/main.js` with `env` (plus PATH) and resolves once it listens (PORT=0 → its port from the log). */
-export async function startBotProcess(
-  name: string,
+const running = new Set<ChildProcess>();
+
+/**
+ * The environment of a spawned bot: only what a user or a container would set. PATH and HOME are
+ * kept so `npm` can run; DATA_DIR is a fresh temporary folder unless given.
+ */
+function environment(env: Record<string, string>): { env: Record<string, string>; dataDir: string } {
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'netops-process-'));
+  return {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir, ...env },
+    dataDir,
+  };
+}
+
+/** Starts `node dist/main.js` (or `command`) with only `env`; call stopAllBots() after each test. */
+export function spawnBot(
   env: Record<string, string>,
-  signingSecret: string,
-  timeoutMs = 20_000,
-): Promise<BotProcess> {
-  requireBuild();
-  const child = spawn(process.execPath, [BUILT_MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: mkdtempSync(join(tmpdir(), `netops-${name}-`)),
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      SLACK_SIGNING_SECRET: signingSecret,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  options: { args?: string[]; command?: string[]; input?: string } = {},
+): BotProcess {
+  const { env: childEnv, dataDir } = environment(env);
+  const [file, ...commandArgs] = options.command ?? [process.execPath, MAIN];
+  if (!file) throw new Error('spawnBot needs a command');
+  // Its own process group, so npm and the node it starts are signalled together.
+  const child = spawn(file, [...commandArgs, ...(options.args ?? [])], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
   });
-  const logs: Record<string, unknown>[] = [];
+  running.add(child);
+  let stdout = '';
   let stderr = '';
-  let partial = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${name} did not start in time:\n${stderr.slice(-3000)}`)),
-      timeoutMs,
-    );
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      partial += chunk.toString();
-      const lines = partial.split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        try {
-          const entry = JSON.parse(line) as Record<string, unknown>;
-          logs.push(entry);
-          const found = /listening on port (\d+)/.exec(String(entry.msg ?? ''));
-          if (found) {
-            clearTimeout(timer);
-            resolve(Number(found[1]));
-          }
-        } catch {
-          // Not a log line (a fatal message on stderr); kept in `stderr` for the error above.
-        }
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  if (options.input !== undefined) child.stdin?.end(options.input);
+  const exited = new Promise<Exit>((resolve) => {
+    child.on('close', (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  let done = false;
+  void exited.then(() => {
+    done = true;
+  });
+  const logs = () =>
+    stdout.split('\n').flatMap((line) => {
+      if (!line.startsWith('{')) return [];
+      try {
+        return [JSON.parse(line) as LogLine];
+      } catch {
+        return [];
       }
     });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code} before listening:\n${stderr.slice(-3000)}`));
-    });
-  });
-  const post = async (body: string) => {
-    const response = await fetch(`http://127.0.0.1:${port}/slack/events`, {
-      method: 'POST',
-      headers: slackHeaders(signingSecret, body),
-      body,
-    });
-    await response.arrayBuffer();
-    return response.status;
-  };
   return {
-    name,
-    port,
     child,
+    dataDir,
+    stdout: () => stdout,
+    stderr: () => stderr,
     logs,
-    post,
-    command: (text, userId, responseUrl) =>
-      post(commandBody({ text, user_id: userId, channel_id: 'C1', response_url: responseUrl })),
-    click: (actionId, requestId, userId, responseUrl) =>
-      post(buttonBody({ actionId, value: requestId, userId, response_url: responseUrl })),
     exited,
-    async kill(signal) {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    async waitForLog(predicate, timeoutMs = 15_000) {
+      const started = Date.now();
+      for (;;) {
+        const line = logs().find(predicate);
+        if (line) return line;
+        if (done)
+          throw new Error(`the bot exited before logging it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+        if (Date.now() - started > timeoutMs) {
+          throw new Error(`the bot never logged it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async stop(signal = 'SIGTERM') {
+      if (!done && child.pid) process.kill(-child.pid, signal);
       return exited;
     },
   };
+}
+
+/** Runs the built program to completion (a console command) and collects its output. */
+export async function runBot(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+): Promise<Exit & { stdout: string; stderr: string }> {
+  const bot = spawnBot(options.env ?? {}, { args, input: options.input ?? '' });
+  const timer = setTimeout(() => void bot.stop('SIGKILL'), options.timeoutMs ?? 30_000);
+  const exit = await bot.exited;
+  clearTimeout(timer);
+  return { ...exit, stdout: bot.stdout(), stderr: bot.stderr() };
+}
+
+/** Kills whatever a test left running (and its process group). */
+export async function stopAllBots(): Promise<void> {
+  const left = [...running];
+  for (const child of left) {
+    if (child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone between the check and the kill.
+      }
+    }
+  }
+  await Promise.all(left.map((child) => new Promise((resolve) => child.once('close', resolve))));
+}
+
+/** A loopback port that was free a moment ago (for tests that must name PORT up front). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }

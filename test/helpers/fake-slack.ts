@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface SlackCall {
   method: string;
   args: Record<string, unknown>;
+  /** The bearer token the call carried (header or `token` field). */
+  token?: string;
 }
 
 /** A post to a response_url. */
@@ -28,6 +30,8 @@ export interface FakeSlack {
   uploads: Upload[];
   /** Members returned by usergroups.users.list, by group id. */
   userGroups: Record<string, string[]>;
+  /** The WebSocket URL apps.connections.open hands out (a fake Socket Mode endpoint); unset: an error. */
+  socketModeUrl?: string;
   callsOf(method: string): SlackCall[];
   /** A fresh response_url served by the fake. */
   responseUrl(): string;
@@ -61,6 +65,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let fileCount = 0;
   let responseCount = 0;
   let base = '';
+  let socketModeUrl: string | undefined;
 
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
     switch (method) {
@@ -82,6 +87,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       case 'files.getUploadURLExternal':
         fileCount += 1;
         return { ok: true, upload_url: `${base}/upload/F${fileCount}`, file_id: `F${fileCount}` };
+      case 'apps.connections.open':
+        return socketModeUrl ? { ok: true, url: socketModeUrl } : { ok: false, error: 'invalid_auth' };
       case 'files.completeUploadExternal':
         return { ok: true, files: (args.files as unknown[] | undefined) ?? [] };
       default:
@@ -100,7 +107,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const args = contentType.includes('json')
           ? (JSON.parse(body.toString() || '{}') as Record<string, unknown>)
           : decodeForm(body.toString());
-        calls.push({ method, args });
+        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
+        calls.push({ method, args, ...(token ? { token } : {}) });
         res.end(JSON.stringify(answer(method, args)));
         return;
       }
@@ -149,5 +158,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+    get socketModeUrl() {
+      return socketModeUrl;
+    },
+    set socketModeUrl(url) {
+      socketModeUrl = url;
+    },
   };
 }

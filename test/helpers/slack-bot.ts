@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { slackKit } from '../../src/slack/slack-kit.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { Store } from '../../src/store/types.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
@@ -78,6 +79,7 @@ export async function startSlackBot(
     logger,
     gateway,
     store: options.store ?? new FileStore(dataDir, { data: new MemoryStore() }),
+    slackKit,
     ...(options.now ? { now: options.now } : {}),
   });
   const approvals = app.approvals;

@@ -38,6 +38,7 @@ const METHOD_SCOPES: Record<string, string> = {
   filesUploadV2: 'files:write',
   'usergroups.users.list': 'usergroups:read',
   'views.open': '',
+  'auth.test': '',
 };
 
 describe('manifest.yml matches the app', () => {

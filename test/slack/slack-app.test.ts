@@ -63,7 +63,10 @@ async function previewCreate(
   const before = previews(b).length;
   await b.command(text, user);
   await b.slack.waitFor(() => previews(b).length > before);
-  return previews(b).at(-1);
+  const preview = previews(b).at(-1);
+  // The fake records the post before the bot reads the answer and notes the message's ts.
+  await b.slack.waitFor(async () => (await b.approvals.get(requestIdOf(preview)))?.message !== undefined);
+  return preview;
 }
 
 describe('request verification', () => {

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../src/simulator/index.js';
-import { type BotProcess, requireBuild, startBotProcess } from './helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from './helpers/fake-slack.js';
-import { useTestDatabase } from './helpers/postgres.js';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { useTestDatabase } from '../helpers/postgres.js';
+import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
 
 const SECRET = 'replica-test-signing-secret';
 const LEASE_SECONDS = 2;

@@ -1,0 +1,204 @@
+import { statSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { type BotProcess, freePort, MAIN, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { BOT_SCOPE_OF, readManifest } from '../helpers/shipped-files.js';
+import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+
+const SECRET = 'process-test-signing-secret';
+
+const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
+
+function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
+  const blocks = (call?.args.blocks ?? []) as {
+    type: string;
+    elements?: { action_id: string; value: string }[];
+  }[];
+  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+}
+
+afterAll(stopAllBots);
+
+describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the environment', () => {
+  let slack: FakeSlack;
+  let sim: Simulator;
+  let bot: BotProcess;
+  let events: string;
+
+  const post = async (body: string, headers: Record<string, string> = slackHeaders(SECRET, body)) => {
+    const response = await fetch(events, { method: 'POST', headers, body });
+    return { status: response.status, text: await response.text() };
+  };
+
+  beforeAll(async () => {
+    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+    bot = spawnBot({
+      SLACK_BOT_TOKEN: 'xoxb-process-test',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: '0',
+      GATEWAY_URL: sim.url,
+      GATEWAY_API_KEY: sim.apiKey,
+    });
+    const listening = await bot.waitForLog(isListening);
+    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+  });
+
+  afterAll(async () => {
+    await bot?.stop('SIGKILL');
+    await Promise.all([slack?.close(), sim?.close()]);
+  });
+
+  it('logs JSON lines on stdout and answers GET /healthz with 200', async () => {
+    expect(bot.logs().find(isListening)).toMatchObject({ level: 30, mode: 'http' });
+    const response = await fetch(events.replace('/slack/events', '/healthz'));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: 'ok', front_end: 'slack', mode: 'http' });
+    expect(`${bot.stdout()}${bot.stderr()}`).not.toContain('xoxb-process-test');
+  });
+
+  it('answers a signed `/net list_vlans` through response_url, to the requester only', async () => {
+    const responseUrl = slack.responseUrl();
+    const ack = await post(commandBody({ text: 'list_vlans', user_id: 'U1', response_url: responseUrl }));
+    expect(ack).toEqual({ status: 200, text: '' });
+    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)));
+    const answer = slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {};
+    expect(answer.response_type).toBe('ephemeral');
+    const shown = JSON.stringify(answer);
+    for (const name of ['Default', 'IoT', 'Guest', 'Servers', 'Cameras']) expect(shown).toContain(name);
+  });
+
+  it('previews a write in the channel, runs it once when a second user approves, and threads the result', async () => {
+    await post(
+      commandBody({
+        text: 'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24',
+        user_id: 'U1',
+        channel_id: 'C1',
+        response_url: slack.responseUrl(),
+      }),
+    );
+    await slack.waitFor(() => slack.callsOf('chat.postMessage').length > 0, 10_000);
+    const preview = slack.callsOf('chat.postMessage')[0];
+    expect(preview?.args.channel).toBe('C1');
+    expect(preview?.args.thread_ts).toBeUndefined();
+    expect(JSON.stringify(preview?.args.blocks)).toMatch(/Lab[\s\S]*10\.91\.0\./);
+    expect(buttonsOf(preview).map((b) => b.action_id)).toEqual(['approve', 'cancel']);
+    const networkWrites = () =>
+      sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('networkconf'));
+    expect(networkWrites()).toEqual([]);
+
+    const requestId = buttonsOf(preview).find((b) => b.action_id === 'approve')?.value ?? '';
+    const click = await post(
+      buttonBody({ actionId: 'approve', value: requestId, userId: 'U2', response_url: slack.responseUrl() }),
+    );
+    expect(click.status).toBe(200);
+    await slack.waitFor(() => slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts), 10_000);
+
+    expect(networkWrites()).toHaveLength(1);
+    expect(networkWrites()[0]?.body).toMatchObject({ name: 'Lab', vlan: 91 });
+    const thread = slack.callsOf('chat.postMessage').find((c) => c.args.thread_ts);
+    const edited = slack.callsOf('chat.update').at(-1);
+    expect(thread?.args.thread_ts).toBe(edited?.args.ts);
+    expect(buttonsOf(edited)).toEqual([]);
+  });
+
+  it('refuses a request with a bad signature with 401, and does nothing', async () => {
+    const before = { calls: slack.calls.length, responses: slack.responses.length, sim: sim.requests.length };
+    const body = commandBody({ text: 'delete_network network_id=Guest', response_url: slack.responseUrl() });
+    const forged = await post(body, slackHeaders('not-the-secret', body));
+    const unsigned = await post(body, { 'content-type': 'application/x-www-form-urlencoded' });
+    expect([forged.status, unsigned.status]).toEqual([401, 401]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect({
+      calls: slack.calls.length,
+      responses: slack.responses.length,
+      sim: sim.requests.length,
+    }).toEqual(before);
+  });
+
+  it('verified its token once, and called only Web API methods the manifest has scopes for', () => {
+    expect(slack.callsOf('auth.test')).toHaveLength(1);
+    const scopes = readManifest().oauth_config.scopes.bot;
+    for (const call of slack.calls) {
+      expect(Object.keys(BOT_SCOPE_OF), call.method).toContain(call.method);
+      const scope = BOT_SCOPE_OF[call.method];
+      if (scope) expect(scopes, call.method).toContain(scope);
+      expect(call.token, call.method).toBe('xoxb-process-test');
+    }
+  });
+
+  it('stops cleanly on SIGTERM, exit code 0', async () => {
+    const exit = await bot.stop('SIGTERM');
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(bot.logs().map((l) => l.msg)).toContain('stopped');
+  });
+});
+
+describe('starting the Slack bot in HTTP mode', () => {
+  it('keeps serving /healthz when Slack is unreachable at start, and says so in the log', async () => {
+    const closedPort = await freePort();
+    const bot = spawnBot({
+      SLACK_BOT_TOKEN: 'xoxb-process-test',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: `http://127.0.0.1:${closedPort}/api`,
+      PORT: '0',
+    });
+    const listening = await bot.waitForLog(isListening);
+    const warning = await bot.waitForLog((l) => l.msg.startsWith('could not verify SLACK_BOT_TOKEN'));
+    expect(warning.level).toBe(40);
+    // The failed check is behind us; the process must still be up and healthy.
+    await new Promise((r) => setTimeout(r, 300));
+    const health = await fetch(`http://127.0.0.1:${String(listening.port)}/healthz`);
+    expect(health.status).toBe(200);
+    const exit = await bot.stop('SIGINT');
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(bot.stderr()).toBe('');
+  });
+
+  it('exits 1 with a JSON fatal line when PORT is taken', async () => {
+    const { createServer } = await import('node:http');
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, resolve));
+    const port = (holder.address() as { port: number }).port;
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-process-test',
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: 'http://127.0.0.1:9/api',
+        PORT: String(port),
+      });
+      const exit = await bot.exited;
+      expect(exit.code).toBe(1);
+      const fatal = bot.logs().find((l) => l.level === 60);
+      expect(fatal?.msg).toBe('the Slack front end could not start');
+      expect(JSON.stringify(fatal)).toContain('EADDRINUSE');
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('starts with `npm start` on an up-to-date build without compiling again', async () => {
+    const builtAt = statSync(MAIN).mtimeMs;
+    const slack = await startFakeSlack();
+    try {
+      const bot = spawnBot(
+        {
+          SLACK_BOT_TOKEN: 'xoxb-process-test',
+          SLACK_SIGNING_SECRET: SECRET,
+          SLACK_API_URL: slack.apiUrl,
+          PORT: '0',
+        },
+        { command: ['npm', 'start', '--silent'] },
+      );
+      const listening = await bot.waitForLog(isListening, 20_000);
+      const health = await fetch(`http://127.0.0.1:${String(listening.port)}/healthz`);
+      expect(health.status).toBe(200);
+      expect(bot.stderr()).not.toContain('building dist/');
+      expect(statSync(MAIN).mtimeMs).toBe(builtAt);
+      await bot.stop('SIGTERM');
+    } finally {
+      await slack.close();
+    }
+  });
+});

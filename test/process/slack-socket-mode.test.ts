@@ -1,0 +1,183 @@
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { type BotProcess, freePort, ROOT, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
+import { readDockerfile } from '../helpers/shipped-files.js';
+import { buttonBody, commandBody } from '../helpers/slack-requests.js';
+
+/** A slash command as Socket Mode carries it: the form fields of the HTTP request, as JSON. */
+function commandPayload(fields: Parameters<typeof commandBody>[0]): Record<string, unknown> {
+  return Object.fromEntries(new URLSearchParams(commandBody(fields)));
+}
+
+/** A button click as Socket Mode carries it: the block_actions payload itself. */
+function clickPayload(fields: Parameters<typeof buttonBody>[0]): Record<string, unknown> {
+  const body = buttonBody(fields);
+  return JSON.parse(decodeURIComponent(body.slice('payload='.length))) as Record<string, unknown>;
+}
+
+function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
+  const blocks = (call?.args.blocks ?? []) as {
+    type: string;
+    elements?: { action_id: string; value: string }[];
+  }[];
+  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+}
+
+afterAll(stopAllBots);
+
+describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from the environment', () => {
+  let slack: FakeSlack;
+  let socket: FakeSocketMode;
+  let sim: Simulator;
+  let bot: BotProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    [slack, socket, sim, port] = await Promise.all([
+      startFakeSlack(),
+      startFakeSocketMode(),
+      startSimulator(),
+      freePort(),
+    ]);
+    slack.socketModeUrl = socket.url;
+    bot = spawnBot({
+      SLACK_BOT_TOKEN: 'xoxb-process-test',
+      SLACK_APP_TOKEN: 'xapp-process-test',
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(port),
+      GATEWAY_URL: sim.url,
+      GATEWAY_API_KEY: sim.apiKey,
+    });
+    await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
+  });
+
+  afterAll(async () => {
+    await bot?.stop('SIGKILL');
+    await Promise.all([slack?.close(), socket?.close(), sim?.close()]);
+  });
+
+  it('asks SLACK_API_URL for the socket URL with the app-level token, and connects once', () => {
+    const opens = slack.callsOf('apps.connections.open');
+    expect(opens).toHaveLength(1);
+    expect(opens[0]?.token).toBe('xapp-process-test');
+    expect(socket.connections).toBe(1);
+  });
+
+  it("serves /healthz on PORT, and the Dockerfile's HEALTHCHECK passes against it", async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: 'ok', front_end: 'slack', mode: 'socket' });
+    const [command, ...args] = readDockerfile().healthcheck;
+    expect(command).toBe('node');
+    const check = spawnSync(process.execPath, args, {
+      cwd: ROOT,
+      env: { PORT: String(port) },
+      timeout: 10_000,
+    });
+    expect(check.status).toBe(0);
+  });
+
+  it('acks a slash_commands envelope and answers `/net list_vlans` through response_url', async () => {
+    const responseUrl = slack.responseUrl();
+    const id = socket.send(
+      'slash_commands',
+      commandPayload({ text: 'list_vlans', response_url: responseUrl }),
+    );
+    await socket.waitFor(() => socket.ackOf(id) !== undefined);
+    expect(socket.ackOf(id)).toMatchObject({ envelope_id: id });
+    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 10_000);
+    const answer = JSON.stringify(slack.responses.find((r) => responseUrl.endsWith(r.path))?.body);
+    for (const name of ['Default', 'IoT', 'Cameras']) expect(answer).toContain(name);
+  });
+
+  it('acks a write and an interactive Approve click, runs the change once, and threads the result', async () => {
+    const command = socket.send(
+      'slash_commands',
+      commandPayload({
+        text: 'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24',
+        user_id: 'U1',
+        response_url: slack.responseUrl(),
+      }),
+    );
+    await slack.waitFor(() => slack.callsOf('chat.postMessage').length > 0, 10_000);
+    expect(socket.ackOf(command)).toMatchObject({ envelope_id: command });
+    const preview = slack.callsOf('chat.postMessage')[0];
+    expect(buttonsOf(preview).map((b) => b.action_id)).toEqual(['approve', 'cancel']);
+    const requestId = buttonsOf(preview).find((b) => b.action_id === 'approve')?.value ?? '';
+    const networkWrites = () =>
+      sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('networkconf'));
+    expect(networkWrites()).toEqual([]);
+
+    const click = socket.send(
+      'interactive',
+      clickPayload({
+        actionId: 'approve',
+        value: requestId,
+        userId: 'U2',
+        response_url: slack.responseUrl(),
+      }),
+    );
+    await socket.waitFor(() => socket.ackOf(click) !== undefined);
+    await slack.waitFor(() => slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts), 10_000);
+    expect(networkWrites()).toHaveLength(1);
+    expect(networkWrites()[0]?.body).toMatchObject({ name: 'Lab', vlan: 91 });
+    expect(slack.callsOf('chat.postMessage').find((c) => c.args.thread_ts)?.args.thread_ts).toBe(
+      slack.callsOf('chat.update').at(-1)?.args.ts,
+    );
+  });
+
+  it('stops cleanly on SIGTERM, exit code 0, and frees PORT', async () => {
+    const exit = await bot.stop('SIGTERM');
+    expect(exit).toEqual({ code: 0, signal: null });
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('starting the Slack bot in Socket Mode', () => {
+  it('exits 1 with a JSON fatal line when PORT (for /healthz) is taken, before dialling Slack', async () => {
+    const { createServer } = await import('node:http');
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, resolve));
+    const slack = await startFakeSlack();
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-process-test',
+        SLACK_APP_TOKEN: 'xapp-process-test',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: String((holder.address() as { port: number }).port),
+      });
+      const exit = await bot.exited;
+      expect(exit.code).toBe(1);
+      const fatal = bot.logs().find((l) => l.level === 60);
+      expect(fatal?.msg).toBe('the Slack front end could not start');
+      expect(JSON.stringify(fatal)).toContain('EADDRINUSE');
+      expect(slack.callsOf('apps.connections.open')).toEqual([]);
+    } finally {
+      holder.close();
+      await slack.close();
+    }
+  });
+
+  it('exits 1 with a JSON fatal line when Slack refuses the app-level token', async () => {
+    const slack = await startFakeSlack(); // no socketModeUrl: apps.connections.open answers invalid_auth
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-process-test',
+        SLACK_APP_TOKEN: 'xapp-revoked',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: '0',
+      });
+      const exit = await bot.exited;
+      expect(exit.code).toBe(1);
+      const fatal = bot.logs().find((l) => l.level === 60);
+      expect(fatal?.msg).toBe('the Slack front end could not start');
+      expect(JSON.stringify(fatal)).toContain('invalid_auth');
+      expect(JSON.stringify(bot.logs())).not.toContain('xapp-revoked');
+    } finally {
+      await slack.close();
+    }
+  });
+});
