@@ -6,7 +6,7 @@ import type { Approvals } from '../../src/approvals/approvals.js';
 import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { buttonBody, commandBody, slackHeaders, viewSubmissionBody } from './slack-requests.js';
 import { testGateway } from './test-gateway.js';
@@ -41,12 +41,21 @@ export interface SlackBot {
   close(): Promise<void>;
 }
 
-/** Options: extra environment, a shared data dir (restart tests), a clock, an existing simulator. */
+/**
+ * Options: extra environment, a shared data dir (restart tests), a clock, an existing simulator,
+ * or options for a new one (`{firewall: 'legacy'}` for the traditional-rule demo site).
+ */
 export async function startSlackBot(
-  options: { env?: Record<string, string>; dataDir?: string; now?: () => number; sim?: Simulator } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    now?: () => number;
+    sim?: Simulator;
+    simulator?: SimulatorOptions;
+  } = {},
 ): Promise<SlackBot> {
   const slack = await startFakeSlack();
-  const sim = options.sim ?? (await startSimulator());
+  const sim = options.sim ?? (await startSimulator(options.simulator));
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'netops-slack-'));
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-test-token',

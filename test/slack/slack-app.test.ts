@@ -222,7 +222,9 @@ describe('approval-gated writes', () => {
   it('edits expired previews when the sweeper runs, without anyone clicking', async () => {
     let now = Date.now();
     const b = await bot({ now: () => now, env: { APPROVAL_TTL_SECONDS: '60' } });
-    await previewCreate(b);
+    const id = requestIdOf(await previewCreate(b));
+    // The bot records the message's ts once chat.postMessage answers; only then can it edit it.
+    await b.slack.waitFor(() => b.approvals.get(id)?.message?.ts !== undefined);
     now += 61_000;
     expect(await b.app.slack?.sweepExpired()).toBe(1);
     expect(textOf(b.slack.callsOf('chat.update').at(-1)?.args ?? {})).toContain('Expired, not run');
