@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Gateway } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { Logger } from '../log.js';
+import type { FirewallGeneration } from './firewall-generation.js';
 
 /** Reads change nothing; writes need confirm (or dry_run) and go through approvals in Slack. */
 export type ToolAccess = 'read' | 'write';
@@ -25,6 +26,12 @@ export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
    * empty for a tool without any), shown by per-tool help; a test runs every one.
    */
   example?: string;
+  /**
+   * The one firewall generation the tool works on (unset: both). Help says so, and the example
+   * runs on that generation's demo site (the default demo is zone-based; `legacy` needs
+   * SIMULATOR_FIREWALL=legacy).
+   */
+  firewall?: FirewallGeneration;
   // Method syntax keeps tools with different argument types assignable to one array.
   run(args: z.output<A>, context: ToolContext): Promise<unknown>;
 }

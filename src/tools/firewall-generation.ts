@@ -20,6 +20,18 @@ export const POLICY_TOOL_NAMES = [
   'delete_firewall_policy',
 ] as const;
 
+/**
+ * What help says about a tool that works on one generation only: where it works, and what to use
+ * on the other, in the refusals' words.
+ */
+export function generationNote(generation: FirewallGeneration): string {
+  return generation === 'legacy'
+    ? 'Firewall: traditional rules, on consoles not migrated to the zone-based firewall. ' +
+        `A zone-based console refuses it: use the firewall policy tools there (${POLICY_TOOL_NAMES.join(', ')}).`
+    : 'Firewall: zone-based consoles only. A console with the traditional firewall has no zones ' +
+        `or policies: use the firewall rule tools there (${RULE_TOOL_NAMES.join(', ')}).`;
+}
+
 // Art-of-WiFi/UniFi-API-client #259: the feature's presence in this list means the site was migrated.
 const MIGRATIONS = 'site-feature-migration';
 const ZONE_BASED_FEATURE = 'ZONE_BASED_FIREWALL';

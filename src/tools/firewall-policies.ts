@@ -10,7 +10,7 @@ import {
 import type { Gateway } from '../gateway/types.js';
 import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
 import { confirm, dryRun, idOrName, intInRange, limit, offset, siteId, text } from './arg-types.js';
-import { applyDelete, fieldChanges, parseEach, withStateLeft } from './crud-model.js';
+import { applyDelete, fieldChanges, namesIn, parseEach, withStateLeft } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
 import { requireZoneBasedFirewall } from './firewall-generation.js';
 import {
@@ -93,6 +93,9 @@ const description = z
   .trim()
   .max(256, { error: 'must be at most 256 characters' });
 
+/** Where a new policy stands in a previewed reorder: its id is the controller's to give. */
+const NEW_POLICY = '(the new policy)';
+
 /** Stored policies exactly as sent: a PUT is a full replace, so untouched fields go back unchanged. */
 const storedPolicySchema = z.looseObject({ _id: z.string().min(1) });
 type StoredPolicy = z.output<typeof storedPolicySchema>;
@@ -134,6 +137,15 @@ async function loadPolicies(gateway: Gateway, site: string, fresh: boolean): Pro
       network: (id) => networks.records.find((network) => network._id === id)?.name ?? null,
     },
   };
+}
+
+/** `{names}` for a preview: every zone, network and policy id in it, so each shows with its name. */
+function previewNames(s: PolicySite, preview: unknown): { names?: Record<string, string> } {
+  const names = namesIn(
+    preview,
+    (id) => s.names.zone(id) ?? s.names.network(id) ?? s.policies.find((p) => p._id === id)?.name ?? null,
+  );
+  return Object.keys(names).length > 0 ? { names } : {};
 }
 
 function view(s: PolicySite, record: FirewallPolicyRecord): FirewallPolicy {
@@ -268,6 +280,8 @@ const listFirewallPolicies = defineTool({
   name: 'list_firewall_policies',
   description: 'List the zone-based firewall policies by zone pair, in evaluation order (one line each)',
   access: 'read',
+  firewall: 'zone-based',
+  example: 'limit=10',
   args: z.object({
     site_id: siteId,
     include_predefined: z
@@ -290,6 +304,8 @@ const getFirewallPolicy = defineTool({
   name: 'get_firewall_policy',
   description: 'One firewall policy, with its zones and networks by name',
   access: 'read',
+  firewall: 'zone-based',
+  example: 'policy_id="Block IoT to Internal"',
   args: z.object({ site_id: siteId, policy_id: policyRef }),
   async run({ site_id, policy_id }, { gateway }) {
     const s = await loadPolicies(gateway, site_id, false);
@@ -332,6 +348,9 @@ const createFirewallPolicy = defineTool({
   description:
     'Create a zone-based firewall policy from one zone to another (networks, addresses, ports, schedule)',
   access: 'write',
+  firewall: 'zone-based',
+  example:
+    'name="Cameras to NAS" action=ALLOW source_zone="IoT Devices" source_networks=Cameras destination_zone=Internal destination_ips=192.168.1.20 protocol=tcp destination_port=445',
   args: z
     .object({
       site_id: siteId,
@@ -413,15 +432,23 @@ const createFirewallPolicy = defineTool({
     }
     // The controller puts a new policy after the pair's others; an earlier place needs a reorder.
     const moving = args.position !== undefined && args.position < last;
-    const order = moving
-      ? reorderBody(pair, '', args.position ?? last, from._id, to._id).order.map(
-          (id) => pair.find((p) => p._id === id)?.name ?? args.name,
-        )
+    const planned = moving
+      ? reorderBody(pair, NEW_POLICY, args.position ?? last, from._id, to._id)
       : undefined;
+    const order = planned?.order.map((id) => pair.find((p) => p._id === id)?.name ?? args.name);
     const extras = order ? { position: args.position, order_after: order } : {};
     if (args.dry_run) {
-      const preview = writtenView(s, undefined, body) as FirewallPolicy;
-      return { dry_run: true, would_create: { ...preview, id: null }, would_send: body, ...extras, warnings };
+      const preview = { ...(writtenView(s, undefined, body) as FirewallPolicy), id: null };
+      // The reorder is sent too: shown with a placeholder where the controller's new id goes.
+      const sent = { would_send: body, ...(planned ? { would_reorder: planned.body } : {}) };
+      return {
+        dry_run: true,
+        would_create: preview,
+        ...sent,
+        ...extras,
+        ...previewNames(s, [preview, sent]),
+        warnings,
+      };
     }
     const answer = await gateway.v2Write(args.site_id, 'POST', POLICIES, body);
     let final = answer;
@@ -447,6 +474,8 @@ const updateFirewallPolicy = defineTool({
   name: 'update_firewall_policy',
   description: 'Change some fields of a firewall policy, or its place in its zone pair; omitted fields stay',
   access: 'write',
+  firewall: 'zone-based',
+  example: 'policy_id="Allow Plex from WAN" enabled=true',
   args: z
     .object({
       site_id: siteId,
@@ -578,12 +607,11 @@ const updateFirewallPolicy = defineTool({
     if (args.position !== undefined && wanted !== now) changes.position = { from: now, to: wanted };
     const summary = { policy_id: current._id, name: current.name, changes, warnings };
     if (args.dry_run) {
-      return {
-        dry_run: true,
-        ...summary,
+      const sent = {
         would_send: policyChanged ? body : null,
         ...(reorder ? { would_reorder: reorder.body } : {}),
       };
+      return { dry_run: true, ...summary, ...sent, ...previewNames(s, [summary, sent]) };
     }
     let answer: unknown;
     if (policyChanged)
@@ -612,6 +640,8 @@ const deleteFirewallPolicy = defineTool({
   name: 'delete_firewall_policy',
   description: 'Delete a firewall policy of your own (irreversible)',
   access: 'write',
+  firewall: 'zone-based',
+  example: 'policy_id="Cameras: no internet"',
   args: z.object({ site_id: siteId, policy_id: policyRef, confirm, dry_run: dryRun }),
   async run({ site_id, policy_id, dry_run }, { gateway }) {
     const s = await loadPolicies(gateway, site_id, true);

@@ -101,6 +101,7 @@ const listFirewallRules = defineTool({
   name: 'list_firewall_rules',
   description: 'List the traditional firewall rules, by ruleset then rule_index',
   access: 'read',
+  firewall: 'legacy',
   example: 'limit=10',
   args: z.object({ site_id: siteId, limit: limit(100), offset }),
   async run({ site_id, limit, offset }, { gateway }) {
@@ -118,6 +119,7 @@ const createFirewallRule = defineTool({
   name: 'create_firewall_rule',
   description: 'Create a traditional firewall rule (inter-VLAN: source and destination networks, LAN_IN)',
   access: 'write',
+  firewall: 'legacy',
   example:
     'name="Block Guest to IoT" action=drop ruleset=LAN_IN rule_index=20010 src_networkconf_id=Guest dst_networkconf_id=IoT',
   args: z
@@ -189,6 +191,7 @@ const createFirewallRule = defineTool({
       dryRun: args.dry_run,
       payload,
       warnings: newRuleWarnings(rule),
+      nameOf: (id) => networks.nameOf(id),
       send: async () => (await gateway.classicWrite(args.site_id, 'POST', RULES, payload))[0],
       result(answer) {
         const record = firewallRuleRecordSchema.safeParse(answer);
@@ -202,6 +205,7 @@ const updateFirewallRule = defineTool({
   name: 'update_firewall_rule',
   description: 'Change some fields of a firewall rule; omitted fields stay as they are',
   access: 'write',
+  firewall: 'legacy',
   example: 'rule_id="Allow Plex to NAS" enabled=true',
   args: z
     .object({
@@ -277,6 +281,7 @@ const deleteFirewallRule = defineTool({
   name: 'delete_firewall_rule',
   description: 'Delete a firewall rule (irreversible)',
   access: 'write',
+  firewall: 'legacy',
   example: 'rule_id="Drop Telnet from WAN"',
   args: z.object({ site_id: siteId, rule_id: ruleRef, confirm, dry_run: dryRun }),
   async run({ site_id, rule_id, dry_run }, { gateway }) {

@@ -160,6 +160,7 @@ const listFirewallZones = defineTool({
   name: 'list_firewall_zones',
   description: 'List the firewall zones with their networks (local API only)',
   access: 'read',
+  firewall: 'zone-based',
   example: '',
   args: z.object({ site_id: siteId }),
   async run({ site_id }, context) {
@@ -172,6 +173,7 @@ const createFirewallZone = defineTool({
   name: 'create_firewall_zone',
   description: 'Create a firewall zone, optionally with networks (moved from their old zone)',
   access: 'write',
+  firewall: 'zone-based',
   example: 'name=Lab description="Test benches" network_ids=Cameras',
   args: z.object({
     site_id: siteId,
@@ -217,6 +219,7 @@ const updateFirewallZone = defineTool({
   name: 'update_firewall_zone',
   description: 'Rename a zone, change its description, or replace its whole network list',
   access: 'write',
+  firewall: 'zone-based',
   example: 'firewall_zone_id="IoT Devices" description="Sensors and cameras"',
   args: z.object({
     site_id: siteId,
@@ -292,6 +295,7 @@ const deleteFirewallZone = defineTool({
   name: 'delete_firewall_zone',
   description: 'Delete a firewall zone (its networks stay, in no zone)',
   access: 'write',
+  firewall: 'zone-based',
   example: 'zone_id="IoT Devices"',
   args: z.object({ site_id: siteId, zone_id: zoneRef, confirm, dry_run: dryRun }),
   async run({ site_id, zone_id, dry_run }, context) {
@@ -341,6 +345,7 @@ const assignNetworkToZone = defineTool({
   name: 'assign_network_to_zone',
   description: 'Add a network to a zone (moved from its old zone; no change if already a member)',
   access: 'write',
+  firewall: 'zone-based',
   example: 'zone_id=Dmz network_id=Cameras',
   args: membershipArgs,
   async run(args, context) {
@@ -382,6 +387,7 @@ const unassignNetworkFromZone = defineTool({
   name: 'unassign_network_from_zone',
   description: 'Remove a network from a zone (an error if it is not a member)',
   access: 'write',
+  firewall: 'zone-based',
   example: 'zone_id="IoT Devices" network_id=Cameras',
   args: membershipArgs,
   async run(args, context) {
@@ -414,6 +420,7 @@ const getZoneNetworks = defineTool({
   name: 'get_zone_networks',
   description: 'The networks of a zone, with names, VLANs and subnets from the network data',
   access: 'read',
+  firewall: 'zone-based',
   example: 'zone_id="IoT Devices"',
   args: z.object({ site_id: siteId, zone_id: zoneRef }),
   async run({ site_id, zone_id }, context) {

@@ -1,5 +1,6 @@
 import { GatewayRejectedError, isBotError, NotSupportedError } from '../errors.js';
 import { aclRuleRecordSchema } from '../gateway/records/acl-rule-record.js';
+import { firewallPolicyRecordSchema } from '../gateway/records/firewall-policy-record.js';
 import { firewallRuleRecordSchema } from '../gateway/records/firewall-rule-record.js';
 import { portProfileRecordSchema } from '../gateway/records/port-profile-record.js';
 import { trafficRouteRecordSchema } from '../gateway/records/traffic-route-record.js';
@@ -7,6 +8,7 @@ import { trafficRuleRecordSchema } from '../gateway/records/traffic-rule-record.
 import { wlanRecordSchema } from '../gateway/records/wlan-record.js';
 import { zoneRecordSchema } from '../gateway/records/zone-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { type FirewallGeneration, firewallGeneration } from './firewall-generation.js';
 
 /** One object that points at a network: what it is, its name and id, and which of its fields points. */
 export interface NetworkReference {
@@ -24,13 +26,19 @@ export interface ReferencedNetwork {
 }
 
 /**
- * One kind of object that may point at a network. A kind that cannot be read (a zone-based console
- * without legacy rules, no Integration API key, an older controller) fails on its own: the others
- * are still checked, and the failure is reported, never taken for "nothing points here".
+ * One kind of object that may point at a network. A kind that cannot be read (no Integration API
+ * key, an older controller) fails on its own: the others are still checked, and the failure is
+ * reported, never taken for "nothing points here".
  */
 export interface ReferenceKind {
   /** Plural, as in "could not check ACL rules: …". */
   label: string;
+  /**
+   * The firewall generation the kind exists on (unset: both). On a console of the other one it is
+   * not asked at all: a zone-based console answers the legacy rule list with `[]`, which is no
+   * evidence that nothing points at the network.
+   */
+  firewall?: FirewallGeneration;
   find(gateway: Gateway, site: string, network: ReferencedNetwork): Promise<NetworkReference[]>;
 }
 
@@ -58,6 +66,7 @@ function uuidOf(network: ReferencedNetwork): string {
 /** Legacy firewall rules: `src_networkconf_id` / `dst_networkconf_id` (classic `_id`). */
 export const firewallRuleReferences: ReferenceKind = {
   label: 'firewall rules',
+  firewall: 'legacy',
   async find(gateway, site, network) {
     const rules = await gateway.classicRead(site, 'rest/firewallrule', firewallRuleRecordSchema, FRESH);
     return rules.items.flatMap((r) =>
@@ -68,6 +77,31 @@ export const firewallRuleReferences: ReferenceKind = {
           [
             ['source', r.src_networkconf_id],
             ['destination', r.dst_networkconf_id],
+          ],
+          network.id,
+        ),
+      ),
+    );
+  },
+};
+
+/** Zone-based firewall policies: a side that matches networks (`network_ids`, classic `_id`). */
+export const firewallPolicyReferences: ReferenceKind = {
+  label: 'firewall policies',
+  firewall: 'zone-based',
+  async find(gateway, site, network) {
+    const policies = await gateway.v2Read(site, 'firewall-policies', firewallPolicyRecordSchema, FRESH);
+    // Ids left in `network_ids` beside another target match nothing, so they do not count.
+    const networksOf = (side: { matching_target: string; network_ids: string[] }) =>
+      side.matching_target === 'NETWORK' ? side.network_ids : [];
+    return policies.items.flatMap((p) =>
+      refsOf(
+        'firewall policy',
+        { id: p._id, name: p.name },
+        matches(
+          [
+            ['source', networksOf(p.source)],
+            ['destination', networksOf(p.destination)],
           ],
           network.id,
         ),
@@ -144,6 +178,7 @@ export const trafficRouteReferences: ReferenceKind = {
 /** Firewall zones the network is a member of (Integration `networkIds`). */
 export const zoneReferences: ReferenceKind = {
   label: 'firewall zones',
+  firewall: 'zone-based',
   async find(gateway, site, network) {
     const uuid = uuidOf(network);
     const zones = await gateway.integrationList(site, 'firewall/zones', zoneRecordSchema, FRESH);
@@ -193,6 +228,7 @@ export const portProfileReferences: ReferenceKind = {
 /** Every kind checked before a network is deleted, in the order the preview lists them. */
 export const REFERENCE_KINDS: readonly ReferenceKind[] = [
   firewallRuleReferences,
+  firewallPolicyReferences,
   aclRuleReferences,
   trafficRuleReferences,
   trafficRouteReferences,
@@ -201,15 +237,43 @@ export const REFERENCE_KINDS: readonly ReferenceKind[] = [
   portProfileReferences,
 ];
 
-/** What points at a network, and the kinds that could not be checked (with the reason). */
+/**
+ * What points at a network, the kinds that could not be checked (with the reason), and the kinds
+ * that do not exist on the site's firewall generation (not asked).
+ */
 export interface ReferenceReport {
   references: NetworkReference[];
   unchecked: string[];
+  notApplicable: string[];
+}
+
+/** Why a kind is not asked on this site, or undefined when it applies (or the generation is unknown). */
+async function notApplicableReason(
+  gateway: Gateway,
+  site: string,
+  kind: ReferenceKind,
+): Promise<string | undefined> {
+  if (kind.firewall === undefined) return undefined;
+  // Shared and cached per site; a failed detection fails the kind, so it is reported as unchecked.
+  const generation = await firewallGeneration(gateway, site);
+  if (generation === undefined || generation === kind.firewall) return undefined;
+  return `${kind.label}: not applicable, site ${site} uses the ${generation === 'legacy' ? 'traditional' : 'zone-based'} firewall`;
+}
+
+async function findApplicable(
+  gateway: Gateway,
+  site: string,
+  network: ReferencedNetwork,
+  kind: ReferenceKind,
+): Promise<NetworkReference[] | { notApplicable: string }> {
+  const reason = await notApplicableReason(gateway, site, kind);
+  return reason === undefined ? kind.find(gateway, site, network) : { notApplicable: reason };
 }
 
 /**
- * Looks for everything that points at `network`, all kinds at once. A kind whose read fails with
- * a controller or support error is listed in `unchecked`; any other error is a bug and is thrown.
+ * Looks for everything that points at `network`, all kinds at once. A kind of the other firewall
+ * generation is skipped and listed in `notApplicable`; a kind whose read fails with a controller or
+ * support error is listed in `unchecked`; any other error is a bug and is thrown.
  */
 export async function findNetworkReferences(
   gateway: Gateway,
@@ -217,15 +281,20 @@ export async function findNetworkReferences(
   network: ReferencedNetwork,
   kinds: readonly ReferenceKind[] = REFERENCE_KINDS,
 ): Promise<ReferenceReport> {
-  const results = await Promise.allSettled(kinds.map((kind) => kind.find(gateway, site, network)));
-  const report: ReferenceReport = { references: [], unchecked: [] };
+  const results = await Promise.allSettled(kinds.map((kind) => findApplicable(gateway, site, network, kind)));
+  const report: ReferenceReport = { references: [], unchecked: [], notApplicable: [] };
   results.forEach((result, i) => {
     const kind = kinds[i];
     if (!kind) return;
     if (result.status === 'fulfilled') {
-      report.references.push(
-        ...[...result.value].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
-      );
+      const found = result.value;
+      if (Array.isArray(found)) {
+        report.references.push(
+          ...[...found].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
+        );
+      } else {
+        report.notApplicable.push(found.notApplicable);
+      }
     } else if (isBotError(result.reason)) {
       // The controller's code is kept: the admin may need it to tell "not on this console" from a fault.
       const code = result.reason instanceof GatewayRejectedError ? ` (${result.reason.controllerCode})` : '';

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from './define-tool.js';
+import { generationNote } from './firewall-generation.js';
 import { type ArgumentInfo, argumentsOf } from './schema-introspection.js';
 
 // confirm is supplied by an approval (the Approve button, the console prompt, --yes), never typed.
@@ -98,12 +99,16 @@ export function toolHelpText(tool: ToolDefinition, site: string): string {
       ? 'Access: write. It changes the network: a preview is shown first, and it runs only once approved.'
       : 'Access: read. It changes nothing.';
   const example = exampleLine(tool);
+  // The demo site is zone-based unless the simulator is started with the legacy firewall.
+  const exampleLabel =
+    tool.firewall === 'legacy' ? 'Example (legacy demo: SIMULATOR_FIREWALL=legacy)' : 'Example';
   return [
     `${tool.name}: ${tool.description}`,
     access,
+    ...(tool.firewall !== undefined ? [generationNote(tool.firewall)] : []),
     '',
     args.length > 0 ? 'Arguments:' : 'Arguments: none',
     ...lines,
-    ...(example !== undefined ? ['', `Example: ${example}`] : []),
+    ...(example !== undefined ? ['', `${exampleLabel}: ${example}`] : []),
   ].join('\n');
 }

@@ -2,22 +2,33 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runInteractiveConsole } from '../../src/console/console.js';
 import { silentLogger } from '../../src/log.js';
-import { DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
+import {
+  DEMO_FIREWALL_POLICIES,
+  DEMO_NETWORKS,
+  DEMO_ZONE_IDS,
+  DEMO_ZONES,
+} from '../../src/simulator/index.js';
 import { expectPreviewShowsEveryValue } from '../helpers/preview-values.js';
+import type { TestBot } from '../helpers/test-bot.js';
 import { useTestBot } from '../helpers/tool-test.js';
 import { TextSink } from './fake-registry.js';
 
 const bot = useTestBot();
+// The traditional firewall rules live on the legacy demo site; the default one is zone-based.
+const legacy = useTestBot({ simulator: { firewall: 'legacy' } });
 const N = DEMO_NETWORKS;
 
 /** Types a write into the console against the simulator, answers y, and returns the preview it printed. */
-async function previewAndApprove(line: string): Promise<{ preview: string; output: string }> {
+async function previewAndApprove(
+  line: string,
+  target: TestBot = bot,
+): Promise<{ preview: string; output: string }> {
   const input = new PassThrough();
   const output = new TextSink();
   const errorOutput = new TextSink();
   const done = runInteractiveConsole({
-    registry: bot.app.registry,
-    context: bot.app.context,
+    registry: target.app.registry,
+    context: target.app.context,
     input,
     output,
     errorOutput,
@@ -83,16 +94,54 @@ describe('console previews show every value the controller receives', () => {
   it('update_firewall_rule: the whole stored rule as it goes back, changed fields before and after', async () => {
     const { preview } = await previewAndApprove(
       'update_firewall_rule rule_id="Block IoT to LAN" name="Block IoT to LAN v2" protocol=tcp port=8443',
+      legacy,
     );
 
-    expect(bot.writes().map((r) => r.method)).toEqual(['PUT']);
+    expect(legacy.writes().map((r) => r.method)).toEqual(['PUT']);
     expectPreviewShowsEveryValue(
       preview,
-      bot.writes().map((r) => r.body),
+      legacy.writes().map((r) => r.body),
     );
     expect(preview).toContain('name: Block IoT to LAN → Block IoT to LAN v2');
     expect(preview).toContain('dst_port: "" → 8443');
     expect(preview).toContain(`src_networkconf_id: ${N.iot.id} (IoT)`);
     expect(preview).toContain(`dst_networkconf_id: ${N.defaultLan.id} (Default)`);
+  });
+
+  it('create_firewall_rule: every field sent, each network id with its name', async () => {
+    const { preview } = await previewAndApprove(
+      'create_firewall_rule name="Block Guest to IoT" action=drop ruleset=LAN_IN src_networkconf_id=Guest dst_networkconf_id=IoT protocol=tcp port=22',
+      legacy,
+    );
+
+    expect(legacy.writes().map((r) => r.method)).toEqual(['POST']);
+    expectPreviewShowsEveryValue(
+      preview,
+      legacy.writes().map((r) => r.body),
+    );
+    expect(preview).toContain(`src_networkconf_id: ${N.guest.id} (Guest)`);
+    expect(preview).toContain(`dst_networkconf_id: ${N.iot.id} (IoT)`);
+  });
+
+  it('create_firewall_policy: the policy and its reorder, each zone and network id with its name', async () => {
+    const { preview } = await previewAndApprove(
+      'create_firewall_policy name="Cameras to NAS" action=ALLOW source_zone="IoT Devices" source_networks=Cameras destination_zone=Internal destination_ips=192.168.1.20 protocol=tcp destination_port=445 position=1',
+    );
+
+    expect(bot.writes().map((r) => `${r.method} ${r.route.split('/').at(-1)}`)).toEqual([
+      'POST firewall-policies',
+      'PUT batch-reorder',
+    ]);
+    const created = bot.site().firewallPolicies.find((p) => p.name === 'Cameras to NAS');
+    if (!created) throw new Error('the policy was not created');
+    // The new policy's id is the controller's to give: the preview holds a placeholder there.
+    expectPreviewShowsEveryValue(
+      preview.replace('- (the new policy)', `- ${created._id}`),
+      bot.writes().map((r) => r.body),
+    );
+    expect(preview).toContain(`zone_id: ${DEMO_ZONE_IDS.iotDevices} (IoT Devices)`);
+    expect(preview).toContain(`zone_id: ${DEMO_ZONE_IDS.internal} (Internal)`);
+    expect(preview).toContain(`- ${N.cameras.id} (Cameras)`);
+    expect(preview).toContain(`- ${DEMO_FIREWALL_POLICIES.blockIotToInternal} (Block IoT to Internal)`);
   });
 });

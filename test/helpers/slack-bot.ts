@@ -6,7 +6,7 @@ import type { Approvals } from '../../src/approvals/approvals.js';
 import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { slackKit } from '../../src/slack/slack-kit.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { Store } from '../../src/store/types.js';
@@ -46,8 +46,9 @@ export interface SlackBot {
 
 /**
  * Options: extra environment, a shared data dir (restart tests), a clock, an existing simulator,
- * an opened store (PostgreSQL tests; the bot closes it). Default: the file store in the data dir,
- * bot data in memory.
+ * an opened store (PostgreSQL tests; the bot closes it), or options for a new simulator
+ * (`{firewall: 'legacy'}` for the traditional-rule demo site). Default: the file store in the
+ * data dir, bot data in memory.
  */
 export async function startSlackBot(
   options: {
@@ -56,10 +57,11 @@ export async function startSlackBot(
     now?: () => number;
     sim?: Simulator;
     store?: Store;
+    simulator?: SimulatorOptions;
   } = {},
 ): Promise<SlackBot> {
   const slack = await startFakeSlack();
-  const sim = options.sim ?? (await startSimulator());
+  const sim = options.sim ?? (await startSimulator(options.simulator));
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'netops-slack-'));
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-test-token',

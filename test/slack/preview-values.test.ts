@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
+import {
+  DEMO_FIREWALL_POLICIES,
+  DEMO_NETWORKS,
+  DEMO_ZONE_IDS,
+  DEMO_ZONES,
+} from '../../src/simulator/index.js';
 import { messageProblems } from '../../src/slack/blocks/limits.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { expectPreviewShowsEveryValue, valuesMissingFromPreview } from '../helpers/preview-values.js';
@@ -19,8 +24,8 @@ afterEach(async () => {
   }
 });
 
-async function bot(): Promise<SlackBot> {
-  const started = await startSlackBot();
+async function bot(options: Parameters<typeof startSlackBot>[0] = {}): Promise<SlackBot> {
+  const started = await startSlackBot(options);
   bots.push(started);
   return started;
 }
@@ -107,7 +112,8 @@ describe('Slack change requests show every value the controller receives', () =>
   });
 
   it('update_firewall_rule', async () => {
-    const b = await bot();
+    // Traditional rules exist on the legacy demo site only; the default one is zone-based.
+    const b = await bot({ simulator: { firewall: 'legacy' } });
     const { text, bodies } = await requestAndApprove(
       b,
       'update_firewall_rule rule_id="Block IoT to LAN" name="Block IoT to LAN v2" protocol=tcp port=8443',
@@ -116,6 +122,36 @@ describe('Slack change requests show every value the controller receives', () =>
     expect(bodies).toHaveLength(1);
     expectPreviewShowsEveryValue(text, bodies);
     expect(text).toContain('name: Block IoT to LAN → Block IoT to LAN v2');
+  });
+
+  it('create_firewall_rule', async () => {
+    const b = await bot({ simulator: { firewall: 'legacy' } });
+    const { text, bodies } = await requestAndApprove(
+      b,
+      'create_firewall_rule name="Block Guest to IoT" action=drop ruleset=LAN_IN src_networkconf_id=Guest dst_networkconf_id=IoT protocol=tcp port=22',
+    );
+
+    expect(bodies).toHaveLength(1);
+    expectPreviewShowsEveryValue(text, bodies);
+    expect(text).toContain(`src_networkconf_id: ${N.guest.id} (Guest)`);
+    expect(text).toContain(`dst_networkconf_id: ${N.iot.id} (IoT)`);
+  });
+
+  it('create_firewall_policy, with the reorder that places it first in its zone pair', async () => {
+    const b = await bot();
+    const { text, bodies } = await requestAndApprove(
+      b,
+      'create_firewall_policy name="Cameras to NAS" action=ALLOW source_zone="IoT Devices" source_networks=Cameras destination_zone=Internal destination_ips=192.168.1.20 protocol=tcp destination_port=445 position=1',
+    );
+
+    expect(bodies).toHaveLength(2);
+    const created = b.sim.state.site('default')?.firewallPolicies.find((p) => p.name === 'Cameras to NAS');
+    if (!created) throw new Error('the policy was not created');
+    // The new policy's id is the controller's to give: the preview holds a placeholder there.
+    expectPreviewShowsEveryValue(text.replace('- (the new policy)', `- ${created._id}`), bodies);
+    expect(text).toContain(`zone_id: ${DEMO_ZONE_IDS.iotDevices} (IoT Devices)`);
+    expect(text).toContain(`- ${N.cameras.id} (Cameras)`);
+    expect(text).toContain(`- ${DEMO_FIREWALL_POLICIES.blockIotToInternal} (Block IoT to Internal)`);
   });
 });
 

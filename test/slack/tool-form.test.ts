@@ -42,8 +42,36 @@ describe('tool forms generated from the zod schemas', () => {
     expect(byId(form, 'name')?.element).toMatchObject({ type: 'plain_text_input', max_length: 128 });
     expect(hint('name')).toBe('Network name · Text, at most 128 characters');
     expect(hint('site_id')).toBe('Site name (defaults to DEFAULT_SITE) · Default: hq');
-    const rule = byId(inputs('create_firewall_rule'), 'rule_index');
-    expect(rule?.element).toMatchObject({ min_value: '2000', max_value: '49999', initial_value: '2000' });
+    // A bounded number with a default: both limits on the input, the default as its initial value.
+    const priority = byId(inputs('create_acl_rule'), 'priority') as
+      | (Input & { hint?: { text: string } })
+      | undefined;
+    expect(priority?.element).toMatchObject({
+      type: 'number_input',
+      is_decimal_allowed: false,
+      min_value: '1',
+      max_value: '10000',
+      initial_value: '100',
+    });
+    expect(priority?.hint?.text).toContain('Whole number 1–10000 · Default: 100');
+    // rule_index depends on the ruleset (one block per family) and defaults to the next free index
+    // at run time: no fixed bounds or initial value, and the hint says so.
+    const rule = byId(inputs('create_firewall_rule'), 'rule_index') as
+      | (Input & { hint?: { text: string } })
+      | undefined;
+    expect(rule?.optional).toBe(true);
+    expect(rule?.element).toMatchObject({ type: 'number_input', is_decimal_allowed: false });
+    expect(rule?.element).not.toHaveProperty('min_value');
+    expect(rule?.element).not.toHaveProperty('max_value');
+    expect(rule?.element).not.toHaveProperty('initial_value');
+    expect(rule?.hint?.text).toContain('LAN 20000s, WAN 30000s, GUEST 40000s');
+    expect(rule?.hint?.text).toContain("default: after the ruleset's last rule");
+    const ruleset = byId(inputs('create_firewall_rule'), 'ruleset')?.element as {
+      options: { value: string }[];
+      initial_option?: { value: string };
+    };
+    expect(ruleset.options.map((o) => o.value)).toContain('WAN_IN');
+    expect(ruleset.initial_option?.value).toBe('WAN_IN');
     const items = byId(inputs('create_traffic_matching_list'), 'items') as
       | { hint?: { text: string } }
       | undefined;

@@ -342,6 +342,8 @@ describe('create_firewall_rule', () => {
         dst_networkconf_id: N.guest.id,
         dst_networkconf_type: 'NETv4',
       },
+      // Each network id the rule sends is shown with its name, as update_firewall_rule shows them.
+      names: { [N.iot.id]: 'IoT', [N.guest.id]: 'Guest' },
       warnings: [
         'an inter-VLAN rule (source and destination networks) usually belongs in LAN_IN, not WAN_IN',
       ],

@@ -5,10 +5,16 @@ import {
   GatewayRejectedError,
   ResourceNotFoundError,
 } from '../../src/errors.js';
-import { DEMO_ACL_RULES, DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
+import {
+  DEMO_ACL_RULES,
+  DEMO_FIREWALL_POLICIES,
+  DEMO_NETWORKS,
+  DEMO_ZONES,
+} from '../../src/simulator/index.js';
 import { type Network, WAN_REFUSAL } from '../../src/tools/network-model.js';
-import type { NetworkReference } from '../../src/tools/network-references.js';
+import { findNetworkReferences, type NetworkReference } from '../../src/tools/network-references.js';
 import { fixtureRecords } from '../helpers/fixtures.js';
+import { startTestBot } from '../helpers/test-bot.js';
 import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
 const bot = useTestBot();
@@ -547,11 +553,16 @@ describe('delete_network', () => {
     expect(bot.writes()).toHaveLength(0);
   });
 
-  it('lists by name every rule, route, zone, SSID and port profile that points at IoT', async () => {
+  it('lists by name every policy, rule, route, zone, SSID and port profile that points at IoT (zone-based demo)', async () => {
     const preview = (await bot.run('delete_network', { network_id: 'IoT', dry_run: true })) as DeletePreview;
 
     expect(preview.references).toEqual([
-      { kind: 'firewall rule', name: 'Block IoT to LAN', id: '65b3c8e1f4a9d20c7e5a1102', via: 'source' },
+      {
+        kind: 'firewall policy',
+        name: 'Block IoT to Internal',
+        id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
+        via: 'source',
+      },
       { kind: 'ACL rule', name: 'Block IoT to NAS', id: DEMO_ACL_RULES.blockIotToNas, via: 'source' },
       {
         kind: 'traffic rule',
@@ -567,6 +578,8 @@ describe('delete_network', () => {
       '6 object(s) listed under references still point at IoT; they are not changed and will point at a network that no longer exists',
     );
     expect(preview.warnings.filter((w) => w.startsWith('could not check'))).toEqual([]);
+    // The legacy rule list of a zone-based console is empty whatever points at IoT: not asked.
+    expect(bot.sim.requests.filter((r) => r.route.includes('rest/firewallrule'))).toEqual([]);
     expect(bot.writes()).toHaveLength(0);
   });
 
@@ -574,17 +587,29 @@ describe('delete_network', () => {
     const [route] = bot.site().trafficRoutes;
     const backup = bot.site().trafficRules.find((r) => r.description === 'Allow NAS offsite backup');
     const macRule = bot.site().aclRules.find((r) => r.type === 'MAC');
-    if (!route || !backup || macRule?.type !== 'MAC') throw new Error('demo records missing');
+    const plex = bot.site().firewallPolicies.find((p) => p.name === 'Allow Plex from WAN');
+    const bedtime = bot.site().firewallPolicies.find((p) => p.name === "Kids' bedtime");
+    if (!route || !backup || macRule?.type !== 'MAC' || !plex || !bedtime)
+      throw new Error('demo records missing');
     route.network_id = DEMO_NETWORKS.cameras.id;
     backup.network_ids = [DEMO_NETWORKS.cameras.id];
     macRule.networkIdFilter = DEMO_NETWORKS.cameras.uuid;
+    plex.destination = {
+      ...plex.destination,
+      matching_target: 'NETWORK',
+      matching_target_type: 'OBJECT',
+      network_ids: [DEMO_NETWORKS.cameras.id],
+    };
+    // A network id left beside an address target matches nothing, so it points at nothing.
+    bedtime.source = { ...bedtime.source, network_ids: [DEMO_NETWORKS.cameras.id] };
     const preview = (await bot.run('delete_network', {
       network_id: 'Cameras',
       dry_run: true,
     })) as DeletePreview;
 
     expect(preview.references.map((r) => [r.kind, r.name, r.via])).toEqual([
-      ['firewall rule', 'Cameras: no internet', 'source'],
+      ['firewall policy', 'Allow Plex from WAN', 'destination'],
+      ['firewall policy', 'Cameras: no internet', 'source'],
       ['ACL rule', 'Allow cameras to NVR', 'source'],
       ['ACL rule', "Block kids' tablet", 'network filter'],
       ['traffic rule', 'Allow NAS offsite backup', 'destination'],
@@ -595,12 +620,11 @@ describe('delete_network', () => {
   });
 
   it('says which kinds it could not check instead of failing or claiming nothing points there', async () => {
-    // A zone-based console refuses the legacy rule list; an Integration read may fail on its own.
     bot.sim.injectFault({
       kind: 'status',
       status: 400,
-      route: '/rest/firewallrule',
-      body: { meta: { rc: 'error', msg: 'api.err.InvalidObject' }, data: [] },
+      route: '/firewall-policies',
+      body: { code: 'api.err.InvalidObject', message: 'InvalidObject', errorCode: 400 },
     });
     bot.sim.injectFault({ kind: 'status', status: 404, route: '/acl-rules' });
 
@@ -614,7 +638,7 @@ describe('delete_network', () => {
     ]);
     const unchecked = preview.warnings.filter((w) => w.startsWith('could not check'));
     expect(unchecked).toHaveLength(2);
-    expect(unchecked[0]).toMatch(/^could not check firewall rules: .*InvalidObject/);
+    expect(unchecked[0]).toMatch(/^could not check firewall policies: .*InvalidObject/);
     expect(unchecked[1]).toMatch(/^could not check ACL rules: /);
   });
 
@@ -648,5 +672,95 @@ describe('delete_network', () => {
       /system network/,
     );
     expect(bot.writes()).toHaveLength(0);
+  });
+});
+
+describe('delete_network on a legacy console (traditional rules, no zones)', () => {
+  type DeletePreview = { references: NetworkReference[]; warnings: string[] };
+  const legacy = useTestBot({ simulator: { firewall: 'legacy' } });
+  const iot = { id: DEMO_NETWORKS.iot.id, uuid: DEMO_NETWORKS.iot.uuid, name: 'IoT' };
+
+  it('lists the rules that point at IoT, and asks for no zones or policies the console has not got', async () => {
+    const preview = (await legacy.run('delete_network', {
+      network_id: 'IoT',
+      dry_run: true,
+    })) as DeletePreview;
+
+    expect(preview.references.map((r) => [r.kind, r.name, r.via])).toEqual([
+      ['firewall rule', 'Block IoT to LAN', 'source'],
+      ['ACL rule', 'Block IoT to NAS', 'source'],
+      ['traffic rule', 'Block social media on IoT', 'applies to'],
+      ['Wi-Fi network', 'Home-IoT', 'network'],
+      ['port profile', 'AP trunk', 'tagged network'],
+    ]);
+    expect(preview.references[0]?.id).toBe('65b3c8e1f4a9d20c7e5a1102');
+    expect(preview.warnings.filter((w) => w.startsWith('could not check'))).toEqual([]);
+    expect(
+      legacy.sim.requests.filter((r) => r.route.includes('firewall-policies') || r.route.includes('/zones')),
+    ).toEqual([]);
+  });
+
+  it('reports the kinds of the other firewall generation as not applicable, not as nothing found', async () => {
+    const report = await findNetworkReferences(legacy.app.context.gateway, 'default', iot);
+
+    expect(report.notApplicable).toEqual([
+      'firewall policies: not applicable, site default uses the traditional firewall',
+      'firewall zones: not applicable, site default uses the traditional firewall',
+    ]);
+    expect(report.unchecked).toEqual([]);
+    expect(report.references.some((r) => r.kind === 'firewall rule')).toBe(true);
+  });
+
+  it('names a rule list the controller refused among the kinds it could not check', async () => {
+    legacy.sim.injectFault({
+      kind: 'status',
+      status: 400,
+      route: '/rest/firewallrule',
+      body: { meta: { rc: 'error', msg: 'api.err.InvalidObject' }, data: [] },
+    });
+
+    const preview = (await legacy.run('delete_network', {
+      network_id: 'IoT',
+      dry_run: true,
+    })) as DeletePreview;
+
+    expect(preview.references.some((r) => r.kind === 'firewall rule')).toBe(false);
+    const unchecked = preview.warnings.filter((w) => w.startsWith('could not check'));
+    expect(unchecked).toHaveLength(1);
+    expect(unchecked[0]).toMatch(/^could not check firewall rules: .*InvalidObject/);
+  });
+});
+
+describe('delete_network when the firewall generation cannot be read', () => {
+  it('leaves the generation-bound kinds unchecked, with the reason, and checks the others', async () => {
+    const fresh = await startTestBot({ simulator: { firewall: 'legacy' } });
+    try {
+      fresh.sim.injectFault({
+        kind: 'status',
+        status: 400,
+        route: 'site-feature-migration',
+        body: { code: 'api.err.Invalid', message: 'odd', errorCode: 400 },
+      });
+
+      const preview = (await fresh.run('delete_network', {
+        network_id: 'IoT',
+        dry_run: true,
+      })) as { references: NetworkReference[]; warnings: string[] };
+
+      const unchecked = preview.warnings.filter((w) => w.startsWith('could not check'));
+      expect(unchecked.map((w) => w.split(':')[0])).toEqual([
+        'could not check firewall rules',
+        'could not check firewall policies',
+        'could not check firewall zones',
+      ]);
+      expect(preview.references.map((r) => r.kind)).toEqual([
+        'ACL rule',
+        'traffic rule',
+        'Wi-Fi network',
+        'port profile',
+      ]);
+    } finally {
+      await fresh.close();
+    }
   });
 });

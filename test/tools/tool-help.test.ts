@@ -35,6 +35,25 @@ describe('per-tool help generated from the registry', () => {
     expect(lineOf(help, 'limit')).toMatch(/whole number 1–10000 \(default: 100\)/);
   });
 
+  it('says where a tool bound to one firewall generation works, and on which demo its example runs', () => {
+    const rule = registry.toolHelp('update_firewall_rule');
+    expect(rule.split('\n')[2]).toBe(
+      'Firewall: traditional rules, on consoles not migrated to the zone-based firewall. ' +
+        'A zone-based console refuses it: use the firewall policy tools there (list_firewall_policies, ' +
+        'get_firewall_policy, create_firewall_policy, update_firewall_policy, delete_firewall_policy).',
+    );
+    expect(rule).toMatch(
+      /\nExample \(legacy demo: SIMULATOR_FIREWALL=legacy\): update_firewall_rule rule_id="Allow Plex to NAS"/,
+    );
+
+    const policy = registry.toolHelp('create_firewall_policy');
+    expect(policy.split('\n')[2]).toMatch(
+      /^Firewall: zone-based consoles only\..*use the firewall rule tools there \(list_firewall_rules, create_firewall_rule,/,
+    );
+    expect(policy).toMatch(/\nExample: create_firewall_policy name="Cameras to NAS" /);
+    expect(registry.toolHelp('create_network')).not.toContain('Firewall:');
+  });
+
   it('refuses an unknown tool with suggestions', () => {
     expect(() => registry.toolHelp('create_netwrk')).toThrow(/did you mean create_network/);
   });

@@ -3,7 +3,11 @@ import { renderPreview } from '../../src/format/preview-text.js';
 import { valuesMissingFromPreview } from '../helpers/preview-values.js';
 import { useTestBot } from '../helpers/tool-test.js';
 
-const bot = useTestBot();
+// The demo site is zone-based; the traditional-rule tools work on the legacy one only.
+const zoneBased = useTestBot();
+const legacy = useTestBot({ simulator: { firewall: 'legacy' } });
+const botFor = (tool: string) =>
+  zoneBased.app.registry.require(tool).firewall === 'legacy' ? legacy : zoneBased;
 
 /** One write per tool, each with the arguments that make it send the most. */
 const WRITES: [string, Record<string, unknown>][] = [
@@ -32,6 +36,7 @@ const WRITES: [string, Record<string, unknown>][] = [
     {
       name: 'IoT to Guest',
       action: 'reject',
+      ruleset: 'LAN_IN',
       rule_index: 20010,
       src_networkconf_id: 'IoT',
       dst_networkconf_id: 'Guest',
@@ -44,6 +49,40 @@ const WRITES: [string, Record<string, unknown>][] = [
     { rule_id: 'Block IoT to LAN', dst_address: '10.9.0.0/16', protocol: 'tcp', port: 8080 },
   ],
   ['delete_firewall_rule', { rule_id: 'Drop Telnet from WAN' }],
+  [
+    'create_firewall_policy',
+    {
+      name: 'Cameras to NAS',
+      action: 'ALLOW',
+      source_zone: 'IoT Devices',
+      source_networks: ['Cameras'],
+      destination_zone: 'Internal',
+      destination_ips: ['192.168.1.20'],
+      protocol: 'tcp',
+      destination_port: '445,2049',
+      ip_version: 'IPV4',
+      schedule: 'every_week',
+      schedule_days: ['mon', 'fri'],
+      schedule_time: '08:00-18:00',
+      logging: true,
+      description: 'NVR backups',
+      // Before "Block IoT to Internal": a create, then a reorder of the pair.
+      position: 1,
+    },
+  ],
+  [
+    'update_firewall_policy',
+    {
+      policy_id: 'Allow Plex from WAN',
+      name: 'Plex',
+      enabled: true,
+      destination_ips: ['192.168.1.21'],
+      destination_port: '32400,32469',
+      schedule: 'every_day',
+      schedule_time: '06:00-23:00',
+    },
+  ],
+  ['delete_firewall_policy', { policy_id: 'Cameras: no internet' }],
   [
     'create_acl_rule',
     {
@@ -76,7 +115,7 @@ const WRITES: [string, Record<string, unknown>][] = [
 
 describe('every write tool previews every value it then sends', () => {
   it('covers every write tool of the registry', () => {
-    const writeTools = bot.app.registry
+    const writeTools = zoneBased.app.registry
       .list()
       .filter((t) => t.access === 'write')
       .map((t) => t.name);
@@ -84,6 +123,7 @@ describe('every write tool previews every value it then sends', () => {
   });
 
   it.each(WRITES)('%s', async (tool, args) => {
+    const bot = botFor(tool);
     const preview = (await bot.run(tool, { ...args, dry_run: true })) as Record<string, unknown>;
     const text = renderPreview(preview, { width: 100 });
     expect(bot.writes()).toEqual([]);
@@ -91,8 +131,10 @@ describe('every write tool previews every value it then sends', () => {
     const result = (await bot.run(tool, { ...args, confirm: true })) as Record<string, unknown>;
 
     expect(bot.writes().length).toBeGreaterThan(0);
-    // A new ACL rule's id is the controller's to give; its preview holds a placeholder where it goes.
-    const created = (result.acl_rule as { id?: string } | undefined)?.id;
+    // A new rule's or policy's id is the controller's to give; its preview holds a placeholder where it goes.
+    const created =
+      (result.acl_rule as { id?: string } | undefined)?.id ??
+      (tool === 'create_firewall_policy' ? (result.policy as { id?: string } | undefined)?.id : undefined);
     const missing = bot
       .writes()
       .flatMap((r) => valuesMissingFromPreview(text, r.body))
