@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { PartContext } from './lib/context.js';
 import { BenchController } from './lib/controller.js';
 import { BenchSlack } from './lib/fake-slack.js';
-import { type Part, parseOptions, USAGE } from './lib/options.js';
+import { PARTS, type Part, parseOptions, USAGE } from './lib/options.js';
 import { type BotEntry, resolveBotEntry } from './lib/processes.js';
 import { budgetRows, fmt, markdownReport, type PartResults } from './lib/report.js';
 import { runAcks } from './parts/acks.js';
@@ -130,7 +130,8 @@ async function main(): Promise<number> {
     .toISOString()
     .replace(/[:.]/g, '-')
     .replace(/-\d{3}Z$/, 'Z');
-  const name = `${stamp}${options.quick ? '-quick' : ''}`;
+  const partial = options.parts.length < PARTS.length ? `-${options.parts.join('-')}` : '';
+  const name = `${stamp}${options.quick ? '-quick' : ''}${partial}`;
   const summary = {
     suite: 'netops-bot performance suite (issue 11)',
     startedAt: new Date(Date.now() - elapsedS * 1000).toISOString(),

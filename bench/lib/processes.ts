@@ -28,6 +28,8 @@ export interface RunningApp {
   startupMs: number;
   /** Resident set size now, in MiB (Linux /proc). */
   rssMiB(): number;
+  /** CPU time (user + system) the process has used so far, in ms (Linux /proc; 10 ms ticks). */
+  cpuMs(): number;
   /** The last lines the process wrote (for error reports). */
   output(): string;
   stop(): Promise<void>;
@@ -130,6 +132,7 @@ export async function startApp(
     pid,
     startupMs,
     rssMiB: () => rssMiB(pid),
+    cpuMs: () => cpuMs(pid),
     output: () => tail.join('').slice(-4000),
     async stop() {
       await stopChild(child, exited);
@@ -184,6 +187,21 @@ export function rssMiB(pid: number): number {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
     return kb === undefined ? Number.NaN : Number(kb) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+// /proc/<pid>/stat counts in clock ticks; 100 per second on every Linux this runs on.
+const TICK_MS = 10;
+
+/** utime + stime of a process in ms, from /proc (NaN where there is no /proc). */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces; fields are counted after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {
     return Number.NaN;
   }

@@ -30,6 +30,12 @@ export function median(samples: readonly number[]): number {
   return ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** The item whose `value` is the median (the lower middle one for an even count): a typical run to quote. */
+export function medianItem<T>(items: readonly T[], value: (item: T) => number): T | undefined {
+  const sorted = [...items].sort((a, b) => value(a) - value(b));
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
 /**
  * Sequential rounds: the longest chain of requests in which each starts once the previous one has
  * ended. Requests that overlap in time (pages fetched together) can never both be in the chain,

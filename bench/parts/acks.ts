@@ -14,6 +14,10 @@ export interface AckRun {
   max: number;
   /** Non-200 acks. */
   failedAcks: number;
+  /** CPU the app used per command while the load ran, in ms. */
+  cpuMsPerCommand: number;
+  /** Bot only: CPU per command until every answer was posted, in ms. */
+  cpuMsPerAnswer?: number;
   /** Bot only: answers posted to response_url, how many were error notices, when the last came. */
   answers?: number;
   errorAnswers?: number;
@@ -63,8 +67,10 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
       for (let repeat = 0; repeat < options.repeats; repeat++) {
         const floorApp = await startApp('floor', FLOOR_ENTRY, { slackApiUrl: ctx.slack.apiUrl });
         let floorSamples: AckSample[];
+        let floorCpu = 0;
         try {
           await warmUp(ctx, floorApp.port, `floor-${latencyMs}-${repeat}`, false);
+          floorCpu = floorApp.cpuMs();
           floorSamples = await runLoad({
             port: floorApp.port,
             commands: options.commands,
@@ -74,6 +80,7 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
             responseUrl: (key) => ctx.slack.responseUrl(key),
             keyPrefix: `floor-${latencyMs}-${repeat}`,
           });
+          floorCpu = (floorApp.cpuMs() - floorCpu) / options.commands;
         } finally {
           await floorApp.stop();
         }
@@ -88,6 +95,7 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
           const keyPrefix = `bot-${latencyMs}-${repeat}`;
           await warmUp(ctx, bot.port, keyPrefix, true);
           const started = performance.now();
+          const cpuBefore = bot.cpuMs();
           botSamples = await runLoad({
             port: bot.port,
             commands: options.commands,
@@ -97,13 +105,18 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
             responseUrl: (key) => ctx.slack.responseUrl(key),
             keyPrefix,
           });
+          const cpuLoad = bot.cpuMs() - cpuBefore;
           const keys = botSamples.map((s) => s.key);
           await ctx.slack.waitFor(keys, latencyMs * 4 + 30_000);
-          botRun = botFigures(botSamples, keys, ctx, started);
+          botRun = {
+            ...botFigures(botSamples, keys, ctx, started),
+            cpuMsPerCommand: cpuLoad / options.commands,
+            cpuMsPerAnswer: (bot.cpuMs() - cpuBefore) / options.commands,
+          };
         } finally {
           await bot.stop();
         }
-        const floorRun = loadFigures(floorSamples);
+        const floorRun = { ...loadFigures(floorSamples), cpuMsPerCommand: floorCpu };
         runs.push({ bot: botRun, floor: floorRun });
         raw[String(latencyMs)]?.push({
           bot: botSamples.map((s) => s.ms),
@@ -164,7 +177,7 @@ async function warmUp(ctx: PartContext, port: number, prefix: string, answers: b
     );
 }
 
-function loadFigures(samples: AckSample[]): AckRun {
+function loadFigures(samples: AckSample[]): Omit<AckRun, 'cpuMsPerCommand'> {
   const ms = samples.map((s) => s.ms);
   return {
     p50: percentile(ms, 50),
@@ -174,7 +187,12 @@ function loadFigures(samples: AckSample[]): AckRun {
   };
 }
 
-function botFigures(samples: AckSample[], keys: string[], ctx: PartContext, started: number): AckRun {
+function botFigures(
+  samples: AckSample[],
+  keys: string[],
+  ctx: PartContext,
+  started: number,
+): Omit<AckRun, 'cpuMsPerCommand'> {
   const posts = keys.flatMap((k) => {
     const post = ctx.slack.responses.get(k);
     return post ? [post] : [];

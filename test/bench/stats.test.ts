@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   durationsIn,
   median,
+  medianItem,
   overlapGroups,
   percentile,
   ratio,
@@ -94,5 +95,26 @@ describe('durationsIn', () => {
 
   it('finds nothing in a message without a duration', () => {
     expect(durationsIn('Controller unreachable: connect ECONNREFUSED 127.0.0.1:4000')).toEqual([]);
+  });
+});
+
+describe('medianItem', () => {
+  it('picks the run whose value is the median, to quote a typical run', () => {
+    const runs = [
+      { id: 'a', ms: 20_300 },
+      { id: 'b', ms: 20_200 },
+      { id: 'c', ms: 20_250 },
+    ];
+    expect(medianItem(runs, (r) => r.ms)?.id).toBe('c');
+    expect(
+      medianItem(
+        [
+          { id: 'x', ms: 1 },
+          { id: 'y', ms: 2 },
+        ],
+        (r) => r.ms,
+      )?.id,
+    ).toBe('x');
+    expect(medianItem([], (r: { ms: number }) => r.ms)).toBeUndefined();
   });
 });
