@@ -2,7 +2,7 @@
  * One phase of one benchmark size, in its own process so that its peak memory is its own:
  * `node --expose-gc --import tsx bench/topology-run.ts <payload-dir> <floor|pipeline> <repeats>`.
  * The payloads (`devices.json`, `clients.json`, the controller's `{meta, data}` bodies) are
- * written by bench/topology.ts. Prints one JSON line: the time of every repeat and the peak RSS of
+ * written by bench/parts/topology.ts. Prints one JSON line: the time of every repeat and the peak RSS of
  * the first (later repeats run in a heap that has already grown).
  */
 import { readFileSync } from 'node:fs';

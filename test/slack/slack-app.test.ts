@@ -226,7 +226,7 @@ describe('approval-gated writes', () => {
   it('edits expired previews when the sweeper runs, without anyone clicking', async () => {
     let now = Date.now();
     const b = await bot({ now: () => now, env: { APPROVAL_TTL_SECONDS: '60' } });
-    const id = requestIdOf(await previewCreate(b));
+    await previewCreate(b);
     now += 61_000;
     expect(await b.app.slack?.sweepExpired()).toBe(1);
     expect(textOf(b.slack.callsOf('chat.update').at(-1)?.args ?? {})).toContain('Expired, not run');

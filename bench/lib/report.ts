@@ -1,0 +1,334 @@
+import type { AckLatencyResult } from '../parts/acks.js';
+import { ERROR_BUDGET_MS, type ErrorScenario } from '../parts/errors.js';
+import type { ReadsResult } from '../parts/reads.js';
+import type { RoundsResult } from '../parts/rounds.js';
+import type { StartupResult } from '../parts/startup.js';
+import type { TopologyRow } from '../parts/topology.js';
+import { median, medianItem } from './stats.js';
+
+/** What the parts measured; a part that was not selected (or failed) is absent. */
+export interface PartResults {
+  startup?: StartupResult;
+  acks?: AckLatencyResult[];
+  reads?: ReadsResult;
+  rounds?: RoundsResult;
+  errors?: ErrorScenario[];
+  topology?: TopologyRow[];
+}
+
+/** One row of the issue's budget table, as measured. */
+export interface BudgetRow {
+  measure: string;
+  now: string;
+  floor: string;
+  ratio: string;
+  budget: string;
+  /** undefined: reported without a budget. */
+  met: boolean | undefined;
+}
+
+/** Numbers for tables: fixed digits, thousands separators, an en dash for what is missing. */
+export function fmt(n: number | undefined, digits = 0): string {
+  if (n === undefined || !Number.isFinite(n)) return '–';
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+const times = (n: number) => `${fmt(n, 2)}×`;
+const verdict = (met: boolean | undefined) => (met === undefined ? '—' : met ? 'met' : '**not met**');
+
+/** Tools the issue's table names for rounds, in its order. */
+const ISSUE_ROUND_TOOLS = ['list_vlans', 'list_firewall_zones', 'list_acl_rules', 'get_dpi_statistics'];
+
+/** The issue's budgets, judged against this run. */
+export function budgetRows(results: PartResults): BudgetRow[] {
+  const rows: BudgetRow[] = [];
+  for (const ack of results.acks ?? []) {
+    rows.push({
+      measure: `ack p99, controller answering in ${fmt(ack.latencyMs)} ms`,
+      now: `${fmt(ack.bot.p99)} ms`,
+      floor: `${fmt(ack.floor.p99)} ms (bare Bolt)`,
+      ratio: times(ack.p99Ratio),
+      budget: '≤ 1.30×',
+      met: ack.p99Ratio <= 1.3,
+    });
+  }
+  for (const ack of results.acks ?? []) {
+    const answers = ack.runs.map((r) => `${r.bot.answers ?? 0}/${ack.commands}`).join(', ');
+    const errors = ack.runs.reduce((sum, r) => sum + (r.bot.errorAnswers ?? 0), 0);
+    rows.push({
+      measure: `response_url answers delivered, ${fmt(ack.latencyMs)} ms controller`,
+      now: `${answers}${errors > 0 ? ` (${errors} errors)` : ''}`,
+      floor: '—',
+      ratio: '—',
+      budget: 'all',
+      met: ack.allAnswered,
+    });
+  }
+  if (results.reads) {
+    const r = results.reads;
+    rows.push({
+      measure: `read, cold (first \`${r.tool}\` after start, controller ${fmt(r.latencyMs)} ms)`,
+      now: `${fmt(r.coldMs)} ms (${fmt(r.coldRequests)} requests)`,
+      floor: `${fmt(r.floorColdMs + r.roundTripMs)} ms (bare Bolt answer + 1 round trip)`,
+      ratio: times(r.coldRatio),
+      budget: '—',
+      met: undefined,
+    });
+    rows.push({
+      measure: `read, warm (\`${r.tool}\` again within the cache lifetime)`,
+      now: `${fmt(r.warmMs)} ms (${fmt(r.warmRequests)} requests)`,
+      floor: `${fmt(r.floorWarmMs)} ms (bare Bolt answer)`,
+      ratio: times(r.warmRatio),
+      budget: '—',
+      met: undefined,
+    });
+  }
+  if (results.rounds) {
+    const tools = results.rounds.tools;
+    const named = ISSUE_ROUND_TOOLS.map((name) => tools.find((t) => t.tool === name));
+    const worst = [...tools].sort((a, b) => b.cold.rounds - a.cold.rounds)[0];
+    const over = tools.filter((t) => t.cold.rounds > 2);
+    rows.push({
+      measure: `sequential controller rounds, first read after start (${ISSUE_ROUND_TOOLS.join(' / ')})`,
+      now: `${named.map((t) => (t ? fmt(t.cold.rounds) : '–')).join(' / ')}; worst ${worst ? `${worst.tool} ${worst.cold.rounds} (${worst.cold.requests} requests)` : '–'}; ${over.length} of ${tools.length} read tools over 2`,
+      floor: '1',
+      ratio: worst ? times(worst.cold.rounds) : '–',
+      budget: '≤ 2 rounds, every read tool',
+      met: tools.length > 0 && over.length === 0,
+    });
+    const warm = tools.filter((t) => t.warm.requests > 0);
+    rows.push({
+      measure: 'controller requests for a repeated read within the cache lifetime',
+      now:
+        warm.length === 0
+          ? '0 (every read tool)'
+          : warm.map((t) => `${t.tool} ${t.warm.requests}`).join(', '),
+      floor: '0',
+      ratio: '—',
+      budget: '0',
+      met: warm.length === 0,
+    });
+  }
+  for (const scenario of results.errors ?? []) {
+    const hanging = scenario.mode === 'hang';
+    const typical = medianItem(scenario.runs, (run) => run.waitMs);
+    const said = typical?.mentionedMs.map((m) => `${fmt(m)} ms`).join(', ') || 'no duration';
+    rows.push({
+      measure: `controller ${hanging ? 'hanging' : 'refusing'} (${scenario.state}): time until the user reads an error`,
+      now: `${fmt(scenario.waitMs)} ms; message names ${said}${typical?.isError === false ? ' (not an error: answered from elsewhere)' : ''}`,
+      floor: '—',
+      ratio: `${times(scenario.budgetRatio)} of 10 s`,
+      budget: hanging ? `≤ ${ERROR_BUDGET_MS / 1000} s, and says how long the user waited` : '—',
+      met: hanging ? scenario.waitMs <= ERROR_BUDGET_MS && scenario.saysWait : undefined,
+    });
+  }
+  if (results.startup) {
+    const s = results.startup;
+    rows.push({
+      measure: 'start to `/healthz` 200',
+      now: `${fmt(s.bot.startupMs)} ms`,
+      floor: `${fmt(s.floor.startupMs)} ms (bare Bolt)`,
+      ratio: times(s.startupRatio),
+      budget: '≤ 1.50×',
+      met: s.startupRatio <= 1.5,
+    });
+    rows.push({
+      measure: 'RSS at idle',
+      now: `${fmt(s.bot.rssMiB)} MiB`,
+      floor: `${fmt(s.floor.rssMiB)} MiB (bare Bolt)`,
+      ratio: times(s.rssRatio),
+      budget: '≤ 1.30×',
+      met: s.rssRatio <= 1.3,
+    });
+  }
+  const largest = results.topology?.at(-1);
+  if (largest) {
+    const full = largest.devices === 2000;
+    rows.push({
+      measure: `topology ${fmt(largest.devices)} devices / ${fmt(largest.clients)} clients, build + GraphML`,
+      now: `${fmt(largest.totalMs)} ms`,
+      floor: `${fmt(largest.floorMs)} ms (\`JSON.parse\`)`,
+      ratio: times(largest.ratio),
+      budget: full ? '≤ 2×' : '≤ 2× (judged at 2,000 / 50,000 only)',
+      met: full ? largest.ratio <= 2 : undefined,
+    });
+  }
+  return rows;
+}
+
+/** Markdown table from a header and rows of cells. */
+export function table(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`]
+    .concat(rows.map((r) => `| ${r.join(' | ')} |`))
+    .join('\n');
+}
+
+/** The whole printed report: the budget table, then one detail table per part that ran. */
+export function markdownReport(results: PartResults): string {
+  const out: string[] = [];
+  out.push(
+    table(
+      ['measure', 'now', 'floor (same run)', 'ratio', 'budget', 'verdict'],
+      budgetRows(results).map((r) => [r.measure, r.now, r.floor, r.ratio, r.budget, verdict(r.met)]),
+    ),
+  );
+  if (results.acks?.length) {
+    out.push(
+      '### Acks under load',
+      table(
+        [
+          'controller',
+          'commands / senders / pace',
+          'bot p50 / p99 ms',
+          'floor p50 / p99 ms',
+          'p50 / p99 ratio',
+          'commands waiting on the first read, their answers posted in',
+          'bot p99 while those answers post / otherwise',
+          'first / last answer after the first command (median run)',
+          'CPU ms per command during the load: bot / floor (bot until every answer)',
+        ],
+        results.acks.map((a) => {
+          const run = medianItem(a.runs, (r) => r.bot.p99)?.bot;
+          return [
+            `${fmt(a.latencyMs)} ms`,
+            `${fmt(a.commands)} / ${fmt(a.senders)} / ${fmt(a.paceMs)} ms`,
+            `${fmt(a.bot.p50)} / ${fmt(a.bot.p99)}`,
+            `${fmt(a.floor.p50)} / ${fmt(a.floor.p99)}`,
+            `${times(a.p50Ratio)} / ${times(a.p99Ratio)}`,
+            `${fmt(run?.waitingCommands)}, ${fmt(run?.burstMs)} ms`,
+            `${fmt(run?.p99DuringAnswers)} ms (${fmt(run?.duringAnswers)} acks) / ${fmt(run?.p99Otherwise)} ms`,
+            `${fmt(run?.firstAnswerMs)} / ${fmt(run?.lastAnswerMs)} ms`,
+            `${fmt(median(a.runs.map((r) => r.bot.cpuMsPerCommand)), 2)} / ${fmt(median(a.runs.map((r) => r.floor.cpuMsPerCommand)), 2)} (${fmt(median(a.runs.map((r) => r.bot.cpuMsPerAnswer ?? Number.NaN)), 2)})`,
+          ];
+        }),
+      ),
+    );
+  }
+  if (results.reads) {
+    const r = results.reads;
+    out.push(
+      `### Read overhead (\`${r.tool}\`, controller ${fmt(r.latencyMs)} ms, one round trip measured ${fmt(r.roundTripMs)} ms)`,
+      table(
+        ['read', 'bot ms', 'requests', 'floor ms', 'ratio', 'overhead over the floor'],
+        [
+          [
+            'cold',
+            fmt(r.coldMs),
+            fmt(r.coldRequests),
+            `${fmt(r.floorColdMs)} + ${fmt(r.roundTripMs)}`,
+            times(r.coldRatio),
+            `${fmt(r.coldOverheadMs)} ms (the answer took ${fmt(r.coldOverheadRoundTrips, 1)} round trips beyond the bare answer)`,
+          ],
+          [
+            'warm',
+            fmt(r.warmMs),
+            fmt(r.warmRequests),
+            fmt(r.floorWarmMs),
+            times(r.warmRatio),
+            `${fmt(r.warmOverheadMs)} ms`,
+          ],
+        ],
+      ),
+    );
+  }
+  if (results.rounds) {
+    const r = results.rounds;
+    out.push(
+      `### Controller requests and rounds per read tool (controller ${fmt(r.latencyMs)} ms; one round trip ${fmt(r.roundTripMs)} ms)`,
+      table(
+        [
+          'tool',
+          'cold requests',
+          'cold rounds',
+          'overlap groups',
+          'cold ms',
+          'cold ÷ round trip',
+          'warm requests',
+          'warm ms',
+        ],
+        r.tools.map((t) => [
+          `\`${t.tool}\``,
+          fmt(t.cold.requests),
+          t.cold.rounds > 2 ? `**${t.cold.rounds}**` : fmt(t.cold.rounds),
+          fmt(t.cold.overlapGroups),
+          fmt(t.cold.ms),
+          times(t.cold.roundTrips),
+          fmt(t.warm.requests),
+          fmt(t.warm.ms, 1),
+        ]),
+      ),
+    );
+  }
+  if (results.errors?.length) {
+    out.push(
+      '### Controller down: time until the user reads an error',
+      table(
+        [
+          'controller',
+          'bot state',
+          'wait ms (median)',
+          'waits per repeat ms',
+          'requests',
+          'message (median run)',
+        ],
+        results.errors.map((e) => [
+          e.mode === 'hang' ? 'hanging' : 'refusing',
+          e.state,
+          fmt(e.waitMs),
+          e.runs.map((run) => fmt(run.waitMs)).join(', '),
+          e.runs.map((run) => fmt(run.requests)).join(', '),
+          (medianItem(e.runs, (run) => run.waitMs)?.message ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' '),
+        ]),
+      ),
+    );
+  }
+  if (results.startup) {
+    const s = results.startup;
+    out.push(
+      `### Start-up and idle memory (RSS read ${fmt(s.idleMs / 1000, 0)} s after the first healthz 200)`,
+      table(
+        ['app', 'start to healthz ms', 'RSS MiB', 'samples (ms / MiB)'],
+        (['bot', 'floor'] as const).map((kind) => [
+          kind === 'bot' ? 'bot' : 'bare Bolt',
+          fmt(s[kind].startupMs),
+          fmt(s[kind].rssMiB),
+          s[kind].samples.map((x) => `${fmt(x.startupMs)} / ${fmt(x.rssMiB)}`).join('; '),
+        ]),
+      ),
+    );
+  }
+  if (results.topology?.length) {
+    out.push(
+      '### Topology against `JSON.parse`',
+      table(
+        [
+          'Site (devices / clients)',
+          'Payload MB',
+          'JSON.parse floor ms',
+          'floor peak MB',
+          'build ms (records + graph)',
+          'GraphML ms',
+          'DOT ms',
+          'total ms (build + GraphML)',
+          'ratio to floor',
+          'µs per node',
+          'peak MB',
+        ],
+        results.topology.map((t) => [
+          `${fmt(t.devices)} / ${fmt(t.clients)}`,
+          fmt(t.payloadMb, 1),
+          fmt(t.floorMs),
+          fmt(t.floorPeakMb),
+          `${fmt(t.buildMs)} (${fmt(t.recordsMs)} + ${fmt(t.graphMs)})`,
+          `${fmt(t.graphmlMs)} (${fmt(t.graphmlMb, 1)} MB)`,
+          fmt(t.dotMs),
+          fmt(t.totalMs),
+          times(t.ratio),
+          fmt(t.usPerNode, 1),
+          fmt(t.peakMb),
+        ]),
+      ),
+    );
+  }
+  return out.join('\n\n');
+}

@@ -1,0 +1,222 @@
+import type { PartContext } from '../lib/context.js';
+import { BenchController } from '../lib/controller.js';
+import { ERROR_MARKS, messageText } from '../lib/fake-slack.js';
+import { FLOOR_ENTRY, startApp } from '../lib/processes.js';
+import { type AckSample, runLoad } from '../lib/slack-load.js';
+import { median, percentile, ratio } from '../lib/stats.js';
+
+const COMMAND = 'list_vlans';
+
+/** One load run against one app. */
+export interface AckRun {
+  p50: number;
+  p99: number;
+  max: number;
+  /** Non-200 acks. */
+  failedAcks: number;
+  /** CPU the app used per command while the load ran, in ms. */
+  cpuMsPerCommand: number;
+  /** Bot only: CPU per command until every answer was posted, in ms. */
+  cpuMsPerAnswer?: number;
+  /** Bot only: answers posted to response_url, how many were error notices, when the last came. */
+  answers?: number;
+  errorAnswers?: number;
+  lastAnswerMs?: number;
+  firstAnswerMs?: number;
+  /** Bot only: commands sent before the first answer (they wait on one shared read), and how long their answers took to post. */
+  waitingCommands?: number;
+  burstMs?: number;
+  /** Bot only: ack p99 of the commands whose ack was in flight while that burst was posted, and of the rest. */
+  p99DuringAnswers?: number;
+  p99Otherwise?: number;
+  duringAnswers?: number;
+}
+
+/** The figures at one controller latency: medians over the repeats. */
+export interface AckLatencyResult {
+  latencyMs: number;
+  commands: number;
+  senders: number;
+  paceMs: number;
+  bot: { p50: number; p99: number; answers: number; errorAnswers: number; lastAnswerMs: number };
+  floor: { p50: number; p99: number };
+  p50Ratio: number;
+  p99Ratio: number;
+  /** Every answer of every repeat arrived (and none was an error). */
+  allAnswered: boolean;
+  runs: { bot: AckRun; floor: AckRun }[];
+}
+
+/** Raw ack latencies per repeat, for bench/results/raw/. */
+export type AckSamples = Record<string, { bot: number[]; floor: number[] }[]>;
+
+/**
+ * `commands` signed `/net list_vlans` from `senders` concurrent senders, against the bot (a fresh
+ * process per repeat, so every repeat starts cold) and against the bare Bolt app, at each
+ * controller latency. The bot's answers are waited for and counted.
+ */
+export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyResult[]; raw: AckSamples }> {
+  const { options } = ctx;
+  const results: AckLatencyResult[] = [];
+  const raw: AckSamples = {};
+  for (const latencyMs of options.ackLatenciesMs) {
+    const controller = await BenchController.start({ latencyMs });
+    const runs: { bot: AckRun; floor: AckRun }[] = [];
+    raw[String(latencyMs)] = [];
+    try {
+      for (let repeat = 0; repeat < options.repeats; repeat++) {
+        const floorApp = await startApp('floor', FLOOR_ENTRY, { slackApiUrl: ctx.slack.apiUrl });
+        let floorSamples: AckSample[];
+        let floorCpu = 0;
+        try {
+          await warmUp(ctx, floorApp.port, `floor-${latencyMs}-${repeat}`, false);
+          floorCpu = floorApp.cpuMs();
+          floorSamples = await runLoad({
+            port: floorApp.port,
+            commands: options.commands,
+            senders: options.senders,
+            paceMs: options.paceMs,
+            text: COMMAND,
+            responseUrl: (key) => ctx.slack.responseUrl(key),
+            keyPrefix: `floor-${latencyMs}-${repeat}`,
+          });
+          floorCpu = (floorApp.cpuMs() - floorCpu) / options.commands;
+        } finally {
+          await floorApp.stop();
+        }
+        const bot = await startApp('bot', ctx.bot, {
+          slackApiUrl: ctx.slack.apiUrl,
+          controllerUrl: controller.url,
+          controllerApiKey: controller.apiKey,
+        });
+        let botRun: AckRun;
+        let botSamples: AckSample[];
+        try {
+          const keyPrefix = `bot-${latencyMs}-${repeat}`;
+          await warmUp(ctx, bot.port, keyPrefix, true);
+          const started = performance.now();
+          const cpuBefore = bot.cpuMs();
+          botSamples = await runLoad({
+            port: bot.port,
+            commands: options.commands,
+            senders: options.senders,
+            paceMs: options.paceMs,
+            text: COMMAND,
+            responseUrl: (key) => ctx.slack.responseUrl(key),
+            keyPrefix,
+          });
+          const cpuLoad = bot.cpuMs() - cpuBefore;
+          const keys = botSamples.map((s) => s.key);
+          await ctx.slack.waitFor(keys, latencyMs * 4 + 30_000);
+          botRun = {
+            ...botFigures(botSamples, keys, ctx, started),
+            cpuMsPerCommand: cpuLoad / options.commands,
+            cpuMsPerAnswer: (bot.cpuMs() - cpuBefore) / options.commands,
+          };
+        } finally {
+          await bot.stop();
+        }
+        const floorRun = { ...loadFigures(floorSamples), cpuMsPerCommand: floorCpu };
+        runs.push({ bot: botRun, floor: floorRun });
+        raw[String(latencyMs)]?.push({
+          bot: botSamples.map((s) => s.ms),
+          floor: floorSamples.map((s) => s.ms),
+        });
+        ctx.progress(
+          `acks @${latencyMs} ms ${repeat + 1}/${options.repeats}: p99 bot ${botRun.p99.toFixed(0)} ms, floor ${floorRun.p99.toFixed(0)} ms, answers ${botRun.answers}/${options.commands}`,
+        );
+      }
+    } finally {
+      await controller.close();
+    }
+    const bot = {
+      p50: median(runs.map((r) => r.bot.p50)),
+      p99: median(runs.map((r) => r.bot.p99)),
+      answers: median(runs.map((r) => r.bot.answers ?? 0)),
+      errorAnswers: median(runs.map((r) => r.bot.errorAnswers ?? 0)),
+      lastAnswerMs: median(runs.map((r) => r.bot.lastAnswerMs ?? Number.NaN)),
+    };
+    const floor = { p50: median(runs.map((r) => r.floor.p50)), p99: median(runs.map((r) => r.floor.p99)) };
+    results.push({
+      latencyMs,
+      commands: options.commands,
+      senders: options.senders,
+      paceMs: options.paceMs,
+      bot,
+      floor,
+      p50Ratio: ratio(bot.p50, floor.p50),
+      p99Ratio: ratio(bot.p99, floor.p99),
+      allAnswered: runs.every((r) => r.bot.answers === options.commands && r.bot.errorAnswers === 0),
+      runs,
+    });
+  }
+  return { results, raw };
+}
+
+/**
+ * A freshly started process compiles its request path on the first requests; `/net help` (which
+ * never reaches the controller, so the bot stays cold) warms it the same way in the bot and the
+ * floor, so the measured load compares steady states. The bot's help answers are waited for.
+ */
+async function warmUp(ctx: PartContext, port: number, prefix: string, answers: boolean): Promise<void> {
+  const { senders, warmup } = ctx.options;
+  if (warmup === 0) return;
+  const samples = await runLoad({
+    port,
+    commands: senders * warmup,
+    senders,
+    paceMs: 0,
+    text: 'help',
+    responseUrl: (key) => ctx.slack.responseUrl(key),
+    keyPrefix: `${prefix}-warm-up`,
+  });
+  if (answers)
+    await ctx.slack.waitFor(
+      samples.map((s) => s.key),
+      30_000,
+    );
+}
+
+function loadFigures(samples: AckSample[]): Omit<AckRun, 'cpuMsPerCommand'> {
+  const ms = samples.map((s) => s.ms);
+  return {
+    p50: percentile(ms, 50),
+    p99: percentile(ms, 99),
+    max: Math.max(...ms),
+    failedAcks: samples.filter((s) => s.status !== 200).length,
+  };
+}
+
+function botFigures(
+  samples: AckSample[],
+  keys: string[],
+  ctx: PartContext,
+  started: number,
+): Omit<AckRun, 'cpuMsPerCommand'> {
+  const posts = keys.flatMap((k) => {
+    const post = ctx.slack.responses.get(k);
+    return post ? [post] : [];
+  });
+  const times = posts.map((p) => p.at);
+  const first = times.length > 0 ? Math.min(...times) : Number.NaN;
+  const last = times.length > 0 ? Math.max(...times) : Number.NaN;
+  // The burst: answers to the commands that were waiting on the first (shared) read, released
+  // together. An ack "during the burst" was in flight at some point while they were posted.
+  const waiting = samples.filter((s) => s.sentAt < first);
+  const burstEnd = Math.max(first, ...waiting.map((s) => ctx.slack.responses.get(s.key)?.at ?? first));
+  const inBurst = (s: AckSample) => s.sentAt < burstEnd && s.sentAt + s.ms > first;
+  const during = samples.filter(inBurst).map((s) => s.ms);
+  const otherwise = samples.filter((s) => !inBurst(s)).map((s) => s.ms);
+  return {
+    ...loadFigures(samples),
+    answers: posts.length,
+    errorAnswers: posts.filter((p) => ERROR_MARKS.test(messageText(p.body))).length,
+    firstAnswerMs: first - started,
+    lastAnswerMs: last - started,
+    waitingCommands: waiting.length,
+    burstMs: burstEnd - first,
+    p99DuringAnswers: percentile(during, 99),
+    p99Otherwise: percentile(otherwise, 99),
+    duringAnswers: during.length,
+  };
+}

@@ -1,0 +1,164 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
+import { silentLogger } from '../../src/log.js';
+import {
+  DEMO_ACL_RULES,
+  DEMO_DEVICES,
+  DEMO_FIREWALL_POLICIES,
+  DEMO_NETWORKS,
+  DEMO_TRAFFIC_MATCHING_LISTS,
+  DEMO_ZONES,
+} from '../../src/simulator/index.js';
+import type { PartContext } from '../lib/context.js';
+import { BenchController } from '../lib/controller.js';
+import { type Interval, median, overlapGroups, ratio, sequentialRounds } from '../lib/stats.js';
+
+/**
+ * Values for the required arguments of read tools, from the demo site. A read tool with a required
+ * argument not listed here stops the part with its name, so a new tool cannot be left out silently.
+ */
+const DEMO_ARGUMENTS: Record<string, string> = {
+  network_id: DEMO_NETWORKS.iot.id,
+  zone_id: DEMO_ZONES.iotDevices,
+  acl_rule_id: DEMO_ACL_RULES.blockIotToNas,
+  list_id: DEMO_TRAFFIC_MATCHING_LISTS.webPorts,
+  client_mac: '9c:b6:d0:4e:11:07',
+  device_id: DEMO_DEVICES.coreSwitch.id,
+  policy_id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
+  format: 'graphml',
+};
+
+/** Requests, rounds and time of one call. */
+export interface CallFigures {
+  requests: number;
+  rounds: number;
+  /** Groups of overlapping requests (a cross-check; less than rounds when a slow request bridges two). */
+  overlapGroups: number;
+  ms: number;
+  /** ms ÷ one controller round trip: how many controller latencies the user waited. */
+  roundTrips: number;
+}
+
+/** One read tool, cold (first read after start) and warm (repeated within the cache lifetime). */
+export interface ToolRounds {
+  tool: string;
+  args: Record<string, string>;
+  cold: CallFigures;
+  warm: CallFigures;
+  /** The cold requests, in order, as `METHOD /path` with their times relative to the first. */
+  coldRequests: { request: string; start: number; end: number }[];
+}
+
+/** Every read tool of the registry. */
+export interface RoundsResult {
+  latencyMs: number;
+  roundTripMs: number;
+  tools: ToolRounds[];
+}
+
+/**
+ * For every read tool in the registry: a fresh gateway (as after a start), the tool run twice
+ * in-process through the registry, the controller's requests counted and grouped into rounds from
+ * their start and end times at the controller side. The controller answers in `roundLatencyMs`,
+ * so requests sent together overlap and requests sent one after another do not.
+ */
+export async function runRounds(ctx: PartContext): Promise<RoundsResult> {
+  const latencyMs = ctx.options.roundLatencyMs;
+  // Traditional-rule tools work only on a legacy console; everything else on the zone-based demo.
+  const zoneBased = await BenchController.start({ latencyMs });
+  const legacy = await BenchController.start({ latencyMs, firewall: 'legacy' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'netops-bench-rounds-'));
+  const tools: ToolRounds[] = [];
+  try {
+    const trips: number[] = [];
+    for (let i = 0; i < 3; i++) trips.push(await zoneBased.roundTrip());
+    const roundTripMs = median(trips);
+    const config = loadConfig({
+      GATEWAY_URL: zoneBased.url,
+      GATEWAY_API_KEY: zoneBased.apiKey,
+      DATA_DIR: dataDir,
+    });
+    const logger = silentLogger();
+    const reads = createApp({
+      config,
+      logger,
+      gateway: createGateway(gatewayOptionsFromConfig(config, logger)),
+    })
+      .registry.list()
+      .filter((t) => t.access === 'read');
+    const legacyConfig = loadConfig({
+      GATEWAY_URL: legacy.url,
+      GATEWAY_API_KEY: legacy.apiKey,
+      DATA_DIR: dataDir,
+    });
+    for (const { name: tool, firewall } of reads) {
+      // A new app and gateway per tool: nothing detected, looked up or cached, as after a start.
+      const onLegacy = firewall === 'legacy';
+      const toolConfig = onLegacy ? legacyConfig : config;
+      const app = createApp({
+        config: toolConfig,
+        logger,
+        gateway: createGateway(gatewayOptionsFromConfig(toolConfig, logger)),
+      });
+      const controller = onLegacy ? legacy : zoneBased;
+      try {
+        const required = app.registry
+          .argumentsOf(tool)
+          .filter((a) => a.required && a.name !== 'site_id')
+          .map((a) => a.name);
+        const args = demoArguments(required, tool);
+        const call = async (): Promise<{ figures: CallFigures; intervals: Interval[] }> => {
+          controller.clearRequests();
+          const started = performance.now();
+          await app.registry.run(tool, args, app.context);
+          const ms = performance.now() - started;
+          const intervals = controller.intervals();
+          return {
+            intervals,
+            figures: {
+              requests: controller.requests.length,
+              rounds: sequentialRounds(intervals),
+              overlapGroups: overlapGroups(intervals),
+              ms,
+              roundTrips: ratio(ms, roundTripMs),
+            },
+          };
+        };
+        const cold = await call();
+        const coldLog = controller.requests.map((r) => ({
+          request: `${r.method} ${r.path}`,
+          start: r.start - (controller.requests[0]?.start ?? 0),
+          end: (r.end ?? Number.NaN) - (controller.requests[0]?.start ?? 0),
+        }));
+        const warm = await call();
+        tools.push({ tool, args, cold: cold.figures, warm: warm.figures, coldRequests: coldLog });
+        ctx.progress(
+          `rounds ${tool}: cold ${cold.figures.requests} requests in ${cold.figures.rounds} rounds, warm ${warm.figures.requests}`,
+        );
+      } finally {
+        await app.close();
+      }
+    }
+    return { latencyMs, roundTripMs, tools };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    await zoneBased.close();
+    await legacy.close();
+  }
+}
+
+function demoArguments(required: string[], tool: string): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const name of required) {
+    const value = DEMO_ARGUMENTS[name];
+    if (value === undefined) {
+      throw new Error(`bench/parts/rounds.ts has no demo value for ${tool}'s required argument ${name}`);
+    }
+    args[name] = value;
+  }
+  return args;
+}

@@ -1,0 +1,161 @@
+/**
+ * `npm run bench`: the performance suite of issue 11. Every figure is a ratio to a floor measured
+ * in the same run, because the machine is shared and absolute times are noisy. Prints the budget
+ * table and one table per part (Markdown) on stdout, progress on stderr, and writes
+ * `bench/results/<time>.json` (the summary) and `bench/results/raw/<time>.json` (every sample).
+ * Options: see bench/lib/options.ts (`npm run bench -- --help`).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PartContext } from './lib/context.js';
+import { BenchController } from './lib/controller.js';
+import { BenchSlack } from './lib/fake-slack.js';
+import { PARTS, type Part, parseOptions, USAGE } from './lib/options.js';
+import { type BotEntry, resolveBotEntry } from './lib/processes.js';
+import { budgetRows, fmt, markdownReport, type PartResults } from './lib/report.js';
+import { runAcks } from './parts/acks.js';
+import { runErrors } from './parts/errors.js';
+import { runReads } from './parts/reads.js';
+import { runRounds } from './parts/rounds.js';
+import { runStartup } from './parts/startup.js';
+import { runTopology } from './parts/topology.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SPAWNING: Part[] = ['startup', 'acks', 'reads', 'errors'];
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const options = parseOptions(argv);
+  const started = performance.now();
+  const loadAtStart = loadavg();
+  const progress = (message: string) =>
+    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+  const cpu = cpus();
+  const machine = {
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cores: cpu.length,
+    cpu: cpu[0]?.model.trim() ?? 'unknown CPU',
+    memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
+  };
+  console.log(
+    `Node ${machine.node} · ${machine.cores} cores (${machine.cpu}) · ${fmt(machine.memoryGiB, 1)} GiB RAM · load average at start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} · ${options.repeats} repeat(s)${options.quick ? ' · quick' : ''}\n`,
+  );
+
+  const spawns = options.parts.some((p) => SPAWNING.includes(p));
+  if (spawns && options.build) {
+    progress('building dist/ (tsc -p tsconfig.build.json)');
+    execFileSync(
+      process.execPath,
+      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: root,
+        stdio: 'inherit',
+      },
+    );
+  }
+  const slack = await BenchSlack.start();
+  let bot: BotEntry = { script: join(root, 'dist', 'main.js') };
+  if (spawns) {
+    const probe = await BenchController.start();
+    try {
+      bot = await resolveBotEntry({
+        slackApiUrl: slack.apiUrl,
+        controllerUrl: probe.url,
+        controllerApiKey: probe.apiKey,
+      });
+    } finally {
+      await probe.close();
+    }
+    if (bot.note) progress(`note: ${bot.note}`);
+  }
+  const ctx: PartContext = { options, slack, bot, progress };
+  const results: PartResults = {};
+  const raw: Record<string, unknown> = {};
+  const failures: Record<string, string> = {};
+  const partSeconds: Record<string, number> = {};
+  for (const part of options.parts) {
+    const partStarted = performance.now();
+    progress(`${part}: starting`);
+    try {
+      switch (part) {
+        case 'startup':
+          results.startup = await runStartup(ctx);
+          break;
+        case 'acks': {
+          const acks = await runAcks(ctx);
+          results.acks = acks.results;
+          raw.ackLatenciesMs = acks.raw;
+          break;
+        }
+        case 'reads':
+          results.reads = await runReads(ctx);
+          break;
+        case 'rounds':
+          results.rounds = await runRounds(ctx);
+          break;
+        case 'errors':
+          results.errors = await runErrors(ctx);
+          break;
+        case 'topology':
+          results.topology = await runTopology(ctx);
+          break;
+      }
+    } catch (error) {
+      failures[part] = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      progress(`${part}: FAILED: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    partSeconds[part] = Number(((performance.now() - partStarted) / 1000).toFixed(1));
+  }
+  await slack.close();
+
+  const elapsedS = (performance.now() - started) / 1000;
+  const loadAtEnd = loadavg();
+  console.log(markdownReport(results));
+  console.log(
+    `\nElapsed ${fmt(elapsedS, 0)} s (${Object.entries(partSeconds)
+      .map(([p, s]) => `${p} ${fmt(s, 0)} s`)
+      .join(', ')}) · load average at end ${loadAtEnd.map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  if (bot.note) console.log(`\nNote: ${bot.note}.`);
+
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[:.]/g, '-')
+    .replace(/-\d{3}Z$/, 'Z');
+  const partial = options.parts.length < PARTS.length ? `-${options.parts.join('-')}` : '';
+  const name = `${stamp}${options.quick ? '-quick' : ''}${partial}`;
+  const summary = {
+    suite: 'netops-bot performance suite (issue 11)',
+    startedAt: new Date(Date.now() - elapsedS * 1000).toISOString(),
+    elapsedS: Number(elapsedS.toFixed(1)),
+    partSeconds,
+    machine: { ...machine, loadavgStart: loadAtStart, loadavgEnd: loadAtEnd },
+    options,
+    bot: { script: relative(root, bot.script), ...(bot.note ? { note: bot.note } : {}) },
+    budgets: budgetRows(results),
+    results,
+    ...(Object.keys(failures).length > 0 ? { failures } : {}),
+  };
+  const dir = join(root, 'bench', 'results');
+  mkdirSync(join(dir, 'raw'), { recursive: true });
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(join(dir, 'raw', `${name}.json`), `${JSON.stringify({ name, ...raw })}\n`);
+  console.log(`\nWrote bench/results/${name}.json (summary) and bench/results/raw/${name}.json (samples).`);
+  return Object.keys(failures).length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
