@@ -32,10 +32,19 @@ const SECTIONS = [
   ['would_run', 'would run with:'],
   ['would_send_first', 'would send first:'],
   ['would_send', 'would send:'],
+  // A create or update that also places the object (ACL rules, firewall policies) sends this last.
+  ['would_reorder', 'then would reorder:'],
 ] as const;
 
 /** The keys that hold what a write sends, in the order it sends them. */
-const REQUEST_KEYS = ['would_create', 'would_update', 'would_send_first', 'would_send', 'would_run'];
+const REQUEST_KEYS = [
+  'would_create',
+  'would_update',
+  'would_send_first',
+  'would_send',
+  'would_run',
+  'would_reorder',
+];
 
 const NOT_FIELDS = new Set<string>(['dry_run', 'warnings', 'names', ...SECTIONS.map(([key]) => key)]);
 

@@ -216,9 +216,10 @@ describe('renderPreview: names and sections', () => {
     expect(text).not.toContain('names');
   });
 
-  it('orders the sections: subject, create, changes, delete, run, send first, send; warnings last', () => {
+  it('orders the sections: subject, create, changes, delete, run, send first, send, reorder; warnings last', () => {
     const text = renderPreview({
       warnings: ['w'],
+      would_reorder: { orderedAclRuleIds: ['r1', '(the new rule)'] },
       would_send: { b: 2 },
       would_send_first: [{ zone_id: 'z', body: { a: 1 } }],
       would_delete: { id: 'x' },
@@ -240,6 +241,10 @@ describe('renderPreview: names and sections', () => {
       '      a: 1',
       'would send:',
       '  b: 2',
+      'then would reorder:',
+      '  orderedAclRuleIds:',
+      '    - r1',
+      '    - (the new rule)',
       '! w',
     ]);
   });
@@ -278,6 +283,7 @@ describe('previewRequest', () => {
       changes: { a: { from: 1, to: 2 } },
       would_send: { name: 'Internal' },
       would_send_first: [{ zone_id: 'y', body: { name: 'Old' } }],
+      would_reorder: { orderedIds: ['p1', '(the new policy)'] },
       names: { z: 'Internal' },
       warnings: ['w'],
     };
@@ -285,8 +291,9 @@ describe('previewRequest', () => {
     expect(previewRequest(preview)).toEqual({
       would_send_first: [{ zone_id: 'y', body: { name: 'Old' } }],
       would_send: { name: 'Internal' },
+      would_reorder: { orderedIds: ['p1', '(the new policy)'] },
     });
-    expect(Object.keys(previewRequest(preview))).toEqual(['would_send_first', 'would_send']);
+    expect(Object.keys(previewRequest(preview))).toEqual(['would_send_first', 'would_send', 'would_reorder']);
   });
 });
 
