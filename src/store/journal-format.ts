@@ -359,26 +359,19 @@ export function verifiedSummary(
   result: Extract<VerifyResult, { ok: true }>,
   options: { key?: string },
 ): string {
-  const parts = [`${result.events} events, chain verified`];
+  const events = (n: number) => (n === 1 ? '1 event' : `${n} events`);
+  const parts = [`${events(result.events)}, chain verified`];
   const signed = result.signed ?? 0;
   if (options.key !== undefined) {
     if (signed === result.events) parts.push(`every event's MAC verified (JOURNAL_KEY)`);
     else if (signed > 0) {
-      const unsigned = result.events - signed;
       parts.push(
-        `MACs verified on the last ${signed} events (JOURNAL_KEY; the first ${unsigned} predate the key)`,
+        `MACs verified on the last ${events(signed)} (JOURNAL_KEY; the first ${events(result.events - signed)} predate the key)`,
       );
     }
   } else if (signed > 0) {
-    parts.push(`${signed} events carry MACs that were not checked (JOURNAL_KEY unset)`);
+    parts.push(`MACs on ${events(signed)} not checked (JOURNAL_KEY unset)`);
   }
-  if (result.anchors)
-    parts.push(`${result.anchors === 1 ? 'the anchor' : `${result.anchors} anchors`} matched`);
+  if (result.anchors) parts.push(`${result.anchors === 1 ? 'the anchor' : `${result.anchors} anchors`} matched`);
   return parts.join('; ');
-}
-
-/** Parses one stored event text that already verified (a PostgreSQL row, a replayed line). */
-export function parseEvent(text: string): JournalEvent {
-  const raw: unknown = JSON.parse(text);
-  return { ...entrySchema.parse(raw), ...chainSchema.parse(raw) };
 }
