@@ -372,6 +372,13 @@ export function verifiedSummary(
   } else if (signed > 0) {
     parts.push(`MACs on ${events(signed)} not checked (JOURNAL_KEY unset)`);
   }
-  if (result.anchors) parts.push(`${result.anchors === 1 ? 'the anchor' : `${result.anchors} anchors`} matched`);
+  if (result.anchors)
+    parts.push(`${result.anchors === 1 ? 'the anchor' : `${result.anchors} anchors`} matched`);
   return parts.join('; ');
+}
+
+/** Parses one stored event text that already verified (a PostgreSQL row, a replayed line). */
+export function parseEvent(text: string): JournalEvent {
+  const raw: unknown = JSON.parse(text);
+  return { ...entrySchema.parse(raw), ...chainSchema.parse(raw) };
 }

@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import {
 } from '../../src/store/file/journal.js';
 import { ALEX, RITA, tempDataDir } from '../approvals/harness.js';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { faultyFs } from '../helpers/faulty-fs.js';
 import { sampleRequest } from './contract.js';
 
 let data: ReturnType<typeof tempDataDir>;
@@ -54,47 +54,6 @@ async function twoRequests(store: FileStore): Promise<string> {
 }
 
 const tornFiles = () => readdirSync(data.dir).filter((name) => name.startsWith('approvals.jsonl.torn-'));
-
-/**
- * The real file operations, with faults on demand: `enospcAfter` bytes of the next write reach
- * the file before ENOSPC (what a filling disk does), `short` makes the next write stop halfway and
- * say so, `fsync` and `truncate` fail once.
- */
-function faultyFs() {
-  const faults: { enospcAfter?: number; short?: boolean; fsync?: boolean; truncate?: boolean } = {};
-  const calls = { writes: 0, truncates: 0 };
-  const seam: JournalFs = {
-    writeSync(fd, buffer, offset, length) {
-      calls.writes += 1;
-      if (faults.enospcAfter !== undefined) {
-        fs.writeSync(fd, buffer, offset, Math.min(faults.enospcAfter, length));
-        faults.enospcAfter = undefined;
-        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-      }
-      if (faults.short) {
-        faults.short = false;
-        return fs.writeSync(fd, buffer, offset, Math.floor(length / 2));
-      }
-      return fs.writeSync(fd, buffer, offset, length);
-    },
-    fsyncSync(fd) {
-      if (faults.fsync) {
-        faults.fsync = false;
-        throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
-      }
-      fs.fsyncSync(fd);
-    },
-    ftruncateSync(fd, length) {
-      calls.truncates += 1;
-      if (faults.truncate) {
-        faults.truncate = false;
-        throw Object.assign(new Error('EIO: i/o error, ftruncate'), { code: 'EIO' });
-      }
-      fs.ftruncateSync(fd, length);
-    },
-  };
-  return { seam, faults, calls };
-}
 
 describe('a torn last line at start', () => {
   it('is moved to approvals.jsonl.torn-<time> with a warning; the chain stays intact and pending requests pending', async () => {
