@@ -195,12 +195,22 @@ export function readJournal(
   };
 }
 
-/** The audit:verify answer for DATA_DIR: one line to print and the exit code (0 verified, 1 not). */
+/**
+ * The audit:verify answer for DATA_DIR: one line to print and the exit code (0 verified, 1 not,
+ * 2 not checked: DATA_DIR missing or not a directory, so a mistyped path never passes as empty).
+ */
 export function journalReport(
   dataDir: string,
   options: JournalCheckOptions = {},
-): { exitCode: 0 | 1; line: string } {
+): { exitCode: 0 | 1 | 2; line: string } {
   const path = join(dataDir, JOURNAL_FILE);
+  const dir = nodeFs.statSync(dataDir, { throwIfNoEntry: false });
+  if (!dir?.isDirectory()) {
+    return {
+      exitCode: 2,
+      line: `journal not checked: DATA_DIR ${dataDir} ${dir ? 'is not a directory' : 'does not exist'}`,
+    };
+  }
   const anchored = (options.anchors ?? []).length > 0;
   if (!nodeFs.existsSync(path) && !anchored) {
     return { exitCode: 0, line: `journal OK: 0 events (no journal at ${path} yet)` };
