@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
+import { journalReport } from '../../src/store/file/journal.js';
 import { Clock } from '../approvals/harness.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
@@ -207,5 +208,38 @@ describe('stopping', () => {
     expect(b.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
     expect(networkPosts(b)).toHaveLength(1);
     expect(b.slack.responses).toHaveLength(0);
+  });
+});
+
+describe('journal anchors in AUDIT_CHANNEL', () => {
+  it('posts the head and count at start, when it moved, and at stop; each one verifies the journal', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-slack-'));
+    const first = await bot({ dataDir, env: { AUDIT_CHANNEL: 'CAUDIT1' } });
+    const startAnchors = first.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT1');
+    await propose(first, 'Anchored', 81);
+    await first.app.close();
+    const second = await bot({ dataDir, sim: first.sim, env: { AUDIT_CHANNEL: 'CAUDIT1' } });
+    await second.slack.waitFor(() =>
+      second.slack.callsOf('chat.postMessage').some((c) => c.args.channel === 'CAUDIT1'),
+    );
+
+    const anchors = [...first.slack.calls, ...second.slack.calls]
+      .filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'CAUDIT1')
+      .map((c) => String(c.args.text));
+    const head = await second.approvals.journalHead();
+    const found = anchors.map((text) => /`(\d+):([0-9a-f]{64})`/.exec(text)?.slice(1, 3));
+
+    expect(startAnchors).toEqual([]);
+    expect(anchors).toHaveLength(2);
+    expect(anchors[0]).toMatch(
+      /^:anchor: Journal anchor \(stop\): 2 events, head `2:[0-9a-f]{64}`\. Check the journal against it with `audit:verify --anchor 2:[0-9a-f]{64}`\.$/,
+    );
+    expect(anchors[1]).toMatch(/^:anchor: Journal anchor \(start\): 2 events/);
+    expect(found[1]).toEqual([String(head.count), head.head]);
+    expect(
+      journalReport(dataDir, {
+        anchors: found.map((f) => ({ count: Number(f?.[0]), head: String(f?.[1]) })),
+      }),
+    ).toMatchObject({ exitCode: 0 });
   });
 });
