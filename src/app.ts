@@ -47,7 +47,12 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const { config, logger } = deps;
   const registry = createRegistry(config.defaultSite);
-  const store = deps.store ?? new FileStore(config.dataDir);
+  const store =
+    deps.store ??
+    new FileStore(config.dataDir, {
+      logger,
+      ...(config.store.journalKey !== undefined ? { key: config.store.journalKey } : {}),
+    });
   const context: ToolContext = { gateway: deps.gateway, logger, store: store.data };
   let slackParts: ReturnType<typeof buildSlack> | undefined;
   try {

@@ -137,6 +137,17 @@ const storeShape = {
   ),
   DATABASE_CA_FILE: readableFile,
   REPLICA_LEASE_SECONDS: integer(2, 600, 30),
+  // A secret: never echoed. 32 characters or more, e.g. `openssl rand -hex 32`.
+  JOURNAL_KEY: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .refine((v) => v.length >= 32, {
+        message: 'must be at least 32 characters (for example the output of `openssl rand -hex 32`)',
+      })
+      .optional(),
+  ),
 };
 
 type StoreEnv = z.output<z.ZodObject<typeof storeShape>>;
@@ -209,6 +220,8 @@ const envSchema = z
         .regex(/^[CG][A-Z0-9]{2,}$/, { message: 'must be a Slack channel id (C…)' })
         .optional(),
     ),
+    JOURNAL_ANCHOR_MINUTES: integer(0, 1440, 15),
+    SHUTDOWN_GRACE_SECONDS: integer(0, 600, 20),
     LOG_LEVEL: z.preprocess(
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
       z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -256,6 +269,8 @@ export interface StoreConfig {
   database?: DatabaseConfig;
   /** A replica that has not renewed its lease for this long is presumed dead (its runs become unknown). */
   replicaLeaseSeconds: number;
+  /** JOURNAL_KEY: each journal event carries an HMAC-SHA256 under it. A secret: never log it. */
+  journalKey?: string;
 }
 
 /** The whole runtime configuration, parsed once from the environment. */
@@ -287,7 +302,11 @@ export interface Config {
     writeChannels: string[];
     ttlSeconds: number;
     auditChannel?: string;
+    /** How often the journal's head is posted to AUDIT_CHANNEL as an anchor; 0 = only at start and stop. */
+    anchorMinutes: number;
   };
+  /** On SIGTERM: how long running changes may take to finish before the process exits anyway. */
+  shutdownGraceSeconds: number;
   dataDir: string;
   /** The built-in simulator (used when no controller is configured). */
   simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number] };
@@ -334,12 +353,13 @@ function storeConfig(e: StoreEnv): StoreConfig {
         }
       : {}),
     replicaLeaseSeconds: e.REPLICA_LEASE_SECONDS,
+    ...(e.JOURNAL_KEY ? { journalKey: e.JOURNAL_KEY } : {}),
   };
 }
 
 const storeEnvSchema = z.object(storeShape).superRefine(storeRules);
 
-/** Only the store's variables (DATA_DIR, DATABASE_*): what audit:verify and store:import need. */
+/** Only the store's variables (DATA_DIR, DATABASE_*, JOURNAL_KEY): what audit:verify and store:import need. */
 export function loadStoreConfig(env: NodeJS.ProcessEnv = process.env): StoreConfig {
   const parsed = storeEnvSchema.safeParse(env);
   if (!parsed.success) throw configError(parsed.error);
@@ -378,7 +398,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       writeChannels: e.WRITE_CHANNELS,
       ttlSeconds: e.APPROVAL_TTL_SECONDS,
       auditChannel: e.AUDIT_CHANNEL,
+      anchorMinutes: e.JOURNAL_ANCHOR_MINUTES,
     },
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     dataDir: resolve(e.DATA_DIR),
     simulator: { firewall: e.SIMULATOR_FIREWALL },
     store: storeConfig(e),

@@ -10,7 +10,8 @@ export type ErrorCode =
   | 'gateway_unavailable'
   | 'gateway_rejected'
   | 'rate_limited'
-  | 'config_invalid';
+  | 'config_invalid'
+  | 'store_unavailable';
 
 /** One problem with one input field: the field's name and the rule it broke. */
 export interface FieldIssue {
@@ -147,6 +148,15 @@ export class RateLimitedError extends BotError {
   ) {
     super(message);
     this.name = 'RateLimitedError';
+  }
+}
+
+/** The bot cannot record a change (its journal cannot be written): nothing was recorded or run. */
+export class StoreUnavailableError extends BotError {
+  readonly code = 'store_unavailable';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreUnavailableError';
   }
 }
 

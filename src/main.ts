@@ -106,8 +106,9 @@ async function runSlack(config: Config): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'stopping');
-      // A connection that will not close must not keep a stopping container alive.
-      setTimeout(() => process.exit(1), 10_000).unref();
+      // Running changes get SHUTDOWN_GRACE_SECONDS to finish; a connection that will not close
+      // after that must not keep a stopping container alive.
+      setTimeout(() => process.exit(1), (config.shutdownGraceSeconds + 10) * 1000).unref();
       shutdown().then(
         () => {
           logger.info('stopped');

@@ -31,7 +31,9 @@ describe('loadConfig', () => {
       writeChannels: [],
       ttlSeconds: 900,
       auditChannel: undefined,
+      anchorMinutes: 15,
     });
+    expect(config.shutdownGraceSeconds).toBe(20);
     expect(config.dataDir.endsWith('/data')).toBe(true);
     expect(config.logLevel).toBe('info');
     expect(config.logLevelExplicit).toBe(false);
@@ -154,9 +156,12 @@ describe('loadConfig', () => {
         'AUDIT_CHANNEL',
         'LOG_LEVEL',
         'SIMULATOR_FIREWALL',
+        'JOURNAL_KEY',
+        'JOURNAL_ANCHOR_MINUTES',
+        'SHUTDOWN_GRACE_SECONDS',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(28);
+    expect(ENV_VARIABLES).toHaveLength(31);
   });
 });
 
@@ -212,5 +217,35 @@ describe('store variables', () => {
       replicaLeaseSeconds: 30,
     });
     expect(() => loadStoreConfig({ DATABASE_URL: 'nope' })).toThrow(ConfigError);
+  });
+
+  it('takes a JOURNAL_KEY of 32 characters or more, refuses a shorter one without echoing it', () => {
+    const key = 'k'.repeat(31);
+    const short = configError({ JOURNAL_KEY: key });
+    const store = loadStoreConfig({
+      DATA_DIR: '/tmp/netops-z',
+      JOURNAL_KEY: ` ${'0123456789abcdef'.repeat(2)} `,
+    });
+
+    expect(short.issues).toEqual([
+      {
+        field: 'JOURNAL_KEY',
+        rule: 'must be at least 32 characters (for example the output of `openssl rand -hex 32`)',
+      },
+    ]);
+    expect(short.message).not.toContain(key);
+    expect(store.journalKey).toBe('0123456789abcdef'.repeat(2));
+    expect(loadConfig({ JOURNAL_KEY: '' }).store.journalKey).toBeUndefined();
+  });
+
+  it('reads SHUTDOWN_GRACE_SECONDS (0–600) and JOURNAL_ANCHOR_MINUTES (0–1440)', () => {
+    const config = loadConfig({ SHUTDOWN_GRACE_SECONDS: '45', JOURNAL_ANCHOR_MINUTES: '0' });
+
+    expect(config.shutdownGraceSeconds).toBe(45);
+    expect(config.approvals.anchorMinutes).toBe(0);
+    expect(configError({ SHUTDOWN_GRACE_SECONDS: '601' }).issues).toEqual([
+      { field: 'SHUTDOWN_GRACE_SECONDS', rule: 'must be a whole number from 0 to 600' },
+    ]);
+    expect(configError({ JOURNAL_ANCHOR_MINUTES: 'hourly' }).issues[0]?.field).toBe('JOURNAL_ANCHOR_MINUTES');
   });
 });

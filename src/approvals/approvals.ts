@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isBotError, NotAuthorizedError, ResourceNotFoundError, ValidationError } from '../errors.js';
+import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { applyEvent } from '../store/apply-event.js';
 import type { TransitionEntry } from '../store/journal-format.js';
@@ -40,6 +41,18 @@ export interface ApprovalsOptions {
   /** Milliseconds since the epoch; tests pass a controllable clock. */
   now?: () => number;
 }
+
+/** What a front end wants to hear during an approval. */
+export interface ApproveHooks {
+  /**
+   * Called once the claim is won, before the change runs (the UI edits the preview to
+   * "Running…"). Awaited up to CLAIM_NOTICE_WAIT_MS before the write; a failure is logged only.
+   */
+  onClaimed?: (request: ChangeRequest) => Promise<void>;
+}
+
+// A slow or failing Slack must not hold a change back for long, nor stop it.
+const CLAIM_NOTICE_WAIT_MS = 2_000;
 
 /** What a sweep changed, so the UI can edit the messages of those requests (each reported once). */
 export interface SweepResult {
@@ -124,18 +137,22 @@ export class Approvals {
     });
   }
 
-  /** Records which Slack message shows the request, so expiry and outcomes can edit it after a restart. */
-  async attachMessage(id: string, message: MessageRef): Promise<void> {
+  /**
+   * Records which Slack message shows the request, so expiry and outcomes can edit it after a
+   * restart. Returns the request as it is now: it may have been decided or expired meanwhile.
+   */
+  async attachMessage(id: string, message: MessageRef): Promise<ChangeRequest> {
     const done = await this.store.transition(
       id,
       { type: 'message', id, actor: SYSTEM_ACTOR, message },
       { from: CHANGE_STATES, at: this.now() },
     );
     if (!done) throw new ResourceNotFoundError('change request', id);
+    return done;
   }
 
   /** Approves and, unless the preview drifted, runs the change; exactly once however often it is clicked. */
-  async approve(id: string, approver: Actor): Promise<ApproveOutcome> {
+  async approve(id: string, approver: Actor, hooks: ApproveHooks = {}): Promise<ApproveOutcome> {
     const found = await this.store.get(id);
     if (!found) return { kind: 'not_found', id };
     const request = await this.settle(found);
@@ -161,7 +178,8 @@ export class Approvals {
       { id, tool: request.tool, approver: approver.userId },
       'change request approved',
     );
-    return this.execute(claimed, approver);
+    const notice = hooks.onClaimed ? settle(hooks.onClaimed(claimed)) : undefined;
+    return this.execute(claimed, approver, notice);
   }
 
   /** Cancels a pending request; the requester or anyone allowed to approve it may. */
@@ -309,7 +327,11 @@ export class Approvals {
   }
 
   /** After a won claim: re-run the dry run, compare, then run with confirm exactly once. */
-  private async execute(request: ChangeRequest, approver: Actor): Promise<ApproveOutcome> {
+  private async execute(
+    request: ChangeRequest,
+    approver: Actor,
+    notice?: Promise<Settled<void>>,
+  ): Promise<ApproveOutcome> {
     const { id, tool, args } = request;
     let fresh: unknown;
     try {
@@ -355,6 +377,12 @@ export class Approvals {
       const current = (await this.store.get(id)) ?? request;
       this.options.logger.warn({ id, state: current.state }, 'claimed change request changed state; not run');
       return { kind: 'already', request: current };
+    }
+    if (notice) {
+      const shown = await settledWithin(notice, CLAIM_NOTICE_WAIT_MS);
+      if (shown && !shown.ok) {
+        this.options.logger.warn({ err: shown.error, id }, 'could not show that a change is running');
+      }
     }
     let result: unknown;
     try {

@@ -64,6 +64,8 @@ function botErrorText(error: BotError): string {
       return error instanceof ConfigError
         ? `invalid configuration:\n${issueLines(error.issues)}`
         : `invalid configuration: ${error.message}`;
+    case 'store_unavailable':
+      return `not recorded: ${error.message}`;
   }
 }
 

@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
-import type { ApproveOutcome, CancelOutcome, ChangeRequest } from '../approvals/types.js';
+import type { ApproveOutcome, CancelOutcome, ChangeRequest, ChangeState } from '../approvals/types.js';
 import type { Logger } from '../log.js';
 import {
   auditLine,
@@ -14,11 +14,34 @@ import { mention } from './blocks/text.js';
 /** Sends a message only the clicker sees (the click's response_url, or chat.postEphemeral). */
 export type Whisper = (text: string) => Promise<void>;
 
+/** Where a state sits in the lifecycle: a message never goes back to an earlier one. */
+function stage(state: ChangeState): number {
+  if (state === 'pending') return 0;
+  if (state === 'approved' || state === 'executing') return 1;
+  return 2;
+}
+
+// Messages whose last shown stage is remembered; older entries are forgotten first.
+const TRACKED_MESSAGES = 1000;
+
+/** What the presenter remembers of one request's message: the stage shown, and its queue of edits. */
+interface MessageEdits {
+  shown: number;
+  queue: Promise<void>;
+}
+
 /**
  * Shows change requests in Slack: posts previews, edits them as their state changes, threads
  * results, and writes the audit line. Listeners call it after the approvals module decided.
  */
 export class ChangePresenter {
+  // Edits of one message are sent one after another, and never show an earlier stage than one
+  // already shown: a "Running…" edit that loses a race with "Done" is dropped, not shown last.
+  private readonly edits = new Map<string, MessageEdits>();
+  // Requests whose message could not be edited by a sweep; tried again at the next one.
+  private readonly owed = new Set<string>();
+  private lastAnchor: { count: number; head: string } | undefined;
+
   constructor(
     private readonly client: webApi.WebClient,
     private readonly approvals: Approvals,
@@ -33,13 +56,18 @@ export class ChangePresenter {
     if (old) await this.refresh(old, 'A newer identical request replaced this one.');
   }
 
-  /** Posts a pending request in its channel and remembers the message for later edits. */
+  /**
+   * Posts a pending request in its channel and remembers the message for later edits. A request
+   * decided or expired before the message was recorded (nothing could edit a message not yet
+   * known) is edited as soon as it is.
+   */
   private async postPreview(request: ChangeRequest, channel: string, note?: string): Promise<void> {
     const message = changeRequestMessage(request, note);
     const posted = await this.client.chat.postMessage({ channel, ...message });
     if (posted.ts) {
       const ref = { channel: posted.channel ?? channel, ts: posted.ts };
-      await this.approvals.attachMessage(request.id, ref);
+      const attached = await this.approvals.attachMessage(request.id, ref);
+      if (attached.state !== 'pending') await this.refresh(attached);
       await this.attachFullPreview(request, ref);
     }
   }
@@ -71,8 +99,50 @@ export class ChangePresenter {
 
   /** Re-renders a request's message from its current state (buttons disappear once it is decided). */
   async refresh(request: ChangeRequest, note?: string): Promise<void> {
-    if (!request.message) return;
-    await this.update(request.message.channel, request.message.ts, changeRequestMessage(request, note));
+    const ref = request.message;
+    if (!ref) return;
+    const at = stage(request.state);
+    const edits = this.edits.get(request.id) ?? { shown: -1, queue: Promise.resolve() };
+    const edit = edits.queue.then(async () => {
+      if (edits.shown > at) return;
+      await this.update(ref.channel, ref.ts, changeRequestMessage(request, note));
+      edits.shown = Math.max(edits.shown, at);
+    });
+    edits.queue = edit.catch(() => undefined);
+    this.edits.delete(request.id);
+    this.edits.set(request.id, edits);
+    if (this.edits.size > TRACKED_MESSAGES) {
+      const oldest = this.edits.keys().next().value;
+      if (oldest !== undefined) this.edits.delete(oldest);
+    }
+    await edit;
+  }
+
+  /** Right after the claim, before the change runs: "Running…", without buttons. */
+  async showRunning(request: ChangeRequest): Promise<void> {
+    await this.refresh(request);
+  }
+
+  /**
+   * Posts the journal's position (event count and head hash) to AUDIT_CHANNEL as an anchor, when
+   * it moved since the last one this process posted. Kept outside the bot's disk, an anchor lets
+   * `audit:verify --anchor` find a journal rewritten or cut back behind it.
+   */
+  async postAnchor(reason: 'start' | 'periodic' | 'stop'): Promise<void> {
+    if (!this.auditChannel) return;
+    const head = await this.approvals.journalHead();
+    if (head.count === 0) return;
+    if (this.lastAnchor?.count === head.count && this.lastAnchor.head === head.head) return;
+    const anchor = `${head.count}:${head.head}`;
+    const text =
+      `:anchor: Journal anchor (${reason}): ${head.count} events, head \`${anchor}\`. ` +
+      `Check the journal against it with \`audit:verify --anchor ${anchor}\`.`;
+    await this.client.chat.postMessage({
+      channel: this.auditChannel,
+      text,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+    });
+    this.lastAnchor = head;
   }
 
   /** Tells the clicker and the channel what an Approve click led to. */
@@ -129,11 +199,22 @@ export class ChangePresenter {
    */
   async sweep(): Promise<{ expired: number; interrupted: number }> {
     const { expired, interrupted } = await this.approvals.sweep();
-    for (const request of [...interrupted.map((i) => i.request), ...expired]) {
+    const owed: ChangeRequest[] = [];
+    for (const id of this.owed) {
+      const request = await this.approvals.get(id);
+      this.owed.delete(id);
+      if (request) owed.push(request);
+    }
+    for (const request of [...owed, ...interrupted.map((i) => i.request), ...expired]) {
       try {
         await this.refresh(request);
       } catch (error) {
-        this.logger.warn({ err: error, request: request.id }, 'could not edit a change request message');
+        // Reported by the store once only: the edit is owed until Slack takes it.
+        this.owed.add(request.id);
+        this.logger.warn(
+          { err: error, request: request.id },
+          'could not edit a change request message; trying again at the next sweep',
+        );
       }
     }
     return { expired: expired.length, interrupted: interrupted.length };

@@ -67,6 +67,8 @@ function botErrorText(error: BotError): string {
     }
     case 'config_invalid':
       return error instanceof ConfigError ? `Invalid configuration:\n${issueLines(error.issues)}` : message;
+    case 'store_unavailable':
+      return `:floppy_disk: Not recorded: ${message}. Nothing was run; ask an admin to check the bot's storage (/healthz says why), then try again.`;
   }
 }
 

@@ -3,15 +3,19 @@ import type { AddressInfo } from 'node:net';
 import { App, type AuthorizeResult, type Logger as BoltLogger, LogLevel, webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { Config } from '../config.js';
+import { settle, settledWithin } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
 import type { StoreHealth } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
+import { registerDrainGuard, WorkTracker } from './drain.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
+
+const STOP_ANCHOR_WAIT_MS = 3_000;
 
 /** What the Slack front end is built from. */
 export interface SlackFrontEndOptions {
@@ -36,6 +40,11 @@ export interface SlackFrontEnd {
    * /healthz alone in Socket Mode, which then connects to Slack. Resolves with the bound port.
    */
   start(): Promise<{ port: number; mode: 'http' | 'socket' }>;
+  /**
+   * Stops taking new work (commands and clicks are answered "restarting, try again"; /healthz
+   * says 503 "stopping"), waits up to SHUTDOWN_GRACE_SECONDS for running work (a change being
+   * written, its message edits), posts a last journal anchor, then disconnects from Slack.
+   */
   stop(): Promise<void>;
   /** Expires overdue change requests now and edits their messages; returns how many. */
   sweepExpired(): Promise<number>;
@@ -110,16 +119,25 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   const socketMode = Boolean(appToken);
   const mode = socketMode ? 'socket' : 'http';
   const startedAt = Date.now();
+  const work = new WorkTracker();
   // A replica whose store does not answer is not ready: the load balancer sends clicks elsewhere.
+  // A file journal that cannot be written leaves lookups working: degraded, but still 200.
   const healthBody = async () => {
+    if (work.draining) return { ready: false, body: { status: 'stopping', front_end: 'slack', mode } };
     const store = await options.storeHealth();
-    const pending = store.ok ? await approvals.count({ state: 'pending' }).catch(() => undefined) : undefined;
-    const ready = store.ok && pending !== undefined;
+    const readable = store.ok || store.readOnly === true;
+    const pending = readable ? await approvals.count({ state: 'pending' }).catch(() => undefined) : undefined;
+    const ready = readable && pending !== undefined;
     const body = {
-      status: ready ? 'ok' : 'unavailable',
+      status: ready ? (store.ok ? 'ok' : 'degraded') : 'unavailable',
       front_end: 'slack',
       mode,
-      store: { kind: store.kind, ok: ready, ...(store.error ? { error: store.error } : {}) },
+      store: {
+        kind: store.kind,
+        ok: store.ok && ready,
+        ...(store.readOnly ? { read_only: true } : {}),
+        ...(store.error ? { error: store.error } : {}),
+      },
       ...(pending !== undefined ? { pending_changes: pending } : {}),
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
     };
@@ -161,6 +179,8 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
           customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
         }),
   });
+  // Before any listener: while stopping, new work is refused; until then, all of it is followed.
+  registerDrainGuard(app, work, logger);
   const presenter = new ChangePresenter(client, approvals, logger, config.approvals.auditChannel);
   const deps: SlackDeps = {
     registry: options.registry,
@@ -189,7 +209,15 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     }
   };
   let sweeper: NodeJS.Timeout | undefined;
+  let anchorer: NodeJS.Timeout | undefined;
   let running = false;
+  const anchor = async (reason: 'start' | 'periodic' | 'stop') => {
+    try {
+      await presenter.postAnchor(reason);
+    } catch (error) {
+      logger.warn({ err: error }, 'could not post a journal anchor to AUDIT_CHANNEL');
+    }
+  };
   const sweep = async () => {
     try {
       return await presenter.sweep();
@@ -228,12 +256,34 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       void verifyToken();
       sweeper = setInterval(() => void sweep(), sweepEvery);
       sweeper.unref();
+      void anchor('start');
+      if (config.approvals.anchorMinutes > 0) {
+        anchorer = setInterval(() => void anchor('periodic'), config.approvals.anchorMinutes * 60_000);
+        anchorer.unref();
+      }
       return { port: boundPort, mode };
     },
     async stop() {
       if (sweeper) clearInterval(sweeper);
+      if (anchorer) clearInterval(anchorer);
       if (!running) return;
       running = false;
+      const busy = work.size;
+      if (busy > 0) {
+        logger.info(
+          { running: busy, grace_s: config.shutdownGraceSeconds },
+          'stopping: waiting for running work (changes being written, their messages) to finish',
+        );
+      }
+      const left = await work.drain(config.shutdownGraceSeconds * 1000);
+      if (left > 0) {
+        logger.warn(
+          { running: left },
+          'SHUTDOWN_GRACE_SECONDS is over with work still running: left as it is; a change caught running shows "outcome unknown" after the restart',
+        );
+      }
+      // Slack may be what is failing: the last anchor gets a few seconds, not the client's retries.
+      await settledWithin(settle(anchor('stop')), STOP_ANCHOR_WAIT_MS);
       await app.stop();
       await closeHealthServer();
     },

@@ -27,7 +27,11 @@ async function run(argv: string[]): Promise<{ exitCode: 0 | 1 | 2; line: string 
   const pool = createPool(config.database, silentLogger());
   try {
     await migrate(pool, silentLogger());
-    const done = await importDataDir(dataDir, pool);
+    const done = await importDataDir(
+      dataDir,
+      pool,
+      config.journalKey !== undefined ? { key: config.journalKey } : {},
+    );
     return {
       exitCode: 0,
       line:

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { CHANGE_STATES, type ChangeRequest } from './records.js';
 
@@ -69,8 +69,11 @@ const chainSchema = z.object({
   seq: z.number().int().positive(),
   at: z.iso.datetime(),
   prev: z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 hex digits' }),
-  // Reserved for a keyed signature of the event (JOURNAL_KEY); accepted and not yet checked.
-  mac: z.string().optional(),
+  // HMAC-SHA256 of the event's text without it, under JOURNAL_KEY (see signLine); always last.
+  mac: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 hex digits' })
+    .optional(),
 });
 
 /** One event to append: its type, the request id, the actor, and what the type needs. */
@@ -82,19 +85,105 @@ export type TransitionEntry = Exclude<JournalEntry, { type: 'created' }>;
 /** An event as written: the entry plus its sequence number, time, and the hash of the event before. */
 export type JournalEvent = JournalEntry & z.infer<typeof chainSchema>;
 
-/** Answer of a chain check: the event count and the hash of the last event, or the first bad one. */
+/**
+ * Answer of a chain check: the event count and the hash of the last event, or the first bad one.
+ * `signed` counts events carrying a MAC (checked when a key was given); `anchors` counts the
+ * anchors that matched; both are present only when there is something to say.
+ */
 export type VerifyResult =
-  | { ok: true; events: number; head: string }
+  | { ok: true; events: number; head: string; signed?: number; anchors?: number }
   | { ok: false; line: number; reason: string };
 
-/** The next event of a chain and its text exactly as hashed: one line of approvals.jsonl, one PostgreSQL row. */
+/** A published position of the chain: after `count` events its head was `head` (JOURNAL anchors). */
+export interface Anchor {
+  count: number;
+  head: string;
+}
+
+/** `<count>:<64 hex>`, as anchors are posted and as `audit:verify --anchor` takes them. */
+export const ANCHOR_PATTERN = /\b(\d{1,15}):([0-9a-f]{64})\b/;
+
+/** An anchor as text: `57:3fa2…` (the whole head, so it can be pasted into audit:verify). */
+export function anchorText(anchor: Anchor): string {
+  return `${anchor.count}:${anchor.head}`;
+}
+
+/** Parses `<count>:<head>`; undefined when the text is not exactly one anchor. */
+export function parseAnchor(text: string): Anchor | undefined {
+  const found = new RegExp(`^${ANCHOR_PATTERN.source}$`).exec(text.trim().toLowerCase());
+  if (!found) return undefined;
+  return { count: Number(found[1]), head: found[2] as string };
+}
+
+const MAC_SUFFIX = /,"mac":"([0-9a-f]{64})"\}$/;
+
+function hmacHex(key: string, text: string): string {
+  return createHmac('sha256', key).update(text, 'utf8').digest('hex');
+}
+
+/**
+ * Signs an event's text: the MAC covers the whole event (entry, seq, time and `prev`, so the
+ * chain too) and goes last, so the signed text is recovered by cutting the suffix, never by
+ * serialising again.
+ */
+export function signLine(unsigned: string, key: string): string {
+  return `${unsigned.slice(0, -1)},"mac":"${hmacHex(key, unsigned)}"}`;
+}
+
+/** The MAC of a line and the text it covers, or undefined for an unsigned line. */
+function signatureOf(line: string): { mac: string; signed: string } | undefined {
+  const found = MAC_SUFFIX.exec(line);
+  if (!found) return undefined;
+  return { mac: found[1] as string, signed: `${line.slice(0, found.index)}}` };
+}
+
+/** Whether an event's text carries a MAC (it was written with JOURNAL_KEY set). */
+export function isSigned(line: string): boolean {
+  return MAC_SUFFIX.test(line);
+}
+
+/** Whether a signed line's MAC is the key's MAC of the text it covers. */
+export function macMatches(line: string, key: string): boolean {
+  const signature = signatureOf(line);
+  if (!signature) return false;
+  const expected = Buffer.from(hmacHex(key, signature.signed), 'hex');
+  return timingSafeEqual(expected, Buffer.from(signature.mac, 'hex'));
+}
+
+/**
+ * The next event of a chain and its text exactly as hashed: one line of approvals.jsonl, one
+ * PostgreSQL row. With a key (JOURNAL_KEY) the text ends with the event's MAC.
+ */
 export function chainEvent(
   entry: JournalEntry,
   place: { seq: number; at: string; prev: string },
+  key?: string,
 ): { event: JournalEvent; line: string; hash: string } {
   const event = { seq: place.seq, at: place.at, prev: place.prev, ...entry } as JournalEvent;
-  const line = JSON.stringify(event);
-  return { event, line, hash: sha256Hex(line) };
+  const unsigned = JSON.stringify(event);
+  if (key === undefined) return { event, line: unsigned, hash: sha256Hex(unsigned) };
+  const line = signLine(unsigned, key);
+  return { event: { ...event, mac: signatureOf(line)?.mac }, line, hash: sha256Hex(line) };
+}
+
+/** How a chain is checked. */
+export interface ChainCheckOptions {
+  /** Names a position in messages ("line 3", "entry 3"). */
+  unit?: 'line' | 'entry';
+  /** Keep the parsed events (replay, import). */
+  keep?: boolean;
+  /**
+   * JOURNAL_KEY: every MAC must match, and once one event is signed every later one must be.
+   * Events before the first signed one were written before the key was set.
+   */
+  key?: string;
+  /**
+   * With `key`: a journal with events of which none is signed fails (the MACs may have been
+   * stripped). The bot's own open check leaves this off, since a key may have just been set.
+   */
+  requireSigned?: boolean;
+  /** Published positions the chain must pass through: rewriting or cutting before one is found. */
+  anchors?: readonly Anchor[];
 }
 
 function prevOf(line: string | undefined): unknown {
@@ -116,13 +205,16 @@ export class ChainChecker {
   private pending: string | undefined;
   private count = 0;
   private head = GENESIS_HASH;
+  private signed = 0;
+  private firstSigned: number | undefined;
   private failure: { ok: false; line: number; reason: string } | undefined;
+  private readonly unit: 'line' | 'entry';
+  private readonly keep: boolean;
 
-  /** `unit` names a position in messages ("line 3", "entry 3"); `keep` keeps the parsed events. */
-  constructor(
-    private readonly unit: 'line' | 'entry' = 'line',
-    private readonly keep = false,
-  ) {}
+  constructor(private readonly options: ChainCheckOptions = {}) {
+    this.unit = options.unit ?? 'line';
+    this.keep = options.keep ?? false;
+  }
 
   /** Feeds the next event's text; returns the first failure once one is known. */
   push(text: string): VerifyResult | undefined {
@@ -136,7 +228,34 @@ export class ChainChecker {
   end(): VerifyResult {
     if (!this.failure && this.pending !== undefined) this.checkOne(this.pending, undefined);
     this.pending = undefined;
-    return this.failure ?? { ok: true, events: this.count, head: this.head };
+    if (this.failure) return this.failure;
+    const { key, requireSigned, anchors } = this.options;
+    const cut = (anchors ?? []).find((anchor) => anchor.count > this.count);
+    if (cut) {
+      return {
+        ok: false,
+        line: this.count,
+        reason:
+          `the anchor ${shortAnchor(cut)} records ${cut.count} events but the journal has ${this.count}: ` +
+          `${this.unit === 'entry' ? 'entries' : 'lines'} were cut from the end (or the journal was replaced)`,
+      };
+    }
+    if (key !== undefined && requireSigned && this.count > 0 && this.signed === 0) {
+      return {
+        ok: false,
+        line: 1,
+        reason:
+          'JOURNAL_KEY is set but no event carries a MAC: either the key was set after the last event ' +
+          'was written (the bot signs every event it writes from then on), or the MACs were removed and the chain rewritten',
+      };
+    }
+    return {
+      ok: true,
+      events: this.count,
+      head: this.head,
+      ...(this.signed > 0 ? { signed: this.signed } : {}),
+      ...(anchors && anchors.length > 0 ? { anchors: anchors.length } : {}),
+    };
   }
 
   /** The parsed events (with `keep`), in order. */
@@ -153,6 +272,20 @@ export class ChainChecker {
     if (this.keep) this.events.push(verdict.event);
     this.count += 1;
     this.head = sha256Hex(text);
+    if (verdict.event.mac !== undefined) {
+      this.signed += 1;
+      this.firstSigned ??= this.count;
+    }
+    const anchor = this.options.anchors?.find((a) => a.count === this.count && a.head !== this.head);
+    if (anchor) {
+      this.failure = {
+        ok: false,
+        line: this.count,
+        reason:
+          `it is not the ${this.unit} anchored as ${shortAnchor(anchor)}: the journal was rewritten ` +
+          `at or before this ${this.unit}`,
+      };
+    }
   }
 
   /** The event at the next position, or what is wrong with it (and where). */
@@ -196,8 +329,52 @@ export class ChainChecker {
         reason: `prev is not the SHA-256 of ${unit} ${number - 1}: ${unit} ${number - 1} or this ${unit} was changed`,
       };
     }
+    const key = this.options.key;
+    if (key !== undefined) {
+      if (chain.data.mac !== undefined && !(isSigned(text) && macMatches(text, key))) {
+        return {
+          line: number,
+          reason: `its MAC does not match: the ${unit} was forged or changed, or JOURNAL_KEY is not the key it was written with`,
+        };
+      }
+      if (chain.data.mac === undefined && this.firstSigned !== undefined) {
+        return {
+          line: number,
+          reason: `it has no MAC although ${unit} ${this.firstSigned} before it has one: it was written without JOURNAL_KEY, or forged`,
+        };
+      }
+    } else if (chain.data.mac !== undefined && !isSigned(text)) {
+      return { line: number, reason: 'its mac is not at the end of the event, where the bot writes it' };
+    }
     return { event: { ...entry.data, ...chain.data } };
   }
+}
+
+function shortAnchor(anchor: Anchor): string {
+  return `${anchor.count}:${anchor.head.slice(0, 12)}…`;
+}
+
+/** What a verified journal looks like in one line (audit:verify): events, MACs, anchors. */
+export function verifiedSummary(
+  result: Extract<VerifyResult, { ok: true }>,
+  options: { key?: string },
+): string {
+  const events = (n: number) => (n === 1 ? '1 event' : `${n} events`);
+  const parts = [`${events(result.events)}, chain verified`];
+  const signed = result.signed ?? 0;
+  if (options.key !== undefined) {
+    if (signed === result.events) parts.push(`every event's MAC verified (JOURNAL_KEY)`);
+    else if (signed > 0) {
+      parts.push(
+        `MACs verified on the last ${events(signed)} (JOURNAL_KEY; the first ${events(result.events - signed)} predate the key)`,
+      );
+    }
+  } else if (signed > 0) {
+    parts.push(`MACs on ${events(signed)} not checked (JOURNAL_KEY unset)`);
+  }
+  if (result.anchors)
+    parts.push(`${result.anchors === 1 ? 'the anchor' : `${result.anchors} anchors`} matched`);
+  return parts.join('; ');
 }
 
 /** Parses one stored event text that already verified (a PostgreSQL row, a replayed line). */

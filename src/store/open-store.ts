@@ -13,7 +13,13 @@ export async function openStore(
   logger: Logger,
   options: { data?: KeyValueStore } = {},
 ): Promise<Store> {
-  if (!config.database) return new FileStore(config.dataDir, options);
+  const key = config.journalKey !== undefined ? { key: config.journalKey } : {};
+  if (!config.database) return new FileStore(config.dataDir, { ...options, ...key, logger });
   const { PostgresStore } = await import('./postgres/postgres-store.js');
-  return PostgresStore.open({ database: config.database, logger, leaseSeconds: config.replicaLeaseSeconds });
+  return PostgresStore.open({
+    database: config.database,
+    logger,
+    leaseSeconds: config.replicaLeaseSeconds,
+    ...key,
+  });
 }

@@ -88,6 +88,12 @@ export interface ChangeStore {
 export interface StoreHealth {
   kind: 'file' | 'postgres';
   ok: boolean;
+  /**
+   * With `ok: false`: what is kept can be read but nothing can be recorded (the file journal
+   * cannot be written). Lookups work and changes are refused, so /healthz says "degraded" (200)
+   * rather than not ready: there is no other replica to send the clicks to.
+   */
+  readOnly?: boolean;
   /** Why not, in a sentence without secrets. */
   error?: string;
 }

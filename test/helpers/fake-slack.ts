@@ -30,6 +30,10 @@ export interface FakeSlack {
   uploads: Upload[];
   /** Members returned by usergroups.users.list, by group id. */
   userGroups: Record<string, string[]>;
+  /** Per method: how long the fake holds its answer (the call is recorded at once). */
+  delays: Record<string, number>;
+  /** Per method: the next `times` calls are answered `{ok: false, error}`. */
+  failures: Record<string, { error: string; times: number }>;
   /** The WebSocket URL apps.connections.open hands out (a fake Socket Mode endpoint); unset: an error. */
   socketModeUrl?: string;
   callsOf(method: string): SlackCall[];
@@ -61,6 +65,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const responses: ResponsePost[] = [];
   const uploads: Upload[] = [];
   const userGroups: Record<string, string[]> = {};
+  const delays: Record<string, number> = {};
+  const failures: Record<string, { error: string; times: number }> = {};
   let ts = 1_700_000_000;
   let fileCount = 0;
   let responseCount = 0;
@@ -110,6 +116,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
         calls.push({ method, args, ...(token ? { token } : {}) });
+        const delay = delays[method];
+        if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+        const failure = failures[method];
+        if (failure && failure.times > 0) {
+          failure.times -= 1;
+          res.end(JSON.stringify({ ok: false, error: failure.error }));
+          return;
+        }
         res.end(JSON.stringify(answer(method, args)));
         return;
       }
@@ -140,6 +154,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     responses,
     uploads,
     userGroups,
+    delays,
+    failures,
     callsOf: (method) => calls.filter((c) => c.method === method),
     responseUrl: () => {
       responseCount += 1;

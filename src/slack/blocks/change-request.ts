@@ -125,7 +125,7 @@ function statusLine(request: ChangeRequest): string {
       return `:hourglass_flowing_sand: *Waiting for approval* · expires ${slackDate(request.expiresAt)}`;
     case 'approved':
     case 'executing':
-      return `:gear: *Running*${by}`;
+      return `:gear: *Running…*${by}`;
     case 'succeeded':
       return `:white_check_mark: *Done*${by}${when}`;
     case 'failed':
@@ -137,7 +137,10 @@ function statusLine(request: ChangeRequest): string {
     case 'superseded':
       return ':twisted_rightwards_arrows: *Superseded, not run*: a newer preview replaces this one.';
     case 'unknown':
-      return ':grey_question: *Outcome unknown*: the bot stopped while this ran. Verify on the controller before retrying.';
+      return (
+        ':grey_question: *Outcome unknown*: the bot stopped while this change was running, so it may or may not have reached the controller. ' +
+        'Check the current state on the controller (a `/net` lookup shows it) before requesting the change again; it is never re-run by itself.'
+      );
   }
 }
 

@@ -26,7 +26,9 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
     try {
       click = parsePayload(buttonClickSchema, body, 'action');
       const id = click.actions[0]?.value ?? '';
-      const outcome = await deps.approvals.approve(id, actorOf(click));
+      const outcome = await deps.approvals.approve(id, actorOf(click), {
+        onClaimed: (claimed) => deps.presenter.showRunning(claimed),
+      });
       await deps.presenter.showApproval(outcome, whisperTo(click, client, respond));
     } catch (error) {
       await report(error, click, client, respond, deps);

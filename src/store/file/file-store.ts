@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { JsonFileStore, type KeyValueStore } from '../../lib/json-file-store.js';
+import type { Logger } from '../../log.js';
 import { applyEvent } from '../apply-event.js';
 import type { JournalEvent, TransitionEntry, VerifyResult } from '../journal-format.js';
 import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../records.js';
@@ -14,7 +15,7 @@ import type {
   StoreHealth,
   TransitionGuard,
 } from '../types.js';
-import { JOURNAL_FILE, Journal, verifyJournal } from './journal.js';
+import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.js';
 
 /** bot-data.json: bot-kept data inside DATA_DIR. */
 export const BOT_DATA_FILE = 'bot-data.json';
@@ -57,12 +58,27 @@ export class FileChangeStore implements ChangeStore {
   // Claims made by this process; every run found in-flight at open belonged to a process now gone.
   private readonly owned = new Set<string>();
 
-  private constructor(private readonly journal: Journal) {}
+  private constructor(
+    private readonly journal: Journal,
+    private readonly key: string | undefined,
+  ) {}
 
-  /** Opens DATA_DIR/approvals.jsonl: verifies (JournalIntegrityError naming the line) and replays it. */
-  static open(dataDir: string): FileChangeStore {
-    const { journal, events } = Journal.open(join(dataDir, JOURNAL_FILE));
-    const store = new FileChangeStore(journal);
+  /**
+   * Opens DATA_DIR/approvals.jsonl: verifies (JournalIntegrityError naming the line) and replays
+   * it. A torn last line (a crash or a full disk cut its write short) is moved aside with a warning.
+   */
+  static open(dataDir: string, options: FileStoreOptions = {}): FileChangeStore {
+    const { journal, events, torn } = Journal.open(join(dataDir, JOURNAL_FILE), {
+      ...(options.key !== undefined ? { key: options.key } : {}),
+      ...(options.fs ? { fs: options.fs } : {}),
+    });
+    if (torn) {
+      options.logger?.warn(
+        { line: torn.line, bytes: torn.bytes, moved_to: torn.movedTo },
+        `approvals journal: line ${torn.line} was torn (${torn.reason}); moved it aside and kept the ${events.length} events before it`,
+      );
+    }
+    const store = new FileChangeStore(journal, options.key);
     try {
       for (const event of events) store.apply(event);
     } catch (error) {
@@ -141,7 +157,12 @@ export class FileChangeStore implements ChangeStore {
   }
 
   async verifyJournal(): Promise<VerifyResult> {
-    return verifyJournal(this.journal.path);
+    return verifyJournal(this.journal.path, this.key !== undefined ? { key: this.key } : {});
+  }
+
+  /** Why the journal cannot be written, after a failed append (checked again with a probe); undefined while it can. */
+  writeFailure(): { code: string; message: string; at: string } | undefined {
+    return this.journal.probe();
   }
 
   /** Releases the journal; later transitions throw. */
@@ -181,27 +202,49 @@ export class FileChangeStore implements ChangeStore {
   }
 }
 
+/** What a file store is opened with besides DATA_DIR. */
+export interface FileStoreOptions {
+  /** Replaces DATA_DIR/bot-data.json (tests keep bot data in memory). */
+  data?: KeyValueStore;
+  /** JOURNAL_KEY: new events are signed, and existing MACs checked at open. */
+  key?: string;
+  /** Warnings at open (a torn last line moved aside). */
+  logger?: Logger;
+  /** The journal's append operations (tests simulate a full disk). */
+  fs?: JournalFs;
+}
+
 /** The embedded store: files under DATA_DIR, for one process, with nothing to install. */
 export class FileStore implements Store {
   readonly kind = 'file';
   readonly data: KeyValueStore;
   private changeStore: FileChangeStore | undefined;
 
-  /** `data` replaces DATA_DIR/bot-data.json (tests keep bot data in memory). */
   constructor(
     readonly dataDir: string,
-    options: { data?: KeyValueStore } = {},
+    private readonly options: FileStoreOptions = {},
   ) {
     this.data = options.data ?? new JsonFileStore(join(dataDir, BOT_DATA_FILE));
   }
 
   changes(): FileChangeStore {
-    this.changeStore ??= FileChangeStore.open(this.dataDir);
+    this.changeStore ??= FileChangeStore.open(this.dataDir, this.options);
     return this.changeStore;
   }
 
+  /**
+   * Not ok while the journal cannot be written (a failed append, until a probe write succeeds):
+   * lookups still work but nothing can be recorded, so the store is read-only (`/healthz` degraded).
+   */
   async health(): Promise<StoreHealth> {
-    return { kind: 'file', ok: true };
+    const failure = this.changeStore?.writeFailure();
+    if (!failure) return { kind: 'file', ok: true };
+    return {
+      kind: 'file',
+      ok: false,
+      readOnly: true,
+      error: `the approvals journal cannot be written since ${failure.at} (${failure.code}): changes are refused, lookups work`,
+    };
   }
 
   async close(): Promise<void> {

@@ -1,12 +1,14 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import * as nodeFs from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { StoreUnavailableError } from '../../errors.js';
 import {
+  type Anchor,
   ChainChecker,
   chainEvent,
-  GENESIS_HASH,
   type JournalEntry,
   type JournalEvent,
   type VerifyResult,
+  verifiedSummary,
 } from '../journal-format.js';
 
 export type { JournalEntry, JournalEvent, VerifyResult } from '../journal-format.js';
@@ -29,66 +31,198 @@ export class JournalIntegrityError extends Error {
   }
 }
 
+/** The journal is signed (JOURNAL_KEY was set when it was written) and no key is set now. */
+export class JournalKeyError extends Error {
+  constructor(readonly path: string) {
+    super(
+      `approvals journal ${path} is signed (its events carry MACs) but JOURNAL_KEY is not set: ` +
+        'set JOURNAL_KEY to the key it was written with, so new events are signed and old ones checked',
+    );
+    this.name = 'JournalKeyError';
+  }
+}
+
+/**
+ * The file operations an append uses. Tests pass their own to simulate a full disk (ENOSPC), a
+ * short write or a failing fsync without filling a real disk.
+ */
+export interface JournalFs {
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
+  fsyncSync(fd: number): void;
+  ftruncateSync(fd: number, length: number): void;
+}
+
+const realFs: JournalFs = {
+  writeSync: (fd, buffer, offset, length) => nodeFs.writeSync(fd, buffer, offset, length),
+  fsyncSync: (fd) => nodeFs.fsyncSync(fd),
+  ftruncateSync: (fd, length) => nodeFs.ftruncateSync(fd, length),
+};
+
+/** A last line a crash or a failed write left incomplete, moved aside at open. */
+export interface TornTail {
+  /** Its 1-based line number in the journal. */
+  line: number;
+  bytes: number;
+  reason: string;
+  /** Where it was moved (`approvals.jsonl.torn-<time>`); unset when only reported (audit:verify). */
+  movedTo?: string;
+}
+
+/** How a journal is read and checked. */
+export interface JournalCheckOptions {
+  /** JOURNAL_KEY: MACs are checked, and new events signed. */
+  key?: string;
+  /** Published positions (audit:verify --anchor). */
+  anchors?: readonly Anchor[];
+  /** Fail when a key is given and no event is signed (audit:verify; the bot's open does not). */
+  requireSigned?: boolean;
+}
+
 type Checked =
-  | { ok: true; events: JournalEvent[]; count: number; head: string }
+  | {
+      ok: true;
+      events: JournalEvent[];
+      result: Extract<VerifyResult, { ok: true }>;
+      good: number;
+      torn?: TornTail;
+    }
   | { ok: false; line: number; reason: string };
 
-/** Parses and verifies a journal's text: whole lines, then the chain (see ChainChecker). */
-function check(text: string, keep: boolean): Checked {
-  if (text === '') return { ok: true, events: [], count: 0, head: GENESIS_HASH };
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Splits a journal's text into whole lines and a torn tail: text after the last line end (a write
+ * cut short), or a last line that is not JSON (a crash can leave garbage where a line was going).
+ * Only the last line can be torn; anything wrong before it is damage.
+ */
+function splitTail(text: string): { lines: string[]; good: number; torn?: TornTail & { text: string } } {
+  if (text === '') return { lines: [], good: 0 };
   const lines = text.split('\n');
-  const last = lines.pop();
-  const checker = new ChainChecker('line', keep);
+  const tail = lines.pop() ?? '';
+  if (tail !== '') {
+    const good = Buffer.byteLength(text) - Buffer.byteLength(tail);
+    return {
+      lines,
+      good,
+      torn: {
+        line: lines.length + 1,
+        bytes: Buffer.byteLength(tail),
+        reason: 'the line is incomplete (no line end): a write was cut short',
+        text: tail,
+      },
+    };
+  }
+  const last = lines.at(-1);
+  if (last !== undefined && !isJson(last)) {
+    lines.pop();
+    const bytes = Buffer.byteLength(last) + 1;
+    return {
+      lines,
+      good: Buffer.byteLength(text) - bytes,
+      torn: { line: lines.length + 1, bytes, reason: 'the last line is not valid JSON', text: `${last}\n` },
+    };
+  }
+  return { lines, good: Buffer.byteLength(text) };
+}
+
+/** Parses and verifies a journal's text: whole lines, then the chain (see ChainChecker). */
+function check(text: string, keep: boolean, options: JournalCheckOptions): Checked & { tornText?: string } {
+  const { lines, good, torn } = splitTail(text);
+  const checker = new ChainChecker({
+    unit: 'line',
+    keep,
+    ...(options.key !== undefined ? { key: options.key } : {}),
+    ...(options.anchors ? { anchors: options.anchors } : {}),
+    ...(options.requireSigned ? { requireSigned: true } : {}),
+  });
   for (const line of lines) if (checker.push(line)) break;
   const result = checker.end();
   if (!result.ok) return result;
-  if (last !== '') {
-    return {
-      ok: false,
-      line: lines.length + 1,
-      reason: 'the line is incomplete (no line end): a write was cut short',
-    };
-  }
-  return { ok: true, events: checker.parsed(), count: result.events, head: result.head };
+  if (!torn) return { ok: true, events: checker.parsed(), result, good };
+  const { text: tornText, ...tail } = torn;
+  return { ok: true, events: checker.parsed(), result, good, torn: tail, tornText };
 }
 
 function readText(path: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return nodeFs.readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw error;
   }
 }
 
-/** Verifies a journal file without opening it for writing; a missing file is a valid empty journal. */
-export function verifyJournal(path: string): VerifyResult {
-  const checked = check(readText(path), false);
-  return checked.ok ? { ok: true, events: checked.count, head: checked.head } : checked;
+/**
+ * Verifies a journal file without opening it for writing; a missing file is a valid empty journal.
+ * A torn last line is reported beside the verdict (the bot moves it aside at its next start).
+ */
+export function verifyJournal(
+  path: string,
+  options: JournalCheckOptions = {},
+): VerifyResult & { torn?: TornTail } {
+  const checked = check(readText(path), false, options);
+  if (!checked.ok) return checked;
+  return { ...checked.result, ...(checked.torn ? { torn: checked.torn } : {}) };
 }
 
-/** Reads and verifies a journal file, returning its events (for store:import); throws on a bad chain. */
-export function readJournal(path: string): { events: JournalEvent[]; lines: string[]; head: string } {
+/** Reads and verifies a journal file, returning its events (for store:import); throws on a bad chain or a torn line. */
+export function readJournal(
+  path: string,
+  options: JournalCheckOptions = {},
+): { events: JournalEvent[]; lines: string[]; head: string } {
   const full = resolve(path);
   const text = readText(full);
-  const checked = check(text, true);
+  const checked = check(text, true, options);
   if (!checked.ok) throw new JournalIntegrityError(full, checked.line, checked.reason);
+  if (checked.torn) {
+    throw new JournalIntegrityError(
+      full,
+      checked.torn.line,
+      `${checked.torn.reason}; start the bot once on this DATA_DIR (it moves the torn line aside) before importing`,
+    );
+  }
   return {
     events: checked.events,
     lines: text === '' ? [] : text.slice(0, -1).split('\n'),
-    head: checked.head,
+    head: checked.result.head,
   };
 }
 
-/** The audit:verify answer for DATA_DIR: one line to print and the exit code (0 verified, 1 not). */
-export function journalReport(dataDir: string): { exitCode: 0 | 1; line: string } {
+/**
+ * The audit:verify answer for DATA_DIR: one line to print and the exit code (0 verified, 1 not,
+ * 2 not checked: DATA_DIR missing or not a directory, so a mistyped path never passes as empty).
+ */
+export function journalReport(
+  dataDir: string,
+  options: JournalCheckOptions = {},
+): { exitCode: 0 | 1 | 2; line: string } {
   const path = join(dataDir, JOURNAL_FILE);
-  if (!existsSync(path)) return { exitCode: 0, line: `journal OK: 0 events (no journal at ${path} yet)` };
-  const result = verifyJournal(path);
+  const dir = nodeFs.statSync(dataDir, { throwIfNoEntry: false });
+  if (!dir?.isDirectory()) {
+    return {
+      exitCode: 2,
+      line: `journal not checked: DATA_DIR ${dataDir} ${dir ? 'is not a directory' : 'does not exist'}`,
+    };
+  }
+  const anchored = (options.anchors ?? []).length > 0;
+  if (!nodeFs.existsSync(path) && !anchored) {
+    return { exitCode: 0, line: `journal OK: 0 events (no journal at ${path} yet)` };
+  }
+  const result = verifyJournal(path, { ...options, requireSigned: true });
   if (result.ok) {
+    const torn = result.torn
+      ? `; line ${result.torn.line} is torn (${result.torn.reason}), and the bot moves it aside at its next start`
+      : '';
     return {
       exitCode: 0,
-      line: `journal OK: ${result.events} events, chain verified (${path}, head ${result.head.slice(0, 12)})`,
+      line: `journal OK: ${verifiedSummary(result, options)}${torn} (${path}, anchor ${result.events}:${result.head})`,
     };
   }
   return { exitCode: 1, line: `journal TAMPERED at line ${result.line}: ${result.reason} (${path})` };
@@ -97,33 +231,85 @@ export function journalReport(dataDir: string): { exitCode: 0 | 1; line: string 
 // One writer per file: two appenders in one process would fork the chain.
 const openPaths = new Set<string>();
 
-/** The append-only, hash-chained event log of change requests, one JSON line per event. */
+/** What Journal.open needs besides the path. */
+export interface JournalOpenOptions {
+  now?: () => number;
+  /** JOURNAL_KEY: every new event is signed, and the MACs already there are checked at open. */
+  key?: string;
+  /** The append's file operations (tests simulate a full disk). */
+  fs?: JournalFs;
+}
+
+/** Why the journal cannot be written at the moment, after a failed append. */
+export interface JournalWriteFailure {
+  at: string;
+  /** The system's error code (ENOSPC, EROFS, EIO…), or `short_write`. */
+  code: string;
+  message: string;
+}
+
+/**
+ * The append-only, hash-chained event log of change requests, one JSON line per event. Each append
+ * is one write of the whole line followed by fsync; a failed or short write is cut back to the
+ * last whole line before anything else is appended, so a full disk never leaves a torn line behind.
+ */
 export class Journal {
   private closed = false;
+  private failure: JournalWriteFailure | undefined;
+  // Set when a failed append could not be cut back: the next append cuts first, or refuses.
+  private mustTruncate = false;
 
   private constructor(
     readonly path: string,
     private readonly fd: number,
     private head: string,
     private seq: number,
+    // Bytes of whole, verified lines: where a failed append is cut back to.
+    private size: number,
     private readonly now: () => number,
+    private readonly key: string | undefined,
+    private readonly fs: JournalFs,
   ) {}
 
-  /** Verifies the file (throwing JournalIntegrityError naming the line) and opens it for appending. */
+  /**
+   * Verifies the file (throwing JournalIntegrityError naming the line) and opens it for appending.
+   * A torn last line is moved to `approvals.jsonl.torn-<time>` first and reported in `torn`.
+   */
   static open(
     path: string,
-    options: { now?: () => number } = {},
-  ): { journal: Journal; events: JournalEvent[] } {
+    options: JournalOpenOptions = {},
+  ): { journal: Journal; events: JournalEvent[]; torn?: TornTail } {
     const full = resolve(path);
     if (openPaths.has(full)) throw new Error(`approvals journal ${full} is already open in this process`);
-    const checked = check(readText(full), true);
+    const text = readText(full);
+    const checked = check(text, true, options.key !== undefined ? { key: options.key } : {});
     if (!checked.ok) throw new JournalIntegrityError(full, checked.line, checked.reason);
-    mkdirSync(dirname(full), { recursive: true });
-    const fd = openSync(full, 'a');
-    if (checked.events.length === 0) syncDirectory(dirname(full));
+    if (options.key === undefined && checked.events.at(-1)?.mac !== undefined)
+      throw new JournalKeyError(full);
+    nodeFs.mkdirSync(dirname(full), { recursive: true });
+    const fd = nodeFs.openSync(full, 'a');
+    let torn: TornTail | undefined;
+    try {
+      if (checked.torn && checked.tornText !== undefined) {
+        torn = { ...checked.torn, movedTo: moveAside(full, fd, checked.tornText, checked.good) };
+      }
+    } catch (error) {
+      nodeFs.closeSync(fd);
+      throw error;
+    }
+    if (checked.events.length === 0 || torn) syncDirectory(dirname(full));
     openPaths.add(full);
-    const journal = new Journal(full, fd, checked.head, checked.events.length, options.now ?? Date.now);
-    return { journal, events: checked.events };
+    const journal = new Journal(
+      full,
+      fd,
+      checked.result.head,
+      checked.events.length,
+      checked.good,
+      options.now ?? Date.now,
+      options.key,
+      options.fs ?? realFs,
+    );
+    return { journal, events: checked.events, ...(torn ? { torn } : {}) };
   }
 
   /** The number of events and the hash of the last one. */
@@ -131,21 +317,66 @@ export class Journal {
     return { count: this.seq, head: this.head };
   }
 
-  /** Appends one event and flushes it to disk before returning; callers change state only after this. */
+  /** Why the last append failed, until an append succeeds again; undefined while appends work. */
+  get writeFailure(): JournalWriteFailure | undefined {
+    return this.failure;
+  }
+
+  /**
+   * Appends one event and flushes it to disk before returning; callers change state only after
+   * this. On any failure the file is left as it was before the call and StoreUnavailableError is
+   * thrown: the event did not happen.
+   */
   append(entry: JournalEntry, at = this.now()): JournalEvent {
     if (this.closed) throw new Error(`approvals journal ${this.path} is closed`);
-    const { event, line, hash } = chainEvent(entry, {
-      seq: this.seq + 1,
-      at: new Date(at).toISOString(),
-      prev: this.head,
-    });
+    if (this.mustTruncate) this.cutBack();
+    const { event, line, hash } = chainEvent(
+      entry,
+      { seq: this.seq + 1, at: new Date(at).toISOString(), prev: this.head },
+      this.key,
+    );
     const bytes = Buffer.from(`${line}\n`, 'utf8');
-    let written = 0;
-    while (written < bytes.length) written += writeSync(this.fd, bytes, written);
-    fsyncSync(this.fd);
+    try {
+      // One write of the whole line: a partial one is a failure, never continued by another write.
+      const written = this.fs.writeSync(this.fd, bytes, 0, bytes.length);
+      if (written !== bytes.length) {
+        throw Object.assign(new Error(`short write: ${written} of ${bytes.length} bytes`), {
+          code: 'short_write',
+        });
+      }
+      this.fs.fsyncSync(this.fd);
+    } catch (error) {
+      this.failed(error);
+    }
+    this.size += bytes.length;
     this.seq = event.seq;
     this.head = hash;
+    this.failure = undefined;
     return event;
+  }
+
+  /**
+   * Checks that the disk takes writes again after a failed append (a small probe file beside the
+   * journal, written and fsynced the way an append is); clears the failure if so.
+   */
+  probe(): JournalWriteFailure | undefined {
+    if (!this.failure || this.closed) return this.failure;
+    const probePath = join(dirname(this.path), `.${basename(this.path)}.probe`);
+    let fd: number | undefined;
+    try {
+      fd = nodeFs.openSync(probePath, 'w');
+      const bytes = Buffer.alloc(4096, 0x20);
+      if (this.fs.writeSync(fd, bytes, 0, bytes.length) !== bytes.length) return this.failure;
+      this.fs.fsyncSync(fd);
+      if (this.mustTruncate) this.cutBack();
+      this.failure = undefined;
+    } catch {
+      // Still failing: the failure recorded by the append stands.
+    } finally {
+      if (fd !== undefined) nodeFs.closeSync(fd);
+      nodeFs.rmSync(probePath, { force: true });
+    }
+    return this.failure;
   }
 
   /** Releases the file; appends after this throw. */
@@ -153,19 +384,82 @@ export class Journal {
     if (this.closed) return;
     this.closed = true;
     openPaths.delete(this.path);
-    closeSync(this.fd);
+    nodeFs.closeSync(this.fd);
   }
+
+  /** Cuts a failed append back to the last whole line, records why, and throws. */
+  private failed(error: unknown): never {
+    const code = String((error as NodeJS.ErrnoException).code ?? 'EIO');
+    const message = error instanceof Error ? error.message : String(error);
+    this.failure = { at: new Date(this.now()).toISOString(), code, message };
+    try {
+      this.cutBack();
+    } catch {
+      // The cut is retried before the next append, which refuses until it succeeds.
+    }
+    throw new StoreUnavailableError(
+      `the approvals journal cannot be written (${describeCode(code)}), so nothing was recorded`,
+    );
+  }
+
+  private cutBack(): void {
+    this.mustTruncate = true;
+    try {
+      this.fs.ftruncateSync(this.fd, this.size);
+      this.fs.fsyncSync(this.fd);
+    } catch (error) {
+      const code = String((error as NodeJS.ErrnoException).code ?? 'EIO');
+      throw new StoreUnavailableError(
+        `the approvals journal cannot be written (${describeCode(code)}), so nothing was recorded`,
+      );
+    }
+    this.mustTruncate = false;
+  }
+}
+
+function describeCode(code: string): string {
+  const known: Record<string, string> = {
+    ENOSPC: 'the disk is full',
+    EDQUOT: 'the disk quota is used up',
+    EROFS: 'the file system is read-only',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EIO: 'an input/output error',
+    EFBIG: 'the file is too large',
+    short_write: 'the disk took only part of the line',
+  };
+  return known[code] ? `${known[code]}, ${code}` : code;
+}
+
+/**
+ * Moves a torn last line to `approvals.jsonl.torn-<time>` (written and fsynced first, so a crash
+ * in between leaves it in both places, never in neither), then cuts the journal back to `good` bytes.
+ */
+function moveAside(path: string, fd: number, torn: string, good: number): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  let target = `${path}.torn-${stamp}`;
+  for (let n = 2; nodeFs.existsSync(target); n++) target = `${path}.torn-${stamp}-${n}`;
+  const out = nodeFs.openSync(target, 'wx');
+  try {
+    nodeFs.writeFileSync(out, torn);
+    nodeFs.fsyncSync(out);
+  } finally {
+    nodeFs.closeSync(out);
+  }
+  nodeFs.ftruncateSync(fd, good);
+  nodeFs.fsyncSync(fd);
+  return target;
 }
 
 /** Makes a newly created file's directory entry durable; not every platform allows it. */
 function syncDirectory(path: string): void {
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
-    fsyncSync(fd);
+    fd = nodeFs.openSync(path, 'r');
+    nodeFs.fsyncSync(fd);
   } catch {
     // Best effort: the data itself is fsynced with each append.
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    if (fd !== undefined) nodeFs.closeSync(fd);
   }
 }

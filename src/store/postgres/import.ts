@@ -33,8 +33,12 @@ const BATCH = 500;
  * verbatim, so the chain and its head hash stay the same; requests are rebuilt by replaying it.
  * Runs caught mid-way in the file become `unknown` at the first sweep of a bot on the database.
  */
-export async function importDataDir(dataDir: string, pool: pg.Pool): Promise<ImportResult> {
-  const journal = readJournal(join(dataDir, JOURNAL_FILE));
+export async function importDataDir(
+  dataDir: string,
+  pool: pg.Pool,
+  options: { key?: string } = {},
+): Promise<ImportResult> {
+  const journal = readJournal(join(dataDir, JOURNAL_FILE), options);
   const dataPath = join(dataDir, BOT_DATA_FILE);
   const data = existsSync(dataPath) ? new JsonFileStore(dataPath) : undefined;
   const keys = data ? await data.keys() : [];
@@ -97,7 +101,7 @@ export async function importDataDir(dataDir: string, pool: pg.Pool): Promise<Imp
       );
     }
   });
-  const verified = await verifyDatabaseJournal(pool);
+  const verified = await verifyDatabaseJournal(pool, options);
   if (!verified.ok) {
     throw new Error(`the imported journal does not verify at entry ${verified.line}: ${verified.reason}`);
   }

@@ -6,11 +6,14 @@ import { type Logger, scrubSecrets } from '../../log.js';
 import { applyEvent, stateAfter } from '../apply-event.js';
 import { newReplicaId } from '../file/file-store.js';
 import {
+  type Anchor,
   ChainChecker,
   chainEvent,
   GENESIS_HASH,
+  isSigned,
   type JournalEntry,
   type JournalEvent,
+  macMatches,
   parseEvent,
   sha256Hex,
   type TransitionEntry,
@@ -44,6 +47,8 @@ export interface PostgresStoreOptions {
   logger: Logger;
   /** REPLICA_LEASE_SECONDS: how long this replica's lease lasts without renewal. */
   leaseSeconds: number;
+  /** JOURNAL_KEY: every event this replica appends is signed with it. */
+  key?: string;
 }
 
 const HEALTH_TIMEOUT_MS = 2_000;
@@ -65,18 +70,23 @@ function errorText(error: unknown): string {
  * so appends from every replica queue on it and form one chain; the event commits or rolls back
  * with the state change it records.
  */
-async function appendEvent(client: pg.PoolClient, entry: JournalEntry, at: number): Promise<JournalEvent> {
+async function appendEvent(
+  client: pg.PoolClient,
+  entry: JournalEntry,
+  at: number,
+  key: string | undefined,
+): Promise<JournalEvent> {
   const head = await client.query<{ seq: string; hash: string }>(
     'SELECT seq, hash FROM netops_journal_head WHERE id = 1 FOR UPDATE',
   );
   const current = head.rows[0];
   if (!current) throw new StoreIntegrityError('the chain head row is missing');
   const seq = Number(current.seq) + 1;
-  const { event, line, hash } = chainEvent(entry, {
-    seq,
-    at: new Date(at).toISOString(),
-    prev: current.hash,
-  });
+  const { event, line, hash } = chainEvent(
+    entry,
+    { seq, at: new Date(at).toISOString(), prev: current.hash },
+    key,
+  );
   await client.query(
     'INSERT INTO netops_journal (seq, at, request_id, type, line) VALUES ($1, $2, $3, $4, $5)',
     [seq, event.at, entry.id, entry.type, line],
@@ -106,6 +116,7 @@ export class PostgresChangeStore implements ChangeStore {
   constructor(
     private readonly pool: pg.Pool,
     readonly replicaId: string,
+    private readonly key?: string,
   ) {}
 
   async create(request: ChangeRequest, actor: Actor, at: number): Promise<ChangeRequest> {
@@ -126,7 +137,12 @@ export class PostgresChangeStore implements ChangeStore {
           JSON.stringify(request),
         ],
       );
-      const event = await appendEvent(client, { type: 'created', id: request.id, actor, request }, at);
+      const event = await appendEvent(
+        client,
+        { type: 'created', id: request.id, actor, request },
+        at,
+        this.key,
+      );
       return applyEvent(undefined, event);
     });
   }
@@ -268,7 +284,7 @@ export class PostgresChangeStore implements ChangeStore {
   }
 
   async verifyJournal(): Promise<VerifyResult> {
-    return verifyDatabaseJournal(this.pool);
+    return verifyDatabaseJournal(this.pool, this.key !== undefined ? { key: this.key } : {});
   }
 
   /** Journals the transition already applied to `row` by the UPDATE, and stores the request after it. */
@@ -278,7 +294,7 @@ export class PostgresChangeStore implements ChangeStore {
     entry: TransitionEntry,
     at: number,
   ): Promise<ChangeRequest> {
-    const event = await appendEvent(client, entry, at);
+    const event = await appendEvent(client, entry, at, this.key);
     const next = applyEvent(row.data, event);
     await client.query('UPDATE netops_change_requests SET data = $2::jsonb WHERE id = $1', [
       row.id,
@@ -309,11 +325,14 @@ async function readHead(db: Queryable): Promise<JournalHead> {
  * hash links, schema), that its columns say what its text says, and that the head row matches the
  * last event, so an edited, deleted, inserted, reordered or cut-off row is reported by position.
  */
-export async function verifyDatabaseJournal(pool: pg.Pool): Promise<VerifyResult> {
+export async function verifyDatabaseJournal(
+  pool: pg.Pool,
+  options: { key?: string; anchors?: readonly Anchor[]; requireSigned?: boolean } = {},
+): Promise<VerifyResult> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const checker = new ChainChecker('entry');
+    const checker = new ChainChecker({ unit: 'entry', ...options });
     let position = 0;
     let after = 0;
     for (;;) {
@@ -424,7 +443,7 @@ export class PostgresStore implements Store {
     readonly migrations: MigrationResult,
   ) {
     this.data = new PostgresKeyValueStore(pool);
-    this.changeStore = new PostgresChangeStore(pool, newReplicaId());
+    this.changeStore = new PostgresChangeStore(pool, newReplicaId(), options.key);
   }
 
   /** Connects, migrates, checks the chain head against the last event, and registers this replica. */
@@ -432,7 +451,7 @@ export class PostgresStore implements Store {
     const pool = createPool(options.database, options.logger);
     try {
       const migrations = await migrate(pool, options.logger);
-      await checkHead(pool);
+      await checkHead(pool, options.key);
       const store = new PostgresStore(pool, options, migrations);
       await store.renewLease();
       store.startHeartbeat();
@@ -504,8 +523,11 @@ export class PostgresStore implements Store {
   }
 }
 
-/** At open: the head row must match the last event, or the chain was cut or edited at its end. */
-async function checkHead(pool: pg.Pool): Promise<void> {
+/**
+ * At open: the head row must match the last event, or the chain was cut or edited at its end; a
+ * signed last event needs JOURNAL_KEY, and its MAC must match it (a wrong key is found at once).
+ */
+async function checkHead(pool: pg.Pool, key: string | undefined): Promise<void> {
   const head = await readHead(pool);
   const last = await pool.query<{ seq: string; line: string }>(
     'SELECT seq, line FROM netops_journal ORDER BY seq DESC LIMIT 1',
@@ -517,6 +539,17 @@ async function checkHead(pool: pg.Pool): Promise<void> {
     throw new StoreIntegrityError(
       `the chain head records ${head.count} events, but the last journal entry is number ${count}` +
         (count === head.count ? ' and its hash differs' : ''),
+    );
+  }
+  if (!row || !isSigned(row.line)) return;
+  if (key === undefined) {
+    throw new StoreIntegrityError(
+      'the journal is signed (its entries carry MACs) but JOURNAL_KEY is not set: set it to the key the journal was written with',
+    );
+  }
+  if (!macMatches(row.line, key)) {
+    throw new StoreIntegrityError(
+      `the MAC of the last journal entry (number ${count}) does not match JOURNAL_KEY: the key is not the one the journal was written with, or the entry was forged`,
     );
   }
 }

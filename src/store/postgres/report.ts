@@ -1,5 +1,6 @@
 import type { DatabaseConfig } from '../../config.js';
 import { scrubSecrets, silentLogger } from '../../log.js';
+import { type Anchor, verifiedSummary } from '../journal-format.js';
 import { createPool } from './pool.js';
 import { verifyDatabaseJournal } from './postgres-store.js';
 
@@ -16,7 +17,10 @@ export function describeDatabase(url: string): string {
 }
 
 /** Verifies the journal in PostgreSQL (read only: it neither migrates nor writes). */
-export async function databaseJournalReport(database: DatabaseConfig): Promise<Report> {
+export async function databaseJournalReport(
+  database: DatabaseConfig,
+  options: { key?: string; anchors?: readonly Anchor[] } = {},
+): Promise<Report> {
   const where = describeDatabase(database.url);
   const pool = createPool(database, silentLogger());
   try {
@@ -29,11 +33,11 @@ export async function databaseJournalReport(database: DatabaseConfig): Promise<R
         line: `journal not checked: ${where} holds no netops journal (has the bot run on it?)`,
       };
     }
-    const result = await verifyDatabaseJournal(pool);
+    const result = await verifyDatabaseJournal(pool, { ...options, requireSigned: true });
     if (result.ok) {
       return {
         exitCode: 0,
-        line: `journal OK: ${result.events} events, chain verified (${where}, head ${result.head.slice(0, 12)})`,
+        line: `journal OK: ${verifiedSummary(result, options)} (${where}, anchor ${result.events}:${result.head})`,
       };
     }
     return { exitCode: 1, line: `journal TAMPERED at entry ${result.line}: ${result.reason} (${where})` };

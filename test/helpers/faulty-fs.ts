@@ -1,0 +1,43 @@
+import * as fs from 'node:fs';
+import type { JournalFs } from '../../src/store/file/journal.js';
+
+/**
+ * The real file operations, with faults on demand: `enospcAfter` bytes of the next write reach
+ * the file before ENOSPC (what a filling disk does), `short` makes the next write stop halfway and
+ * say so, `fsync` and `truncate` fail once.
+ */
+export function faultyFs() {
+  const faults: { enospcAfter?: number; short?: boolean; fsync?: boolean; truncate?: boolean } = {};
+  const calls = { writes: 0, truncates: 0 };
+  const seam: JournalFs = {
+    writeSync(fd, buffer, offset, length) {
+      calls.writes += 1;
+      if (faults.enospcAfter !== undefined) {
+        fs.writeSync(fd, buffer, offset, Math.min(faults.enospcAfter, length));
+        faults.enospcAfter = undefined;
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      if (faults.short) {
+        faults.short = false;
+        return fs.writeSync(fd, buffer, offset, Math.floor(length / 2));
+      }
+      return fs.writeSync(fd, buffer, offset, length);
+    },
+    fsyncSync(fd) {
+      if (faults.fsync) {
+        faults.fsync = false;
+        throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      }
+      fs.fsyncSync(fd);
+    },
+    ftruncateSync(fd, length) {
+      calls.truncates += 1;
+      if (faults.truncate) {
+        faults.truncate = false;
+        throw Object.assign(new Error('EIO: i/o error, ftruncate'), { code: 'EIO' });
+      }
+      fs.ftruncateSync(fd, length);
+    },
+  };
+  return { seam, faults, calls };
+}

@@ -1,0 +1,182 @@
+// `node dist/store/verify-cli.js` as the Docker image ships it (and `npm run audit:verify` runs it
+// from src): only the variables it needs, exit 0 verified, 1 tampered, 2 could not check.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { Journal } from '../../src/store/file/journal.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { useTestDatabase } from '../helpers/postgres.js';
+
+const KEY = 'process-test-journal-key-0123456789abcdef';
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const RITA = { userId: 'U0RITA' };
+
+const db = useTestDatabase();
+
+/** Runs the built audit:verify with exactly `env` (plus PATH); its exit code and output. */
+async function auditVerify(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, ['dist/store/verify-cli.js', ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
+  );
+}
+
+function request(id: string) {
+  return {
+    id,
+    tool: 'delete_network',
+    site: 'default',
+    args: { site_id: 'default', network_id: 'Guest' },
+    requester: RITA,
+    preview: { dry_run: true, would_delete: { name: 'Guest' }, warnings: [] },
+    previewHash: 'a'.repeat(64),
+    createdAt: '2030-01-01T00:00:00.000Z',
+    expiresAt: '2030-01-01T00:15:00.000Z',
+    state: 'pending' as const,
+  };
+}
+
+/** A DATA_DIR whose journal holds three events, signed with `key` when given; its lines. */
+function dataDir(key?: string): { dir: string; lines: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'netops-verify-'));
+  const path = join(dir, 'approvals.jsonl');
+  const { journal } = Journal.open(path, key ? { key } : {});
+  journal.append({ type: 'created', id: 'cr_a', actor: RITA, request: request('cr_a') });
+  journal.append({ type: 'created', id: 'cr_b', actor: RITA, request: request('cr_b') });
+  journal.append({ type: 'cancelled', id: 'cr_a', actor: RITA });
+  journal.close();
+  return { dir, lines: readFileSync(path, 'utf8').split('\n').slice(0, -1) };
+}
+
+describe('audit:verify as shipped, on DATA_DIR', () => {
+  it('exits 0 on a signed journal with DATA_DIR and JOURNAL_KEY only, and ignores the bot’s other settings', async () => {
+    const { dir, lines } = dataDir(KEY);
+
+    const result = await auditVerify({
+      DATA_DIR: dir,
+      JOURNAL_KEY: KEY,
+      SLACK_BOT_TOKEN: 'not-a-token',
+      PORT: 'x',
+    });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      `journal OK: 3 events, chain verified; every event's MAC verified (JOURNAL_KEY) (${join(dir, 'approvals.jsonl')}, anchor 3:${sha256(lines[2] ?? '')})\n`,
+    );
+    expect(result.stdout).not.toContain(KEY);
+  });
+
+  it('exits 1 on a forged append with the right prev', async () => {
+    const { dir, lines } = dataDir(KEY);
+    const forged = {
+      seq: 4,
+      at: '2030-01-01T00:01:00.000Z',
+      prev: sha256(lines[2] ?? ''),
+      type: 'cancelled',
+      id: 'cr_b',
+      actor: RITA,
+    };
+    writeFileSync(join(dir, 'approvals.jsonl'), `${[...lines, JSON.stringify(forged)].join('\n')}\n`);
+
+    const result = await auditVerify({ DATA_DIR: dir, JOURNAL_KEY: KEY });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /^journal TAMPERED at line 4: it has no MAC although line 1 before it has one/,
+    );
+  });
+
+  it('exits 1 when the tail was cut behind an anchor, given on the command line or in a file', async () => {
+    const { dir, lines } = dataDir();
+    const anchor = `3:${sha256(lines[2] ?? '')}`;
+    writeFileSync(join(dir, 'approvals.jsonl'), `${lines.slice(0, 2).join('\n')}\n`);
+    const saved = join(mkdtempSync(join(tmpdir(), 'netops-anchors-')), 'anchors.txt');
+    writeFileSync(saved, `:anchor: Journal anchor (periodic): 3 events, head \`${anchor}\`.\n`);
+
+    const plain = await auditVerify({ DATA_DIR: dir });
+    const inline = await auditVerify({ DATA_DIR: dir }, ['--anchor', anchor]);
+    const fromFile = await auditVerify({ DATA_DIR: dir }, [`--anchor-file=${saved}`]);
+
+    expect(plain.code).toBe(0);
+    expect(inline.code).toBe(1);
+    expect(inline.stdout).toMatch(
+      /^journal TAMPERED at line 2: the anchor 3:[0-9a-f]{12}… records 3 events but the journal has 2/,
+    );
+    expect(fromFile).toEqual(inline);
+  });
+
+  it('exits 2 when it cannot check: a short JOURNAL_KEY, DATA_DIR not a directory or missing, a bad anchor, a missing anchor file', async () => {
+    const { dir } = dataDir();
+    const notADir = join(dir, 'approvals.jsonl');
+
+    const results = await Promise.all([
+      auditVerify({ DATA_DIR: dir, JOURNAL_KEY: 'short-key' }),
+      auditVerify({ DATA_DIR: notADir }),
+      auditVerify({ DATA_DIR: dir }, ['--anchor', '3:xyz']),
+      auditVerify({ DATA_DIR: dir }, ['--anchor-file', join(dir, 'none.txt')]),
+      auditVerify({ DATA_DIR: dir }, ['--verbose']),
+      auditVerify({ DATA_DIR: join(dir, 'no-such-dir') }),
+    ]);
+
+    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2]);
+    for (const r of results) expect(r.stdout).toMatch(/^journal not checked: /);
+    expect(results[0]?.stdout).toContain('JOURNAL_KEY: must be at least 32 characters');
+    expect(results[0]?.stdout).not.toContain('short-key');
+    expect(results[1]?.stdout).toBe(`journal not checked: DATA_DIR ${notADir} is not a directory\n`);
+    expect(results[2]?.stdout).toContain('--anchor takes <count>:<the 64 hex digits of the head>');
+    expect(results[3]?.stdout).toMatch(/ENOENT/);
+    expect(results[4]?.stdout).toContain('unknown argument --verbose');
+    expect(results[5]?.stdout).toMatch(/DATA_DIR .*no-such-dir does not exist/);
+  });
+});
+
+describe('audit:verify as shipped, on PostgreSQL', () => {
+  it('exits 0 with DATABASE_URL and JOURNAL_KEY only, and 1 once a row was re-chained', async () => {
+    await db.reset();
+    const store = await PostgresStore.open({
+      database: { url: db.url },
+      logger: silentLogger(),
+      leaseSeconds: 30,
+      key: KEY,
+    });
+    await store
+      .changes()
+      .create({ ...request('cr_pg_one'), channel: 'C1' }, RITA, Date.parse('2030-01-01T00:00:00.000Z'));
+    await store
+      .changes()
+      .create({ ...request('cr_pg_two'), channel: 'C1' }, RITA, Date.parse('2030-01-01T00:00:01.000Z'));
+    await store.close();
+
+    const intact = await auditVerify({ DATABASE_URL: db.url, JOURNAL_KEY: KEY });
+    const rows = await db.query<{ line: string }>('SELECT line FROM netops_journal ORDER BY seq');
+    const first = (rows.rows[0]?.line ?? '').replace('U0RITA', 'U0RITO');
+    const second = JSON.parse(rows.rows[1]?.line ?? '{}') as Record<string, unknown>;
+    second.prev = sha256(first);
+    const secondLine = JSON.stringify(second);
+    await db.query('UPDATE netops_journal SET line = $1 WHERE seq = 1', [first]);
+    await db.query('UPDATE netops_journal SET line = $1 WHERE seq = 2', [secondLine]);
+    await db.query('UPDATE netops_journal_head SET hash = $1', [sha256(secondLine)]);
+    const tampered = await auditVerify({ DATABASE_URL: db.url, JOURNAL_KEY: KEY });
+
+    expect(intact.code).toBe(0);
+    expect(intact.stdout).toMatch(
+      /^journal OK: 2 events, chain verified; every event's MAC verified \(JOURNAL_KEY\) \(PostgreSQL /,
+    );
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toMatch(/^journal TAMPERED at entry 1: its MAC does not match/);
+  }, 20_000);
+});

@@ -1,0 +1,231 @@
+// The built bot (`node dist/main.js`, only environment variables) interrupted the ways a bad day
+// interrupts it: a journal with a torn last line at start, SIGTERM while a change is being written,
+// SIGKILL while a change is being written. The file store in DATA_DIR, HTTP mode, the simulator as
+// the controller and a fake Slack.
+import { execFile } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { Journal } from '../../src/store/file/journal.js';
+import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+
+const SECRET = 'interruptions-signing-secret';
+
+let slack: FakeSlack;
+let sim: Simulator;
+
+beforeAll(async () => {
+  [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+});
+afterEach(async () => {
+  await stopAllBots();
+  sim.clearFaults();
+});
+afterAll(async () => {
+  await Promise.all([slack?.close(), sim?.close()]);
+});
+
+const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
+
+/** The bot in HTTP mode on `dataDir`, with the port it listens on. */
+async function start(dataDir: string): Promise<{ bot: BotProcess; url: string }> {
+  const bot = spawnBot({
+    SLACK_BOT_TOKEN: 'xoxb-interruptions',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    GATEWAY_URL: sim.url,
+    GATEWAY_API_KEY: sim.apiKey,
+    DATA_DIR: dataDir,
+  });
+  const listening = await bot.waitForLog(isListening);
+  return { bot, url: `http://127.0.0.1:${String(listening.port)}` };
+}
+
+async function post(url: string, body: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${url}/slack/events`, {
+    method: 'POST',
+    headers: slackHeaders(SECRET, body),
+    body,
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+const textOf = (call: SlackCall | undefined) =>
+  `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
+const updatesOf = (ts: string) => slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
+const networkPosts = (name: string) =>
+  sim.requests.filter(
+    (r) =>
+      r.method === 'POST' &&
+      r.route.endsWith('rest/networkconf') &&
+      (r.body as { name?: string }).name === name,
+  );
+
+function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
+  const blocks = (call?.args.blocks ?? []) as {
+    type: string;
+    elements?: { action_id: string; value: string }[];
+  }[];
+  return blocks.filter((x) => x.type === 'actions').flatMap((x) => x.elements ?? []);
+}
+
+/** Proposes a network through the bot; the request id, and the preview's ts once the bot recorded it. */
+async function propose(
+  url: string,
+  dataDir: string,
+  name: string,
+  vlan: number,
+): Promise<{ id: string; ts: string }> {
+  const before = slack.callsOf('chat.postMessage').length;
+  const text = `create_network name=${name} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`;
+  await post(url, commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: slack.responseUrl() }));
+  const preview = () =>
+    slack
+      .callsOf('chat.postMessage')
+      .slice(before)
+      .find((c) => textOf(c).includes(name));
+  await slack.waitFor(() => preview() !== undefined, 10_000);
+  const id = buttonsOf(preview()).find((b) => b.action_id === 'approve')?.value ?? '';
+  const recorded = () =>
+    journalEvents(dataDir).find((e) => e.id === id && e.type === 'message') as
+      | { message: { ts: string } }
+      | undefined;
+  await slack.waitFor(() => recorded() !== undefined, 5_000);
+  return { id, ts: recorded()?.message.ts ?? '' };
+}
+
+function journalEvents(dataDir: string): { id: string; type: string }[] {
+  return readFileSync(join(dataDir, 'approvals.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { id: string; type: string });
+}
+
+function approve(url: string, id: string, user = 'U2'): Promise<{ status: number; text: string }> {
+  return post(
+    url,
+    buttonBody({ actionId: 'approve', value: id, userId: user, response_url: slack.responseUrl() }),
+  );
+}
+
+function journalTypes(dataDir: string, id: string): string[] {
+  return journalEvents(dataDir)
+    .filter((event) => event.id === id)
+    .map((event) => event.type);
+}
+
+/** The built audit:verify on a DATA_DIR, with nothing else in its environment. */
+async function auditVerify(dataDir: string): Promise<{ code: number; stdout: string }> {
+  return promisify(execFile)(process.execPath, ['dist/store/verify-cli.js'], {
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+  }).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+  );
+}
+
+describe('the built bot after a crash tore the journal’s last line', () => {
+  it('moves the torn line aside with a warning, starts with its pending request, and audit:verify passes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-torn-'));
+    const now = Date.now();
+    const { journal } = Journal.open(join(dataDir, 'approvals.jsonl'));
+    const request = {
+      id: 'cr_tornlinetestaaaaaaaaa',
+      tool: 'create_network',
+      site: 'default',
+      args: { site_id: 'default', name: 'Torn', vlan_id: 77, subnet: '10.77.0.0/24' },
+      requester: { userId: 'U1' },
+      channel: 'C1',
+      preview: { dry_run: true, would_create: { name: 'Torn' }, warnings: [] },
+      previewHash: 'a'.repeat(64),
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + 900_000).toISOString(),
+      state: 'pending' as const,
+    };
+    journal.append({ type: 'created', id: request.id, actor: { userId: 'U1' }, request });
+    journal.close();
+    appendFileSync(join(dataDir, 'approvals.jsonl'), '{"seq":2,"at":"2026-01-01T00:00:00.000Z","pr');
+
+    const { bot, url } = await start(dataDir);
+    const health = (await (await fetch(`${url}/healthz`)).json()) as Record<string, unknown>;
+    const audit = await auditVerify(dataDir);
+
+    const warning = bot.logs().find((l) => /was torn/.test(l.msg));
+    expect(warning).toMatchObject({ level: 40, line: 2 });
+    expect(String(warning?.moved_to)).toMatch(/approvals\.jsonl\.torn-/);
+    expect(readdirSync(dataDir).filter((f) => f.startsWith('approvals.jsonl.torn-'))).toHaveLength(1);
+    expect(health).toMatchObject({ status: 'ok', pending_changes: 1 });
+    expect(audit.code).toBe(0);
+    expect(audit.stdout).toMatch(/^journal OK: 1 event, chain verified/);
+    expect(await bot.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('SIGTERM while a change is being written', () => {
+  it('refuses new work, waits for the write, records it once, says Done, and exits 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-sigterm-'));
+    const { bot, url } = await start(dataDir);
+    const { id, ts } = await propose(url, dataDir, 'Sigterm', 78);
+    sim.injectFault({ kind: 'latency', ms: 1_500, method: 'POST', route: 'rest/networkconf' });
+    await approve(url, id);
+    await slack.waitFor(() => networkPosts('Sigterm').length === 1, 10_000);
+
+    const exit = bot.stop('SIGTERM');
+    await bot.waitForLog((l) => l.msg.startsWith('stopping: waiting for running work'));
+    const refused = await post(
+      url,
+      commandBody({ text: 'list_vlans', user_id: 'U3', response_url: slack.responseUrl() }),
+    );
+
+    expect(await exit).toEqual({ code: 0, signal: null });
+    expect(refused.status).toBe(200);
+    expect(JSON.parse(refused.text).text).toMatch(/^:hourglass: The bot is restarting and takes no new work/);
+    expect(networkPosts('Sigterm')).toHaveLength(1);
+    expect(sim.state.findNetworkByName('default', 'Sigterm')).toMatchObject({ vlan: 78 });
+    expect(textOf(updatesOf(ts)[0])).toContain('*Running…*');
+    expect(textOf(updatesOf(ts).at(-1))).toContain('*Done*');
+    expect(buttonsOf(updatesOf(ts).at(-1))).toEqual([]);
+    expect(slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
+    expect(journalTypes(dataDir, id)).toEqual(['created', 'message', 'approved', 'executing', 'succeeded']);
+    expect(bot.logs().map((l) => l.msg)).toContain('stopped');
+    expect((await auditVerify(dataDir)).code).toBe(0);
+  }, 30_000);
+});
+
+describe('SIGKILL while a change is being written', () => {
+  it('at the restart, edits the message to "outcome unknown" without buttons, and never runs it again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-sigkill-'));
+    const first = await start(dataDir);
+    const { id, ts } = await propose(first.url, dataDir, 'Sigkill', 79);
+    sim.injectFault({ kind: 'latency', ms: 1_500, method: 'POST', route: 'rest/networkconf' });
+    await approve(first.url, id);
+    await slack.waitFor(() => networkPosts('Sigkill').length === 1, 10_000);
+    await first.bot.stop('SIGKILL');
+
+    const second = await start(dataDir);
+    await slack.waitFor(() => updatesOf(ts).some((c) => textOf(c).includes('Outcome unknown')), 10_000);
+    const retry = await approve(second.url, id, 'U3');
+    await slack.waitFor(() => sim.state.findNetworkByName('default', 'Sigkill') !== undefined, 5_000);
+
+    const unknown = updatesOf(ts).find((c) => textOf(c).includes('Outcome unknown'));
+    expect(textOf(unknown)).toContain('may or may not have reached the controller');
+    expect(buttonsOf(unknown)).toEqual([]);
+    expect(retry.status).toBe(200);
+    expect(networkPosts('Sigkill')).toHaveLength(1);
+    expect(journalTypes(dataDir, id)).toEqual([
+      'created',
+      'message',
+      'approved',
+      'executing',
+      'outcome_unknown',
+    ]);
+    expect((await auditVerify(dataDir)).code).toBe(0);
+    expect(await second.bot.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 30_000);
+});

@@ -1,0 +1,245 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { FileStore } from '../../src/store/file/file-store.js';
+import { journalReport } from '../../src/store/file/journal.js';
+import { Clock } from '../approvals/harness.js';
+import type { SlackCall } from '../helpers/fake-slack.js';
+import { faultyFs } from '../helpers/faulty-fs.js';
+import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+
+const bots: SlackBot[] = [];
+
+async function bot(options?: Parameters<typeof startSlackBot>[0]): Promise<SlackBot> {
+  const started = await startSlackBot(options);
+  bots.push(started);
+  return started;
+}
+
+afterEach(async () => {
+  for (const b of bots.splice(0)) await b.close();
+});
+
+const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
+const textOf = (call: SlackCall | undefined) =>
+  `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
+const networkPosts = (b: SlackBot) =>
+  b.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
+const updatesOf = (b: SlackBot, ts: string) => b.slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
+
+function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
+  const blocks = (call?.args.blocks ?? []) as {
+    type: string;
+    elements?: { action_id: string; value: string }[];
+  }[];
+  return blocks.filter((x) => x.type === 'actions').flatMap((x) => x.elements ?? []);
+}
+
+function requestIdOf(call: SlackCall | undefined): string {
+  const approve = buttonsOf(call).find((x) => x.action_id === 'approve');
+  if (!approve) throw new Error('the preview has no approve button');
+  return approve.value;
+}
+
+/** Proposes a network and returns the request id and the preview's ts, once the ts is recorded. */
+async function propose(b: SlackBot, name: string, vlan: number): Promise<{ id: string; ts: string }> {
+  const before = previews(b).length;
+  await b.command(`create_network name=${name} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U1');
+  await b.slack.waitFor(() => previews(b).length > before);
+  const id = requestIdOf(previews(b).at(-1));
+  await b.slack.waitFor(async () => (await b.approvals.get(id))?.message !== undefined);
+  return { id, ts: String((await b.approvals.get(id))?.message?.ts) };
+}
+
+describe('an approved change while it runs', () => {
+  it('shows "Running…" without buttons before the controller write starts', async () => {
+    const b = await bot();
+    const { id, ts } = await propose(b, 'Held', 71);
+    b.sim.injectFault({ kind: 'latency', ms: 800, method: 'POST', route: 'rest/networkconf' });
+
+    await b.click('approve', id, 'U2');
+    await b.slack.waitFor(() => networkPosts(b).length === 1);
+    const shownWhenTheWriteArrived = updatesOf(b, ts).map((c) => textOf(c));
+    const createdYet = b.sim.state.findNetworkByName('default', 'Held') !== undefined;
+    await b.slack.waitFor(() => updatesOf(b, ts).some((c) => textOf(c).includes('*Done*')));
+
+    expect(createdYet).toBe(false);
+    expect(shownWhenTheWriteArrived).toHaveLength(1);
+    expect(shownWhenTheWriteArrived[0]).toContain('*Running…* · approved by <@U2>');
+    expect(buttonsOf(updatesOf(b, ts)[0])).toEqual([]);
+    expect(updatesOf(b, ts).map((c) => (textOf(c).includes('*Done*') ? 'done' : 'running'))).toEqual([
+      'running',
+      'done',
+    ]);
+    expect(networkPosts(b)).toHaveLength(1);
+  });
+});
+
+describe('a request decided before its message ts was recorded', () => {
+  it('is edited once the ts is known: cancelled while chat.postMessage was still answering', async () => {
+    const b = await bot();
+    b.slack.delays['chat.postMessage'] = 600;
+    await b.command('create_network name=Race vlan_id=72 subnet=10.72.0.0/24', 'U1');
+    await b.slack.waitFor(() => previews(b).length === 1);
+    const id = requestIdOf(previews(b)[0]);
+
+    await b.click('cancel', id, 'U1');
+    await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'cancelled');
+    const editsBeforeTheTs = b.slack.callsOf('chat.update').length;
+    await b.slack.waitFor(() => b.slack.callsOf('chat.update').length > 0, 5000);
+
+    const edit = b.slack.callsOf('chat.update')[0];
+    expect(editsBeforeTheTs).toBe(0);
+    expect(textOf(edit)).toContain('Cancelled');
+    expect(buttonsOf(edit)).toEqual([]);
+    expect(edit?.args.ts).toBe((await b.approvals.get(id))?.message?.ts);
+  });
+
+  it('is edited once the ts is known: expired by a sweep while chat.postMessage was still answering', async () => {
+    const clock = new Clock();
+    clock.ms = Date.now();
+    const b = await bot({ now: clock.now });
+    b.slack.delays['chat.postMessage'] = 600;
+    await b.command('create_network name=Late vlan_id=73 subnet=10.73.0.0/24', 'U1');
+    await b.slack.waitFor(() => previews(b).length === 1);
+    const id = requestIdOf(previews(b)[0]);
+
+    clock.advance(901);
+    await b.app.slack?.sweep();
+    const state = (await b.approvals.get(id))?.state;
+    await b.slack.waitFor(() => b.slack.callsOf('chat.update').length > 0, 5000);
+
+    expect(state).toBe('expired');
+    expect(textOf(b.slack.callsOf('chat.update')[0])).toContain('Expired, not run');
+    expect(buttonsOf(b.slack.callsOf('chat.update')[0])).toEqual([]);
+  });
+});
+
+describe('message edits a sweep could not make', () => {
+  it('are made at the next sweep', async () => {
+    const clock = new Clock();
+    clock.ms = Date.now();
+    const b = await bot({ now: clock.now });
+    const { id, ts } = await propose(b, 'Owed', 74);
+    b.slack.failures['chat.update'] = { error: 'ratelimited', times: 1 };
+
+    clock.advance(901);
+    const first = await b.app.slack?.sweep();
+    const afterFirst = updatesOf(b, ts).length;
+    const second = await b.app.slack?.sweep();
+
+    expect(first).toEqual({ expired: 1, interrupted: 0 });
+    expect(afterFirst).toBe(1);
+    expect(second).toEqual({ expired: 0, interrupted: 0 });
+    expect(updatesOf(b, ts)).toHaveLength(2);
+    expect(textOf(updatesOf(b, ts)[1])).toContain('Expired, not run');
+    expect((await b.approvals.get(id))?.state).toBe('expired');
+  });
+});
+
+describe('a journal that cannot be written', () => {
+  it('refuses the change with a clear message, and /healthz says degraded with the reason until the disk takes writes again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-slack-'));
+    const disk = faultyFs();
+    const b = await bot({
+      dataDir,
+      store: new FileStore(dataDir, { data: new MemoryStore(), fs: disk.seam }),
+    });
+    const health = async () => {
+      const response = await fetch(`http://127.0.0.1:${b.port}/healthz`);
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    disk.faults.enospcAfter = 10;
+
+    const { responseUrl } = await b.command('create_network name=Full vlan_id=75 subnet=10.75.0.0/24', 'U1');
+    await b.slack.waitFor(() => b.slack.responses.some((r) => responseUrl.endsWith(r.path)));
+    disk.faults.enospcAfter = 0;
+    const full = await health();
+    const freed = await health();
+    const retry = await propose(b, 'Full', 75);
+
+    const told = b.slack.responses.find((r) => responseUrl.endsWith(r.path));
+    expect(String(told?.body.text)).toBe(
+      ':floppy_disk: Not recorded: the approvals journal cannot be written (the disk is full, ENOSPC), so nothing was recorded. ' +
+        "Nothing was run; ask an admin to check the bot's storage (/healthz says why), then try again.",
+    );
+    expect(previews(b)).toHaveLength(1);
+    expect(full.status).toBe(200);
+    expect(full.body).toMatchObject({
+      status: 'degraded',
+      store: { kind: 'file', ok: false, read_only: true },
+      pending_changes: 0,
+    });
+    expect(String((full.body.store as { error: string }).error)).toMatch(
+      /\(ENOSPC\): changes are refused, lookups work$/,
+    );
+    expect(freed).toMatchObject({ status: 200, body: { status: 'ok', store: { kind: 'file', ok: true } } });
+    expect((await b.approvals.get(retry.id))?.state).toBe('pending');
+    expect(b.sim.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
+
+describe('stopping', () => {
+  it('refuses new work, reports 503 stopping, and lets a running change finish before it stops', async () => {
+    const b = await bot();
+    const { id, ts } = await propose(b, 'Drain', 76);
+    b.sim.injectFault({ kind: 'latency', ms: 800, method: 'POST', route: 'rest/networkconf' });
+    await b.click('approve', id, 'U2');
+    await b.slack.waitFor(() => networkPosts(b).length === 1);
+
+    const stopping = b.app.slack?.stop();
+    const command = await b.command('list_vlans', 'U3');
+    const health = await fetch(`http://127.0.0.1:${b.port}/healthz`);
+    const healthBody = await health.json();
+    const stateWhileStopping = (await b.approvals.get(id))?.state;
+    await stopping;
+
+    expect(JSON.parse(command.text)).toEqual({
+      response_type: 'ephemeral',
+      text: ':hourglass: The bot is restarting and takes no new work; nothing was done. Try again in a moment.',
+    });
+    expect(health.status).toBe(503);
+    expect(healthBody).toMatchObject({ status: 'stopping' });
+    expect(stateWhileStopping).toBe('executing');
+    expect((await b.approvals.get(id))?.state).toBe('succeeded');
+    expect(textOf(updatesOf(b, ts).at(-1))).toContain('*Done*');
+    expect(b.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
+    expect(networkPosts(b)).toHaveLength(1);
+    expect(b.slack.responses).toHaveLength(0);
+  });
+});
+
+describe('journal anchors in AUDIT_CHANNEL', () => {
+  it('posts the head and count at start, when it moved, and at stop; each one verifies the journal', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-slack-'));
+    const first = await bot({ dataDir, env: { AUDIT_CHANNEL: 'CAUDIT1' } });
+    const startAnchors = first.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT1');
+    await propose(first, 'Anchored', 81);
+    await first.app.close();
+    const second = await bot({ dataDir, sim: first.sim, env: { AUDIT_CHANNEL: 'CAUDIT1' } });
+    await second.slack.waitFor(() =>
+      second.slack.callsOf('chat.postMessage').some((c) => c.args.channel === 'CAUDIT1'),
+    );
+
+    const anchors = [...first.slack.calls, ...second.slack.calls]
+      .filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'CAUDIT1')
+      .map((c) => String(c.args.text));
+    const head = await second.approvals.journalHead();
+    const found = anchors.map((text) => /`(\d+):([0-9a-f]{64})`/.exec(text)?.slice(1, 3));
+
+    expect(startAnchors).toEqual([]);
+    expect(anchors).toHaveLength(2);
+    expect(anchors[0]).toMatch(
+      /^:anchor: Journal anchor \(stop\): 2 events, head `2:[0-9a-f]{64}`\. Check the journal against it with `audit:verify --anchor 2:[0-9a-f]{64}`\.$/,
+    );
+    expect(anchors[1]).toMatch(/^:anchor: Journal anchor \(start\): 2 events/);
+    expect(found[1]).toEqual([String(head.count), head.head]);
+    expect(
+      journalReport(dataDir, {
+        anchors: found.map((f) => ({ count: Number(f?.[0]), head: String(f?.[1]) })),
+      }),
+    ).toMatchObject({ exitCode: 0 });
+  });
+});
