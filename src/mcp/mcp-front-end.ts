@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Writable } from 'node:stream';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpToken } from '../config.js';
 import { McpHttpEndpoint } from './http-endpoint.js';
 import { createSessionServer } from './mcp-server.js';
@@ -15,6 +17,8 @@ export interface McpFrontEndOptions extends McpDeps {
 /** The MCP front end: one client on stdio, or sessions over Streamable HTTP inside the bot. */
 export interface McpFrontEnd {
   tools: McpTools;
+  /** Serves one client on a transport, as the holder of `label` (in-process clients, tests). */
+  connect(transport: Transport, label?: string): Promise<McpServer>;
   /** Serves one client on the streams (stdin/stdout); resolves when its input ends. */
   serveStdio(input?: Readable, output?: Writable): Promise<void>;
   /** POST /mcp and DELETE /mcp, for the bot's HTTP server. */
@@ -31,6 +35,11 @@ export function createMcpFrontEnd(options: McpFrontEndOptions): McpFrontEnd {
   const http = new McpHttpEndpoint(options.tokens, server, options.logger);
   return {
     tools,
+    async connect(transport, label = 'stdio') {
+      const mcp = server(label);
+      await mcp.connect(transport);
+      return mcp;
+    },
     async serveStdio(input = process.stdin, output = process.stdout) {
       const mcp = server('stdio');
       const ended = new Promise<void>((resolve) => {

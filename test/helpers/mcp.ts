@@ -1,9 +1,24 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { type App, createApp } from '../../src/app.js';
 import { resolveCommand } from '../../src/commands/aliases.js';
 import { parseCommandLine } from '../../src/commands/parse-command-line.js';
+import { loadConfig } from '../../src/config.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { silentLogger } from '../../src/log.js';
+import { mcpKit } from '../../src/mcp/mcp-kit.js';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import type { RecordedRequest } from '../../src/simulator/types.js';
+import { FileStore } from '../../src/store/file/file-store.js';
+import type { Store } from '../../src/store/types.js';
 import type { ToolRegistry } from '../../src/tools/registry.js';
 import { exampleLine } from '../../src/tools/tool-help.js';
+import { testGateway } from './test-gateway.js';
 
 /**
  * Argument objects written from the spec's argument tables (section 4), as an MCP client sends
@@ -129,4 +144,53 @@ export function schemaValidator(tools: readonly Tool[]) {
     if (!validate) return [`${tool} is not listed`];
     return validate(args) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
   };
+}
+
+/** The bot built as `netops mcp` builds it (no Slack), with the SDK's client on an in-memory transport. */
+export interface McpBot {
+  app: App;
+  sim: Simulator;
+  client: Client;
+  /** Requests the simulator received that change something. */
+  writes(): RecordedRequest[];
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** Starts a simulator and an MCP-only app (file store in a fresh DATA_DIR) and connects a client as `label`. */
+export async function startMcpBot(
+  options: { env?: Record<string, string>; label?: string; store?: Store } = {},
+): Promise<McpBot> {
+  const sim = await startSimulator();
+  const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-mcp-')), ...options.env });
+  const app = createApp({
+    config,
+    logger: silentLogger(),
+    gateway: testGateway(sim),
+    store: options.store ?? new FileStore(config.dataDir, { data: new MemoryStore() }),
+    mcpKit,
+    ownsChanges: config.mcp.writes !== 'off',
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test-assistant', version: '9.9' });
+  await app.mcp?.connect(serverSide, options.label ?? 'stdio');
+  await client.connect(clientSide);
+  return {
+    app,
+    sim,
+    client,
+    writes: () => sim.requests.filter((r) => r.method !== 'GET' && !r.route.includes('/stat/')),
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    async close() {
+      await client.close();
+      await app.close();
+      await sim.close();
+    },
+  };
+}
+
+/** The text of a tool result's first content block. */
+export function textOf(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : '';
 }
