@@ -176,7 +176,8 @@ function parseMcpTokens(text: string): McpToken[] | string {
     const label = colon === -1 ? 'mcp' : entry.slice(0, colon);
     const secret = colon === -1 ? entry : entry.slice(colon + 1);
     // Never echo the value: the rule alone says what is wrong.
-    if (!MCP_LABEL.test(label)) return 'each label (before ":") must be 1–64 letters, digits, ".", "_" or "-"';
+    if (!MCP_LABEL.test(label))
+      return 'each label (before ":") must be 1–64 letters, digits, ".", "_" or "-"';
     if (secret.length < MCP_SECRET_MIN || /\s/.test(secret)) {
       return `each secret must be at least ${MCP_SECRET_MIN} characters without spaces (e.g. openssl rand -hex 32)`;
     }

@@ -279,7 +279,9 @@ async function main(argv: string[]): Promise<number> {
   // `mcp` is not a tool: it serves MCP on stdio (checked before any console parsing).
   if (argv[0] === 'mcp') {
     if (argv.length > 1) {
-      process.stderr.write('usage: netops mcp   (MCP on stdin/stdout; configured by environment variables)\n');
+      process.stderr.write(
+        'usage: netops mcp   (MCP on stdin/stdout; configured by environment variables)\n',
+      );
       return 2;
     }
     return runMcp(config);

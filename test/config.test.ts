@@ -265,7 +265,10 @@ describe('MCP variables', () => {
       'must be a Slack channel id (C…)',
     );
     expect(configError({ MCP_APPROVAL_CHANNEL: 'C0OTHER', WRITE_CHANNELS: 'C0NETOPS' }).issues).toEqual([
-      { field: 'MCP_APPROVAL_CHANNEL', rule: 'must be one of WRITE_CHANNELS, where changes may be requested' },
+      {
+        field: 'MCP_APPROVAL_CHANNEL',
+        rule: 'must be one of WRITE_CHANNELS, where changes may be requested',
+      },
     ]);
   });
 });

@@ -138,7 +138,9 @@ export class Approvals {
   }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
     const { registry } = this.options;
     if (registry.require(input.tool).access !== 'write') {
-      throw new ValidationError([{ field: 'tool', rule: `${input.tool} only reads; it needs no change request` }]);
+      throw new ValidationError([
+        { field: 'tool', rule: `${input.tool} only reads; it needs no change request` },
+      ]);
     }
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, input.args);
     const preview = await this.dryRun(input.tool, args);
@@ -150,7 +152,8 @@ export class Approvals {
     );
     if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
     const outcome = await this.execute(claimed, input.requester, { recheck: false });
-    if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already') return outcome;
+    if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already')
+      return outcome;
     throw new Error(`a change run at once ended as ${outcome.kind}`);
   }
 

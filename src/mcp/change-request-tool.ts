@@ -28,7 +28,12 @@ export const changeRequestTool: Tool = {
     >;
     return schema as Tool['inputSchema'];
   })(),
-  annotations: { title: 'Get change request', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    title: 'Get change request',
+    readOnlyHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
 };
 
 /** The validated id, or a ValidationError naming the field. */

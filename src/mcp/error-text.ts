@@ -34,7 +34,9 @@ function botErrorText(error: BotError, writes: McpWriteMode): string {
     case 'confirmation_required': {
       const tool = error instanceof ConfirmationRequiredError ? error.tool : 'this tool';
       const confirm =
-        writes === 'approval' ? 'confirm: true to ask a person to approve it in Slack' : 'confirm: true to run it';
+        writes === 'approval'
+          ? 'confirm: true to ask a person to approve it in Slack'
+          : 'confirm: true to run it';
       return `not run: ${tool} changes the network; call it again with dry_run: true to preview it, or ${confirm}`;
     }
     case 'not_supported':

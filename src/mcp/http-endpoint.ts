@@ -41,7 +41,9 @@ function sha256(text: string): Buffer {
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: status === 500 ? -32603 : -32000, message }, id: null }));
+  res.end(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: status === 500 ? -32603 : -32000, message }, id: null }),
+  );
 }
 
 class BodyTooLargeError extends Error {}
@@ -122,7 +124,9 @@ export class McpHttpEndpoint {
     if (req.method === 'GET') {
       req.resume();
       // No server-initiated messages: the optional SSE stream is not offered.
-      return refuse(res, 405, 'GET is not supported: POST JSON-RPC messages to /mcp', { allow: 'POST, DELETE' });
+      return refuse(res, 405, 'GET is not supported: POST JSON-RPC messages to /mcp', {
+        allow: 'POST, DELETE',
+      });
     }
     if (req.method === 'DELETE') {
       if (!session) return refuse(res, 404, 'session not found');

@@ -57,7 +57,9 @@ export class McpTools {
 
   constructor(private readonly deps: McpDeps) {
     if (deps.writes !== 'off' && !deps.approvals) {
-      throw new Error(`MCP_WRITES=${deps.writes} journals every write: the MCP front end needs the approvals`);
+      throw new Error(
+        `MCP_WRITES=${deps.writes} journals every write: the MCP front end needs the approvals`,
+      );
     }
     if (deps.writes === 'approval' && !deps.approvalChannel) {
       throw new Error('MCP_WRITES=approval needs MCP_APPROVAL_CHANNEL');
@@ -80,13 +82,19 @@ export class McpTools {
     }
   }
 
-  private async dispatch(name: string, args: Record<string, unknown>, requester: Actor): Promise<CallToolResult> {
+  private async dispatch(
+    name: string,
+    args: Record<string, unknown>,
+    requester: Actor,
+  ): Promise<CallToolResult> {
     const { registry, context, writes } = this.deps;
     if (name === GET_CHANGE_REQUEST && writes === 'approval') return this.changeRequest(args);
     const tool = registry.require(name);
     if (tool.access === 'read') return toolResult(await registry.run(name, args, context));
     if (writes === 'off') {
-      throw new NotAuthorizedError(`${name} changes the network, and writes through MCP are off (MCP_WRITES=off)`);
+      throw new NotAuthorizedError(
+        `${name} changes the network, and writes through MCP are off (MCP_WRITES=off)`,
+      );
     }
     const valid = registry.validate(name, args);
     if (valid.dry_run === true) return toolResult(await registry.run(name, args, context));
@@ -95,9 +103,18 @@ export class McpTools {
   }
 
   /** approval: a change request posted to Slack; the answer comes back at once, the change runs on approval. */
-  private async propose(name: string, args: Record<string, unknown>, requester: Actor): Promise<CallToolResult> {
+  private async propose(
+    name: string,
+    args: Record<string, unknown>,
+    requester: Actor,
+  ): Promise<CallToolResult> {
     const approvals = this.approvals();
-    const request = await approvals.propose({ tool: name, args, requester, channel: this.deps.approvalChannel });
+    const request = await approvals.propose({
+      tool: name,
+      args,
+      requester,
+      channel: this.deps.approvalChannel,
+    });
     const message = await this.announce(request);
     const link = message ? await this.deps.notifier?.link(message) : undefined;
     const answer = {
@@ -138,14 +155,22 @@ export class McpTools {
   }
 
   /** confirm: the client's confirm is the approval; the write runs now and is journaled like any other. */
-  private async runNow(name: string, args: Record<string, unknown>, requester: Actor): Promise<CallToolResult> {
+  private async runNow(
+    name: string,
+    args: Record<string, unknown>,
+    requester: Actor,
+  ): Promise<CallToolResult> {
     const outcome = await this.approvals().runNow({ tool: name, args, requester });
     const meta = { [CHANGE_REQUEST_META]: outcome.request.id };
     if (outcome.kind === 'succeeded') return toolResult(outcome.result, meta);
     const error =
       outcome.kind === 'failed'
         ? { code: outcome.error.code, message: `failed: ${outcome.error.message}`, fields: [] }
-        : { code: 'conflict', message: `not run: the change request is ${outcome.request.state}`, fields: [] };
+        : {
+            code: 'conflict',
+            message: `not run: the change request is ${outcome.request.state}`,
+            fields: [],
+          };
     return { ...toolErrorResult(error), _meta: meta };
   }
 

@@ -62,7 +62,13 @@ export class TopologyResources {
     const format = (match[2] ?? 'json') as Format;
     const text = await this.registry.run('export_topology', { site_id: site, format }, this.context);
     return {
-      contents: [{ uri, mimeType: FORMATS[format].mimeType, text: typeof text === 'string' ? text : JSON.stringify(text) }],
+      contents: [
+        {
+          uri,
+          mimeType: FORMATS[format].mimeType,
+          text: typeof text === 'string' ? text : JSON.stringify(text),
+        },
+      ],
     };
   }
 }

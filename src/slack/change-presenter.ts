@@ -57,7 +57,10 @@ export class ChangePresenter {
   /** The message's permalink (chat.getPermalink, which needs no scope); undefined if Slack gives none. */
   async link(message: MessageRef): Promise<string | undefined> {
     try {
-      const answer = await this.client.chat.getPermalink({ channel: message.channel, message_ts: message.ts });
+      const answer = await this.client.chat.getPermalink({
+        channel: message.channel,
+        message_ts: message.ts,
+      });
       return answer.permalink;
     } catch (error) {
       this.logger.warn({ err: error, channel: message.channel }, 'could not get a message permalink');
@@ -183,7 +186,11 @@ export class ChangePresenter {
         this.logger.warn({ err: error, request: request.id }, 'could not edit a change request message');
       }
     }
-    return { expired: expired.length, interrupted: interrupted.length, announced: await this.announceLeftOver() };
+    return {
+      expired: expired.length,
+      interrupted: interrupted.length,
+      announced: await this.announceLeftOver(),
+    };
   }
 
   /** Posts what MCP clients in other processes proposed (`netops mcp` over stdio has no Slack). */
@@ -193,7 +200,10 @@ export class ChangePresenter {
       try {
         if (await this.announce(request)) announced += 1;
       } catch (error) {
-        this.logger.warn({ err: error, request: request.id }, 'could not post a change request from an MCP client');
+        this.logger.warn(
+          { err: error, request: request.id },
+          'could not post a change request from an MCP client',
+        );
       }
     }
     return announced;

@@ -134,7 +134,8 @@ export class ToolRegistry {
     for (const key of Object.keys(input)) {
       if (known.includes(key)) continue;
       const close = suggestNames(key, known);
-      const hint = close.length > 0 ? `; did you mean ${close.join(', ')}?` : ` (it takes ${known.join(', ')})`;
+      const hint =
+        close.length > 0 ? `; did you mean ${close.join(', ')}?` : ` (it takes ${known.join(', ')})`;
       issues.push({ field: key, rule: `is not an argument of ${name}${hint}` });
     }
     if (issues.length > 0) throw new ValidationError(issues);

@@ -654,11 +654,20 @@ describe('changes from MCP clients', () => {
   it('runNow runs a write once, journaled as a request its requester approved, with the result', async () => {
     const approvals = await open();
 
-    const outcome = await approvals.runNow({ tool: 'create_network', args: { ...LAB, confirm: true }, requester: CLIENT });
+    const outcome = await approvals.runNow({
+      tool: 'create_network',
+      args: { ...LAB, confirm: true },
+      requester: CLIENT,
+    });
 
     expect(outcome.kind).toBe('succeeded');
     expect(posts().filter((r) => r.route.endsWith('networkconf'))).toHaveLength(1);
-    expect(journalEvents(data.journal).map((e) => e.type)).toEqual(['created', 'approved', 'executing', 'succeeded']);
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual([
+      'created',
+      'approved',
+      'executing',
+      'succeeded',
+    ]);
     expect(outcome.request).toMatchObject({ state: 'succeeded', requester: CLIENT, approver: CLIENT });
     expect(outcome.request.args).not.toHaveProperty('confirm');
   });
@@ -670,15 +679,25 @@ describe('changes from MCP clients', () => {
     const outcome = await approvals.runNow({ tool: 'create_network', args: LAB, requester: CLIENT });
 
     expect(outcome).toMatchObject({ kind: 'failed', request: { state: 'failed' } });
-    expect(journalEvents(data.journal).map((e) => e.type)).toEqual(['created', 'approved', 'executing', 'failed']);
-    await expect(approvals.runNow({ tool: 'list_vlans', args: {}, requester: CLIENT })).rejects.toBeInstanceOf(
-      ValidationError,
-    );
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual([
+      'created',
+      'approved',
+      'executing',
+      'failed',
+    ]);
+    await expect(
+      approvals.runNow({ tool: 'list_vlans', args: {}, requester: CLIENT }),
+    ).rejects.toBeInstanceOf(ValidationError);
   });
 
   it('lists pending MCP requests that no message shows yet, past a grace, for the bot to post once', async () => {
     const approvals = await open();
-    const fromMcp = await approvals.propose({ tool: 'create_network', args: LAB, requester: CLIENT, channel: 'C0NETOPS' });
+    const fromMcp = await approvals.propose({
+      tool: 'create_network',
+      args: LAB,
+      requester: CLIENT,
+      channel: 'C0NETOPS',
+    });
     await approvals.propose({
       tool: 'delete_network',
       args: { network_id: 'Guest' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeRequest } from '../../src/approvals/types.js';
 import { isMcpRequester, mcpRequester, personOf } from '../../src/approvals/mcp-requester.js';
+import type { ChangeRequest } from '../../src/approvals/types.js';
 import { createLogger } from '../../src/log.js';
 import { ALEX, policyWith, RITA, STAN } from './harness.js';
 
@@ -124,7 +124,8 @@ describe('ApprovalPolicy and requests from MCP clients', () => {
     const policy = policyWith();
     expect(await policy.canApprove(fromToken('U0RITA'), RITA)).toEqual({
       ok: false,
-      reason: 'your MCP client requested this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)',
+      reason:
+        'your MCP client requested this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)',
     });
     expect(await policy.canApprove(fromToken('U0RITA'), ALEX)).toEqual({ ok: true });
     expect(await policy.canApprove(fromToken('ci'), RITA)).toEqual({ ok: true });

@@ -45,16 +45,28 @@ export const SPEC_CALLS: { tool: string; args: Record<string, unknown> }[] = [
     },
   },
   { tool: 'update_network', args: { site_id: 'default', network_id: 'IoT', vlan_id: 31, confirm: true } },
-  { tool: 'delete_network', args: { site_id: 'default', network_id: 'Servers', confirm: true, dry_run: true } },
+  {
+    tool: 'delete_network',
+    args: { site_id: 'default', network_id: 'Servers', confirm: true, dry_run: true },
+  },
   {
     tool: 'create_firewall_zone',
-    args: { site_id: 'default', name: 'Lab', description: 'Test benches', network_ids: ['IoT'], confirm: true },
+    args: {
+      site_id: 'default',
+      name: 'Lab',
+      description: 'Test benches',
+      network_ids: ['IoT'],
+      confirm: true,
+    },
   },
   {
     tool: 'update_firewall_zone',
     args: { site_id: 'default', firewall_zone_id: 'z1', network_ids: ['IoT', 'Guest'], confirm: true },
   },
-  { tool: 'assign_network_to_zone', args: { site_id: 'default', zone_id: 'z1', network_id: 'IoT', confirm: true } },
+  {
+    tool: 'assign_network_to_zone',
+    args: { site_id: 'default', zone_id: 'z1', network_id: 'IoT', confirm: true },
+  },
   {
     tool: 'create_firewall_rule',
     args: {
@@ -114,7 +126,10 @@ export const SPEC_CALLS: { tool: string; args: Record<string, unknown> }[] = [
       confirm: true,
     },
   },
-  { tool: 'update_traffic_route', args: { site_id: 'default', route_id: 'r1', enabled: false, confirm: true } },
+  {
+    tool: 'update_traffic_route',
+    args: { site_id: 'default', route_id: 'r1', enabled: false, confirm: true },
+  },
   { tool: 'get_dpi_statistics', args: { site_id: 'default', time_range: '7d' } },
   { tool: 'list_top_applications', args: { site_id: 'default', limit: 5, time_range: '24h' } },
   { tool: 'get_client_dpi', args: { site_id: 'default', client_mac: 'aa:bb:cc:dd:ee:ff', time_range: '1h' } },

@@ -29,9 +29,17 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
   });
 
   it('previews with dry_run and changes nothing', async () => {
-    const result = await bot.call('create_network', { name: 'Lab', vlan_id: 40, subnet: '10.40.0.0/24', dry_run: true });
+    const result = await bot.call('create_network', {
+      name: 'Lab',
+      vlan_id: 40,
+      subnet: '10.40.0.0/24',
+      dry_run: true,
+    });
     expect(result.isError).toBeUndefined();
-    expect(result.structuredContent).toMatchObject({ dry_run: true, would_create: { name: 'Lab', vlan: 40 } });
+    expect(result.structuredContent).toMatchObject({
+      dry_run: true,
+      would_create: { name: 'Lab', vlan: 40 },
+    });
     expect(networkPosts(bot)).toEqual([]);
   });
 
@@ -39,12 +47,19 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     const result = await bot.call('create_network', { name: 'Lab', vlan_id: 40, subnet: '10.40.0.0/24' });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ error: { code: 'confirmation_required', fields: [] } });
-    expect(textOf(result)).toMatch(/not run: create_network changes the network.*dry_run: true.*confirm: true to run it/);
+    expect(textOf(result)).toMatch(
+      /not run: create_network changes the network.*dry_run: true.*confirm: true to run it/,
+    );
     expect(networkPosts(bot)).toEqual([]);
   });
 
   it('names the field of a bad argument in a tool error, never a protocol error', async () => {
-    const result = await bot.call('create_network', { name: 'Lab', vlan_id: 5000, subnet: '10.40.0.0/24', confirm: true });
+    const result = await bot.call('create_network', {
+      name: 'Lab',
+      vlan_id: 5000,
+      subnet: '10.40.0.0/24',
+      confirm: true,
+    });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toEqual({
       error: {
@@ -56,12 +71,20 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     const unknown = await bot.call('create_network', { name: 'Lab', vlan: 40, confirm: true });
     expect(textOf(unknown)).toMatch(/vlan: is not an argument of create_network; did you mean vlan_id/);
     const noTool = await bot.call('create_vlan', {});
-    expect(noTool).toMatchObject({ isError: true, structuredContent: { error: { code: 'validation_failed' } } });
+    expect(noTool).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'validation_failed' } },
+    });
     expect(networkPosts(bot)).toEqual([]);
   });
 
   it('runs a confirmed write once and journals it as a request its MCP client asked for and approved', async () => {
-    const result = await bot.call('create_network', { name: 'Lab', vlan_id: 41, subnet: '10.41.0.0/24', confirm: true });
+    const result = await bot.call('create_network', {
+      name: 'Lab',
+      vlan_id: 41,
+      subnet: '10.41.0.0/24',
+      confirm: true,
+    });
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toMatchObject({ success: true, network: { name: 'Lab', vlan_id: 41 } });
     expect(networkPosts(bot)).toHaveLength(1);
@@ -78,7 +101,12 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
 
   it('refuses a write its preview finds wrong (a name clash) as a tool error; nothing runs or is journaled', async () => {
     const before = { posts: networkPosts(bot).length, requests: await bot.app.approvals?.count() };
-    const result = await bot.call('create_network', { name: 'Lab', vlan_id: 42, subnet: '10.42.0.0/24', confirm: true });
+    const result = await bot.call('create_network', {
+      name: 'Lab',
+      vlan_id: 42,
+      subnet: '10.42.0.0/24',
+      confirm: true,
+    });
     expect(result).toMatchObject({ isError: true, structuredContent: { error: { code: 'conflict' } } });
     expect(textOf(result)).toMatch(/^conflict: a network named "Lab" already exists/);
     expect(result._meta).toBeUndefined();
@@ -107,7 +135,9 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     expect(String(graphml.contents[0]?.text)).toMatch(/^<\?xml[\s\S]*<graphml/);
     const dot = await bot.client.readResource({ uri: 'topology://default/dot' });
     expect(String(dot.contents[0]?.text)).toMatch(/^digraph /);
-    await expect(bot.client.readResource({ uri: 'topology://default/png' })).rejects.toThrow(/no such resource/);
+    await expect(bot.client.readResource({ uri: 'topology://default/png' })).rejects.toThrow(
+      /no such resource/,
+    );
     await expect(bot.client.readResource({ uri: 'topology://nosuchsite' })).rejects.toThrow(/nosuchsite/);
   });
 });

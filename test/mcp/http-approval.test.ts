@@ -43,21 +43,30 @@ const initialize = JSON.stringify({
 function postMcp(port: number, headers: Record<string, string> = {}, body = initialize) {
   return fetch(`http://127.0.0.1:${port}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body,
   });
 }
 
 function approveValue(call: SlackCall | undefined): string | undefined {
-  const blocks = (call?.args.blocks ?? []) as { type: string; elements?: { action_id: string; value: string }[] }[];
+  const blocks = (call?.args.blocks ?? []) as {
+    type: string;
+    elements?: { action_id: string; value: string }[];
+  }[];
   return blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'approve')?.value;
 }
 
 describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () => {
   let bot: SlackBot;
   let client: Client;
-  const previews = () => bot.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts);
-  const networkPosts = () => bot.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
+  const previews = () =>
+    bot.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts);
+  const networkPosts = () =>
+    bot.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
   const call = async (name: string, args: Record<string, unknown>) =>
     (await client.callTool({ name, arguments: args })) as CallToolResult;
 
@@ -77,7 +86,10 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
     const none = await postMcp(bot.port);
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer /);
-    expect(await none.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/bearer token/) } });
+    expect(await none.json()).toMatchObject({
+      jsonrpc: '2.0',
+      error: { message: expect.stringMatching(/bearer token/) },
+    });
     expect((await postMcp(bot.port, { authorization: `Bearer ${SECRET}x` })).status).toBe(401);
     expect((await postMcp(bot.port, { authorization: SECRET })).status).toBe(401);
     expect((await postMcp(bot.port, { authorization: `Basic ${SECRET}` })).status).toBe(401);
@@ -90,9 +102,17 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
     const session = opened.headers.get('mcp-session-id') ?? '';
     expect(session).not.toBe('');
     const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-    const other = await postMcp(bot.port, { authorization: `Bearer ${OTHER_SECRET}`, 'mcp-session-id': session }, list);
+    const other = await postMcp(
+      bot.port,
+      { authorization: `Bearer ${OTHER_SECRET}`, 'mcp-session-id': session },
+      list,
+    );
     expect(other.status).toBe(404);
-    const tooBig = await postMcp(bot.port, { authorization: `Bearer ${SECRET}` }, `"${'x'.repeat(1_100_000)}"`);
+    const tooBig = await postMcp(
+      bot.port,
+      { authorization: `Bearer ${SECRET}` },
+      `"${'x'.repeat(1_100_000)}"`,
+    );
     expect(tooBig.status).toBe(413);
   });
 
@@ -106,7 +126,12 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
   });
 
   it('turns a confirmed write into a change request in the channel, changes nothing, and answers at once', async () => {
-    const result = await call('create_network', { name: 'Lab', vlan_id: 44, subnet: '10.44.0.0/24', confirm: true });
+    const result = await call('create_network', {
+      name: 'Lab',
+      vlan_id: 44,
+      subnet: '10.44.0.0/24',
+      confirm: true,
+    });
     expect(result.isError).toBeUndefined();
     const answer = result.structuredContent as Record<string, unknown>;
     expect(answer).toMatchObject({
@@ -125,22 +150,33 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
     expect(shown).toMatch(/Lab[\s\S]*10\.44\.0\./);
     expect(networkPosts()).toEqual([]);
     const request = await bot.approvals.get(String(answer.change_request_id));
-    expect(request).toMatchObject({ state: 'pending', channel: CHANNEL, requester: { userId: 'mcp:U0ALICE' } });
+    expect(request).toMatchObject({
+      state: 'pending',
+      channel: CHANNEL,
+      requester: { userId: 'mcp:U0ALICE' },
+    });
   });
 
   it('runs it once when a second person approves; the token’s holder cannot approve it; get_change_request follows it', async () => {
     const id = approveValue(previews()[0]) ?? '';
     const pending = await call('get_change_request', { change_request_id: id });
-    expect(pending.structuredContent).toMatchObject({ state: 'pending', message_link: expect.stringContaining('C0NETOPS') });
+    expect(pending.structuredContent).toMatchObject({
+      state: 'pending',
+      message_link: expect.stringContaining('C0NETOPS'),
+    });
 
     await bot.click('approve', id, 'U0ALICE');
-    await bot.slack.waitFor(() => bot.slack.responses.some((r) => JSON.stringify(r.body).includes('your MCP client requested')));
+    await bot.slack.waitFor(() =>
+      bot.slack.responses.some((r) => JSON.stringify(r.body).includes('your MCP client requested')),
+    );
     expect(networkPosts()).toEqual([]);
 
     await bot.click('approve', id, 'U2');
     await bot.slack.waitFor(() => bot.slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts));
     await bot.click('approve', id, 'U3');
-    await bot.slack.waitFor(() => bot.slack.responses.some((r) => JSON.stringify(r.body).includes('Already ran')));
+    await bot.slack.waitFor(() =>
+      bot.slack.responses.some((r) => JSON.stringify(r.body).includes('Already ran')),
+    );
     expect(networkPosts()).toHaveLength(1);
     expect(networkPosts()[0]?.body).toMatchObject({ name: 'Lab', vlan: 44 });
 
@@ -161,7 +197,9 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
     const unconfirmed = await call('delete_network', { network_id: 'Guest' });
     expect(textOf(unconfirmed)).toMatch(/confirm: true to ask a person to approve it in Slack/);
     const bad = await call('get_change_request', { change_request_id: 'nope' });
-    expect(bad.structuredContent).toMatchObject({ error: { code: 'validation_failed', fields: [{ field: 'change_request_id' }] } });
+    expect(bad.structuredContent).toMatchObject({
+      error: { code: 'validation_failed', fields: [{ field: 'change_request_id' }] },
+    });
     const missing = await call('get_change_request', { change_request_id: `cr_${'a'.repeat(20)}` });
     expect(missing.structuredContent).toMatchObject({ error: { code: 'not_found' } });
     expect(previews()).toHaveLength(before);
@@ -180,7 +218,11 @@ describe('the MCP endpoint’s presence', () => {
   });
 
   it('is served on the health server’s port in Socket Mode', async () => {
-    const [slack, socket, sim] = await Promise.all([startFakeSlack(), startFakeSocketMode(), startSimulator()]);
+    const [slack, socket, sim] = await Promise.all([
+      startFakeSlack(),
+      startFakeSocketMode(),
+      startSimulator(),
+    ]);
     slack.socketModeUrl = socket.url;
     const config = loadConfig({
       SLACK_BOT_TOKEN: 'xoxb-test',
@@ -205,7 +247,10 @@ describe('the MCP endpoint’s presence', () => {
       const port = started?.port ?? 0;
       expect((await postMcp(port)).status).toBe(401);
       const client = await connect(port);
-      const result = (await client.callTool({ name: 'get_subnet_info', arguments: { network_id: 'IoT' } })) as CallToolResult;
+      const result = (await client.callTool({
+        name: 'get_subnet_info',
+        arguments: { network_id: 'IoT' },
+      })) as CallToolResult;
       expect(result.structuredContent).toMatchObject({ name: 'IoT' });
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).not.toContain('get_change_request');

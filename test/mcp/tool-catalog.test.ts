@@ -30,7 +30,8 @@ describe('MCP tools come from the registry', () => {
     const check = schemaValidator(approval);
     const calls = [...exampleArguments(registry), ...SPEC_CALLS];
     expect(calls.length).toBeGreaterThan(60);
-    for (const { tool, args } of calls) expect(check(tool, args), `${tool} ${JSON.stringify(args)}`).toEqual([]);
+    for (const { tool, args } of calls)
+      expect(check(tool, args), `${tool} ${JSON.stringify(args)}`).toEqual([]);
   });
 
   it('refuses in the schema what the registry refuses: unknown names, wrong types, values out of range', () => {
@@ -54,9 +55,13 @@ describe('MCP tools come from the registry', () => {
     const byMode = (writes: 'approval' | 'confirm') =>
       registryToolsFor(registry, { defaultSite: 'default', writes }).find((t) => t.name === 'delete_network');
     expect(byMode('approval')?.description).toMatch(/for a person to approve in Slack/);
-    expect(JSON.stringify(byMode('approval')?.inputSchema.properties?.confirm)).toMatch(/approves it in Slack/);
+    expect(JSON.stringify(byMode('approval')?.inputSchema.properties?.confirm)).toMatch(
+      /approves it in Slack/,
+    );
     expect(byMode('confirm')?.description).toMatch(/confirm=true runs it/);
-    expect(approval.find((t) => t.name === 'list_firewall_rules')?.description).toMatch(/Traditional firewall only/);
+    expect(approval.find((t) => t.name === 'list_firewall_rules')?.description).toMatch(
+      /Traditional firewall only/,
+    );
   });
 });
 
@@ -67,16 +72,29 @@ describe('annotations', () => {
     for (const tool of registry.list().filter((t) => t.access === 'read')) {
       expect(hints(tool.name), tool.name).toMatchObject({ readOnlyHint: true });
     }
-    expect(hints('delete_network')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(hints('delete_network')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
     expect(hints('unassign_network_from_zone')).toMatchObject({ destructiveHint: true });
-    expect(hints('create_network')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(hints('create_network')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
     expect(hints('assign_network_to_zone')).toMatchObject({ destructiveHint: false, idempotentHint: true });
     expect(hints('update_network')).toMatchObject({ destructiveHint: true, idempotentHint: true });
     expect(hints('list_vlans')).toMatchObject({ title: 'List vlans', openWorldHint: false });
   });
 
   it('knows the verb of every write tool, and refuses one it does not know', () => {
-    const verbs = new Set(registry.list().filter((t) => t.access === 'write').map((t) => verbOf(t.name)));
+    const verbs = new Set(
+      registry
+        .list()
+        .filter((t) => t.access === 'write')
+        .map((t) => verbOf(t.name)),
+    );
     expect([...verbs].sort()).toEqual(['assign', 'create', 'delete', 'unassign', 'update']);
     const tool = { ...registry.require('create_network'), name: 'rename_network' };
     expect(() => annotationsOf(tool)).toThrow(/rename_network: its verb has no MCP annotations/);

@@ -115,7 +115,11 @@ describe('POST /mcp on the spawned bot in HTTP mode', () => {
     const post = (headers: Record<string, string>) =>
       fetch(`http://127.0.0.1:${port}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
     expect((await post({})).status).toBe(401);
@@ -146,7 +150,8 @@ describe('approval mode over stdio: `netops mcp` and the Slack bot, two processe
   const CHANNEL = 'C0NETOPS';
   const previews = () =>
     slack.callsOf('chat.postMessage').filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts);
-  const networkPosts = () => sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
+  const networkPosts = () =>
+    sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
 
   beforeAll(async () => {
     [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
@@ -174,9 +179,18 @@ describe('approval mode over stdio: `netops mcp` and the Slack bot, two processe
   });
 
   it('proposes from stdio; the bot posts the preview; a second person’s click runs it once; get_change_request reports it', async () => {
-    const result = await call(client, 'create_network', { name: 'Lab', vlan_id: 45, subnet: '10.45.0.0/24', confirm: true });
+    const result = await call(client, 'create_network', {
+      name: 'Lab',
+      vlan_id: 45,
+      subnet: '10.45.0.0/24',
+      confirm: true,
+    });
     expect(result.isError).toBeUndefined();
-    const answer = result.structuredContent as { change_request_id: string; state: string; message_link: unknown };
+    const answer = result.structuredContent as {
+      change_request_id: string;
+      state: string;
+      message_link: unknown;
+    };
     expect(answer).toMatchObject({ state: 'pending', message_link: null });
     expect(textOf(result)).toMatch(/the Slack bot posts it in channel C0NETOPS/);
 

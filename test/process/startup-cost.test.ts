@@ -45,7 +45,7 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
     expect(readFileSync(MAIN, 'utf8')).toContain("import('./slack/slack-kit.js')");
   });
 
-  it("loads the MCP SDK only for `netops mcp` and a bot with MCP_TOKEN, never for the console or Slack", () => {
+  it('loads the MCP SDK only for `netops mcp` and a bot with MCP_TOKEN, never for the console or Slack', () => {
     const mcpPackages = (graph: { packages: Set<string> }) =>
       [...graph.packages].filter((p) => p.startsWith('@modelcontextprotocol/'));
     const consoleGraph = staticGraph(MAIN);
