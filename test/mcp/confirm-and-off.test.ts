@@ -1,6 +1,13 @@
+import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANGE_REQUEST_META } from '../../src/mcp/tool-calls.js';
 import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
+
+/** The text of a read resource's first content. */
+function resourceText(read: ReadResourceResult): string {
+  const first = read.contents[0];
+  return first && 'text' in first ? first.text : '';
+}
 
 const networkPosts = (bot: McpBot) => bot.writes().filter((r) => r.route.endsWith('rest/networkconf'));
 
@@ -127,14 +134,14 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
       'topology://{site}/dot',
     ]);
     const json = await bot.client.readResource({ uri: 'topology://default' });
-    const topology = JSON.parse(String(json.contents[0]?.text)) as { nodes: unknown[]; site_id: string };
+    const topology = JSON.parse(resourceText(json)) as { nodes: unknown[]; site_id: string };
     expect(topology.site_id).toBe('default');
     expect(topology.nodes.length).toBeGreaterThan(10);
     expect(json.contents[0]?.mimeType).toBe('application/json');
     const graphml = await bot.client.readResource({ uri: 'topology://default/graphml' });
-    expect(String(graphml.contents[0]?.text)).toMatch(/^<\?xml[\s\S]*<graphml/);
+    expect(resourceText(graphml)).toMatch(/^<\?xml[\s\S]*<graphml/);
     const dot = await bot.client.readResource({ uri: 'topology://default/dot' });
-    expect(String(dot.contents[0]?.text)).toMatch(/^digraph /);
+    expect(resourceText(dot)).toMatch(/^digraph /);
     await expect(bot.client.readResource({ uri: 'topology://default/png' })).rejects.toThrow(
       /no such resource/,
     );
