@@ -79,6 +79,8 @@ export function changeRequestView(
     preview: request.preview,
     ...(request.channel ? { channel: request.channel } : {}),
     message_link: messageLink ?? null,
+    // Where the preview is, also when this process has no Slack to ask for its link.
+    ...(request.message ? { slack_message: { channel: request.message.channel, ts: request.message.ts } } : {}),
     ...(request.approver ? { approved_by: request.approver.name ?? request.approver.userId } : {}),
     ...(request.cancelledBy ? { cancelled_by: request.cancelledBy.name ?? request.cancelledBy.userId } : {}),
     ...(request.decidedAt ? { decided_at: request.decidedAt } : {}),

@@ -202,7 +202,11 @@ describe('approval mode over stdio: `netops mcp` and the Slack bot, two processe
     expect(blocks).toContain('process-test-assistant 1.0 via MCP (token stdio)');
     expect(networkPosts()).toEqual([]);
     const linked = await call(client, 'get_change_request', { change_request_id: answer.change_request_id });
-    expect(linked.structuredContent).toMatchObject({ state: 'pending', channel: CHANNEL });
+    expect(linked.structuredContent).toMatchObject({
+      state: 'pending',
+      channel: CHANNEL,
+      slack_message: { channel: CHANNEL, ts: expect.stringMatching(/^\d+\.\d+$/) },
+    });
 
     const click = buttonBody({
       actionId: 'approve',
