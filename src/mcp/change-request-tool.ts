@@ -80,7 +80,9 @@ export function changeRequestView(
     ...(request.channel ? { channel: request.channel } : {}),
     message_link: messageLink ?? null,
     // Where the preview is, also when this process has no Slack to ask for its link.
-    ...(request.message ? { slack_message: { channel: request.message.channel, ts: request.message.ts } } : {}),
+    ...(request.message
+      ? { slack_message: { channel: request.message.channel, ts: request.message.ts } }
+      : {}),
     ...(request.approver ? { approved_by: request.approver.name ?? request.approver.userId } : {}),
     ...(request.cancelledBy ? { cancelled_by: request.cancelledBy.name ?? request.cancelledBy.userId } : {}),
     ...(request.decidedAt ? { decided_at: request.decidedAt } : {}),
