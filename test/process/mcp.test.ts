@@ -201,7 +201,12 @@ describe('approval mode over stdio: `netops mcp` and the Slack bot, two processe
     expect(blocks).toContain(answer.change_request_id);
     expect(blocks).toContain('process-test-assistant 1.0 via MCP (token stdio)');
     expect(networkPosts()).toEqual([]);
-    const linked = await call(client, 'get_change_request', { change_request_id: answer.change_request_id });
+    // The bot records the message right after Slack answers the post.
+    let linked = await call(client, 'get_change_request', { change_request_id: answer.change_request_id });
+    await slack.waitFor(async () => {
+      linked = await call(client, 'get_change_request', { change_request_id: answer.change_request_id });
+      return 'slack_message' in (linked.structuredContent ?? {});
+    }, 5_000);
     expect(linked.structuredContent).toMatchObject({
       state: 'pending',
       channel: CHANNEL,
