@@ -1,9 +1,12 @@
 import { Approvals } from './approvals/approvals.js';
+import type { ChangeNotifier } from './approvals/notifier.js';
 import { ApprovalPolicy } from './approvals/policy.js';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
 import type { Logger } from './log.js';
-import type { SlackFrontEnd } from './slack/slack-app.js';
+import type { McpFrontEnd } from './mcp/mcp-front-end.js';
+import type { McpKit } from './mcp/mcp-kit.js';
+import type { HttpRoute, SlackFrontEnd } from './slack/slack-app.js';
 import type { SlackKit } from './slack/slack-kit.js';
 import { FileStore } from './store/file/file-store.js';
 import type { Store } from './store/types.js';
@@ -27,18 +30,29 @@ export interface AppDeps {
   sweepIntervalMs?: number;
   /** Slack's SDK-backed parts (`slackKit`); needed when SLACK_BOT_TOKEN is set, so a console run never loads the SDK. */
   slackKit?: SlackKit;
+  /**
+   * The MCP SDK-backed parts (`mcpKit`): given, the app has an MCP front end (`netops mcp`, or
+   * POST /mcp on the bot's port when MCP_TOKEN is set).
+   */
+  mcpKit?: McpKit;
+  /**
+   * This process records change requests though it runs no Slack bot: `netops mcp` over stdio,
+   * whose writes are journaled (and, in approval mode, left in the shared store for the bot).
+   */
+  ownsChanges?: boolean;
 }
 
 /**
- * The assembled bot. `approvals` and `slack` exist only when SLACK_BOT_TOKEN is set: the journal
- * has one owner, the long-running Slack bot, and a console run beside it on the same DATA_DIR
- * must not append to (and so fork) its hash chain.
+ * The assembled bot. `approvals` exist only when SLACK_BOT_TOKEN is set or the process owns the
+ * change requests (`netops mcp`): the journal has one owner, and a console run beside the bot on
+ * the same DATA_DIR must not append to (and so fork) its hash chain.
  */
 export interface App {
   registry: ToolRegistry;
   context: ToolContext;
   approvals?: Approvals;
   slack?: SlackFrontEnd;
+  mcp?: McpFrontEnd;
   store: Store;
   close(): Promise<void>;
 }
@@ -54,9 +68,9 @@ export function createApp(deps: AppDeps): App {
       ...(config.store.journalKey !== undefined ? { key: config.store.journalKey } : {}),
     });
   const context: ToolContext = { gateway: deps.gateway, logger, store: store.data };
-  let slackParts: ReturnType<typeof buildSlack> | undefined;
+  let parts: ReturnType<typeof buildFrontEnds>;
   try {
-    slackParts = config.slack.botToken ? buildSlack(deps, store, registry, context) : undefined;
+    parts = buildFrontEnds(deps, store, registry, context);
   } catch (error) {
     void store.close();
     throw error;
@@ -65,29 +79,85 @@ export function createApp(deps: AppDeps): App {
     registry,
     context,
     store,
-    ...(slackParts ?? {}),
+    ...parts,
     async close() {
-      await slackParts?.slack.stop();
+      await parts.slack?.stop();
+      await parts.mcp?.close();
       await store.close();
       await deps.gateway.close();
     },
   };
 }
 
-function buildSlack(deps: AppDeps, store: Store, registry: ToolRegistry, context: ToolContext) {
-  const { config, logger, slackKit } = deps;
-  if (!slackKit)
+function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, context: ToolContext) {
+  const { config, logger, slackKit, mcpKit } = deps;
+  const withSlack = Boolean(config.slack.botToken);
+  if (withSlack && !slackKit)
     throw new Error('SLACK_BOT_TOKEN is set: createApp needs the slackKit (src/slack/slack-kit.ts)');
-  const groups = slackKit.userGroups(config, logger);
+  const approvals =
+    withSlack || deps.ownsChanges ? buildApprovals(deps, store, registry, context) : undefined;
+  // The MCP front end posts proposals through Slack in this process, which is built after it.
+  let slack: SlackFrontEnd | undefined;
+  const notifier: ChangeNotifier | undefined = withSlack
+    ? {
+        announce: async (request) => slack?.notifier.announce(request),
+        link: async (message) => slack?.notifier.link(message),
+      }
+    : undefined;
+  const mcp = mcpKit
+    ? mcpKit.createMcpFrontEnd({
+        registry,
+        context,
+        logger: logger.child({ component: 'mcp' }),
+        defaultSite: config.defaultSite,
+        writes: config.mcp.writes,
+        ...(approvals ? { approvals } : {}),
+        ...(config.mcp.approvalChannel ? { approvalChannel: config.mcp.approvalChannel } : {}),
+        ...(notifier ? { notifier } : {}),
+        tokens: config.mcp.tokens,
+      })
+    : undefined;
+  if (withSlack && slackKit && approvals) {
+    const routes: HttpRoute[] =
+      mcp && config.mcp.tokens.length > 0
+        ? [{ path: '/mcp', methods: ['POST', 'GET', 'DELETE'], handler: mcp.handleHttp }]
+        : [];
+    slack = slackKit.createSlackFrontEnd({
+      config,
+      logger,
+      registry,
+      context,
+      approvals,
+      storeHealth: () => store.health(),
+      routes,
+      ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
+    });
+    if (config.approvals.approvers.length === 0) {
+      logger.warn('APPROVERS is unset: anyone in the channel except the requester may approve changes');
+    }
+  }
+  return {
+    ...(approvals ? { approvals } : {}),
+    ...(slack ? { slack } : {}),
+    ...(mcp ? { mcp } : {}),
+  };
+}
+
+function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, context: ToolContext) {
+  const { config, logger, slackKit } = deps;
+  const groups = config.slack.botToken && slackKit ? slackKit.userGroups(config, logger) : undefined;
   const policy = new ApprovalPolicy({
     approvers: config.approvals.approvers,
     allowSelfApproval: config.approvals.allowSelfApproval,
     requesters: config.approvals.requesters,
     writeChannels: config.approvals.writeChannels,
-    groupMembers: (groupId) => groups.members(groupId),
+    groupMembers: async (groupId) => {
+      if (!groups) throw new Error(`user group ${groupId} cannot be resolved without Slack in this process`);
+      return groups.members(groupId);
+    },
     logger,
   });
-  const approvals = new Approvals({
+  return new Approvals({
     store: store.changes(),
     registry,
     context,
@@ -96,17 +166,4 @@ function buildSlack(deps: AppDeps, store: Store, registry: ToolRegistry, context
     logger,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const slack = slackKit.createSlackFrontEnd({
-    config,
-    logger,
-    registry,
-    context,
-    approvals,
-    storeHealth: () => store.health(),
-    ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
-  });
-  if (config.approvals.approvers.length === 0) {
-    logger.warn('APPROVERS is unset: anyone in the channel except the requester may approve changes');
-  }
-  return { approvals, slack };
 }

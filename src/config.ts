@@ -6,6 +6,10 @@ import { ConfigError, type FieldIssue } from './errors.js';
 /** Firewall generations the built-in simulator's demo site can run (SIMULATOR_FIREWALL). */
 export const SIMULATOR_FIREWALLS = ['zone-based', 'legacy'] as const;
 
+/** How writes through MCP are handled (MCP_WRITES). */
+export const MCP_WRITE_MODES = ['approval', 'confirm', 'off'] as const;
+export type McpWriteMode = (typeof MCP_WRITE_MODES)[number];
+
 /** pino levels accepted by LOG_LEVEL. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -165,6 +169,50 @@ function storeRules(env: StoreEnv, ctx: z.RefinementCtx): void {
   }
 }
 
+/** One MCP bearer token and the label that names its holder in change requests. */
+export interface McpToken {
+  label: string;
+  /** A secret: compared in constant time, never logged or echoed. */
+  secret: string;
+}
+
+const MCP_LABEL = /^[A-Za-z0-9._-]{1,64}$/;
+const MCP_SECRET_MIN = 16;
+
+/** `secret` or `label:secret`, comma-separated for several holders; a bare secret is labelled `mcp`. */
+function parseMcpTokens(text: string): McpToken[] | string {
+  const tokens: McpToken[] = [];
+  for (const entry of text.split(',').map((e) => e.trim())) {
+    const colon = entry.indexOf(':');
+    const label = colon === -1 ? 'mcp' : entry.slice(0, colon);
+    const secret = colon === -1 ? entry : entry.slice(colon + 1);
+    // Never echo the value: the rule alone says what is wrong.
+    if (!MCP_LABEL.test(label))
+      return 'each label (before ":") must be 1–64 letters, digits, ".", "_" or "-"';
+    if (secret.length < MCP_SECRET_MIN || /\s/.test(secret)) {
+      return `each secret must be at least ${MCP_SECRET_MIN} characters without spaces (e.g. openssl rand -hex 32)`;
+    }
+    if (tokens.some((t) => t.label === label)) return `label "${label}" is used twice`;
+    tokens.push({ label, secret });
+  }
+  return tokens;
+}
+
+const mcpTokens = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseMcpTokens(text);
+      if (typeof parsed === 'string') {
+        ctx.addIssue({ code: 'custom', message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .optional(),
+);
+
 const envSchema = z
   .object({
     SLACK_BOT_TOKEN: z.preprocess(
@@ -230,6 +278,19 @@ const envSchema = z
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
       z.enum(SIMULATOR_FIREWALLS, { message: 'must be zone-based or legacy' }).default('zone-based'),
     ),
+    MCP_TOKEN: mcpTokens,
+    MCP_WRITES: z.preprocess(
+      (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
+      z.enum(MCP_WRITE_MODES, { message: 'must be approval, confirm or off' }).optional(),
+    ),
+    MCP_APPROVAL_CHANNEL: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^[CG][A-Z0-9]{2,}$/, { message: 'must be a Slack channel id (C…)' })
+        .optional(),
+    ),
   })
   .superRefine((env, ctx) => {
     storeRules(env, ctx);
@@ -251,7 +312,37 @@ const envSchema = z
     } else if (env.GATEWAY_URL && !env.GATEWAY_API_KEY && !env.GATEWAY_USERNAME) {
       issue('GATEWAY_API_KEY', 'is required with GATEWAY_URL (or set GATEWAY_USERNAME and GATEWAY_PASSWORD)');
     }
+    mcpRules(env, issue);
   });
+
+/** MCP_WRITES when unset: change requests in Slack when the bot has Slack, the spec's confirm flag otherwise. */
+function mcpWrites(env: { MCP_WRITES?: McpWriteMode; SLACK_BOT_TOKEN?: string }): McpWriteMode {
+  return env.MCP_WRITES ?? (env.SLACK_BOT_TOKEN ? 'approval' : 'confirm');
+}
+
+function mcpRules(
+  env: {
+    MCP_TOKEN?: McpToken[];
+    MCP_WRITES?: McpWriteMode;
+    MCP_APPROVAL_CHANNEL?: string;
+    SLACK_BOT_TOKEN?: string;
+    WRITE_CHANNELS: string[];
+  },
+  issue: (path: string, message: string) => void,
+): void {
+  const writes = mcpWrites(env);
+  // The HTTP endpoint lives in the Slack bot; stdio (`netops mcp`) checks the channel when it starts.
+  if (env.MCP_TOKEN && env.SLACK_BOT_TOKEN && writes === 'approval' && !env.MCP_APPROVAL_CHANNEL) {
+    issue(
+      'MCP_APPROVAL_CHANNEL',
+      'is required when MCP writes become change requests (MCP_WRITES=approval, the default with Slack); or set MCP_WRITES=confirm or off',
+    );
+  }
+  const channel = env.MCP_APPROVAL_CHANNEL;
+  if (channel && env.WRITE_CHANNELS.length > 0 && !env.WRITE_CHANNELS.includes(channel)) {
+    issue('MCP_APPROVAL_CHANNEL', 'must be one of WRITE_CHANNELS, where changes may be requested');
+  }
+}
 
 /** PostgreSQL as the shared store (DATABASE_URL and its TLS settings). */
 export interface DatabaseConfig {
@@ -308,6 +399,15 @@ export interface Config {
   /** On SIGTERM: how long running changes may take to finish before the process exits anyway. */
   shutdownGraceSeconds: number;
   dataDir: string;
+  /** The MCP front end: `netops mcp` on stdio, and POST /mcp on the bot's port when tokens are set. */
+  mcp: {
+    /** MCP_TOKEN: the bearer tokens of POST /mcp; empty = no HTTP endpoint. */
+    tokens: McpToken[];
+    /** MCP_WRITES, or its default (approval with SLACK_BOT_TOKEN, else confirm). */
+    writes: McpWriteMode;
+    /** Where change requests from MCP clients are posted. */
+    approvalChannel?: string;
+  };
   /** The built-in simulator (used when no controller is configured). */
   simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number] };
   store: StoreConfig;
@@ -402,6 +502,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     dataDir: resolve(e.DATA_DIR),
+    mcp: {
+      tokens: e.MCP_TOKEN ?? [],
+      writes: mcpWrites(e),
+      ...(e.MCP_APPROVAL_CHANNEL ? { approvalChannel: e.MCP_APPROVAL_CHANNEL } : {}),
+    },
     simulator: { firewall: e.SIMULATOR_FIREWALL },
     store: storeConfig(e),
     logLevel: e.LOG_LEVEL,

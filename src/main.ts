@@ -96,7 +96,16 @@ async function runSlack(config: Config): Promise<number> {
     return 1;
   }
   const { slackKit } = await import('./slack/slack-kit.js');
-  const app = createApp({ config, logger, gateway: createGateway(gatewayOptions), store, slackKit });
+  // The MCP SDK is loaded only when POST /mcp is served.
+  const mcpKit = config.mcp.tokens.length > 0 ? (await import('./mcp/mcp-kit.js')).mcpKit : undefined;
+  const app = createApp({
+    config,
+    logger,
+    gateway: createGateway(gatewayOptions),
+    store,
+    slackKit,
+    ...(mcpKit ? { mcpKit } : {}),
+  });
   const slack = app.slack;
   if (!slack) throw new Error('SLACK_BOT_TOKEN is set but the app has no Slack front end');
   const shutdown = async () => {
@@ -124,11 +133,12 @@ async function runSlack(config: Config): Promise<number> {
   if (controller.note) logger.warn(controller.note);
   try {
     const { port, mode } = await slack.start();
+    const mcp = app.mcp ? `, POST /mcp (MCP_WRITES=${config.mcp.writes})` : '';
     logger.info(
       { mode, port },
       mode === 'http'
-        ? `listening on port ${port}: POST /slack/events, GET /healthz`
-        : `connected to Slack in Socket Mode; GET /healthz on port ${port}`,
+        ? `listening on port ${port}: POST /slack/events, GET /healthz${mcp}`
+        : `connected to Slack in Socket Mode; GET /healthz${mcp} on port ${port}`,
     );
   } catch (error) {
     logger.fatal({ err: error }, 'the Slack front end could not start');
@@ -189,6 +199,76 @@ async function runConsole(config: Config, argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Why `netops mcp` cannot run with this configuration, or undefined when it can. Over stdio it is
+ * a process of its own beside the bot: change requests must reach the bot through a store they
+ * share, and a journal in DATA_DIR has one writer.
+ */
+function mcpStdioRefusal(config: Config): string | undefined {
+  const { writes, approvalChannel } = config.mcp;
+  if (writes === 'approval') {
+    if (!config.store.database) {
+      return 'MCP_WRITES=approval over stdio needs the shared store (DATABASE_URL): `netops mcp` is a process of its own, and the Slack bot must see its change requests to post and run them. Set DATABASE_URL (the bot’s), or MCP_WRITES=confirm or off.';
+    }
+    if (!approvalChannel) {
+      return 'MCP_WRITES=approval needs MCP_APPROVAL_CHANNEL, the Slack channel where the bot posts change requests from MCP clients.';
+    }
+  }
+  if (writes === 'confirm' && config.slack.botToken && !config.store.database) {
+    return 'MCP_WRITES=confirm journals every write, and with SLACK_BOT_TOKEN set the Slack bot owns the journal in DATA_DIR. Set DATABASE_URL to share the bot’s store, or MCP_WRITES=off (or approval, with DATABASE_URL).';
+  }
+  return undefined;
+}
+
+/** `netops mcp`: the MCP front end on stdin/stdout (for desktop assistants) until the client closes it. */
+async function runMcp(config: Config): Promise<number> {
+  // stdout carries the protocol: every log line goes to stderr.
+  const logger = consoleLogger(config);
+  const refusal = mcpStdioRefusal(config);
+  if (refusal) {
+    process.stderr.write(`netops mcp: ${refusal}\n`);
+    return 2;
+  }
+  const controller = await controllerFor(config);
+  const gatewayOptions = gatewayOptionsOr2(config, logger, controller.overrides, []);
+  if (gatewayOptions === 2) {
+    await controller.stop();
+    return 2;
+  }
+  const store = await openStoreOrSay(config, logger);
+  if (!store) {
+    await controller.stop();
+    return 1;
+  }
+  const { mcpKit } = await import('./mcp/mcp-kit.js');
+  // No Slack bot in this process: the bot (sharing the store) posts and runs approval requests.
+  const mcpConfig: Config = { ...config, slack: { ...config.slack, botToken: undefined } };
+  const app = createApp({
+    config: mcpConfig,
+    logger,
+    gateway: createGateway(gatewayOptions),
+    store,
+    mcpKit,
+    ownsChanges: config.mcp.writes !== 'off',
+  });
+  const shutdown = async () => {
+    await app.close();
+    await controller.stop();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void shutdown().finally(() => process.exit(0));
+    });
+  }
+  if (controller.note) logger.warn(controller.note);
+  try {
+    await app.mcp?.serveStdio();
+    return 0;
+  } finally {
+    await shutdown();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   let config: Config;
   try {
@@ -196,6 +276,16 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(error, argv);
     throw error;
+  }
+  // `mcp` is not a tool: it serves MCP on stdio (checked before any console parsing).
+  if (argv[0] === 'mcp') {
+    if (argv.length > 1) {
+      process.stderr.write(
+        'usage: netops mcp   (MCP on stdin/stdout; configured by environment variables)\n',
+      );
+      return 2;
+    }
+    return runMcp(config);
   }
   // Arguments always mean a one-shot console command, also where the Slack variables are set
   // (`docker exec … node dist/main.js list_vlans` must not start a second bot).

@@ -159,9 +159,12 @@ describe('loadConfig', () => {
         'JOURNAL_KEY',
         'JOURNAL_ANCHOR_MINUTES',
         'SHUTDOWN_GRACE_SECONDS',
+        'MCP_TOKEN',
+        'MCP_WRITES',
+        'MCP_APPROVAL_CHANNEL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(31);
+    expect(ENV_VARIABLES).toHaveLength(34);
   });
 });
 
@@ -247,5 +250,60 @@ describe('store variables', () => {
       { field: 'SHUTDOWN_GRACE_SECONDS', rule: 'must be a whole number from 0 to 600' },
     ]);
     expect(configError({ JOURNAL_ANCHOR_MINUTES: 'hourly' }).issues[0]?.field).toBe('JOURNAL_ANCHOR_MINUTES');
+  });
+});
+
+describe('MCP variables', () => {
+  const SECRET = 'a'.repeat(32);
+  const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig' };
+
+  it('writes through approval by default with Slack, confirm without; no token, no HTTP endpoint', () => {
+    expect(loadConfig({}).mcp).toEqual({ tokens: [], writes: 'confirm' });
+    expect(loadConfig(slack).mcp).toEqual({ tokens: [], writes: 'approval' });
+    expect(loadConfig({ ...slack, MCP_WRITES: ' OFF ' }).mcp.writes).toBe('off');
+    expect(configError({ MCP_WRITES: 'yes' }).issues).toEqual([
+      { field: 'MCP_WRITES', rule: 'must be approval, confirm or off' },
+    ]);
+  });
+
+  it('reads MCP_TOKEN as a bare secret (label mcp) or label:secret pairs, comma-separated', () => {
+    expect(loadConfig({ MCP_TOKEN: SECRET }).mcp.tokens).toEqual([{ label: 'mcp', secret: SECRET }]);
+    expect(loadConfig({ MCP_TOKEN: `U0ALICE:${SECRET}, ci-bot:${'b'.repeat(20)}` }).mcp.tokens).toEqual([
+      { label: 'U0ALICE', secret: SECRET },
+      { label: 'ci-bot', secret: 'b'.repeat(20) },
+    ]);
+  });
+
+  it('refuses short secrets, bad or repeated labels, without echoing the token', () => {
+    for (const [value, rule] of [
+      ['short', /at least 16 characters/],
+      [`bad label:${SECRET}`, /each label/],
+      [`a:${SECRET},a:${'c'.repeat(16)}`, /label "a" is used twice/],
+    ] as const) {
+      const error = configError({ MCP_TOKEN: value });
+      expect(error.issues).toHaveLength(1);
+      expect(error.issues[0]?.field).toBe('MCP_TOKEN');
+      expect(error.issues[0]?.rule).toMatch(rule);
+      expect(error.message).not.toContain(SECRET);
+    }
+  });
+
+  it('needs MCP_APPROVAL_CHANNEL when the bot serves MCP writes as change requests, inside WRITE_CHANNELS', () => {
+    expect(configError({ ...slack, MCP_TOKEN: SECRET }).issues.map((i) => i.field)).toEqual([
+      'MCP_APPROVAL_CHANNEL',
+    ]);
+    expect(loadConfig({ ...slack, MCP_TOKEN: SECRET, MCP_WRITES: 'confirm' }).mcp.writes).toBe('confirm');
+    expect(
+      loadConfig({ ...slack, MCP_TOKEN: SECRET, MCP_APPROVAL_CHANNEL: 'C0NETOPS' }).mcp.approvalChannel,
+    ).toBe('C0NETOPS');
+    expect(configError({ MCP_APPROVAL_CHANNEL: '#netops' }).issues[0]?.rule).toBe(
+      'must be a Slack channel id (C…)',
+    );
+    expect(configError({ MCP_APPROVAL_CHANNEL: 'C0OTHER', WRITE_CHANNELS: 'C0NETOPS' }).issues).toEqual([
+      {
+        field: 'MCP_APPROVAL_CHANNEL',
+        rule: 'must be one of WRITE_CHANNELS, where changes may be requested',
+      },
+    ]);
   });
 });

@@ -15,6 +15,7 @@ import type {
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { canonicalJson, diffPreviews, previewHash } from './canonical.js';
+import { isMcpRequester } from './mcp-requester.js';
 import type { ApprovalPolicy } from './policy.js';
 import { capForJournal, redactSecrets } from './redact.js';
 import type {
@@ -138,6 +139,65 @@ export class Approvals {
   }
 
   /**
+   * Runs a write at once on its requester's own authority (MCP_WRITES=confirm: the client's
+   * `confirm: true` is the approval), journaled as a request that its requester approved: created,
+   * approved, executing, then succeeded or failed, like any change approved in Slack. The preview
+   * was computed a moment ago, so it is not computed again before the write.
+   */
+  async runNow(input: {
+    tool: string;
+    args: Record<string, unknown>;
+    requester: Actor;
+  }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
+    const { registry } = this.options;
+    if (registry.require(input.tool).access !== 'write') {
+      throw new ValidationError([
+        { field: 'tool', rule: `${input.tool} only reads; it needs no change request` },
+      ]);
+    }
+    const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, input.args);
+    const preview = await this.dryRun(input.tool, args);
+    const request = await this.create({ tool: input.tool, args, requester: input.requester, preview });
+    const claimed = await this.store.transition(
+      request.id,
+      { type: 'approved', id: request.id, actor: input.requester, previewHash: request.previewHash },
+      { from: ['pending'], at: this.now(), live: true },
+    );
+    if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
+    const outcome = await this.execute(claimed, input.requester, { recheck: false });
+    if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already')
+      return outcome;
+    throw new Error(`a change run at once ended as ${outcome.kind}`);
+  }
+
+  /**
+   * Records the message that shows a request, unless one is recorded already: of several processes
+   * that posted the same request (the MCP front end's and the Slack bot's sweep), exactly one is
+   * kept. Returns the request with its message, or undefined when another message was first.
+   */
+  async announce(id: string, message: MessageRef): Promise<ChangeRequest | undefined> {
+    return this.store.transition(
+      id,
+      { type: 'message', id, actor: SYSTEM_ACTOR, message },
+      { from: CHANGE_STATES, at: this.now(), unannounced: true },
+    );
+  }
+
+  /**
+   * Pending requests from MCP clients that no message shows yet, older than `graceMs`: those an
+   * MCP process without Slack (`netops mcp` over stdio) left for the Slack bot to post. The grace
+   * leaves a request proposed in a bot's own process to that process's front end.
+   */
+  async unannounced(graceMs: number): Promise<ChangeRequest[]> {
+    const before = this.now() - graceMs;
+    const pending = await this.store.list({ state: 'pending' });
+    return pending
+      .filter((r) => r.message === undefined && r.channel !== undefined && isMcpRequester(r.requester))
+      .filter((r) => Date.parse(r.createdAt) <= before)
+      .reverse();
+  }
+
+  /**
    * Records which Slack message shows the request, so expiry and outcomes can edit it after a
    * restart. Returns the request as it is now: it may have been decided or expired meanwhile.
    */
@@ -179,7 +239,7 @@ export class Approvals {
       'change request approved',
     );
     const notice = hooks.onClaimed ? settle(hooks.onClaimed(claimed)) : undefined;
-    return this.execute(claimed, approver, notice);
+    return this.execute(claimed, approver, { recheck: true, ...(notice ? { notice } : {}) });
   }
 
   /** Cancels a pending request; the requester or anyone allowed to approve it may. */
@@ -330,12 +390,12 @@ export class Approvals {
   private async execute(
     request: ChangeRequest,
     approver: Actor,
-    notice?: Promise<Settled<void>>,
+    options: { recheck: boolean; notice?: Promise<Settled<void>> } = { recheck: true },
   ): Promise<ApproveOutcome> {
     const { id, tool, args } = request;
-    let fresh: unknown;
+    let fresh: unknown = request.preview;
     try {
-      fresh = await this.dryRun(tool, args);
+      if (options.recheck) fresh = await this.dryRun(tool, args);
     } catch (error) {
       const found = summarize(error);
       const summary = {
@@ -378,8 +438,8 @@ export class Approvals {
       this.options.logger.warn({ id, state: current.state }, 'claimed change request changed state; not run');
       return { kind: 'already', request: current };
     }
-    if (notice) {
-      const shown = await settledWithin(notice, CLAIM_NOTICE_WAIT_MS);
+    if (options.notice) {
+      const shown = await settledWithin(options.notice, CLAIM_NOTICE_WAIT_MS);
       if (shown && !shown.ok) {
         this.options.logger.warn({ err: shown.error, id }, 'could not show that a change is running');
       }

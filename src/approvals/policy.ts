@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import { isMcpRequester, personOf } from './mcp-requester.js';
 import type { Actor, ChangeRequest } from './types.js';
 
 /** A policy answer; a refusal says what is missing, in words the clicker can act on. */
@@ -24,7 +25,8 @@ const isGroup = (id: string) => id.startsWith('S');
 function mention(id: string): string {
   if (isGroup(id)) return `<!subteam^${id}>`;
   if (/^[CGD]/.test(id)) return `<#${id}>`;
-  return `<@${id}>`;
+  // An MCP requester (mcp:<label>) is no Slack user: its id as it is.
+  return /^[UW][A-Z0-9]+$/.test(id) ? `<@${id}>` : id;
 }
 
 const mentions = (ids: readonly string[]) => ids.map(mention).join(', ');
@@ -35,10 +37,13 @@ type Membership = { member: true } | { member: false; unresolved: string[] };
 export class ApprovalPolicy {
   constructor(private readonly options: ApprovalPolicyOptions) {}
 
-  /** REQUESTERS and WRITE_CHANNELS, when set; a request from no channel fails a WRITE_CHANNELS rule. */
+  /**
+   * REQUESTERS and WRITE_CHANNELS, when set; a request from no channel fails a WRITE_CHANNELS rule.
+   * REQUESTERS lists Slack users: an MCP client holds a token (or runs on the host) instead.
+   */
   async canRequest(user: Actor, channel: string | undefined): Promise<Decision> {
     const { requesters, writeChannels } = this.options;
-    if (requesters.length > 0) {
+    if (requesters.length > 0 && !isMcpRequester(user)) {
       const membership = await this.membership(user.userId, requesters);
       if (!membership.member)
         return { ok: false, reason: this.notListed('REQUESTERS', requesters, 'request changes', membership) };
@@ -56,10 +61,11 @@ export class ApprovalPolicy {
   /** Not the requester unless ALLOW_SELF_APPROVAL; a member of APPROVERS when it is set. */
   async canApprove(request: ChangeRequest, user: Actor): Promise<Decision> {
     const { approvers, allowSelfApproval } = this.options;
-    if (user.userId === request.requester.userId && !allowSelfApproval) {
+    if (user.userId === personOf(request.requester) && !allowSelfApproval) {
+      const yours = isMcpRequester(request.requester) ? 'your MCP client requested' : 'you requested';
       return {
         ok: false,
-        reason: 'you requested this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)',
+        reason: `${yours} this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)`,
       };
     }
     if (approvers.length === 0) return { ok: true };
@@ -70,12 +76,12 @@ export class ApprovalPolicy {
 
   /** The requester, or anyone allowed to approve it. */
   async canCancel(request: ChangeRequest, user: Actor): Promise<Decision> {
-    if (user.userId === request.requester.userId) return { ok: true };
+    if (user.userId === personOf(request.requester)) return { ok: true };
     const approve = await this.canApprove(request, user);
     if (approve.ok) return approve;
     return {
       ok: false,
-      reason: `only the requester (${mention(request.requester.userId)}) or someone who may approve can cancel it: ${approve.reason}`,
+      reason: `only the requester (${mention(personOf(request.requester))}) or someone who may approve can cancel it: ${approve.reason}`,
     };
   }
 

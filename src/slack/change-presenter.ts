@@ -1,6 +1,12 @@
 import type { webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
-import type { ApproveOutcome, CancelOutcome, ChangeRequest, ChangeState } from '../approvals/types.js';
+import type {
+  ApproveOutcome,
+  CancelOutcome,
+  ChangeRequest,
+  ChangeState,
+  MessageRef,
+} from '../approvals/types.js';
 import type { Logger } from '../log.js';
 import {
   auditLine,
@@ -10,6 +16,9 @@ import {
 } from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
 import { mention } from './blocks/text.js';
+
+/** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
+export const ANNOUNCE_GRACE_MS = 3_000;
 
 /** Sends a message only the clicker sees (the click's response_url, or chat.postEphemeral). */
 export type Whisper = (text: string) => Promise<void>;
@@ -49,27 +58,72 @@ export class ChangePresenter {
     private readonly auditChannel: string | undefined,
   ) {}
 
+  // Requests this process is posting now, so its own sweep does not post them a second time.
+  private readonly announcing = new Set<string>();
+
   /** Posts a freshly proposed request; an identical older one it superseded loses its buttons. */
-  async postProposal(request: ChangeRequest, channel: string): Promise<void> {
-    await this.postPreview(request, channel);
+  async postProposal(request: ChangeRequest, channel: string): Promise<MessageRef | undefined> {
+    const shown = await this.postPreview(request, channel);
     const old = request.replaces ? await this.approvals.get(request.replaces) : undefined;
     if (old) await this.refresh(old, 'A newer identical request replaced this one.');
+    return shown;
   }
 
   /**
-   * Posts a pending request in its channel and remembers the message for later edits. A request
-   * decided or expired before the message was recorded (nothing could edit a message not yet
-   * known) is edited as soon as it is.
+   * Posts a request an MCP client proposed, in its channel (MCP_APPROVAL_CHANNEL), as /net would
+   * have; resolves with the message that shows it, which another process may have posted first.
    */
-  private async postPreview(request: ChangeRequest, channel: string, note?: string): Promise<void> {
+  async announce(request: ChangeRequest): Promise<MessageRef | undefined> {
+    if (!request.channel || this.announcing.has(request.id)) return undefined;
+    this.announcing.add(request.id);
+    try {
+      return await this.postProposal(request, request.channel);
+    } finally {
+      this.announcing.delete(request.id);
+    }
+  }
+
+  /** The message's permalink (chat.getPermalink, which needs no scope); undefined if Slack gives none. */
+  async link(message: MessageRef): Promise<string | undefined> {
+    try {
+      const answer = await this.client.chat.getPermalink({
+        channel: message.channel,
+        message_ts: message.ts,
+      });
+      return answer.permalink;
+    } catch (error) {
+      this.logger.warn({ err: error, channel: message.channel }, 'could not get a message permalink');
+      return undefined;
+    }
+  }
+
+  /**
+   * Posts a pending request in its channel and records the message for later edits. Should another
+   * process have recorded its own message for it meanwhile, this copy is voided and theirs returned.
+   * A request decided or expired before the message was recorded (nothing could edit a message not
+   * yet known) is edited as soon as it is.
+   */
+  private async postPreview(
+    request: ChangeRequest,
+    channel: string,
+    note?: string,
+  ): Promise<MessageRef | undefined> {
     const message = changeRequestMessage(request, note);
     const posted = await this.client.chat.postMessage({ channel, ...message });
-    if (posted.ts) {
-      const ref = { channel: posted.channel ?? channel, ts: posted.ts };
-      const attached = await this.approvals.attachMessage(request.id, ref);
-      if (attached.state !== 'pending') await this.refresh(attached);
-      await this.attachFullPreview(request, ref);
+    if (!posted.ts) return undefined;
+    const ref = { channel: posted.channel ?? channel, ts: posted.ts };
+    const recorded = await this.approvals.announce(request.id, ref);
+    if (!recorded) {
+      const text = 'This copy was posted twice; the change request is shown in another message.';
+      await this.update(ref.channel, ref.ts, {
+        text,
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+      });
+      return (await this.approvals.get(request.id))?.message;
     }
+    if (recorded.state !== 'pending') await this.refresh(recorded);
+    await this.attachFullPreview(request, ref);
+    return ref;
   }
 
   /**
@@ -197,7 +251,7 @@ export class ChangePresenter {
    * their messages ("expired, not run" / "outcome unknown"). With several replicas each request
    * comes back from the store to one of them only, so each message is edited once.
    */
-  async sweep(): Promise<{ expired: number; interrupted: number }> {
+  async sweep(): Promise<{ expired: number; interrupted: number; announced: number }> {
     const { expired, interrupted } = await this.approvals.sweep();
     const owed: ChangeRequest[] = [];
     for (const id of this.owed) {
@@ -217,7 +271,27 @@ export class ChangePresenter {
         );
       }
     }
-    return { expired: expired.length, interrupted: interrupted.length };
+    return {
+      expired: expired.length,
+      interrupted: interrupted.length,
+      announced: await this.announceLeftOver(),
+    };
+  }
+
+  /** Posts what MCP clients in other processes proposed (`netops mcp` over stdio has no Slack). */
+  private async announceLeftOver(): Promise<number> {
+    let announced = 0;
+    for (const request of await this.approvals.unannounced(ANNOUNCE_GRACE_MS)) {
+      try {
+        if (await this.announce(request)) announced += 1;
+      } catch (error) {
+        this.logger.warn(
+          { err: error, request: request.id },
+          'could not post a change request from an MCP client',
+        );
+      }
+    }
+    return announced;
   }
 
   private async threadResult(request: ChangeRequest): Promise<void> {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { App, type AuthorizeResult, type Logger as BoltLogger, LogLevel, webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
+import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { Config } from '../config.js';
 import { settle, settledWithin } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
@@ -31,6 +32,19 @@ export interface SlackFrontEndOptions {
    * [15 s, or a third of REPLICA_LEASE_SECONDS when that is shorter].
    */
   sweepIntervalMs?: number;
+  /**
+   * More HTTP routes on PORT, beside /healthz (`POST /mcp`, which app.ts wires): served by Bolt's
+   * receiver in HTTP mode and by the health server in Socket Mode. A handler gets the request
+   * unread and must answer it.
+   */
+  routes?: readonly HttpRoute[];
+}
+
+/** One extra HTTP route on the bot's port. */
+export interface HttpRoute {
+  path: string;
+  methods: readonly string[];
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /** The running Slack bot. */
@@ -49,7 +63,9 @@ export interface SlackFrontEnd {
   /** Expires overdue change requests now and edits their messages; returns how many. */
   sweepExpired(): Promise<number>;
   /** Sweeps now: expired and interrupted requests, their messages edited; returns how many of each. */
-  sweep(): Promise<{ expired: number; interrupted: number }>;
+  sweep(): Promise<{ expired: number; interrupted: number; announced: number }>;
+  /** Shows change requests proposed outside Slack (by MCP clients) in their channel. */
+  notifier: ChangeNotifier;
 }
 
 /**
@@ -158,9 +174,13 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   };
   // Socket Mode has no request URL; /healthz gets a server of its own on PORT, bound before Slack is
   // dialled so the port is known (PORT=0) and a taken port fails the start instead of the process.
+  const routes = options.routes ?? [];
   const healthServer = socketMode
     ? createServer((req, res) => {
-        if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/healthz') return healthz(req, res);
+        const path = (req.url ?? '').split('?')[0];
+        if (req.method === 'GET' && path === '/healthz') return healthz(req, res);
+        const route = routes.find((r) => r.path === path && r.methods.includes(req.method ?? ''));
+        if (route) return route.handler(req, res);
         res.writeHead(404).end();
       })
     : undefined;
@@ -176,7 +196,10 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       ? { socketMode: true, appToken }
       : {
           signingSecret: signingSecret ?? '',
-          customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
+          customRoutes: [
+            { path: '/healthz', method: ['GET'], handler: healthz },
+            ...routes.map((r) => ({ path: r.path, method: [...r.methods], handler: r.handler })),
+          ],
         }),
   });
   // Before any listener: while stopping, new work is refused; until then, all of it is followed.
@@ -223,7 +246,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       return await presenter.sweep();
     } catch (error) {
       logger.error({ err: error }, 'change request sweep failed');
-      return { expired: 0, interrupted: 0 };
+      return { expired: 0, interrupted: 0, announced: 0 };
     }
   };
   const sweepEvery =
@@ -289,5 +312,9 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     },
     sweepExpired: async () => (await sweep()).expired,
     sweep,
+    notifier: {
+      announce: (request) => presenter.announce(request),
+      link: (message) => presenter.link(message),
+    },
   };
 }

@@ -33,6 +33,8 @@ export interface TransitionGuard {
   overdue?: boolean;
   /** Only if this replica claimed it: the steps of a run belong to the replica that runs it. */
   ownedBySelf?: boolean;
+  /** Only while no message is recorded for it: of several processes posting it, one records theirs. */
+  unannounced?: boolean;
 }
 
 /** One request with every journal event that names it, in chain order. */

@@ -101,15 +101,13 @@ export class ToolRegistry {
   }
 
   /**
-   * Validates raw arguments: `site=` is an alias of `site_id`, which defaults to the configured
-   * site; text is coerced to the declared types; unknown names are refused rather than ignored,
-   * because a typo such as `vlan=40` silently dropped would change the meaning of a write.
+   * Raw arguments as typed values: `site=` is an alias of `site_id`, which defaults to the
+   * configured site, and text is coerced to each argument's declared type (what a JSON client
+   * sends as is). Unknown names are kept for `validate` to refuse.
    */
-  validate(name: string, raw: RawArguments): Record<string, unknown> {
-    const tool = this.require(name);
-    const infos = argumentsOf(tool.args);
-    const known = new Map(infos.map((i) => [i.name, i]));
-    const input: Record<string, unknown> = { ...raw };
+  coerce(name: string, raw: RawArguments): RawArguments {
+    const known = new Map(argumentsOf(this.require(name).args).map((i) => [i.name, i]));
+    const input: RawArguments = { ...raw };
     if ('site' in input && known.has('site_id')) {
       if (input.site_id === undefined) input.site_id = input.site;
       delete input.site;
@@ -117,19 +115,28 @@ export class ToolRegistry {
     if (known.has('site_id') && (input.site_id === undefined || input.site_id === '')) {
       input.site_id = this.defaults.site;
     }
-    const issues: FieldIssue[] = [];
     for (const [key, value] of Object.entries(input)) {
       const info = known.get(key);
-      if (!info) {
-        const close = suggestNames(key, [...known.keys()]);
-        const hint =
-          close.length > 0
-            ? `; did you mean ${close.join(', ')}?`
-            : ` (it takes ${[...known.keys()].join(', ')})`;
-        issues.push({ field: key, rule: `is not an argument of ${name}${hint}` });
-        continue;
-      }
-      input[key] = coerce(value, info);
+      if (info) input[key] = coerce(value, info);
+    }
+    return input;
+  }
+
+  /**
+   * Validates raw arguments (coerced first, see `coerce`); unknown names are refused rather than
+   * ignored, because a typo such as `vlan=40` silently dropped would change the meaning of a write.
+   */
+  validate(name: string, raw: RawArguments): Record<string, unknown> {
+    const tool = this.require(name);
+    const known = argumentsOf(tool.args).map((i) => i.name);
+    const input = this.coerce(name, raw);
+    const issues: FieldIssue[] = [];
+    for (const key of Object.keys(input)) {
+      if (known.includes(key)) continue;
+      const close = suggestNames(key, known);
+      const hint =
+        close.length > 0 ? `; did you mean ${close.join(', ')}?` : ` (it takes ${known.join(', ')})`;
+      issues.push({ field: key, rule: `is not an argument of ${name}${hint}` });
     }
     if (issues.length > 0) throw new ValidationError(issues);
     const parsed = tool.args.safeParse(input);

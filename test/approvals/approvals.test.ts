@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Approvals } from '../../src/approvals/approvals.js';
+import { mcpRequester } from '../../src/approvals/mcp-requester.js';
 import type { ChangeRequest } from '../../src/approvals/types.js';
 import { NotAuthorizedError, ResourceNotFoundError, ValidationError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
@@ -644,5 +645,74 @@ describe('clock', () => {
     await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
 
     expect(journalEvents(data.journal)[0]?.at).toBe(new Date(START).toISOString());
+  });
+});
+
+describe('changes from MCP clients', () => {
+  const CLIENT = mcpRequester('ci', { name: 'Claude', version: '1.0' });
+
+  it('runNow runs a write once, journaled as a request its requester approved, with the result', async () => {
+    const approvals = await open();
+
+    const outcome = await approvals.runNow({
+      tool: 'create_network',
+      args: { ...LAB, confirm: true },
+      requester: CLIENT,
+    });
+
+    expect(outcome.kind).toBe('succeeded');
+    expect(posts().filter((r) => r.route.endsWith('networkconf'))).toHaveLength(1);
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual([
+      'created',
+      'approved',
+      'executing',
+      'succeeded',
+    ]);
+    expect(outcome.request).toMatchObject({ state: 'succeeded', requester: CLIENT, approver: CLIENT });
+    expect(outcome.request.args).not.toHaveProperty('confirm');
+  });
+
+  it('runNow records a failed write, and refuses a read', async () => {
+    const approvals = await open();
+    bot.sim.injectFault({ kind: 'status', status: 503, method: 'POST', route: 'rest/networkconf' });
+
+    const outcome = await approvals.runNow({ tool: 'create_network', args: LAB, requester: CLIENT });
+
+    expect(outcome).toMatchObject({ kind: 'failed', request: { state: 'failed' } });
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual([
+      'created',
+      'approved',
+      'executing',
+      'failed',
+    ]);
+    await expect(
+      approvals.runNow({ tool: 'list_vlans', args: {}, requester: CLIENT }),
+    ).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('lists pending MCP requests that no message shows yet, past a grace, for the bot to post once', async () => {
+    const approvals = await open();
+    const fromMcp = await approvals.propose({
+      tool: 'create_network',
+      args: LAB,
+      requester: CLIENT,
+      channel: 'C0NETOPS',
+    });
+    await approvals.propose({
+      tool: 'delete_network',
+      args: { network_id: 'Guest' },
+      requester: RITA,
+      channel: 'C0OPS',
+    });
+
+    expect(await approvals.unannounced(3000)).toEqual([]);
+    clock.advance(4);
+    expect((await approvals.unannounced(3000)).map((r) => r.id)).toEqual([fromMcp.id]);
+
+    const first = await approvals.announce(fromMcp.id, { channel: 'C0NETOPS', ts: '1.1' });
+    const second = await approvals.announce(fromMcp.id, { channel: 'C0NETOPS', ts: '1.2' });
+    expect(first?.message).toEqual({ channel: 'C0NETOPS', ts: '1.1' });
+    expect(second).toBeUndefined();
+    expect(await approvals.unannounced(3000)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isMcpRequester, mcpRequester, personOf } from '../../src/approvals/mcp-requester.js';
 import type { ChangeRequest } from '../../src/approvals/types.js';
 import { createLogger } from '../../src/log.js';
 import { ALEX, policyWith, RITA, STAN } from './harness.js';
@@ -100,5 +101,43 @@ describe('ApprovalPolicy', () => {
     expect(await policy.canCancel(request, RITA)).toEqual({ ok: true });
     expect(await policy.canCancel(request, ALEX)).toEqual({ ok: true });
     expect(await policy.canCancel(request, STAN)).toMatchObject({ ok: false });
+  });
+});
+
+describe('ApprovalPolicy and requests from MCP clients', () => {
+  const fromToken = (label: string): ChangeRequest => ({
+    ...request,
+    requester: mcpRequester(label, { name: 'Claude', version: '1.0' }),
+  });
+
+  it('names the client and the token: mcp:<label>, and the person behind a Slack-id label', () => {
+    const actor = mcpRequester('U0RITA', { name: 'Claude', version: '1.0' });
+    expect(actor).toEqual({ userId: 'mcp:U0RITA', name: 'Claude 1.0 via MCP (token U0RITA)' });
+    expect(isMcpRequester(actor)).toBe(true);
+    expect(isMcpRequester(RITA)).toBe(false);
+    expect(personOf(actor)).toBe('U0RITA');
+    expect(personOf(mcpRequester('ci'))).toBe('mcp:ci');
+    expect(personOf(RITA)).toBe('U0RITA');
+  });
+
+  it('keeps four eyes: the holder of a token labelled with their user id may not approve its requests', async () => {
+    const policy = policyWith();
+    expect(await policy.canApprove(fromToken('U0RITA'), RITA)).toEqual({
+      ok: false,
+      reason:
+        'your MCP client requested this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)',
+    });
+    expect(await policy.canApprove(fromToken('U0RITA'), ALEX)).toEqual({ ok: true });
+    expect(await policy.canApprove(fromToken('ci'), RITA)).toEqual({ ok: true });
+    expect(await policy.canCancel(fromToken('U0RITA'), RITA)).toEqual({ ok: true });
+    expect(await policy.canCancel(fromToken('ci'), STAN)).toEqual({ ok: true });
+  });
+
+  it('applies WRITE_CHANNELS to MCP requests, and REQUESTERS (Slack users) only to people', async () => {
+    const policy = policyWith({ requesters: [ALEX.userId], writeChannels: ['C0NETOPS'] });
+    const client = mcpRequester('ci');
+    expect(await policy.canRequest(client, 'C0NETOPS')).toEqual({ ok: true });
+    expect(await policy.canRequest(client, 'C0OTHER')).toMatchObject({ ok: false });
+    expect(await policy.canRequest(RITA, 'C0NETOPS')).toMatchObject({ ok: false });
   });
 });

@@ -82,6 +82,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return { ok: true, channel: args.channel, ts: `${ts}.000100`, message: { text: args.text } };
       case 'chat.update':
         return { ok: true, channel: args.channel, ts: args.ts };
+      case 'chat.getPermalink':
+        return {
+          ok: true,
+          channel: args.channel,
+          permalink: `https://example.slack.com/archives/${String(args.channel)}/p${String(args.message_ts).replace('.', '')}`,
+        };
       case 'chat.postEphemeral':
         return { ok: true, message_ts: `${ts}.000200` };
       case 'views.open':

@@ -6,6 +6,7 @@ import type { Approvals } from '../../src/approvals/approvals.js';
 import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
+import { mcpKit } from '../../src/mcp/mcp-kit.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { slackKit } from '../../src/slack/slack-kit.js';
 import { FileStore } from '../../src/store/file/file-store.js';
@@ -58,6 +59,8 @@ export async function startSlackBot(
     sim?: Simulator;
     store?: Store;
     simulator?: SimulatorOptions;
+    /** Build the MCP front end too (POST /mcp when MCP_TOKEN is in `env`). */
+    mcp?: boolean;
   } = {},
 ): Promise<SlackBot> {
   const slack = await startFakeSlack();
@@ -82,6 +85,7 @@ export async function startSlackBot(
     gateway,
     store: options.store ?? new FileStore(dataDir, { data: new MemoryStore() }),
     slackKit,
+    ...(options.mcp ? { mcpKit } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   const approvals = app.approvals;

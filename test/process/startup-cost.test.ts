@@ -45,6 +45,19 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
     expect(readFileSync(MAIN, 'utf8')).toContain("import('./slack/slack-kit.js')");
   });
 
+  it('loads the MCP SDK only for `netops mcp` and a bot with MCP_TOKEN, never for the console or Slack', () => {
+    const mcpPackages = (graph: { packages: Set<string> }) =>
+      [...graph.packages].filter((p) => p.startsWith('@modelcontextprotocol/'));
+    const consoleGraph = staticGraph(MAIN);
+    expect(mcpPackages(consoleGraph)).toEqual([]);
+    expect([...consoleGraph.files].filter((f) => f.startsWith('mcp/'))).toEqual([]);
+    expect(mcpPackages(staticGraph(join(DIST, 'slack', 'slack-kit.js')))).toEqual([]);
+    expect(mcpPackages(staticGraph(join(DIST, 'mcp', 'mcp-kit.js')))).toContain(
+      '@modelcontextprotocol/sdk/server/mcp.js',
+    );
+    expect(readFileSync(MAIN, 'utf8')).toContain("import('./mcp/mcp-kit.js')");
+  });
+
   it('starts the built-in simulator only when no controller is configured (loaded on demand)', () => {
     const consoleGraph = staticGraph(MAIN);
     expect([...consoleGraph.files].filter((f) => f.startsWith('simulator/'))).toEqual([]);

@@ -39,6 +39,8 @@ const METHOD_SCOPES: Record<string, string> = {
   'usergroups.users.list': 'usergroups:read',
   'views.open': '',
   'auth.test': '',
+  // The link an MCP client gets to a change request's message; no scope needed.
+  'chat.getPermalink': '',
 };
 
 describe('manifest.yml matches the app', () => {

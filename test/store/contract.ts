@@ -165,6 +165,36 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
         expect(await changes.verifyJournal()).toMatchObject({ ok: true, events: 2 });
       });
 
+      it('records one message of several posted for a request at once (unannounced), and none after it', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const request = await changes.create(sampleRequest(), RITA, at(0));
+        const SYSTEM = { userId: 'system:approvals' };
+
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            changes.transition(
+              request.id,
+              { type: 'message', id: request.id, actor: SYSTEM, message: { channel: 'C0OPS', ts: `1.${i}` } },
+              { from: ['pending'], at: at(1), unannounced: true },
+            ),
+          ),
+        );
+
+        const won = answers.filter((a) => a !== undefined);
+        expect(won).toHaveLength(1);
+        expect((await changes.get(request.id))?.message).toEqual(won[0]?.message);
+        const events = (await changes.history(request.id))?.events ?? [];
+        expect(events.map((e) => e.type)).toEqual(['created', 'message']);
+        // Without the guard a message is still recorded (an edit moves the preview, say).
+        const moved = await changes.transition(
+          request.id,
+          { type: 'message', id: request.id, actor: SYSTEM, message: { channel: 'C0OPS', ts: '2.0' } },
+          { from: ['pending'], at: at(2) },
+        );
+        expect(moved?.message).toEqual({ channel: 'C0OPS', ts: '2.0' });
+      });
+
       it('refuses the claim at and after expiry, and expires each overdue request once', async () => {
         const store = await fresh();
         const changes = store.changes();

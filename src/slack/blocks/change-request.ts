@@ -1,10 +1,11 @@
 import type { types } from '@slack/bolt';
+import { isMcpRequester } from '../../approvals/mcp-requester.js';
 import type { ChangeRequest } from '../../approvals/types.js';
 import { renderObject } from '../../format/plain-text.js';
 import { previewRequest, renderPreview } from '../../format/preview-text.js';
 import { LIMITS } from './limits.js';
 import { codeSections, type SlackMessage } from './read-result.js';
-import { clip, escapeMrkdwn, humanize, mention, slackDate } from './text.js';
+import { clip, escapeMrkdwn, humanize, mention, requesterText, slackDate } from './text.js';
 
 /** action_ids of the preview's buttons (public contract: DESIGN §3). */
 export const APPROVE_ACTION = 'approve';
@@ -156,7 +157,7 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
       fields: [
         { type: 'mrkdwn', text: `*Tool*\n\`${request.tool}\`` },
         { type: 'mrkdwn', text: `*Site*\n\`${escapeMrkdwn(request.site)}\`` },
-        { type: 'mrkdwn', text: `*Requested by*\n${mention(request.requester.userId)}` },
+        { type: 'mrkdwn', text: `*Requested by*\n${requesterText(request.requester)}` },
         { type: 'mrkdwn', text: `*Preview hash*\n\`${request.previewHash.slice(0, 8)}\`` },
       ],
     },
@@ -225,7 +226,7 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
       ],
     });
   }
-  const text = `${humanize(request.tool)} on ${request.site} requested by ${request.requester.userId}: ${request.state}`;
+  const text = `${humanize(request.tool)} on ${request.site} requested by ${isMcpRequester(request.requester) ? (request.requester.name ?? request.requester.userId) : request.requester.userId}: ${request.state}`;
   return { text, blocks };
 }
 
@@ -251,5 +252,5 @@ export function auditLine(request: ChangeRequest): string {
   const outcome =
     request.state === 'failed' ? `FAILED (${request.error?.code ?? 'error'})` : request.state.toUpperCase();
   const approver = request.approver ? mention(request.approver.userId) : 'nobody';
-  return `${outcome}: \`${request.tool}\` on \`${escapeMrkdwn(request.site)}\` requested by ${mention(request.requester.userId)}, approved by ${approver} (preview \`${request.previewHash.slice(0, 8)}\`, request \`${request.id}\`)`;
+  return `${outcome}: \`${request.tool}\` on \`${escapeMrkdwn(request.site)}\` requested by ${requesterText(request.requester)}, approved by ${approver} (preview \`${request.previewHash.slice(0, 8)}\`, request \`${request.id}\`)`;
 }

@@ -1,3 +1,6 @@
+import { isMcpRequester, personOf } from '../../approvals/mcp-requester.js';
+import type { Actor } from '../../approvals/types.js';
+
 /** Slack reserves &, < and > for its own markup; controller data (names) may contain them. */
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -18,6 +21,17 @@ export function slackDate(iso: string): string {
 /** A user mention. */
 export function mention(userId: string): string {
   return /^[UW][A-Z0-9]+$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
+}
+
+/**
+ * Who asked for a change: a Slack user as a mention; an MCP client by its name and token label,
+ * with the person behind the token when its label is a Slack user id.
+ */
+export function requesterText(actor: Actor): string {
+  if (!isMcpRequester(actor)) return mention(actor.userId);
+  const person = personOf(actor);
+  const behind = person === actor.userId ? '' : ` for ${mention(person)}`;
+  return `${escapeMrkdwn(actor.name ?? actor.userId)}${behind}`;
 }
 
 /** "create_network" → "Create network". */

@@ -175,6 +175,7 @@ export class FileChangeStore implements ChangeStore {
     if (guard.live && isPastExpiry(request, guard.at)) return false;
     if (guard.overdue && !isPastExpiry(request, guard.at)) return false;
     if (guard.ownedBySelf && !this.owned.has(request.id)) return false;
+    if (guard.unannounced && request.message !== undefined) return false;
     return true;
   }
 

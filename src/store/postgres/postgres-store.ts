@@ -165,6 +165,7 @@ export class PostgresChangeStore implements ChangeStore {
             AND (NOT $6::boolean OR expires_at > $8::timestamptz)
             AND (NOT $7::boolean OR expires_at <= $8::timestamptz)
             AND (NOT $9::boolean OR owner = $4::text)
+            AND (NOT $10::boolean OR NOT (data ? 'message'))
         RETURNING id, data`,
         [
           id,
@@ -176,6 +177,7 @@ export class PostgresChangeStore implements ChangeStore {
           guard.overdue === true,
           new Date(guard.at).toISOString(),
           guard.ownedBySelf === true,
+          guard.unannounced === true,
         ],
       );
       const row = claimed.rows[0];

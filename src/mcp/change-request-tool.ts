@@ -1,0 +1,99 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ChangeRequest } from '../approvals/types.js';
+import { ResourceNotFoundError, ValidationError } from '../errors.js';
+
+/** The MCP-only tool that follows a change request (listed when MCP_WRITES=approval). */
+export const GET_CHANGE_REQUEST = 'get_change_request';
+
+const argsSchema = z
+  .object({
+    change_request_id: z
+      .string({ error: 'must be a change request id (cr_…)' })
+      .trim()
+      .regex(/^cr_[a-z2-7]{20}$/, { error: 'must be a change request id (cr_…)' })
+      .describe('The id a write returned (cr_…)'),
+  })
+  .strict();
+
+/** get_change_request as MCP lists it. */
+export const changeRequestTool: Tool = {
+  name: GET_CHANGE_REQUEST,
+  description:
+    'The state of a change request a write proposed (pending, approved, executing, succeeded, failed, cancelled, expired, superseded, unknown) and, once it ran, its result. A superseded request names the one that replaced it.',
+  inputSchema: (() => {
+    const { $schema: _schema, ...schema } = z.toJSONSchema(argsSchema, { io: 'input' }) as Record<
+      string,
+      unknown
+    >;
+    return schema as Tool['inputSchema'];
+  })(),
+  annotations: {
+    title: 'Get change request',
+    readOnlyHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+};
+
+/** The validated id, or a ValidationError naming the field. */
+export function changeRequestIdOf(raw: Record<string, unknown>): string {
+  const parsed = argsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data.change_request_id;
+  throw new ValidationError(
+    parsed.error.issues.map((issue) => ({
+      field: issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments',
+      rule: issue.code === 'unrecognized_keys' ? 'takes only change_request_id' : issue.message,
+    })),
+  );
+}
+
+/** What each state means for the caller, in a sentence. */
+const STATE_TEXT: Record<ChangeRequest['state'], string> = {
+  pending: 'waiting for a person to approve it in Slack',
+  approved: 'approved; about to run',
+  executing: 'running now',
+  succeeded: 'approved and run',
+  failed: 'approved, and it failed',
+  cancelled: 'cancelled; not run',
+  expired: 'expired before anyone approved it; not run',
+  superseded: 'replaced by a newer request (superseded_by); not run',
+  unknown: 'the bot stopped while it ran; its outcome is unknown, verify on the controller',
+};
+
+/** A change request as get_change_request and a proposing write answer it. */
+export function changeRequestView(
+  request: ChangeRequest,
+  messageLink: string | undefined,
+): Record<string, unknown> {
+  return {
+    change_request_id: request.id,
+    state: request.state,
+    status: STATE_TEXT[request.state],
+    tool: request.tool,
+    site: request.site,
+    arguments: request.args,
+    requested_by: request.requester.name ?? request.requester.userId,
+    created_at: request.createdAt,
+    expires_at: request.expiresAt,
+    preview: request.preview,
+    ...(request.channel ? { channel: request.channel } : {}),
+    message_link: messageLink ?? null,
+    // Where the preview is, also when this process has no Slack to ask for its link.
+    ...(request.message
+      ? { slack_message: { channel: request.message.channel, ts: request.message.ts } }
+      : {}),
+    ...(request.approver ? { approved_by: request.approver.name ?? request.approver.userId } : {}),
+    ...(request.cancelledBy ? { cancelled_by: request.cancelledBy.name ?? request.cancelledBy.userId } : {}),
+    ...(request.decidedAt ? { decided_at: request.decidedAt } : {}),
+    ...(request.result !== undefined ? { result: request.result } : {}),
+    ...(request.error ? { error: request.error } : {}),
+    ...(request.supersededBy ? { superseded_by: request.supersededBy } : {}),
+  };
+}
+
+/** The request, or a not-found error naming the id. */
+export function requireRequest(request: ChangeRequest | undefined, id: string): ChangeRequest {
+  if (!request) throw new ResourceNotFoundError('change request', id);
+  return request;
+}

@@ -1,0 +1,195 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Approvals } from '../approvals/approvals.js';
+import type { ChangeNotifier } from '../approvals/notifier.js';
+import type { Actor, ChangeRequest, MessageRef } from '../approvals/types.js';
+import type { McpWriteMode } from '../config.js';
+import { ConfirmationRequiredError, NotAuthorizedError } from '../errors.js';
+import { render } from '../format/plain-text.js';
+import type { Logger } from '../log.js';
+import type { ToolContext } from '../tools/define-tool.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import {
+  changeRequestIdOf,
+  changeRequestTool,
+  changeRequestView,
+  GET_CHANGE_REQUEST,
+  requireRequest,
+} from './change-request-tool.js';
+import { mcpError, toolErrorResult } from './error-text.js';
+import { registryToolsFor } from './tool-catalog.js';
+
+/** What the MCP front end works with; app.ts builds it from the same parts as the other front ends. */
+export interface McpDeps {
+  registry: ToolRegistry;
+  context: ToolContext;
+  logger: Logger;
+  defaultSite: string;
+  writes: McpWriteMode;
+  /** Change requests and the journal: every write through MCP is recorded (unless writes are off). */
+  approvals?: Approvals;
+  /** MCP_APPROVAL_CHANNEL: where change requests from MCP clients are posted (approval mode). */
+  approvalChannel?: string;
+  /**
+   * Slack in this process (POST /mcp inside the bot): posts a proposal at once. Over stdio there
+   * is none, and the Slack bot's sweep posts it.
+   */
+  notifier?: ChangeNotifier;
+}
+
+/** Meta key of the change request that journals a write run in confirm mode. */
+export const CHANGE_REQUEST_META = 'netops/change_request_id';
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A result as MCP returns it: structured (an object as is, anything else under `result`) and as text. */
+export function toolResult(result: unknown, meta?: Record<string, unknown>): CallToolResult {
+  return {
+    content: [{ type: 'text', text: render(result) }],
+    structuredContent: isRecord(result) ? result : { result: result ?? null },
+    ...(meta ? { _meta: meta } : {}),
+  };
+}
+
+/** The registry's tools over MCP: listing, and calls with the write mode's rules. */
+export class McpTools {
+  private readonly catalog: Tool[];
+
+  constructor(private readonly deps: McpDeps) {
+    if (deps.writes !== 'off' && !deps.approvals) {
+      throw new Error(
+        `MCP_WRITES=${deps.writes} journals every write: the MCP front end needs the approvals`,
+      );
+    }
+    if (deps.writes === 'approval' && !deps.approvalChannel) {
+      throw new Error('MCP_WRITES=approval needs MCP_APPROVAL_CHANNEL');
+    }
+    const tools = registryToolsFor(deps.registry, { defaultSite: deps.defaultSite, writes: deps.writes });
+    this.catalog = deps.writes === 'approval' ? [...tools, changeRequestTool] : tools;
+  }
+
+  /** Every tool an MCP client may call, in registry order (get_change_request last, in approval mode). */
+  list(): Tool[] {
+    return this.catalog;
+  }
+
+  /** Runs one call; every failure is a tool error (`isError`), never a protocol error. */
+  async call(name: string, args: Record<string, unknown>, requester: Actor): Promise<CallToolResult> {
+    try {
+      return await this.dispatch(name, args, requester);
+    } catch (error) {
+      return toolErrorResult(mcpError(error, this.deps.logger, this.deps.writes));
+    }
+  }
+
+  private async dispatch(
+    name: string,
+    args: Record<string, unknown>,
+    requester: Actor,
+  ): Promise<CallToolResult> {
+    const { registry, context, writes } = this.deps;
+    if (name === GET_CHANGE_REQUEST && writes === 'approval') return this.changeRequest(args);
+    const tool = registry.require(name);
+    if (tool.access === 'read') return toolResult(await registry.run(name, args, context));
+    if (writes === 'off') {
+      throw new NotAuthorizedError(
+        `${name} changes the network, and writes through MCP are off (MCP_WRITES=off)`,
+      );
+    }
+    const valid = registry.validate(name, args);
+    if (valid.dry_run === true) return toolResult(await registry.run(name, args, context));
+    if (valid.confirm !== true) throw new ConfirmationRequiredError(name);
+    return writes === 'approval' ? this.propose(name, args, requester) : this.runNow(name, args, requester);
+  }
+
+  /** approval: a change request posted to Slack; the answer comes back at once, the change runs on approval. */
+  private async propose(
+    name: string,
+    args: Record<string, unknown>,
+    requester: Actor,
+  ): Promise<CallToolResult> {
+    const approvals = this.approvals();
+    const request = await approvals.propose({
+      tool: name,
+      args,
+      requester,
+      channel: this.deps.approvalChannel,
+    });
+    const message = await this.announce(request);
+    const link = message ? await this.deps.notifier?.link(message) : undefined;
+    const answer = {
+      change_request_id: request.id,
+      state: request.state,
+      preview: request.preview,
+      message_link: link ?? null,
+      channel: request.channel,
+      expires_at: request.expiresAt,
+    };
+    const where = link ?? (message ? `<#${message.channel}>` : `channel ${request.channel}`);
+    const posted = this.deps.notifier
+      ? message
+        ? `posted in Slack: ${where}`
+        : `not yet posted in Slack (the bot tries again within seconds) for ${where}`
+      : `the Slack bot posts it in ${where} within about 15 seconds`;
+    const text = [
+      `Change request ${request.id} is pending: nothing has changed yet. A person must approve it in Slack before it runs (${posted}); it expires at ${request.expiresAt}.`,
+      `Follow it with get_change_request change_request_id=${request.id}.`,
+      '',
+      render(request.preview),
+    ].join('\n');
+    return { content: [{ type: 'text', text }], structuredContent: answer };
+  }
+
+  /** Posts the proposal when Slack is in this process; a failure is logged and left to the bot's sweep. */
+  private async announce(request: ChangeRequest): Promise<MessageRef | undefined> {
+    if (!this.deps.notifier) return undefined;
+    try {
+      return await this.deps.notifier.announce(request);
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, request: request.id },
+        'could not post a change request from an MCP client; the next sweep tries again',
+      );
+      return undefined;
+    }
+  }
+
+  /** confirm: the client's confirm is the approval; the write runs now and is journaled like any other. */
+  private async runNow(
+    name: string,
+    args: Record<string, unknown>,
+    requester: Actor,
+  ): Promise<CallToolResult> {
+    const outcome = await this.approvals().runNow({ tool: name, args, requester });
+    const meta = { [CHANGE_REQUEST_META]: outcome.request.id };
+    if (outcome.kind === 'succeeded') return toolResult(outcome.result, meta);
+    const error =
+      outcome.kind === 'failed'
+        ? { code: outcome.error.code, message: `failed: ${outcome.error.message}`, fields: [] }
+        : {
+            code: 'conflict',
+            message: `not run: the change request is ${outcome.request.state}`,
+            fields: [],
+          };
+    return { ...toolErrorResult(error), _meta: meta };
+  }
+
+  private async changeRequest(args: Record<string, unknown>): Promise<CallToolResult> {
+    const id = changeRequestIdOf(args);
+    const request = requireRequest(await this.approvals().get(id), id);
+    const link = request.message ? await this.deps.notifier?.link(request.message) : undefined;
+    const view = changeRequestView(request, link);
+    const { preview: _preview, arguments: _args, result, ...summary } = view;
+    const text = [
+      `Change request ${request.id}: ${request.state}, ${String(view.status)}.`,
+      render(summary),
+      ...(result !== undefined ? ['', 'Result:', render(result)] : []),
+    ].join('\n');
+    return { content: [{ type: 'text', text }], structuredContent: view };
+  }
+
+  private approvals(): Approvals {
+    if (!this.deps.approvals) throw new Error('the MCP front end has no approvals');
+    return this.deps.approvals;
+  }
+}

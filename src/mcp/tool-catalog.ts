@@ -1,0 +1,109 @@
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { McpWriteMode } from '../config.js';
+import type { ToolDefinition } from '../tools/define-tool.js';
+import type { ToolRegistry } from '../tools/registry.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** What a write tool's verb says about it (MCP annotations); a new verb must be added here. */
+const WRITE_VERBS: Record<string, { destructive: boolean; idempotent: boolean }> = {
+  // Adds something; a second identical call adds another (or clashes).
+  create: { destructive: false, idempotent: false },
+  // Adds a network to a zone; already a member → no change.
+  assign: { destructive: false, idempotent: true },
+  // Overwrites settings (not additive); the same values again change nothing more.
+  update: { destructive: true, idempotent: true },
+  // Removes something; a second call finds nothing left to remove.
+  delete: { destructive: true, idempotent: true },
+  unassign: { destructive: true, idempotent: true },
+};
+
+/** The verb of a verb-first snake_case tool name. */
+export function verbOf(name: string): string {
+  return name.split('_')[0] ?? name;
+}
+
+/** "create_network" → "Create network". */
+function titleOf(name: string): string {
+  const words = name.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The MCP hints of a tool, from its access and, for a write, its verb. */
+export function annotationsOf(tool: ToolDefinition): ToolAnnotations {
+  const base = { title: titleOf(tool.name), openWorldHint: false };
+  if (tool.access === 'read') return { ...base, readOnlyHint: true, idempotentHint: true };
+  const verb = WRITE_VERBS[verbOf(tool.name)];
+  if (!verb) throw new Error(`write tool ${tool.name}: its verb has no MCP annotations (tool-catalog.ts)`);
+  return { ...base, readOnlyHint: false, destructiveHint: verb.destructive, idempotentHint: verb.idempotent };
+}
+
+const CONFIRM_TEXT: Record<Exclude<McpWriteMode, 'off'>, string> = {
+  approval:
+    'true: propose this change; it runs once a person approves it in Slack. Use dry_run to preview first',
+  confirm: 'Must be true to run the change (dry_run: true previews it instead)',
+};
+
+const WRITE_NOTE: Record<Exclude<McpWriteMode, 'off'>, string> = {
+  approval:
+    'Changes the network: dry_run=true previews; confirm=true posts a change request for a person to approve in Slack and returns its id (get_change_request follows it).',
+  confirm: 'Changes the network: dry_run=true previews; confirm=true runs it.',
+};
+
+const FIREWALL_NOTE = {
+  legacy: 'Traditional firewall only (a zone-based console refuses it).',
+  'zone-based': 'Zone-based firewall only.',
+} as const;
+
+/**
+ * The tool's arguments as JSON Schema, from its zod schema (zod's own conversion, as the caller
+ * sends them). `site_id` may be left out: the registry fills it with DEFAULT_SITE. Unknown
+ * arguments are refused, as the registry refuses them.
+ */
+export function inputSchemaOf(
+  tool: ToolDefinition,
+  options: { defaultSite: string; writes: McpWriteMode },
+): Tool['inputSchema'] {
+  const schema = z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+  const properties = { ...((schema.properties as Record<string, JsonObject> | undefined) ?? {}) };
+  const required = ((schema.required as string[] | undefined) ?? []).filter((name) => name !== 'site_id');
+  if (properties.site_id) properties.site_id = { ...properties.site_id, default: options.defaultSite };
+  if (properties.confirm && options.writes !== 'off') {
+    properties.confirm = { ...properties.confirm, description: CONFIRM_TEXT[options.writes] };
+  }
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** One registry tool as MCP lists it. */
+export function mcpToolOf(
+  tool: ToolDefinition,
+  options: { defaultSite: string; writes: McpWriteMode },
+): Tool {
+  const notes = [
+    tool.firewall ? FIREWALL_NOTE[tool.firewall] : '',
+    tool.access === 'write' && options.writes !== 'off' ? WRITE_NOTE[options.writes] : '',
+  ].filter(Boolean);
+  return {
+    name: tool.name,
+    description: [`${tool.description}.`, ...notes].join(' '),
+    inputSchema: inputSchemaOf(tool, options),
+    annotations: annotationsOf(tool),
+  };
+}
+
+/** The registry's tools an MCP client sees: every one, but no write tool when MCP_WRITES=off. */
+export function registryToolsFor(
+  registry: ToolRegistry,
+  options: { defaultSite: string; writes: McpWriteMode },
+): Tool[] {
+  return registry
+    .list()
+    .filter((tool) => tool.access === 'read' || options.writes !== 'off')
+    .map((tool) => mcpToolOf(tool, options));
+}

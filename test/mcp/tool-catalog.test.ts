@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { annotationsOf, registryToolsFor, verbOf } from '../../src/mcp/tool-catalog.js';
+import { createRegistry } from '../../src/tools/index.js';
+import { exampleArguments, SPEC_CALLS, schemaValidator } from '../helpers/mcp.js';
+
+const registry = createRegistry('default');
+const approval = registryToolsFor(registry, { defaultSite: 'default', writes: 'approval' });
+
+describe('MCP tools come from the registry', () => {
+  it('lists every registry tool, with its name and description, in every write mode but off', () => {
+    const names = registry.list().map((t) => t.name);
+    expect(names).toHaveLength(45);
+    for (const writes of ['approval', 'confirm'] as const) {
+      const listed = registryToolsFor(registry, { defaultSite: 'default', writes });
+      expect(listed.map((t) => t.name)).toEqual(names);
+      for (const tool of listed) {
+        expect(tool.description).toContain(registry.require(tool.name).description);
+      }
+    }
+  });
+
+  it('lists no write tool when MCP_WRITES=off', () => {
+    const listed = registryToolsFor(registry, { defaultSite: 'default', writes: 'off' });
+    const reads = registry.list().filter((t) => t.access === 'read');
+    expect(listed.map((t) => t.name)).toEqual(reads.map((t) => t.name));
+    expect(listed.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+  });
+
+  it('generates input schemas that accept every tool’s example and the spec’s argument tables', () => {
+    const check = schemaValidator(approval);
+    const calls = [...exampleArguments(registry), ...SPEC_CALLS];
+    expect(calls.length).toBeGreaterThan(60);
+    for (const { tool, args } of calls)
+      expect(check(tool, args), `${tool} ${JSON.stringify(args)}`).toEqual([]);
+  });
+
+  it('refuses in the schema what the registry refuses: unknown names, wrong types, values out of range', () => {
+    const check = schemaValidator(approval);
+    expect(check('create_network', { name: 'Lab', vlan_id: 40, vlan: 40 })).not.toEqual([]);
+    expect(check('create_network', { name: 'Lab', vlan_id: '40' })).not.toEqual([]);
+    expect(check('create_network', { name: 'Lab', vlan_id: 5000 })).not.toEqual([]);
+    expect(check('create_network', { vlan_id: 40 })).not.toEqual([]);
+    expect(check('export_topology', { format: 'png' })).not.toEqual([]);
+  });
+
+  it('lets site_id be left out, defaulting to the configured site', () => {
+    const tool = registryToolsFor(registry, { defaultSite: 'branch', writes: 'confirm' }).find(
+      (t) => t.name === 'get_subnet_info',
+    );
+    expect(tool?.inputSchema.required).toEqual(['network_id']);
+    expect(tool?.inputSchema.properties?.site_id).toMatchObject({ type: 'string', default: 'branch' });
+  });
+
+  it('says in the description and the confirm argument what confirm does in each mode', () => {
+    const byMode = (writes: 'approval' | 'confirm') =>
+      registryToolsFor(registry, { defaultSite: 'default', writes }).find((t) => t.name === 'delete_network');
+    expect(byMode('approval')?.description).toMatch(/for a person to approve in Slack/);
+    expect(JSON.stringify(byMode('approval')?.inputSchema.properties?.confirm)).toMatch(
+      /approves it in Slack/,
+    );
+    expect(byMode('confirm')?.description).toMatch(/confirm=true runs it/);
+    expect(approval.find((t) => t.name === 'list_firewall_rules')?.description).toMatch(
+      /Traditional firewall only/,
+    );
+  });
+});
+
+describe('annotations', () => {
+  const hints = (name: string) => approval.find((t) => t.name === name)?.annotations;
+
+  it('marks reads read-only, deletes destructive and idempotent, creates neither', () => {
+    for (const tool of registry.list().filter((t) => t.access === 'read')) {
+      expect(hints(tool.name), tool.name).toMatchObject({ readOnlyHint: true });
+    }
+    expect(hints('delete_network')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
+    expect(hints('unassign_network_from_zone')).toMatchObject({ destructiveHint: true });
+    expect(hints('create_network')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
+    expect(hints('assign_network_to_zone')).toMatchObject({ destructiveHint: false, idempotentHint: true });
+    expect(hints('update_network')).toMatchObject({ destructiveHint: true, idempotentHint: true });
+    expect(hints('list_vlans')).toMatchObject({ title: 'List vlans', openWorldHint: false });
+  });
+
+  it('knows the verb of every write tool, and refuses one it does not know', () => {
+    const verbs = new Set(
+      registry
+        .list()
+        .filter((t) => t.access === 'write')
+        .map((t) => verbOf(t.name)),
+    );
+    expect([...verbs].sort()).toEqual(['assign', 'create', 'delete', 'unassign', 'update']);
+    const tool = { ...registry.require('create_network'), name: 'rename_network' };
+    expect(() => annotationsOf(tool)).toThrow(/rename_network: its verb has no MCP annotations/);
+  });
+});
