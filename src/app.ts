@@ -73,7 +73,7 @@ function buildSlack(deps: AppDeps, store: Store, registry: ToolRegistry, context
   const { config, logger, slackKit } = deps;
   if (!slackKit)
     throw new Error('SLACK_BOT_TOKEN is set: createApp needs the slackKit (src/slack/slack-kit.ts)');
-  const groups = slackKit.userGroups(config, logger);
+  const groups = slackKit.userGroups(config, logger, deps.now);
   const policy = new ApprovalPolicy({
     approvers: config.approvals.approvers,
     allowSelfApproval: config.approvals.allowSelfApproval,

@@ -207,6 +207,27 @@ describe('approval-gated writes', () => {
     expect(b.sim.state.findNetworkByName('default', 'IoT2')).toBeDefined();
   });
 
+  it('refuses an approver removed from the APPROVERS group a few seconds after they approved something', async () => {
+    let now = Date.now();
+    const b = await bot({ now: () => now, env: { APPROVERS: 'S0NETADMINS' } });
+    b.slack.userGroups.S0NETADMINS = ['U5'];
+    const first = requestIdOf(await previewCreate(b));
+    await b.click('approve', first, 'U5');
+    await b.slack.waitFor(async () => (await b.approvals.get(first))?.state === 'succeeded');
+    const second = requestIdOf(
+      await previewCreate(b, 'create_network name=Lab2 vlan_id=32 subnet=10.32.0.0/24'),
+    );
+
+    b.slack.userGroups.S0NETADMINS = ['U6'];
+    now += 11_000;
+    const click = await b.click('approve', second, 'U5');
+
+    await b.slack.waitFor(() => responsesTo(b, click.responseUrl).length > 0);
+    expect(String(responsesTo(b, click.responseUrl)[0]?.body.text)).toMatch(/only members of APPROVERS/);
+    expect((await b.approvals.get(second))?.state).toBe('pending');
+    expect(b.sim.state.findNetworkByName('default', 'Lab2')).toBeUndefined();
+  });
+
   it('refuses an expired request and edits its message to say it did not run', async () => {
     let now = Date.now();
     const b = await bot({ now: () => now, env: { APPROVAL_TTL_SECONDS: '60' } });
