@@ -103,6 +103,41 @@ describe('request verification', () => {
   });
 });
 
+describe('refusals of REQUESTERS and WRITE_CHANNELS', () => {
+  const refusalTo = async (b: SlackBot, user: string, channel: string) => {
+    const { responseUrl } = await b.command('create_network name=Lab vlan_id=91 subnet=10.91.0.0/24', user, channel);
+    await b.slack.waitFor(() => responsesTo(b, responseUrl).length > 0);
+    const body = responsesTo(b, responseUrl)[0]?.body ?? {};
+    return { text: String(body.text), blocks: JSON.stringify(body.blocks) };
+  };
+
+  it('name who may request, and where, as Slack mentions escaped once, not twice', async () => {
+    const b = await bot({ env: { REQUESTERS: 'U0ALICE,S0NETOPS', WRITE_CHANNELS: 'C0OPS' } });
+    b.slack.userGroups.S0NETOPS = ['U0CAROL'];
+
+    const stranger = await refusalTo(b, 'U0BOB', 'C0OPS');
+    const elsewhere = await refusalTo(b, 'U0ALICE', 'C0RANDOM');
+
+    expect(stranger.text).toBe(
+      ':no_entry: Not allowed: only members of REQUESTERS (<@U0ALICE>, <!subteam^S0NETOPS>) may request changes',
+    );
+    expect(elsewhere.text).toBe(
+      ':no_entry: Not allowed: changes may only be requested in WRITE_CHANNELS (<#C0OPS>); not in <#C0RANDOM>',
+    );
+    expect(`${stranger.blocks}${elsewhere.blocks}`).not.toContain('&lt;');
+    expect(previews(b)).toEqual([]);
+  });
+
+  it('show a channel id that is not shaped like one as text, so it cannot carry Slack markup', async () => {
+    const b = await bot({ env: { WRITE_CHANNELS: 'C0OPS' } });
+
+    const refusal = await refusalTo(b, 'U0ALICE', 'C1> <!channel');
+
+    expect(refusal.text).toContain('not in C1&gt; &lt;!channel');
+    expect(refusal.text).not.toContain('<!channel');
+  });
+});
+
 describe('/net reads', () => {
   it('acknowledges list_vlans in the HTTP response, then posts once to response_url naming every network', async () => {
     const b = await bot();
