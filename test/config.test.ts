@@ -86,12 +86,13 @@ describe('loadConfig', () => {
       ]);
       expect(error.message).not.toContain(secret);
     }
-    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sixteen-chars-xx' }).slack).toMatchObject(
-      { signingSecret: 'sixteen-chars-xx' },
-    );
+    expect(
+      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sixteen-chars-xx' }).slack,
+    ).toMatchObject({ signingSecret: 'sixteen-chars-xx' });
     // Socket Mode does not use it, so a short leftover there is not an error.
     expect(
-      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_SIGNING_SECRET: 'x' }).slack.appToken,
+      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_SIGNING_SECRET: 'x' }).slack
+        .appToken,
     ).toBe('xapp-1');
   });
 

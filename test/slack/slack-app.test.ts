@@ -105,7 +105,11 @@ describe('request verification', () => {
 
 describe('refusals of REQUESTERS and WRITE_CHANNELS', () => {
   const refusalTo = async (b: SlackBot, user: string, channel: string) => {
-    const { responseUrl } = await b.command('create_network name=Lab vlan_id=91 subnet=10.91.0.0/24', user, channel);
+    const { responseUrl } = await b.command(
+      'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24',
+      user,
+      channel,
+    );
     await b.slack.waitFor(() => responsesTo(b, responseUrl).length > 0);
     const body = responsesTo(b, responseUrl)[0]?.body ?? {};
     return { text: String(body.text), blocks: JSON.stringify(body.blocks) };
