@@ -47,6 +47,8 @@ const interactive = {
   response_url: z.string().optional(),
   function_data: z.looseObject({}).optional(),
 };
+// Bolt echoes the challenge with JSON.stringify, which a deeply nested one overflows.
+const urlVerification = z.looseObject({ challenge: z.string() });
 const commandEnvelope = z.looseObject({
   command: z.string(),
   team_id: z.string().optional(),
@@ -85,7 +87,11 @@ function judgeEnvelope(envelope: Record<string, unknown>, served: ServedEnvelope
   const malformed = (error: z.ZodError): Refusal => ({ status: 400, reason: firstIssue(error) });
   const unserved = (what: string): Refusal => ({ status: 404, reason: `no listener for ${what}` });
   // Answered by Bolt's receiver itself, before any listener.
-  if (envelope.ssl_check === '1' || envelope.type === 'url_verification') return undefined;
+  if (envelope.ssl_check === '1') return undefined;
+  if (envelope.type === 'url_verification') {
+    const parsed = urlVerification.safeParse(envelope);
+    return parsed.success ? undefined : malformed(parsed.error);
+  }
   if (envelope.event !== undefined) return unserved('Events API events');
   if (envelope.command !== undefined) {
     const parsed = commandEnvelope.safeParse(envelope);
