@@ -165,6 +165,13 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Slack's unsigned ssl_check, recognised as Bolt's receiver does. */
+function isSslCheck(req: IncomingMessage, body: string): boolean {
+  return (
+    req.headers['content-type'] === 'application/x-www-form-urlencoded' && parseQuery(body).ssl_check === '1'
+  );
+}
+
 /** Slack's signature and timestamp, with timestamps too far in the future refused like stale ones. */
 function judgeSignature(
   req: IncomingMessage,
@@ -172,13 +179,6 @@ function judgeSignature(
   secret: string,
   nowMs: number,
 ): Refusal | undefined {
-  // Slack's ssl_check is unsigned; Bolt's receiver strips anything else from such a body.
-  if (
-    req.headers['content-type'] === 'application/x-www-form-urlencoded' &&
-    parseQuery(body).ssl_check === '1'
-  ) {
-    return undefined;
-  }
   const signature = header(req, 'x-slack-signature');
   const timestamp = Number(header(req, 'x-slack-request-timestamp'));
   if (signature === undefined || !Number.isFinite(timestamp)) {
@@ -262,7 +262,13 @@ export function guardSlackRequests(
       log.warn({ limit_bytes: limit }, 'refused a Slack request body larger than the limit (413)');
       return refuse(res, { status: 413, reason: `the body is larger than ${limit} bytes` });
     }
-    const signed = judgeSignature(req, body.toString(), options.signingSecret, now());
+    const text = body.toString();
+    if (isSslCheck(req, text)) {
+      // Unsigned, so nothing but the check itself goes on (Bolt strips the rest the same way).
+      next(Object.assign(req, { rawBody: Buffer.from('ssl_check=1') }), res);
+      return;
+    }
+    const signed = judgeSignature(req, text, options.signingSecret, now());
     if (signed) {
       log.warn({ reason: signed.reason }, 'refused an unverified Slack request (401)');
       return refuse(res, signed);
