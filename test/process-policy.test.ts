@@ -72,7 +72,9 @@ describe('the process error policy of the Slack bot', () => {
     expect(lines[0]?.msg).toMatch(
       /^uncaught exception: the state of the process is unknown; stopping \(exit 1\)/,
     );
-    expect((lines[0]?.err as { message: string }).message).toBe('Maximum call stack size exceeded');
+    expect((lines[0]?.err as { message?: string } | undefined)?.message).toBe(
+      'Maximum call stack size exceeded',
+    );
   });
 
   it('never lets a secret in an error reach the log line', () => {

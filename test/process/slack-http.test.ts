@@ -159,7 +159,8 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
     expect((await post(commandBody({ text: 'vlans', response_url: responseUrl }))).status).toBe(200);
     await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)));
     expect(sim.requests.filter((r) => r.method !== 'GET')).toHaveLength(writesBefore);
-    const crashes = /^(unhandled promise rejection|uncaught|Bolt could not process|the Slack request guard failed)/;
+    const crashes =
+      /^(unhandled promise rejection|uncaught|Bolt could not process|the Slack request guard failed)/;
     expect(bot.logs().filter((l) => crashes.test(l.msg))).toEqual([]);
   });
 
