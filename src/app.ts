@@ -145,7 +145,8 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
 
 function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, context: ToolContext) {
   const { config, logger, slackKit } = deps;
-  const groups = config.slack.botToken && slackKit ? slackKit.userGroups(config, logger) : undefined;
+  const groups =
+    config.slack.botToken && slackKit ? slackKit.userGroups(config, logger, deps.now) : undefined;
   const policy = new ApprovalPolicy({
     approvers: config.approvals.approvers,
     allowSelfApproval: config.approvals.allowSelfApproval,

@@ -14,6 +14,9 @@ export type McpWriteMode = (typeof MCP_WRITE_MODES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The shortest SLACK_SIGNING_SECRET accepted in HTTP mode (Slack's own are 32 hex characters). */
+export const MIN_SIGNING_SECRET_LENGTH = 16;
+
 const blankToUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 
@@ -297,6 +300,17 @@ const envSchema = z
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
       issue('SLACK_SIGNING_SECRET', 'is required in HTTP mode (SLACK_BOT_TOKEN set, SLACK_APP_TOKEN unset)');
+    } else if (
+      env.SLACK_BOT_TOKEN &&
+      !env.SLACK_APP_TOKEN &&
+      (env.SLACK_SIGNING_SECRET ?? '').length < MIN_SIGNING_SECRET_LENGTH
+    ) {
+      // Every request is authenticated by this secret alone: a short one can be guessed offline
+      // from one signed request. Slack's are 32 hex characters. The value is never echoed.
+      issue(
+        'SLACK_SIGNING_SECRET',
+        `must be the app's Signing Secret (Basic Information → App Credentials), at least ${MIN_SIGNING_SECRET_LENGTH} characters`,
+      );
     }
     if (env.SLACK_APP_TOKEN && !env.SLACK_BOT_TOKEN) {
       issue('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set');

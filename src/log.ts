@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { LogLevel } from './config.js';
 
@@ -62,7 +63,15 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       },
       serializers: {
         err: (err: unknown) => {
-          const s = pino.stdSerializers.err(err as Error);
+          // A thrown string, object or null must not make the log call itself throw.
+          if (!(err instanceof Error)) {
+            return {
+              message: scrubSecrets(
+                inspect(err, { depth: 2, breakLength: Number.POSITIVE_INFINITY }).slice(0, 2000),
+              ),
+            };
+          }
+          const s = pino.stdSerializers.err(err);
           return {
             ...s,
             message: scrubSecrets(s.message),

@@ -6,6 +6,7 @@ import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/i
 import { ConfigError } from './errors.js';
 import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
 import { createLogger, type Logger, readableLogDestination, scrubSecrets, silentLogger } from './log.js';
+import { installProcessErrorPolicy } from './process-policy.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
 
@@ -78,12 +79,8 @@ async function openStoreOrSay(config: Config, logger: Logger): Promise<Store | u
 /** Runs the Slack bot until SIGINT/SIGTERM; resolves only when it could not start. */
 async function runSlack(config: Config): Promise<number> {
   const logger = serviceLogger(config);
-  for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
-    process.on(event, (error: unknown) => {
-      logger.fatal({ err: error }, `${event}: stopping`);
-      process.exit(1);
-    });
-  }
+  // A request or Slack must never stop the bot; only an exception that leaves its state unknown does.
+  installProcessErrorPolicy(logger, (code) => process.exit(code));
   const controller = await controllerFor(config);
   const gatewayOptions = gatewayOptionsOr2(config, logger, controller.overrides, []);
   if (gatewayOptions === 2) {
@@ -132,13 +129,31 @@ async function runSlack(config: Config): Promise<number> {
   }
   if (controller.note) logger.warn(controller.note);
   try {
-    const { port, mode } = await slack.start();
+    const { port, mode, ready } = await slack.start();
     const mcp = app.mcp ? `, POST /mcp (MCP_WRITES=${config.mcp.writes})` : '';
     logger.info(
       { mode, port },
       mode === 'http'
         ? `listening on port ${port}: POST /slack/events, GET /healthz${mcp}`
-        : `connected to Slack in Socket Mode; GET /healthz${mcp} on port ${port}`,
+        : `GET /healthz${mcp} on port ${port}; connecting to Slack in Socket Mode`,
+    );
+    // Slack unreachable: auth.test is retried in the background and /healthz says "not ready".
+    // A refused SLACK_BOT_TOKEN is a bad variable (exit 2); a refused Socket Mode connection, 1.
+    ready.then(
+      () => {
+        if (mode === 'socket')
+          logger.info(
+            { mode, port },
+            `connected to Slack in Socket Mode; GET /healthz${mcp} on port ${port}`,
+          );
+      },
+      (error: unknown) => {
+        const refused = error instanceof ConfigError;
+        if (refused) logger.fatal(error.issues.map((i) => `${i.field} ${i.rule}`).join('; '));
+        else logger.fatal({ err: error }, 'the Slack front end could not start');
+        setTimeout(() => process.exit(refused ? 2 : 1), 10_000).unref();
+        void shutdown().finally(() => process.exit(refused ? 2 : 1));
+      },
     );
   } catch (error) {
     logger.fatal({ err: error }, 'the Slack front end could not start');

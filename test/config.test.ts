@@ -80,6 +80,24 @@ describe('loadConfig', () => {
     expect(error.message).toContain('GATEWAY_API_TYPE: must be local or cloud');
   });
 
+  it('refuses a signing secret shorter than 16 characters in HTTP mode, without echoing it', () => {
+    for (const secret of ['#', 'fifteen-chars-x']) {
+      const error = configError({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: secret });
+      expect(error.issues).toEqual([
+        { field: 'SLACK_SIGNING_SECRET', rule: expect.stringContaining('at least 16 characters') },
+      ]);
+      expect(error.message).not.toContain(secret);
+    }
+    expect(
+      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sixteen-chars-xx' }).slack,
+    ).toMatchObject({ signingSecret: 'sixteen-chars-xx' });
+    // Socket Mode does not use it, so a short leftover there is not an error.
+    expect(
+      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_SIGNING_SECRET: 'x' }).slack
+        .appToken,
+    ).toBe('xapp-1');
+  });
+
   it('requires what each mode needs', () => {
     expect(configError({ SLACK_BOT_TOKEN: 'xoxb-1' }).issues).toEqual([
       { field: 'SLACK_SIGNING_SECRET', rule: expect.stringContaining('HTTP mode') },
@@ -255,7 +273,7 @@ describe('store variables', () => {
 
 describe('MCP variables', () => {
   const SECRET = 'a'.repeat(32);
-  const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig' };
+  const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'signing-secret-16+' };
 
   it('writes through approval by default with Slack, confirm without; no token, no HTTP endpoint', () => {
     expect(loadConfig({}).mcp).toEqual({ tokens: [], writes: 'confirm' });

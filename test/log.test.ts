@@ -26,6 +26,21 @@ function capture() {
 }
 
 describe('logging', () => {
+  it('logs a thrown value that is not an Error instead of throwing from the log call', () => {
+    const { lines, logger } = capture();
+
+    logger.error({ err: 'token xoxb-1-2-secret refused' }, 'a string');
+    logger.error({ err: { error: 'invalid_auth' } }, 'an object');
+    logger.error({ err: null }, 'null');
+
+    const logged = lines.map((line) => JSON.parse(line) as { msg: string; err: { message: string } });
+    expect(logged.map((l) => [l.msg, l.err.message])).toEqual([
+      ['a string', "'token xox?-[redacted] refused'"],
+      ['an object', "{ error: 'invalid_auth' }"],
+      ['null', 'null'],
+    ]);
+  });
+
   it('redacts secret-bearing keys at any depth we log', () => {
     const { lines, logger } = capture();
     logger.info(

@@ -21,8 +21,13 @@ export interface ApprovalPolicyOptions {
 
 const isGroup = (id: string) => id.startsWith('S');
 
-/** A Slack mention of a user, group or channel id, so refusals render as names. */
+/**
+ * A Slack mention of a user, group or channel id, so refusals render as names. Refusals are Slack
+ * markup (the front end does not escape them again), so anything not shaped like an id (a channel
+ * from a payload) is shown as text, with Slack's markup characters escaped.
+ */
 function mention(id: string): string {
+  if (!/^[A-Z0-9]+$/.test(id)) return id.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   if (isGroup(id)) return `<!subteam^${id}>`;
   if (/^[CGD]/.test(id)) return `<#${id}>`;
   // An MCP requester (mcp:<label>) is no Slack user: its id as it is.

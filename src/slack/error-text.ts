@@ -41,7 +41,9 @@ function botErrorText(error: BotError): string {
     case 'not_supported':
       return `:no_entry_sign: Not supported: ${message}`;
     case 'not_authorized':
-      return `:no_entry: Not allowed: ${message}`;
+      // The approval policy words its refusals in Slack markup already (mentions of the users,
+      // groups and channels it names, built from ids only); escaping them again showed `&lt;@U…&gt;`.
+      return `:no_entry: Not allowed: ${error.message}`;
     case 'conflict':
       return `:warning: Conflict: ${message}`;
     case 'gateway_auth': {

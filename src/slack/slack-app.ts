@@ -1,6 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type AuthorizeResult, type Logger as BoltLogger, LogLevel, webApi } from '@slack/bolt';
+import {
+  App,
+  type Logger as BoltLogger,
+  HTTPModuleFunctions,
+  HTTPReceiver,
+  LogLevel,
+  webApi,
+} from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { Config } from '../config.js';
@@ -9,12 +16,16 @@ import type { Logger } from '../log.js';
 import type { StoreHealth } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
+import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
 import { registerDrainGuard, WorkTracker } from './drain.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
+import { guardSlackRequests, MAX_BODY_BYTES, type ServedEnvelopes } from './request-guard.js';
+import { SlackTokenCheck } from './token-check.js';
 
 const STOP_ANCHOR_WAIT_MS = 3_000;
 
@@ -32,10 +43,11 @@ export interface SlackFrontEndOptions {
    * [15 s, or a third of REPLICA_LEASE_SECONDS when that is shorter].
    */
   sweepIntervalMs?: number;
+  /** Waits between auth.test attempts while Slack cannot be reached [1 s doubling to 60 s]. */
+  tokenRetryDelaysMs?: readonly number[];
   /**
-   * More HTTP routes on PORT, beside /healthz (`POST /mcp`, which app.ts wires): served by Bolt's
-   * receiver in HTTP mode and by the health server in Socket Mode. A handler gets the request
-   * unread and must answer it.
+   * More HTTP routes on PORT, beside /healthz (`POST /mcp`, which app.ts wires), in both modes. A
+   * handler gets the request unread (no Slack guard: it checks its own credentials) and must answer it.
    */
   routes?: readonly HttpRoute[];
 }
@@ -47,13 +59,27 @@ export interface HttpRoute {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
+/** What `start()` resolves with once the bot listens on its port. */
+export interface SlackStarted {
+  port: number;
+  mode: 'http' | 'socket';
+  /**
+   * Resolves once Slack has answered auth.test (and, in Socket Mode, the connection is open);
+   * until then /healthz answers 503. While Slack cannot be reached, auth.test is retried in the
+   * background. Rejects with a ConfigError naming SLACK_BOT_TOKEN when Slack refuses the token,
+   * or with the error when the Socket Mode connection cannot be opened.
+   */
+  ready: Promise<void>;
+}
+
 /** The running Slack bot. */
 export interface SlackFrontEnd {
   /**
    * Starts listening on PORT (a free port when PORT=0): Slack's requests and /healthz in HTTP mode,
-   * /healthz alone in Socket Mode, which then connects to Slack. Resolves with the bound port.
+   * /healthz alone in Socket Mode, which then connects to Slack once the bot token is verified.
+   * Resolves with the bound port after the first auth.test attempt, whatever its outcome.
    */
-  start(): Promise<{ port: number; mode: 'http' | 'socket' }>;
+  start(): Promise<SlackStarted>;
   /**
    * Stops taking new work (commands and clicks are answered "restarting, try again"; /healthz
    * says 503 "stopping"), waits up to SHUTDOWN_GRACE_SECONDS for running work (a change being
@@ -96,6 +122,10 @@ function boltLogger(logger: Logger): BoltLogger {
   };
 }
 
+/** The slash command the bot serves, and where Slack sends every request in HTTP mode. */
+const NET_COMMAND = '/net';
+const EVENTS_PATH = '/slack/events';
+
 /** Listens on `port` (0: any free one); rejects on EADDRINUSE and the like instead of crashing. */
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -107,26 +137,6 @@ function listen(server: Server, port: number): Promise<number> {
   });
 }
 
-/**
- * Bolt's authorization with one auth.test for the process, made when the bot starts or at the
- * first request. Bolt's own (`token`) fires auth.test in its constructor and leaves the promise
- * unhandled: with Slack unreachable at start the process died a few seconds later with a stack
- * trace, and it never retried. Here a failed check is logged, and the next request tries again.
- */
-function botAuthorization(client: webApi.WebClient, botToken: string) {
-  let identity: Promise<AuthorizeResult> | undefined;
-  return (): Promise<AuthorizeResult> => {
-    identity ??= client.auth.test().then(
-      (answer) => ({ botToken, botId: answer.bot_id, botUserId: answer.user_id }),
-      (error: unknown) => {
-        identity = undefined;
-        throw error;
-      },
-    );
-    return identity;
-  };
-}
-
 /** Builds the Bolt app (HTTP receiver, or Socket Mode when SLACK_APP_TOKEN is set) and its listeners. */
 export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEnd {
   const { config, logger, approvals } = options;
@@ -136,21 +146,44 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   const mode = socketMode ? 'socket' : 'http';
   const startedAt = Date.now();
   const work = new WorkTracker();
-  // A replica whose store does not answer is not ready: the load balancer sends clicks elsewhere.
-  // A file journal that cannot be written leaves lookups working: degraded, but still 200.
+  // A dedicated client for auth.test: no retries of its own (the check retries with its own
+  // backoff, in the background), and a rate limit is an answer to wait on, not to sleep in.
+  const tokens = new SlackTokenCheck(
+    new webApi.WebClient(botToken, {
+      ...slackClientOptions(config, logger),
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: 10_000,
+    }),
+    botToken,
+    logger,
+    options.tokenRetryDelaysMs,
+  );
+  let connected = !socketMode;
+  const slackState = () => {
+    if (tokens.refused) return { ok: false, error: `SLACK_BOT_TOKEN refused by Slack (${tokens.refused})` };
+    if (!tokens.verified || !connected) return { ok: false, error: 'not ready: waiting for Slack' };
+    return { ok: true };
+  };
+  // A replica whose store does not answer, or that Slack has not answered yet, is not ready: the
+  // load balancer sends clicks elsewhere. A file journal that cannot be written leaves lookups
+  // working: degraded, but still 200.
   const healthBody = async () => {
     if (work.draining) return { ready: false, body: { status: 'stopping', front_end: 'slack', mode } };
     const store = await options.storeHealth();
     const readable = store.ok || store.readOnly === true;
     const pending = readable ? await approvals.count({ state: 'pending' }).catch(() => undefined) : undefined;
-    const ready = readable && pending !== undefined;
+    const storeReady = readable && pending !== undefined;
+    const slack = slackState();
+    const ready = storeReady && slack.ok;
     const body = {
       status: ready ? (store.ok ? 'ok' : 'degraded') : 'unavailable',
       front_end: 'slack',
       mode,
+      slack,
       store: {
         kind: store.kind,
-        ok: store.ok && ready,
+        ok: store.ok && storeReady,
         ...(store.readOnly ? { read_only: true } : {}),
         ...(store.error ? { error: store.error } : {}),
       },
@@ -172,38 +205,52 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       },
     );
   };
-  // Socket Mode has no request URL; /healthz gets a server of its own on PORT, bound before Slack is
-  // dialled so the port is known (PORT=0) and a taken port fails the start instead of the process.
-  const routes = options.routes ?? [];
-  const healthServer = socketMode
-    ? createServer((req, res) => {
-        const path = (req.url ?? '').split('?')[0];
-        if (req.method === 'GET' && path === '/healthz') return healthz(req, res);
-        const route = routes.find((r) => r.path === path && r.methods.includes(req.method ?? ''));
-        if (route) return route.handler(req, res);
-        res.writeHead(404).end();
-      })
+  // HTTP mode: Bolt's receiver behind a guard (size, signature, timestamp, envelope shape: see
+  // request-guard.ts), served by our own server with /healthz beside it. Socket Mode has no request
+  // URL; the same server carries /healthz alone. Bound before Slack is dialled, so the port is
+  // known (PORT=0) and a taken port fails the start instead of the process.
+  const receiver = socketMode
+    ? undefined
+    : new HTTPReceiver({
+        signingSecret: signingSecret ?? '',
+        logger: boltLogger(logger),
+        bodyLimit: MAX_BODY_BYTES,
+        processEventErrorHandler: async (args) => {
+          // The guard checks what Bolt reads, so this is a bug (ours or Bolt's): log it in full.
+          logger.error({ err: args.error }, 'Bolt could not process a Slack request');
+          return HTTPModuleFunctions.defaultProcessEventErrorHandler(args);
+        },
+      });
+  const served: ServedEnvelopes = {
+    commands: [NET_COMMAND],
+    actions: [APPROVE_ACTION, CANCEL_ACTION],
+    views: [TOOL_FORM_CALLBACK],
+  };
+  const events = receiver
+    ? guardSlackRequests({ signingSecret: signingSecret ?? '', served, logger }, receiver.requestListener)
     : undefined;
-  const client = new webApi.WebClient(botToken, slackClientOptions(config, logger));
-  const authorize = botAuthorization(client, botToken);
+  const routes = options.routes ?? [];
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') return healthz(req, res);
+    if (events && req.method === 'POST' && path === EVENTS_PATH) return events(req, res);
+    const route = routes.find((r) => r.path === path && r.methods.includes(req.method ?? ''));
+    if (route) return route.handler(req, res);
+    res.writeHead(404).end();
+  });
   const app = new App({
-    authorize,
+    authorize: tokens.authorize,
     logger: boltLogger(logger),
     // Bolt hands these options to the Socket Mode client too, so apps.connections.open honours
     // SLACK_API_URL (the Socket Mode process test relies on it).
     clientOptions: slackClientOptions(config),
-    ...(socketMode
-      ? { socketMode: true, appToken }
-      : {
-          signingSecret: signingSecret ?? '',
-          customRoutes: [
-            { path: '/healthz', method: ['GET'], handler: healthz },
-            ...routes.map((r) => ({ path: r.path, method: [...r.methods], handler: r.handler })),
-          ],
-        }),
+    // The bot defines no workflow functions: a payload never lends Bolt another token.
+    attachFunctionToken: false,
+    ...(socketMode ? { socketMode: true, appToken } : { receiver }),
   });
   // Before any listener: while stopping, new work is refused; until then, all of it is followed.
   registerDrainGuard(app, work, logger);
+  const client = new webApi.WebClient(botToken, slackClientOptions(config, logger));
   const presenter = new ChangePresenter(client, approvals, logger, config.approvals.auditChannel);
   const deps: SlackDeps = {
     registry: options.registry,
@@ -220,17 +267,6 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     logger.error({ err: error }, 'Slack listener failed');
   });
 
-  const verifyToken = async () => {
-    try {
-      const identity = await authorize();
-      logger.info({ bot_user_id: identity.botUserId }, 'SLACK_BOT_TOKEN verified (auth.test)');
-    } catch (error) {
-      logger.warn(
-        { err: error },
-        'could not verify SLACK_BOT_TOKEN with auth.test; the next Slack request retries',
-      );
-    }
-  };
   let sweeper: NodeJS.Timeout | undefined;
   let anchorer: NodeJS.Timeout | undefined;
   let running = false;
@@ -252,31 +288,25 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   const sweepEvery =
     options.sweepIntervalMs ??
     Math.min(15_000, Math.max(1_000, (config.store.replicaLeaseSeconds * 1000) / 3));
-  const closeHealthServer = () =>
+  const closeServer = () =>
     new Promise<void>((resolve) => {
-      if (!healthServer?.listening) return resolve();
-      healthServer.closeAllConnections();
-      healthServer.close(() => resolve());
+      if (!server.listening) return resolve();
+      server.closeAllConnections();
+      server.close(() => resolve());
     });
+  let socketStarted = false;
+  const connect = async () => {
+    if (!socketMode || !running) return;
+    await app.start();
+    socketStarted = true;
+    connected = true;
+  };
   return {
     async start() {
       // Before taking clicks: runs a previous process left behind become unknown, never re-run.
       await sweep();
-      let boundPort: number;
-      if (healthServer) {
-        boundPort = await listen(healthServer, port);
-        try {
-          await app.start();
-        } catch (error) {
-          await closeHealthServer();
-          throw error;
-        }
-      } else {
-        const server = await app.start(port);
-        boundPort = (server.address() as AddressInfo).port;
-      }
+      const boundPort = await listen(server, port);
       running = true;
-      void verifyToken();
       sweeper = setInterval(() => void sweep(), sweepEvery);
       sweeper.unref();
       void anchor('start');
@@ -284,11 +314,17 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
         anchorer = setInterval(() => void anchor('periodic'), config.approvals.anchorMinutes * 60_000);
         anchorer.unref();
       }
-      return { port: boundPort, mode };
+      const verified = tokens.untilVerified();
+      await tokens.firstAnswer();
+      const ready = verified.then(connect);
+      // main.ts attaches its handlers after start() returns; until then a refusal is not "unhandled".
+      ready.catch(() => {});
+      return { port: boundPort, mode, ready };
     },
     async stop() {
       if (sweeper) clearInterval(sweeper);
       if (anchorer) clearInterval(anchorer);
+      tokens.stop();
       if (!running) return;
       running = false;
       const busy = work.size;
@@ -307,8 +343,8 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       }
       // Slack may be what is failing: the last anchor gets a few seconds, not the client's retries.
       await settledWithin(settle(anchor('stop')), STOP_ANCHOR_WAIT_MS);
-      await app.stop();
-      await closeHealthServer();
+      if (socketStarted) await app.stop();
+      await closeServer();
     },
     sweepExpired: async () => (await sweep()).expired,
     sweep,

@@ -12,10 +12,11 @@ import { SlackUserGroups } from './user-groups.js';
 export const slackKit = {
   createSlackFrontEnd,
   /** The user-group lookup behind APPROVERS and REQUESTERS given as groups (S…). */
-  userGroups: (config: Config, logger: Logger) =>
+  userGroups: (config: Config, logger: Logger, now?: () => number) =>
     new SlackUserGroups(
       new webApi.WebClient(config.slack.botToken, slackClientOptions(config, logger)),
       logger,
+      now ? { now } : {},
     ),
 };
 

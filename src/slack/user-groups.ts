@@ -1,29 +1,49 @@
 import type { webApi } from '@slack/bolt';
-import NodeCache from 'node-cache';
 import type { Logger } from '../log.js';
 
 /**
- * Members of Slack user groups (S…), for APPROVERS and REQUESTERS. Cached for a few minutes:
- * every click checks authorization, and usergroups.users.list is rate-limited.
+ * How long one answer of usergroups.users.list is reused [5 s]: long enough to absorb a double
+ * click (or twenty concurrent ones), short enough that someone removed from an approver group
+ * cannot approve any more a few seconds later. Never more than 10 s (issue 10).
+ */
+export const GROUP_MEMBERS_CACHE_MS = 5_000;
+
+/**
+ * Members of Slack user groups (S…), for APPROVERS and REQUESTERS, looked up fresh on each click
+ * but for a few seconds' reuse. Concurrent lookups of one group share one call. A failed lookup is
+ * never cached: the next click asks Slack again.
  */
 export class SlackUserGroups {
-  private readonly cache: NodeCache;
+  private readonly answers = new Map<string, { users: string[]; at: number }>();
+  private readonly inFlight = new Map<string, Promise<string[]>>();
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly client: webApi.WebClient,
     private readonly logger: Logger,
-    ttlSeconds = 300,
+    options: { maxAgeMs?: number; now?: () => number } = {},
   ) {
-    this.cache = new NodeCache({ stdTTL: ttlSeconds, useClones: false });
+    this.maxAgeMs = Math.min(options.maxAgeMs ?? GROUP_MEMBERS_CACHE_MS, 10_000);
+    this.now = options.now ?? Date.now;
   }
 
   /** The user ids in a group; throws when Slack cannot say (the policy then refuses: fail closed). */
   async members(groupId: string): Promise<string[]> {
-    const cached = this.cache.get<string[]>(groupId);
-    if (cached) return cached;
+    const answer = this.answers.get(groupId);
+    if (answer && this.now() - answer.at < this.maxAgeMs) return answer.users;
+    const pending = this.inFlight.get(groupId);
+    if (pending) return pending;
+    const lookup = this.lookUp(groupId).finally(() => this.inFlight.delete(groupId));
+    this.inFlight.set(groupId, lookup);
+    return lookup;
+  }
+
+  private async lookUp(groupId: string): Promise<string[]> {
+    this.answers.delete(groupId);
     const answer = await this.client.usergroups.users.list({ usergroup: groupId });
     const users = answer.users ?? [];
-    this.cache.set(groupId, users);
+    this.answers.set(groupId, { users, at: this.now() });
     this.logger.debug({ groupId, members: users.length }, 'resolved a Slack user group');
     return users;
   }

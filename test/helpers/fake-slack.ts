@@ -36,6 +36,8 @@ export interface FakeSlack {
   failures: Record<string, { error: string; times: number }>;
   /** The WebSocket URL apps.connections.open hands out (a fake Socket Mode endpoint); unset: an error. */
   socketModeUrl?: string;
+  /** Set: auth.test answers `{ok: false, error}` with it (`invalid_auth`, `service_unavailable`, …). */
+  authTestError?: string;
   callsOf(method: string): SlackCall[];
   /** A fresh response_url served by the fake. */
   responseUrl(): string;
@@ -72,10 +74,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let responseCount = 0;
   let base = '';
   let socketModeUrl: string | undefined;
+  let authTestError: string | undefined;
 
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
     switch (method) {
       case 'auth.test':
+        if (authTestError) return { ok: false, error: authTestError };
         return { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T1', user: 'netops' };
       case 'chat.postMessage':
         ts += 1;
@@ -185,6 +189,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     set socketModeUrl(url) {
       socketModeUrl = url;
+    },
+    get authTestError() {
+      return authTestError;
+    },
+    set authTestError(error) {
+      authTestError = error;
     },
   };
 }

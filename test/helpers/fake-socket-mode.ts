@@ -20,6 +20,8 @@ export interface FakeSocketMode {
   received: SocketMessage[];
   /** Sends one envelope to the connected bot; returns its envelope_id. */
   send(type: 'slash_commands' | 'interactive' | 'events_api', payload: Record<string, unknown>): string;
+  /** Sends a frame exactly as given (malformed envelopes). */
+  sendRaw(text: string): void;
   /** The ack the bot sent for an envelope, once it has. */
   ackOf(envelopeId: string): SocketMessage | undefined;
   /** Resolves once `predicate` holds, or rejects after `timeoutMs`. */
@@ -51,6 +53,10 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
         }),
       );
       return envelopeId;
+    },
+    sendRaw(text) {
+      if (!socket) throw new Error('the bot is not connected to the fake Socket Mode endpoint');
+      socket.send(text);
     },
     ackOf: (envelopeId) => received.find((m) => m.envelope_id === envelopeId),
     async waitFor(predicate, timeoutMs = 10_000) {

@@ -25,6 +25,8 @@ export interface SlackBot {
   sim: Simulator;
   dataDir: string;
   port: number;
+  /** The `ready` of `start()`: Slack answered auth.test (rejects when it refused the token). */
+  ready: Promise<void>;
   /** POSTs a raw body to /slack/events, signed unless headers are given. */
   post(body: string, headers?: Record<string, string>): Promise<{ status: number; text: string }>;
   command(
@@ -61,9 +63,12 @@ export async function startSlackBot(
     simulator?: SimulatorOptions;
     /** Build the MCP front end too (POST /mcp when MCP_TOKEN is in `env`). */
     mcp?: boolean;
+    /** auth.test answers this Slack error until the test clears `slack.authTestError`. */
+    authTestError?: string;
   } = {},
 ): Promise<SlackBot> {
   const slack = await startFakeSlack();
+  if (options.authTestError) slack.authTestError = options.authTestError;
   const sim = options.sim ?? (await startSimulator(options.simulator));
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'netops-slack-'));
   const config = loadConfig({
@@ -92,7 +97,7 @@ export async function startSlackBot(
   if (!approvals) throw new Error('a Slack-configured app must own the approvals');
   const started = await app.slack?.start();
   const port = started?.port;
-  if (!port) throw new Error('the Slack front end did not start in HTTP mode');
+  if (!port || !started) throw new Error('the Slack front end did not start in HTTP mode');
   const events = `http://127.0.0.1:${port}/slack/events`;
   const post = async (body: string, headers?: Record<string, string>) => {
     const response = await fetch(events, {
@@ -109,6 +114,7 @@ export async function startSlackBot(
     sim,
     dataDir,
     port,
+    ready: started.ready,
     post,
     async command(text, userId = 'U1', channel = 'C1') {
       const responseUrl = slack.responseUrl();

@@ -85,7 +85,7 @@ describe('the Dockerfile, package.json and manifest.yml agree with what the entr
           ...Object.fromEntries(Object.entries(docker.env).filter(([name]) => name !== 'DATA_DIR')),
           PORT: String(port),
           SLACK_BOT_TOKEN: 'xoxb-process-test',
-          SLACK_SIGNING_SECRET: 'docker-secret',
+          SLACK_SIGNING_SECRET: 'docker-test-signing-secret',
           SLACK_API_URL: slack.apiUrl,
         },
         { command: [process.execPath, ...args] },
@@ -105,7 +105,7 @@ describe('the Dockerfile, package.json and manifest.yml agree with what the entr
       }).toString();
       const answer = await fetch(`http://127.0.0.1:${port}/slack/events`, {
         method: 'POST',
-        headers: slackHeaders('docker-secret', body),
+        headers: slackHeaders('docker-test-signing-secret', body),
         body,
       });
       expect(answer.status).toBe(200);

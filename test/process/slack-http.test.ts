@@ -1,9 +1,11 @@
 import { statSync } from 'node:fs';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type BotProcess, freePort, MAIN, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { BOT_SCOPE_OF, readManifest } from '../helpers/shipped-files.js';
+import { fuzzedRequests, headersFor, mayPassSignature, NASTY_BODIES } from '../helpers/slack-envelopes.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 const SECRET = 'process-test-signing-secret';
@@ -117,6 +119,51 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
     }).toEqual(before);
   });
 
+  it('answers null, array, number, deeply nested, huge and mistyped payloads with 4xx, and keeps serving', async () => {
+    const writesBefore = sim.requests.filter((r) => r.method !== 'GET').length;
+    let exited = false;
+    void bot.exited.then(() => {
+      exited = true;
+    });
+
+    const nasty = [];
+    for (const { label, body, contentType } of NASTY_BODIES) {
+      const answer = await post(body, { ...slackHeaders(SECRET, body), 'content-type': contentType });
+      nasty.push({ label, status: answer.status });
+    }
+    await fc.assert(
+      fc.asyncProperty(fuzzedRequests(slack.responseUrl()), async (request) => {
+        const response = await fetch(events, {
+          method: 'POST',
+          headers: headersFor(request, SECRET),
+          body: request.body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        await response.text();
+        expect(response.status, request.label).toBeGreaterThanOrEqual(200);
+        expect(response.status, request.label).toBeLessThan(500);
+        if (request.body.length <= 64 * 1024 && !mayPassSignature(request)) {
+          expect(response.status, request.label).toBe(401);
+        }
+      }),
+      { numRuns: 300 },
+    );
+
+    expect(nasty).toEqual(
+      NASTY_BODIES.map(({ label }) => ({ label, status: label === 'a 100 KB string' ? 413 : 400 })),
+    );
+    expect(exited).toBe(false);
+    const health = await fetch(events.replace('/slack/events', '/healthz'));
+    expect(health.status).toBe(200);
+    const responseUrl = slack.responseUrl();
+    expect((await post(commandBody({ text: 'vlans', response_url: responseUrl }))).status).toBe(200);
+    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)));
+    expect(sim.requests.filter((r) => r.method !== 'GET')).toHaveLength(writesBefore);
+    const crashes =
+      /^(unhandled promise rejection|uncaught|Bolt could not process|the Slack request guard failed)/;
+    expect(bot.logs().filter((l) => crashes.test(l.msg))).toEqual([]);
+  });
+
   it('verified its token once, and called only Web API methods the manifest has scopes for', () => {
     expect(slack.callsOf('auth.test')).toHaveLength(1);
     const scopes = readManifest().oauth_config.scopes.bot;
@@ -136,7 +183,7 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
 });
 
 describe('starting the Slack bot in HTTP mode', () => {
-  it('keeps serving /healthz when Slack is unreachable at start, and says so in the log', async () => {
+  it('keeps retrying while Slack is unreachable at start, /healthz 503 "not ready: waiting for Slack"', async () => {
     const closedPort = await freePort();
     const bot = spawnBot({
       SLACK_BOT_TOKEN: 'xoxb-process-test',
@@ -145,15 +192,80 @@ describe('starting the Slack bot in HTTP mode', () => {
       PORT: '0',
     });
     const listening = await bot.waitForLog(isListening);
-    const warning = await bot.waitForLog((l) => l.msg.startsWith('could not verify SLACK_BOT_TOKEN'));
-    expect(warning.level).toBe(40);
-    // The failed check is behind us; the process must still be up and healthy.
-    await new Promise((r) => setTimeout(r, 300));
+    const warning = await bot.waitForLog((l) =>
+      l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'),
+    );
+    await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack') && l.attempt === 2, 5_000);
     const health = await fetch(`http://127.0.0.1:${String(listening.port)}/healthz`);
-    expect(health.status).toBe(200);
+
+    expect(warning.level).toBe(40);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({
+      status: 'unavailable',
+      slack: { ok: false, error: 'not ready: waiting for Slack' },
+    });
     const exit = await bot.stop('SIGINT');
     expect(exit).toEqual({ code: 0, signal: null });
     expect(bot.stderr()).toBe('');
+  });
+
+  it('becomes ready when Slack answers auth.test after all, and then serves commands', async () => {
+    const slack = await startFakeSlack();
+    slack.authTestError = 'service_unavailable';
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-process-test',
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: slack.apiUrl,
+        PORT: '0',
+      });
+      const listening = await bot.waitForLog(isListening);
+      await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
+      const healthz = `http://127.0.0.1:${String(listening.port)}/healthz`;
+      const waiting = await fetch(healthz);
+
+      slack.authTestError = undefined;
+      await bot.waitForLog((l) => l.msg === 'SLACK_BOT_TOKEN verified (auth.test)', 10_000);
+      const ready = await fetch(healthz);
+
+      expect(waiting.status).toBe(503);
+      expect(ready.status).toBe(200);
+      const responseUrl = slack.responseUrl();
+      const body = commandBody({ text: 'vlans', response_url: responseUrl });
+      const ack = await fetch(healthz.replace('/healthz', '/slack/events'), {
+        method: 'POST',
+        headers: slackHeaders(SECRET, body),
+        body,
+      });
+      expect(ack.status).toBe(200);
+      await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 10_000);
+      expect((await bot.stop('SIGTERM')).code).toBe(0);
+    } finally {
+      await slack.close();
+    }
+  });
+
+  it('exits 2 with a fatal line naming SLACK_BOT_TOKEN when Slack refuses it (invalid_auth)', async () => {
+    const slack = await startFakeSlack();
+    slack.authTestError = 'invalid_auth';
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-revoked-token',
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: slack.apiUrl,
+        PORT: '0',
+      });
+
+      const exit = await bot.exited;
+
+      expect(exit).toEqual({ code: 2, signal: null });
+      const fatal = bot.logs().find((l) => l.level === 60);
+      expect(fatal?.msg).toMatch(/^SLACK_BOT_TOKEN was refused by Slack \(invalid_auth\)/);
+      expect(slack.callsOf('auth.test')).toHaveLength(1);
+      expect(`${bot.stdout()}${bot.stderr()}`).not.toContain('xoxb-revoked-token');
+    } finally {
+      await slack.close();
+    }
   });
 
   it('exits 1 with a JSON fatal line when PORT is taken', async () => {

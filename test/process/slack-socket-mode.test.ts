@@ -129,6 +129,23 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     );
   });
 
+  it('survives frames that are not envelopes (null, a null payload), logging them, and acks the next envelope', async () => {
+    socket.sendRaw('null');
+    socket.sendRaw(JSON.stringify({ envelope_id: 'bad-1', type: 'events_api', payload: null }));
+    socket.sendRaw(JSON.stringify({ envelope_id: 'bad-2', type: 'interactive', payload: null }));
+    socket.sendRaw(JSON.stringify({ envelope_id: 'bad-3', type: 'slash_commands', payload: [1, 2] }));
+    await bot.waitForLog((l) => l.msg.startsWith('unhandled promise rejection'), 5_000);
+
+    const responseUrl = slack.responseUrl();
+    const id = socket.send('slash_commands', commandPayload({ text: 'vlans', response_url: responseUrl }));
+    await socket.waitFor(() => socket.ackOf(id) !== undefined);
+    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 10_000);
+
+    expect(bot.logs().filter((l) => l.level === 60)).toEqual([]);
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
   it('stops cleanly on SIGTERM, exit code 0, and frees PORT', async () => {
     const exit = await bot.stop('SIGTERM');
     expect(exit).toEqual({ code: 0, signal: null });
@@ -158,6 +175,62 @@ describe('starting the Slack bot in Socket Mode', () => {
     } finally {
       holder.close();
       await slack.close();
+    }
+  });
+
+  it('exits 2 naming SLACK_BOT_TOKEN when Slack refuses the bot token, before opening a connection', async () => {
+    const slack = await startFakeSlack();
+    slack.authTestError = 'token_revoked';
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-revoked-token',
+        SLACK_APP_TOKEN: 'xapp-process-test',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: '0',
+      });
+
+      const exit = await bot.exited;
+
+      expect(exit).toEqual({ code: 2, signal: null });
+      expect(bot.logs().find((l) => l.level === 60)?.msg).toMatch(
+        /^SLACK_BOT_TOKEN was refused by Slack \(token_revoked\)/,
+      );
+      expect(slack.callsOf('apps.connections.open')).toEqual([]);
+      expect(`${bot.stdout()}${bot.stderr()}`).not.toContain('xoxb-revoked-token');
+    } finally {
+      await slack.close();
+    }
+  });
+
+  it('waits for Slack before connecting: /healthz 503 until auth.test answers, then connects', async () => {
+    const [slack, socket, port] = await Promise.all([startFakeSlack(), startFakeSocketMode(), freePort()]);
+    slack.socketModeUrl = socket.url;
+    slack.authTestError = 'service_unavailable';
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-process-test',
+        SLACK_APP_TOKEN: 'xapp-process-test',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: String(port),
+      });
+      await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
+      const waiting = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const openedWhileWaiting = slack.callsOf('apps.connections.open').length;
+
+      slack.authTestError = undefined;
+      await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'), 10_000);
+      const ready = await fetch(`http://127.0.0.1:${port}/healthz`);
+
+      expect(waiting.status).toBe(503);
+      expect(await waiting.json()).toMatchObject({
+        slack: { ok: false, error: 'not ready: waiting for Slack' },
+      });
+      expect(openedWhileWaiting).toBe(0);
+      expect(ready.status).toBe(200);
+      expect(socket.connections).toBe(1);
+      expect((await bot.stop('SIGTERM')).code).toBe(0);
+    } finally {
+      await Promise.all([slack.close(), socket.close()]);
     }
   });
 

@@ -103,6 +103,45 @@ describe('request verification', () => {
   });
 });
 
+describe('refusals of REQUESTERS and WRITE_CHANNELS', () => {
+  const refusalTo = async (b: SlackBot, user: string, channel: string) => {
+    const { responseUrl } = await b.command(
+      'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24',
+      user,
+      channel,
+    );
+    await b.slack.waitFor(() => responsesTo(b, responseUrl).length > 0);
+    const body = responsesTo(b, responseUrl)[0]?.body ?? {};
+    return { text: String(body.text), blocks: JSON.stringify(body.blocks) };
+  };
+
+  it('name who may request, and where, as Slack mentions escaped once, not twice', async () => {
+    const b = await bot({ env: { REQUESTERS: 'U0ALICE,S0NETOPS', WRITE_CHANNELS: 'C0OPS' } });
+    b.slack.userGroups.S0NETOPS = ['U0CAROL'];
+
+    const stranger = await refusalTo(b, 'U0BOB', 'C0OPS');
+    const elsewhere = await refusalTo(b, 'U0ALICE', 'C0RANDOM');
+
+    expect(stranger.text).toBe(
+      ':no_entry: Not allowed: only members of REQUESTERS (<@U0ALICE>, <!subteam^S0NETOPS>) may request changes',
+    );
+    expect(elsewhere.text).toBe(
+      ':no_entry: Not allowed: changes may only be requested in WRITE_CHANNELS (<#C0OPS>); not in <#C0RANDOM>',
+    );
+    expect(`${stranger.blocks}${elsewhere.blocks}`).not.toContain('&lt;');
+    expect(previews(b)).toEqual([]);
+  });
+
+  it('show a channel id that is not shaped like one as text, so it cannot carry Slack markup', async () => {
+    const b = await bot({ env: { WRITE_CHANNELS: 'C0OPS' } });
+
+    const refusal = await refusalTo(b, 'U0ALICE', 'C1> <!channel');
+
+    expect(refusal.text).toContain('not in C1&gt; &lt;!channel');
+    expect(refusal.text).not.toContain('<!channel');
+  });
+});
+
 describe('/net reads', () => {
   it('acknowledges list_vlans in the HTTP response, then posts once to response_url naming every network', async () => {
     const b = await bot();
@@ -205,6 +244,27 @@ describe('approval-gated writes', () => {
     await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'succeeded');
     expect(b.slack.callsOf('usergroups.users.list').map((c) => c.args.usergroup)).toContain('S0NETADMINS');
     expect(b.sim.state.findNetworkByName('default', 'IoT2')).toBeDefined();
+  });
+
+  it('refuses an approver removed from the APPROVERS group a few seconds after they approved something', async () => {
+    let now = Date.now();
+    const b = await bot({ now: () => now, env: { APPROVERS: 'S0NETADMINS' } });
+    b.slack.userGroups.S0NETADMINS = ['U5'];
+    const first = requestIdOf(await previewCreate(b));
+    await b.click('approve', first, 'U5');
+    await b.slack.waitFor(async () => (await b.approvals.get(first))?.state === 'succeeded');
+    const second = requestIdOf(
+      await previewCreate(b, 'create_network name=Lab2 vlan_id=32 subnet=10.32.0.0/24'),
+    );
+
+    b.slack.userGroups.S0NETADMINS = ['U6'];
+    now += 11_000;
+    const click = await b.click('approve', second, 'U5');
+
+    await b.slack.waitFor(() => responsesTo(b, click.responseUrl).length > 0);
+    expect(String(responsesTo(b, click.responseUrl)[0]?.body.text)).toMatch(/only members of APPROVERS/);
+    expect((await b.approvals.get(second))?.state).toBe('pending');
+    expect(b.sim.state.findNetworkByName('default', 'Lab2')).toBeUndefined();
   });
 
   it('refuses an expired request and edits its message to say it did not run', async () => {

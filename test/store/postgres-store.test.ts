@@ -170,13 +170,22 @@ describe('two replicas on one database', () => {
     const id = a.changes().replicaId;
     const first = await db.query('SELECT lease_until FROM netops_replicas WHERE id = $1', [id]);
 
-    // Renewed every third of the lease.
-    await new Promise((resolve) => setTimeout(resolve, 900));
-    const renewed = await db.query('SELECT lease_until FROM netops_replicas WHERE id = $1', [id]);
+    // Renewed every third of the lease: poll until it moves rather than sleeping a fixed time, so a
+    // loaded machine cannot make the check flaky (it still fails if the lease is never renewed).
+    const leaseOf = async () =>
+      Date.parse(
+        (await db.query('SELECT lease_until FROM netops_replicas WHERE id = $1', [id])).rows[0]?.lease_until,
+      );
+    const initial = Date.parse(first.rows[0]?.lease_until);
+    let renewedAt = await leaseOf();
+    for (let tries = 0; tries < 50 && !(renewedAt > initial); tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      renewedAt = await leaseOf();
+    }
     await a.close();
     const gone = await db.query('SELECT count(*)::int AS n FROM netops_replicas WHERE id = $1', [id]);
 
-    expect(Date.parse(renewed.rows[0]?.lease_until)).toBeGreaterThan(Date.parse(first.rows[0]?.lease_until));
+    expect(renewedAt).toBeGreaterThan(initial);
     expect(gone.rows[0]).toEqual({ n: 0 });
   });
 });
