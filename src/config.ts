@@ -200,6 +200,7 @@ const envSchema = z
     REQUESTERS: idList(/^[UWS][A-Z0-9]{2,}$/, 'Slack user ids (U…) and user-group ids (S…)'),
     WRITE_CHANNELS: idList(/^[CGD][A-Z0-9]{2,}$/, 'Slack channel ids (C…, G…)'),
     APPROVAL_TTL_SECONDS: integer(30, 604_800, 900),
+    APPROVAL_REMIND_SECONDS: integer(0, 604_800, 300),
     ...storeShape,
     AUDIT_CHANNEL: z.preprocess(
       blankToUndefined,
@@ -286,6 +287,8 @@ export interface Config {
     requesters: string[];
     writeChannels: string[];
     ttlSeconds: number;
+    /** One reminder in the thread of a request still pending after this long; 0 = none. */
+    remindSeconds: number;
     auditChannel?: string;
   };
   dataDir: string;
@@ -377,6 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requesters: e.REQUESTERS,
       writeChannels: e.WRITE_CHANNELS,
       ttlSeconds: e.APPROVAL_TTL_SECONDS,
+      remindSeconds: e.APPROVAL_REMIND_SECONDS,
       auditChannel: e.AUDIT_CHANNEL,
     },
     dataDir: resolve(e.DATA_DIR),

@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       requesters: [],
       writeChannels: [],
       ttlSeconds: 900,
+      remindSeconds: 300,
       auditChannel: undefined,
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
@@ -146,6 +147,7 @@ describe('loadConfig', () => {
         'REQUESTERS',
         'WRITE_CHANNELS',
         'APPROVAL_TTL_SECONDS',
+        'APPROVAL_REMIND_SECONDS',
         'DATA_DIR',
         'DATABASE_URL',
         'DATABASE_SSL',
@@ -156,7 +158,7 @@ describe('loadConfig', () => {
         'SIMULATOR_FIREWALL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(28);
+    expect(ENV_VARIABLES).toHaveLength(29);
   });
 });
 

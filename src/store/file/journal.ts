@@ -80,6 +80,18 @@ export function readJournal(path: string): { events: JournalEvent[]; lines: stri
   };
 }
 
+/**
+ * The events of a journal another process may be appending to, without opening it for writing:
+ * a last line still being written (no line end yet) is left for the next read, not called broken.
+ */
+export function readCommittedEvents(path: string): JournalEvent[] {
+  const full = resolve(path);
+  const text = readText(full);
+  const checked = check(text.slice(0, text.lastIndexOf('\n') + 1), true);
+  if (!checked.ok) throw new JournalIntegrityError(full, checked.line, checked.reason);
+  return checked.events;
+}
+
 /** The audit:verify answer for DATA_DIR: one line to print and the exit code (0 verified, 1 not). */
 export function journalReport(dataDir: string): { exitCode: 0 | 1; line: string } {
   const path = join(dataDir, JOURNAL_FILE);

@@ -19,6 +19,7 @@ import {
 import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../records.js';
 import type {
   ChangeFilter,
+  ChangeReader,
   ChangeStore,
   InterruptedRequest,
   JournalHead,
@@ -97,6 +98,7 @@ function whereClause(filter: ChangeFilter, params: unknown[]): string {
   }
   if (filter.requester !== undefined) add((p) => `requester = ${p}`, filter.requester);
   if (filter.tool !== undefined) add((p) => `tool = ${p}`, filter.tool);
+  if (filter.site !== undefined) add((p) => `site = ${p}`, filter.site);
   if (filter.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.since);
   return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
 }
@@ -149,6 +151,7 @@ export class PostgresChangeStore implements ChangeStore {
             AND (NOT $6::boolean OR expires_at > $8::timestamptz)
             AND (NOT $7::boolean OR expires_at <= $8::timestamptz)
             AND (NOT $9::boolean OR owner = $4::text)
+            AND (NOT $10::boolean OR data->>'remindedAt' IS NULL)
         RETURNING id, data`,
         [
           id,
@@ -160,6 +163,7 @@ export class PostgresChangeStore implements ChangeStore {
           guard.overdue === true,
           new Date(guard.at).toISOString(),
           guard.ownedBySelf === true,
+          guard.notReminded === true,
         ],
       );
       const row = claimed.rows[0];
@@ -448,6 +452,11 @@ export class PostgresStore implements Store {
   }
 
   changes(): PostgresChangeStore {
+    return this.changeStore;
+  }
+
+  /** Reads are plain SELECTs: any process may use the change store for history without appending. */
+  changeHistory(): ChangeReader {
     return this.changeStore;
   }
 
