@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { GatewayRejectedError, NotSupportedError } from '../errors.js';
 import { type Logger, scrubSecrets } from '../log.js';
-import { INVALID_RESPONSE, invalidResponse, readIntegrationPage } from './envelopes.js';
 import { StatusProbe } from './controller-status.js';
+import { INVALID_RESPONSE, invalidResponse, readIntegrationPage } from './envelopes.js';
 import { type GatewayOptions, type ResolvedGatewayOptions, resolveGatewayOptions } from './options.js';
 import { apiRoute, splitPath } from './paths.js';
 import { type Call, Pipeline } from './pipeline.js';

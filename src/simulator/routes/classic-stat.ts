@@ -54,7 +54,9 @@ export function registerClassicStat(router: Router<Handler>): void {
     .on(
       'GET',
       `${base}/sysinfo`,
-      namedSite((_ctx, site) => classicOk([{ name: site.name, version: APPLICATION_VERSION, timezone: 'UTC' }])),
+      namedSite((_ctx, site) =>
+        classicOk([{ name: site.name, version: APPLICATION_VERSION, timezone: 'UTC' }]),
+      ),
     )
     .on('GET', `${base}/device`, devices)
     .on('POST', `${base}/device`, devices)
