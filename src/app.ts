@@ -98,6 +98,7 @@ function buildSlack(deps: AppDeps, store: Store, registry: ToolRegistry, context
     context,
     approvals,
     storeHealth: () => store.health(),
+    controllerStatus: (site) => deps.gateway.status(site),
     ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
   });
   if (config.approvals.approvers.length === 0) {

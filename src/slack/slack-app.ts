@@ -3,13 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { App, type AuthorizeResult, type Logger as BoltLogger, LogLevel, webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { Config } from '../config.js';
+import type { ControllerStatus } from '../gateway/types.js';
 import type { Logger } from '../log.js';
 import type { StoreHealth } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { createAppHome } from './app-home.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
+import { registerHome } from './listeners/home.js';
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 
@@ -27,6 +30,8 @@ export interface SlackFrontEndOptions {
    * [15 s, or a third of REPLICA_LEASE_SECONDS when that is shorter].
    */
   sweepIntervalMs?: number;
+  /** The controller as App Home shows it (the gateway's read-only status). */
+  controllerStatus: (site: string) => Promise<ControllerStatus>;
 }
 
 /** The running Slack bot. */
@@ -162,6 +167,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
         }),
   });
   const presenter = new ChangePresenter(client, approvals, logger, config.approvals.auditChannel);
+  const appHome = createAppHome({ ...options, client });
   const deps: SlackDeps = {
     registry: options.registry,
     context: options.context,
@@ -169,10 +175,12 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     presenter,
     logger,
     defaultSite: config.defaultSite,
+    home: appHome.home,
   };
   registerNetCommand(app, deps);
   registerChangeButtons(app, deps);
   registerToolForm(app, deps);
+  registerHome(app, deps);
   app.error(async (error) => {
     logger.error({ err: error }, 'Slack listener failed');
   });
@@ -196,6 +204,9 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     } catch (error) {
       logger.error({ err: error }, 'change request sweep failed');
       return { expired: 0, interrupted: 0 };
+    } finally {
+      // After expiry, so a request that just expired is never reminded about.
+      await appHome.reminders.run();
     }
   };
   const sweepEvery =
@@ -232,6 +243,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     },
     async stop() {
       if (sweeper) clearInterval(sweeper);
+      appHome.stop();
       if (!running) return;
       running = false;
       await app.stop();

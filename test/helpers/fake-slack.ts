@@ -30,6 +30,8 @@ export interface FakeSlack {
   uploads: Upload[];
   /** Members returned by usergroups.users.list, by group id. */
   userGroups: Record<string, string[]>;
+  /** Methods that answer `{ok: false, error}` (e.g. `faults['views.publish'] = 'ratelimited'`). */
+  faults: Record<string, string>;
   /** The WebSocket URL apps.connections.open hands out (a fake Socket Mode endpoint); unset: an error. */
   socketModeUrl?: string;
   callsOf(method: string): SlackCall[];
@@ -61,6 +63,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const responses: ResponsePost[] = [];
   const uploads: Upload[] = [];
   const userGroups: Record<string, string[]> = {};
+  const faults: Record<string, string> = {};
   let ts = 1_700_000_000;
   let fileCount = 0;
   let responseCount = 0;
@@ -68,6 +71,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let socketModeUrl: string | undefined;
 
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
+    const fault = faults[method];
+    if (fault) return { ok: false, error: fault };
     switch (method) {
       case 'auth.test':
         return { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T1', user: 'netops' };
@@ -80,6 +85,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return { ok: true, message_ts: `${ts}.000200` };
       case 'views.open':
         return { ok: true, view: { id: 'V1' } };
+      case 'views.publish':
+        return { ok: true, view: { id: `VH${String(args.user_id)}`, type: 'home' } };
+      case 'chat.getPermalink':
+        return {
+          ok: true,
+          channel: args.channel,
+          permalink: `https://example.slack.com/archives/${String(args.channel)}/p${String(args.message_ts).replace('.', '')}`,
+        };
       case 'usergroups.users.list': {
         const users = userGroups[String(args.usergroup)];
         return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
@@ -140,6 +153,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     responses,
     uploads,
     userGroups,
+    faults,
     callsOf: (method) => calls.filter((c) => c.method === method),
     responseUrl: () => {
       responseCount += 1;

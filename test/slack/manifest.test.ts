@@ -8,9 +8,14 @@ interface Manifest {
   features: {
     slash_commands: { command: string; description: string; usage_hint?: string }[];
     bot_user?: unknown;
+    app_home?: Record<string, boolean>;
   };
   oauth_config: { scopes: { bot: string[] } };
-  settings: { interactivity: { is_enabled: boolean }; socket_mode_enabled: boolean };
+  settings: {
+    interactivity: { is_enabled: boolean };
+    socket_mode_enabled: boolean;
+    event_subscriptions?: { bot_events?: string[] };
+  };
 }
 
 const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as Manifest;
@@ -38,8 +43,13 @@ const METHOD_SCOPES: Record<string, string> = {
   filesUploadV2: 'files:write',
   'usergroups.users.list': 'usergroups:read',
   'views.open': '',
+  'views.publish': '',
+  'chat.getPermalink': '',
   'auth.test': '',
 };
+
+// The event each bot event subscription needs a listener for (and the scope it would need; none here).
+const EVENT_SCOPES: Record<string, string> = { app_home_opened: '' };
 
 describe('manifest.yml matches the app', () => {
   it('declares the /net command the app listens to, with a description and usage hint', () => {
@@ -70,7 +80,24 @@ describe('manifest.yml matches the app', () => {
       'commands',
       ...called.map((m) => METHOD_SCOPES[m]).filter((s): s is string => Boolean(s)),
     ]);
+    for (const event of manifest.settings.event_subscriptions?.bot_events ?? []) {
+      const scope = EVENT_SCOPES[event];
+      if (scope) needed.add(scope);
+    }
     expect(new Set(manifest.oauth_config.scopes.bot)).toEqual(needed);
+  });
+
+  it('enables the Home tab and subscribes to exactly the events the app listens to', () => {
+    const listened = [...slackSource.matchAll(/app\.event\('(\w+)'/g)].map((m) => m[1]);
+    expect(listened).toEqual(['app_home_opened']);
+    expect(manifest.settings.event_subscriptions?.bot_events).toEqual(listened);
+    for (const event of listened) expect(Object.keys(EVENT_SCOPES)).toContain(event);
+    expect(slackSource).toContain('views.publish(');
+    expect(manifest.features.app_home).toEqual({
+      home_tab_enabled: true,
+      messages_tab_enabled: false,
+      messages_tab_read_only_enabled: false,
+    });
   });
 
   it('calls no Web API method the scope table does not know', () => {
