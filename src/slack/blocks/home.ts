@@ -205,7 +205,7 @@ function mineBlocks(model: HomeModel): types.KnownBlock[] {
         : request.state;
     const by = request.approver ? ` · approved by ${mention(request.approver.userId)}` : '';
     return clip(
-      `${STATE_EMOJI[request.state]} *${escapeMrkdwn(humanize(request.tool))}* · ${state}${by} · ${summaryText(request, 120)} · ${slackDate(request.createdAt)} · ${where(model, request)}`,
+      `${STATE_EMOJI[request.state]} *${escapeMrkdwn(humanize(request.tool))}* · ${state}${by} · ${summaryText(request, 120)} · ${slackDate(request.createdAt)} · ${where(model, request)} · \`${request.id}\``,
       LINE_MAX,
     );
   });
@@ -226,7 +226,7 @@ function recentBlocks(model: HomeModel): types.KnownBlock[] {
     const approver = request.approver ? `, approved by ${mention(request.approver.userId)}` : '';
     const when = slackDate(request.decidedAt ?? request.createdAt);
     return clip(
-      `${STATE_EMOJI[request.state]} *${escapeMrkdwn(humanize(request.tool))}* · ${request.state} · ${summaryText(request, 120)} · asked by ${mention(request.requester.userId)}${approver} · ${when} · ${where(model, request)}`,
+      `${STATE_EMOJI[request.state]} *${escapeMrkdwn(humanize(request.tool))}* · ${request.state} · ${summaryText(request, 120)} · asked by ${mention(request.requester.userId)}${approver} · ${when} · ${where(model, request)} · \`${request.id}\``,
       LINE_MAX,
     );
   });
