@@ -9,7 +9,7 @@ import {
 import type { ChangeRequest } from '../approvals/types.js';
 import type { ParsedCommand } from '../commands/parse-command-line.js';
 import { NotSupportedError } from '../errors.js';
-import { renderObject, renderTable } from '../format/plain-text.js';
+import { render, renderObject, renderTable } from '../format/plain-text.js';
 import { renderPreview } from '../format/preview-text.js';
 import type { ChangeReader, RequestHistory } from '../store/types.js';
 
@@ -46,25 +46,24 @@ function pageText(page: ChangesPage): string {
 
 function historyText(found: RequestHistory, width: number | undefined): string {
   const { request, events } = found;
+  const fields: Record<string, unknown> = {
+    id: request.id,
+    state: request.state,
+    tool: request.tool,
+    site: request.site,
+    requested_by: request.requester.name ?? request.requester.userId,
+    approved_by: request.approver ? (request.approver.name ?? request.approver.userId) : undefined,
+    cancelled_by: request.cancelledBy ? (request.cancelledBy.name ?? request.cancelledBy.userId) : undefined,
+    channel: request.channel,
+    created: request.createdAt,
+    expires: request.expiresAt,
+    decided: request.decidedAt,
+    preview_hash: request.previewHash.slice(0, 8),
+    replaces: request.replaces,
+    superseded_by: request.supersededBy,
+  };
   const head = renderObject(
-    {
-      id: request.id,
-      state: request.state,
-      tool: request.tool,
-      site: request.site,
-      requested_by: request.requester.name ?? request.requester.userId,
-      approved_by: request.approver ? (request.approver.name ?? request.approver.userId) : undefined,
-      cancelled_by: request.cancelledBy
-        ? (request.cancelledBy.name ?? request.cancelledBy.userId)
-        : undefined,
-      channel: request.channel,
-      created: request.createdAt,
-      expires: request.expiresAt,
-      decided: request.decidedAt,
-      preview_hash: request.previewHash.slice(0, 8),
-      replaces: request.replaces,
-      superseded_by: request.supersededBy,
-    },
+    Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
     width === undefined ? {} : { width },
   );
   const preview =
@@ -81,7 +80,9 @@ function historyText(found: RequestHistory, width: number | undefined): string {
     })),
   );
   const parts = [head, preview, `journal:\n${journal}`];
-  if (request.state === 'succeeded') parts.push(`result:\n${renderObject({ result: request.result })}`);
+  if (request.state === 'succeeded') {
+    parts.push(`result:\n${render(request.result, width === undefined ? {} : { width })}`);
+  }
   if (request.error) parts.push(`error: ${request.error.code}: ${request.error.message}`);
   return parts.join('\n\n');
 }

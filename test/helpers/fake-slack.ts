@@ -7,6 +7,8 @@ export interface SlackCall {
   args: Record<string, unknown>;
   /** The bearer token the call carried (header or `token` field). */
   token?: string;
+  /** What the fake answered (a posted message's `ts` is here). */
+  answer?: Record<string, unknown>;
 }
 
 /** A post to a response_url. */
@@ -122,8 +124,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           : decodeForm(body.toString());
         const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
-        calls.push({ method, args, ...(token ? { token } : {}) });
-        res.end(JSON.stringify(answer(method, args)));
+        const answered = answer(method, args);
+        calls.push({ method, args, ...(token ? { token } : {}), answer: answered });
+        res.end(JSON.stringify(answered));
         return;
       }
       if (path.startsWith('/upload/')) {
