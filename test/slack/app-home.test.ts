@@ -194,6 +194,24 @@ describe('App Home', () => {
     expect(publishesTo(b, 'U08')).toHaveLength(before.U08);
   });
 
+  it('gathers the changes of a burst into few refreshes of a viewer (debounced), never one per change', async () => {
+    const b = await bot();
+    await openHome(b, 'U02');
+    const before = publishesTo(b, 'U02').length;
+    const changesBefore = (await b.approvals.list()).length;
+
+    // Three requests, each a create and a message attachment: six changes within the debounce window.
+    await Promise.all([
+      b.command('create_network name=A vlan_id=81 subnet=10.81.0.0/24', 'U01'),
+      b.command('create_network name=B vlan_id=82 subnet=10.82.0.0/24', 'U01'),
+      b.command('create_network name=C vlan_id=83 subnet=10.83.0.0/24', 'U01'),
+    ]);
+    await b.slack.waitFor(() => approvable(publishesTo(b, 'U02').at(-1)).length === 3, 8000);
+
+    expect((await b.approvals.list()).length - changesBefore).toBe(3);
+    expect(publishesTo(b, 'U02').length - before).toBeLessThanOrEqual(3);
+  });
+
   it('never lets a failing views.publish touch an approval', async () => {
     const b = await bot();
     b.slack.faults['views.publish'] = 'ratelimited';

@@ -77,31 +77,49 @@ export function changesMessage(page: ChangesPage, linkOf: LinkOf = () => undefin
 // Budgets of one message (50 blocks, ~12,000 characters): the journal and the head first, then
 // the result, and the preview gets what is left.
 const JOURNAL_LINE_MAX = 400;
+const JOURNAL_CHARS = 4000;
 const RESULT_BUDGET = { blocks: 4, chars: 2500 };
 const PREVIEW_WIDTH = 90;
 
-function journalSections(found: RequestHistory): types.SectionBlock[] {
-  const sections: types.SectionBlock[] = [];
-  let lines: string[] = [];
+/** The journal as lines within its budget; a long history keeps its newest entries (where it ended). */
+function journalSections(found: RequestHistory): types.KnownBlock[] {
+  const lines: string[] = [];
   let size = 0;
-  const flush = () => {
-    if (lines.length > 0)
-      sections.push({ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } });
-    lines = [];
-    size = 0;
-  };
-  for (const event of found.events) {
+  for (const event of [...found.events].reverse()) {
     const line = clip(
       `\`#${event.seq}\` ${slackDate(event.at)} *${event.type}* by ${mention(event.actor.userId)}: ${escapeMrkdwn(eventDetail(event))}`,
       JOURNAL_LINE_MAX,
     );
-    if (size + line.length + 1 > LIMITS.sectionText) flush();
-    lines.push(line);
+    if (size + line.length + 1 > JOURNAL_CHARS) break;
+    lines.unshift(line);
     size += line.length + 1;
   }
-  flush();
-  // A very long history keeps its newest entries: those say where the request ended.
-  return sections.slice(-8);
+  const blocks: types.KnownBlock[] = [];
+  const left = found.events.length - lines.length;
+  if (left > 0) {
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `${left} earlier entr${left === 1 ? 'y' : 'ies'} not shown (the console's \`change <id>\` lists all)`,
+        },
+      ],
+    });
+  }
+  let chunk: string[] = [];
+  let chunkSize = 0;
+  for (const line of lines) {
+    if (chunk.length > 0 && chunkSize + line.length + 1 > LIMITS.sectionText) {
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: chunk.join('\n') } });
+      chunk = [];
+      chunkSize = 0;
+    }
+    chunk.push(line);
+    chunkSize += line.length + 1;
+  }
+  if (chunk.length > 0) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: chunk.join('\n') } });
+  return blocks;
 }
 
 /** `/net change <id>`: the request in full: who and when, the preview, every journal entry, the outcome. */
