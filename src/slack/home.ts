@@ -112,6 +112,7 @@ export class HomeService {
         return;
       }
       for (const user of outcome.value) this.dirty.add(user);
+      if (this.dirty.size === 0 || this.stopped) return;
       this.debounce ??= setTimeout(() => {
         this.debounce = undefined;
         for (const user of [...this.dirty].slice(0, MAX_REFRESHED)) this.background.add(user);
@@ -160,21 +161,23 @@ export class HomeService {
 
   /** Publishes queued views one at a time, urgent first, spaced by the publish interval. */
   private pump(): Promise<void> {
-    this.pumping ??= (async () => {
-      try {
-        for (;;) {
-          const next = this.next();
-          if (!next || this.stopped) return;
-          const wait = this.lastPublish + (this.options.publishIntervalMs ?? 700) - Date.now();
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-          this.lastPublish = Date.now();
-          await this.publish(next.user, next.notice);
-        }
-      } finally {
-        this.pumping = undefined;
-      }
-    })();
+    this.pumping ??= this.drain().finally(() => {
+      this.pumping = undefined;
+      // Queued while the last round was finishing: start another.
+      if (!this.stopped && (this.urgent.size > 0 || this.background.size > 0)) void this.pump();
+    });
     return this.pumping;
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const next = this.next();
+      if (!next || this.stopped) return;
+      const wait = this.lastPublish + (this.options.publishIntervalMs ?? 700) - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      this.lastPublish = Date.now();
+      await this.publish(next.user, next.notice);
+    }
   }
 
   private next(): { user: string; notice?: string } | undefined {
