@@ -7,7 +7,6 @@ import { reminderMessage } from './blocks/reminder.js';
 export interface ReminderOptions {
   afterSeconds: number;
   approvers: string[];
-  now?: () => number;
 }
 
 /**
@@ -40,7 +39,7 @@ export class Reminders {
         await this.client.chat.postMessage({
           channel: request.message.channel,
           thread_ts: request.message.ts,
-          ...reminderMessage(request, this.options.approvers, (this.options.now ?? Date.now)()),
+          ...reminderMessage(request, this.options.approvers),
         });
         posted += 1;
         this.logger.info({ id: request.id }, 'reminded the approvers of a pending change request');

@@ -56,7 +56,7 @@ async function openHome(b: SlackBot, user: string): Promise<SlackCall> {
   const body = homeOpenedBody(user);
   const answer = await b.post(body, slackJsonHeaders(SIGNING_SECRET, body));
   expect(answer.status).toBe(200);
-  await b.slack.waitFor(() => publishesTo(b, user).length > before);
+  await b.slack.waitFor(() => publishesTo(b, user).length > before, 10_000);
   return publishesTo(b, user).at(-1) as SlackCall;
 }
 
@@ -330,6 +330,7 @@ describe('reminders', () => {
     expect(reminder?.args.thread_ts).toBe((await b.approvals.get(waiting))?.message?.ts);
     expect(String(reminder?.args.text)).toContain('<!subteam^S0NETOPS>, <@U02>');
     expect(String(reminder?.args.text)).not.toContain('@channel');
+    expect(String(reminder?.args.text)).toContain('Still waiting for approval after 5 min');
   });
 
   it('says plainly who may approve when APPROVERS is unset, and is off with 0', async () => {

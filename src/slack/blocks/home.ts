@@ -331,7 +331,6 @@ export function homeView(model: HomeModel): types.HomeView {
   return {
     type: 'home',
     callback_id: HOME_CALLBACK,
-    private_metadata: JSON.stringify({ page: model.waiting.page }),
     blocks: blocks.slice(0, LIMITS.viewBlocks),
   };
 }

@@ -14,12 +14,11 @@ export function approversCall(approvers: readonly string[]): string {
 }
 
 /** The one reminder, posted in the thread of a request still pending after APPROVAL_REMIND_SECONDS. */
-export function reminderMessage(
-  request: ChangeRequest,
-  approvers: readonly string[],
-  now: number,
-): SlackMessage {
-  const waited = duration(now - Date.parse(request.createdAt));
+export function reminderMessage(request: ChangeRequest, approvers: readonly string[]): SlackMessage {
+  // Counted to the claim of the reminder (the approvals clock), not to whenever it is posted.
+  const waited = duration(
+    Date.parse(request.remindedAt ?? request.createdAt) - Date.parse(request.createdAt),
+  );
   const text =
     `:bell: Still waiting for approval after ${waited}: *${escapeMrkdwn(humanize(request.tool))}* on ` +
     `\`${escapeMrkdwn(request.site)}\`, requested by ${mention(request.requester.userId)}. ` +
