@@ -129,6 +129,7 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       context,
       approvals,
       storeHealth: () => store.health(),
+      controllerStatus: (site) => deps.gateway.status(site),
       routes,
       ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
     });

@@ -262,6 +262,7 @@ const envSchema = z
     REQUESTERS: idList(/^[UWS][A-Z0-9]{2,}$/, 'Slack user ids (U…) and user-group ids (S…)'),
     WRITE_CHANNELS: idList(/^[CGD][A-Z0-9]{2,}$/, 'Slack channel ids (C…, G…)'),
     APPROVAL_TTL_SECONDS: integer(30, 604_800, 900),
+    APPROVAL_REMIND_SECONDS: integer(0, 604_800, 300),
     ...storeShape,
     AUDIT_CHANNEL: z.preprocess(
       blankToUndefined,
@@ -406,6 +407,8 @@ export interface Config {
     requesters: string[];
     writeChannels: string[];
     ttlSeconds: number;
+    /** One reminder in the thread of a request still pending after this long; 0 = none. */
+    remindSeconds: number;
     auditChannel?: string;
     /** How often the journal's head is posted to AUDIT_CHANNEL as an anchor; 0 = only at start and stop. */
     anchorMinutes: number;
@@ -511,6 +514,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requesters: e.REQUESTERS,
       writeChannels: e.WRITE_CHANNELS,
       ttlSeconds: e.APPROVAL_TTL_SECONDS,
+      remindSeconds: e.APPROVAL_REMIND_SECONDS,
       auditChannel: e.AUDIT_CHANNEL,
       anchorMinutes: e.JOURNAL_ANCHOR_MINUTES,
     },

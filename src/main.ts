@@ -197,6 +197,8 @@ async function runConsole(config: Config, argv: string[]): Promise<number> {
     output: process.stdout,
     errorOutput: process.stderr,
     logger,
+    // Read-only: the console never opens the bot's journal for append (history commands only read).
+    changes: store.changeHistory(),
     ...(config.terminalColumns === undefined ? {} : { columns: config.terminalColumns }),
   };
   try {

@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       requesters: [],
       writeChannels: [],
       ttlSeconds: 900,
+      remindSeconds: 300,
       auditChannel: undefined,
       anchorMinutes: 15,
     });
@@ -143,6 +144,15 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('reads APPROVAL_REMIND_SECONDS (0 turns reminders off) and refuses a negative or odd value', () => {
+    expect(loadConfig({ APPROVAL_REMIND_SECONDS: '0' }).approvals.remindSeconds).toBe(0);
+    expect(loadConfig({ APPROVAL_REMIND_SECONDS: ' 120 ' }).approvals.remindSeconds).toBe(120);
+    expect(configError({ APPROVAL_REMIND_SECONDS: '-5' }).issues).toEqual([
+      { field: 'APPROVAL_REMIND_SECONDS', rule: 'must be a whole number from 0 to 604800' },
+    ]);
+    expect(configError({ APPROVAL_REMIND_SECONDS: '5m' }).issues[0]?.field).toBe('APPROVAL_REMIND_SECONDS');
+  });
+
   it('lists every variable of the public contract', () => {
     expect(ENV_VARIABLES).toEqual(
       expect.arrayContaining([
@@ -166,6 +176,7 @@ describe('loadConfig', () => {
         'REQUESTERS',
         'WRITE_CHANNELS',
         'APPROVAL_TTL_SECONDS',
+        'APPROVAL_REMIND_SECONDS',
         'DATA_DIR',
         'DATABASE_URL',
         'DATABASE_SSL',
@@ -182,7 +193,7 @@ describe('loadConfig', () => {
         'MCP_APPROVAL_CHANNEL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(34);
+    expect(ENV_VARIABLES).toHaveLength(35);
   });
 });
 

@@ -16,8 +16,10 @@ import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { canonicalJson, diffPreviews, previewHash } from './canonical.js';
 import { isMcpRequester } from './mcp-requester.js';
+import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPolicy } from './policy.js';
 import { capForJournal, redactSecrets } from './redact.js';
+import { claimDueReminders } from './reminders.js';
 import type {
   Actor,
   ApproveOutcome,
@@ -95,10 +97,41 @@ export class Approvals {
   private readonly store: ChangeStore;
   // Outcomes of writes that ran but could not be recorded (store unreachable); retried by sweep().
   private readonly unrecorded = new Map<string, { entry: Outcome; from: readonly ChangeState[] }>();
+  private readonly listeners = new Set<ChangeListener>();
 
   constructor(private readonly options: ApprovalsOptions) {
     this.now = options.now ?? Date.now;
-    this.store = options.store;
+    this.store = observeChanges(options.store, (request) => this.changed(request));
+  }
+
+  /** Who may request, approve and cancel (App Home lists what a user may approve with it). */
+  get policy(): ApprovalPolicy {
+    return this.options.policy;
+  }
+
+  /**
+   * Calls `listener` after every change this process makes to a request (proposed, decided, run,
+   * expired, reminded). Listeners only schedule work: they never delay or fail the approval path.
+   * Returns a function that removes the listener.
+   */
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Claims the one reminder of requests pending longer than `afterSeconds` (0: none); each once. */
+  async claimReminders(afterSeconds: number): Promise<ChangeRequest[]> {
+    return claimDueReminders(this.store, this.now(), afterSeconds);
+  }
+
+  private changed(request: ChangeRequest): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(request);
+      } catch (error) {
+        this.options.logger.warn({ err: error, id: request.id }, 'a change listener failed');
+      }
+    }
   }
 
   /** Builds Approvals over a store and recovers what the last run left (see sweep). */

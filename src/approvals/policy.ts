@@ -65,14 +65,33 @@ export class ApprovalPolicy {
 
   /** Not the requester unless ALLOW_SELF_APPROVAL; a member of APPROVERS when it is set. */
   async canApprove(request: ChangeRequest, user: Actor): Promise<Decision> {
-    const { approvers, allowSelfApproval } = this.options;
-    if (user.userId === personOf(request.requester) && !allowSelfApproval) {
+    if (this.isOwnRequest(request, user)) {
       const yours = isMcpRequester(request.requester) ? 'your MCP client requested' : 'you requested';
       return {
         ok: false,
         reason: `${yours} this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)`,
       };
     }
+    return this.approverStanding(user);
+  }
+
+  /**
+   * Which requests `user` may approve, decided once for many requests (App Home lists them): the
+   * same two rules as canApprove, with APPROVERS membership looked up once.
+   */
+  async approvableBy(user: Actor): Promise<(request: ChangeRequest) => boolean> {
+    const standing = await this.approverStanding(user);
+    return (request) => standing.ok && !this.isOwnRequest(request, user);
+  }
+
+  /** The requester, or the person behind the MCP client that requested it (its token's label). */
+  private isOwnRequest(request: ChangeRequest, user: Actor): boolean {
+    return user.userId === personOf(request.requester) && !this.options.allowSelfApproval;
+  }
+
+  /** A member of APPROVERS, or anyone when it is unset. */
+  private async approverStanding(user: Actor): Promise<Decision> {
+    const { approvers } = this.options;
     if (approvers.length === 0) return { ok: true };
     const membership = await this.membership(user.userId, approvers);
     if (membership.member) return { ok: true };

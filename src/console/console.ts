@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { HISTORY_HELP, isHistoryCommand } from '../approvals/history.js';
 import {
   aliasHelpText,
   helpTopicTool,
@@ -11,11 +12,13 @@ import { type ParsedCommand, parseCommand, parseCommandLine } from '../commands/
 import { isBotError, ValidationError } from '../errors.js';
 import { render } from '../format/plain-text.js';
 import type { Logger } from '../log.js';
+import type { ChangeReader } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { isTopology } from '../topology/queries.js';
 import { pngDimensions, renderTopologyPng } from '../topology/render-png.js';
 import { consoleErrorJson, consoleErrorText } from './error-text.js';
+import { historyAnswer } from './history.js';
 
 /** What the console needs: the shared registry, a tool context, and its three streams. */
 export interface ConsoleDeps {
@@ -28,6 +31,8 @@ export interface ConsoleDeps {
   banner?: string;
   /** Table width from the shell's COLUMNS; without it the TTY's width, and unbounded when piped. */
   columns?: number;
+  /** The change requests, read-only, for `changes` and `change <id>`. */
+  changes?: ChangeReader;
 }
 
 /** One-shot exit codes. */
@@ -75,7 +80,7 @@ function reportError(deps: ConsoleDeps, error: unknown, json: boolean): void {
 }
 
 function helpText(registry: ToolRegistry, extra: string): string {
-  return [registry.helpText(), aliasHelpText(registry), VALUE_HELP, extra]
+  return [registry.helpText(), aliasHelpText(registry), HISTORY_HELP, VALUE_HELP, extra]
     .filter((p) => p !== '')
     .join('\n\n');
 }
@@ -175,6 +180,16 @@ async function writeTopologyPicture(
   return `wrote ${path} (${Math.ceil(png.length / 1024)} KB${pixels})`;
 }
 
+/** `changes …` and `change <id>` over the store, read-only. */
+function history(deps: ConsoleDeps, parsed: ParsedCommand, json: boolean): Promise<string> {
+  const width = outputWidth(deps);
+  return historyAnswer(parsed, json, {
+    tools: deps.registry.list().map((tool) => tool.name),
+    ...(deps.changes ? { changes: deps.changes } : {}),
+    ...(width === undefined ? {} : { width }),
+  });
+}
+
 type LineOutcome = 'continue' | 'quit';
 
 async function handleLine(
@@ -193,6 +208,10 @@ async function handleLine(
   }
   if (isPictureAlias(parsed.command)) {
     writeLine(output, await writeTopologyPicture(deps, parsed, json));
+    return 'continue';
+  }
+  if (isHistoryCommand(parsed.command)) {
+    writeLine(output, await history(deps, parsed, json));
     return 'continue';
   }
   const command = resolveCommand(parsed, registry);
@@ -274,6 +293,10 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     }
     if (isPictureAlias(parsed.command)) {
       writeLine(output, await writeTopologyPicture(deps, parsed, json));
+      return EXIT.ok;
+    }
+    if (isHistoryCommand(parsed.command)) {
+      writeLine(output, await history(deps, parsed, json));
       return EXIT.ok;
     }
     const command = resolveCommand(parsed, registry);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { GatewayRejectedError, NotSupportedError } from '../errors.js';
 import { type Logger, scrubSecrets } from '../log.js';
+import { StatusProbe } from './controller-status.js';
 import { INVALID_RESPONSE, invalidResponse, readIntegrationPage } from './envelopes.js';
 import { type GatewayOptions, type ResolvedGatewayOptions, resolveGatewayOptions } from './options.js';
 import { apiRoute, splitPath } from './paths.js';
@@ -8,7 +9,7 @@ import { type Call, Pipeline } from './pipeline.js';
 import { GLOBAL_SCOPE, ReadCache } from './read-cache.js';
 import { integrationSiteSchema, SiteResolver } from './site-resolver.js';
 import { createTransport, type Transport } from './transport.js';
-import type { ApiKind, Gateway, ParsedList, ReadOptions, WriteMethod } from './types.js';
+import type { ApiKind, ControllerStatus, Gateway, ParsedList, ReadOptions, WriteMethod } from './types.js';
 
 /** Builds the gateway: the bot's only HTTP client to the controller. Throws ConfigError for unusable options. */
 export function createGateway(options: GatewayOptions): Gateway {
@@ -28,6 +29,7 @@ class ControllerGateway implements Gateway {
   private readonly cache: ReadCache;
   private readonly sites: SiteResolver;
   private readonly logger: Logger;
+  private readonly probe: StatusProbe;
 
   constructor(private readonly options: ResolvedGatewayOptions) {
     this.apiType = options.apiType;
@@ -43,6 +45,18 @@ class ControllerGateway implements Gateway {
     this.sites = new SiteResolver(() =>
       this.integrationGlobalList('sites', integrationSiteSchema, { fresh: true }),
     );
+    const pipeline = this.pipeline;
+    this.probe = new StatusProbe({
+      apiType: options.apiType,
+      hasApiKey: options.apiKey !== undefined,
+      read: (call) => pipeline.read(call),
+      lastReadAt: () => pipeline.lastReadAt,
+      deployment: () => pipeline.detectedDeployment,
+    });
+  }
+
+  status(site: string): Promise<ControllerStatus> {
+    return this.probe.status(site);
   }
 
   async classicRead<T>(

@@ -4,4 +4,4 @@ export { createGateway } from './gateway.js';
 export { GATEWAY_DEFAULTS, type GatewayOptions, gatewayOptionsFromConfig } from './options.js';
 export type { Deployment } from './paths.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
-export type { ApiKind, Gateway, ParsedList, ReadOptions, WriteMethod } from './types.js';
+export type { ApiKind, ControllerStatus, Gateway, ParsedList, ReadOptions, WriteMethod } from './types.js';

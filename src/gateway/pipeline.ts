@@ -39,6 +39,9 @@ export class Pipeline {
   private readonly deployment: Once<Deployment>;
   private readonly consoleId: Once<string>;
   private knownConsoleId: string | undefined;
+  /** The controller kind once known (App Home shows it); the last time a read was answered. */
+  detectedDeployment: Deployment | undefined;
+  lastReadAt: number | undefined;
   private readonly logger: Logger;
   private readonly host: string;
 
@@ -50,11 +53,13 @@ export class Pipeline {
     this.host = hostOf(options.url);
     this.knownConsoleId = options.consoleId;
     const known = options.deployment;
+    this.detectedDeployment = known;
     this.deployment = new Once(() =>
       known !== undefined
         ? Promise.resolve(known)
         : detectDeployment(transport, options.url, options.timeoutMs, options.logger).then((d) => {
             this.logger.info({ deployment: d }, 'detected the controller type');
+            this.detectedDeployment = d;
             return d;
           }),
     );
@@ -81,8 +86,10 @@ export class Pipeline {
   }
 
   /** A read: retried on transient faults within the policy's attempts and budget. */
-  read(call: Call): Promise<unknown> {
-    return withRetry(this.runOptions(call, true), (ctx) => this.attempt(call, ctx));
+  async read(call: Call): Promise<unknown> {
+    const answer = await withRetry(this.runOptions(call, true), (ctx) => this.attempt(call, ctx));
+    this.lastReadAt = Date.now();
+    return answer;
   }
 
   /** A write: sent once. Its prerequisites (detection, console discovery, login) may be retried first. */

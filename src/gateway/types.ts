@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Deployment } from './paths.js';
 
 /** The three local controller APIs (the cloud connector reaches them through a proxy prefix). */
 export type ApiKind = 'classic' | 'v2' | 'integration';
@@ -16,6 +17,22 @@ export interface ReadOptions {
 export interface ParsedList<T> {
   items: T[];
   skipped: number;
+}
+
+/** The controller as App Home shows it: reachable or not, its kind and version, the last answered read. */
+export interface ControllerStatus {
+  apiType: 'local' | 'cloud';
+  /** A UniFi OS console, a self-hosted Network application, or the cloud connector; unset until known. */
+  kind?: Deployment | 'cloud';
+  reachable: boolean;
+  /** The Network application's version, when the controller tells it. */
+  version?: string;
+  /** The last time any read got an answer from the controller, in this process (ISO 8601). */
+  lastReadAt?: string;
+  /** When reachability was checked (ISO 8601). */
+  checkedAt: string;
+  /** Why it is not reachable, as a sentence without secrets. */
+  error?: string;
 }
 
 /**
@@ -60,6 +77,12 @@ export interface Gateway {
 
   /** The Integration UUID of a classic site name (`default`), resolved once and cached. */
   resolveSiteUuid(site: string): Promise<string>;
+
+  /**
+   * Reachability and version from one cheap read, at most every 30 s, and the time of the last
+   * answered read. Read-only; never throws (an unreachable controller is an answer).
+   */
+  status(site: string): Promise<ControllerStatus>;
 
   /** Drops cached reads (all sites, or one). */
   invalidate(site?: string): void;

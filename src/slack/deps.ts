@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ChangePresenter } from './change-presenter.js';
+import type { HomeService } from './home.js';
 
 /** What the Slack listeners work with; built once by the Slack front end. */
 export interface SlackDeps {
@@ -13,6 +14,8 @@ export interface SlackDeps {
   presenter: ChangePresenter;
   logger: Logger;
   defaultSite: string;
+  /** App Home (unset in tests that build listeners without it). */
+  home?: HomeService;
 }
 
 /** A client method bag the listeners use for uploads. */

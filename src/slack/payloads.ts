@@ -17,7 +17,14 @@ export const buttonClickSchema = z.object({
   user: z.object({ id: z.string().min(1), name: z.string().optional(), username: z.string().optional() }),
   actions: z.array(z.object({ action_id: z.string(), value: z.string().max(2000).optional() })).min(1),
   channel: z.object({ id: z.string() }).optional(),
-  container: z.object({ channel_id: z.string().optional(), message_ts: z.string().optional() }).optional(),
+  // `type` is 'message' for a channel message, 'view' for App Home (no channel, no response_url).
+  container: z
+    .object({
+      type: z.string().optional(),
+      channel_id: z.string().optional(),
+      message_ts: z.string().optional(),
+    })
+    .optional(),
   response_url: z.string().url().optional(),
 });
 export type ButtonClick = z.infer<typeof buttonClickSchema>;

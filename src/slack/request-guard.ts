@@ -19,11 +19,16 @@ export const MAX_CLOCK_SKEW_SECONDS = 5 * 60;
 export interface ServedEnvelopes {
   /** Slash commands (`/net`). */
   commands: readonly string[];
-  /** action_ids of block_actions (the preview's buttons). */
-  actions: readonly string[];
+  /** action_ids of block_actions (the preview's buttons, App Home's own), or patterns of them. */
+  actions: readonly (string | RegExp)[];
   /** callback_ids of view_submission (the tool form). */
   views: readonly string[];
+  /** Events API event types (`app_home_opened`). */
+  events: readonly string[];
 }
+
+const matches = (served: readonly (string | RegExp)[], id: string): boolean =>
+  served.some((s) => (typeof s === 'string' ? s === id : s.test(id)));
 
 /** What the guard decided about one request that it does not hand to Bolt. */
 interface Refusal {
@@ -66,6 +71,14 @@ const actionEnvelope = z.looseObject({
     .min(1),
   channel: z.looseObject({ id: z.string().optional() }).optional(),
 });
+const eventEnvelope = z.looseObject({
+  type: z.literal('event_callback'),
+  team_id: z.string().optional(),
+  enterprise_id: z.string().nullable().optional(),
+  is_enterprise_install: z.boolean().optional(),
+  authorizations: z.array(z.looseObject({})).optional(),
+  event: z.looseObject({ type: z.string(), user: z.string().optional(), channel: z.string().optional() }),
+});
 const viewEnvelope = z.looseObject({
   ...interactive,
   type: z.string(),
@@ -92,7 +105,11 @@ function judgeEnvelope(envelope: Record<string, unknown>, served: ServedEnvelope
     const parsed = urlVerification.safeParse(envelope);
     return parsed.success ? undefined : malformed(parsed.error);
   }
-  if (envelope.event !== undefined) return unserved('Events API events');
+  if (envelope.event !== undefined) {
+    const parsed = eventEnvelope.safeParse(envelope);
+    if (!parsed.success) return malformed(parsed.error);
+    return served.events.includes(parsed.data.event.type) ? undefined : unserved('this event');
+  }
   if (envelope.command !== undefined) {
     const parsed = commandEnvelope.safeParse(envelope);
     if (!parsed.success) return malformed(parsed.error);
@@ -103,7 +120,7 @@ function judgeEnvelope(envelope: Record<string, unknown>, served: ServedEnvelope
     const parsed = actionEnvelope.safeParse(envelope);
     if (!parsed.success) return malformed(parsed.error);
     const actionId = parsed.data.actions[0]?.action_id;
-    return parsed.data.type === 'block_actions' && actionId !== undefined && served.actions.includes(actionId)
+    return parsed.data.type === 'block_actions' && actionId !== undefined && matches(served.actions, actionId)
       ? undefined
       : unserved('this action');
   }

@@ -11,17 +11,20 @@ import {
 import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { Config } from '../config.js';
+import type { ControllerStatus } from '../gateway/types.js';
 import { settle, settledWithin } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
 import type { StoreHealth } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
 import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
 import { registerDrainGuard, WorkTracker } from './drain.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
+import { HOME_ACTIONS, HOME_OPENED_EVENT, registerHome } from './listeners/home.js';
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 import { guardSlackRequests, MAX_BODY_BYTES, type ServedEnvelopes } from './request-guard.js';
@@ -50,6 +53,8 @@ export interface SlackFrontEndOptions {
    * handler gets the request unread (no Slack guard: it checks its own credentials) and must answer it.
    */
   routes?: readonly HttpRoute[];
+  /** The controller as App Home shows it (the gateway's read-only status). */
+  controllerStatus: (site: string) => Promise<ControllerStatus>;
 }
 
 /** One extra HTTP route on the bot's port. */
@@ -223,8 +228,9 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       });
   const served: ServedEnvelopes = {
     commands: [NET_COMMAND],
-    actions: [APPROVE_ACTION, CANCEL_ACTION],
+    actions: [APPROVE_ACTION, CANCEL_ACTION, ...HOME_ACTIONS],
     views: [TOOL_FORM_CALLBACK],
+    events: [HOME_OPENED_EVENT],
   };
   const events = receiver
     ? guardSlackRequests({ signingSecret: signingSecret ?? '', served, logger }, receiver.requestListener)
@@ -252,6 +258,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   registerDrainGuard(app, work, logger);
   const client = new webApi.WebClient(botToken, slackClientOptions(config, logger));
   const presenter = new ChangePresenter(client, approvals, logger, config.approvals.auditChannel);
+  const appHome = createAppHome({ ...options, client });
   const deps: SlackDeps = {
     registry: options.registry,
     context: options.context,
@@ -259,10 +266,12 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     presenter,
     logger,
     defaultSite: config.defaultSite,
+    home: appHome.home,
   };
   registerNetCommand(app, deps);
   registerChangeButtons(app, deps);
   registerToolForm(app, deps);
+  registerHome(app, deps);
   app.error(async (error) => {
     logger.error({ err: error }, 'Slack listener failed');
   });
@@ -283,6 +292,9 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     } catch (error) {
       logger.error({ err: error }, 'change request sweep failed');
       return { expired: 0, interrupted: 0, announced: 0 };
+    } finally {
+      // After expiry, so a request that just expired is never reminded about.
+      await appHome.reminders.run();
     }
   };
   const sweepEvery =
@@ -325,6 +337,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       if (sweeper) clearInterval(sweeper);
       if (anchorer) clearInterval(anchorer);
       tokens.stop();
+      appHome.stop();
       if (!running) return;
       running = false;
       const busy = work.size;

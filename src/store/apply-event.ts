@@ -11,6 +11,7 @@ export const OUTCOME_UNKNOWN = {
 export function stateAfter(type: TransitionEntry['type']): ChangeState | undefined {
   switch (type) {
     case 'message':
+    case 'reminded':
       return undefined;
     case 'outcome_unknown':
       return 'unknown';
@@ -66,6 +67,9 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
     case 'outcome_unknown':
       next.state = 'unknown';
       next.error = { ...OUTCOME_UNKNOWN };
+      break;
+    case 'reminded':
+      next.remindedAt = event.at;
       break;
   }
   return next;

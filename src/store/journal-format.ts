@@ -36,6 +36,7 @@ export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
   error: errorSchema.optional(),
   supersededBy: z.string().optional(),
   replaces: z.string().optional(),
+  remindedAt: z.string().optional(),
 });
 
 const base = { id: z.string().min(1), actor: actorSchema };
@@ -63,6 +64,8 @@ const entrySchema = z.discriminatedUnion('type', [
     differences: z.array(z.string()),
   }),
   z.object({ type: z.literal('outcome_unknown'), ...base, previous: z.enum(['approved', 'executing']) }),
+  // The one reminder of a request still pending; recorded before it is posted, so it is posted once.
+  z.object({ type: z.literal('reminded'), ...base }),
 ]);
 
 const chainSchema = z.object({

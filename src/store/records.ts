@@ -62,4 +62,6 @@ export interface ChangeRequest {
   error?: ErrorSummary;
   supersededBy?: string;
   replaces?: string;
+  /** When the one reminder of a request still pending was claimed (APPROVAL_REMIND_SECONDS). */
+  remindedAt?: string;
 }

@@ -10,6 +10,8 @@ export interface ChangeFilter {
   /** The requester's user id. */
   requester?: string;
   tool?: string;
+  /** The controller site the request writes to. */
+  site?: string;
   /** Created at or after this time (ISO 8601). */
   since?: string;
   /** At most this many, newest first; unset = all. */
@@ -35,6 +37,8 @@ export interface TransitionGuard {
   ownedBySelf?: boolean;
   /** Only while no message is recorded for it: of several processes posting it, one records theirs. */
   unannounced?: boolean;
+  /** Only if no reminder was recorded for it yet: the `reminded` entry is a one-time claim. */
+  notReminded?: boolean;
 }
 
 /** One request with every journal event that names it, in chain order. */
@@ -86,6 +90,12 @@ export interface ChangeStore {
   verifyJournal(): Promise<VerifyResult>;
 }
 
+/**
+ * The read side of the change store, for history commands: never appends, so a console reading the
+ * bot's journal cannot fork its chain.
+ */
+export type ChangeReader = Pick<ChangeStore, 'get' | 'list' | 'count' | 'history'>;
+
 /** Whether the store can be used right now; /healthz reports it. */
 export interface StoreHealth {
   kind: 'file' | 'postgres';
@@ -110,6 +120,11 @@ export interface Store {
    * for them, so a console run beside it never opens (or appends to) its file journal.
    */
   changes(): ChangeStore;
+  /**
+   * The change requests read-only, for any process: the opened change store when this process
+   * owns it, else (file store) a view that re-reads the journal file without opening it for append.
+   */
+  changeHistory(): ChangeReader;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

@@ -716,3 +716,92 @@ describe('changes from MCP clients', () => {
     expect(await approvals.unannounced(3000)).toEqual([]);
   });
 });
+
+describe('reminders', () => {
+  const remindable = async (approvals: Approvals) => {
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    await approvals.attachMessage(request.id, { channel: 'C0OPS', ts: '1.1' });
+    return request;
+  };
+
+  it('claims the reminder of a request still pending after the delay once, journaled first', async () => {
+    const approvals = await open();
+    const request = await remindable(approvals);
+
+    clock.advance(299);
+    const early = await approvals.claimReminders(300);
+    clock.advance(1);
+    const due = await approvals.claimReminders(300);
+    clock.advance(60);
+    const later = await approvals.claimReminders(300);
+
+    expect(early).toEqual([]);
+    expect(due.map((r) => [r.id, r.state, r.remindedAt])).toEqual([
+      [request.id, 'pending', '2030-01-01T00:05:00.000Z'],
+    ]);
+    expect(later).toEqual([]);
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual(['created', 'message', 'reminded']);
+  });
+
+  it('claims none after approval or cancellation, none without a message, none past expiry, none with 0', async () => {
+    const approvals = await open({ ttl: 600 });
+    const approved = await remindable(approvals);
+    const cancelled = await remindable(approvals);
+    const waiting = await remindable(approvals);
+    await approvals.propose({
+      tool: 'create_network',
+      args: { ...LAB, name: 'NoMsg', vlan_id: '45', subnet: '10.45.0.0/24' },
+      requester: RITA,
+    });
+    await approvals.approve(approved.id, ALEX);
+    await approvals.cancel(cancelled.id, RITA);
+
+    clock.advance(300);
+    const off = await approvals.claimReminders(0);
+    const due = await approvals.claimReminders(300);
+    const late = await remindable(approvals);
+    clock.advance(600);
+    const afterExpiry = await approvals.claimReminders(300);
+
+    expect(off).toEqual([]);
+    expect(due.map((r) => r.id)).toEqual([waiting.id]);
+    expect(afterExpiry).toEqual([]);
+    expect((await approvals.get(late.id))?.remindedAt).toBeUndefined();
+  });
+
+  it('is claimed once across a restart on the same journal', async () => {
+    const first = await open();
+    const request = await remindable(first);
+    clock.advance(301);
+    expect(await first.claimReminders(300)).toHaveLength(1);
+    await close(first);
+
+    const second = await open();
+
+    expect(await second.claimReminders(300)).toEqual([]);
+    expect((await second.get(request.id))?.remindedAt).toBe('2030-01-01T00:05:01.000Z');
+  });
+});
+
+describe('change listeners', () => {
+  it('hears every change this process makes, in order, and a failing listener changes nothing', async () => {
+    const approvals = await open();
+    const heard: string[] = [];
+    approvals.onChange(() => {
+      throw new Error('listener bug');
+    });
+    const stop = approvals.onChange((r) => heard.push(`${r.id.slice(0, 3)}:${r.state}`));
+
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    const outcome = await approvals.approve(request.id, ALEX);
+    stop();
+    await approvals.propose({
+      tool: 'create_network',
+      args: { ...LAB, name: 'Lab2', vlan_id: '46', subnet: '10.46.0.0/24' },
+      requester: RITA,
+    });
+
+    expect(outcome.kind).toBe('succeeded');
+    expect(heard).toEqual(['cr_:pending', 'cr_:approved', 'cr_:executing', 'cr_:succeeded']);
+  });
+});

@@ -102,6 +102,32 @@ describe('ApprovalPolicy', () => {
     expect(await policy.canCancel(request, ALEX)).toEqual({ ok: true });
     expect(await policy.canCancel(request, STAN)).toMatchObject({ ok: false });
   });
+
+  it('decides which of many requests a user may approve with the same rules as canApprove', async () => {
+    let lookups = 0;
+    const policy = policyWith({
+      approvers: ['S0NETOPS'],
+      groupMembers: async () => {
+        lookups++;
+        return [ALEX.userId, RITA.userId];
+      },
+    });
+    const byAlex = { ...request, id: 'cr_byalex', requester: ALEX };
+    const requests = [request, byAlex];
+
+    const alexMay = await policy.approvableBy(ALEX);
+    const stanMay = await policy.approvableBy(STAN);
+    const answers = requests.map((r) => alexMay(r));
+
+    expect(answers).toEqual([true, false]);
+    expect(requests.map((r) => stanMay(r))).toEqual([false, false]);
+    for (const [index, r] of requests.entries()) {
+      expect((await policy.canApprove(r, ALEX)).ok).toBe(answers[index]);
+    }
+    expect(lookups).toBeGreaterThan(0);
+    const selfAllowed = await policyWith({ allowSelfApproval: true }).approvableBy(RITA);
+    expect(selfAllowed(request)).toBe(true);
+  });
 });
 
 describe('ApprovalPolicy and requests from MCP clients', () => {

@@ -101,4 +101,19 @@ describe('approvals on two replicas sharing PostgreSQL', () => {
     expect(await b.approve(request.id, ALEX)).toMatchObject({ kind: 'expired' });
     expect(bot.writes()).toEqual([]);
   });
+
+  it('hand the reminder of a waiting request to one replica of several sweeping at once', async () => {
+    const [a, b, c] = [await replica(), await replica(), await replica()];
+    const request = await a.propose({ tool: 'create_network', args: LAB, requester: RITA });
+    await a.attachMessage(request.id, { channel: 'C0OPS', ts: '1.2' });
+    clock.advance(301);
+
+    const claims = await Promise.all([a, b, c, a, b, c].map((r) => r.claimReminders(300)));
+    const later = await b.claimReminders(300);
+
+    expect(claims.flat().map((r) => r.id)).toEqual([request.id]);
+    expect(later).toEqual([]);
+    const events = (await c.history(request.id))?.events.map((e) => e.type);
+    expect(events).toEqual(['created', 'message', 'reminded']);
+  });
 });

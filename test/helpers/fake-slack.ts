@@ -7,6 +7,8 @@ export interface SlackCall {
   args: Record<string, unknown>;
   /** The bearer token the call carried (header or `token` field). */
   token?: string;
+  /** What the fake answered (a posted message's `ts` is here). */
+  answer?: Record<string, unknown>;
 }
 
 /** A post to a response_url. */
@@ -34,6 +36,8 @@ export interface FakeSlack {
   delays: Record<string, number>;
   /** Per method: the next `times` calls are answered `{ok: false, error}`. */
   failures: Record<string, { error: string; times: number }>;
+  /** Methods that answer `{ok: false, error}` (e.g. `faults['views.publish'] = 'ratelimited'`). */
+  faults: Record<string, string>;
   /** The WebSocket URL apps.connections.open hands out (a fake Socket Mode endpoint); unset: an error. */
   socketModeUrl?: string;
   /** Set: auth.test answers `{ok: false, error}` with it (`invalid_auth`, `service_unavailable`, …). */
@@ -69,6 +73,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const userGroups: Record<string, string[]> = {};
   const delays: Record<string, number> = {};
   const failures: Record<string, { error: string; times: number }> = {};
+  const faults: Record<string, string> = {};
   let ts = 1_700_000_000;
   let fileCount = 0;
   let responseCount = 0;
@@ -77,6 +82,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let authTestError: string | undefined;
 
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
+    const fault = faults[method];
+    if (fault) return { ok: false, error: fault };
     switch (method) {
       case 'auth.test':
         if (authTestError) return { ok: false, error: authTestError };
@@ -96,6 +103,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return { ok: true, message_ts: `${ts}.000200` };
       case 'views.open':
         return { ok: true, view: { id: 'V1' } };
+      case 'views.publish':
+        return { ok: true, view: { id: `VH${String(args.user_id)}`, type: 'home' } };
       case 'usergroups.users.list': {
         const users = userGroups[String(args.usergroup)];
         return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
@@ -125,16 +134,15 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           : decodeForm(body.toString());
         const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
-        calls.push({ method, args, ...(token ? { token } : {}) });
+        const answered = answer(method, args);
         const delay = delays[method];
-        if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
         const failure = failures[method];
-        if (failure && failure.times > 0) {
-          failure.times -= 1;
-          res.end(JSON.stringify({ ok: false, error: failure.error }));
-          return;
-        }
-        res.end(JSON.stringify(answer(method, args)));
+        const failed = failure !== undefined && failure.times > 0;
+        const sent = failed ? { ok: false, error: failure.error } : answered;
+        if (failed) failure.times -= 1;
+        calls.push({ method, args, ...(token ? { token } : {}), answer: sent });
+        if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+        res.end(JSON.stringify(sent));
         return;
       }
       if (path.startsWith('/upload/')) {
@@ -166,6 +174,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     userGroups,
     delays,
     failures,
+    faults,
     callsOf: (method) => calls.filter((c) => c.method === method),
     responseUrl: () => {
       responseCount += 1;

@@ -5,11 +5,14 @@ import { ROOT } from './bot-process.js';
 
 /** The parts of manifest.yml the bot's wiring depends on. */
 export interface Manifest {
-  features: { slash_commands: { command: string; url?: string }[] };
+  features: {
+    slash_commands: { command: string; url?: string }[];
+    app_home?: { home_tab_enabled?: boolean; messages_tab_enabled?: boolean };
+  };
   oauth_config: { scopes: { bot: string[] } };
   settings: {
     interactivity: { is_enabled: boolean; request_url?: string };
-    event_subscriptions?: { request_url?: string };
+    event_subscriptions?: { request_url?: string; bot_events?: string[] };
     socket_mode_enabled: boolean;
   };
 }
@@ -83,8 +86,9 @@ export const BOT_SCOPE_OF: Record<string, string> = {
   'chat.update': 'chat:write',
   'chat.postEphemeral': 'chat:write',
   'views.open': '',
+  'views.publish': '',
+  'chat.getPermalink': '',
   'files.getUploadURLExternal': 'files:write',
   'files.completeUploadExternal': 'files:write',
   'usergroups.users.list': 'usergroups:read',
-  'chat.getPermalink': '',
 };

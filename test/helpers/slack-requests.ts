@@ -86,3 +86,38 @@ export function viewSubmissionBody(fields: {
   };
   return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
+
+/** JSON body of an Events API delivery of `app_home_opened` (sign it, and send it as JSON). */
+export function homeOpenedBody(userId: string, tab: 'home' | 'messages' = 'home'): string {
+  return JSON.stringify({
+    token: 'unused',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${userId}${Date.now()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: { type: 'app_home_opened', user: userId, channel: 'D1', tab, event_ts: `${Date.now() / 1000}` },
+  });
+}
+
+/** Headers of a signed JSON body (Events API deliveries). */
+export function slackJsonHeaders(secret: string, rawBody: string) {
+  return { ...slackHeaders(secret, rawBody), 'content-type': 'application/json' };
+}
+
+/** Form body of a button click on App Home: no channel, no response_url, the container is the view. */
+export function homeButtonBody(fields: { actionId: string; value: string; userId: string }): string {
+  const payload = {
+    type: 'block_actions',
+    team: { id: 'T1' },
+    user: { id: fields.userId, username: fields.userId.toLowerCase() },
+    api_app_id: 'A1',
+    trigger_id: 'trigger-home',
+    container: { type: 'view', view_id: `VH${fields.userId}` },
+    view: { id: `VH${fields.userId}`, type: 'home', callback_id: 'netops_home' },
+    actions: [
+      { action_id: fields.actionId, block_id: 'home', type: 'button', value: fields.value, action_ts: '1.1' },
+    ],
+  };
+  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}

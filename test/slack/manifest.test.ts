@@ -3,14 +3,20 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { APPROVE_ACTION, CANCEL_ACTION } from '../../src/slack/blocks/change-request.js';
+import { HOME_OPENED_EVENT } from '../../src/slack/listeners/home.js';
 
 interface Manifest {
   features: {
     slash_commands: { command: string; description: string; usage_hint?: string }[];
     bot_user?: unknown;
+    app_home?: Record<string, boolean>;
   };
   oauth_config: { scopes: { bot: string[] } };
-  settings: { interactivity: { is_enabled: boolean }; socket_mode_enabled: boolean };
+  settings: {
+    interactivity: { is_enabled: boolean };
+    socket_mode_enabled: boolean;
+    event_subscriptions?: { bot_events?: string[] };
+  };
 }
 
 const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as Manifest;
@@ -38,10 +44,14 @@ const METHOD_SCOPES: Record<string, string> = {
   filesUploadV2: 'files:write',
   'usergroups.users.list': 'usergroups:read',
   'views.open': '',
-  'auth.test': '',
-  // The link an MCP client gets to a change request's message; no scope needed.
+  'views.publish': '',
+  // Thread links on App Home and the link an MCP client gets to a change request; no scope needed.
   'chat.getPermalink': '',
+  'auth.test': '',
 };
+
+// The event each bot event subscription needs a listener for (and the scope it would need; none here).
+const EVENT_SCOPES: Record<string, string> = { app_home_opened: '' };
 
 describe('manifest.yml matches the app', () => {
   it('declares the /net command the app listens to, with a description and usage hint', () => {
@@ -72,7 +82,26 @@ describe('manifest.yml matches the app', () => {
       'commands',
       ...called.map((m) => METHOD_SCOPES[m]).filter((s): s is string => Boolean(s)),
     ]);
+    for (const event of manifest.settings.event_subscriptions?.bot_events ?? []) {
+      const scope = EVENT_SCOPES[event];
+      if (scope) needed.add(scope);
+    }
     expect(new Set(manifest.oauth_config.scopes.bot)).toEqual(needed);
+  });
+
+  it('enables the Home tab and subscribes to exactly the events the app listens to', () => {
+    const listened = [...slackSource.matchAll(/app\.event\('(\w+)'/g)].map((m) => m[1]);
+    expect(listened).toEqual(['app_home_opened']);
+    // The request guard in front of Bolt lets through exactly the events a listener handles.
+    expect([HOME_OPENED_EVENT]).toEqual(listened);
+    expect(manifest.settings.event_subscriptions?.bot_events).toEqual(listened);
+    for (const event of listened) expect(Object.keys(EVENT_SCOPES)).toContain(event);
+    expect(slackSource).toContain('views.publish(');
+    expect(manifest.features.app_home).toEqual({
+      home_tab_enabled: true,
+      messages_tab_enabled: false,
+      messages_tab_read_only_enabled: false,
+    });
   });
 
   it('calls no Web API method the scope table does not know', () => {

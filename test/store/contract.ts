@@ -25,14 +25,21 @@ let counter = 0;
 
 /** A pending request created at `createdS` seconds after T0 that expires `ttlS` seconds later. */
 export function sampleRequest(
-  options: { createdS?: number; ttlS?: number; tool?: string; requester?: typeof RITA; id?: string } = {},
+  options: {
+    createdS?: number;
+    ttlS?: number;
+    tool?: string;
+    requester?: typeof RITA;
+    id?: string;
+    site?: string;
+  } = {},
 ): ChangeRequest {
   counter += 1;
   const created = at(options.createdS ?? 0);
   return {
     id: options.id ?? `cr_contract${String(counter).padStart(9, 'a')}`,
     tool: options.tool ?? 'create_network',
-    site: 'default',
+    site: options.site ?? 'default',
     args: { site_id: 'default', name: `Lab${counter}`, vlan_id: 40 + (counter % 100) },
     requester: options.requester ?? RITA,
     channel: 'C0OPS',
@@ -247,6 +254,85 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
         expect(ids(await changes.list({ limit: 2, offset: 2 }))).toEqual([b.id, a.id]);
         expect(await changes.count()).toBe(4);
         expect(await changes.count({ state: 'pending', requester: RITA.userId })).toBe(2);
+      });
+
+      it('filters by site', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const home = await changes.create(sampleRequest({ createdS: 0 }), RITA, at(0));
+        const branch = await changes.create(sampleRequest({ createdS: 1, site: 'branch' }), RITA, at(1));
+
+        expect((await changes.list({ site: 'default' })).map((r) => r.id)).toEqual([home.id]);
+        expect((await changes.list({ site: 'branch' })).map((r) => r.id)).toEqual([branch.id]);
+        expect(await changes.count({ site: 'branch', state: 'pending' })).toBe(1);
+      });
+
+      it('lets one of 10 concurrent reminder claims win, once for good, and never after a decision', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const waiting = await changes.create(sampleRequest(), RITA, at(0));
+        const decided = await changes.create(sampleRequest(), RITA, at(0));
+        await changes.transition(
+          decided.id,
+          { type: 'cancelled', id: decided.id, actor: RITA },
+          { from: ['pending'], at: at(1), live: true },
+        );
+        const remind = (id: string, seconds: number) =>
+          changes.transition(
+            id,
+            { type: 'reminded', id, actor: SAM },
+            { from: ['pending'], at: at(seconds), live: true, notReminded: true },
+          );
+
+        const answers = await Promise.all(Array.from({ length: 10 }, () => remind(waiting.id, 300)));
+        const again = await remind(waiting.id, 400);
+        const afterCancel = await remind(decided.id, 300);
+
+        expect(answers.filter((a) => a !== undefined)).toHaveLength(1);
+        expect(answers.find((a) => a !== undefined)).toMatchObject({
+          state: 'pending',
+          remindedAt: '2030-01-01T00:05:00.000Z',
+        });
+        expect(again).toBeUndefined();
+        expect(afterCancel).toBeUndefined();
+        expect((await changes.get(waiting.id))?.remindedAt).toBe('2030-01-01T00:05:00.000Z');
+        expect((await changes.history(waiting.id))?.events.map((e) => e.type)).toEqual([
+          'created',
+          'reminded',
+        ]);
+        const reopened = await reopen(store);
+        expect(
+          await reopened
+            .changes()
+            .transition(
+              waiting.id,
+              { type: 'reminded', id: waiting.id, actor: SAM },
+              { from: ['pending'], at: at(500), live: true, notReminded: true },
+            ),
+        ).toBeUndefined();
+        expect(await reopened.changes().verifyJournal()).toMatchObject({ ok: true, events: 4 });
+      });
+
+      it('answers history questions read-only: changeHistory() sees every request and appends nothing', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const request = await changes.create(sampleRequest(), RITA, at(0));
+        await changes.transition(
+          request.id,
+          { type: 'message', id: request.id, actor: SAM, message: { channel: 'C0OPS', ts: '1.2' } },
+          { from: ['pending'], at: at(1) },
+        );
+        const head = await changes.journalHead();
+
+        const reader = store.changeHistory();
+        const listed = await reader.list({ state: 'pending' });
+        const history = await reader.history(request.id);
+
+        expect(listed.map((r) => r.id)).toEqual([request.id]);
+        expect(await reader.count()).toBe(1);
+        expect((await reader.get(request.id))?.message).toEqual({ channel: 'C0OPS', ts: '1.2' });
+        expect(history?.events.map((e) => e.type)).toEqual(['created', 'message']);
+        expect(await changes.journalHead()).toEqual(head);
       });
     });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,31 @@ describe('file store format', () => {
     const changes = bot.changes();
 
     expect(await changes.journalHead()).toEqual({ count: 0, head: '0'.repeat(64) });
+    await console.close();
+    await bot.close();
+  });
+  it("lets a console read the bot's journal beside it without opening it for append", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netops-store-'));
+    dirs.push(dir);
+    const bot = new FileStore(dir);
+    const changes = bot.changes();
+    const first = await changes.create(sampleRequest(), { userId: 'U0RITA' }, Date.now());
+    const journal = join(dir, 'approvals.jsonl');
+    const size = statSync(journal).size;
+
+    const console = new FileStore(dir);
+    const seen = await console.changeHistory().list();
+    // The bot keeps appending after the console looked; the console sees it on its next read.
+    const second = await changes.create(sampleRequest(), { userId: 'U0RITA' }, Date.now());
+    const later = await console.changeHistory().list();
+    // A line the bot is still writing (no line end yet) is left for the next read.
+    appendFileSync(journal, '{"seq":3,"at":"2030');
+
+    expect(seen.map((r) => r.id)).toEqual([first.id]);
+    expect(later.map((r) => r.id).sort()).toEqual([first.id, second.id].sort());
+    expect((await console.changeHistory().history(first.id))?.events.map((e) => e.type)).toEqual(['created']);
+    expect(statSync(journal).size).toBeGreaterThan(size);
+    expect(await console.changeHistory().count()).toBe(2);
     await console.close();
     await bot.close();
   });

@@ -4,6 +4,7 @@ import type { Router } from '../router.js';
 import type { DpiAppCounters, DpiCounters, SiteState } from '../state.js';
 import { invalidPayload, parseOrThrow } from '../validation.js';
 import { type Handler, namedSite, param, type RequestContext } from './context.js';
+import { APPLICATION_VERSION } from './integration-core.js';
 
 /** Registers `api/self/sites` and `api/stat/sites`. */
 export function registerClassicSites(router: Router<Handler>): void {
@@ -49,6 +50,14 @@ export function registerClassicStat(router: Router<Handler>): void {
     return classicOk(macs ? site.devices.filter((device) => macs.includes(device.mac)) : site.devices);
   });
   router
+    // What a session (no API key) reads the Network application's version from.
+    .on(
+      'GET',
+      `${base}/sysinfo`,
+      namedSite((_ctx, site) =>
+        classicOk([{ name: site.name, version: APPLICATION_VERSION, timezone: 'UTC' }]),
+      ),
+    )
     .on('GET', `${base}/device`, devices)
     .on('POST', `${base}/device`, devices)
     .on(

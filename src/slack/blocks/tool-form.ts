@@ -9,6 +9,9 @@ import { clip, escapeMrkdwn, humanize } from './text.js';
 export const TOOL_FORM_CALLBACK = 'tool_form';
 /** action_id of the single element inside each input block. */
 export const FORM_VALUE_ACTION = 'value';
+/** The input of a form opened outside a channel (App Home): where to post the preview. */
+export const FORM_CHANNEL_BLOCK = 'netops_post_channel';
+export const FORM_CHANNEL_ACTION = 'channel';
 
 /** What travels in the modal's private_metadata: only what is needed to route the submission. */
 export interface ToolFormMetadata {
@@ -38,6 +41,8 @@ export interface ToolFormOptions {
   site?: string;
   /** Missing values that made the bot open the form; each is flagged under its input. */
   missing?: readonly FieldIssue[];
+  /** Opened from App Home, with no channel: the form asks where to post the preview (`initial` first). */
+  pickChannel?: { initial?: string };
 }
 
 /** A boolean with a default (or required) is on or off; unticked means false. */
@@ -175,8 +180,29 @@ export function toolFormView(
           { type: 'mrkdwn', text: clip(introText(tool, options.missing ?? []), LIMITS.contextText) },
         ],
       },
+      ...(options.pickChannel ? [channelInput(options.pickChannel.initial)] : []),
       ...blocks,
     ],
+  };
+}
+
+/** "Post the preview in": a channel picker, for a form that was not opened from a channel. */
+function channelInput(initial: string | undefined): types.InputBlock {
+  return {
+    type: 'input',
+    block_id: FORM_CHANNEL_BLOCK,
+    label: text('Post the preview in'),
+    hint: text('Approvers review and approve it there; the bot must be a member of the channel.'),
+    element: {
+      type: 'conversations_select',
+      action_id: FORM_CHANNEL_ACTION,
+      filter: {
+        include: ['public', 'private'],
+        exclude_bot_users: true,
+        exclude_external_shared_channels: true,
+      },
+      ...(initial ? { initial_conversation: initial } : {}),
+    },
   };
 }
 

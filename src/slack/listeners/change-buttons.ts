@@ -5,8 +5,18 @@ import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
 
-function whisperTo(click: ButtonClick, client: SlackClient, respond: RespondFn | undefined): Whisper {
+function whisperTo(
+  click: ButtonClick,
+  client: SlackClient,
+  respond: RespondFn | undefined,
+  deps: SlackDeps,
+): Whisper {
   return async (text) => {
+    // A click on App Home: the answer goes on top of the clicker's refreshed Home.
+    if (click.container?.type === 'view' && deps.home) {
+      await deps.home.notify(click.user.id, text);
+      return;
+    }
     const blocks = [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }];
     if (respond) {
       // response_url replies reach the clicker even when the bot is not in the channel.
@@ -18,7 +28,10 @@ function whisperTo(click: ButtonClick, client: SlackClient, respond: RespondFn |
   };
 }
 
-/** Approve and Cancel: acknowledged at once, decided by the approvals module, shown by the presenter. */
+/**
+ * Approve and Cancel, on a channel message or on App Home (same action_ids, same path): acknowledged
+ * at once, decided by the approvals module, shown by the presenter (which edits the channel message).
+ */
 export function registerChangeButtons(app: App, deps: SlackDeps): void {
   app.action(APPROVE_ACTION, async ({ ack, body, client, respond }) => {
     await ack();
@@ -29,7 +42,7 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
       const outcome = await deps.approvals.approve(id, actorOf(click), {
         onClaimed: (claimed) => deps.presenter.showRunning(claimed),
       });
-      await deps.presenter.showApproval(outcome, whisperTo(click, client, respond));
+      await deps.presenter.showApproval(outcome, whisperTo(click, client, respond, deps));
     } catch (error) {
       await report(error, click, client, respond, deps);
     }
@@ -40,7 +53,7 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
     try {
       click = parsePayload(buttonClickSchema, body, 'action');
       const outcome = await deps.approvals.cancel(click.actions[0]?.value ?? '', actorOf(click));
-      await deps.presenter.showCancel(outcome, whisperTo(click, client, respond));
+      await deps.presenter.showCancel(outcome, whisperTo(click, client, respond, deps));
     } catch (error) {
       await report(error, click, client, respond, deps);
     }
@@ -62,7 +75,7 @@ async function report(
   const text = slackErrorText(error, deps.logger);
   if (!click) return;
   try {
-    await whisperTo(click, client, respond)(text);
+    await whisperTo(click, client, respond, deps)(text);
   } catch (secondary) {
     deps.logger.error({ err: secondary }, 'could not tell the clicker about an error');
   }

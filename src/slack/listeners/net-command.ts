@@ -1,4 +1,5 @@
 import type { App, RespondFn } from '@slack/bolt';
+import { HISTORY_HELP, isHistoryCommand } from '../../approvals/history.js';
 import { aliasHelpText, helpTopicTool, isPictureAlias, resolveCommand } from '../../commands/aliases.js';
 import { type ParsedCommand, parseCommandLine } from '../../commands/parse-command-line.js';
 import { type FieldIssue, ValidationError } from '../../errors.js';
@@ -10,6 +11,7 @@ import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
 import { toolFormView } from '../blocks/tool-form.js';
 import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
+import { historyMessage } from '../history-answer.js';
 import { parsePayload, type SlashCommand, slashCommandSchema } from '../payloads.js';
 
 const EXPORT_TOOL = 'export_topology';
@@ -37,7 +39,10 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
   if (parsed.command === '' || parsed.command === 'help') {
     const [topic] = parsed.positionals;
     if (topic === undefined) {
-      await whisper(respond, helpMessage(registry.helpText(), aliasHelpText(registry)));
+      await whisper(
+        respond,
+        helpMessage(registry.helpText(), `${aliasHelpText(registry)}\n\n${HISTORY_HELP}`),
+      );
       return;
     }
     const tool = helpTopicTool(topic, registry);
@@ -56,6 +61,10 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
   }
   if (isPictureAlias(parsed.command)) {
     await uploadPicture(command, client, deps, parsed);
+    return;
+  }
+  if (isHistoryCommand(parsed.command)) {
+    await whisper(respond, await historyMessage(parsed, command.user_id, deps));
     return;
   }
   const { tool, args } = resolveCommand(parsed, registry);

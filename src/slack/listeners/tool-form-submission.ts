@@ -3,12 +3,20 @@ import { z } from 'zod';
 import { type FieldIssue, ValidationError } from '../../errors.js';
 import { settle, settledWithin } from '../../lib/settle-within.js';
 import { noticeMessage } from '../blocks/notice.js';
-import { FORM_VALUE_ACTION, formArguments, TOOL_FORM_CALLBACK } from '../blocks/tool-form.js';
+import {
+  FORM_CHANNEL_ACTION,
+  FORM_CHANNEL_BLOCK,
+  FORM_VALUE_ACTION,
+  formArguments,
+  TOOL_FORM_CALLBACK,
+} from '../blocks/tool-form.js';
 import type { SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { parsePayload, viewSubmissionSchema } from '../payloads.js';
 
-const metadataSchema = z.object({ tool: z.string().min(1), channel: z.string().min(1) });
+// channel '' = opened from App Home: the form itself asks where to post the preview.
+const metadataSchema = z.object({ tool: z.string().min(1), channel: z.string() });
+const pickedSchema = z.object({ selected_conversation: z.string().min(1) });
 
 /**
  * How long the dry run may take before the modal is acknowledged anyway. Slack drops a
@@ -66,9 +74,18 @@ function parseSubmission(body: unknown, deps: SlackDeps) {
   }
   const infos = deps.registry.argumentsOf(metadata.tool);
   const args = formArguments(infos, submission.view.state.values);
+  const picked = pickedSchema.safeParse(
+    submission.view.state.values[FORM_CHANNEL_BLOCK]?.[FORM_CHANNEL_ACTION],
+  );
+  const channel = metadata.channel || (picked.success ? picked.data.selected_conversation : '');
+  if (channel === '') {
+    throw new ValidationError([
+      { field: FORM_CHANNEL_BLOCK, rule: 'pick the channel to post the preview in' },
+    ]);
+  }
   // Validate now, while the modal can still show errors; the dry run follows.
   deps.registry.validate(metadata.tool, args);
-  return { tool: metadata.tool, channel: metadata.channel, args, user: submission.user.id };
+  return { tool: metadata.tool, channel, args, user: submission.user.id };
 }
 
 /** Issues keyed by the input block they belong to (Slack shows errors only under inputs). */
@@ -77,7 +94,7 @@ function errorsByBlock(
   body: unknown,
   deps: SlackDeps,
 ): Record<string, string> {
-  const blocks = inputBlocks(body);
+  const blocks = [...inputBlocks(body), FORM_CHANNEL_BLOCK];
   const errors: Record<string, string> = {};
   for (const issue of issues) {
     const field = issue.field.split('.')[0] ?? '';

@@ -7,6 +7,7 @@ import type { JournalEvent, TransitionEntry, VerifyResult } from '../journal-for
 import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../records.js';
 import type {
   ChangeFilter,
+  ChangeReader,
   ChangeStore,
   InterruptedRequest,
   JournalHead,
@@ -16,6 +17,7 @@ import type {
   TransitionGuard,
 } from '../types.js';
 import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.js';
+import { JournalView } from './journal-view.js';
 
 /** bot-data.json: bot-kept data inside DATA_DIR. */
 export const BOT_DATA_FILE = 'bot-data.json';
@@ -33,6 +35,7 @@ export function matchesFilter(request: ChangeRequest, filter: ChangeFilter): boo
   }
   if (filter.requester !== undefined && request.requester.userId !== filter.requester) return false;
   if (filter.tool !== undefined && request.tool !== filter.tool) return false;
+  if (filter.site !== undefined && request.site !== filter.site) return false;
   if (filter.since !== undefined && Date.parse(request.createdAt) < Date.parse(filter.since)) return false;
   return true;
 }
@@ -176,6 +179,7 @@ export class FileChangeStore implements ChangeStore {
     if (guard.overdue && !isPastExpiry(request, guard.at)) return false;
     if (guard.ownedBySelf && !this.owned.has(request.id)) return false;
     if (guard.unannounced && request.message !== undefined) return false;
+    if (guard.notReminded && request.remindedAt !== undefined) return false;
     return true;
   }
 
@@ -231,6 +235,11 @@ export class FileStore implements Store {
   changes(): FileChangeStore {
     this.changeStore ??= FileChangeStore.open(this.dataDir, this.options);
     return this.changeStore;
+  }
+
+  changeHistory(): ChangeReader {
+    // Only the process that owns the journal opens it for append; any other only reads the file.
+    return this.changeStore ?? new JournalView(join(this.dataDir, JOURNAL_FILE));
   }
 
   /**

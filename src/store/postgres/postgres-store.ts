@@ -22,6 +22,7 @@ import {
 import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../records.js';
 import type {
   ChangeFilter,
+  ChangeReader,
   ChangeStore,
   InterruptedRequest,
   JournalHead,
@@ -107,6 +108,7 @@ function whereClause(filter: ChangeFilter, params: unknown[]): string {
   }
   if (filter.requester !== undefined) add((p) => `requester = ${p}`, filter.requester);
   if (filter.tool !== undefined) add((p) => `tool = ${p}`, filter.tool);
+  if (filter.site !== undefined) add((p) => `site = ${p}`, filter.site);
   if (filter.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.since);
   return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
 }
@@ -166,6 +168,7 @@ export class PostgresChangeStore implements ChangeStore {
             AND (NOT $7::boolean OR expires_at <= $8::timestamptz)
             AND (NOT $9::boolean OR owner = $4::text)
             AND (NOT $10::boolean OR NOT (data ? 'message'))
+            AND (NOT $11::boolean OR data->>'remindedAt' IS NULL)
         RETURNING id, data`,
         [
           id,
@@ -178,6 +181,7 @@ export class PostgresChangeStore implements ChangeStore {
           new Date(guard.at).toISOString(),
           guard.ownedBySelf === true,
           guard.unannounced === true,
+          guard.notReminded === true,
         ],
       );
       const row = claimed.rows[0];
@@ -469,6 +473,11 @@ export class PostgresStore implements Store {
   }
 
   changes(): PostgresChangeStore {
+    return this.changeStore;
+  }
+
+  /** Reads are plain SELECTs: any process may use the change store for history without appending. */
+  changeHistory(): ChangeReader {
     return this.changeStore;
   }
 

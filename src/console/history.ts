@@ -1,0 +1,109 @@
+import {
+  type ChangesPage,
+  eventDetail,
+  LIST_CHANGES,
+  listChanges,
+  requestSummary,
+  showChange,
+} from '../approvals/history.js';
+import type { ChangeRequest } from '../approvals/types.js';
+import type { ParsedCommand } from '../commands/parse-command-line.js';
+import { NotSupportedError } from '../errors.js';
+import { render, renderObject, renderTable } from '../format/plain-text.js';
+import { renderPreview } from '../format/preview-text.js';
+import type { ChangeReader, RequestHistory } from '../store/types.js';
+
+/** What the history commands need from the console: the store, read-only, and the tool names. */
+export interface HistoryDeps {
+  changes?: ChangeReader;
+  tools: readonly string[];
+  width?: number;
+  now?: () => number;
+}
+
+const minute = (iso: string | undefined) => (iso ? `${iso.slice(0, 16).replace('T', ' ')}Z` : '');
+
+function row(request: ChangeRequest): Record<string, unknown> {
+  return {
+    id: request.id,
+    state: request.state,
+    site: request.site,
+    requested_by: request.requester.name ?? request.requester.userId,
+    approved_by: request.approver?.name ?? request.approver?.userId ?? '',
+    created: minute(request.createdAt),
+    change: requestSummary(request),
+  };
+}
+
+function pageText(page: ChangesPage): string {
+  const what = page.criteria.length > 0 ? ` (${page.criteria.join(', ')})` : '';
+  if (page.total === 0) return `no change requests${what}.`;
+  const heading = `${page.total} change request(s)${what}, newest first; page ${page.page} of ${page.pages}:`;
+  const rows = page.requests.length > 0 ? renderTable(page.requests.map(row)) : '(no rows on this page)';
+  const next = page.page < page.pages ? `\nnext: changes … page=${page.page + 1}` : '';
+  return `${heading}\n${rows}${next}`;
+}
+
+function historyText(found: RequestHistory, width: number | undefined): string {
+  const { request, events } = found;
+  const fields: Record<string, unknown> = {
+    id: request.id,
+    state: request.state,
+    tool: request.tool,
+    site: request.site,
+    requested_by: request.requester.name ?? request.requester.userId,
+    approved_by: request.approver ? (request.approver.name ?? request.approver.userId) : undefined,
+    cancelled_by: request.cancelledBy ? (request.cancelledBy.name ?? request.cancelledBy.userId) : undefined,
+    channel: request.channel,
+    created: request.createdAt,
+    expires: request.expiresAt,
+    decided: request.decidedAt,
+    preview_hash: request.previewHash.slice(0, 8),
+    replaces: request.replaces,
+    superseded_by: request.supersededBy,
+  };
+  const head = renderObject(
+    Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+    width === undefined ? {} : { width },
+  );
+  const preview =
+    typeof request.preview === 'object' && request.preview !== null && !Array.isArray(request.preview)
+      ? renderPreview(request.preview as Record<string, unknown>, width === undefined ? {} : { width })
+      : `preview: ${JSON.stringify(request.preview)}`;
+  const journal = renderTable(
+    events.map((event) => ({
+      seq: event.seq,
+      at: event.at,
+      event: event.type,
+      by: event.actor.name ?? event.actor.userId,
+      detail: eventDetail(event),
+    })),
+  );
+  const parts = [head, preview, `journal:\n${journal}`];
+  if (request.state === 'succeeded') {
+    parts.push(`result:\n${render(request.result, width === undefined ? {} : { width })}`);
+  }
+  if (request.error) parts.push(`error: ${request.error.code}: ${request.error.message}`);
+  return parts.join('\n\n');
+}
+
+/**
+ * `changes …` and `change <id>`: the same questions as Slack's `/net changes`, over the same store,
+ * read-only (a console beside the bot never opens its journal for append). Text, or JSON.
+ */
+export async function historyAnswer(
+  parsed: ParsedCommand,
+  json: boolean,
+  deps: HistoryDeps,
+): Promise<string> {
+  if (!deps.changes) throw new NotSupportedError('change history needs the store (DATA_DIR or DATABASE_URL)');
+  if (parsed.command === LIST_CHANGES) {
+    const page = await listChanges(deps.changes, parsed, {
+      now: (deps.now ?? Date.now)(),
+      tools: deps.tools,
+    });
+    return json ? JSON.stringify(page, null, 2) : pageText(page);
+  }
+  const found = await showChange(deps.changes, parsed);
+  return json ? JSON.stringify(found, null, 2) : historyText(found, deps.width);
+}

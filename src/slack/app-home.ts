@@ -1,0 +1,87 @@
+import type { webApi } from '@slack/bolt';
+import type { Approvals } from '../approvals/approvals.js';
+import type { Config } from '../config.js';
+import type { ControllerStatus } from '../gateway/types.js';
+import { settle, settledWithin } from '../lib/settle-within.js';
+import type { Logger } from '../log.js';
+import type { ToolContext } from '../tools/define-tool.js';
+import { firewallGeneration } from '../tools/firewall-generation.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { QuickAction } from './blocks/home.js';
+import { HomeService } from './home.js';
+import { HomeViewers } from './home-viewers.js';
+import { Permalinks } from './permalinks.js';
+import { Reminders } from './reminders.js';
+
+/** What App Home and reminders are built from; the Slack front end hands its parts over. */
+export interface AppHomeOptions {
+  client: webApi.WebClient;
+  approvals: Approvals;
+  config: Config;
+  logger: Logger;
+  registry: ToolRegistry;
+  context: ToolContext;
+  controllerStatus: (site: string) => Promise<ControllerStatus>;
+}
+
+/** The running App Home and reminders. */
+export interface AppHome {
+  home: HomeService;
+  reminders: Reminders;
+  permalinks: Permalinks;
+  stop(): void;
+}
+
+// The common writes, in the order the buttons show them; the firewall one follows the console's generation.
+const QUICK: { tool: string; label: string; firewall?: 'legacy' | 'zone-based' }[] = [
+  { tool: 'create_network', label: 'Create network' },
+  { tool: 'create_firewall_rule', label: 'Create firewall rule', firewall: 'legacy' },
+  { tool: 'create_firewall_policy', label: 'Create firewall policy', firewall: 'zone-based' },
+  { tool: 'create_acl_rule', label: 'Create ACL rule' },
+];
+
+/** How long a Home build waits to learn the site's firewall generation before offering both kinds. */
+const GENERATION_WAIT_MS = 2000;
+
+/** Builds App Home (refreshed on every change this process makes) and the reminder poster. */
+export function createAppHome(options: AppHomeOptions): AppHome {
+  const { client, approvals, config, logger, registry, context } = options;
+  const site = config.defaultSite;
+  const permalinks = new Permalinks(client, logger);
+  const quickActions = async (): Promise<QuickAction[]> => {
+    const found = await settledWithin(settle(firewallGeneration(context.gateway, site)), GENERATION_WAIT_MS);
+    const generation = found?.ok ? found.value : undefined;
+    return QUICK.filter(
+      (action) =>
+        registry.get(action.tool) !== undefined &&
+        (action.firewall === undefined || generation === undefined || action.firewall === generation),
+    ).map(({ tool, label }) => ({ tool, label }));
+  };
+  const writeChannels = config.approvals.writeChannels;
+  const home = new HomeService({
+    client,
+    approvals,
+    viewers: new HomeViewers(context.store, logger),
+    permalinks,
+    logger,
+    site,
+    approvers: config.approvals.approvers,
+    controllerStatus: options.controllerStatus,
+    quickActions,
+    ...(writeChannels.length === 1 && writeChannels[0] ? { formChannel: writeChannels[0] } : {}),
+  });
+  const unsubscribe = approvals.onChange((request) => home.changed(request));
+  const reminders = new Reminders(client, approvals, logger, {
+    afterSeconds: config.approvals.remindSeconds,
+    approvers: config.approvals.approvers,
+  });
+  return {
+    home,
+    reminders,
+    permalinks,
+    stop() {
+      unsubscribe();
+      home.stop();
+    },
+  };
+}

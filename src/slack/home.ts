@@ -1,0 +1,240 @@
+import type { webApi } from '@slack/bolt';
+import type { Approvals } from '../approvals/approvals.js';
+import type { ChangeRequest } from '../approvals/types.js';
+import type { ControllerStatus } from '../gateway/types.js';
+import { settle, settledWithin } from '../lib/settle-within.js';
+import type { Logger } from '../log.js';
+import {
+  type HomeModel,
+  homeView,
+  MINE_SHOWN,
+  type QuickAction,
+  RECENT_SHOWN,
+  WAITING_PAGE_SIZE,
+} from './blocks/home.js';
+import type { HomeViewers } from './home-viewers.js';
+import type { Permalinks } from './permalinks.js';
+
+/** What the Home service is built from (see createAppHome). */
+export interface HomeServiceOptions {
+  client: webApi.WebClient;
+  approvals: Approvals;
+  viewers: HomeViewers;
+  permalinks: Permalinks;
+  logger: Logger;
+  /** DEFAULT_SITE. */
+  site: string;
+  /** APPROVERS as configured. */
+  approvers: string[];
+  controllerStatus: (site: string) => Promise<ControllerStatus>;
+  quickActions: () => Promise<QuickAction[]>;
+  /** The channel a quick-action form offers first for its preview (the only WRITE_CHANNELS entry). */
+  formChannel?: string;
+  now?: () => number;
+  /** Changes within this window are gathered into one refresh per user [1500 ms]. */
+  debounceMs?: number;
+  /**
+   * Least time between two views.publish calls [700 ms, ~85 a minute]: the method is Tier 4
+   * (100+ a minute per workspace), and every publish of every user counts against it.
+   */
+  publishIntervalMs?: number;
+}
+
+// A refresh after a change reaches at most this many users; the others see it when they open Home.
+const MAX_REFRESHED = 50;
+// How long a Home build waits for the controller's status before showing "checking".
+const STATUS_WAIT_MS = 2500;
+
+/**
+ * Publishes App Home views: at once when a user opens the tab or clicks on it, and, debounced and
+ * rate-limited, for the users concerned when a request they can act on changes. Publishing is
+ * best effort: a failure is logged and never reaches the approval that caused it.
+ */
+export class HomeService {
+  private readonly now: () => number;
+  private readonly pages = new Map<string, number>();
+  // Users to publish for: urgent ones (they are looking) before background refreshes.
+  private readonly urgent = new Map<string, string | undefined>();
+  private readonly background = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private debounce: NodeJS.Timeout | undefined;
+  private pumping: Promise<void> | undefined;
+  private lastPublish = 0;
+  private stopped = false;
+
+  constructor(private readonly options: HomeServiceOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** `app_home_opened`: note the viewer and publish their Home now. */
+  async opened(user: string): Promise<void> {
+    await this.options.viewers.seen(user);
+    await this.publishSoon(user);
+  }
+
+  /** Publishes `user`'s Home now (the Refresh button). */
+  async refresh(user: string): Promise<void> {
+    await this.publishSoon(user);
+  }
+
+  /** Thread links of requests (for the history answers too); a request without one gets undefined. */
+  async linksOf(requests: readonly ChangeRequest[]): Promise<(request: ChangeRequest) => string | undefined> {
+    const links = await this.options.permalinks.of(requests.flatMap((r) => (r.message ? [r.message] : [])));
+    return (request) =>
+      request.message ? links.get(`${request.message.channel}/${request.message.ts}`) : undefined;
+  }
+
+  /** The channel quick-action forms offer first, if one is configured. */
+  get formChannel(): string | undefined {
+    return this.options.formChannel;
+  }
+
+  /** Shows `page` of "Waiting for you" to `user`. */
+  async showPage(user: string, page: number): Promise<void> {
+    this.pages.set(user, Math.max(0, Math.floor(page)));
+    await this.publishSoon(user);
+  }
+
+  /** Tells `user`, who clicked on their Home, what the click led to: a line at the top of a fresh view. */
+  async notify(user: string, text: string): Promise<void> {
+    await this.publishSoon(user, text);
+  }
+
+  /** A request changed (approvals' listener): refresh the Home of viewers who can act on it. */
+  changed(request: ChangeRequest): void {
+    if (this.stopped) return;
+    void settle(this.concerned(request)).then((outcome) => {
+      if (!outcome.ok) {
+        this.options.logger.warn(
+          { err: outcome.error, id: request.id },
+          'could not tell whose App Home to refresh',
+        );
+        return;
+      }
+      for (const user of outcome.value) this.dirty.add(user);
+      if (this.dirty.size === 0 || this.stopped) return;
+      this.debounce ??= setTimeout(() => {
+        this.debounce = undefined;
+        for (const user of [...this.dirty].slice(0, MAX_REFRESHED)) this.background.add(user);
+        this.dirty.clear();
+        this.pump();
+      }, this.options.debounceMs ?? 1500);
+      this.debounce.unref();
+    });
+  }
+
+  /** The Home view of one user, as it would be published now. */
+  async view(user: string, notice?: string) {
+    return homeView(await this.model(user, notice));
+  }
+
+  /** Stops refreshing; publishes already running finish. */
+  stop(): void {
+    this.stopped = true;
+    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce = undefined;
+    this.background.clear();
+    this.urgent.clear();
+  }
+
+  /** Viewers who requested it or may approve it. */
+  private async concerned(request: ChangeRequest): Promise<string[]> {
+    const viewers = await this.options.viewers.list();
+    const concerned: string[] = [];
+    for (const user of viewers) {
+      if (user === request.requester.userId) {
+        concerned.push(user);
+        continue;
+      }
+      const mayApprove = await this.options.approvals.policy.approvableBy({ userId: user });
+      if (mayApprove(request)) concerned.push(user);
+    }
+    return concerned;
+  }
+
+  private publishSoon(user: string, notice?: string): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.urgent.set(user, notice);
+    this.background.delete(user);
+    return this.pump();
+  }
+
+  /** Publishes queued views one at a time, urgent first, spaced by the publish interval. */
+  private pump(): Promise<void> {
+    this.pumping ??= this.drain().finally(() => {
+      this.pumping = undefined;
+      // Queued while the last round was finishing: start another.
+      if (!this.stopped && (this.urgent.size > 0 || this.background.size > 0)) void this.pump();
+    });
+    return this.pumping;
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const next = this.next();
+      if (!next || this.stopped) return;
+      const wait = this.lastPublish + (this.options.publishIntervalMs ?? 700) - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      this.lastPublish = Date.now();
+      await this.publish(next.user, next.notice);
+    }
+  }
+
+  private next(): { user: string; notice?: string } | undefined {
+    for (const [user, notice] of this.urgent) {
+      this.urgent.delete(user);
+      return notice === undefined ? { user } : { user, notice };
+    }
+    for (const user of this.background) {
+      this.background.delete(user);
+      return { user };
+    }
+    return undefined;
+  }
+
+  private async publish(user: string, notice?: string): Promise<void> {
+    try {
+      const view = await this.view(user, notice);
+      await this.options.client.views.publish({ user_id: user, view });
+    } catch (error) {
+      this.options.logger.warn({ err: error, user }, 'could not publish App Home');
+    }
+  }
+
+  private async model(user: string, notice?: string): Promise<HomeModel> {
+    const { approvals, site } = this.options;
+    const now = this.now();
+    const status = settledWithin(settle(this.options.controllerStatus(site)), STATUS_WAIT_MS);
+    const [pending, mine, mineTotal, recent, mayApprove, quickActions] = await Promise.all([
+      approvals.list({ state: 'pending' }),
+      approvals.list({ requester: user, limit: MINE_SHOWN }),
+      approvals.count({ requester: user }),
+      approvals.list({ state: ['succeeded', 'failed', 'unknown'], site, limit: RECENT_SHOWN }),
+      approvals.policy.approvableBy({ userId: user }),
+      this.options.quickActions().catch(() => []),
+    ]);
+    // Soonest to expire first; one overdue but not yet swept is no longer waiting for anyone.
+    const waiting = pending
+      .filter((r) => Date.parse(r.expiresAt) > now && mayApprove(r))
+      .sort((a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt) || (a.id < b.id ? -1 : 1));
+    const pages = Math.max(1, Math.ceil(waiting.length / WAITING_PAGE_SIZE));
+    const page = Math.min(this.pages.get(user) ?? 0, pages - 1);
+    const shown = waiting.slice(page * WAITING_PAGE_SIZE, (page + 1) * WAITING_PAGE_SIZE);
+    const messages = [...shown, ...mine, ...recent].flatMap((r) => (r.message ? [r.message] : []));
+    const links = await this.options.permalinks.of(messages);
+    const controller = await status;
+    return {
+      user,
+      now,
+      site,
+      ...(notice ? { notice } : {}),
+      waiting: { requests: shown, total: waiting.length, page },
+      mine: { requests: mine, total: mineTotal },
+      recent,
+      ...(controller?.ok ? { controller: controller.value } : {}),
+      quickActions,
+      approvers: this.options.approvers,
+      links,
+    };
+  }
+}

@@ -1,0 +1,149 @@
+import type { webApi } from '@slack/bolt';
+import { describe, expect, it } from 'vitest';
+import type { Approvals } from '../../src/approvals/approvals.js';
+import type { ChangeRequest } from '../../src/approvals/types.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { silentLogger } from '../../src/log.js';
+import { viewProblems } from '../../src/slack/blocks/limits.js';
+import { HomeService } from '../../src/slack/home.js';
+import { HomeViewers } from '../../src/slack/home-viewers.js';
+import { Permalinks } from '../../src/slack/permalinks.js';
+import { sampleRequest } from '../store/contract.js';
+
+/** Approvals as the Home service reads them: one list of requests, everyone may approve others' requests. */
+function approvalsWith(requests: ChangeRequest[]): Approvals {
+  const fake = {
+    list: async (filter: { state?: unknown; requester?: string } = {}) =>
+      requests.filter(
+        (r) =>
+          (filter.state === undefined || filter.state === r.state) &&
+          (filter.requester === undefined || r.requester.userId === filter.requester),
+      ),
+    count: async () => requests.length,
+    policy: {
+      approvableBy: async (user: { userId: string }) => (r: ChangeRequest) =>
+        r.requester.userId !== user.userId,
+    },
+  };
+  return fake as unknown as Approvals;
+}
+
+/** A Web API client that records views.publish and fails while `failing` is set. */
+function client() {
+  const published: { user_id: string; view: { blocks: unknown[] } }[] = [];
+  const state = { failing: false };
+  const fake = {
+    views: {
+      publish: async (args: { user_id: string; view: { blocks: unknown[] } }) => {
+        if (state.failing) throw new Error('ratelimited');
+        published.push(args);
+        return { ok: true };
+      },
+    },
+    chat: { getPermalink: async () => ({ ok: true, permalink: 'https://t.slack.com/archives/C1/p1' }) },
+  };
+  return { published, state, client: fake as unknown as webApi.WebClient };
+}
+
+function service(
+  requests: ChangeRequest[],
+  slack: ReturnType<typeof client>,
+  options: { interval?: number } = {},
+) {
+  const logger = silentLogger();
+  return new HomeService({
+    client: slack.client,
+    approvals: approvalsWith(requests),
+    viewers: new HomeViewers(new MemoryStore(), logger),
+    permalinks: new Permalinks(slack.client, logger),
+    logger,
+    site: 'default',
+    approvers: [],
+    controllerStatus: async () => ({
+      apiType: 'local',
+      reachable: true,
+      checkedAt: new Date().toISOString(),
+    }),
+    quickActions: async () => [],
+    debounceMs: 10,
+    publishIntervalMs: options.interval ?? 0,
+  });
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 300 && !check(); i += 1) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+};
+
+describe('HomeService', () => {
+  it('keeps publishing after a change that concerned nobody', async () => {
+    const slack = client();
+    const home = service([], slack);
+
+    home.changed(sampleRequest());
+    await new Promise((r) => setTimeout(r, 50));
+    await home.opened('U0ALEX');
+    await until(() => slack.published.length === 1);
+    await home.refresh('U0ALEX');
+
+    await until(() => slack.published.length === 2);
+    expect(slack.published.map((p) => p.user_id)).toEqual(['U0ALEX', 'U0ALEX']);
+    home.stop();
+  });
+
+  it('refreshes each concerned viewer once for a burst of changes, spaced by the interval', async () => {
+    const slack = client();
+    const pending = sampleRequest({ requester: { userId: 'U0RITA', name: 'rita' } });
+    const home = service([pending], slack, { interval: 30 });
+    await home.opened('U0ALEX');
+    await home.opened('U0RITA');
+    await until(() => slack.published.length === 2);
+
+    const started = Date.now();
+    for (let i = 0; i < 10; i += 1) home.changed(pending);
+    await until(() => slack.published.length === 4);
+    await new Promise((r) => setTimeout(r, 100));
+
+    expect(
+      slack.published
+        .slice(2)
+        .map((p) => p.user_id)
+        .sort(),
+    ).toEqual(['U0ALEX', 'U0RITA']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(30);
+    expect(JSON.stringify(slack.published[3]?.view.blocks ?? slack.published[2]?.view.blocks)).toContain(
+      pending.id,
+    );
+    for (const p of slack.published) expect(viewProblems(p.view)).toEqual([]);
+    home.stop();
+  });
+
+  it('refreshes at most 50 users for one change', async () => {
+    const slack = client();
+    const pending = sampleRequest();
+    const home = service([pending], slack);
+    const viewers = Array.from({ length: 60 }, (_, i) => `U0V${String(i).padStart(2, '0')}`);
+    for (const user of viewers) await home.opened(user);
+    await until(() => slack.published.length === 60);
+
+    home.changed(pending);
+    await until(() => slack.published.length >= 110);
+    await new Promise((r) => setTimeout(r, 100));
+
+    expect(slack.published.length - 60).toBe(50);
+    home.stop();
+  });
+
+  it('goes on publishing after a publish failed', async () => {
+    const slack = client();
+    const home = service([], slack);
+    slack.state.failing = true;
+    await home.opened('U0ALEX');
+    await new Promise((r) => setTimeout(r, 30));
+    slack.state.failing = false;
+
+    await home.refresh('U0ALEX');
+    await until(() => slack.published.length === 1);
+    home.stop();
+  });
+});
