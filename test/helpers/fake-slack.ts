@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { slackTextProblems } from './slack-text.js';
 
 /** One Web API call as the fake received it (form fields decoded, JSON fields parsed). */
 export interface SlackCall {
@@ -28,6 +29,11 @@ export interface FakeSlack {
   calls: SlackCall[];
   responses: ResponsePost[];
   uploads: Upload[];
+  /**
+   * What the Slack text check (slack-text.ts) found wrong in any call or response_url post: markup
+   * from data, escaping twice, hidden characters, open code fences. close() fails when not empty.
+   */
+  textProblems: string[];
   /** Members returned by usergroups.users.list, by group id. */
   userGroups: Record<string, string[]>;
   /** The WebSocket URL apps.connections.open hands out (a fake Socket Mode endpoint); unset: an error. */
@@ -60,6 +66,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
   const responses: ResponsePost[] = [];
   const uploads: Upload[] = [];
+  const textProblems: string[] = [];
   const userGroups: Record<string, string[]> = {};
   let ts = 1_700_000_000;
   let fileCount = 0;
@@ -110,6 +117,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
         calls.push({ method, args, ...(token ? { token } : {}) });
+        textProblems.push(...slackTextProblems(args, method));
         res.end(JSON.stringify(answer(method, args)));
         return;
       }
@@ -124,6 +132,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
       if (path.startsWith('/response/')) {
         responses.push({ path, body: JSON.parse(body.toString() || '{}') as Record<string, unknown> });
+        textProblems.push(...slackTextProblems(responses.at(-1)?.body, path));
         res.end('{"ok":true}');
         return;
       }
@@ -139,6 +148,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls,
     responses,
     uploads,
+    textProblems,
     userGroups,
     callsOf: (method) => calls.filter((c) => c.method === method),
     responseUrl: () => {
@@ -153,11 +163,17 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         await new Promise((r) => setTimeout(r, 10));
       }
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    async close() {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      // Every test that talks to this fake gets the Slack text check for free.
+      if (textProblems.length > 0)
+        throw new Error(
+          `the bot sent unsafe Slack text:\n${[...new Set(textProblems)].slice(0, 20).join('\n')}`,
+        );
+    },
     get socketModeUrl() {
       return socketModeUrl;
     },
