@@ -88,15 +88,13 @@ describe('clip() and clipMrkdwn()', () => {
         (raw, max) => {
           for (const composed of [mrkdwn(raw), `*${mrkdwn(raw)}* ${code(raw)}`, codeBlock(raw)]) {
             const cut = clipMrkdwn(composed, max);
-            expect(cut.length).toBeLessThanOrEqual(
-              Math.max(max, composed.length <= max ? composed.length : max),
-            );
+            expect(cut.length).toBeLessThanOrEqual(max);
             expect(mrkdwnProblems(cut, 'cut')).toEqual([]);
           }
           expect(slackTextProblems(plainText(raw, max))).toEqual([]);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: 1000 },
     );
   });
 });
