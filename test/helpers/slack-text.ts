@@ -21,8 +21,17 @@ function hidden(text: string, where: string): string[] {
   return [`${where}: raw U+${point} (must be shown as \\u${point}) in ${around(text, found.index)}`];
 }
 
+/** What the check may not assume. */
+export interface TextCheckOptions {
+  /**
+   * The data may hold text that looks escaped (`&lt;` typed by someone): it is then rightly shown
+   * as `&amp;lt;`, so "escaped twice" cannot be told from the payload alone and is not checked.
+   */
+  dataMayLookEscaped?: boolean;
+}
+
 /** Problems of one mrkdwn text: markup not made by the bot, bare & and >, hidden characters, fences. */
-export function mrkdwnProblems(text: string, where: string): string[] {
+export function mrkdwnProblems(text: string, where: string, options: TextCheckOptions = {}): string[] {
   const problems = hidden(text, where);
   let tokenEnd = -1;
   for (let i = 0; i < text.length; i++) {
@@ -40,7 +49,7 @@ export function mrkdwnProblems(text: string, where: string): string[] {
       problems.push(`${where}: unescaped "&" in ${around(text, i)}`);
     }
   }
-  const double = /&amp;(?:amp|lt|gt);/.exec(text);
+  const double = options.dataMayLookEscaped ? null : /&amp;(?:amp|lt|gt);/.exec(text);
   if (double) problems.push(`${where}: escaped twice in ${around(text, double.index)}`);
   const parts = text.split(FENCE);
   if (parts.length % 2 === 0)
@@ -83,27 +92,37 @@ const NOT_SHOWN = new Set([
 const MRKDWN_FIELDS = new Set(['text', 'initial_comment']);
 const PLAIN_FIELDS = new Set(['title', 'filename', 'alt_text']);
 
-function walk(value: unknown, where: string, problems: string[], key: string | undefined): void {
+function walk(
+  value: unknown,
+  where: string,
+  problems: string[],
+  key: string | undefined,
+  options: TextCheckOptions,
+): void {
   if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) walk(item, `${where}[${index}]`, problems, key);
+    for (const [index, item] of value.entries()) walk(item, `${where}[${index}]`, problems, key, options);
     return;
   }
   if (typeof value === 'string') {
     if (key === 'errors') problems.push(...plainProblems(value, where));
-    else if (key !== undefined && MRKDWN_FIELDS.has(key)) problems.push(...mrkdwnProblems(value, where));
+    else if (key !== undefined && MRKDWN_FIELDS.has(key))
+      problems.push(...mrkdwnProblems(value, where, options));
     else if (key !== undefined && PLAIN_FIELDS.has(key)) problems.push(...plainProblems(value, where));
     return;
   }
   if (typeof value !== 'object' || value === null) return;
   const record = value as Record<string, unknown>;
   if ((record.type === 'mrkdwn' || record.type === 'plain_text') && typeof record.text === 'string') {
-    const check = record.type === 'mrkdwn' ? mrkdwnProblems : plainProblems;
-    problems.push(...check(record.text, `${where}.text`));
+    problems.push(
+      ...(record.type === 'mrkdwn'
+        ? mrkdwnProblems(record.text, `${where}.text`, options)
+        : plainProblems(record.text, `${where}.text`)),
+    );
     return;
   }
   for (const [field, item] of Object.entries(record)) {
     if (NOT_SHOWN.has(field)) continue;
-    walk(item, `${where}.${field}`, problems, key === 'errors' ? 'errors' : field);
+    walk(item, `${where}.${field}`, problems, key === 'errors' ? 'errors' : field, options);
   }
 }
 
@@ -113,8 +132,12 @@ function walk(value: unknown, where: string, problems: string[], key: string | u
  * bidi, zero-width or other hidden characters, code fences and inline code balanced, and no
  * backtick inside a code block.
  */
-export function slackTextProblems(payload: unknown, where = 'payload'): string[] {
+export function slackTextProblems(
+  payload: unknown,
+  where = 'payload',
+  options: TextCheckOptions = {},
+): string[] {
   const problems: string[] = [];
-  walk(payload, where, problems, undefined);
+  walk(payload, where, problems, undefined, options);
   return problems;
 }
