@@ -25,7 +25,7 @@ function plausibleText(name: string): fc.Arbitrary<string> {
 }
 
 /** A value for one argument: mostly plausible for its kind and name, sometimes anything at all. */
-export function argumentValue(arg: ArgumentInfo): fc.Arbitrary<string | string[]> {
+export function argumentValue(arg: ArgumentInfo, junk = true): fc.Arbitrary<string | string[]> {
   let plausible: fc.Arbitrary<string | string[]>;
   switch (arg.kind) {
     case 'enum':
@@ -45,7 +45,9 @@ export function argumentValue(arg: ArgumentInfo): fc.Arbitrary<string | string[]
     default:
       plausible = plausibleText(arg.name);
   }
-  return fc.oneof({ weight: 4, arbitrary: plausible }, { weight: 1, arbitrary: anyText() });
+  return junk
+    ? fc.oneof({ weight: 4, arbitrary: plausible }, { weight: 1, arbitrary: anyText() })
+    : plausible;
 }
 
 /** Arguments for a tool: each required one most of the time, optional ones now and then. */

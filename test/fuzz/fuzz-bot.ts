@@ -86,7 +86,11 @@ export async function send(
   bot: SlackBot,
   body: string,
   answered: (calls: SlackCall[], responses: { path: string; body: Record<string, unknown> }[]) => boolean,
-  timeoutMs?: number,
+  options: {
+    timeoutMs?: number;
+    /** The HTTP response is the whole answer (a form kept open with errors). */
+    answeredByAck?: (ack: string) => boolean;
+  } = {},
 ): Promise<Answer & { answered: boolean }> {
   const firstCall = bot.slack.calls.length;
   const firstResponse = bot.slack.responses.length;
@@ -97,10 +101,12 @@ export async function send(
     body,
   });
   const text = await response.text();
-  const ok = await until(
-    () => answered(bot.slack.calls.slice(firstCall), bot.slack.responses.slice(firstResponse)),
-    timeoutMs,
-  );
+  const ok =
+    options.answeredByAck?.(text) === true ||
+    (await until(
+      () => answered(bot.slack.calls.slice(firstCall), bot.slack.responses.slice(firstResponse)),
+      options.timeoutMs,
+    ));
   return {
     status: response.status,
     body: text,
