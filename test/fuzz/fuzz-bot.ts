@@ -73,9 +73,9 @@ export async function until(predicate: () => boolean, timeoutMs = 8000): Promise
 }
 
 /** One bot for every case of a file: real Bolt over HTTP, the fake Slack, the simulator. */
-export async function startFuzzBot(env: Record<string, string> = {}): Promise<SlackBot> {
-  // A long TTL: cases must not see their requests expire while the run lasts.
-  return startSlackBot({ env: { APPROVAL_TTL_SECONDS: '86400', ...env } });
+export async function startFuzzBot(env: Record<string, string> = {}, now?: () => number): Promise<SlackBot> {
+  // A long TTL unless asked otherwise: cases must not see their requests expire while the run lasts.
+  return startSlackBot({ env: { APPROVAL_TTL_SECONDS: '86400', ...env }, ...(now ? { now } : {}) });
 }
 
 /**
