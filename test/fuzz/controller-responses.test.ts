@@ -9,6 +9,7 @@ import {
   FUZZ_RUNS,
   fuzzParameters,
   INJECTED_MARKUP,
+  MARKUP_STRINGS,
   NASTY_STRINGS,
   nextCase,
   send,
@@ -75,7 +76,14 @@ const ROUTES: (string | RegExp)[] = [
 
 /** Controller data chosen to break things: markup, backticks, bidi and zero-width characters, wrong types. */
 const nasty = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
+  { weight: 4, arbitrary: fc.constantFrom(...MARKUP_STRINGS) },
+  { weight: 2, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...MARKUP_STRINGS), fc.constantFrom('IoT', 'Core Switch', 'Guest'))
+      .map(([a, b]) => `${b}${a}`),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
 );
 const junkValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -97,20 +105,20 @@ const COLLECTIONS = [
 ] as const satisfies readonly (keyof SiteState)[];
 
 /** Odd records in the controller's own data: fields replaced or removed, junk records, huge lists. */
+const edit = fc.record({
+  record: fc.nat(),
+  field: fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('name', 'name', 'hostname', 'desc', 'description') },
+    { weight: 2, arbitrary: fc.nat() },
+  ),
+  value: fc.option(junkValue, { freq: 8, nil: undefined }),
+});
+
+/** Edits in every list (so whichever the command reads is odd), plus junk and copies in one of them. */
 const stateJunk = fc.record({
   kind: fc.constant('state' as const),
   collection: fc.constantFrom(...COLLECTIONS),
-  edits: fc.array(
-    fc.record({
-      record: fc.nat(),
-      field: fc.oneof(
-        { weight: 3, arbitrary: fc.constantFrom('name', 'hostname', 'desc', 'description') },
-        { weight: 2, arbitrary: fc.nat() },
-      ),
-      value: fc.option(junkValue, { freq: 8, nil: undefined }),
-    }),
-    { minLength: 1, maxLength: 6 },
-  ),
+  edits: fc.tuple(...COLLECTIONS.map(() => fc.array(edit, { minLength: 1, maxLength: 4 }))),
   extra: fc.oneof(
     { weight: 6, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 42, 'record', [], { name: '<!channel>' }) },
@@ -192,21 +200,27 @@ function serve(bot: SlackBot, what: Junk): () => void {
   }
   const site = bot.sim.state.site('default');
   if (!site) throw new Error('no default site');
-  // Only this list changes, so only it is restored (a full reset costs more than most cases).
-  const saved = structuredClone(site[what.collection]);
+  const lists = site as unknown as Record<string, unknown[]>;
+  // Only these lists change, so only they are restored (a full reset costs more than most cases).
+  const saved = COLLECTIONS.map((name) => structuredClone(lists[name] ?? []));
   const restore = () => {
-    (site as unknown as Record<string, unknown>)[what.collection] = saved;
+    COLLECTIONS.forEach((name, index) => {
+      lists[name] = saved[index] ?? [];
+    });
   };
-  const records = site[what.collection] as unknown as unknown[];
-  for (const edit of what.edits) {
-    if (records.length === 0) break;
-    const record = records[edit.record % records.length];
-    if (typeof record !== 'object' || record === null) continue;
-    const keys = Object.keys(record);
-    const field = typeof edit.field === 'string' ? edit.field : (keys[edit.field % keys.length] ?? 'name');
-    if (edit.value === undefined) delete (record as Record<string, unknown>)[field];
-    else (record as Record<string, unknown>)[field] = edit.value;
-  }
+  COLLECTIONS.forEach((name, index) => {
+    const records = lists[name] ?? [];
+    for (const edit of what.edits[index] ?? []) {
+      if (records.length === 0) break;
+      const record = records[edit.record % records.length];
+      if (typeof record !== 'object' || record === null) continue;
+      const keys = Object.keys(record);
+      const field = typeof edit.field === 'string' ? edit.field : (keys[edit.field % keys.length] ?? 'name');
+      if (edit.value === undefined) delete (record as Record<string, unknown>)[field];
+      else (record as Record<string, unknown>)[field] = edit.value;
+    }
+  });
+  const records = lists[what.collection] ?? [];
   if (what.extra !== undefined) records.push(what.extra);
   const first = records[0];
   for (let i = 0; i < what.copies && first !== undefined; i++) records.push(structuredClone(first));

@@ -144,7 +144,8 @@ export const shownJson = (answer: Answer) =>
 export const INJECTED_MARKUP = /<!(?:channel|here|everyone)|<@U0EVIL|<#C0EVIL|<https?:|<mailto:/;
 
 /** Strings an attacker or a bad day puts in names and values. */
-export const NASTY_STRINGS = [
+/** Text that must be escaped or shown visibly: markup, backticks, bidi and zero-width characters. */
+export const MARKUP_STRINGS = [
   'x``` <!channel> <@U0EVIL> <https://evil.example|click>',
   '<!here>',
   '<!everyone|all>',
@@ -152,10 +153,16 @@ export const NASTY_STRINGS = [
   '<mailto:a@evil.example|mail>',
   '```',
   '`',
+  'a`b``c',
   'Ser\u200Bvers',
   '\u202Eexe.txt',
   '\u2066x\u2069',
   '\uFEFF',
+  'R&D <lab>',
+];
+
+export const NASTY_STRINGS = [
+  ...MARKUP_STRINGS,
   'a\u0000b',
   '\u001b[31mred',
   'R&D <lab> &amp; &lt;',
