@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import type { Actor } from '../../src/approvals/types.js';
-import { DEMO_NETWORKS, type FaultSpec } from '../../src/simulator/index.js';
+import { DEMO_TRAFFIC_MATCHING_LISTS, type FaultSpec } from '../../src/simulator/index.js';
 import type { SlackBot } from '../helpers/slack-bot.js';
 import { commandBody } from '../helpers/slack-requests.js';
 import {
@@ -25,7 +25,8 @@ const ALLOWED = new Set(['U0BOB', 'U0CAROL', 'U0DAVE']);
 const PEOPLE = ['U0ALICE', 'U0BOB', 'U0CAROL', 'U0DAVE'];
 const USERS = [...PEOPLE, 'U0EVE', 'W0ADMIN', 'S0APPROVERS', 'u0bob', '<@U0BOB>', 'U0BOB ', 'U0BOB,U0CAROL'];
 const REQUESTERS = ['U0ALICE', 'U0CAROL'];
-const TARGETS = [DEMO_NETWORKS.guest.id, DEMO_NETWORKS.iot.id, DEMO_NETWORKS.cameras.id];
+// Renaming a traffic matching list: its dry run reads one list, so proposals stay cheap.
+const TARGETS = Object.values(DEMO_TRAFFIC_MATCHING_LISTS);
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /** A click: which button, on what, by whom, how many times at once, and what else happens meanwhile. */
@@ -76,7 +77,7 @@ const click = fc.record({
         { method: 'PUT', kind: 'status', status: 500 },
         { method: 'PUT', kind: 'status', status: 400 },
         { method: 'PUT', kind: 'drop' },
-        { method: 'GET', route: 'networkconf', kind: 'status', status: 503, times: 3 },
+        { method: 'GET', route: 'traffic-matching-lists', kind: 'status', status: 503, times: 3 },
       ),
     },
   ),
@@ -123,7 +124,7 @@ function collectOffered(): void {
   }
 }
 
-/** Keeps a few requests pending, each renaming a network to a name of its own. */
+/** Keeps a few requests pending, each renaming a list to a name of its own. */
 async function keepPending(): Promise<void> {
   while ((await bot.approvals.count({ state: 'pending' })) < 2) {
     proposals += 1;
@@ -132,7 +133,7 @@ async function keepPending(): Promise<void> {
     const responseUrl = bot.slack.responseUrl();
     await bot.post(
       commandBody({
-        text: `update_network network_id=${target} name=fz${proposals}`,
+        text: `update_traffic_matching_list list_id=${target} name=fz${proposals}`,
         user_id: user,
         channel_id: 'C1',
         response_url: responseUrl,
