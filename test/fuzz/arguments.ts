@@ -51,12 +51,15 @@ export function argumentValue(arg: ArgumentInfo, junk = true): fc.Arbitrary<stri
 }
 
 /** Arguments for a tool: each required one most of the time, optional ones now and then. */
-export function toolArguments(args: readonly ArgumentInfo[]): fc.Arbitrary<[string, string | string[]][]> {
+export function toolArguments(
+  args: readonly ArgumentInfo[],
+  junk = true,
+): fc.Arbitrary<[string, string | string[]][]> {
   const picked = args
     .filter((a) => a.name !== 'confirm' && a.name !== 'dry_run')
     .map((arg) =>
       fc.option(
-        argumentValue(arg).map((v): [string, string | string[]] => [arg.name, v]),
+        argumentValue(arg, junk).map((v): [string, string | string[]] => [arg.name, v]),
         // Left out 1 time in 9 when required (the form opens), half the time when optional.
         { freq: arg.required ? 8 : 1, nil: undefined },
       ),
