@@ -118,7 +118,8 @@ export class ApprovalPolicy {
 
   /** Listed directly, or a member of a listed group; groups that cannot be read count as "no". */
   private async membership(userId: string, ids: string[]): Promise<Membership> {
-    if (ids.includes(userId)) return { member: true };
+    // A group id is never a user: only user entries match directly (a user id S… is refused).
+    if (!isGroup(userId) && ids.includes(userId)) return { member: true };
     const groups = ids.filter(isGroup);
     const answers = await Promise.allSettled(groups.map((group) => this.options.groupMembers(group)));
     const unresolved: string[] = [];

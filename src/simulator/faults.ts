@@ -76,7 +76,11 @@ export function faultReply(
   }
   if (fault.body !== undefined) {
     return typeof fault.body === 'string'
-      ? { status: fault.status, text: fault.body, contentType: 'text/html; charset=utf-8' }
+      ? {
+          status: fault.status,
+          text: fault.body,
+          contentType: fault.contentType ?? 'text/html; charset=utf-8',
+        }
       : { status: fault.status, body: fault.body };
   }
   // UniFi OS answers 502/503 from its proxy with an HTML page while the Network app restarts.

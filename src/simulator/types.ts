@@ -53,7 +53,13 @@ export type FaultSpec = {
   times?: number;
 } & (
   | { kind: 'latency'; ms: number }
-  | { kind: 'status'; status: number; body?: unknown }
+  | {
+      kind: 'status';
+      status: number;
+      body?: unknown;
+      /** Content-Type of a string body [text/html; charset=utf-8]: JSON cut short is served as JSON. */
+      contentType?: string;
+    }
   | { kind: 'rate-limit'; retryAfterSeconds: number }
   | { kind: 'drop' }
 );

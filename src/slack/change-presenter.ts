@@ -15,7 +15,7 @@ import {
   resultThreadMessage,
 } from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
-import { mention } from './blocks/text.js';
+import { codeBlock, mention, mrkdwnSection } from './blocks/text.js';
 
 /** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
 export const ANNOUNCE_GRACE_MS = 3_000;
@@ -214,10 +214,11 @@ export class ChangePresenter {
         );
         return;
       case 'drift': {
-        const changed = outcome.differences.slice(0, 10).join('\n');
+        // The differences quote controller data (names, values): escaped like any other data.
+        const changed = codeBlock(outcome.differences.slice(0, 10).join('\n'));
         await this.refresh(
           outcome.request,
-          `:twisted_rightwards_arrows: The target changed since this preview:\n\`\`\`${changed}\`\`\``,
+          `:twisted_rightwards_arrows: The target changed since this preview:\n${changed}`,
         );
         const channel = outcome.request.message?.channel ?? outcome.request.channel;
         if (channel)
@@ -310,7 +311,7 @@ export class ChangePresenter {
       await this.client.chat.postMessage({
         channel: this.auditChannel,
         text,
-        blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+        blocks: [mrkdwnSection(text)],
       });
     } catch (error) {
       // The journal is the durable audit trail; a missed channel line must not hide the outcome.

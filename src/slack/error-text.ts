@@ -10,10 +10,15 @@ import {
   ValidationError,
 } from '../errors.js';
 import { type Logger, scrubSecrets } from '../log.js';
-import { escapeMrkdwn } from './blocks/text.js';
+import { code, mrkdwn } from './blocks/text.js';
+
+// Secrets are scrubbed from the raw parts before they are escaped: scrubbing composed text could
+// eat the backtick that closes a code span.
+const text = (raw: string) => mrkdwn(scrubSecrets(raw));
+const inlineCode = (raw: string) => code(scrubSecrets(raw));
 
 function issueLines(issues: readonly { field: string; rule: string }[]): string {
-  return issues.map((i) => `• \`${escapeMrkdwn(i.field)}\`: ${escapeMrkdwn(i.rule)}`).join('\n');
+  return issues.map((i) => `• ${inlineCode(i.field)}: ${text(i.rule)}`).join('\n');
 }
 
 /** Slack sentences start with a capital; a message is written to follow a `kind: ` prefix. */
@@ -25,7 +30,7 @@ function sentence(text: string): string {
 // The explicit switch over every code makes a new ErrorCode without Slack wording a compile error.
 function botErrorText(error: BotError): string {
   // Messages quote controller data (names); Slack markup characters in them must not become links.
-  const message = escapeMrkdwn(error.message);
+  const message = text(error.message);
   switch (error.code) {
     case 'validation_failed': {
       const issues = error instanceof ValidationError ? error.issues : [];
@@ -57,8 +62,10 @@ function botErrorText(error: BotError): string {
         ? `:electric_plug: ${sentence(message)}. Nothing was changed.`
         : `:electric_plug: Controller unreachable: ${message}. Nothing was changed; try again in a minute.`;
     case 'gateway_rejected': {
-      const code = error instanceof GatewayRejectedError ? ` (\`${error.controllerCode}\`)` : '';
-      return `:no_entry: The controller refused: ${message}${code}`;
+      // The code comes from the controller: data like any other.
+      const controllerCode =
+        error instanceof GatewayRejectedError ? ` (${inlineCode(error.controllerCode)})` : '';
+      return `:no_entry: The controller refused: ${message}${controllerCode}`;
     }
     case 'rate_limited': {
       const after =
@@ -79,7 +86,7 @@ function botErrorText(error: BotError): string {
  * anything else is a bug, logged with its stack under a short id that the user sees instead.
  */
 export function slackErrorText(error: unknown, logger: Logger): string {
-  if (isBotError(error)) return scrubSecrets(botErrorText(error));
+  if (isBotError(error)) return botErrorText(error);
   const id = randomUUID().slice(0, 8);
   logger.error({ err: error, errorId: id }, 'unexpected error in the Slack front end');
   return `:boom: Internal error \`${id}\`; the bot logged the details. Nothing further was done.`;

@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 
+// Slack user ids are U… or W…. Anything else (a user-group id S…, a name, markup) is refused here,
+// so it can never match an APPROVERS entry or be shown as a mention (found by test/fuzz).
+const userId = z.string().regex(/^[UW][A-Z0-9]+$/, 'must be a Slack user id (U… or W…)');
+
 /** The fields of a slash command the bot uses. */
 export const slashCommandSchema = z.object({
   text: z.string().default(''),
-  user_id: z.string().min(1),
+  user_id: userId,
   user_name: z.string().optional(),
   channel_id: z.string().min(1),
   trigger_id: z.string().min(1),
@@ -14,7 +18,7 @@ export type SlashCommand = z.infer<typeof slashCommandSchema>;
 
 /** A click on Approve or Cancel: who clicked, which request, on which message. */
 export const buttonClickSchema = z.object({
-  user: z.object({ id: z.string().min(1), name: z.string().optional(), username: z.string().optional() }),
+  user: z.object({ id: userId, name: z.string().optional(), username: z.string().optional() }),
   actions: z.array(z.object({ action_id: z.string(), value: z.string().max(2000).optional() })).min(1),
   channel: z.object({ id: z.string() }).optional(),
   // `type` is 'message' for a channel message, 'view' for App Home (no channel, no response_url).
@@ -41,7 +45,7 @@ const submittedValueSchema = z.looseObject({
 
 /** A modal submission: who, the state of every input, and the metadata the bot put in. */
 export const viewSubmissionSchema = z.object({
-  user: z.object({ id: z.string().min(1), name: z.string().optional() }),
+  user: z.object({ id: userId, name: z.string().optional() }),
   view: z.object({
     callback_id: z.string(),
     private_metadata: z.string(),

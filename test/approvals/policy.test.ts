@@ -49,6 +49,13 @@ describe('ApprovalPolicy', () => {
     expect(asked).toBe(0);
   });
 
+  it('never takes a user-group id for a user listed in APPROVERS (a forged click found by test/fuzz)', async () => {
+    const policy = policyWith({ approvers: ['S0NETOPS'], groupMembers: async () => [ALEX.userId] });
+
+    expect(await policy.canApprove(request, { userId: 'S0NETOPS' })).toMatchObject({ ok: false });
+    expect(await policy.canApprove(request, ALEX)).toEqual({ ok: true });
+  });
+
   it('accepts a member of one group even when another group cannot be read', async () => {
     const policy = policyWith({
       approvers: ['S0BROKEN', 'S0NETOPS'],

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { slackTextProblems } from './slack-text.js';
 
 /** One Web API call as the fake received it (form fields decoded, JSON fields parsed). */
 export interface SlackCall {
@@ -30,6 +31,11 @@ export interface FakeSlack {
   calls: SlackCall[];
   responses: ResponsePost[];
   uploads: Upload[];
+  /**
+   * What the Slack text check (slack-text.ts) found wrong in any call or response_url post: markup
+   * from data, escaping twice, hidden characters, open code fences. close() fails when not empty.
+   */
+  textProblems: string[];
   /** Members returned by usergroups.users.list, by group id. */
   userGroups: Record<string, string[]>;
   /** Per method: how long the fake holds its answer (the call is recorded at once). */
@@ -70,6 +76,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
   const responses: ResponsePost[] = [];
   const uploads: Upload[] = [];
+  const textProblems: string[] = [];
   const userGroups: Record<string, string[]> = {};
   const delays: Record<string, number> = {};
   const failures: Record<string, { error: string; times: number }> = {};
@@ -141,6 +148,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const sent = failed ? { ok: false, error: failure.error } : answered;
         if (failed) failure.times -= 1;
         calls.push({ method, args, ...(token ? { token } : {}), answer: sent });
+        textProblems.push(...slackTextProblems(args, method));
         if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
         res.end(JSON.stringify(sent));
         return;
@@ -156,6 +164,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
       if (path.startsWith('/response/')) {
         responses.push({ path, body: JSON.parse(body.toString() || '{}') as Record<string, unknown> });
+        textProblems.push(...slackTextProblems(responses.at(-1)?.body, path));
         res.end('{"ok":true}');
         return;
       }
@@ -171,6 +180,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls,
     responses,
     uploads,
+    textProblems,
     userGroups,
     delays,
     failures,
@@ -188,11 +198,17 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         await new Promise((r) => setTimeout(r, 10));
       }
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    async close() {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      // Every test that talks to this fake gets the Slack text check for free.
+      if (textProblems.length > 0)
+        throw new Error(
+          `the bot sent unsafe Slack text:\n${[...new Set(textProblems)].slice(0, 20).join('\n')}`,
+        );
+    },
     get socketModeUrl() {
       return socketModeUrl;
     },

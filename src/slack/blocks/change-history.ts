@@ -6,7 +6,7 @@ import { renderPreview } from '../../format/preview-text.js';
 import type { RequestHistory } from '../../store/types.js';
 import { LIMITS } from './limits.js';
 import { codeSections, type SlackMessage } from './read-result.js';
-import { clip, escapeMrkdwn, humanize, mention, slackDate } from './text.js';
+import { channelMention, clip, code, humanize, link, mention, mrkdwn, slackDate } from './text.js';
 
 /** One emoji per state, shared by the history answers and App Home. */
 export const STATE_EMOJI: Record<ChangeState, string> = {
@@ -25,20 +25,18 @@ export const STATE_EMOJI: Record<ChangeState, string> = {
 export type LinkOf = (request: ChangeRequest) => string | undefined;
 
 /** `<url|text>` with the text escaped; just the text without a URL. */
-export function linked(text: string, url: string | undefined): string {
-  return url ? `<${url}|${escapeMrkdwn(text)}>` : escapeMrkdwn(text);
-}
+export const linked = link;
 
 /** The change a request makes, in one clipped line of escaped text. */
 export function summaryText(request: ChangeRequest, max = 200): string {
-  return escapeMrkdwn(clip(requestSummary(request).slice(request.tool.length + 1) || '(no arguments)', max));
+  return mrkdwn(clip(requestSummary(request).slice(request.tool.length + 1) || '(no arguments)', max));
 }
 
 const BY_LINE_MAX = 600;
 
 /** A request as one section: state, id, what, who, when, and a link to its thread. */
 export function requestLine(request: ChangeRequest, link: string | undefined): string {
-  const what = `${STATE_EMOJI[request.state]} *${escapeMrkdwn(humanize(request.tool))}* on \`${escapeMrkdwn(request.site)}\` · ${request.state}`;
+  const what = `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* on ${code(request.site)} · ${request.state}`;
   const decided = request.approver
     ? ` · approved by ${mention(request.approver.userId)}`
     : request.cancelledBy
@@ -47,7 +45,7 @@ export function requestLine(request: ChangeRequest, link: string | undefined): s
   const where = request.message
     ? ` · ${linked('thread', link)}`
     : request.channel
-      ? ` · <#${request.channel}>`
+      ? ` · ${channelMention(request.channel)}`
       : '';
   const who = clip(
     `by ${mention(request.requester.userId)}${decided} · ${slackDate(request.createdAt)}${where} · \`${request.id}\``,
@@ -58,7 +56,7 @@ export function requestLine(request: ChangeRequest, link: string | undefined): s
 
 /** `/net changes …`: one page of requests, newest first, one section each. */
 export function changesMessage(page: ChangesPage, linkOf: LinkOf = () => undefined): SlackMessage {
-  const what = page.criteria.length > 0 ? ` (${escapeMrkdwn(page.criteria.join(', '))})` : '';
+  const what = page.criteria.length > 0 ? ` (${mrkdwn(page.criteria.join(', '))})` : '';
   if (page.total === 0) {
     const text = `No change requests${what}.`;
     return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
@@ -68,7 +66,7 @@ export function changesMessage(page: ChangesPage, linkOf: LinkOf = () => undefin
   for (const request of page.requests) {
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: requestLine(request, linkOf(request)) } });
   }
-  const hints = ['`/net change <id>` shows one in full'];
+  const hints = [`${code('/net change <id>')} shows one in full`];
   if (page.page < page.pages) hints.unshift(`next page: \`/net changes … page=${page.page + 1}\``);
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: hints.join(' · ') }] });
   return { text: `${page.total} change request(s), page ${page.page} of ${page.pages}`, blocks };
@@ -87,7 +85,7 @@ function journalSections(found: RequestHistory): types.KnownBlock[] {
   let size = 0;
   for (const event of [...found.events].reverse()) {
     const line = clip(
-      `\`#${event.seq}\` ${slackDate(event.at)} *${event.type}* by ${mention(event.actor.userId)}: ${escapeMrkdwn(eventDetail(event))}`,
+      `\`#${event.seq}\` ${slackDate(event.at)} *${event.type}* by ${mention(event.actor.userId)}: ${mrkdwn(eventDetail(event))}`,
       JOURNAL_LINE_MAX,
     );
     if (size + line.length + 1 > JOURNAL_CHARS) break;
@@ -127,7 +125,7 @@ export function changeDetailMessage(found: RequestHistory, link?: string): Slack
   const { request } = found;
   const fields: types.MrkdwnElement[] = [
     { type: 'mrkdwn', text: `*Tool*\n\`${request.tool}\`` },
-    { type: 'mrkdwn', text: `*Site*\n\`${escapeMrkdwn(request.site)}\`` },
+    { type: 'mrkdwn', text: `*Site*\n${code(request.site)}` },
     { type: 'mrkdwn', text: `*Requested by*\n${mention(request.requester.userId)}` },
     { type: 'mrkdwn', text: `*Created*\n${slackDate(request.createdAt)}` },
     { type: 'mrkdwn', text: `*State*\n${STATE_EMOJI[request.state]} ${request.state}` },
@@ -141,7 +139,7 @@ export function changeDetailMessage(found: RequestHistory, link?: string): Slack
     const channel = request.message?.channel ?? request.channel;
     fields.push({
       type: 'mrkdwn',
-      text: `*Posted in*\n<#${channel}>${request.message ? ` · ${linked('thread', link)}` : ''}`,
+      text: `*Posted in*\n${channelMention(channel ?? '')}${request.message ? ` · ${linked('thread', link)}` : ''}`,
     });
   }
   const blocks: types.KnownBlock[] = [
@@ -193,10 +191,7 @@ function outcomeBlocks(request: ChangeRequest): types.KnownBlock[] {
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: clip(
-            `*Error* \`${escapeMrkdwn(request.error.code)}\`: ${escapeMrkdwn(request.error.message)}`,
-            2900,
-          ),
+          text: clip(`*Error* ${code(request.error.code)}: ${mrkdwn(request.error.message)}`, 2900),
         },
       },
     ];

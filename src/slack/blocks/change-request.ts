@@ -5,7 +5,19 @@ import { renderObject } from '../../format/plain-text.js';
 import { previewRequest, renderPreview } from '../../format/preview-text.js';
 import { LIMITS } from './limits.js';
 import { codeSections, type SlackMessage } from './read-result.js';
-import { clip, escapeMrkdwn, humanize, mention, requesterText, slackDate } from './text.js';
+import {
+  clipMrkdwn,
+  code,
+  humanize,
+  mention,
+  mrkdwn,
+  mrkdwnSection,
+  mrkdwnText,
+  plain,
+  plainText,
+  requesterText,
+  slackDate,
+} from './text.js';
 
 /** action_ids of the preview's buttons (public contract: DESIGN §3). */
 export const APPROVE_ACTION = 'approve';
@@ -49,13 +61,12 @@ function warningSections(warnings: readonly string[]): types.SectionBlock[] {
   let lines: string[] = [];
   let size = 0;
   const flush = () => {
-    if (lines.length > 0)
-      sections.push({ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } });
+    if (lines.length > 0) sections.push(mrkdwnSection(lines.join('\n')));
     lines = [];
     size = 0;
   };
   for (const warning of warnings) {
-    const line = clip(`:warning: ${escapeMrkdwn(warning)}`, LIMITS.sectionText);
+    const line = clipMrkdwn(`:warning: ${mrkdwn(warning)}`, LIMITS.sectionText);
     if (size + line.length + 1 > LIMITS.sectionText) flush();
     lines.push(line);
     size += line.length + 1;
@@ -102,16 +113,16 @@ export function previewAttachment(
   if (previewLayout(request).omittedLines === 0) return undefined;
   const preview = isRow(request.preview) ? request.preview : { preview: request.preview };
   return {
-    comment: `Full preview and request body of ${humanize(request.tool)} on \`${escapeMrkdwn(request.site)}\` (request \`${request.id}\`).`,
+    comment: `Full preview and request body of ${mrkdwn(humanize(request.tool))} on ${code(request.site)} (request ${code(request.id)}).`,
     files: [
       {
         filename: previewFile(request),
-        title: `Preview of ${request.tool} (${request.id})`,
+        title: plain(`Preview of ${request.tool} (${request.id})`),
         content: `${renderPreview(preview)}\n`,
       },
       {
         filename: requestFile(request),
-        title: `Request body of ${request.tool} (${request.id})`,
+        title: plain(`Request body of ${request.tool} (${request.id})`),
         content: `${JSON.stringify(previewRequest(preview), null, 2)}\n`,
       },
     ],
@@ -130,7 +141,7 @@ function statusLine(request: ChangeRequest): string {
     case 'succeeded':
       return `:white_check_mark: *Done*${by}${when}`;
     case 'failed':
-      return `:x: *Failed*${by}${when}\n> ${escapeMrkdwn(clip(request.error?.message ?? 'unknown error', 500))}`;
+      return `:x: *Failed*${by}${when}\n> ${clipMrkdwn(mrkdwn(request.error?.message ?? 'unknown error'), 500)}`;
     case 'cancelled':
       return `:no_entry_sign: *Cancelled*${request.cancelledBy ? ` by ${mention(request.cancelledBy.userId)}` : ''}${when} · not run`;
     case 'expired':
@@ -150,15 +161,15 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
   const blocks: types.KnownBlock[] = [
     {
       type: 'header',
-      text: { type: 'plain_text', text: clip(`Change request: ${humanize(request.tool)}`, 150) },
+      text: plainText(`Change request: ${humanize(request.tool)}`, 150),
     },
     {
       type: 'section',
       fields: [
-        { type: 'mrkdwn', text: `*Tool*\n\`${request.tool}\`` },
-        { type: 'mrkdwn', text: `*Site*\n\`${escapeMrkdwn(request.site)}\`` },
-        { type: 'mrkdwn', text: `*Requested by*\n${requesterText(request.requester)}` },
-        { type: 'mrkdwn', text: `*Preview hash*\n\`${request.previewHash.slice(0, 8)}\`` },
+        mrkdwnText(`*Tool*\n${code(request.tool)}`),
+        mrkdwnText(`*Site*\n${clipMrkdwn(code(request.site), LIMITS.fieldText - 10)}`),
+        mrkdwnText(`*Requested by*\n${requesterText(request.requester)}`),
+        mrkdwnText(`*Preview hash*\n${code(request.previewHash.slice(0, 8))}`),
       ],
     },
   ];
@@ -168,38 +179,35 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
     blocks.push({
       type: 'context',
       elements: [
-        {
-          type: 'mrkdwn',
-          text:
-            `:paperclip: *Full request attached* in this thread: the last ${layout.omittedLines} line(s) of this preview do not fit in a message. ` +
-            `\`${previewFile(request)}\` holds the whole preview and \`${requestFile(request)}\` the exact request body.`,
-        },
+        mrkdwnText(
+          `:paperclip: *Full request attached* in this thread: the last ${layout.omittedLines} line(s) of this preview do not fit in a message. ` +
+            `${code(previewFile(request))} holds the whole preview and ${code(requestFile(request))} the exact request body.`,
+        ),
       ],
     });
   }
   blocks.push(...layout.warnings);
-  if (note) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(note, NOTE_MAX) } });
-  blocks.push({ type: 'section', text: { type: 'mrkdwn', text: statusLine(request) } });
+  if (note) blocks.push(mrkdwnSection(note, NOTE_MAX));
+  blocks.push(mrkdwnSection(statusLine(request)));
   if (request.state === 'pending') {
     const approve: types.Button = {
       type: 'button',
       action_id: APPROVE_ACTION,
       style: 'primary',
-      text: { type: 'plain_text', text: 'Approve' },
+      text: plainText('Approve'),
       value: request.id,
     };
     if (isDestructive(request)) {
       approve.confirm = {
-        title: { type: 'plain_text', text: 'Run this change?' },
-        text: {
-          type: 'mrkdwn',
-          text: clip(
-            `${humanize(request.tool)} on \`${escapeMrkdwn(request.site)}\` cannot be undone. ${warningsOf(request.preview)[1] ?? ''}`,
+        title: plainText('Run this change?'),
+        text: mrkdwnText(
+          clipMrkdwn(
+            `${mrkdwn(humanize(request.tool))} on ${code(request.site)} cannot be undone. ${mrkdwn(warningsOf(request.preview)[1] ?? '')}`,
             300,
           ),
-        },
-        confirm: { type: 'plain_text', text: 'Approve and run' },
-        deny: { type: 'plain_text', text: 'Back' },
+        ),
+        confirm: plainText('Approve and run'),
+        deny: plainText('Back'),
         style: 'danger',
       };
     }
@@ -211,7 +219,7 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
         {
           type: 'button',
           action_id: CANCEL_ACTION,
-          text: { type: 'plain_text', text: 'Cancel' },
+          text: plainText('Cancel'),
           value: request.id,
         },
       ],
@@ -219,15 +227,16 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
     blocks.push({
       type: 'context',
       elements: [
-        {
-          type: 'mrkdwn',
-          text: 'Approve runs this exact change once (the preview is checked again first). Expired or superseded requests never run.',
-        },
+        mrkdwnText(
+          'Approve runs this exact change once (the preview is checked again first). Expired or superseded requests never run.',
+        ),
       ],
     });
   }
-  const text = `${humanize(request.tool)} on ${request.site} requested by ${isMcpRequester(request.requester) ? (request.requester.name ?? request.requester.userId) : request.requester.userId}: ${request.state}`;
-  return { text, blocks };
+  const text = mrkdwn(
+    `${humanize(request.tool)} on ${request.site} requested by ${isMcpRequester(request.requester) ? (request.requester.name ?? request.requester.userId) : request.requester.userId}: ${request.state}`,
+  );
+  return { text: clipMrkdwn(text, 3000), blocks };
 }
 
 /** The tool's result, posted in the preview's thread after it ran. */
@@ -236,21 +245,20 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
   const rendered = isRow(body) ? renderObject(body, { width: 90 }) : shown(body);
   const heading =
     request.state === 'failed'
-      ? `:x: ${humanize(request.tool)} failed: ${escapeMrkdwn(request.error?.message ?? '')}`
-      : `:white_check_mark: ${humanize(request.tool)} done.`;
+      ? `:x: ${mrkdwn(humanize(request.tool))} failed: ${mrkdwn(request.error?.message ?? '')}`
+      : `:white_check_mark: ${mrkdwn(humanize(request.tool))} done.`;
   return {
-    text: clip(heading, 3000),
-    blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: clip(heading, 2900) } },
-      ...codeSections(rendered, { blocks: 10, chars: 8000 }).blocks,
-    ],
+    text: clipMrkdwn(heading, 3000),
+    blocks: [mrkdwnSection(heading, 2900), ...codeSections(rendered, { blocks: 10, chars: 8000 }).blocks],
   };
 }
 
 /** One line for AUDIT_CHANNEL per executed or failed change. */
 export function auditLine(request: ChangeRequest): string {
   const outcome =
-    request.state === 'failed' ? `FAILED (${request.error?.code ?? 'error'})` : request.state.toUpperCase();
+    request.state === 'failed'
+      ? `FAILED (${mrkdwn(request.error?.code ?? 'error')})`
+      : request.state.toUpperCase();
   const approver = request.approver ? mention(request.approver.userId) : 'nobody';
-  return `${outcome}: \`${request.tool}\` on \`${escapeMrkdwn(request.site)}\` requested by ${requesterText(request.requester)}, approved by ${approver} (preview \`${request.previewHash.slice(0, 8)}\`, request \`${request.id}\`)`;
+  return `${outcome}: ${code(request.tool)} on ${code(request.site)} requested by ${requesterText(request.requester)}, approved by ${approver} (preview ${code(request.previewHash.slice(0, 8))}, request ${code(request.id)})`;
 }

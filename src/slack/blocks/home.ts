@@ -4,7 +4,7 @@ import type { ControllerStatus } from '../../gateway/types.js';
 import { linked, STATE_EMOJI, summaryText } from './change-history.js';
 import { APPROVE_ACTION, CANCEL_ACTION, isDestructive } from './change-request.js';
 import { LIMITS } from './limits.js';
-import { clip, escapeMrkdwn, humanize, mention, slackDate } from './text.js';
+import { channelMention, clip, code, humanize, mention, mrkdwn, slackDate } from './text.js';
 
 /** action_ids of the Home tab's own buttons (Approve and Cancel reuse the channel buttons' ids). */
 export const HOME_REFRESH_ACTION = 'home_refresh';
@@ -83,7 +83,7 @@ function linkOf(model: HomeModel, request: ChangeRequest): string | undefined {
 /** `in #ops · thread`: where to read the request in the channel. */
 function where(model: HomeModel, request: ChangeRequest): string {
   const channel = request.message?.channel ?? request.channel;
-  const parts = [channel ? `in <#${channel}>` : 'from no channel'];
+  const parts = [channel ? `in ${channelMention(channel)}` : 'from no channel'];
   if (request.message) parts.push(linked('thread', linkOf(model, request)));
   return parts.join(' · ');
 }
@@ -92,7 +92,7 @@ function waitingItem(model: HomeModel, request: ChangeRequest): types.KnownBlock
   const left = Date.parse(request.expiresAt) - model.now;
   const age = model.now - Date.parse(request.createdAt);
   const text = [
-    `*${escapeMrkdwn(humanize(request.tool))}* on \`${escapeMrkdwn(request.site)}\` · :hourglass_flowing_sand: ${duration(left)} left`,
+    `*${mrkdwn(humanize(request.tool))}* on ${code(request.site)} · :hourglass_flowing_sand: ${duration(left)} left`,
     `> ${summaryText(request, 300)}`,
     `by ${mention(request.requester.userId)} ${where(model, request)} · asked ${duration(age)} ago (${slackDate(request.createdAt)}) · \`${request.id}\``,
   ].join('\n');
@@ -109,7 +109,7 @@ function waitingItem(model: HomeModel, request: ChangeRequest): types.KnownBlock
       text: {
         type: 'mrkdwn',
         text: clip(
-          `${humanize(request.tool)} on \`${escapeMrkdwn(request.site)}\` cannot be undone. Read the whole preview in the channel first.`,
+          `${humanize(request.tool)} on ${code(request.site)} cannot be undone. Read the whole preview in the channel first.`,
           LIMITS.confirmText,
         ),
       },
@@ -205,7 +205,7 @@ function mineBlocks(model: HomeModel): types.KnownBlock[] {
         : request.state;
     const by = request.approver ? ` · approved by ${mention(request.approver.userId)}` : '';
     return clip(
-      `${STATE_EMOJI[request.state]} *${escapeMrkdwn(humanize(request.tool))}* · ${state}${by} · ${summaryText(request, 120)} · ${slackDate(request.createdAt)} · ${where(model, request)} · \`${request.id}\``,
+      `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* · ${state}${by} · ${summaryText(request, 120)} · ${slackDate(request.createdAt)} · ${where(model, request)} · \`${request.id}\``,
       LINE_MAX,
     );
   });
@@ -226,13 +226,15 @@ function recentBlocks(model: HomeModel): types.KnownBlock[] {
     const approver = request.approver ? `, approved by ${mention(request.approver.userId)}` : '';
     const when = slackDate(request.decidedAt ?? request.createdAt);
     return clip(
-      `${STATE_EMOJI[request.state]} *${escapeMrkdwn(humanize(request.tool))}* · ${request.state} · ${summaryText(request, 120)} · asked by ${mention(request.requester.userId)}${approver} · ${when} · ${where(model, request)} · \`${request.id}\``,
+      `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* · ${request.state} · ${summaryText(request, 120)} · asked by ${mention(request.requester.userId)}${approver} · ${when} · ${where(model, request)} · \`${request.id}\``,
       LINE_MAX,
     );
   });
   blocks.push(...lineSections(lines));
   blocks.push(
-    context('`/net changes state=finished` lists every finished change; `/net change <id>` shows one.'),
+    context(
+      `${code('/net changes state=finished')} lists every finished change; ${code('/net change <id>')} shows one.`,
+    ),
   );
   return blocks;
 }
@@ -251,7 +253,7 @@ function controllerBlocks(model: HomeModel): types.KnownBlock[] {
       ? ':large_green_circle: reachable'
       : ':red_circle: not reachable';
   const kind = status?.kind ? KIND[status.kind] : status?.apiType === 'cloud' ? 'cloud' : 'not known yet';
-  const version = status?.version ? ` · Network ${escapeMrkdwn(status.version)}` : '';
+  const version = status?.version ? ` · Network ${mrkdwn(status.version)}` : '';
   const blocks: types.KnownBlock[] = [
     header('Controller'),
     {
@@ -259,7 +261,7 @@ function controllerBlocks(model: HomeModel): types.KnownBlock[] {
       fields: [
         { type: 'mrkdwn', text: `*Status*\n${reach}` },
         { type: 'mrkdwn', text: `*Controller*\n${kind}${version}` },
-        { type: 'mrkdwn', text: `*Site*\n\`${escapeMrkdwn(model.site)}\`` },
+        { type: 'mrkdwn', text: `*Site*\n${code(model.site)}` },
         {
           type: 'mrkdwn',
           text: `*Last successful read*\n${status?.lastReadAt ? slackDate(status.lastReadAt) : 'none since the bot started'}`,
@@ -268,7 +270,7 @@ function controllerBlocks(model: HomeModel): types.KnownBlock[] {
     },
   ];
   if (status && !status.reachable && status.error)
-    blocks.push(context(`:warning: ${escapeMrkdwn(clip(status.error, 500))}`));
+    blocks.push(context(`:warning: ${mrkdwn(clip(status.error, 500))}`));
   return blocks;
 }
 
@@ -306,7 +308,7 @@ export function homeView(model: HomeModel): types.HomeView {
   const blocks: types.KnownBlock[] = [
     header('NetOps'),
     context(
-      `Site \`${escapeMrkdwn(model.site)}\` · updated ${slackDate(new Date(model.now).toISOString())} · ${approversLine(model.approvers)}`,
+      `Site ${code(model.site)} · updated ${slackDate(new Date(model.now).toISOString())} · ${approversLine(model.approvers)}`,
     ),
     {
       type: 'actions',

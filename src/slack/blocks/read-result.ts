@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import { formatBytes, isPreview, renderObject, renderTable } from '../../format/plain-text.js';
 import { renderPreview } from '../../format/preview-text.js';
 import { LIMITS } from './limits.js';
-import { clip, escapeMrkdwn, humanize } from './text.js';
+import { clipMrkdwn, code, humanize, mrkdwn, mrkdwnSection, mrkdwnText } from './text.js';
 
 /** A message for `chat.postMessage` or `respond`: fallback text plus blocks. */
 export interface SlackMessage {
@@ -26,7 +26,7 @@ export function codeSections(
   text: string,
   budget: { blocks: number; chars: number },
 ): { blocks: types.SectionBlock[]; omittedLines: number } {
-  const lines = escapeMrkdwn(text).split('\n');
+  const lines = mrkdwn(text).split('\n');
   const limit = LIMITS.sectionText - FENCE.length * 2 - 2;
   const blocks: types.SectionBlock[] = [];
   let chunk: string[] = [];
@@ -37,14 +37,14 @@ export function codeSections(
     if (chunk.length === 0) return;
     blocks.push({
       type: 'section',
-      text: { type: 'mrkdwn', text: `${FENCE}\n${chunk.join('\n')}\n${FENCE}` },
+      text: mrkdwnText(`${FENCE}\n${chunk.join('\n')}\n${FENCE}`),
     });
     used += size;
     chunk = [];
     size = 0;
   };
   for (; index < lines.length; index += 1) {
-    const line = clip(lines[index] ?? '', limit);
+    const line = clipMrkdwn(lines[index] ?? '', limit);
     if (size + line.length + 1 > limit) flush();
     if (blocks.length >= budget.blocks || used + size + line.length + 1 > budget.chars) break;
     chunk.push(line);
@@ -65,7 +65,7 @@ function fieldText(key: string, value: unknown): string {
         : typeof value === 'number' && /bytes$/.test(key)
           ? formatBytes(value)
           : String(value);
-  return clip(`*${escapeMrkdwn(key)}*\n${escapeMrkdwn(shown)}`, LIMITS.fieldText);
+  return clipMrkdwn(`*${mrkdwn(key)}*\n${mrkdwn(shown)}`, LIMITS.fieldText);
 }
 
 /** Scalars of an object as section fields, ten per section. */
@@ -75,9 +75,7 @@ function fieldSections(row: Row): types.SectionBlock[] {
   for (let i = 0; i < entries.length; i += LIMITS.sectionFields) {
     sections.push({
       type: 'section',
-      fields: entries
-        .slice(i, i + LIMITS.sectionFields)
-        .map(([k, v]) => ({ type: 'mrkdwn', text: fieldText(k, v) })),
+      fields: entries.slice(i, i + LIMITS.sectionFields).map(([k, v]) => mrkdwnText(fieldText(k, v))),
     });
   }
   return sections;
@@ -85,7 +83,7 @@ function fieldSections(row: Row): types.SectionBlock[] {
 
 const context = (text: string): types.ContextBlock => ({
   type: 'context',
-  elements: [{ type: 'mrkdwn', text: clip(text, LIMITS.sectionText) }],
+  elements: [mrkdwnText(clipMrkdwn(text, LIMITS.sectionText))],
 });
 
 /**
@@ -93,7 +91,7 @@ const context = (text: string): types.ContextBlock => ({
  * limits; what does not fit is cut with a line saying how much more there is and how to page.
  */
 export function readResultMessage(tool: string, site: string, result: unknown): SlackMessage {
-  const title = `*${escapeMrkdwn(humanize(tool))}* · site \`${escapeMrkdwn(site)}\``;
+  const title = `*${mrkdwn(humanize(tool))}* · site ${code(site)}`;
   const blocks: types.KnownBlock[] = [context(title)];
   let chars = title.length;
   const budget = () => ({
@@ -117,7 +115,7 @@ export function readResultMessage(tool: string, site: string, result: unknown): 
     addText(renderTable(result, { width: TABLE_WIDTH, maxRows: 1000 }));
   } else if (Array.isArray(result) && result.length === 0) {
     summary = `${humanize(tool)}: nothing found`;
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: '_Nothing found._' } });
+    blocks.push(mrkdwnSection('_Nothing found._'));
   } else if (isPreview(result)) {
     // A dry run asked for with dry_run=true: the same full preview as a change request shows.
     summary = `${humanize(tool)} on ${site}: preview, nothing changed`;
@@ -133,10 +131,7 @@ export function readResultMessage(tool: string, site: string, result: unknown): 
     if (Object.keys(nested).length > 0) addText(renderObject(nested, { width: TABLE_WIDTH, maxRows: 1000 }));
   } else {
     summary = `${humanize(tool)}: ${String(result)}`;
-    blocks.push({
-      type: 'section',
-      text: { type: 'mrkdwn', text: escapeMrkdwn(clip(String(result), 2900)) },
-    });
+    blocks.push(mrkdwnSection(mrkdwn(String(result)), 2900));
   }
   if (omitted > 0) {
     blocks.push(
@@ -145,5 +140,6 @@ export function readResultMessage(tool: string, site: string, result: unknown): 
       ),
     );
   }
-  return { text: clip(summary, 3000), blocks };
+  // The fallback text is mrkdwn too (notifications, old clients): escaped like the blocks.
+  return { text: clipMrkdwn(mrkdwn(summary), 3000), blocks };
 }

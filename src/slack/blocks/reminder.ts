@@ -1,7 +1,7 @@
 import type { ChangeRequest } from '../../approvals/types.js';
 import { duration } from './home.js';
 import type { SlackMessage } from './read-result.js';
-import { escapeMrkdwn, humanize, mention, slackDate } from './text.js';
+import { code, humanize, mention, mrkdwn, slackDate } from './text.js';
 
 /** Who is asked: APPROVERS' groups and users as mentions, or a plain sentence when it is unset. */
 export function approversCall(approvers: readonly string[]): string {
@@ -20,8 +20,8 @@ export function reminderMessage(request: ChangeRequest, approvers: readonly stri
     Date.parse(request.remindedAt ?? request.createdAt) - Date.parse(request.createdAt),
   );
   const text =
-    `:bell: Still waiting for approval after ${waited}: *${escapeMrkdwn(humanize(request.tool))}* on ` +
-    `\`${escapeMrkdwn(request.site)}\`, requested by ${mention(request.requester.userId)}. ` +
+    `:bell: Still waiting for approval after ${waited}: *${mrkdwn(humanize(request.tool))}* on ` +
+    `${code(request.site)}, requested by ${mention(request.requester.userId)}. ` +
     `${approversCall(approvers)} It expires ${slackDate(request.expiresAt)}; this is the only reminder.`;
   return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }

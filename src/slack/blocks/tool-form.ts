@@ -3,7 +3,7 @@ import type { FieldIssue } from '../../errors.js';
 import type { ArgumentInfo } from '../../tools/schema-introspection.js';
 import { argumentHint } from '../../tools/tool-help.js';
 import { LIMITS } from './limits.js';
-import { clip, escapeMrkdwn, humanize } from './text.js';
+import { clip, clipMrkdwn, code, humanize, mrkdwn, mrkdwnText, plainText } from './text.js';
 
 /** callback_id of every tool form. */
 export const TOOL_FORM_CALLBACK = 'tool_form';
@@ -22,12 +22,13 @@ export interface ToolFormMetadata {
 // Not asked in the form: the Approve button supplies confirm, and a form always previews.
 const HIDDEN = new Set(['confirm', 'dry_run']);
 
-function text(value: string): types.PlainTextElement {
-  return { type: 'plain_text', text: value };
+function text(value: string, max?: number): types.PlainTextElement {
+  return plainText(value, max);
 }
 
 function option(value: string): types.PlainTextOption {
-  return { text: text(clip(value, 75)), value: clip(value, 75) };
+  // The value travels back in the submission, so it stays as it is; only the shown text is made visible.
+  return { text: text(value, 75), value: clip(value, 75) };
 }
 
 function prefillText(value: unknown): string | undefined {
@@ -134,9 +135,9 @@ function hintFor(arg: ArgumentInfo, options: ToolFormOptions): string | undefine
 
 /** The line above the inputs: what the form is for, and what is still needed when it was opened for that. */
 function introText(tool: string, missing: readonly FieldIssue[]): string {
-  const intro = `\`${tool}\`: the preview is posted in the channel; nothing changes until it is approved.`;
+  const intro = `${code(tool)}: the preview is posted in the channel; nothing changes until it is approved.`;
   if (missing.length === 0) return intro;
-  const needed = missing.map((m) => `\`${escapeMrkdwn(m.field)}\` (${escapeMrkdwn(m.rule)})`).join(', ');
+  const needed = missing.map((m) => `${code(m.field)} (${mrkdwn(m.rule)})`).join(', ');
   return `${intro}\n*Still needed:* ${needed}`;
 }
 
@@ -161,8 +162,8 @@ export function toolFormView(
         block_id: arg.name,
         // An unticked checkbox is an answer (false), so a checkbox input is never "missing".
         optional: !arg.required || arg.name === 'site_id' || arg.kind === 'boolean',
-        label: text(clip(arg.name, LIMITS.inputLabel)),
-        ...(hint ? { hint: text(clip(hint, LIMITS.inputHint)) } : {}),
+        label: text(arg.name, LIMITS.inputLabel),
+        ...(hint ? { hint: text(hint, LIMITS.inputHint) } : {}),
         element: elementFor(arg, prefill[arg.name]),
       };
     });
@@ -170,15 +171,13 @@ export function toolFormView(
     type: 'modal',
     callback_id: TOOL_FORM_CALLBACK,
     private_metadata: JSON.stringify(metadata),
-    title: text(clip(humanize(tool), 24)),
+    title: text(humanize(tool), 24),
     submit: text('Preview'),
     close: text('Cancel'),
     blocks: [
       {
         type: 'context',
-        elements: [
-          { type: 'mrkdwn', text: clip(introText(tool, options.missing ?? []), LIMITS.contextText) },
-        ],
+        elements: [mrkdwnText(clipMrkdwn(introText(tool, options.missing ?? []), LIMITS.contextText))],
       },
       ...(options.pickChannel ? [channelInput(options.pickChannel.initial)] : []),
       ...blocks,

@@ -1,5 +1,6 @@
 import type { App, RespondFn } from '@slack/bolt';
 import { APPROVE_ACTION, CANCEL_ACTION } from '../blocks/change-request.js';
+import { noticeMessage } from '../blocks/notice.js';
 import type { Whisper } from '../change-presenter.js';
 import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
@@ -17,14 +18,14 @@ function whisperTo(
       await deps.home.notify(click.user.id, text);
       return;
     }
-    const blocks = [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }];
+    const message = noticeMessage(text);
     if (respond) {
       // response_url replies reach the clicker even when the bot is not in the channel.
-      await respond({ response_type: 'ephemeral', replace_original: false, text, blocks });
+      await respond({ response_type: 'ephemeral', replace_original: false, ...message });
       return;
     }
     const channel = click.channel?.id ?? click.container?.channel_id;
-    if (channel) await client.chat.postEphemeral({ channel, user: click.user.id, text, blocks });
+    if (channel) await client.chat.postEphemeral({ channel, user: click.user.id, ...message });
   };
 }
 

@@ -8,6 +8,7 @@ import { missingValueIssues } from '../../tools/missing-values.js';
 import { isTopology, renderTopologyPng } from '../../topology/index.js';
 import { helpMessage, noticeMessage, toolHelpMessage } from '../blocks/notice.js';
 import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
+import { code, mention, plain } from '../blocks/text.js';
 import { toolFormView } from '../blocks/tool-form.js';
 import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
@@ -53,7 +54,7 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
     const [tool] = parsed.positionals;
     if (!tool || registry.require(tool).access !== 'write') {
       throw new ValidationError([
-        { field: 'tool', rule: '`/net form <tool>` opens a form for a write tool' },
+        { field: 'tool', rule: '"/net form <tool>" opens a form for a write tool' },
       ]);
     }
     await openForm(client, command, deps, tool, parsed.args);
@@ -77,9 +78,9 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
       await client.filesUploadV2({
         channel_id: command.channel_id,
         content: result,
-        filename: `topology-${site}.${String(validated.format)}`,
-        title: `Topology of ${site} (${String(validated.format)})`,
-        initial_comment: `Topology export of \`${site}\`, requested by <@${command.user_id}>.`,
+        filename: plain(`topology-${site}.${String(validated.format)}`),
+        title: plain(`Topology of ${site} (${String(validated.format)})`),
+        initial_comment: `Topology export of ${code(site)}, requested by ${mention(command.user_id)}.`,
       });
       return;
     }
@@ -150,8 +151,8 @@ async function uploadPicture(
   await client.filesUploadV2({
     channel_id: command.channel_id,
     file: Buffer.from(png),
-    filename: `topology-${site}.png`,
-    title: `Topology of ${site}`,
-    initial_comment: `Topology of \`${site}\`: ${topology.total_devices} devices, ${topology.total_clients} clients. Requested by <@${command.user_id}>.`,
+    filename: plain(`topology-${site}.png`),
+    title: plain(`Topology of ${site}`),
+    initial_comment: `Topology of ${code(site)}: ${topology.total_devices} devices, ${topology.total_clients} clients. Requested by ${mention(command.user_id)}.`,
   });
 }

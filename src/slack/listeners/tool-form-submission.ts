@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { type FieldIssue, ValidationError } from '../../errors.js';
 import { settle, settledWithin } from '../../lib/settle-within.js';
 import { noticeMessage } from '../blocks/notice.js';
+import { plain } from '../blocks/text.js';
 import {
   FORM_CHANNEL_ACTION,
   FORM_CHANNEL_BLOCK,
@@ -99,7 +100,8 @@ function errorsByBlock(
   for (const issue of issues) {
     const field = issue.field.split('.')[0] ?? '';
     const block = blocks.includes(field) ? field : (blocks[0] ?? 'site_id');
-    const text = blocks.includes(field) ? issue.rule : `${issue.field}: ${issue.rule}`;
+    // Slack shows these under the inputs as plain text: no mrkdwn escaping, hidden characters shown.
+    const text = plain(blocks.includes(field) ? issue.rule : `${issue.field}: ${issue.rule}`);
     errors[block] = errors[block] ? `${errors[block]}; ${text}` : text;
   }
   deps.logger.debug({ errors }, 'tool form refused');
