@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { isBotError, NotAuthorizedError, ResourceNotFoundError, ValidationError } from '../errors.js';
+import {
+  GatewayRejectedError,
+  isBotError,
+  NotAuthorizedError,
+  ResourceNotFoundError,
+  ValidationError,
+} from '../errors.js';
 import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { applyEvent } from '../store/apply-event.js';
@@ -74,7 +80,9 @@ function newId(): string {
 /** An error as kept on the request: its stable code and its sentence, secrets scrubbed, never a stack. */
 function summarize(error: unknown): ErrorSummary {
   const message = scrubSecrets(error instanceof Error ? error.message : String(error));
-  return { code: isBotError(error) ? error.code : 'internal_error', message };
+  const summary: ErrorSummary = { code: isBotError(error) ? error.code : 'internal_error', message };
+  if (error instanceof GatewayRejectedError) summary.controllerCode = error.controllerCode;
+  return summary;
 }
 
 /** Why an approve click cannot proceed (not pending), or undefined if it can. */
@@ -431,8 +439,8 @@ export class Approvals {
       if (options.recheck) fresh = await this.dryRun(tool, args);
     } catch (error) {
       const found = summarize(error);
-      const summary = {
-        code: found.code,
+      const summary: ErrorSummary = {
+        ...found,
         message: `not run, the check at approval failed: ${found.message}`,
       };
       const failed = await this.recordOutcome(

@@ -83,7 +83,10 @@ function historyText(found: RequestHistory, width: number | undefined): string {
   if (request.state === 'succeeded') {
     parts.push(`result:\n${render(request.result, width === undefined ? {} : { width })}`);
   }
-  if (request.error) parts.push(`error: ${request.error.code}: ${request.error.message}`);
+  if (request.error) {
+    const controller = request.error.controllerCode ? ` (${request.error.controllerCode})` : '';
+    parts.push(`error: ${request.error.code}: ${request.error.message}${controller}`);
+  }
   return parts.join('\n\n');
 }
 

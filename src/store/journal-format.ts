@@ -12,7 +12,11 @@ export function sha256Hex(text: string): string {
 
 const actorSchema = z.object({ userId: z.string().min(1), name: z.string().optional() });
 const messageSchema = z.object({ channel: z.string(), ts: z.string() });
-const errorSchema = z.object({ code: z.string(), message: z.string() });
+const errorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  controllerCode: z.string().optional(),
+});
 const stateSchema = z.enum(CHANGE_STATES);
 
 /** A change request as the `created` event carries it. */

@@ -33,6 +33,8 @@ export interface MessageRef {
 export interface ErrorSummary {
   code: string;
   message: string;
+  /** The controller's own code (`api.err.VlanUsed`) when the controller refused: what an admin searches for. */
+  controllerCode?: string;
 }
 
 /** One proposed write, from preview to outcome. */

@@ -351,6 +351,23 @@ describe('approve', () => {
     expect(JSON.stringify(failed)).not.toMatch(/\bat .*\.ts:\d+/);
   });
 
+  it("keeps the controller's own code of a refused write, for the messages and the journal", async () => {
+    bot.sim.injectFault({ kind: 'status', status: 400, method: 'POST', route: 'rest/networkconf' });
+    const approvals = await open();
+    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+
+    const outcome = await approvals.approve(request.id, ALEX);
+
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      error: { code: 'gateway_rejected', controllerCode: 'api.err.Invalid' },
+    });
+    expect(journalEvents(data.journal).at(-1)).toMatchObject({
+      type: 'failed',
+      error: { code: 'gateway_rejected', controllerCode: 'api.err.Invalid' },
+    });
+  });
+
   it('fails without sending anything when the approval-time dry run fails', async () => {
     const approvals = await open();
     const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });

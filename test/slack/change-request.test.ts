@@ -2,7 +2,12 @@ import type { types } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import type { ChangeRequest, ChangeState } from '../../src/approvals/types.js';
 import { renderPreview } from '../../src/format/preview-text.js';
-import { changeRequestMessage, previewAttachment } from '../../src/slack/blocks/change-request.js';
+import {
+  auditLine,
+  changeRequestMessage,
+  previewAttachment,
+  resultThreadMessage,
+} from '../../src/slack/blocks/change-request.js';
 import { messageProblems } from '../../src/slack/blocks/limits.js';
 
 function request(preview: Record<string, unknown>, state: ChangeState = 'pending'): ChangeRequest {
@@ -102,5 +107,25 @@ describe('previewAttachment', () => {
     const [text, json] = attachment?.files.map((f) => f.content) ?? [];
     expect(text).toBe(`${renderPreview(preview)}\n`);
     expect(JSON.parse(json ?? '')).toEqual({ would_create: preview.would_create });
+  });
+});
+
+describe('a failed change', () => {
+  it("shows the controller's code beside its sentence, in the message, the thread and the audit line", () => {
+    const failed: ChangeRequest = {
+      ...request({ dry_run: true, would_create: { name: 'Lab' } }, 'failed'),
+      error: {
+        code: 'gateway_rejected',
+        message: 'VLAN 30 is already used by another network',
+        controllerCode: 'api.err.VlanUsed',
+      },
+    };
+
+    const status = sectionTexts(changeRequestMessage(failed).blocks).join('\n');
+    const thread = resultThreadMessage(failed).text;
+
+    expect(status).toContain('VLAN 30 is already used by another network (api.err.VlanUsed)');
+    expect(thread).toContain('VLAN 30 is already used by another network (api.err.VlanUsed)');
+    expect(auditLine(failed)).toMatch(/^FAILED \(api\.err\.VlanUsed\)/);
   });
 });

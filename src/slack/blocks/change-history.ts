@@ -191,7 +191,10 @@ function outcomeBlocks(request: ChangeRequest): types.KnownBlock[] {
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: clip(`*Error* ${code(request.error.code)}: ${mrkdwn(request.error.message)}`, 2900),
+          text: clip(
+            `*Error* ${code(request.error.code)}: ${mrkdwn(request.error.message)}${request.error.controllerCode ? ` ${code(request.error.controllerCode)}` : ''}`,
+            2900,
+          ),
         },
       },
     ];

@@ -129,6 +129,13 @@ export function previewAttachment(
   };
 }
 
+/** A failed request's error as one line: its sentence, and the controller's code when it refused. */
+function errorLine(request: ChangeRequest): string {
+  const error = request.error;
+  if (!error) return 'unknown error';
+  return error.controllerCode ? `${error.message} (${error.controllerCode})` : error.message;
+}
+
 function statusLine(request: ChangeRequest): string {
   const by = request.approver ? ` · approved by ${mention(request.approver.userId)}` : '';
   const when = request.decidedAt ? ` · ${slackDate(request.decidedAt)}` : '';
@@ -141,7 +148,7 @@ function statusLine(request: ChangeRequest): string {
     case 'succeeded':
       return `:white_check_mark: *Done*${by}${when}`;
     case 'failed':
-      return `:x: *Failed*${by}${when}\n> ${clipMrkdwn(mrkdwn(request.error?.message ?? 'unknown error'), 500)}`;
+      return `:x: *Failed*${by}${when}\n> ${clipMrkdwn(mrkdwn(errorLine(request)), 500)}`;
     case 'cancelled':
       return `:no_entry_sign: *Cancelled*${request.cancelledBy ? ` by ${mention(request.cancelledBy.userId)}` : ''}${when} · not run`;
     case 'expired':
@@ -245,7 +252,7 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
   const rendered = isRow(body) ? renderObject(body, { width: 90 }) : shown(body);
   const heading =
     request.state === 'failed'
-      ? `:x: ${mrkdwn(humanize(request.tool))} failed: ${mrkdwn(request.error?.message ?? '')}`
+      ? `:x: ${mrkdwn(humanize(request.tool))} failed: ${mrkdwn(errorLine(request))}`
       : `:white_check_mark: ${mrkdwn(humanize(request.tool))} done.`;
   return {
     text: clipMrkdwn(heading, 3000),
@@ -257,7 +264,7 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
 export function auditLine(request: ChangeRequest): string {
   const outcome =
     request.state === 'failed'
-      ? `FAILED (${mrkdwn(request.error?.code ?? 'error')})`
+      ? `FAILED (${mrkdwn(request.error?.controllerCode ?? request.error?.code ?? 'error')})`
       : request.state.toUpperCase();
   const approver = request.approver ? mention(request.approver.userId) : 'nobody';
   return `${outcome}: ${code(request.tool)} on ${code(request.site)} requested by ${requesterText(request.requester)}, approved by ${approver} (preview ${code(request.previewHash.slice(0, 8))}, request ${code(request.id)})`;
