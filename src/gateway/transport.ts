@@ -4,7 +4,7 @@ import got, { type Got, RequestError, TimeoutError } from 'got';
 import { GatewayUnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { hostOf } from './paths.js';
-import { markRetryable } from './retry.js';
+import { markRetryable, silenceError } from './retry.js';
 
 /** HTTP methods the gateway sends. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -160,11 +160,7 @@ const TLS_CODES = new Set([
 
 /** Turns a got failure into GatewayUnavailableError naming the host, never the credentials. */
 function mapNetworkFailure(error: unknown, host: string, timeoutMs: number): GatewayUnavailableError {
-  if (error instanceof TimeoutError) {
-    return markRetryable(new GatewayUnavailableError(`${host} did not answer within ${timeoutMs} ms`), {
-      reason: 'timeout',
-    });
-  }
+  if (error instanceof TimeoutError) return silenceError(host, timeoutMs);
   const code = error instanceof RequestError ? error.code : undefined;
   if (code !== undefined && TLS_CODES.has(code)) {
     // Retrying cannot fix a certificate, so this one is not marked retryable.

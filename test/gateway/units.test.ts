@@ -182,7 +182,7 @@ describe('options', () => {
       cacheTtlSeconds: 10,
       pageSize: 200,
       maxPages: 1000,
-      retry: { attempts: 3, budgetMs: 15_000 },
+      retry: { attempts: 3, budgetMs: 8_000 },
     });
   });
 
