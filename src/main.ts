@@ -96,7 +96,8 @@ async function runSlack(config: Config): Promise<number> {
     return 1;
   }
   const { slackKit } = await import('./slack/slack-kit.js');
-  const app = createApp({ config, logger, gateway: createGateway(gatewayOptions), store, slackKit });
+  const gateway = createGateway(gatewayOptions);
+  const app = createApp({ config, logger, gateway, store, slackKit });
   const slack = app.slack;
   if (!slack) throw new Error('SLACK_BOT_TOKEN is set but the app has no Slack front end');
   const shutdown = async () => {
@@ -121,6 +122,9 @@ async function runSlack(config: Config): Promise<number> {
     });
   }
   if (controller.note) logger.warn(controller.note);
+  // In the background, best effort: what the first command would otherwise wait for (detection,
+  // login, the site lookup). A failure is logged and tried again by the first command.
+  void gateway.warmUp(config.defaultSite);
   try {
     const { port, mode } = await slack.start();
     logger.info(

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       url: undefined,
       verifyTls: true,
       timeoutMs: 10_000,
+      readBudgetMs: 8_000,
     });
     expect(config.defaultSite).toBe('default');
     expect(config.approvals).toEqual({
@@ -140,6 +141,7 @@ describe('loadConfig', () => {
         'GATEWAY_CA_FILE',
         'GATEWAY_CONSOLE_ID',
         'GATEWAY_TIMEOUT_MS',
+        'GATEWAY_READ_BUDGET_MS',
         'DEFAULT_SITE',
         'APPROVERS',
         'ALLOW_SELF_APPROVAL',
@@ -156,7 +158,7 @@ describe('loadConfig', () => {
         'SIMULATOR_FIREWALL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(28);
+    expect(ENV_VARIABLES).toHaveLength(29);
   });
 });
 

@@ -214,6 +214,18 @@ describe('options', () => {
     expect(options.apiKey).toBeUndefined();
   });
 
+  it('takes the read budget from GATEWAY_READ_BUDGET_MS (8 s unless set)', () => {
+    const base = { GATEWAY_URL: 'https://192.168.1.1', GATEWAY_API_KEY: 'k' };
+
+    const unset = resolveGatewayOptions(gatewayOptionsFromConfig(loadConfig(base), silentLogger()));
+    const set = resolveGatewayOptions(
+      gatewayOptionsFromConfig(loadConfig({ ...base, GATEWAY_READ_BUDGET_MS: '20000' }), silentLogger()),
+    );
+
+    expect(unset.retry).toMatchObject({ budgetMs: 8_000, attempts: 3 });
+    expect(set.retry).toMatchObject({ budgetMs: 20_000, attempts: 3 });
+  });
+
   it('reads the CA file named by GATEWAY_CA_FILE into ca', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gateway-ca-'));
     const path = join(dir, 'ca.pem');
