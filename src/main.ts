@@ -122,11 +122,12 @@ async function runSlack(config: Config): Promise<number> {
     });
   }
   if (controller.note) logger.warn(controller.note);
-  // In the background, best effort: what the first command would otherwise wait for (detection,
-  // login, the site lookup). A failure is logged and tried again by the first command.
-  void gateway.warmUp(config.defaultSite);
   try {
     const { port, mode } = await slack.start();
+    // In the background, best effort, once Slack's requests are taken: what the first command
+    // would otherwise wait for (detection, login, the site lookup). A failure is logged and tried
+    // again by the first command.
+    void gateway.warmUp(config.defaultSite);
     logger.info(
       { mode, port },
       mode === 'http'
