@@ -85,7 +85,9 @@ export class Pipeline {
 
   /** A read: retried on transient faults within the policy's attempts and budget. */
   read(call: Call): Promise<unknown> {
-    return withRetry(this.runOptions(call, true), (ctx) => this.attempt(call, ctx));
+    return withRetry(this.runOptions(call, true), (ctx) =>
+      this.guessesDeployment() ? this.guessedAttempt(call, ctx) : this.attempt(call, ctx),
+    );
   }
 
   /** A write: sent once. Its prerequisites (detection, console discovery, login) may be retried first. */
@@ -157,6 +159,33 @@ export class Pipeline {
   private async networkBase(): Promise<string> {
     if (this.options.apiType === 'cloud') return connectorBase(this.options.url, await this.consoleId.get());
     return `${this.options.url}${deploymentPrefix(await this.deployment.get())}`;
+  }
+
+  /**
+   * While the controller type is still being detected, a read need not wait for it: with an API key
+   * (no login that depends on the type) the request goes out at once to where a UniFi OS console,
+   * the common case, serves it, alongside detection. Detection still decides: on a self-hosted
+   * controller the guess is dropped and the read sent again where it belongs. Only reads guess; a
+   * write waits for detection.
+   */
+  private guessesDeployment(): boolean {
+    return (
+      this.options.apiType === 'local' &&
+      this.options.deployment === undefined &&
+      !this.auth.usesSession &&
+      this.deployment.peek() === undefined
+    );
+  }
+
+  private async guessedAttempt(call: Call, ctx: AttemptContext): Promise<unknown> {
+    const guessUrl = joinUrl(`${this.options.url}${deploymentPrefix('unifi-os')}`, call.route);
+    const ticket = await this.auth.ticket();
+    const guess = this.send(call, guessUrl, ticket, requestTimeout(ctx), ctx.attempt);
+    // Observed below only when the guess was right; a wrong guess's failure is of no interest.
+    guess.catch(() => undefined);
+    const deployment = await beforeDeadline(this.deployment.get(), ctx, this.host);
+    if (deployment !== 'unifi-os') return this.attempt(call, ctx);
+    return this.decode(call, await guess, guessUrl);
   }
 
   private async attempt(call: Call, ctx: AttemptContext): Promise<unknown> {

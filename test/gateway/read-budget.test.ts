@@ -107,7 +107,11 @@ describe('one read budget covers every attempt, detection and login included', (
     expect(seconds).toBeLessThan(BUDGET_MS / 1000 + MESSAGE_SLACK_S);
     expect(durations).toBe(1);
     expect((error as Error).message).toMatch(/^127\.0\.0\.1:\d+ did not answer within \d+\.\d s$/);
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /']);
+    // Detection and the read (sent where a UniFi OS console serves it) went out together, once.
+    expect(server.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /',
+      'GET /proxy/network/api/s/default/rest/networkconf',
+    ]);
   });
 
   it('gives a hanging read the rest of the budget as one attempt instead of a timeout per attempt', async () => {
@@ -151,7 +155,6 @@ describe('one read budget covers every attempt, detection and login included', (
     expect(seconds).toBeGreaterThanOrEqual(0.4);
     expect(seconds).toBeLessThan(0.6 + MESSAGE_SLACK_S);
     expect(warmed).toBe(false);
-    expect(server.seen('/rest/networkconf')).toHaveLength(0);
   });
 
   it('sends a write once with the full per-request timeout, and says that timeout', async () => {
@@ -202,5 +205,85 @@ describe('warm-up at start', () => {
 
     expect(warmed).toBe(true);
     expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /', 'POST /api/auth/login']);
+  });
+});
+
+describe('the first reads do not wait for controller detection', () => {
+  /** A controller that answers GET / only once the read has arrived: a read waiting for detection never would. */
+  async function controller(flavor: 'unifi-os' | 'self-hosted') {
+    let heldRoot: (() => void) | undefined;
+    const fake = await startFake((req, res) => {
+      if (req.path === '/') {
+        const answer = () =>
+          flavor === 'unifi-os'
+            ? sendJson(res, 200, {})
+            : (res.writeHead(302, { location: '/manage' }), res.end());
+        const readArrived = fake.requests.some((r) => r.path.endsWith('/rest/networkconf'));
+        if (readArrived) return answer();
+        heldRoot = answer;
+        return;
+      }
+      if (flavor === 'self-hosted' && req.path.startsWith('/proxy/network/')) {
+        return sendJson(res, 404, { error: 'no such page' });
+      }
+      if (req.path.endsWith('/rest/networkconf')) {
+        heldRoot?.();
+        heldRoot = undefined;
+        return sendClassic(res, [{ _id: 'a', name: flavor }]);
+      }
+      sendJson(res, 404, {});
+    });
+    return fake;
+  }
+
+  it('sends the read alongside detection, and uses its answer on a UniFi OS console', async () => {
+    const fake = await controller('unifi-os');
+    const gateway = createGateway({ apiType: 'local', url: fake.url, apiKey: 'k', timeoutMs: 5000 });
+    gateways.push(gateway);
+
+    const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+    await fake.close();
+
+    expect(list.items).toEqual([{ _id: 'a', name: 'unifi-os' }]);
+    expect(fake.requests.map((r) => r.path).sort()).toEqual([
+      '/',
+      '/proxy/network/api/s/default/rest/networkconf',
+    ]);
+  });
+
+  it('drops the guess and reads again where a self-hosted controller serves it', async () => {
+    const fake = await controller('self-hosted');
+    const gateway = createGateway({ apiType: 'local', url: fake.url, apiKey: 'k', timeoutMs: 5000 });
+    gateways.push(gateway);
+
+    const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+    const again = await gateway.classicRead('default', 'rest/networkconf', networkSchema, { fresh: true });
+    await fake.close();
+
+    expect(list.items).toEqual([{ _id: 'a', name: 'self-hosted' }]);
+    expect(again.items).toEqual([{ _id: 'a', name: 'self-hosted' }]);
+    const paths = fake.requests.map((r) => r.path);
+    // The guess and detection went out together; then the read where the controller serves it,
+    // and the next read straight there.
+    expect(paths.slice(0, 2).sort()).toEqual(['/', '/proxy/network/api/s/default/rest/networkconf']);
+    expect(paths.slice(2)).toEqual(['/api/s/default/rest/networkconf', '/api/s/default/rest/networkconf']);
+  });
+
+  it('waits for detection before a write, and with a username and password (the login depends on it)', async () => {
+    const gateway = gatewayWith({ apiKey: undefined, username: 'admin', password: 'pw' });
+    const writer = gatewayWith();
+
+    await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+    const sessionOrder = server.requests.map((r) => `${r.method} ${r.path}`);
+    server.requests.length = 0;
+    await writer.classicWrite('default', 'POST', 'rest/networkconf', { name: 'x' });
+    const writeOrder = server.requests.map((r) => `${r.method} ${r.path}`);
+
+    expect(sessionOrder).toEqual([
+      'GET /',
+      'POST /api/auth/login',
+      'GET /proxy/network/api/s/default/rest/networkconf',
+    ]);
+    expect(writeOrder).toEqual(['GET /', 'POST /proxy/network/api/s/default/rest/networkconf']);
   });
 });
