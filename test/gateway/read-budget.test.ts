@@ -214,10 +214,11 @@ describe('the first reads do not wait for controller detection', () => {
     let heldRoot: (() => void) | undefined;
     const fake = await startFake((req, res) => {
       if (req.path === '/') {
-        const answer = () =>
-          flavor === 'unifi-os'
-            ? sendJson(res, 200, {})
-            : (res.writeHead(302, { location: '/manage' }), res.end());
+        const answer = () => {
+          if (flavor === 'unifi-os') return sendJson(res, 200, {});
+          res.writeHead(302, { location: '/manage' });
+          res.end();
+        };
         const readArrived = fake.requests.some((r) => r.path.endsWith('/rest/networkconf'));
         if (readArrived) return answer();
         heldRoot = answer;
