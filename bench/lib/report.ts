@@ -182,6 +182,7 @@ export function markdownReport(results: PartResults): string {
           'bot p50 / p99 ms',
           'floor p50 / p99 ms',
           'p50 / p99 ratio',
+          'floor answering every command: p50 / p99 ms, bot p99 ratio to it',
           'commands waiting on the first read, their answers posted in',
           'bot p99 while those answers post / otherwise',
           'first / last answer after the first command (median run)',
@@ -195,10 +196,13 @@ export function markdownReport(results: PartResults): string {
             `${fmt(a.bot.p50)} / ${fmt(a.bot.p99)}`,
             `${fmt(a.floor.p50)} / ${fmt(a.floor.p99)}`,
             `${times(a.p50Ratio)} / ${times(a.p99Ratio)}`,
+            a.answeringFloor
+              ? `${fmt(a.answeringFloor.p50)} / ${fmt(a.answeringFloor.p99)}, ${times(a.p99RatioAnswering ?? Number.NaN)}`
+              : '–',
             `${fmt(run?.waitingCommands)}, ${fmt(run?.burstMs)} ms`,
             `${fmt(run?.p99DuringAnswers)} ms (${fmt(run?.duringAnswers)} acks) / ${fmt(run?.p99Otherwise)} ms`,
             `${fmt(run?.firstAnswerMs)} / ${fmt(run?.lastAnswerMs)} ms`,
-            `${fmt(median(a.runs.map((r) => r.bot.cpuMsPerCommand)), 2)} / ${fmt(median(a.runs.map((r) => r.floor.cpuMsPerCommand)), 2)} (${fmt(median(a.runs.map((r) => r.bot.cpuMsPerAnswer ?? Number.NaN)), 2)})`,
+            `${fmt(median(a.runs.map((r) => r.bot.cpuMsPerCommand)), 2)} / ${fmt(median(a.runs.map((r) => r.floor.cpuMsPerCommand)), 2)} (${fmt(median(a.runs.map((r) => r.bot.cpuMsPerAnswer ?? Number.NaN)), 2)}; answering floor ${fmt(median(a.runs.map((r) => r.answeringFloor?.cpuMsPerCommand ?? Number.NaN)), 2)})`,
           ];
         }),
       ),
