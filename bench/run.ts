@@ -11,10 +11,9 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PartContext } from './lib/context.js';
-import { BenchController } from './lib/controller.js';
 import { BenchSlack } from './lib/fake-slack.js';
 import { PARTS, type Part, parseOptions, USAGE } from './lib/options.js';
-import { type BotEntry, resolveBotEntry } from './lib/processes.js';
+import { BOT_ENTRY } from './lib/processes.js';
 import { budgetRows, fmt, markdownReport, type PartResults } from './lib/report.js';
 import { runAcks } from './parts/acks.js';
 import { runErrors } from './parts/errors.js';
@@ -62,20 +61,7 @@ async function main(): Promise<number> {
     );
   }
   const slack = await BenchSlack.start();
-  let bot: BotEntry = { script: join(root, 'dist', 'main.js') };
-  if (spawns) {
-    const probe = await BenchController.start();
-    try {
-      bot = await resolveBotEntry({
-        slackApiUrl: slack.apiUrl,
-        controllerUrl: probe.url,
-        controllerApiKey: probe.apiKey,
-      });
-    } finally {
-      await probe.close();
-    }
-    if (bot.note) progress(`note: ${bot.note}`);
-  }
+  const bot = BOT_ENTRY;
   const ctx: PartContext = { options, slack, bot, progress };
   const results: PartResults = {};
   const raw: Record<string, unknown> = {};
@@ -124,7 +110,6 @@ async function main(): Promise<number> {
       .map(([p, s]) => `${p} ${fmt(s, 0)} s`)
       .join(', ')}) · load average at end ${loadAtEnd.map((l) => l.toFixed(2)).join(' ')}`,
   );
-  if (bot.note) console.log(`\nNote: ${bot.note}.`);
 
   const stamp = new Date()
     .toISOString()
@@ -139,7 +124,7 @@ async function main(): Promise<number> {
     partSeconds,
     machine: { ...machine, loadavgStart: loadAtStart, loadavgEnd: loadAtEnd },
     options,
-    bot: { script: relative(root, bot.script), ...(bot.note ? { note: bot.note } : {}) },
+    bot: { script: relative(root, bot.script) },
     budgets: budgetRows(results),
     results,
     ...(Object.keys(failures).length > 0 ? { failures } : {}),

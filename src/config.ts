@@ -249,6 +249,7 @@ const envSchema = z
     GATEWAY_CA_FILE: readableFile,
     GATEWAY_CONSOLE_ID: optionalString,
     GATEWAY_TIMEOUT_MS: integer(100, 120_000, 10_000),
+    GATEWAY_READ_BUDGET_MS: integer(100, 120_000, 8_000),
     DEFAULT_SITE: z.preprocess(
       blankToUndefined,
       z
@@ -399,6 +400,8 @@ export interface Config {
     caFile?: string;
     consoleId?: string;
     timeoutMs: number;
+    /** One read's whole wait: detection, login, every attempt and the backoff between them. */
+    readBudgetMs: number;
   };
   defaultSite: string;
   approvals: {
@@ -506,6 +509,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       caFile: e.GATEWAY_CA_FILE,
       consoleId: e.GATEWAY_CONSOLE_ID,
       timeoutMs: e.GATEWAY_TIMEOUT_MS,
+      readBudgetMs: e.GATEWAY_READ_BUDGET_MS,
     },
     defaultSite: e.DEFAULT_SITE,
     approvals: {

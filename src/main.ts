@@ -95,14 +95,8 @@ async function runSlack(config: Config): Promise<number> {
   const { slackKit } = await import('./slack/slack-kit.js');
   // The MCP SDK is loaded only when POST /mcp is served.
   const mcpKit = config.mcp.tokens.length > 0 ? (await import('./mcp/mcp-kit.js')).mcpKit : undefined;
-  const app = createApp({
-    config,
-    logger,
-    gateway: createGateway(gatewayOptions),
-    store,
-    slackKit,
-    ...(mcpKit ? { mcpKit } : {}),
-  });
+  const gateway = createGateway(gatewayOptions);
+  const app = createApp({ config, logger, gateway, store, slackKit, ...(mcpKit ? { mcpKit } : {}) });
   const slack = app.slack;
   if (!slack) throw new Error('SLACK_BOT_TOKEN is set but the app has no Slack front end');
   const shutdown = async () => {
@@ -131,6 +125,10 @@ async function runSlack(config: Config): Promise<number> {
   try {
     const { port, mode, ready } = await slack.start();
     const mcp = app.mcp ? `, POST /mcp (MCP_WRITES=${config.mcp.writes})` : '';
+    // In the background, best effort, once Slack's requests are taken: what the first command
+    // would otherwise wait for (detection, login, the site lookup). A failure is logged and tried
+    // again by the first command.
+    void gateway.warmUp(config.defaultSite);
     logger.info(
       { mode, port },
       mode === 'http'

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       url: undefined,
       verifyTls: true,
       timeoutMs: 10_000,
+      readBudgetMs: 8_000,
     });
     expect(config.defaultSite).toBe('default');
     expect(config.approvals).toEqual({
@@ -170,6 +171,7 @@ describe('loadConfig', () => {
         'GATEWAY_CA_FILE',
         'GATEWAY_CONSOLE_ID',
         'GATEWAY_TIMEOUT_MS',
+        'GATEWAY_READ_BUDGET_MS',
         'DEFAULT_SITE',
         'APPROVERS',
         'ALLOW_SELF_APPROVAL',
@@ -193,7 +195,7 @@ describe('loadConfig', () => {
         'MCP_APPROVAL_CHANNEL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(35);
+    expect(ENV_VARIABLES).toHaveLength(36);
   });
 });
 

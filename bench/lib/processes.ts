@@ -12,12 +12,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SIGNING_SECRET = 'bench-signing-secret';
 const BOT_TOKEN = 'xoxb-bench-0000';
 
-/** Which program is spawned as the bot: the built entry point, or the suite's stand-in for it. */
+/** Which program is spawned. */
 export interface BotEntry {
   script: string;
-  /** Why the stand-in is used, when it is. */
-  note?: string;
 }
+
+/** The bot: `node dist/main.js` with environment variables only, as the Dockerfile runs it. */
+export const BOT_ENTRY: BotEntry = { script: join(root, 'dist', 'main.js') };
 
 /** A spawned app (the bot or the bare Bolt floor), listening in HTTP mode on `port`. */
 export interface RunningApp {
@@ -54,27 +55,6 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/**
- * The bot is `node dist/main.js` with environment variables only. A build whose entry point still
- * refuses SLACK_BOT_TOKEN (issue 8: "The Slack front end is not part of this build yet") is run
- * through bench/apps/slack-entry.mjs instead: main.ts's Slack path, the same dist modules loaded.
- */
-export async function resolveBotEntry(settings: AppSettings): Promise<BotEntry> {
-  const main: BotEntry = { script: join(root, 'dist', 'main.js') };
-  try {
-    const app = await startApp('bot', main, settings);
-    await app.stop();
-    return main;
-  } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
-    if (!/not part of this build/.test(text)) throw error;
-    return {
-      script: join(root, 'bench', 'apps', 'slack-entry.mjs'),
-      note: 'dist/main.js exits 2 with SLACK_BOT_TOKEN set ("The Slack front end is not part of this build yet", issue 8); the bot ran through bench/apps/slack-entry.mjs, main.ts\'s Slack path over the same dist modules',
-    };
-  }
 }
 
 /** The bare Bolt app of bench/apps/bare-bolt.mjs: only acks (and answers `/net echo`). */

@@ -89,7 +89,7 @@ export function budgetRows(results: PartResults): BudgetRow[] {
     const worst = [...tools].sort((a, b) => b.cold.rounds - a.cold.rounds)[0];
     const over = tools.filter((t) => t.cold.rounds > 2);
     rows.push({
-      measure: `sequential controller rounds, first read after start (${ISSUE_ROUND_TOOLS.join(' / ')})`,
+      measure: `sequential controller rounds, first read after start, its warm-up done (${ISSUE_ROUND_TOOLS.join(' / ')})`,
       now: `${named.map((t) => (t ? fmt(t.cold.rounds) : '–')).join(' / ')}; worst ${worst ? `${worst.tool} ${worst.cold.rounds} (${worst.cold.requests} requests)` : '–'}; ${over.length} of ${tools.length} read tools over 2`,
       floor: '1',
       ratio: worst ? times(worst.cold.rounds) : '–',
@@ -182,6 +182,7 @@ export function markdownReport(results: PartResults): string {
           'bot p50 / p99 ms',
           'floor p50 / p99 ms',
           'p50 / p99 ratio',
+          'floor answering every command: p50 / p99 ms, bot p99 ratio to it',
           'commands waiting on the first read, their answers posted in',
           'bot p99 while those answers post / otherwise',
           'first / last answer after the first command (median run)',
@@ -195,10 +196,13 @@ export function markdownReport(results: PartResults): string {
             `${fmt(a.bot.p50)} / ${fmt(a.bot.p99)}`,
             `${fmt(a.floor.p50)} / ${fmt(a.floor.p99)}`,
             `${times(a.p50Ratio)} / ${times(a.p99Ratio)}`,
+            a.answeringFloor
+              ? `${fmt(a.answeringFloor.p50)} / ${fmt(a.answeringFloor.p99)}, ${times(a.p99RatioAnswering ?? Number.NaN)}`
+              : '–',
             `${fmt(run?.waitingCommands)}, ${fmt(run?.burstMs)} ms`,
             `${fmt(run?.p99DuringAnswers)} ms (${fmt(run?.duringAnswers)} acks) / ${fmt(run?.p99Otherwise)} ms`,
             `${fmt(run?.firstAnswerMs)} / ${fmt(run?.lastAnswerMs)} ms`,
-            `${fmt(median(a.runs.map((r) => r.bot.cpuMsPerCommand)), 2)} / ${fmt(median(a.runs.map((r) => r.floor.cpuMsPerCommand)), 2)} (${fmt(median(a.runs.map((r) => r.bot.cpuMsPerAnswer ?? Number.NaN)), 2)})`,
+            `${fmt(median(a.runs.map((r) => r.bot.cpuMsPerCommand)), 2)} / ${fmt(median(a.runs.map((r) => r.floor.cpuMsPerCommand)), 2)} (${fmt(median(a.runs.map((r) => r.bot.cpuMsPerAnswer ?? Number.NaN)), 2)}; answering floor ${fmt(median(a.runs.map((r) => r.answeringFloor?.cpuMsPerCommand ?? Number.NaN)), 2)})`,
           ];
         }),
       ),
@@ -234,7 +238,7 @@ export function markdownReport(results: PartResults): string {
   if (results.rounds) {
     const r = results.rounds;
     out.push(
-      `### Controller requests and rounds per read tool (controller ${fmt(r.latencyMs)} ms; one round trip ${fmt(r.roundTripMs)} ms)`,
+      `### Controller requests and rounds per read tool (controller ${fmt(r.latencyMs)} ms; one round trip ${fmt(r.roundTripMs)} ms; cold = first read after a start whose background warm-up is done)`,
       table(
         [
           'tool',
@@ -245,6 +249,7 @@ export function markdownReport(results: PartResults): string {
           'cold ÷ round trip',
           'warm requests',
           'warm ms',
+          'without the warm-up: requests / rounds',
         ],
         r.tools.map((t) => [
           `\`${t.tool}\``,
@@ -255,6 +260,7 @@ export function markdownReport(results: PartResults): string {
           times(t.cold.roundTrips),
           fmt(t.warm.requests),
           fmt(t.warm.ms, 1),
+          t.coldNoWarmUp ? `${fmt(t.coldNoWarmUp.requests)} / ${fmt(t.coldNoWarmUp.rounds)}` : '–',
         ]),
       ),
     );

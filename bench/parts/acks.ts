@@ -40,15 +40,19 @@ export interface AckLatencyResult {
   paceMs: number;
   bot: { p50: number; p99: number; answers: number; errorAnswers: number; lastAnswerMs: number };
   floor: { p50: number; p99: number };
+  /** The bare Bolt app answering every command through response_url (a second floor); absent in older results. */
+  answeringFloor?: { p50: number; p99: number };
   p50Ratio: number;
   p99Ratio: number;
+  /** Bot p99 ÷ the answering floor's p99. */
+  p99RatioAnswering?: number;
   /** Every answer of every repeat arrived (and none was an error). */
   allAnswered: boolean;
-  runs: { bot: AckRun; floor: AckRun }[];
+  runs: { bot: AckRun; floor: AckRun; answeringFloor?: AckRun }[];
 }
 
 /** Raw ack latencies per repeat, for bench/results/raw/. */
-export type AckSamples = Record<string, { bot: number[]; floor: number[] }[]>;
+export type AckSamples = Record<string, { bot: number[]; floor: number[]; answeringFloor: number[] }[]>;
 
 /**
  * `commands` signed `/net list_vlans` from `senders` concurrent senders, against the bot (a fresh
@@ -61,7 +65,7 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
   const raw: AckSamples = {};
   for (const latencyMs of options.ackLatenciesMs) {
     const controller = await BenchController.start({ latencyMs });
-    const runs: { bot: AckRun; floor: AckRun }[] = [];
+    const runs: { bot: AckRun; floor: AckRun; answeringFloor: AckRun }[] = [];
     raw[String(latencyMs)] = [];
     try {
       for (let repeat = 0; repeat < options.repeats; repeat++) {
@@ -84,6 +88,7 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
         } finally {
           await floorApp.stop();
         }
+        const answering = await answeringFloorRun(ctx, latencyMs, repeat);
         const bot = await startApp('bot', ctx.bot, {
           slackApiUrl: ctx.slack.apiUrl,
           controllerUrl: controller.url,
@@ -117,13 +122,14 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
           await bot.stop();
         }
         const floorRun = { ...loadFigures(floorSamples), cpuMsPerCommand: floorCpu };
-        runs.push({ bot: botRun, floor: floorRun });
+        runs.push({ bot: botRun, floor: floorRun, answeringFloor: answering.run });
         raw[String(latencyMs)]?.push({
           bot: botSamples.map((s) => s.ms),
           floor: floorSamples.map((s) => s.ms),
+          answeringFloor: answering.samples.map((s) => s.ms),
         });
         ctx.progress(
-          `acks @${latencyMs} ms ${repeat + 1}/${options.repeats}: p99 bot ${botRun.p99.toFixed(0)} ms, floor ${floorRun.p99.toFixed(0)} ms, answers ${botRun.answers}/${options.commands}`,
+          `acks @${latencyMs} ms ${repeat + 1}/${options.repeats}: p99 bot ${botRun.p99.toFixed(0)} ms, floor ${floorRun.p99.toFixed(0)} ms, answering floor ${answering.run.p99.toFixed(0)} ms, answers ${botRun.answers}/${options.commands}`,
         );
       }
     } finally {
@@ -137,6 +143,10 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
       lastAnswerMs: median(runs.map((r) => r.bot.lastAnswerMs ?? Number.NaN)),
     };
     const floor = { p50: median(runs.map((r) => r.floor.p50)), p99: median(runs.map((r) => r.floor.p99)) };
+    const answeringFloor = {
+      p50: median(runs.map((r) => r.answeringFloor.p50)),
+      p99: median(runs.map((r) => r.answeringFloor.p99)),
+    };
     results.push({
       latencyMs,
       commands: options.commands,
@@ -144,13 +154,53 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
       paceMs: options.paceMs,
       bot,
       floor,
+      answeringFloor,
       p50Ratio: ratio(bot.p50, floor.p50),
       p99Ratio: ratio(bot.p99, floor.p99),
+      p99RatioAnswering: ratio(bot.p99, answeringFloor.p99),
       allAnswered: runs.every((r) => r.bot.answers === options.commands && r.bot.errorAnswers === 0),
       runs,
     });
   }
   return { results, raw };
+}
+
+/**
+ * The bare Bolt app answering every command through response_url `latencyMs` after its ack: what
+ * answering costs an app that does no other work, under the same load. Its answers are waited for.
+ */
+async function answeringFloorRun(
+  ctx: PartContext,
+  latencyMs: number,
+  repeat: number,
+): Promise<{ run: AckRun; samples: AckSample[] }> {
+  const { options } = ctx;
+  const app = await startApp('floor', FLOOR_ENTRY, {
+    slackApiUrl: ctx.slack.apiUrl,
+    env: { ANSWER_AFTER_MS: String(latencyMs) },
+  });
+  try {
+    const keyPrefix = `answering-floor-${latencyMs}-${repeat}`;
+    await warmUp(ctx, app.port, keyPrefix, false);
+    const cpuBefore = app.cpuMs();
+    const samples = await runLoad({
+      port: app.port,
+      commands: options.commands,
+      senders: options.senders,
+      paceMs: options.paceMs,
+      text: COMMAND,
+      responseUrl: (key) => ctx.slack.responseUrl(key),
+      keyPrefix,
+    });
+    const cpu = (app.cpuMs() - cpuBefore) / options.commands;
+    await ctx.slack.waitFor(
+      samples.map((s) => s.key),
+      latencyMs * 4 + 30_000,
+    );
+    return { run: { ...loadFigures(samples), cpuMsPerCommand: cpu }, samples };
+  } finally {
+    await app.stop();
+  }
 }
 
 /**

@@ -43,12 +43,18 @@ export interface CallFigures {
   roundTrips: number;
 }
 
-/** One read tool, cold (first read after start) and warm (repeated within the cache lifetime). */
+/**
+ * One read tool: cold (the first read after a start, the start's background warm-up done), warm
+ * (repeated within the cache lifetime), and cold without the warm-up (a command that arrives
+ * before it finished, or a console one-shot).
+ */
 export interface ToolRounds {
   tool: string;
   args: Record<string, string>;
   cold: CallFigures;
   warm: CallFigures;
+  /** Absent in results saved before the warm-up existed. */
+  coldNoWarmUp?: CallFigures;
   /** The cold requests, in order, as `METHOD /path` with their times relative to the first. */
   coldRequests: { request: string; start: number; end: number }[];
 }
@@ -96,25 +102,27 @@ export async function runRounds(ctx: PartContext): Promise<RoundsResult> {
       DATA_DIR: dataDir,
     });
     for (const { name: tool, firewall } of reads) {
-      // A new app and gateway per tool: nothing detected, looked up or cached, as after a start.
+      // A new app and gateway per tool: nothing detected, looked up or cached, as after a start;
+      // then the warm-up the bot runs in the background at start.
       const onLegacy = firewall === 'legacy';
       const toolConfig = onLegacy ? legacyConfig : config;
-      const app = createApp({
-        config: toolConfig,
-        logger,
-        gateway: createGateway(gatewayOptionsFromConfig(toolConfig, logger)),
-      });
+      const fresh = () => {
+        const gateway = createGateway(gatewayOptionsFromConfig(toolConfig, logger));
+        return { gateway, app: createApp({ config: toolConfig, logger, gateway }) };
+      };
+      const { gateway, app } = fresh();
       const controller = onLegacy ? legacy : zoneBased;
       try {
+        await gateway.warmUp(toolConfig.defaultSite);
         const required = app.registry
           .argumentsOf(tool)
           .filter((a) => a.required && a.name !== 'site_id')
           .map((a) => a.name);
         const args = demoArguments(required, tool);
-        const call = async (): Promise<{ figures: CallFigures; intervals: Interval[] }> => {
+        const call = async (on = app): Promise<{ figures: CallFigures; intervals: Interval[] }> => {
           controller.clearRequests();
           const started = performance.now();
-          await app.registry.run(tool, args, app.context);
+          await on.registry.run(tool, args, on.context);
           const ms = performance.now() - started;
           const intervals = controller.intervals();
           return {
@@ -135,9 +143,23 @@ export async function runRounds(ctx: PartContext): Promise<RoundsResult> {
           end: (r.end ?? Number.NaN) - (controller.requests[0]?.start ?? 0),
         }));
         const warm = await call();
-        tools.push({ tool, args, cold: cold.figures, warm: warm.figures, coldRequests: coldLog });
+        const unwarmed = fresh().app;
+        let noWarmUp: Awaited<ReturnType<typeof call>>;
+        try {
+          noWarmUp = await call(unwarmed);
+        } finally {
+          await unwarmed.close();
+        }
+        tools.push({
+          tool,
+          args,
+          cold: cold.figures,
+          warm: warm.figures,
+          coldNoWarmUp: noWarmUp.figures,
+          coldRequests: coldLog,
+        });
         ctx.progress(
-          `rounds ${tool}: cold ${cold.figures.requests} requests in ${cold.figures.rounds} rounds, warm ${warm.figures.requests}`,
+          `rounds ${tool}: cold ${cold.figures.requests} requests in ${cold.figures.rounds} rounds (without the warm-up ${noWarmUp.figures.rounds}), warm ${warm.figures.requests}`,
         );
       } finally {
         await app.close();

@@ -45,6 +45,7 @@ export async function detectDeployment(
 /** Runs a lazy lookup once; concurrent callers share it, and a failure is forgotten so a later call tries again. */
 export class Once<T> {
   private pending?: Promise<T>;
+  private loaded?: { value: T };
 
   constructor(private readonly load: () => Promise<T>) {}
 
@@ -53,10 +54,20 @@ export class Once<T> {
     if (this.pending === undefined) {
       const pending = this.load();
       this.pending = pending;
-      pending.catch(() => {
-        if (this.pending === pending) this.pending = undefined;
-      });
+      pending.then(
+        (value) => {
+          if (this.pending === pending) this.loaded = { value };
+        },
+        () => {
+          if (this.pending === pending) this.pending = undefined;
+        },
+      );
     }
     return this.pending;
+  }
+
+  /** The value if it has been loaded, without loading it. */
+  peek(): { value: T } | undefined {
+    return this.loaded;
   }
 }

@@ -1,12 +1,13 @@
 import type { z } from 'zod';
-import { GatewayRejectedError, NotSupportedError } from '../errors.js';
+import { GatewayRejectedError, isBotError, NotSupportedError } from '../errors.js';
+import { mapBounded } from '../lib/map-bounded.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { StatusProbe } from './controller-status.js';
-import { INVALID_RESPONSE, invalidResponse, readIntegrationPage } from './envelopes.js';
+import { INVALID_RESPONSE, type IntegrationPage, invalidResponse, readIntegrationPage } from './envelopes.js';
 import { type GatewayOptions, type ResolvedGatewayOptions, resolveGatewayOptions } from './options.js';
 import { apiRoute, splitPath } from './paths.js';
 import { type Call, Pipeline } from './pipeline.js';
-import { GLOBAL_SCOPE, ReadCache } from './read-cache.js';
+import { type CachedRead, GLOBAL_SCOPE, ReadCache } from './read-cache.js';
 import { integrationSiteSchema, SiteResolver } from './site-resolver.js';
 import { createTransport, type Transport } from './transport.js';
 import type { ApiKind, ControllerStatus, Gateway, ParsedList, ReadOptions, WriteMethod } from './types.js';
@@ -21,6 +22,11 @@ const INTEGRATION_KEY_NEEDED =
   'this tool uses the UniFi Integration API, which needs GATEWAY_API_KEY (an Integration API key: ' +
   'UniFi Network → Settings → Control Plane → Integrations); a username/password session reaches ' +
   'only the classic and v2 APIs';
+
+// Pages after the first are requested together, up to this many at once: as many as the
+// transport keeps sockets for (16), so the DPI catalogue's 12 pages cost one round trip after the
+// first page, not eleven.
+const PAGE_CONCURRENCY = 16;
 
 class ControllerGateway implements Gateway {
   readonly apiType: 'local' | 'cloud';
@@ -73,8 +79,8 @@ class ControllerGateway implements Gateway {
       path,
       options.body,
     );
-    const data = await this.cachedRead(call, site, options.fresh);
-    return this.parseList(asArray(data, call), schema, call);
+    const entry = await this.cachedRead(call, site, options.fresh);
+    return this.parsedList(entry, schema, call, (data) => asArray(data, call));
   }
 
   async classicWrite(site: string, method: WriteMethod, path: string, body?: unknown): Promise<unknown[]> {
@@ -90,10 +96,12 @@ class ControllerGateway implements Gateway {
     options: ReadOptions = {},
   ): Promise<ParsedList<T>> {
     const call = this.call('v2', 'GET', site, site, path);
-    const data = await this.cachedRead(call, site, options.fresh);
-    if (Array.isArray(data)) return this.parseList(data, schema, call);
-    if (typeof data === 'object' && data !== null) return this.parseList([data], schema, call);
-    throw invalidResponse('expected a JSON array or object', call.route);
+    const entry = await this.cachedRead(call, site, options.fresh);
+    return this.parsedList(entry, schema, call, (data) => {
+      if (Array.isArray(data)) return data;
+      if (typeof data === 'object' && data !== null) return [data];
+      throw invalidResponse('expected a JSON array or object', call.route);
+    });
   }
 
   v2Write(site: string, method: WriteMethod, path: string, body?: unknown): Promise<unknown> {
@@ -110,10 +118,10 @@ class ControllerGateway implements Gateway {
     const uuid = await this.resolveSiteUuid(site);
     const call = this.call('integration', 'GET', site, uuid, path);
     if (options.filter !== undefined) call.query = { ...call.query, filter: options.filter };
-    const records = await this.cache.read(this.keyOf(call, site), options.fresh === true, () =>
+    const entry = await this.cache.read(this.keyOf(call, site), options.fresh === true, () =>
       this.allPages(call),
     );
-    return this.parseList(asArray(records, call), schema, call);
+    return this.parsedList(entry, schema, call, (data) => asArray(data, call));
   }
 
   async integrationGet<T>(
@@ -125,13 +133,15 @@ class ControllerGateway implements Gateway {
     this.requireApiKey();
     const uuid = await this.resolveSiteUuid(site);
     const call = this.call('integration', 'GET', site, uuid, path);
-    const data = await this.cachedRead(call, site, options.fresh);
-    const parsed = schema.safeParse(data);
-    if (parsed.success) return parsed.data;
-    throw invalidResponse(
-      `the object does not have the expected shape (${firstIssue(parsed.error)})`,
-      call.route,
-    );
+    const entry = await this.cachedRead(call, site, options.fresh);
+    return entry.derive(schema, (data) => {
+      const parsed = schema.safeParse(data);
+      if (parsed.success) return parsed.data;
+      throw invalidResponse(
+        `the object does not have the expected shape (${firstIssue(parsed.error)})`,
+        call.route,
+      );
+    });
   }
 
   async integrationWrite(site: string, method: WriteMethod, path: string, body?: unknown): Promise<unknown> {
@@ -147,15 +157,34 @@ class ControllerGateway implements Gateway {
   ): Promise<ParsedList<T>> {
     this.requireApiKey();
     const call = this.call('integration', 'GET', undefined, undefined, path);
-    const records = await this.cache.read(this.keyOf(call, GLOBAL_SCOPE), options.fresh === true, () =>
+    const entry = await this.cache.read(this.keyOf(call, GLOBAL_SCOPE), options.fresh === true, () =>
       this.allPages(call),
     );
-    return this.parseList(asArray(records, call), schema, call);
+    return this.parsedList(entry, schema, call, (data) => asArray(data, call));
   }
 
   resolveSiteUuid(site: string): Promise<string> {
     this.requireApiKey();
     return this.sites.resolve(site);
+  }
+
+  async warmUp(site: string): Promise<boolean> {
+    try {
+      await this.pipeline.prepare();
+      if (this.options.apiKey !== undefined) await this.sites.resolve(site);
+      this.logger.debug({ site }, 'controller warm-up done');
+      return true;
+    } catch (error) {
+      // Logged, not thrown: the bot starts anyway, and the first command meets the same
+      // failure (or not) with its own read, since failed lookups are not remembered.
+      const reason = scrubSecrets(error instanceof Error ? error.message : String(error));
+      if (isBotError(error)) {
+        this.logger.warn({ site, reason }, 'controller warm-up failed; the first command tries again');
+      } else {
+        this.logger.error({ site, err: error }, 'controller warm-up failed unexpectedly');
+      }
+      return false;
+    }
   }
 
   invalidate(site?: string): void {
@@ -198,7 +227,7 @@ class ControllerGateway implements Gateway {
     };
   }
 
-  private cachedRead(call: Call, scope: string, fresh: boolean | undefined): Promise<unknown> {
+  private cachedRead(call: Call, scope: string, fresh: boolean | undefined): Promise<CachedRead> {
     return this.cache.read(this.keyOf(call, scope), fresh === true, () => this.pipeline.read(call));
   }
 
@@ -211,31 +240,70 @@ class ControllerGateway implements Gateway {
     }
   }
 
-  /** Follows Integration pages: `limit` at the maximum, `offset` moved by `count` until `totalCount`. */
+  /**
+   * Follows Integration pages (`limit` at the maximum). The first page tells the total, so the rest
+   * are requested together (bounded). Then the pages are walked in order as a one-by-one loop
+   * would (`offset` moved by `count` until `totalCount`): should a page come back shorter than the
+   * first (the list changed meanwhile), the gap is read where it is, one page at a time.
+   */
   private async allPages(call: Call): Promise<unknown[]> {
-    const records: unknown[] = [];
-    let offset = 0;
-    for (let page = 0; ; page++) {
-      if (page >= this.options.maxPages) {
-        throw new GatewayRejectedError(
-          INVALID_RESPONSE,
-          `the controller kept sending pages of ${call.route} (more than ${this.options.maxPages}); stopped`,
-        );
-      }
+    let sent = 0;
+    const tooMany = () =>
+      new GatewayRejectedError(
+        INVALID_RESPONSE,
+        `the controller kept sending pages of ${call.route} (more than ${this.options.maxPages}); stopped`,
+      );
+    const page = async (offset: number): Promise<IntegrationPage> => {
+      if (sent >= this.options.maxPages) throw tooMany();
+      sent += 1;
       const query = { ...call.query, offset: String(offset), limit: String(this.options.pageSize) };
-      const body = await this.pipeline.read({ ...call, query });
-      const current = readIntegrationPage(body);
+      const current = readIntegrationPage(await this.pipeline.read({ ...call, query }));
       if (current === undefined) {
         throw invalidResponse(
           'expected an Integration page {offset,limit,count,totalCount,data}',
           call.route,
         );
       }
-      records.push(...current.data);
-      const step = current.count > 0 ? current.count : current.data.length;
-      offset += step;
-      if (step === 0 || offset >= current.totalCount) return records;
+      return current;
+    };
+    const stepOf = (p: IntegrationPage) => (p.count > 0 ? p.count : p.data.length);
+
+    const first = await page(0);
+    const fetched = new Map<number, IntegrationPage>([[0, first]]);
+    const step = stepOf(first);
+    if (step > 0 && step < first.totalCount) {
+      const offsets: number[] = [];
+      for (let offset = step; offset < first.totalCount; offset += step) offsets.push(offset);
+      if (offsets.length >= this.options.maxPages) throw tooMany();
+      const pages = await mapBounded(offsets, PAGE_CONCURRENCY, page);
+      offsets.forEach((offset, i) => {
+        const p = pages[i];
+        if (p !== undefined) fetched.set(offset, p);
+      });
     }
+    const records: unknown[] = [];
+    let offset = 0;
+    for (;;) {
+      const current = fetched.get(offset) ?? (await page(offset));
+      for (const record of current.data) records.push(record);
+      const advance = stepOf(current);
+      offset += advance;
+      if (advance === 0 || offset >= current.totalCount) return records;
+    }
+  }
+
+  /**
+   * The records of an answer validated with `schema`, once per answer: readers of the same answer
+   * share the parsed records (treat them as read-only) but each gets its own list.
+   */
+  private parsedList<T>(
+    entry: CachedRead,
+    schema: z.ZodType<T>,
+    call: Call,
+    records: (data: unknown) => unknown[],
+  ): ParsedList<T> {
+    const parsed = entry.derive(schema, (data) => this.parseList(records(data), schema, call));
+    return { items: parsed.items.slice(), skipped: parsed.skipped };
   }
 
   private parseList<T>(records: unknown[], schema: z.ZodType<T>, call: Call): ParsedList<T> {

@@ -21,11 +21,11 @@ export interface GatewayOptions {
   ca?: string | Buffer;
   /** Cloud: the console behind the connector; discovered from /v1/hosts when there is exactly one. */
   consoleId?: string;
-  /** [10000] Per-request timeout, in ms. */
+  /** [10000] Per-request timeout, in ms: a write's one attempt; a read's attempts get at most this, within the read budget. */
   timeoutMs?: number;
   /** Skips the `GET /` detection when the deployment is known. */
   deployment?: Deployment;
-  /** Read retries; unset fields take DEFAULT_RETRY_POLICY [3 attempts, 15 s budget, 250 ms base, 2 s max step]. */
+  /** Read retries; unset fields take DEFAULT_RETRY_POLICY [3 attempts, 8 s budget, 250 ms base, 2 s max step]. */
   retry?: Partial<RetryPolicy>;
   /** [10] Read cache TTL in seconds; 0 turns caching off (single-flight stays). */
   cacheTtlSeconds?: number;
@@ -135,6 +135,7 @@ export function gatewayOptionsFromConfig(
     url,
     verifyTls: g.verifyTls,
     timeoutMs: g.timeoutMs,
+    retry: { budgetMs: g.readBudgetMs },
     logger,
     ...(g.apiKey === undefined ? {} : { apiKey: g.apiKey }),
     ...(g.username === undefined ? {} : { username: g.username }),

@@ -11,7 +11,7 @@ import {
 } from './error-mapping.js';
 import type { ResolvedGatewayOptions } from './options.js';
 import { connectorBase, type Deployment, deploymentPrefix, displayUrl, hostOf, joinUrl } from './paths.js';
-import { type AttemptContext, withRetry } from './retry.js';
+import { type AttemptContext, beforeDeadline, requestTimeout, withRetry } from './retry.js';
 import type { HttpMethod, RawResponse, Transport } from './transport.js';
 import type { ApiKind } from './types.js';
 
@@ -52,12 +52,15 @@ export class Pipeline {
     this.logger = options.logger;
     this.host = hostOf(options.url);
     this.knownConsoleId = options.consoleId;
+    // Detection and the login are shared by every read that waits for them, so they get a whole
+    // read budget of their own; each read waits for them only as long as its own budget allows.
+    const sharedTimeoutMs = Math.min(options.timeoutMs, options.retry.budgetMs);
     const known = options.deployment;
     this.detectedDeployment = known;
     this.deployment = new Once(() =>
       known !== undefined
         ? Promise.resolve(known)
-        : detectDeployment(transport, options.url, options.timeoutMs, options.logger).then((d) => {
+        : detectDeployment(transport, options.url, sharedTimeoutMs, options.logger).then((d) => {
             this.logger.info({ deployment: d }, 'detected the controller type');
             this.detectedDeployment = d;
             return d;
@@ -79,7 +82,7 @@ export class Pipeline {
       transport,
       url: options.url,
       host: this.host,
-      timeoutMs: options.timeoutMs,
+      timeoutMs: sharedTimeoutMs,
       deployment: () => this.deployment.get(),
       logger: options.logger,
     });
@@ -87,18 +90,38 @@ export class Pipeline {
 
   /** A read: retried on transient faults within the policy's attempts and budget. */
   async read(call: Call): Promise<unknown> {
-    const answer = await withRetry(this.runOptions(call, true), (ctx) => this.attempt(call, ctx));
+    const answer = await withRetry(this.runOptions(call, true), (ctx) =>
+      this.guessesDeployment() ? this.guessedAttempt(call, ctx) : this.attempt(call, ctx),
+    );
     this.lastReadAt = Date.now();
     return answer;
   }
 
   /** A write: sent once. Its prerequisites (detection, console discovery, login) may be retried first. */
   async write(call: Call): Promise<unknown> {
-    await withRetry(this.runOptions(call, true), async () => {
-      await this.networkBase();
-      await this.auth.ticket();
-    });
+    await this.prepare(call.method, call.route);
     return withRetry(this.runOptions(call, false), (ctx) => this.attempt(call, ctx));
+  }
+
+  /**
+   * Detection (or the cloud console's id) and the login, within one read budget: what every
+   * request needs first. Failures are forgotten, so the next request tries again.
+   */
+  prepare(method = 'GET', path = '/'): Promise<void> {
+    return withRetry(
+      {
+        policy: this.options.retry,
+        timeoutMs: this.options.timeoutMs,
+        retry: true,
+        logger: this.logger,
+        method,
+        path,
+      },
+      async (ctx) => {
+        await beforeDeadline(this.networkBase(), ctx, this.host);
+        await beforeDeadline(this.auth.ticket(), ctx, this.host);
+      },
+    );
   }
 
   /** A Site Manager read (`/v1/hosts`) on the cloud base, with the API key. */
@@ -113,14 +136,14 @@ export class Pipeline {
         method: 'GET',
         path: route,
       },
-      async ({ attempt, timeoutMs }) => {
-        const ticket = await this.auth.ticket();
+      async (attemptCtx) => {
+        const ticket = await beforeDeadline(this.auth.ticket(), attemptCtx, this.host);
         const response = await this.transport.send({
           method: 'GET',
           url: joinUrl(this.options.url, route),
           headers: { accept: 'application/json', ...ticket.headers },
-          timeoutMs,
-          attempt,
+          timeoutMs: requestTimeout(attemptCtx),
+          attempt: attemptCtx.attempt,
         });
         if (response.status < 200 || response.status >= 300) throw mapHttpFailure(response, ctx);
         if (response.json === undefined) throw invalidResponse('expected JSON', route);
@@ -145,18 +168,45 @@ export class Pipeline {
     return `${this.options.url}${deploymentPrefix(await this.deployment.get())}`;
   }
 
-  private async attempt(call: Call, { attempt, timeoutMs }: AttemptContext): Promise<unknown> {
-    const url = joinUrl(await this.networkBase(), call.route);
-    let ticket = await this.auth.ticket();
-    let response = await this.send(call, url, ticket, timeoutMs, attempt);
+  /**
+   * While the controller type is still being detected, a read need not wait for it: with an API key
+   * (no login that depends on the type) the request goes out at once to where a UniFi OS console,
+   * the common case, serves it, alongside detection. Detection still decides: on a self-hosted
+   * controller the guess is dropped and the read sent again where it belongs. Only reads guess; a
+   * write waits for detection.
+   */
+  private guessesDeployment(): boolean {
+    return (
+      this.options.apiType === 'local' &&
+      this.options.deployment === undefined &&
+      !this.auth.usesSession &&
+      this.deployment.peek() === undefined
+    );
+  }
+
+  private async guessedAttempt(call: Call, ctx: AttemptContext): Promise<unknown> {
+    const guessUrl = joinUrl(`${this.options.url}${deploymentPrefix('unifi-os')}`, call.route);
+    const ticket = await this.auth.ticket();
+    const guess = this.send(call, guessUrl, ticket, requestTimeout(ctx), ctx.attempt);
+    // Observed below only when the guess was right; a wrong guess's failure is of no interest.
+    guess.catch(() => undefined);
+    const deployment = await beforeDeadline(this.deployment.get(), ctx, this.host);
+    if (deployment !== 'unifi-os') return this.attempt(call, ctx);
+    return this.decode(call, await guess, guessUrl);
+  }
+
+  private async attempt(call: Call, ctx: AttemptContext): Promise<unknown> {
+    const url = joinUrl(await beforeDeadline(this.networkBase(), ctx, this.host), call.route);
+    let ticket = await beforeDeadline(this.auth.ticket(), ctx, this.host);
+    let response = await this.send(call, url, ticket, requestTimeout(ctx), ctx.attempt);
     if (this.auth.usesSession && sessionExpired(response)) {
       this.logger.info(
         { method: call.method, path: call.route },
         'controller session expired; logging in again',
       );
-      await this.auth.renew(ticket.generation);
-      ticket = await this.auth.ticket();
-      response = await this.send(call, url, ticket, timeoutMs, attempt);
+      await beforeDeadline(this.auth.renew(ticket.generation), ctx, this.host);
+      ticket = await beforeDeadline(this.auth.ticket(), ctx, this.host);
+      response = await this.send(call, url, ticket, requestTimeout(ctx), ctx.attempt);
     }
     return this.decode(call, response, url);
   }

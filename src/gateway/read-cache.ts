@@ -15,6 +15,26 @@ export interface ReadKey {
 }
 
 /**
+ * One decoded controller answer and what was derived from it. Readers validate records with a
+ * schema; the result is kept beside the answer (per schema), so the records are parsed once per
+ * answer, not once per reader: a burst of commands answered by one shared read, and every cache
+ * hit after it, reuse the parsed records.
+ */
+export class CachedRead {
+  private readonly derived = new WeakMap<object, unknown>();
+
+  constructor(readonly value: unknown) {}
+
+  /** What `derive` makes of the value, made once per `tag` (a schema) and kept with the answer. */
+  derive<T>(tag: object, derive: (value: unknown) => T): T {
+    if (this.derived.has(tag)) return this.derived.get(tag) as T;
+    const made = derive(this.value);
+    this.derived.set(tag, made);
+    return made;
+  }
+}
+
+/**
  * Short-lived cache of decoded controller answers, with single-flight: concurrent identical
  * reads share one upstream request, also when the cache is cold and when `fresh` bypasses it.
  *
@@ -25,7 +45,7 @@ export interface ReadKey {
  */
 export class ReadCache {
   private readonly cache: NodeCache;
-  private readonly inflight = new Map<string, { scope: string; promise: Promise<unknown> }>();
+  private readonly inflight = new Map<string, { scope: string; promise: Promise<CachedRead> }>();
   /** Bumped on invalidation; an answer that started before a bump is not stored. */
   private readonly generations = new Map<string, number>();
   private globalGeneration = 0;
@@ -35,22 +55,21 @@ export class ReadCache {
   }
 
   /** Answers from cache (unless `fresh`), else joins an identical in-flight read, else runs `load`. */
-  read(key: ReadKey, fresh: boolean, load: () => Promise<unknown>): Promise<unknown> {
+  read(key: ReadKey, fresh: boolean, load: () => Promise<unknown>): Promise<CachedRead> {
     const id = cacheKey(key);
     if (!fresh && this.ttlSeconds > 0) {
-      const hit = this.cache.get<{ value: unknown }>(id);
-      if (hit !== undefined) return Promise.resolve(hit.value);
+      // Boxed (CachedRead) so that a legitimately undefined answer (an empty body) is still a hit.
+      const hit = this.cache.get<CachedRead>(id);
+      if (hit !== undefined) return Promise.resolve(hit);
     }
     const running = this.inflight.get(id);
     if (running !== undefined) return running.promise;
 
     const generation = this.generationOf(key.scope);
     const promise = load().then((value) => {
-      if (this.ttlSeconds > 0 && this.generationOf(key.scope) === generation) {
-        // Boxed so that a legitimately undefined answer (an empty body) is still a hit.
-        this.cache.set(id, { value });
-      }
-      return value;
+      const entry = new CachedRead(value);
+      if (this.ttlSeconds > 0 && this.generationOf(key.scope) === generation) this.cache.set(id, entry);
+      return entry;
     });
     const entry = { scope: key.scope, promise };
     this.inflight.set(id, entry);

@@ -15,14 +15,15 @@ export interface RetryPolicy {
 }
 
 /**
- * Defaults: three attempts within 15 s. A Slack user is answered through `response_url`, so
- * a read may take a few seconds, but a command that hangs longer than that reads as broken;
- * 15 s covers one slow request plus two quick retries while the Network app restarts (the
- * common 502/503 case), and the per-attempt timeout is clamped to what is left of it.
+ * Defaults: three attempts within 8 s. A Slack user is answered through `response_url`, and a
+ * command that leaves them waiting more than 10 s reads as broken (issue 11); 8 s leaves room
+ * for the bot's own work and Slack. The budget covers everything a read waits for: controller
+ * detection, the login, every attempt and the backoff between them. Each attempt may use what
+ * is left of it, so a hanging controller costs one attempt of 8 s, not two of 10.
  */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   attempts: 3,
-  budgetMs: 15_000,
+  budgetMs: 8_000,
   baseDelayMs: 250,
   maxDelayMs: 2_000,
 };
@@ -31,6 +32,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export interface RetryHint {
   reason: string;
   retryAfterMs?: number;
+  /** Set on timeouts: the host that did not answer, so the final error can say how long the user waited. */
+  silentHost?: string;
 }
 
 // Kept beside the error rather than on it so callers see the plain error classes of errors.ts.
@@ -67,8 +70,17 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random = Math
 /** What one attempt is given. */
 export interface AttemptContext {
   attempt: number;
-  /** Per-request timeout for this attempt: the configured one, clamped to the budget left for reads. */
+  /** When the operation began (Date.now() ms), for saying how long it waited. */
+  started: number;
+  /** When the whole operation must be over (Date.now() ms): the read budget's end, or a write's timeout. */
+  deadline: number;
+  /** Per-request timeout cap (GATEWAY_TIMEOUT_MS); a request gets at most this and at most what is left. */
   timeoutMs: number;
+}
+
+/** Timeout for the next request of an attempt: what is left before the deadline, at most the cap. */
+export function requestTimeout(ctx: AttemptContext, now = Date.now()): number {
+  return Math.max(1, Math.min(ctx.timeoutMs, ctx.deadline - now));
 }
 
 /** Options for one retried (or single-shot) operation. */
@@ -87,18 +99,54 @@ const MIN_ATTEMPT_MS = 50;
 // Timers may fire a millisecond early and servers count whole seconds: never arrive before Retry-After.
 const RETRY_AFTER_MARGIN_MS = 20;
 
-/** Runs an operation; when `retry` is set, repeats it on transient faults within attempts and budget. */
+/** A wait as users read it: seconds with one decimal ("8.0 s"). */
+export function formatWait(ms: number): string {
+  return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+}
+
+/** The error of a request that got no answer in time; retryable, and rephrased with the total wait at the end. */
+export function silenceError(host: string, waitedMs: number): GatewayUnavailableError {
+  return markRetryable(new GatewayUnavailableError(`${host} did not answer within ${formatWait(waitedMs)}`), {
+    reason: 'timeout',
+    silentHost: host,
+  });
+}
+
+/**
+ * Waits for work that other callers share (controller detection, the login) no longer than this
+ * attempt may: past the deadline the attempt fails as a timeout, while the shared work goes on
+ * for whoever has time left.
+ */
+export async function beforeDeadline<T>(work: Promise<T>, ctx: AttemptContext, host: string): Promise<T> {
+  const left = ctx.deadline - Date.now();
+  if (left <= 0) throw silenceError(host, Date.now() - ctx.started);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(silenceError(host, Date.now() - ctx.started)), left);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs an operation; when `retry` is set, repeats it on transient faults within attempts and
+ * budget. Writes (`retry: false`) get one attempt with the full per-request timeout.
+ */
 export async function withRetry<T>(
   run: RetryRun,
   operation: (ctx: AttemptContext) => Promise<T>,
 ): Promise<T> {
-  if (!run.retry) return operation({ attempt: 1, timeoutMs: run.timeoutMs });
   const started = Date.now();
-  const left = () => run.policy.budgetMs - (Date.now() - started);
+  if (!run.retry) {
+    return operation({ attempt: 1, started, deadline: started + run.timeoutMs, timeoutMs: run.timeoutMs });
+  }
+  const deadline = started + run.policy.budgetMs;
   for (let attempt = 1; ; attempt++) {
-    const timeoutMs = Math.max(1, Math.min(run.timeoutMs, left()));
     try {
-      return await operation({ attempt, timeoutMs });
+      return await operation({ attempt, started, deadline, timeoutMs: run.timeoutMs });
     } catch (error) {
       const hint = retryHintOf(error);
       if (hint === undefined) throw error;
@@ -106,8 +154,8 @@ export async function withRetry<T>(
         hint.retryAfterMs === undefined
           ? backoffDelay(attempt, run.policy)
           : hint.retryAfterMs + RETRY_AFTER_MARGIN_MS;
-      if (attempt >= run.policy.attempts || delay + MIN_ATTEMPT_MS > left()) {
-        throw giveUp(error, attempt, Date.now() - started);
+      if (attempt >= run.policy.attempts || delay + MIN_ATTEMPT_MS > deadline - Date.now()) {
+        throw giveUp(error, hint, attempt, Date.now() - started);
       }
       run.logger.warn(
         { method: run.method, path: run.path, attempt, delayMs: delay, reason: hint.reason },
@@ -118,10 +166,22 @@ export async function withRetry<T>(
   }
 }
 
-function giveUp(error: unknown, attempts: number, elapsedMs: number): unknown {
-  if (attempts <= 1 || !(error instanceof GatewayUnavailableError)) return error;
+/**
+ * The error the user reads, naming the wait once: a timeout says how long the whole read waited
+ * (not the last attempt's share of it); other failures say how many attempts it took.
+ */
+function giveUp(error: unknown, hint: RetryHint, attempts: number, elapsedMs: number): unknown {
+  if (!(error instanceof GatewayUnavailableError)) return error;
+  const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+  if (hint.silentHost !== undefined) {
+    return new GatewayUnavailableError(
+      `${hint.silentHost} did not answer within ${formatWait(elapsedMs)}${tries}`,
+      error.status,
+    );
+  }
+  if (attempts <= 1) return error;
   return new GatewayUnavailableError(
-    `${error.message} (gave up after ${attempts} attempts in ${elapsedMs} ms)`,
+    `${error.message} (gave up after ${attempts} attempts in ${formatWait(elapsedMs)})`,
     error.status,
   );
 }

@@ -1,10 +1,10 @@
 import { Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import got, { type Got, RequestError, TimeoutError } from 'got';
+import type { Got } from 'got';
 import { GatewayUnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { hostOf } from './paths.js';
-import { markRetryable } from './retry.js';
+import { markRetryable, silenceError } from './retry.js';
 
 /** HTTP methods the gateway sends. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -51,6 +51,16 @@ export interface Transport {
   close(): void;
 }
 
+type GotModule = typeof import('got');
+let gotModule: Promise<GotModule> | undefined;
+
+// got (with its own HTTP/2 and retry machinery) is a tenth of the bot's start-up; it is loaded
+// with the first controller request, which the Slack bot sends just after it starts listening.
+function loadGot(): Promise<GotModule> {
+  gotModule ??= import('got');
+  return gotModule;
+}
+
 /** Builds the transport; TLS settings apply to this client only, never to the process. */
 export function createTransport(options: TransportOptions): Transport {
   // Reads reuse sockets; the free-socket timeout (4 s) stays under common server idle timeouts
@@ -64,22 +74,30 @@ export function createTransport(options: TransportOptions): Transport {
     http: new HttpAgent({ keepAlive: false }),
     https: new HttpsAgent({ keepAlive: false }),
   };
-  const client: Got = got.extend({
-    retry: { limit: 0 },
-    throwHttpErrors: false,
-    followRedirect: false,
-    responseType: 'text',
-    https: {
-      rejectUnauthorized: options.verifyTls,
-      ...(options.ca === undefined ? {} : { certificateAuthority: options.ca }),
-    },
-    timeout: { request: options.timeoutMs },
-    headers: { 'user-agent': 'netops-bot' },
-  });
+  let ready: Promise<{ got: GotModule; client: Got }> | undefined;
+  const clientOf = () => {
+    ready ??= loadGot().then((got) => ({
+      got,
+      client: got.default.extend({
+        retry: { limit: 0 },
+        throwHttpErrors: false,
+        followRedirect: false,
+        responseType: 'text',
+        https: {
+          rejectUnauthorized: options.verifyTls,
+          ...(options.ca === undefined ? {} : { certificateAuthority: options.ca }),
+        },
+        timeout: { request: options.timeoutMs },
+        headers: { 'user-agent': 'netops-bot' },
+      }),
+    }));
+    return ready;
+  };
   const logger = options.logger;
 
   return {
     async send(request) {
+      const { got, client } = await clientOf();
       const started = Date.now();
       const path = pathOf(request.url);
       const timeoutMs = request.timeoutMs ?? options.timeoutMs;
@@ -112,7 +130,7 @@ export function createTransport(options: TransportOptions): Transport {
           json: decodeJson(contentType, text),
         };
       } catch (error) {
-        const mapped = mapNetworkFailure(error, hostOf(request.url), timeoutMs);
+        const mapped = mapNetworkFailure(got, error, hostOf(request.url), timeoutMs);
         logger.debug(
           {
             method: request.method,
@@ -159,13 +177,14 @@ const TLS_CODES = new Set([
 ]);
 
 /** Turns a got failure into GatewayUnavailableError naming the host, never the credentials. */
-function mapNetworkFailure(error: unknown, host: string, timeoutMs: number): GatewayUnavailableError {
-  if (error instanceof TimeoutError) {
-    return markRetryable(new GatewayUnavailableError(`${host} did not answer within ${timeoutMs} ms`), {
-      reason: 'timeout',
-    });
-  }
-  const code = error instanceof RequestError ? error.code : undefined;
+function mapNetworkFailure(
+  got: GotModule,
+  error: unknown,
+  host: string,
+  timeoutMs: number,
+): GatewayUnavailableError {
+  if (error instanceof got.TimeoutError) return silenceError(host, timeoutMs);
+  const code = error instanceof got.RequestError ? error.code : undefined;
   if (code !== undefined && TLS_CODES.has(code)) {
     // Retrying cannot fix a certificate, so this one is not marked retryable.
     return new GatewayUnavailableError(

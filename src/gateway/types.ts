@@ -84,6 +84,13 @@ export interface Gateway {
    */
   status(site: string): Promise<ControllerStatus>;
 
+  /**
+   * What every first command would otherwise wait for, done ahead (at start): controller detection
+   * (or the cloud console's id), the login, and with an API key the Integration site lookup of
+   * `site`. Best effort: a failure is logged and resolves false, never rejects; it is not
+   * remembered, so the first command that needs it tries again.
+   */
+  warmUp(site: string): Promise<boolean>;
   /** Drops cached reads (all sites, or one). */
   invalidate(site?: string): void;
   /** Stops timers and sockets. */

@@ -155,14 +155,15 @@ class RunningSimulator implements Simulator {
     const target: ResolvedRoute = resolveRoute(this.flavor, url.pathname);
     const raw = await readBody(req);
     const body = raw === undefined ? ({ ok: false } as const) : parseJson(raw);
-    this.requests.push({
+    const record: RecordedRequest = {
       method,
       path: url.pathname,
       route: target.route,
       query: Object.fromEntries(url.searchParams),
       headers: { ...req.headers },
       body: body.ok ? body.value : raw,
-    });
+    };
+    this.requests.push(record);
     if (raw === undefined)
       return send(res, { status: 413, body: classicErrorBody('api.err.InvalidPayload') });
 
@@ -173,6 +174,8 @@ class RunningSimulator implements Simulator {
     }
     if (fault?.kind === 'latency') {
       await sleep(fault.ms, undefined, { signal: this.#closing.signal });
+    } else if (fault?.kind === 'hold') {
+      await fault.until(record);
     } else if (fault) {
       return send(res, faultReply(fault, errorKindOf(target), target.route));
     }

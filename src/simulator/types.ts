@@ -53,6 +53,8 @@ export type FaultSpec = {
   times?: number;
 } & (
   | { kind: 'latency'; ms: number }
+  /** The answer waits until `until` settles: tests release requests in waves to count round trips. */
+  | { kind: 'hold'; until: (request: RecordedRequest) => Promise<void> }
   | {
       kind: 'status';
       status: number;

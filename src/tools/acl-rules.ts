@@ -171,7 +171,7 @@ async function loadAcl(gateway: Gateway, site: string, fresh: boolean, filter?: 
   const [raw, ordering, networks] = await Promise.all([
     gateway.integrationList(site, ACL, storedRuleSchema, { fresh, ...(filter ? { filter } : {}) }),
     gateway.integrationGet(site, ORDERING, aclOrderingSchema, { fresh }),
-    NetworkDirectory.load(gateway, site, { fresh }),
+    NetworkDirectory.load(gateway, site, { fresh, withIntegration: true }),
   ]);
   const rules = parseEach(raw.items, aclRuleRecordSchema);
   const uuids = new Set(

@@ -34,11 +34,24 @@ export class NetworkDirectory {
     private readonly fresh: boolean,
   ) {}
 
-  /** Reads the site's networks; `fresh` for lookups a write decision depends on. */
-  static async load(gateway: Gateway, site: string, options: { fresh?: boolean } = {}) {
+  /**
+   * Reads the site's networks; `fresh` for lookups a write decision depends on. `withIntegration`
+   * asks for the Integration `/networks` list alongside (zone and ACL views, which describe
+   * UUIDs): a network without an `external_id` then costs no round trip of its own.
+   */
+  static async load(
+    gateway: Gateway,
+    site: string,
+    options: { fresh?: boolean; withIntegration?: boolean } = {},
+  ) {
     const fresh = options.fresh === true;
+    const integration = options.withIntegration ? integrationList(gateway, site, fresh) : undefined;
+    // Its failure is reported where the list is used; unused, it must not count as unhandled.
+    integration?.catch(() => undefined);
     const { items } = await gateway.classicRead(site, 'rest/networkconf', networkRecordSchema, { fresh });
-    return new NetworkDirectory(gateway, site, items, fresh);
+    const directory = new NetworkDirectory(gateway, site, items, fresh);
+    directory.integration = integration;
+    return directory;
   }
 
   /** A network named by classic id, Integration UUID or name, in both id spaces. */
@@ -98,9 +111,17 @@ export class NetworkDirectory {
   }
 
   private integrationNetworks(): Promise<IntegrationNetworkRecord[]> {
-    this.integration ??= this.gateway
-      .integrationList(this.site, 'networks', integrationNetworkRecordSchema, { fresh: this.fresh })
-      .then((list) => list.items);
+    this.integration ??= integrationList(this.gateway, this.site, this.fresh);
     return this.integration;
   }
+}
+
+function integrationList(
+  gateway: Gateway,
+  site: string,
+  fresh: boolean,
+): Promise<IntegrationNetworkRecord[]> {
+  return gateway
+    .integrationList(site, 'networks', integrationNetworkRecordSchema, { fresh })
+    .then((list) => list.items);
 }

@@ -99,10 +99,18 @@ function describeSchema(schema: z.ZodType): Omit<ArgumentInfo, 'name'> {
   }
 }
 
+// Tool schemas never change at run time, and every command's validation and every help answer
+// reads them: each schema is described once (callers get their own array of shared descriptions).
+const described = new WeakMap<z.ZodObject, readonly Readonly<ArgumentInfo>[]>();
+
 /** Lists a tool's arguments in declaration order. */
 export function argumentsOf(schema: z.ZodObject): ArgumentInfo[] {
-  return Object.entries(schema.shape).map(([name, field]) => ({
-    name,
-    ...describeSchema(field as z.ZodType),
-  }));
+  let infos = described.get(schema);
+  if (infos === undefined) {
+    infos = Object.entries(schema.shape).map(([name, field]) =>
+      Object.freeze({ name, ...describeSchema(field as z.ZodType) }),
+    );
+    described.set(schema, infos);
+  }
+  return [...infos];
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createGateway } from '../../src/gateway/gateway.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { type FakeServer, networkSchema, sendClassic, sendJson, startFake } from './support.js';
@@ -145,5 +146,54 @@ describe('read cache and single-flight', () => {
     await shortLived.close();
 
     expect(upstreamReads('/proxy/network/v2/api/site/default/firewall/zone')).toBe(2);
+  });
+});
+
+describe('records are validated once per answer', () => {
+  /** networkSchema that counts the records it validates. */
+  function countingSchema() {
+    const counter = { parsed: 0 };
+    const schema = networkSchema.transform((record) => {
+      counter.parsed += 1;
+      return record;
+    });
+    return { counter, schema };
+  }
+
+  it('parses a shared answer once for every concurrent reader and for later cache hits', async () => {
+    readDelayMs = 50;
+    const { counter, schema } = countingSchema();
+
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, () => gateway.classicRead('default', 'rest/networkconf', schema)),
+    );
+    const hit = await gateway.classicRead('default', 'rest/networkconf', schema);
+
+    expect(upstreamReads()).toBe(1);
+    expect(counter.parsed).toBe(1);
+    for (const list of [...burst, hit]) expect(list.items).toEqual([{ _id: 'a', name: expect.any(String) }]);
+  });
+
+  it('gives every reader a list of its own, so one reader changing its list leaves the others alone', async () => {
+    const first = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+    first.items.length = 0;
+
+    const second = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+
+    expect(second.items).toHaveLength(1);
+  });
+
+  it('parses the same answer again for a different schema, and again after a write', async () => {
+    const { counter, schema } = countingSchema();
+    const other = z.looseObject({ _id: z.string() });
+
+    await gateway.classicRead('default', 'rest/networkconf', schema);
+    const narrow = await gateway.classicRead('default', 'rest/networkconf', other);
+    await gateway.classicWrite('default', 'POST', 'rest/networkconf', { name: 'x' });
+    const after = await gateway.classicRead('default', 'rest/networkconf', schema);
+
+    expect(narrow.items).toEqual([{ _id: 'a', name: expect.any(String) }]);
+    expect(counter.parsed).toBe(2);
+    expect(after.items[0]?.name).toBe(`net-v${version}`);
   });
 });

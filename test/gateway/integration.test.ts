@@ -23,6 +23,11 @@ function page(items: unknown[], query: Record<string, string>, maxLimit = 200) {
 }
 
 const clients = Array.from({ length: TOTAL_CLIENTS }, (_, i) => ({ id: `c-${i}`, name: `client ${i}` }));
+const HELD_PAGES = 5;
+const held = Array.from({ length: HELD_PAGES * 50 - 7 }, (_, i) => ({ id: `h-${i}`, name: `held ${i}` }));
+const waiting: (() => void)[] = [];
+let heldPeak = 0;
+let heldByTimer = false;
 
 beforeAll(async () => {
   server = await startFake((req, res) => {
@@ -52,6 +57,33 @@ beforeAll(async () => {
         totalCount: 1_000_000,
         data: [{ id: 'x', name: 'x' }],
       });
+    }
+    if (route === `/sites/${DEFAULT_UUID}/growing`) {
+      const offset = Number(req.query.offset ?? 0);
+      const item = { id: `g-${offset}`, name: 'g' };
+      return sendJson(res, 200, { offset, limit: 1, count: 1, totalCount: offset + 2, data: [item] });
+    }
+    if (route === `/sites/${DEFAULT_UUID}/held`) {
+      const body = page(held, req.query, 50);
+      if (body.offset === 0) return sendJson(res, 200, body);
+      waiting.push(() => sendJson(res, 200, body));
+      heldPeak = Math.max(heldPeak, waiting.length);
+      const release = () => {
+        for (const send of waiting.splice(0)) send();
+      };
+      if (waiting.length === HELD_PAGES - 1) release();
+      else if (waiting.length === 1) {
+        setTimeout(() => {
+          if (waiting.length > 0) heldByTimer = true;
+          release();
+        }, 2000);
+      }
+      return;
+    }
+    if (route === `/sites/${DEFAULT_UUID}/shrinking`) {
+      // The page at 150 comes back short (100 records), as if records moved while paging.
+      const cap = req.query.offset === '150' ? 100 : 150;
+      return sendJson(res, 200, page(clients, req.query, cap));
     }
     if (route === `/sites/${DEFAULT_UUID}/broken`) return sendJson(res, 200, { items: [] });
     if (route === '/dpi/categories') {
@@ -134,12 +166,43 @@ describe('Integration pages', () => {
     expect(server.seen('/acl-rules')).toHaveLength(1);
   });
 
-  it('gives up on a server whose pages never end', async () => {
+  it('refuses, after the first page, a total that would take more pages than allowed', async () => {
     const error = await gateway.integrationList('default', 'endless', clientSchema).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(GatewayRejectedError);
     expect(error).toMatchObject({ controllerCode: 'InvalidResponse' });
-    expect(server.seen('/endless')).toHaveLength(20);
+    expect(server.seen('/endless')).toHaveLength(1);
+  });
+
+  it('gives up on a server whose total grows with every page', async () => {
+    const error = await gateway.integrationList('default', 'growing', clientSchema).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(GatewayRejectedError);
+    expect(error).toMatchObject({ controllerCode: 'InvalidResponse' });
+    expect(server.seen('/growing')).toHaveLength(20);
+  });
+
+  it('requests the pages after the first together, once the first has told the total', async () => {
+    // The server answers no page after the first until all of them have arrived: fetched one after
+    // another, they would never all be pending, and the read would wait for the release timer.
+    const list = await gateway.integrationList('default', 'held', clientSchema);
+
+    expect(list.items.map((c) => c.id)).toEqual(held.map((c) => c.id));
+    expect(heldPeak).toBe(HELD_PAGES - 1);
+    expect(heldByTimer).toBe(false);
+    expect(server.seen('/held').map((p) => p.query.offset)).toEqual(
+      expect.arrayContaining(['0', '50', '100', '150', '200']),
+    );
+  });
+
+  it('reads a gap left by a page shorter than the first one by one, keeping every record once and in order', async () => {
+    const list = await gateway.integrationList('default', 'shrinking', clientSchema);
+
+    expect(list.items.map((c) => c.id)).toEqual(clients.map((c) => c.id));
+    const offsets = server.seen('/shrinking').map((p) => Number(p.query.offset));
+    // 0 and 150 (150 records each); 300 together with 150; the short page at 150 leaves 250..299,
+    // read where the gap is; then 400 from there.
+    expect(new Set(offsets)).toEqual(new Set([0, 150, 300, 250, 400]));
   });
 
   it('refuses a body that is not a page as InvalidResponse', async () => {

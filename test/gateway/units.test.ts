@@ -182,7 +182,7 @@ describe('options', () => {
       cacheTtlSeconds: 10,
       pageSize: 200,
       maxPages: 1000,
-      retry: { attempts: 3, budgetMs: 15_000 },
+      retry: { attempts: 3, budgetMs: 8_000 },
     });
   });
 
@@ -212,6 +212,18 @@ describe('options', () => {
       retry: { budgetMs: 100 },
     });
     expect(options.apiKey).toBeUndefined();
+  });
+
+  it('takes the read budget from GATEWAY_READ_BUDGET_MS (8 s unless set)', () => {
+    const base = { GATEWAY_URL: 'https://192.168.1.1', GATEWAY_API_KEY: 'k' };
+
+    const unset = resolveGatewayOptions(gatewayOptionsFromConfig(loadConfig(base), silentLogger()));
+    const set = resolveGatewayOptions(
+      gatewayOptionsFromConfig(loadConfig({ ...base, GATEWAY_READ_BUDGET_MS: '20000' }), silentLogger()),
+    );
+
+    expect(unset.retry).toMatchObject({ budgetMs: 8_000, attempts: 3 });
+    expect(set.retry).toMatchObject({ budgetMs: 20_000, attempts: 3 });
   });
 
   it('reads the CA file named by GATEWAY_CA_FILE into ca', () => {

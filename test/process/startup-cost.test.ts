@@ -63,4 +63,18 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
     expect([...consoleGraph.files].filter((f) => f.startsWith('simulator/'))).toEqual([]);
     expect(readFileSync(MAIN, 'utf8')).toContain("import('./simulator/server.js')");
   });
+
+  it('loads the controller client (got) with the first controller request, and the picture engines with the first picture', () => {
+    const slackGraph = staticGraph(MAIN);
+    for (const file of staticGraph(join(DIST, 'slack', 'slack-kit.js')).files) slackGraph.files.add(file);
+    for (const pkg of staticGraph(join(DIST, 'slack', 'slack-kit.js')).packages) slackGraph.packages.add(pkg);
+
+    expect(slackGraph.files).toContain('gateway/transport.js');
+    expect(
+      [...slackGraph.packages].filter(
+        (p) => p === 'got' || p.startsWith('@hpcc-js/') || p.startsWith('@resvg/'),
+      ),
+    ).toEqual([]);
+    expect(readFileSync(join(DIST, 'gateway', 'transport.js'), 'utf8')).toContain("import('got')");
+  });
 });

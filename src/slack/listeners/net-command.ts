@@ -1,4 +1,5 @@
 import type { App, RespondFn } from '@slack/bolt';
+import { canonicalJson } from '../../approvals/canonical.js';
 import { HISTORY_HELP, isHistoryCommand } from '../../approvals/history.js';
 import { aliasHelpText, helpTopicTool, isPictureAlias, resolveCommand } from '../../commands/aliases.js';
 import { type ParsedCommand, parseCommandLine } from '../../commands/parse-command-line.js';
@@ -6,6 +7,7 @@ import { type FieldIssue, ValidationError } from '../../errors.js';
 import { settle } from '../../lib/settle-within.js';
 import { missingValueIssues } from '../../tools/missing-values.js';
 import { isTopology, renderTopologyPng } from '../../topology/index.js';
+import { AnswerQueue, SharedWork } from '../answer-work.js';
 import { helpMessage, noticeMessage, toolHelpMessage } from '../blocks/notice.js';
 import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
 import { code, mention, plain } from '../blocks/text.js';
@@ -21,33 +23,42 @@ async function whisper(respond: RespondFn, message: SlackMessage): Promise<void>
   await respond({ response_type: 'ephemeral', replace_original: false, ...message });
 }
 
+/** Posts one private answer to the command's response_url (through the answer queue). */
+type Reply = (message: SlackMessage) => Promise<void>;
+
 /** `/net …`: acknowledged at once; then help, a read answered privately, a form, or a change request. */
 export function registerNetCommand(app: App, deps: SlackDeps): void {
+  const answers = new AnswerQueue();
+  const reads = new SharedWork<SlackMessage>();
   app.command('/net', async ({ ack, body, respond, client }) => {
     await ack();
+    const reply: Reply = (message) => answers.post(() => whisper(respond, message));
     try {
       const command = parsePayload(slashCommandSchema, body, 'command');
-      await handle(command, respond, client, deps);
+      await handle(command, reply, client, deps, reads);
     } catch (error) {
-      await whisper(respond, noticeMessage(slackErrorText(error, deps.logger)));
+      await reply(noticeMessage(slackErrorText(error, deps.logger)));
     }
   });
 }
 
-async function handle(command: SlashCommand, respond: RespondFn, client: SlackClient, deps: SlackDeps) {
+async function handle(
+  command: SlashCommand,
+  reply: Reply,
+  client: SlackClient,
+  deps: SlackDeps,
+  reads: SharedWork<SlackMessage>,
+) {
   const { registry } = deps;
   const parsed = parseCommandLine(command.text);
   if (parsed.command === '' || parsed.command === 'help') {
     const [topic] = parsed.positionals;
     if (topic === undefined) {
-      await whisper(
-        respond,
-        helpMessage(registry.helpText(), `${aliasHelpText(registry)}\n\n${HISTORY_HELP}`),
-      );
+      await reply(helpMessage(registry.helpText(), `${aliasHelpText(registry)}\n\n${HISTORY_HELP}`));
       return;
     }
     const tool = helpTopicTool(topic, registry);
-    await whisper(respond, toolHelpMessage(tool, registry.toolHelp(tool)));
+    await reply(toolHelpMessage(tool, registry.toolHelp(tool)));
     return;
   }
   if (parsed.command === 'form') {
@@ -65,7 +76,7 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
     return;
   }
   if (isHistoryCommand(parsed.command)) {
-    await whisper(respond, await historyMessage(parsed, command.user_id, deps));
+    await reply(await historyMessage(parsed, command.user_id, deps));
     return;
   }
   const { tool, args } = resolveCommand(parsed, registry);
@@ -73,8 +84,9 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
   if (definition.access === 'read') {
     const validated = registry.validate(tool, args);
     const site = String(validated.site_id ?? deps.defaultSite);
-    const result = await registry.run(tool, validated, deps.context);
-    if (tool === EXPORT_TOOL && typeof result === 'string') {
+    if (tool === EXPORT_TOOL) {
+      const result = await registry.run(tool, validated, deps.context);
+      if (typeof result !== 'string') return reply(readResultMessage(tool, site, result));
       await client.filesUploadV2({
         channel_id: command.channel_id,
         content: result,
@@ -84,7 +96,12 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
       });
       return;
     }
-    await whisper(respond, readResultMessage(tool, site, result));
+    // Identical reads in flight share one run and one message: the burst of commands that one
+    // controller read releases builds its answer once, not once per command.
+    const message = await reads.run(`${tool} ${canonicalJson(validated)}`, async () =>
+      readResultMessage(tool, site, await registry.run(tool, validated, deps.context)),
+    );
+    await reply(message);
     return;
   }
   // The Approve button is what supplies confirm; a typed one is ignored rather than trusted.
@@ -92,7 +109,7 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
   if (request.dry_run === true || request.dry_run === 'true') {
     const validated = registry.validate(tool, request);
     const preview = await registry.run(tool, validated, deps.context);
-    await whisper(respond, readResultMessage(tool, String(validated.site_id), preview));
+    await reply(readResultMessage(tool, String(validated.site_id), preview));
     return;
   }
   const proposal = await settle(

@@ -1,0 +1,290 @@
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GatewayUnavailableError } from '../../src/errors.js';
+import { createGateway } from '../../src/gateway/gateway.js';
+import type { GatewayOptions } from '../../src/gateway/options.js';
+import type { Gateway } from '../../src/gateway/types.js';
+import { captureLogs, type FakeServer, networkSchema, sendClassic, sendJson, startFake } from './support.js';
+
+// Small, so the suite stays fast; the default budget (8 s) works the same way.
+const BUDGET_MS = 300;
+// Larger than the budget, as GATEWAY_TIMEOUT_MS (10 s) is larger than the default budget: an
+// attempt then gets whatever is left of the budget.
+const TIMEOUT_MS = 10_000;
+// What a message may add to the budget: the wait it names is the whole read's, so it is at least
+// the budget, and the read gives up right after the budget runs out.
+const MESSAGE_SLACK_S = 2;
+
+/** Which routes never answer. */
+let hangs: (req: { method: string; path: string }) => boolean = () => false;
+const hanging: ServerResponse[] = [];
+let server: FakeServer;
+const gateways: Gateway[] = [];
+
+beforeAll(async () => {
+  server = await startFake((req, res) => {
+    if (hangs(req)) {
+      hanging.push(res);
+      return;
+    }
+    if (req.path === '/') return sendJson(res, 200, {});
+    if (req.path === '/api/auth/login') {
+      return sendJson(res, 200, {}, { 'set-cookie': ['TOKEN=t; path=/'], 'x-csrf-token': 'c' });
+    }
+    if (req.path.endsWith('/integration/v1/sites')) {
+      return sendJson(res, 200, {
+        offset: 0,
+        limit: 200,
+        count: 1,
+        totalCount: 1,
+        data: [{ id: 'uuid-default', internalReference: 'default', name: 'Default' }],
+      });
+    }
+    if (req.path.includes('/integration/v1/sites/')) {
+      return sendJson(res, 200, {
+        offset: 0,
+        limit: 200,
+        count: 1,
+        totalCount: 1,
+        data: [{ _id: 'n', name: 'LAN' }],
+      });
+    }
+    sendClassic(res, [{ _id: 'a', name: 'LAN' }]);
+  });
+});
+
+beforeEach(() => {
+  hangs = () => false;
+  server.requests.length = 0;
+});
+
+afterAll(async () => {
+  for (const g of gateways) await g.close();
+  for (const res of hanging) res.destroy();
+  await server.close();
+});
+
+function gatewayWith(overrides: Partial<GatewayOptions> = {}): Gateway {
+  const gateway = createGateway({
+    apiType: 'local',
+    url: server.url,
+    apiKey: 'k-budget',
+    timeoutMs: TIMEOUT_MS,
+    retry: { attempts: 3, budgetMs: BUDGET_MS, baseDelayMs: 20, maxDelayMs: 50 },
+    ...overrides,
+  });
+  gateways.push(gateway);
+  return gateway;
+}
+
+/** The seconds a "did not answer within N s" message names; every duration it names, to check it says one. */
+function statedWait(error: unknown): { seconds: number; durations: number } {
+  expect(error).toBeInstanceOf(GatewayUnavailableError);
+  const message = (error as Error).message;
+  const match = /did not answer within (\d+\.\d) s/.exec(message);
+  if (!match?.[1]) throw new Error(`no wait in "${message}"`);
+  return { seconds: Number(match[1]), durations: [...message.matchAll(/\d+(?:\.\d+)? ?(?:ms|s)\b/g)].length };
+}
+
+const failure = (read: Promise<unknown>) =>
+  read.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+describe('one read budget covers every attempt, detection and login included', () => {
+  it('reports a controller that never answers GET / once the budget is spent, in one attempt, naming the wait once', async () => {
+    // Arrange
+    hangs = () => true;
+    const gateway = gatewayWith();
+
+    // Act
+    const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
+
+    // Assert
+    const { seconds, durations } = statedWait(error);
+    expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
+    expect(seconds).toBeLessThan(BUDGET_MS / 1000 + MESSAGE_SLACK_S);
+    expect(durations).toBe(1);
+    expect((error as Error).message).toMatch(/^127\.0\.0\.1:\d+ did not answer within \d+\.\d s$/);
+    // Detection and the read (sent where a UniFi OS console serves it) went out together, once.
+    expect(server.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /',
+      'GET /proxy/network/api/s/default/rest/networkconf',
+    ]);
+  });
+
+  it('gives a hanging read the rest of the budget as one attempt instead of a timeout per attempt', async () => {
+    hangs = (req) => req.path.endsWith('/rest/networkconf');
+    const gateway = gatewayWith({ deployment: 'unifi-os' });
+
+    const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
+
+    const { seconds } = statedWait(error);
+    expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
+    expect(seconds).toBeLessThan(BUDGET_MS / 1000 + MESSAGE_SLACK_S);
+    expect(server.seen('/rest/networkconf')).toHaveLength(1);
+  });
+
+  it('counts a hanging login against the read budget', async () => {
+    hangs = (req) => req.path === '/api/auth/login';
+    const gateway = gatewayWith({ apiKey: undefined, username: 'admin', password: 'pw-secret' });
+
+    const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
+
+    const { seconds } = statedWait(error);
+    expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
+    expect(seconds).toBeLessThan(BUDGET_MS / 1000 + MESSAGE_SLACK_S);
+    expect(server.seen('/api/auth/login')).toHaveLength(1);
+    expect(server.seen('/rest/networkconf')).toHaveLength(0);
+    expect((error as Error).message).not.toContain('pw-secret');
+  });
+
+  it('stops waiting for detection another caller started once its own budget is spent', async () => {
+    // Detection started by the warm-up has a whole budget of its own; a read that joins it later
+    // still gives up when its own budget ends, saying how long it waited.
+    hangs = () => true;
+    const gateway = gatewayWith({ retry: { attempts: 3, budgetMs: 600, baseDelayMs: 20, maxDelayMs: 50 } });
+    const warming = gateway.warmUp('default');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+
+    const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
+    const warmed = await warming;
+
+    const { seconds } = statedWait(error);
+    expect(seconds).toBeGreaterThanOrEqual(0.4);
+    expect(seconds).toBeLessThan(0.6 + MESSAGE_SLACK_S);
+    expect(warmed).toBe(false);
+  });
+
+  it('sends a write once with the full per-request timeout, and says that timeout', async () => {
+    hangs = (req) => req.method === 'POST';
+    const gateway = gatewayWith({ deployment: 'unifi-os', timeoutMs: 400 });
+
+    const error = await failure(gateway.classicWrite('default', 'POST', 'rest/networkconf', { name: 'x' }));
+
+    const { seconds } = statedWait(error);
+    expect(seconds).toBe(0.4);
+    expect(server.seen('/rest/networkconf', 'POST')).toHaveLength(1);
+  });
+});
+
+describe('warm-up at start', () => {
+  it('detects the controller and looks the site up before any command, so the first read needs one request', async () => {
+    const gateway = gatewayWith();
+
+    const warmed = await gateway.warmUp('default');
+    server.requests.length = 0;
+    await gateway.integrationList('default', 'networks', networkSchema);
+
+    expect(warmed).toBe(true);
+    expect(server.requests.map((r) => r.path)).toEqual([
+      '/proxy/network/integration/v1/sites/uuid-default/networks',
+    ]);
+  });
+
+  it('logs a failure instead of throwing, and the first command tries again', async () => {
+    const logs = captureLogs();
+    hangs = () => true;
+    const gateway = gatewayWith({ logger: logs.logger });
+
+    const warmed = await gateway.warmUp('default');
+    hangs = () => false;
+    const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+
+    expect(warmed).toBe(false);
+    expect(logs.text()).toContain('controller warm-up failed; the first command tries again');
+    expect(list.items).toEqual([{ _id: 'a', name: 'LAN' }]);
+    expect(server.seen('/', 'GET').filter((r) => r.path === '/')).toHaveLength(2);
+  });
+
+  it('logs in ahead with a username and password', async () => {
+    const gateway = gatewayWith({ apiKey: undefined, username: 'admin', password: 'pw' });
+
+    const warmed = await gateway.warmUp('default');
+
+    expect(warmed).toBe(true);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /', 'POST /api/auth/login']);
+  });
+});
+
+describe('the first reads do not wait for controller detection', () => {
+  /** A controller that answers GET / only once the read has arrived: a read waiting for detection never would. */
+  async function controller(flavor: 'unifi-os' | 'self-hosted') {
+    let heldRoot: (() => void) | undefined;
+    const fake = await startFake((req, res) => {
+      if (req.path === '/') {
+        const answer = () => {
+          if (flavor === 'unifi-os') return sendJson(res, 200, {});
+          res.writeHead(302, { location: '/manage' });
+          res.end();
+        };
+        const readArrived = fake.requests.some((r) => r.path.endsWith('/rest/networkconf'));
+        if (readArrived) return answer();
+        heldRoot = answer;
+        return;
+      }
+      if (flavor === 'self-hosted' && req.path.startsWith('/proxy/network/')) {
+        return sendJson(res, 404, { error: 'no such page' });
+      }
+      if (req.path.endsWith('/rest/networkconf')) {
+        heldRoot?.();
+        heldRoot = undefined;
+        return sendClassic(res, [{ _id: 'a', name: flavor }]);
+      }
+      sendJson(res, 404, {});
+    });
+    return fake;
+  }
+
+  it('sends the read alongside detection, and uses its answer on a UniFi OS console', async () => {
+    const fake = await controller('unifi-os');
+    const gateway = createGateway({ apiType: 'local', url: fake.url, apiKey: 'k', timeoutMs: 5000 });
+    gateways.push(gateway);
+
+    const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+    await fake.close();
+
+    expect(list.items).toEqual([{ _id: 'a', name: 'unifi-os' }]);
+    expect(fake.requests.map((r) => r.path).sort()).toEqual([
+      '/',
+      '/proxy/network/api/s/default/rest/networkconf',
+    ]);
+  });
+
+  it('drops the guess and reads again where a self-hosted controller serves it', async () => {
+    const fake = await controller('self-hosted');
+    const gateway = createGateway({ apiType: 'local', url: fake.url, apiKey: 'k', timeoutMs: 5000 });
+    gateways.push(gateway);
+
+    const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+    const again = await gateway.classicRead('default', 'rest/networkconf', networkSchema, { fresh: true });
+    await fake.close();
+
+    expect(list.items).toEqual([{ _id: 'a', name: 'self-hosted' }]);
+    expect(again.items).toEqual([{ _id: 'a', name: 'self-hosted' }]);
+    const paths = fake.requests.map((r) => r.path);
+    // The guess and detection went out together; then the read where the controller serves it,
+    // and the next read straight there.
+    expect(paths.slice(0, 2).sort()).toEqual(['/', '/proxy/network/api/s/default/rest/networkconf']);
+    expect(paths.slice(2)).toEqual(['/api/s/default/rest/networkconf', '/api/s/default/rest/networkconf']);
+  });
+
+  it('waits for detection before a write, and with a username and password (the login depends on it)', async () => {
+    const gateway = gatewayWith({ apiKey: undefined, username: 'admin', password: 'pw' });
+    const writer = gatewayWith();
+
+    await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+    const sessionOrder = server.requests.map((r) => `${r.method} ${r.path}`);
+    server.requests.length = 0;
+    await writer.classicWrite('default', 'POST', 'rest/networkconf', { name: 'x' });
+    const writeOrder = server.requests.map((r) => `${r.method} ${r.path}`);
+
+    expect(sessionOrder).toEqual([
+      'GET /',
+      'POST /api/auth/login',
+      'GET /proxy/network/api/s/default/rest/networkconf',
+    ]);
+    expect(writeOrder).toEqual(['GET /', 'POST /proxy/network/api/s/default/rest/networkconf']);
+  });
+});

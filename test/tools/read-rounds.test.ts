@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/index.js';
+import type { Gateway } from '../../src/gateway/types.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { silentLogger } from '../../src/log.js';
+import {
+  DEMO_ACL_RULES,
+  DEMO_DEVICES,
+  DEMO_FIREWALL_POLICIES,
+  DEMO_NETWORKS,
+  DEMO_TRAFFIC_MATCHING_LISTS,
+  DEMO_ZONES,
+  type Simulator,
+  startSimulator,
+} from '../../src/simulator/index.js';
+import { createRegistry } from '../../src/tools/index.js';
+import { RoundTripCounter } from '../helpers/round-trips.js';
+
+// Issue 11: the first read after a start needs at most two sequential round trips to the
+// controller (requests sent together count as one), and a repeat within the cache lifetime none.
+const MAX_COLD_ROUNDS = 2;
+
+/** Demo values for the required arguments of read tools; a new one must be added here. */
+const DEMO_ARGUMENTS: Record<string, string> = {
+  network_id: DEMO_NETWORKS.iot.id,
+  zone_id: DEMO_ZONES.iotDevices,
+  acl_rule_id: DEMO_ACL_RULES.blockIotToNas,
+  list_id: DEMO_TRAFFIC_MATCHING_LISTS.webPorts,
+  client_mac: '9c:b6:d0:4e:11:07',
+  device_id: DEMO_DEVICES.coreSwitch.id,
+  policy_id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
+  format: 'graphml',
+};
+
+const registry = createRegistry('default');
+const reads = registry.list().filter((tool) => tool.access === 'read');
+
+function argumentsOf(tool: string): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const { name, required } of registry.argumentsOf(tool)) {
+    if (!required || name === 'site_id') continue;
+    const value = DEMO_ARGUMENTS[name];
+    if (value === undefined) throw new Error(`no demo value for ${tool}'s required argument ${name}`);
+    args[name] = value;
+  }
+  return args;
+}
+
+const sims: Partial<Record<'zone-based' | 'legacy', Simulator>> = {};
+
+beforeAll(async () => {
+  sims['zone-based'] = await startSimulator();
+  sims.legacy = await startSimulator({ firewall: 'legacy' });
+});
+
+afterAll(async () => {
+  await Promise.all(Object.values(sims).map((sim) => sim.close()));
+});
+
+describe('controller round trips of every read tool, as after a start', () => {
+  it('covers the read tools of the registry', () => {
+    expect(reads.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(reads.map((tool) => [tool.name, tool.firewall ?? 'zone-based'] as const))(
+    '%s (%s firewall): at most 2 round trips on the first read, none on a repeat',
+    async (tool, firewall) => {
+      // Arrange: a fresh gateway with the bot's cache settings, warmed up as the bot does at start.
+      const sim = sims[firewall];
+      if (!sim) throw new Error(`no ${firewall} simulator`);
+      const counter = new RoundTripCounter(sim);
+      const gateway: Gateway = createGateway({
+        apiType: 'local',
+        url: sim.url,
+        apiKey: sim.apiKey,
+        logger: silentLogger(),
+      });
+      const context = { gateway, logger: silentLogger(), store: new MemoryStore() };
+      try {
+        const warmUp = await counter.count(() => gateway.warmUp('default'));
+        const args = argumentsOf(tool);
+
+        // Act
+        const cold = await counter.count(() => registry.run(tool, args, context));
+        const warm = await counter.count(() => registry.run(tool, args, context));
+
+        // Assert
+        expect(warmUp.outcome).toEqual({ ok: true, value: true });
+        expect(cold.outcome.ok ? undefined : cold.outcome.error).toBeUndefined();
+        expect(cold.waves.length, JSON.stringify(cold.waves, null, 1)).toBeLessThanOrEqual(MAX_COLD_ROUNDS);
+        expect(cold.requests).toBeGreaterThan(0);
+        expect(warm.waves).toEqual([]);
+      } finally {
+        sim.clearFaults();
+        await gateway.close();
+      }
+    },
+  );
+});
+
+describe('zone and ACL reads', () => {
+  it.each(['list_firewall_zones', 'list_acl_rules'])(
+    '%s asks for the Integration networks in the same round trip as networkconf, not after',
+    async (tool) => {
+      const sim = sims['zone-based'];
+      if (!sim) throw new Error('no simulator');
+      const counter = new RoundTripCounter(sim);
+      const gateway = createGateway({ apiType: 'local', url: sim.url, apiKey: sim.apiKey });
+      const context = { gateway, logger: silentLogger(), store: new MemoryStore() };
+      try {
+        await counter.count(() => gateway.warmUp('default'));
+
+        const cold = await counter.count(() => registry.run(tool, {}, context));
+
+        const together = cold.waves.find((wave) => wave.some((r) => r.endsWith('/rest/networkconf')));
+        expect(together).toEqual(
+          expect.arrayContaining([expect.stringMatching(/\/integration\/v1\/sites\/[^/]+\/networks$/)]),
+        );
+      } finally {
+        sim.clearFaults();
+        await gateway.close();
+      }
+    },
+  );
+});
