@@ -76,13 +76,22 @@ async function openStoreOrSay(config: Config, logger: Logger): Promise<Store | u
   }
 }
 
-/** Runs the Slack bot until SIGINT/SIGTERM; resolves only when it could not start. */
-async function runSlack(config: Config): Promise<number> {
-  const logger = serviceLogger(config);
-  // A request or Slack must never stop the bot; only an exception that leaves its state unknown does.
-  installProcessErrorPolicy(logger, (code) => process.exit(code));
+/**
+ * What every face starts from: the controller (the built-in simulator when none is configured), the
+ * gateway options and the store; or the exit code when one of them cannot be had (2: a bad
+ * variable, 1: the store cannot be opened), with whatever was started stopped again.
+ */
+async function openParts(
+  config: Config,
+  logger: Logger,
+  argv: readonly string[],
+): Promise<
+  | { controller: Awaited<ReturnType<typeof controllerFor>>; gatewayOptions: GatewayOptions; store: Store }
+  | 1
+  | 2
+> {
   const controller = await controllerFor(config);
-  const gatewayOptions = gatewayOptionsOr2(config, logger, controller.overrides, []);
+  const gatewayOptions = gatewayOptionsOr2(config, logger, controller.overrides, argv);
   if (gatewayOptions === 2) {
     await controller.stop();
     return 2;
@@ -92,6 +101,17 @@ async function runSlack(config: Config): Promise<number> {
     await controller.stop();
     return 1;
   }
+  return { controller, gatewayOptions, store };
+}
+
+/** Runs the Slack bot until SIGINT/SIGTERM; resolves only when it could not start. */
+async function runSlack(config: Config): Promise<number> {
+  const logger = serviceLogger(config);
+  // A request or Slack must never stop the bot; only an exception that leaves its state unknown does.
+  installProcessErrorPolicy(logger, (code) => process.exit(code));
+  const parts = await openParts(config, logger, []);
+  if (typeof parts === 'number') return parts;
+  const { controller, gatewayOptions, store } = parts;
   const { slackKit } = await import('./slack/slack-kit.js');
   // The MCP SDK is loaded only when POST /mcp is served.
   const mcpKit = config.mcp.tokens.length > 0 ? (await import('./mcp/mcp-kit.js')).mcpKit : undefined;
@@ -165,17 +185,9 @@ async function runSlack(config: Config): Promise<number> {
 /** The terminal console: one command from argv, or the interactive loop on stdin. */
 async function runConsole(config: Config, argv: string[]): Promise<number> {
   const logger = consoleLogger(config);
-  const controller = await controllerFor(config);
-  const gatewayOptions = gatewayOptionsOr2(config, logger, controller.overrides, argv);
-  if (gatewayOptions === 2) {
-    await controller.stop();
-    return 2;
-  }
-  const store = await openStoreOrSay(config, logger);
-  if (!store) {
-    await controller.stop();
-    return 1;
-  }
+  const parts = await openParts(config, logger, argv);
+  if (typeof parts === 'number') return parts;
+  const { controller, gatewayOptions, store } = parts;
   // A console run beside the bot (same environment) builds no Slack parts and never opens its journal.
   const consoleConfig: Config = { ...config, slack: { ...config.slack, botToken: undefined } };
   const app = createApp({ config: consoleConfig, logger, gateway: createGateway(gatewayOptions), store });
@@ -244,17 +256,9 @@ async function runMcp(config: Config): Promise<number> {
     process.stderr.write(`netops mcp: ${refusal}\n`);
     return 2;
   }
-  const controller = await controllerFor(config);
-  const gatewayOptions = gatewayOptionsOr2(config, logger, controller.overrides, []);
-  if (gatewayOptions === 2) {
-    await controller.stop();
-    return 2;
-  }
-  const store = await openStoreOrSay(config, logger);
-  if (!store) {
-    await controller.stop();
-    return 1;
-  }
+  const parts = await openParts(config, logger, []);
+  if (typeof parts === 'number') return parts;
+  const { controller, gatewayOptions, store } = parts;
   const { mcpKit } = await import('./mcp/mcp-kit.js');
   // No Slack bot in this process: the bot (sharing the store) posts and runs approval requests.
   const mcpConfig: Config = { ...config, slack: { ...config.slack, botToken: undefined } };
