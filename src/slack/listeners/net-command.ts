@@ -11,43 +11,62 @@ import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
 import { code, mention, plain } from '../blocks/text.js';
 import { toolFormView } from '../blocks/tool-form.js';
 import type { SlackClient, SlackDeps } from '../deps.js';
-import { slackErrorText } from '../error-text.js';
+import { SlackStepError, slackErrorText } from '../error-text.js';
 import { historyMessage } from '../history-answer.js';
 import { parsePayload, type SlashCommand, slashCommandSchema } from '../payloads.js';
 
 const EXPORT_TOOL = 'export_topology';
 
-async function whisper(respond: RespondFn, message: SlackMessage): Promise<void> {
-  await respond({ response_type: 'ephemeral', replace_original: false, ...message });
+/** Answers the user who typed the command, and only them. */
+type Whisper = (message: SlackMessage) => Promise<void>;
+
+/**
+ * Through the command's response_url; when that fails (expired, used up, unreachable), with
+ * chat.postEphemeral in the channel instead, so the answer is not lost.
+ */
+function whisperTo(
+  respond: RespondFn,
+  client: SlackClient,
+  command: SlashCommand | undefined,
+  deps: SlackDeps,
+): Whisper {
+  return async (message) => {
+    try {
+      await respond({ response_type: 'ephemeral', replace_original: false, ...message });
+      return;
+    } catch (error) {
+      if (!command) throw error;
+      deps.logger.warn({ err: error }, 'response_url failed; answering with chat.postEphemeral');
+    }
+    await client.chat.postEphemeral({ channel: command.channel_id, user: command.user_id, ...message });
+  };
 }
 
 /** `/net …`: acknowledged at once; then help, a read answered privately, a form, or a change request. */
 export function registerNetCommand(app: App, deps: SlackDeps): void {
   app.command('/net', async ({ ack, body, respond, client }) => {
     await ack();
+    let command: SlashCommand | undefined;
     try {
-      const command = parsePayload(slashCommandSchema, body, 'command');
-      await handle(command, respond, client, deps);
+      command = parsePayload(slashCommandSchema, body, 'command');
+      await handle(command, whisperTo(respond, client, command, deps), client, deps);
     } catch (error) {
-      await whisper(respond, noticeMessage(slackErrorText(error, deps.logger)));
+      await whisperTo(respond, client, command, deps)(noticeMessage(slackErrorText(error, deps.logger)));
     }
   });
 }
 
-async function handle(command: SlashCommand, respond: RespondFn, client: SlackClient, deps: SlackDeps) {
+async function handle(command: SlashCommand, whisper: Whisper, client: SlackClient, deps: SlackDeps) {
   const { registry } = deps;
   const parsed = parseCommandLine(command.text);
   if (parsed.command === '' || parsed.command === 'help') {
     const [topic] = parsed.positionals;
     if (topic === undefined) {
-      await whisper(
-        respond,
-        helpMessage(registry.helpText(), `${aliasHelpText(registry)}\n\n${HISTORY_HELP}`),
-      );
+      await whisper(helpMessage(registry.helpText(), `${aliasHelpText(registry)}\n\n${HISTORY_HELP}`));
       return;
     }
     const tool = helpTopicTool(topic, registry);
-    await whisper(respond, toolHelpMessage(tool, registry.toolHelp(tool)));
+    await whisper(toolHelpMessage(tool, registry.toolHelp(tool)));
     return;
   }
   if (parsed.command === 'form') {
@@ -65,7 +84,7 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
     return;
   }
   if (isHistoryCommand(parsed.command)) {
-    await whisper(respond, await historyMessage(parsed, command.user_id, deps));
+    await whisper(await historyMessage(parsed, command.user_id, deps));
     return;
   }
   const { tool, args } = resolveCommand(parsed, registry);
@@ -75,8 +94,7 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
     const site = String(validated.site_id ?? deps.defaultSite);
     const result = await registry.run(tool, validated, deps.context);
     if (tool === EXPORT_TOOL && typeof result === 'string') {
-      await client.filesUploadV2({
-        channel_id: command.channel_id,
+      await upload(client, command.channel_id, {
         content: result,
         filename: plain(`topology-${site}.${String(validated.format)}`),
         title: plain(`Topology of ${site} (${String(validated.format)})`),
@@ -84,7 +102,7 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
       });
       return;
     }
-    await whisper(respond, readResultMessage(tool, site, result));
+    await whisper(readResultMessage(tool, site, result));
     return;
   }
   // The Approve button is what supplies confirm; a typed one is ignored rather than trusted.
@@ -92,7 +110,7 @@ async function handle(command: SlashCommand, respond: RespondFn, client: SlackCl
   if (request.dry_run === true || request.dry_run === 'true') {
     const validated = registry.validate(tool, request);
     const preview = await registry.run(tool, validated, deps.context);
-    await whisper(respond, readResultMessage(tool, String(validated.site_id), preview));
+    await whisper(readResultMessage(tool, String(validated.site_id), preview));
     return;
   }
   const proposal = await settle(
@@ -126,13 +144,31 @@ async function openForm(
   const prefill =
     typed.site !== undefined && typed.site_id === undefined ? { ...typed, site_id: typed.site } : typed;
   const metadata = { tool, channel: command.channel_id };
-  await client.views.open({
-    trigger_id: command.trigger_id,
-    view: toolFormView(tool, deps.registry.argumentsOf(tool), prefill, metadata, {
-      site: deps.defaultSite,
-      missing,
-    }),
+  const view = toolFormView(tool, deps.registry.argumentsOf(tool), prefill, metadata, {
+    site: deps.defaultSite,
+    missing,
   });
+  try {
+    await client.views.open({ trigger_id: command.trigger_id, view });
+  } catch (error) {
+    throw new SlackStepError('open_form', command.channel_id, error);
+  }
+}
+
+/** files.uploadV2 into the channel; what Slack refuses is told as a file that could not be posted. */
+async function upload(
+  client: SlackClient,
+  channel: string,
+  file: { filename: string; title: string; initial_comment: string } & (
+    | { content: string }
+    | { file: Buffer }
+  ),
+): Promise<void> {
+  try {
+    await client.filesUploadV2({ channel_id: channel, ...file });
+  } catch (error) {
+    throw new SlackStepError('upload_file', channel, error);
+  }
 }
 
 /** `/net topology`: the site drawn as a PNG and uploaded into the channel. */
@@ -148,8 +184,7 @@ async function uploadPicture(
   const topology = await deps.registry.run(tool, validated, deps.context);
   if (!isTopology(topology)) throw new Error(`${tool} did not return a topology`);
   const png = await renderTopologyPng(topology);
-  await client.filesUploadV2({
-    channel_id: command.channel_id,
+  await upload(client, command.channel_id, {
     file: Buffer.from(png),
     filename: plain(`topology-${site}.png`),
     title: plain(`Topology of ${site}`),
