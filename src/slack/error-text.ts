@@ -153,7 +153,8 @@ export function slackProblem(error: unknown, channel?: string): string | undefin
   const failure = slackFailure(error instanceof SlackStepError ? error.cause : error);
   if (!failure) return undefined;
   const where = channel ? channelMention(channel) : 'the channel';
-  const said = failure.code.startsWith('http_') ? '' : ` (Slack: ${code(failure.code)})`;
+  const wait = failure.retryAfter !== undefined ? `, retry after ${failure.retryAfter}s` : '';
+  const said = failure.code.startsWith('http_') ? '' : ` (Slack: ${code(failure.code)}${wait})`;
   switch (failure.code) {
     case 'not_in_channel':
       return `the bot is not a member of ${where}${said}`;
@@ -167,7 +168,7 @@ export function slackProblem(error: unknown, channel?: string): string | undefin
     case 'expired_trigger_id':
       return `Slack opens a form only within 3 seconds of the command, and that time had passed${said}`;
     case 'ratelimited':
-      return `Slack is rate-limiting the bot${failure.retryAfter !== undefined ? ` (retry after ${failure.retryAfter}s)` : ''}${said}`;
+      return `Slack is rate-limiting the bot${said}`;
     case 'unreachable':
       return 'Slack could not be reached';
     case 'upload_failed':
