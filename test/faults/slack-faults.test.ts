@@ -44,7 +44,7 @@ const textOf = (call: SlackCall | undefined) =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resolves once the fake has seen no call for `ms` (the bot has finished what a request started). */
-async function quiet(ms = 250): Promise<void> {
+async function quiet(ms = 120): Promise<void> {
   let seen = -1;
   await b.slack.waitFor(async () => {
     const now = b.slack.calls.length + b.slack.responses.length;
@@ -465,11 +465,11 @@ const CELLS: Cell[] = [
     written: 0,
   },
   {
-    call: 'files.completeUploadExternal (/net topology)',
+    call: 'files.completeUploadExternal (export_topology)',
     slack: 'channel_not_found',
     async run() {
       b.slack.failures['files.completeUploadExternal'] = { error: 'channel_not_found', times: 1 };
-      return { read: await command('topology') };
+      return { read: await command('export_topology format=graphml') };
     },
     reads: `:warning: The file could not be posted in <#C1>: Slack does not let the bot see the channel: a private channel or a conversation it is not in (Slack: \`channel_not_found\`); ${INVITE}`,
     written: 0,
