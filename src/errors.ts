@@ -126,6 +126,17 @@ export class NoControllerError extends GatewayUnavailableError {
   }
 }
 
+/**
+ * A write was sent and no answer came back (a timeout, a dropped connection): the controller may
+ * or may not have made the change. Never retried; the message says to check before trying again.
+ */
+export class WriteOutcomeUnknownError extends GatewayUnavailableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WriteOutcomeUnknownError';
+  }
+}
+
 /** The controller understood the request and refused it, with its own code (api.err.*). */
 export class GatewayRejectedError extends BotError {
   readonly code = 'gateway_rejected';

@@ -304,6 +304,19 @@ export class Approvals {
     return { kind: 'cancelled', request: cancelled };
   }
 
+  /**
+   * Cancels, as the system, a pending request no message shows: its front end could not post it
+   * (Slack refused), so nobody should approve it unseen. Undefined when it was decided, or shown
+   * by another process's message, meanwhile.
+   */
+  async withdraw(id: string): Promise<ChangeRequest | undefined> {
+    return this.store.transition(
+      id,
+      { type: 'cancelled', id, actor: SYSTEM_ACTOR },
+      { from: ['pending'], at: this.now(), unannounced: true },
+    );
+  }
+
   /** Expires pending requests past their time and returns them (each to one caller, on one replica). */
   async expireDue(): Promise<ChangeRequest[]> {
     return this.store.expireDue(this.now());

@@ -82,6 +82,7 @@ const SENTENCES: Record<string, Sentence> = {
   LoginRequired: () =>
     'the controller wants a login: the session expired or the credentials do not reach this API',
   Invalid: () => 'the controller rejected the input as invalid',
+  ServerError: () => 'the Network application failed with an internal error',
   Ubic2faTokenRequired: () =>
     'the account needs two-factor authentication, which the bot cannot supply: use an API key (GATEWAY_API_KEY)',
   // Integration API codes.

@@ -219,6 +219,8 @@ export function noControllerAnswer(
   if (!page || response.text.trim() === '') return undefined;
   let body: string;
   if (response.json === undefined) {
+    // JSON cut short (a dropped connection, a proxy's size limit) is still the controller's answer.
+    if (/\bjson\b/i.test(response.contentType) && /^\s*[[{]/.test(response.text)) return undefined;
     body = /html/i.test(response.contentType) || /^\s*</.test(response.text) ? 'a web page' : 'plain text';
   } else if (status >= 400 && readErrorBody(response.json) === undefined) {
     body = 'JSON of no controller shape';

@@ -1,8 +1,9 @@
+import { GatewayRejectedError, GatewayUnavailableError, WriteOutcomeUnknownError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { Authenticator, type AuthTicket, type Credentials } from './auth.js';
 import { consoleIdFromHosts } from './cloud.js';
 import { detectDeployment, Once } from './deployment.js';
-import { invalidResponse, readClassicEnvelope, readErrorBody } from './envelopes.js';
+import { INVALID_RESPONSE, invalidResponse, readClassicEnvelope, readErrorBody } from './envelopes.js';
 import {
   type FailureContext,
   fromControllerCode,
@@ -11,7 +12,7 @@ import {
 } from './error-mapping.js';
 import type { ResolvedGatewayOptions } from './options.js';
 import { connectorBase, type Deployment, deploymentPrefix, displayUrl, hostOf, joinUrl } from './paths.js';
-import { type AttemptContext, beforeDeadline, requestTimeout, withRetry } from './retry.js';
+import { type AttemptContext, beforeDeadline, requestTimeout, retryHintOf, withRetry } from './retry.js';
 import type { HttpMethod, RawResponse, Transport } from './transport.js';
 import type { ApiKind } from './types.js';
 
@@ -97,10 +98,18 @@ export class Pipeline {
     return answer;
   }
 
-  /** A write: sent once. Its prerequisites (detection, console discovery, login) may be retried first. */
+  /**
+   * A write: sent once. Its prerequisites (detection, console discovery, login) may be retried
+   * first. A write that was sent but got no answer (a timeout, a dropped connection) may have been
+   * made: it fails with WriteOutcomeUnknownError, never as "not done".
+   */
   async write(call: Call): Promise<unknown> {
     await this.prepare(call.method, call.route);
-    return withRetry(this.runOptions(call, false), (ctx) => this.attempt(call, ctx));
+    try {
+      return await withRetry(this.runOptions(call, false), (ctx) => this.attempt(call, ctx));
+    } catch (error) {
+      throw maybeMade(error, call);
+    }
   }
 
   /**
@@ -242,7 +251,12 @@ export class Pipeline {
       return undefined;
     }
     if (response.json === undefined) {
-      throw invalidResponse(`expected JSON, got ${response.contentType || 'an untyped body'}`, call.route);
+      throw invalidResponse(
+        /\bjson\b/i.test(response.contentType)
+          ? 'its JSON is cut short or malformed'
+          : `expected JSON, got ${response.contentType || 'an untyped body'}`,
+        call.route,
+      );
     }
     if (call.api !== 'classic') return response.json;
     const envelope = readClassicEnvelope(response.json);
@@ -273,6 +287,30 @@ export class Pipeline {
       ...(call.body === undefined ? {} : { body: call.body }),
     };
   }
+}
+
+// Failures that happen before a request leaves: nothing reached the controller.
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * A write that may have reached the controller (no answer, or an answer the bot could not read),
+ * worded so nobody takes it for "not done".
+ */
+function maybeMade(error: unknown, call: Call): unknown {
+  if (error instanceof GatewayRejectedError && error.controllerCode === INVALID_RESPONSE) {
+    return new GatewayRejectedError(
+      INVALID_RESPONSE,
+      `${error.message}; the change may or may not have been made: check the controller before trying again`,
+      error.status,
+    );
+  }
+  if (!(error instanceof GatewayUnavailableError) || error.status !== undefined) return error;
+  const reason = retryHintOf(error)?.reason;
+  // No hint: a failure that is not the network's (a TLS certificate); a hint in NOT_SENT: never sent.
+  if (reason === undefined || NOT_SENT.has(reason)) return error;
+  return new WriteOutcomeUnknownError(
+    `${error.message} after the ${call.method} to ${call.path} was sent: the change may or may not have been made; check the controller before trying again`,
+  );
 }
 
 function pathOf(url: string): string {

@@ -16,6 +16,7 @@ import {
 } from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
 import { codeBlock, mention, mrkdwnSection } from './blocks/text.js';
+import { SlackStepError, slackProblem } from './error-text.js';
 
 /** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
 export const ANNOUNCE_GRACE_MS = 3_000;
@@ -47,8 +48,9 @@ export class ChangePresenter {
   // Edits of one message are sent one after another, and never show an earlier stage than one
   // already shown: a "Running…" edit that loses a race with "Done" is dropped, not shown last.
   private readonly edits = new Map<string, MessageEdits>();
-  // Requests whose message could not be edited by a sweep; tried again at the next one.
-  private readonly owed = new Set<string>();
+  // Requests whose message Slack did not let the bot edit (and the note it was to show); every
+  // sweep tries again until Slack takes the edit.
+  private readonly owed = new Map<string, string | undefined>();
   private lastAnchor: { count: number; head: string } | undefined;
 
   constructor(
@@ -61,12 +63,36 @@ export class ChangePresenter {
   // Requests this process is posting now, so its own sweep does not post them a second time.
   private readonly announcing = new Set<string>();
 
-  /** Posts a freshly proposed request; an identical older one it superseded loses its buttons. */
+  /**
+   * Posts a freshly proposed request; an identical older one it superseded loses its buttons. A
+   * request Slack would not post (the bot is not in the channel, the message too long, …) is
+   * withdrawn, so nobody approves what its channel never saw, and a SlackStepError says why.
+   */
   async postProposal(request: ChangeRequest, channel: string): Promise<MessageRef | undefined> {
-    const shown = await this.postPreview(request, channel);
+    const shown = await this.postOrWithdraw(request, channel);
     const old = request.replaces ? await this.approvals.get(request.replaces) : undefined;
-    if (old) await this.refresh(old, 'A newer identical request replaced this one.');
+    if (old) await this.refreshOrOwe(old, 'A newer identical request replaced this one.');
     return shown;
+  }
+
+  private async postOrWithdraw(
+    request: ChangeRequest,
+    channel: string,
+    note?: string,
+  ): Promise<MessageRef | undefined> {
+    try {
+      return await this.postPreview(request, channel, note);
+    } catch (error) {
+      if (error instanceof SlackStepError) {
+        await this.approvals.withdraw(request.id).catch((failure: unknown) => {
+          this.logger.error(
+            { err: failure, request: request.id },
+            'could not withdraw an unposted change request',
+          );
+        });
+      }
+      throw error;
+    }
   }
 
   /**
@@ -77,7 +103,11 @@ export class ChangePresenter {
     if (!request.channel || this.announcing.has(request.id)) return undefined;
     this.announcing.add(request.id);
     try {
-      return await this.postProposal(request, request.channel);
+      // Not withdrawn when Slack refuses: the MCP client waits for it, and the next sweep tries again.
+      const shown = await this.postPreview(request, request.channel);
+      const old = request.replaces ? await this.approvals.get(request.replaces) : undefined;
+      if (old) await this.refreshOrOwe(old, 'A newer identical request replaced this one.');
+      return shown;
     } finally {
       this.announcing.delete(request.id);
     }
@@ -109,7 +139,12 @@ export class ChangePresenter {
     note?: string,
   ): Promise<MessageRef | undefined> {
     const message = changeRequestMessage(request, note);
-    const posted = await this.client.chat.postMessage({ channel, ...message });
+    let posted: Awaited<ReturnType<webApi.WebClient['chat']['postMessage']>>;
+    try {
+      posted = await this.client.chat.postMessage({ channel, ...message });
+    } catch (error) {
+      throw new SlackStepError('post_preview', channel, error);
+    }
     if (!posted.ts) return undefined;
     const ref = { channel: posted.channel ?? channel, ts: posted.ts };
     const recorded = await this.approvals.announce(request.id, ref);
@@ -118,10 +153,15 @@ export class ChangePresenter {
       await this.update(ref.channel, ref.ts, {
         text,
         blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+      }).catch((error: unknown) => {
+        this.logger.warn(
+          { err: error, request: request.id },
+          'could not void a copy of a change request message',
+        );
       });
       return (await this.approvals.get(request.id))?.message;
     }
-    if (recorded.state !== 'pending') await this.refresh(recorded);
+    if (recorded.state !== 'pending') await this.refreshOrOwe(recorded);
     await this.attachFullPreview(request, ref);
     return ref;
   }
@@ -143,7 +183,7 @@ export class ChangePresenter {
       });
     } catch (error) {
       this.logger.error({ err: error, request: request.id }, 'could not attach the full preview');
-      await this.refresh(
+      await this.refreshOrOwe(
         (await this.approvals.get(request.id)) ?? request,
         ':warning: The full preview could not be attached, so this message does not show the whole change. ' +
           'Do not approve it: cancel it and preview it in the console instead.',
@@ -170,6 +210,25 @@ export class ChangePresenter {
       if (oldest !== undefined) this.edits.delete(oldest);
     }
     await edit;
+  }
+
+  /**
+   * refresh(), and when Slack does not take the edit, the edit is owed: logged, and made by the
+   * next sweep. Resolves with what Slack said when the edit was not made now.
+   */
+  private async refreshOrOwe(request: ChangeRequest, note?: string): Promise<{ error: unknown } | undefined> {
+    try {
+      await this.refresh(request, note);
+      this.owed.delete(request.id);
+      return undefined;
+    } catch (error) {
+      this.owed.set(request.id, note);
+      this.logger.warn(
+        { err: error, request: request.id },
+        'could not edit a change request message; trying again at the next sweep',
+      );
+      return { error };
+    }
   }
 
   /** Right after the claim, before the change runs: "Running…", without buttons. */
@@ -208,7 +267,7 @@ export class ChangePresenter {
         await whisper(undecidedText(outcome));
         return;
       case 'expired':
-        await this.refresh(outcome.request);
+        await this.refreshOrOwe(outcome.request);
         await whisper(
           ':hourglass: This change request expired; nothing was run. Request it again for a fresh preview.',
         );
@@ -216,13 +275,13 @@ export class ChangePresenter {
       case 'drift': {
         // The differences quote controller data (names, values): escaped like any other data.
         const changed = codeBlock(outcome.differences.slice(0, 10).join('\n'));
-        await this.refresh(
+        await this.refreshOrOwe(
           outcome.request,
           `:twisted_rightwards_arrows: The target changed since this preview:\n${changed}`,
         );
         const channel = outcome.request.message?.channel ?? outcome.request.channel;
         if (channel)
-          await this.postPreview(
+          await this.postOrWithdraw(
             outcome.replacement,
             channel,
             'New preview: the target changed since the previous one.',
@@ -233,18 +292,47 @@ export class ChangePresenter {
         return;
       }
       case 'succeeded':
-      case 'failed':
-        await this.refresh(outcome.request);
-        await this.threadResult(outcome.request);
+      case 'failed': {
+        // The change ran: whatever Slack refuses now, the approver learns the outcome.
+        const notEdited = await this.refreshOrOwe(outcome.request);
+        const notThreaded = await this.threadResult(outcome.request).then(
+          () => undefined,
+          (error: unknown) => {
+            this.logger.warn(
+              { err: error, request: outcome.request.id },
+              'could not post a result in its thread',
+            );
+            return { error };
+          },
+        );
         await this.audit(outcome.request);
+        const refused = notEdited ?? notThreaded;
+        if (refused) {
+          const problem =
+            slackProblem(refused.error, outcome.request.message?.channel) ?? 'Slack did not take the message';
+          await whisper(
+            `${resultThreadMessage(outcome.request).text} The channel does not show it yet: ${problem}; the bot tries again at its next sweep.`,
+          );
+        }
         return;
+      }
     }
   }
 
   /** Tells the clicker and the channel what a Cancel click led to. */
   async showCancel(outcome: CancelOutcome, whisper: Whisper): Promise<void> {
-    if (outcome.kind === 'cancelled') await this.refresh(outcome.request);
-    else await whisper(undecidedText(outcome));
+    if (outcome.kind !== 'cancelled') {
+      await whisper(undecidedText(outcome));
+      return;
+    }
+    const notEdited = await this.refreshOrOwe(outcome.request);
+    if (notEdited) {
+      const problem =
+        slackProblem(notEdited.error, outcome.request.message?.channel) ?? 'Slack did not take the edit';
+      await whisper(
+        `:no_entry_sign: Cancelled; nothing was run. The channel message does not show it yet: ${problem}; the bot tries again at its next sweep.`,
+      );
+    }
   }
 
   /**
@@ -254,24 +342,15 @@ export class ChangePresenter {
    */
   async sweep(): Promise<{ expired: number; interrupted: number; announced: number }> {
     const { expired, interrupted } = await this.approvals.sweep();
-    const owed: ChangeRequest[] = [];
-    for (const id of this.owed) {
+    const edits: { request: ChangeRequest; note?: string }[] = [];
+    for (const [id, note] of this.owed) {
       const request = await this.approvals.get(id);
       this.owed.delete(id);
-      if (request) owed.push(request);
+      if (request) edits.push({ request, ...(note === undefined ? {} : { note }) });
     }
-    for (const request of [...owed, ...interrupted.map((i) => i.request), ...expired]) {
-      try {
-        await this.refresh(request);
-      } catch (error) {
-        // Reported by the store once only: the edit is owed until Slack takes it.
-        this.owed.add(request.id);
-        this.logger.warn(
-          { err: error, request: request.id },
-          'could not edit a change request message; trying again at the next sweep',
-        );
-      }
-    }
+    // Reported by the store once only: an edit Slack refuses is owed until Slack takes it.
+    for (const request of [...interrupted.map((i) => i.request), ...expired]) edits.push({ request });
+    for (const { request, note } of edits) await this.refreshOrOwe(request, note);
     return {
       expired: expired.length,
       interrupted: interrupted.length,

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GatewayUnavailableError, RateLimitedError } from '../../src/errors.js';
+import { GatewayUnavailableError, RateLimitedError, WriteOutcomeUnknownError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import type { GatewayOptions } from '../../src/gateway/options.js';
 import type { Gateway } from '../../src/gateway/types.js';
@@ -185,6 +185,36 @@ describe('writes are never retried', () => {
     expect(server.seen('/rest/networkconf', 'POST')).toHaveLength(1);
   });
 
+  it.each([
+    ['a timeout', 'hang' as const, `did not answer within ${TIMEOUT_MS} ms`],
+    ['a dropped connection', 'drop' as const, 'dropped the connection (ECONNRESET)'],
+  ])(
+    'says a POST sent and unanswered (%s) may have been made, never that it was not',
+    async (_name, failure, what) => {
+      scripts.set('rest/networkconf', [failure]);
+
+      const { error } = await timed(() =>
+        gateway.classicWrite('default', 'POST', 'rest/networkconf', { name: 'IoT', vlan: 30 }),
+      );
+
+      expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
+      expect((error as Error).message).toBe(
+        `${new URL(server.url).host} ${what} after the POST to rest/networkconf was sent: the change may or may not have been made; check the controller before trying again`,
+      );
+    },
+  );
+
+  it('keeps a 503 answer a plain failure: the controller said it did not take the write', async () => {
+    scripts.set('rest/networkconf', [503]);
+
+    const { error } = await timed(() =>
+      gateway.classicWrite('default', 'POST', 'rest/networkconf', { name: 'IoT', vlan: 30 }),
+    );
+
+    expect(error).toBeInstanceOf(GatewayUnavailableError);
+    expect(error).not.toBeInstanceOf(WriteOutcomeUnknownError);
+  });
+
   it('sends a PUT and a DELETE that get 503 exactly once each', async () => {
     scripts.set('rest/networkconf/64ab0c9e8f1a2b3c4d5e6f70', [503]);
 
@@ -223,5 +253,28 @@ describe('an unreachable controller', () => {
       new RegExp(`^${new URL(url).host} refused the connection \\(ECONNREFUSED\\)`),
     );
     expect((error as Error).message).not.toContain('k-secret-offline');
+  });
+
+  it('says a write to a refused connection was not sent (no "may have been made")', async () => {
+    const probe = await startFake((_req, res) => sendJson(res, 200, {}));
+    const url = probe.url;
+    await probe.close();
+    const offline = createGateway({
+      apiType: 'local',
+      url,
+      apiKey: 'k-offline',
+      deployment: 'unifi-os',
+      timeoutMs: TIMEOUT_MS,
+      retry: { attempts: 1, budgetMs: 500, baseDelayMs: 10 },
+    });
+
+    const { error } = await timed(() =>
+      offline.classicWrite('default', 'POST', 'rest/networkconf', { name: 'IoT', vlan: 30 }),
+    );
+    await offline.close();
+
+    expect(error).toBeInstanceOf(GatewayUnavailableError);
+    expect(error).not.toBeInstanceOf(WriteOutcomeUnknownError);
+    expect((error as Error).message).toBe(`${new URL(url).host} refused the connection (ECONNREFUSED)`);
   });
 });

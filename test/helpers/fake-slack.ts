@@ -44,6 +44,13 @@ export interface FakeSlack {
   failures: Record<string, { error: string; times: number }>;
   /** Methods that answer `{ok: false, error}` (e.g. `faults['views.publish'] = 'ratelimited'`). */
   faults: Record<string, string>;
+  /**
+   * Per method: the next `times` calls are answered as Slack rate-limits, HTTP 429 with
+   * `Retry-After: retryAfter` (seconds) and `{ok: false, error: 'ratelimited'}`.
+   */
+  rateLimits: Record<string, { retryAfter: number; times: number }>;
+  /** The next this-many file bodies posted to an upload URL are answered HTTP 500 (and not kept). */
+  uploadFailures: number;
   /** The WebSocket URL apps.connections.open hands out (a fake Socket Mode endpoint); unset: an error. */
   socketModeUrl?: string;
   /** Set: auth.test answers `{ok: false, error}` with it (`invalid_auth`, `service_unavailable`, …). */
@@ -81,6 +88,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const delays: Record<string, number> = {};
   const failures: Record<string, { error: string; times: number }> = {};
   const faults: Record<string, string> = {};
+  const rateLimits: Record<string, { retryAfter: number; times: number }> = {};
+  let uploadFailures = 0;
   let ts = 1_700_000_000;
   let fileCount = 0;
   let responseCount = 0;
@@ -145,11 +154,19 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const delay = delays[method];
         const failure = failures[method];
         const failed = failure !== undefined && failure.times > 0;
-        const sent = failed ? { ok: false, error: failure.error } : answered;
+        const limit = rateLimits[method];
+        const limited = !failed && limit !== undefined && limit.times > 0;
+        const sent = failed
+          ? { ok: false, error: failure.error }
+          : limited
+            ? { ok: false, error: 'ratelimited' }
+            : answered;
         if (failed) failure.times -= 1;
+        if (limited) limit.times -= 1;
         calls.push({ method, args, ...(token ? { token } : {}), answer: sent });
         textProblems.push(...slackTextProblems(args, method));
         if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+        if (limited) res.writeHead(429, { 'retry-after': String(limit.retryAfter) });
         res.end(JSON.stringify(sent));
         return;
       }
@@ -158,6 +175,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const file = form.get('body') ?? form.get('file');
         const bytes =
           file instanceof Blob ? Buffer.from(await file.arrayBuffer()) : Buffer.from(String(file ?? ''));
+        if (uploadFailures > 0) {
+          uploadFailures -= 1;
+          res.statusCode = 500;
+          res.end('upload failed');
+          return;
+        }
         uploads.push({ fileId: path.slice('/upload/'.length), bytes });
         res.end('OK');
         return;
@@ -185,6 +208,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     delays,
     failures,
     faults,
+    rateLimits,
     callsOf: (method) => calls.filter((c) => c.method === method),
     responseUrl: () => {
       responseCount += 1;
@@ -214,6 +238,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     set socketModeUrl(url) {
       socketModeUrl = url;
+    },
+    get uploadFailures() {
+      return uploadFailures;
+    },
+    set uploadFailures(count) {
+      uploadFailures = count;
     },
     get authTestError() {
       return authTestError;

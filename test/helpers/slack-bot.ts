@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type App, createApp } from '../../src/app.js';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { loadConfig } from '../../src/config.js';
+import type { GatewayOptions } from '../../src/gateway/index.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { mcpKit } from '../../src/mcp/mcp-kit.js';
@@ -65,6 +66,8 @@ export async function startSlackBot(
     mcp?: boolean;
     /** auth.test answers this Slack error until the test clears `slack.authTestError`. */
     authTestError?: string;
+    /** Gateway options over the test defaults: a session login, or a `url` in front of the simulator. */
+    gateway?: Partial<GatewayOptions>;
   } = {},
 ): Promise<SlackBot> {
   const slack = await startFakeSlack();
@@ -83,6 +86,7 @@ export async function startSlackBot(
   const gateway = testGateway(sim, {
     retry: { attempts: 2, budgetMs: 1500, baseDelayMs: 10, maxDelayMs: 50 },
     timeoutMs: 1000,
+    ...options.gateway,
   });
   const app = createApp({
     config,

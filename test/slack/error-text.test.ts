@@ -1,7 +1,8 @@
+import { webApi } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import { NoControllerError, ResourceNotFoundError } from '../../src/errors.js';
+import { NoControllerError, ResourceNotFoundError, WriteOutcomeUnknownError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
-import { slackErrorText } from '../../src/slack/error-text.js';
+import { SlackStepError, slackErrorText } from '../../src/slack/error-text.js';
 import { errorSamples, repeatedFragments } from '../helpers/error-samples.js';
 
 describe('slackErrorText', () => {
@@ -42,6 +43,54 @@ describe('slackErrorText', () => {
 
     expect(slackErrorText(error, logger)).toBe(
       ':electric_plug: No UniFi Network controller at https://10.0.0.9: GET /api/s/default/rest/networkconf answered HTTP 404 with a web page. Nothing was changed.',
+    );
+  });
+});
+
+describe('slackErrorText for what Slack refuses', () => {
+  const logger = silentLogger();
+  const refused = (error: string) => new webApi.WebAPIPlatformError({ ok: false, error });
+
+  it('words a refused step by Slack’s code, names the channel once, and says what to do', () => {
+    const texts = [
+      slackErrorText(new SlackStepError('post_preview', 'C0OPS', refused('not_in_channel')), logger),
+      slackErrorText(new SlackStepError('open_form', 'C0OPS', refused('expired_trigger_id')), logger),
+      slackErrorText(new SlackStepError('upload_file', 'C0OPS', refused('is_archived')), logger),
+    ];
+
+    expect(texts).toEqual([
+      ':warning: The change request could not be posted in <#C0OPS>: the bot is not a member of the channel (Slack: `not_in_channel`). Nothing was run and the request was withdrawn; invite the bot there (`/invite @netops`, or the name the app has in your workspace) and try again.',
+      ':warning: The form could not be opened: Slack opens a form only within 3 seconds of the command, and that time had passed (Slack: `expired_trigger_id`). Nothing was changed; run the command again.',
+      ':warning: The file could not be posted in <#C0OPS>: the channel is archived (Slack: `is_archived`); try again in a minute.',
+    ]);
+    for (const text of texts) expect(repeatedFragments(text)).toEqual([]);
+  });
+
+  it('reads a rate limit the client gave up on, a rate limit it was told to reject, and no answer at all', () => {
+    const exhausted = new webApi.WebAPIRequestError(
+      new Error('A rate limit was exceeded (url: https://slack.com/api/chat.postMessage, retry-after: 3)'),
+    );
+    const rejected = new webApi.WebAPIRateLimitedError(7);
+    const unreachable = new webApi.WebAPIRequestError(new Error('fetch failed'));
+
+    expect(slackErrorText(exhausted, logger)).toBe(
+      ':warning: Slack is rate-limiting the bot (Slack: `ratelimited`, retry after 3s). Nothing was changed; try again in a minute.',
+    );
+    expect(slackErrorText(rejected, logger)).toBe(
+      ':warning: Slack is rate-limiting the bot (Slack: `ratelimited`, retry after 7s). Nothing was changed; try again in a minute.',
+    );
+    expect(slackErrorText(unreachable, logger)).toBe(
+      ':warning: Slack could not be reached. Nothing was changed; try again in a minute.',
+    );
+  });
+
+  it('says a write that was sent and not answered may have been made, not that nothing changed', () => {
+    const error = new WriteOutcomeUnknownError(
+      '10.0.0.1 did not answer within 10000 ms after the POST to rest/networkconf was sent: the change may or may not have been made; check the controller before trying again',
+    );
+
+    expect(slackErrorText(error, logger)).toBe(
+      ':grey_question: 10.0.0.1 did not answer within 10000 ms after the POST to rest/networkconf was sent: the change may or may not have been made; check the controller before trying again.',
     );
   });
 });

@@ -19,12 +19,18 @@ function whisperTo(
       return;
     }
     const message = noticeMessage(text);
+    const channel = click.channel?.id ?? click.container?.channel_id;
     if (respond) {
       // response_url replies reach the clicker even when the bot is not in the channel.
-      await respond({ response_type: 'ephemeral', replace_original: false, ...message });
-      return;
+      try {
+        await respond({ response_type: 'ephemeral', replace_original: false, ...message });
+        return;
+      } catch (error) {
+        // Expired, used up or unreachable: the channel's ephemeral message is the other way.
+        if (!channel) throw error;
+        deps.logger.warn({ err: error }, 'response_url failed; answering with chat.postEphemeral');
+      }
     }
-    const channel = click.channel?.id ?? click.container?.channel_id;
     if (channel) await client.chat.postEphemeral({ channel, user: click.user.id, ...message });
   };
 }

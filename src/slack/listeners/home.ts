@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { HOME_FORM_ACTION, HOME_PAGE_ACTION, HOME_REFRESH_ACTION } from '../blocks/home.js';
 import { toolFormView } from '../blocks/tool-form.js';
 import type { SlackDeps } from '../deps.js';
-import { slackErrorText } from '../error-text.js';
+import { SlackStepError, slackErrorText } from '../error-text.js';
 import { parsePayload } from '../payloads.js';
 
 /** What the Home tab listens to; the request guard in front of Bolt serves exactly these. */
@@ -55,18 +55,18 @@ export function registerHome(app: App, deps: SlackDeps): void {
       const tool = click.actions[0]?.value ?? '';
       if (deps.registry.require(tool).access !== 'write') throw new Error(`${tool} is not a write tool`);
       if (!click.trigger_id) throw new Error('the click carried no trigger_id to open a form with');
-      await client.views.open({
-        trigger_id: click.trigger_id,
-        view: toolFormView(
-          tool,
-          deps.registry.argumentsOf(tool),
-          {},
-          { tool, channel: '' },
-          {
-            site: deps.defaultSite,
-            pickChannel: home.formChannel === undefined ? {} : { initial: home.formChannel },
-          },
-        ),
+      const view = toolFormView(
+        tool,
+        deps.registry.argumentsOf(tool),
+        {},
+        { tool, channel: '' },
+        {
+          site: deps.defaultSite,
+          pickChannel: home.formChannel === undefined ? {} : { initial: home.formChannel },
+        },
+      );
+      await client.views.open({ trigger_id: click.trigger_id, view }).catch((error: unknown) => {
+        throw new SlackStepError('open_form', undefined, error);
       });
     } catch (error) {
       await home.notify(click.user.id, slackErrorText(error, deps.logger));

@@ -13,14 +13,35 @@ import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
 import { code, mention, plain } from '../blocks/text.js';
 import { toolFormView } from '../blocks/tool-form.js';
 import type { SlackClient, SlackDeps } from '../deps.js';
-import { slackErrorText } from '../error-text.js';
+import { SlackStepError, slackErrorText } from '../error-text.js';
 import { historyMessage } from '../history-answer.js';
 import { parsePayload, type SlashCommand, slashCommandSchema } from '../payloads.js';
 
 const EXPORT_TOOL = 'export_topology';
 
-async function whisper(respond: RespondFn, message: SlackMessage): Promise<void> {
-  await respond({ response_type: 'ephemeral', replace_original: false, ...message });
+/** Answers the user who typed the command, and only them. */
+type Whisper = (message: SlackMessage) => Promise<void>;
+
+/**
+ * Through the command's response_url; when that fails (expired, used up, unreachable), with
+ * chat.postEphemeral in the channel instead, so the answer is not lost.
+ */
+function whisperTo(
+  respond: RespondFn,
+  client: SlackClient,
+  command: SlashCommand | undefined,
+  deps: SlackDeps,
+): Whisper {
+  return async (message) => {
+    try {
+      await respond({ response_type: 'ephemeral', replace_original: false, ...message });
+      return;
+    } catch (error) {
+      if (!command) throw error;
+      deps.logger.warn({ err: error }, 'response_url failed; answering with chat.postEphemeral');
+    }
+    await client.chat.postEphemeral({ channel: command.channel_id, user: command.user_id, ...message });
+  };
 }
 
 /** Posts one private answer to the command's response_url (through the answer queue). */
@@ -32,9 +53,10 @@ export function registerNetCommand(app: App, deps: SlackDeps): void {
   const reads = new SharedWork<SlackMessage>();
   app.command('/net', async ({ ack, body, respond, client }) => {
     await ack();
-    const reply: Reply = (message) => answers.post(() => whisper(respond, message));
+    let command: SlashCommand | undefined;
+    const reply: Reply = (message) => answers.post(() => whisperTo(respond, client, command, deps)(message));
     try {
-      const command = parsePayload(slashCommandSchema, body, 'command');
+      command = parsePayload(slashCommandSchema, body, 'command');
       await handle(command, reply, client, deps, reads);
     } catch (error) {
       await reply(noticeMessage(slackErrorText(error, deps.logger)));
@@ -87,8 +109,7 @@ async function handle(
     if (tool === EXPORT_TOOL) {
       const result = await registry.run(tool, validated, deps.context);
       if (typeof result !== 'string') return reply(readResultMessage(tool, site, result));
-      await client.filesUploadV2({
-        channel_id: command.channel_id,
+      await upload(client, command.channel_id, {
         content: result,
         filename: plain(`topology-${site}.${String(validated.format)}`),
         title: plain(`Topology of ${site} (${String(validated.format)})`),
@@ -143,13 +164,31 @@ async function openForm(
   const prefill =
     typed.site !== undefined && typed.site_id === undefined ? { ...typed, site_id: typed.site } : typed;
   const metadata = { tool, channel: command.channel_id };
-  await client.views.open({
-    trigger_id: command.trigger_id,
-    view: toolFormView(tool, deps.registry.argumentsOf(tool), prefill, metadata, {
-      site: deps.defaultSite,
-      missing,
-    }),
+  const view = toolFormView(tool, deps.registry.argumentsOf(tool), prefill, metadata, {
+    site: deps.defaultSite,
+    missing,
   });
+  try {
+    await client.views.open({ trigger_id: command.trigger_id, view });
+  } catch (error) {
+    throw new SlackStepError('open_form', command.channel_id, error);
+  }
+}
+
+/** files.uploadV2 into the channel; what Slack refuses is told as a file that could not be posted. */
+async function upload(
+  client: SlackClient,
+  channel: string,
+  file: { filename: string; title: string; initial_comment: string } & (
+    | { content: string }
+    | { file: Buffer }
+  ),
+): Promise<void> {
+  try {
+    await client.filesUploadV2({ channel_id: channel, ...file });
+  } catch (error) {
+    throw new SlackStepError('upload_file', channel, error);
+  }
 }
 
 /** `/net topology`: the site drawn as a PNG and uploaded into the channel. */
@@ -165,8 +204,7 @@ async function uploadPicture(
   const topology = await deps.registry.run(tool, validated, deps.context);
   if (!isTopology(topology)) throw new Error(`${tool} did not return a topology`);
   const png = await renderTopologyPng(topology);
-  await client.filesUploadV2({
-    channel_id: command.channel_id,
+  await upload(client, command.channel_id, {
     file: Buffer.from(png),
     filename: plain(`topology-${site}.png`),
     title: plain(`Topology of ${site}`),

@@ -59,8 +59,19 @@ export function registerToolForm(app: App, deps: SlackDeps): void {
       if (!outcome.ok) throw outcome.error;
       await deps.presenter.postProposal(outcome.value, channel);
     } catch (error) {
-      const message = noticeMessage(slackErrorText(error, deps.logger));
-      await client.chat.postEphemeral({ channel, user, ...message });
+      const text = slackErrorText(error, deps.logger);
+      try {
+        await client.chat.postEphemeral({ channel, user, ...noticeMessage(text) });
+      } catch (refused) {
+        // The modal is closed and the channel refuses the bot (not in it, most often): the
+        // requester's App Home is the one place left to say so.
+        deps.logger.warn(
+          { err: refused },
+          'could not answer a form in its channel; telling the user on App Home',
+        );
+        if (!deps.home) throw refused;
+        await deps.home.notify(user, text);
+      }
     }
   });
 }
