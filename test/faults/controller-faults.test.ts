@@ -36,9 +36,9 @@ afterAll(async () => {
   await sim?.close();
 });
 
-/** `^…$` of a text, `{ms}` standing for a number of milliseconds. */
+/** `^…$` of a text, `{s}` standing for a wait in seconds with one decimal. */
 function exactly(template: string): RegExp {
-  const escaped = template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{ms\\\}/g, '\\d+');
+  const escaped = template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{s\\\}/g, '\\d+\\.\\d');
   return new RegExp(`^${escaped}$`);
 }
 
@@ -81,7 +81,7 @@ const networkconf = (spec: Partial<FaultSpec> & Pick<FaultSpec, 'kind'>): FaultS
   ({ route: 'rest/networkconf', method: 'GET', ...spec }) as FaultSpec;
 const unreachable = (what: string) =>
   exactly(
-    `:electric_plug: Controller unreachable: ${host} ${what} (gave up after 2 attempts in {ms} ms). Nothing was changed; try again in a minute.`,
+    `:electric_plug: Controller unreachable: ${host} ${what} (gave up after 2 attempts in {s} s). Nothing was changed; try again in a minute.`,
   );
 
 const READS: ReadCell[] = [
@@ -98,7 +98,10 @@ const READS: ReadCell[] = [
   {
     fault: 'hanging (no answer within the timeout, twice)',
     arrange: () => sim.injectFault(networkconf({ kind: 'latency', ms: 5_000, times: 2 })),
-    reads: () => unreachable('did not answer within {ms} ms'),
+    reads: () =>
+      exactly(
+        `:electric_plug: Controller unreachable: ${host} did not answer within {s} s (2 attempts). Nothing was changed; try again in a minute.`,
+      ),
   },
   {
     fault: 'dropping the connection',
@@ -285,7 +288,7 @@ const WRITES: WriteCell[] = [
     state: 'failed',
     thread: () =>
       exactly(
-        `:x: Create network failed: not run, the check at approval failed: ${host} refused the connection (ECONNREFUSED) (gave up after 2 attempts in {ms} ms)`,
+        `:x: Create network failed: not run, the check at approval failed: ${host} refused the connection (ECONNREFUSED) (gave up after 2 attempts in {s} s)`,
       ),
     posts: 0,
     created: false,
@@ -294,7 +297,7 @@ const WRITES: WriteCell[] = [
     fault: 'hanging after the write was sent (it lands later)',
     arrange: () => sim.injectFault(post({ kind: 'latency', ms: 1_500 })),
     state: 'failed',
-    thread: () => mayHaveBeenMade('did not answer within 1000 ms'),
+    thread: () => mayHaveBeenMade('did not answer within 1.0 s'),
     posts: 1,
     created: true,
   },
@@ -310,7 +313,8 @@ const WRITES: WriteCell[] = [
     fault: 'HTTP 500',
     arrange: () => sim.injectFault(post({ kind: 'status', status: 500 })),
     state: 'failed',
-    thread: () => ':x: Create network failed: the Network application failed with an internal error',
+    thread: () =>
+      ':x: Create network failed: the Network application failed with an internal error (api.err.ServerError)',
     posts: 1,
     created: false,
   },
@@ -371,7 +375,7 @@ const WRITES: WriteCell[] = [
       ),
     state: 'failed',
     thread: () =>
-      ":x: Create network failed: the controller's answer to /api/s/default/rest/networkconf was not understood: its JSON is cut short or malformed; the change may or may not have been made: check the controller before trying again",
+      ":x: Create network failed: the controller's answer to /api/s/default/rest/networkconf was not understood: its JSON is cut short or malformed; the change may or may not have been made: check the controller before trying again (InvalidResponse)",
     posts: 1,
     created: false,
   },
