@@ -2,6 +2,10 @@
  * The Integration API `filter` query: `<prop>.<fn>(<args>)`, `and(…)`, `or(…)`, `not(…)`.
  * Literals: 'strings' ('' escapes a quote), integers, decimals, true/false, bare UUIDs and ISO
  * timestamps, and sets `[a, b]`. `like` patterns: `.` one character, `*` any run, `\` escapes.
+ *
+ * Written apart from the bot's own reader (tools/acl-filter.ts) on purpose: the simulator plays
+ * the controller, and a parser shared by both sides could not catch the bot reading the
+ * language wrong.
  */
 
 /** A literal argument; sets are arrays. */

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type BotError,
   ConfigError,
@@ -10,6 +9,7 @@ import {
   ValidationError,
   WriteOutcomeUnknownError,
 } from '../errors.js';
+import { logUnexpected } from '../format/error-wording.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { channelMention, code, mrkdwn } from './blocks/text.js';
 
@@ -227,7 +227,6 @@ export function slackErrorText(error: unknown, logger: Logger): string {
     logger.warn({ err: error }, 'Slack refused a call');
     return `:warning: ${sentence(problem)}. Nothing was changed; try again in a minute.`;
   }
-  const id = randomUUID().slice(0, 8);
-  logger.error({ err: error, errorId: id }, 'unexpected error in the Slack front end');
+  const id = logUnexpected(error, logger, 'the Slack front end');
   return `:boom: Internal error \`${id}\`; the bot logged the details. Nothing further was done.`;
 }

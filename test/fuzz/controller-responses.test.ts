@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FaultSpec, SiteState } from '../../src/simulator/index.js';
 import { messageProblems } from '../../src/slack/blocks/limits.js';
 import type { SlackBot } from '../helpers/slack-bot.js';
@@ -14,9 +14,8 @@ import {
   nextCase,
   send,
   shownJson,
-  startFuzzBot,
-  Timing,
   textProblemsOf,
+  useFuzzBot,
   writesOf,
 } from './fuzz-bot.js';
 
@@ -227,17 +226,7 @@ function serve(bot: SlackBot, what: Junk): () => void {
   return restore;
 }
 
-let bot: SlackBot;
-const timing = new Timing();
-
-beforeAll(async () => {
-  bot = await startFuzzBot();
-}, 30_000);
-
-afterAll(async () => {
-  console.info(timing.summary('random controller responses'));
-  await bot?.close();
-});
+const fuzz = useFuzzBot('random controller responses');
 
 function outcomeOf(answer: Answer): string {
   if (answer.calls.some((c) => c.method === 'files.completeUploadExternal')) return 'file';
@@ -250,13 +239,13 @@ describe('random controller responses', () => {
   it(`are answered with a result or a clear error, and controller markup never reaches Slack (${FUZZ_RUNS} cases)`, async () => {
     await fc.assert(
       fc.asyncProperty(read, junk, async (command, what) => {
-        const restore = serve(bot, what);
+        const restore = serve(fuzz.bot, what);
         const channel = `C${nextCase()}`;
-        const responseUrl = bot.slack.responseUrl();
+        const responseUrl = fuzz.bot.slack.responseUrl();
         let answer: Awaited<ReturnType<typeof send>>;
         try {
           answer = await send(
-            bot,
+            fuzz.bot,
             commandBody({ text: command, channel_id: channel, response_url: responseUrl }),
             (calls, responses) =>
               responses.length > 0 ||
@@ -267,7 +256,7 @@ describe('random controller responses', () => {
           restore();
         }
         const outcome = outcomeOf(answer);
-        timing.add(answer.ms, outcome);
+        fuzz.timing.add(answer.ms, outcome);
         const seen = `${command} with ${JSON.stringify(what).slice(0, 300)}`;
 
         expect(answer.status).toBe(200);
@@ -275,8 +264,8 @@ describe('random controller responses', () => {
         expect(outcome, `${seen}: ${JSON.stringify(answer.responses).slice(0, 400)}`).not.toBe(
           'internal error',
         );
-        expect(writesOf(bot.sim)).toEqual([]);
-        expect(textProblemsOf(bot, answer, what), seen).toEqual([]);
+        expect(writesOf(fuzz.bot.sim)).toEqual([]);
+        expect(textProblemsOf(fuzz.bot, answer, what), seen).toEqual([]);
         expect(shownJson(answer), seen).not.toMatch(INJECTED_MARKUP);
         for (const r of answer.responses) expect(messageProblems(r), seen).toEqual([]);
       }),

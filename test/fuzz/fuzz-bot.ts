@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
+import { afterAll, beforeAll } from 'vitest';
 import type { Simulator } from '../../src/simulator/index.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
@@ -76,6 +77,35 @@ export async function until(predicate: () => boolean, timeoutMs = 8000): Promise
 export async function startFuzzBot(env: Record<string, string> = {}, now?: () => number): Promise<SlackBot> {
   // A long TTL unless asked otherwise: cases must not see their requests expire while the run lasts.
   return startSlackBot({ env: { APPROVAL_TTL_SECONDS: '86400', ...env }, ...(now ? { now } : {}) });
+}
+
+/** The file's one bot and the timing of its cases, started before and closed after the file. */
+export interface FuzzRun {
+  readonly bot: SlackBot;
+  readonly timing: Timing;
+}
+
+/**
+ * Starts the file's bot before its cases and closes it after them, printing the timing summary
+ * under `label` (a fuzz file's only output: how fast the cases ran and what they reached).
+ */
+export function useFuzzBot(label: string, start: () => Promise<SlackBot> = () => startFuzzBot()): FuzzRun {
+  let started: SlackBot | undefined;
+  const timing = new Timing();
+  beforeAll(async () => {
+    started = await start();
+  }, 30_000);
+  afterAll(async () => {
+    console.info(timing.summary(label));
+    await started?.close();
+  });
+  return {
+    timing,
+    get bot() {
+      if (!started) throw new Error('the fuzz bot is not started yet');
+      return started;
+    },
+  };
 }
 
 /**

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
 import { createRegistry } from '../../src/tools/index.js';
-import type { SlackBot } from '../helpers/slack-bot.js';
 import { toolArguments } from './arguments.js';
 import {
   type Answer,
@@ -13,9 +12,8 @@ import {
   nextCase,
   send,
   shownJson,
-  startFuzzBot,
-  Timing,
   textProblemsOf,
+  useFuzzBot,
   writesOf,
 } from './fuzz-bot.js';
 
@@ -161,17 +159,7 @@ function outcomeOf(answer: Answer): string {
   return /netops help/.test(reply) ? 'help' : 'read result';
 }
 
-let bot: SlackBot;
-const timing = new Timing();
-
-beforeAll(async () => {
-  bot = await startFuzzBot();
-}, 30_000);
-
-afterAll(async () => {
-  console.info(timing.summary('random /net texts'));
-  await bot?.close();
-});
+const fuzz = useFuzzBot('random /net texts');
 
 describe('random /net texts', () => {
   it(`are each answered (a reply, a form or a preview), within Slack's limits and escaped, and never write (${FUZZ_RUNS} cases)`, async () => {
@@ -187,7 +175,7 @@ describe('random /net texts', () => {
           const n = nextCase();
           const channel = `C${n}`;
           const trigger = `trigger-${n}`;
-          const responseUrl = bot.slack.responseUrl();
+          const responseUrl = fuzz.bot.slack.responseUrl();
           const body = new URLSearchParams({
             token: 'unused',
             team_id: 'T1',
@@ -201,7 +189,7 @@ describe('random /net texts', () => {
             trigger_id: trigger,
           }).toString();
           const answer = await send(
-            bot,
+            fuzz.bot,
             body,
             (calls, responses) =>
               responses.length > 0 ||
@@ -212,12 +200,12 @@ describe('random /net texts', () => {
                   (c.method === 'files.completeUploadExternal' && c.args.channel_id === channel),
               ),
           );
-          timing.add(answer.ms, outcomeOf(answer));
+          fuzz.timing.add(answer.ms, outcomeOf(answer));
 
           expect(answer.status, text).toBe(200);
           expect(answer.answered, `no answer to ${JSON.stringify(text)}`).toBe(true);
-          expect(writesOf(bot.sim), text).toEqual([]);
-          expect(textProblemsOf(bot, answer, text), text).toEqual([]);
+          expect(writesOf(fuzz.bot.sim), text).toEqual([]);
+          expect(textProblemsOf(fuzz.bot, answer, text), text).toEqual([]);
           expect(shownJson(answer), text).not.toMatch(INJECTED_MARKUP);
           for (const r of answer.responses) expect(messageProblems(r), text).toEqual([]);
           for (const c of answer.calls) {

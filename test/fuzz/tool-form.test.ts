@@ -1,9 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messageProblems } from '../../src/slack/blocks/limits.js';
 import { createRegistry } from '../../src/tools/index.js';
 import type { ArgumentInfo } from '../../src/tools/schema-introspection.js';
-import type { SlackBot } from '../helpers/slack-bot.js';
 import { viewSubmissionBody } from '../helpers/slack-requests.js';
 import { slackTextProblems } from '../helpers/slack-text.js';
 import { argumentValue } from './arguments.js';
@@ -16,9 +15,8 @@ import {
   nextCase,
   send,
   shownJson,
-  startFuzzBot,
-  Timing,
   textProblemsOf,
+  useFuzzBot,
   writesOf,
 } from './fuzz-bot.js';
 
@@ -136,17 +134,7 @@ function metadataFor(tool: string, channel: string, how: string): string {
   }
 }
 
-let bot: SlackBot;
-const timing = new Timing();
-
-beforeAll(async () => {
-  bot = await startFuzzBot();
-}, 30_000);
-
-afterAll(async () => {
-  console.info(timing.summary('random modal submissions'));
-  await bot?.close();
-});
+const fuzz = useFuzzBot('random modal submissions');
 
 function outcomeOf(answer: Answer): string {
   if (answer.body.includes('"errors"')) return 'errors in the form';
@@ -168,7 +156,7 @@ describe('random modal submissions', () => {
             values,
           });
           const answer = await send(
-            bot,
+            fuzz.bot,
             body,
             (calls) =>
               calls.some(
@@ -179,13 +167,13 @@ describe('random modal submissions', () => {
             // A refusal shown in the form is the whole answer; nothing follows it.
             { answeredByAck: (ack) => ack.includes('"response_action":"errors"') },
           );
-          timing.add(answer.ms, outcomeOf(answer));
+          fuzz.timing.add(answer.ms, outcomeOf(answer));
           const input = [tool, values];
 
           expect(answer.status).toBe(200);
           expect(answer.answered, `no answer to ${JSON.stringify(input)}`).toBe(true);
-          expect(writesOf(bot.sim)).toEqual([]);
-          expect(textProblemsOf(bot, answer, input)).toEqual([]);
+          expect(writesOf(fuzz.bot.sim)).toEqual([]);
+          expect(textProblemsOf(fuzz.bot, answer, input)).toEqual([]);
           expect(shownJson(answer)).not.toMatch(INJECTED_MARKUP);
           if (answer.body !== '') {
             const ack = JSON.parse(answer.body) as {

@@ -6,6 +6,7 @@ import { viewProblems } from '../../src/slack/blocks/limits.js';
 import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { BOT_SCOPE_OF, readManifest } from '../helpers/shipped-files.js';
+import { buttonsIn } from '../helpers/slack-buttons.js';
 import {
   buttonBody,
   commandBody,
@@ -18,15 +19,10 @@ import {
 const SECRET = 'process-home-signing-secret';
 const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
 
-type Button = { action_id: string; value: string };
-const buttonsOf = (blocks: unknown) =>
-  ((blocks ?? []) as { type: string; elements?: Button[] }[])
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements ?? []);
 const viewBlocks = (call: SlackCall | undefined) =>
   (call?.args.view as { blocks?: unknown[] } | undefined)?.blocks;
 const approvable = (call: SlackCall | undefined) =>
-  buttonsOf(viewBlocks(call))
+  buttonsIn(viewBlocks(call))
     .filter((b) => b.action_id === 'approve')
     .map((b) => b.value);
 
@@ -59,7 +55,7 @@ async function startBot(env: Record<string, string>) {
     await slack.waitFor(() => previews().length > before, 15_000);
     const preview = previews().at(-1);
     return {
-      id: buttonsOf(preview?.args.blocks).find((b) => b.action_id === 'approve')?.value ?? '',
+      id: buttonsIn(preview?.args.blocks).find((b) => b.action_id === 'approve')?.value ?? '',
       ts: String(preview?.answer?.ts ?? ''),
     };
   };
@@ -115,7 +111,7 @@ describe('App Home and history, as `node dist/main.js` serves them', () => {
     expect(await it$.post(homeButtonBody({ actionId: 'approve', value: id, userId: 'U0APPR' }))).toBe(200);
     await slack.waitFor(() => it$.threads().some((c) => c.args.thread_ts === ts), 15_000);
     await slack.waitFor(() =>
-      slack.callsOf('chat.update').some((c) => c.args.ts === ts && buttonsOf(c.args.blocks).length === 0),
+      slack.callsOf('chat.update').some((c) => c.args.ts === ts && buttonsIn(c.args.blocks).length === 0),
     );
 
     expect(networkWrites().length - writes).toBe(1);

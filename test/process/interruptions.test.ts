@@ -12,6 +12,7 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { Journal } from '../../src/store/file/journal.js';
 import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 const SECRET = 'interruptions-signing-secret';
@@ -66,14 +67,6 @@ const networkPosts = (name: string) =>
       r.route.endsWith('rest/networkconf') &&
       (r.body as { name?: string }).name === name,
   );
-
-function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
-  const blocks = (call?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  return blocks.filter((x) => x.type === 'actions').flatMap((x) => x.elements ?? []);
-}
 
 /** Proposes a network through the bot; the request id, and the preview's ts once the bot recorded it. */
 async function propose(

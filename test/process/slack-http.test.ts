@@ -3,22 +3,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type BotProcess, freePort, MAIN, spawnBot, stopAllBots } from '../helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { BOT_SCOPE_OF, readManifest } from '../helpers/shipped-files.js';
+import { buttonsOf } from '../helpers/slack-buttons.js';
 import { fuzzedRequests, headersFor, mayPassSignature, NASTY_BODIES } from '../helpers/slack-envelopes.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 const SECRET = 'process-test-signing-secret';
 
 const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
-
-function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
-  const blocks = (call?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
-}
 
 afterAll(stopAllBots);
 

@@ -2,9 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type BotProcess, freePort, ROOT, spawnBot, stopAllBots } from '../helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import { readDockerfile } from '../helpers/shipped-files.js';
+import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody } from '../helpers/slack-requests.js';
 
 /** A slash command as Socket Mode carries it: the form fields of the HTTP request, as JSON. */
@@ -16,14 +17,6 @@ function commandPayload(fields: Parameters<typeof commandBody>[0]): Record<strin
 function clickPayload(fields: Parameters<typeof buttonBody>[0]): Record<string, unknown> {
   const body = buttonBody(fields);
   return JSON.parse(decodeURIComponent(body.slice('payload='.length))) as Record<string, unknown>;
-}
-
-function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
-  const blocks = (call?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
 }
 
 afterAll(stopAllBots);

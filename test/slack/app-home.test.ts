@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { buttonsIn } from '../helpers/slack-buttons.js';
 import {
   homeButtonBody,
   homeOpenedBody,
@@ -31,18 +32,13 @@ afterEach(async () => {
   }
 });
 
-type Button = { action_id: string; value: string };
-const buttonsOf = (blocks: unknown) =>
-  ((blocks ?? []) as { type: string; elements?: Button[] }[])
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements ?? []);
 const publishesTo = (b: SlackBot, user: string) =>
   b.slack.callsOf('views.publish').filter((c) => c.args.user_id === user);
 const viewOf = (call: SlackCall | undefined) => (call?.args.view ?? {}) as { blocks?: unknown[] };
 const textOf = (call: SlackCall | undefined) => JSON.stringify(viewOf(call).blocks ?? []);
 /** The request ids a Home view offers to approve. */
 const approvable = (call: SlackCall | undefined) =>
-  buttonsOf(viewOf(call).blocks)
+  buttonsIn(viewOf(call).blocks)
     .filter((x) => x.action_id === 'approve')
     .map((x) => x.value);
 const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
@@ -68,7 +64,7 @@ async function propose(b: SlackBot, text: string, user = 'U01'): Promise<string>
   const before = previews(b).length;
   await b.command(text, user);
   await b.slack.waitFor(() => previews(b).length > before);
-  const id = buttonsOf(previews(b).at(-1)?.args.blocks).find((x) => x.action_id === 'approve')?.value ?? '';
+  const id = buttonsIn(previews(b).at(-1)?.args.blocks).find((x) => x.action_id === 'approve')?.value ?? '';
   await b.slack.waitFor(async () => (await b.approvals.get(id))?.message !== undefined);
   return id;
 }
@@ -130,7 +126,7 @@ describe('App Home', () => {
     const edited = b.slack.callsOf('chat.update').at(-1);
     expect(edited?.args.ts).toBe((await b.approvals.get(id))?.message?.ts);
     expect(JSON.stringify(edited?.args.blocks)).toContain('Done');
-    expect(buttonsOf(edited?.args.blocks)).toEqual([]);
+    expect(buttonsIn(edited?.args.blocks)).toEqual([]);
     expect(approvable(publishesTo(b, 'U02').at(-1))).toEqual([]);
   });
 
@@ -229,7 +225,7 @@ describe('App Home', () => {
   it('opens a quick-action form that asks for the channel, and posts the preview there', async () => {
     const b = await bot();
     const home = await openHome(b, 'U01');
-    const quick = buttonsOf(viewOf(home).blocks).filter((x) => x.action_id.startsWith('home_form:'));
+    const quick = buttonsIn(viewOf(home).blocks).filter((x) => x.action_id.startsWith('home_form:'));
     expect(quick.map((x) => x.value)).toEqual([
       'create_network',
       'create_firewall_policy',

@@ -9,6 +9,7 @@ import { Clock } from '../approvals/harness.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { buttonsOf } from '../helpers/slack-buttons.js';
 
 const bots: SlackBot[] = [];
 
@@ -28,14 +29,6 @@ const textOf = (call: SlackCall | undefined) =>
 const networkPosts = (b: SlackBot) =>
   b.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
 const updatesOf = (b: SlackBot, ts: string) => b.slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
-
-function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
-  const blocks = (call?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  return blocks.filter((x) => x.type === 'actions').flatMap((x) => x.elements ?? []);
-}
 
 function requestIdOf(call: SlackCall | undefined): string {
   const approve = buttonsOf(call).find((x) => x.action_id === 'approve');

@@ -6,6 +6,7 @@ import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js'
 import { verifyJournal } from '../../src/store/file/journal.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { buttonsOf } from '../helpers/slack-buttons.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 const bots: SlackBot[] = [];
@@ -35,14 +36,6 @@ afterEach(async () => {
 });
 
 const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
-
-function buttonsOf(call: SlackCall | undefined): { action_id: string; value: string }[] {
-  const blocks = (call?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
-}
 
 function requestIdOf(call: SlackCall | undefined): string {
   const approve = buttonsOf(call).find((b) => b.action_id === 'approve');
