@@ -5,32 +5,10 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
 import { silentLogger } from '../../src/log.js';
-import {
-  DEMO_ACL_RULES,
-  DEMO_DEVICES,
-  DEMO_FIREWALL_POLICIES,
-  DEMO_NETWORKS,
-  DEMO_TRAFFIC_MATCHING_LISTS,
-  DEMO_ZONES,
-} from '../../src/simulator/index.js';
+import { demoReadArguments } from '../../src/simulator/index.js';
 import type { PartContext } from '../lib/context.js';
 import { BenchController } from '../lib/controller.js';
 import { type Interval, median, overlapGroups, ratio, sequentialRounds } from '../lib/stats.js';
-
-/**
- * Values for the required arguments of read tools, from the demo site. A read tool with a required
- * argument not listed here stops the part with its name, so a new tool cannot be left out silently.
- */
-const DEMO_ARGUMENTS: Record<string, string> = {
-  network_id: DEMO_NETWORKS.iot.id,
-  zone_id: DEMO_ZONES.iotDevices,
-  acl_rule_id: DEMO_ACL_RULES.blockIotToNas,
-  list_id: DEMO_TRAFFIC_MATCHING_LISTS.webPorts,
-  client_mac: '9c:b6:d0:4e:11:07',
-  device_id: DEMO_DEVICES.coreSwitch.id,
-  policy_id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
-  format: 'graphml',
-};
 
 /** Requests, rounds and time of one call. */
 export interface CallFigures {
@@ -118,7 +96,7 @@ export async function runRounds(ctx: PartContext): Promise<RoundsResult> {
           .argumentsOf(tool)
           .filter((a) => a.required && a.name !== 'site_id')
           .map((a) => a.name);
-        const args = demoArguments(required, tool);
+        const args = demoReadArguments(tool, required);
         const call = async (on = app): Promise<{ figures: CallFigures; intervals: Interval[] }> => {
           controller.clearRequests();
           const started = performance.now();
@@ -171,16 +149,4 @@ export async function runRounds(ctx: PartContext): Promise<RoundsResult> {
     await zoneBased.close();
     await legacy.close();
   }
-}
-
-function demoArguments(required: string[], tool: string): Record<string, string> {
-  const args: Record<string, string> = {};
-  for (const name of required) {
-    const value = DEMO_ARGUMENTS[name];
-    if (value === undefined) {
-      throw new Error(`bench/parts/rounds.ts has no demo value for ${tool}'s required argument ${name}`);
-    }
-    args[name] = value;
-  }
-  return args;
 }

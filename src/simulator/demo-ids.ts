@@ -105,3 +105,33 @@ export const DEMO_TRAFFIC_MATCHING_LISTS = {
   trustedAdminHosts: '2f039dc9-92c7-4647-a2a4-9c6bd1205065',
   ipv6CloudDns: '23eeb91a-08a7-4298-a458-70c7fd708eb5',
 } as const;
+
+// A demo value for each required argument of the read tools (site_id aside), so a run over the
+// whole catalogue (tests, bench) can call every read against the demo site.
+const DEMO_READ_ARGUMENTS: Readonly<Record<string, string>> = {
+  network_id: DEMO_NETWORKS.iot.id,
+  zone_id: DEMO_ZONES.iotDevices,
+  acl_rule_id: DEMO_ACL_RULES.blockIotToNas,
+  list_id: DEMO_TRAFFIC_MATCHING_LISTS.webPorts,
+  client_mac: '9c:b6:d0:4e:11:07',
+  device_id: DEMO_DEVICES.coreSwitch.id,
+  policy_id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
+  format: 'graphml',
+};
+
+/**
+ * Demo values for a read tool's required arguments. An argument with none stops the caller with
+ * its name, so a new read tool cannot be left out of a whole-catalogue run silently.
+ */
+export function demoReadArguments(tool: string, required: readonly string[]): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const name of required) {
+    if (name === 'site_id') continue;
+    const value = DEMO_READ_ARGUMENTS[name];
+    if (value === undefined) {
+      throw new Error(`no demo value for ${tool}'s required argument ${name} (src/simulator/demo-ids.ts)`);
+    }
+    args[name] = value;
+  }
+  return args;
+}

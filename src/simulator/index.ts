@@ -11,6 +11,7 @@ export {
   DEMO_ZONES,
   type DemoDeviceKey,
   type DemoNetworkKey,
+  demoReadArguments,
 } from './demo-ids.js';
 export { DEFAULT_SEED } from './demo-site.js';
 export { SIMULATOR_DEFAULTS, type Simulator, startSimulator } from './server.js';

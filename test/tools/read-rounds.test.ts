@@ -3,16 +3,7 @@ import { createGateway } from '../../src/gateway/index.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
-import {
-  DEMO_ACL_RULES,
-  DEMO_DEVICES,
-  DEMO_FIREWALL_POLICIES,
-  DEMO_NETWORKS,
-  DEMO_TRAFFIC_MATCHING_LISTS,
-  DEMO_ZONES,
-  type Simulator,
-  startSimulator,
-} from '../../src/simulator/index.js';
+import { demoReadArguments, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { RoundTripCounter } from '../helpers/round-trips.js';
 
@@ -20,30 +11,15 @@ import { RoundTripCounter } from '../helpers/round-trips.js';
 // controller (requests sent together count as one), and a repeat within the cache lifetime none.
 const MAX_COLD_ROUNDS = 2;
 
-/** Demo values for the required arguments of read tools; a new one must be added here. */
-const DEMO_ARGUMENTS: Record<string, string> = {
-  network_id: DEMO_NETWORKS.iot.id,
-  zone_id: DEMO_ZONES.iotDevices,
-  acl_rule_id: DEMO_ACL_RULES.blockIotToNas,
-  list_id: DEMO_TRAFFIC_MATCHING_LISTS.webPorts,
-  client_mac: '9c:b6:d0:4e:11:07',
-  device_id: DEMO_DEVICES.coreSwitch.id,
-  policy_id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
-  format: 'graphml',
-};
-
 const registry = createRegistry('default');
 const reads = registry.list().filter((tool) => tool.access === 'read');
 
 function argumentsOf(tool: string): Record<string, string> {
-  const args: Record<string, string> = {};
-  for (const { name, required } of registry.argumentsOf(tool)) {
-    if (!required || name === 'site_id') continue;
-    const value = DEMO_ARGUMENTS[name];
-    if (value === undefined) throw new Error(`no demo value for ${tool}'s required argument ${name}`);
-    args[name] = value;
-  }
-  return args;
+  const required = registry
+    .argumentsOf(tool)
+    .filter((a) => a.required)
+    .map((a) => a.name);
+  return demoReadArguments(tool, required);
 }
 
 const sims: Partial<Record<'zone-based' | 'legacy', Simulator>> = {};
