@@ -37,6 +37,14 @@ describe('deploy/compose.yaml', () => {
       /location \/slack\/events \{\s*proxy_pass http:\/\/netops_bot;/,
     );
   });
+
+  it('keeps an MCP client on the replica that holds its session, and never resends a tool call', () => {
+    const conf = read('deploy/nginx.conf');
+    expect(conf).toMatch(/upstream netops_mcp \{\s*hash \$remote_addr consistent;/);
+    const mcp = /location = \/mcp \{([^}]*)\}/.exec(conf)?.[1] ?? '';
+    expect(mcp).toContain('proxy_pass http://netops_mcp;');
+    expect(mcp).toContain('proxy_next_upstream off;');
+  });
 });
 
 describe('deploy/kubernetes.yaml', () => {
@@ -63,6 +71,12 @@ describe('deploy/kubernetes.yaml', () => {
     expect(deployment.spec.replicas).toBe(2);
     expect(container?.readinessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(byKind('Service')).toBeDefined();
+  });
+
+  it('keeps an MCP client on one replica (its session lives there)', () => {
+    expect((byKind('Service') as { spec: { sessionAffinity?: string } }).spec.sessionAffinity).toBe(
+      'ClientIP',
+    );
   });
 
   it('takes the tokens and the database URL from a Secret', () => {
