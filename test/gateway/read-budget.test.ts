@@ -11,9 +11,8 @@ const BUDGET_MS = 300;
 // Larger than the budget, as GATEWAY_TIMEOUT_MS (10 s) is larger than the default budget: an
 // attempt then gets whatever is left of the budget.
 const TIMEOUT_MS = 10_000;
-// What a message may add to the budget: the wait it names is the whole read's, so it is at least
-// the budget, and the read gives up right after the budget runs out.
-const MESSAGE_SLACK_S = 2;
+// The wait a message names is the whole read's: at least the budget, and (no speed is asserted
+// here) short of the per-request timeout that a read without one budget would have waited.
 
 /** Which routes never answer. */
 let hangs: (req: { method: string; path: string }) => boolean = () => false;
@@ -104,7 +103,7 @@ describe('one read budget covers every attempt, detection and login included', (
     // Assert
     const { seconds, durations } = statedWait(error);
     expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
-    expect(seconds).toBeLessThan(BUDGET_MS / 1000 + MESSAGE_SLACK_S);
+    expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
     expect(durations).toBe(1);
     expect((error as Error).message).toMatch(/^127\.0\.0\.1:\d+ did not answer within \d+\.\d s$/);
     // Detection and the read (sent where a UniFi OS console serves it) went out together, once.
@@ -122,7 +121,7 @@ describe('one read budget covers every attempt, detection and login included', (
 
     const { seconds } = statedWait(error);
     expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
-    expect(seconds).toBeLessThan(BUDGET_MS / 1000 + MESSAGE_SLACK_S);
+    expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
     expect(server.seen('/rest/networkconf')).toHaveLength(1);
   });
 
@@ -134,7 +133,7 @@ describe('one read budget covers every attempt, detection and login included', (
 
     const { seconds } = statedWait(error);
     expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
-    expect(seconds).toBeLessThan(BUDGET_MS / 1000 + MESSAGE_SLACK_S);
+    expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
     expect(server.seen('/api/auth/login')).toHaveLength(1);
     expect(server.seen('/rest/networkconf')).toHaveLength(0);
     expect((error as Error).message).not.toContain('pw-secret');
@@ -153,7 +152,7 @@ describe('one read budget covers every attempt, detection and login included', (
 
     const { seconds } = statedWait(error);
     expect(seconds).toBeGreaterThanOrEqual(0.4);
-    expect(seconds).toBeLessThan(0.6 + MESSAGE_SLACK_S);
+    expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
     expect(warmed).toBe(false);
   });
 

@@ -4,11 +4,18 @@ import { GatewayUnavailableError, RateLimitedError, WriteOutcomeUnknownError } f
 import { createGateway } from '../../src/gateway/gateway.js';
 import type { GatewayOptions } from '../../src/gateway/options.js';
 import type { Gateway } from '../../src/gateway/types.js';
-import { type FakeServer, networkSchema, sendClassic, sendJson, startFake, timed } from './support.js';
+import {
+  captureLogs,
+  type FakeServer,
+  networkSchema,
+  sendClassic,
+  sendJson,
+  startFake,
+  timed,
+} from './support.js';
 
 const BUDGET_MS = 800;
 const TIMEOUT_MS = 100;
-const SLACK_MS = 400;
 
 /** Per-route scripts: each request takes the next answer; the last one repeats. */
 type Answer = 'ok' | 'hang' | 'drop' | 503 | { status: 429; retryAfter: string };
@@ -83,26 +90,23 @@ describe('reads are retried on transient faults within the budget', () => {
     scripts.set('stat/slow', ['hang']);
 
     // Act
-    const { error, ms } = await timed(() => gateway.classicRead('default', 'stat/slow', networkSchema));
+    const { error } = await timed(() => gateway.classicRead('default', 'stat/slow', networkSchema));
 
     // Assert
     expect(error).toBeInstanceOf(GatewayUnavailableError);
     // The wait is said once, as the whole read's, with the attempts it took.
     expect((error as Error).message).toMatch(/did not answer within \d+\.\d s \(3 attempts\)$/);
     expect(server.seen('/stat/slow')).toHaveLength(3);
-    expect(ms).toBeGreaterThanOrEqual(3 * TIMEOUT_MS - 10);
-    expect(ms).toBeLessThan(BUDGET_MS + SLACK_MS);
   });
 
   it('retries a 503 and fails after the configured attempts', async () => {
     scripts.set('stat/busy', [503]);
 
-    const { error, ms } = await timed(() => gateway.classicRead('default', 'stat/busy', networkSchema));
+    const { error } = await timed(() => gateway.classicRead('default', 'stat/busy', networkSchema));
 
     expect(error).toBeInstanceOf(GatewayUnavailableError);
     expect(error).toMatchObject({ status: 503 });
     expect(server.seen('/stat/busy')).toHaveLength(3);
-    expect(ms).toBeLessThan(BUDGET_MS + SLACK_MS);
   });
 
   it('succeeds when a retry gets through after a 503 and a dropped connection', async () => {
@@ -118,40 +122,43 @@ describe('reads are retried on transient faults within the budget', () => {
     const patient = gatewayWith({ retry: { attempts: 50, budgetMs: 350, baseDelayMs: 20, maxDelayMs: 40 } });
     scripts.set('stat/slow2', ['hang']);
 
-    const { error, ms } = await timed(() => patient.classicRead('default', 'stat/slow2', networkSchema));
+    const { error } = await timed(() => patient.classicRead('default', 'stat/slow2', networkSchema));
     await patient.close();
 
+    // 50 attempts allowed, a few made: the budget, not the attempts, ended the read.
     expect(error).toBeInstanceOf(GatewayUnavailableError);
-    expect(ms).toBeLessThan(350 + SLACK_MS);
     expect(server.seen('/stat/slow2').length).toBeGreaterThanOrEqual(2);
     expect(server.seen('/stat/slow2').length).toBeLessThan(5);
   });
 
-  it('honours Retry-After on a 429: the retry comes after at least that long', async () => {
-    const waiting = gatewayWith({ retry: { attempts: 3, budgetMs: 3000 } });
+  it('honours Retry-After on a 429: the retry is planned after at least that long', async () => {
+    const logs = captureLogs();
+    const waiting = gatewayWith({ retry: { attempts: 3, budgetMs: 3000 }, logger: logs.logger });
     // Fractional seconds, as the Site Manager reports them ("retry after 5.372786998s").
     scripts.set('stat/limited', [{ status: 429, retryAfter: '0.6' }, 'ok']);
 
     const list = await waiting.classicRead('default', 'stat/limited', networkSchema);
     await waiting.close();
 
-    const [first, second] = server.seen('/stat/limited');
     expect(list.items).toHaveLength(1);
     expect(server.seen('/stat/limited')).toHaveLength(2);
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(600);
+    // The wait the retry planned (logged with each retry), not a measured time.
+    const retries = logs.lines
+      .map((l) => JSON.parse(l) as { delayMs?: number })
+      .filter((l) => l.delayMs !== undefined);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]?.delayMs).toBeGreaterThanOrEqual(600);
   });
 
   it('gives up at once with RateLimitedError when Retry-After exceeds the budget', async () => {
     scripts.set('stat/limited-long', [{ status: 429, retryAfter: '30' }]);
 
-    const { error, ms } = await timed(() =>
-      gateway.classicRead('default', 'stat/limited-long', networkSchema),
-    );
+    const { error } = await timed(() => gateway.classicRead('default', 'stat/limited-long', networkSchema));
 
+    // No retry was made (one request), and the test's own time limit is far below the 30 s asked.
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ retryAfterSeconds: 30 });
     expect(server.seen('/stat/limited-long')).toHaveLength(1);
-    expect(ms).toBeLessThan(SLACK_MS);
   });
 
   it('retries a classic POST read (stat/sitedpi with a body)', async () => {

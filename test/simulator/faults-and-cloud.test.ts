@@ -181,14 +181,13 @@ describe('lifecycle', () => {
 
   it('close() stops the server promptly even with a request waiting on latency', async () => {
     const other = await startSimulator();
-    other.injectFault({ kind: 'latency', ms: 5_000 });
+    // Far longer than the test may take: close() must cut the waiting request, not wait it out.
+    other.injectFault({ kind: 'latency', ms: 600_000 });
     const pending = api(other, 'GET', DEVICES).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 50));
 
-    const started = performance.now();
     await other.close();
 
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(await pending).toBeInstanceOf(Error);
     await expect(fetch(`${other.url}/`)).rejects.toThrow();
   });

@@ -117,7 +117,6 @@ describe('POST /slack/events: payloads that are not an object', () => {
   });
 
   it('answers 404 at once to envelopes no listener handles, instead of after 3 s', async () => {
-    const started = Date.now();
     const answers = await Promise.all([
       signed(
         commandBody({ text: 'vlans', response_url: b.slack.responseUrl() }).replace('%2Fnet', '%2Fother'),
@@ -131,9 +130,9 @@ describe('POST /slack/events: payloads that are not an object', () => {
       ),
     ]);
 
+    // Bolt alone acknowledges nothing and answers 404 after 3 s, with no reason: these are the guard's.
     expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404]);
-    // Bolt alone acknowledges nothing and answers 404 after 3 s.
-    expect(Date.now() - started).toBeLessThan(2500);
+    for (const answer of answers) expect(answer.text).toMatch(/^no listener for /);
   });
 
   it("still answers Slack's unsigned ssl_check and a signed url_verification", async () => {
