@@ -60,6 +60,10 @@ async function loadZones(
   fresh: boolean,
 ): Promise<ZoneSite> {
   requireLocal(context.gateway);
+  // The Integration site id is looked up alongside the generation check, not after it: on a cold
+  // start that is one round trip to the controller instead of two. Its failure is seen below,
+  // through the reads that need it; on a legacy site it is not needed at all.
+  context.gateway.resolveSiteUuid(site).catch(() => undefined);
   // A legacy site has no zones; the Integration API would refuse with a bare code.
   await requireZoneBasedFirewall(context.gateway, site);
   const [zones, networks] = await Promise.all([

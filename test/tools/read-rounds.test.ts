@@ -38,10 +38,17 @@ describe('controller round trips of every read tool, as after a start', () => {
     expect(reads.length).toBeGreaterThanOrEqual(20);
   });
 
-  it.each(reads.map((tool) => [tool.name, tool.firewall ?? 'zone-based'] as const))(
-    '%s (%s firewall): at most 2 round trips on the first read, none on a repeat',
-    async (tool, firewall) => {
-      // Arrange: a fresh gateway with the bot's cache settings, warmed up as the bot does at start.
+  it.each(
+    reads.flatMap((tool) =>
+      (['after', 'without'] as const).map(
+        (mode) => [tool.name, tool.firewall ?? 'zone-based', mode] as const,
+      ),
+    ),
+  )(
+    '%s (%s firewall, %s the warm-up): at most 2 round trips on the first read, none on a repeat',
+    async (tool, firewall, warmUpMode) => {
+      // Arrange: a fresh gateway with the bot's cache settings, warmed up as the bot does at start,
+      // or not (a console one-shot, or a command that arrives before the warm-up ended).
       const sim = sims[firewall];
       if (!sim) throw new Error(`no ${firewall} simulator`);
       const counter = new RoundTripCounter(sim);
@@ -53,7 +60,9 @@ describe('controller round trips of every read tool, as after a start', () => {
       });
       const context = { gateway, logger: silentLogger(), store: new MemoryStore() };
       try {
-        const warmUp = await counter.count(() => gateway.warmUp('default'));
+        const warmUp = await counter.count(async () =>
+          warmUpMode === 'after' ? gateway.warmUp('default') : true,
+        );
         const args = argumentsOf(tool);
 
         // Act
