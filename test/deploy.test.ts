@@ -53,13 +53,17 @@ describe('deploy/compose.yaml', () => {
   };
   // deploy/.env as the README has the admin make it: .env.example copied, every variable filled in.
   const filledIn = (): Record<string, string> => ({
-    ...Object.fromEntries(Object.keys(envFile(read('.env.example'))).map((name) => [name, `value-of-${name}`])),
+    ...Object.fromEntries(
+      Object.keys(envFile(read('.env.example'))).map((name) => [name, `value-of-${name}`]),
+    ),
     POSTGRES_PASSWORD: 'pg-secret',
   });
 
   it('runs two bot replicas on PostgreSQL, each with a health check, the database on a named volume', () => {
     expect(bot?.deploy).toEqual({ replicas: 2 });
-    expect(environment.DATABASE_URL).toMatch(/^postgres:\/\/netops:\$\{POSTGRES_PASSWORD\}@postgres:5432\/netops$/);
+    expect(environment.DATABASE_URL).toMatch(
+      /^postgres:\/\/netops:\$\{POSTGRES_PASSWORD\}@postgres:5432\/netops$/,
+    );
     expect(JSON.stringify(bot?.healthcheck)).toContain('/healthz');
     expect(JSON.stringify(postgres?.healthcheck)).toContain('pg_isready');
     expect(postgres?.volumes).toEqual(['netops-db:/var/lib/postgresql/data']);
