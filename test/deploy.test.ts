@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { ENV_VARIABLES } from '../src/config.js';
@@ -6,18 +7,61 @@ import { ENV_VARIABLES } from '../src/config.js';
 type Doc = Record<string, unknown>;
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const known = new Set<string>(ENV_VARIABLES);
+const docsOf = (path: string) => parseAllDocuments(read(path)).map((d) => d.toJS() as Doc);
+/** deploy/nginx.conf without its comments. */
+const nginxConf = () => read('deploy/nginx.conf').replace(/#.*$/gm, '');
+
+/** `KEY=value` lines of an env file, as compose reads deploy/.env. */
+function envFile(text: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
+    if (match?.[1]) vars[match[1]] = match[2] ?? '';
+  }
+  return vars;
+}
+
+/** Compose's interpolation of `${NAME}`, `${NAME:-default}` and `${NAME:?error}` from `vars`. */
+function interpolate(value: string, vars: Record<string, string>): string {
+  return value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_, name: string, op?: string, arg?: string) => {
+    const set = vars[name] ?? '';
+    if (set !== '') return set;
+    if (op === '?') throw new Error(`required variable ${name} is missing a value: ${arg}`);
+    return op === '-' ? (arg ?? '') : '';
+  });
+}
 
 describe('deploy/compose.yaml', () => {
   const compose = parse(read('deploy/compose.yaml')) as {
-    services: Record<string, Doc & { environment?: Record<string, string>; healthcheck?: Doc }>;
+    services: Record<
+      string,
+      Doc & { environment?: Record<string, string>; env_file?: string[]; healthcheck?: Doc; image?: string }
+    >;
     volumes: Record<string, unknown>;
   };
   const bot = compose.services.bot;
   const postgres = compose.services.postgres;
+  const environment = bot?.environment ?? {};
+
+  /** What a bot container's environment holds, for a deploy/.env of `vars` (the file is also compose's .env). */
+  const containerEnv = (vars: Record<string, string>): Record<string, string> => {
+    const fromFiles = (bot?.env_file ?? []).length > 0 ? vars : {};
+    const listed = Object.fromEntries(
+      Object.entries(environment).map(([name, value]) => [name, interpolate(String(value), vars)]),
+    );
+    return { ...fromFiles, ...listed };
+  };
+  // deploy/.env as the README has the admin make it: .env.example copied, every variable filled in.
+  const filledIn = (): Record<string, string> => ({
+    ...Object.fromEntries(
+      Object.keys(envFile(read('.env.example'))).map((name) => [name, `value-of-${name}`]),
+    ),
+    POSTGRES_PASSWORD: 'pg-secret',
+  });
 
   it('runs two bot replicas on PostgreSQL, each with a health check, the database on a named volume', () => {
     expect(bot?.deploy).toEqual({ replicas: 2 });
-    expect(bot?.environment?.DATABASE_URL).toMatch(
+    expect(environment.DATABASE_URL).toMatch(
       /^postgres:\/\/netops:\$\{POSTGRES_PASSWORD\}@postgres:5432\/netops$/,
     );
     expect(JSON.stringify(bot?.healthcheck)).toContain('/healthz');
@@ -28,37 +72,105 @@ describe('deploy/compose.yaml', () => {
   });
 
   it('sets only variables the bot reads', () => {
-    const unknown = Object.keys(bot?.environment ?? {}).filter((name) => !known.has(name));
+    const unknown = Object.keys(environment).filter((name) => !known.has(name));
     expect(unknown).toEqual([]);
   });
 
-  it('spreads HTTP-mode requests over the replicas in its proxy', () => {
-    expect(read('deploy/nginx.conf')).toMatch(
-      /location \/slack\/events \{\s*proxy_pass http:\/\/netops_bot;/,
+  it('reads the env file the README has the admin create', () => {
+    const files = (bot?.env_file ?? []).map((file) => posix.join('deploy', file));
+
+    expect(files).toEqual(['deploy/.env']);
+    expect(read('README.md')).toContain('cp .env.example deploy/.env');
+    expect(read('deploy/compose.yaml')).toContain('cp .env.example deploy/.env');
+  });
+
+  it('hands every variable the bot reads from deploy/.env to the replicas, composing only DATABASE_URL and PORT', () => {
+    const vars = filledIn();
+
+    const env = containerEnv(vars);
+
+    const changed = ENV_VARIABLES.filter((name) => env[name] !== `value-of-${name}`);
+    expect(changed).toEqual(['PORT', 'DATABASE_URL']);
+    expect(env.DATABASE_URL).toBe('postgres://netops:pg-secret@postgres:5432/netops');
+    // The health check and deploy/nginx.conf reach the bot on 3000.
+    expect(env.PORT).toBe('3000');
+  });
+
+  it('refuses to start replicas without GATEWAY_URL (each would run its own simulator)', () => {
+    const { GATEWAY_URL: _set, ...without } = filledIn();
+
+    expect(environment.GATEWAY_URL).toMatch(/^\$\{GATEWAY_URL:\?[^}]+\}$/);
+    expect(() => containerEnv(without)).toThrow(/GATEWAY_URL/);
+    expect(() => containerEnv({ ...without, GATEWAY_URL: '' })).toThrow(/GATEWAY_URL/);
+    expect(containerEnv({ ...without, GATEWAY_URL: 'https://192.168.1.1' }).GATEWAY_URL).toBe(
+      'https://192.168.1.1',
     );
   });
 
+  it('spreads HTTP-mode requests over the replicas in its proxy', () => {
+    expect(nginxConf()).toMatch(/location \/slack\/events \{\s*proxy_pass http:\/\/netops_bot;/);
+  });
+
   it('keeps an MCP client on the replica that holds its session, and never resends a tool call', () => {
-    const conf = read('deploy/nginx.conf');
-    expect(conf).toMatch(/upstream netops_mcp \{\s*hash \$remote_addr consistent;/);
+    const conf = nginxConf();
+    // Not `consistent`: that variant hashes the server's name, one `bot:3000` for every replica,
+    // and then takes turns between them.
+    expect(conf).toMatch(/upstream netops_mcp \{\s*hash \$remote_addr;/);
     const mcp = /location = \/mcp \{([^}]*)\}/.exec(conf)?.[1] ?? '';
     expect(mcp).toContain('proxy_pass http://netops_mcp;');
     expect(mcp).toContain('proxy_next_upstream off;');
   });
+
+  it("finds recreated replicas through Docker's DNS, on an nginx that can (1.27.3 or later)", () => {
+    const conf = nginxConf();
+    const upstreams = [...conf.matchAll(/upstream (\w+) \{([^}]*)\}/g)].map(([, name, body]) => ({
+      name,
+      body: body ?? '',
+    }));
+    const version = /^nginx:(\d+)\.(\d+)(?:\.(\d+))?-/.exec(compose.services.proxy?.image ?? '');
+    const [major, minor, patch] = [version?.[1], version?.[2], version?.[3]].map(Number);
+
+    expect(conf).toMatch(/^resolver 127\.0\.0\.11 valid=10s;$/m);
+    expect(upstreams.map((u) => u.name)).toEqual(['netops_bot', 'netops_mcp']);
+    for (const { body } of upstreams) {
+      expect(body).toMatch(/^\s*zone \w+ \d+k;$/m);
+      const servers = body.match(/^\s*server .*;$/gm) ?? [];
+      expect(servers.length).toBeGreaterThan(0);
+      for (const server of servers) expect(server).toMatch(/^\s*server bot:3000 resolve\b/);
+    }
+    expect(version).not.toBeNull();
+    // A minor line without a patch (1.28-alpine) is at least its .0.
+    const atLeast = (major ?? 0) * 1e6 + (minor ?? 0) * 1e3 + (Number.isNaN(patch) ? 0 : (patch ?? 0));
+    expect(atLeast).toBeGreaterThanOrEqual(1_027_003);
+  });
+
+  it('passes a Slack request on only when a replica does not take the connection', () => {
+    const slack = /location \/slack\/events \{([^}]*)\}/.exec(nginxConf())?.[1] ?? '';
+
+    expect(slack).toMatch(/proxy_next_upstream error timeout;/);
+    expect(slack).not.toContain('non_idempotent');
+  });
 });
 
 describe('deploy/kubernetes.yaml', () => {
-  const docs = parseAllDocuments(read('deploy/kubernetes.yaml')).map((d) => d.toJS() as Doc);
+  const docs = docsOf('deploy/kubernetes.yaml');
   const byKind = (kind: string): unknown => docs.find((d) => d.kind === kind);
-  const secret = byKind('Secret') as { metadata: { name: string }; stringData: Record<string, string> };
+  const secrets = docsOf('deploy/kubernetes-secret.example.yaml');
+  const secret = secrets[0] as {
+    kind: string;
+    metadata: { name: string };
+    stringData: Record<string, string>;
+  };
   const deployment = byKind('Deployment') as {
     spec: {
       replicas: number;
       template: {
+        metadata: { labels: Record<string, string> };
         spec: {
           containers: {
             env: { name: string }[];
             envFrom: { secretRef: { name: string } }[];
+            ports: { name: string; containerPort: number }[];
             readinessProbe: { httpGet: { path: string; port: string } };
           }[];
         };
@@ -79,7 +191,9 @@ describe('deploy/kubernetes.yaml', () => {
     );
   });
 
-  it('takes the tokens and the database URL from a Secret', () => {
+  it('takes the tokens and the database URL from a Secret kept in a file of its own', () => {
+    expect(docs.map((d) => d.kind)).not.toContain('Secret');
+    expect(secrets.map((d) => d.kind)).toEqual(['Secret']);
     expect(container?.envFrom).toEqual([{ secretRef: { name: secret.metadata.name } }]);
     expect(Object.keys(secret.stringData)).toEqual(
       expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'DATABASE_URL', 'GATEWAY_API_KEY']),
@@ -87,8 +201,74 @@ describe('deploy/kubernetes.yaml', () => {
     expect((container?.env ?? []).map((e) => e.name)).not.toContain('SLACK_BOT_TOKEN');
   });
 
+  it('tells the admin to fill in a copy of the Secret that git ignores', () => {
+    const copy = 'deploy/kubernetes-secret.yaml';
+
+    expect(read('README.md')).toContain(copy);
+    expect(read('deploy/kubernetes.yaml')).toContain(`apply -f ${copy}`);
+    expect(read('.gitignore').split('\n')).toContain(`/${copy}`);
+  });
+
   it('sets only variables the bot reads', () => {
     const names = [...Object.keys(secret.stringData), ...(container?.env ?? []).map((e) => e.name)];
     expect(names.filter((name) => !known.has(name))).toEqual([]);
+  });
+
+  describe('deploy/kubernetes-ingress.yaml', () => {
+    const ingressDocs = docsOf('deploy/kubernetes-ingress.yaml');
+    type Backend = { service: { name: string; port: { name?: string; number?: number } } };
+    type Ingress = {
+      metadata: { name: string; annotations?: Record<string, string> };
+      spec: { rules: { http: { paths: { path: string; pathType: string; backend: Backend }[] } }[] };
+    };
+    type Service = {
+      metadata: { name: string };
+      spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] };
+    };
+    const ingresses = ingressDocs.filter((d) => d.kind === 'Ingress') as unknown as Ingress[];
+    const services = [...docs, ...ingressDocs].filter((d) => d.kind === 'Service') as unknown as Service[];
+    const routes = ingresses.flatMap((ingress) =>
+      ingress.spec.rules.flatMap((rule) => rule.http.paths.map((path) => ({ ingress, ...path }))),
+    );
+    const route = (path: string) => routes.find((r) => r.path === path);
+    const hashBy = 'nginx.ingress.kubernetes.io/upstream-hash-by';
+    const podLabels = deployment.spec.template.metadata.labels;
+    const containerPort = container?.ports.find((p) => p.containerPort === 3000)?.name;
+
+    /** The pods' port a backend reaches, through a Service that selects the Deployment's pods. */
+    const reaches = (backend: Backend | undefined) => {
+      const service = services.find((s) => s.metadata.name === backend?.service.name);
+      const port = service?.spec.ports.find(
+        (p) => p.name === backend?.service.port.name || p.port === backend?.service.port.number,
+      );
+      return { selectsPods: service?.spec.selector, targetPort: port?.targetPort };
+    };
+
+    it('routes /slack/events and /mcp (and nothing else) to the bot port of the Deployment', () => {
+      expect(routes.map((r) => [r.path, r.pathType]).sort()).toEqual([
+        ['/mcp', 'Exact'],
+        ['/slack/events', 'Exact'],
+      ]);
+      for (const path of ['/slack/events', '/mcp']) {
+        expect(reaches(route(path)?.backend)).toEqual({ selectsPods: podLabels, targetPort: containerPort });
+      }
+      expect(containerPort).toBe('http');
+    });
+
+    it("hashes /mcp by the client's address, on an Ingress and an upstream of its own", () => {
+      const mcp = route('/mcp');
+      const slack = route('/slack/events');
+      // ingress-nginx keeps one upstream per Service and port, balanced as the first Ingress
+      // naming it says: a pair shared with /slack/events could lose the hash.
+      const upstream = (r: typeof mcp) => `${r?.backend.service.name}:${r?.backend.service.port.name}`;
+
+      expect(mcp?.ingress.metadata.annotations?.[hashBy]).toBe('$remote_addr');
+      expect(mcp?.ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-next-upstream']).toBe(
+        'off',
+      );
+      expect(slack?.ingress.metadata.annotations?.[hashBy]).toBeUndefined();
+      expect(mcp?.ingress.metadata.name).not.toBe(slack?.ingress.metadata.name);
+      expect(routes.filter((r) => upstream(r) === upstream(mcp)).map((r) => r.path)).toEqual(['/mcp']);
+    });
   });
 });
