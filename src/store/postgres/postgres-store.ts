@@ -32,7 +32,7 @@ import type {
   TransitionGuard,
 } from '../types.js';
 import { type MigrationResult, migrate } from './migrate.js';
-import { createPool, inTransaction } from './pool.js';
+import { createPool, guardedPool, inTransaction } from './pool.js';
 
 /** The database's journal does not hang together; the bot refuses to run on it rather than guess. */
 export class StoreIntegrityError extends Error {
@@ -448,8 +448,10 @@ export class PostgresStore implements Store {
     /** What the migration run at open did. */
     readonly migrations: MigrationResult,
   ) {
-    this.data = new PostgresKeyValueStore(pool);
-    this.changeStore = new PostgresChangeStore(pool, newReplicaId(), options.key);
+    // What users' requests reach goes through the guarded pool: a lost database is "not recorded".
+    const guarded = guardedPool(pool);
+    this.data = new PostgresKeyValueStore(guarded);
+    this.changeStore = new PostgresChangeStore(guarded, newReplicaId(), options.key);
   }
 
   /** Connects, migrates, checks the chain head against the last event, and registers this replica. */
