@@ -360,6 +360,20 @@ function mcpRules(
   }
 }
 
+/**
+ * Settings that are valid but do not do what whoever set them likely meant: one line each, logged
+ * at start by every face. Not errors, because the console and `netops mcp` stay fully usable.
+ */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.mcp.tokens.length > 0 && !config.slack.botToken) {
+    warnings.push(
+      'MCP_TOKEN is set but SLACK_BOT_TOKEN is not: POST /mcp is served only by the Slack bot, so no MCP endpoint is open. For an assistant on this machine use `netops mcp` (stdio, needs no token); to serve /mcp over HTTP, set SLACK_BOT_TOKEN and start the bot; or unset MCP_TOKEN.',
+    );
+  }
+  return warnings;
+}
+
 /** PostgreSQL as the shared store (DATABASE_URL and its TLS settings). */
 export interface DatabaseConfig {
   /** postgres://user:password@host:5432/db — a secret: never log it. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { pino } from 'pino';
 import { createApp } from './app.js';
-import { type Config, loadConfig } from './config.js';
+import { type Config, configWarnings, loadConfig } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { ConfigError } from './errors.js';
 import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
@@ -107,6 +107,7 @@ async function openParts(
 /** Runs the Slack bot until SIGINT/SIGTERM; resolves only when it could not start. */
 async function runSlack(config: Config): Promise<number> {
   const logger = serviceLogger(config);
+  for (const warning of configWarnings(config)) logger.warn(warning);
   // A request or Slack must never stop the bot; only an exception that leaves its state unknown does.
   installProcessErrorPolicy(logger, (code) => process.exit(code));
   const parts = await openParts(config, logger, []);
@@ -185,6 +186,7 @@ async function runSlack(config: Config): Promise<number> {
 /** The terminal console: one command from argv, or the interactive loop on stdin. */
 async function runConsole(config: Config, argv: string[]): Promise<number> {
   const logger = consoleLogger(config);
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const parts = await openParts(config, logger, argv);
   if (typeof parts === 'number') return parts;
   const { controller, gatewayOptions, store } = parts;
@@ -251,6 +253,7 @@ function mcpStdioRefusal(config: Config): string | undefined {
 async function runMcp(config: Config): Promise<number> {
   // stdout carries the protocol: every log line goes to stderr.
   const logger = consoleLogger(config);
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const refusal = mcpStdioRefusal(config);
   if (refusal) {
     process.stderr.write(`netops mcp: ${refusal}\n`);

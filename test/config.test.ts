@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENV_VARIABLES, loadConfig, loadStoreConfig } from '../src/config.js';
+import { configWarnings, ENV_VARIABLES, loadConfig, loadStoreConfig } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 
 function configError(env: Record<string, string>): ConfigError {
@@ -336,5 +336,16 @@ describe('MCP variables', () => {
         rule: 'must be one of WRITE_CHANNELS, where changes may be requested',
       },
     ]);
+  });
+
+  it('warns, naming MCP_TOKEN and what to do, when it is set without SLACK_BOT_TOKEN (nothing serves /mcp)', () => {
+    const warnings = configWarnings(loadConfig({ MCP_TOKEN: SECRET }));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^MCP_TOKEN is set but SLACK_BOT_TOKEN is not: .*no MCP endpoint is open/);
+    expect(warnings[0]).toContain('`netops mcp` (stdio, needs no token)');
+    expect(warnings[0]).toContain('set SLACK_BOT_TOKEN and start the bot');
+    expect(warnings[0]).not.toContain(SECRET);
+    expect(configWarnings(loadConfig({}))).toEqual([]);
+    expect(configWarnings(loadConfig({ ...slack, MCP_TOKEN: SECRET, MCP_WRITES: 'confirm' }))).toEqual([]);
   });
 });

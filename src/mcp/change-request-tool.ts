@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ChangeRequest } from '../approvals/types.js';
+import type { Actor, ChangeRequest } from '../approvals/types.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
 
 /** The MCP-only tool that follows a change request (listed when MCP_WRITES=approval). */
@@ -20,7 +20,7 @@ const argsSchema = z
 export const changeRequestTool: Tool = {
   name: GET_CHANGE_REQUEST,
   description:
-    'The state of a change request a write proposed (pending, approved, executing, succeeded, failed, cancelled, expired, superseded, unknown) and, once it ran, its result. A superseded request names the one that replaced it.',
+    'The state of a change request a write through this token proposed (pending, approved, executing, succeeded, failed, cancelled, expired, superseded, unknown) and, once it ran, its result. A superseded request names the one that replaced it.',
   inputSchema: (() => {
     const { $schema: _schema, ...schema } = z.toJSONSchema(argsSchema, { io: 'input' }) as Record<
       string,
@@ -92,8 +92,18 @@ export function changeRequestView(
   };
 }
 
-/** The request, or a not-found error naming the id. */
-export function requireRequest(request: ChangeRequest | undefined, id: string): ChangeRequest {
-  if (!request) throw new ResourceNotFoundError('change request', id);
+/**
+ * The request, when it was proposed through MCP under the caller's own token label (the requester
+ * `mcp:<label>`); anything else, a person's Slack request or another token's, is "not found", the
+ * same answer as an id that does not exist, so a token cannot learn what others asked for.
+ */
+export function requireRequest(request: ChangeRequest | undefined, id: string, caller: Actor): ChangeRequest {
+  if (!request || request.requester.userId !== caller.userId) {
+    throw new ResourceNotFoundError(
+      'change request',
+      id,
+      `change request ${id} not found among this token's requests (an MCP token reads only the change requests it proposed)`,
+    );
+  }
   return request;
 }

@@ -88,7 +88,7 @@ export class McpTools {
     requester: Actor,
   ): Promise<CallToolResult> {
     const { registry, context, writes } = this.deps;
-    if (name === GET_CHANGE_REQUEST && writes === 'approval') return this.changeRequest(args);
+    if (name === GET_CHANGE_REQUEST && writes === 'approval') return this.changeRequest(args, requester);
     const tool = registry.require(name);
     if (tool.access === 'read') return toolResult(await registry.run(name, args, context));
     if (writes === 'off') {
@@ -174,9 +174,9 @@ export class McpTools {
     return { ...toolErrorResult(error), _meta: meta };
   }
 
-  private async changeRequest(args: Record<string, unknown>): Promise<CallToolResult> {
+  private async changeRequest(args: Record<string, unknown>, caller: Actor): Promise<CallToolResult> {
     const id = changeRequestIdOf(args);
-    const request = requireRequest(await this.approvals().get(id), id);
+    const request = requireRequest(await this.approvals().get(id), id, caller);
     const link = request.message ? await this.deps.notifier?.link(request.message) : undefined;
     const view = changeRequestView(request, link);
     const { preview: _preview, arguments: _args, result, ...summary } = view;

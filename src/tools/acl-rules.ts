@@ -43,6 +43,7 @@ import {
   limit,
   offset,
   port,
+  refusingValues,
   siteId,
   text,
 } from './arg-types.js';
@@ -71,9 +72,10 @@ const endpointType = z.enum(ACL_ENDPOINT_TYPES, { error: `must be one of ${ACL_E
 const endpointRef = idOrName('network, device or client').describe(
   'network: its id or name; device: a device or client by MAC, IP address or name',
 );
-const protocol = z
-  .enum(ACL_PROTOCOLS, { error: `must be one of ${ACL_PROTOCOLS.join(', ')}` })
-  .refine((p) => p !== 'icmp', { error: ICMP_REFUSAL });
+const protocol = refusingValues(
+  z.enum(ACL_PROTOCOLS, { error: `must be one of ${ACL_PROTOCOLS.join(', ')}` }),
+  { icmp: { rule: ICMP_REFUSAL, note: 'refused: ACL rules match TCP and UDP only' } },
+);
 const priority = intInRange(1, 10000).describe(
   'Position in the evaluation order, 1 first (past the end: last)',
 );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isIpv4, isIpv4OrCidr, parseCidr } from '../lib/ip.js';
+import { refusedValues } from './schema-introspection.js';
 
 /** Every tool's `site_id`; the registry fills it from DEFAULT_SITE (or `site=`) when omitted. */
 export const siteId = z
@@ -18,6 +19,30 @@ export const dryRun = z
   .boolean({ error: 'must be true or false' })
   .optional()
   .describe('Preview without changing anything');
+
+/** Why an enum value is refused: the full rule for the error, and a few words for help. */
+export interface Refusal {
+  rule: string;
+  note: string;
+}
+
+/**
+ * An enum whose type keeps values the spec names but the tool refuses, so they are refused with
+ * the reason rather than as unknown; help lists each with its note and forms do not offer it.
+ */
+export function refusingValues<T extends z.ZodEnum>(
+  schema: T,
+  refused: Readonly<Record<string, Refusal>>,
+): T {
+  const checked = schema.superRefine((value, ctx) => {
+    const refusal = refused[String(value)];
+    if (refusal) ctx.addIssue({ code: 'custom', message: refusal.rule });
+  });
+  refusedValues.add(checked, {
+    refused: Object.fromEntries(Object.entries(refused).map(([value, { note }]) => [value, note])),
+  });
+  return checked;
+}
 
 /** A whole number within [min, max], with a message that names the bounds. */
 export function intInRange(min: number, max: number) {

@@ -103,6 +103,25 @@ export async function requireTraditionalFirewall(gateway: Gateway, site: string)
   );
 }
 
+/**
+ * An empty traditional rule list where the generation could not be asked (cloud mode; a key that
+ * does not reach v2): a zone-based console lists no rules either, so "no rules" is not an answer
+ * the bot can give. It says what it cannot tell and where the policies would be instead.
+ */
+export async function refuseEmptyRulesOfUnknownGeneration(gateway: Gateway, site: string): Promise<void> {
+  if ((await firewallGeneration(gateway, site)) !== undefined) return;
+  const why =
+    gateway.apiType === 'local'
+      ? 'the credential does not reach the v2 route that tells'
+      : 'in cloud mode (the connector does not forward the v2 route that tells)';
+  throw new NotSupportedError(
+    `site ${site} lists no traditional firewall rules, and the bot cannot tell its firewall generation ${why}. ` +
+      'A console migrated to the zone-based firewall lists none either: its traffic is governed by firewall policies. ' +
+      'See them with list_firewall_policies (GATEWAY_API_TYPE=local with a key that reaches the v2 API) or in UniFi Network; ' +
+      'if the console runs the traditional firewall, the site has no user-defined rules',
+  );
+}
+
 /** Refuses a zone or policy tool on a site that still runs the traditional firewall: it has no zones. */
 export async function requireZoneBasedFirewall(gateway: Gateway, site: string): Promise<void> {
   if ((await firewallGeneration(gateway, site)) !== 'legacy') return;

@@ -17,7 +17,7 @@ import {
   replacementBody,
 } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
-import { requireTraditionalFirewall } from './firewall-generation.js';
+import { refuseEmptyRulesOfUnknownGeneration, requireTraditionalFirewall } from './firewall-generation.js';
 import {
   addressIssue,
   buildRulePayload,
@@ -110,6 +110,7 @@ const listFirewallRules = defineTool({
       readRules(gateway, site_id, false),
       NetworkDirectory.load(gateway, site_id),
     ]);
+    if (rules.length === 0) await refuseEmptyRulesOfUnknownGeneration(gateway, site_id);
     const views = rules.map((r) => toFirewallRule(r, (id) => networks.nameOf(id)));
     return sortRules(views).slice(offset, offset + limit);
   },

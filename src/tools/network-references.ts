@@ -10,13 +10,20 @@ import { zoneRecordSchema } from '../gateway/records/zone-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { type FirewallGeneration, firewallGeneration } from './firewall-generation.js';
 
-/** One object that points at a network: what it is, its name and id, and which of its fields points. */
+/**
+ * One object that points at a network: what it is, its name and id, which of its fields points,
+ * and where the admin finds it (the tool that lists it, or UniFi Network when no tool manages it).
+ */
 export interface NetworkReference {
   kind: string;
   name: string;
   id: string;
   via: string;
+  listed_by: string;
 }
+
+/** What `find` returns: a reference without `listed_by`, which comes from its kind. */
+type FoundReference = Omit<NetworkReference, 'listed_by'>;
 
 /** The network looked for, in both id spaces (`uuid` is the networkconf `external_id`, when it has one). */
 export interface ReferencedNetwork {
@@ -39,8 +46,13 @@ export interface ReferenceKind {
    * evidence that nothing points at the network.
    */
   firewall?: FirewallGeneration;
-  find(gateway: Gateway, site: string, network: ReferencedNetwork): Promise<NetworkReference[]>;
+  /** Where the admin finds an object of this kind: the tool that lists it, or UniFi Network. */
+  listedBy: string;
+  find(gateway: Gateway, site: string, network: ReferencedNetwork): Promise<FoundReference[]>;
 }
+
+// Kinds no tool of the bot manages are changed in the controller's own UI.
+const IN_UNIFI_NETWORK = (kinds: string) => `UniFi Network (no tool manages ${kinds})`;
 
 // Live state: a delete preview is recomputed at approval and compared (drift).
 const FRESH = { fresh: true };
@@ -52,7 +64,7 @@ function matches(fields: [string, unknown][], wanted: string): string[] {
   );
 }
 
-function refsOf(kind: string, item: { id: string; name: string }, vias: string[]): NetworkReference[] {
+function refsOf(kind: string, item: { id: string; name: string }, vias: string[]): FoundReference[] {
   return vias.length === 0 ? [] : [{ kind, name: item.name, id: item.id, via: vias.join(', ') }];
 }
 
@@ -67,6 +79,7 @@ function uuidOf(network: ReferencedNetwork): string {
 export const firewallRuleReferences: ReferenceKind = {
   label: 'firewall rules',
   firewall: 'legacy',
+  listedBy: 'list_firewall_rules',
   async find(gateway, site, network) {
     const rules = await gateway.classicRead(site, 'rest/firewallrule', firewallRuleRecordSchema, FRESH);
     return rules.items.flatMap((r) =>
@@ -89,6 +102,7 @@ export const firewallRuleReferences: ReferenceKind = {
 export const firewallPolicyReferences: ReferenceKind = {
   label: 'firewall policies',
   firewall: 'zone-based',
+  listedBy: 'list_firewall_policies',
   async find(gateway, site, network) {
     const policies = await gateway.v2Read(site, 'firewall-policies', firewallPolicyRecordSchema, FRESH);
     // Ids left in `network_ids` beside another target match nothing, so they do not count.
@@ -113,6 +127,7 @@ export const firewallPolicyReferences: ReferenceKind = {
 /** ACL rules: `NETWORKS` filters and a MAC rule's `networkIdFilter` (Integration UUIDs). */
 export const aclRuleReferences: ReferenceKind = {
   label: 'ACL rules',
+  listedBy: 'list_acl_rules',
   async find(gateway, site, network) {
     const uuid = uuidOf(network);
     const rules = await gateway.integrationList(site, 'acl-rules', aclRuleRecordSchema, FRESH);
@@ -133,14 +148,18 @@ export const aclRuleReferences: ReferenceKind = {
   },
 };
 
-/** v2 traffic rules (what `*_traffic_route` tools manage): targets and destination networks. */
+/**
+ * v2 traffic rules: targets and destination networks. Named as the `*_traffic_route` tools that
+ * manage them name them, so the admin finds them with those tools.
+ */
 export const trafficRuleReferences: ReferenceKind = {
-  label: 'traffic rules',
+  label: 'traffic routes',
+  listedBy: 'list_traffic_routes',
   async find(gateway, site, network) {
     const rules = await gateway.v2Read(site, 'trafficrules', trafficRuleRecordSchema, FRESH);
     return rules.items.flatMap((r) =>
       refsOf(
-        'traffic rule',
+        'traffic route',
         { id: r._id, name: r.description },
         matches(
           [
@@ -154,9 +173,14 @@ export const trafficRuleReferences: ReferenceKind = {
   },
 };
 
-/** v2 policy-based routes: the egress network and the networks routed. */
+/**
+ * v2 policy-based routes (the controller's `trafficroutes`): the egress network and the networks
+ * routed. No tool manages them (the `*_traffic_route` tools are traffic rules); they are changed in
+ * UniFi Network.
+ */
 export const trafficRouteReferences: ReferenceKind = {
   label: 'policy-based routes',
+  listedBy: IN_UNIFI_NETWORK('policy-based routes'),
   async find(gateway, site, network) {
     const routes = await gateway.v2Read(site, 'trafficroutes', trafficRouteRecordSchema, FRESH);
     return routes.items.flatMap((r) =>
@@ -179,6 +203,7 @@ export const trafficRouteReferences: ReferenceKind = {
 export const zoneReferences: ReferenceKind = {
   label: 'firewall zones',
   firewall: 'zone-based',
+  listedBy: 'list_firewall_zones',
   async find(gateway, site, network) {
     const uuid = uuidOf(network);
     const zones = await gateway.integrationList(site, 'firewall/zones', zoneRecordSchema, FRESH);
@@ -191,6 +216,7 @@ export const zoneReferences: ReferenceKind = {
 /** SSIDs whose clients join the network. */
 export const wlanReferences: ReferenceKind = {
   label: 'Wi-Fi networks',
+  listedBy: IN_UNIFI_NETWORK('Wi-Fi networks'),
   async find(gateway, site, network) {
     const wlans = await gateway.classicRead(site, 'rest/wlanconf', wlanRecordSchema, FRESH);
     return wlans.items.flatMap((w) =>
@@ -206,6 +232,7 @@ export const wlanReferences: ReferenceKind = {
 /** Switch port profiles carrying the network (native, tagged or voice). */
 export const portProfileReferences: ReferenceKind = {
   label: 'port profiles',
+  listedBy: IN_UNIFI_NETWORK('port profiles'),
   async find(gateway, site, network) {
     const profiles = await gateway.classicRead(site, 'rest/portconf', portProfileRecordSchema, FRESH);
     return profiles.items.flatMap((p) =>
@@ -267,7 +294,9 @@ async function findApplicable(
   kind: ReferenceKind,
 ): Promise<NetworkReference[] | { notApplicable: string }> {
   const reason = await notApplicableReason(gateway, site, kind);
-  return reason === undefined ? kind.find(gateway, site, network) : { notApplicable: reason };
+  if (reason !== undefined) return { notApplicable: reason };
+  const found = await kind.find(gateway, site, network);
+  return found.map((reference) => ({ ...reference, listed_by: kind.listedBy }));
 }
 
 /**

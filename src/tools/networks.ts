@@ -4,7 +4,18 @@ import { type ClientRecord, clientRecordSchema } from '../gateway/records/client
 import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { defaultDhcpRange, parseCidr, parseIpv4 } from '../lib/ip.js';
-import { cidr, confirm, dryRun, ipv4, limit, offset, siteId, text, vlanId } from './arg-types.js';
+import {
+  cidr,
+  confirm,
+  dryRun,
+  ipv4,
+  limit,
+  offset,
+  refusingValues,
+  siteId,
+  text,
+  vlanId,
+} from './arg-types.js';
 import { type Changes, fieldChanges, parseEach, replacementBody } from './crud-model.js';
 import { defineTool } from './define-tool.js';
 import {
@@ -37,9 +48,9 @@ const networkRef = z
   .min(1, { error: 'must be a network id or name' })
   .describe('Network id (or its name)');
 // `wan` stays in the enum (the spec names it) so that it is refused with the reason, not as unknown.
-const purpose = z
-  .enum(PURPOSES, { error: `must be one of ${PURPOSES.join(', ')}` })
-  .refine((p) => p !== 'wan', { error: WAN_REFUSAL });
+const purpose = refusingValues(z.enum(PURPOSES, { error: `must be one of ${PURPOSES.join(', ')}` }), {
+  wan: { rule: WAN_REFUSAL, note: 'refused: a WAN is added in the controller’s UI, under Internet' },
+});
 
 async function readNetworks(gateway: Gateway, site: string, fresh = false): Promise<NetworkRecord[]> {
   return (await gateway.classicRead(site, NETWORKS, networkRecordSchema, { fresh })).items;

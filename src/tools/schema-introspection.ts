@@ -1,4 +1,11 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+
+/**
+ * Values an enum's type names (the spec's) but its tool refuses, each with a short note on why.
+ * Help shows the note next to the value and a form's select leaves the value out; the schema's own
+ * check refuses it with the full reason (see `refusingValues` in arg-types.ts).
+ */
+export const refusedValues = z.registry<{ refused: Readonly<Record<string, string>> }>();
 
 /** The shape of one argument as the front ends need it: for coercion, help, and generated forms. */
 export interface ArgumentInfo {
@@ -7,6 +14,8 @@ export interface ArgumentInfo {
   required: boolean;
   defaultValue?: unknown;
   options?: string[];
+  /** Enum values the tool refuses, with a short note on why (listed in help, left out of forms). */
+  refused?: Readonly<Record<string, string>>;
   description?: string;
   /** Bounds from the zod checks: a number's value, or a text's or list's length. */
   min?: number;
@@ -92,8 +101,15 @@ function describeSchema(schema: z.ZodType): Omit<ArgumentInfo, 'name'> {
       return { ...base, kind: type, ...arrayBounds(internals(current)) };
     case 'boolean':
       return { ...base, kind: type };
-    case 'enum':
-      return { ...base, kind: 'enum', options: (internals(current).options ?? []).map(String) };
+    case 'enum': {
+      const refused = refusedValues.get(current)?.refused;
+      return {
+        ...base,
+        kind: 'enum',
+        options: (internals(current).options ?? []).map(String),
+        ...(refused ? { refused } : {}),
+      };
+    }
     default:
       return { ...base, kind: 'other' };
   }

@@ -28,8 +28,11 @@ export function typeText(arg: ArgumentInfo): string {
     }
     case 'boolean':
       return 'true or false';
-    case 'enum':
-      return `one of ${(arg.options ?? []).join(', ')}`;
+    case 'enum': {
+      // A value the spec names but the tool refuses is listed with why, beside the value.
+      const values = (arg.options ?? []).map((v) => (arg.refused?.[v] ? `${v} (${arg.refused[v]})` : v));
+      return `one of ${values.join(', ')}`;
+    }
     case 'array': {
       const bounds = range(arg.min, arg.max, ' items');
       return `list a,b,c${bounds ? `, ${bounds}` : ''}`;

@@ -20,17 +20,76 @@ import type { ToolRegistry } from '../../src/tools/registry.js';
 import { exampleLine } from '../../src/tools/tool-help.js';
 import { testGateway } from './test-gateway.js';
 
+/** The spec's 40 tools (section 4), in its order: every one must have a call in SPEC_CALLS. */
+export const SPEC_TOOLS = [
+  // 4.1, 4.2
+  'list_vlans',
+  'get_network_details',
+  'get_subnet_info',
+  'get_network_statistics',
+  'create_network',
+  'update_network',
+  'delete_network',
+  // 4.3
+  'list_firewall_zones',
+  'create_firewall_zone',
+  'update_firewall_zone',
+  'delete_firewall_zone',
+  'assign_network_to_zone',
+  'unassign_network_from_zone',
+  'get_zone_networks',
+  // 4.4
+  'list_firewall_rules',
+  'create_firewall_rule',
+  'update_firewall_rule',
+  'delete_firewall_rule',
+  // 4.5
+  'list_acl_rules',
+  'get_acl_rule',
+  'create_acl_rule',
+  'update_acl_rule',
+  'delete_acl_rule',
+  // 4.6
+  'list_traffic_matching_lists',
+  'get_traffic_matching_list',
+  'create_traffic_matching_list',
+  'update_traffic_matching_list',
+  'delete_traffic_matching_list',
+  // 4.7
+  'list_traffic_routes',
+  'create_traffic_route',
+  'update_traffic_route',
+  'delete_traffic_route',
+  // 4.8
+  'get_dpi_statistics',
+  'list_top_applications',
+  'get_client_dpi',
+  // 4.9
+  'get_network_topology',
+  'export_topology',
+  'get_device_connections',
+  'get_port_mappings',
+  'get_topology_statistics',
+] as const;
+
+const site = { site_id: 'default' };
+
 /**
- * Argument objects written from the spec's argument tables (section 4), as an MCP client sends
- * them: typed JSON values, site_id given, confirm or dry_run on writes.
+ * One call of each spec tool written from the spec's argument tables (section 4), as an MCP client
+ * sends them: typed JSON values, site_id given, confirm on writes. Names and values are valid on
+ * the demo site (the traditional-rule tools on its legacy flavour): each previews or answers there.
+ * Spec arguments the bot refuses by design (a traffic route's priority, DSCP marking, protocol
+ * and source port; purpose=wan) are left out.
  */
-export const SPEC_CALLS: { tool: string; args: Record<string, unknown> }[] = [
-  { tool: 'list_vlans', args: { site_id: 'default', limit: 100, offset: 0 } },
-  { tool: 'get_network_details', args: { site_id: 'default', network_id: 'IoT' } },
+export const SPEC_CALLS: { tool: (typeof SPEC_TOOLS)[number]; args: Record<string, unknown> }[] = [
+  { tool: 'list_vlans', args: { ...site, limit: 100, offset: 0 } },
+  { tool: 'get_network_details', args: { ...site, network_id: 'IoT' } },
+  { tool: 'get_subnet_info', args: { ...site, network_id: 'Guest' } },
+  { tool: 'get_network_statistics', args: { ...site } },
   {
     tool: 'create_network',
     args: {
-      site_id: 'default',
+      ...site,
       name: 'Lab',
       vlan_id: 40,
       subnet: '10.40.0.0/24',
@@ -39,39 +98,48 @@ export const SPEC_CALLS: { tool: string; args: Record<string, unknown> }[] = [
       dhcp_start: '10.40.0.10',
       dhcp_stop: '10.40.0.200',
       dhcp_dns_1: '1.1.1.1',
+      dhcp_dns_2: '9.9.9.9',
+      dhcp_dns_3: '8.8.8.8',
+      dhcp_dns_4: '8.8.4.4',
       domain_name: 'lab.example.com',
       confirm: true,
       dry_run: true,
     },
   },
-  { tool: 'update_network', args: { site_id: 'default', network_id: 'IoT', vlan_id: 31, confirm: true } },
   {
-    tool: 'delete_network',
-    args: { site_id: 'default', network_id: 'Servers', confirm: true, dry_run: true },
+    tool: 'update_network',
+    args: { ...site, network_id: 'IoT', name: 'IoT', vlan_id: 31, dhcp_dns_1: '1.1.1.1', confirm: true },
   },
+  { tool: 'delete_network', args: { ...site, network_id: 'Servers', confirm: true, dry_run: true } },
+  { tool: 'list_firewall_zones', args: { ...site } },
   {
     tool: 'create_firewall_zone',
-    args: {
-      site_id: 'default',
-      name: 'Lab',
-      description: 'Test benches',
-      network_ids: ['IoT'],
-      confirm: true,
-    },
+    args: { ...site, name: 'Lab', description: 'Test benches', network_ids: ['Cameras'], confirm: true },
   },
   {
     tool: 'update_firewall_zone',
-    args: { site_id: 'default', firewall_zone_id: 'z1', network_ids: ['IoT', 'Guest'], confirm: true },
+    args: {
+      ...site,
+      firewall_zone_id: 'IoT Devices',
+      name: 'IoT Devices',
+      description: 'Sensors and cameras',
+      network_ids: ['IoT', 'Cameras'],
+      confirm: true,
+    },
   },
+  { tool: 'delete_firewall_zone', args: { ...site, zone_id: 'IoT Devices', confirm: true, dry_run: true } },
+  { tool: 'assign_network_to_zone', args: { ...site, zone_id: 'Dmz', network_id: 'Cameras', confirm: true } },
   {
-    tool: 'assign_network_to_zone',
-    args: { site_id: 'default', zone_id: 'z1', network_id: 'IoT', confirm: true },
+    tool: 'unassign_network_from_zone',
+    args: { ...site, zone_id: 'IoT Devices', network_id: 'Cameras', confirm: true },
   },
+  { tool: 'get_zone_networks', args: { ...site, zone_id: 'IoT Devices' } },
+  { tool: 'list_firewall_rules', args: { ...site, limit: 50, offset: 0 } },
   {
     tool: 'create_firewall_rule',
     args: {
-      site_id: 'default',
-      name: 'Block IoT to LAN',
+      ...site,
+      name: 'Block IoT to LAN SSH',
       action: 'drop',
       ruleset: 'LAN_IN',
       rule_index: 2000,
@@ -81,17 +149,44 @@ export const SPEC_CALLS: { tool: string; args: Record<string, unknown> }[] = [
       src_networkconf_type: 'NETv4',
       dst_networkconf_id: 'Default',
       dst_networkconf_type: 'NETv4',
+      state_established: false,
+      state_related: false,
       state_new: true,
+      state_invalid: false,
       logging: false,
+      enabled: true,
+      confirm: true,
+      dry_run: true,
+    },
+  },
+  {
+    tool: 'update_firewall_rule',
+    args: {
+      ...site,
+      rule_id: 'Allow Plex to NAS',
+      name: 'Allow Plex to NAS',
+      action: 'accept',
+      src_address: '203.0.113.0/24',
+      dst_address: '192.168.1.21',
+      protocol: 'tcp',
+      port: 32400,
       enabled: true,
       confirm: true,
     },
   },
-  { tool: 'list_firewall_rules', args: { site_id: 'default', limit: 50, offset: 0 } },
+  {
+    tool: 'delete_firewall_rule',
+    args: { ...site, rule_id: 'Drop Telnet from WAN', confirm: true, dry_run: true },
+  },
+  {
+    tool: 'list_acl_rules',
+    args: { ...site, limit: 10, offset: 0, filter_expr: "name.eq('Block IoT to NAS')" },
+  },
+  { tool: 'get_acl_rule', args: { ...site, acl_rule_id: 'Block IoT to NAS' } },
   {
     tool: 'create_acl_rule',
     args: {
-      site_id: 'default',
+      ...site,
       name: 'IoT to servers',
       action: 'deny',
       enabled: true,
@@ -100,43 +195,77 @@ export const SPEC_CALLS: { tool: string; args: Record<string, unknown> }[] = [
       destination_type: 'ip',
       destination_network: '10.20.0.0/24',
       protocol: 'tcp',
+      src_port: 1024,
       dst_port: 443,
       priority: 100,
       description: 'no IoT to servers',
       confirm: true,
     },
   },
-  { tool: 'list_acl_rules', args: { site_id: 'default', limit: 10, offset: 0, filter_expr: "name.eq('x')" } },
+  {
+    tool: 'update_acl_rule',
+    args: {
+      ...site,
+      acl_rule_id: 'Block guest SSH',
+      enabled: false,
+      priority: 1,
+      description: 'paused for the audit',
+      confirm: true,
+    },
+  },
+  {
+    tool: 'delete_acl_rule',
+    args: { ...site, acl_rule_id: 'Block guest SSH', confirm: true, dry_run: true },
+  },
+  { tool: 'list_traffic_matching_lists', args: { ...site, limit: 100, offset: 0 } },
+  { tool: 'get_traffic_matching_list', args: { ...site, list_id: 'Web Ports' } },
   {
     tool: 'create_traffic_matching_list',
-    args: { site_id: 'default', list_type: 'PORTS', name: 'Web', items: ['80', '443'], confirm: true },
+    args: { ...site, list_type: 'PORTS', name: 'Web', items: ['80', '443'], confirm: true },
   },
+  {
+    tool: 'update_traffic_matching_list',
+    args: {
+      ...site,
+      list_id: 'Web Ports',
+      list_type: 'PORTS',
+      name: 'Web Ports',
+      items: ['80', '443', '8080'],
+      confirm: true,
+    },
+  },
+  {
+    tool: 'delete_traffic_matching_list',
+    args: { ...site, list_id: 'IPv6 Cloud DNS', confirm: true, dry_run: true },
+  },
+  { tool: 'list_traffic_routes', args: { ...site } },
   {
     tool: 'create_traffic_route',
     args: {
-      site_id: 'default',
+      ...site,
       name: 'Block telnet',
       action: 'deny',
       destination_ip: '203.0.113.0/24',
       destination_port: 23,
-      protocol: 'tcp',
+      protocol: 'all',
       vlan_id: 30,
-      priority: 10,
       enabled: true,
       confirm: true,
     },
   },
   {
     tool: 'update_traffic_route',
-    args: { site_id: 'default', route_id: 'r1', enabled: false, confirm: true },
+    args: { ...site, route_id: 'Guest bandwidth cap', enabled: false, confirm: true },
   },
-  { tool: 'get_dpi_statistics', args: { site_id: 'default', time_range: '7d' } },
-  { tool: 'list_top_applications', args: { site_id: 'default', limit: 5, time_range: '24h' } },
-  { tool: 'get_client_dpi', args: { site_id: 'default', client_mac: 'aa:bb:cc:dd:ee:ff', time_range: '1h' } },
-  { tool: 'get_network_topology', args: { site_id: 'default', include_coordinates: true } },
-  { tool: 'export_topology', args: { site_id: 'default', format: 'graphml' } },
-  { tool: 'get_device_connections', args: { site_id: 'default' } },
-  { tool: 'get_port_mappings', args: { site_id: 'default', device_id: 'Core Switch' } },
+  { tool: 'delete_traffic_route', args: { ...site, route_id: 'Allow NAS offsite backup', confirm: true } },
+  { tool: 'get_dpi_statistics', args: { ...site, time_range: '7d' } },
+  { tool: 'list_top_applications', args: { ...site, limit: 5, time_range: '24h' } },
+  { tool: 'get_client_dpi', args: { ...site, client_mac: '00:11:32:8a:bc:04', time_range: '1h' } },
+  { tool: 'get_network_topology', args: { ...site, include_coordinates: true } },
+  { tool: 'export_topology', args: { ...site, format: 'graphml' } },
+  { tool: 'get_device_connections', args: { ...site, device_id: 'Core Switch' } },
+  { tool: 'get_port_mappings', args: { ...site, device_id: 'Core Switch' } },
+  { tool: 'get_topology_statistics', args: { ...site } },
 ];
 
 /** Every tool's help example as the typed JSON arguments an MCP client would send. */
@@ -174,9 +303,15 @@ export interface McpBot {
 
 /** Starts a simulator and an MCP-only app (file store in a fresh DATA_DIR) and connects a client as `label`. */
 export async function startMcpBot(
-  options: { env?: Record<string, string>; label?: string; store?: Store } = {},
+  options: {
+    env?: Record<string, string>;
+    label?: string;
+    store?: Store;
+    /** The demo site's firewall generation (default zone-based, as the simulator's). */
+    firewall?: 'zone-based' | 'legacy';
+  } = {},
 ): Promise<McpBot> {
-  const sim = await startSimulator();
+  const sim = await startSimulator(options.firewall ? { firewall: options.firewall } : {});
   const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-mcp-')), ...options.env });
   const app = createApp({
     config,

@@ -190,6 +190,31 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
     expect(textOf(done)).toMatch(/succeeded, approved and run/);
   });
 
+  it('reads only the change requests its own token proposed: not another token’s, not a person’s in Slack', async () => {
+    const id = approveValue(previews()[0]) ?? '';
+    expect((await call('get_change_request', { change_request_id: id })).isError).toBeUndefined();
+    const other = await connect(bot.port, OTHER_SECRET);
+    try {
+      const result = (await other.callTool({
+        name: 'get_change_request',
+        arguments: { change_request_id: id },
+      })) as CallToolResult;
+      expect(result.structuredContent).toMatchObject({ error: { code: 'not_found' } });
+      expect(textOf(result)).toMatch(/reads only the change requests it proposed/);
+      expect(JSON.stringify(result)).not.toContain('10.44.0.');
+    } finally {
+      await other.close();
+    }
+    const before = previews().length;
+    await bot.command('create_network name=Lab45 vlan_id=45 subnet=10.45.0.0/24', 'U2', CHANNEL);
+    await bot.slack.waitFor(() => previews().length > before);
+    const slackId = approveValue(previews()[before]) ?? '';
+    expect(await bot.approvals.get(slackId)).toMatchObject({ requester: { userId: 'U2' } });
+    const theirs = await call('get_change_request', { change_request_id: slackId });
+    expect(theirs.structuredContent).toMatchObject({ error: { code: 'not_found' } });
+    expect(JSON.stringify(theirs)).not.toContain('Lab45');
+  });
+
   it('previews with dry_run without a change request, and refuses bad ids as tool errors', async () => {
     const before = previews().length;
     const preview = await call('delete_network', { network_id: 'Guest', dry_run: true });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { annotationsOf, registryToolsFor, verbOf } from '../../src/mcp/tool-catalog.js';
 import { createRegistry } from '../../src/tools/index.js';
-import { exampleArguments, SPEC_CALLS, schemaValidator } from '../helpers/mcp.js';
+import { exampleArguments, SPEC_CALLS, SPEC_TOOLS, schemaValidator } from '../helpers/mcp.js';
 
 const registry = createRegistry('default');
 const approval = registryToolsFor(registry, { defaultSite: 'default', writes: 'approval' });
@@ -32,6 +32,20 @@ describe('MCP tools come from the registry', () => {
     expect(calls.length).toBeGreaterThan(60);
     for (const { tool, args } of calls)
       expect(check(tool, args), `${tool} ${JSON.stringify(args)}`).toEqual([]);
+  });
+
+  it('has a spec call for every tool the spec defines, each one in the registry', () => {
+    expect(SPEC_TOOLS).toHaveLength(40);
+    expect(new Set(SPEC_TOOLS).size).toBe(40);
+    const names = registry.list().map((t) => t.name);
+    expect(SPEC_TOOLS.filter((tool) => !names.includes(tool))).toEqual([]);
+    const called = new Set(SPEC_CALLS.map((c) => c.tool));
+    expect(SPEC_TOOLS.filter((tool) => !called.has(tool))).toEqual([]);
+    // The spec requires site_id on every tool and confirm on every write.
+    for (const { tool, args } of SPEC_CALLS) {
+      expect(args.site_id, tool).toBe('default');
+      expect(args.confirm, tool).toBe(registry.require(tool).access === 'write' ? true : undefined);
+    }
   });
 
   it('refuses in the schema what the registry refuses: unknown names, wrong types, values out of range', () => {

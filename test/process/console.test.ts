@@ -119,6 +119,14 @@ describe('the console against a running controller', () => {
     );
   });
 
+  it('still answers with MCP_TOKEN set but no SLACK_BOT_TOKEN, after one warning that no /mcp endpoint is open', async () => {
+    const run = await runBot(['list_vlans', '--json'], { env: { MCP_TOKEN: 'ci:0123456789abcdef0123' } });
+    expect(run.code).toBe(0);
+    expect(Array.isArray(JSON.parse(run.stdout))).toBe(true);
+    expect(run.stderr).toMatch(/^warning: MCP_TOKEN is set but SLACK_BOT_TOKEN is not: .*`netops mcp`/m);
+    expect(run.stderr).not.toContain('0123456789abcdef0123');
+  });
+
   it('runs a one-shot command even where the Slack variables are set (docker exec), starting no bot', async () => {
     sim ??= await startSimulator();
     const run = await runBot(['list_vlans', '--json'], {

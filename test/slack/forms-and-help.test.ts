@@ -149,7 +149,7 @@ describe('/net help <tool>', () => {
     const text = await answer(b, 'help create_network');
 
     expect(text).toMatch(
-      /purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(default: corporate\)/,
+      /purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(refused: a WAN is added in the controller’s UI, under Internet\) \(default: corporate\)/,
     );
     expect(text).toMatch(/vlan_id\s+required {2}whole number 1–4094/);
     expect(text).toContain('Access: write.');

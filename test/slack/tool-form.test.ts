@@ -37,7 +37,8 @@ describe('tool forms generated from the zod schemas', () => {
     });
     expect(hint('vlan_id')).toBe('VLAN tag, 1–4094 · Whole number 1–4094');
     const purpose = byId(form, 'purpose')?.element.options as { value: string }[];
-    expect(purpose.map((o) => o.value)).toEqual(['corporate', 'guest', 'vlan-only', 'wan']);
+    // wan is in the enum (the spec names it) but always refused: not offered.
+    expect(purpose.map((o) => o.value)).toEqual(['corporate', 'guest', 'vlan-only']);
     expect(hint('purpose')).toBe('Default: corporate');
     expect(byId(form, 'name')?.element).toMatchObject({ type: 'plain_text_input', max_length: 128 });
     expect(hint('name')).toBe('Network name · Text, at most 128 characters');
@@ -161,9 +162,17 @@ describe('tool forms generated from the zod schemas', () => {
       initial_option: { value: 'corporate' },
     });
     const purposeOptions = (byId(form, 'purpose')?.element.options ?? []) as { value: string }[];
-    expect(purposeOptions.map((o) => o.value)).toEqual(['corporate', 'guest', 'vlan-only', 'wan']);
+    expect(purposeOptions.map((o) => o.value)).toEqual(['corporate', 'guest', 'vlan-only']);
     const zone = inputs('create_firewall_zone');
     expect(byId(zone, 'network_ids')?.element).toMatchObject({ type: 'plain_text_input', multiline: true });
+  });
+
+  it('leaves out of selects the values a tool always refuses (help says why)', () => {
+    const values = (tool: string, id: string) =>
+      ((byId(inputs(tool), id)?.element.options ?? []) as { value: string }[]).map((o) => o.value);
+    expect(values('update_network', 'purpose')).toEqual(['corporate', 'guest', 'vlan-only']);
+    expect(values('create_acl_rule', 'protocol')).toEqual(['tcp', 'udp', 'all']);
+    expect(values('update_acl_rule', 'protocol')).toEqual(['tcp', 'udp', 'all']);
   });
 
   it('uses a checkbox for a boolean with a default, and a three-way select for an optional one', () => {

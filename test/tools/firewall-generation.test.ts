@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayRejectedError } from '../../src/errors.js';
+import { GatewayRejectedError, NotSupportedError } from '../../src/errors.js';
 import { SIMULATOR_DEFAULTS } from '../../src/simulator/index.js';
 import { firewallGeneration } from '../../src/tools/firewall-generation.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
@@ -98,5 +98,24 @@ describe('firewall generation detection', () => {
 
     expect(await firewallGeneration(cloud.app.context.gateway, 'default')).toBeUndefined();
     expect(cloud.sim.requests).toHaveLength(0);
+  });
+
+  it('never answers "no rules" in cloud mode: an empty list there may be a zone-based console', async () => {
+    const cloud = { apiType: 'cloud', consoleId: SIMULATOR_DEFAULTS.consoleId } as const;
+    const [zoneBased, legacy] = await Promise.all([
+      bot({ gateway: cloud }),
+      bot({ gateway: cloud, simulator: { firewall: 'legacy' } }),
+    ]);
+
+    const error = await rejection(zoneBased.run('list_firewall_rules'));
+    expect(error).toBeInstanceOf(NotSupportedError);
+    expect((error as Error).message).toMatch(
+      /^site default lists no traditional firewall rules, and the bot cannot tell its firewall generation in cloud mode/,
+    );
+    expect((error as Error).message).toContain('zone-based firewall lists none either');
+    expect((error as Error).message).toContain('list_firewall_policies');
+    // Through the connector, a console on the traditional firewall still lists its rules.
+    const rules = (await legacy.run('list_firewall_rules')) as { name: string }[];
+    expect(rules.map((r) => r.name)).toContain('Drop Telnet from WAN');
   });
 });

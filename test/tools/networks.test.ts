@@ -562,18 +562,47 @@ describe('delete_network', () => {
         name: 'Block IoT to Internal',
         id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
         via: 'source',
+        listed_by: 'list_firewall_policies',
       },
-      { kind: 'ACL rule', name: 'Block IoT to NAS', id: DEMO_ACL_RULES.blockIotToNas, via: 'source' },
       {
-        kind: 'traffic rule',
+        kind: 'ACL rule',
+        name: 'Block IoT to NAS',
+        id: DEMO_ACL_RULES.blockIotToNas,
+        via: 'source',
+        listed_by: 'list_acl_rules',
+      },
+      {
+        kind: 'traffic route',
         name: 'Block social media on IoT',
         id: '65b3c8e1f4a9d20c7e5a1201',
         via: 'applies to',
+        listed_by: 'list_traffic_routes',
       },
-      { kind: 'firewall zone', name: 'IoT Devices', id: DEMO_ZONES.iotDevices, via: 'member' },
-      { kind: 'Wi-Fi network', name: 'Home-IoT', id: '65b3c8e1f4a9d20c7e5a1502', via: 'network' },
-      { kind: 'port profile', name: 'AP trunk', id: '65b3c8e1f4a9d20c7e5a1602', via: 'tagged network' },
+      {
+        kind: 'firewall zone',
+        name: 'IoT Devices',
+        id: DEMO_ZONES.iotDevices,
+        via: 'member',
+        listed_by: 'list_firewall_zones',
+      },
+      {
+        kind: 'Wi-Fi network',
+        name: 'Home-IoT',
+        id: '65b3c8e1f4a9d20c7e5a1502',
+        via: 'network',
+        listed_by: 'UniFi Network (no tool manages Wi-Fi networks)',
+      },
+      {
+        kind: 'port profile',
+        name: 'AP trunk',
+        id: '65b3c8e1f4a9d20c7e5a1602',
+        via: 'tagged network',
+        listed_by: 'UniFi Network (no tool manages port profiles)',
+      },
     ]);
+    // Each tool named there exists, so the admin can run it to find the object.
+    for (const reference of preview.references.filter((r) => r.listed_by.startsWith('list_')))
+      expect(bot.app.registry.get(reference.listed_by), reference.listed_by).toBeDefined();
     expect(preview.warnings).toContain(
       '6 object(s) listed under references still point at IoT; they are not changed and will point at a network that no longer exists',
     );
@@ -612,11 +641,19 @@ describe('delete_network', () => {
       ['firewall policy', 'Cameras: no internet', 'source'],
       ['ACL rule', 'Allow cameras to NVR', 'source'],
       ['ACL rule', "Block kids' tablet", 'network filter'],
-      ['traffic rule', 'Allow NAS offsite backup', 'destination'],
+      ['traffic route', 'Allow NAS offsite backup', 'destination'],
       ['policy-based route', 'Work domains via primary WAN', 'egress network'],
       ['firewall zone', 'IoT Devices', 'member'],
       ['port profile', 'Camera ports', 'native network'],
     ]);
+    // The traffic routes are what list_traffic_routes shows; policy-based routes no tool manages.
+    expect(preview.references.find((r) => r.kind === 'traffic route')?.listed_by).toBe('list_traffic_routes');
+    expect(preview.references.find((r) => r.kind === 'policy-based route')?.listed_by).toBe(
+      'UniFi Network (no tool manages policy-based routes)',
+    );
+    const routes = (await bot.run('list_traffic_routes')) as { name: string }[];
+    expect(routes.map((r) => r.name)).toContain('Allow NAS offsite backup');
+    expect(routes.map((r) => r.name)).not.toContain('Work domains via primary WAN');
   });
 
   it('says which kinds it could not check instead of failing or claiming nothing points there', async () => {
@@ -631,7 +668,7 @@ describe('delete_network', () => {
     const preview = (await bot.run('delete_network', { network_id: 'IoT', dry_run: true })) as DeletePreview;
 
     expect(preview.references.map((r) => r.kind)).toEqual([
-      'traffic rule',
+      'traffic route',
       'firewall zone',
       'Wi-Fi network',
       'port profile',
@@ -689,7 +726,7 @@ describe('delete_network on a legacy console (traditional rules, no zones)', () 
     expect(preview.references.map((r) => [r.kind, r.name, r.via])).toEqual([
       ['firewall rule', 'Block IoT to LAN', 'source'],
       ['ACL rule', 'Block IoT to NAS', 'source'],
-      ['traffic rule', 'Block social media on IoT', 'applies to'],
+      ['traffic route', 'Block social media on IoT', 'applies to'],
       ['Wi-Fi network', 'Home-IoT', 'network'],
       ['port profile', 'AP trunk', 'tagged network'],
     ]);
@@ -755,7 +792,7 @@ describe('delete_network when the firewall generation cannot be read', () => {
       ]);
       expect(preview.references.map((r) => r.kind)).toEqual([
         'ACL rule',
-        'traffic rule',
+        'traffic route',
         'Wi-Fi network',
         'port profile',
       ]);

@@ -14,7 +14,7 @@ describe('per-tool help generated from the registry', () => {
     expect(help.split('\n')[0]).toBe('create_network: Create a VLAN network (subnet, DHCP, DNS)');
     expect(help).toContain('Access: write.');
     expect(lineOf(help, 'purpose')).toMatch(
-      /^ {2}purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(default: corporate\)$/,
+      /^ {2}purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(refused: a WAN is added in the controller’s UI, under Internet\) \(default: corporate\)$/,
     );
     expect(lineOf(help, 'vlan_id')).toMatch(/^ {2}vlan_id\s+required {2}whole number 1–4094 — VLAN tag/);
     expect(lineOf(help, 'name')).toMatch(/required {2}text, at most 128 characters — Network name/);
@@ -22,6 +22,37 @@ describe('per-tool help generated from the registry', () => {
     expect(lineOf(help, 'site_id')).toMatch(/optional {2}text \(default: hq\)/);
     expect(lineOf(help, 'confirm')).toBeUndefined();
     expect(help).toMatch(/\nExample: create_network name=Lab vlan_id=40 subnet=10\.40\.0\.0\/24$/);
+  });
+
+  it('notes a value the tool always refuses beside it: purpose=wan on update_network, protocol=icmp on ACL rules', () => {
+    expect(lineOf(registry.toolHelp('update_network'), 'purpose')).toContain(
+      'one of corporate, guest, vlan-only, wan (refused: a WAN is added in the controller’s UI, under Internet)',
+    );
+    expect(lineOf(registry.toolHelp('create_acl_rule'), 'protocol')).toContain(
+      'one of tcp, udp, icmp (refused: ACL rules match TCP and UDP only), all',
+    );
+  });
+
+  it('marks as refused exactly the enum values each tool refuses, so help never advertises a value that fails', () => {
+    const marked: string[] = [];
+    for (const tool of registry.list()) {
+      for (const arg of registry.argumentsOf(tool.name)) {
+        for (const value of Object.keys(arg.refused ?? {})) {
+          marked.push(`${tool.name} ${arg.name}=${value}`);
+          const result = tool.args.safeParse({ site_id: 'default', [arg.name]: value });
+          const issues = result.success ? [] : result.error.issues.filter((i) => i.path[0] === arg.name);
+          expect(issues.map((i) => i.message).join(), `${tool.name} ${arg.name}=${value}`).toMatch(/cannot/);
+        }
+      }
+    }
+    expect(marked).toEqual(
+      expect.arrayContaining([
+        'create_network purpose=wan',
+        'update_network purpose=wan',
+        'create_acl_rule protocol=icmp',
+        'update_acl_rule protocol=icmp',
+      ]),
+    );
   });
 
   it('says a read changes nothing, and lists its own arguments before site_id', () => {
@@ -70,6 +101,10 @@ describe('typeText and argumentHint', () => {
       [{ ...base, kind: 'string', min: 8, max: 64 }, 'text, 8–64 characters'],
       [{ ...base, kind: 'string' }, 'text'],
       [{ ...base, kind: 'enum', options: ['json', 'dot'] }, 'one of json, dot'],
+      [
+        { ...base, kind: 'enum', options: ['json', 'dot'], refused: { dot: 'refused: not here' } },
+        'one of json, dot (refused: not here)',
+      ],
       [{ ...base, kind: 'array', min: 1 }, 'list a,b,c, at least 1 items'],
       [{ ...base, kind: 'boolean' }, 'true or false'],
     ];

@@ -74,7 +74,11 @@ function elementFor(arg: ArgumentInfo, prefill: unknown): types.InputBlock['elem
         ...(initial !== undefined ? { initial_value: initial } : {}),
       };
     case 'enum': {
-      const options = (arg.options ?? []).slice(0, 100).map(option);
+      // A value the tool always refuses is not offered (help says why it is refused).
+      const options = (arg.options ?? [])
+        .filter((v) => arg.refused?.[v] === undefined)
+        .slice(0, 100)
+        .map(option);
       const selected = options.find((o) => o.value === initial);
       return {
         type: 'static_select',
