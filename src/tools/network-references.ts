@@ -57,15 +57,25 @@ const IN_UNIFI_NETWORK = (kinds: string) => `UniFi Network (no tool manages ${ki
 // Live state: a delete preview is recomputed at approval and compared (drift).
 const FRESH = { fresh: true };
 
-/** `via` for each field of `fields` whose value is the network (`wanted`), in field order. */
-function matches(fields: [string, unknown][], wanted: string): string[] {
-  return fields.flatMap(([via, value]) =>
-    value === wanted || (Array.isArray(value) && value.includes(wanted)) ? [via] : [],
-  );
-}
-
-function refsOf(kind: string, item: { id: string; name: string }, vias: string[]): FoundReference[] {
-  return vias.length === 0 ? [] : [{ kind, name: item.name, id: item.id, via: vias.join(', ') }];
+/**
+ * The items of a kind that point at the network (`wanted`): for each, the fields whose value is
+ * the network (or a list holding it), named as `fields` names them, in their order.
+ */
+function pointingAt<T>(
+  items: readonly T[],
+  kind: string,
+  wanted: string,
+  identity: (item: T) => { id: string; name: string },
+  fields: (item: T) => [via: string, value: unknown][],
+): FoundReference[] {
+  return items.flatMap((item) => {
+    const vias = fields(item).flatMap(([via, value]) =>
+      value === wanted || (Array.isArray(value) && value.includes(wanted)) ? [via] : [],
+    );
+    if (vias.length === 0) return [];
+    const { id, name } = identity(item);
+    return [{ kind, name, id, via: vias.join(', ') }];
+  });
 }
 
 function uuidOf(network: ReferencedNetwork): string {
@@ -82,18 +92,15 @@ export const firewallRuleReferences: ReferenceKind = {
   listedBy: 'list_firewall_rules',
   async find(gateway, site, network) {
     const rules = await gateway.classicRead(site, 'rest/firewallrule', firewallRuleRecordSchema, FRESH);
-    return rules.items.flatMap((r) =>
-      refsOf(
-        'firewall rule',
-        { id: r._id, name: r.name },
-        matches(
-          [
-            ['source', r.src_networkconf_id],
-            ['destination', r.dst_networkconf_id],
-          ],
-          network.id,
-        ),
-      ),
+    return pointingAt(
+      rules.items,
+      'firewall rule',
+      network.id,
+      (r) => ({ id: r._id, name: r.name }),
+      (r) => [
+        ['source', r.src_networkconf_id],
+        ['destination', r.dst_networkconf_id],
+      ],
     );
   },
 };
@@ -108,18 +115,15 @@ export const firewallPolicyReferences: ReferenceKind = {
     // Ids left in `network_ids` beside another target match nothing, so they do not count.
     const networksOf = (side: { matching_target: string; network_ids: string[] }) =>
       side.matching_target === 'NETWORK' ? side.network_ids : [];
-    return policies.items.flatMap((p) =>
-      refsOf(
-        'firewall policy',
-        { id: p._id, name: p.name },
-        matches(
-          [
-            ['source', networksOf(p.source)],
-            ['destination', networksOf(p.destination)],
-          ],
-          network.id,
-        ),
-      ),
+    return pointingAt(
+      policies.items,
+      'firewall policy',
+      network.id,
+      (p) => ({ id: p._id, name: p.name }),
+      (p) => [
+        ['source', networksOf(p.source)],
+        ['destination', networksOf(p.destination)],
+      ],
     );
   },
 };
@@ -131,19 +135,16 @@ export const aclRuleReferences: ReferenceKind = {
   async find(gateway, site, network) {
     const uuid = uuidOf(network);
     const rules = await gateway.integrationList(site, 'acl-rules', aclRuleRecordSchema, FRESH);
-    return rules.items.flatMap((r) =>
-      refsOf(
-        'ACL rule',
-        { id: r.id, name: r.name },
-        matches(
-          [
-            ['source', r.sourceFilter?.networkIds],
-            ['destination', r.destinationFilter?.networkIds],
-            ['network filter', r.networkIdFilter],
-          ],
-          uuid,
-        ),
-      ),
+    return pointingAt(
+      rules.items,
+      'ACL rule',
+      uuid,
+      (r) => ({ id: r.id, name: r.name }),
+      (r) => [
+        ['source', r.sourceFilter?.networkIds],
+        ['destination', r.destinationFilter?.networkIds],
+        ['network filter', r.networkIdFilter],
+      ],
     );
   },
 };
@@ -157,18 +158,15 @@ export const trafficRuleReferences: ReferenceKind = {
   listedBy: 'list_traffic_routes',
   async find(gateway, site, network) {
     const rules = await gateway.v2Read(site, 'trafficrules', trafficRuleRecordSchema, FRESH);
-    return rules.items.flatMap((r) =>
-      refsOf(
-        'traffic route',
-        { id: r._id, name: r.description },
-        matches(
-          [
-            ['applies to', r.target_devices.map((t) => t.network_id)],
-            ['destination', r.network_ids],
-          ],
-          network.id,
-        ),
-      ),
+    return pointingAt(
+      rules.items,
+      'traffic route',
+      network.id,
+      (r) => ({ id: r._id, name: r.description }),
+      (r) => [
+        ['applies to', r.target_devices.map((t) => t.network_id)],
+        ['destination', r.network_ids],
+      ],
     );
   },
 };
@@ -183,18 +181,15 @@ export const trafficRouteReferences: ReferenceKind = {
   listedBy: IN_UNIFI_NETWORK('policy-based routes'),
   async find(gateway, site, network) {
     const routes = await gateway.v2Read(site, 'trafficroutes', trafficRouteRecordSchema, FRESH);
-    return routes.items.flatMap((r) =>
-      refsOf(
-        'policy-based route',
-        { id: r._id, name: r.description },
-        matches(
-          [
-            ['egress network', r.network_id],
-            ['applies to', r.target_devices.map((t) => t.network_id)],
-          ],
-          network.id,
-        ),
-      ),
+    return pointingAt(
+      routes.items,
+      'policy-based route',
+      network.id,
+      (r) => ({ id: r._id, name: r.description }),
+      (r) => [
+        ['egress network', r.network_id],
+        ['applies to', r.target_devices.map((t) => t.network_id)],
+      ],
     );
   },
 };
@@ -207,8 +202,12 @@ export const zoneReferences: ReferenceKind = {
   async find(gateway, site, network) {
     const uuid = uuidOf(network);
     const zones = await gateway.integrationList(site, 'firewall/zones', zoneRecordSchema, FRESH);
-    return zones.items.flatMap((z) =>
-      refsOf('firewall zone', { id: z.id, name: z.name }, matches([['member', z.networkIds]], uuid)),
+    return pointingAt(
+      zones.items,
+      'firewall zone',
+      uuid,
+      (z) => ({ id: z.id, name: z.name }),
+      (z) => [['member', z.networkIds]],
     );
   },
 };
@@ -219,12 +218,12 @@ export const wlanReferences: ReferenceKind = {
   listedBy: IN_UNIFI_NETWORK('Wi-Fi networks'),
   async find(gateway, site, network) {
     const wlans = await gateway.classicRead(site, 'rest/wlanconf', wlanRecordSchema, FRESH);
-    return wlans.items.flatMap((w) =>
-      refsOf(
-        'Wi-Fi network',
-        { id: w._id, name: w.name },
-        matches([['network', w.networkconf_id]], network.id),
-      ),
+    return pointingAt(
+      wlans.items,
+      'Wi-Fi network',
+      network.id,
+      (w) => ({ id: w._id, name: w.name }),
+      (w) => [['network', w.networkconf_id]],
     );
   },
 };
@@ -235,19 +234,16 @@ export const portProfileReferences: ReferenceKind = {
   listedBy: IN_UNIFI_NETWORK('port profiles'),
   async find(gateway, site, network) {
     const profiles = await gateway.classicRead(site, 'rest/portconf', portProfileRecordSchema, FRESH);
-    return profiles.items.flatMap((p) =>
-      refsOf(
-        'port profile',
-        { id: p._id, name: p.name },
-        matches(
-          [
-            ['native network', p.native_networkconf_id],
-            ['tagged network', p.tagged_networkconf_ids],
-            ['voice network', p.voice_networkconf_id],
-          ],
-          network.id,
-        ),
-      ),
+    return pointingAt(
+      profiles.items,
+      'port profile',
+      network.id,
+      (p) => ({ id: p._id, name: p.name }),
+      (p) => [
+        ['native network', p.native_networkconf_id],
+        ['tagged network', p.tagged_networkconf_ids],
+        ['voice network', p.voice_networkconf_id],
+      ],
     );
   },
 };
