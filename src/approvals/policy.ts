@@ -1,3 +1,4 @@
+import { mrkdwn } from '../lib/slack-escape.js';
 import type { Logger } from '../log.js';
 import { isMcpRequester, personOf } from './mcp-requester.js';
 import type { Actor, ChangeRequest } from './types.js';
@@ -24,10 +25,10 @@ const isGroup = (id: string) => id.startsWith('S');
 /**
  * A Slack mention of a user, group or channel id, so refusals render as names. Refusals are Slack
  * markup (the front end does not escape them again), so anything not shaped like an id (a channel
- * from a payload) is shown as text, with Slack's markup characters escaped.
+ * from a payload, an MCP requester) is shown as text, escaped by the same rules as every Slack text.
  */
 function mention(id: string): string {
-  if (!/^[A-Z0-9]+$/.test(id)) return id.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  if (!/^[A-Z0-9]+$/.test(id)) return mrkdwn(id);
   if (isGroup(id)) return `<!subteam^${id}>`;
   if (/^[CGD]/.test(id)) return `<#${id}>`;
   // An MCP requester (mcp:<label>) is no Slack user: its id as it is.

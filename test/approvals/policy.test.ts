@@ -102,6 +102,17 @@ describe('ApprovalPolicy', () => {
     expect(await strict.canRequest(ALEX, 'C0OPS')).toEqual({ ok: true });
   });
 
+  it('shows a channel that is no Slack id as escaped text, hidden characters visible', async () => {
+    const policy = policyWith({ writeChannels: ['C0OPS'] });
+
+    const decision = await policy.canRequest(ALEX, '<!channel>\u202Eops');
+
+    expect(decision).toEqual({
+      ok: false,
+      reason: 'changes may only be requested in WRITE_CHANNELS (<#C0OPS>); not in &lt;!channel&gt;\\u202Eops',
+    });
+  });
+
   it('lets the requester cancel even without approval rights', async () => {
     const policy = policyWith({ approvers: [ALEX.userId] });
 
