@@ -5,7 +5,7 @@ import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-b
 import { fuzzedRequests, headersFor, mayPassSignature } from '../helpers/slack-envelopes.js';
 
 /** Cases per property: 2,000 in `npm test`, more with `npm run fuzz` (FUZZ_RUNS). */
-const RUNS = Math.max(2_000, Number(process.env.FUZZ_RUNS ?? 0) || 0);
+const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 2_000) || 2_000);
 /** A fixed seed unless FUZZ_SEED is set, so a failure in CI replays (fast-check prints the seed and path). */
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_251_110;
 
