@@ -96,6 +96,39 @@ describe('App Home', () => {
     expect(b.slack.callsOf('chat.getPermalink').length).toBeLessThanOrEqual(1);
   });
 
+  it('shows 200 pending requests from the store ten at a time, within Slack’s limits, on every page', async () => {
+    // Arrange: 200 distinct requests in the bot's own store (distinct, or each would replace the last).
+    const b = await bot();
+    for (let i = 0; i < 200; i += 1) {
+      await b.approvals.propose({
+        tool: 'create_network',
+        args: {
+          name: `Bulk${i}`,
+          vlan_id: 1000 + i,
+          subnet: `10.${100 + Math.floor(i / 100)}.${i % 100}.0/24`,
+        },
+        requester: { userId: 'U01' },
+        channel: 'C1',
+      });
+    }
+
+    // Act
+    const first = await openHome(b, 'U02');
+    const before = publishesTo(b, 'U02').length;
+    const next = await homeClick(b, 'home_page_next', '1', 'U02');
+    await b.slack.waitFor(() => publishesTo(b, 'U02').length > before, 10_000);
+    const second = publishesTo(b, 'U02').at(-1);
+
+    // Assert (the afterEach also checks every published view against Block Kit's limits)
+    expect(textOf(first)).toContain('Waiting for you (200)');
+    expect(textOf(first)).toContain('Showing 1–10 of 200');
+    expect(approvable(first)).toHaveLength(10);
+    expect(next.status).toBe(200);
+    expect(textOf(second)).toContain('Showing 11–20 of 200');
+    expect(approvable(second)).toHaveLength(10);
+    expect(new Set([...approvable(first), ...approvable(second)]).size).toBe(20);
+  }, 60_000);
+
   it('ignores the Messages tab and refuses an unsigned event', async () => {
     const b = await bot();
     const messages = homeOpenedBody('U02', 'messages');
