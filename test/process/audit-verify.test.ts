@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { Journal } from '../../src/store/file/journal.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { freePort } from '../helpers/bot-process.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 
 const KEY = 'process-test-journal-key-0123456789abcdef';
@@ -145,6 +146,22 @@ describe('audit:verify as shipped, on DATA_DIR', () => {
 });
 
 describe('audit:verify as shipped, on PostgreSQL', () => {
+  it('exits 2 when the database is unreachable: the journal was not checked, the URL’s password not shown', async () => {
+    // A port that was free a moment ago and that nothing listens on: the connection is refused.
+    const port = await freePort();
+    const password = 'unreachable-db-Pa55word';
+
+    const result = await auditVerify({
+      DATABASE_URL: `postgres://netops:${password}@127.0.0.1:${port}/netops`,
+    });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe(
+      `journal not checked: connect ECONNREFUSED 127.0.0.1:${port} (PostgreSQL 127.0.0.1:${port}/netops)\n`,
+    );
+    expect(`${result.stdout}${result.stderr}`).not.toContain(password);
+  });
+
   it('exits 0 with DATABASE_URL and JOURNAL_KEY only, and 1 once a row was re-chained', async () => {
     await db.reset();
     const store = await PostgresStore.open({
