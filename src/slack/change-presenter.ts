@@ -16,7 +16,7 @@ import {
 } from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
 import { codeBlock, mention, mrkdwnSection } from './blocks/text.js';
-import { SlackStepError, slackProblem } from './error-text.js';
+import { SlackStepError, slackProblem, slackRefused } from './error-text.js';
 
 /** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
 export const ANNOUNCE_GRACE_MS = 3_000;
@@ -51,6 +51,11 @@ export class ChangePresenter {
   // Requests whose message Slack did not let the bot edit (and the note it was to show); every
   // sweep tries again until Slack takes the edit.
   private readonly owed = new Map<string, string | undefined>();
+  // Requests whose result Slack refused to post in the preview's thread: every sweep tries again
+  // until Slack takes it, then forgets it. Like the owed edits, kept in this process's memory (a
+  // restart forgets both): only the replica that ran a change learns its outcome, so with several
+  // replicas on PostgreSQL the result is still owed, and posted, by one of them only.
+  private readonly owedResults = new Set<string>();
   private lastAnchor: { count: number; head: string } | undefined;
 
   constructor(
@@ -294,26 +299,25 @@ export class ChangePresenter {
       case 'succeeded':
       case 'failed': {
         // The change ran: whatever Slack refuses now, the approver learns the outcome.
-        const notEdited = await this.refreshOrOwe(outcome.request);
-        const notThreaded = await this.threadResult(outcome.request).then(
-          () => undefined,
-          (error: unknown) => {
-            this.logger.warn(
-              { err: error, request: outcome.request.id },
-              'could not post a result in its thread',
-            );
-            return { error };
-          },
-        );
-        await this.audit(outcome.request);
-        const refused = notEdited ?? notThreaded;
-        if (refused) {
-          const problem =
-            slackProblem(refused.error, outcome.request.message?.channel) ?? 'Slack did not take the message';
-          await whisper(
-            `${resultThreadMessage(outcome.request).text} The channel does not show it yet: ${problem}; the bot tries again at its next sweep.`,
+        const { request } = outcome;
+        const notEdited = await this.refreshOrOwe(request);
+        const notThreaded = await this.threadResultOrOwe(request);
+        await this.audit(request);
+        const owed = notEdited ?? (notThreaded?.owed ? notThreaded : undefined);
+        const lost = notThreaded && !notThreaded.owed ? notThreaded : undefined;
+        if (!owed && !lost) return;
+        const problem = (refused: { error: unknown }) =>
+          slackProblem(refused.error, request.message?.channel) ?? 'Slack did not take the message';
+        const told = [resultThreadMessage(request).text];
+        if (owed)
+          told.push(
+            `The channel does not show it yet: ${problem(owed)}; the bot tries again at its next sweep.`,
           );
-        }
+        if (lost)
+          told.push(
+            `The thread may not show it: ${problem(lost)}, and Slack may have posted it anyway, so the bot does not post it again.`,
+          );
+        await whisper(told.join(' '));
         return;
       }
     }
@@ -337,8 +341,9 @@ export class ChangePresenter {
 
   /**
    * Expires overdue requests and marks runs cut off by a dead process as unknown, then edits
-   * their messages ("expired, not run" / "outcome unknown"). With several replicas each request
-   * comes back from the store to one of them only, so each message is edited once.
+   * their messages ("expired, not run" / "outcome unknown"), and makes the edits and the thread
+   * results Slack refused before. With several replicas each request comes back from the store to
+   * one of them only, so each message is edited once.
    */
   async sweep(): Promise<{ expired: number; interrupted: number; announced: number }> {
     const { expired, interrupted } = await this.approvals.sweep();
@@ -351,6 +356,12 @@ export class ChangePresenter {
     // Reported by the store once only: an edit Slack refuses is owed until Slack takes it.
     for (const request of [...interrupted.map((i) => i.request), ...expired]) edits.push({ request });
     for (const { request, note } of edits) await this.refreshOrOwe(request, note);
+    for (const id of [...this.owedResults]) {
+      // Taken before the post, so a sweep running beside this one cannot post it a second time.
+      this.owedResults.delete(id);
+      const request = await this.approvals.get(id);
+      if (request) await this.threadResultOrOwe(request);
+    }
     return {
       expired: expired.length,
       interrupted: interrupted.length,
@@ -374,13 +385,37 @@ export class ChangePresenter {
     return announced;
   }
 
-  private async threadResult(request: ChangeRequest): Promise<void> {
-    if (!request.message) return;
-    await this.client.chat.postMessage({
-      channel: request.message.channel,
-      thread_ts: request.message.ts,
-      ...resultThreadMessage(request),
-    });
+  /**
+   * Posts the result in the preview's thread. When Slack refused the post (it answered with an
+   * error, so it posted nothing), the post is owed: logged, and made by the next sweep. When its
+   * answer is unknown (Slack not reached, no answer, HTTP 5xx) Slack may have posted it, so it is
+   * not posted again: a result shown twice is worse than one the edited message already carries.
+   * (The Web API client itself sends a call again after a 5xx or a lost answer; that risk is its
+   * own.) Resolves with what Slack said, and whether the post is owed, when it was not made now.
+   */
+  private async threadResultOrOwe(
+    request: ChangeRequest,
+  ): Promise<{ error: unknown; owed: boolean } | undefined> {
+    const message = request.message;
+    if (!message) return undefined;
+    try {
+      await this.client.chat.postMessage({
+        channel: message.channel,
+        thread_ts: message.ts,
+        ...resultThreadMessage(request),
+      });
+      return undefined;
+    } catch (error) {
+      const owed = slackRefused(error);
+      if (owed) this.owedResults.add(request.id);
+      this.logger.warn(
+        { err: error, request: request.id, channel: message.channel },
+        owed
+          ? 'could not post a result in its thread; trying again at the next sweep'
+          : 'could not post a result in its thread, and Slack may have posted it; not posting it again',
+      );
+      return { error, owed };
+    }
   }
 
   private async audit(request: ChangeRequest): Promise<void> {
@@ -394,7 +429,10 @@ export class ChangePresenter {
       });
     } catch (error) {
       // The journal is the durable audit trail; a missed channel line must not hide the outcome.
-      this.logger.error({ err: error, request: request.id }, 'could not post to AUDIT_CHANNEL');
+      this.logger.warn(
+        { err: error, request: request.id, channel: this.auditChannel },
+        'could not post to AUDIT_CHANNEL; the journal has the record',
+      );
     }
   }
 

@@ -180,6 +180,19 @@ export function slackProblem(error: unknown, channel?: string): string | undefin
   }
 }
 
+/**
+ * Whether Slack answered that it did not make the call (an error code such as `not_in_channel`,
+ * or HTTP 429 still answered after the client's retries), so making it again cannot make it twice.
+ * False when its answer is unknown (not reached, no answer, HTTP 5xx): it may have made it.
+ */
+export function slackRefused(error: unknown): boolean {
+  const failure = slackFailure(error instanceof SlackStepError ? error.cause : error);
+  if (!failure) return false;
+  return (
+    failure.code !== 'unreachable' && failure.code !== 'upload_failed' && !failure.code.startsWith('http_')
+  );
+}
+
 /** What the user can do about it, after the step that failed. */
 function slackAdvice(error: SlackStepError): string {
   const failure = slackFailure(error.cause);

@@ -44,7 +44,10 @@ export class Reminders {
         posted += 1;
         this.logger.info({ id: request.id }, 'reminded the approvers of a pending change request');
       } catch (error) {
-        this.logger.error({ err: error, id: request.id }, 'could not post a reminder; it is not repeated');
+        this.logger.warn(
+          { err: error, id: request.id, channel: request.message.channel },
+          'could not post a reminder; it is not repeated',
+        );
       }
     }
     return posted;

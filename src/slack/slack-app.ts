@@ -283,7 +283,10 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     try {
       await presenter.postAnchor(reason);
     } catch (error) {
-      logger.warn({ err: error }, 'could not post a journal anchor to AUDIT_CHANNEL');
+      logger.warn(
+        { err: error, channel: config.approvals.auditChannel },
+        'could not post a journal anchor to AUDIT_CHANNEL; the next one tries again',
+      );
     }
   };
   const sweep = async () => {

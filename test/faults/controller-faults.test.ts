@@ -264,6 +264,8 @@ interface WriteCell {
   /** POSTs of the network that reached the controller, and whether it exists afterwards. */
   posts: number;
   created: boolean;
+  /** Session logins while the change ran [0]. */
+  logins?: number;
 }
 
 const post = (spec: Partial<FaultSpec> & Pick<FaultSpec, 'kind'>): FaultSpec =>
@@ -351,6 +353,7 @@ const WRITES: WriteCell[] = [
     thread: () => ':white_check_mark: Create network done.',
     posts: 2,
     created: true,
+    logins: 1,
   },
   {
     fault: 'HTML instead of JSON (HTTP 200)',
@@ -398,6 +401,7 @@ describe('an approved change (create_network) while the controller is faulty', (
       const networkPosts = () => writesSince(before).filter((r) => r.route.endsWith('rest/networkconf'));
       if (cell.created)
         await b.slack.waitFor(() => sim.state.findNetworkByName('default', name) !== undefined);
+      const logins = sim.requests.slice(before).filter(isLogin).length;
       await expectServing();
 
       const request = await b.approvals.get(id);
@@ -418,6 +422,7 @@ describe('an approved change (create_network) while the controller is faulty', (
       expect(textOf(lastEdit)).not.toContain('"action_id":"approve"');
       expect(request?.state).toBe(cell.state);
       expect(networkPosts()).toHaveLength(cell.posts);
+      expect(logins).toBe(cell.logins ?? 0);
       expect(sim.state.site('default')?.networks.filter((n) => n.name === name)).toHaveLength(
         cell.created ? 1 : 0,
       );

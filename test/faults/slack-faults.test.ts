@@ -5,7 +5,10 @@
 // user reads (and where), that the next command is answered, and what reached the controller.
 // auth.test is covered where it is called, at start: test/slack/token-check.test.ts and
 // test/process/slack-http.test.ts (a refused token exits 2; an unreachable Slack is retried).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// The bot's intervals (the sweep, the journal anchor) run on a fake clock, moved by the cells that
+// need them: nothing sweeps behind a cell's back. Its `now` can be moved on too (the reminder).
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type CapturedLine, captureLogger } from '../helpers/capture-logger.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 import {
@@ -18,18 +21,34 @@ import {
 } from '../helpers/slack-requests.js';
 
 let b: SlackBot;
+const log = captureLogger();
+/** Added to the bot's clock (APPROVAL_REMIND_SECONDS, expiry), in ms. */
+let ahead = 0;
+const AUDIT = 'C0AUDIT';
 
 beforeAll(async () => {
-  b = await startSlackBot({ env: { APPROVERS: 'U0BOB,S0OPS' } });
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  b = await startSlackBot({
+    env: { APPROVERS: 'U0BOB,S0OPS', AUDIT_CHANNEL: AUDIT, JOURNAL_ANCHOR_MINUTES: '1' },
+    logger: log.logger,
+    now: () => Date.now() + ahead,
+  });
   b.slack.userGroups.S0OPS = ['U0DAVE'];
 });
 afterEach(() => {
-  for (const switches of [b.slack.failures, b.slack.faults, b.slack.rateLimits])
+  for (const switches of [
+    b.slack.failures,
+    b.slack.faults,
+    b.slack.rateLimits,
+    b.slack.channelFaults,
+    b.slack.httpErrors,
+  ])
     for (const method of Object.keys(switches)) delete switches[method];
   b.slack.uploadFailures = 0;
 });
 afterAll(async () => {
   await b?.close();
+  vi.useRealTimers();
 });
 
 /** Nothing reaches the user through this: the port is closed, the POST is refused. */
@@ -38,7 +57,17 @@ const INVITE =
   'invite the bot there (`/invite @netops`, or the name the app has in your workspace) and try again.';
 
 const writes = () => b.sim.requests.filter((r) => r.method !== 'GET').length;
-const previews = () => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
+const previews = () =>
+  b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel !== AUDIT);
+const threadOf = (ts: string) => b.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts);
+const auditPosts = () => b.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === AUDIT);
+/** The bot's log lines with this message, written since line `from`. */
+const logged = (msg: string, from = 0): CapturedLine[] =>
+  log
+    .lines()
+    .slice(from)
+    .filter((line) => line.msg === msg);
+const WARN = 40;
 const textOf = (call: SlackCall | undefined) =>
   `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? call?.args.view ?? [])}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -317,13 +346,118 @@ const CELLS: Cell[] = [
     call: 'chat.postMessage (the result in the thread)',
     slack: 'not_in_channel',
     async run() {
-      const { id } = await propose(next());
+      const { id, ts } = await propose(next());
       b.slack.failures['chat.postMessage'] = { error: 'not_in_channel', times: 1 };
-      return { read: await click('approve', id, 'U0BOB') };
+      const from = log.lines().length;
+      const read = await click('approve', id, 'U0BOB');
+      return {
+        read,
+        async check() {
+          const atApproval = threadOf(ts).map((c) => c.answer?.ok);
+          // Slack takes posts again: the next sweep posts the result; a later one has nothing owed.
+          await b.app.slack?.sweep();
+          await b.app.slack?.sweep();
+          expect(atApproval).toEqual([false]);
+          expect(threadOf(ts).map((c) => c.answer?.ok)).toEqual([false, true]);
+          expect(threadOf(ts)[1]?.args.text).toBe(':white_check_mark: Create network done.');
+          expect(
+            logged('could not post a result in its thread; trying again at the next sweep', from),
+          ).toMatchObject([{ level: WARN, request: id, channel: 'C1' }]);
+        },
+      };
     },
     reads:
       ':white_check_mark: Create network done. The channel does not show it yet: the bot is not a member of <#C1> (Slack: `not_in_channel`); the bot tries again at its next sweep.',
     written: 1,
+  },
+  {
+    call: 'chat.postMessage (the result in the thread)',
+    slack: 'HTTP 500, after the client’s two retries (Slack may have posted it)',
+    async run() {
+      const { id, ts } = await propose(next());
+      b.slack.httpErrors['chat.postMessage'] = { status: 500, times: 3 };
+      const read = await click('approve', id, 'U0BOB');
+      return {
+        read,
+        async check() {
+          // Not posted a fourth time by the sweep: a result shown twice is worse than none.
+          await b.app.slack?.sweep();
+          expect(threadOf(ts).map((c) => c.answer?.http)).toEqual([500, 500, 500]);
+          expect(textOf(b.slack.callsOf('chat.update').findLast((c) => c.args.ts === ts))).toContain(
+            '*Done* · approved by <@U0BOB>',
+          );
+        },
+      };
+    },
+    reads:
+      ':white_check_mark: Create network done. The thread may not show it: Slack answered HTTP 500, and Slack may have posted it anyway, so the bot does not post it again.',
+    written: 1,
+  },
+  {
+    call: 'chat.postMessage to AUDIT_CHANNEL (the line after a decision)',
+    slack: 'not_in_channel',
+    async run() {
+      const { id, ts } = await propose(next());
+      b.slack.channelFaults[AUDIT] = 'not_in_channel';
+      const from = log.lines().length;
+      const audits = auditPosts().length;
+      // The approver reads nothing more: the channel shows *Done* and the result.
+      const read = await click('approve', id, 'U0BOB', { expected: false });
+      return {
+        read,
+        async check() {
+          expect((await b.approvals.get(id))?.state).toBe('succeeded');
+          expect(threadOf(ts).map((c) => [c.answer?.ok, c.args.text])).toEqual([
+            [true, ':white_check_mark: Create network done.'],
+          ]);
+          expect(
+            auditPosts()
+              .slice(audits)
+              .map((c) => c.answer),
+          ).toEqual([{ ok: false, error: 'not_in_channel' }]);
+          expectWarned('could not post to AUDIT_CHANNEL; the journal has the record', from, {
+            request: id,
+            channel: AUDIT,
+          });
+        },
+      };
+    },
+    reads: undefined,
+    written: 1,
+  },
+  {
+    call: 'chat.postMessage to AUDIT_CHANNEL (the journal anchor, every JOURNAL_ANCHOR_MINUTES)',
+    slack: 'not_in_channel',
+    async run() {
+      b.slack.channelFaults[AUDIT] = 'not_in_channel';
+      const from = log.lines().length;
+      const audits = auditPosts().length;
+      vi.advanceTimersByTime(60_000);
+      await b.slack.waitFor(() => auditPosts().length > audits);
+      await quiet();
+      return {
+        read: undefined,
+        async check() {
+          const refused = auditPosts().slice(audits);
+          expectWarned('could not post a journal anchor to AUDIT_CHANNEL; the next one tries again', from, {
+            channel: AUDIT,
+          });
+          // Slack takes it again: the next period posts the anchor.
+          delete b.slack.channelFaults[AUDIT];
+          vi.advanceTimersByTime(60_000);
+          await b.slack.waitFor(() => auditPosts().length > audits + 1);
+          await quiet();
+          expect(refused.map((c) => c.answer)).toEqual([{ ok: false, error: 'not_in_channel' }]);
+          expect(auditPosts().slice(audits + 1)).toHaveLength(1);
+          expect(auditPosts().at(-1)?.answer?.ok).toBe(true);
+          expect(String(auditPosts().at(-1)?.args.text)).toMatch(
+            /^:anchor: Journal anchor \(periodic\): \d+ events, head `\d+:[0-9a-f]{64}`/,
+          );
+        },
+      };
+    },
+    reads: undefined,
+    written: 0,
   },
   {
     call: 'chat.update (a Cancel click)',
@@ -426,14 +560,23 @@ const CELLS: Cell[] = [
     slack: 'ratelimited',
     async run() {
       b.slack.faults['views.publish'] = 'ratelimited';
+      const from = log.lines().length;
+      const published = b.slack.callsOf('views.publish').length;
       const body = homeOpenedBody('U0ALICE');
       const answer = await b.post(body, slackJsonHeaders(SIGNING_SECRET, body));
+      // Views are published at most one per 700 ms: wait for this one before Slack takes them again.
+      await b.slack.waitFor(() => b.slack.callsOf('views.publish').length > published);
       await quiet();
       return {
         read: undefined,
         async check() {
-          // Nothing to tell the user with (the view is what failed); the next open publishes it.
+          // Nothing to tell the user with (the view is what failed): logged; the next open publishes it.
+          const refused = b.slack.callsOf('views.publish').slice(published);
           expect(answer.status).toBe(200);
+          expect(refused.map((c) => [c.args.user_id, c.answer])).toEqual([
+            ['U0ALICE', { ok: false, error: 'ratelimited' }],
+          ]);
+          expectWarned('could not publish App Home', from, { user: 'U0ALICE' });
           delete b.slack.faults['views.publish'];
           const again = homeOpenedBody('U0ALICE');
           await b.post(again, slackJsonHeaders(SIGNING_SECRET, again));
@@ -474,7 +617,45 @@ const CELLS: Cell[] = [
     reads: `:warning: The file could not be posted in <#C1>: Slack does not let the bot see the channel: a private channel or a conversation it is not in (Slack: \`channel_not_found\`); ${INVITE}`,
     written: 0,
   },
+  {
+    // Last: the clock moves past APPROVAL_REMIND_SECONDS (300 s) for every request still pending.
+    call: 'chat.postMessage (the approval reminder, APPROVAL_REMIND_SECONDS)',
+    slack: 'not_in_channel',
+    async run() {
+      const { id, ts } = await propose(next());
+      b.slack.faults['chat.postMessage'] = 'not_in_channel';
+      const from = log.lines().length;
+      ahead += 301_000;
+      await b.app.slack?.sweep();
+      return {
+        read: undefined,
+        async check() {
+          const reminded = threadOf(ts).map((c) => c.answer);
+          expectWarned('could not post a reminder; it is not repeated', from, { id, channel: 'C1' });
+          // Slack takes posts again: still not reminded twice.
+          delete b.slack.faults['chat.postMessage'];
+          await b.app.slack?.sweep();
+          expect(reminded).toEqual([{ ok: false, error: 'not_in_channel' }]);
+          expect(threadOf(ts)).toHaveLength(1);
+          expect((await b.approvals.get(id))?.state).toBe('pending');
+        },
+      };
+    },
+    reads: undefined,
+    written: 0,
+  },
 ];
+
+/**
+ * The bot logged one warning with this message since line `from` for these fields, with Slack's
+ * error in it and no secret.
+ */
+function expectWarned(msg: string, from: number, fields: Record<string, unknown>): void {
+  const lines = logged(msg, from).filter((line) => Object.entries(fields).every(([k, v]) => line[k] === v));
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatchObject({ level: WARN, err: { code: 'slack_webapi_platform_error' } });
+  expect(JSON.stringify(lines)).not.toMatch(/xoxb-|test-signing-secret/);
+}
 
 /** The last request Alice proposed was withdrawn: cancelled by the system, never shown, never run. */
 async function expectWithdrawn(): Promise<void> {

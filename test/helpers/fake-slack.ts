@@ -45,6 +45,13 @@ export interface FakeSlack {
   /** Methods that answer `{ok: false, error}` (e.g. `faults['views.publish'] = 'ratelimited'`). */
   faults: Record<string, string>;
   /**
+   * Channels whose calls (any method naming them as `channel` or `channel_id`) answer
+   * `{ok: false, error}`: `channelFaults.C0AUDIT = 'not_in_channel'`.
+   */
+  channelFaults: Record<string, string>;
+  /** Per method: the next `times` calls are answered HTTP `status` with a web page, nothing done. */
+  httpErrors: Record<string, { status: number; times: number }>;
+  /**
    * Per method: the next `times` calls are answered as Slack rate-limits, HTTP 429 with
    * `Retry-After: retryAfter` (seconds) and `{ok: false, error: 'ratelimited'}`.
    */
@@ -88,6 +95,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const delays: Record<string, number> = {};
   const failures: Record<string, { error: string; times: number }> = {};
   const faults: Record<string, string> = {};
+  const channelFaults: Record<string, string> = {};
+  const httpErrors: Record<string, { status: number; times: number }> = {};
   const rateLimits: Record<string, { retryAfter: number; times: number }> = {};
   let uploadFailures = 0;
   let ts = 1_700_000_000;
@@ -100,6 +109,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
     const fault = faults[method];
     if (fault) return { ok: false, error: fault };
+    const channel = args.channel ?? args.channel_id;
+    const channelFault = typeof channel === 'string' ? channelFaults[channel] : undefined;
+    if (channelFault) return { ok: false, error: channelFault };
     switch (method) {
       case 'auth.test':
         if (authTestError) return { ok: false, error: authTestError };
@@ -150,6 +162,19 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           : decodeForm(body.toString());
         const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
+        const httpError = httpErrors[method];
+        if (httpError && httpError.times > 0) {
+          httpError.times -= 1;
+          calls.push({
+            method,
+            args,
+            ...(token ? { token } : {}),
+            answer: { ok: false, http: httpError.status },
+          });
+          res.writeHead(httpError.status, { 'content-type': 'text/html' });
+          res.end('<html><body>Server error</body></html>');
+          return;
+        }
         const answered = answer(method, args);
         const delay = delays[method];
         const failure = failures[method];
@@ -208,6 +233,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     delays,
     failures,
     faults,
+    channelFaults,
+    httpErrors,
     rateLimits,
     callsOf: (method) => calls.filter((c) => c.method === method),
     responseUrl: () => {

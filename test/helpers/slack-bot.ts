@@ -6,7 +6,7 @@ import type { Approvals } from '../../src/approvals/approvals.js';
 import { loadConfig } from '../../src/config.js';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
-import { silentLogger } from '../../src/log.js';
+import { type Logger, silentLogger } from '../../src/log.js';
 import { mcpKit } from '../../src/mcp/mcp-kit.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { slackKit } from '../../src/slack/slack-kit.js';
@@ -68,6 +68,8 @@ export async function startSlackBot(
     authTestError?: string;
     /** Gateway options over the test defaults: a session login, or a `url` in front of the simulator. */
     gateway?: Partial<GatewayOptions>;
+    /** Where the bot logs (captureLogger() to read the lines); silent by default. */
+    logger?: Logger;
   } = {},
 ): Promise<SlackBot> {
   const slack = await startFakeSlack();
@@ -82,7 +84,7 @@ export async function startSlackBot(
     DATA_DIR: dataDir,
     ...options.env,
   });
-  const logger = silentLogger();
+  const logger = options.logger ?? silentLogger();
   const gateway = testGateway(sim, {
     retry: { attempts: 2, budgetMs: 1500, baseDelayMs: 10, maxDelayMs: 50 },
     timeoutMs: 1000,

@@ -70,6 +70,8 @@ export function viewSubmissionBody(fields: {
   userId: string;
   privateMetadata: string;
   values: Record<string, Record<string, unknown>>;
+  /** The blocks of the view as it was opened (Slack sends them back with the submission). */
+  blocks?: unknown[];
 }): string {
   const payload = {
     type: 'view_submission',
@@ -81,6 +83,7 @@ export function viewSubmissionBody(fields: {
       type: 'modal',
       callback_id: 'tool_form',
       private_metadata: fields.privateMetadata,
+      ...(fields.blocks ? { blocks: fields.blocks } : {}),
       state: { values: fields.values },
     },
   };

@@ -3,13 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { SHUTTING_DOWN_TEXT } from '../../src/slack/drain.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { journalReport } from '../../src/store/file/journal.js';
 import { Clock } from '../approvals/harness.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
+import { viewSubmissionBody } from '../helpers/slack-requests.js';
 
 const bots: SlackBot[] = [];
 
@@ -29,6 +32,16 @@ const textOf = (call: SlackCall | undefined) =>
 const networkPosts = (b: SlackBot) =>
   b.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
 const updatesOf = (b: SlackBot, ts: string) => b.slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
+
+/** Holds the next network write at the simulator until `release()` (it arrives, and waits). */
+function holdNetworkWrite(b: SlackBot): { release: () => void } {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  b.sim.injectFault({ kind: 'hold', method: 'POST', route: 'rest/networkconf', until: () => held });
+  return { release };
+}
 
 function requestIdOf(call: SlackCall | undefined): string {
   const approve = buttonsOf(call).find((x) => x.action_id === 'approve');
@@ -201,6 +214,107 @@ describe('stopping', () => {
     expect(b.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
     expect(networkPosts(b)).toHaveLength(1);
     expect(b.slack.responses).toHaveLength(0);
+  });
+
+  it('answers a click and a form submission "restarting" too, and does neither', async () => {
+    // Writes wait up to 10 s here, so the held one keeps the bot stopping while the test clicks.
+    const b = await bot({ gateway: { timeoutMs: 10_000 } });
+    const waiting = await propose(b, 'Later', 78);
+    const running = await propose(b, 'Busy', 79);
+    await b.command('form create_network', 'U1');
+    await b.slack.waitFor(() => b.slack.callsOf('views.open').length === 1);
+    const form = b.slack.callsOf('views.open')[0]?.args.view as {
+      private_metadata: string;
+      blocks: { type: string; block_id?: string }[];
+    };
+    const write = holdNetworkWrite(b);
+    await b.click('approve', running.id, 'U2');
+    await b.slack.waitFor(() => networkPosts(b).length === 1);
+
+    const stopping = b.app.slack?.stop();
+    const click = await b.click('approve', waiting.id, 'U2');
+    await b.slack.waitFor(() => b.slack.responses.some((r) => click.responseUrl.endsWith(r.path)));
+    const submitted = await b.post(
+      viewSubmissionBody({
+        userId: 'U1',
+        privateMetadata: form.private_metadata,
+        blocks: form.blocks,
+        values: {
+          name: { value: { type: 'plain_text_input', value: 'Stopping' } },
+          vlan_id: { value: { type: 'plain_text_input', value: '80' } },
+          subnet: { value: { type: 'plain_text_input', value: '10.80.0.0/24' } },
+        },
+      }),
+    );
+    const stateWhileStopping = (await b.approvals.get(running.id))?.state;
+    write.release();
+    await stopping;
+
+    const firstInput = form.blocks.find((x) => x.type === 'input')?.block_id ?? '';
+    expect(click.status).toBe(200);
+    expect(b.slack.responses.find((r) => click.responseUrl.endsWith(r.path))?.body).toEqual({
+      response_type: 'ephemeral',
+      replace_original: false,
+      text: SHUTTING_DOWN_TEXT,
+    });
+    // Shown under the form's first input (the site), the form left open to submit again later.
+    expect(firstInput).toBe('site_id');
+    expect(submitted.status).toBe(200);
+    expect(JSON.parse(submitted.text)).toEqual({
+      response_action: 'errors',
+      errors: { site_id: SHUTTING_DOWN_TEXT },
+    });
+    expect(stateWhileStopping).toBe('executing');
+    expect((await b.approvals.get(waiting.id))?.state).toBe('pending');
+    expect((await b.approvals.get(running.id))?.state).toBe('succeeded');
+    expect(previews(b)).toHaveLength(2);
+    expect(networkPosts(b)).toHaveLength(1);
+  });
+
+  it('stops at SHUTDOWN_GRACE_SECONDS with the change still running, says so, and the restart shows its outcome unknown', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-slack-'));
+    const log = captureLogger();
+    const first = await bot({
+      dataDir,
+      logger: log.logger,
+      env: { SHUTDOWN_GRACE_SECONDS: '1' },
+      gateway: { timeoutMs: 30_000 },
+    });
+    const { id, ts } = await propose(first, 'Cut', 77);
+    const write = holdNetworkWrite(first);
+    await first.click('approve', id, 'U2');
+    await first.slack.waitFor(() => networkPosts(first).length === 1);
+
+    const started = Date.now();
+    await first.app.slack?.stop();
+    const waited = Date.now() - started;
+    const stateAtStop = (await first.approvals.get(id))?.state;
+    // The process would exit here: its journal is closed, so the running change records nothing more.
+    await first.app.close();
+    const second = await bot({ dataDir, sim: first.sim });
+    await second.slack.waitFor(() => updatesOf(second, ts).length > 0);
+    write.release();
+
+    const lines = log.lines();
+    const unknown = updatesOf(second, ts).at(-1);
+    expect(waited).toBeGreaterThanOrEqual(950);
+    expect(stateAtStop).toBe('executing');
+    expect(lines.filter((l) => l.msg.startsWith('stopping: waiting for running work'))).toMatchObject([
+      { level: 30, running: 1, grace_s: 1 },
+    ]);
+    expect(lines.filter((l) => l.msg.startsWith('SHUTDOWN_GRACE_SECONDS is over'))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        running: 1,
+        msg: 'SHUTDOWN_GRACE_SECONDS is over with work still running: left as it is; a change caught running shows "outcome unknown" after the restart',
+      }),
+    ]);
+    expect(textOf(unknown)).toContain('Outcome unknown');
+    expect(textOf(unknown)).toContain('may or may not have reached the controller');
+    expect(buttonsOf(unknown)).toEqual([]);
+    expect((await second.approvals.get(id))?.state).toBe('unknown');
+    expect(networkPosts(second)).toHaveLength(1);
+    expect(journalReport(dataDir)).toMatchObject({ exitCode: 0 });
   });
 });
 
