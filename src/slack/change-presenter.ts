@@ -347,14 +347,32 @@ export class ChangePresenter {
    */
   async sweep(): Promise<{ expired: number; interrupted: number; announced: number }> {
     const { expired, interrupted } = await this.approvals.sweep();
+    // Reported by the store once only: an edit Slack refuses is owed until Slack takes it.
+    await this.payOwed([...interrupted.map((i) => i.request), ...expired]);
+    return {
+      expired: expired.length,
+      interrupted: interrupted.length,
+      announced: await this.announceLeftOver(),
+    };
+  }
+
+  /** Whether an edit or a thread result that Slack refused is still to be made. */
+  get owes(): boolean {
+    return this.owed.size > 0 || this.owedResults.size > 0;
+  }
+
+  /**
+   * Makes the edits and thread results Slack refused before, and edits `fresh` (requests the sweep
+   * just expired or found cut off): part of every sweep, and a stopping bot's last try.
+   */
+  async payOwed(fresh: readonly ChangeRequest[] = []): Promise<void> {
     const edits: { request: ChangeRequest; note?: string }[] = [];
     for (const [id, note] of this.owed) {
       const request = await this.approvals.get(id);
       this.owed.delete(id);
       if (request) edits.push({ request, ...(note === undefined ? {} : { note }) });
     }
-    // Reported by the store once only: an edit Slack refuses is owed until Slack takes it.
-    for (const request of [...interrupted.map((i) => i.request), ...expired]) edits.push({ request });
+    for (const request of fresh) edits.push({ request });
     for (const { request, note } of edits) await this.refreshOrOwe(request, note);
     for (const id of [...this.owedResults]) {
       // Taken before the post, so a sweep running beside this one cannot post it a second time.
@@ -362,11 +380,6 @@ export class ChangePresenter {
       const request = await this.approvals.get(id);
       if (request) await this.threadResultOrOwe(request);
     }
-    return {
-      expired: expired.length,
-      interrupted: interrupted.length,
-      announced: await this.announceLeftOver(),
-    };
   }
 
   /** Posts what MCP clients in other processes proposed (`netops mcp` over stdio has no Slack). */

@@ -357,7 +357,10 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
           'SHUTDOWN_GRACE_SECONDS is over with work still running: left as it is; a change caught running shows "outcome unknown" after the restart',
         );
       }
-      // Slack may be what is failing: the last anchor gets a few seconds, not the client's retries.
+      // Slack may be what is failing: what it refused before (edits, thread results) and the last
+      // anchor get a few seconds each, not the client's retries. What is still owed then is lost
+      // with this process's memory (the journal has the outcome; the channel may lag behind it).
+      if (presenter.owes) await settledWithin(settle(presenter.payOwed()), STOP_ANCHOR_WAIT_MS);
       await settledWithin(settle(anchor('stop')), STOP_ANCHOR_WAIT_MS);
       if (socketStarted) await app.stop();
       await closeServer();

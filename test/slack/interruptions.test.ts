@@ -216,6 +216,26 @@ describe('stopping', () => {
     expect(b.slack.responses).toHaveLength(0);
   });
 
+  it('makes an edit Slack refused earlier once more before it stops, instead of losing it', async () => {
+    // Arrange: the "Running…" and "Done" edits are refused, so "Done" is owed to the next sweep.
+    const b = await bot();
+    const { id, ts } = await propose(b, 'Owed', 77);
+    b.slack.faults['chat.update'] = 'ratelimited';
+    await b.click('approve', id, 'U2');
+    await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'succeeded');
+    const shownBeforeStop = updatesOf(b, ts).filter((c) => c.answer?.ok === true).length;
+    delete b.slack.faults['chat.update'];
+
+    // Act: no sweep ran; the bot is stopped.
+    await b.app.slack?.stop();
+
+    // Assert
+    const made = updatesOf(b, ts).filter((c) => c.answer?.ok === true);
+    expect(shownBeforeStop).toBe(0);
+    expect(made).toHaveLength(1);
+    expect(textOf(made[0])).toContain('*Done*');
+  });
+
   it('answers a click and a form submission "restarting" too, and does neither', async () => {
     // Writes wait up to 10 s here, so the held one keeps the bot stopping while the test clicks.
     const b = await bot({ gateway: { timeoutMs: 10_000 } });
