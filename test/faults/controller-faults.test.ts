@@ -238,21 +238,7 @@ describe('a lookup (/net list_vlans) while the controller is faulty', () => {
 
 /** Proposes a network as U1; the request id and its message ts once recorded. */
 async function propose(name: string, vlan: number): Promise<{ id: string; ts: string }> {
-  const previews = () => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
-  const before = previews().length;
-  await b.command(`create_network name=${name} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U1');
-  await b.slack.waitFor(() => previews().length > before);
-  const blocks = (previews().at(-1)?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  const id =
-    blocks
-      .filter((x) => x.type === 'actions')
-      .flatMap((x) => x.elements ?? [])
-      .find((x) => x.action_id === 'approve')?.value ?? '';
-  await b.slack.waitFor(async () => (await b.approvals.get(id))?.message !== undefined);
-  return { id, ts: String((await b.approvals.get(id))?.message?.ts) };
+  return b.propose(`create_network name=${name} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U1');
 }
 
 interface WriteCell {

@@ -65,16 +65,7 @@ async function command(text: string, user = 'U1'): Promise<string> {
 
 /** A network proposed by U1; its request id and message ts. */
 async function propose(vlan: number): Promise<{ id: string; ts: string }> {
-  const before = previews().length;
-  await b.command(`create_network name=Disk${vlan} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U1');
-  await b.slack.waitFor(() => previews().length > before);
-  const blocks = (previews().at(-1)?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  const id = blocks.flatMap((x) => x.elements ?? []).find((x) => x.action_id === 'approve')?.value ?? '';
-  await b.slack.waitFor(async () => (await b.approvals.get(id))?.message !== undefined);
-  return { id, ts: String((await b.approvals.get(id))?.message?.ts) };
+  return b.propose(`create_network name=Disk${vlan} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U1');
 }
 
 /** U2 approves; what U2 read on response_url, if anything, once the request left `pending`/running. */

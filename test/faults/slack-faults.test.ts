@@ -144,17 +144,12 @@ async function click(
 
 /** A change request of Alice's in C1, posted; its id and message ts. */
 async function propose(vlan: number): Promise<{ id: string; ts: string }> {
-  const before = previews().length;
-  await b.command(`create_network name=Slack${vlan} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U0ALICE');
-  await b.slack.waitFor(() => previews().length > before);
-  const blocks = (previews().at(-1)?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  const id = blocks.flatMap((x) => x.elements ?? []).find((x) => x.action_id === 'approve')?.value ?? '';
-  await b.slack.waitFor(async () => (await b.approvals.get(id))?.message !== undefined);
+  const proposed = await b.propose(
+    `create_network name=Slack${vlan} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`,
+    'U0ALICE',
+  );
   await quiet();
-  return { id, ts: String((await b.approvals.get(id))?.message?.ts) };
+  return proposed;
 }
 
 /** A form submission of Alice's for create_network, to be posted in `channel`. */

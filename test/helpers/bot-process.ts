@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 /** The project root (vitest runs from it). */
 export const ROOT = process.cwd();
@@ -132,6 +133,27 @@ export async function runBot(
   const exit = await bot.exited;
   clearTimeout(timer);
   return { ...exit, stdout: bot.stdout(), stderr: bot.stderr() };
+}
+
+/**
+ * The built audit:verify (`node dist/store/verify-cli.js`, as the image ships it) with exactly
+ * `env` plus PATH: its exit code and output.
+ */
+export async function runAuditVerify(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, ['dist/store/verify-cli.js', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
+  );
 }
 
 /** Kills whatever a test left running (and its process group). */

@@ -13,6 +13,7 @@ import { slackKit } from '../../src/slack/slack-kit.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { Store } from '../../src/store/types.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
+import { buttonsOf } from './slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders, viewSubmissionBody } from './slack-requests.js';
 import { testGateway } from './test-gateway.js';
 
@@ -45,6 +46,11 @@ export interface SlackBot {
     privateMetadata: string,
     values: Record<string, Record<string, unknown>>,
   ): Promise<{ status: number; text: string }>;
+  /**
+   * `/net <text>` for a write, by `userId` in C1: waits for its preview and for the request to
+   * record its message; the request id and the message ts.
+   */
+  propose(text: string, userId?: string): Promise<{ id: string; ts: string }>;
   close(): Promise<void>;
 }
 
@@ -113,6 +119,13 @@ export async function startSlackBot(
     });
     return { status: response.status, text: await response.text() };
   };
+  const command: SlackBot['command'] = async (text, userId = 'U1', channel = 'C1') => {
+    const responseUrl = slack.responseUrl();
+    const result = await post(
+      commandBody({ text, user_id: userId, channel_id: channel, response_url: responseUrl }),
+    );
+    return { ...result, responseUrl };
+  };
   return {
     app,
     approvals,
@@ -122,13 +135,7 @@ export async function startSlackBot(
     port,
     ready: started.ready,
     post,
-    async command(text, userId = 'U1', channel = 'C1') {
-      const responseUrl = slack.responseUrl();
-      const result = await post(
-        commandBody({ text, user_id: userId, channel_id: channel, response_url: responseUrl }),
-      );
-      return { ...result, responseUrl };
-    },
+    command,
     async click(actionId, requestId, userId) {
       const responseUrl = slack.responseUrl();
       const result = await post(
@@ -138,6 +145,16 @@ export async function startSlackBot(
     },
     submit: (userId, privateMetadata, values) =>
       post(viewSubmissionBody({ userId, privateMetadata, values })),
+    async propose(text, userId = 'U1') {
+      const previews = () => slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
+      const before = previews().length;
+      await command(text, userId);
+      await slack.waitFor(() => previews().length > before);
+      const id = buttonsOf(previews().at(-1)).find((x) => x.action_id === 'approve')?.value;
+      if (!id) throw new Error(`no Approve button on the preview of "${text}"`);
+      await slack.waitFor(async () => (await approvals.get(id))?.message !== undefined);
+      return { id, ts: String((await approvals.get(id))?.message?.ts) };
+    },
     async close() {
       await app.close();
       await slack.close();

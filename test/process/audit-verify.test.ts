@@ -1,16 +1,12 @@
-// `node dist/store/verify-cli.js` as the Docker image ships it (and `npm run audit:verify` runs it
-// from src): only the variables it needs, exit 0 verified, 1 tampered, 2 could not check.
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { Journal } from '../../src/store/file/journal.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { freePort } from '../helpers/bot-process.js';
+import { freePort, runAuditVerify } from '../helpers/bot-process.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 
 const KEY = 'process-test-journal-key-0123456789abcdef';
@@ -18,23 +14,6 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 const RITA = { userId: 'U0RITA' };
 
 const db = useTestDatabase();
-
-/** Runs the built audit:verify with exactly `env` (plus PATH); its exit code and output. */
-async function auditVerify(
-  env: Record<string, string>,
-  args: string[] = [],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(process.execPath, ['dist/store/verify-cli.js', ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      code: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr,
-    }),
-  );
-}
 
 function request(id: string) {
   return {
@@ -67,7 +46,7 @@ describe('audit:verify as shipped, on DATA_DIR', () => {
   it('exits 0 on a signed journal with DATA_DIR and JOURNAL_KEY only, and ignores the bot’s other settings', async () => {
     const { dir, lines } = dataDir(KEY);
 
-    const result = await auditVerify({
+    const result = await runAuditVerify({
       DATA_DIR: dir,
       JOURNAL_KEY: KEY,
       SLACK_BOT_TOKEN: 'not-a-token',
@@ -93,7 +72,7 @@ describe('audit:verify as shipped, on DATA_DIR', () => {
     };
     writeFileSync(join(dir, 'approvals.jsonl'), `${[...lines, JSON.stringify(forged)].join('\n')}\n`);
 
-    const result = await auditVerify({ DATA_DIR: dir, JOURNAL_KEY: KEY });
+    const result = await runAuditVerify({ DATA_DIR: dir, JOURNAL_KEY: KEY });
 
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
@@ -108,9 +87,9 @@ describe('audit:verify as shipped, on DATA_DIR', () => {
     const saved = join(mkdtempSync(join(tmpdir(), 'netops-anchors-')), 'anchors.txt');
     writeFileSync(saved, `:anchor: Journal anchor (periodic): 3 events, head \`${anchor}\`.\n`);
 
-    const plain = await auditVerify({ DATA_DIR: dir });
-    const inline = await auditVerify({ DATA_DIR: dir }, ['--anchor', anchor]);
-    const fromFile = await auditVerify({ DATA_DIR: dir }, [`--anchor-file=${saved}`]);
+    const plain = await runAuditVerify({ DATA_DIR: dir });
+    const inline = await runAuditVerify({ DATA_DIR: dir }, ['--anchor', anchor]);
+    const fromFile = await runAuditVerify({ DATA_DIR: dir }, [`--anchor-file=${saved}`]);
 
     expect(plain.code).toBe(0);
     expect(inline.code).toBe(1);
@@ -125,12 +104,12 @@ describe('audit:verify as shipped, on DATA_DIR', () => {
     const notADir = join(dir, 'approvals.jsonl');
 
     const results = await Promise.all([
-      auditVerify({ DATA_DIR: dir, JOURNAL_KEY: 'short-key' }),
-      auditVerify({ DATA_DIR: notADir }),
-      auditVerify({ DATA_DIR: dir }, ['--anchor', '3:xyz']),
-      auditVerify({ DATA_DIR: dir }, ['--anchor-file', join(dir, 'none.txt')]),
-      auditVerify({ DATA_DIR: dir }, ['--verbose']),
-      auditVerify({ DATA_DIR: join(dir, 'no-such-dir') }),
+      runAuditVerify({ DATA_DIR: dir, JOURNAL_KEY: 'short-key' }),
+      runAuditVerify({ DATA_DIR: notADir }),
+      runAuditVerify({ DATA_DIR: dir }, ['--anchor', '3:xyz']),
+      runAuditVerify({ DATA_DIR: dir }, ['--anchor-file', join(dir, 'none.txt')]),
+      runAuditVerify({ DATA_DIR: dir }, ['--verbose']),
+      runAuditVerify({ DATA_DIR: join(dir, 'no-such-dir') }),
     ]);
 
     expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2]);
@@ -151,7 +130,7 @@ describe('audit:verify as shipped, on PostgreSQL', () => {
     const port = await freePort();
     const password = 'unreachable-db-Pa55word';
 
-    const result = await auditVerify({
+    const result = await runAuditVerify({
       DATABASE_URL: `postgres://netops:${password}@127.0.0.1:${port}/netops`,
     });
 
@@ -178,7 +157,7 @@ describe('audit:verify as shipped, on PostgreSQL', () => {
       .create({ ...request('cr_pg_two'), channel: 'C1' }, RITA, Date.parse('2030-01-01T00:00:01.000Z'));
     await store.close();
 
-    const intact = await auditVerify({ DATABASE_URL: db.url, JOURNAL_KEY: KEY });
+    const intact = await runAuditVerify({ DATABASE_URL: db.url, JOURNAL_KEY: KEY });
     const rows = await db.query<{ line: string }>('SELECT line FROM netops_journal ORDER BY seq');
     const first = (rows.rows[0]?.line ?? '').replace('U0RITA', 'U0RITO');
     const second = JSON.parse(rows.rows[1]?.line ?? '{}') as Record<string, unknown>;
@@ -187,7 +166,7 @@ describe('audit:verify as shipped, on PostgreSQL', () => {
     await db.query('UPDATE netops_journal SET line = $1 WHERE seq = 1', [first]);
     await db.query('UPDATE netops_journal SET line = $1 WHERE seq = 2', [secondLine]);
     await db.query('UPDATE netops_journal_head SET hash = $1', [sha256(secondLine)]);
-    const tampered = await auditVerify({ DATABASE_URL: db.url, JOURNAL_KEY: KEY });
+    const tampered = await runAuditVerify({ DATABASE_URL: db.url, JOURNAL_KEY: KEY });
 
     expect(intact.code).toBe(0);
     expect(intact.stdout).toMatch(

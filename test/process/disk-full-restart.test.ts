@@ -1,19 +1,11 @@
-// Issue 10's acceptance, the full-disk half, end to end: a bot whose DATA_DIR fills up during an
-// append (ENOSPC injected in-process through the file journal's fs seam, test/helpers/faulty-fs.ts,
-// since a real full disk cannot be made here) is closed, and the built program (`node dist/main.js`,
-// only environment variables) starts on the same DATA_DIR: healthy, the pending request still
-// pending and approvable once, the refused one nowhere, and the built audit:verify exits 0.
-// The torn-line half is test/process/interruptions.test.ts.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import { spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
@@ -65,14 +57,7 @@ async function readOn(b: SlackBot, responseUrl: string): Promise<string> {
 }
 
 /** The built audit:verify on a DATA_DIR, with nothing else in its environment. */
-async function auditVerify(dataDir: string): Promise<{ code: number; stdout: string }> {
-  return promisify(execFile)(process.execPath, ['dist/store/verify-cli.js'], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
-  }).then(
-    ({ stdout }) => ({ code: 0, stdout }),
-    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
-  );
-}
+const auditVerifyOf = (dataDir: string) => runAuditVerify({ DATA_DIR: dataDir });
 
 describe('the built bot after the disk filled up during appends', () => {
   it('starts healthy on the same DATA_DIR, the pending request still pending and run once, the refused one left no trace, audit:verify exits 0', async () => {
@@ -134,7 +119,7 @@ describe('the built bot after the disk filled up during appends', () => {
     });
     await slack.waitFor(() => journalTypes(dataDir, id).includes('succeeded'), 10_000);
     await slack.waitFor(() => threadOf(ts).length > 0);
-    const audit = await auditVerify(dataDir);
+    const audit = await auditVerifyOf(dataDir);
     const exit = await bot.stop('SIGTERM');
 
     // Assert: the users were told; the file was cut back to its last whole line both times.

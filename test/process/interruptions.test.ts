@@ -1,16 +1,10 @@
-// The built bot (`node dist/main.js`, only environment variables) interrupted the ways a bad day
-// interrupts it: a journal with a torn last line at start, SIGTERM while a change is being written,
-// SIGKILL while a change is being written. The file store in DATA_DIR, HTTP mode, the simulator as
-// the controller and a fake Slack.
-import { execFile } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { Journal } from '../../src/store/file/journal.js';
-import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
@@ -114,14 +108,7 @@ function journalTypes(dataDir: string, id: string): string[] {
 }
 
 /** The built audit:verify on a DATA_DIR, with nothing else in its environment. */
-async function auditVerify(dataDir: string): Promise<{ code: number; stdout: string }> {
-  return promisify(execFile)(process.execPath, ['dist/store/verify-cli.js'], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
-  }).then(
-    ({ stdout }) => ({ code: 0, stdout }),
-    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
-  );
-}
+const auditVerifyOf = (dataDir: string) => runAuditVerify({ DATA_DIR: dataDir });
 
 describe('the built bot after a crash tore the journal’s last line', () => {
   it('moves the torn line aside with a warning, starts with its pending request, and audit:verify passes', async () => {
@@ -147,7 +134,7 @@ describe('the built bot after a crash tore the journal’s last line', () => {
 
     const { bot, url } = await start(dataDir);
     const health = (await (await fetch(`${url}/healthz`)).json()) as Record<string, unknown>;
-    const audit = await auditVerify(dataDir);
+    const audit = await auditVerifyOf(dataDir);
 
     const warning = bot.logs().find((l) => /was torn/.test(l.msg));
     expect(warning).toMatchObject({ level: 40, line: 2 });
@@ -187,7 +174,7 @@ describe('SIGTERM while a change is being written', () => {
     expect(slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
     expect(journalTypes(dataDir, id)).toEqual(['created', 'message', 'approved', 'executing', 'succeeded']);
     expect(bot.logs().map((l) => l.msg)).toContain('stopped');
-    expect((await auditVerify(dataDir)).code).toBe(0);
+    expect((await auditVerifyOf(dataDir)).code).toBe(0);
   }, 30_000);
 });
 
@@ -218,7 +205,7 @@ describe('SIGKILL while a change is being written', () => {
       'executing',
       'outcome_unknown',
     ]);
-    expect((await auditVerify(dataDir)).code).toBe(0);
+    expect((await auditVerifyOf(dataDir)).code).toBe(0);
     expect(await second.bot.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 30_000);
 });

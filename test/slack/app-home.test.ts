@@ -61,12 +61,7 @@ function homeClick(b: SlackBot, actionId: string, value: string, userId: string)
 }
 
 async function propose(b: SlackBot, text: string, user = 'U01'): Promise<string> {
-  const before = previews(b).length;
-  await b.command(text, user);
-  await b.slack.waitFor(() => previews(b).length > before);
-  const id = buttonsIn(previews(b).at(-1)?.args.blocks).find((x) => x.action_id === 'approve')?.value ?? '';
-  await b.slack.waitFor(async () => (await b.approvals.get(id))?.message !== undefined);
-  return id;
+  return (await b.propose(text, user)).id;
 }
 
 const LAB = 'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24';

@@ -51,12 +51,7 @@ function requestIdOf(call: SlackCall | undefined): string {
 
 /** Proposes a network and returns the request id and the preview's ts, once the ts is recorded. */
 async function propose(b: SlackBot, name: string, vlan: number): Promise<{ id: string; ts: string }> {
-  const before = previews(b).length;
-  await b.command(`create_network name=${name} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U1');
-  await b.slack.waitFor(() => previews(b).length > before);
-  const id = requestIdOf(previews(b).at(-1));
-  await b.slack.waitFor(async () => (await b.approvals.get(id))?.message !== undefined);
-  return { id, ts: String((await b.approvals.get(id))?.message?.ts) };
+  return b.propose(`create_network name=${name} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U1');
 }
 
 describe('an approved change while it runs', () => {
