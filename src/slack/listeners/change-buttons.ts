@@ -5,6 +5,7 @@ import type { Whisper } from '../change-presenter.js';
 import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
+import { answerPrivately } from '../private-answer.js';
 
 function whisperTo(
   click: ButtonClick,
@@ -18,20 +19,11 @@ function whisperTo(
       await deps.home.notify(click.user.id, text);
       return;
     }
-    const message = noticeMessage(text);
     const channel = click.channel?.id ?? click.container?.channel_id;
-    if (respond) {
-      // response_url replies reach the clicker even when the bot is not in the channel.
-      try {
-        await respond({ response_type: 'ephemeral', replace_original: false, ...message });
-        return;
-      } catch (error) {
-        // Expired, used up or unreachable: the channel's ephemeral message is the other way.
-        if (!channel) throw error;
-        deps.logger.warn({ err: error }, 'response_url failed; answering with chat.postEphemeral');
-      }
-    }
-    if (channel) await client.chat.postEphemeral({ channel, user: click.user.id, ...message });
+    await answerPrivately(
+      { respond, client, channel, user: click.user.id, logger: deps.logger },
+      noticeMessage(text),
+    );
   };
 }
 

@@ -16,32 +16,25 @@ import type { SlackClient, SlackDeps } from '../deps.js';
 import { SlackStepError, slackErrorText } from '../error-text.js';
 import { historyMessage } from '../history-answer.js';
 import { parsePayload, type SlashCommand, slashCommandSchema } from '../payloads.js';
+import { answerPrivately } from '../private-answer.js';
 
 const EXPORT_TOOL = 'export_topology';
 
 /** Answers the user who typed the command, and only them. */
 type Whisper = (message: SlackMessage) => Promise<void>;
 
-/**
- * Through the command's response_url; when that fails (expired, used up, unreachable), with
- * chat.postEphemeral in the channel instead, so the answer is not lost.
- */
+/** Through the command's response_url, or chat.postEphemeral in its channel when that fails. */
 function whisperTo(
   respond: RespondFn,
   client: SlackClient,
   command: SlashCommand | undefined,
   deps: SlackDeps,
 ): Whisper {
-  return async (message) => {
-    try {
-      await respond({ response_type: 'ephemeral', replace_original: false, ...message });
-      return;
-    } catch (error) {
-      if (!command) throw error;
-      deps.logger.warn({ err: error }, 'response_url failed; answering with chat.postEphemeral');
-    }
-    await client.chat.postEphemeral({ channel: command.channel_id, user: command.user_id, ...message });
-  };
+  return (message) =>
+    answerPrivately(
+      { respond, client, channel: command?.channel_id, user: command?.user_id ?? '', logger: deps.logger },
+      message,
+    );
 }
 
 /** Posts one private answer to the command's response_url (through the answer queue). */
