@@ -101,7 +101,8 @@ type Outcome = Extract<TransitionEntry, { type: 'succeeded' | 'failed' }>;
  * several, exactly one wins the claim and runs the change.
  */
 export class Approvals {
-  private readonly now: () => number;
+  /** The clock every decision uses (injectable, so tests can move it). */
+  readonly now: () => number;
   private readonly store: ChangeStore;
   // Outcomes of writes that ran but could not be recorded (store unreachable); retried by sweep().
   private readonly unrecorded = new Map<string, { entry: Outcome; from: readonly ChangeState[] }>();

@@ -31,6 +31,9 @@ function stage(state: ChangeState): number {
   return 2;
 }
 
+// How long an edit or a thread result Slack keeps refusing is tried again, at every sweep.
+const OWED_FOR_MS = 24 * 3_600_000;
+
 // Messages whose last shown stage is remembered; older entries are forgotten first.
 const TRACKED_MESSAGES = 1000;
 
@@ -48,14 +51,14 @@ export class ChangePresenter {
   // Edits of one message are sent one after another, and never show an earlier stage than one
   // already shown: a "Running…" edit that loses a race with "Done" is dropped, not shown last.
   private readonly edits = new Map<string, MessageEdits>();
-  // Requests whose message Slack did not let the bot edit (and the note it was to show); every
-  // sweep tries again until Slack takes the edit.
-  private readonly owed = new Map<string, string | undefined>();
+  // Requests whose message Slack did not let the bot edit (the note it was to show, and since
+  // when); every sweep tries again until Slack takes the edit, or OWED_FOR_MS has passed.
+  private readonly owed = new Map<string, { note: string | undefined; since: number }>();
   // Requests whose result Slack refused to post in the preview's thread: every sweep tries again
   // until Slack takes it, then forgets it. Like the owed edits, kept in this process's memory (a
   // restart forgets both): only the replica that ran a change learns its outcome, so with several
   // replicas on PostgreSQL the result is still owed, and posted, by one of them only.
-  private readonly owedResults = new Set<string>();
+  private readonly owedResults = new Map<string, number>();
   private lastAnchor: { count: number; head: string } | undefined;
 
   constructor(
@@ -221,13 +224,17 @@ export class ChangePresenter {
    * refresh(), and when Slack does not take the edit, the edit is owed: logged, and made by the
    * next sweep. Resolves with what Slack said when the edit was not made now.
    */
-  private async refreshOrOwe(request: ChangeRequest, note?: string): Promise<{ error: unknown } | undefined> {
+  private async refreshOrOwe(
+    request: ChangeRequest,
+    note?: string,
+    since?: number,
+  ): Promise<{ error: unknown } | undefined> {
     try {
       await this.refresh(request, note);
       this.owed.delete(request.id);
       return undefined;
     } catch (error) {
-      this.owed.set(request.id, note);
+      this.owed.set(request.id, { note, since: since ?? this.approvals.now() });
       this.logger.warn(
         { err: error, request: request.id },
         'could not edit a change request message; trying again at the next sweep',
@@ -366,20 +373,36 @@ export class ChangePresenter {
    * just expired or found cut off): part of every sweep, and a stopping bot's last try.
    */
   async payOwed(fresh: readonly ChangeRequest[] = []): Promise<void> {
-    const edits: { request: ChangeRequest; note?: string }[] = [];
-    for (const [id, note] of this.owed) {
-      const request = await this.approvals.get(id);
+    const edits: { request: ChangeRequest; note?: string; since?: number }[] = [];
+    for (const [id, { note, since }] of this.owed) {
       this.owed.delete(id);
-      if (request) edits.push({ request, ...(note === undefined ? {} : { note }) });
+      if (this.givenUp(id, since, 'edit its message')) continue;
+      const request = await this.approvals.get(id);
+      if (request) edits.push({ request, since, ...(note === undefined ? {} : { note }) });
     }
     for (const request of fresh) edits.push({ request });
-    for (const { request, note } of edits) await this.refreshOrOwe(request, note);
-    for (const id of [...this.owedResults]) {
+    for (const { request, note, since } of edits) await this.refreshOrOwe(request, note, since);
+    for (const [id, since] of [...this.owedResults]) {
       // Taken before the post, so a sweep running beside this one cannot post it a second time.
       this.owedResults.delete(id);
+      if (this.givenUp(id, since, 'post its result in the thread')) continue;
       const request = await this.approvals.get(id);
-      if (request) await this.threadResultOrOwe(request);
+      if (request) await this.threadResultOrOwe(request, since);
     }
+  }
+
+  /**
+   * A channel that refuses the bot for good (it was removed, the channel archived) is not tried
+   * for ever: after OWED_FOR_MS the owed edit or post is dropped, with one warning. The journal
+   * keeps the outcome; `/net change <id>` shows it.
+   */
+  private givenUp(id: string, since: number, what: string): boolean {
+    if (this.approvals.now() - since < OWED_FOR_MS) return false;
+    this.logger.warn(
+      { request: id, owed_since: new Date(since).toISOString() },
+      `gave up trying to ${what}: Slack refused it for ${OWED_FOR_MS / 3_600_000} hours (/net change ${id} shows the outcome)`,
+    );
+    return true;
   }
 
   /** Posts what MCP clients in other processes proposed (`netops mcp` over stdio has no Slack). */
@@ -408,6 +431,7 @@ export class ChangePresenter {
    */
   private async threadResultOrOwe(
     request: ChangeRequest,
+    since?: number,
   ): Promise<{ error: unknown; owed: boolean } | undefined> {
     const message = request.message;
     if (!message) return undefined;
@@ -420,7 +444,7 @@ export class ChangePresenter {
       return undefined;
     } catch (error) {
       const owed = slackRefused(error);
-      if (owed) this.owedResults.add(request.id);
+      if (owed) this.owedResults.set(request.id, since ?? this.approvals.now());
       this.logger.warn(
         { err: error, request: request.id, channel: message.channel },
         owed

@@ -639,6 +639,41 @@ const CELLS: Cell[] = [
     reads: undefined,
     written: 0,
   },
+  {
+    // After the reminder cell: the clock moves a day on.
+    call: 'chat.update refused for good (the bot removed from the channel)',
+    slack: 'not_in_channel',
+    async run() {
+      const { id, ts } = await propose(next());
+      b.slack.faults['chat.update'] = 'not_in_channel';
+      const read = await click('approve', id, 'U0BOB');
+      return {
+        read,
+        async check() {
+          const edits = () => b.slack.callsOf('chat.update').filter((c) => c.args.ts === ts).length;
+          const from = log.lines().length;
+          await b.app.slack?.sweep();
+          const triedWithinADay = edits();
+          ahead += 24 * 3_600_000;
+          await b.app.slack?.sweep();
+          await b.app.slack?.sweep();
+
+          expect(triedWithinADay).toBeGreaterThan(0);
+          expect(edits()).toBe(triedWithinADay);
+          const gaveUp = logged(
+            `gave up trying to edit its message: Slack refused it for 24 hours (/net change ${id} shows the outcome)`,
+            from,
+          );
+          expect(gaveUp).toHaveLength(1);
+          expect(gaveUp[0]).toMatchObject({ level: WARN, request: id });
+          expect((await b.approvals.get(id))?.state).toBe('succeeded');
+        },
+      };
+    },
+    reads:
+      ':white_check_mark: Create network done. The channel does not show it yet: the bot is not a member of <#C1> (Slack: `not_in_channel`); the bot tries again at its next sweep.',
+    written: 1,
+  },
 ];
 
 /**
