@@ -8,6 +8,7 @@ import { commandBody } from '../helpers/slack-requests.js';
 import {
   FUZZ_RUNS,
   fuzzParameters,
+  fuzzTimeoutMs,
   INJECTED_MARKUP,
   nextCase,
   send,
@@ -182,98 +183,104 @@ afterAll(async () => {
 });
 
 describe('random button payloads', () => {
-  it(`never run a change twice, nor without an approval by an allowed user (${FUZZ_RUNS} cases)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(click, async ({ action, target, user, times, fault, expire }) => {
-        await keepPending();
-        if (expire) {
-          now += 61_000;
-          await bot.app.slack?.sweep();
+  it(
+    `never run a change twice, nor without an approval by an allowed user (${FUZZ_RUNS} cases)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(click, async ({ action, target, user, times, fault, expire }) => {
+          await keepPending();
+          if (expire) {
+            now += 61_000;
+            await bot.app.slack?.sweep();
+          }
+          if (fault) bot.sim.injectFault(fault);
+          const pending = target.kind === 'pending' ? await bot.approvals.list({ state: 'pending' }) : [];
+          const id =
+            target.kind === 'request'
+              ? offered[target.index % offered.length]
+              : target.kind === 'pending'
+                ? pending[target.index % Math.max(1, pending.length)]?.id
+                : undefined;
+          const value = target.kind === 'value' ? target.value : id;
+          const wroteBefore = writesOf(bot.sim).length;
+          const firstCall = bot.slack.calls.length;
+          const firstResponse = bot.slack.responses.length;
+          nextCase();
+
+          const started = performance.now();
+          const bodies = Array.from({ length: times }, () =>
+            payloadOf(action, value, user, bot.slack.responseUrl()),
+          );
+          const answers = bodies.map((body) => send(bot, body, () => true));
+          if (action !== 'approve' && action !== 'cancel') unanswered.push(...answers);
+          else await Promise.all(answers);
+          // Done once no approval is at work and Slack has been quiet for a moment.
+          let calls = -1;
+          await until(() => {
+            const quiet = inFlight === 0 && calls === bot.slack.calls.length + bot.slack.responses.length;
+            calls = bot.slack.calls.length + bot.slack.responses.length;
+            return quiet;
+          });
+          bot.sim.clearFaults();
+          collectOffered();
+          const writes = writesOf(bot.sim).slice(wroteBefore);
+          timing.add(performance.now() - started, writes.length > 0 ? 'ran' : 'did not run');
+
+          expect(writes.length, `${times} click(s) wrote ${writes.length} times`).toBeLessThanOrEqual(1);
+          const history = id ? await bot.approvals.history(id) : undefined;
+          const executing = history?.events.filter((e) => e.type === 'executing') ?? [];
+          expect(executing.length).toBeLessThanOrEqual(1);
+          if (writes.length === 1) {
+            // The write is the clicked request's change, run once, approved by an allowed user.
+            expect(id).toBeDefined();
+            expect(ran.has(id ?? '')).toBe(false);
+            const approved = history?.events.filter((e) => e.type === 'approved') ?? [];
+            expect(approved).toHaveLength(1);
+            const approver = approved[0]?.actor.userId ?? '';
+            expect(ALLOWED.has(approver), `approved by ${approver}`).toBe(true);
+            expect(approver).toBe(user);
+            expect(approver).not.toBe(history?.request.requester.userId);
+            expect((writes[0]?.body as { name?: unknown } | undefined)?.name).toBe(
+              history?.request.args.name,
+            );
+          }
+          if (executing.length === 1 && id) ran.add(id);
+          const seen = {
+            status: 200,
+            body: '',
+            ms: 0,
+            calls: bot.slack.calls.slice(firstCall),
+            responses: bot.slack.responses.slice(firstResponse).map((r) => r.body),
+          };
+          expect(textProblemsOf(bot, seen, value)).toEqual([]);
+          expect(shownJson(seen)).not.toMatch(INJECTED_MARKUP);
+        }),
+        fuzzParameters(),
+      );
+
+      // Over the whole run: each write belongs to one run of one request, approved by an allowed user.
+      const all = await bot.approvals.list({ limit: 100_000 });
+      let runs = 0;
+      for (const request of all) {
+        const events = (await bot.approvals.history(request.id))?.events ?? [];
+        const executions = events.filter((e) => e.type === 'executing').length;
+        const approvals = events.filter((e) => e.type === 'approved');
+        expect(executions).toBeLessThanOrEqual(1);
+        if (executions === 1) {
+          expect(approvals).toHaveLength(1);
+          expect(ALLOWED.has(approvals[0]?.actor.userId ?? '')).toBe(true);
+          expect(approvals[0]?.actor.userId).not.toBe(request.requester.userId);
         }
-        if (fault) bot.sim.injectFault(fault);
-        const pending = target.kind === 'pending' ? await bot.approvals.list({ state: 'pending' }) : [];
-        const id =
-          target.kind === 'request'
-            ? offered[target.index % offered.length]
-            : target.kind === 'pending'
-              ? pending[target.index % Math.max(1, pending.length)]?.id
-              : undefined;
-        const value = target.kind === 'value' ? target.value : id;
-        const wroteBefore = writesOf(bot.sim).length;
-        const firstCall = bot.slack.calls.length;
-        const firstResponse = bot.slack.responses.length;
-        nextCase();
-
-        const started = performance.now();
-        const bodies = Array.from({ length: times }, () =>
-          payloadOf(action, value, user, bot.slack.responseUrl()),
-        );
-        const answers = bodies.map((body) => send(bot, body, () => true));
-        if (action !== 'approve' && action !== 'cancel') unanswered.push(...answers);
-        else await Promise.all(answers);
-        // Done once no approval is at work and Slack has been quiet for a moment.
-        let calls = -1;
-        await until(() => {
-          const quiet = inFlight === 0 && calls === bot.slack.calls.length + bot.slack.responses.length;
-          calls = bot.slack.calls.length + bot.slack.responses.length;
-          return quiet;
-        });
-        bot.sim.clearFaults();
-        collectOffered();
-        const writes = writesOf(bot.sim).slice(wroteBefore);
-        timing.add(performance.now() - started, writes.length > 0 ? 'ran' : 'did not run');
-
-        expect(writes.length, `${times} click(s) wrote ${writes.length} times`).toBeLessThanOrEqual(1);
-        const history = id ? await bot.approvals.history(id) : undefined;
-        const executing = history?.events.filter((e) => e.type === 'executing') ?? [];
-        expect(executing.length).toBeLessThanOrEqual(1);
-        if (writes.length === 1) {
-          // The write is the clicked request's change, run once, approved by an allowed user.
-          expect(id).toBeDefined();
-          expect(ran.has(id ?? '')).toBe(false);
-          const approved = history?.events.filter((e) => e.type === 'approved') ?? [];
-          expect(approved).toHaveLength(1);
-          const approver = approved[0]?.actor.userId ?? '';
-          expect(ALLOWED.has(approver), `approved by ${approver}`).toBe(true);
-          expect(approver).toBe(user);
-          expect(approver).not.toBe(history?.request.requester.userId);
-          expect((writes[0]?.body as { name?: unknown } | undefined)?.name).toBe(history?.request.args.name);
-        }
-        if (executing.length === 1 && id) ran.add(id);
-        const seen = {
-          status: 200,
-          body: '',
-          ms: 0,
-          calls: bot.slack.calls.slice(firstCall),
-          responses: bot.slack.responses.slice(firstResponse).map((r) => r.body),
-        };
-        expect(textProblemsOf(bot, seen, value)).toEqual([]);
-        expect(shownJson(seen)).not.toMatch(INJECTED_MARKUP);
-      }),
-      fuzzParameters(),
-    );
-
-    // Over the whole run: each write belongs to one run of one request, approved by an allowed user.
-    const all = await bot.approvals.list({ limit: 100_000 });
-    let runs = 0;
-    for (const request of all) {
-      const events = (await bot.approvals.history(request.id))?.events ?? [];
-      const executions = events.filter((e) => e.type === 'executing').length;
-      const approvals = events.filter((e) => e.type === 'approved');
-      expect(executions).toBeLessThanOrEqual(1);
-      if (executions === 1) {
-        expect(approvals).toHaveLength(1);
-        expect(ALLOWED.has(approvals[0]?.actor.userId ?? '')).toBe(true);
-        expect(approvals[0]?.actor.userId).not.toBe(request.requester.userId);
+        runs += executions;
       }
-      runs += executions;
-    }
-    expect(writesOf(bot.sim)).toHaveLength(runs);
-    expect(runs).toBeGreaterThan(0);
-    console.info(
-      `random button payloads: ${all.length} requests, ${runs} ran, states ${JSON.stringify(countStates(all))}`,
-    );
-  }, 600_000);
+      expect(writesOf(bot.sim)).toHaveLength(runs);
+      expect(runs).toBeGreaterThan(0);
+      console.info(
+        `random button payloads: ${all.length} requests, ${runs} ran, states ${JSON.stringify(countStates(all))}`,
+      );
+    },
+    fuzzTimeoutMs(),
+  );
 });
 
 function countStates(requests: { state: string }[]): Record<string, number> {

@@ -8,6 +8,7 @@ import {
   type Answer,
   FUZZ_RUNS,
   fuzzParameters,
+  fuzzTimeoutMs,
   INJECTED_MARKUP,
   MARKUP_STRINGS,
   NASTY_STRINGS,
@@ -236,40 +237,46 @@ function outcomeOf(answer: Answer): string {
 }
 
 describe('random controller responses', () => {
-  it(`are answered with a result or a clear error, and controller markup never reaches Slack (${FUZZ_RUNS} cases)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(read, junk, async (command, what) => {
-        const restore = serve(fuzz.bot, what);
-        const channel = `C${nextCase()}`;
-        const responseUrl = fuzz.bot.slack.responseUrl();
-        let answer: Awaited<ReturnType<typeof send>>;
-        try {
-          answer = await send(
-            fuzz.bot,
-            commandBody({ text: command, channel_id: channel, response_url: responseUrl }),
-            (calls, responses) =>
-              responses.length > 0 ||
-              calls.some((c) => c.method === 'files.completeUploadExternal' && c.args.channel_id === channel),
-            { timeoutMs: 15_000 },
-          );
-        } finally {
-          restore();
-        }
-        const outcome = outcomeOf(answer);
-        fuzz.timing.add(answer.ms, outcome);
-        const seen = `${command} with ${JSON.stringify(what).slice(0, 300)}`;
+  it(
+    `are answered with a result or a clear error, and controller markup never reaches Slack (${FUZZ_RUNS} cases)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(read, junk, async (command, what) => {
+          const restore = serve(fuzz.bot, what);
+          const channel = `C${nextCase()}`;
+          const responseUrl = fuzz.bot.slack.responseUrl();
+          let answer: Awaited<ReturnType<typeof send>>;
+          try {
+            answer = await send(
+              fuzz.bot,
+              commandBody({ text: command, channel_id: channel, response_url: responseUrl }),
+              (calls, responses) =>
+                responses.length > 0 ||
+                calls.some(
+                  (c) => c.method === 'files.completeUploadExternal' && c.args.channel_id === channel,
+                ),
+              { timeoutMs: 15_000 },
+            );
+          } finally {
+            restore();
+          }
+          const outcome = outcomeOf(answer);
+          fuzz.timing.add(answer.ms, outcome);
+          const seen = `${command} with ${JSON.stringify(what).slice(0, 300)}`;
 
-        expect(answer.status).toBe(200);
-        expect(answer.answered, `no answer: ${seen}`).toBe(true);
-        expect(outcome, `${seen}: ${JSON.stringify(answer.responses).slice(0, 400)}`).not.toBe(
-          'internal error',
-        );
-        expect(writesOf(fuzz.bot.sim)).toEqual([]);
-        expect(textProblemsOf(fuzz.bot, answer, what), seen).toEqual([]);
-        expect(shownJson(answer), seen).not.toMatch(INJECTED_MARKUP);
-        for (const r of answer.responses) expect(messageProblems(r), seen).toEqual([]);
-      }),
-      fuzzParameters(),
-    );
-  }, 600_000);
+          expect(answer.status).toBe(200);
+          expect(answer.answered, `no answer: ${seen}`).toBe(true);
+          expect(outcome, `${seen}: ${JSON.stringify(answer.responses).slice(0, 400)}`).not.toBe(
+            'internal error',
+          );
+          expect(writesOf(fuzz.bot.sim)).toEqual([]);
+          expect(textProblemsOf(fuzz.bot, answer, what), seen).toEqual([]);
+          expect(shownJson(answer), seen).not.toMatch(INJECTED_MARKUP);
+          for (const r of answer.responses) expect(messageProblems(r), seen).toEqual([]);
+        }),
+        fuzzParameters(),
+      );
+    },
+    fuzzTimeoutMs(),
+  );
 });

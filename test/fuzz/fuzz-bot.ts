@@ -16,6 +16,12 @@ export const FUZZ_RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 2000) || 20
 export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_251_110;
 
 /** fast-check parameters shared by the fuzz properties. */
+/**
+ * A property's time limit: 10 minutes, or 50 ms a case for `npm run fuzz`'s larger runs (a case
+ * takes 2–20 ms, more as the bot's store and the simulator fill up over tens of thousands).
+ */
+export const fuzzTimeoutMs = (runs = FUZZ_RUNS): number => Math.max(600_000, runs * 50);
+
 export const fuzzParameters = (numRuns = FUZZ_RUNS): fc.Parameters<unknown> => ({
   numRuns,
   seed: FUZZ_SEED,

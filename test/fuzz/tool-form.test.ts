@@ -11,6 +11,7 @@ import {
   anyText,
   FUZZ_RUNS,
   fuzzParameters,
+  fuzzTimeoutMs,
   INJECTED_MARKUP,
   nextCase,
   send,
@@ -143,54 +144,58 @@ function outcomeOf(answer: Answer): string {
 }
 
 describe('random modal submissions', () => {
-  it(`are answered with errors or a preview, escaped, and never write (${FUZZ_RUNS} cases)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        submission,
-        fc.constantFrom('U1', 'U2', 'U0FUZZ'),
-        async ([tool, values, how], user) => {
-          const channel = `C${nextCase()}`;
-          const body = viewSubmissionBody({
-            userId: user,
-            privateMetadata: metadataFor(tool, channel, how),
-            values,
-          });
-          const answer = await send(
-            fuzz.bot,
-            body,
-            (calls) =>
-              calls.some(
-                (c) =>
-                  (c.method === 'chat.postMessage' || c.method === 'chat.postEphemeral') &&
-                  c.args.channel === channel,
-              ),
-            // A refusal shown in the form is the whole answer; nothing follows it.
-            { answeredByAck: (ack) => ack.includes('"response_action":"errors"') },
-          );
-          fuzz.timing.add(answer.ms, outcomeOf(answer));
-          const input = [tool, values];
+  it(
+    `are answered with errors or a preview, escaped, and never write (${FUZZ_RUNS} cases)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          submission,
+          fc.constantFrom('U1', 'U2', 'U0FUZZ'),
+          async ([tool, values, how], user) => {
+            const channel = `C${nextCase()}`;
+            const body = viewSubmissionBody({
+              userId: user,
+              privateMetadata: metadataFor(tool, channel, how),
+              values,
+            });
+            const answer = await send(
+              fuzz.bot,
+              body,
+              (calls) =>
+                calls.some(
+                  (c) =>
+                    (c.method === 'chat.postMessage' || c.method === 'chat.postEphemeral') &&
+                    c.args.channel === channel,
+                ),
+              // A refusal shown in the form is the whole answer; nothing follows it.
+              { answeredByAck: (ack) => ack.includes('"response_action":"errors"') },
+            );
+            fuzz.timing.add(answer.ms, outcomeOf(answer));
+            const input = [tool, values];
 
-          expect(answer.status).toBe(200);
-          expect(answer.answered, `no answer to ${JSON.stringify(input)}`).toBe(true);
-          expect(writesOf(fuzz.bot.sim)).toEqual([]);
-          expect(textProblemsOf(fuzz.bot, answer, input)).toEqual([]);
-          expect(shownJson(answer)).not.toMatch(INJECTED_MARKUP);
-          if (answer.body !== '') {
-            const ack = JSON.parse(answer.body) as {
-              response_action?: string;
-              errors?: Record<string, unknown>;
-            };
-            expect(ack.response_action).toBe('errors');
-            expect(Object.keys(ack.errors ?? {}).length).toBeGreaterThan(0);
-            for (const text of Object.values(ack.errors ?? {})) expect(typeof text).toBe('string');
-            expect(slackTextProblems({ errors: ack.errors })).toEqual([]);
-          }
-          for (const c of answer.calls) {
-            if (c.method.startsWith('chat.')) expect(messageProblems(c.args)).toEqual([]);
-          }
-        },
-      ),
-      fuzzParameters(),
-    );
-  }, 600_000);
+            expect(answer.status).toBe(200);
+            expect(answer.answered, `no answer to ${JSON.stringify(input)}`).toBe(true);
+            expect(writesOf(fuzz.bot.sim)).toEqual([]);
+            expect(textProblemsOf(fuzz.bot, answer, input)).toEqual([]);
+            expect(shownJson(answer)).not.toMatch(INJECTED_MARKUP);
+            if (answer.body !== '') {
+              const ack = JSON.parse(answer.body) as {
+                response_action?: string;
+                errors?: Record<string, unknown>;
+              };
+              expect(ack.response_action).toBe('errors');
+              expect(Object.keys(ack.errors ?? {}).length).toBeGreaterThan(0);
+              for (const text of Object.values(ack.errors ?? {})) expect(typeof text).toBe('string');
+              expect(slackTextProblems({ errors: ack.errors })).toEqual([]);
+            }
+            for (const c of answer.calls) {
+              if (c.method.startsWith('chat.')) expect(messageProblems(c.args)).toEqual([]);
+            }
+          },
+        ),
+        fuzzParameters(),
+      );
+    },
+    fuzzTimeoutMs(),
+  );
 });
