@@ -197,40 +197,9 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
   if (note) blocks.push(mrkdwnSection(note, NOTE_MAX));
   blocks.push(mrkdwnSection(statusLine(request)));
   if (request.state === 'pending') {
-    const approve: types.Button = {
-      type: 'button',
-      action_id: APPROVE_ACTION,
-      style: 'primary',
-      text: plainText('Approve'),
-      value: request.id,
-    };
-    if (isDestructive(request)) {
-      approve.confirm = {
-        title: plainText('Run this change?'),
-        text: mrkdwnText(
-          clipMrkdwn(
-            `${mrkdwn(humanize(request.tool))} on ${code(request.site)} cannot be undone. ${mrkdwn(warningsOf(request.preview)[1] ?? '')}`,
-            300,
-          ),
-        ),
-        confirm: plainText('Approve and run'),
-        deny: plainText('Back'),
-        style: 'danger',
-      };
-    }
-    blocks.push({
-      type: 'actions',
-      block_id: `decide-${request.id}`,
-      elements: [
-        approve,
-        {
-          type: 'button',
-          action_id: CANCEL_ACTION,
-          text: plainText('Cancel'),
-          value: request.id,
-        },
-      ],
-    });
+    blocks.push(
+      decisionActions(request, `decide-${request.id}`, mrkdwn(warningsOf(request.preview)[1] ?? '')),
+    );
     blocks.push({
       type: 'context',
       elements: [
@@ -268,4 +237,40 @@ export function auditLine(request: ChangeRequest): string {
       : request.state.toUpperCase();
   const approver = request.approver ? mention(request.approver.userId) : 'nobody';
   return `${outcome}: ${code(request.tool)} on ${code(request.site)} requested by ${requesterText(request.requester)}, approved by ${approver} (preview ${code(request.previewHash.slice(0, 8))}, request ${code(request.id)})`;
+}
+
+/**
+ * Approve and Cancel for one pending request, on its channel message and on App Home alike. A
+ * change that cannot be undone asks before it runs; `detail` (composed mrkdwn) follows that warning.
+ */
+export function decisionActions(request: ChangeRequest, blockId: string, detail: string): types.ActionsBlock {
+  const approve: types.Button = {
+    type: 'button',
+    action_id: APPROVE_ACTION,
+    style: 'primary',
+    text: plainText('Approve'),
+    value: request.id,
+  };
+  if (isDestructive(request)) {
+    approve.confirm = {
+      title: plainText('Run this change?'),
+      text: mrkdwnText(
+        clipMrkdwn(
+          `${mrkdwn(humanize(request.tool))} on ${code(request.site)} cannot be undone. ${detail}`,
+          LIMITS.confirmText,
+        ),
+      ),
+      confirm: plainText('Approve and run'),
+      deny: plainText('Back'),
+      style: 'danger',
+    };
+  }
+  return {
+    type: 'actions',
+    block_id: blockId,
+    elements: [
+      approve,
+      { type: 'button', action_id: CANCEL_ACTION, text: plainText('Cancel'), value: request.id },
+    ],
+  };
 }

@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import type { ChangeRequest } from '../../approvals/types.js';
 import type { ControllerStatus } from '../../gateway/types.js';
 import { linked, STATE_EMOJI, summaryText } from './change-history.js';
-import { APPROVE_ACTION, CANCEL_ACTION, isDestructive } from './change-request.js';
+import { decisionActions } from './change-request.js';
 import { LIMITS } from './limits.js';
 import { channelMention, clip, code, humanize, mention, mrkdwn, slackDate } from './text.js';
 
@@ -96,38 +96,9 @@ function waitingItem(model: HomeModel, request: ChangeRequest): types.KnownBlock
     `> ${summaryText(request, 300)}`,
     `by ${mention(request.requester.userId)} ${where(model, request)} · asked ${duration(age)} ago (${slackDate(request.createdAt)}) · \`${request.id}\``,
   ].join('\n');
-  const approve: types.Button = {
-    type: 'button',
-    action_id: APPROVE_ACTION,
-    style: 'primary',
-    text: plain('Approve'),
-    value: request.id,
-  };
-  if (isDestructive(request)) {
-    approve.confirm = {
-      title: plain('Run this change?'),
-      text: {
-        type: 'mrkdwn',
-        text: clip(
-          `${humanize(request.tool)} on ${code(request.site)} cannot be undone. Read the whole preview in the channel first.`,
-          LIMITS.confirmText,
-        ),
-      },
-      confirm: plain('Approve and run'),
-      deny: plain('Back'),
-      style: 'danger',
-    };
-  }
   return [
     section(text),
-    {
-      type: 'actions',
-      block_id: `home-decide-${request.id}`,
-      elements: [
-        approve,
-        { type: 'button', action_id: CANCEL_ACTION, text: plain('Cancel'), value: request.id },
-      ],
-    },
+    decisionActions(request, `home-decide-${request.id}`, 'Read the whole preview in the channel first.'),
   ];
 }
 
