@@ -48,7 +48,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('postgresAdminUrl', given);
     return async () => {};
   }
-  const closed = closedToOthers(process.cwd());
+  const root = process.cwd();
+  // The checkout's own directory (a clone into `mktemp -d`): letting others pass through it, not
+  // list or read it, is all the postgres user needs. Directories above it are not ours to change.
+  if (closedToOthers(root) === root) chmodSync(root, statSync(root).mode | 0o001);
+  const closed = closedToOthers(root);
   if (closed) {
     throw new Error(
       `the test PostgreSQL server cannot start: it runs as the postgres user (the tests run as root), who cannot enter ${closed} ` +
