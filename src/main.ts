@@ -159,8 +159,9 @@ async function runSlack(config: Config): Promise<number> {
     // Slack unreachable: auth.test is retried in the background and /healthz says "not ready".
     // A refused SLACK_BOT_TOKEN is a bad variable (exit 2); a refused Socket Mode connection, 1.
     ready.then(
-      () => {
-        if (mode === 'socket')
+      (connected) => {
+        // Stopped before Slack answered: "stopping" and "stopped" are all that happened.
+        if (mode === 'socket' && connected)
           logger.info(
             { mode, port },
             `connected to Slack in Socket Mode; GET /healthz${mcp} on port ${port}`,

@@ -69,12 +69,12 @@ export interface SlackStarted {
   port: number;
   mode: 'http' | 'socket';
   /**
-   * Resolves once Slack has answered auth.test (and, in Socket Mode, the connection is open);
-   * until then /healthz answers 503. While Slack cannot be reached, auth.test is retried in the
+   * Resolves with true once Slack has answered auth.test (and, in Socket Mode, the connection is
+   * open), with false when the bot stopped first; until then /healthz answers 503. While Slack cannot be reached, auth.test is retried in the
    * background. Rejects with a ConfigError naming SLACK_BOT_TOKEN when Slack refuses the token,
    * or with the error when the Socket Mode connection cannot be opened.
    */
-  ready: Promise<void>;
+  ready: Promise<boolean>;
 }
 
 /** The running Slack bot. */
@@ -310,11 +310,14 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       server.close(() => resolve());
     });
   let socketStarted = false;
-  const connect = async () => {
-    if (!socketMode || !running) return;
+  // The token check also ends when the bot stops before Slack ever answered: nothing connected then.
+  const connect = async (): Promise<boolean> => {
+    if (!running || !tokens.verified) return false;
+    if (!socketMode) return true;
     await app.start();
     socketStarted = true;
     connected = true;
+    return running;
   };
   return {
     async start() {

@@ -28,7 +28,7 @@ export interface SlackBot {
   dataDir: string;
   port: number;
   /** The `ready` of `start()`: Slack answered auth.test (rejects when it refused the token). */
-  ready: Promise<void>;
+  ready: Promise<boolean>;
   /** POSTs a raw body to /slack/events, signed unless headers are given. */
   post(body: string, headers?: Record<string, string>): Promise<{ status: number; text: string }>;
   command(

@@ -227,6 +227,33 @@ describe('starting the Slack bot in Socket Mode', () => {
     }
   });
 
+  it('stopped before Slack ever answered: logs "stopping" and "stopped", never "connected"', async () => {
+    const [slack, socket, port] = await Promise.all([startFakeSlack(), startFakeSocketMode(), freePort()]);
+    slack.socketModeUrl = socket.url;
+    slack.authTestError = 'service_unavailable';
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-process-test',
+        SLACK_APP_TOKEN: 'xapp-process-test',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: String(port),
+      });
+      await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
+
+      const exit = await bot.stop('SIGTERM');
+
+      const said = bot.logs().map((l) => l.msg);
+      expect(exit.code).toBe(0);
+      expect(said).toContain('stopping');
+      expect(said.at(-1)).toBe('stopped');
+      expect(said.filter((m) => m.startsWith('connected to Slack'))).toEqual([]);
+      expect(slack.callsOf('apps.connections.open')).toEqual([]);
+      expect(socket.connections).toBe(0);
+    } finally {
+      await Promise.all([slack.close(), socket.close()]);
+    }
+  });
+
   it('exits 1 with a JSON fatal line when Slack refuses the app-level token', async () => {
     const slack = await startFakeSlack(); // no socketModeUrl: apps.connections.open answers invalid_auth
     try {
