@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # netops-bot: build the TypeScript, then run it on a slim image with production dependencies only.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
@@ -11,6 +10,9 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/ensure-build.mjs ./scripts/ensure-build.mjs
 COPY src ./src
 RUN npm run build
+# The image ships no TypeScript sources, so their source maps would point at nothing.
+RUN find dist -name '*.map' -delete \
+ && find dist -name '*.js' -exec sed -i '/^\/\/# sourceMappingURL=/d' {} +
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
@@ -18,11 +20,15 @@ ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# In the same layer: npm's cache and logs (/root/.npm) and Node's compile cache are install leftovers.
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
+ && rm -rf /root/.npm /tmp/node-compile-cache
 COPY --from=build /app/dist ./dist
 COPY manifest.yml ./
 # The journal of change requests and bot-kept data live here: mount a volume so they survive upgrades.
-RUN mkdir -p /data && chown node:node /data
+# ./data (DATA_DIR's default, which an env file with DATA_DIR= or DATA_DIR=./data gives) is the same
+# directory, so the bot still writes to the volume, never to /app (where it may not).
+RUN mkdir -p /data && chown node:node /data && ln -s /data /app/data
 VOLUME ["/data"]
 USER node
 EXPOSE 3000

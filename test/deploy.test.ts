@@ -33,6 +33,7 @@ function interpolate(value: string, vars: Record<string, string>): string {
 
 describe('deploy/compose.yaml', () => {
   const compose = parse(read('deploy/compose.yaml')) as {
+    name?: string;
     services: Record<
       string,
       Doc & { environment?: Record<string, string>; env_file?: string[]; healthcheck?: Doc; image?: string }
@@ -71,9 +72,27 @@ describe('deploy/compose.yaml', () => {
     expect(bot?.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
   });
 
-  it('sets only variables the bot reads', () => {
-    const unknown = Object.keys(environment).filter((name) => !known.has(name));
+  it('sets only variables the bot reads (blanking the others deploy/.env holds)', () => {
+    const unknown = Object.entries(environment).filter(([name, value]) => !known.has(name) && value !== '');
     expect(unknown).toEqual([]);
+  });
+
+  it("keeps the database's password out of the bot's environment, except inside DATABASE_URL", () => {
+    const env = containerEnv(filledIn());
+
+    expect(env.POSTGRES_PASSWORD).toBe('');
+    expect(Object.entries(env).filter(([, value]) => value.includes('pg-secret'))).toEqual([
+      ['DATABASE_URL', 'postgres://netops:pg-secret@postgres:5432/netops'],
+    ]);
+  });
+
+  it('runs on Compose v1 and v2: no top-level name (v1 rejects it), the project named with -p', () => {
+    const text = read('deploy/compose.yaml');
+
+    expect(Object.keys(compose)).not.toContain('name');
+    expect(text).toContain('docker compose -p netops -f deploy/compose.yaml up -d --build');
+    expect(text).toContain('docker-compose --compatibility -p netops -f deploy/compose.yaml up -d --build');
+    expect(read('README.md')).toContain('-p netops -f deploy/compose.yaml');
   });
 
   it('reads the env file the README has the admin create', () => {
@@ -167,8 +186,12 @@ describe('deploy/kubernetes.yaml', () => {
       template: {
         metadata: { labels: Record<string, string> };
         spec: {
+          volumes: { name: string; configMap?: { name: string; optional?: boolean } }[];
           containers: {
-            env: { name: string }[];
+            image: string;
+            imagePullPolicy?: string;
+            volumeMounts: { name: string; mountPath: string }[];
+            env: { name: string; value?: string }[];
             envFrom: { secretRef: { name: string } }[];
             ports: { name: string; containerPort: number }[];
             readinessProbe: { httpGet: { path: string; port: string } };
@@ -207,6 +230,43 @@ describe('deploy/kubernetes.yaml', () => {
     expect(read('README.md')).toContain(copy);
     expect(read('deploy/kubernetes.yaml')).toContain(`apply -f ${copy}`);
     expect(read('.gitignore').split('\n')).toContain(`/${copy}`);
+  });
+
+  it('names an image with its registry and version, never a bare name Kubernetes would pull from Docker Hub', () => {
+    const image = container?.image ?? '';
+    const [first, ...rest] = image.split('/');
+
+    expect(rest.length).toBeGreaterThan(0);
+    expect(first).toMatch(/[.:]|^localhost$/);
+    expect(image).toMatch(/:[\w][\w.-]*$/);
+    expect(image).not.toMatch(/:latest$/);
+    expect(container?.imagePullPolicy).toBe('IfNotPresent');
+  });
+
+  it('starts without any ConfigMap: the CA mounts are optional, and no file variable names one by default', () => {
+    const fromConfigMaps = deployment.spec.template.spec.volumes.filter((v) => v.configMap);
+    const mounted = (volume: string) =>
+      container?.volumeMounts.find((m) => m.name === volume)?.mountPath ?? 'not mounted';
+
+    expect(fromConfigMaps.map((v) => v.configMap)).toEqual([
+      { name: 'netops-db-ca', optional: true },
+      { name: 'netops-gateway-ca', optional: true },
+    ]);
+    expect(mounted('db-ca')).toBe('/etc/netops/db-ca');
+    expect(mounted('gateway-ca')).toBe('/etc/netops/gateway-ca');
+    const env = (container?.env ?? []).map((e) => e.name);
+    expect(env).not.toContain('DATABASE_CA_FILE');
+    expect(env).not.toContain('GATEWAY_CA_FILE');
+    expect(secret.stringData.DATABASE_CA_FILE).toBe('');
+    expect(secret.stringData.GATEWAY_CA_FILE).toBe('');
+    const text = read('deploy/kubernetes-secret.example.yaml');
+    expect(text).toContain('/etc/netops/db-ca/ca.pem');
+    expect(text).toContain('/etc/netops/gateway-ca/ca.pem');
+  });
+
+  it('puts no placeholder approvers in the Deployment: APPROVERS is an empty key of the Secret to fill in', () => {
+    expect((container?.env ?? []).map((e) => e.name)).not.toContain('APPROVERS');
+    expect(secret.stringData.APPROVERS).toBe('');
   });
 
   it('sets only variables the bot reads', () => {
@@ -270,5 +330,28 @@ describe('deploy/kubernetes.yaml', () => {
       expect(mcp?.ingress.metadata.name).not.toBe(slack?.ingress.metadata.name);
       expect(routes.filter((r) => upstream(r) === upstream(mcp)).map((r) => r.path)).toEqual(['/mcp']);
     });
+  });
+});
+
+describe('the Dockerfile and .env.example, as `docker build` and `docker run --env-file` take them', () => {
+  const dockerfile = read('Dockerfile');
+
+  it('needs nothing from Docker Hub beyond its base image: no BuildKit syntax directive', () => {
+    expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/im);
+  });
+
+  it('leaves no npm cache, npm logs or compile cache in the runtime layer, and no source maps in dist/', () => {
+    const joined = dockerfile.replace(/\\\n/g, ' ');
+    const install = /^RUN npm ci --omit=dev.*$/m.exec(joined)?.[0] ?? '';
+
+    expect(install).toContain('rm -rf /root/.npm /tmp/node-compile-cache');
+    expect(dockerfile).toContain("find dist -name '*.map' -delete");
+  });
+
+  it("sets no relative DATA_DIR, which would override the image's /data volume", () => {
+    const dataDir = /^DATA_DIR=(.*)$/m.exec(read('.env.example'))?.[1];
+
+    expect(dataDir).toBe('');
+    expect(dockerfile).toContain('ln -s /data /app/data');
   });
 });
