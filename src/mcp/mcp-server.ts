@@ -114,7 +114,8 @@ export function createSessionServer(parts: SessionParts): McpServer {
       return redactSecrets(await parts.resources.read(params.uri));
     } catch (error) {
       if (error instanceof UnknownResourceError) throw new McpError(RESOURCE_NOT_FOUND, error.message);
-      if (error instanceof BadResourceUriError) throw invalidParams([{ field: 'params.uri', rule: error.rule }]);
+      if (error instanceof BadResourceUriError)
+        throw invalidParams([{ field: 'params.uri', rule: error.rule }]);
       const described = mcpError(error, parts.logger, parts.writes);
       const code = !isBotError(error)
         ? ErrorCode.InternalError
