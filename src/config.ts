@@ -343,10 +343,20 @@ function mcpRules(
     MCP_APPROVAL_CHANNEL?: string;
     SLACK_BOT_TOKEN?: string;
     WRITE_CHANNELS: string[];
+    ALLOW_SELF_APPROVAL?: boolean;
   },
   issue: (path: string, message: string) => void,
 ): void {
   const writes = mcpWrites(env);
+  // Issue 18: a token not labelled with its holder's Slack user id let the holder approve their
+  // own proposal in Slack. Four eyes needs to know whose the token is (docs/decisions.md).
+  const unowned = (env.MCP_TOKEN ?? []).filter((t) => !/^[UW][A-Z0-9]{2,}$/.test(t.label));
+  if (env.SLACK_BOT_TOKEN && writes === 'approval' && !env.ALLOW_SELF_APPROVAL && unowned.length > 0) {
+    issue(
+      'MCP_TOKEN',
+      `each label must be the Slack user id of the token's holder (U0ALICE:<secret>) when MCP writes need a person's approval, so nobody approves their own proposal; not: ${unowned.map((t) => (t.label === 'mcp' ? 'a bare secret (label mcp)' : `"${t.label}"`)).join(', ')}. Or set MCP_WRITES=off (or confirm)`,
+    );
+  }
   // The HTTP endpoint lives in the Slack bot; stdio (`netops mcp`) checks the channel when it starts.
   if (env.MCP_TOKEN && env.SLACK_BOT_TOKEN && writes === 'approval' && !env.MCP_APPROVAL_CHANNEL) {
     issue(

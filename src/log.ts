@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import type { LogLevel } from './config.js';
+import type { Config, LogLevel } from './config.js';
+import { scrubSecrets, setConfiguredSecrets } from './lib/secret-text.js';
 
 export type { Logger } from 'pino';
 
@@ -32,20 +33,39 @@ const REDACT_PATHS = SECRET_KEYS.flatMap((key) =>
   ),
 );
 
-/** Token shapes that must never reach a log line even inside free text. */
-const SECRET_PATTERNS: [RegExp, string][] = [
-  [/xox[abposr]-[A-Za-z0-9-]+/g, 'xox?-[redacted]'],
-  [/xapp-[A-Za-z0-9-]+/g, 'xapp-[redacted]'],
-  [/(TOKEN|unifises|csrf_token)=[^;\s"]+/gi, '$1=[redacted]'],
-  // The password in a database URL (DATABASE_URL).
-  [/(postgres(?:ql)?:\/\/[^:@/\s]*):[^@/\s]*@/gi, '$1:[redacted]@'],
-];
+// The one scrubbing of free text (token shapes, key material, configured secret values).
+export { scrubSecrets } from './lib/secret-text.js';
 
-/** Replaces token-shaped substrings; used on log messages and on text shown to users. */
-export function scrubSecrets(text: string): string {
-  let out = text;
-  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
-  return out;
+/**
+ * The values of every configured secret (API key, password, Slack tokens and signing secret, MCP
+ * token secrets, journal key, database password): main.ts hands them to setConfiguredSecrets, so
+ * they are scrubbed from any text that leaves the bot, whatever its source.
+ */
+export function configuredSecretValues(config: Config): string[] {
+  const values = [
+    config.gateway.apiKey,
+    config.gateway.password,
+    config.slack.botToken,
+    config.slack.appToken,
+    config.slack.signingSecret,
+    config.store.journalKey,
+    ...config.mcp.tokens.map((t) => t.secret),
+  ];
+  const url = config.store.database?.url;
+  if (url) {
+    try {
+      const password = decodeURIComponent(new URL(url).password);
+      values.push(password);
+    } catch {
+      // A URL the store could not use either: the URL shape above still hides its password.
+    }
+  }
+  return values.filter((v): v is string => typeof v === 'string' && v !== '');
+}
+
+/** From now on, scrubSecrets (every log line, every face's text) removes this configuration's secrets. */
+export function scrubConfiguredSecrets(config: Config): void {
+  setConfiguredSecrets(configuredSecretValues(config));
 }
 
 /** Builds the process logger: JSON lines, secrets redacted by key and by shape. */
@@ -60,6 +80,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
           const scrubbed = args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a)) as typeof args;
           method.apply(this, scrubbed);
         },
+        // The whole line, last: a configured secret or key material in any field is scrubbed too.
+        streamWrite: scrubSecrets,
       },
       serializers: {
         err: (err: unknown) => {

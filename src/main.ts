@@ -5,7 +5,14 @@ import { type Config, configWarnings, loadConfig } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { ConfigError } from './errors.js';
 import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
-import { createLogger, type Logger, readableLogDestination, scrubSecrets, silentLogger } from './log.js';
+import {
+  createLogger,
+  type Logger,
+  readableLogDestination,
+  scrubConfiguredSecrets,
+  scrubSecrets,
+  silentLogger,
+} from './log.js';
 import { installProcessErrorPolicy } from './process-policy.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
@@ -300,6 +307,8 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof ConfigError) return reportConfigError(error, argv);
     throw error;
   }
+  // Before anything can log or answer: no configured secret leaves the process as text.
+  scrubConfiguredSecrets(config);
   // `mcp` is not a tool: it serves MCP on stdio (checked before any console parsing).
   if (argv[0] === 'mcp') {
     if (argv.length > 1) {

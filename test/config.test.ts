@@ -320,12 +320,13 @@ describe('MCP variables', () => {
   });
 
   it('needs MCP_APPROVAL_CHANNEL when the bot serves MCP writes as change requests, inside WRITE_CHANNELS', () => {
-    expect(configError({ ...slack, MCP_TOKEN: SECRET }).issues.map((i) => i.field)).toEqual([
+    expect(configError({ ...slack, MCP_TOKEN: `U0ALICE:${SECRET}` }).issues.map((i) => i.field)).toEqual([
       'MCP_APPROVAL_CHANNEL',
     ]);
     expect(loadConfig({ ...slack, MCP_TOKEN: SECRET, MCP_WRITES: 'confirm' }).mcp.writes).toBe('confirm');
     expect(
-      loadConfig({ ...slack, MCP_TOKEN: SECRET, MCP_APPROVAL_CHANNEL: 'C0NETOPS' }).mcp.approvalChannel,
+      loadConfig({ ...slack, MCP_TOKEN: `U0ALICE:${SECRET}`, MCP_APPROVAL_CHANNEL: 'C0NETOPS' }).mcp
+        .approvalChannel,
     ).toBe('C0NETOPS');
     expect(configError({ MCP_APPROVAL_CHANNEL: '#netops' }).issues[0]?.rule).toBe(
       'must be a Slack channel id (C…)',
@@ -336,6 +337,22 @@ describe('MCP variables', () => {
         rule: 'must be one of WRITE_CHANNELS, where changes may be requested',
       },
     ]);
+  });
+
+  it('issue 18: in approval mode each MCP_TOKEN label must be its holder’s Slack user id, or the holder could approve their own proposal', () => {
+    const approval = { ...slack, MCP_APPROVAL_CHANNEL: 'C0NETOPS' };
+    const error = configError({ ...approval, MCP_TOKEN: `U0ALICE:${SECRET},ci:${'b'.repeat(20)}` });
+    expect(error.issues.map((i) => i.field)).toEqual(['MCP_TOKEN']);
+    expect(error.issues[0]?.rule).toMatch(/Slack user id of the token's holder .* not: "ci"/);
+    expect(error.message).not.toContain(SECRET);
+    expect(configError({ ...approval, MCP_TOKEN: SECRET }).issues[0]?.rule).toMatch(/a bare secret/);
+    // Where nobody approves (confirm, off), or self-approval is allowed anyway, any label will do.
+    expect(loadConfig({ ...approval, MCP_TOKEN: `ci:${SECRET}`, MCP_WRITES: 'off' }).mcp.tokens).toHaveLength(
+      1,
+    );
+    expect(
+      loadConfig({ ...approval, MCP_TOKEN: `ci:${SECRET}`, ALLOW_SELF_APPROVAL: 'true' }).mcp.tokens,
+    ).toHaveLength(1);
   });
 
   it('warns, naming MCP_TOKEN and what to do, when it is set without SLACK_BOT_TOKEN (nothing serves /mcp)', () => {

@@ -5,12 +5,35 @@ export const MCP_REQUESTER_PREFIX = 'mcp:';
 
 const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
 
+/** The longest client label shown (name and version from the initialize handshake, together). */
+export const MAX_CLIENT_LABEL = 64;
+
+// What a client's name may show: letters, digits, spaces and a few punctuation marks that no
+// Slack or Markdown syntax gives a meaning to. Everything else (markup like * _ ~ ` : < > & |,
+// line breaks, control and invisible characters) becomes a space.
+const NOT_LABEL = /[^\p{L}\p{N} .,'()+/#@-]+/gu;
+
+/**
+ * An MCP client's own name and version, as a label that can be shown anywhere: untrusted text
+ * (the client chooses it in initialize) made plain, one line, at most MAX_CLIENT_LABEL characters
+ * (an ellipsis marks a cut). Empty when nothing showable is left.
+ */
+export function clientLabel(client: { name?: unknown; version?: unknown }): string {
+  const raw = [client.name, client.version]
+    .filter((part): part is string => typeof part === 'string')
+    .join(' ');
+  const plain = raw.normalize('NFC').replace(NOT_LABEL, ' ').replace(/\s+/g, ' ').trim();
+  return plain.length <= MAX_CLIENT_LABEL ? plain : `${plain.slice(0, MAX_CLIENT_LABEL - 1).trimEnd()}…`;
+}
+
 /**
  * The requester of a change an MCP client asked for: its token's label (the holder) as the id, and
- * the client's own name from the initialize handshake beside it, so approvers read who asked.
+ * the client's own name from the initialize handshake beside it, quoted as a label (plain, one
+ * line, bounded: clientLabel), so approvers read who asked and cannot be told anything else.
  */
-export function mcpRequester(label: string, client?: { name: string; version?: string }): Actor {
-  const clientName = client ? [client.name, client.version].filter(Boolean).join(' ') : 'an MCP client';
+export function mcpRequester(label: string, client?: { name?: unknown; version?: unknown }): Actor {
+  const shown = client ? clientLabel(client) : '';
+  const clientName = shown === '' ? 'an MCP client' : `“${shown}”`;
   return { userId: `${MCP_REQUESTER_PREFIX}${label}`, name: `${clientName} via MCP (token ${label})` };
 }
 

@@ -3,7 +3,12 @@
  * every message from them). Kept here, below every layer, because the approvals policy words its
  * refusals as Slack markup too (mentions of users, groups and channels), and its non-id text must
  * be escaped by the same rules, not a second copy of them.
+ *
+ * Every raw text is scrubbed of secrets (secret-text.ts) before it is escaped: whatever reaches
+ * Slack as text from outside passes here, so a controller error echoing the API key cannot carry
+ * it into a message.
  */
+import { scrubSecrets } from './secret-text.js';
 
 // Invisible or text-reordering characters, and a backslash that would read like our escapes.
 const HIDDEN = String.raw`[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]`;
@@ -33,15 +38,16 @@ const oneLine = replacer(false);
 
 /** Raw text for mrkdwn prose (and inside a code block): escaped, backticks and hidden characters shown. */
 export function mrkdwn(text: string): string {
-  return text.replace(MRKDWN_SPECIAL, keepLines);
+  return scrubSecrets(text).replace(MRKDWN_SPECIAL, keepLines);
 }
 
 /** Raw text for a plain_text field, a file title or a view error: hidden characters shown, nothing else. */
 export function plain(text: string): string {
-  return text.replace(PLAIN_SPECIAL, keepLines);
+  return scrubSecrets(text).replace(PLAIN_SPECIAL, keepLines);
 }
 
 /** Raw text as inline code: one line, escaped, never able to close the code early; `""` when empty. */
 export function code(text: string): string {
-  return `\`${text === '' ? '""' : text.replace(MRKDWN_SPECIAL, oneLine)}\``;
+  const raw = scrubSecrets(text);
+  return `\`${raw === '' ? '""' : raw.replace(MRKDWN_SPECIAL, oneLine)}\``;
 }

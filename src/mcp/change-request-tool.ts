@@ -61,6 +61,13 @@ const STATE_TEXT: Record<ChangeRequest['state'], string> = {
   unknown: 'the bot stopped while it ran; its outcome is unknown, verify on the controller',
 };
 
+/** Cancelled by the bot itself before any message showed it: Slack refused to post the preview. */
+function withdrawn(request: ChangeRequest): boolean {
+  return (
+    request.state === 'cancelled' && request.cancelledBy?.userId === 'system:approvals' && !request.message
+  );
+}
+
 /** A change request as get_change_request and a proposing write answer it. */
 export function changeRequestView(
   request: ChangeRequest,
@@ -69,7 +76,9 @@ export function changeRequestView(
   return {
     change_request_id: request.id,
     state: request.state,
-    status: STATE_TEXT[request.state],
+    status: withdrawn(request)
+      ? 'withdrawn by the bot: Slack would not post its preview; not run'
+      : STATE_TEXT[request.state],
     tool: request.tool,
     site: request.site,
     arguments: request.args,

@@ -8,10 +8,17 @@ import type { Logger } from '../log.js';
 
 /** The largest request body accepted on POST /mcp (a tool call's arguments are a few KB). */
 export const MCP_BODY_LIMIT = 1024 * 1024;
-/** Sessions unused this long are closed. */
-const SESSION_IDLE_MS = 30 * 60_000;
-/** At most this many open sessions; the longest idle makes room for a new one. */
-const MAX_SESSIONS = 256;
+/** How many sessions may be open, in all and per token, and how long one may sit unused. */
+export interface SessionLimits {
+  /** Sessions unused this long are closed. */
+  idleMs: number;
+  /** At most this many open sessions in all. */
+  max: number;
+  /** At most this many per token: a token at its cap makes room from its own sessions only. */
+  perToken: number;
+}
+
+export const SESSION_LIMITS: SessionLimits = { idleMs: 30 * 60_000, max: 256, perToken: 32 };
 
 /** Bearer tokens, compared in constant time: every token is compared, and only digests of equal length. */
 export class BearerTokens {
@@ -82,9 +89,10 @@ export class McpHttpEndpoint {
     private readonly newServer: (label: string) => McpServer,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    private readonly limits: SessionLimits = SESSION_LIMITS,
   ) {
     this.tokens = new BearerTokens(tokens);
-    this.timer = setInterval(() => void this.closeIdle(), 60_000);
+    this.timer = setInterval(() => void this.closeIdle(), Math.min(60_000, limits.idleMs));
     this.timer.unref();
   }
 
@@ -151,7 +159,7 @@ export class McpHttpEndpoint {
   }
 
   private async open(label: string): Promise<Session> {
-    this.makeRoom();
+    this.makeRoom(label);
     const server = this.newServer(label);
     const session: Session = {
       server,
@@ -172,15 +180,35 @@ export class McpHttpEndpoint {
     return session;
   }
 
-  private makeRoom(): void {
+  /**
+   * Room for a session of `label`: idle sessions are closed first; a token at its own cap loses its
+   * least recently used session; when all sessions are taken, the token holding the most loses
+   * its least recently used one. One token's initialize calls never push out another's session
+   * while it holds no more than they do.
+   */
+  private makeRoom(label: string): void {
     this.closeIdle();
-    if (this.sessions.size < MAX_SESSIONS) return;
-    const oldest = [...this.sessions.entries()].sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
+    const byToken = new Map<string, [string, Session][]>();
+    for (const entry of this.sessions) {
+      const list = byToken.get(entry[1].label) ?? [];
+      list.push(entry);
+      byToken.set(entry[1].label, list);
+    }
+    const own = byToken.get(label) ?? [];
+    if (own.length >= this.limits.perToken) {
+      this.dropLeastRecent(own);
+    } else if (this.sessions.size >= this.limits.max) {
+      this.dropLeastRecent([...byToken.values()].reduce((a, b) => (b.length > a.length ? b : a), own));
+    }
+  }
+
+  private dropLeastRecent(entries: [string, Session][]): void {
+    const oldest = [...entries].sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
     if (oldest) this.drop(oldest[0], oldest[1]);
   }
 
   private closeIdle(): void {
-    const before = this.now() - SESSION_IDLE_MS;
+    const before = this.now() - this.limits.idleMs;
     for (const [id, session] of this.sessions) if (session.lastSeen < before) this.drop(id, session);
   }
 

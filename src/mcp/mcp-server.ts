@@ -1,21 +1,17 @@
 import { createRequire } from 'node:module';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { mcpRequester } from '../approvals/mcp-requester.js';
 import type { McpWriteMode } from '../config.js';
-import { isBotError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { type FieldIssue, isBotError } from '../errors.js';
+import { redactSecrets } from '../lib/redact.js';
+import { type Logger, scrubSecrets } from '../log.js';
 import { mcpError, mcpErrorText } from './error-text.js';
 import type { McpTools } from './tool-calls.js';
-import { type TopologyResources, UnknownResourceError } from './topology-resources.js';
+import { BadResourceUriError, type TopologyResources, UnknownResourceError } from './topology-resources.js';
 
 // MCP's code for "resource not found" (the specification's, not a JSON-RPC standard one).
 const RESOURCE_NOT_FOUND = -32002;
@@ -29,6 +25,53 @@ const WRITES_TEXT: Record<McpWriteMode, string> = {
     'Write tools preview with dry_run=true and run with confirm=true. Preview first and show the user what will change before confirming.',
   off: 'This server only reads: write tools are not offered.',
 };
+
+// The params of the requests we answer, checked by us rather than by the SDK, so that a badly
+// typed one is an ordinary "invalid params" answer naming the field (the SDK's own check answered
+// with a raw zod dump, or as an internal error).
+const listParams = z.object({ cursor: z.string({ error: 'must be a string' }).optional() }).optional();
+const callParams = z.object({
+  name: z.string({ error: 'must be the name of a tool (a string)' }),
+  arguments: z
+    .record(z.string(), z.unknown(), { error: "must be an object of the tool's arguments" })
+    .optional(),
+});
+const readParams = z.object({ uri: z.string({ error: 'must be a resource URI (a string)' }) });
+
+/** An "invalid params" protocol error: one `field: rule` per issue, and the issues as data. */
+function invalidParams(fields: FieldIssue[]): McpError {
+  const text = fields.map((f) => `${f.field}: ${f.rule}`).join('; ');
+  return new McpError(ErrorCode.InvalidParams, `invalid params: ${scrubSecrets(text)}`, { fields });
+}
+
+function paramIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.map((issue) => ({
+    field: ['params', ...issue.path.map(String)].join('.'),
+    rule: issue.code === 'invalid_type' || issue.message.startsWith('must') ? issue.message : 'is not valid',
+  }));
+}
+
+type Handler<P> = (params: P) => unknown;
+
+/**
+ * Registers a handler on the protocol layer itself, with a request schema that accepts any params:
+ * ours are parsed here. (The SDK's Server checks tools/call against its own schema before any
+ * handler runs; the protocol layer under it is the documented place for request handlers.)
+ */
+function handlerOn(server: Server) {
+  return <P>(method: string, params: z.ZodType<P>, handler: Handler<P>) => {
+    const request = z.object({ method: z.literal(method), params: z.unknown().optional() });
+    Protocol.prototype.setRequestHandler.call(
+      server,
+      request as never,
+      (async (raw: { params?: unknown }) => {
+        const parsed = params.safeParse(raw.params);
+        if (!parsed.success) throw invalidParams(paramIssues(parsed.error));
+        return await handler(parsed.data);
+      }) as never,
+    );
+  };
+}
 
 /** What one MCP session (a stdio client, or one HTTP session) is served from. */
 export interface SessionParts {
@@ -55,19 +98,24 @@ export function createSessionServer(parts: SessionParts): McpServer {
   );
   const server = mcp.server;
   const requester = () => mcpRequester(parts.label, server.getClientVersion());
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: parts.tools.list() }));
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
-    parts.tools.call(request.params.name, request.params.arguments ?? {}, requester()),
+  // Every answer leaves through the one redaction (tool results are redacted by the registry
+  // already; change requests, errors and resources are redacted here as well).
+  const handle = handlerOn(server);
+  handle('tools/list', listParams, () => ({ tools: parts.tools.list() }));
+  handle('tools/call', callParams, async (params) =>
+    redactSecrets(await parts.tools.call(params.name, params.arguments ?? {}, requester())),
   );
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: parts.resources.list() }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  handle('resources/list', listParams, () => ({ resources: parts.resources.list() }));
+  handle('resources/templates/list', listParams, () => ({
     resourceTemplates: parts.resources.templates(),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  handle('resources/read', readParams, async (params) => {
     try {
-      return await parts.resources.read(request.params.uri);
+      return redactSecrets(await parts.resources.read(params.uri));
     } catch (error) {
       if (error instanceof UnknownResourceError) throw new McpError(RESOURCE_NOT_FOUND, error.message);
+      if (error instanceof BadResourceUriError)
+        throw invalidParams([{ field: 'params.uri', rule: error.rule }]);
       const described = mcpError(error, parts.logger, parts.writes);
       const code = !isBotError(error)
         ? ErrorCode.InternalError

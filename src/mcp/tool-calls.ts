@@ -5,7 +5,7 @@ import type { Actor, ChangeRequest, MessageRef } from '../approvals/types.js';
 import type { McpWriteMode } from '../config.js';
 import { ConfirmationRequiredError, NotAuthorizedError } from '../errors.js';
 import { render } from '../format/plain-text.js';
-import type { Logger } from '../log.js';
+import { type Logger, scrubSecrets } from '../log.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import {
@@ -115,7 +115,10 @@ export class McpTools {
       requester,
       channel: this.deps.approvalChannel,
     });
-    const message = await this.announce(request);
+    const { message, failure } = await this.announce(request);
+    // Slack refused the preview for its content: the request was withdrawn, and the client is told why.
+    const now = failure ? await approvals.get(request.id) : undefined;
+    if (failure && now && now.state !== 'pending') return this.withdrawn(now, failure);
     const link = message ? await this.deps.notifier?.link(message) : undefined;
     const answer = {
       change_request_id: request.id,
@@ -140,17 +143,36 @@ export class McpTools {
     return { content: [{ type: 'text', text }], structuredContent: answer };
   }
 
-  /** Posts the proposal when Slack is in this process; a failure is logged and left to the bot's sweep. */
-  private async announce(request: ChangeRequest): Promise<MessageRef | undefined> {
-    if (!this.deps.notifier) return undefined;
+  /** The answer for a proposal Slack would not show: nothing runs, and why. */
+  private withdrawn(request: ChangeRequest, failure: string): CallToolResult {
+    const result = toolErrorResult({
+      code: 'conflict',
+      message: `not proposed: Slack refused to post the preview of change request ${request.id} (${failure}), so it was withdrawn (${request.state}) and nothing will run. Shorten what the request shows (the client name, long values) and propose it again.`,
+      fields: [],
+    });
+    return {
+      ...result,
+      structuredContent: { ...result.structuredContent, change_request_id: request.id, state: request.state },
+    };
+  }
+
+  /**
+   * Posts the proposal when Slack is in this process. A failure is logged and left to the bot's
+   * sweep, unless Slack refused the message itself (the request is then withdrawn); either way its
+   * reason comes back, one line, secrets scrubbed.
+   */
+  private async announce(request: ChangeRequest): Promise<{ message?: MessageRef; failure?: string }> {
+    if (!this.deps.notifier) return {};
     try {
-      return await this.deps.notifier.announce(request);
+      const message = await this.deps.notifier.announce(request);
+      return message ? { message } : {};
     } catch (error) {
       this.deps.logger.warn(
         { err: error, request: request.id },
         'could not post a change request from an MCP client; the next sweep tries again',
       );
-      return undefined;
+      const reason = error instanceof Error ? error.message : String(error);
+      return { failure: scrubSecrets(reason.replace(/\s+/g, ' ')).slice(0, 300) };
     }
   }
 

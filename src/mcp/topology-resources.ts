@@ -24,6 +24,14 @@ export class UnknownResourceError extends Error {
   }
 }
 
+/** A topology URI whose site is not valid percent-encoding (`topology://%ZZ`): bad params, not a bug. */
+export class BadResourceUriError extends Error {
+  constructor(readonly rule: string) {
+    super(rule);
+    this.name = 'BadResourceUriError';
+  }
+}
+
 /** The site's topology as MCP resources, one per export format, read through the registry's export_topology. */
 export class TopologyResources {
   constructor(
@@ -58,7 +66,14 @@ export class TopologyResources {
   async read(uri: string): Promise<ReadResourceResult> {
     const match = URI.exec(uri);
     if (!match?.[1]) throw new UnknownResourceError(uri);
-    const site = decodeURIComponent(match[1]);
+    let site: string;
+    try {
+      site = decodeURIComponent(match[1]);
+    } catch {
+      throw new BadResourceUriError(
+        'the site in a topology:// URI must be percent-encoded correctly (%ZZ is not an escape)',
+      );
+    }
     const format = (match[2] ?? 'json') as Format;
     const text = await this.registry.run('export_topology', { site_id: site, format }, this.context);
     return {

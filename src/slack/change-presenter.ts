@@ -16,7 +16,7 @@ import {
 } from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
 import { codeBlock, mention, mrkdwnSection } from './blocks/text.js';
-import { SlackStepError, slackProblem, slackRefused } from './error-text.js';
+import { SlackStepError, slackProblem, slackRefused, slackRefusedContent } from './error-text.js';
 
 /** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
 export const ANNOUNCE_GRACE_MS = 3_000;
@@ -111,8 +111,14 @@ export class ChangePresenter {
     if (!request.channel || this.announcing.has(request.id)) return undefined;
     this.announcing.add(request.id);
     try {
-      // Not withdrawn when Slack refuses: the MCP client waits for it, and the next sweep tries again.
-      const shown = await this.postPreview(request, request.channel);
+      // Withdrawn only when Slack refuses the message itself (invalid_blocks, too long): posting
+      // it again would be refused again. Any other failure is left to the next sweep.
+      const shown = await this.postPreview(request, request.channel).catch(async (error: unknown) => {
+        if (error instanceof SlackStepError && slackRefusedContent(error)) {
+          await this.approvals.withdraw(request.id);
+        }
+        throw error;
+      });
       const old = request.replaces ? await this.approvals.get(request.replaces) : undefined;
       if (old) await this.refreshOrOwe(old, 'A newer identical request replaced this one.');
       return shown;

@@ -193,6 +193,23 @@ export function slackRefused(error: unknown): boolean {
   );
 }
 
+// Slack's answers that refuse a message for what it contains: sending it again changes nothing.
+const CONTENT_REFUSALS = new Set([
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'msg_too_long',
+  'msg_blocks_too_long',
+  'invalid_attachments',
+  'too_many_attachments',
+  'invalid_arguments',
+]);
+
+/** Whether Slack refused a message for its content (its blocks, its length), not for the moment. */
+export function slackRefusedContent(error: unknown): boolean {
+  const failure = slackFailure(error instanceof SlackStepError ? error.cause : error);
+  return failure !== undefined && CONTENT_REFUSALS.has(failure.code);
+}
+
 /** What the user can do about it, after the step that failed. */
 function slackAdvice(error: SlackStepError): string {
   const failure = slackFailure(error.cause);

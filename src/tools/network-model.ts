@@ -12,6 +12,8 @@ import {
   parseIpv4,
   toNetworkForm,
 } from '../lib/ip.js';
+import { REDACTED } from '../lib/redact.js';
+import { isMaskedValue, isSecretField } from '../lib/secret-fields.js';
 import { missingValue } from './missing-values.js';
 
 /** The spec's network object (2.1). */
@@ -43,15 +45,13 @@ export function toNetwork(record: NetworkRecord): Network {
   };
 }
 
-// UniFi prefixes secret fields with x_ (x_passphrase, x_wan_password, x_ipsec_pre_shared_key).
-const SECRET_FIELD = /^x_|password|passphrase|secret|pre_shared|psk/i;
-
 /** Every stored field, with secrets masked: details are shown in chat. */
 export function toNetworkDetails(record: NetworkRecord): Network & Record<string, unknown> {
   const details: Network & Record<string, unknown> = { ...toNetwork(record) };
   for (const [key, value] of Object.entries(record)) {
     if (key === '_id' || key in details) continue;
-    details[key] = SECRET_FIELD.test(key) && value !== '' ? '[redacted]' : value;
+    // The same rule as every other output (lib/secret-fields.ts), here for the field list itself.
+    details[key] = isSecretField(key) && isMaskedValue(value) ? REDACTED : value;
   }
   return details;
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ConfirmationRequiredError, type FieldIssue, ValidationError } from '../errors.js';
+import { redactSecrets } from '../lib/redact.js';
 import { suggestNames } from '../lib/suggest.js';
 import type { ToolContext, ToolDefinition, ToolGroup } from './define-tool.js';
 import { missingValue } from './missing-values.js';
@@ -151,7 +152,9 @@ export class ToolRegistry {
     if (tool.access === 'write' && args.dry_run !== true && args.confirm !== true) {
       throw new ConfirmationRequiredError(name);
     }
-    return tool.run(args, context);
+    // The one redaction of tool output (lib/redact.ts): every face shows, and the journal keeps,
+    // the same masked values; the controller still receives what the tool sends.
+    return redactSecrets(await tool.run(args, context));
   }
 
   /** Help for one tool: every argument with its type, bounds, default and allowed values, and an example. */

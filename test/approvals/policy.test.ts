@@ -156,7 +156,7 @@ describe('ApprovalPolicy and requests from MCP clients', () => {
 
   it('names the client and the token: mcp:<label>, and the person behind a Slack-id label', () => {
     const actor = mcpRequester('U0RITA', { name: 'Claude', version: '1.0' });
-    expect(actor).toEqual({ userId: 'mcp:U0RITA', name: 'Claude 1.0 via MCP (token U0RITA)' });
+    expect(actor).toEqual({ userId: 'mcp:U0RITA', name: '“Claude 1.0” via MCP (token U0RITA)' });
     expect(isMcpRequester(actor)).toBe(true);
     expect(isMcpRequester(RITA)).toBe(false);
     expect(personOf(actor)).toBe('U0RITA');

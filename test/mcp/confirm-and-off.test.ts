@@ -101,7 +101,7 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     expect(history?.request).toMatchObject({
       state: 'succeeded',
       tool: 'create_network',
-      requester: { userId: 'mcp:U0ALICE', name: 'test-assistant 9.9 via MCP (token U0ALICE)' },
+      requester: { userId: 'mcp:U0ALICE', name: '“test-assistant 9.9” via MCP (token U0ALICE)' },
       approver: { userId: 'mcp:U0ALICE' },
     });
   });

@@ -73,7 +73,7 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
   beforeAll(async () => {
     bot = await startSlackBot({
       mcp: true,
-      env: { MCP_TOKEN: `U0ALICE:${SECRET},ci:${OTHER_SECRET}`, MCP_APPROVAL_CHANNEL: CHANNEL },
+      env: { MCP_TOKEN: `U0ALICE:${SECRET},U0CIBOT:${OTHER_SECRET}`, MCP_APPROVAL_CHANNEL: CHANNEL },
     });
     client = await connect(bot.port);
   });
@@ -146,7 +146,7 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
     const preview = previews()[0];
     expect(approveValue(preview)).toBe(answer.change_request_id);
     const shown = JSON.stringify(preview?.args.blocks);
-    expect(shown).toContain('test-assistant 9.9 via MCP (token U0ALICE) for <@U0ALICE>');
+    expect(shown).toContain('“test-assistant 9.9” via MCP (token U0ALICE) for <@U0ALICE>');
     expect(shown).toMatch(/Lab[\s\S]*10\.44\.0\./);
     expect(networkPosts()).toEqual([]);
     const request = await bot.approvals.get(String(answer.change_request_id));

@@ -102,7 +102,7 @@ describe('POST /mcp on the spawned bot in HTTP mode', () => {
       SLACK_SIGNING_SECRET: SIGNING,
       SLACK_API_URL: slack.apiUrl,
       PORT: '0',
-      MCP_TOKEN: SECRET,
+      MCP_TOKEN: `U0PROCMCP:${SECRET}`,
       MCP_APPROVAL_CHANNEL: 'C0NETOPS',
     });
     const listening = await bot.waitForLog((l) => l.msg.startsWith('listening on port'));
@@ -199,7 +199,7 @@ describe('approval mode over stdio: `netops mcp` and the Slack bot, two processe
     const preview = previews()[0] as SlackCall;
     const blocks = JSON.stringify(preview.args.blocks);
     expect(blocks).toContain(answer.change_request_id);
-    expect(blocks).toContain('process-test-assistant 1.0 via MCP (token stdio)');
+    expect(blocks).toContain('“process-test-assistant 1.0” via MCP (token stdio)');
     expect(networkPosts()).toEqual([]);
     // The bot records the message right after Slack answers the post.
     let linked = await call(client, 'get_change_request', { change_request_id: answer.change_request_id });

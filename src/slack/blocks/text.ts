@@ -120,7 +120,8 @@ export function requesterText(actor: Actor): string {
   if (!isMcpRequester(actor)) return mention(actor.userId);
   const person = personOf(actor);
   const behind = person === actor.userId ? '' : ` for ${mention(person)}`;
-  return `${mrkdwn(actor.name ?? actor.userId)}${behind}`;
+  // Names are plain and bounded when made (mcpRequester); requests journaled before were not.
+  return `${mrkdwn(clip(actor.name ?? actor.userId, 200))}${behind}`;
 }
 
 /** "create_network" → "Create network" (raw text: escape it where it is used). */

@@ -1,0 +1,69 @@
+/*
+ * Secrets inside free text: token shapes, key material (PEM blocks, OpenVPN inline keys, WireGuard
+ * keys) and the values of the bot's own configured secrets. One function, scrubSecrets, applied
+ * to everything that leaves the bot as text (log lines, every face's messages, previews, the
+ * journal); it sits here, below every layer, so Slack escaping and the log share it.
+ */
+
+/** What a scrubbed piece of key material becomes. */
+export const SCRUBBED = '[redacted]';
+
+// A base64 WireGuard key (32 bytes: 43 characters and one `=`, the last character's low bits zero).
+const WIREGUARD_KEY = '[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=';
+
+/** Token shapes and key material that must never leave the bot, even inside free text. */
+const SECRET_PATTERNS: [RegExp, string][] = [
+  [/xox[abposr]-[A-Za-z0-9-]+/g, 'xox?-[redacted]'],
+  [/xapp-[A-Za-z0-9-]+/g, 'xapp-[redacted]'],
+  [/(TOKEN|unifises|csrf_token)=[^;\s"]+/gi, '$1=[redacted]'],
+  // The password in a database URL (DATABASE_URL).
+  [/(postgres(?:ql)?:\/\/[^:@/\s]*):[^@/\s]*@/gi, '$1:[redacted]@'],
+  // PEM blocks: private keys, certificates, OpenVPN static keys ("-----BEGIN OpenVPN Static key V1-----").
+  [/-----BEGIN ([A-Za-z0-9 ]{1,64})-----[\s\S]*?(?:-----END \1-----|$)/g, '-----BEGIN $1-----[redacted]'],
+  // An .ovpn file's inline key material (<key>, <tls-auth>, <tls-crypt>, <secret>, <pkcs12>).
+  [/<(key|tls-auth|tls-crypt|tls-crypt-v2|secret|pkcs12)>[\s\S]*?(?:<\/\1>|$)/gi, '<$1>[redacted]</$1>'],
+  // A WireGuard configuration's keys (PrivateKey = …, PresharedKey = …).
+  [/\b(PrivateKey|PresharedKey)([ \t]*=[ \t]*)[^\s"\\]+/gi, '$1$2[redacted]'],
+  // A bare WireGuard key anywhere (a public key is shown as masked too: it cannot be told apart).
+  [new RegExp(`(?<![A-Za-z0-9+/])${WIREGUARD_KEY}(?![A-Za-z0-9+/=])`, 'g'), SCRUBBED],
+];
+
+// Cheap first look: a string with none of these cannot match a pattern above.
+const MAYBE_SECRET =
+  /xox|xapp-|token=|unifises=|postgres|-----BEGIN|<(?:key|tls|secret|pkcs12)|presharedkey|privatekey|=/i;
+
+/**
+ * Values shorter than this are not scrubbed from free text: they would match ordinary words
+ * ("admin" in every sentence). They are still never logged or shown by name (docs/decisions.md).
+ */
+export const MIN_SCRUBBED_VALUE = 6;
+
+let configured: string[] = [];
+
+/**
+ * The values of the bot's configured secrets (API key, password, tokens, signing secret, MCP
+ * token secrets, journal key, database password), replaced wherever they appear in text that
+ * leaves the bot, whatever its source: a controller error echoing the API key is scrubbed like a
+ * token the bot knows the shape of. Also their URL-encoded and JSON-escaped forms. Set once at
+ * start (main.ts); a later call replaces the list.
+ */
+export function setConfiguredSecrets(values: readonly (string | undefined)[]): void {
+  const forms = new Set<string>();
+  for (const value of values) {
+    if (value === undefined || value.length < MIN_SCRUBBED_VALUE) continue;
+    forms.add(value);
+    forms.add(encodeURIComponent(value));
+    forms.add(JSON.stringify(value).slice(1, -1));
+  }
+  // Longest first, so a secret containing another is replaced whole.
+  configured = [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** Replaces token-shaped substrings, key material and configured secret values. */
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const value of configured) if (out.includes(value)) out = out.split(value).join(SCRUBBED);
+  if (!MAYBE_SECRET.test(out)) return out;
+  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}
