@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DEMO_CORE_SWITCH_UUID, DEMO_DEVICES } from './demo-ids.js';
+import { DEMO_CORE_SWITCH_UUID, DEMO_DEVICES, DEMO_NETWORKS, DEMO_SITE } from './demo-ids.js';
 import type { ClientRecord, DeviceRecord, SiteState } from './state.js';
 
 /**
@@ -65,7 +65,7 @@ export interface LiveActionState {
   vouchers: Voucher[];
 }
 
-/** The empty action state of a freshly seeded site, with two demo vouchers. */
+/** The action state of a freshly seeded site: one blocked client and two vouchers. */
 export function demoLiveActionState(now: number): LiveActionState {
   const voucher = (
     n: number,
@@ -83,10 +83,31 @@ export function demoLiveActionState(now: number): LiveActionState {
     authorizedGuestLimit: limit,
     authorizedGuestCount: 0,
   });
+  // One client blocked earlier: known to the controller (rest/user), not online, until unblocked.
+  const blockedTablet: ClientRecord = {
+    _id: '65b3c8e1f4a9d20c7e5a1801',
+    mac: '5a:3e:77:21:c4:2b',
+    site_id: DEMO_SITE.id,
+    name: 'Unknown Tablet',
+    hostname: 'android-77c42b',
+    oui: '',
+    ip: '10.30.0.66',
+    is_wired: false,
+    is_guest: true,
+    network: DEMO_NETWORKS.guest.name,
+    network_id: DEMO_NETWORKS.guest.id,
+    ap_mac: DEMO_DEVICES.livingAp.mac,
+    essid: 'Guest WiFi',
+    radio: 'na',
+    authorized: false,
+    first_seen: Math.round(now / 1000) - 86_400,
+    last_seen: Math.round(now / 1000) - 3600,
+    uptime: 0,
+  };
   return {
-    away: [],
+    away: [{ record: blockedTablet, reason: 'blocked', until: null }],
     outages: [],
-    blocked: [],
+    blocked: [blockedTablet.mac],
     guestAuthorizations: {},
     vouchers: [
       voucher(1, '4861409510', 'Front desk', 1440, 1),

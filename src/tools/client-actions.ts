@@ -82,7 +82,7 @@ const unblockClient = defineTool({
   name: 'unblock_client',
   description: 'Unblock a blocked client so it may connect again',
   access: 'write',
-  example: 'client=f2:3c:91:0a:bb:1a',
+  example: 'client="Unknown Tablet"',
   args: z.object({ site_id: siteId, client: clientRef, confirm, dry_run: dryRun }),
   output: clientOutput,
   async run({ site_id, client, dry_run }, { gateway }) {

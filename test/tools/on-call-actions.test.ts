@@ -5,7 +5,12 @@ import { DEMO_CORE_SWITCH_UUID, DEMO_DEVICES, DEMO_SITE } from '../../src/simula
 import { rejection, useTestBot } from '../helpers/tool-test.js';
 
 // Long enough that nothing comes back by itself during a test; tests that wait for it shorten it.
-const bot = useTestBot({ simulator: { actionDelayMs: 60_000 } });
+// A patient gateway: the machine is shared, and the first calls of a file also load the code.
+const PATIENT = {
+  timeoutMs: 10_000,
+  retry: { attempts: 2, budgetMs: 10_000, baseDelayMs: 10, maxDelayMs: 50 },
+};
+const bot = useTestBot({ simulator: { actionDelayMs: 60_000 }, gateway: PATIENT });
 const INTEGRATION = `/integration/v1/sites/${DEMO_SITE.uuid}`;
 
 const writeLines = () => bot.writes().map((w) => `${w.method} ${w.route} ${JSON.stringify(w.body)}`);
@@ -323,7 +328,7 @@ describe('the simulator keeps one consistent state', () => {
 describe('without an API key (a session): the classic commands', () => {
   const classic = useTestBot({
     simulator: { actionDelayMs: 60_000 },
-    gateway: { apiKey: undefined, username: 'admin', password: 'simulator' },
+    gateway: { ...PATIENT, apiKey: undefined, username: 'admin', password: 'simulator' },
   });
   const lines = () =>
     classic
