@@ -102,6 +102,18 @@ const DRY_RUN_OUTPUT: JsonObject = {
   },
   required: ['dry_run'],
 };
+// A failure is a tool result too (error-text.ts), and MCP clients check it against the schema as well.
+const ERROR_OUTPUT: JsonObject = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: { code: { type: 'string' }, message: { type: 'string' }, fields: { type: 'array' } },
+      required: ['code', 'message'],
+    },
+  },
+  required: ['error'],
+};
 const CHANGE_REQUEST_OUTPUT: JsonObject = {
   type: 'object',
   properties: {
@@ -114,7 +126,8 @@ const CHANGE_REQUEST_OUTPUT: JsonObject = {
 /**
  * The tool's output schema, for a tool that declares `output`: its result as JSON Schema (an
  * array result under `result`, as toolResult carries it); for a write, also the dry run's preview
- * and, in approval mode, the change request it answers with instead.
+ * and, in approval mode, the change request it answers with instead; and the error every tool may
+ * answer with.
  */
 export function outputSchemaOf(tool: ToolDefinition, writes: McpWriteMode): Tool['outputSchema'] {
   if (!tool.output) return undefined;
@@ -124,8 +137,10 @@ export function outputSchemaOf(tool: ToolDefinition, writes: McpWriteMode): Tool
   }) as JsonObject;
   const asObject: JsonObject =
     result.type === 'object' ? result : { type: 'object', properties: { result }, required: ['result'] };
-  if (tool.access === 'read') return asObject as Tool['outputSchema'];
-  const shapes = [asObject, DRY_RUN_OUTPUT, ...(writes === 'approval' ? [CHANGE_REQUEST_OUTPUT] : [])];
+  const shapes =
+    tool.access === 'read'
+      ? [asObject, ERROR_OUTPUT]
+      : [asObject, DRY_RUN_OUTPUT, ...(writes === 'approval' ? [CHANGE_REQUEST_OUTPUT] : []), ERROR_OUTPUT];
   return { type: 'object', anyOf: shapes } as Tool['outputSchema'];
 }
 

@@ -102,14 +102,19 @@ function fromClassic(v: z.output<typeof classicVoucherSchema>): Voucher {
   };
 }
 
-async function readVouchers(gateway: Gateway, site: string, integration: boolean): Promise<Voucher[]> {
+async function readVouchers(
+  gateway: Gateway,
+  site: string,
+  integration: boolean,
+  fresh: boolean,
+): Promise<Voucher[]> {
   if (integration) {
     const { items } = await gateway.integrationList(site, 'hotspot/vouchers', integrationVoucherSchema, {
-      fresh: true,
+      fresh,
     });
     return items.map(fromIntegration);
   }
-  const { items } = await gateway.classicRead(site, 'stat/voucher', classicVoucherSchema, { fresh: true });
+  const { items } = await gateway.classicRead(site, 'stat/voucher', classicVoucherSchema, { fresh });
   return items.map(fromClassic);
 }
 
@@ -121,7 +126,7 @@ const listVouchers = defineTool({
   args: z.object({ site_id: siteId }),
   output: z.array(voucherSchema),
   async run({ site_id }, { gateway }) {
-    return readVouchers(gateway, site_id, await integrationAvailable(gateway, site_id));
+    return readVouchers(gateway, site_id, await integrationAvailable(gateway, site_id), false);
   },
 });
 
@@ -183,7 +188,7 @@ const createVouchers = defineTool({
       // The classic answer carries only the batch's create_time; the codes are read back by it.
       const [first] = Array.isArray(answer) ? answer : [];
       const created = numberish.safeParse((first as { create_time?: unknown } | undefined)?.create_time);
-      const all = await readVouchers(gateway, site_id, false);
+      const all = await readVouchers(gateway, site_id, false, true);
       const stamp =
         created.success && created.data !== undefined
           ? new Date(created.data * 1000).toISOString()
@@ -212,7 +217,7 @@ const revokeVoucher = defineTool({
   output: actionResultSchema.extend({ voucher: voucherSchema }),
   async run({ site_id, voucher_id, dry_run }, { gateway }) {
     const integration = await integrationAvailable(gateway, site_id);
-    const vouchers = await readVouchers(gateway, site_id, integration);
+    const vouchers = await readVouchers(gateway, site_id, integration, true);
     const digits = voucher_id.replace(/[\s-]/g, '');
     const voucher = vouchers.find(
       (v) => v.id === voucher_id || (/^\d+$/.test(digits) && v.code.replace(/-/g, '') === digits),
