@@ -89,7 +89,7 @@ export async function integrationClientId(
 
 /** What goes dark when a device (or what one port powers) goes down. */
 export interface BlastRadius {
-  /** The devices behind it, by name (not counting the device itself). */
+  /** The online devices behind it, by name (not counting the device itself). */
   devices: string[];
   /** Clients attached to it or to any device behind it. */
   clients: number;
@@ -125,7 +125,8 @@ export function blastRadius(
       const node = nodes.get(child);
       if (node?.node_type === 'client') clientCount += 1;
       else if (node) {
-        behind.push(node.name);
+        // An offline device is down already: it loses nothing, but what hangs off it is still walked.
+        if (node.state === 1) behind.push(node.name);
         queue.push(child);
       }
     }
