@@ -1,7 +1,10 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outputSchemaOf } from '../../src/mcp/tool-catalog.js';
 import { clientActionTools } from '../../src/tools/client-actions.js';
 import { deviceActionTools } from '../../src/tools/device-actions.js';
 import { hotspotTools } from '../../src/tools/hotspot.js';
+import { createRegistry } from '../../src/tools/index.js';
 import { wifiBroadcastTools } from '../../src/tools/wifi-broadcasts.js';
 import { type McpBot, startMcpBot } from '../helpers/mcp.js';
 
@@ -78,5 +81,28 @@ describe('the on-call actions over MCP (MCP_WRITES=confirm)', () => {
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain('did you mean');
     expect(bot.writes()).toHaveLength(before);
+  });
+});
+
+describe("a write's output schema by write mode", () => {
+  const registry = createRegistry('default');
+  const validator = (writes: 'approval' | 'confirm') =>
+    new Ajv2020({ strict: false }).compile(outputSchemaOf(registry.require('restart_device'), writes) ?? {});
+  const changeRequest = { change_request_id: 'cr-1', state: 'pending', preview: { dry_run: true } };
+
+  it('accepts the change request in approval mode only, and always the preview and the error', () => {
+    expect(validator('approval')(changeRequest)).toBe(true);
+    expect(validator('confirm')(changeRequest)).toBe(false);
+    for (const writes of ['approval', 'confirm'] as const) {
+      expect(validator(writes)({ dry_run: true, warnings: ['x'] })).toBe(true);
+      expect(
+        validator(writes)({ error: { code: 'not_found', message: 'device x not found', fields: [] } }),
+      ).toBe(true);
+      expect(validator(writes)({ something: 'else' })).toBe(false);
+    }
+  });
+
+  it('is left out for a tool that declares no output', () => {
+    expect(outputSchemaOf(registry.require('create_network'), 'confirm')).toBeUndefined();
   });
 });
