@@ -80,6 +80,13 @@ export function inputSchemaOf(
   };
 }
 
+/** A tool's declared result shape as JSON Schema (what its structured content conforms to). */
+export function outputSchemaOf(output: z.ZodObject): NonNullable<Tool['outputSchema']> {
+  const schema = z.toJSONSchema(output, { io: 'output', unrepresentable: 'any' }) as JsonObject;
+  const { $schema: _drop, ...rest } = schema;
+  return { ...rest, type: 'object' } as NonNullable<Tool['outputSchema']>;
+}
+
 /** One registry tool as MCP lists it. */
 export function mcpToolOf(
   tool: ToolDefinition,
@@ -93,6 +100,7 @@ export function mcpToolOf(
     name: tool.name,
     description: [`${tool.description}.`, ...notes].join(' '),
     inputSchema: inputSchemaOf(tool, options),
+    ...(tool.output ? { outputSchema: outputSchemaOf(tool.output) } : {}),
     annotations: annotationsOf(tool),
   };
 }

@@ -32,6 +32,11 @@ export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
    * SIMULATOR_FIREWALL=legacy).
    */
   firewall?: FirewallGeneration;
+  /**
+   * The shape of the result, when the tool declares one: MCP lists it as the tool's
+   * `outputSchema` (an object schema, since MCP's structured content is an object).
+   */
+  output?: z.ZodObject;
   // Method syntax keeps tools with different argument types assignable to one array.
   run(args: z.output<A>, context: ToolContext): Promise<unknown>;
 }

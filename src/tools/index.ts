@@ -1,5 +1,7 @@
 import { aclRuleTools } from './acl-rules.js';
+import { clientTools } from './clients.js';
 import type { ToolGroup } from './define-tool.js';
+import { deviceTools } from './devices.js';
 import { dpiTools } from './dpi.js';
 import { firewallPolicyTools } from './firewall-policies.js';
 import { firewallRuleTools } from './firewall-rules.js';
@@ -21,6 +23,9 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Traffic routes', tools: trafficRouteTools },
   { title: 'DPI statistics', tools: dpiTools },
   { title: 'Topology', tools: topologyTools },
+  // Issue 20: on-call reads.
+  { title: 'Clients', tools: clientTools },
+  { title: 'Devices', tools: deviceTools },
 ];
 
 /** The registry of all tools; `defaultSite` fills `site_id` when a command names none. */

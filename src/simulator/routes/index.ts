@@ -6,6 +6,7 @@ import { aclRules, registerAclOrdering } from './integration-acl.js';
 import { registerIntegrationCrud } from './integration-common.js';
 import { registerIntegrationCore } from './integration-core.js';
 import { trafficMatchingLists } from './integration-lists.js';
+import { registerIntegrationLive } from './integration-live.js';
 import { firewallZones } from './integration-zones.js';
 import { registerV2 } from './v2.js';
 import { registerV2Firewall } from './v2-firewall.js';
@@ -38,6 +39,7 @@ export function networkRouters(): NetworkRouters {
   registerAclOrdering(integration);
   registerIntegrationCrud(integration, aclRules);
   registerIntegrationCrud(integration, trafficMatchingLists);
+  registerIntegrationLive(integration);
 
   return { classic, v2, integration };
 }
