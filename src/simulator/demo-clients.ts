@@ -54,7 +54,7 @@ const wifi = (ap: DemoApKey, essid: string, radio: 'na' | 'ng' = 'na'): ClientLi
 });
 
 /**
- * The 40 demo clients. Names cover the awkward cases on purpose: empty `name` with a hostname,
+ * The 41 demo clients. Names cover the awkward cases on purpose: empty `name` with a hostname,
  * neither (a UI falls back to the MAC), non-ASCII, an ampersand, double quotes and angle brackets.
  */
 // biome-ignore format: one client per line reads as a table

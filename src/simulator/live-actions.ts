@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DEMO_CORE_SWITCH_UUID, DEMO_DEVICES, DEMO_NETWORKS, DEMO_SITE } from './demo-ids.js';
+import { DEMO_DEVICES, DEMO_NETWORKS, DEMO_SITE } from './demo-ids.js';
 import type { ClientRecord, DeviceRecord, SiteState } from './state.js';
 
 /**
@@ -116,20 +116,10 @@ export function demoLiveActionState(now: number): LiveActionState {
   };
 }
 
-/** A stable UUID-shaped id from a text (the Integration ids of devices and clients, derived from MACs). */
+/** A stable UUID-shaped id from a text (the Integration ids of the demo vouchers and SSIDs). */
 export function uuidFrom(text: string): string {
   const hex = createHash('sha256').update(text).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-/** A device's Integration `id`; the core switch keeps the UUID the demo ACL rule names. */
-export function deviceUuid(mac: string): string {
-  return mac === DEMO_DEVICES.coreSwitch.mac ? DEMO_CORE_SWITCH_UUID : uuidFrom(`device:${mac}`);
-}
-
-/** A client's Integration `id`. */
-export function clientUuid(mac: string): string {
-  return uuidFrom(`client:${mac}`);
 }
 
 /** Devices whose current or last uplink is `mac`, recursively (what loses its path when `mac` goes down). */

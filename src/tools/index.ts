@@ -1,7 +1,9 @@
 import { aclRuleTools } from './acl-rules.js';
 import { clientActionTools } from './client-actions.js';
+import { clientTools } from './clients.js';
 import type { ToolGroup } from './define-tool.js';
 import { deviceActionTools } from './device-actions.js';
+import { deviceTools } from './devices.js';
 import { dpiTools } from './dpi.js';
 import { firewallPolicyTools } from './firewall-policies.js';
 import { firewallRuleTools } from './firewall-rules.js';
@@ -25,6 +27,9 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Traffic routes', tools: trafficRouteTools },
   { title: 'DPI statistics', tools: dpiTools },
   { title: 'Topology', tools: topologyTools },
+  // Issue 20: on-call reads.
+  { title: 'Clients', tools: clientTools },
+  { title: 'Devices', tools: deviceTools },
   // Issue 20: the on-call actions.
   { title: 'Device actions', tools: deviceActionTools },
   { title: 'Client actions', tools: clientActionTools },

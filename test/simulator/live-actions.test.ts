@@ -5,7 +5,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../../src/simulator/index.js';
-import { clientUuid } from '../../src/simulator/live-actions.js';
+import { integrationIdOf } from '../../src/simulator/routes/integration-live.js';
 import { api, classicData, classicError, field, SITE_UUID } from './support.js';
 
 // The simulated controller's side of issue 20: what it accepts and refuses on each API, and the
@@ -36,7 +36,7 @@ describe('Integration actions', () => {
     );
     expect(field(clients, 'data')).toEqual([
       expect.objectContaining({
-        id: clientUuid(GALAXY),
+        id: integrationIdOf(GALAXY),
         type: 'WIRELESS',
         access: expect.objectContaining({ type: 'GUEST' }),
       }),
@@ -57,11 +57,11 @@ describe('Integration actions', () => {
       body: { action: 'LOCATE' },
     });
     expect(locate.status).toBe(400);
-    const nas = await api(sim, 'POST', `${SITE}/clients/${clientUuid(NAS)}/actions`, {
+    const nas = await api(sim, 'POST', `${SITE}/clients/${integrationIdOf(NAS)}/actions`, {
       body: { action: 'AUTHORIZE_GUEST_ACCESS' },
     });
     expect(nas.status).toBe(400);
-    const limits = await api(sim, 'POST', `${SITE}/clients/${clientUuid(GALAXY)}/actions`, {
+    const limits = await api(sim, 'POST', `${SITE}/clients/${integrationIdOf(GALAXY)}/actions`, {
       body: { action: 'AUTHORIZE_GUEST_ACCESS', rxRateLimitKbps: 1 },
     });
     expect(limits.status).toBe(400);

@@ -4,6 +4,7 @@ import { firewallrule, networkconf, registerClassicReadOnly, registerClassicRest
 import { registerClassicSites, registerClassicStat } from './classic-stat.js';
 import type { Handler } from './context.js';
 import { aclRules, registerAclOrdering } from './integration-acl.js';
+import { registerIntegrationActions } from './integration-actions.js';
 import { registerIntegrationCrud } from './integration-common.js';
 import { registerIntegrationCore } from './integration-core.js';
 import { trafficMatchingLists } from './integration-lists.js';
@@ -42,6 +43,7 @@ export function networkRouters(): NetworkRouters {
   registerIntegrationCrud(integration, aclRules);
   registerIntegrationCrud(integration, trafficMatchingLists);
   registerIntegrationLive(integration);
+  registerIntegrationActions(integration);
 
   return { classic, v2, integration };
 }

@@ -1,194 +1,127 @@
-import { z } from 'zod';
+import { DEMO_CORE_SWITCH_UUID, DEMO_DEVICES } from '../demo-ids.js';
 import { json } from '../envelopes.js';
-import { clientUuid, deviceUuid, portOf, powerCyclePort, restartDevice, uuidFrom } from '../live-actions.js';
 import type { Router } from '../router.js';
 import type { ClientRecord, DeviceRecord, SiteState } from '../state.js';
-import { authorizeGuest, createVouchers, requireGuest, requirePoe, unauthorizeGuest } from './classic-cmd.js';
-import type { Handler, RequestContext } from './context.js';
-import { param, uuidSite } from './context.js';
-import { listPage, notFound, parseBody } from './integration-common.js';
+import { type Handler, param, uuidSite } from './context.js';
+import { listPage, notFound } from './integration-common.js';
 
 /*
- * The Integration API's devices, clients, hotspot vouchers and Wi-Fi broadcasts, with the actions
- * it documents (Network API 9.4/10.1): device `RESTART`, port `POWER_CYCLE`, client
- * `AUTHORIZE_GUEST_ACCESS` / `UNAUTHORIZE_GUEST_ACCESS`, voucher create, list and delete.
- * Integration ids of devices and clients are derived from their MACs (live-actions.ts), so both
- * APIs name the same records.
+ * Integration `devices` and `clients` (GET only), computed from the same stat/device and stat/sta
+ * records the classic routes serve, so both APIs always agree. Shapes follow the official Network
+ * API document (10.1.85) and the captured fixtures: a device's `state` is ONLINE, OFFLINE,
+ * UPDATING, PENDING_ADOPTION…; a client's `type` WIRED, WIRELESS or VPN, and `access.type`.
  */
 
+/**
+ * The Integration UUID of a device or client: the core switch keeps the one an ACL rule names;
+ * the others are derived from the MAC, so they are stable across resets and seeds.
+ */
+export function integrationIdOf(mac: string): string {
+  if (mac === DEMO_DEVICES.coreSwitch.mac) return DEMO_CORE_SWITCH_UUID;
+  const hex = mac.replaceAll(':', '').toLowerCase().padStart(12, '0');
+  return `00000000-0000-4000-8000-${hex}`;
+}
+
+// classic state int → Integration state (aiounifi DeviceState for the ints).
 const STATES: Record<number, string> = {
   0: 'OFFLINE',
   1: 'ONLINE',
   2: 'PENDING_ADOPTION',
   4: 'UPDATING',
   5: 'GETTING_READY',
+  7: 'ADOPTING',
+  9: 'CONNECTION_INTERRUPTED',
+  10: 'ADOPTION_FAILED',
+  11: 'ISOLATED',
 };
 
-function integrationDevice(device: DeviceRecord) {
+function deviceState(device: DeviceRecord): string {
+  return STATES[device.state] ?? 'OFFLINE';
+}
+
+function deviceOverview(device: DeviceRecord) {
+  const radios = Array.isArray(device.radio_table) && device.radio_table.length > 0;
+  const ports = Array.isArray(device.port_table) && device.port_table.length > 0;
   return {
-    id: deviceUuid(device.mac),
+    id: integrationIdOf(device.mac),
     macAddress: device.mac,
     ipAddress: device.ip,
-    name: device.name ?? device.mac,
+    name: device.name ?? '',
     model: device.model,
-    state: STATES[device.state] ?? 'OFFLINE',
+    state: deviceState(device),
+    features: [...(device.type === 'uap' ? ['accessPoint'] : ['switching'])],
+    interfaces: [...(ports ? ['ports'] : []), ...(radios ? ['radios'] : [])],
+  };
+}
+
+interface PortRow {
+  port_idx?: number;
+  up?: boolean;
+  speed?: number;
+  media?: string;
+  port_poe?: boolean;
+  poe_enable?: boolean;
+}
+
+function deviceDetail(site: SiteState, device: DeviceRecord) {
+  const uplinkMac = (device.uplink as { uplink_mac?: string } | undefined)?.uplink_mac;
+  const parent = uplinkMac ? site.devices.find((d) => d.mac === uplinkMac) : undefined;
+  const ports = ((device.port_table as PortRow[] | undefined) ?? []).map((row) => ({
+    idx: row.port_idx,
+    state: row.up ? 'UP' : 'DOWN',
+    connector: row.media === 'SFP+' ? 'SFPPLUS' : 'RJ45',
+    speedMbps: row.speed ?? 0,
+    ...(row.port_poe
+      ? { poe: { enabled: row.poe_enable === true, state: row.poe_enable ? 'UP' : 'DOWN' } }
+      : {}),
+  }));
+  return {
+    ...deviceOverview(device),
     supported: true,
     firmwareVersion: device.version,
     firmwareUpdatable: device.upgradable === true,
-    features: device.type === 'uap' ? ['accessPoint'] : ['switching'],
-    interfaces: device.type === 'uap' ? ['ports', 'radios'] : ['ports'],
+    ...(parent ? { uplink: { deviceId: integrationIdOf(parent.mac) } } : {}),
+    interfaces: { ports, radios: [] },
   };
 }
 
-function integrationPorts(device: DeviceRecord) {
-  const table = Array.isArray(device.port_table) ? (device.port_table as Record<string, unknown>[]) : [];
-  return table.map((row) => ({
-    idx: row.port_idx,
-    state: row.up === true ? 'UP' : 'DOWN',
-    connector: row.media === 'SFP+' ? 'SFPPLUS' : 'RJ45',
-    speedMbps: row.speed,
-    maxSpeedMbps: row.media === 'SFP+' ? 10_000 : 1000,
-    ...(row.port_poe === true
-      ? {
-          poe: {
-            standard: '802.3at',
-            type: 2,
-            enabled: row.poe_enable === true,
-            state: row.poe_good ? 'UP' : 'DOWN',
-          },
-        }
-      : {}),
-  }));
-}
-
-function integrationClient(site: SiteState, client: ClientRecord) {
-  const via = client.is_wired ? client.sw_mac : client.ap_mac;
-  const authorization = site.guestAuthorizations[client.mac];
+function clientView(site: SiteState, client: ClientRecord) {
+  const uplinkMac = (client.ap_mac ?? client.sw_mac) as string | undefined;
+  const type = client.is_wired ? (client.sw_mac === undefined ? 'VPN' : 'WIRED') : 'WIRELESS';
+  const assoc = typeof client.assoc_time === 'number' ? client.assoc_time : undefined;
   return {
-    id: clientUuid(client.mac),
-    type: client.is_wired ? 'WIRED' : 'WIRELESS',
+    id: integrationIdOf(client.mac),
+    type,
     name: client.name || client.hostname || client.mac,
     macAddress: client.mac,
     ipAddress: client.ip,
-    connectedAt: new Date(Number(client.assoc_time ?? 0) * 1000).toISOString(),
-    ...(typeof via === 'string' ? { uplinkDeviceId: deviceUuid(via) } : {}),
-    access:
-      client.is_guest === true
-        ? {
-            type: 'GUEST',
-            authorized: client.authorized === true,
-            ...(authorization ? { authorization } : {}),
-          }
-        : { type: 'DEFAULT' },
+    ...(assoc !== undefined
+      ? { connectedAt: new Date(assoc * 1000).toISOString().replace('.000Z', 'Z') }
+      : {}),
+    access: { type: client.is_guest ? 'GUEST' : 'DEFAULT' },
+    ...(uplinkMac && site.devices.some((d) => d.mac === uplinkMac)
+      ? { uplinkDeviceId: integrationIdOf(uplinkMac) }
+      : {}),
   };
 }
 
-function integrationVoucher(voucher: SiteState['vouchers'][number]) {
-  return {
-    id: voucher.id,
-    createdAt: new Date(voucher.createdAt).toISOString(),
-    name: voucher.note,
-    code: voucher.code,
-    ...(voucher.authorizedGuestLimit === null ? {} : { authorizedGuestLimit: voucher.authorizedGuestLimit }),
-    authorizedGuestCount: voucher.authorizedGuestCount,
-    expired: false,
-    timeLimitMinutes: voucher.timeLimitMinutes,
-    ...(voucher.dataUsageLimitMBytes === undefined
-      ? {}
-      : { dataUsageLimitMBytes: voucher.dataUsageLimitMBytes }),
-    ...(voucher.rxRateLimitKbps === undefined ? {} : { rxRateLimitKbps: voucher.rxRateLimitKbps }),
-    ...(voucher.txRateLimitKbps === undefined ? {} : { txRateLimitKbps: voucher.txRateLimitKbps }),
-  };
-}
-
-function integrationWifi(site: SiteState, wlan: SiteState['wlans'][number]) {
-  const network = site.networks.find((n) => n._id === wlan.networkconf_id);
-  return {
-    id: uuidFrom(`wlan:${wlan._id}`),
-    name: wlan.name,
-    type: 'STANDARD',
-    enabled: wlan.enabled,
-    ...(network?.external_id ? { network: { type: 'SPECIFIC', networkId: network.external_id } } : {}),
-    securityConfiguration: { type: wlan.security === 'open' ? 'OPEN' : 'WPA2_PERSONAL' },
-    metadata: { origin: 'USER_DEFINED' },
-  };
-}
-
-function deviceById(site: SiteState, ctx: RequestContext): DeviceRecord {
-  const id = param(ctx, 'deviceId');
-  const found = site.devices.find((d) => deviceUuid(d.mac) === id);
-  if (!found) throw notFound('Device', id);
-  return found;
-}
-
-function clientById(site: SiteState, ctx: RequestContext): ClientRecord {
-  const id = param(ctx, 'clientId');
-  const found = site.clients.find((c) => clientUuid(c.mac) === id);
-  if (!found) throw notFound('Client', id);
-  return found;
-}
-
-const limits = {
-  timeLimitMinutes: z.number().int().min(1).max(1_000_000).optional(),
-  dataUsageLimitMBytes: z.number().int().min(1).max(1_048_576).optional(),
-  rxRateLimitKbps: z.number().int().min(2).max(100_000).optional(),
-  txRateLimitKbps: z.number().int().min(2).max(100_000).optional(),
-};
-
-const clientAction = z.discriminatedUnion('action', [
-  z.strictObject({ action: z.literal('AUTHORIZE_GUEST_ACCESS'), ...limits }),
-  z.strictObject({ action: z.literal('UNAUTHORIZE_GUEST_ACCESS') }),
-]);
-
-const voucherCreate = z.strictObject({
-  count: z.number().int().min(1).max(1000).default(1),
-  name: z.string().min(1),
-  authorizedGuestLimit: z.number().int().min(1).optional(),
-  ...limits,
-  timeLimitMinutes: z.number().int().min(1).max(1_000_000),
-});
-
-/** Registers the Integration devices, clients, hotspot and Wi-Fi routes of issue 20. */
+/** Registers GET `devices`, `devices/{id}`, `clients` and `clients/{id}` under a site. */
 export function registerIntegrationLive(router: Router<Handler>): void {
   const base = '/integration/v1/sites/:siteId';
   router
     .on(
       'GET',
       `${base}/devices`,
-      uuidSite((ctx, site) => listPage(ctx, site.devices.map(integrationDevice))),
+      uuidSite((ctx, site) => listPage(ctx, site.devices.map(deviceOverview))),
     )
     .on(
       'GET',
-      `${base}/devices/:deviceId`,
+      `${base}/devices/:id`,
       uuidSite((ctx, site) => {
-        const device = deviceById(site, ctx);
-        return json({
-          ...integrationDevice(device),
-          interfaces: { ports: integrationPorts(device), radios: [] },
-        });
-      }),
-    )
-    .on(
-      'POST',
-      `${base}/devices/:deviceId/actions`,
-      uuidSite((ctx, site) => {
-        const device = deviceById(site, ctx);
-        parseBody(z.strictObject({ action: z.literal('RESTART') }), ctx);
-        restartDevice(site, device, Date.now() + ctx.state.actionDelayMs);
-        return json({});
-      }),
-    )
-    .on(
-      'POST',
-      `${base}/devices/:deviceId/interfaces/ports/:portIdx/actions`,
-      uuidSite((ctx, site) => {
-        const device = deviceById(site, ctx);
-        const idx = Number(param(ctx, 'portIdx'));
-        if (!Number.isInteger(idx) || !portOf(device, idx)) throw notFound('Port', param(ctx, 'portIdx'));
-        parseBody(z.strictObject({ action: z.literal('POWER_CYCLE') }), ctx);
-        requirePoe(site, device.mac, idx);
-        powerCyclePort(site, device, idx, Date.now() + ctx.state.actionDelayMs);
-        return json({});
+        const id = param(ctx, 'id');
+        const device = site.devices.find((d) => integrationIdOf(d.mac) === id);
+        if (!device) throw notFound('Device', id);
+        return json(deviceDetail(site, device));
       }),
     )
     .on(
@@ -197,115 +130,18 @@ export function registerIntegrationLive(router: Router<Handler>): void {
       uuidSite((ctx, site) =>
         listPage(
           ctx,
-          site.clients.map((c) => integrationClient(site, c)),
+          site.clients.map((c) => clientView(site, c)),
         ),
       ),
     )
     .on(
       'GET',
-      `${base}/clients/:clientId`,
-      uuidSite((ctx, site) => json(integrationClient(site, clientById(site, ctx)))),
-    )
-    .on(
-      'POST',
-      `${base}/clients/:clientId/actions`,
+      `${base}/clients/:id`,
       uuidSite((ctx, site) => {
-        const client = clientById(site, ctx);
-        const body = parseBody(clientAction, ctx);
-        requireGuest(client);
-        if (body.action === 'UNAUTHORIZE_GUEST_ACCESS') {
-          const revoked = unauthorizeGuest(site, client.mac);
-          return json({ action: body.action, ...(revoked ? { revokedAuthorization: revoked } : {}) });
-        }
-        const revoked = site.guestAuthorizations[client.mac];
-        const granted = authorizeGuest(
-          site,
-          client.mac,
-          {
-            minutes: body.timeLimitMinutes,
-            down: body.rxRateLimitKbps,
-            up: body.txRateLimitKbps,
-            mb: body.dataUsageLimitMBytes,
-          },
-          Date.now(),
-        );
-        return json({
-          action: body.action,
-          ...(revoked ? { revokedAuthorization: revoked } : {}),
-          grantedAuthorization: granted,
-        });
-      }),
-    )
-    .on(
-      'GET',
-      `${base}/hotspot/vouchers`,
-      uuidSite((ctx, site) =>
-        listPage(
-          ctx,
-          site.vouchers.map((v) => integrationVoucher(v)),
-        ),
-      ),
-    )
-    .on(
-      'POST',
-      `${base}/hotspot/vouchers`,
-      uuidSite((ctx, site) => {
-        const body = parseBody(voucherCreate, ctx);
-        const created = createVouchers(
-          ctx.state,
-          site,
-          body.count,
-          {
-            note: body.name,
-            timeLimitMinutes: body.timeLimitMinutes,
-            authorizedGuestLimit: body.authorizedGuestLimit ?? null,
-            ...(body.dataUsageLimitMBytes === undefined
-              ? {}
-              : { dataUsageLimitMBytes: body.dataUsageLimitMBytes }),
-            ...(body.rxRateLimitKbps === undefined ? {} : { rxRateLimitKbps: body.rxRateLimitKbps }),
-            ...(body.txRateLimitKbps === undefined ? {} : { txRateLimitKbps: body.txRateLimitKbps }),
-          },
-          Date.now(),
-        );
-        return json({ vouchers: created.map((v) => integrationVoucher(v)) }, 201);
-      }),
-    )
-    .on(
-      'GET',
-      `${base}/hotspot/vouchers/:voucherId`,
-      uuidSite((ctx, site) => {
-        const voucher = site.vouchers.find((v) => v.id === param(ctx, 'voucherId'));
-        if (!voucher) throw notFound('Voucher', param(ctx, 'voucherId'));
-        return json(integrationVoucher(voucher));
-      }),
-    )
-    .on(
-      'DELETE',
-      `${base}/hotspot/vouchers/:voucherId`,
-      uuidSite((ctx, site) => {
-        const index = site.vouchers.findIndex((v) => v.id === param(ctx, 'voucherId'));
-        if (index < 0) throw notFound('Voucher', param(ctx, 'voucherId'));
-        site.vouchers.splice(index, 1);
-        return json({ vouchersDeleted: 1 });
-      }),
-    )
-    .on(
-      'GET',
-      `${base}/wifi/broadcasts`,
-      uuidSite((ctx, site) =>
-        listPage(
-          ctx,
-          site.wlans.map((w) => integrationWifi(site, w)),
-        ),
-      ),
-    )
-    .on(
-      'GET',
-      `${base}/wifi/broadcasts/:wifiId`,
-      uuidSite((ctx, site) => {
-        const wlan = site.wlans.find((w) => uuidFrom(`wlan:${w._id}`) === param(ctx, 'wifiId'));
-        if (!wlan) throw notFound('Wifi broadcast', param(ctx, 'wifiId'));
-        return json(integrationWifi(site, wlan));
+        const id = param(ctx, 'id');
+        const client = site.clients.find((c) => integrationIdOf(c.mac) === id);
+        if (!client) throw notFound('Client', id);
+        return json(clientView(site, client));
       }),
     );
 }
