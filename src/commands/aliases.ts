@@ -9,6 +9,13 @@ interface AliasSpec {
   positional?: { arg: string; placeholder: string };
   /** Front ends draw the tool's result as a PNG picture instead of printing it. */
   picture?: true;
+  /** Arguments the alias always passes (`offline` is list_devices state=offline). */
+  fixed?: Readonly<Record<string, string>>;
+  /**
+   * A first word that switches to another tool (`who on IoT` is list_clients network_id=IoT);
+   * a leading `is` is skipped either way, so `who is 10.40.0.23` reads as asked.
+   */
+  on?: { word: string; tool: string; arg: string; placeholder: string };
 }
 
 /**
@@ -39,6 +46,17 @@ const ALIASES: readonly AliasSpec[] = [
   { names: ['dpi'], tool: 'get_dpi_statistics' },
   { names: ['client'], tool: 'get_client_dpi', positional: { arg: 'client_mac', placeholder: '<mac>' } },
   { names: ['topology'], tool: 'get_network_topology', picture: true },
+  // Issue 20: on-call reads.
+  {
+    names: ['who'],
+    tool: 'get_client',
+    positional: { arg: 'client', placeholder: '<client>' },
+    on: { word: 'on', tool: 'list_clients', arg: 'network_id', placeholder: '<network>' },
+  },
+  { names: ['where'], tool: 'get_client', positional: { arg: 'client', placeholder: '<client>' } },
+  { names: ['clients'], tool: 'list_clients' },
+  { names: ['devices'], tool: 'list_devices' },
+  { names: ['offline'], tool: 'list_devices', fixed: { state: 'offline' } },
   { names: ['ports'], tool: 'get_port_mappings', positional: { arg: 'device_id', placeholder: '<device>' } },
   {
     names: ['export'],
@@ -63,7 +81,10 @@ export interface AliasInfo {
 }
 
 function usageOf(name: string, spec: AliasSpec): string {
-  return spec.positional ? `${name} ${spec.positional.placeholder}` : name;
+  const fixed = Object.entries(spec.fixed ?? {})
+    .map(([k, v]) => ` (${k}=${v})`)
+    .join('');
+  return spec.positional ? `${name} ${spec.positional.placeholder}` : `${name}${fixed}`;
 }
 
 function refusePositionals(parsed: ParsedCommand, what: string, hint: string): void {
@@ -85,7 +106,8 @@ function keyValueHint(registry: ToolRegistry, tool: string): string {
  * tool with the bare word(s) as its argument. Several bare words are joined with spaces so a
  * network name with a space needs no quotes. Unknown commands get the registry's suggestions.
  */
-export function resolveCommand(parsed: ParsedCommand, registry: ToolRegistry): ResolvedCommand {
+export function resolveCommand(command0: ParsedCommand, registry: ToolRegistry): ResolvedCommand {
+  let parsed = command0;
   const { command } = parsed;
   if (registry.get(command)) {
     refusePositionals(parsed, command, keyValueHint(registry, command));
@@ -102,7 +124,18 @@ export function resolveCommand(parsed: ParsedCommand, registry: ToolRegistry): R
       { field: 'command', rule: `"${command}" runs ${spec.tool}, which is not available in this build` },
     ]);
   }
-  const args: Record<string, unknown> = { ...parsed.args };
+  const args: Record<string, unknown> = { ...spec.fixed, ...parsed.args };
+  let words = parsed.positionals;
+  if (spec.tool === 'get_client' && words.length > 1 && words[0]?.toLowerCase() === 'is')
+    words = words.slice(1);
+  if (spec.on && words.length > 1 && words[0]?.toLowerCase() === spec.on.word) {
+    const { tool, arg } = spec.on;
+    if (Object.hasOwn(args, arg)) {
+      throw new ValidationError([{ field: arg, rule: `is given twice (as a word and as ${arg}=)` }]);
+    }
+    return { tool, args: { ...args, [arg]: words.slice(1).join(' ') } };
+  }
+  if (words !== parsed.positionals) parsed = { ...parsed, positionals: words };
   const { positional } = spec;
   if (!positional) {
     refusePositionals(parsed, command, keyValueHint(registry, spec.tool));
@@ -142,7 +175,12 @@ export function isPictureAlias(command: string): boolean {
 /** The aliases whose tool is registered, in table order, for help text. */
 export function listAliases(registry: ToolRegistry): AliasInfo[] {
   return ALIASES.filter((spec) => registry.get(spec.tool) !== undefined).flatMap((spec) =>
-    spec.names.map((name) => ({ alias: name, tool: spec.tool, usage: usageOf(name, spec) })),
+    spec.names.flatMap((name) => {
+      const own = { alias: name, tool: spec.tool, usage: usageOf(name, spec) };
+      const { on } = spec;
+      if (!on || registry.get(on.tool) === undefined) return [own];
+      return [own, { alias: name, tool: on.tool, usage: `${name} ${on.word} ${on.placeholder}` }];
+    }),
   );
 }
 

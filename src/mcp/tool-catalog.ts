@@ -17,6 +17,19 @@ const WRITE_VERBS: Record<string, { destructive: boolean; idempotent: boolean }>
   // Removes something; a second call finds nothing left to remove.
   delete: { destructive: true, idempotent: true },
   unassign: { destructive: true, idempotent: true },
+  // The on-call actions (issue 20). Restarting, power-cycling and kicking interrupt service, and
+  // each call interrupts it again; blocking, unauthorizing, revoking and switching an SSID off take
+  // something away once.
+  restart: { destructive: true, idempotent: false },
+  power: { destructive: true, idempotent: false },
+  reconnect: { destructive: true, idempotent: false },
+  locate: { destructive: false, idempotent: true },
+  block: { destructive: true, idempotent: true },
+  unblock: { destructive: false, idempotent: true },
+  authorize: { destructive: false, idempotent: false },
+  unauthorize: { destructive: true, idempotent: true },
+  revoke: { destructive: true, idempotent: true },
+  set: { destructive: true, idempotent: true },
 };
 
 /** The verb of a verb-first snake_case tool name. */
@@ -80,6 +93,57 @@ export function inputSchemaOf(
   };
 }
 
+// What a write answers besides its result: the dry run's preview, and (approval mode) the change request.
+const DRY_RUN_OUTPUT: JsonObject = {
+  type: 'object',
+  properties: {
+    dry_run: { const: true, description: 'A preview: nothing was changed' },
+    warnings: { type: 'array', items: { type: 'string' }, description: 'What the change affects' },
+  },
+  required: ['dry_run'],
+};
+// A failure is a tool result too (error-text.ts), and MCP clients check it against the schema as well.
+const ERROR_OUTPUT: JsonObject = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: { code: { type: 'string' }, message: { type: 'string' }, fields: { type: 'array' } },
+      required: ['code', 'message'],
+    },
+  },
+  required: ['error'],
+};
+const CHANGE_REQUEST_OUTPUT: JsonObject = {
+  type: 'object',
+  properties: {
+    change_request_id: { type: 'string', description: 'Follow it with get_change_request' },
+    state: { type: 'string', description: 'pending until a person approves it in Slack' },
+  },
+  required: ['change_request_id', 'state'],
+};
+
+/**
+ * The tool's output schema, for a tool that declares `output`: its result as JSON Schema (an
+ * array result under `result`, as toolResult carries it); for a write, also the dry run's preview
+ * and, in approval mode, the change request it answers with instead; and the error every tool may
+ * answer with.
+ */
+export function outputSchemaOf(tool: ToolDefinition, writes: McpWriteMode): Tool['outputSchema'] {
+  if (!tool.output) return undefined;
+  const { $schema: _draft, ...result } = z.toJSONSchema(tool.output, {
+    io: 'output',
+    unrepresentable: 'any',
+  }) as JsonObject;
+  const asObject: JsonObject =
+    result.type === 'object' ? result : { type: 'object', properties: { result }, required: ['result'] };
+  const shapes =
+    tool.access === 'read'
+      ? [asObject, ERROR_OUTPUT]
+      : [asObject, DRY_RUN_OUTPUT, ...(writes === 'approval' ? [CHANGE_REQUEST_OUTPUT] : []), ERROR_OUTPUT];
+  return { type: 'object', anyOf: shapes } as Tool['outputSchema'];
+}
+
 /** One registry tool as MCP lists it. */
 export function mcpToolOf(
   tool: ToolDefinition,
@@ -93,6 +157,7 @@ export function mcpToolOf(
     name: tool.name,
     description: [`${tool.description}.`, ...notes].join(' '),
     inputSchema: inputSchemaOf(tool, options),
+    ...(tool.output ? { outputSchema: outputSchemaOf(tool, options.writes) } : {}),
     annotations: annotationsOf(tool),
   };
 }

@@ -10,7 +10,9 @@ export type DemoApKey = 'livingAp' | 'meshAp';
 /** How a demo client is connected. */
 export type ClientLink =
   | { kind: 'wired'; device: DemoSwitchKey; port: number; rate: 100 | 1000 }
-  | { kind: 'wireless'; ap: DemoApKey; essid: string; radio: 'na' | 'ng' };
+  | { kind: 'wireless'; ap: DemoApKey; essid: string; radio: 'na' | 'ng' }
+  /** A remote-access VPN client: the gateway terminates it, no switch port or AP (Integration type VPN). */
+  | { kind: 'vpn' };
 
 /** What a client typically does on the network; drives its DPI applications. */
 export type TrafficProfile =
@@ -32,7 +34,7 @@ export interface ClientSeed {
   hostname?: string;
   oui: string;
   /** A network key, or a bare VLAN: such records have no `network_id` (a real case). */
-  network: DemoNetworkKey | { vlan: number };
+  network: DemoNetworkKey | { vlan: number } | { vpn: string };
   ip: string;
   link: ClientLink;
   profile: TrafficProfile;
@@ -52,7 +54,7 @@ const wifi = (ap: DemoApKey, essid: string, radio: 'na' | 'ng' = 'na'): ClientLi
 });
 
 /**
- * The 40 demo clients. Names cover the awkward cases on purpose: empty `name` with a hostname,
+ * The 41 demo clients. Names cover the awkward cases on purpose: empty `name` with a hostname,
  * neither (a UI falls back to the MAC), non-ASCII, an ampersand, double quotes and angle brackets.
  */
 // biome-ignore format: one client per line reads as a table
@@ -103,6 +105,8 @@ export const DEMO_CLIENT_SEEDS: readonly ClientSeed[] = [
   { mac: '00:0d:b9:5a:6b:27', name: '', hostname: 'pfsense-test', oui: 'PC Engines', network: { vlan: 20 }, ip: '10.20.0.201', link: wired('coreSwitch', 14), profile: 'server' },
   { mac: 'b0:a7:b9:0c:1d:28', name: '', hostname: 'tplink-plug-28', oui: 'TP-Link', network: { vlan: 20 }, ip: '10.20.0.202', link: wifi('livingAp', 'Home-IoT', 'ng'), profile: 'iot' },
   { mac: 'e0:63:da:c1:00:29', name: 'Old Camera', hostname: 'UVC-G3-Old', oui: 'Ubiquiti', network: { vlan: 60 }, ip: '10.60.0.99', link: wired('officeSwitch', 6, 100), profile: 'camera' },
+  // Remote access (1): a WireGuard client on the gateway's VPN server pool (issue 20's "who is 10.40.0.23").
+  { mac: '5e:2b:8c:40:00:23', name: "Ana's Laptop (VPN)", hostname: 'ana-remote', oui: '', network: { vpn: 'WireGuard VPN' }, ip: '10.40.0.23', link: { kind: 'vpn' }, profile: 'laptop' },
 ];
 
 // Where each AP itself is wired, so wireless records can carry sw_mac/sw_port like the fixture does.
@@ -126,7 +130,9 @@ function buildClient(seed: ClientSeed, rng: Prng): ClientRecord {
   const network =
     typeof seed.network === 'string'
       ? { network: DEMO_NETWORKS[seed.network].name, network_id: DEMO_NETWORKS[seed.network].id }
-      : {};
+      : 'vpn' in seed.network
+        ? { network: seed.network.vpn }
+        : {};
   const record: ClientRecord = {
     _id: id,
     mac: seed.mac,
@@ -151,10 +157,26 @@ function buildClient(seed: ClientSeed, rng: Prng): ClientRecord {
     satisfaction: rng.int(82, 100),
     gw_mac: DEMO_DEVICES.gateway.mac,
   };
-  if (typeof seed.network !== 'string') record.vlan = seed.network.vlan;
+  if (typeof seed.network !== 'string' && 'vlan' in seed.network) record.vlan = seed.network.vlan;
+  if (seed.link.kind === 'vpn') return { ...record, ...vpnFields(rng) };
   return seed.link.kind === 'wired'
     ? { ...record, ...wiredFields(seed.link, rng) }
     : { ...record, ...wirelessFields(seed.link, rng, typeof seed.network === 'string') };
+}
+
+// A VPN client counts as wired (no radio) and has no switch port: the gateway is its only hop.
+function vpnFields(rng: Prng): Record<string, unknown> {
+  const tx = rng.int(5, 800) * 1_000_000;
+  const rx = rng.int(20, 4000) * 1_000_000;
+  return {
+    is_wired: true,
+    'wired-tx_bytes': tx,
+    'wired-rx_bytes': rx,
+    'wired-tx_packets': Math.round(tx / 900),
+    'wired-rx_packets': Math.round(rx / 1200),
+    'wired-tx_bytes-r': rng.int(0, 20000),
+    'wired-rx_bytes-r': rng.int(0, 90000),
+  };
 }
 
 function wiredFields(link: Extract<ClientLink, { kind: 'wired' }>, rng: Prng): Record<string, unknown> {

@@ -238,13 +238,42 @@ function portEntry(
     stp_state: up ? 'forwarding' : 'disabled',
     rx_bytes: traffic,
     tx_bytes: up ? rng.int(1, 5000) * 1_000_000 : 0,
+    // Error counters follow from the traffic (no draws of their own): a few per gigabyte received.
+    rx_errors: Math.floor(traffic / 1_000_000_000) * 3,
+    tx_errors: 0,
+    rx_dropped: 0,
+    tx_dropped: 0,
     satisfaction: 100,
   };
+}
+
+// Per-radio load (`radio_table_stats`): stations from the seeds, channel use fixed per radio (no
+// generator draws, so every other seeded value stays as it was).
+function radioStats(clients: readonly ClientSeed[], key: 'livingAp' | 'meshAp') {
+  return (['ng', 'na'] as const).map((radio, i) => {
+    const on = counts(
+      clients,
+      (seed) => seed.link.kind === 'wireless' && seed.link.ap === key && seed.link.radio === radio,
+    );
+    return {
+      name: `wifi${i}`,
+      radio,
+      channel: radio === 'ng' ? 6 : 44,
+      tx_power: radio === 'ng' ? 17 : 23,
+      state: 'RUN',
+      ...on,
+      cu_total: Math.min(95, 12 + on.num_sta * 7),
+      cu_self_rx: Math.min(40, 3 + on.num_sta * 2),
+      cu_self_tx: Math.min(40, 2 + on.num_sta * 2),
+      satisfaction: 96 - on.num_sta,
+    };
+  });
 }
 
 function apExtras(rng: Prng, clients: readonly ClientSeed[], key: 'livingAp' | 'meshAp') {
   return {
     ...counts(clients, (seed) => seed.link.kind === 'wireless' && seed.link.ap === key),
+    radio_table_stats: radioStats(clients, key),
     radio_table: [
       { name: 'wifi0', radio: 'ng', channel: 6, ht: '20', tx_power_mode: 'auto', min_rssi_enabled: false },
       { name: 'wifi1', radio: 'na', channel: 44, ht: '80', tx_power_mode: 'auto', min_rssi_enabled: false },
@@ -300,6 +329,9 @@ function meshAp(rng: Prng, clients: readonly ClientSeed[]): DeviceRecord {
   const rssi = rng.int(28, 45);
   return {
     ...base,
+    // The one device with a firmware update waiting (list_devices' "upgrade available").
+    upgradable: true,
+    upgrade_to_firmware: '6.7.31.15618',
     gateway_mac: DEMO_DEVICES.gateway.mac,
     ...apExtras(rng, clients, 'meshAp'),
     uplink: {

@@ -1,7 +1,7 @@
 import { demoClients } from './demo-clients.js';
 import { demoDevices } from './demo-devices.js';
 import { demoDpi } from './demo-dpi.js';
-import { DEMO_ACL_RULES, DEMO_SITE } from './demo-ids.js';
+import { DEMO_ACL_RULES, DEMO_NOW, DEMO_SITE } from './demo-ids.js';
 import { demoNetworks, demoPortProfiles, demoWlans } from './demo-networks.js';
 import {
   demoAclRules,
@@ -12,6 +12,7 @@ import {
   demoTrafficRules,
   demoZones,
 } from './demo-policies.js';
+import { demoLiveActionState } from './live-actions.js';
 import { createPrng } from './prng.js';
 import type { SiteState } from './state.js';
 import type { SimulatorFirewall } from './types.js';
@@ -52,6 +53,7 @@ export function createDemoSites(seed: number, firewall: SimulatorFirewall = 'zon
       wlans: demoWlans(),
       portProfiles: demoPortProfiles(),
       dpi,
+      ...demoLiveActionState(DEMO_NOW * 1000),
     },
   ]);
 }

@@ -246,6 +246,8 @@ export class Dispatcher {
               : INTEGRATION_CODES.malformedBody;
         throw new SimError(400, code, 'Request body is not valid JSON');
       }
+      // Restarted devices and reconnecting clients come back when due, before anything reads them.
+      this.deps.state.settle();
       const match = this.#routers[kind].match(request.method, route);
       if (match.kind !== 'found') throw unknownRoute(kind, route, match.kind === 'method-not-allowed');
       const reply = match.handler({

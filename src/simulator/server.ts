@@ -131,6 +131,7 @@ class RunningSimulator implements Simulator {
     this.state = new SimulatorState(config.seed, config.firewall);
     this.#dispatcher = new Dispatcher({ ...config, state: this.state, sessions: this.#sessions });
     if (config.emptyDpi) this.setDpiEmpty(true);
+    this.state.actionDelayMs = config.actionDelayMs;
   }
 
   get url(): string {
@@ -233,6 +234,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       seed: options.seed ?? DEFAULT_SEED,
       loginRateLimit: options.loginRateLimit ?? SIMULATOR_DEFAULTS.loginRateLimit,
       emptyDpi: options.emptyDpi ?? false,
+      actionDelayMs: options.actionDelayMs ?? 20_000,
     },
     server,
   );

@@ -1,4 +1,5 @@
 import { createDemoSites } from './demo-site.js';
+import { type LiveActionState, newVoucherCode, settleSite } from './live-actions.js';
 import { createPrng, type Prng } from './prng.js';
 import type { SimulatorFirewall } from './types.js';
 
@@ -247,8 +248,12 @@ export interface SiteDpi {
   unattributed: DpiAppCounters[];
 }
 
-/** Everything the simulator knows about one site. Tests may read and edit it directly. */
-export interface SiteState {
+/**
+ * Everything the simulator knows about one site. Tests may read and edit it directly. The
+ * on-call actions' state (clients away, devices restarting, blocks, guest authorizations,
+ * vouchers) is in `LiveActionState` (live-actions.ts).
+ */
+export interface SiteState extends LiveActionState {
   /** Classic site `_id` (24 hex); networkconf `site_id` carries it. */
   _id: string;
   /** Classic short name, the `{site}` path segment (`default`). */
@@ -278,6 +283,8 @@ export interface SiteState {
 /** The live in-memory store behind every route. JSON-serialisable: `JSON.stringify(state)` is stable. */
 export class SimulatorState {
   sites: SiteState[];
+  /** How long a restarted device, a power-cycled port or a kicked client stays away (ms); tests shorten it. */
+  actionDelayMs = 20_000;
   readonly #seed: number;
   readonly #firewall: SimulatorFirewall;
   #ids: Prng;
@@ -328,6 +335,16 @@ export class SimulatorState {
   /** A client by MAC (case-insensitive). */
   findClientByMac(site: string, mac: string): ClientRecord | undefined {
     return this.site(site)?.clients.find((client) => client.mac === mac.toLowerCase());
+  }
+
+  /** Brings back restarted devices and reconnecting clients that are due (see live-actions.ts). */
+  settle(now = Date.now()): void {
+    for (const site of this.sites) settleSite(site, now);
+  }
+
+  /** A new ten-digit voucher code for the site; deterministic for a given seed and call order. */
+  newVoucherCode(site: SiteState): string {
+    return newVoucherCode(site, () => this.#ids.next());
   }
 
   /** A new classic `_id`; deterministic for a given seed and call order. */

@@ -31,6 +31,8 @@ export interface SimulatorOptions {
   firewall?: SimulatorFirewall;
   /** Start with DPI answering `200` with empty `data`, as many Network 10.x consoles do (default false). */
   emptyDpi?: boolean;
+  /** How long a restarted device, a power-cycled port's device or a kicked client stays away, in ms (default 20 000). */
+  actionDelayMs?: number;
 }
 
 /** One request as the simulator received it (after the prefix is stripped from `route`). */

@@ -32,6 +32,12 @@ export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
    * SIMULATOR_FIREWALL=legacy).
    */
   firewall?: FirewallGeneration;
+  /**
+   * What `run` returns (for a write: once confirmed), declared for MCP's output schema. An array
+   * result is described as MCP carries it, under `result`; a write's dry run and a change request
+   * are described by the MCP front end itself.
+   */
+  output?: z.ZodType;
   // Method syntax keeps tools with different argument types assignable to one array.
   run(args: z.output<A>, context: ToolContext): Promise<unknown>;
 }

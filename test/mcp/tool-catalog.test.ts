@@ -9,7 +9,7 @@ const approval = registryToolsFor(registry, { defaultSite: 'default', writes: 'a
 describe('MCP tools come from the registry', () => {
   it('lists every registry tool, with its name and description, in every write mode but off', () => {
     const names = registry.list().map((t) => t.name);
-    expect(names).toHaveLength(45);
+    expect(names).toHaveLength(45 + 4 + 13);
     for (const writes of ['approval', 'confirm'] as const) {
       const listed = registryToolsFor(registry, { defaultSite: 'default', writes });
       expect(listed.map((t) => t.name)).toEqual(names);
@@ -109,7 +109,23 @@ describe('annotations', () => {
         .filter((t) => t.access === 'write')
         .map((t) => verbOf(t.name)),
     );
-    expect([...verbs].sort()).toEqual(['assign', 'create', 'delete', 'unassign', 'update']);
+    expect([...verbs].sort()).toEqual([
+      'assign',
+      'authorize',
+      'block',
+      'create',
+      'delete',
+      'locate',
+      'power',
+      'reconnect',
+      'restart',
+      'revoke',
+      'set',
+      'unassign',
+      'unauthorize',
+      'unblock',
+      'update',
+    ]);
     const tool = { ...registry.require('create_network'), name: 'rename_network' };
     expect(() => annotationsOf(tool)).toThrow(/rename_network: its verb has no MCP annotations/);
   });

@@ -59,7 +59,7 @@ describe('UniFi OS session login', () => {
       headers: { Cookie: cookie },
     });
 
-    expect(classicData(classic)).toHaveLength(40);
+    expect(classicData(classic)).toHaveLength(41);
     expect(v2.status).toBe(200);
   });
 

@@ -100,24 +100,26 @@ describe('demo site composition', () => {
     expect(office?.uplink).not.toHaveProperty('uplink_remote_port');
   });
 
-  it('has 40 clients spread over the networks, three without network_id', async () => {
+  it('has 41 clients spread over the networks, four without network_id (one of them on VPN)', async () => {
     const clients = classicData(await api(sim, 'GET', '/api/s/default/stat/sta'));
 
     const count = (id: string) => clients.filter((c) => c.network_id === id).length;
-    expect(clients).toHaveLength(40);
+    expect(clients).toHaveLength(41);
     expect(count(DEMO_NETWORKS.defaultLan.id)).toBe(15);
     expect(count(DEMO_NETWORKS.iot.id)).toBe(9);
     expect(count(DEMO_NETWORKS.guest.id)).toBe(5);
     expect(count(DEMO_NETWORKS.cameras.id)).toBe(5);
     expect(count(DEMO_NETWORKS.servers.id)).toBe(3);
     const orphans = clients.filter((c) => c.network_id === undefined);
-    expect(orphans.map((c) => c.vlan)).toEqual([20, 20, 60]);
+    expect(orphans.map((c) => c.vlan)).toEqual([20, 20, 60, undefined]);
+    expect(orphans[3]).toMatchObject({ ip: '10.40.0.23', network: 'WireGuard VPN', is_wired: true });
   });
 
   it('shapes wired and wireless clients like the real records', () => {
     const clients = sim.state.site('default')?.clients ?? [];
 
-    const wired = clients.filter((c) => c.is_wired);
+    // The VPN client counts as wired but hangs off no switch port.
+    const wired = clients.filter((c) => c.is_wired && c.sw_mac !== undefined);
     const wireless = clients.filter((c) => !c.is_wired);
     expect(
       wired.every((c) => 'wired-tx_bytes' in c && !('tx_bytes' in c) && typeof c.sw_port === 'number'),

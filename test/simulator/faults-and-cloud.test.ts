@@ -128,7 +128,7 @@ describe('cloud connector', () => {
     const classic = await request('GET', connector(sim.consoleId, '/api/s/default/stat/sta'), {}, sim);
 
     expect(field(integration, 'totalCount')).toBe(1);
-    expect(classicData(classic)).toHaveLength(40);
+    expect(classicData(classic)).toHaveLength(41);
     expect(sim.requests.at(-1)?.route).toBe('/api/s/default/stat/sta');
   });
 
@@ -180,7 +180,7 @@ describe('lifecycle', () => {
     sim.reset();
 
     expect(sim.state.site('default')?.networks).toHaveLength(6);
-    expect(sim.state.site('default')?.clients).toHaveLength(40);
+    expect(sim.state.site('default')?.clients).toHaveLength(41);
     expect(JSON.stringify(sim.state)).not.toBe(before);
   });
 

@@ -208,8 +208,8 @@ describe('ToolRegistry', () => {
 describe('the registered tools', () => {
   const registry = createRegistry('default');
 
-  it('are the 40 tools of the spec and the 5 zone-based firewall policy tools', () => {
-    expect(registry.list()).toHaveLength(45);
+  it('are the 40 tools of the spec, the 5 zone-based firewall policy tools, 4 live reads and 13 on-call actions', () => {
+    expect(registry.list()).toHaveLength(45 + 4 + 13);
     expect(
       registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
     ).toEqual([
@@ -232,6 +232,9 @@ describe('the registered tools', () => {
 
   it('name tools verb-first in snake_case', () => {
     for (const tool of registry.list())
-      expect(tool.name).toMatch(/^(list|get|create|update|delete|assign|unassign|export)_[a-z_]+$/);
+      expect(tool.name).toMatch(
+        // The on-call actions of issue 20 add their own verbs (MCP annotations know each).
+        /^(list|get|create|update|delete|assign|unassign|export|restart|power|locate|block|unblock|reconnect|authorize|unauthorize|revoke|set)_[a-z_]+$/,
+      );
   });
 });

@@ -51,18 +51,18 @@ function statRoutes(): string[] {
 }
 
 describe('get_network_topology', () => {
-  it('counts the demo site: 7 devices, 40 clients, 46 connections, depth 3', async () => {
+  it('counts the demo site: 7 devices, 41 clients (one on VPN, with no link), 46 connections, depth 3', async () => {
     const result = await topology();
 
     expect(result).toMatchObject({
       site_id: 'default',
       total_devices: 7,
-      total_clients: 40,
+      total_clients: 41,
       total_connections: 46,
       max_depth: 3,
       has_coordinates: false,
     });
-    expect(result.nodes).toHaveLength(47);
+    expect(result.nodes).toHaveLength(48);
     expect(result.connections).toHaveLength(46);
     expect(Date.parse(result.generated_at)).not.toBeNaN();
   });
@@ -215,7 +215,7 @@ describe('export_topology', () => {
     expect(dot.startsWith('digraph "topology-default" {')).toBe(true);
     expect(dot).toContain(`"${CORE}" -> "${FLEX}"`);
     const parsed = JSON.parse(json) as Topology;
-    expect(parsed).toMatchObject({ total_devices: 7, total_clients: 40, has_coordinates: true });
+    expect(parsed).toMatchObject({ total_devices: 7, total_clients: 41, has_coordinates: true });
     expect(json).toContain('\n  "nodes": [\n    {\n');
   });
 
@@ -342,7 +342,7 @@ describe('get_topology_statistics', () => {
     expect(stats).toMatchObject({
       site_id: 'default',
       total_devices: 7,
-      total_clients: 40,
+      total_clients: 41,
       total_connections: 46,
       max_depth: 3,
       offline_devices: 1,

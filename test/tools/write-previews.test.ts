@@ -111,6 +111,18 @@ const WRITES: [string, Record<string, unknown>][] = [
   ],
   ['update_traffic_route', { route_id: 'Block social media on IoT', enabled: false }],
   ['delete_traffic_route', { route_id: 'Block social media on IoT' }],
+  // Issue 20: the on-call actions.
+  ['restart_device', { device_id: 'Office Switch' }],
+  ['power_cycle_port', { device_id: 'Core Switch', port_idx: 6 }],
+  ['locate_device', { device_id: 'Living Room AP', enabled: true }],
+  ['block_client', { client: 'Galaxy-S23' }],
+  ['unblock_client', { client: 'Unknown Tablet' }],
+  ['reconnect_client', { client: 'Pixel-7a' }],
+  ['authorize_guest', { client: 'Galaxy-S23', minutes: 90, down_kbps: 4000, up_kbps: 1000, data_mb: 2048 }],
+  ['unauthorize_guest', { client: 'Galaxy-S23' }],
+  ['create_vouchers', { count: 4, minutes: 720, quota: 3, down_kbps: 8000, up_kbps: 2000, note: 'Offsite' }],
+  ['revoke_voucher', { voucher_id: '73022-18845' }],
+  ['set_wifi_broadcast_enabled', { wifi_id: 'Home-IoT', enabled: false }],
 ];
 
 describe('every write tool previews every value it then sends', () => {

@@ -1,11 +1,14 @@
 import { Router } from '../router.js';
+import { registerClassicCommands } from './classic-cmd.js';
 import { firewallrule, networkconf, registerClassicReadOnly, registerClassicRest } from './classic-rest.js';
 import { registerClassicSites, registerClassicStat } from './classic-stat.js';
 import type { Handler } from './context.js';
 import { aclRules, registerAclOrdering } from './integration-acl.js';
+import { registerIntegrationActions } from './integration-actions.js';
 import { registerIntegrationCrud } from './integration-common.js';
 import { registerIntegrationCore } from './integration-core.js';
 import { trafficMatchingLists } from './integration-lists.js';
+import { registerIntegrationLive } from './integration-live.js';
 import { firewallZones } from './integration-zones.js';
 import { registerV2 } from './v2.js';
 import { registerV2Firewall } from './v2-firewall.js';
@@ -26,6 +29,7 @@ export function networkRouters(): NetworkRouters {
   registerClassicRest(classic, firewallrule);
   registerClassicReadOnly(classic, 'wlanconf', (site) => site.wlans);
   registerClassicReadOnly(classic, 'portconf', (site) => site.portProfiles);
+  registerClassicCommands(classic);
 
   const v2 = new Router<Handler>();
   registerV2(v2);
@@ -38,6 +42,8 @@ export function networkRouters(): NetworkRouters {
   registerAclOrdering(integration);
   registerIntegrationCrud(integration, aclRules);
   registerIntegrationCrud(integration, trafficMatchingLists);
+  registerIntegrationLive(integration);
+  registerIntegrationActions(integration);
 
   return { classic, v2, integration };
 }
