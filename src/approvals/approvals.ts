@@ -398,7 +398,7 @@ export class Approvals {
    */
   private knownTruth(request: ChangeRequest): ChangeRequest {
     const owed = this.unrecorded.get(request.id);
-    if (!owed || !owed.from.includes(request.state)) return request;
+    if (!owed?.from.includes(request.state)) return request;
     return applyEvent(request, { ...owed.entry, seq: 0, at: new Date(this.now()).toISOString(), prev: '' });
   }
 

@@ -174,7 +174,7 @@ describe('issue 18, item 1: a journal forged without JOURNAL_KEY', () => {
       KEY,
     );
     writeFileSync(journalPath(dir), `${[...lines, signed].join('\n')}\n`);
-    const escape = await runAuditVerify({ DATA_DIR: dir, JOURNAL_KEY: KEY });
+    const predated = await runAuditVerify({ DATA_DIR: dir, JOURNAL_KEY: KEY });
     const keyless2 = await runAuditVerify({ DATA_DIR: dir });
 
     // Assert
@@ -194,8 +194,8 @@ describe('issue 18, item 1: a journal forged without JOURNAL_KEY', () => {
     expect(vlanWrites(999)).toEqual([]);
     expect(vlanWrites(802)).toEqual([]);
     expect(stateAfter).toEqual(['created', 'message']);
-    expect(escape.code).toBe(1);
-    expect(escape.stdout).toMatch(
+    expect(predated.code).toBe(1);
+    expect(predated.stdout).toMatch(
       /^journal TAMPERED at line 1: it has no MAC although line \d+ after it has one/,
     );
     expect(keyless2.code).toBe(1);
@@ -221,9 +221,8 @@ describe('issue 18, item 1: a journal forged without JOURNAL_KEY', () => {
     await slack.waitFor(() => events(dir).some((e) => e.type === 'succeeded' && e.id === shown.id), 10_000);
     const verified = await runAuditVerify({ DATA_DIR: dir, JOURNAL_KEY: KEY });
 
-    expect(shown.blockId).toBe(
-      `decide-${shown.id}.h${(events(dir)[0]?.request as { previewHash: string }).previewHash}`,
-    );
+    const stored = events(dir)[0]?.request as { previewHash: string } | undefined;
+    expect(shown.blockId).toBe(`decide-${shown.id}.h${stored?.previewHash}`);
     expect(vlanWrites(803)).toHaveLength(1);
     expect(verified.code).toBe(0);
     expect(verified.stdout).toMatch(/every event's MAC verified/);
