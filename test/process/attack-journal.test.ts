@@ -12,6 +12,7 @@ import { Journal } from '../../src/store/file/journal.js';
 import { chainEvent } from '../../src/store/journal-format.js';
 import { type BotProcess, runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 const SECRET = 'attack-journal-signing-secret';
@@ -20,6 +21,7 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 
 let sim: Simulator;
 let slack: FakeSlack;
+const db = useTestDatabase();
 
 beforeAll(async () => {
   [sim, slack] = await Promise.all([startSimulator(), startFakeSlack()]);
@@ -227,6 +229,85 @@ describe('issue 18, item 1: a journal forged without JOURNAL_KEY', () => {
     expect(verified.code).toBe(0);
     expect(verified.stdout).toMatch(/every event's MAC verified/);
   }, 30_000);
+});
+
+/** The attacker's edit on a database: every row's MAC removed, one request's change swapped, re-chained. */
+async function forgeRows(id: string): Promise<void> {
+  const rows = await db.query<{ seq: string; line: string }>(
+    'SELECT seq, line FROM netops_journal ORDER BY seq',
+  );
+  const out: string[] = [];
+  let forged: Record<string, unknown> | undefined;
+  for (const row of rows.rows) {
+    const event = JSON.parse(row.line) as Record<string, unknown> & { request?: Record<string, unknown> };
+    delete event.mac;
+    if (event.type === 'created' && event.id === id && event.request) {
+      const request = event.request;
+      request.args = { ...(request.args as object), vlan_id: 999 };
+      request.preview = JSON.parse(JSON.stringify(request.preview).replaceAll('802', '999'));
+      request.previewHash = previewHash(request.preview);
+      forged = request;
+    }
+    event.prev = out.length === 0 ? '0'.repeat(64) : sha256(out.at(-1) ?? '');
+    out.push(JSON.stringify(event));
+    await db.query('UPDATE netops_journal SET line = $1 WHERE seq = $2', [out.at(-1), row.seq]);
+  }
+  await db.query('UPDATE netops_journal_head SET hash = $1', [sha256(out.at(-1) ?? '')]);
+  await db.query(
+    `UPDATE netops_change_requests SET data = data || jsonb_build_object('args', $2::jsonb, 'preview', $3::jsonb, 'previewHash', $4::text) WHERE id = $1`,
+    [id, JSON.stringify(forged?.args), JSON.stringify(forged?.preview), forged?.previewHash],
+  );
+}
+
+describe('issue 18, item 1, with PostgreSQL: a journal forged without JOURNAL_KEY', () => {
+  it('is rejected by audit:verify, a replica with the key refuses to start on it, and a click on the 802 message never runs 999', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netops-attack-pg-'));
+    const keyed = await startBot(dir, { DATABASE_URL: db.url, JOURNAL_KEY: KEY });
+    const before = previewCount();
+    await keyed.command('create_network name=AttackPg802 vlan_id=802 subnet=10.82.0.0/24', 'U1');
+    const shown = await nextPreview(before);
+    const types = async () =>
+      (
+        await db.query<{ type: string }>(
+          'SELECT type FROM netops_journal WHERE request_id = $1 ORDER BY seq',
+          [shown.id],
+        )
+      ).rows.map((r) => r.type);
+    await slack.waitFor(async () => (await types()).includes('message'), 10_000);
+    await keyed.bot.stop('SIGTERM');
+
+    await forgeRows(shown.id);
+    const verified = await runAuditVerify({ DATABASE_URL: db.url, JOURNAL_KEY: KEY });
+    const refused = spawnBot({
+      SLACK_BOT_TOKEN: 'xoxb-attack-journal',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: '0',
+      GATEWAY_URL: sim.url,
+      GATEWAY_API_KEY: sim.apiKey,
+      DATA_DIR: dir,
+      DATABASE_URL: db.url,
+      JOURNAL_KEY: KEY,
+    });
+    const refusedExit = await refused.exited;
+    const keyless = await startBot(dir, { DATABASE_URL: db.url });
+    const answer = await keyless.click('approve', shown.id, 'U2', shown.blockId);
+    const after = await types();
+    await keyless.bot.stop('SIGTERM');
+
+    expect(verified.code).toBe(1);
+    expect(verified.stdout).toMatch(
+      /^journal TAMPERED at entry 1: JOURNAL_KEY is set but no event carries a MAC/,
+    );
+    expect(refusedExit.code).not.toBe(0);
+    expect(`${refused.stdout()}${refused.stderr()}`).toMatch(
+      /the PostgreSQL journal fails verification: at entry 1: JOURNAL_KEY is set but no event carries a MAC/,
+    );
+    expect(refused.logs().some((l) => l.msg.startsWith('listening on port'))).toBe(false);
+    expect(answer).toMatch(/^:no_entry: Not run: this message shows preview/);
+    expect(vlanWrites(999)).toEqual([]);
+    expect(after).toEqual(['created', 'message']);
+  }, 60_000);
 });
 
 describe('issue 18, item 13: the same command typed by someone else', () => {
