@@ -399,6 +399,46 @@ describe('issue 18, item 12: what is provable after a run was cut off before it 
   }, 30_000);
 });
 
+describe('issue 18, gap: a journal tail cut without anchors', () => {
+  it('is found with the anchor the AUDIT_CHANNEL line of the last change carries, even after a crash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netops-attack-tail-'));
+    const bot = await startBot(dir, { AUDIT_CHANNEL: 'C9AUDIT' });
+    const before = previewCount();
+    await bot.command('create_network name=Tail809 vlan_id=809 subnet=10.89.0.0/24', 'U1');
+    const shown = await nextPreview(before);
+    await slack.waitFor(() => events(dir).some((e) => e.type === 'message' && e.id === shown.id), 10_000);
+    await bot.post(
+      buttonBody({
+        actionId: 'approve',
+        value: shown.id,
+        userId: 'U2',
+        response_url: slack.responseUrl(),
+        blockId: shown.blockId,
+      }),
+    );
+    const auditLines = () =>
+      slack
+        .callsOf('chat.postMessage')
+        .filter((c) => c.args.channel === 'C9AUDIT' && String(c.args.text).includes(shown.id));
+    await slack.waitFor(() => auditLines().length > 0, 10_000);
+    // A crash: no anchor at stop. Then the tail (the run and its outcome) is cut off.
+    await bot.bot.stop('SIGKILL');
+    const anchors = join(dir, '..', `${shown.id}-anchors.txt`);
+    writeFileSync(anchors, String(auditLines()[0]?.args.text));
+    const intact = await runAuditVerify({ DATA_DIR: dir }, ['--anchor-file', anchors]);
+    writeFileSync(journalPath(dir), `${journalLines(dir).slice(0, -2).join('\n')}\n`);
+    const cut = await runAuditVerify({ DATA_DIR: dir }, ['--anchor-file', anchors]);
+    const plain = await runAuditVerify({ DATA_DIR: dir });
+
+    expect(String(auditLines()[0]?.args.text)).toMatch(/; journal anchor `5:[0-9a-f]{64}`$/);
+    expect(intact.code).toBe(0);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).toMatch(/the anchor 5:[0-9a-f]{12}… records 5 events but the journal has 3/);
+    // Without the anchor the chain alone cannot tell: that is why the line carries one.
+    expect(plain.code).toBe(0);
+  }, 30_000);
+});
+
 /** Whether this process may bind-mount (root with CAP_SYS_ADMIN, as the suite runs here). */
 function bindReadOnly(source: string, target: string): void {
   mkdirSync(target, { recursive: true });
