@@ -468,7 +468,12 @@ export class ChangePresenter {
     try {
       // Every outcome line anchors the journal (issue 18): a tail cut after the last periodic
       // anchor is still found, back to the last change that ran.
-      const head = await this.approvals.journalHead().catch(() => undefined);
+      // A store that cannot say where the journal ends leaves this line without an anchor (the
+      // periodic anchor tries again); the outcome line itself must still be posted.
+      const head = await this.approvals.journalHead().catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'could not read the journal head for the audit line');
+        return undefined;
+      });
       const anchor = head && head.count > 0 ? head : undefined;
       const text = auditLine(request, anchor);
       await this.client.chat.postMessage({
