@@ -27,6 +27,8 @@ describe('the disk fills between the approval and the run', () => {
     bot = await startSlackBot({
       dataDir,
       store: new FileStore(dataDir, { data: new MemoryStore(), fs: disk.seam }),
+      // A shared, loaded machine: the dry runs must not time out before the disk fault is reached.
+      gateway: { timeoutMs: 10_000 },
     });
     const b = bot;
     const { id, ts } = await b.propose('create_network name=Full808 vlan_id=808 subnet=10.88.0.0/24', 'U1');
@@ -34,11 +36,12 @@ describe('the disk fills between the approval and the run', () => {
     // The approval is recorded; then the disk is full for `executing` and for the outcome.
     disk.faults.fullAfterWrites = 1;
     await b.click('approve', id, 'U2');
-    await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'approved');
+    await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'approved', 10_000);
     await b.slack.waitFor(() =>
       b.slack
         .callsOf('chat.update')
         .some((c) => c.args.ts === ts && JSON.stringify(c.args.blocks).includes('Not run')),
+      10_000,
     );
     const whileFull = await b.click('approve', id, 'U3');
     const whileFullText = await readOn(b, whileFull.responseUrl);
