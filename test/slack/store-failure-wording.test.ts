@@ -37,10 +37,11 @@ describe('the disk fills between the approval and the run', () => {
     disk.faults.fullAfterWrites = 1;
     await b.click('approve', id, 'U2');
     await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'approved', 10_000);
-    await b.slack.waitFor(() =>
-      b.slack
-        .callsOf('chat.update')
-        .some((c) => c.args.ts === ts && JSON.stringify(c.args.blocks).includes('Not run')),
+    await b.slack.waitFor(
+      () =>
+        b.slack
+          .callsOf('chat.update')
+          .some((c) => c.args.ts === ts && JSON.stringify(c.args.blocks).includes('Not run')),
       10_000,
     );
     const whileFull = await b.click('approve', id, 'U3');
