@@ -253,11 +253,27 @@ export class Approvals {
     return done;
   }
 
-  /** Approves and, unless the preview drifted, runs the change; exactly once however often it is clicked. */
-  async approve(id: string, approver: Actor, hooks: ApproveHooks = {}): Promise<ApproveOutcome> {
+  /**
+   * Approves and, unless the preview drifted, runs the change; exactly once however often it is
+   * clicked. `shownHash` is the preview hash of the message that was clicked: when it is not the
+   * stored request's, nothing runs (the stored request is not what the approver saw).
+   */
+  async approve(
+    id: string,
+    approver: Actor,
+    hooks: ApproveHooks = {},
+    shownHash?: string,
+  ): Promise<ApproveOutcome> {
     const found = await this.store.get(id);
     if (!found) return { kind: 'not_found', id };
-    const request = await this.settle(found);
+    if (shownHash !== undefined && shownHash !== found.previewHash) {
+      this.options.logger.warn(
+        { id, shown: shownHash.slice(0, 12), stored: found.previewHash.slice(0, 12) },
+        'an approval named a preview hash the stored change request does not have; not run',
+      );
+      return { kind: 'mismatch', request: found, shownHash };
+    }
+    const request = this.knownTruth(await this.settle(found));
     const early = approveBlocked(request);
     if (early) return early;
     const decision = await this.options.policy.canApprove(request, approver);
@@ -273,7 +289,7 @@ export class Approvals {
       { from: ['pending'], at: this.now(), live: true },
     );
     if (!claimed) {
-      const current = await this.current(request);
+      const current = this.knownTruth(await this.current(request));
       return approveBlocked(current) ?? { kind: 'already', request: current };
     }
     this.options.logger.info(
@@ -376,6 +392,16 @@ export class Approvals {
     return redactSecrets(await registry.run(tool, { ...args, dry_run: true }, context));
   }
 
+  /**
+   * The request with the outcome this process knows but could not record yet (the store refused
+   * it): a change approved and then not run because the disk filled is "not run", never "running".
+   */
+  private knownTruth(request: ChangeRequest): ChangeRequest {
+    const owed = this.unrecorded.get(request.id);
+    if (!owed?.from.includes(request.state)) return request;
+    return applyEvent(request, { ...owed.entry, seq: 0, at: new Date(this.now()).toISOString(), prev: '' });
+  }
+
   /** The request as stored now, expired first if it is pending past its time. */
   private async current(known: ChangeRequest): Promise<ChangeRequest> {
     return this.settle((await this.store.get(known.id)) ?? known);
@@ -393,7 +419,11 @@ export class Approvals {
     return expired ?? (await this.store.get(request.id)) ?? request;
   }
 
-  /** Journals a new pending request, superseding older pending ones for the identical change. */
+  /**
+   * Journals a new pending request, superseding older pending ones for the identical change that
+   * the new requester may cancel (their own, or any if they may approve them); someone else's
+   * stays pending beside the new one, so nobody retires a request they could not cancel.
+   */
   private async create(input: {
     tool: string;
     args: Record<string, unknown>;
@@ -406,9 +436,16 @@ export class Approvals {
     const id = input.id ?? newId();
     const key = canonicalJson([input.tool, input.args]);
     const pending = await this.store.list({ state: 'pending', tool: input.tool });
-    const stale = pending
+    const same = pending
       .filter((r) => r.id !== input.replaces && canonicalJson([r.tool, r.args]) === key)
       .reverse();
+    const stale: ChangeRequest[] = [];
+    for (const old of same) {
+      const mayCancel =
+        old.requester.userId === input.requester.userId ||
+        (await this.options.policy.canCancel(old, input.requester)).ok;
+      if (mayCancel) stale.push(old);
+    }
     let replaced: string | undefined;
     for (const old of stale) {
       const differences = diffPreviews(old.preview, input.preview);

@@ -18,6 +18,8 @@ export type ApproveOutcome =
   | { kind: 'already'; request: ChangeRequest }
   | { kind: 'expired'; request: ChangeRequest }
   | { kind: 'drift'; request: ChangeRequest; replacement: ChangeRequest; differences: string[] }
+  /** The clicked message showed a preview whose hash is not the stored request's: nothing ran. */
+  | { kind: 'mismatch'; request: ChangeRequest; shownHash: string }
   | { kind: 'not_found'; id: string };
 
 /** What a click on Cancel led to. */

@@ -15,7 +15,7 @@ import {
   resultThreadMessage,
 } from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
-import { codeBlock, mention, mrkdwnSection } from './blocks/text.js';
+import { code, codeBlock, mention, mrkdwn, mrkdwnSection } from './blocks/text.js';
 import { SlackStepError, slackProblem, slackRefused, slackRefusedContent } from './error-text.js';
 
 /** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
@@ -290,6 +290,14 @@ export class ChangePresenter {
           ':hourglass: This change request expired; nothing was run. Request it again for a fresh preview.',
         );
         return;
+      case 'mismatch':
+        // The stored request is not what the clicked message showed (the store was changed
+        // behind the bot's back): never run it, and leave the message for an admin to look at.
+        await whisper(
+          `:no_entry: Not run: this message shows preview ${code(outcome.shownHash.slice(0, 8))}, but the stored change request has preview ${code(outcome.request.previewHash.slice(0, 8))}. ` +
+            'The stored request is not the change you saw, so nothing was run; ask an admin to check the journal (`audit:verify`).',
+        );
+        return;
       case 'drift': {
         // The differences quote controller data (names, values): escaped like any other data.
         const changed = codeBlock(outcome.differences.slice(0, 10).join('\n'));
@@ -464,12 +472,22 @@ export class ChangePresenter {
   private async audit(request: ChangeRequest): Promise<void> {
     if (!this.auditChannel) return;
     try {
-      const text = auditLine(request);
+      // Every outcome line anchors the journal (issue 18): a tail cut after the last periodic
+      // anchor is still found, back to the last change that ran.
+      // A store that cannot say where the journal ends leaves this line without an anchor (the
+      // periodic anchor tries again); the outcome line itself must still be posted.
+      const head = await this.approvals.journalHead().catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'could not read the journal head for the audit line');
+        return undefined;
+      });
+      const anchor = head && head.count > 0 ? head : undefined;
+      const text = auditLine(request, anchor);
       await this.client.chat.postMessage({
         channel: this.auditChannel,
         text,
         blocks: [mrkdwnSection(text)],
       });
+      if (anchor) this.lastAnchor = anchor;
     } catch (error) {
       // The journal is the durable audit trail; a missed channel line must not hide the outcome.
       this.logger.warn(
@@ -503,6 +521,10 @@ function alreadyText(request: ChangeRequest): string {
     case 'succeeded':
       return `:white_check_mark: Already ran${by}; it runs once.`;
     case 'failed':
+      if (request.notRun) {
+        const why = request.error ? `: ${mrkdwn(request.error.message)}` : '';
+        return `:no_entry_sign: Approved${by} but not run${why}. Request it again for a new preview.`;
+      }
       return `:x: Already ran and failed${by}; request it again for a new preview.`;
     case 'cancelled':
       return ':no_entry_sign: This change request was cancelled; nothing was run.';

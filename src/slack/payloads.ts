@@ -19,7 +19,16 @@ export type SlashCommand = z.infer<typeof slashCommandSchema>;
 /** A click on Approve or Cancel: who clicked, which request, on which message. */
 export const buttonClickSchema = z.object({
   user: z.object({ id: userId, name: z.string().optional(), username: z.string().optional() }),
-  actions: z.array(z.object({ action_id: z.string(), value: z.string().max(2000).optional() })).min(1),
+  actions: z
+    .array(
+      z.object({
+        action_id: z.string(),
+        value: z.string().max(2000).optional(),
+        // Carries the preview hash of the clicked message (decisionActions); at most 255 in Block Kit.
+        block_id: z.string().max(255).optional(),
+      }),
+    )
+    .min(1),
   channel: z.object({ id: z.string() }).optional(),
   // `type` is 'message' for a channel message, 'view' for App Home (no channel, no response_url).
   container: z

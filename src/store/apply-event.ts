@@ -7,6 +7,16 @@ export const OUTCOME_UNKNOWN = {
   message: 'outcome unknown: the bot stopped while this change was running; verify on the controller',
 } as const;
 
+/**
+ * What a request shows when its process stopped after the approval and before `executing` was
+ * recorded: the write is sent only after that record, so it provably never reached the controller.
+ */
+export const STOPPED_BEFORE_RUN = {
+  code: 'interrupted',
+  message:
+    'not run: the bot stopped after the approval and before the change was started, so nothing was sent to the controller; request it again',
+} as const;
+
 /** The state an event moves a request to; undefined for events that change no state (`message`). */
 export function stateAfter(type: TransitionEntry['type']): ChangeState | undefined {
   switch (type) {
@@ -47,10 +57,13 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
       next.result = event.result;
       // A late outcome after a recovery replaces the "unknown" note with the truth.
       delete next.error;
+      delete next.notRun;
       break;
     case 'failed':
       next.state = 'failed';
       next.error = event.error;
+      if (event.stage === 'recheck') next.notRun = true;
+      else delete next.notRun;
       break;
     case 'cancelled':
       next.state = 'cancelled';

@@ -38,6 +38,7 @@ export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
   decidedAt: z.string().optional(),
   result: z.unknown().optional(),
   error: errorSchema.optional(),
+  notRun: z.boolean().optional(),
   supersededBy: z.string().optional(),
   replaces: z.string().optional(),
   remindedAt: z.string().optional(),
@@ -180,13 +181,15 @@ export interface ChainCheckOptions {
   /** Keep the parsed events (replay, import). */
   keep?: boolean;
   /**
-   * JOURNAL_KEY: every MAC must match, and once one event is signed every later one must be.
-   * Events before the first signed one were written before the key was set.
+   * JOURNAL_KEY: every MAC must match. With or without it, a journal with one signed event must
+   * have a MAC on every event: an unsigned one before or after it is tampering (issue 18: MACs
+   * stripped, the chain rebuilt, and the bot's next signed event made the forgery look old).
    */
   key?: string;
   /**
    * With `key`: a journal with events of which none is signed fails (the MACs may have been
-   * stripped). The bot's own open check leaves this off, since a key may have just been set.
+   * stripped). audit:verify and the bot's open with a key both set it: a key applies from a
+   * journal's first event.
    */
   requireSigned?: boolean;
   /** Published positions the chain must pass through: rewriting or cutting before one is found. */
@@ -252,8 +255,9 @@ export class ChainChecker {
         ok: false,
         line: 1,
         reason:
-          'JOURNAL_KEY is set but no event carries a MAC: either the key was set after the last event ' +
-          'was written (the bot signs every event it writes from then on), or the MACs were removed and the chain rewritten',
+          'JOURNAL_KEY is set but no event carries a MAC: the MACs were removed and the chain rewritten, or the ' +
+          'journal was started without the key (a key applies from the first event: keep this journal as an ' +
+          'archive, check it with audit:verify without the key, and start a new one)',
       };
     }
     return {
@@ -344,14 +348,23 @@ export class ChainChecker {
           reason: `its MAC does not match: the ${unit} was forged or changed, or JOURNAL_KEY is not the key it was written with`,
         };
       }
-      if (chain.data.mac === undefined && this.firstSigned !== undefined) {
-        return {
-          line: number,
-          reason: `it has no MAC although ${unit} ${this.firstSigned} before it has one: it was written without JOURNAL_KEY, or forged`,
-        };
-      }
     } else if (chain.data.mac !== undefined && !isSigned(text)) {
       return { line: number, reason: 'its mac is not at the end of the event, where the bot writes it' };
+    }
+    // A signed journal is signed from its first event to its last, checked with the key or without.
+    if (chain.data.mac === undefined && this.firstSigned !== undefined) {
+      return {
+        line: number,
+        reason: `it has no MAC although ${unit} ${this.firstSigned} before it has one: it was written without JOURNAL_KEY, or forged`,
+      };
+    }
+    if (chain.data.mac !== undefined && this.firstSigned === undefined && number > 1) {
+      return {
+        line: 1,
+        reason:
+          `it has no MAC although ${unit} ${number} after it has one: every event of a signed journal carries a MAC, ` +
+          'so the MACs were stripped and the chain rebuilt (a key applies from the first event, it is never added later)',
+      };
     }
     return { event: { ...entry.data, ...chain.data } };
   }
@@ -369,13 +382,9 @@ export function verifiedSummary(
   const events = (n: number) => (n === 1 ? '1 event' : `${n} events`);
   const parts = [`${events(result.events)}, chain verified`];
   const signed = result.signed ?? 0;
+  // The checker lets through only journals signed throughout or not at all.
   if (options.key !== undefined) {
-    if (signed === result.events) parts.push(`every event's MAC verified (JOURNAL_KEY)`);
-    else if (signed > 0) {
-      parts.push(
-        `MACs verified on the last ${events(signed)} (JOURNAL_KEY; the first ${events(result.events - signed)} predate the key)`,
-      );
-    }
+    if (signed > 0) parts.push(`every event's MAC verified (JOURNAL_KEY)`);
   } else if (signed > 0) {
     parts.push(`MACs on ${events(signed)} not checked (JOURNAL_KEY unset)`);
   }

@@ -62,6 +62,11 @@ export interface ChangeRequest {
   /** The tool's result as journaled (secrets masked, very large results capped). */
   result?: unknown;
   error?: ErrorSummary;
+  /**
+   * On a failed request: the write was provably never sent (the check at approval failed, or the
+   * bot stopped or could not record a step before the write), so the UI says "not run".
+   */
+  notRun?: boolean;
   supersededBy?: string;
   replaces?: string;
   /** When the one reminder of a request still pending was claimed (APPROVAL_REMIND_SECONDS). */

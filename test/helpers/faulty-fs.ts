@@ -16,6 +16,8 @@ export function faultyFs() {
     truncate?: boolean;
     skipWrites?: number;
     readOnly?: boolean;
+    /** Lets this many writes through, then every write fails with ENOSPC until cleared (a disk that stays full). */
+    fullAfterWrites?: number;
   } = {};
   const calls = { writes: 0, truncates: 0 };
   const readOnly = (call: string) =>
@@ -29,6 +31,12 @@ export function faultyFs() {
     writeSync(fd, buffer, offset, length) {
       calls.writes += 1;
       if (faults.readOnly) throw readOnly('write');
+      if (faults.fullAfterWrites !== undefined) {
+        if (faults.fullAfterWrites === 0) {
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        }
+        faults.fullAfterWrites -= 1;
+      }
       if ((faults.enospcAfter !== undefined || faults.short) && skipped())
         return fs.writeSync(fd, buffer, offset, length);
       if (faults.enospcAfter !== undefined) {

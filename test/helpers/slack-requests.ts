@@ -41,6 +41,8 @@ export function buttonBody(fields: {
   channel?: string;
   messageTs?: string;
   response_url: string;
+  /** The block_id of the clicked actions block, as the bot rendered it (it carries the preview hash). */
+  blockId?: string;
 }): string {
   const payload = {
     type: 'block_actions',
@@ -55,7 +57,7 @@ export function buttonBody(fields: {
     actions: [
       {
         action_id: fields.actionId,
-        block_id: 'decide',
+        block_id: fields.blockId ?? 'decide',
         type: 'button',
         value: fields.value,
         action_ts: '1.1',

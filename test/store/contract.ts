@@ -361,7 +361,7 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
         expect(await after.changes().verifyJournal()).toMatchObject({ ok: true, events: 2 });
       });
 
-      it('leaves its own runs alone, and after a restart marks them unknown once, never to run again', async () => {
+      it('leaves its own runs alone, and after a restart marks them unknown (executing) or not run (approved) once, never to run again', async () => {
         const before = await fresh();
         const changes = before.changes();
         const running = await changes.create(sampleRequest({ createdS: 0 }), RITA, at(0));
@@ -395,9 +395,11 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
         expect(whileAlive).toEqual([]);
         expect(recovered.map((r) => [r.request.id, r.previous, r.request.state])).toEqual([
           [running.id, 'executing', 'unknown'],
-          [claimed.id, 'approved', 'unknown'],
+          // Caught before `executing` was recorded: the write is sent only after it, so not run.
+          [claimed.id, 'approved', 'failed'],
         ]);
         expect(recovered[0]?.request.error?.code).toBe('outcome_unknown');
+        expect(recovered[1]?.request).toMatchObject({ notRun: true, error: { code: 'interrupted' } });
         expect(again).toEqual([]);
         expect(rerun).toBeUndefined();
         expect((await after.changes().get(waiting.id))?.state).toBe('pending');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal, JournalKeyError, journalReport, verifyJournal } from '../../src/store/file/journal.js';
+import { chainEvent } from '../../src/store/journal-format.js';
 import { ALEX, RITA, tempDataDir } from '../approvals/harness.js';
 import { sampleRequest } from './contract.js';
 
@@ -135,20 +136,47 @@ describe('JOURNAL_KEY: an HMAC on every event', () => {
     expect(() => Journal.open(data.journal)).toThrow(JournalKeyError);
   });
 
-  it('accepts events written before the key was set, and signs everything after', () => {
+  it('refuses to open an unsigned journal with a key: stripped MACs look exactly like a key set late', () => {
     writeJournal();
-    const { journal } = Journal.open(data.journal, { key: KEY });
-    journal.append({ type: 'cancelled', id: 'cr_two', actor: RITA });
-    journal.close();
 
-    const report = journalReport(data.dir, { key: KEY });
+    expect(() => Journal.open(data.journal, { key: KEY })).toThrow(
+      /fails verification at line 1: JOURNAL_KEY is set but no event carries a MAC/,
+    );
+    expect(lines()).toHaveLength(5);
+  });
+
+  it('calls unsigned events before a signed one tampering, with the key or without (no "predate the key" escape)', () => {
+    const unsigned = rechain(writeJournal(KEY), { stripMacs: true });
+    const { line: signed } = chainEvent(
+      { type: 'cancelled', id: 'cr_two', actor: RITA },
+      { seq: 6, at: '2030-01-01T00:10:00.000Z', prev: sha256(unsigned[4] ?? '') },
+      KEY,
+    );
+    rewrite([...unsigned, signed]);
+
+    const keyed = journalReport(data.dir, { key: KEY });
     const unkeyed = journalReport(data.dir);
 
-    expect(report.exitCode).toBe(0);
-    expect(report.line).toMatch(
-      /^journal OK: 6 events, chain verified; MACs verified on the last 1 event \(JOURNAL_KEY; the first 5 events predate the key\)/,
+    expect(keyed.exitCode).toBe(1);
+    expect(keyed.line).toMatch(/^journal TAMPERED at line 1: it has no MAC although line 6 after it has one/);
+    expect(unkeyed.exitCode).toBe(1);
+    expect(unkeyed.line).toMatch(
+      /^journal TAMPERED at line 1: it has no MAC although line 6 after it has one/,
     );
-    expect(unkeyed.line).toMatch(/; MACs on 1 event not checked \(JOURNAL_KEY unset\)/);
+    expect(() => Journal.open(data.journal, { key: KEY })).toThrow(/fails verification at line 1/);
+  });
+
+  it('calls an unsigned event after a signed one tampering, without the key too', () => {
+    const signed = writeJournal(KEY);
+    rewrite(
+      rechain(
+        signed.map((line, i) => (i === 4 ? JSON.stringify({ ...JSON.parse(line), mac: undefined }) : line)),
+      ),
+    );
+
+    expect(journalReport(data.dir).line).toMatch(
+      /^journal TAMPERED at line 5: it has no MAC although line 1 before it has one/,
+    );
   });
 });
 

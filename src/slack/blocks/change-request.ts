@@ -148,7 +148,8 @@ function statusLine(request: ChangeRequest): string {
     case 'succeeded':
       return `:white_check_mark: *Done*${by}${when}`;
     case 'failed':
-      return `:x: *Failed*${by}${when}\n> ${clipMrkdwn(mrkdwn(errorLine(request)), 500)}`;
+      // Not run: the write was provably never sent; "Failed" would say it was tried.
+      return `${request.notRun ? ':no_entry_sign: *Not run*' : ':x: *Failed*'}${by}${when}\n> ${clipMrkdwn(mrkdwn(errorLine(request)), 500)}`;
     case 'cancelled':
       return `:no_entry_sign: *Cancelled*${request.cancelledBy ? ` by ${mention(request.cancelledBy.userId)}` : ''}${when} · not run`;
     case 'expired':
@@ -210,7 +211,7 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
     });
   }
   const text = mrkdwn(
-    `${humanize(request.tool)} on ${request.site} requested by ${isMcpRequester(request.requester) ? (request.requester.name ?? request.requester.userId) : request.requester.userId}: ${request.state}`,
+    `${humanize(request.tool)} on ${request.site} requested by ${isMcpRequester(request.requester) ? (request.requester.name ?? request.requester.userId) : request.requester.userId}: ${request.notRun ? 'not run' : request.state}`,
   );
   return { text: clipMrkdwn(text, 3000), blocks };
 }
@@ -221,7 +222,7 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
   const rendered = isRow(body) ? renderObject(body, { width: 90 }) : shown(body);
   const heading =
     request.state === 'failed'
-      ? `:x: ${mrkdwn(humanize(request.tool))} failed: ${mrkdwn(errorLine(request))}`
+      ? `${request.notRun ? ':no_entry_sign:' : ':x:'} ${mrkdwn(humanize(request.tool))} ${request.notRun ? 'not run' : 'failed'}: ${mrkdwn(errorLine(request))}`
       : `:white_check_mark: ${mrkdwn(humanize(request.tool))} done.`;
   return {
     text: clipMrkdwn(heading, 3000),
@@ -229,14 +230,28 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
   };
 }
 
-/** One line for AUDIT_CHANNEL per executed or failed change. */
-export function auditLine(request: ChangeRequest): string {
+/**
+ * One line for AUDIT_CHANNEL per executed or failed change; with `anchor`, the journal's position
+ * just after its outcome was recorded, so `audit:verify --anchor` finds a tail cut behind it.
+ */
+export function auditLine(request: ChangeRequest, anchor?: { count: number; head: string }): string {
   const outcome =
     request.state === 'failed'
-      ? `FAILED (${mrkdwn(request.error?.controllerCode ?? request.error?.code ?? 'error')})`
+      ? `${request.notRun ? 'NOT RUN' : 'FAILED'} (${mrkdwn(request.error?.controllerCode ?? request.error?.code ?? 'error')})`
       : request.state.toUpperCase();
   const approver = request.approver ? mention(request.approver.userId) : 'nobody';
-  return `${outcome}: ${code(request.tool)} on ${code(request.site)} requested by ${requesterText(request.requester)}, approved by ${approver} (preview ${code(request.previewHash.slice(0, 8))}, request ${code(request.id)})`;
+  return `${outcome}: ${code(request.tool)} on ${code(request.site)} requested by ${requesterText(request.requester)}, approved by ${approver} (preview ${code(request.previewHash.slice(0, 8))}, request ${code(request.id)})${anchor ? `; journal anchor ${code(`${anchor.count}:${anchor.head}`)}` : ''}`;
+}
+
+const SHOWN_HASH_SEPARATOR = '.h';
+const SHOWN_HASH = /\.h([0-9a-f]{64})$/;
+
+/**
+ * The preview hash carried by the block_id of a clicked actions block (see decisionActions), or
+ * undefined for a block without one (a message posted before the hash was carried).
+ */
+export function shownPreviewHash(blockId: string | undefined): string | undefined {
+  return blockId === undefined ? undefined : SHOWN_HASH.exec(blockId)?.[1];
 }
 
 /**
@@ -267,7 +282,9 @@ export function decisionActions(request: ChangeRequest, blockId: string, detail:
   }
   return {
     type: 'actions',
-    block_id: blockId,
+    // The hash of the preview this block is shown with: Slack sends block_id back with the click,
+    // so an approval runs only the change the approver saw (the button value stays the bare id).
+    block_id: `${blockId}${SHOWN_HASH_SEPARATOR}${request.previewHash}`,
     elements: [
       approve,
       { type: 'button', action_id: CANCEL_ACTION, text: plainText('Cancel'), value: request.id },

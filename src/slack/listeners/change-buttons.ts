@@ -1,5 +1,5 @@
 import type { App, RespondFn } from '@slack/bolt';
-import { APPROVE_ACTION, CANCEL_ACTION } from '../blocks/change-request.js';
+import { APPROVE_ACTION, CANCEL_ACTION, shownPreviewHash } from '../blocks/change-request.js';
 import { noticeMessage } from '../blocks/notice.js';
 import type { Whisper } from '../change-presenter.js';
 import type { SlackClient, SlackDeps } from '../deps.js';
@@ -37,10 +37,14 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
     let click: ButtonClick | undefined;
     try {
       click = parsePayload(buttonClickSchema, body, 'action');
-      const id = click.actions[0]?.value ?? '';
-      const outcome = await deps.approvals.approve(id, actorOf(click), {
-        onClaimed: (claimed) => deps.presenter.showRunning(claimed),
-      });
+      const action = click.actions[0];
+      const outcome = await deps.approvals.approve(
+        action?.value ?? '',
+        actorOf(click),
+        { onClaimed: (claimed) => deps.presenter.showRunning(claimed) },
+        // The preview hash of the message that was clicked, from its actions block's block_id.
+        shownPreviewHash(action?.block_id),
+      );
       await deps.presenter.showApproval(outcome, whisperTo(click, client, respond, deps));
     } catch (error) {
       await report(error, click, client, respond, deps);

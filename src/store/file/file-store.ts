@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { JsonFileStore, type KeyValueStore } from '../../lib/json-file-store.js';
 import type { Logger } from '../../log.js';
-import { applyEvent } from '../apply-event.js';
+import { applyEvent, STOPPED_BEFORE_RUN } from '../apply-event.js';
 import type { JournalEvent, TransitionEntry, VerifyResult } from '../journal-format.js';
 import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../records.js';
 import type {
@@ -21,6 +21,18 @@ import { JournalView } from './journal-view.js';
 
 /** bot-data.json: bot-kept data inside DATA_DIR. */
 export const BOT_DATA_FILE = 'bot-data.json';
+
+/**
+ * How a run cut off by a dead process is recorded: caught before `executing`, the write was never
+ * sent (it is sent only after that record), so it failed without running; caught while executing,
+ * its outcome is unknown.
+ */
+export function interruptedEntry(id: string, previous: 'approved' | 'executing'): TransitionEntry {
+  if (previous === 'approved') {
+    return { type: 'failed', id, actor: SYSTEM_ACTOR, error: { ...STOPPED_BEFORE_RUN }, stage: 'recheck' };
+  }
+  return { type: 'outcome_unknown', id, actor: SYSTEM_ACTOR, previous };
+}
 
 /** A fresh id for this process among replicas: host-independent, unguessable enough to never collide. */
 export function newReplicaId(): string {
@@ -71,7 +83,7 @@ export class FileChangeStore implements ChangeStore {
    * it. A torn last line (a crash or a full disk cut its write short) is moved aside with a warning.
    */
   static open(dataDir: string, options: FileStoreOptions = {}): FileChangeStore {
-    const { journal, events, torn } = Journal.open(join(dataDir, JOURNAL_FILE), {
+    const { journal, events, torn, readOnly } = Journal.open(join(dataDir, JOURNAL_FILE), {
       ...(options.key !== undefined ? { key: options.key } : {}),
       ...(options.fs ? { fs: options.fs } : {}),
     });
@@ -79,6 +91,12 @@ export class FileChangeStore implements ChangeStore {
       options.logger?.warn(
         { line: torn.line, bytes: torn.bytes, moved_to: torn.movedTo },
         `approvals journal: line ${torn.line} was torn (${torn.reason}); moved it aside and kept the ${events.length} events before it`,
+      );
+    }
+    if (readOnly) {
+      options.logger?.warn(
+        { code: readOnly.code, path: journal.path },
+        `approvals journal: cannot be opened for writing (${readOnly.code}); serving lookups and the ${events.length} recorded events, refusing changes until DATA_DIR takes writes`,
       );
     }
     const store = new FileChangeStore(journal, options.key);
@@ -125,7 +143,7 @@ export class FileChangeStore implements ChangeStore {
     for (const request of this.byCreation()) {
       const previous = request.state;
       if ((previous === 'approved' || previous === 'executing') && !this.owned.has(request.id)) {
-        this.record({ type: 'outcome_unknown', id: request.id, actor: SYSTEM_ACTOR, previous }, at);
+        this.record(interruptedEntry(request.id, previous), at);
         recovered.push({ request: this.snapshot(request.id), previous });
       }
     }
@@ -160,7 +178,10 @@ export class FileChangeStore implements ChangeStore {
   }
 
   async verifyJournal(): Promise<VerifyResult> {
-    return verifyJournal(this.journal.path, this.key !== undefined ? { key: this.key } : {});
+    return verifyJournal(
+      this.journal.path,
+      this.key !== undefined ? { key: this.key, requireSigned: true } : {},
+    );
   }
 
   /** Why the journal cannot be written, after a failed append (checked again with a probe); undefined while it can. */

@@ -268,17 +268,20 @@ export interface JournalWriteFailure {
 export class Journal {
   private closed = false;
   private failure: JournalWriteFailure | undefined;
+  // Opened read-only: whether a probe may open it for appending once the disk takes writes.
+  private reopenable = false;
   // Set when a failed append could not be cut back: the next append cuts first, or refuses.
   private mustTruncate = false;
 
   private constructor(
     readonly path: string,
-    private readonly fd: number,
+    // Undefined while the file could not be opened for appending (a read-only DATA_DIR).
+    private fd: number | undefined,
     private head: string,
     private seq: number,
     // Bytes of whole, verified lines: where a failed append is cut back to.
     private size: number,
-    private readonly now: () => number,
+    readonly now: () => number,
     private readonly key: string | undefined,
     private readonly fs: JournalFs,
   ) {}
@@ -290,16 +293,41 @@ export class Journal {
   static open(
     path: string,
     options: JournalOpenOptions = {},
-  ): { journal: Journal; events: JournalEvent[]; torn?: TornTail } {
+  ): { journal: Journal; events: JournalEvent[]; torn?: TornTail; readOnly?: JournalWriteFailure } {
     const full = resolve(path);
     if (openPaths.has(full)) throw new Error(`approvals journal ${full} is already open in this process`);
     const text = readText(full);
-    const checked = check(text, true, options.key !== undefined ? { key: options.key } : {});
+    // With a key, the same verdict as audit:verify: an unsigned journal is refused, not adopted,
+    // since stripped MACs look exactly like a key set late (issue 18).
+    const checked = check(
+      text,
+      true,
+      options.key !== undefined ? { key: options.key, requireSigned: true } : {},
+    );
     if (!checked.ok) throw new JournalIntegrityError(full, checked.line, checked.reason);
     if (options.key === undefined && checked.events.at(-1)?.mac !== undefined)
       throw new JournalKeyError(full);
-    nodeFs.mkdirSync(dirname(full), { recursive: true });
-    const fd = nodeFs.openSync(full, 'a');
+    const opened = openForAppend(full);
+    if ('failure' in opened) {
+      // A read-only DATA_DIR (issue 18): the journal is replayed and served for lookups, and every
+      // append is refused with the reason, as after a failed append, instead of a crash loop.
+      openPaths.add(full);
+      const journal = new Journal(
+        full,
+        undefined,
+        checked.result.head,
+        checked.events.length,
+        checked.good,
+        options.now ?? Date.now,
+        options.key,
+        options.fs ?? realFs,
+      );
+      journal.failure = { ...opened.failure, at: new Date(journal.now()).toISOString() };
+      // A torn tail cannot be moved aside now: appends stay refused until a restart does it.
+      journal.reopenable = !checked.torn;
+      return { journal, events: checked.events, readOnly: journal.failure };
+    }
+    const fd = opened.fd;
     let torn: TornTail | undefined;
     try {
       if (checked.torn && checked.tornText !== undefined) {
@@ -341,7 +369,13 @@ export class Journal {
    */
   append(entry: JournalEntry, at = this.now()): JournalEvent {
     if (this.closed) throw new Error(`approvals journal ${this.path} is closed`);
-    if (this.mustTruncate) this.cutBack();
+    const fd = this.fd;
+    if (fd === undefined) {
+      throw new StoreUnavailableError(
+        `the approvals journal cannot be written (${describeCode(this.failure?.code ?? 'EROFS')}), so nothing was recorded`,
+      );
+    }
+    if (this.mustTruncate) this.cutBack(fd);
     const { event, line, hash } = chainEvent(
       entry,
       { seq: this.seq + 1, at: new Date(at).toISOString(), prev: this.head },
@@ -350,15 +384,15 @@ export class Journal {
     const bytes = Buffer.from(`${line}\n`, 'utf8');
     try {
       // One write of the whole line: a partial one is a failure, never continued by another write.
-      const written = this.fs.writeSync(this.fd, bytes, 0, bytes.length);
+      const written = this.fs.writeSync(fd, bytes, 0, bytes.length);
       if (written !== bytes.length) {
         throw Object.assign(new Error(`short write: ${written} of ${bytes.length} bytes`), {
           code: 'short_write',
         });
       }
-      this.fs.fsyncSync(this.fd);
+      this.fs.fsyncSync(fd);
     } catch (error) {
-      this.failed(error);
+      this.failed(error, fd);
     }
     this.size += bytes.length;
     this.seq = event.seq;
@@ -373,6 +407,7 @@ export class Journal {
    */
   probe(): JournalWriteFailure | undefined {
     if (!this.failure || this.closed) return this.failure;
+    if (this.fd === undefined) return this.reopen();
     const probePath = join(dirname(this.path), `.${basename(this.path)}.probe`);
     let fd: number | undefined;
     try {
@@ -380,7 +415,7 @@ export class Journal {
       const bytes = Buffer.alloc(4096, 0x20);
       if (this.fs.writeSync(fd, bytes, 0, bytes.length) !== bytes.length) return this.failure;
       this.fs.fsyncSync(fd);
-      if (this.mustTruncate) this.cutBack();
+      if (this.mustTruncate) this.cutBack(this.fd);
       this.failure = undefined;
     } catch {
       // Still failing: the failure recorded by the append stands.
@@ -396,16 +431,26 @@ export class Journal {
     if (this.closed) return;
     this.closed = true;
     openPaths.delete(this.path);
-    nodeFs.closeSync(this.fd);
+    if (this.fd !== undefined) nodeFs.closeSync(this.fd);
+  }
+
+  /** A journal opened read-only: opened for appending once the file system takes writes again. */
+  private reopen(): JournalWriteFailure | undefined {
+    if (!this.reopenable) return this.failure;
+    const opened = openForAppend(this.path);
+    if ('failure' in opened) return this.failure;
+    this.fd = opened.fd;
+    this.failure = undefined;
+    return undefined;
   }
 
   /** Cuts a failed append back to the last whole line, records why, and throws. */
-  private failed(error: unknown): never {
+  private failed(error: unknown, fd: number): never {
     const code = String((error as NodeJS.ErrnoException).code ?? 'EIO');
     const message = error instanceof Error ? error.message : String(error);
     this.failure = { at: new Date(this.now()).toISOString(), code, message };
     try {
-      this.cutBack();
+      this.cutBack(fd);
     } catch {
       // The cut is retried before the next append, which refuses until it succeeds.
     }
@@ -414,11 +459,11 @@ export class Journal {
     );
   }
 
-  private cutBack(): void {
+  private cutBack(fd: number): void {
     this.mustTruncate = true;
     try {
-      this.fs.ftruncateSync(this.fd, this.size);
-      this.fs.fsyncSync(this.fd);
+      this.fs.ftruncateSync(fd, this.size);
+      this.fs.fsyncSync(fd);
     } catch (error) {
       const code = String((error as NodeJS.ErrnoException).code ?? 'EIO');
       throw new StoreUnavailableError(
@@ -426,6 +471,21 @@ export class Journal {
       );
     }
     this.mustTruncate = false;
+  }
+}
+
+// What a file system that takes no writes answers (EACCES/EPERM also for an immutable file, as root).
+const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/** Opens the journal for appending, or says why a read-only file system refused it. */
+function openForAppend(path: string): { fd: number } | { failure: Omit<JournalWriteFailure, 'at'> } {
+  try {
+    nodeFs.mkdirSync(dirname(path), { recursive: true });
+    return { fd: nodeFs.openSync(path, 'a') };
+  } catch (error) {
+    const code = String((error as NodeJS.ErrnoException).code ?? '');
+    if (!READ_ONLY_CODES.has(code)) throw error;
+    return { failure: { code, message: error instanceof Error ? error.message : String(error) } };
   }
 }
 

@@ -38,7 +38,9 @@ export async function importDataDir(
   pool: pg.Pool,
   options: { key?: string } = {},
 ): Promise<ImportResult> {
-  const journal = readJournal(join(dataDir, JOURNAL_FILE), options);
+  // With a key, the file must be signed throughout, as a replica with the key requires at open.
+  const checks = options.key !== undefined ? { key: options.key, requireSigned: true } : {};
+  const journal = readJournal(join(dataDir, JOURNAL_FILE), checks);
   const dataPath = join(dataDir, BOT_DATA_FILE);
   const data = existsSync(dataPath) ? new JsonFileStore(dataPath) : undefined;
   const keys = data ? await data.keys() : [];
@@ -101,7 +103,7 @@ export async function importDataDir(
       );
     }
   });
-  const verified = await verifyDatabaseJournal(pool, options);
+  const verified = await verifyDatabaseJournal(pool, checks);
   if (!verified.ok) {
     throw new Error(`the imported journal does not verify at entry ${verified.line}: ${verified.reason}`);
   }

@@ -4,7 +4,7 @@ import type { DatabaseConfig } from '../../config.js';
 import type { KeyValueStore } from '../../lib/json-file-store.js';
 import { type Logger, scrubSecrets } from '../../log.js';
 import { applyEvent, stateAfter } from '../apply-event.js';
-import { newReplicaId } from '../file/file-store.js';
+import { interruptedEntry, newReplicaId } from '../file/file-store.js';
 import {
   type Anchor,
   ChainChecker,
@@ -224,19 +224,15 @@ export class PostgresChangeStore implements ChangeStore {
               AND NOT EXISTS (SELECT 1 FROM netops_replicas r WHERE r.id = c.owner AND r.lease_until > now())
             ORDER BY c.created_at, c.id
             FOR UPDATE OF c SKIP LOCKED)
-         UPDATE netops_change_requests c SET state = 'unknown', updated_at = now()
+         UPDATE netops_change_requests c
+            SET state = CASE c.state WHEN 'approved' THEN 'failed' ELSE 'unknown' END, updated_at = now()
            FROM orphans WHERE c.id = orphans.id
          RETURNING c.id, c.data`,
       );
       const recovered: InterruptedRequest[] = [];
       for (const row of inCreationOrder(orphans.rows)) {
         const previous = row.data.state === 'approved' ? 'approved' : 'executing';
-        const request = await this.record(
-          client,
-          row,
-          { type: 'outcome_unknown', id: row.id, actor: SYSTEM_ACTOR, previous },
-          at,
-        );
+        const request = await this.record(client, row, interruptedEntry(row.id, previous), at);
         recovered.push({ request, previous });
       }
       return recovered;
@@ -290,7 +286,10 @@ export class PostgresChangeStore implements ChangeStore {
   }
 
   async verifyJournal(): Promise<VerifyResult> {
-    return verifyDatabaseJournal(this.pool, this.key !== undefined ? { key: this.key } : {});
+    return verifyDatabaseJournal(
+      this.pool,
+      this.key !== undefined ? { key: this.key, requireSigned: true } : {},
+    );
   }
 
   /** Journals the transition already applied to `row` by the UPDATE, and stores the request after it. */
@@ -460,6 +459,7 @@ export class PostgresStore implements Store {
     try {
       const migrations = await migrate(pool, options.logger);
       await checkHead(pool, options.key);
+      if (options.key !== undefined) await checkWholeChain(pool, options.key);
       const store = new PostgresStore(pool, options, migrations);
       await store.renewLease();
       store.startHeartbeat();
@@ -565,6 +565,16 @@ async function checkHead(pool: pg.Pool, key: string | undefined): Promise<void> 
       `the MAC of the last journal entry (number ${count}) does not match JOURNAL_KEY: the key is not the one the journal was written with, or the entry was forged`,
     );
   }
+}
+
+/**
+ * With JOURNAL_KEY, the whole chain and every MAC, as audit:verify checks them: a replica never
+ * serves a journal audit:verify rejects (issue 18: a journal forged without the key, MACs stripped
+ * and the chain rebuilt, passed the head check and then ran a different change).
+ */
+async function checkWholeChain(pool: pg.Pool, key: string): Promise<void> {
+  const result = await verifyDatabaseJournal(pool, { key, requireSigned: true });
+  if (!result.ok) throw new StoreIntegrityError(`at entry ${result.line}: ${result.reason}`);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
