@@ -288,19 +288,25 @@ describe('issue 18 over the real interfaces: MCP and secrets', () => {
       body: echo,
       times: 4,
     });
-    const body = commandBody({ text: 'list_vlans', response_url: slack.responseUrl() });
+    // A preview reads the controller fresh (never from the read cache earlier tests filled).
+    const body = commandBody({
+      text: 'update_network network_id=IoT dhcp_dns_1=1.1.1.1',
+      response_url: slack.responseUrl(),
+    });
     const answered = await fetch(`http://127.0.0.1:${port}/slack/events`, {
       method: 'POST',
       headers: slackHeaders(SIGNING, body),
       body,
     });
     expect(answered.status).toBe(200);
-    await slack.waitFor(
-      () => slack.responses.length > 0 && JSON.stringify(slack.responses).includes('refused'),
-      10_000,
-    );
+    const shown = () => JSON.stringify(slack.responses) + JSON.stringify(slack.calls.map((c) => c.args));
+    await slack.waitFor(() => shown().includes('The controller refused'), 10_000);
     const alice = await connect(ALICE);
-    const result = await call(alice, 'list_vlans', {});
+    const result = await call(alice, 'update_network', {
+      network_id: 'IoT',
+      dhcp_dns_1: '1.1.1.1',
+      dry_run: true,
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('[redacted]');
     sim.clearFaults();
