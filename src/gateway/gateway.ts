@@ -43,6 +43,7 @@ class ControllerGateway implements Gateway {
     this.transport = createTransport({
       timeoutMs: options.timeoutMs,
       verifyTls: options.verifyTls,
+      maxResponseBytes: options.maxResponseBytes,
       logger: options.logger,
       ...(options.ca === undefined ? {} : { ca: options.ca }),
     });
