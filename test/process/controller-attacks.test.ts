@@ -1,0 +1,118 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import {
+  gzipBomb,
+  type HostileController,
+  peakRss,
+  startHostileController,
+} from '../helpers/hostile-controller.js';
+import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
+
+// Issue 18, the controller side of the attack run: each test drives the built bot through a real
+// interface against the simulator, or against a hostile stand-in in front of it on loopback.
+
+const SECRET = 'controller-attacks-signing-secret';
+const MB = 1024 * 1024;
+
+let slack: FakeSlack;
+let sim: Simulator;
+let hostile: HostileController;
+
+beforeAll(async () => {
+  [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+  hostile = await startHostileController(sim.url);
+});
+afterEach(async () => {
+  await stopAllBots();
+  hostile.intercept(undefined);
+  sim.clearFaults();
+  sim.reset();
+});
+afterAll(async () => {
+  await Promise.all([slack?.close(), sim?.close(), hostile?.close()]);
+});
+
+const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
+
+/** The bot in Slack HTTP mode against `gatewayUrl`; its base URL. */
+async function startSlackBot(
+  gatewayUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ bot: BotProcess; base: string }> {
+  const bot = spawnBot({
+    SLACK_BOT_TOKEN: 'xoxb-controller-attacks',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    GATEWAY_URL: gatewayUrl,
+    GATEWAY_API_KEY: sim.apiKey,
+    ...env,
+  });
+  const listening = await bot.waitForLog(isListening);
+  return { bot, base: `http://127.0.0.1:${String(listening.port)}` };
+}
+
+/** Runs `/net <text>` and returns the text of the bot's answer on the response URL. */
+async function command(base: string, text: string, user = 'U1'): Promise<string> {
+  const responseUrl = slack.responseUrl();
+  const body = commandBody({ text, user_id: user, response_url: responseUrl });
+  const ack = await fetch(`${base}/slack/events`, {
+    method: 'POST',
+    headers: slackHeaders(SECRET, body),
+    body,
+  });
+  expect(ack.status).toBe(200);
+  await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 20_000);
+  const answer = slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {};
+  return `${String(answer.text ?? '')} ${JSON.stringify(answer.blocks ?? [])}`;
+}
+
+describe('item 5: a gzip bomb from the controller', () => {
+  let bomb: Buffer;
+  beforeAll(async () => {
+    // The attack run's bomb: about 0.7 MB that inflates to 700 MB.
+    bomb = await gzipBomb(700 * MB);
+    expect(bomb.length).toBeLessThan(2 * MB);
+  }, 60_000);
+
+  const serveBomb = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (req.method !== 'GET' || !(req.url ?? '').includes('/rest/networkconf')) return false;
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-encoding': 'gzip',
+      'content-length': String(bomb.length),
+    });
+    res.end(bomb);
+    return true;
+  };
+
+  it('refuses the answer naming GATEWAY_MAX_RESPONSE_BYTES, and the bot’s peak memory grows by less than 100 MB', async () => {
+    const { bot, base } = await startSlackBot(hostile.url);
+    const pid = bot.child.pid ?? 0;
+    const before = await peakRss(pid);
+    hostile.intercept(serveBomb);
+
+    const answer = await command(base, 'list_vlans');
+
+    expect(answer).toContain('GATEWAY_MAX_RESPONSE_BYTES');
+    expect(answer).toContain('33554432 bytes');
+    const growth = (await peakRss(pid)) - before;
+    expect(growth).toBeLessThan(100 * MB);
+    // Still serving: the next honest answer is read as usual (a refused answer is never cached).
+    hostile.intercept(undefined);
+    expect(await command(base, 'list_vlans')).toContain('IoT');
+  }, 90_000);
+
+  it('applies GATEWAY_MAX_RESPONSE_BYTES as set, on the console too (exit 1, the limit named)', async () => {
+    hostile.intercept(serveBomb);
+    const run = await runBot(['list_vlans'], {
+      env: { GATEWAY_URL: hostile.url, GATEWAY_API_KEY: sim.apiKey, GATEWAY_MAX_RESPONSE_BYTES: '1048576' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('larger than GATEWAY_MAX_RESPONSE_BYTES (1048576 bytes, 1 MiB');
+    expect(run.stderr).not.toMatch(/\bat .*\.js:\d+/);
+  }, 60_000);
+});
