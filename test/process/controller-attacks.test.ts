@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, freePort, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import {
   gzipBomb,
   type HostileController,
@@ -115,4 +116,47 @@ describe('item 5: a gzip bomb from the controller', () => {
     expect(run.stderr).toContain('larger than GATEWAY_MAX_RESPONSE_BYTES (1048576 bytes, 1 MiB');
     expect(run.stderr).not.toMatch(/\bat .*\.js:\d+/);
   }, 60_000);
+});
+
+describe('gap: HEAD /healthz answers as GET does, without a body', () => {
+  /** GET and HEAD of /healthz side by side: status, content type and the body HEAD sends. */
+  async function probe(base: string) {
+    const get = await fetch(`${base}/healthz`);
+    const getBody = await get.text();
+    const head = await fetch(`${base}/healthz`, { method: 'HEAD' });
+    return {
+      get: { status: get.status, type: get.headers.get('content-type'), body: getBody },
+      head: { status: head.status, type: head.headers.get('content-type'), body: await head.text() },
+    };
+  }
+
+  it('in HTTP mode', async () => {
+    const { base } = await startSlackBot(sim.url);
+    const { get, head } = await probe(base);
+    expect(get.status).toBe(200);
+    expect(JSON.parse(get.body)).toMatchObject({ status: 'ok', mode: 'http' });
+    expect(head).toEqual({ status: get.status, type: get.type, body: '' });
+  }, 30_000);
+
+  it('in Socket Mode', async () => {
+    const [socket, port] = await Promise.all([startFakeSocketMode(), freePort()]);
+    slack.socketModeUrl = socket.url;
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-controller-attacks',
+        SLACK_APP_TOKEN: 'xapp-controller-attacks',
+        SLACK_API_URL: slack.apiUrl,
+        PORT: String(port),
+        GATEWAY_URL: sim.url,
+        GATEWAY_API_KEY: sim.apiKey,
+      });
+      await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
+      const { get, head } = await probe(`http://127.0.0.1:${port}`);
+      expect(JSON.parse(get.body)).toMatchObject({ status: 'ok', mode: 'socket' });
+      expect(head).toEqual({ status: get.status, type: get.type, body: '' });
+    } finally {
+      await stopAllBots();
+      await socket.close();
+    }
+  }, 30_000);
 });
