@@ -10,7 +10,8 @@ import {
   peakRss,
   startHostileController,
 } from '../helpers/hostile-controller.js';
-import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { buttonsOf } from '../helpers/slack-buttons.js';
+import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 // Issue 18, the controller side of the attack run: each test drives the built bot through a real
 // interface against the simulator, or against a hostile stand-in in front of it on loopback.
@@ -159,4 +160,82 @@ describe('gap: HEAD /healthz answers as GET does, without a body', () => {
       await socket.close();
     }
   }, 30_000);
+});
+
+describe('item 11: a write the controller applied and then answered 500', () => {
+  const env = () => ({ GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey });
+  const networkNamed = (name: string) => sim.state.findNetworkByName('default', name);
+  const posts = (name: string) =>
+    sim.requests.filter(
+      (r) =>
+        r.method === 'POST' &&
+        r.route.endsWith('rest/networkconf') &&
+        (r.body as { name?: string }).name === name,
+    );
+
+  it('console: says "may have been made" with what a read showed, never plainly failed; the write is sent once', async () => {
+    sim.injectFault({ kind: 'apply-then', method: 'POST', route: 'rest/networkconf', status: 500 });
+    const run = await runBot(['create_network', 'name=Lab', 'vlan_id=40', 'subnet=10.40.0.0/24', '--yes'], {
+      env: env(),
+    });
+    expect(networkNamed('Lab')).toBeDefined();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the change may have been made');
+    expect(run.stderr).toContain(`a read afterwards finds "Lab", id ${networkNamed('Lab')?._id}`);
+    expect(posts('Lab')).toHaveLength(1);
+  }, 60_000);
+
+  it('console: a 500 for a write that was not applied is a failure, with the read that proves it', async () => {
+    sim.injectFault({ kind: 'status', method: 'POST', route: 'rest/networkconf', status: 500 });
+    const run = await runBot(['create_network', 'name=Lab2', 'vlan_id=41', 'subnet=10.41.0.0/24', '--yes'], {
+      env: env(),
+    });
+    expect(networkNamed('Lab2')).toBeUndefined();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'a read afterwards finds no object named "Lab2", so the change was not made',
+    );
+    expect(run.stderr).not.toContain('may have been made');
+    expect(posts('Lab2')).toHaveLength(1);
+  }, 60_000);
+
+  it('Slack: an approved update answered 500 after it was applied shows "may have been made" with the value read', async () => {
+    const { base } = await startSlackBot(sim.url);
+    const before = slack.calls.length;
+    const body = commandBody({
+      text: 'update_network network_id=IoT vlan_id=802',
+      user_id: 'U1',
+      response_url: slack.responseUrl(),
+    });
+    await fetch(`${base}/slack/events`, { method: 'POST', headers: slackHeaders(SECRET, body), body });
+    const preview = () =>
+      slack.callsOf('chat.postMessage').find((c) => JSON.stringify(c.args).includes('802'));
+    await slack.waitFor(() => preview() !== undefined, 15_000);
+    const approve = buttonsOf(preview()).find((b) => b.action_id === 'approve');
+    expect(approve).toBeDefined();
+    sim.injectFault({ kind: 'apply-then', method: 'PUT', route: 'rest/networkconf', status: 500 });
+    const click = buttonBody({
+      actionId: 'approve',
+      value: approve?.value ?? '',
+      userId: 'U2',
+      response_url: slack.responseUrl(),
+    });
+    await fetch(`${base}/slack/events`, {
+      method: 'POST',
+      headers: slackHeaders(SECRET, click),
+      body: click,
+    });
+    const told = () =>
+      [
+        ...slack.calls.slice(before).map((c) => JSON.stringify(c.args)),
+        ...slack.responses.map((r) => JSON.stringify(r.body)),
+      ].join('\n');
+    await slack.waitFor(() => told().includes('may have been made'), 20_000);
+    expect(told()).toContain('with every value sent');
+    expect(told()).not.toContain('Nothing was changed');
+    expect(sim.state.findNetworkByName('default', 'IoT')?.vlan).toBe(802);
+    expect(
+      sim.requests.filter((r) => r.method === 'PUT' && r.route.includes('rest/networkconf')),
+    ).toHaveLength(1);
+  }, 60_000);
 });
