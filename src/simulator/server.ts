@@ -177,20 +177,22 @@ class RunningSimulator implements Simulator {
     } else if (fault?.kind === 'hold') {
       await fault.until(record);
     } else if (fault?.kind === 'apply-then') {
-      this.#dispatcher.handle({ method, query: url.searchParams, headers: req.headers, body }, target);
+      const applied = this.#dispatcher.handle(
+        { method, query: url.searchParams, headers: req.headers, body },
+        target,
+      );
       if (fault.drop === true) {
         req.socket.destroy();
         return;
       }
       const { drop: _drop, ...status } = fault;
-      return send(
-        res,
-        faultReply(
-          { ...status, kind: 'status', status: fault.status ?? 500 },
-          errorKindOf(target),
-          target.route,
-        ),
+      const reply = faultReply(
+        { ...status, kind: 'status', status: fault.status ?? 500 },
+        errorKindOf(target),
+        target.route,
       );
+      // The headers of the request's own answer (a rotated CSRF token) still reach the client.
+      return send(res, { ...reply, headers: { ...applied.headers, ...reply.headers } });
     } else if (fault) {
       return send(res, faultReply(fault, errorKindOf(target), target.route));
     }
