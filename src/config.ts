@@ -250,6 +250,7 @@ const envSchema = z
     GATEWAY_CONSOLE_ID: optionalString,
     GATEWAY_TIMEOUT_MS: integer(100, 120_000, 10_000),
     GATEWAY_READ_BUDGET_MS: integer(100, 120_000, 8_000),
+    GATEWAY_MAX_RESPONSE_BYTES: integer(65_536, 1_073_741_824, 33_554_432),
     DEFAULT_SITE: z.preprocess(
       blankToUndefined,
       z
@@ -426,6 +427,8 @@ export interface Config {
     timeoutMs: number;
     /** One read's whole wait: detection, login, every attempt and the backoff between them. */
     readBudgetMs: number;
+    /** The largest controller answer read, once decompressed; a longer one is refused (issue 18). */
+    maxResponseBytes: number;
   };
   defaultSite: string;
   approvals: {
@@ -534,6 +537,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       consoleId: e.GATEWAY_CONSOLE_ID,
       timeoutMs: e.GATEWAY_TIMEOUT_MS,
       readBudgetMs: e.GATEWAY_READ_BUDGET_MS,
+      maxResponseBytes: e.GATEWAY_MAX_RESPONSE_BYTES,
     },
     defaultSite: e.DEFAULT_SITE,
     approvals: {

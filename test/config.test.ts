@@ -154,6 +154,14 @@ describe('loadConfig', () => {
     expect(configError({ APPROVAL_REMIND_SECONDS: '5m' }).issues[0]?.field).toBe('APPROVAL_REMIND_SECONDS');
   });
 
+  it('reads GATEWAY_MAX_RESPONSE_BYTES (32 MiB unset) and refuses a value out of range, naming it', () => {
+    expect(loadConfig({}).gateway.maxResponseBytes).toBe(33_554_432);
+    expect(loadConfig({ GATEWAY_MAX_RESPONSE_BYTES: '1048576' }).gateway.maxResponseBytes).toBe(1_048_576);
+    expect(configError({ GATEWAY_MAX_RESPONSE_BYTES: '10' }).issues[0]?.field).toBe(
+      'GATEWAY_MAX_RESPONSE_BYTES',
+    );
+  });
+
   it('lists every variable of the public contract', () => {
     expect(ENV_VARIABLES).toEqual(
       expect.arrayContaining([
@@ -172,6 +180,7 @@ describe('loadConfig', () => {
         'GATEWAY_CONSOLE_ID',
         'GATEWAY_TIMEOUT_MS',
         'GATEWAY_READ_BUDGET_MS',
+        'GATEWAY_MAX_RESPONSE_BYTES',
         'DEFAULT_SITE',
         'APPROVERS',
         'ALLOW_SELF_APPROVAL',
@@ -195,7 +204,7 @@ describe('loadConfig', () => {
         'MCP_APPROVAL_CHANNEL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(36);
+    expect(ENV_VARIABLES).toHaveLength(37);
   });
 });
 

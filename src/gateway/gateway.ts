@@ -1,5 +1,10 @@
 import type { z } from 'zod';
-import { GatewayRejectedError, isBotError, NotSupportedError } from '../errors.js';
+import {
+  GatewayRejectedError,
+  type GatewayUnavailableError,
+  isBotError,
+  NotSupportedError,
+} from '../errors.js';
 import { mapBounded } from '../lib/map-bounded.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { StatusProbe } from './controller-status.js';
@@ -11,6 +16,14 @@ import { type CachedRead, GLOBAL_SCOPE, ReadCache } from './read-cache.js';
 import { integrationSiteSchema, SiteResolver } from './site-resolver.js';
 import { createTransport, type Transport } from './transport.js';
 import type { ApiKind, ControllerStatus, Gateway, ParsedList, ReadOptions, WriteMethod } from './types.js';
+import {
+  judgeReadBack,
+  openOutcome,
+  type ReadBack,
+  type ReadBackTarget,
+  readBackTarget,
+  reportAfterReadBack,
+} from './write-check.js';
 
 /** Builds the gateway: the bot's only HTTP client to the controller. Throws ConfigError for unusable options. */
 export function createGateway(options: GatewayOptions): Gateway {
@@ -43,6 +56,7 @@ class ControllerGateway implements Gateway {
     this.transport = createTransport({
       timeoutMs: options.timeoutMs,
       verifyTls: options.verifyTls,
+      maxResponseBytes: options.maxResponseBytes,
       logger: options.logger,
       ...(options.ca === undefined ? {} : { ca: options.ca }),
     });
@@ -231,12 +245,92 @@ class ControllerGateway implements Gateway {
     return this.cache.read(this.keyOf(call, scope), fresh === true, () => this.pipeline.read(call));
   }
 
-  /** Sends a write once; the site's cache is dropped even on failure, since a timed-out write may have landed. */
+  /**
+   * Sends a write once; the site's cache is dropped even on failure, since a timed-out write may have
+   * landed. A write answered 5xx (not 503) or not answered is read back once before anything is said
+   * (write-check.ts): "not made" only when the read proves it, else "may have been made" with what
+   * the read showed. The write itself is never sent again.
+   */
   private async write(call: Call, site: string): Promise<unknown> {
+    const target = readBackTarget(call.api, call.method as WriteMethod, call.path);
+    const listCall = target === undefined ? undefined : this.collectionCall(call, target);
+    // The object as last read before this write (from the cache, no request): proof of "unchanged".
+    const before =
+      listCall === undefined || target?.id === undefined
+        ? undefined
+        : findRecord(this.cache.peek(this.keyOf(listCall, site))?.value, target.id);
     try {
       return await this.pipeline.write(call);
+    } catch (error) {
+      this.cache.invalidate(site);
+      const outcome = openOutcome(error);
+      if (outcome === undefined) throw error;
+      const failed = error as GatewayUnavailableError | GatewayRejectedError;
+      const what = { method: call.method as WriteMethod, path: call.path };
+      if (target === undefined || listCall === undefined) {
+        throw reportAfterReadBack(
+          failed,
+          { made: 'maybe', evidence: 'the bot cannot read this change back to check it' },
+          what,
+        );
+      }
+      const readBack = await this.readBack(listCall, target, call.body);
+      this.logger.info(
+        { method: call.method, path: call.route, readBack: readBack.kind },
+        'read back a write whose outcome was open',
+      );
+      const verdict = judgeReadBack({
+        method: what.method,
+        target,
+        body: call.body,
+        readBack,
+        answered: outcome === 'answered',
+        ...(before === undefined ? {} : { before }),
+      });
+      throw reportAfterReadBack(failed, verdict, what);
     } finally {
       this.cache.invalidate(site);
+    }
+  }
+
+  /** The read of the collection a written object belongs to (same API, same site segment). */
+  private collectionCall(call: Call, target: ReadBackTarget): Call {
+    const route = target.id === undefined ? call.route : call.route.slice(0, call.route.lastIndexOf('/'));
+    return {
+      api: call.api,
+      method: 'GET',
+      path: target.collection,
+      route,
+      ...(call.site === undefined ? {} : { site: call.site }),
+    };
+  }
+
+  /** One fresh read of the collection, not retried beyond a read's own policy; never throws. */
+  private async readBack(listCall: Call, target: ReadBackTarget, body: unknown): Promise<ReadBack> {
+    try {
+      const data =
+        listCall.api === 'integration' ? await this.allPages(listCall) : await this.pipeline.read(listCall);
+      const records = Array.isArray(data) ? data : typeof data === 'object' && data !== null ? [data] : [];
+      const name =
+        typeof body === 'object' && body !== null && typeof (body as { name?: unknown }).name === 'string'
+          ? (body as { name: string }).name
+          : undefined;
+      const record =
+        target.id !== undefined
+          ? findRecord(records, target.id)
+          : records.find(
+              (r): r is Record<string, unknown> =>
+                typeof r === 'object' &&
+                r !== null &&
+                name !== undefined &&
+                (r as { name?: unknown }).name === name,
+            );
+      return record === undefined ? { kind: 'absent' } : { kind: 'present', record };
+    } catch (error) {
+      return {
+        kind: 'unreadable',
+        reason: scrubSecrets(error instanceof Error ? error.message : String(error)),
+      };
     }
   }
 
@@ -328,6 +422,17 @@ class ControllerGateway implements Gateway {
   private requireApiKey(): void {
     if (this.options.apiKey === undefined) throw new NotSupportedError(INTEGRATION_KEY_NEEDED);
   }
+}
+
+/** The record with this `_id` (classic, v2) or `id` (Integration) in a list answer. */
+function findRecord(data: unknown, id: string): Record<string, unknown> | undefined {
+  if (!Array.isArray(data)) return undefined;
+  return data.find(
+    (r): r is Record<string, unknown> =>
+      typeof r === 'object' &&
+      r !== null &&
+      ((r as { _id?: unknown })._id === id || (r as { id?: unknown }).id === id),
+  );
 }
 
 function asArray(data: unknown, call: Call): unknown[] {

@@ -33,6 +33,8 @@ export interface GatewayOptions {
   pageSize?: number;
   /** [1000] Integration pages followed before giving up on a server that never ends. */
   maxPages?: number;
+  /** [32 MiB] The largest answer read, counted after decompression (GATEWAY_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
   /** [silent] Where request lines, retries and skipped records are logged. */
   logger?: Logger;
 }
@@ -53,6 +55,7 @@ export interface ResolvedGatewayOptions {
   cacheTtlSeconds: number;
   pageSize: number;
   maxPages: number;
+  maxResponseBytes: number;
   logger: Logger;
 }
 
@@ -62,6 +65,9 @@ export const GATEWAY_DEFAULTS = {
   cacheTtlSeconds: 10,
   pageSize: 200,
   maxPages: 1000,
+  // Several times the largest answer of a big site (stat/device of a few hundred devices), and small
+  // enough that a gzip bomb costs the process tens of MB, not GB (issue 18).
+  maxResponseBytes: 32 * 1024 * 1024,
 } as const;
 
 /** Applies defaults and refuses options the gateway cannot work with (ConfigError naming the variable). */
@@ -107,6 +113,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     cacheTtlSeconds: nonNegative(options.cacheTtlSeconds, GATEWAY_DEFAULTS.cacheTtlSeconds),
     pageSize: Math.min(200, positive(options.pageSize, GATEWAY_DEFAULTS.pageSize)),
     maxPages: positive(options.maxPages, GATEWAY_DEFAULTS.maxPages),
+    maxResponseBytes: positive(options.maxResponseBytes, GATEWAY_DEFAULTS.maxResponseBytes),
     logger: options.logger ?? silentLogger(),
   };
 }
@@ -136,6 +143,7 @@ export function gatewayOptionsFromConfig(
     verifyTls: g.verifyTls,
     timeoutMs: g.timeoutMs,
     retry: { budgetMs: g.readBudgetMs },
+    maxResponseBytes: g.maxResponseBytes,
     logger,
     ...(g.apiKey === undefined ? {} : { apiKey: g.apiKey }),
     ...(g.username === undefined ? {} : { username: g.username }),

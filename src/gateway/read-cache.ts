@@ -80,6 +80,11 @@ export class ReadCache {
     return promise;
   }
 
+  /** The cached answer of `key`, if there is one; never loads. */
+  peek(key: ReadKey): CachedRead | undefined {
+    return this.ttlSeconds > 0 ? this.cache.get<CachedRead>(cacheKey(key)) : undefined;
+  }
+
   /** Drops cached and in-flight reads of one scope, or of everything. In-flight callers still get their answer. */
   invalidate(scope?: string): void {
     if (scope === undefined) {

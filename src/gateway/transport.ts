@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import type { Got } from 'got';
-import { GatewayUnavailableError } from '../errors.js';
+import type { Got, Request as GotRequest } from 'got';
+import { GatewayRejectedError, GatewayUnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { hostOf } from './paths.js';
 import { markRetryable, silenceError } from './retry.js';
@@ -17,6 +17,8 @@ export interface TransportOptions {
   verifyTls: boolean;
   /** PEM contents of a CA that signs the controller's certificate. */
   ca?: string | Buffer;
+  /** [32 MiB] The largest body read, counted after decompression; a longer one is refused, unread. */
+  maxResponseBytes?: number;
   logger: Logger;
 }
 
@@ -94,6 +96,7 @@ export function createTransport(options: TransportOptions): Transport {
     return ready;
   };
   const logger = options.logger;
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
 
   return {
     async send(request) {
@@ -102,7 +105,8 @@ export function createTransport(options: TransportOptions): Transport {
       const path = pathOf(request.url);
       const timeoutMs = request.timeoutMs ?? options.timeoutMs;
       try {
-        const response = await client(request.url, {
+        // Streamed, so the body is counted as it inflates and never held past the limit.
+        const stream = client.stream(request.url, {
           method: request.method,
           headers: request.headers,
           agent: request.method === 'GET' ? pooled : singleUse,
@@ -110,8 +114,11 @@ export function createTransport(options: TransportOptions): Transport {
           ...(request.body === undefined ? {} : { json: request.body }),
           timeout: { request: timeoutMs },
         });
+        // got's stream waits for a request body unless one was given (or the method takes none).
+        if (request.body === undefined && request.method !== 'GET') stream.end();
+        const { response, body } = await receive(stream, limit, path);
         const contentType = String(response.headers['content-type'] ?? '');
-        const text = response.body;
+        const text = body.toString('utf8');
         logger.debug(
           {
             method: request.method,
@@ -130,6 +137,13 @@ export function createTransport(options: TransportOptions): Transport {
           json: decodeJson(contentType, text),
         };
       } catch (error) {
+        if (error instanceof ResponseTooLargeError) {
+          logger.warn(
+            { method: request.method, path, status: error.status, limitBytes: limit },
+            'controller answer larger than GATEWAY_MAX_RESPONSE_BYTES; stopped reading it',
+          );
+          throw error;
+        }
         const mapped = mapNetworkFailure(got, error, hostOf(request.url), timeoutMs);
         logger.debug(
           {
@@ -148,6 +162,78 @@ export function createTransport(options: TransportOptions): Transport {
       for (const agent of [pooled.http, pooled.https, singleUse.http, singleUse.https]) agent.destroy();
     },
   };
+}
+
+/** GATEWAY_MAX_RESPONSE_BYTES unset: 32 MiB (see GATEWAY_DEFAULTS). */
+const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * An answer longer than the limit once decompressed (a gzip bomb: 0.7 MB that inflates to 700 MB).
+ * Not retryable: asking again fetches the same answer. Its controller code is INVALID_RESPONSE's, so
+ * a write answered this way is reported as "may or may not have been made".
+ */
+export class ResponseTooLargeError extends GatewayRejectedError {
+  constructor(path: string, limit: number, status: number) {
+    super(
+      'InvalidResponse',
+      `the controller's answer to ${path} was larger than GATEWAY_MAX_RESPONSE_BYTES (${limit} bytes, ` +
+        `${formatBytes(limit)}, counted after decompression); the bot stopped reading it`,
+      status,
+    );
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+  return `${Math.round((bytes / 1024) * 10) / 10} KiB`;
+}
+
+/**
+ * Reads a streamed answer (decompressed by got) into memory up to `limit` bytes. One byte more and
+ * the request is destroyed: at most `limit` bytes are ever held, whatever the body inflates to.
+ */
+function receive(
+  stream: GotRequest,
+  limit: number,
+  path: string,
+): Promise<{ response: NonNullable<GotRequest['response']>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      chunks.length = 0;
+      reject(error);
+    };
+    stream.on('response', (response: NonNullable<GotRequest['response']>) => {
+      // A declared length over the limit (uncompressed) is refused before a byte is read.
+      const declared = Number(response.headers['content-length']);
+      if (response.headers['content-encoding'] === undefined && declared > limit) {
+        fail(new ResponseTooLargeError(path, limit, response.statusCode));
+        stream.destroy();
+      }
+    });
+    stream.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > limit) {
+        fail(new ResponseTooLargeError(path, limit, stream.response?.statusCode ?? 0));
+        stream.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.once('error', fail);
+    stream.once('end', () => {
+      const response = stream.response;
+      if (settled) return;
+      if (response === undefined) return fail(new Error('the controller answer ended before its headers'));
+      settled = true;
+      resolve({ response, body: Buffer.concat(chunks, size) });
+    });
+  });
 }
 
 /** Decodes a JSON body; HTML and other non-JSON bodies (a UniFi OS 401 or 502 page) give undefined. */

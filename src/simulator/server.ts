@@ -51,7 +51,7 @@ export interface Simulator {
   /** Every request received, in order (also those answered by an injected fault). */
   readonly requests: RecordedRequest[];
   clearRequests(): void;
-  /** Queues a fault: latency, status, rate-limit (429 + Retry-After) or drop (socket destroyed). */
+  /** Queues a fault: latency, status, rate-limit (429 + Retry-After), drop (socket destroyed), or apply-then (done, then a 5xx or drop). */
   injectFault(spec: FaultSpec): void;
   clearFaults(): void;
   /** Invalidates every session; cookie requests then get 401 LoginRequired. */
@@ -177,6 +177,23 @@ class RunningSimulator implements Simulator {
       await sleep(fault.ms, undefined, { signal: this.#closing.signal });
     } else if (fault?.kind === 'hold') {
       await fault.until(record);
+    } else if (fault?.kind === 'apply-then') {
+      const applied = this.#dispatcher.handle(
+        { method, query: url.searchParams, headers: req.headers, body },
+        target,
+      );
+      if (fault.drop === true) {
+        req.socket.destroy();
+        return;
+      }
+      const { drop: _drop, ...status } = fault;
+      const reply = faultReply(
+        { ...status, kind: 'status', status: fault.status ?? 500 },
+        errorKindOf(target),
+        target.route,
+      );
+      // The headers of the request's own answer (a rotated CSRF token) still reach the client.
+      return send(res, { ...reply, headers: { ...applied.headers, ...reply.headers } });
     } else if (fault) {
       return send(res, faultReply(fault, errorKindOf(target), target.route));
     }

@@ -66,4 +66,10 @@ export type FaultSpec = {
     }
   | { kind: 'rate-limit'; retryAfterSeconds: number }
   | { kind: 'drop' }
+  /**
+   * The request is carried out (a write changes the site), then its answer is replaced: by `status`
+   * (and `body`, as for a `status` fault) or, with `drop`, by a dropped connection. A controller that
+   * applied a change and answered 500 (issue 18).
+   */
+  | { kind: 'apply-then'; status?: number; body?: unknown; contentType?: string; drop?: boolean }
 );

@@ -238,7 +238,8 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   const routes = options.routes ?? [];
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
-    if (req.method === 'GET' && path === '/healthz') return healthz(req, res);
+    // HEAD answers as GET does, without the body (Node drops it): load balancers probe with HEAD.
+    if ((req.method === 'GET' || req.method === 'HEAD') && path === '/healthz') return healthz(req, res);
     if (events && req.method === 'POST' && path === EVENTS_PATH) return events(req, res);
     const route = routes.find((r) => r.path === path && r.methods.includes(req.method ?? ''));
     if (route) return route.handler(req, res);
