@@ -61,11 +61,12 @@ function outputWidth(deps: ConsoleDeps): number | undefined {
 }
 
 /** Result text: `--json` prints JSON (a string result as is), otherwise the terminal rendering. */
-function formatResult(result: unknown, json: boolean, deps: ConsoleDeps): string {
+function formatResult(result: unknown, json: boolean, deps: ConsoleDeps, tool?: string): string {
   if (typeof result === 'string') return result;
   if (json) return JSON.stringify(result ?? null, null, 2);
   const width = outputWidth(deps);
-  return render(result, width === undefined ? {} : { width });
+  const identifiers = (tool === undefined ? undefined : deps.registry.get(tool)?.identifierColumns) ?? [];
+  return render(result, width === undefined ? { identifiers } : { width, identifiers });
 }
 
 /** Whether the words ask for `--json`, read before parsing so a parse error is JSON too. */
@@ -218,13 +219,13 @@ async function handleLine(
   const tool = registry.require(command.tool);
   if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
     const result = await registry.run(command.tool, command.args, context);
-    writeLine(output, formatResult(result, json, deps));
+    writeLine(output, formatResult(result, json, deps, command.tool));
     return 'continue';
   }
-  writeLine(output, formatResult(await previewOf(deps, command), json, deps));
+  writeLine(output, formatResult(await previewOf(deps, command), json, deps, command.tool));
   const answer = await ask('approve? [y/N] ');
   if (answer !== undefined && /^(y|yes)$/i.test(answer.trim())) {
-    writeLine(output, formatResult(await execute(deps, command), json, deps));
+    writeLine(output, formatResult(await execute(deps, command), json, deps, command.tool));
     return 'continue';
   }
   writeLine(output, 'not run.');
@@ -302,14 +303,17 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     const command = resolveCommand(parsed, registry);
     const tool = registry.require(command.tool);
     if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
-      writeLine(output, formatResult(await registry.run(command.tool, command.args, context), json, deps));
+      writeLine(
+        output,
+        formatResult(await registry.run(command.tool, command.args, context), json, deps, command.tool),
+      );
       return EXIT.ok;
     }
     if (flags.has('--yes')) {
-      writeLine(output, formatResult(await execute(deps, command), json, deps));
+      writeLine(output, formatResult(await execute(deps, command), json, deps, command.tool));
       return EXIT.ok;
     }
-    writeLine(output, formatResult(await previewOf(deps, command), json, deps));
+    writeLine(output, formatResult(await previewOf(deps, command), json, deps, command.tool));
     writeLine(errorOutput, `not run: ${command.tool} changes the network; add --yes to run it`);
     return EXIT.notRun;
   } catch (error) {

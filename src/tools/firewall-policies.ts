@@ -282,6 +282,8 @@ const listFirewallPolicies = defineTool({
   access: 'read',
   firewall: 'zone-based',
   example: 'limit=10',
+  // `IoT Devices: IoT, Cameras`, `Internal: 192.168.1.20 port 32400`: zones, networks, addresses.
+  identifierColumns: ['source', 'destination'],
   args: z.object({
     site_id: siteId,
     include_predefined: z

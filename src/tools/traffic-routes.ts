@@ -90,6 +90,8 @@ const listTrafficRoutes = defineTool({
   description: 'List the traffic routes (allow, deny and bandwidth-limit rules)',
   access: 'read',
   example: '',
+  // `network IoT (VLAN 20)`, `Facebook (1572867)`: names a reader copies, never cut.
+  identifierColumns: ['applies_to', 'applications', 'match_criteria'],
   args: z.object({ site_id: siteId }),
   async run({ site_id }, { gateway }) {
     const rules = await readRules(gateway, site_id);
