@@ -340,6 +340,14 @@ export function isPreview(result: unknown): result is Row {
   return isPlainObject(result) && result.dry_run === true;
 }
 
+/**
+ * Whether a preview found nothing to change (`nothing_to_change: true`, e.g. an update to the
+ * values a network already has): a front end says so and asks no one to approve it.
+ */
+export function isNoOpPreview(result: unknown): boolean {
+  return isPreview(result) && result.nothing_to_change === true;
+}
+
 /** Turns any tool result into terminal text: previews, tables, `key: value` objects, or a string as is. */
 export function render(result: unknown, options: RenderOptions = {}): string {
   if (typeof result === 'string') return result;

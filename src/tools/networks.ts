@@ -369,6 +369,10 @@ const updateNetwork = defineTool({
       clientsByNetwork([current], await readClients(gateway, args.site_id)).get(current._id) ?? [];
     const warnings = [...plan.warnings, ...changeWarnings(current, changes, clients.length)];
     const summary = { network_id: current._id, name: current.name, changes, warnings };
+    // Nothing would change: there is nothing to send, approve or journal.
+    if (args.dry_run && Object.keys(changes).length === 0) {
+      return { dry_run: true, nothing_to_change: true, ...summary };
+    }
     if (args.dry_run) return { dry_run: true, ...summary, would_send: body };
     if (Object.keys(changes).length === 0) return { success: true, ...summary, network: toNetwork(current) };
     const [updated] = await gateway.classicWrite(args.site_id, 'PUT', `${NETWORKS}/${current._id}`, body);

@@ -1,7 +1,8 @@
 // Issue 19 (items 2–6): what a newcomer met, checked on the built program as it ships:
 // `node dist/main.js` one-shot and interactive, and `node dist/main.js mcp` with the SDK's client.
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBot, stopAllBots } from '../helpers/bot-process.js';
+import { runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 
 afterAll(stopAllBots);
 
@@ -26,5 +27,50 @@ describe.concurrent('issue 19: tables keep ids, names, MACs and addresses whole'
           expect(line.length, line).toBeLessThanOrEqual(Number(columns));
       }
     }
+  });
+});
+
+/** Waits until `text()` satisfies `ok`, polling; fails with the output after a few seconds. */
+async function until(text: () => string, ok: (t: string) => boolean, what: string): Promise<void> {
+  const started = Date.now();
+  while (!ok(text())) {
+    if (Date.now() - started > 15_000) throw new Error(`never saw ${what}:\n${text()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.concurrent('issue 19: small things a newcomer noticed', () => {
+  it('prints the package version for --version, without starting a controller', async () => {
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    const run = await runBot(['--version']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe(`netops-bot ${version}`);
+    expect(run.stderr).toBe('');
+  });
+
+  it('says "nothing to change" for a no-op update_network, exits 0 and asks nothing', async () => {
+    const run = await runBot(['update_network', 'network_id=Guest', 'name=Guest']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('nothing to change');
+    expect(run.stderr).not.toContain('--yes');
+    const console = await runBot([], { input: 'update_network network_id=Guest name=Guest\nquit\n' });
+    expect(console.code).toBe(0);
+    expect(console.stdout).toContain('nothing to change');
+    expect(console.stdout).not.toContain('approve? [y/N]');
+  });
+
+  it('answers Ctrl-C at approve? [y/N] with "not run" and returns to the prompt', async () => {
+    const bot = spawnBot({});
+    const write = (line: string) => bot.child.stdin?.write(`${line}\n`);
+    write('update_network network_id=Guest dhcp_dns_1=1.1.1.1');
+    await until(bot.stdout, (t) => t.includes('approve? [y/N]'), 'the approval prompt');
+    bot.child.kill('SIGINT');
+    await until(bot.stdout, (t) => t.includes('not run.'), '"not run."');
+    write('get_network_details network_id=Guest --json');
+    await until(bot.stdout, (t) => t.includes('"dhcpd_dns_enabled"'), 'the network after the interrupt');
+    write('quit');
+    const exit = await bot.exited;
+    expect(exit.code).toBe(0);
+    expect(bot.stdout()).not.toContain('"dhcpd_dns_1": "1.1.1.1"');
   });
 });
