@@ -228,7 +228,7 @@ const updateFirewallZone = defineTool({
   args: z.object({
     site_id: siteId,
     firewall_zone_id: zoneRef,
-    name: text(128).optional(),
+    name: text(128).optional().describe('New zone name (a user zone only)'),
     description: description.optional().describe('New description; empty clears it'),
     network_ids: z
       .array(networkRef)

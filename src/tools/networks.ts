@@ -73,15 +73,22 @@ const domainName = z
   .max(253);
 
 const settingsShape = {
-  purpose: purpose.optional(),
-  dhcp_enabled: z.boolean({ error: 'must be true or false' }).optional(),
+  purpose: purpose
+    .optional()
+    .describe(
+      'What the network is for: corporate (a LAN), guest (isolated) or vlan-only (a tag, no subnet or DHCP)',
+    ),
+  dhcp_enabled: z
+    .boolean({ error: 'must be true or false' })
+    .optional()
+    .describe('Whether the gateway hands out addresses on the network'),
   dhcp_start: ipv4.optional().describe('First address of the lease range'),
   dhcp_stop: ipv4.optional().describe('Last address of the lease range'),
   dhcp_dns_1: ipv4.optional().describe('Primary DNS server for clients'),
-  dhcp_dns_2: ipv4.optional(),
-  dhcp_dns_3: ipv4.optional(),
-  dhcp_dns_4: ipv4.optional(),
-  domain_name: domainName.optional(),
+  dhcp_dns_2: ipv4.optional().describe('Second DNS server for clients'),
+  dhcp_dns_3: ipv4.optional().describe('Third DNS server for clients'),
+  dhcp_dns_4: ipv4.optional().describe('Fourth DNS server for clients'),
+  domain_name: domainName.optional().describe('Domain name clients get by DHCP, e.g. lan.example.com'),
 };
 
 /** An update value that may also be empty, which clears the stored setting. */
@@ -162,8 +169,15 @@ const createNetwork = defineTool({
     vlan_id: vlanId.describe('VLAN tag, 1–4094'),
     subnet: cidr.optional().describe('Subnet, e.g. 10.30.0.0/24 (not for vlan-only)'),
     ...settingsShape,
-    purpose: purpose.default('corporate'),
-    dhcp_enabled: z.boolean({ error: 'must be true or false' }).default(true),
+    purpose: purpose
+      .default('corporate')
+      .describe(
+        'What the network is for: corporate (a LAN), guest (isolated) or vlan-only (a tag, no subnet or DHCP)',
+      ),
+    dhcp_enabled: z
+      .boolean({ error: 'must be true or false' })
+      .default(true)
+      .describe('Whether the gateway hands out addresses on the network'),
     confirm,
     dry_run: dryRun,
   }),
@@ -297,20 +311,23 @@ function planUpdate(current: NetworkRecord, args: z.output<typeof updateArgs>): 
 
 const dnsOrEmptyFields = {
   dhcp_dns_1: dnsOrEmpty.describe('Primary DNS server for clients; empty clears it'),
-  dhcp_dns_2: dnsOrEmpty,
-  dhcp_dns_3: dnsOrEmpty,
-  dhcp_dns_4: dnsOrEmpty,
+  dhcp_dns_2: dnsOrEmpty.describe('Second DNS server for clients; empty clears it'),
+  dhcp_dns_3: dnsOrEmpty.describe('Third DNS server for clients; empty clears it'),
+  dhcp_dns_4: dnsOrEmpty.describe('Fourth DNS server for clients; empty clears it'),
 };
 
 const updateArgs = z.object({
   site_id: siteId,
   network_id: networkRef,
-  name: text(128).optional(),
-  vlan_id: vlanId.optional(),
-  subnet: cidr.optional(),
+  name: text(128).optional().describe('New network name'),
+  vlan_id: vlanId.optional().describe('New VLAN tag, 1–4094 (its clients reconnect)'),
+  subnet: cidr.optional().describe('New subnet, e.g. 10.30.0.0/24 (the lease range follows it)'),
   ...settingsShape,
   ...dnsOrEmptyFields,
-  domain_name: orEmpty(domainName, 'must be a domain name such as lan.example.com, or empty to clear it'),
+  domain_name: orEmpty(
+    domainName,
+    'must be a domain name such as lan.example.com, or empty to clear it',
+  ).describe('Domain name clients get by DHCP; empty clears it'),
   confirm,
   dry_run: dryRun,
 });

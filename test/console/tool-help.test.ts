@@ -34,7 +34,7 @@ function harness() {
 }
 
 const PURPOSE_LINE =
-  /\n {2}purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(refused: a WAN is added in the controller’s UI, under Internet\) \(default: corporate\)\n/;
+  /\n {2}purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(refused: a WAN is added in the controller’s UI, under Internet\) \(default: corporate\) — What the network is for: [^\n]+\n/;
 const VLAN_LINE = /\n {2}vlan_id\s+required {2}whole number 1–4094/;
 
 describe('console help per tool', () => {
