@@ -7,6 +7,7 @@ import {
   isPictureAlias,
   type ResolvedCommand,
   resolveCommand,
+  resolveCommandOnSite,
 } from '../commands/aliases.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from '../commands/parse-command-line.js';
 import { isBotError, ValidationError } from '../errors.js';
@@ -225,7 +226,7 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
     writeLine(output, await history(deps, parsed, json));
     return 'continue';
   }
-  const command = resolveCommand(parsed, registry);
+  const command = await resolveCommandOnSite(parsed, registry, context.gateway);
   const tool = registry.require(command.tool);
   if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
     const result = await registry.run(command.tool, command.args, context);
@@ -343,7 +344,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       writeLine(output, await history(deps, parsed, json));
       return EXIT.ok;
     }
-    const command = resolveCommand(parsed, registry);
+    const command = await resolveCommandOnSite(parsed, registry, context.gateway);
     const tool = registry.require(command.tool);
     if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
       writeLine(

@@ -6,14 +6,13 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { mcpRequester } from '../approvals/mcp-requester.js';
 import type { McpWriteMode } from '../config.js';
 import { isBotError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { mcpError, mcpErrorText } from './error-text.js';
+import { mcpError, mcpErrorText, ProtocolError } from './error-text.js';
 import type { McpTools } from './tool-calls.js';
 import { type TopologyResources, UnknownResourceError } from './topology-resources.js';
 
@@ -67,7 +66,7 @@ export function createSessionServer(parts: SessionParts): McpServer {
     try {
       return await parts.resources.read(request.params.uri);
     } catch (error) {
-      if (error instanceof UnknownResourceError) throw new McpError(RESOURCE_NOT_FOUND, error.message);
+      if (error instanceof UnknownResourceError) throw new ProtocolError(RESOURCE_NOT_FOUND, error.message);
       const described = mcpError(error, parts.logger, parts.writes);
       const code = !isBotError(error)
         ? ErrorCode.InternalError
@@ -76,7 +75,7 @@ export function createSessionServer(parts: SessionParts): McpServer {
           : described.code === 'validation_failed'
             ? ErrorCode.InvalidParams
             : ErrorCode.InternalError;
-      throw new McpError(code, mcpErrorText(described));
+      throw new ProtocolError(code, mcpErrorText(described));
     }
   });
   server.oninitialized = () => {

@@ -1,8 +1,27 @@
 // Issue 19 (items 2–6): what a newcomer met, checked on the built program as it ships:
 // `node dist/main.js` one-shot and interactive, and `node dist/main.js mcp` with the SDK's client.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { MAIN, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { textOf } from '../helpers/mcp.js';
+
+/** `node dist/main.js mcp` on stdio with the built-in simulator, and the SDK's client on it. */
+async function mcpClient(): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MAIN, 'mcp'],
+    env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-newcomer-')) },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'newcomer', version: '1.0' });
+  await client.connect(transport);
+  return client;
+}
 
 afterAll(stopAllBots);
 
@@ -72,5 +91,47 @@ describe.concurrent('issue 19: small things a newcomer noticed', () => {
     const exit = await bot.exited;
     expect(exit.code).toBe(0);
     expect(bot.stdout()).not.toContain('"dhcpd_dns_1": "1.1.1.1"');
+  });
+});
+
+describe.concurrent('issue 19: dead ends and wrong words', () => {
+  it('`firewall` and `rules` list the policies on the zone-based demo, the rules on a traditional one', async () => {
+    const [firewall, rules, legacy] = await Promise.all([
+      runBot(['firewall', '--json']),
+      runBot(['rules', '--json']),
+      runBot(['rules', '--json'], { env: { SIMULATOR_FIREWALL: 'legacy' } }),
+    ]);
+    for (const run of [firewall, rules]) {
+      expect(run.code, run.stderr).toBe(0);
+      const rows = JSON.parse(run.stdout) as { name: string; source: string }[];
+      expect(rows.map((r) => r.name)).toContain('Block IoT to Internal');
+      expect(rows[0]).toHaveProperty('source');
+    }
+    expect(legacy.code, legacy.stderr).toBe(0);
+    expect((JSON.parse(legacy.stdout) as { ruleset: string }[])[0]).toHaveProperty('ruleset');
+  });
+
+  it("the console names its own help for an unknown command, not Slack's /net help", async () => {
+    const run = await runBot(['frobnicate']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('`help` lists them');
+    expect(run.stderr).not.toContain('/net help');
+  });
+
+  it('MCP names its own tool list, and its errors carry the "MCP error" prefix once', async () => {
+    const client = await mcpClient();
+    try {
+      const unknown = (await client.callTool({ name: 'frobnicate', arguments: {} })) as CallToolResult;
+      expect(unknown.isError).toBe(true);
+      expect(textOf(unknown)).not.toContain('/net help');
+      const failure = await client.readResource({ uri: 'topology://no-such-site' }).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      expect(failure?.message).toMatch(/^MCP error -?\d+: /);
+      expect(failure?.message.match(/MCP error/g)).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
   });
 });
