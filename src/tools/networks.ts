@@ -37,7 +37,7 @@ import {
   vlanWarnings,
   WAN_REFUSAL,
 } from './network-model.js';
-import { findNetworkReferences } from './network-references.js';
+import { AFTER_DELETE_TEXT, findNetworkReferences } from './network-references.js';
 
 const NETWORKS = 'rest/networkconf';
 const PURPOSES = ['corporate', 'guest', 'vlan-only', 'wan'] as const;
@@ -428,11 +428,15 @@ const deleteNetwork = defineTool({
       'deletion is irreversible',
       `${members.length} active client(s) on ${target.name}${vlan ? ` (VLAN ${vlan})` : ''} lose connectivity immediately`,
     ];
-    if (found.references.length > 0) {
+    const dangling = found.references.filter((r) => r.after_delete === AFTER_DELETE_TEXT.dangles);
+    if (dangling.length > 0) {
       warnings.push(
-        `${found.references.length} object(s) listed under references still point at ${target.name}; ` +
+        `${dangling.length} object(s) listed under references still point at ${target.name}; ` +
           'they are not changed and will point at a network that no longer exists',
       );
+    }
+    for (const r of found.references.filter((ref) => !dangling.includes(ref))) {
+      warnings.push(`${target.name} leaves ${r.kind} "${r.name}" (the controller takes it out)`);
     }
     warnings.push(...found.unchecked);
     return { dry_run: true, would_delete: toNetwork(target), references: found.references, warnings };
