@@ -146,6 +146,7 @@ async function loadPolicies(gateway: Gateway, site: string, fresh: boolean): Pro
     networks,
     names: {
       zone: (id) => zones.items.find((zone) => zone._id === id)?.name ?? null,
+      zoneId: (id) => zones.items.find((zone) => zone._id === id)?.external_id || id,
       network: (id) => networks.records.find((network) => network._id === id)?.name ?? null,
     },
   };

@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEMO_ZONE_IDS, DEMO_ZONES } from '../../src/simulator/demo-ids.js';
 import { MAIN, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { textOf } from '../helpers/mcp.js';
 
@@ -133,5 +134,26 @@ describe.concurrent('issue 19: dead ends and wrong words', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe.concurrent('issue 19: one id per object', () => {
+  it('a policy shows its zones by the id the zone tools show, and `zone` takes either id', async () => {
+    const [policy, byV2, byUuid] = await Promise.all([
+      runBot(['get_firewall_policy', 'policy_id=Block IoT to Internal', '--json']),
+      runBot(['zone', DEMO_ZONE_IDS.iotDevices, '--json']),
+      runBot(['zone', DEMO_ZONES.iotDevices, '--json']),
+    ]);
+    expect(policy.code, policy.stderr).toBe(0);
+    expect(JSON.parse(policy.stdout)).toMatchObject({
+      source_zone_id: DEMO_ZONES.iotDevices,
+      destination_zone_id: DEMO_ZONES.internal,
+    });
+    expect(byV2.code, byV2.stderr).toBe(0);
+    expect(byV2.stdout).toBe(byUuid.stdout);
+    expect((JSON.parse(byV2.stdout) as { name: string }[]).map((n) => n.name).sort()).toEqual([
+      'Cameras',
+      'IoT',
+    ]);
   });
 });
