@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { createRequire } from 'node:module';
 import { pino } from 'pino';
 import { createApp } from './app.js';
 import { type Config, configWarnings, loadConfig } from './config.js';
@@ -205,11 +206,12 @@ async function runConsole(config: Config, argv: string[]): Promise<number> {
     await app.close();
     await controller.stop();
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      void shutdown().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-    });
-  }
+  const stop = (signal: 'SIGINT' | 'SIGTERM') => {
+    void shutdown().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  // The interactive console takes Ctrl-C itself: at `approve? [y/N]` it means "not run".
+  if (argv.length > 0) process.once('SIGINT', () => stop('SIGINT'));
   const deps = {
     registry: app.registry,
     context: app.context,
@@ -228,6 +230,8 @@ async function runConsole(config: Config, argv: string[]): Promise<number> {
     }
     await runInteractiveConsole({
       ...deps,
+      signals: process,
+      abort: () => stop('SIGINT'),
       ...(controller.note ? { banner: controller.note } : {}),
     });
     return 0;
@@ -300,6 +304,12 @@ async function runMcp(config: Config): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // Answered before any configuration is read: it needs none, and must work where none is set.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+    process.stdout.write(`netops-bot ${version}\n`);
+    return 0;
+  }
   let config: Config;
   try {
     config = loadConfig();

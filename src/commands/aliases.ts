@@ -1,4 +1,6 @@
 import { ValidationError } from '../errors.js';
+import type { Gateway } from '../gateway/types.js';
+import { firewallGeneration } from '../tools/firewall-generation.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ParsedCommand } from './parse-command-line.js';
 
@@ -16,6 +18,9 @@ interface AliasSpec {
    * a leading `is` is skipped either way, so `who is 10.40.0.23` reads as asked.
    */
   on?: { word: string; tool: string; arg: string; placeholder: string };
+
+  /** The tool it runs instead on a site with the zone-based firewall, where `tool` is refused. */
+  onZoneBased?: string;
 }
 
 /**
@@ -38,7 +43,7 @@ const ALIASES: readonly AliasSpec[] = [
   { names: ['stats', 'usage'], tool: 'get_network_statistics' },
   { names: ['zones'], tool: 'list_firewall_zones' },
   { names: ['zone'], tool: 'get_zone_networks', positional: { arg: 'zone_id', placeholder: '<id-or-name>' } },
-  { names: ['rules', 'firewall'], tool: 'list_firewall_rules' },
+  { names: ['rules', 'firewall'], tool: 'list_firewall_rules', onZoneBased: 'list_firewall_policies' },
   { names: ['acl'], tool: 'list_acl_rules' },
   { names: ['lists'], tool: 'list_traffic_matching_lists' },
   { names: ['routes'], tool: 'list_traffic_routes' },
@@ -157,6 +162,25 @@ export function resolveCommand(command0: ParsedCommand, registry: ToolRegistry):
 }
 
 /**
+ * `resolveCommand`, then, for a shortcut that means another tool on a zone-based site (`firewall`,
+ * `rules`), the tool for the site's firewall: its policies there, its rules on a traditional one.
+ * A site whose generation cannot be told keeps the shortcut's own tool (and its answer).
+ */
+export async function resolveCommandOnSite(
+  parsed: ParsedCommand,
+  registry: ToolRegistry,
+  gateway: Gateway,
+): Promise<ResolvedCommand> {
+  const resolved = resolveCommand(parsed, registry);
+  const spec = BY_NAME.get(parsed.command);
+  if (!spec?.onZoneBased || registry.get(parsed.command) || !registry.get(spec.onZoneBased)) return resolved;
+  const site = registry.coerce(resolved.tool, resolved.args).site_id;
+  if (typeof site !== 'string') return resolved;
+  const generation = await firewallGeneration(gateway, site).catch(() => undefined);
+  return generation === 'zone-based' ? { tool: spec.onZoneBased, args: resolved.args } : resolved;
+}
+
+/**
  * The tool a help topic names: `help create_network`, or a shortcut (`help vlans` is list_vlans).
  * An unknown word gets the registry's "did you mean".
  */
@@ -184,6 +208,11 @@ export function listAliases(registry: ToolRegistry): AliasInfo[] {
   );
 }
 
+function zoneBasedNote(alias: string, registry: ToolRegistry): string {
+  const other = BY_NAME.get(alias)?.onZoneBased;
+  return other && registry.get(other) ? ` (${other} on a zone-based console)` : '';
+}
+
 /** The alias list as aligned help lines (`  vlans  → list_vlans`); empty when none is available. */
 export function aliasHelpText(registry: ToolRegistry): string {
   const aliases = listAliases(registry);
@@ -191,7 +220,7 @@ export function aliasHelpText(registry: ToolRegistry): string {
   const width = Math.max(...aliases.map((a) => a.usage.length));
   const lines = aliases.map(
     (a) =>
-      `  ${a.usage.padEnd(width)}  → ${a.tool}${isPictureAlias(a.alias) ? ', drawn as a PNG picture' : ''}`,
+      `  ${a.usage.padEnd(width)}  → ${a.tool}${isPictureAlias(a.alias) ? ', drawn as a PNG picture' : ''}${zoneBasedNote(a.alias, registry)}`,
   );
   return ['Shortcuts:', ...lines].join('\n');
 }

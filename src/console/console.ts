@@ -7,10 +7,11 @@ import {
   isPictureAlias,
   type ResolvedCommand,
   resolveCommand,
+  resolveCommandOnSite,
 } from '../commands/aliases.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from '../commands/parse-command-line.js';
 import { isBotError, ValidationError } from '../errors.js';
-import { render } from '../format/plain-text.js';
+import { isNoOpPreview, render } from '../format/plain-text.js';
 import type { Logger } from '../log.js';
 import type { ChangeReader } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
@@ -33,6 +34,13 @@ export interface ConsoleDeps {
   columns?: number;
   /** The change requests, read-only, for `changes` and `change <id>`. */
   changes?: ChangeReader;
+  /**
+   * Where Ctrl-C arrives when stdin is not a terminal (the process: SIGINT). At `approve? [y/N]`
+   * it answers "not run" and the console goes on; at the prompt it leaves the console.
+   */
+  signals?: NodeJS.EventEmitter;
+  /** Ctrl-C while a command runs (no prompt is shown): the caller stops the program. */
+  abort?: () => void;
 }
 
 /** One-shot exit codes. */
@@ -46,6 +54,8 @@ const VALUE_HELP = [
   'help <tool> (or <tool> --help) explains one tool: arguments, types, defaults, bounds, an example.',
   'topology [file=<path>] writes the picture as a PNG (default topology-<site>.png).',
 ].join('\n');
+
+const NOTHING_TO_CHANGE = 'nothing to change: the values given are the current ones; nothing was sent.';
 
 const ONE_SHOT_USAGE = 'usage: npm start -- <tool|shortcut> [key=value …] [--json] [--yes] [--help]';
 
@@ -61,11 +71,12 @@ function outputWidth(deps: ConsoleDeps): number | undefined {
 }
 
 /** Result text: `--json` prints JSON (a string result as is), otherwise the terminal rendering. */
-function formatResult(result: unknown, json: boolean, deps: ConsoleDeps): string {
+function formatResult(result: unknown, json: boolean, deps: ConsoleDeps, tool?: string): string {
   if (typeof result === 'string') return result;
   if (json) return JSON.stringify(result ?? null, null, 2);
   const width = outputWidth(deps);
-  return render(result, width === undefined ? {} : { width });
+  const identifiers = (tool === undefined ? undefined : deps.registry.get(tool)?.identifierColumns) ?? [];
+  return render(result, width === undefined ? { identifiers } : { width, identifiers });
 }
 
 /** Whether the words ask for `--json`, read before parsing so a parse error is JSON too. */
@@ -192,11 +203,12 @@ function history(deps: ConsoleDeps, parsed: ParsedCommand, json: boolean): Promi
 
 type LineOutcome = 'continue' | 'quit';
 
-async function handleLine(
-  line: string,
-  deps: ConsoleDeps,
-  ask: (prompt: string) => Promise<string | undefined>,
-): Promise<LineOutcome> {
+/** The answer to a prompt interrupted by Ctrl-C. */
+const INTERRUPTED = Symbol('interrupted');
+
+type Ask = (prompt: string) => Promise<string | undefined | typeof INTERRUPTED>;
+
+async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<LineOutcome> {
   const { registry, context, output } = deps;
   if (line.trim() === '') return 'continue';
   const { parsed, flags } = takeFlags(parseCommandLine(line), ['--json', '--help']);
@@ -214,17 +226,26 @@ async function handleLine(
     writeLine(output, await history(deps, parsed, json));
     return 'continue';
   }
-  const command = resolveCommand(parsed, registry);
+  const command = await resolveCommandOnSite(parsed, registry, context.gateway);
   const tool = registry.require(command.tool);
   if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
     const result = await registry.run(command.tool, command.args, context);
-    writeLine(output, formatResult(result, json, deps));
+    writeLine(output, formatResult(result, json, deps, command.tool));
     return 'continue';
   }
-  writeLine(output, formatResult(await previewOf(deps, command), json, deps));
+  const preview = await previewOf(deps, command);
+  writeLine(output, formatResult(preview, json, deps, command.tool));
+  if (isNoOpPreview(preview)) {
+    if (!json) writeLine(output, NOTHING_TO_CHANGE);
+    return 'continue';
+  }
   const answer = await ask('approve? [y/N] ');
+  if (answer === INTERRUPTED) {
+    writeLine(output, '\nnot run.');
+    return 'continue';
+  }
   if (answer !== undefined && /^(y|yes)$/i.test(answer.trim())) {
-    writeLine(output, formatResult(await execute(deps, command), json, deps));
+    writeLine(output, formatResult(await execute(deps, command), json, deps, command.tool));
     return 'continue';
   }
   writeLine(output, 'not run.');
@@ -240,19 +261,42 @@ export async function runInteractiveConsole(deps: ConsoleDeps): Promise<void> {
   const rl = createInterface({ input, output, terminal: (output as { isTTY?: unknown }).isTTY === true });
   // One iterator for every read, so the approval answer is the next line even when input is piped in.
   const lines = rl[Symbol.asyncIterator]();
-  rl.on('SIGINT', () => rl.close());
-  const ask = async (prompt: string): Promise<string | undefined> => {
+  // A line read that Ctrl-C interrupted stays pending: the next prompt takes that line.
+  let pending: Promise<IteratorResult<string>> | undefined;
+  let interrupt: (() => void) | undefined;
+  let atPrompt = false;
+  const onInterrupt = () => {
+    if (interrupt) interrupt();
+    else if (atPrompt || !deps.abort) rl.close();
+    else deps.abort();
+  };
+  rl.on('SIGINT', onInterrupt);
+  deps.signals?.on('SIGINT', onInterrupt);
+  const ask: Ask = async (prompt) => {
     rl.setPrompt(prompt);
     rl.prompt();
-    const next = await lines.next();
-    return next.done === true ? undefined : next.value;
+    pending ??= lines.next();
+    const interrupted = new Promise<typeof INTERRUPTED>((resolve) => {
+      // Only an approval can be interrupted; Ctrl-C at `net> ` leaves the console.
+      if (prompt !== 'net> ') interrupt = () => resolve(INTERRUPTED);
+    });
+    atPrompt = true;
+    try {
+      const next = await Promise.race([pending, interrupted]);
+      if (next === INTERRUPTED) return INTERRUPTED;
+      pending = undefined;
+      return next.done === true ? undefined : next.value;
+    } finally {
+      interrupt = undefined;
+      atPrompt = false;
+    }
   };
   if (deps.banner !== undefined) writeLine(output, deps.banner);
   writeLine(output, 'Type help for commands, quit to leave.');
   try {
     for (;;) {
       const line = await ask('net> ');
-      if (line === undefined) break;
+      if (line === undefined || line === INTERRUPTED) break;
       try {
         if ((await handleLine(line, deps, ask)) === 'quit') break;
       } catch (error) {
@@ -260,6 +304,7 @@ export async function runInteractiveConsole(deps: ConsoleDeps): Promise<void> {
       }
     }
   } finally {
+    deps.signals?.off('SIGINT', onInterrupt);
     rl.close();
   }
 }
@@ -299,17 +344,25 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       writeLine(output, await history(deps, parsed, json));
       return EXIT.ok;
     }
-    const command = resolveCommand(parsed, registry);
+    const command = await resolveCommandOnSite(parsed, registry, context.gateway);
     const tool = registry.require(command.tool);
     if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
-      writeLine(output, formatResult(await registry.run(command.tool, command.args, context), json, deps));
+      writeLine(
+        output,
+        formatResult(await registry.run(command.tool, command.args, context), json, deps, command.tool),
+      );
       return EXIT.ok;
     }
     if (flags.has('--yes')) {
-      writeLine(output, formatResult(await execute(deps, command), json, deps));
+      writeLine(output, formatResult(await execute(deps, command), json, deps, command.tool));
       return EXIT.ok;
     }
-    writeLine(output, formatResult(await previewOf(deps, command), json, deps));
+    const preview = await previewOf(deps, command);
+    writeLine(output, formatResult(preview, json, deps, command.tool));
+    if (isNoOpPreview(preview)) {
+      writeLine(errorOutput, NOTHING_TO_CHANGE);
+      return EXIT.ok;
+    }
     writeLine(errorOutput, `not run: ${command.tool} changes the network; add --yes to run it`);
     return EXIT.notRun;
   } catch (error) {

@@ -7,6 +7,10 @@ import {
 } from '../errors.js';
 import { type FaceWording, fieldIssuesOf, logUnexpected, plainErrorText } from '../format/error-wording.js';
 import { type Logger, scrubSecrets } from '../log.js';
+import { TOOL_LIST_HINT } from '../tools/registry.js';
+
+/** The console's own help, where a shared message names Slack's. */
+const ownHelp = (text: string) => text.replace(TOOL_LIST_HINT, '`help` lists them');
 
 function issueLines(issues: readonly FieldIssue[]): string {
   return issues.map((i) => `  ${i.field}: ${i.rule}`).join('\n');
@@ -43,8 +47,8 @@ function consoleError(error: unknown, logger: Logger): ConsoleError {
   if (isBotError(error)) {
     return {
       code: error.code,
-      text: scrubSecrets(plainErrorText(error, CONSOLE_WORDING)),
-      fields: fieldIssuesOf(error),
+      text: ownHelp(scrubSecrets(plainErrorText(error, CONSOLE_WORDING))),
+      fields: fieldIssuesOf(error).map((f) => ({ ...f, rule: ownHelp(f.rule) })),
     };
   }
   const id = logUnexpected(error, logger, 'the console');

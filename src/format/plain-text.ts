@@ -11,9 +11,14 @@ export interface RenderOptions {
   maxCell?: number;
   /** Rows shown per table before the rest is summarised. */
   maxRows?: number;
+  /**
+   * Columns (and `key: value` keys) the tool declares as identifiers a reader copies, beyond those
+   * recognised by key or value (see `isIdentifierColumn`): never cut, like ids, names and addresses.
+   */
+  identifiers?: readonly string[];
 }
 
-const DEFAULTS: Required<RenderOptions> = { width: 120, maxCell: 40, maxRows: 40 };
+const DEFAULTS: Required<Omit<RenderOptions, 'identifiers'>> = { width: 120, maxCell: 40, maxRows: 40 };
 const MIN_COLUMN = 6;
 const GAP = '  ';
 
@@ -87,13 +92,16 @@ function compact(value: unknown, depth = 0): string {
     const entries = Object.entries(value);
     if (entries.length === 0) return '{}';
     if (depth > 0) return `{${entries.length} fields}`;
-    return entries.map(([k, v]) => `${k}=${compact(v, depth + 1)}`).join(' ');
+    // Unset criteria say nothing and would push the set ones (a destination address) off the line.
+    const set = entries.filter(([, v]) => v !== null && v !== undefined);
+    if (set.length === 0) return '-';
+    return set.map(([k, v]) => `${k}=${compact(v, depth + 1)}`).join(' ');
   }
   return oneLine(String(value));
 }
 
 /** A scalar for display under `key`: yes/no, `-` for nothing, units for byte counters. */
-function cellText(key: string, value: unknown): string {
+export function cellText(key: string, value: unknown): string {
   if (typeof value === 'number' && isByteField(key)) return formatBytes(value);
   return compact(value);
 }
@@ -104,17 +112,25 @@ function isNumericColumn(key: string, rows: readonly Row[]): boolean {
 }
 
 /**
- * Whether a column holds identifiers a reader copies (ids, names, MACs, addresses, subnets), by
- * its key (`id`, `_id`, `*_id`, `name`, `*_name`, `mac`, `ip`, `macAddress`…) or because every
- * value it holds has the shape of one. Such a column is never cut and never decorated.
+ * Whether a column holds identifiers a reader copies (ids, names, MACs, addresses, subnets): the
+ * tool declares it (`declared`), its key says so (`id`, `_id`, `*_id`, `name`, `*_name`, `mac`,
+ * `ip`, `macAddress`…), every value it holds has the shape of one, or a value carries one inside
+ * (`client 00:11:32:8a:bc:04`, `Internal: 192.168.1.20`). Such a column is never cut.
  */
-function isIdentifierColumn(key: string, values: readonly unknown[]): boolean {
+export function isIdentifierColumn(
+  key: string,
+  values: readonly unknown[],
+  declared: readonly string[] = [],
+): boolean {
+  if (declared.includes(key)) return true;
   const snake = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
   if (/(^|_)(ids?|macs?|names?|ips?|address(es)?|subnets?|hostname|mac_address|ip_address)$/.test(snake)) {
     return true;
   }
   const present = values.filter((v) => v !== null && v !== undefined && v !== '');
-  return present.length > 0 && present.every((v) => typeof v === 'string' && looksLikeIdentifier(v));
+  if (present.length === 0) return false;
+  if (present.every((v) => typeof v === 'string' && looksLikeIdentifier(v))) return true;
+  return present.some((v) => carriesIdentifier(compact(v)));
 }
 
 const IDENTIFIER_SHAPES = [
@@ -125,8 +141,16 @@ const IDENTIFIER_SHAPES = [
   /^[0-9a-f]*:[0-9a-f:]*:[0-9a-f]*(\/\d{1,3})?$/i,
 ];
 
+/** A MAC, an IPv4 address or subnet, or a UUID inside longer text. */
+const EMBEDDED_IDENTIFIER =
+  /(^|[^0-9a-f:.])([0-9a-f]{2}(:[0-9a-f]{2}){5}|\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})($|[^0-9a-f:.])/i;
+
 function looksLikeIdentifier(text: string): boolean {
   return IDENTIFIER_SHAPES.some((shape) => shape.test(text));
+}
+
+function carriesIdentifier(text: string): boolean {
+  return EMBEDDED_IDENTIFIER.test(text);
 }
 
 /** Takes one character from the widest column that can still give above its floor; false if none can. */
@@ -144,24 +168,50 @@ function shrinkOne(widths: number[], floors: readonly number[]): boolean {
 const lineWidth = (widths: readonly number[]) =>
   widths.reduce((sum, w) => sum + w, 0) + GAP.length * (widths.length - 1);
 
+/** A header's words: split after each `_`, so `total_tx_bytes` may stand on three lines. */
+function headerWords(key: string): string[] {
+  return key.split(/(?<=_)/);
+}
+
+/** The narrowest a header gets without cutting a word. */
+function headerFloor(key: string): number {
+  return Math.max(...headerWords(key).map((word) => word.length));
+}
+
+/** A header on as many lines as `width` needs, broken only after `_`; never cut. */
+function wrapHeader(key: string, width: number): string[] {
+  if (key.length <= width) return [key];
+  const lines: string[] = [];
+  let current = '';
+  for (const word of headerWords(key)) {
+    if (current !== '' && current.length + word.length > width) {
+      lines.push(current);
+      current = '';
+    }
+    current += word;
+  }
+  lines.push(current);
+  return lines;
+}
+
 /**
- * Narrows columns until a row fits `total`. Headers wider than their data give way first (a cut
- * header still reads); then descriptive columns, down to a few characters. Identifier columns
- * keep their data width. Undefined when even that does not fit: the caller shows records instead.
+ * Narrows descriptive columns (the widest first) until a row fits `total`, never below a few
+ * characters or the widest word of their header (which then wraps after `_`): a header is never
+ * cut, nor is an identifier column. Undefined when even that does not fit: the caller shows one
+ * record per row instead.
  */
 function fitWidths(
   natural: readonly number[],
-  data: readonly number[],
+  headers: readonly string[],
   identifier: readonly boolean[],
   total: number,
 ): number[] | undefined {
   const out = [...natural];
-  const dataFloors = data.map((w) => Math.max(w, MIN_COLUMN));
-  const descriptiveFloors = dataFloors.map((w, c) => (identifier[c] ? w : MIN_COLUMN));
-  for (const floors of [dataFloors, descriptiveFloors]) {
-    while (lineWidth(out) > total) {
-      if (!shrinkOne(out, floors)) break;
-    }
+  const floors = natural.map((w, c) =>
+    identifier[c] ? w : Math.min(w, Math.max(headerFloor(headers[c] ?? ''), MIN_COLUMN)),
+  );
+  while (lineWidth(out) > total) {
+    if (!shrinkOne(out, floors)) break;
   }
   return lineWidth(out) <= total ? out : undefined;
 }
@@ -220,6 +270,7 @@ export function renderTable(rows: readonly Row[], options: RenderOptions = {}): 
     isIdentifierColumn(
       key,
       shown.map((row) => row[key]),
+      options.identifiers,
     ),
   );
   const cells = shown.map((row) =>
@@ -230,7 +281,7 @@ export function renderTable(rows: readonly Row[], options: RenderOptions = {}): 
   );
   const data = columns.map((_, c) => Math.max(1, ...cells.map((row) => (row[c] ?? '').length)));
   const natural = columns.map((key, c) => Math.max(key.length, data[c] ?? 0));
-  const widths = fitWidths(natural, data, identifier, width);
+  const widths = fitWidths(natural, columns, identifier, width);
   if (widths === undefined) {
     const records = recordView(columns, cells, identifier, width);
     return [...records, countLine(rows.length, shown.length)].join('\n\n');
@@ -245,7 +296,14 @@ export function renderTable(rows: readonly Row[], options: RenderOptions = {}): 
       })
       .join(GAP)
       .trimEnd();
-  const out = [line(columns, true), ...cells.map((row) => line(row, false))];
+  const headers = columns.map((key, c) => wrapHeader(key, widths[c] ?? key.length));
+  const headerLines = Array.from({ length: Math.max(...headers.map((h) => h.length)) }, (_, i) =>
+    line(
+      headers.map((h) => h[i] ?? ''),
+      true,
+    ),
+  );
+  const out = [...headerLines, ...cells.map((row) => line(row, false))];
   out.push(countLine(rows.length, shown.length));
   return out.join('\n');
 }
@@ -271,7 +329,7 @@ export function renderObject(value: Row, options: RenderOptions = {}): string {
       tables.push(`${key}:\n${renderTable(keyedRows(key, field), options)}`);
     } else {
       const line = `${key}: ${cellText(key, field)}`;
-      lines.push(isIdentifierColumn(key, [field]) ? line : truncate(line, lineMax));
+      lines.push(isIdentifierColumn(key, [field], options.identifiers) ? line : truncate(line, lineMax));
     }
   }
   return [lines.join('\n'), ...tables].filter((part) => part !== '').join('\n\n');
@@ -280,6 +338,14 @@ export function renderObject(value: Row, options: RenderOptions = {}): string {
 /** Whether a tool result is a dry-run preview rather than the outcome of a change. */
 export function isPreview(result: unknown): result is Row {
   return isPlainObject(result) && result.dry_run === true;
+}
+
+/**
+ * Whether a preview found nothing to change (`nothing_to_change: true`, e.g. an update to the
+ * values a network already has): a front end says so and asks no one to approve it.
+ */
+export function isNoOpPreview(result: unknown): boolean {
+  return isPreview(result) && result.nothing_to_change === true;
 }
 
 /** Turns any tool result into terminal text: previews, tables, `key: value` objects, or a string as is. */

@@ -3,6 +3,10 @@ import type { McpWriteMode } from '../config.js';
 import { ConfirmationRequiredError, type FieldIssue, isBotError, ValidationError } from '../errors.js';
 import { type FaceWording, fieldIssuesOf, logUnexpected, plainErrorText } from '../format/error-wording.js';
 import { type Logger, scrubSecrets } from '../log.js';
+import { TOOL_LIST_HINT } from '../tools/registry.js';
+
+/** MCP's own help, where a shared message names Slack's. */
+const ownHelp = (text: string) => text.replace(TOOL_LIST_HINT, 'the tools/list request lists them');
 
 /** An error as an MCP client reads it: a stable code, a sentence, and the field issues of bad input. */
 export interface McpError {
@@ -39,8 +43,8 @@ export function mcpError(error: unknown, logger: Logger, writes: McpWriteMode): 
   if (isBotError(error)) {
     return {
       code: error.code,
-      message: scrubSecrets(plainErrorText(error, mcpWording(writes))),
-      fields: fieldIssuesOf(error),
+      message: ownHelp(scrubSecrets(plainErrorText(error, mcpWording(writes)))),
+      fields: fieldIssuesOf(error).map((f) => ({ ...f, rule: ownHelp(f.rule) })),
     };
   }
   const id = logUnexpected(error, logger, 'the MCP front end');
@@ -59,4 +63,21 @@ export function toolErrorResult(error: McpError): CallToolResult {
     content: [{ type: 'text', text: mcpErrorText(error) }],
     structuredContent: { error },
   };
+}
+
+/**
+ * A JSON-RPC error for a request handler to throw: its code, and its message as is. The SDK's
+ * `McpError` puts "MCP error <code>: " into its message, and the client's McpError adds it again
+ * when it reads the answer, which showed the prefix twice.
+ */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    /** Sent as the JSON-RPC error's `data` (the SDK's protocol layer passes it on). */
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
 }

@@ -2,14 +2,14 @@ import { createRequire } from 'node:module';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { mcpRequester } from '../approvals/mcp-requester.js';
 import type { McpWriteMode } from '../config.js';
 import { type FieldIssue, isBotError } from '../errors.js';
 import { redactSecrets } from '../lib/redact.js';
 import { type Logger, scrubSecrets } from '../log.js';
-import { mcpError, mcpErrorText } from './error-text.js';
+import { mcpError, mcpErrorText, ProtocolError } from './error-text.js';
 import type { McpTools } from './tool-calls.js';
 import { BadResourceUriError, type TopologyResources, UnknownResourceError } from './topology-resources.js';
 
@@ -39,9 +39,9 @@ const callParams = z.object({
 const readParams = z.object({ uri: z.string({ error: 'must be a resource URI (a string)' }) });
 
 /** An "invalid params" protocol error: one `field: rule` per issue, and the issues as data. */
-function invalidParams(fields: FieldIssue[]): McpError {
+function invalidParams(fields: FieldIssue[]): ProtocolError {
   const text = fields.map((f) => `${f.field}: ${f.rule}`).join('; ');
-  return new McpError(ErrorCode.InvalidParams, `invalid params: ${scrubSecrets(text)}`, { fields });
+  return new ProtocolError(ErrorCode.InvalidParams, `invalid params: ${scrubSecrets(text)}`, { fields });
 }
 
 function paramIssues(error: z.ZodError): FieldIssue[] {
@@ -113,7 +113,7 @@ export function createSessionServer(parts: SessionParts): McpServer {
     try {
       return redactSecrets(await parts.resources.read(params.uri));
     } catch (error) {
-      if (error instanceof UnknownResourceError) throw new McpError(RESOURCE_NOT_FOUND, error.message);
+      if (error instanceof UnknownResourceError) throw new ProtocolError(RESOURCE_NOT_FOUND, error.message);
       if (error instanceof BadResourceUriError)
         throw invalidParams([{ field: 'params.uri', rule: error.rule }]);
       const described = mcpError(error, parts.logger, parts.writes);
@@ -124,7 +124,7 @@ export function createSessionServer(parts: SessionParts): McpServer {
           : described.code === 'validation_failed'
             ? ErrorCode.InvalidParams
             : ErrorCode.InternalError;
-      throw new McpError(code, mcpErrorText(described));
+      throw new ProtocolError(code, mcpErrorText(described));
     }
   });
   server.oninitialized = () => {

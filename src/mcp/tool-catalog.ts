@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { McpWriteMode } from '../config.js';
 import type { ToolDefinition } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { argumentsOf } from '../tools/schema-introspection.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -81,6 +82,14 @@ export function inputSchemaOf(
   const schema = z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as JsonObject;
   const properties = { ...((schema.properties as Record<string, JsonObject> | undefined) ?? {}) };
   const required = ((schema.required as string[] | undefined) ?? []).filter((name) => name !== 'site_id');
+  // Each argument says what it is for, in the words per-tool help uses (zod's conversion drops a
+  // description set on a wrapped schema).
+  for (const arg of argumentsOf(tool.args)) {
+    const property = properties[arg.name];
+    if (property && arg.description && property.description === undefined) {
+      properties[arg.name] = { ...property, description: arg.description };
+    }
+  }
   if (properties.site_id) properties.site_id = { ...properties.site_id, default: options.defaultSite };
   if (properties.confirm && options.writes !== 'off') {
     properties.confirm = { ...properties.confirm, description: CONFIRM_TEXT[options.writes] };

@@ -82,22 +82,25 @@ const priority = intInRange(1, 10000).describe(
 const description = z
   .string({ error: 'must be text' })
   .trim()
-  .max(256, { error: 'must be at most 256 characters' });
+  .max(256, { error: 'must be at most 256 characters' })
+  .describe('Free text shown with the rule');
 
 /** Every create_acl_rule field but site_id, optional (update takes them all that way). */
 const ruleFields = {
-  name: text(128),
-  action: z.enum(ACL_ACTIONS, { error: `must be one of ${ACL_ACTIONS.join(', ')}` }),
-  enabled: z.boolean({ error: 'must be true or false' }),
-  source_type: endpointType,
+  name: text(128).describe('Rule name'),
+  action: z
+    .enum(ACL_ACTIONS, { error: `must be one of ${ACL_ACTIONS.join(', ')}` })
+    .describe('allow or deny the traffic matched'),
+  enabled: z.boolean({ error: 'must be true or false' }).describe('Whether the rule is active'),
+  source_type: endpointType.describe('What the source is: network, device, ip or any'),
   source_id: endpointRef,
   source_network: ipv4OrCidr.describe('Source address or CIDR (source_type ip)'),
-  destination_type: endpointType,
+  destination_type: endpointType.describe('What the destination is: network, device, ip or any'),
   destination_id: endpointRef,
   destination_network: ipv4OrCidr.describe('Destination address or CIDR (destination_type ip)'),
-  protocol,
-  src_port: port,
-  dst_port: port,
+  protocol: protocol.describe('tcp, udp or all; icmp is refused'),
+  src_port: port.describe('Source port (tcp or udp)'),
+  dst_port: port.describe('Destination port (tcp or udp)'),
   priority,
   description,
 };

@@ -38,6 +38,12 @@ export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
    * are described by the MCP front end itself.
    */
   output?: z.ZodType;
+
+   * Result columns (or `key: value` keys) that hold something a reader copies although neither
+   * their key nor their values say so, such as `applies_to: network IoT (VLAN 20)`. Tables never
+   * cut them: ids, names, MACs and addresses are recognised by key and shape already.
+   */
+  identifierColumns?: readonly string[];
   // Method syntax keeps tools with different argument types assignable to one array.
   run(args: z.output<A>, context: ToolContext): Promise<unknown>;
 }

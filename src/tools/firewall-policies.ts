@@ -48,9 +48,17 @@ const ZONES = 'firewall/zone';
 const policyRef = idOrName('firewall policy');
 const zoneRef = idOrName('firewall zone');
 const action = z.enum(POLICY_ACTIONS, { error: `must be one of ${POLICY_ACTIONS.join(', ')}` });
-const protocol = z.enum(POLICY_PROTOCOLS, { error: `must be one of ${POLICY_PROTOCOLS.join(', ')}` });
-const ipVersion = z.enum(IP_VERSIONS, { error: `must be one of ${IP_VERSIONS.join(', ')}` });
-const schedule = z.enum(SCHEDULES, { error: `must be one of ${SCHEDULES.join(', ')}` });
+const protocol = z
+  .enum(POLICY_PROTOCOLS, { error: `must be one of ${POLICY_PROTOCOLS.join(', ')}` })
+  .describe('Protocol matched');
+const ipVersion = z
+  .enum(IP_VERSIONS, { error: `must be one of ${IP_VERSIONS.join(', ')}` })
+  .describe('IP version matched: IPV4, IPV6 or BOTH');
+const schedule = z
+  .enum(SCHEDULES, { error: `must be one of ${SCHEDULES.join(', ')}` })
+  .describe(
+    'When the policy applies: always, every_day or every_week (with schedule_days), or a time window',
+  );
 const networks = z
   .array(idOrName('network'))
   .describe('Networks of the zone to match (ids or names); empty: the whole zone');
@@ -78,20 +86,24 @@ const portSpec = z
       }),
     { error: PORT_RULE },
   );
-const days = z.array(z.enum(DAYS, { error: `must be days from ${DAYS.join(', ')}` }));
+const days = z
+  .array(z.enum(DAYS, { error: `must be days from ${DAYS.join(', ')}` }))
+  .describe('Days for every_week (mon,tue,…)');
 const scheduleTime = z
   .string({ error: 'must be a time window such as 09:00-17:00' })
   .trim()
   .regex(/^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/, {
     error: 'must be a time window such as 09:00-17:00',
-  });
+  })
+  .describe('Time window HH:MM-HH:MM (default: all day)');
 const position = intInRange(1, 10_000).describe(
   'Place among the policies of its zone pair, 1 = evaluated first (default: last)',
 );
 const description = z
   .string({ error: 'must be text' })
   .trim()
-  .max(256, { error: 'must be at most 256 characters' });
+  .max(256, { error: 'must be at most 256 characters' })
+  .describe('Free text shown with the policy');
 
 /** Where a new policy stands in a previewed reorder: its id is the controller's to give. */
 const NEW_POLICY = '(the new policy)';
@@ -134,6 +146,7 @@ async function loadPolicies(gateway: Gateway, site: string, fresh: boolean): Pro
     networks,
     names: {
       zone: (id) => zones.items.find((zone) => zone._id === id)?.name ?? null,
+      zoneId: (id) => zones.items.find((zone) => zone._id === id)?.external_id || id,
       network: (id) => networks.records.find((network) => network._id === id)?.name ?? null,
     },
   };
@@ -282,6 +295,8 @@ const listFirewallPolicies = defineTool({
   access: 'read',
   firewall: 'zone-based',
   example: 'limit=10',
+  // `IoT Devices: IoT, Cameras`, `Internal: 192.168.1.20 port 32400`: zones, networks, addresses.
+  identifierColumns: ['source', 'destination'],
   args: z.object({
     site_id: siteId,
     include_predefined: z
@@ -364,8 +379,14 @@ const createFirewallPolicy = defineTool({
       schedule: schedule.default('always'),
       schedule_days: days.optional().describe('Days for every_week (mon,tue,…)'),
       schedule_time: scheduleTime.optional().describe('Time window HH:MM-HH:MM (default: all day)'),
-      enabled: z.boolean({ error: 'must be true or false' }).default(true),
-      logging: z.boolean({ error: 'must be true or false' }).default(false),
+      enabled: z
+        .boolean({ error: 'must be true or false' })
+        .default(true)
+        .describe('Whether the policy is active'),
+      logging: z
+        .boolean({ error: 'must be true or false' })
+        .default(false)
+        .describe('Log the traffic the policy matches'),
       position: position.optional(),
       description: description.optional(),
       confirm,
@@ -480,8 +501,8 @@ const updateFirewallPolicy = defineTool({
     .object({
       site_id: siteId,
       policy_id: policyRef,
-      name: text(128).optional(),
-      action: action.optional(),
+      name: text(128).optional().describe('New policy name'),
+      action: action.optional().describe('New action: ALLOW, BLOCK or REJECT'),
       source_zone: zoneRef.optional(),
       destination_zone: zoneRef.optional(),
       ...matchArgs,
@@ -490,8 +511,11 @@ const updateFirewallPolicy = defineTool({
       schedule: schedule.optional(),
       schedule_days: days.optional(),
       schedule_time: scheduleTime.optional(),
-      enabled: z.boolean({ error: 'must be true or false' }).optional(),
-      logging: z.boolean({ error: 'must be true or false' }).optional(),
+      enabled: z.boolean({ error: 'must be true or false' }).optional().describe('Turn the policy on or off'),
+      logging: z
+        .boolean({ error: 'must be true or false' })
+        .optional()
+        .describe('Log the traffic the policy matches'),
       position: position.optional(),
       description: description.optional().describe('New description; empty clears it'),
       confirm,

@@ -73,6 +73,11 @@ export interface FirewallPolicy {
 export interface PolicyNames {
   zone(id: string): string | null;
   network(id: string): string | null;
+  /**
+   * The id the zone tools show for a v2 zone `_id`: its Integration UUID (`external_id`), so one
+   * zone has one id everywhere; the `_id` when the controller gives none.
+   */
+  zoneId?(id: string): string;
 }
 
 function matchWord(target: string): string {
@@ -131,8 +136,8 @@ export function toFirewallPolicy(record: FirewallPolicyRecord, names: PolicyName
     index: record.index ?? null,
     predefined: record.predefined === true,
     description: record.description || null,
-    source_zone_id: record.source.zone_id,
-    destination_zone_id: record.destination.zone_id,
+    source_zone_id: names.zoneId?.(record.source.zone_id) ?? record.source.zone_id,
+    destination_zone_id: names.zoneId?.(record.destination.zone_id) ?? record.destination.zone_id,
   };
 }
 

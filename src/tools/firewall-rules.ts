@@ -132,7 +132,10 @@ const createFirewallRule = defineTool({
         .enum(RULESETS, {
           error: 'must be a ruleset such as WAN_IN, WAN_OUT, LAN_IN, LAN_OUT, LAN_LOCAL, GUEST_IN',
         })
-        .default('WAN_IN'),
+        .default('WAN_IN')
+        .describe(
+          'Where the rule applies: traffic in from the WAN (WAN_IN), between LANs (LAN_IN), to the gateway (LAN_LOCAL)…',
+        ),
       rule_index: wholeNumber
         .optional()
         .describe(
@@ -140,20 +143,28 @@ const createFirewallRule = defineTool({
         ),
       src_address: address.optional().describe('Source IP or CIDR (IPv6 in the v6 rulesets)'),
       dst_address: address.optional().describe('Destination IP or CIDR (IPv6 in the v6 rulesets)'),
-      protocol: protocol.optional(),
+      protocol: protocol.optional().describe('Protocol matched (default: all)'),
       port: port.optional().describe('Destination port (tcp or udp only)'),
       src_networkconf_id: networkRef
         .optional()
         .describe('Source network (id or name), instead of src_address'),
-      src_networkconf_type: networkconfType.default('NETv4'),
+      src_networkconf_type: networkconfType
+        .default('NETv4')
+        .describe(
+          "How the source network matches: NETv4 (its whole subnet) or ADDRv4 (the gateway's address in it)",
+        ),
       dst_networkconf_id: networkRef.optional().describe('Destination network (id or name)'),
-      dst_networkconf_type: networkconfType.default('NETv4'),
-      state_established: flag(false),
-      state_related: flag(false),
-      state_new: flag(false),
-      state_invalid: flag(false),
-      logging: flag(false),
-      enabled: flag(true),
+      dst_networkconf_type: networkconfType
+        .default('NETv4')
+        .describe(
+          "How the destination network matches: NETv4 (its whole subnet) or ADDRv4 (the gateway's address in it)",
+        ),
+      state_established: flag(false).describe('Match packets of established connections'),
+      state_related: flag(false).describe('Match packets related to established connections'),
+      state_new: flag(false).describe('Match packets that open a new connection'),
+      state_invalid: flag(false).describe('Match packets that belong to no known connection'),
+      logging: flag(false).describe("Log the packets the rule matches in the controller's syslog"),
+      enabled: flag(true).describe('Whether the rule is active'),
       confirm,
       dry_run: dryRun,
     })
@@ -212,14 +223,14 @@ const updateFirewallRule = defineTool({
     .object({
       site_id: siteId,
       rule_id: ruleRef,
-      name: text(128).optional(),
-      action: action.optional(),
+      name: text(128).optional().describe('New rule name'),
+      action: action.optional().describe('New action: accept, drop or reject'),
       rule_index: wholeNumber.optional().describe("New position in the rule's ruleset, within its block"),
       src_address: anyAddress.optional().describe('IPv4, or IPv6 for a rule of a v6 ruleset'),
       dst_address: anyAddress.optional().describe('IPv4, or IPv6 for a rule of a v6 ruleset'),
-      protocol: protocol.optional(),
+      protocol: protocol.optional().describe('New protocol matched'),
       port: port.optional().describe('Destination port (tcp or udp only)'),
-      enabled: z.boolean({ error: 'must be true or false' }).optional(),
+      enabled: z.boolean({ error: 'must be true or false' }).optional().describe('Turn the rule on or off'),
       confirm,
       dry_run: dryRun,
     })

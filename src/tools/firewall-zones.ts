@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { ConflictError, NotSupportedError } from '../errors.js';
+import { ConflictError, NotSupportedError, ResourceNotFoundError } from '../errors.js';
 import { invalidResponse } from '../gateway/envelopes.js';
+import { v2ZoneRecordSchema } from '../gateway/records/firewall-policy-record.js';
 import { type ZoneRecord, zoneRecordSchema } from '../gateway/records/zone-record.js';
 import type { Gateway } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
@@ -71,6 +72,23 @@ async function loadZones(
     NetworkDirectory.load(context.gateway, site, { fresh, withIntegration: true }),
   ]);
   return { gateway: context.gateway, site, zones: zones.items, networks, store: context.store };
+}
+
+/**
+ * A zone by Integration UUID or name, or by the v2 `_id` the policy API knows it by (older output
+ * showed policies' zones so): mapped through the v2 zone's `external_id`, read only on a miss.
+ */
+async function findZoneById(s: ZoneSite, ref: string, field: string): Promise<ZoneRecord> {
+  try {
+    return findZone(s.zones, ref, field);
+  } catch (error) {
+    const wanted = ref.trim();
+    if (!(error instanceof ResourceNotFoundError) || !/^[0-9a-f]{24}$/i.test(wanted)) throw error;
+    const v2 = await s.gateway.v2Read(s.site, 'firewall/zone', v2ZoneRecordSchema).catch(() => undefined);
+    const uuid = v2?.items.find((zone) => zone._id === wanted)?.external_id;
+    if (!uuid) throw error;
+    return findZone(s.zones, uuid, field);
+  }
 }
 
 async function descriptionOf(s: ZoneSite, zoneId: string): Promise<string | null> {
@@ -228,7 +246,7 @@ const updateFirewallZone = defineTool({
   args: z.object({
     site_id: siteId,
     firewall_zone_id: zoneRef,
-    name: text(128).optional(),
+    name: text(128).optional().describe('New zone name (a user zone only)'),
     description: description.optional().describe('New description; empty clears it'),
     network_ids: z
       .array(networkRef)
@@ -239,7 +257,7 @@ const updateFirewallZone = defineTool({
   }),
   async run(args, context) {
     const s = await loadZones(context, args.site_id, true);
-    const zone = findZone(s.zones, args.firewall_zone_id, 'firewall_zone_id');
+    const zone = await findZoneById(s, args.firewall_zone_id, 'firewall_zone_id');
     const name = args.name ?? zone.name;
     if (name !== zone.name) {
       assertEditable(zone, 'rename');
@@ -304,7 +322,7 @@ const deleteFirewallZone = defineTool({
   args: z.object({ site_id: siteId, zone_id: zoneRef, confirm, dry_run: dryRun }),
   async run({ site_id, zone_id, dry_run }, context) {
     const s = await loadZones(context, site_id, true);
-    const zone = findZone(s.zones, zone_id, 'zone_id');
+    const zone = await findZoneById(s, zone_id, 'zone_id');
     assertEditable(zone, 'delete');
     const view = await zoneView(s, zone);
     const names = view.network_names.map((n, i) => n ?? view.networkIds[i]);
@@ -333,7 +351,7 @@ async function loadMembership(
   context: { gateway: Gateway; store: KeyValueStore },
 ) {
   const s = await loadZones(context, args.site_id, true);
-  const zone = findZone(s.zones, args.zone_id, 'zone_id');
+  const zone = await findZoneById(s, args.zone_id, 'zone_id');
   const network = await s.networks.resolve(args.network_id, 'network_id');
   const current = await s.networks.describeAll(zone.networkIds);
   const assignment = {
@@ -429,7 +447,7 @@ const getZoneNetworks = defineTool({
   args: z.object({ site_id: siteId, zone_id: zoneRef }),
   async run({ site_id, zone_id }, context) {
     const s = await loadZones(context, site_id, false);
-    const zone = findZone(s.zones, zone_id, 'zone_id');
+    const zone = await findZoneById(s, zone_id, 'zone_id');
     const members = await s.networks.describeAll(zone.networkIds);
     return members.map((m) =>
       m.record

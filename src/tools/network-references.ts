@@ -20,10 +20,20 @@ export interface NetworkReference {
   id: string;
   via: string;
   listed_by: string;
+  /** What is true of it once the network is deleted (a preview states only what will be true). */
+  after_delete: string;
 }
 
-/** What `find` returns: a reference without `listed_by`, which comes from its kind. */
-type FoundReference = Omit<NetworkReference, 'listed_by'>;
+/** What `find` returns: a reference without `listed_by` and `after_delete`, which come from its kind. */
+type FoundReference = Omit<NetworkReference, 'listed_by' | 'after_delete'>;
+
+/** What the controller does to a reference when the network is deleted. */
+export type AfterDelete = 'dangles' | 'removed';
+
+export const AFTER_DELETE_TEXT: Record<AfterDelete, string> = {
+  dangles: 'unchanged: it points at a network that no longer exists',
+  removed: 'the controller takes the network out of it',
+};
 
 /** The network looked for, in both id spaces (`uuid` is the networkconf `external_id`, when it has one). */
 export interface ReferencedNetwork {
@@ -48,6 +58,8 @@ export interface ReferenceKind {
   firewall?: FirewallGeneration;
   /** Where the admin finds an object of this kind: the tool that lists it, or UniFi Network. */
   listedBy: string;
+  /** What the controller does to it when the network is deleted (tested against the simulator). */
+  afterDelete: AfterDelete;
   find(gateway: Gateway, site: string, network: ReferencedNetwork): Promise<FoundReference[]>;
 }
 
@@ -90,6 +102,7 @@ export const firewallRuleReferences: ReferenceKind = {
   label: 'firewall rules',
   firewall: 'legacy',
   listedBy: 'list_firewall_rules',
+  afterDelete: 'dangles',
   async find(gateway, site, network) {
     const rules = await gateway.classicRead(site, 'rest/firewallrule', firewallRuleRecordSchema, FRESH);
     return pointingAt(
@@ -110,6 +123,7 @@ export const firewallPolicyReferences: ReferenceKind = {
   label: 'firewall policies',
   firewall: 'zone-based',
   listedBy: 'list_firewall_policies',
+  afterDelete: 'dangles',
   async find(gateway, site, network) {
     const policies = await gateway.v2Read(site, 'firewall-policies', firewallPolicyRecordSchema, FRESH);
     // Ids left in `network_ids` beside another target match nothing, so they do not count.
@@ -132,6 +146,7 @@ export const firewallPolicyReferences: ReferenceKind = {
 export const aclRuleReferences: ReferenceKind = {
   label: 'ACL rules',
   listedBy: 'list_acl_rules',
+  afterDelete: 'dangles',
   async find(gateway, site, network) {
     const uuid = uuidOf(network);
     const rules = await gateway.integrationList(site, 'acl-rules', aclRuleRecordSchema, FRESH);
@@ -156,6 +171,7 @@ export const aclRuleReferences: ReferenceKind = {
 export const trafficRuleReferences: ReferenceKind = {
   label: 'traffic routes',
   listedBy: 'list_traffic_routes',
+  afterDelete: 'dangles',
   async find(gateway, site, network) {
     const rules = await gateway.v2Read(site, 'trafficrules', trafficRuleRecordSchema, FRESH);
     return pointingAt(
@@ -179,6 +195,7 @@ export const trafficRuleReferences: ReferenceKind = {
 export const trafficRouteReferences: ReferenceKind = {
   label: 'policy-based routes',
   listedBy: IN_UNIFI_NETWORK('policy-based routes'),
+  afterDelete: 'dangles',
   async find(gateway, site, network) {
     const routes = await gateway.v2Read(site, 'trafficroutes', trafficRouteRecordSchema, FRESH);
     return pointingAt(
@@ -199,6 +216,8 @@ export const zoneReferences: ReferenceKind = {
   label: 'firewall zones',
   firewall: 'zone-based',
   listedBy: 'list_firewall_zones',
+  // Deleting a network takes it out of its zone (the zone's networkIds no longer list it).
+  afterDelete: 'removed',
   async find(gateway, site, network) {
     const uuid = uuidOf(network);
     const zones = await gateway.integrationList(site, 'firewall/zones', zoneRecordSchema, FRESH);
@@ -216,6 +235,7 @@ export const zoneReferences: ReferenceKind = {
 export const wlanReferences: ReferenceKind = {
   label: 'Wi-Fi networks',
   listedBy: IN_UNIFI_NETWORK('Wi-Fi networks'),
+  afterDelete: 'dangles',
   async find(gateway, site, network) {
     const wlans = await gateway.classicRead(site, 'rest/wlanconf', wlanRecordSchema, FRESH);
     return pointingAt(
@@ -232,6 +252,7 @@ export const wlanReferences: ReferenceKind = {
 export const portProfileReferences: ReferenceKind = {
   label: 'port profiles',
   listedBy: IN_UNIFI_NETWORK('port profiles'),
+  afterDelete: 'dangles',
   async find(gateway, site, network) {
     const profiles = await gateway.classicRead(site, 'rest/portconf', portProfileRecordSchema, FRESH);
     return pointingAt(
@@ -292,7 +313,11 @@ async function findApplicable(
   const reason = await notApplicableReason(gateway, site, kind);
   if (reason !== undefined) return { notApplicable: reason };
   const found = await kind.find(gateway, site, network);
-  return found.map((reference) => ({ ...reference, listed_by: kind.listedBy }));
+  return found.map((reference) => ({
+    ...reference,
+    listed_by: kind.listedBy,
+    after_delete: AFTER_DELETE_TEXT[kind.afterDelete],
+  }));
 }
 
 /**

@@ -37,7 +37,7 @@ import {
   vlanWarnings,
   WAN_REFUSAL,
 } from './network-model.js';
-import { findNetworkReferences } from './network-references.js';
+import { AFTER_DELETE_TEXT, findNetworkReferences } from './network-references.js';
 
 const NETWORKS = 'rest/networkconf';
 const PURPOSES = ['corporate', 'guest', 'vlan-only', 'wan'] as const;
@@ -73,15 +73,22 @@ const domainName = z
   .max(253);
 
 const settingsShape = {
-  purpose: purpose.optional(),
-  dhcp_enabled: z.boolean({ error: 'must be true or false' }).optional(),
+  purpose: purpose
+    .optional()
+    .describe(
+      'What the network is for: corporate (a LAN), guest (isolated) or vlan-only (a tag, no subnet or DHCP)',
+    ),
+  dhcp_enabled: z
+    .boolean({ error: 'must be true or false' })
+    .optional()
+    .describe('Whether the gateway hands out addresses on the network'),
   dhcp_start: ipv4.optional().describe('First address of the lease range'),
   dhcp_stop: ipv4.optional().describe('Last address of the lease range'),
   dhcp_dns_1: ipv4.optional().describe('Primary DNS server for clients'),
-  dhcp_dns_2: ipv4.optional(),
-  dhcp_dns_3: ipv4.optional(),
-  dhcp_dns_4: ipv4.optional(),
-  domain_name: domainName.optional(),
+  dhcp_dns_2: ipv4.optional().describe('Second DNS server for clients'),
+  dhcp_dns_3: ipv4.optional().describe('Third DNS server for clients'),
+  dhcp_dns_4: ipv4.optional().describe('Fourth DNS server for clients'),
+  domain_name: domainName.optional().describe('Domain name clients get by DHCP, e.g. lan.example.com'),
 };
 
 /** An update value that may also be empty, which clears the stored setting. */
@@ -162,8 +169,15 @@ const createNetwork = defineTool({
     vlan_id: vlanId.describe('VLAN tag, 1–4094'),
     subnet: cidr.optional().describe('Subnet, e.g. 10.30.0.0/24 (not for vlan-only)'),
     ...settingsShape,
-    purpose: purpose.default('corporate'),
-    dhcp_enabled: z.boolean({ error: 'must be true or false' }).default(true),
+    purpose: purpose
+      .default('corporate')
+      .describe(
+        'What the network is for: corporate (a LAN), guest (isolated) or vlan-only (a tag, no subnet or DHCP)',
+      ),
+    dhcp_enabled: z
+      .boolean({ error: 'must be true or false' })
+      .default(true)
+      .describe('Whether the gateway hands out addresses on the network'),
     confirm,
     dry_run: dryRun,
   }),
@@ -297,20 +311,23 @@ function planUpdate(current: NetworkRecord, args: z.output<typeof updateArgs>): 
 
 const dnsOrEmptyFields = {
   dhcp_dns_1: dnsOrEmpty.describe('Primary DNS server for clients; empty clears it'),
-  dhcp_dns_2: dnsOrEmpty,
-  dhcp_dns_3: dnsOrEmpty,
-  dhcp_dns_4: dnsOrEmpty,
+  dhcp_dns_2: dnsOrEmpty.describe('Second DNS server for clients; empty clears it'),
+  dhcp_dns_3: dnsOrEmpty.describe('Third DNS server for clients; empty clears it'),
+  dhcp_dns_4: dnsOrEmpty.describe('Fourth DNS server for clients; empty clears it'),
 };
 
 const updateArgs = z.object({
   site_id: siteId,
   network_id: networkRef,
-  name: text(128).optional(),
-  vlan_id: vlanId.optional(),
-  subnet: cidr.optional(),
+  name: text(128).optional().describe('New network name'),
+  vlan_id: vlanId.optional().describe('New VLAN tag, 1–4094 (its clients reconnect)'),
+  subnet: cidr.optional().describe('New subnet, e.g. 10.30.0.0/24 (the lease range follows it)'),
   ...settingsShape,
   ...dnsOrEmptyFields,
-  domain_name: orEmpty(domainName, 'must be a domain name such as lan.example.com, or empty to clear it'),
+  domain_name: orEmpty(
+    domainName,
+    'must be a domain name such as lan.example.com, or empty to clear it',
+  ).describe('Domain name clients get by DHCP; empty clears it'),
   confirm,
   dry_run: dryRun,
 });
@@ -369,6 +386,10 @@ const updateNetwork = defineTool({
       clientsByNetwork([current], await readClients(gateway, args.site_id)).get(current._id) ?? [];
     const warnings = [...plan.warnings, ...changeWarnings(current, changes, clients.length)];
     const summary = { network_id: current._id, name: current.name, changes, warnings };
+    // Nothing would change: there is nothing to send, approve or journal.
+    if (args.dry_run && Object.keys(changes).length === 0) {
+      return { dry_run: true, nothing_to_change: true, ...summary };
+    }
     if (args.dry_run) return { dry_run: true, ...summary, would_send: body };
     if (Object.keys(changes).length === 0) return { success: true, ...summary, network: toNetwork(current) };
     const [updated] = await gateway.classicWrite(args.site_id, 'PUT', `${NETWORKS}/${current._id}`, body);
@@ -407,11 +428,15 @@ const deleteNetwork = defineTool({
       'deletion is irreversible',
       `${members.length} active client(s) on ${target.name}${vlan ? ` (VLAN ${vlan})` : ''} lose connectivity immediately`,
     ];
-    if (found.references.length > 0) {
+    const dangling = found.references.filter((r) => r.after_delete === AFTER_DELETE_TEXT.dangles);
+    if (dangling.length > 0) {
       warnings.push(
-        `${found.references.length} object(s) listed under references still point at ${target.name}; ` +
+        `${dangling.length} object(s) listed under references still point at ${target.name}; ` +
           'they are not changed and will point at a network that no longer exists',
       );
+    }
+    for (const r of found.references.filter((ref) => !dangling.includes(ref))) {
+      warnings.push(`${target.name} leaves ${r.kind} "${r.name}" (the controller takes it out)`);
     }
     warnings.push(...found.unchecked);
     return { dry_run: true, would_delete: toNetwork(target), references: found.references, warnings };

@@ -7,6 +7,12 @@ import { missingValue } from './missing-values.js';
 import { type ArgumentInfo, argumentsOf } from './schema-introspection.js';
 import { toolHelpText } from './tool-help.js';
 
+/**
+ * Where an "unknown tool" answer sends the reader, in Slack's words; the console and MCP put their
+ * own help in its place (`help`, the client's tool list).
+ */
+export const TOOL_LIST_HINT = '/net help lists them';
+
 /** What a front end hands the registry: values typed already (JSON, forms) or as text (the /net grammar). */
 export type RawArguments = Record<string, unknown>;
 
@@ -92,7 +98,7 @@ export class ToolRegistry {
       this.list().map((t) => t.name),
       5,
     );
-    const hint = close.length > 0 ? `; did you mean ${close.join(', ')}?` : '; /net help lists them';
+    const hint = close.length > 0 ? `; did you mean ${close.join(', ')}?` : `; ${TOOL_LIST_HINT}`;
     throw new ValidationError([{ field: 'tool', rule: `unknown tool "${name}"${hint}` }]);
   }
 

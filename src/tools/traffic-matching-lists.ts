@@ -137,7 +137,7 @@ const updateTrafficMatchingList = defineTool({
     site_id: siteId,
     list_id: listRef,
     list_type: listType.optional(),
-    name: text(128).optional(),
+    name: text(128).optional().describe('New list name'),
     items: items.optional().describe('Replaces every item of the list'),
     confirm,
     dry_run: dryRun,

@@ -90,6 +90,8 @@ const listTrafficRoutes = defineTool({
   description: 'List the traffic routes (allow, deny and bandwidth-limit rules)',
   access: 'read',
   example: '',
+  // `network IoT (VLAN 20)`, `Facebook (1572867)`: names a reader copies, never cut.
+  identifierColumns: ['applies_to', 'applications', 'match_criteria'],
   args: z.object({ site_id: siteId }),
   async run({ site_id }, { gateway }) {
     const rules = await readRules(gateway, site_id);
@@ -110,14 +112,26 @@ const createTrafficRoute = defineTool({
       .describe('allow, deny or shape (mark is refused: no DSCP marking on the controller)'),
     source_ip: address.optional().describe("A network's subnet: the rule applies to that network"),
     destination_ip: address.optional().describe('Destination address or CIDR (omitted: all internet)'),
-    source_port: port.optional(),
+    source_port: port
+      .optional()
+      .describe('Refused (the spec names it): traffic rules match destination ports only'),
     destination_port: port.optional().describe('Destination port (needs destination_ip)'),
-    protocol: z.enum(ROUTE_PROTOCOLS, { error: `must be one of ${ROUTE_PROTOCOLS.join(', ')}` }).optional(),
+    protocol: z
+      .enum(ROUTE_PROTOCOLS, { error: `must be one of ${ROUTE_PROTOCOLS.join(', ')}` })
+      .optional()
+      .describe('Protocol of the destination port (default: all)'),
     vlan_id: vlanId.optional().describe('The rule applies to the network with this VLAN'),
-    dscp_marking: intInRange(0, 63).optional(),
+    dscp_marking: intInRange(0, 63)
+      .optional()
+      .describe('Refused (the spec names it): the controller has no DSCP marking'),
     bandwidth_limit_kbps: intInRange(1, 10_000_000).optional().describe('For shape: kbps each way'),
-    priority: intInRange(1, 1000).optional(),
-    enabled: z.boolean({ error: 'must be true or false' }).default(true),
+    priority: intInRange(1, 1000)
+      .optional()
+      .describe('Refused (the spec names it): traffic rules have no evaluation order'),
+    enabled: z
+      .boolean({ error: 'must be true or false' })
+      .default(true)
+      .describe('Whether the route is active'),
     confirm,
     dry_run: dryRun,
   }),
@@ -148,7 +162,7 @@ const updateTrafficRoute = defineTool({
   args: z.object({
     site_id: siteId,
     route_id: routeRef,
-    enabled: z.boolean({ error: 'must be true or false' }),
+    enabled: z.boolean({ error: 'must be true or false' }).describe('Turn the route on or off'),
     confirm,
     dry_run: dryRun,
   }),

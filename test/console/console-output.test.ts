@@ -144,7 +144,7 @@ describe('--json errors are JSON on stdout, with the usual exit codes', () => {
 
     expect([unknown.code, option.code, empty.code]).toEqual([2, 2, 2]);
     expect((JSON.parse(unknown.stdout) as JsonError).error.fields).toEqual([
-      { field: 'tool', rule: 'unknown tool "frobnicate"; /net help lists them' },
+      { field: 'tool', rule: 'unknown tool "frobnicate"; `help` lists them' },
     ]);
     expect((JSON.parse(option.stdout) as JsonError).error.fields).toEqual([
       { field: 'option', rule: 'unknown option --verbose (known: --json, --yes, --help)' },

@@ -131,7 +131,7 @@ describe('interactive console', () => {
     ]);
 
     expect(h.errorOutput.text).toContain(
-      'invalid input:\n  tool: unknown tool "frobnicate"; /net help lists them',
+      'invalid input:\n  tool: unknown tool "frobnicate"; `help` lists them',
     );
     expect(h.errorOutput.text).toContain('command: unterminated quote " starting at character 9');
     expect(h.errorOutput.text).toContain('  vlan_id: ');

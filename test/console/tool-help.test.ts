@@ -34,7 +34,7 @@ function harness() {
 }
 
 const PURPOSE_LINE =
-  /\n {2}purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(refused: a WAN is added in the controller’s UI, under Internet\) \(default: corporate\)\n/;
+  /\n {2}purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(refused: a WAN is added in the controller’s UI, under Internet\) \(default: corporate\) — What the network is for: [^\n]+\n/;
 const VLAN_LINE = /\n {2}vlan_id\s+required {2}whole number 1–4094/;
 
 describe('console help per tool', () => {
@@ -53,9 +53,7 @@ describe('console help per tool', () => {
     expect(h.output.text).toMatch(VLAN_LINE);
     expect(h.output.text).toContain('Example: create_network name=Lab vlan_id=40 subnet=10.40.0.0/24');
     expect(h.output.text).toContain('list_vlans: List every network');
-    expect(h.errorOutput.text).toBe(
-      'invalid input:\n  tool: unknown tool "frobnicate"; /net help lists them\n',
-    );
+    expect(h.errorOutput.text).toBe('invalid input:\n  tool: unknown tool "frobnicate"; `help` lists them\n');
   });
 
   it('prints one tool’s help for a one-shot `create_network --help` and exits 0', async () => {

@@ -39,7 +39,9 @@ describe('tool forms generated from the zod schemas', () => {
     const purpose = byId(form, 'purpose')?.element.options as { value: string }[];
     // wan is in the enum (the spec names it) but always refused: not offered.
     expect(purpose.map((o) => o.value)).toEqual(['corporate', 'guest', 'vlan-only']);
-    expect(hint('purpose')).toBe('Default: corporate');
+    expect(hint('purpose')).toBe(
+      'What the network is for: corporate (a LAN), guest (isolated) or vlan-only (a tag, no subnet or DHCP) · Default: corporate',
+    );
     expect(byId(form, 'name')?.element).toMatchObject({ type: 'plain_text_input', max_length: 128 });
     expect(hint('name')).toBe('Network name · Text, at most 128 characters');
     expect(hint('site_id')).toBe('Site name (defaults to DEFAULT_SITE) · Default: hq');

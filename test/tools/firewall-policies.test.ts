@@ -9,6 +9,7 @@ import {
   DEMO_FIREWALL_POLICIES,
   DEMO_NETWORKS,
   DEMO_ZONE_IDS,
+  DEMO_ZONES,
   SIMULATOR_DEFAULTS,
 } from '../../src/simulator/index.js';
 import type { FirewallPolicy, FirewallPolicyRow } from '../../src/tools/firewall-policy-model.js';
@@ -106,8 +107,8 @@ describe('get_firewall_policy', () => {
       index: 10000,
       predefined: false,
       description: null,
-      source_zone_id: Z.iotDevices,
-      destination_zone_id: Z.internal,
+      source_zone_id: DEMO_ZONES.iotDevices, // the id the zone tools show (issue 19)
+      destination_zone_id: DEMO_ZONES.internal,
     });
     expect(await bot.run('get_firewall_policy', { policy_id: P.allowPlexFromWan })).toMatchObject({
       enabled: false,

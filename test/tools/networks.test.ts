@@ -563,6 +563,7 @@ describe('delete_network', () => {
         id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
         via: 'source',
         listed_by: 'list_firewall_policies',
+        after_delete: 'unchanged: it points at a network that no longer exists',
       },
       {
         kind: 'ACL rule',
@@ -570,6 +571,7 @@ describe('delete_network', () => {
         id: DEMO_ACL_RULES.blockIotToNas,
         via: 'source',
         listed_by: 'list_acl_rules',
+        after_delete: 'unchanged: it points at a network that no longer exists',
       },
       {
         kind: 'traffic route',
@@ -577,6 +579,7 @@ describe('delete_network', () => {
         id: '65b3c8e1f4a9d20c7e5a1201',
         via: 'applies to',
         listed_by: 'list_traffic_routes',
+        after_delete: 'unchanged: it points at a network that no longer exists',
       },
       {
         kind: 'firewall zone',
@@ -584,6 +587,7 @@ describe('delete_network', () => {
         id: DEMO_ZONES.iotDevices,
         via: 'member',
         listed_by: 'list_firewall_zones',
+        after_delete: 'the controller takes the network out of it',
       },
       {
         kind: 'Wi-Fi network',
@@ -591,6 +595,7 @@ describe('delete_network', () => {
         id: '65b3c8e1f4a9d20c7e5a1502',
         via: 'network',
         listed_by: 'UniFi Network (no tool manages Wi-Fi networks)',
+        after_delete: 'unchanged: it points at a network that no longer exists',
       },
       {
         kind: 'port profile',
@@ -598,13 +603,17 @@ describe('delete_network', () => {
         id: '65b3c8e1f4a9d20c7e5a1602',
         via: 'tagged network',
         listed_by: 'UniFi Network (no tool manages port profiles)',
+        after_delete: 'unchanged: it points at a network that no longer exists',
       },
     ]);
     // Each tool named there exists, so the admin can run it to find the object.
     for (const reference of preview.references.filter((r) => r.listed_by.startsWith('list_')))
       expect(bot.app.registry.get(reference.listed_by), reference.listed_by).toBeDefined();
     expect(preview.warnings).toContain(
-      '6 object(s) listed under references still point at IoT; they are not changed and will point at a network that no longer exists',
+      '5 object(s) listed under references still point at IoT; they are not changed and will point at a network that no longer exists',
+    );
+    expect(preview.warnings).toContain(
+      'IoT leaves firewall zone "IoT Devices" (the controller takes it out)',
     );
     expect(preview.warnings.filter((w) => w.startsWith('could not check'))).toEqual([]);
     // The legacy rule list of a zone-based console is empty whatever points at IoT: not asked.

@@ -14,7 +14,7 @@ describe('per-tool help generated from the registry', () => {
     expect(help.split('\n')[0]).toBe('create_network: Create a VLAN network (subnet, DHCP, DNS)');
     expect(help).toContain('Access: write.');
     expect(lineOf(help, 'purpose')).toMatch(
-      /^ {2}purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(refused: a WAN is added in the controller’s UI, under Internet\) \(default: corporate\)$/,
+      /^ {2}purpose\s+optional {2}one of corporate, guest, vlan-only, wan \(refused: a WAN is added in the controller’s UI, under Internet\) \(default: corporate\) — What the network is for: /,
     );
     expect(lineOf(help, 'vlan_id')).toMatch(/^ {2}vlan_id\s+required {2}whole number 1–4094 — VLAN tag/);
     expect(lineOf(help, 'name')).toMatch(/required {2}text, at most 128 characters — Network name/);
@@ -117,7 +117,9 @@ describe('typeText and argumentHint', () => {
     const site = registry.argumentsOf('create_network').find((a) => a.name === 'site_id');
     if (!vlan || !purpose || !site) throw new Error('create_network lost an argument');
     expect(argumentHint(vlan, 'hq')).toBe('VLAN tag, 1–4094 · Whole number 1–4094');
-    expect(argumentHint(purpose, 'hq')).toBe('Default: corporate');
+    expect(argumentHint(purpose, 'hq')).toBe(
+      'What the network is for: corporate (a LAN), guest (isolated) or vlan-only (a tag, no subnet or DHCP) · Default: corporate',
+    );
     expect(argumentHint(site, 'hq')).toBe('Site name (defaults to DEFAULT_SITE) · Default: hq');
   });
 

@@ -1,7 +1,13 @@
 import type { App, RespondFn } from '@slack/bolt';
 import { canonicalJson } from '../../approvals/canonical.js';
 import { HISTORY_HELP, isHistoryCommand } from '../../approvals/history.js';
-import { aliasHelpText, helpTopicTool, isPictureAlias, resolveCommand } from '../../commands/aliases.js';
+import {
+  aliasHelpText,
+  helpTopicTool,
+  isPictureAlias,
+  resolveCommand,
+  resolveCommandOnSite,
+} from '../../commands/aliases.js';
 import { type ParsedCommand, parseCommandLine } from '../../commands/parse-command-line.js';
 import { type FieldIssue, ValidationError } from '../../errors.js';
 import { settle } from '../../lib/settle-within.js';
@@ -94,7 +100,7 @@ async function handle(
     await reply(await historyMessage(parsed, command.user_id, deps));
     return;
   }
-  const { tool, args } = resolveCommand(parsed, registry);
+  const { tool, args } = await resolveCommandOnSite(parsed, registry, deps.context.gateway);
   const definition = registry.require(tool);
   if (definition.access === 'read') {
     const validated = registry.validate(tool, args);

@@ -1,0 +1,159 @@
+// Issue 19 (items 2–6): what a newcomer met, checked on the built program as it ships:
+// `node dist/main.js` one-shot and interactive, and `node dist/main.js mcp` with the SDK's client.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEMO_ZONE_IDS, DEMO_ZONES } from '../../src/simulator/demo-ids.js';
+import { MAIN, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { textOf } from '../helpers/mcp.js';
+
+/** `node dist/main.js mcp` on stdio with the built-in simulator, and the SDK's client on it. */
+async function mcpClient(): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MAIN, 'mcp'],
+    env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-newcomer-')) },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'newcomer', version: '1.0' });
+  await client.connect(transport);
+  return client;
+}
+
+afterAll(stopAllBots);
+
+describe.concurrent('issue 19: tables keep ids, names, MACs and addresses whole', () => {
+  it('routes at 160 columns shows the client MAC, the network and the destination whole', async () => {
+    const run = await runBot(['routes'], { env: { COLUMNS: '160' } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('client 00:11:32:8a:bc:04');
+    expect(run.stdout).toContain('network IoT (VLAN 20)');
+    expect(run.stdout).toContain('destination_ip=198.51.100.50');
+    expect(run.stdout).not.toContain('…');
+  });
+
+  it('list_firewall_policies at 80 and 160 columns keeps addresses and headers whole', async () => {
+    for (const columns of ['80', '160']) {
+      const run = await runBot(['list_firewall_policies'], { env: { COLUMNS: columns } });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Internal: 192.168.1.20 port 32400');
+      expect(run.stdout).not.toMatch(/enabl…|prede…/);
+      for (const line of run.stdout.trimEnd().split('\n')) {
+        if (!/192\.168|[0-9a-f]{24}/.test(line))
+          expect(line.length, line).toBeLessThanOrEqual(Number(columns));
+      }
+    }
+  });
+});
+
+/** Waits until `text()` satisfies `ok`, polling; fails with the output after a few seconds. */
+async function until(text: () => string, ok: (t: string) => boolean, what: string): Promise<void> {
+  const started = Date.now();
+  while (!ok(text())) {
+    if (Date.now() - started > 15_000) throw new Error(`never saw ${what}:\n${text()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.concurrent('issue 19: small things a newcomer noticed', () => {
+  it('prints the package version for --version, without starting a controller', async () => {
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    const run = await runBot(['--version']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe(`netops-bot ${version}`);
+    expect(run.stderr).toBe('');
+  });
+
+  it('says "nothing to change" for a no-op update_network, exits 0 and asks nothing', async () => {
+    const run = await runBot(['update_network', 'network_id=Guest', 'name=Guest']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('nothing to change');
+    expect(run.stderr).not.toContain('--yes');
+    const console = await runBot([], { input: 'update_network network_id=Guest name=Guest\nquit\n' });
+    expect(console.code).toBe(0);
+    expect(console.stdout).toContain('nothing to change');
+    expect(console.stdout).not.toContain('approve? [y/N]');
+  });
+
+  it('answers Ctrl-C at approve? [y/N] with "not run" and returns to the prompt', async () => {
+    const bot = spawnBot({});
+    const write = (line: string) => bot.child.stdin?.write(`${line}\n`);
+    write('update_network network_id=Guest dhcp_dns_1=1.1.1.1');
+    await until(bot.stdout, (t) => t.includes('approve? [y/N]'), 'the approval prompt');
+    bot.child.kill('SIGINT');
+    await until(bot.stdout, (t) => t.includes('not run.'), '"not run."');
+    write('get_network_details network_id=Guest --json');
+    await until(bot.stdout, (t) => t.includes('"dhcpd_dns_enabled"'), 'the network after the interrupt');
+    write('quit');
+    const exit = await bot.exited;
+    expect(exit.code).toBe(0);
+    expect(bot.stdout()).not.toContain('"dhcpd_dns_1": "1.1.1.1"');
+  });
+});
+
+describe.concurrent('issue 19: dead ends and wrong words', () => {
+  it('`firewall` and `rules` list the policies on the zone-based demo, the rules on a traditional one', async () => {
+    const [firewall, rules, legacy] = await Promise.all([
+      runBot(['firewall', '--json']),
+      runBot(['rules', '--json']),
+      runBot(['rules', '--json'], { env: { SIMULATOR_FIREWALL: 'legacy' } }),
+    ]);
+    for (const run of [firewall, rules]) {
+      expect(run.code, run.stderr).toBe(0);
+      const rows = JSON.parse(run.stdout) as { name: string; source: string }[];
+      expect(rows.map((r) => r.name)).toContain('Block IoT to Internal');
+      expect(rows[0]).toHaveProperty('source');
+    }
+    expect(legacy.code, legacy.stderr).toBe(0);
+    expect((JSON.parse(legacy.stdout) as { ruleset: string }[])[0]).toHaveProperty('ruleset');
+  });
+
+  it("the console names its own help for an unknown command, not Slack's /net help", async () => {
+    const run = await runBot(['frobnicate']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('`help` lists them');
+    expect(run.stderr).not.toContain('/net help');
+  });
+
+  it('MCP names its own tool list, and its errors carry the "MCP error" prefix once', async () => {
+    const client = await mcpClient();
+    try {
+      const unknown = (await client.callTool({ name: 'frobnicate', arguments: {} })) as CallToolResult;
+      expect(unknown.isError).toBe(true);
+      expect(textOf(unknown)).not.toContain('/net help');
+      const failure = await client.readResource({ uri: 'topology://no-such-site' }).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      expect(failure?.message).toMatch(/^MCP error -?\d+: /);
+      expect(failure?.message.match(/MCP error/g)).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe.concurrent('issue 19: one id per object', () => {
+  it('a policy shows its zones by the id the zone tools show, and `zone` takes either id', async () => {
+    const [policy, byV2, byUuid] = await Promise.all([
+      runBot(['get_firewall_policy', 'policy_id=Block IoT to Internal', '--json']),
+      runBot(['zone', DEMO_ZONE_IDS.iotDevices, '--json']),
+      runBot(['zone', DEMO_ZONES.iotDevices, '--json']),
+    ]);
+    expect(policy.code, policy.stderr).toBe(0);
+    expect(JSON.parse(policy.stdout)).toMatchObject({
+      source_zone_id: DEMO_ZONES.iotDevices,
+      destination_zone_id: DEMO_ZONES.internal,
+    });
+    expect(byV2.code, byV2.stderr).toBe(0);
+    expect(byV2.stdout).toBe(byUuid.stdout);
+    expect((JSON.parse(byV2.stdout) as { name: string }[]).map((n) => n.name).sort()).toEqual([
+      'Cameras',
+      'IoT',
+    ]);
+  });
+});
