@@ -209,7 +209,7 @@ describe('the registered tools', () => {
   const registry = createRegistry('default');
 
   it('are the 40 tools of the spec and the 5 zone-based firewall policy tools', () => {
-    expect(registry.list()).toHaveLength(45);
+    expect(registry.list()).toHaveLength(49);
     expect(
       registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
     ).toEqual([
