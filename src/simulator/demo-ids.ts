@@ -114,6 +114,7 @@ const DEMO_READ_ARGUMENTS: Readonly<Record<string, string>> = {
   acl_rule_id: DEMO_ACL_RULES.blockIotToNas,
   list_id: DEMO_TRAFFIC_MATCHING_LISTS.webPorts,
   client_mac: '9c:b6:d0:4e:11:07',
+  client: 'Galaxy-S23',
   device_id: DEMO_DEVICES.coreSwitch.id,
   policy_id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
   format: 'graphml',

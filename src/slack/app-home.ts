@@ -67,6 +67,17 @@ export function createAppHome(options: AppHomeOptions): AppHome {
     site,
     approvers: config.approvals.approvers,
     controllerStatus: options.controllerStatus,
+    // Issue 20: the Controller section names what is down (list_devices, a cached read).
+    offlineDevices: async (name) => {
+      if (!registry.get('list_devices')) return [];
+      const result = await registry.run(
+        'list_devices',
+        { site_id: name, state: 'offline', limit: 1 },
+        context,
+      );
+      const offline = (result as { offline?: unknown }).offline;
+      return Array.isArray(offline) ? offline.filter((v): v is string => typeof v === 'string') : [];
+    },
     quickActions,
     ...(writeChannels.length === 1 && writeChannels[0] ? { formChannel: writeChannels[0] } : {}),
   });

@@ -27,6 +27,8 @@ export interface HomeServiceOptions {
   /** APPROVERS as configured. */
   approvers: string[];
   controllerStatus: (site: string) => Promise<ControllerStatus>;
+  /** Names of the site's offline devices (App Home's Controller section); unset: not shown. */
+  offlineDevices?: (site: string) => Promise<string[]>;
   quickActions: () => Promise<QuickAction[]>;
   /** The channel a quick-action form offers first for its preview (the only WRITE_CHANNELS entry). */
   formChannel?: string;
@@ -205,6 +207,9 @@ export class HomeService {
     const { approvals, site } = this.options;
     const now = this.now();
     const status = settledWithin(settle(this.options.controllerStatus(site)), STATUS_WAIT_MS);
+    const offline = this.options.offlineDevices
+      ? settledWithin(settle(this.options.offlineDevices(site)), STATUS_WAIT_MS)
+      : Promise.resolve(undefined);
     const [pending, mine, mineTotal, recent, mayApprove, quickActions] = await Promise.all([
       approvals.list({ state: 'pending' }),
       approvals.list({ requester: user, limit: MINE_SHOWN }),
@@ -223,6 +228,7 @@ export class HomeService {
     const messages = [...shown, ...mine, ...recent].flatMap((r) => (r.message ? [r.message] : []));
     const links = await this.options.permalinks.of(messages);
     const controller = await status;
+    const down = await offline;
     return {
       user,
       now,
@@ -232,6 +238,7 @@ export class HomeService {
       mine: { requests: mine, total: mineTotal },
       recent,
       ...(controller?.ok ? { controller: controller.value } : {}),
+      ...(down?.ok ? { offlineDevices: down.value } : {}),
       quickActions,
       approvers: this.options.approvers,
       links,

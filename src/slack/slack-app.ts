@@ -19,6 +19,7 @@ import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
+import { READ_MORE_ACTION } from './blocks/read-result.js';
 import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
@@ -26,6 +27,7 @@ import { registerDrainGuard, WorkTracker } from './drain.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
 import { HOME_ACTIONS, HOME_OPENED_EVENT, registerHome } from './listeners/home.js';
 import { registerNetCommand } from './listeners/net-command.js';
+import { registerReadMore } from './listeners/read-more.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 import { guardSlackRequests, MAX_BODY_BYTES, type ServedEnvelopes } from './request-guard.js';
 import { SlackTokenCheck } from './token-check.js';
@@ -228,7 +230,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       });
   const served: ServedEnvelopes = {
     commands: [NET_COMMAND],
-    actions: [APPROVE_ACTION, CANCEL_ACTION, ...HOME_ACTIONS],
+    actions: [APPROVE_ACTION, CANCEL_ACTION, READ_MORE_ACTION, ...HOME_ACTIONS],
     views: [TOOL_FORM_CALLBACK],
     events: [HOME_OPENED_EVENT],
   };
@@ -271,6 +273,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   };
   registerNetCommand(app, deps);
   registerChangeButtons(app, deps);
+  registerReadMore(app, deps);
   registerToolForm(app, deps);
   registerHome(app, deps);
   app.error(async (error) => {

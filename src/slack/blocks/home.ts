@@ -44,6 +44,8 @@ export interface HomeModel {
   recent: ChangeRequest[];
   /** Undefined: the controller did not answer in time to say. */
   controller?: ControllerStatus;
+  /** Names of the offline devices; undefined: not known (no answer in time, or not asked). */
+  offlineDevices?: string[];
   quickActions: QuickAction[];
   /** APPROVERS as configured (users and groups); empty: anyone but the requester. */
   approvers: string[];
@@ -242,6 +244,17 @@ function controllerBlocks(model: HomeModel): types.KnownBlock[] {
   ];
   if (status && !status.reachable && status.error)
     blocks.push(context(`:warning: ${mrkdwn(clip(status.error, 500))}`));
+  const offline = model.offlineDevices;
+  if (offline !== undefined) {
+    const names = offline.map((name) => mrkdwn(name)).join(', ');
+    blocks.push(
+      section(
+        offline.length === 0
+          ? '*Offline devices*\n:large_green_circle: none'
+          : `*Offline devices (${offline.length})*\n:red_circle: ${names}`,
+      ),
+    );
+  }
   return blocks;
 }
 

@@ -86,11 +86,49 @@ const context = (text: string): types.ContextBlock => ({
   elements: [mrkdwnText(clipMrkdwn(text, LIMITS.sectionText))],
 });
 
+/** The action id of the "More" button under a paged read (list_clients, list_devices…). */
+export const READ_MORE_ACTION = 'read_more';
+
+/** What the "More" button carries: the read to run again, at the next page. */
+export interface ReadMoreRequest {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * The "More" button of a paged answer: a result that says `next_offset` (a number) gets one that
+ * runs the same read from there. Undefined when there is no next page, or when the arguments do
+ * not fit in a button (2,000 characters): the context line then says how to page by hand.
+ */
+function moreButton(result: unknown, more: ReadMoreRequest | undefined): types.ActionsBlock | undefined {
+  if (!more || !isRow(result) || typeof result.next_offset !== 'number') return undefined;
+  const value = JSON.stringify({ tool: more.tool, args: { ...more.args, offset: result.next_offset } });
+  if (value.length > LIMITS.buttonValue) return undefined;
+  const total = typeof result.total === 'number' ? ` of ${result.total}` : '';
+  return {
+    type: 'actions',
+    elements: [
+      {
+        type: 'button',
+        action_id: READ_MORE_ACTION,
+        text: { type: 'plain_text', text: `More (from ${result.next_offset + 1}${total})` },
+        value,
+      },
+    ],
+  };
+}
+
 /**
  * A read tool's answer: tables as aligned code blocks, objects as fields, always within Slack's
  * limits; what does not fit is cut with a line saying how much more there is and how to page.
+ * With `more` (the arguments it ran with), a paged result gets a "More" button for the next page.
  */
-export function readResultMessage(tool: string, site: string, result: unknown): SlackMessage {
+export function readResultMessage(
+  tool: string,
+  site: string,
+  result: unknown,
+  more?: ReadMoreRequest,
+): SlackMessage {
   const title = `*${mrkdwn(humanize(tool))}* · site ${code(site)}`;
   const blocks: types.KnownBlock[] = [context(title)];
   let chars = title.length;
@@ -140,6 +178,8 @@ export function readResultMessage(tool: string, site: string, result: unknown): 
       ),
     );
   }
+  const button = moreButton(result, more);
+  if (button && blocks.length < LIMITS.messageBlocks) blocks.push(button);
   // The fallback text is mrkdwn too (notifications, old clients): escaped like the blocks.
   return { text: clipMrkdwn(mrkdwn(summary), 3000), blocks };
 }

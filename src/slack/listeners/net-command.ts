@@ -119,7 +119,7 @@ async function handle(
     // Identical reads in flight share one run and one message: the burst of commands that one
     // controller read releases builds its answer once, not once per command.
     const message = await reads.run(`${tool} ${canonicalJson(validated)}`, async () =>
-      readResultMessage(tool, site, await registry.run(tool, validated, deps.context)),
+      readResultMessage(tool, site, await registry.run(tool, validated, deps.context), { tool, args }),
     );
     await reply(message);
     return;
