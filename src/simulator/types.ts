@@ -31,6 +31,11 @@ export interface SimulatorOptions {
   firewall?: SimulatorFirewall;
   /** Start with DPI answering `200` with empty `data`, as many Network 10.x consoles do (default false). */
   emptyDpi?: boolean;
+  /**
+   * Every this many ms, every client's counters advance at its demo rate (`advanceTraffic`), so the
+   * bot's telemetry windows have data. 0 (default): counters move only when a test advances them.
+   */
+  trafficIntervalMs?: number;
 }
 
 /** One request as the simulator received it (after the prefix is stripped from `route`). */
