@@ -93,6 +93,14 @@ export function mcpToolOf(
     name: tool.name,
     description: [`${tool.description}.`, ...notes].join(' '),
     inputSchema: inputSchemaOf(tool, options),
+    ...(tool.output
+      ? {
+          outputSchema: z.toJSONSchema(tool.output, {
+            io: 'output',
+            unrepresentable: 'any',
+          }) as Tool['outputSchema'] & object,
+        }
+      : {}),
     annotations: annotationsOf(tool),
   };
 }

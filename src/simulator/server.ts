@@ -218,7 +218,8 @@ class RunningSimulator implements Simulator {
   }
 
   advanceTraffic(step: TrafficStep, site?: string): void {
-    for (const each of this.state.sites) if (site === undefined || each.name === site) advanceTraffic(each, step);
+    for (const each of this.state.sites)
+      if (site === undefined || each.name === site) advanceTraffic(each, step);
   }
 
   reset(): void {

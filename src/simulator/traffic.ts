@@ -83,7 +83,9 @@ export function advanceTraffic(site: SiteState, step: TrafficStep): void {
     ? new Map(Object.entries(step.clients).map(([mac, traffic]) => [mac.toLowerCase(), traffic]))
     : undefined;
   site.clients.forEach((client, index) => {
-    const traffic = explicit ? (explicit.get(client.mac) ?? { rx: 0, tx: 0 }) : demoTraffic(client.mac, step.seconds, index);
+    const traffic = explicit
+      ? (explicit.get(client.mac) ?? { rx: 0, tx: 0 })
+      : demoTraffic(client.mac, step.seconds, index);
     addToClient(client, traffic, step.seconds);
     addToDpi(dpiByMac.get(client.mac), traffic);
     const attachedTo = typeof client.ap_mac === 'string' ? client.ap_mac : client.sw_mac;

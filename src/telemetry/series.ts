@@ -94,7 +94,7 @@ export class CounterSeries {
     };
     const pending: [string, number, number][] = [];
     for (const [key, rx, tx] of counters) {
-      let slot = this.#slotOf.get(key);
+      const slot = this.#slotOf.get(key);
       if (slot === undefined) {
         if (this.#keys.length + pending.length >= this.#options.maxKeys) {
           untracked += 1;
@@ -140,8 +140,12 @@ export class CounterSeries {
     const start = Math.floor(frame.to / this.#options.bucketMs) * this.#options.bucketMs;
     const bucket = this.#buckets.at(-1);
     if (bucket && Math.floor(bucket.to / this.#options.bucketMs) * this.#options.bucketMs === start) {
-      const sum = bucket.increase.length >= frame.increase.length ? bucket.increase : grow(bucket.increase, frame.increase.length);
-      for (let i = 0; i < frame.increase.length; i += 1) sum[i] = (sum[i] as number) + (frame.increase[i] as number);
+      const sum =
+        bucket.increase.length >= frame.increase.length
+          ? bucket.increase
+          : grow(bucket.increase, frame.increase.length);
+      for (let i = 0; i < frame.increase.length; i += 1)
+        sum[i] = (sum[i] as number) + (frame.increase[i] as number);
       bucket.increase = sum;
       bucket.to = frame.to;
     } else {
@@ -173,12 +177,15 @@ export class CounterSeries {
       });
       return out;
     };
-    for (const frame of [...this.#fine, ...this.#buckets]) frame.increase = remap(frame.increase) as unknown as Float32Array;
+    for (const frame of [...this.#fine, ...this.#buckets])
+      frame.increase = remap(frame.increase) as unknown as Float32Array;
     this.#last = remap(this.#last);
     this.#keys = this.#keys.filter((_, slot) => keep[slot]);
     this.#seen = this.#seen.filter((_, slot) => keep[slot]);
     this.#slotOf.clear();
-    this.#keys.forEach((key, slot) => this.#slotOf.set(key, slot));
+    this.#keys.forEach((key, slot) => {
+      this.#slotOf.set(key, slot);
+    });
   }
 
   /**

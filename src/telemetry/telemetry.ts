@@ -29,9 +29,20 @@ export interface TelemetryReader {
    * Totals of one kind over the last `windowMs` of samples (loading the store's samples of a site
    * first seen), or only for `keys`. A site not sampled before is sampled from the next tick on.
    */
-  window(site: string, kind: SeriesKind, window: string, windowMs: number, keys?: ReadonlySet<string>): Promise<WindowAnswer>;
+  window(
+    site: string,
+    kind: SeriesKind,
+    window: string,
+    windowMs: number,
+    keys?: ReadonlySet<string>,
+  ): Promise<WindowAnswer>;
   /** Each key's rate (bytes per second) in every sample interval since `since`, oldest first. */
-  rates(site: string, kind: SeriesKind, keys: readonly string[], since: number): Promise<Map<string, RatePoint[]>>;
+  rates(
+    site: string,
+    kind: SeriesKind,
+    keys: readonly string[],
+    since: number,
+  ): Promise<Map<string, RatePoint[]>>;
   /** Bytes held in memory by the samples (typed arrays), over every site. */
   memoryBytes(): number;
 }
@@ -245,7 +256,10 @@ export class Telemetry implements TelemetryReader {
         state.ingest(row.at, JSON.parse(row.payload) as SamplePayload);
         state.lastSlot = row.slot;
       } catch (error) {
-        this.#options.logger.warn({ err: error, site, slot: row.slot }, 'telemetry: a stored sample is unreadable');
+        this.#options.logger.warn(
+          { err: error, site, slot: row.slot },
+          'telemetry: a stored sample is unreadable',
+        );
       }
     }
   }
@@ -267,9 +281,19 @@ export class Telemetry implements TelemetryReader {
         c.tx_bytes ?? c['wired-tx_bytes'] ?? 0,
       ]),
       d: devices.items.map((d) => [mac(d.mac), d.rx_bytes ?? 0, d.tx_bytes ?? 0]),
-      a: apps.items.flatMap((r) => r.by_app.map((row): [string, number, number] => [`${row.cat}:${row.app}`, row.rx_bytes ?? 0, row.tx_bytes ?? 0])),
+      a: apps.items.flatMap((r) =>
+        r.by_app.map((row): [string, number, number] => [
+          `${row.cat}:${row.app}`,
+          row.rx_bytes ?? 0,
+          row.tx_bytes ?? 0,
+        ]),
+      ),
       ca: clientApps.items.flatMap((r) =>
-        r.by_app.map((row): [string, number, number] => [clientAppKey(mac(r.mac), row.cat, row.app), row.rx_bytes ?? 0, row.tx_bytes ?? 0]),
+        r.by_app.map((row): [string, number, number] => [
+          clientAppKey(mac(r.mac), row.cat, row.app),
+          row.rx_bytes ?? 0,
+          row.tx_bytes ?? 0,
+        ]),
       ),
     };
   }

@@ -35,6 +35,8 @@ export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
    * SIMULATOR_FIREWALL=legacy).
    */
   firewall?: FirewallGeneration;
+  /** The shape of what `run` returns, when declared: MCP lists it as the tool's output schema. */
+  output?: z.ZodObject;
   // Method syntax keeps tools with different argument types assignable to one array.
   run(args: z.output<A>, context: ToolContext): Promise<unknown>;
 }

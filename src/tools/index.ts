@@ -6,6 +6,7 @@ import { firewallRuleTools } from './firewall-rules.js';
 import { firewallZoneTools } from './firewall-zones.js';
 import { networkTools } from './networks.js';
 import { ToolRegistry } from './registry.js';
+import { topClientsTools } from './top-clients.js';
 import { topologyTools } from './topology.js';
 import { trafficMatchingListTools } from './traffic-matching-lists.js';
 import { trafficRouteTools } from './traffic-routes.js';
@@ -20,6 +21,7 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Traffic matching lists', tools: trafficMatchingListTools },
   { title: 'Traffic routes', tools: trafficRouteTools },
   { title: 'DPI statistics', tools: dpiTools },
+  { title: 'Bandwidth', tools: topClientsTools },
   { title: 'Topology', tools: topologyTools },
 ];
 

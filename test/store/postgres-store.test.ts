@@ -67,7 +67,10 @@ describe('migrations', () => {
       const [a, b] = await Promise.all([open(), open()]);
       const c = await open();
 
-      expect([a.migrations.applied, b.migrations.applied].sort()).toEqual([[], MIGRATIONS.map((m) => m.version)]);
+      expect([a.migrations.applied, b.migrations.applied].sort()).toEqual([
+        [],
+        MIGRATIONS.map((m) => m.version),
+      ]);
       expect(c.migrations).toEqual({ applied: [], unknown: [] });
       for (const store of [a, b, c]) await store.close();
     } finally {
