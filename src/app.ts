@@ -77,6 +77,7 @@ export function createApp(deps: AppDeps): App {
     logger: logger.child({ component: 'telemetry' }),
     intervalMs: config.telemetry.intervalSeconds * 1000,
     defaultSite: config.defaultSite,
+    ...(deps.now ? { now: deps.now } : {}),
   });
   const context: ToolContext = { gateway: deps.gateway, logger, store: store.data, telemetry };
   let parts: ReturnType<typeof buildFrontEnds>;
