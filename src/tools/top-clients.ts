@@ -31,13 +31,13 @@ const coverageSchema = z.object({
 const topClientSchema = z.object({
   rank: z.number(),
   name: z.string().describe('Alias, else hostname, else MAC'),
-  mac: z.string(),
-  ip: z.string().nullable(),
+  rate: z.string().describe('rx + tx as bits per second'),
   network: z.string().nullable(),
+  ip: z.string().nullable(),
+  mac: z.string(),
   online: z.boolean().describe('False for a client that left since it moved these bytes'),
   rx_bytes_per_s: z.number().describe('Bytes per second the client received (the controller’s rx)'),
   tx_bytes_per_s: z.number().describe('Bytes per second the client sent (the controller’s tx)'),
-  rate: z.string().describe('rx + tx as bits per second'),
   rx_bytes: z.number().optional().describe('Bytes received over the covered span (windows only)'),
   tx_bytes: z.number().optional().describe('Bytes sent over the covered span (windows only)'),
 });
@@ -100,16 +100,17 @@ export async function topClients(
   };
   const row = (mac: string, rx: number, tx: number, extra: Partial<TopClient> = {}): TopClient => {
     const client = byMac.get(mac);
+    // Rank, name and rate first: a narrow table (Slack, a terminal) cuts the columns on its right.
     return {
       rank: 0,
       name: client ? clientLabel(client) : mac,
-      mac,
-      ip: client?.ip ?? null,
+      rate: formatRate(rx + tx),
       network: client?.network ?? null,
+      ip: client?.ip ?? null,
+      mac,
       online: client !== undefined,
       rx_bytes_per_s: Math.round(rx),
       tx_bytes_per_s: Math.round(tx),
-      rate: formatRate(rx + tx),
       ...extra,
     };
   };

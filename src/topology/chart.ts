@@ -27,6 +27,9 @@ export function rateChartSpec(chart: RateChart): Record<string, unknown> {
       mbps: Math.round(((p.bytesPerSecond * 8) / 1e6) * 1000) / 1000,
     })),
   );
+  const times = chart.lines.flatMap((line) => line.points.map((p) => p.at));
+  // Seconds on the axis when the span is short (a bot that just started, or short ticks).
+  const short = times.length > 0 && Math.max(...times) - Math.min(...times) < 15 * 60_000;
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     width: 720,
@@ -37,7 +40,12 @@ export function rateChartSpec(chart: RateChart): Record<string, unknown> {
     data: { values },
     mark: { type: 'line', point: values.length <= 400, strokeWidth: 2 },
     encoding: {
-      x: { field: 'time', type: 'temporal', title: 'time (UTC)', axis: { format: '%H:%M' } },
+      x: {
+        field: 'time',
+        type: 'temporal',
+        title: 'time (UTC)',
+        axis: { format: short ? '%H:%M:%S' : '%H:%M' },
+      },
       y: { field: 'mbps', type: 'quantitative', title: 'rate (Mbit/s, received + sent)' },
       color: {
         field: 'client',
