@@ -195,7 +195,7 @@ describe('loadConfig', () => {
         'MCP_APPROVAL_CHANNEL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(36);
+    expect(ENV_VARIABLES).toHaveLength(37);
   });
 });
 

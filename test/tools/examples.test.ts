@@ -36,7 +36,7 @@ describe('every tool’s help example works on the simulator’s demo site', () 
   const tools = () => zoneBased.app.registry.list();
 
   it('every tool has one, and it names the tool itself', () => {
-    expect(tools()).toHaveLength(45);
+    expect(tools()).toHaveLength(46);
     for (const tool of tools()) expect(exampleCall(tool.name).tool, tool.name).toBe(tool.name);
   });
 
