@@ -50,7 +50,7 @@ describe('migrations', () => {
 
       expect(results.map((r) => r.applied).sort()).toEqual([[], MIGRATIONS.map((m) => m.version)]);
       const recorded = await fresh.query('SELECT version, name FROM netops_schema_migrations');
-      expect(recorded.rows).toEqual([{ version: 1, name: 'initial' }]);
+      expect(recorded.rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
       const head = await fresh.query('SELECT count(*)::int AS n FROM netops_journal_head');
       expect(head.rows[0]).toEqual({ n: 1 });
     } finally {
