@@ -20,6 +20,7 @@ import { runErrors } from './parts/errors.js';
 import { runReads } from './parts/reads.js';
 import { runRounds } from './parts/rounds.js';
 import { runStartup } from './parts/startup.js';
+import { runTelemetry } from './parts/telemetry.js';
 import { runTopology } from './parts/topology.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -92,6 +93,9 @@ async function main(): Promise<number> {
           break;
         case 'topology':
           results.topology = await runTopology(ctx);
+          break;
+        case 'telemetry':
+          results.telemetry = await runTelemetry(ctx);
           break;
       }
     } catch (error) {

@@ -10,6 +10,7 @@ import type { HttpRoute, SlackFrontEnd } from './slack/slack-app.js';
 import type { SlackKit } from './slack/slack-kit.js';
 import { FileStore } from './store/file/file-store.js';
 import type { Store } from './store/types.js';
+import { Telemetry } from './telemetry/index.js';
 import type { ToolContext } from './tools/define-tool.js';
 import { createRegistry } from './tools/index.js';
 import type { ToolRegistry } from './tools/registry.js';
@@ -54,6 +55,8 @@ export interface App {
   slack?: SlackFrontEnd;
   mcp?: McpFrontEnd;
   store: Store;
+  /** The sampler of live counters (started here, stopped by close). */
+  telemetry: Telemetry;
   close(): Promise<void>;
 }
 
@@ -67,7 +70,16 @@ export function createApp(deps: AppDeps): App {
       logger,
       ...(config.store.journalKey !== undefined ? { key: config.store.journalKey } : {}),
     });
-  const context: ToolContext = { gateway: deps.gateway, logger, store: store.data };
+  // Samples the live network while the process runs; tools read windows from it.
+  const telemetry = new Telemetry({
+    gateway: deps.gateway,
+    samples: store.samples(),
+    logger: logger.child({ component: 'telemetry' }),
+    intervalMs: config.telemetry.intervalSeconds * 1000,
+    defaultSite: config.defaultSite,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const context: ToolContext = { gateway: deps.gateway, logger, store: store.data, telemetry };
   let parts: ReturnType<typeof buildFrontEnds>;
   try {
     parts = buildFrontEnds(deps, store, registry, context);
@@ -75,12 +87,15 @@ export function createApp(deps: AppDeps): App {
     void store.close();
     throw error;
   }
+  telemetry.start();
   return {
     registry,
     context,
     store,
+    telemetry,
     ...parts,
     async close() {
+      await telemetry.stop();
       await parts.slack?.stop();
       await parts.mcp?.close();
       await store.close();

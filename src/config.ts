@@ -276,6 +276,7 @@ const envSchema = z
     ),
     JOURNAL_ANCHOR_MINUTES: integer(0, 1440, 15),
     SHUTDOWN_GRACE_SECONDS: integer(0, 600, 20),
+    TELEMETRY_INTERVAL_SECONDS: integer(0, 3600, 60),
     LOG_LEVEL: z.preprocess(
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
       z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -455,6 +456,8 @@ export interface Config {
     /** Where change requests from MCP clients are posted. */
     approvalChannel?: string;
   };
+  /** Sampling of live counters (issue 20): every this many seconds; 0 = off. */
+  telemetry: { intervalSeconds: number };
   /** The built-in simulator (used when no controller is configured). */
   simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number] };
   store: StoreConfig;
@@ -557,6 +560,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       writes: mcpWrites(e),
       ...(e.MCP_APPROVAL_CHANNEL ? { approvalChannel: e.MCP_APPROVAL_CHANNEL } : {}),
     },
+    telemetry: { intervalSeconds: e.TELEMETRY_INTERVAL_SECONDS },
     simulator: { firewall: e.SIMULATOR_FIREWALL },
     store: storeConfig(e),
     logLevel: e.LOG_LEVEL,

@@ -48,6 +48,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   lib: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'simulator', 'format'],
   topology: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'simulator'],
   simulator: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'app', 'main'],
+  // DESIGN §8: imported by tools/, never the reverse; never a front end.
+  telemetry: ['tools', 'slack', 'console', 'mcp', 'approvals', 'simulator', 'app', 'main'],
 };
 
 describe('the layers keep to their import rules', () => {

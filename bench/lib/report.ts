@@ -3,6 +3,7 @@ import { ERROR_BUDGET_MS, type ErrorScenario } from '../parts/errors.js';
 import type { ReadsResult } from '../parts/reads.js';
 import type { RoundsResult } from '../parts/rounds.js';
 import type { StartupResult } from '../parts/startup.js';
+import type { TelemetryRow } from '../parts/telemetry.js';
 import type { TopologyRow } from '../parts/topology.js';
 import { median, medianItem } from './stats.js';
 
@@ -14,6 +15,7 @@ export interface PartResults {
   rounds?: RoundsResult;
   errors?: ErrorScenario[];
   topology?: TopologyRow[];
+  telemetry?: TelemetryRow;
 }
 
 /** One row of the issue's budget table, as measured. */
@@ -333,6 +335,30 @@ export function markdownReport(results: PartResults): string {
           fmt(t.usPerNode, 1),
           fmt(t.peakMb),
         ]),
+      ),
+    );
+  }
+  const t = results.telemetry;
+  if (t) {
+    const ms = (value: number | null, r: number | null) =>
+      value === null ? 'not in this branch' : `${fmt(value)} ms (${times(r ?? 0)})`;
+    out.push(
+      `### Issue 20: telemetry (${fmt(t.devices)} devices / ${fmt(t.clients)} clients, stat/sta ${fmt(t.payloadMb, 1)} MB)`,
+      table(
+        ['measure', 'value (ratio to the JSON.parse floor)'],
+        [
+          ['floor: JSON.parse of stat/sta', `${fmt(t.parseMs)} ms`],
+          ['fetch over HTTP + JSON.parse', `${fmt(t.fetchParseMs)} ms`],
+          ['top_clients window=now', ms(t.topNowMs, t.topNowRatio)],
+          ['top_clients window=1h (after 4 ticks)', ms(t.top1hMs, t.top1hRatio)],
+          ['list_clients (i20-live)', ms(t.listClientsMs, t.listClientsRatio)],
+          ['one tick through the controller (4 reads, one pass; median of 4)', `${fmt(t.tickMs)} ms`],
+          [
+            `an hour of samples: ${t.samples} samples of every client (typed arrays)`,
+            `${fmt(t.sampleMb, 1)} MB`,
+          ],
+          ['the same, heap and buffers held (keys included)', `${fmt(t.heapMb, 1)} MB`],
+        ],
       ),
     );
   }

@@ -47,7 +47,9 @@ const ALIASES: readonly AliasSpec[] = [
   { names: ['acl'], tool: 'list_acl_rules' },
   { names: ['lists'], tool: 'list_traffic_matching_lists' },
   { names: ['routes'], tool: 'list_traffic_routes' },
-  { names: ['apps', 'top'], tool: 'list_top_applications' },
+  { names: ['apps'], tool: 'list_top_applications' },
+  // Issue 20: `top` is who eats the bandwidth now (window=now is top_clients' default).
+  { names: ['top'], tool: 'top_clients' },
   { names: ['dpi'], tool: 'get_dpi_statistics' },
   { names: ['client'], tool: 'get_client_dpi', positional: { arg: 'client_mac', placeholder: '<mac>' } },
   { names: ['topology'], tool: 'get_network_topology', picture: true },

@@ -30,6 +30,7 @@ export type {
   TrafficRule,
 } from './state.js';
 export { SimulatorState } from './state.js';
+export { type ClientTraffic, demoTraffic, type TrafficStep } from './traffic.js';
 export type {
   FaultSpec,
   RecordedRequest,

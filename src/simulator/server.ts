@@ -13,6 +13,7 @@ import {
 import { classicErrorBody, type Reply, renderError, SimError } from './envelopes.js';
 import { FaultQueue, faultReply } from './faults.js';
 import { SimulatorState } from './state.js';
+import { advanceTraffic, type TrafficStep } from './traffic.js';
 import type {
   FaultSpec,
   RecordedRequest,
@@ -58,6 +59,11 @@ export interface Simulator {
   expireSessions(): void;
   /** Makes sitedpi/stadpi answer 200 with empty `data` (true) or with the counters (false), on every site. */
   setDpiEmpty(empty: boolean): void;
+  /**
+   * Advances byte and DPI counters on every site by one step (or on the site named `site`): known
+   * amounts per client MAC, or every client at its demo rate. Tests drive telemetry windows with it.
+   */
+  advanceTraffic(step: TrafficStep, site?: string): void;
   /** Back to the freshly seeded site, start options re-applied (faults, sessions and recorded requests are kept). */
   reset(): void;
   /** Closes the server and every socket. */
@@ -116,6 +122,7 @@ class RunningSimulator implements Simulator {
   readonly password: string;
   readonly consoleId: string;
   readonly #emptyDpi: boolean;
+  #trafficTimer: NodeJS.Timeout | undefined;
 
   constructor(
     config: Required<Omit<SimulatorOptions, 'port'>>,
@@ -132,6 +139,11 @@ class RunningSimulator implements Simulator {
     this.#dispatcher = new Dispatcher({ ...config, state: this.state, sessions: this.#sessions });
     if (config.emptyDpi) this.setDpiEmpty(true);
     this.state.actionDelayMs = config.actionDelayMs;
+    if (config.trafficIntervalMs > 0) {
+      const seconds = config.trafficIntervalMs / 1000;
+      this.#trafficTimer = setInterval(() => this.advanceTraffic({ seconds }), config.trafficIntervalMs);
+      this.#trafficTimer.unref();
+    }
   }
 
   get url(): string {
@@ -223,12 +235,18 @@ class RunningSimulator implements Simulator {
     for (const site of this.state.sites) site.dpi.empty = empty;
   }
 
+  advanceTraffic(step: TrafficStep, site?: string): void {
+    for (const each of this.state.sites)
+      if (site === undefined || each.name === site) advanceTraffic(each, step);
+  }
+
   reset(): void {
     this.state.reset();
     if (this.#emptyDpi) this.setDpiEmpty(true);
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#trafficTimer);
     this.#closing.abort();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
@@ -252,6 +270,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       loginRateLimit: options.loginRateLimit ?? SIMULATOR_DEFAULTS.loginRateLimit,
       emptyDpi: options.emptyDpi ?? false,
       actionDelayMs: options.actionDelayMs ?? 20_000,
+      trafficIntervalMs: options.trafficIntervalMs ?? 0,
     },
     server,
   );

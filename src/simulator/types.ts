@@ -33,6 +33,11 @@ export interface SimulatorOptions {
   emptyDpi?: boolean;
   /** How long a restarted device, a power-cycled port's device or a kicked client stays away, in ms (default 20 000). */
   actionDelayMs?: number;
+  /**
+   * Every this many ms, every client's counters advance at its demo rate (`advanceTraffic`), so the
+   * bot's telemetry windows have data. 0 (default): counters move only when a test advances them.
+   */
+  trafficIntervalMs?: number;
 }
 
 /** One request as the simulator received it (after the prefix is stripped from `route`). */

@@ -1,8 +1,10 @@
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { JournalEvent, TransitionEntry, VerifyResult } from './journal-format.js';
 import type { Actor, ChangeRequest, ChangeState } from './records.js';
+import type { SampleStore } from './samples.js';
 
 export type { KeyValueStore } from '../lib/json-file-store.js';
+export type { SamplePrune, SampleStore, StoredSample } from './samples.js';
 
 /** Which change requests to list; every field narrows, none given = all. */
 export interface ChangeFilter {
@@ -125,6 +127,8 @@ export interface Store {
    * owns it, else (file store) a view that re-reads the journal file without opening it for append.
    */
   changeHistory(): ChangeReader;
+  /** Telemetry samples (issue 20): files under DATA_DIR/telemetry, or a table shared by the replicas. */
+  samples(): SampleStore;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Gateway } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { Logger } from '../log.js';
+import type { TelemetryReader } from '../telemetry/index.js';
 import type { FirewallGeneration } from './firewall-generation.js';
 
 /** Reads change nothing; writes need confirm (or dry_run) and go through approvals in Slack. */
@@ -13,6 +14,8 @@ export interface ToolContext {
   logger: Logger;
   /** Durable bot-kept data (files or PostgreSQL) the controller has no field for, e.g. zone descriptions. */
   store: KeyValueStore;
+  /** Sampled live counters (issue 20); absent in a process that samples nothing. */
+  telemetry?: TelemetryReader;
 }
 
 /** One tool of the spec: a name, a zod schema for its arguments, and what it does. */
@@ -38,7 +41,7 @@ export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
    * are described by the MCP front end itself.
    */
   output?: z.ZodType;
-
+  /**
    * Result columns (or `key: value` keys) that hold something a reader copies although neither
    * their key nor their values say so, such as `applies_to: network IoT (VLAN 20)`. Tables never
    * cut them: ids, names, MACs and addresses are recognised by key and shape already.

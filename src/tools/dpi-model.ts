@@ -1,13 +1,29 @@
 import bundled from '../data/dpi-catalogue.json' with { type: 'json' };
 import type { DpiAppRow, DpiCategoryRow } from '../gateway/records/dpi-record.js';
 
-/** The spec's `time_range` values. The controller has no window; the value is validated and echoed. */
+/** The spec's `time_range` values: windows of the bot's samples (the controller itself keeps none). */
 export const TIME_RANGES = ['1h', '6h', '12h', '24h', '7d', '30d'] as const;
 
-/** Said by every DPI result: the counters are not windowed. */
+/** Said by a DPI result that could not apply its window: the counters are the controller's totals. */
 export const COUNTERS_NOTE =
   'DPI counters are cumulative since the controller last reset them; the controller keeps no time ' +
-  'window, so time_range is echoed, not applied';
+  'window, and time_range is applied only from the samples the bot takes while it runs';
+
+/** Said by a windowed DPI result. */
+export const WINDOW_NOTE =
+  "Bytes moved within the covered span, from the bot's samples of the controller's cumulative DPI counters";
+
+/** Window totals keyed `<cat>:<app>` as stats rows, so the catalogue names them like the controller's. */
+export function rowsOfTotals(totals: ReadonlyMap<string, { rx: number; tx: number }>): DpiAppRow[] {
+  const id = (part: string | undefined) =>
+    part === undefined || part === 'undefined' ? undefined : /^\d+$/.test(part) ? Number(part) : part;
+  return [...totals]
+    .filter(([, { rx, tx }]) => rx + tx > 0)
+    .map(([key, { rx, tx }]) => {
+      const [cat, app] = key.split(':');
+      return { cat: id(cat), app: id(app), rx_bytes: Math.round(rx), tx_bytes: Math.round(tx) };
+    });
+}
 
 /** Said instead of an empty list that would look like zero traffic. */
 export const NO_DATA = 'no DPI data (is traffic identification on?)';

@@ -11,8 +11,9 @@ import {
 import type { Gateway } from '../gateway/types.js';
 import { normalizeMac } from '../lib/mac.js';
 import type { Logger } from '../log.js';
+import { clientAppKey, type SeriesKind, WINDOW_MS, type WindowAnswer } from '../telemetry/index.js';
 import { intInRange, siteId } from './arg-types.js';
-import { defineTool, type ToolDefinition } from './define-tool.js';
+import { defineTool, type ToolContext, type ToolDefinition } from './define-tool.js';
 import {
   applicationsOf,
   BUNDLED_NAMES,
@@ -22,13 +23,17 @@ import {
   type DpiNames,
   isoOf,
   NO_DATA,
+  rowsOfTotals,
   TIME_RANGES,
+  WINDOW_NOTE,
 } from './dpi-model.js';
 
 const timeRange = z
   .enum(TIME_RANGES, { error: `must be one of ${TIME_RANGES.join(', ')}` })
   .default('24h')
-  .describe('Echoed only: the controller counts cumulatively');
+  .describe(
+    "Window of the bot's samples of the DPI counters; a span shorter than asked (the bot started later) is named as such",
+  );
 
 const clientMac = z
   .string({ error: 'must be a MAC address' })
@@ -41,9 +46,46 @@ const clientMac = z
   })
   .describe('Client MAC (aa:bb:cc:dd:ee:ff, AA-BB-…, aabb.ccdd.eeff or aabbccddeeff)');
 
-/** What every DPI result starts with: the site, the echoed range, and that the counters are cumulative. */
-function header(site: string, range: string) {
-  return { site_id: site, time_range: range, counters: 'cumulative' as const, note: COUNTERS_NOTE };
+/**
+ * What every DPI result starts with: the site, the range, and what the figures cover: a span of the
+ * bot's samples (`counters: "window"`), or, before the first span, the controller's cumulative
+ * counters, said so.
+ */
+function header(site: string, range: string, window: Windowed) {
+  if (window.answer) {
+    return {
+      site_id: site,
+      time_range: range,
+      counters: 'window' as const,
+      covers: window.answer.coverage.covers,
+      coverage: window.answer.coverage,
+      note: WINDOW_NOTE,
+    };
+  }
+  const why = window.covers ? `; ${window.covers}` : '';
+  return {
+    site_id: site,
+    time_range: range,
+    counters: 'cumulative' as const,
+    note: `${COUNTERS_NOTE}${why}`,
+  };
+}
+
+/** A window of the bot's samples, or why there is none (no sampler here, or no span yet). */
+interface Windowed {
+  answer?: WindowAnswer;
+  covers?: string;
+}
+
+async function sampled(
+  context: ToolContext,
+  site: string,
+  kind: SeriesKind,
+  range: (typeof TIME_RANGES)[number],
+): Promise<Windowed> {
+  if (!context.telemetry) return {};
+  const answer = await context.telemetry.window(site, kind, range, WINDOW_MS[range]);
+  return answer.coverage.seconds > 0 ? { answer } : { covers: answer.coverage.covers };
 }
 
 /** `stat/sitedpi` rows of one kind; a POST, but a read (cached, retried). */
@@ -93,15 +135,17 @@ const getDpiStatistics = defineTool({
   access: 'read',
   example: 'time_range=7d',
   args: z.object({ site_id: siteId, time_range: timeRange }),
-  async run({ site_id, time_range }, { gateway, logger }) {
-    const [apps, cats, names] = await Promise.all([
+  async run({ site_id, time_range }, context) {
+    const { gateway, logger } = context;
+    const [apps, cats, names, window] = await Promise.all([
       siteDpi(gateway, site_id, 'by_app'),
       siteDpi(gateway, site_id, 'by_cat'),
       loadNames(gateway, logger),
+      sampled(context, site_id, 'apps', time_range),
     ]);
     if (apps.appRows.length === 0) {
       return {
-        ...header(site_id, time_range),
+        ...header(site_id, time_range, {}),
         has_data: false,
         message: NO_DATA,
         applications: [],
@@ -110,10 +154,12 @@ const getDpiStatistics = defineTool({
         total_categories: 0,
       };
     }
-    const applications = applicationsOf(apps.appRows, names);
-    const categories = categoriesOf(cats.catRows, apps.appRows, names);
+    // A window counts what moved in its span; categories are then summed from its applications.
+    const appRows = window.answer ? rowsOfTotals(window.answer.totals) : apps.appRows;
+    const applications = applicationsOf(appRows, names);
+    const categories = categoriesOf(window.answer ? [] : cats.catRows, appRows, names);
     return {
-      ...header(site_id, time_range),
+      ...header(site_id, time_range, window),
       has_data: true,
       last_updated: isoOf(apps.lastUpdated),
       total_bytes: applications.reduce((sum, a) => sum + a.total_bytes, 0),
@@ -135,23 +181,28 @@ const listTopApplications = defineTool({
     limit: intInRange(1, 1000).default(10).describe('Applications to return at most'),
     time_range: timeRange,
   }),
-  async run({ site_id, limit, time_range }, { gateway, logger }) {
-    const [apps, names] = await Promise.all([
+  async run({ site_id, limit, time_range }, context) {
+    const { gateway, logger } = context;
+    const [apps, names, window] = await Promise.all([
       siteDpi(gateway, site_id, 'by_app'),
       loadNames(gateway, logger),
+      sampled(context, site_id, 'apps', time_range),
     ]);
     if (apps.appRows.length === 0) {
       return {
-        ...header(site_id, time_range),
+        ...header(site_id, time_range, {}),
         has_data: false,
         message: NO_DATA,
         applications: [],
         total_applications: 0,
       };
     }
-    const applications = applicationsOf(apps.appRows, names);
+    const applications = applicationsOf(
+      window.answer ? rowsOfTotals(window.answer.totals) : apps.appRows,
+      names,
+    );
     return {
-      ...header(site_id, time_range),
+      ...header(site_id, time_range, window),
       has_data: true,
       last_updated: isoOf(apps.lastUpdated),
       // Shares are of all identified traffic, so the top N need not add up to 100.
@@ -167,18 +218,32 @@ const getClientDpi = defineTool({
   access: 'read',
   example: 'client_mac=00:11:32:8a:bc:04',
   args: z.object({ site_id: siteId, client_mac: clientMac, time_range: timeRange }),
-  async run({ site_id, client_mac, time_range }, { gateway, logger }) {
-    const [records, names] = await Promise.all([
+  async run({ site_id, client_mac, time_range }, context) {
+    const { gateway, logger } = context;
+    const [records, names, window] = await Promise.all([
       gateway.classicRead(site_id, 'stat/stadpi', clientDpiRecordSchema, {
         body: { type: 'by_app', macs: [client_mac] },
       }),
       loadNames(gateway, logger),
+      sampled(context, site_id, 'clientApps', time_range),
     ]);
     // Filtered again: a controller that ignores `macs` answers every client.
     const record = records.items.find((r) => r.mac.toLowerCase() === client_mac);
-    const rows = record?.by_app ?? [];
-    const base = { ...header(site_id, time_range), client_mac };
-    if (rows.length === 0) {
+    const cumulative = record?.by_app ?? [];
+    // The client's own application keys of the window (`<mac>|<cat>:<app>`).
+    const prefix = clientAppKey(client_mac, '', '').slice(0, -1);
+    const rows =
+      window.answer && cumulative.length > 0
+        ? rowsOfTotals(
+            new Map(
+              [...window.answer.totals]
+                .filter(([key]) => key.startsWith(prefix))
+                .map(([key, value]) => [key.slice(prefix.length), value]),
+            ),
+          )
+        : cumulative;
+    const base = { ...header(site_id, time_range, cumulative.length > 0 ? window : {}), client_mac };
+    if (cumulative.length === 0) {
       // stadpi answers the same empty list for an unknown MAC and for a client without DPI data:
       // the active client list tells them apart.
       const clients = await gateway.classicRead(site_id, 'stat/sta', clientRecordSchema);

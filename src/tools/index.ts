@@ -11,6 +11,7 @@ import { firewallZoneTools } from './firewall-zones.js';
 import { hotspotTools } from './hotspot.js';
 import { networkTools } from './networks.js';
 import { ToolRegistry } from './registry.js';
+import { topClientsTools } from './top-clients.js';
 import { topologyTools } from './topology.js';
 import { trafficMatchingListTools } from './traffic-matching-lists.js';
 import { trafficRouteTools } from './traffic-routes.js';
@@ -26,6 +27,7 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Traffic matching lists', tools: trafficMatchingListTools },
   { title: 'Traffic routes', tools: trafficRouteTools },
   { title: 'DPI statistics', tools: dpiTools },
+  { title: 'Bandwidth', tools: topClientsTools },
   { title: 'Topology', tools: topologyTools },
   // Issue 20: on-call reads.
   { title: 'Clients', tools: clientTools },

@@ -23,56 +23,69 @@ export interface RenderOptions extends PictureOptions {
   scale?: number;
 }
 
-interface Engines {
-  graphviz: Graphviz;
+interface Rasteriser {
   Resvg: typeof import('@resvg/resvg-wasm')['Resvg'];
   fonts: Uint8Array[];
 }
 
-let engines: Promise<Engines> | undefined;
+let rasteriser: Promise<Rasteriser> | undefined;
+let graphviz: Promise<Graphviz> | undefined;
 
 // Imported on first use: the Graphviz module alone is megabytes of JavaScript, and most runs of
-// the bot never draw a picture.
-async function loadEngines(): Promise<Engines> {
+// the bot never draw a picture. resvg's WebAssembly may be initialised once per process, so the
+// topology picture and the charts (chart.ts) share this one loader.
+async function loadRasteriser(): Promise<Rasteriser> {
   const require = createRequire(import.meta.url);
-  const [{ Graphviz }, resvg, wasm, regular, bold] = await Promise.all([
-    import('@hpcc-js/wasm-graphviz'),
+  const [resvg, wasm, regular, bold] = await Promise.all([
     import('@resvg/resvg-wasm'),
     readFile(require.resolve('@resvg/resvg-wasm/index_bg.wasm')),
     readFile(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')),
     readFile(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')),
   ]);
-  const [graphviz] = await Promise.all([Graphviz.load(), resvg.initWasm(wasm)]);
-  return { graphviz, Resvg: resvg.Resvg, fonts: [new Uint8Array(regular), new Uint8Array(bold)] };
+  await resvg.initWasm(wasm);
+  return { Resvg: resvg.Resvg, fonts: [new Uint8Array(regular), new Uint8Array(bold)] };
 }
 
-/** Loads the WebAssembly engines once; a failed load is retried on the next call. */
-function ready(): Promise<Engines> {
-  if (!engines) {
-    engines = loadEngines();
-    engines.catch(() => {
-      engines = undefined;
-    });
+async function loadGraphviz(): Promise<Graphviz> {
+  const { Graphviz } = await import('@hpcc-js/wasm-graphviz');
+  return Graphviz.load();
+}
+
+/** Loads once; a failed load is retried on the next call. */
+function once<T>(
+  get: () => Promise<T> | undefined,
+  set: (p: Promise<T> | undefined) => void,
+  load: () => Promise<T>,
+): Promise<T> {
+  let loading = get();
+  if (!loading) {
+    loading = load();
+    set(loading);
+    loading.catch(() => set(undefined));
   }
-  return engines;
+  return loading;
 }
 
-// Graphviz writes `viewBox="0.00 0.00 W H"` in points.
-const VIEWBOX = /viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"/;
-
-/** Lays out DOT with Graphviz `dot` and rasterises it to PNG within the size limits. */
-export async function renderDotPng(dot: string, options: RenderOptions = {}): Promise<Uint8Array> {
-  const { graphviz, Resvg, fonts } = await ready();
-  const svg = graphviz.layout(dot, 'svg', 'dot');
-  const box = VIEWBOX.exec(svg);
-  // resvg draws 1 pt as 4/3 px (96 dpi), so the size at zoom 1 is the viewBox times 4/3.
-  const width = (Number(box?.[1] ?? 0) || 1) * (4 / 3);
-  const height = (Number(box?.[2] ?? 0) || 1) * (4 / 3);
-  const zoom = Math.min(
-    options.scale ?? 1.25,
-    (options.maxWidth ?? 4000) / width,
-    (options.maxHeight ?? 4000) / height,
+const readyRasteriser = () =>
+  once(
+    () => rasteriser,
+    (p) => {
+      rasteriser = p;
+    },
+    loadRasteriser,
   );
+const readyGraphviz = () =>
+  once(
+    () => graphviz,
+    (p) => {
+      graphviz = p;
+    },
+    loadGraphviz,
+  );
+
+/** An SVG rasterised to PNG with the bundled DejaVu fonts (never system fonts), at `zoom`. */
+export async function svgToPng(svg: string, zoom: number): Promise<Uint8Array> {
+  const { Resvg, fonts } = await readyRasteriser();
   const resvg = new Resvg(svg, {
     background: 'white',
     fitTo: { mode: 'zoom', value: zoom },
@@ -94,6 +107,24 @@ export async function renderDotPng(dot: string, options: RenderOptions = {}): Pr
   } finally {
     resvg.free();
   }
+}
+
+// Graphviz writes `viewBox="0.00 0.00 W H"` in points.
+const VIEWBOX = /viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"/;
+
+/** Lays out DOT with Graphviz `dot` and rasterises it to PNG within the size limits. */
+export async function renderDotPng(dot: string, options: RenderOptions = {}): Promise<Uint8Array> {
+  const svg = (await readyGraphviz()).layout(dot, 'svg', 'dot');
+  const box = VIEWBOX.exec(svg);
+  // resvg draws 1 pt as 4/3 px (96 dpi), so the size at zoom 1 is the viewBox times 4/3.
+  const width = (Number(box?.[1] ?? 0) || 1) * (4 / 3);
+  const height = (Number(box?.[2] ?? 0) || 1) * (4 / 3);
+  const zoom = Math.min(
+    options.scale ?? 1.25,
+    (options.maxWidth ?? 4000) / width,
+    (options.maxHeight ?? 4000) / height,
+  );
+  return svgToPng(svg, zoom);
 }
 
 /**

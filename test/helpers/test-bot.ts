@@ -36,6 +36,8 @@ export async function startTestBot(
     gateway?: Partial<GatewayOptions>;
     env?: Record<string, string>;
     store?: KeyValueStore;
+    /** The app's clock (approval expiry, telemetry ticks). */
+    now?: () => number;
   } = {},
 ): Promise<TestBot> {
   const sim = await startSimulator(options.simulator);
@@ -43,7 +45,7 @@ export async function startTestBot(
   const logger = silentLogger();
   const gateway = testGateway(sim, options.gateway);
   const store = new FileStore(config.dataDir, { data: options.store ?? new MemoryStore() });
-  const app = createApp({ config, logger, gateway, store });
+  const app = createApp({ config, logger, gateway, store, ...(options.now ? { now: options.now } : {}) });
   return {
     sim,
     app,

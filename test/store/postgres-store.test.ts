@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { PostgresStore, StoreIntegrityError } from '../../src/store/postgres/postgres-store.js';
 import { databaseJournalReport } from '../../src/store/postgres/report.js';
@@ -47,9 +48,9 @@ describe('migrations', () => {
     try {
       const results = await Promise.all(pools.map((pool) => migrate(pool, silentLogger())));
 
-      expect(results.map((r) => r.applied).sort()).toEqual([[], [1]]);
+      expect(results.map((r) => r.applied).sort()).toEqual([[], MIGRATIONS.map((m) => m.version)]);
       const recorded = await fresh.query('SELECT version, name FROM netops_schema_migrations');
-      expect(recorded.rows).toEqual([{ version: 1, name: 'initial' }]);
+      expect(recorded.rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
       const head = await fresh.query('SELECT count(*)::int AS n FROM netops_journal_head');
       expect(head.rows[0]).toEqual({ n: 1 });
     } finally {
@@ -66,7 +67,10 @@ describe('migrations', () => {
       const [a, b] = await Promise.all([open(), open()]);
       const c = await open();
 
-      expect([a.migrations.applied, b.migrations.applied].sort()).toEqual([[], [1]]);
+      expect([a.migrations.applied, b.migrations.applied].sort()).toEqual([
+        [],
+        MIGRATIONS.map((m) => m.version),
+      ]);
       expect(c.migrations).toEqual({ applied: [], unknown: [] });
       for (const store of [a, b, c]) await store.close();
     } finally {

@@ -208,8 +208,8 @@ describe('ToolRegistry', () => {
 describe('the registered tools', () => {
   const registry = createRegistry('default');
 
-  it('are the 40 tools of the spec, the 5 zone-based firewall policy tools, 4 live reads and 13 on-call actions', () => {
-    expect(registry.list()).toHaveLength(45 + 4 + 13);
+  it('are the 40 tools of the spec, the 5 zone-based firewall policy tools, 4 live reads, 13 on-call actions and top_clients', () => {
+    expect(registry.list()).toHaveLength(45 + 4 + 13 + 1);
     expect(
       registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
     ).toEqual([

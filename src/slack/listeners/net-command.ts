@@ -12,6 +12,7 @@ import { type ParsedCommand, parseCommandLine } from '../../commands/parse-comma
 import { type FieldIssue, ValidationError } from '../../errors.js';
 import { settle } from '../../lib/settle-within.js';
 import { missingValueIssues } from '../../tools/missing-values.js';
+import type { TopClientsAnswer } from '../../tools/top-clients.js';
 import { isTopology, renderTopologyPng } from '../../topology/index.js';
 import { AnswerQueue, SharedWork } from '../answer-work.js';
 import { helpMessage, noticeMessage, toolHelpMessage } from '../blocks/notice.js';
@@ -23,8 +24,10 @@ import { SlackStepError, slackErrorText } from '../error-text.js';
 import { historyMessage } from '../history-answer.js';
 import { parsePayload, type SlashCommand, slashCommandSchema } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
+import { topClientsChartPng } from '../top-chart.js';
 
 const EXPORT_TOOL = 'export_topology';
+const TOP_TOOL = 'top_clients';
 
 /** Answers the user who typed the command, and only them. */
 type Whisper = (message: SlackMessage) => Promise<void>;
@@ -114,6 +117,21 @@ async function handle(
         title: plain(`Topology of ${site} (${String(validated.format)})`),
         initial_comment: `Topology export of ${code(site)}, requested by ${mention(command.user_id)}.`,
       });
+      return;
+    }
+    if (tool === TOP_TOOL) {
+      const answer = (await registry.run(tool, validated, deps.context)) as TopClientsAnswer;
+      await reply(readResultMessage(tool, site, answer));
+      // The chart goes beside the table, as a file in the channel (issue 20).
+      const chart = await topClientsChartPng(answer, deps.context);
+      if (chart) {
+        await upload(client, command.channel_id, {
+          file: Buffer.from(chart.png),
+          filename: plain(`top-clients-${site}.png`),
+          title: plain(`Top clients on ${site}, ${chart.subtitle}`),
+          initial_comment: `Top clients of ${code(site)} over the last hour (${plain(chart.subtitle)}). Requested by ${mention(command.user_id)}.`,
+        });
+      }
       return;
     }
     // Identical reads in flight share one run and one message: the burst of commands that one

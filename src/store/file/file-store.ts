@@ -18,6 +18,7 @@ import type {
 } from '../types.js';
 import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.js';
 import { JournalView } from './journal-view.js';
+import { FileSampleStore } from './sample-files.js';
 
 /** bot-data.json: bot-kept data inside DATA_DIR. */
 export const BOT_DATA_FILE = 'bot-data.json';
@@ -245,6 +246,7 @@ export class FileStore implements Store {
   readonly kind = 'file';
   readonly data: KeyValueStore;
   private changeStore: FileChangeStore | undefined;
+  private sampleStore: FileSampleStore | undefined;
 
   constructor(
     readonly dataDir: string,
@@ -256,6 +258,11 @@ export class FileStore implements Store {
   changes(): FileChangeStore {
     this.changeStore ??= FileChangeStore.open(this.dataDir, this.options);
     return this.changeStore;
+  }
+
+  samples(): FileSampleStore {
+    this.sampleStore ??= new FileSampleStore(this.dataDir);
+    return this.sampleStore;
   }
 
   changeHistory(): ChangeReader {

@@ -1,4 +1,5 @@
 import { initial } from './0001-initial.js';
+import { telemetry } from './0002-telemetry.js';
 
 /**
  * One schema change. Migrations only add (tables, columns, indexes), so a replica of the
@@ -12,4 +13,4 @@ export interface Migration {
 }
 
 /** Every migration, oldest first. SQL lives in TypeScript modules so it ships inside dist/. */
-export const MIGRATIONS: readonly Migration[] = [initial];
+export const MIGRATIONS: readonly Migration[] = [initial, telemetry];

@@ -33,6 +33,7 @@ import type {
 } from '../types.js';
 import { type MigrationResult, migrate } from './migrate.js';
 import { createPool, guardedPool, inTransaction } from './pool.js';
+import { PostgresSampleStore } from './samples.js';
 
 /** The database's journal does not hang together; the bot refuses to run on it rather than guess. */
 export class StoreIntegrityError extends Error {
@@ -436,6 +437,7 @@ export class PostgresStore implements Store {
   readonly kind = 'postgres';
   readonly data: PostgresKeyValueStore;
   private readonly changeStore: PostgresChangeStore;
+  private readonly sampleStore: PostgresSampleStore;
   private heartbeat: NodeJS.Timeout | undefined;
   private renewedAt = Date.now();
   private renewalError: string | undefined;
@@ -451,6 +453,7 @@ export class PostgresStore implements Store {
     const guarded = guardedPool(pool);
     this.data = new PostgresKeyValueStore(guarded);
     this.changeStore = new PostgresChangeStore(guarded, newReplicaId(), options.key);
+    this.sampleStore = new PostgresSampleStore(guarded, this.changeStore.replicaId);
   }
 
   /** Connects, migrates, checks the chain head against the last event, and registers this replica. */
@@ -476,6 +479,10 @@ export class PostgresStore implements Store {
 
   changes(): PostgresChangeStore {
     return this.changeStore;
+  }
+
+  samples(): PostgresSampleStore {
+    return this.sampleStore;
   }
 
   /** Reads are plain SELECTs: any process may use the change store for history without appending. */
