@@ -204,7 +204,7 @@ describe('loadConfig', () => {
         'MCP_APPROVAL_CHANNEL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(37);
+    expect(ENV_VARIABLES).toHaveLength(38);
   });
 });
 

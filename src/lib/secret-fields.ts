@@ -95,6 +95,12 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
  * Names the patterns catch that hold no secret, each seen in the project's fixtures: what they
  * hold is said beside them, and test/lib/secret-fields.test.ts checks every fixture field.
  */
+/**
+ * Fields of the bot's own results (not the controller's) that the patterns would catch:
+ * get_client's `guest_authorization` says whether a hotspot guest is let through, no credential.
+ */
+export const HARMLESS_RESULT_FIELDS: ReadonlySet<string> = new Set(['guest_authorization']);
+
 export const HARMLESS_FIELDS: ReadonlySet<string> = new Set([
   // Site Manager API: the cursor of the next page ("" or a UUID).
   'nextToken',
@@ -115,7 +121,7 @@ const cache = new Map<string, boolean>();
 export function isSecretField(name: string): boolean {
   const known = cache.get(name);
   if (known !== undefined) return known;
-  const secret = !HARMLESS_FIELDS.has(name) && (SECRET_FIELDS.has(name) || SECRET_NAME.test(name));
+  const secret = !HARMLESS_FIELDS.has(name) && !HARMLESS_RESULT_FIELDS.has(name) && (SECRET_FIELDS.has(name) || SECRET_NAME.test(name));
   // Field names come from controller data: the cache stays small, but a hostile one is bounded too.
   if (cache.size < 10_000) cache.set(name, secret);
   return secret;

@@ -283,7 +283,7 @@ const WRITES: WriteCell[] = [
     state: 'failed',
     thread: () =>
       exactly(
-        `:x: Create network failed: not run, the check at approval failed: ${host} refused the connection (ECONNREFUSED) (gave up after 2 attempts in {s} s)`,
+        `:no_entry_sign: Create network not run: the check at approval failed: ${host} refused the connection (ECONNREFUSED) (gave up after 2 attempts in {s} s)`,
       ),
     posts: 0,
     created: false,
@@ -430,7 +430,11 @@ describe('an approved change (create_network) while the controller is faulty', (
       else expect(String(thread[0]?.args.text)).toMatch(expected);
       expectNoBugText(textOf(thread[0]));
       expect(textOf(lastEdit)).toContain(
-        cell.state === 'succeeded' ? '*Done* · approved by <@U2>' : '*Failed* · approved by <@U2>',
+        cell.state === 'succeeded'
+          ? '*Done* · approved by <@U2>'
+          : request?.notRun
+            ? '*Not run* · approved by <@U2>'
+            : '*Failed* · approved by <@U2>',
       );
       expect(textOf(lastEdit)).not.toContain('"action_id":"approve"');
       expect(request?.state).toBe(cell.state);

@@ -160,7 +160,7 @@ const CELLS: DiskCell[] = [
         async check() {
           const thread = b.slack.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts);
           expect(thread?.args.text).toBe(
-            ':x: Create network failed: not run: the approvals journal cannot be written (the disk is full, ENOSPC), so nothing was recorded',
+            ':no_entry_sign: Create network not run: the approvals journal cannot be written (the disk is full, ENOSPC), so nothing was recorded',
           );
           await b.slack.waitFor(() =>
             textOf(
@@ -168,7 +168,7 @@ const CELLS: DiskCell[] = [
                 .callsOf('chat.update')
                 .filter((c) => c.args.ts === ts)
                 .at(-1),
-            ).includes('*Failed*'),
+            ).includes('*Not run*'),
           );
           expect(journalTypes(id)).toEqual(['created', 'message', 'approved', 'failed']);
         },

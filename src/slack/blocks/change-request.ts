@@ -149,7 +149,7 @@ function statusLine(request: ChangeRequest): string {
       return `:white_check_mark: *Done*${by}${when}`;
     case 'failed':
       // Not run: the write was provably never sent; "Failed" would say it was tried.
-      return `${request.notRun ? ':no_entry_sign: *Not run*' : ':x: *Failed*'}${by}${when}\n> ${clipMrkdwn(mrkdwn(errorLine(request)), 500)}`;
+      return `${request.notRun ? ':no_entry_sign: *Not run*' : ':x: *Failed*'}${by}${when}\n> ${clipMrkdwn(mrkdwn(request.notRun ? errorLine(request).replace(/^not run[,:] /, '') : errorLine(request)), 500)}`;
     case 'cancelled':
       return `:no_entry_sign: *Cancelled*${request.cancelledBy ? ` by ${mention(request.cancelledBy.userId)}` : ''}${when} · not run`;
     case 'expired':
@@ -222,7 +222,9 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
   const rendered = isRow(body) ? renderObject(body, { width: 90 }) : shown(body);
   const heading =
     request.state === 'failed'
-      ? `${request.notRun ? ':no_entry_sign:' : ':x:'} ${mrkdwn(humanize(request.tool))} ${request.notRun ? 'not run' : 'failed'}: ${mrkdwn(errorLine(request))}`
+      ? request.notRun
+        ? `:no_entry_sign: ${mrkdwn(humanize(request.tool))} not run: ${mrkdwn(errorLine(request).replace(/^not run[,:] /, ''))}`
+        : `:x: ${mrkdwn(humanize(request.tool))} failed: ${mrkdwn(errorLine(request))}`
       : `:white_check_mark: ${mrkdwn(humanize(request.tool))} done.`;
   return {
     text: clipMrkdwn(heading, 3000),
