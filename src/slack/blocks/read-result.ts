@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import { formatBytes, isPreview, renderObject, renderTable } from '../../format/plain-text.js';
 import { renderPreview } from '../../format/preview-text.js';
+import { splitUnreadable, unreadableLine } from '../../lib/unreadable-records.js';
 import { LIMITS } from './limits.js';
 import { clipMrkdwn, code, humanize, mrkdwn, mrkdwnSection, mrkdwnText } from './text.js';
 
@@ -90,12 +91,15 @@ const context = (text: string): types.ContextBlock => ({
  * A read tool's answer: tables as aligned code blocks, objects as fields, always within Slack's
  * limits; what does not fit is cut with a line saying how much more there is and how to page.
  */
-export function readResultMessage(tool: string, site: string, result: unknown): SlackMessage {
+export function readResultMessage(tool: string, site: string, answer: unknown): SlackMessage {
+  const { result, unreadable } = splitUnreadable(answer);
   const title = `*${mrkdwn(humanize(tool))}* · site ${code(site)}`;
   const blocks: types.KnownBlock[] = [context(title)];
   let chars = title.length;
+  // Room kept for the closing context lines: "… more lines" and, when any, the unreadable records.
+  const closing = unreadable > 0 ? 2 : 1;
   const budget = () => ({
-    blocks: LIMITS.messageBlocks - blocks.length - 1,
+    blocks: LIMITS.messageBlocks - blocks.length - closing,
     chars: LIMITS.messageBlockChars - chars - 300,
   });
   let omitted = 0;
@@ -123,7 +127,7 @@ export function readResultMessage(tool: string, site: string, result: unknown): 
   } else if (isRow(result)) {
     summary = `${humanize(tool)} on ${site}`;
     for (const section of fieldSections(result)) {
-      if (blocks.length >= LIMITS.messageBlocks - 2) break;
+      if (blocks.length >= LIMITS.messageBlocks - 1 - closing) break;
       blocks.push(section);
       chars += (section.fields ?? []).reduce((n, f) => n + f.text.length, 0);
     }
@@ -132,6 +136,11 @@ export function readResultMessage(tool: string, site: string, result: unknown): 
   } else {
     summary = `${humanize(tool)}: ${String(result)}`;
     blocks.push(mrkdwnSection(mrkdwn(String(result)), 2900));
+  }
+  if (unreadable > 0) {
+    const line = unreadableLine(unreadable, Array.isArray(result) ? result.length : undefined);
+    summary = `${summary}; ${unreadableLine(unreadable)}`;
+    blocks.push(context(line));
   }
   if (omitted > 0) {
     blocks.push(
