@@ -226,7 +226,9 @@ describe('a lookup (/net list_vlans) while the controller is faulty', () => {
 
     const answer = await command('list_vlans');
 
-    expect(answer.text).toBe('List vlans: 1 row(s); 2 controller records the bot could not read were left out.');
+    expect(answer.text).toBe(
+      'List vlans: 1 row(s); 2 controller records the bot could not read were left out.',
+    );
     expect(JSON.stringify(answer.blocks)).toContain('Lab');
     expect(JSON.stringify(answer.blocks)).toContain(
       '1 shown; 2 controller records the bot could not read were left out.',
