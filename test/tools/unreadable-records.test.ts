@@ -1,7 +1,9 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { render } from '../../src/format/plain-text.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
+import { outputSchemaOf } from '../../src/mcp/tool-catalog.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { readResultMessage } from '../../src/slack/blocks/read-result.js';
 import type { ToolContext } from '../../src/tools/define-tool.js';
@@ -70,5 +72,16 @@ describe('a list with records the bot cannot read', () => {
     const result = await registry.run('list_vlans', {}, context);
     expect(Array.isArray(result)).toBe(true);
     expect(render(result)).not.toMatch(/could not read/);
+  });
+
+  it('fits the MCP output schema of a read tool that declares one (the SDK client checks it)', async () => {
+    context.gateway.invalidate('default');
+    injectNine();
+    const result = await registry.run('list_clients', {}, context);
+    expect((result as { unreadable_records?: number }).unreadable_records).toBe(7);
+    const validate = new Ajv2020({ strict: false }).compile(
+      outputSchemaOf(registry.require('list_clients'), 'off') ?? {},
+    );
+    expect(validate(result), JSON.stringify(validate.errors)).toBe(true);
   });
 });
