@@ -1,3 +1,4 @@
+import { splitUnreadable, unreadableLine } from '../lib/unreadable-records.js';
 import { renderPreview } from './preview-text.js';
 
 /** Layout limits for plain-text output (terminal, or a Slack code block). */
@@ -351,6 +352,11 @@ export function isNoOpPreview(result: unknown): boolean {
 /** Turns any tool result into terminal text: previews, tables, `key: value` objects, or a string as is. */
 export function render(result: unknown, options: RenderOptions = {}): string {
   if (typeof result === 'string') return result;
+  const { result: answer, unreadable } = splitUnreadable(result);
+  if (unreadable > 0) {
+    const shown = Array.isArray(answer) ? answer.length : undefined;
+    return `${render(answer, options)}\n${unreadableLine(unreadable, shown)}`;
+  }
   if (result === undefined || result === null) return 'done.';
   if (isPreview(result)) return renderPreview(result, options);
   if (Array.isArray(result)) {

@@ -6,6 +6,7 @@ import {
   NotSupportedError,
 } from '../errors.js';
 import { mapBounded } from '../lib/map-bounded.js';
+import { noteUnreadable } from '../lib/unreadable-records.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { StatusProbe } from './controller-status.js';
 import { INVALID_RESPONSE, type IntegrationPage, invalidResponse, readIntegrationPage } from './envelopes.js';
@@ -397,6 +398,8 @@ class ControllerGateway implements Gateway {
     records: (data: unknown) => unknown[],
   ): ParsedList<T> {
     const parsed = entry.derive(schema, (data) => this.parseList(records(data), schema, call));
+    // Counted on every read, cache hits included: the parse (and its count) is kept with the answer.
+    noteUnreadable(`${call.api} ${call.route}`, parsed.skipped);
     return { items: parsed.items.slice(), skipped: parsed.skipped };
   }
 

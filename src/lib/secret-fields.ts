@@ -121,7 +121,10 @@ const cache = new Map<string, boolean>();
 export function isSecretField(name: string): boolean {
   const known = cache.get(name);
   if (known !== undefined) return known;
-  const secret = !HARMLESS_FIELDS.has(name) && !HARMLESS_RESULT_FIELDS.has(name) && (SECRET_FIELDS.has(name) || SECRET_NAME.test(name));
+  const secret =
+    !HARMLESS_FIELDS.has(name) &&
+    !HARMLESS_RESULT_FIELDS.has(name) &&
+    (SECRET_FIELDS.has(name) || SECRET_NAME.test(name));
   // Field names come from controller data: the cache stays small, but a hostile one is bounded too.
   if (cache.size < 10_000) cache.set(name, secret);
   return secret;

@@ -1,6 +1,7 @@
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpWriteMode } from '../config.js';
+import { UNREADABLE_FIELD } from '../lib/unreadable-records.js';
 import type { ToolDefinition } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { argumentsOf } from '../tools/schema-introspection.js';
@@ -132,6 +133,22 @@ const CHANGE_REQUEST_OUTPUT: JsonObject = {
   required: ['change_request_id', 'state'],
 };
 
+/** A read's shape with the count of controller records it left out (lib/unreadable-records.ts). */
+function withUnreadable(shape: JsonObject): JsonObject {
+  const properties = (shape.properties ?? {}) as JsonObject;
+  return {
+    ...shape,
+    properties: {
+      ...properties,
+      [UNREADABLE_FIELD]: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Controller records the bot could not read and left out; absent when none',
+      },
+    },
+  };
+}
+
 /**
  * The tool's output schema, for a tool that declares `output`: its result as JSON Schema (an
  * array result under `result`, as toolResult carries it); for a write, also the dry run's preview
@@ -148,7 +165,7 @@ export function outputSchemaOf(tool: ToolDefinition, writes: McpWriteMode): Tool
     result.type === 'object' ? result : { type: 'object', properties: { result }, required: ['result'] };
   const shapes =
     tool.access === 'read'
-      ? [asObject, ERROR_OUTPUT]
+      ? [withUnreadable(asObject), ERROR_OUTPUT]
       : [asObject, DRY_RUN_OUTPUT, ...(writes === 'approval' ? [CHANGE_REQUEST_OUTPUT] : []), ERROR_OUTPUT];
   return { type: 'object', anyOf: shapes } as Tool['outputSchema'];
 }

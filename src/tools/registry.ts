@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ConfirmationRequiredError, type FieldIssue, ValidationError } from '../errors.js';
 import { redactSecrets } from '../lib/redact.js';
 import { suggestNames } from '../lib/suggest.js';
+import { attachUnreadable, withUnreadableTally } from '../lib/unreadable-records.js';
 import type { ToolContext, ToolDefinition, ToolGroup } from './define-tool.js';
 import { missingValue } from './missing-values.js';
 import { type ArgumentInfo, argumentsOf } from './schema-introspection.js';
@@ -160,7 +161,11 @@ export class ToolRegistry {
     }
     // The one redaction of tool output (lib/redact.ts): every face shows, and the journal keeps,
     // the same masked values; the controller still receives what the tool sends.
-    return redactSecrets(await tool.run(args, context));
+    if (tool.access !== 'read') return redactSecrets(await tool.run(args, context));
+    // A read says how many controller records it left out as unreadable (lib/unreadable-records.ts);
+    // previews and write outcomes stay as they are, so a preview's hash never depends on it.
+    const { value, unreadable } = await withUnreadableTally(() => tool.run(args, context));
+    return redactSecrets(attachUnreadable(value, unreadable));
   }
 
   /** Help for one tool: every argument with its type, bounds, default and allowed values, and an example. */

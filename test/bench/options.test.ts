@@ -10,7 +10,13 @@ describe('bench options', () => {
 
   it('selects parts with --only and --skip, in the suite order', () => {
     expect(parseOptions(['--only=topology,acks']).parts).toEqual(['acks', 'topology']);
-    expect(parseOptions(['--skip=errors,topology']).parts).toEqual(['startup', 'acks', 'reads', 'rounds', 'telemetry']);
+    expect(parseOptions(['--skip=errors,topology']).parts).toEqual([
+      'startup',
+      'acks',
+      'reads',
+      'rounds',
+      'telemetry',
+    ]);
   });
 
   it('makes --quick one repeat with a lighter load, and lets explicit values win', () => {

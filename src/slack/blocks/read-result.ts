@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import { formatBytes, isPreview, renderObject, renderTable } from '../../format/plain-text.js';
 import { renderPreview } from '../../format/preview-text.js';
+import { splitUnreadable, unreadableLine } from '../../lib/unreadable-records.js';
 import { LIMITS } from './limits.js';
 import { clipMrkdwn, code, humanize, mrkdwn, mrkdwnSection, mrkdwnText } from './text.js';
 
@@ -126,14 +127,17 @@ function moreButton(result: unknown, more: ReadMoreRequest | undefined): types.A
 export function readResultMessage(
   tool: string,
   site: string,
-  result: unknown,
+  answer: unknown,
   more?: ReadMoreRequest,
 ): SlackMessage {
+  const { result, unreadable } = splitUnreadable(answer);
   const title = `*${mrkdwn(humanize(tool))}* · site ${code(site)}`;
   const blocks: types.KnownBlock[] = [context(title)];
   let chars = title.length;
+  // Room kept for the closing context lines: "… more lines" and, when any, the unreadable records.
+  const closing = unreadable > 0 ? 2 : 1;
   const budget = () => ({
-    blocks: LIMITS.messageBlocks - blocks.length - 1,
+    blocks: LIMITS.messageBlocks - blocks.length - closing,
     chars: LIMITS.messageBlockChars - chars - 300,
   });
   let omitted = 0;
@@ -161,7 +165,7 @@ export function readResultMessage(
   } else if (isRow(result)) {
     summary = `${humanize(tool)} on ${site}`;
     for (const section of fieldSections(result)) {
-      if (blocks.length >= LIMITS.messageBlocks - 2) break;
+      if (blocks.length >= LIMITS.messageBlocks - 1 - closing) break;
       blocks.push(section);
       chars += (section.fields ?? []).reduce((n, f) => n + f.text.length, 0);
     }
@@ -170,6 +174,11 @@ export function readResultMessage(
   } else {
     summary = `${humanize(tool)}: ${String(result)}`;
     blocks.push(mrkdwnSection(mrkdwn(String(result)), 2900));
+  }
+  if (unreadable > 0) {
+    const line = unreadableLine(unreadable, Array.isArray(result) ? result.length : undefined);
+    summary = `${summary}; ${unreadableLine(unreadable)}`;
+    blocks.push(context(line));
   }
   if (omitted > 0) {
     blocks.push(
