@@ -157,3 +157,43 @@ describe.concurrent('issue 19: one id per object', () => {
     ]);
   });
 });
+
+describe.concurrent('issue 19: names where a newcomer types and reads them', () => {
+  it('`client "Apple TV"` takes a name (or hostname or IP) as well as a MAC', async () => {
+    const [byName, byIp, byMac] = await Promise.all([
+      runBot(['client', 'Apple TV', '--json']),
+      runBot(['client', '192.168.1.41', '--json']),
+      runBot(['get_client_dpi', 'client_mac=F0-B3-EC-21-55-08', '--json']),
+    ]);
+    for (const run of [byName, byIp, byMac]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ client_mac: 'f0:b3:ec:21:55:08' });
+    }
+    const unknown = await runBot(['client', 'Apple']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('did you mean Apple TV');
+  });
+
+  it('`ports "Core Switch"` names what is on each port, not only its MAC', async () => {
+    const run = await runBot(['ports', 'Core Switch'], { env: { COLUMNS: '160' } });
+    expect(run.code, run.stderr).toBe(0);
+    const port1 = run.stdout.split('\n').find((line) => /^1\s/.test(line));
+    expect(port1).toContain('Synology NAS');
+    expect(run.stdout).toContain('connected_names');
+    const json = JSON.parse((await runBot(['ports', 'Core Switch', '--json'])).stdout) as {
+      ports: Record<string, { connected_nodes: string[]; connected_names: string[] }>;
+    };
+    expect(json.ports['1']).toMatchObject({
+      connected_nodes: ['00:11:32:8a:bc:04'],
+      connected_names: ['Synology NAS'],
+    });
+  });
+
+  it('the zones table has snake_case headers only', async () => {
+    const run = await runBot(['zones'], { env: { COLUMNS: '200' } });
+    expect(run.code, run.stderr).toBe(0);
+    const header = run.stdout.split('\n')[0] ?? '';
+    expect(header).toContain('network_ids');
+    for (const word of header.trim().split(/\s+/)) expect(word).toMatch(/^[a-z_]+$/);
+  });
+});
