@@ -246,14 +246,19 @@ const getClientDpi = defineTool({
     }),
   async run({ site_id, client, client_mac: givenMac, time_range }, context) {
     const { gateway, logger } = context;
+    // The catalogue and the samples do not depend on which client: read them while it is resolved.
+    const namesRead = loadNames(gateway, logger);
+    const windowRead = sampled(context, site_id, 'clientApps', time_range);
+    // Awaited below; a client that cannot be resolved must not leave their failure unhandled.
+    for (const read of [namesRead, windowRead]) read.catch(() => undefined);
     const resolved = givenMac ?? (await resolveClient({ gateway, site: site_id }, client ?? '')).mac;
     const client_mac = normalizeMac(resolved) ?? resolved.toLowerCase();
     const [records, names, window] = await Promise.all([
       gateway.classicRead(site_id, 'stat/stadpi', clientDpiRecordSchema, {
         body: { type: 'by_app', macs: [client_mac] },
       }),
-      loadNames(gateway, logger),
-      sampled(context, site_id, 'clientApps', time_range),
+      namesRead,
+      windowRead,
     ]);
     // Filtered again: a controller that ignores `macs` answers every client.
     const record = records.items.find((r) => r.mac.toLowerCase() === client_mac);

@@ -197,3 +197,52 @@ describe.concurrent('issue 19: names where a newcomer types and reads them', () 
     for (const word of header.trim().split(/\s+/)) expect(word).toMatch(/^[a-z_]+$/);
   });
 });
+
+interface ListedAclRule {
+  name: string;
+  source_type: string;
+  source_id: string | null;
+  source_name: string | null;
+  destination_type: string;
+  destination_name: string | null;
+  protocol: string;
+}
+
+describe.concurrent('issue 19: the ACL table in the words the write tools take', () => {
+  it('names the networks and clients a rule points at, beside their ids', async () => {
+    const run = await runBot(['acl', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const rules = JSON.parse(run.stdout) as ListedAclRule[];
+    const byName = (name: string) => rules.find((r) => r.name === name);
+    expect(byName('Block IoT to NAS')).toMatchObject({ source_type: 'network', source_name: 'IoT' });
+    expect(byName('Allow cameras to NVR')).toMatchObject({ source_name: 'Cameras' });
+    expect(byName("Block kids' tablet")).toMatchObject({
+      source_type: 'device',
+      source_id: '8c:85:90:1f:aa:0b',
+      source_name: 'Küchen-Tablet',
+    });
+    const table = await runBot(['acl'], { env: { COLUMNS: '160' } });
+    expect(table.stdout).toMatch(/source_name:\s+IoT/);
+  });
+
+  it('every source_type, destination_type and protocol a listed rule shows is one create_acl_rule takes', async () => {
+    const rules = JSON.parse((await runBot(['acl', '--json'])).stdout) as ListedAclRule[];
+    const help = (await runBot(['help', 'create_acl_rule'])).stdout;
+    expect(rules.map((r) => r.protocol)).toContain('tcp_udp');
+    for (const rule of rules) {
+      for (const value of [rule.source_type, rule.destination_type, rule.protocol]) {
+        expect(help, `${rule.name}: ${value}`).toMatch(new RegExp(`\\b${value}\\b`));
+      }
+    }
+    const preview = await runBot([
+      'create_acl_rule',
+      'name=Both',
+      'action=deny',
+      'protocol=tcp_udp',
+      'dst_port=22',
+      '--json',
+    ]);
+    expect(preview.code, preview.stderr).toBe(3);
+    expect(JSON.parse(preview.stdout)).toMatchObject({ would_send: { protocolFilter: ['TCP', 'UDP'] } });
+  });
+});
