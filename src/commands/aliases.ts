@@ -51,7 +51,7 @@ const ALIASES: readonly AliasSpec[] = [
   // Issue 20: `top` is who eats the bandwidth now (window=now is top_clients' default).
   { names: ['top'], tool: 'top_clients' },
   { names: ['dpi'], tool: 'get_dpi_statistics' },
-  { names: ['client'], tool: 'get_client_dpi', positional: { arg: 'client_mac', placeholder: '<mac>' } },
+  { names: ['client'], tool: 'get_client_dpi', positional: { arg: 'client', placeholder: '<client>' } },
   { names: ['topology'], tool: 'get_network_topology', picture: true },
   // Issue 20: on-call reads.
   {

@@ -120,12 +120,17 @@ const DEMO_READ_ARGUMENTS: Readonly<Record<string, string>> = {
   format: 'graphml',
 };
 
+/** Tools that need one of several optional arguments (get_client_dpi: client or client_mac). */
+const DEMO_ONE_OF: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  get_client_dpi: { client: 'Galaxy-S23' },
+};
+
 /**
  * Demo values for a read tool's required arguments. An argument with none stops the caller with
  * its name, so a new read tool cannot be left out of a whole-catalogue run silently.
  */
 export function demoReadArguments(tool: string, required: readonly string[]): Record<string, string> {
-  const args: Record<string, string> = {};
+  const args: Record<string, string> = { ...DEMO_ONE_OF[tool] };
   for (const name of required) {
     if (name === 'site_id') continue;
     const value = DEMO_READ_ARGUMENTS[name];

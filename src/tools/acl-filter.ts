@@ -223,9 +223,11 @@ const CONTROLLER_PROPERTIES = new Set([
 /** Resolves a network named in `source_id`/`destination_id` to its Integration UUID. */
 export type NetworkUuidOf = (ref: string, field: string) => Promise<string>;
 
+// A MAC filter reads as `device` (issue 19); `mac`, its former word, is still understood.
 const ENDPOINT_TYPES: Record<string, string> = {
   network: 'NETWORKS',
   ip: 'IP_ADDRESSES_OR_SUBNETS',
+  device: 'MAC_ADDRESSES',
   mac: 'MAC_ADDRESSES',
 };
 
@@ -365,17 +367,11 @@ async function translateCall(
               args: [call(`${side}.type`, 'isNull'), call(`${side}.type`, 'eq', [text('PORTS')])],
             };
           }
-          if (wanted === 'device') {
-            refuse(
-              `${property} is never device in results: a device or client is stored as its address, so use ` +
-                `${property}.eq('ip') or ${property === 'source_type' ? 'source' : 'destination'}_network.eq('…/32')`,
-            );
-          }
           return call(`${side}.type`, 'eq', [
-            text(oneOf(property, v.value, ENDPOINT_TYPES, 'network, ip, mac or any')),
+            text(oneOf(property, v.value, ENDPOINT_TYPES, 'network, device, ip or any')),
           ]);
         },
-        "'network', 'ip', 'mac' or 'any'",
+        "'network', 'device', 'ip' or 'any'",
       );
     }
     case 'source_id':

@@ -5,8 +5,11 @@ import { missingValue } from './missing-values.js';
 /** The spec's endpoint types. */
 export const ACL_ENDPOINT_TYPES = ['network', 'device', 'ip', 'any'] as const;
 
-/** The spec's protocols (icmp is refused: see ICMP_REFUSAL). */
-export const ACL_PROTOCOLS = ['tcp', 'udp', 'icmp', 'all'] as const;
+/**
+ * The spec's protocols (icmp is refused: see ICMP_REFUSAL), plus `tcp_udp`, which is how a rule
+ * listing both reads (issue 19: reads and writes share one vocabulary).
+ */
+export const ACL_PROTOCOLS = ['tcp', 'udp', 'tcp_udp', 'icmp', 'all'] as const;
 
 /** The spec's actions. */
 export const ACL_ACTIONS = ['allow', 'deny'] as const;
@@ -30,10 +33,13 @@ export interface AclRule {
   source_type: string;
   /** Classic network ids (comma-separated when several), or MAC addresses for a MAC rule. */
   source_id: string | null;
+  /** What `source_id` names, as people know it: network names, or client and device names. */
+  source_name: string | null;
   /** Addresses or CIDRs (comma-separated when several). */
   source_network: string | null;
   destination_type: string;
   destination_id: string | null;
+  destination_name: string | null;
   destination_network: string | null;
   /** `tcp`, `udp`, `all`, or `tcp_udp` when both are listed. */
   protocol: string;
@@ -94,8 +100,9 @@ export function toControllerAction(action: (typeof ACL_ACTIONS)[number]): 'ALLOW
   return action === 'allow' ? 'ALLOW' : 'BLOCK';
 }
 
-/** tcp → ["TCP"], udp → ["UDP"], all → null (every protocol). */
+/** tcp → ["TCP"], udp → ["UDP"], tcp_udp → ["TCP", "UDP"], all → null (every protocol). */
 export function toProtocolFilter(protocol: string): string[] | null {
+  if (protocol === 'tcp_udp') return ['TCP', 'UDP'];
   return protocol === 'all' ? null : [protocol.toUpperCase()];
 }
 
@@ -112,31 +119,58 @@ function portsOf(endpoint: Endpoint): number | number[] | null {
   return endpoint.ports.length === 1 && only !== undefined ? only : [...endpoint.ports];
 }
 
-function sideOf(endpoint: Endpoint, classicId: (uuid: string) => string) {
+/** How a rule's ids read: the classic id of a network UUID, and the name of a network UUID or a MAC. */
+export interface AclNaming {
+  classicId: (uuid: string) => string;
+  nameOf?: (uuidOrMac: string) => string | undefined;
+}
+
+function namesOf(keys: readonly string[], naming: AclNaming): string | null {
+  const names = keys.map((key) => naming.nameOf?.(key)).filter((n): n is string => Boolean(n));
+  return names.length > 0 ? names.join(', ') : null;
+}
+
+function sideOf(endpoint: Endpoint, naming: AclNaming) {
   switch (endpoint.type) {
     case 'any':
-      return { type: 'any', id: null, network: null };
+      return { type: 'any', id: null, name: null, network: null };
     case 'network':
-      return { type: 'network', id: endpoint.networkUuids.map(classicId).join(',') || null, network: null };
+      return {
+        type: 'network',
+        id: endpoint.networkUuids.map(naming.classicId).join(',') || null,
+        name: namesOf(endpoint.networkUuids, naming),
+        network: null,
+      };
     case 'ip':
-      return { type: 'ip', id: null, network: endpoint.addresses.join(',') || null };
+      return { type: 'ip', id: null, name: null, network: endpoint.addresses.join(',') || null };
     case 'mac':
-      return { type: 'mac', id: endpoint.macs.join(',') || null, network: null };
+      // A MAC filter is what the spec's `device` means (a MAC rule): reads say `device`, the word
+      // the write tools take, with the MACs as ids (issue 19).
+      return {
+        type: 'device',
+        id: endpoint.macs.join(',') || null,
+        name: namesOf(endpoint.macs, naming),
+        network: null,
+      };
     case 'other':
-      return { type: endpoint.name.toLowerCase(), id: null, network: null };
+      return { type: endpoint.name.toLowerCase(), id: null, name: null, network: null };
   }
 }
 
-/** The tools' view of a rule; `classicId` translates a network UUID, `priority` is its 1-based position. */
+/**
+ * The tools' view of a rule; `naming` translates a network UUID to its classic id (a bare function
+ * is that) and names networks and MACs; `priority` is its 1-based position.
+ */
 export function toAclRule(
   record: AclRuleRecord,
   priority: number | null,
-  classicId: (uuid: string) => string,
+  naming: AclNaming | ((uuid: string) => string),
 ): AclRule {
+  const names = typeof naming === 'function' ? { classicId: naming } : naming;
   const source = decodeEndpoint(record.sourceFilter);
   const destination = decodeEndpoint(record.destinationFilter);
-  const src = sideOf(source, classicId);
-  const dst = sideOf(destination, classicId);
+  const src = sideOf(source, names);
+  const dst = sideOf(destination, names);
   const action =
     record.action === 'ALLOW' ? 'allow' : record.action === 'BLOCK' ? 'deny' : (record.action ?? '');
   return {
@@ -146,9 +180,11 @@ export function toAclRule(
     enabled: record.enabled !== false,
     source_type: src.type,
     source_id: src.id,
+    source_name: src.name,
     source_network: src.network,
     destination_type: dst.type,
     destination_id: dst.id,
+    destination_name: dst.name,
     destination_network: dst.network,
     protocol: protocolOf(record.protocolFilter),
     src_port: portsOf(source),

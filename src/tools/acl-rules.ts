@@ -57,6 +57,13 @@ import {
   withStateLeft,
 } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
+import {
+  clientLabel,
+  deviceLabel,
+  liveClientSchema,
+  readLiveClients,
+  readLiveDevices,
+} from './live-targets.js';
 import { MISSING_PARAMS } from './missing-values.js';
 import { NetworkDirectory } from './network-ids.js';
 
@@ -98,7 +105,7 @@ const ruleFields = {
   destination_type: endpointType.describe('What the destination is: network, device, ip or any'),
   destination_id: endpointRef,
   destination_network: ipv4OrCidr.describe('Destination address or CIDR (destination_type ip)'),
-  protocol: protocol.describe('tcp, udp or all; icmp is refused'),
+  protocol: protocol.describe('tcp, udp, tcp_udp (both) or all; icmp is refused'),
   src_port: port.describe('Source port (tcp or udp)'),
   dst_port: port.describe('Destination port (tcp or udp)'),
   priority,
@@ -170,9 +177,31 @@ interface AclSite {
   ordering: string[];
   networks: NetworkDirectory;
   ids: Map<string, string>;
+  /** Network UUIDs and MACs (lower case) to the names people know them by (issue 19). */
+  names: Map<string, string>;
+}
+
+/**
+ * The names of the clients and devices MAC rules point at: online clients, known ones that are
+ * not online (`rest/user`), and devices; read only when a rule has a MAC filter.
+ */
+async function macNames(gateway: Gateway, site: string, fresh: boolean): Promise<Map<string, string>> {
+  const [devices, online, known] = await Promise.all([
+    readLiveDevices({ gateway, site }, { fresh }),
+    readLiveClients({ gateway, site }, { fresh }),
+    gateway.classicRead(site, 'rest/user', liveClientSchema, { fresh }),
+  ]);
+  const names = new Map<string, string>();
+  for (const c of [...known.items, ...online]) names.set(c.mac.toLowerCase(), clientLabel(c));
+  for (const d of devices) names.set(d.mac.toLowerCase(), deviceLabel(d));
+  return names;
 }
 
 async function loadAcl(gateway: Gateway, site: string, fresh: boolean, filter?: string): Promise<AclSite> {
+  // Started with the rest so a listing stays within two round trips; awaited only when a rule has
+  // a MAC filter (a failure of these reads then matters, not otherwise).
+  const macsRead = macNames(gateway, site, fresh);
+  macsRead.catch(() => undefined);
   const [raw, ordering, networks] = await Promise.all([
     gateway.integrationList(site, ACL, storedRuleSchema, { fresh, ...(filter ? { filter } : {}) }),
     gateway.integrationGet(site, ORDERING, aclOrderingSchema, { fresh }),
@@ -184,9 +213,17 @@ async function loadAcl(gateway: Gateway, site: string, fresh: boolean, filter?: 
       [record.sourceFilter, record.destinationFilter].flatMap((f) => f?.networkIds ?? []),
     ),
   );
-  const described = await networks.describeAll([...uuids]);
+  const hasMacs = rules.some(({ record }) =>
+    [record.sourceFilter, record.destinationFilter].some((f) => f?.type === 'MAC_ADDRESSES'),
+  );
+  const [described, macs] = await Promise.all([
+    networks.describeAll([...uuids]),
+    hasMacs ? macsRead : new Map<string, string>(),
+  ]);
   const ids = new Map(described.map((n) => [n.uuid, n.id]));
-  return { gateway, site, rules, ordering: ordering.orderedAclRuleIds, networks, ids };
+  const names = new Map(macs);
+  for (const n of described) if (n.name) names.set(n.uuid, n.name);
+  return { gateway, site, rules, ordering: ordering.orderedAclRuleIds, networks, ids, names };
 }
 
 /** Where a new rule stands in a previewed ordering: its id is the controller's to give. */
@@ -205,7 +242,10 @@ function aclNames(acl: AclSite, preview: unknown): { names?: Record<string, stri
 }
 
 function view(acl: AclSite, record: AclRuleRecord, priorityNow: number | null): AclRule {
-  return toAclRule(record, priorityNow, (uuid) => acl.ids.get(uuid) ?? uuid);
+  return toAclRule(record, priorityNow, {
+    classicId: (uuid) => acl.ids.get(uuid) ?? uuid,
+    nameOf: (key) => acl.names.get(key) ?? acl.names.get(key.toLowerCase()),
+  });
 }
 
 function findRule(acl: AclSite, ref: string) {
@@ -332,6 +372,7 @@ async function resolveEndpoint(
     }
     const network = await acl.networks.resolve(given.id ?? '', `${side}_id`);
     acl.ids.set(network.uuid, network.id);
+    if (network.name) acl.names.set(network.uuid, network.name);
     return { ...none, endpoint: { type: 'network', networkUuids: [network.uuid], ports } };
   }
   if (given.type === 'ip') {
@@ -456,7 +497,9 @@ const createAclRule = defineTool({
         .describe('network, device, ip or any (default any)'),
       destination_id: ruleFields.destination_id.optional(),
       destination_network: ruleFields.destination_network.optional(),
-      protocol: ruleFields.protocol.optional().describe('tcp, udp or all (default all); icmp is refused'),
+      protocol: ruleFields.protocol
+        .optional()
+        .describe('tcp, udp, tcp_udp (both) or all (default all); icmp is refused'),
       src_port: ruleFields.src_port.optional(),
       dst_port: ruleFields.dst_port.optional(),
       priority: ruleFields.priority.default(DEFAULT_PRIORITY),

@@ -27,6 +27,8 @@ import {
   TIME_RANGES,
   WINDOW_NOTE,
 } from './dpi-model.js';
+import { resolveClient } from './live-targets.js';
+import { MISSING_PARAMS } from './missing-values.js';
 
 const timeRange = z
   .enum(TIME_RANGES, { error: `must be one of ${TIME_RANGES.join(', ')}` })
@@ -216,16 +218,47 @@ const getClientDpi = defineTool({
   name: 'get_client_dpi',
   description: "One client's traffic per application, with each application's share",
   access: 'read',
-  example: 'client_mac=00:11:32:8a:bc:04',
-  args: z.object({ site_id: siteId, client_mac: clientMac, time_range: timeRange }),
-  async run({ site_id, client_mac, time_range }, context) {
+  example: 'client="Apple TV"',
+  // Issue 19: people name a client as list_clients shows it; `client_mac` stays for callers that
+  // already pass a MAC. One of the two, resolved by the shared resolver.
+  args: z
+    .object({
+      site_id: siteId,
+      client: z
+        .string({ error: 'must be a MAC, IP address, name or hostname' })
+        .trim()
+        .min(1, { error: 'must be a MAC, IP address, name or hostname' })
+        .optional()
+        .describe('The client: MAC (any notation), IP address, name or hostname'),
+      client_mac: clientMac.optional(),
+      time_range: timeRange,
+    })
+    .superRefine((args, ctx) => {
+      if (args.client === undefined && args.client_mac === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['client'],
+          message: 'is required (or client_mac)',
+          params: MISSING_PARAMS,
+        });
+      if (args.client !== undefined && args.client_mac !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['client'], message: 'give client or client_mac, not both' });
+    }),
+  async run({ site_id, client, client_mac: givenMac, time_range }, context) {
     const { gateway, logger } = context;
+    // The catalogue and the samples do not depend on which client: read them while it is resolved.
+    const namesRead = loadNames(gateway, logger);
+    const windowRead = sampled(context, site_id, 'clientApps', time_range);
+    // Awaited below; a client that cannot be resolved must not leave their failure unhandled.
+    for (const read of [namesRead, windowRead]) read.catch(() => undefined);
+    const resolved = givenMac ?? (await resolveClient({ gateway, site: site_id }, client ?? '')).mac;
+    const client_mac = normalizeMac(resolved) ?? resolved.toLowerCase();
     const [records, names, window] = await Promise.all([
       gateway.classicRead(site_id, 'stat/stadpi', clientDpiRecordSchema, {
         body: { type: 'by_app', macs: [client_mac] },
       }),
-      loadNames(gateway, logger),
-      sampled(context, site_id, 'clientApps', time_range),
+      namesRead,
+      windowRead,
     ]);
     // Filtered again: a controller that ignores `macs` answers every client.
     const record = records.items.find((r) => r.mac.toLowerCase() === client_mac);

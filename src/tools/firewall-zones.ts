@@ -218,7 +218,7 @@ const createFirewallZone = defineTool({
         would_create: {
           name: args.name,
           description: note,
-          networkIds: members.map((m) => m.id),
+          network_ids: members.map((m) => m.id),
           network_names: members.map((m) => m.name),
         },
         would_send: body,
@@ -279,11 +279,11 @@ const updateFirewallZone = defineTool({
     const before = await descriptionOf(s, zone.id);
     const after = args.description === undefined ? before : args.description || null;
     const changes = fieldChanges(
-      { name: zone.name, description: before, networkIds: current.map((m) => m.id) },
-      { name, description: after, networkIds: members.map((m) => m.id) },
+      { name: zone.name, description: before, network_ids: current.map((m) => m.id) },
+      { name, description: after, network_ids: members.map((m) => m.id) },
     );
     const body: ZoneBody = { name, networkIds: members.map((m) => m.uuid) };
-    const controllerChange = 'name' in changes || 'networkIds' in changes;
+    const controllerChange = 'name' in changes || 'network_ids' in changes;
     const kept = new Set(members.map((m) => m.uuid));
     const warnings = [
       ...moveWarnings(moves, name),
@@ -325,7 +325,7 @@ const deleteFirewallZone = defineTool({
     const zone = await findZoneById(s, zone_id, 'zone_id');
     assertEditable(zone, 'delete');
     const view = await zoneView(s, zone);
-    const names = view.network_names.map((n, i) => n ?? view.networkIds[i]);
+    const names = view.network_names.map((n, i) => n ?? view.network_ids[i]);
     const warnings = [
       'deletion is irreversible',
       ...(names.length > 0 ? [`its networks (${names.join(', ')}) stay as they are, in no zone`] : []),
@@ -390,7 +390,7 @@ const assignNetworkToZone = defineTool({
     const summary = {
       assignment,
       already_assigned: false,
-      changes: { networkIds: { from, to: [...from, network.id] } },
+      changes: { network_ids: { from, to: [...from, network.id] } },
       moves: describeMoves(moves),
       warnings: moveWarnings(moves, zone.name),
     };
@@ -429,7 +429,7 @@ const unassignNetworkFromZone = defineTool({
     const from = current.map((m) => m.id);
     const summary = {
       assignment,
-      changes: { networkIds: { from, to: from.filter((id) => id !== network.id) } },
+      changes: { network_ids: { from, to: from.filter((id) => id !== network.id) } },
       warnings: leaveWarnings([network], zone.name),
     };
     if (args.dry_run) return zonePreview(s, { ...summary, would_send: body }, [], current);

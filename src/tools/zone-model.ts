@@ -12,8 +12,11 @@ export interface Zone {
   name: string;
   /** Kept by the bot: the controller has no such field. */
   description: string | null;
-  /** Classic networkconf `_id`s (an Integration UUID only for a network with no networkconf record). */
-  networkIds: string[];
+  /**
+   * Classic networkconf `_id`s (an Integration UUID only for a network with no networkconf record).
+   * The spec's `networkIds`, snake_cased like every other field and the write tools' argument (issue 19).
+   */
+  network_ids: string[];
   network_names: (string | null)[];
   origin: string;
   editable: ZoneEditable;
@@ -42,7 +45,7 @@ export function toZone(zone: ZoneRecord, members: readonly NetworkIds[], descrip
     id: zone.id,
     name: zone.name,
     description,
-    networkIds: members.map((m) => m.id),
+    network_ids: members.map((m) => m.id),
     network_names: members.map((m) => m.name),
     origin: zone.metadata?.origin ?? 'USER_DEFINED',
     editable: editableOf(zone),

@@ -70,11 +70,12 @@ interface Peer {
   rank: number;
 }
 
-function entryOf(peers: Peer[], portName: string | null): PortEntry {
+function entryOf(peers: Peer[], portName: string | null, nameOf: (node: string) => string): PortEntry {
   peers.sort((a, b) => a.rank - b.rank || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
   const first = peers[0];
   return {
     connected_to: first ? first.node : null,
+    connected_names: peers.map((p) => nameOf(p.node)),
     connection_type: first ? first.connection.connection_type : null,
     speed_mbps: first ? first.connection.speed_mbps : null,
     status: peers.some((p) => p.connection.status === 'up') ? 'up' : 'down',
@@ -95,7 +96,13 @@ export function portMappings(topology: Topology, device: TopologyDevice): PortMa
   const node: TopologyNode | undefined = topology.nodes.find((n) => n.node_id === id);
   if (!node) throw new ResourceNotFoundError('device', device.mac);
   const typeOf = new Map<string, string>();
-  for (const n of topology.nodes) typeOf.set(n.node_id, n.node_type);
+  // Issue 19: a port lists who is on it by the name people know, as get_device does.
+  const nameById = new Map<string, string>();
+  for (const n of topology.nodes) {
+    typeOf.set(n.node_id, n.node_type);
+    nameById.set(n.node_id, n.name);
+  }
+  const nameOf = (nodeId: string) => nameById.get(nodeId) ?? nodeId;
 
   const byPort = new Map<number, Peer[]>();
   const loose: Peer[] = [];
@@ -132,12 +139,13 @@ export function portMappings(topology: Topology, device: TopologyDevice): PortMa
   for (const index of [...indexes].sort((a, b) => a - b)) {
     const peers = byPort.get(index);
     if (peers) {
-      ports[index] = entryOf(peers, names.get(index) ?? null);
+      ports[index] = entryOf(peers, names.get(index) ?? null, nameOf);
       continue;
     }
     const row = table.find((p) => p.port_idx === index);
     ports[index] = {
       connected_to: null,
+      connected_names: [],
       connection_type: null,
       speed_mbps: row?.speed !== undefined && row.speed > 0 ? row.speed : null,
       status: 'up',
@@ -145,7 +153,7 @@ export function portMappings(topology: Topology, device: TopologyDevice): PortMa
       connected_nodes: [],
     };
   }
-  const unmapped = loose.map((peer) => entryOf([peer], null));
+  const unmapped = loose.map((peer) => entryOf([peer], null, nameOf));
   return { device_id: id, name: node.name, ports, unmapped };
 }
 

@@ -157,3 +157,92 @@ describe.concurrent('issue 19: one id per object', () => {
     ]);
   });
 });
+
+describe.concurrent('issue 19: names where a newcomer types and reads them', () => {
+  it('`client "Apple TV"` takes a name (or hostname or IP) as well as a MAC', async () => {
+    const [byName, byIp, byMac] = await Promise.all([
+      runBot(['client', 'Apple TV', '--json']),
+      runBot(['client', '192.168.1.41', '--json']),
+      runBot(['get_client_dpi', 'client_mac=F0-B3-EC-21-55-08', '--json']),
+    ]);
+    for (const run of [byName, byIp, byMac]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ client_mac: 'f0:b3:ec:21:55:08' });
+    }
+    const unknown = await runBot(['client', 'Apple']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('did you mean Apple TV');
+  });
+
+  it('`ports "Core Switch"` names what is on each port, not only its MAC', async () => {
+    const run = await runBot(['ports', 'Core Switch'], { env: { COLUMNS: '160' } });
+    expect(run.code, run.stderr).toBe(0);
+    const port1 = run.stdout.split('\n').find((line) => /^1\s/.test(line));
+    expect(port1).toContain('Synology NAS');
+    expect(run.stdout).toContain('connected_names');
+    const json = JSON.parse((await runBot(['ports', 'Core Switch', '--json'])).stdout) as {
+      ports: Record<string, { connected_nodes: string[]; connected_names: string[] }>;
+    };
+    expect(json.ports['1']).toMatchObject({
+      connected_nodes: ['00:11:32:8a:bc:04'],
+      connected_names: ['Synology NAS'],
+    });
+  });
+
+  it('the zones table has snake_case headers only', async () => {
+    const run = await runBot(['zones'], { env: { COLUMNS: '200' } });
+    expect(run.code, run.stderr).toBe(0);
+    const header = run.stdout.split('\n')[0] ?? '';
+    expect(header).toContain('network_ids');
+    for (const word of header.trim().split(/\s+/)) expect(word).toMatch(/^[a-z_]+$/);
+  });
+});
+
+interface ListedAclRule {
+  name: string;
+  source_type: string;
+  source_id: string | null;
+  source_name: string | null;
+  destination_type: string;
+  destination_name: string | null;
+  protocol: string;
+}
+
+describe.concurrent('issue 19: the ACL table in the words the write tools take', () => {
+  it('names the networks and clients a rule points at, beside their ids', async () => {
+    const run = await runBot(['acl', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const rules = JSON.parse(run.stdout) as ListedAclRule[];
+    const byName = (name: string) => rules.find((r) => r.name === name);
+    expect(byName('Block IoT to NAS')).toMatchObject({ source_type: 'network', source_name: 'IoT' });
+    expect(byName('Allow cameras to NVR')).toMatchObject({ source_name: 'Cameras' });
+    expect(byName("Block kids' tablet")).toMatchObject({
+      source_type: 'device',
+      source_id: '8c:85:90:1f:aa:0b',
+      source_name: 'Küchen-Tablet',
+    });
+    const table = await runBot(['acl'], { env: { COLUMNS: '160' } });
+    expect(table.stdout).toMatch(/source_name:\s+IoT/);
+  });
+
+  it('every source_type, destination_type and protocol a listed rule shows is one create_acl_rule takes', async () => {
+    const rules = JSON.parse((await runBot(['acl', '--json'])).stdout) as ListedAclRule[];
+    const help = (await runBot(['help', 'create_acl_rule'])).stdout;
+    expect(rules.map((r) => r.protocol)).toContain('tcp_udp');
+    for (const rule of rules) {
+      for (const value of [rule.source_type, rule.destination_type, rule.protocol]) {
+        expect(help, `${rule.name}: ${value}`).toMatch(new RegExp(`\\b${value}\\b`));
+      }
+    }
+    const preview = await runBot([
+      'create_acl_rule',
+      'name=Both',
+      'action=deny',
+      'protocol=tcp_udp',
+      'dst_port=22',
+      '--json',
+    ]);
+    expect(preview.code, preview.stderr).toBe(3);
+    expect(JSON.parse(preview.stdout)).toMatchObject({ would_send: { protocolFilter: ['TCP', 'UDP'] } });
+  });
+});

@@ -173,8 +173,8 @@ describe('tool forms generated from the zod schemas', () => {
     const values = (tool: string, id: string) =>
       ((byId(inputs(tool), id)?.element.options ?? []) as { value: string }[]).map((o) => o.value);
     expect(values('update_network', 'purpose')).toEqual(['corporate', 'guest', 'vlan-only']);
-    expect(values('create_acl_rule', 'protocol')).toEqual(['tcp', 'udp', 'all']);
-    expect(values('update_acl_rule', 'protocol')).toEqual(['tcp', 'udp', 'all']);
+    expect(values('create_acl_rule', 'protocol')).toEqual(['tcp', 'udp', 'tcp_udp', 'all']);
+    expect(values('update_acl_rule', 'protocol')).toEqual(['tcp', 'udp', 'tcp_udp', 'all']);
   });
 
   it('uses a checkbox for a boolean with a default, and a three-way select for an optional one', () => {

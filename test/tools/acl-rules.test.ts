@@ -51,9 +51,11 @@ describe('list_acl_rules', () => {
       enabled: true,
       source_type: 'network',
       source_id: N.iot.id,
+      source_name: 'IoT',
       source_network: null,
       destination_type: 'ip',
       destination_id: null,
+      destination_name: null,
       destination_network: '192.168.1.20',
       protocol: 'tcp',
       src_port: null,
@@ -65,7 +67,13 @@ describe('list_acl_rules', () => {
     });
     expect(rules[1]).toMatchObject({ action: 'allow', protocol: 'tcp_udp', source_id: N.cameras.id });
     expect(rules[2]).toMatchObject({ enabled: false, destination_type: 'any', dst_port: 22 });
-    expect(rules[3]).toMatchObject({ rule_type: 'MAC', source_type: 'mac', source_id: '8c:85:90:1f:aa:0b' });
+    // A MAC filter reads as the spec's `device`, the word the write tools take (issue 19).
+    expect(rules[3]).toMatchObject({
+      rule_type: 'MAC',
+      source_type: 'device',
+      source_id: '8c:85:90:1f:aa:0b',
+      source_name: 'Küchen-Tablet',
+    });
   });
 
   it('passes filter_expr to the Integration filter parameter', async () => {
@@ -112,7 +120,6 @@ describe('list_acl_rules', () => {
   it.each([
     ['action.eq(', 'the expression ends too early'],
     ["action.eq('drop')", 'action is allow or deny, not drop'],
-    ["source_type.eq('device')", 'source_type is never device in results'],
     ['priority.eq(1)', 'priority cannot be filtered on'],
     ["colour.eq('red')", 'unknown property colour'],
     ["action.like('d*')", 'action takes eq, ne, in or notIn'],
@@ -378,9 +385,11 @@ describe('create_acl_rule', () => {
         enabled: true,
         source_type: 'network',
         source_id: N.guest.id,
+        source_name: 'Guest',
         source_network: null,
         destination_type: 'network',
         destination_id: N.iot.id,
+        destination_name: 'IoT',
         destination_network: null,
         protocol: 'all',
         src_port: null,
@@ -452,7 +461,7 @@ describe('create_acl_rule', () => {
       'must be an IPv4 address or CIDR such as 10.0.0.0/24',
     ],
     [{ source_type: 'subnet' }, 'source_type', 'must be one of network, device, ip, any'],
-    [{ protocol: 'gre' }, 'protocol', 'must be one of tcp, udp, icmp, all'],
+    [{ protocol: 'gre' }, 'protocol', 'must be one of tcp, udp, tcp_udp, icmp, all'],
     [{ action: 'block' }, 'action', 'must be one of allow, deny'],
     [{ src_port: 0 }, 'src_port', 'must be a whole number from 1 to 65535'],
     [{ dst_port: 65536 }, 'dst_port', 'must be a whole number from 1 to 65535'],

@@ -51,18 +51,18 @@ describe('list_firewall_zones', () => {
       id: DEMO_ZONES.iotDevices,
       name: 'IoT Devices',
       description: null,
-      networkIds: [N.iot.id, N.cameras.id],
+      network_ids: [N.iot.id, N.cameras.id],
       network_names: ['IoT', 'Cameras'],
       origin: 'USER_DEFINED',
       editable: 'all',
     });
     expect(zones.find((z) => z.name === 'Internal')).toMatchObject({
-      networkIds: [N.defaultLan.id],
+      network_ids: [N.defaultLan.id],
       origin: 'SYSTEM_DEFINED',
       editable: 'networks',
     });
     expect(zones.find((z) => z.name === 'External')).toMatchObject({
-      networkIds: [N.wan.id],
+      network_ids: [N.wan.id],
       editable: 'none',
     });
   });
@@ -91,7 +91,7 @@ describe('create_firewall_zone', () => {
     expect(result.zone).toMatchObject({
       name: 'Lab',
       description: 'Test benches',
-      networkIds: [N.servers.id],
+      network_ids: [N.servers.id],
       network_names: ['Servers'],
       origin: 'USER_DEFINED',
     });
@@ -126,7 +126,7 @@ describe('create_firewall_zone', () => {
     });
     expect(preview).toEqual({
       dry_run: true,
-      would_create: { name: 'Sensors', description: null, networkIds: [N.iot.id], network_names: ['IoT'] },
+      would_create: { name: 'Sensors', description: null, network_ids: [N.iot.id], network_names: ['IoT'] },
       would_send: { name: 'Sensors', networkIds: [N.iot.uuid] },
       moves: [
         {
@@ -232,12 +232,12 @@ describe('update_firewall_zone', () => {
       },
     ]);
     expect(result.changes).toEqual({
-      networkIds: { from: [N.iot.id, N.cameras.id], to: [N.cameras.id, N.servers.id] },
+      network_ids: { from: [N.iot.id, N.cameras.id], to: [N.cameras.id, N.servers.id] },
     });
     expect(result.warnings).toEqual([
       'IoT leaves zone "IoT Devices" and will be in no zone; zone policies stop applying to it',
     ]);
-    expect(result.zone.networkIds).toEqual([N.cameras.id, N.servers.id]);
+    expect(result.zone.network_ids).toEqual([N.cameras.id, N.servers.id]);
   });
 
   it('renames by zone name and keeps the networks; zone_id is not its argument name', async () => {
@@ -288,7 +288,7 @@ describe('update_firewall_zone', () => {
       dry_run: true,
       zone_id: DEMO_ZONES.internal,
       name: 'Internal',
-      changes: { networkIds: { from: [N.defaultLan.id], to: [N.defaultLan.id, N.guest.id] } },
+      changes: { network_ids: { from: [N.defaultLan.id], to: [N.defaultLan.id, N.guest.id] } },
       moves: [
         {
           network_id: N.guest.id,
@@ -438,7 +438,7 @@ describe('assign_network_to_zone', () => {
         network_id: N.servers.id,
         network_name: 'Servers',
       },
-      zone: { networkIds: [N.iot.id, N.cameras.id, N.servers.id] },
+      zone: { network_ids: [N.iot.id, N.cameras.id, N.servers.id] },
     });
   });
 
@@ -558,11 +558,11 @@ describe('unassign_network_from_zone', () => {
     ]);
     expect(result).toMatchObject({
       success: true,
-      changes: { networkIds: { from: [N.iot.id, N.cameras.id], to: [N.iot.id] } },
+      changes: { network_ids: { from: [N.iot.id, N.cameras.id], to: [N.iot.id] } },
       warnings: [
         'Cameras leaves zone "IoT Devices" and will be in no zone; zone policies stop applying to it',
       ],
-      zone: { networkIds: [N.iot.id] },
+      zone: { network_ids: [N.iot.id] },
     });
   });
 
@@ -590,7 +590,7 @@ describe('unassign_network_from_zone', () => {
     expect(preview).toMatchObject({
       dry_run: true,
       would_send: { name: 'Internal', networkIds: [] },
-      changes: { networkIds: { from: [N.defaultLan.id], to: [] } },
+      changes: { network_ids: { from: [N.defaultLan.id], to: [] } },
     });
     expect(bot.writes()).toHaveLength(0);
     bot.sim.clearRequests();

@@ -29,7 +29,7 @@ describe('per-tool help generated from the registry', () => {
       'one of corporate, guest, vlan-only, wan (refused: a WAN is added in the controller’s UI, under Internet)',
     );
     expect(lineOf(registry.toolHelp('create_acl_rule'), 'protocol')).toContain(
-      'one of tcp, udp, icmp (refused: ACL rules match TCP and UDP only), all',
+      'one of tcp, udp, tcp_udp, icmp (refused: ACL rules match TCP and UDP only), all',
     );
   });
 

@@ -281,6 +281,7 @@ describe('get_port_mappings', () => {
     ]);
     expect(result.ports[24]).toEqual({
       connected_to: GATEWAY,
+      connected_names: ['Dream Machine Pro'],
       connection_type: 'uplink',
       speed_mbps: 1000,
       status: 'up',
@@ -295,6 +296,7 @@ describe('get_port_mappings', () => {
     });
     expect(result.ports[1]).toMatchObject({
       connected_to: '00:11:32:8a:bc:04',
+      connected_names: ['Synology NAS'],
       connection_type: 'wired',
       speed_mbps: 1000,
       status: 'up',
@@ -302,6 +304,7 @@ describe('get_port_mappings', () => {
     // Port 23 feeds the office switch, whose record omits uplink_remote_port: up, peer unknown.
     expect(result.ports[23]).toEqual({
       connected_to: null,
+      connected_names: [],
       connection_type: null,
       speed_mbps: 1000,
       status: 'up',

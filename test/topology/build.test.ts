@@ -190,6 +190,7 @@ describe('buildTopology over the unpoller fixtures', () => {
     ]);
     expect(mappings.ports[13]).toEqual({
       connected_to: null,
+      connected_names: [],
       connection_type: null,
       speed_mbps: 1000,
       status: 'up',
