@@ -27,7 +27,7 @@ describe('zone rights', () => {
       id: 'a',
       name: 'A',
       description: 'note',
-      networkIds: ['c-u1'],
+      network_ids: ['c-u1'],
       network_names: ['u1'],
       origin: 'USER_DEFINED',
       editable: 'all',
