@@ -5,13 +5,15 @@ import type { Gateway } from '../../src/gateway/types.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { APPLICATION_VERSION } from '../../src/simulator/routes/integration-core.js';
 
-const fast = { attempts: 2, budgetMs: 400, baseDelayMs: 10, maxDelayMs: 20 };
+// Short waits between tries, and room enough that a loaded CI machine answers within the budget:
+// no test here waits on a silent controller.
+const fast = { attempts: 2, budgetMs: 5_000, baseDelayMs: 10, maxDelayMs: 20 };
 
 describe('gateway.status(): what App Home shows about the controller', () => {
   let sim: Simulator;
   const gateways: Gateway[] = [];
   const gateway = (options: Parameters<typeof createGateway>[0]) => {
-    const created = createGateway({ timeoutMs: 500, retry: fast, ...options });
+    const created = createGateway({ timeoutMs: 3_000, retry: fast, ...options });
     gateways.push(created);
     return created;
   };
