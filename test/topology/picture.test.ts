@@ -216,7 +216,10 @@ describe('the console topology command', () => {
   let bot: TestBot;
   let dir: string;
   beforeAll(async () => {
-    bot = await startTestBot();
+    // The first picture loads Graphviz; a loaded CI machine must not turn that into a read timeout.
+    bot = await startTestBot({
+      gateway: { timeoutMs: 5_000, retry: { attempts: 2, budgetMs: 8_000, baseDelayMs: 10, maxDelayMs: 50 } },
+    });
     dir = await mkdtemp(join(tmpdir(), 'netops-topology-'));
   });
   afterAll(async () => {
@@ -225,11 +228,16 @@ describe('the console topology command', () => {
   });
 
   it('writes the picture of the site to the given file and prints its path and size', async () => {
+    bot.sim.requests.length = 0;
     const output = new PassThrough();
     const errorOutput = new PassThrough();
     let printed = '';
+    let errors = '';
     output.on('data', (chunk: Buffer) => {
       printed += chunk.toString();
+    });
+    errorOutput.on('data', (chunk: Buffer) => {
+      errors += chunk.toString();
     });
     const file = join(dir, 'site.png');
 
@@ -242,9 +250,9 @@ describe('the console topology command', () => {
       logger: silentLogger(),
     });
 
+    expect({ code, errors }).toEqual({ code: 0, errors: '' });
     const png = new Uint8Array(await readFile(file));
     const size = pngDimensions(png);
-    expect(code).toBe(0);
     expect(size?.width).toBeGreaterThan(800);
     expect(printed).toBe(
       `wrote ${file} (${Math.ceil(png.length / 1024)} KB, ${size?.width}×${size?.height} px)\n`,
