@@ -17,6 +17,7 @@ import type {
   StoreHealth,
   TransitionGuard,
 } from '../types.js';
+import { FileDeadlineStore } from './deadline-file.js';
 import { processAlive } from './file-lock.js';
 import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.js';
 import { JournalView } from './journal-view.js';
@@ -334,6 +335,7 @@ export class FileStore implements Store {
   readonly data: KeyValueStore;
   private changeStore: FileChangeStore | undefined;
   private sampleStore: FileSampleStore | undefined;
+  private deadlineStore: FileDeadlineStore | undefined;
 
   constructor(
     readonly dataDir: string,
@@ -350,6 +352,11 @@ export class FileStore implements Store {
   samples(): FileSampleStore {
     this.sampleStore ??= new FileSampleStore(this.dataDir);
     return this.sampleStore;
+  }
+
+  deadlines(): FileDeadlineStore {
+    this.deadlineStore ??= new FileDeadlineStore(this.dataDir);
+    return this.deadlineStore;
   }
 
   changeHistory(): ChangeReader {
