@@ -61,6 +61,19 @@ describe('console writes are recorded changes (issue 21)', () => {
     expect(listing).toContain('succeeded');
   }, 60_000);
 
+  it('`keep <id>` and `revert <id>` stand for the change tools, and say so plainly where the build has none', async () => {
+    const keep = await runBot(['keep', 'cr_aaaaaaaaaaaaaaaaaaaa']);
+    const missing = await runBot(['revert']);
+
+    // Before keep_change is registered the console says it is missing; after, that nothing is pending.
+    expect(`${keep.stdout}${keep.stderr}`).toMatch(
+      /keep needs the keep_change tool|cr_aaaaaaaaaaaaaaaaaaaa has no automatic revert pending/,
+    );
+    expect(keep.stderr).not.toContain('unknown');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('change_id: is required: revert <change id>');
+  }, 60_000);
+
   it('a console writing beside a running bot on one DATA_DIR: both are recorded and the journal verifies', async () => {
     const bot = await startSlackBot();
     try {
