@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
+import { userInfo } from 'node:os';
 import { pino } from 'pino';
 import { createApp } from './app.js';
+import { consoleActor } from './approvals/console-requester.js';
 import { type Config, configWarnings, loadConfig } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { ConfigError } from './errors.js';
@@ -193,6 +195,15 @@ async function runSlack(config: Config): Promise<number> {
   return new Promise<never>(() => {});
 }
 
+/** The OS user running the console (the requester of its writes); 'unknown' where none is set. */
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** The terminal console: one command from argv, or the interactive loop on stdin. */
 async function runConsole(config: Config, argv: string[]): Promise<number> {
   const logger = consoleLogger(config);
@@ -200,9 +211,17 @@ async function runConsole(config: Config, argv: string[]): Promise<number> {
   const parts = await openParts(config, logger, argv);
   if (typeof parts === 'number') return parts;
   const { controller, gatewayOptions, store } = parts;
-  // A console run beside the bot (same environment) builds no Slack parts and never opens its journal.
+  // A console run beside the bot (same environment) builds no Slack parts. Its writes are recorded
+  // in the same store: PostgreSQL takes many writers, and the file journal is appended under a
+  // cross-process lock after reading what the bot appended (store/file/file-lock.ts).
   const consoleConfig: Config = { ...config, slack: { ...config.slack, botToken: undefined } };
-  const app = createApp({ config: consoleConfig, logger, gateway: createGateway(gatewayOptions), store });
+  const app = createApp({
+    config: consoleConfig,
+    logger,
+    gateway: createGateway(gatewayOptions),
+    store,
+    ownsChanges: true,
+  });
   const shutdown = async () => {
     await app.close();
     await controller.stop();
@@ -220,8 +239,9 @@ async function runConsole(config: Config, argv: string[]): Promise<number> {
     output: process.stdout,
     errorOutput: process.stderr,
     logger,
-    // Read-only: the console never opens the bot's journal for append (history commands only read).
     changes: store.changeHistory(),
+    ...(app.approvals ? { recorder: app.approvals } : {}),
+    operator: consoleActor(osUser()),
     ...(config.terminalColumns === undefined ? {} : { columns: config.terminalColumns }),
   };
   try {

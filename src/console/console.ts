@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { HISTORY_HELP, isHistoryCommand } from '../approvals/history.js';
+import type { Actor, ChangeRequest, ErrorSummary } from '../approvals/types.js';
 import {
   aliasHelpText,
   helpTopicTool,
@@ -10,7 +11,18 @@ import {
   resolveCommandOnSite,
 } from '../commands/aliases.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from '../commands/parse-command-line.js';
-import { isBotError, ValidationError } from '../errors.js';
+import {
+  type BotError,
+  ConflictError,
+  GatewayAuthError,
+  GatewayRejectedError,
+  GatewayUnavailableError,
+  isBotError,
+  NotAuthorizedError,
+  NotSupportedError,
+  StoreUnavailableError,
+  ValidationError,
+} from '../errors.js';
 import { isNoOpPreview, render } from '../format/plain-text.js';
 import type { Logger } from '../log.js';
 import type { ChangeReader } from '../store/types.js';
@@ -41,6 +53,27 @@ export interface ConsoleDeps {
   signals?: NodeJS.EventEmitter;
   /** Ctrl-C while a command runs (no prompt is shown): the caller stops the program. */
   abort?: () => void;
+  /**
+   * Where an approved console write runs, so it is recorded like a Slack one (Approvals.runNow:
+   * created, approved, executing, succeeded | failed in the journal). Without it the write runs
+   * straight through the registry and is not recorded (tests of the grammar alone).
+   */
+  recorder?: ChangeRecorder;
+  /** Who is at the console: requester and approver of its writes (`console:<OS user>`). */
+  operator?: Actor;
+}
+
+/** What recording a console write needs: Approvals' `runNow`. */
+export interface ChangeRecorder {
+  runNow(input: {
+    tool: string;
+    args: Record<string, unknown>;
+    requester: Actor;
+  }): Promise<
+    | { kind: 'succeeded'; request: ChangeRequest; result: unknown }
+    | { kind: 'failed'; request: ChangeRequest; error: ErrorSummary }
+    | { kind: 'already'; request: ChangeRequest }
+  >;
 }
 
 /** One-shot exit codes. */
@@ -53,6 +86,7 @@ const VALUE_HELP = [
   'Writes show a dry-run preview first and run only when approved.',
   'help <tool> (or <tool> --help) explains one tool: arguments, types, defaults, bounds, an example.',
   'topology [file=<path>] writes the picture as a PNG (default topology-<site>.png).',
+  'Every write run here is recorded as a change (changes, change <id>); revert <id> and keep <id> act on one.',
 ].join('\n');
 
 const NOTHING_TO_CHANGE = 'nothing to change: the values given are the current ones; nothing was sent.';
@@ -86,6 +120,18 @@ function wantsJson(words: readonly string[]): boolean {
 
 /** Reports a failed command: `--json` as `{"error": …}` on stdout (what a script reads), else text on stderr. */
 function reportError(deps: ConsoleDeps, error: unknown, json: boolean): void {
+  if (error instanceof RecordedFailure) {
+    if (json) {
+      const body = JSON.parse(consoleErrorJson(error.error, deps.logger)) as Record<string, unknown>;
+      writeLine(deps.output, JSON.stringify({ ...body, change_id: error.changeId }, null, 2));
+    } else {
+      writeLine(
+        deps.errorOutput,
+        `${consoleErrorText(error.error, deps.logger)}\nrecorded as change ${error.changeId}`,
+      );
+    }
+    return;
+  }
   if (json) writeLine(deps.output, consoleErrorJson(error, deps.logger));
   else writeLine(deps.errorOutput, consoleErrorText(error, deps.logger));
 }
@@ -154,12 +200,69 @@ async function previewOf(deps: ConsoleDeps, command: ResolvedCommand): Promise<u
   return { dry_run: true, tool: command.tool, would_run: registry.validate(command.tool, base) };
 }
 
-async function execute(deps: ConsoleDeps, command: ResolvedCommand): Promise<unknown> {
-  return deps.registry.run(
-    command.tool,
-    { ...withoutControlArgs(command.args), confirm: true },
-    deps.context,
+/** A write that ran: its result, and the change that records it (when the console records writes). */
+interface Executed {
+  result: unknown;
+  changeId?: string;
+}
+
+/** A failed recorded write's error, as the error class its code names, so it is worded as before. */
+function errorOf(summary: ErrorSummary): BotError {
+  switch (summary.code) {
+    case 'gateway_rejected':
+      return new GatewayRejectedError(summary.controllerCode ?? 'unknown', summary.message);
+    case 'gateway_unavailable':
+      return new GatewayUnavailableError(summary.message);
+    case 'gateway_auth':
+      return new GatewayAuthError(summary.message);
+    case 'not_authorized':
+      return new NotAuthorizedError(summary.message);
+    case 'not_supported':
+      return new NotSupportedError(summary.message);
+    case 'store_unavailable':
+      return new StoreUnavailableError(summary.message);
+    default:
+      return new ConflictError(summary.message);
+  }
+}
+
+/** A recorded write that failed: the controller's error, and the change that records it. */
+class RecordedFailure extends Error {
+  constructor(
+    readonly error: BotError,
+    readonly changeId: string,
+  ) {
+    super(error.message);
+  }
+}
+
+async function execute(deps: ConsoleDeps, command: ResolvedCommand): Promise<Executed> {
+  const args = withoutControlArgs(command.args);
+  if (!deps.recorder) {
+    return { result: await deps.registry.run(command.tool, { ...args, confirm: true }, deps.context) };
+  }
+  const requester = deps.operator ?? { userId: 'console:unknown' };
+  const outcome = await deps.recorder.runNow({ tool: command.tool, args, requester });
+  if (outcome.kind === 'succeeded') return { result: outcome.result, changeId: outcome.request.id };
+  if (outcome.kind === 'failed') throw new RecordedFailure(errorOf(outcome.error), outcome.request.id);
+  throw new RecordedFailure(
+    new ConflictError(`not run: the change request is ${outcome.request.state}`),
+    outcome.request.id,
   );
+}
+
+/** The answer to a write that ran: `--json` carries `change_id`; text says where it is recorded. */
+function executedText(executed: Executed, json: boolean, deps: ConsoleDeps, tool: string): string {
+  const { result, changeId } = executed;
+  if (changeId === undefined) return formatResult(result, json, deps, tool);
+  if (json) {
+    const body =
+      result !== null && typeof result === 'object' && !Array.isArray(result)
+        ? { ...result, change_id: changeId }
+        : { result: result ?? null, change_id: changeId };
+    return JSON.stringify(body, null, 2);
+  }
+  return `${formatResult(result, json, deps, tool)}\nrecorded as change ${changeId} (change ${changeId} shows it)`;
 }
 
 /**
@@ -201,6 +304,28 @@ function history(deps: ConsoleDeps, parsed: ParsedCommand, json: boolean): Promi
   });
 }
 
+/** `revert <id>` and `keep <id>`: the change tools on one recorded change. */
+const CHANGE_COMMANDS: Readonly<Record<string, string>> = { revert: 'revert_change', keep: 'keep_change' };
+
+/**
+ * `revert <id>` / `keep <id>` as the tool call they stand for (`revert_change change_id=<id>`), so
+ * they are previewed, approved at the prompt (or --yes) and recorded like any write.
+ */
+function changeCommand(parsed: ParsedCommand, registry: ToolRegistry): ParsedCommand {
+  const tool = CHANGE_COMMANDS[parsed.command];
+  if (tool === undefined) return parsed;
+  const id = parsed.positionals[0] ?? parsed.args.change_id;
+  if (id === undefined || id === '') {
+    throw new ValidationError([
+      { field: 'change_id', rule: `is required: ${parsed.command} <change id>`, missing: true },
+    ]);
+  }
+  if (!registry.get(tool)) {
+    throw new NotSupportedError(`${parsed.command} needs the ${tool} tool, which this build does not have`);
+  }
+  return { command: tool, positionals: [], args: { ...parsed.args, change_id: id } };
+}
+
 type LineOutcome = 'continue' | 'quit';
 
 /** The answer to a prompt interrupted by Ctrl-C. */
@@ -226,7 +351,7 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
     writeLine(output, await history(deps, parsed, json));
     return 'continue';
   }
-  const command = await resolveCommandOnSite(parsed, registry, context.gateway);
+  const command = await resolveCommandOnSite(changeCommand(parsed, registry), registry, context.gateway);
   const tool = registry.require(command.tool);
   if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
     const result = await registry.run(command.tool, command.args, context);
@@ -245,7 +370,7 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
     return 'continue';
   }
   if (answer !== undefined && /^(y|yes)$/i.test(answer.trim())) {
-    writeLine(output, formatResult(await execute(deps, command), json, deps, command.tool));
+    writeLine(output, executedText(await execute(deps, command), json, deps, command.tool));
     return 'continue';
   }
   writeLine(output, 'not run.');
@@ -311,6 +436,7 @@ export async function runInteractiveConsole(deps: ConsoleDeps): Promise<void> {
 
 /** Exit code for a failed one-shot command: bad input is usage (2), an unrun write 3, the rest 1. */
 export function exitCodeFor(error: unknown): number {
+  if (error instanceof RecordedFailure) return exitCodeFor(error.error);
   if (!isBotError(error)) return EXIT.failed;
   if (error.code === 'validation_failed') return EXIT.usage;
   if (error.code === 'confirmation_required') return EXIT.notRun;
@@ -344,7 +470,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       writeLine(output, await history(deps, parsed, json));
       return EXIT.ok;
     }
-    const command = await resolveCommandOnSite(parsed, registry, context.gateway);
+    const command = await resolveCommandOnSite(changeCommand(parsed, registry), registry, context.gateway);
     const tool = registry.require(command.tool);
     if (tool.access === 'read' || askedForDryRun(registry, command.tool, command.args)) {
       writeLine(
@@ -354,7 +480,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       return EXIT.ok;
     }
     if (flags.has('--yes')) {
-      writeLine(output, formatResult(await execute(deps, command), json, deps, command.tool));
+      writeLine(output, executedText(await execute(deps, command), json, deps, command.tool));
       return EXIT.ok;
     }
     const preview = await previewOf(deps, command);

@@ -1,3 +1,4 @@
+import { approverText } from '../approvals/console-requester.js';
 import {
   type ChangesPage,
   eventDetail,
@@ -29,7 +30,7 @@ function row(request: ChangeRequest): Record<string, unknown> {
     state: request.state,
     site: request.site,
     requested_by: request.requester.name ?? request.requester.userId,
-    approved_by: request.approver?.name ?? request.approver?.userId ?? '',
+    approved_by: approverText(request.approver) ?? '',
     created: minute(request.createdAt),
     change: requestSummary(request),
   };
@@ -52,7 +53,7 @@ function historyText(found: RequestHistory, width: number | undefined): string {
     tool: request.tool,
     site: request.site,
     requested_by: request.requester.name ?? request.requester.userId,
-    approved_by: request.approver ? (request.approver.name ?? request.approver.userId) : undefined,
+    approved_by: approverText(request.approver),
     cancelled_by: request.cancelledBy ? (request.cancelledBy.name ?? request.cancelledBy.userId) : undefined,
     channel: request.channel,
     created: request.createdAt,

@@ -1,9 +1,11 @@
 import type { KeyValueStore } from '../lib/json-file-store.js';
+import type { DeadlineStore } from './deadlines.js';
 import type { JournalEvent, TransitionEntry, VerifyResult } from './journal-format.js';
 import type { Actor, ChangeRequest, ChangeState } from './records.js';
 import type { SampleStore } from './samples.js';
 
 export type { KeyValueStore } from '../lib/json-file-store.js';
+export type { Deadline, DeadlineFilter, DeadlineKind, DeadlineState, DeadlineStore } from './deadlines.js';
 export type { SamplePrune, SampleStore, StoredSample } from './samples.js';
 
 /** Which change requests to list; every field narrows, none given = all. */
@@ -129,6 +131,8 @@ export interface Store {
   changeHistory(): ChangeReader;
   /** Telemetry samples (issue 20): files under DATA_DIR/telemetry, or a table shared by the replicas. */
   samples(): SampleStore;
+  /** Durable timers (issue 21): DATA_DIR/deadlines.json, or a table every replica claims from. */
+  deadlines(): DeadlineStore;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

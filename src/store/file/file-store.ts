@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { JsonFileStore, type KeyValueStore } from '../../lib/json-file-store.js';
 import type { Logger } from '../../log.js';
@@ -16,6 +17,8 @@ import type {
   StoreHealth,
   TransitionGuard,
 } from '../types.js';
+import { FileDeadlineStore } from './deadline-file.js';
+import { processAlive } from './file-lock.js';
 import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.js';
 import { JournalView } from './journal-view.js';
 import { FileSampleStore } from './sample-files.js';
@@ -63,6 +66,19 @@ export function newestFirst(a: ChangeRequest, b: ChangeRequest): number {
 const isPastExpiry = (request: ChangeRequest, at: number) => at >= Date.parse(request.expiresAt);
 
 /**
+ * DATA_DIR/approvals-runs/<request id>: which process runs a claimed change (`<pid> <replica>`),
+ * from the claim to its outcome. Several processes append to one journal (the bot, a console run
+ * beside it), so "not claimed by me" no longer means "claimed by a process now gone": the bot's
+ * sweep leaves a run alone while the process named here lives.
+ */
+export const RUNS_DIR = 'approvals-runs';
+
+// Change stores open in this process: a run file naming this pid is live only if its replica is one.
+const openReplicas = new Set<string>();
+
+const FINISHING = new Set(['succeeded', 'failed', 'outcome_unknown', 'superseded', 'cancelled', 'expired']);
+
+/**
  * Change requests in one process, with DATA_DIR/approvals.jsonl as the durable record: the
  * journal is replayed into memory at open, and every transition is checked, journaled (written
  * and fsynced) and applied in one synchronous step, so no other caller can interleave.
@@ -77,7 +93,10 @@ export class FileChangeStore implements ChangeStore {
   private constructor(
     private readonly journal: Journal,
     private readonly key: string | undefined,
-  ) {}
+    private readonly runsDir: string,
+  ) {
+    openReplicas.add(this.replicaId);
+  }
 
   /**
    * Opens DATA_DIR/approvals.jsonl: verifies (JournalIntegrityError naming the line) and replays
@@ -100,7 +119,7 @@ export class FileChangeStore implements ChangeStore {
         `approvals journal: cannot be opened for writing (${readOnly.code}); serving lookups and the ${events.length} recorded events, refusing changes until DATA_DIR takes writes`,
       );
     }
-    const store = new FileChangeStore(journal, options.key);
+    const store = new FileChangeStore(journal, options.key, join(dataDir, RUNS_DIR));
     try {
       for (const event of events) store.apply(event);
     } catch (error) {
@@ -111,9 +130,11 @@ export class FileChangeStore implements ChangeStore {
   }
 
   async create(request: ChangeRequest, actor: Actor, at: number): Promise<ChangeRequest> {
-    if (this.requests.has(request.id)) throw new Error(`change request ${request.id} exists already`);
-    this.record({ type: 'created', id: request.id, actor, request }, at);
-    return this.snapshot(request.id);
+    return this.locked(() => {
+      if (this.requests.has(request.id)) throw new Error(`change request ${request.id} exists already`);
+      this.record({ type: 'created', id: request.id, actor, request }, at);
+      return this.snapshot(request.id);
+    });
   }
 
   async transition(
@@ -121,41 +142,58 @@ export class FileChangeStore implements ChangeStore {
     entry: TransitionEntry,
     guard: TransitionGuard,
   ): Promise<ChangeRequest | undefined> {
-    const request = this.requests.get(id);
-    if (!request || !this.allows(request, guard)) return undefined;
-    this.record(entry, guard.at);
-    if (entry.type === 'approved') this.owned.add(id);
-    return this.snapshot(id);
+    return this.locked(() => {
+      const request = this.requests.get(id);
+      if (!request || !this.allows(request, guard)) return undefined;
+      // The run file first: a sweep in another process that sees the claim also sees its owner.
+      if (entry.type === 'approved') this.markRun(id);
+      try {
+        this.record(entry, guard.at);
+      } catch (error) {
+        if (entry.type === 'approved') this.unmarkRun(id);
+        throw error;
+      }
+      if (entry.type === 'approved') this.owned.add(id);
+      if (FINISHING.has(entry.type) && this.owned.delete(id)) this.unmarkRun(id);
+      return this.snapshot(id);
+    });
   }
 
   async expireDue(at: number): Promise<ChangeRequest[]> {
-    const expired: ChangeRequest[] = [];
-    for (const request of this.byCreation()) {
-      if (request.state === 'pending' && isPastExpiry(request, at)) {
-        this.record({ type: 'expired', id: request.id, actor: SYSTEM_ACTOR }, at);
-        expired.push(this.snapshot(request.id));
+    return this.locked(() => {
+      const expired: ChangeRequest[] = [];
+      for (const request of this.byCreation()) {
+        if (request.state === 'pending' && isPastExpiry(request, at)) {
+          this.record({ type: 'expired', id: request.id, actor: SYSTEM_ACTOR }, at);
+          expired.push(this.snapshot(request.id));
+        }
       }
-    }
-    return expired;
+      return expired;
+    });
   }
 
   async recoverInterrupted(at: number): Promise<InterruptedRequest[]> {
-    const recovered: InterruptedRequest[] = [];
-    for (const request of this.byCreation()) {
-      const previous = request.state;
-      if ((previous === 'approved' || previous === 'executing') && !this.owned.has(request.id)) {
+    return this.locked(() => {
+      const recovered: InterruptedRequest[] = [];
+      for (const request of this.byCreation()) {
+        const previous = request.state;
+        if (previous !== 'approved' && previous !== 'executing') continue;
+        if (this.owned.has(request.id) || this.runsElsewhere(request.id)) continue;
         this.record(interruptedEntry(request.id, previous), at);
+        this.unmarkRun(request.id);
         recovered.push({ request: this.snapshot(request.id), previous });
       }
-    }
-    return recovered;
+      return recovered;
+    });
   }
 
   async get(id: string): Promise<ChangeRequest | undefined> {
+    this.refresh();
     return this.requests.has(id) ? this.snapshot(id) : undefined;
   }
 
   async list(filter: ChangeFilter = {}): Promise<ChangeRequest[]> {
+    this.refresh();
     const found = [...this.requests.values()].filter((r) => matchesFilter(r, filter)).sort(newestFirst);
     const offset = filter.offset ?? 0;
     const page = found.slice(offset, filter.limit === undefined ? undefined : offset + filter.limit);
@@ -163,18 +201,21 @@ export class FileChangeStore implements ChangeStore {
   }
 
   async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
+    this.refresh();
     let n = 0;
     for (const request of this.requests.values()) if (matchesFilter(request, filter)) n += 1;
     return n;
   }
 
   async history(id: string): Promise<RequestHistory | undefined> {
+    this.refresh();
     const request = this.requests.get(id);
     if (!request) return undefined;
     return { request: structuredClone(request), events: structuredClone(this.events.get(id) ?? []) };
   }
 
   async journalHead(): Promise<JournalHead> {
+    this.refresh();
     return this.journal.position;
   }
 
@@ -192,7 +233,54 @@ export class FileChangeStore implements ChangeStore {
 
   /** Releases the journal; later transitions throw. */
   close(): void {
+    openReplicas.delete(this.replicaId);
     this.journal.close();
+  }
+
+  /**
+   * One step under the journal's cross-process lock: first what other processes appended since
+   * (the bot and a console on one DATA_DIR), then the caller's check and append.
+   */
+  private locked<T>(step: () => T): T {
+    return this.journal.exclusive((fresh) => {
+      for (const event of fresh) this.apply(event);
+      return step();
+    });
+  }
+
+  /** Lookups see what other processes appended (a tail that does not continue the chain throws). */
+  private refresh(): void {
+    for (const event of this.journal.refresh()) this.apply(event);
+  }
+
+  private runFile(id: string): string {
+    return join(this.runsDir, id);
+  }
+
+  private markRun(id: string): void {
+    try {
+      nodeFs.mkdirSync(this.runsDir, { recursive: true });
+      nodeFs.writeFileSync(this.runFile(id), `${process.pid} ${this.replicaId}\n`);
+    } catch {
+      // A DATA_DIR that takes no writes: the append right after says so (StoreUnavailableError).
+    }
+  }
+
+  private unmarkRun(id: string): void {
+    nodeFs.rmSync(this.runFile(id), { force: true });
+  }
+
+  /** Whether a live process other than this store claimed the run (its run file names it). */
+  private runsElsewhere(id: string): boolean {
+    let text: string;
+    try {
+      text = nodeFs.readFileSync(this.runFile(id), 'utf8');
+    } catch {
+      return false;
+    }
+    const [pid = '', replica = ''] = text.trim().split(' ');
+    if (Number(pid) === process.pid) return openReplicas.has(replica);
+    return processAlive(Number(pid));
   }
 
   private allows(request: ChangeRequest, guard: TransitionGuard): boolean {
@@ -247,6 +335,7 @@ export class FileStore implements Store {
   readonly data: KeyValueStore;
   private changeStore: FileChangeStore | undefined;
   private sampleStore: FileSampleStore | undefined;
+  private deadlineStore: FileDeadlineStore | undefined;
 
   constructor(
     readonly dataDir: string,
@@ -263,6 +352,11 @@ export class FileStore implements Store {
   samples(): FileSampleStore {
     this.sampleStore ??= new FileSampleStore(this.dataDir);
     return this.sampleStore;
+  }
+
+  deadlines(): FileDeadlineStore {
+    this.deadlineStore ??= new FileDeadlineStore(this.dataDir);
+    return this.deadlineStore;
   }
 
   changeHistory(): ChangeReader {

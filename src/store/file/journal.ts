@@ -5,16 +5,26 @@ import {
   type Anchor,
   ChainChecker,
   chainEvent,
+  isSigned,
   type JournalEntry,
   type JournalEvent,
+  macMatches,
+  parseEvent,
+  sha256Hex,
   type VerifyResult,
   verifiedSummary,
 } from '../journal-format.js';
+import { type FileLockOptions, withFileLock } from './file-lock.js';
 
 export type { JournalEntry, JournalEvent, VerifyResult } from '../journal-format.js';
 
 /** The journal's file name inside DATA_DIR. */
 export const JOURNAL_FILE = 'approvals.jsonl';
+
+/** The lock file every process takes before it appends to (or opens) the journal at `path`. */
+export function journalLockPath(path: string): string {
+  return `${resolve(path)}.lock`;
+}
 
 /** The journal does not verify; the bot refuses to run on it rather than guess. */
 export class JournalIntegrityError extends Error {
@@ -250,6 +260,8 @@ export interface JournalOpenOptions {
   key?: string;
   /** The append's file operations (tests simulate a full disk). */
   fs?: JournalFs;
+  /** The cross-process lock's waits (tests shorten them). */
+  lock?: FileLockOptions;
 }
 
 /** Why the journal cannot be written at the moment, after a failed append. */
@@ -284,7 +296,102 @@ export class Journal {
     readonly now: () => number,
     private readonly key: string | undefined,
     private readonly fs: JournalFs,
+    private readonly lockOptions: FileLockOptions,
   ) {}
+
+  /**
+   * Runs `fn` holding the journal's cross-process lock, after reading what other processes
+   * appended since this one last looked (`fresh`, verified as a continuation of the chain): the
+   * caller applies those, checks its guard against the state they give, and appends, and no other
+   * process can append in between. Events an unlocked `append` caught up on come first.
+   */
+  exclusive<T>(fn: (fresh: JournalEvent[]) => T): T {
+    return withFileLock(
+      journalLockPath(this.path),
+      () => fn([...this.takeUnseen(), ...this.catchUp(true)]),
+      this.lockOptions,
+    );
+  }
+
+  /**
+   * What other processes appended since this one last looked, without the lock (for lookups): a
+   * line still being written is left for the next look.
+   */
+  refresh(): JournalEvent[] {
+    return [...this.takeUnseen(), ...this.catchUp(false)];
+  }
+
+  private unseen: JournalEvent[] = [];
+
+  private takeUnseen(): JournalEvent[] {
+    const taken = this.unseen;
+    this.unseen = [];
+    return taken;
+  }
+
+  /**
+   * Reads whole lines past the bytes this process knows and checks each continues the chain.
+   * Under the lock (`locked`), text after the last line end is a line a dead process left torn:
+   * it is moved aside as at open, so the next append starts on a line of its own.
+   */
+  private catchUp(locked: boolean): JournalEvent[] {
+    // Bytes past `size` left by this process's own failed append are not another process's events.
+    if (locked && this.mustTruncate && this.fd !== undefined) this.cutBack(this.fd);
+    if (this.mustTruncate) return [];
+    const stat = nodeFs.statSync(this.path, { throwIfNoEntry: false });
+    const size = stat?.size ?? 0;
+    if (size === this.size) return [];
+    if (size < this.size) {
+      throw new JournalIntegrityError(
+        this.path,
+        this.seq,
+        `the file is ${size} bytes, shorter than the ${this.size} bytes already verified: it was cut or replaced by another program`,
+      );
+    }
+    const buffer = Buffer.alloc(size - this.size);
+    const fd = nodeFs.openSync(this.path, 'r');
+    try {
+      nodeFs.readSync(fd, buffer, 0, buffer.length, this.size);
+    } finally {
+      nodeFs.closeSync(fd);
+    }
+    const text = buffer.toString('utf8');
+    const end = text.lastIndexOf('\n') + 1;
+    const whole = text.slice(0, end);
+    const events: JournalEvent[] = [];
+    for (const line of whole === '' ? [] : whole.slice(0, -1).split('\n')) {
+      events.push(this.continueWith(line));
+      this.size += Buffer.byteLength(line) + 1;
+    }
+    if (locked && end < text.length && this.fd !== undefined) {
+      moveAside(this.path, this.fd, text.slice(end), this.size);
+    }
+    return events;
+  }
+
+  /** One line appended by another process: it must be the next event of this chain. */
+  private continueWith(line: string): JournalEvent {
+    const number = this.seq + 1;
+    let event: JournalEvent;
+    try {
+      event = parseEvent(line);
+    } catch {
+      throw new JournalIntegrityError(this.path, number, 'not a journal event (appended by another process)');
+    }
+    if (event.seq !== number || event.prev !== this.head) {
+      throw new JournalIntegrityError(
+        this.path,
+        number,
+        'it does not continue the chain this process verified (seq or prev differ)',
+      );
+    }
+    if (this.key !== undefined && !(isSigned(line) && macMatches(line, this.key))) {
+      throw new JournalIntegrityError(this.path, number, 'its MAC does not match JOURNAL_KEY');
+    }
+    this.seq = number;
+    this.head = sha256Hex(line);
+    return event;
+  }
 
   /**
    * Verifies the file (throwing JournalIntegrityError naming the line) and opens it for appending.
@@ -296,6 +403,15 @@ export class Journal {
   ): { journal: Journal; events: JournalEvent[]; torn?: TornTail; readOnly?: JournalWriteFailure } {
     const full = resolve(path);
     if (openPaths.has(full)) throw new Error(`approvals journal ${full} is already open in this process`);
+    // Under the lock: a line another process is writing right now is never taken for a torn one.
+    mkdirFor(full);
+    return withFileLock(journalLockPath(full), () => Journal.openLocked(full, options), options.lock);
+  }
+
+  private static openLocked(
+    full: string,
+    options: JournalOpenOptions,
+  ): { journal: Journal; events: JournalEvent[]; torn?: TornTail; readOnly?: JournalWriteFailure } {
     const text = readText(full);
     // With a key, the same verdict as audit:verify: an unsigned journal is refused, not adopted,
     // since stripped MACs look exactly like a key set late (issue 18).
@@ -321,6 +437,7 @@ export class Journal {
         options.now ?? Date.now,
         options.key,
         options.fs ?? realFs,
+        options.lock ?? {},
       );
       journal.failure = { ...opened.failure, at: new Date(journal.now()).toISOString() };
       // A torn tail cannot be moved aside now: appends stay refused until a restart does it.
@@ -348,6 +465,7 @@ export class Journal {
       options.now ?? Date.now,
       options.key,
       options.fs ?? realFs,
+      options.lock ?? {},
     );
     return { journal, events: checked.events, ...(torn ? { torn } : {}) };
   }
@@ -369,6 +487,19 @@ export class Journal {
    */
   append(entry: JournalEntry, at = this.now()): JournalEvent {
     if (this.closed) throw new Error(`approvals journal ${this.path} is closed`);
+    // Re-entrant: inside exclusive() nothing new is found; called alone, what another process
+    // appended is kept for the caller's next exclusive() or refresh().
+    return withFileLock(
+      journalLockPath(this.path),
+      () => {
+        this.unseen.push(...this.catchUp(true));
+        return this.appendLocked(entry, at);
+      },
+      this.lockOptions,
+    );
+  }
+
+  private appendLocked(entry: JournalEntry, at: number): JournalEvent {
     const fd = this.fd;
     if (fd === undefined) {
       throw new StoreUnavailableError(
@@ -476,6 +607,14 @@ export class Journal {
 
 // What a file system that takes no writes answers (EACCES/EPERM also for an immutable file, as root).
 const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+function mkdirFor(path: string): void {
+  try {
+    nodeFs.mkdirSync(dirname(path), { recursive: true });
+  } catch {
+    // A read-only DATA_DIR: opening for append says so below.
+  }
+}
 
 /** Opens the journal for appending, or says why a read-only file system refused it. */
 function openForAppend(path: string): { fd: number } | { failure: Omit<JournalWriteFailure, 'at'> } {

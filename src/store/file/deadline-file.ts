@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import * as nodeFs from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import {
+  DEADLINE_KINDS,
+  DEADLINE_STATES,
+  type Deadline,
+  type DeadlineFilter,
+  type DeadlineKind,
+  type DeadlineStore,
+  matchesDeadline,
+  soonestFirst,
+} from '../deadlines.js';
+import { type FileLockOptions, withFileLock } from './file-lock.js';
+
+/** DATA_DIR/deadlines.json: every deadline, rewritten whole (through a temporary file) on each change. */
+export const DEADLINES_FILE = 'deadlines.json';
+
+const deadlineSchema = z.object({
+  id: z.string().min(1),
+  kind: z.enum(DEADLINE_KINDS),
+  changeId: z.string().min(1),
+  dueAt: z.iso.datetime(),
+  createdAt: z.iso.datetime(),
+  state: z.enum(DEADLINE_STATES),
+  claimedBy: z.string().optional(),
+  claimedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  finishedBy: z.string().optional(),
+  note: z.string().optional(),
+});
+const fileSchema = z.object({ deadlines: z.array(deadlineSchema) });
+
+/** A fresh deadline id: 'dl_' + 20 hex digits. */
+export function newDeadlineId(): string {
+  return `dl_${randomBytes(10).toString('hex')}`;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Deadlines in DATA_DIR/deadlines.json. Every change reads the file, checks, and writes it back
+ * (temporary file, fsync, rename) under a cross-process lock, so a claim is one atomic
+ * check-and-write even with the bot and a console on one DATA_DIR; a crash leaves the old file or
+ * the new one, never half of one.
+ */
+export class FileDeadlineStore implements DeadlineStore {
+  private readonly path: string;
+
+  constructor(
+    dataDir: string,
+    private readonly lock: FileLockOptions = {},
+  ) {
+    this.path = join(dataDir, DEADLINES_FILE);
+  }
+
+  async schedule(input: {
+    kind: DeadlineKind;
+    changeId: string;
+    dueAt: number;
+    at: number;
+  }): Promise<Deadline> {
+    return this.change((all) => {
+      const existing = all.find((d) => d.changeId === input.changeId && d.kind === input.kind);
+      if (existing) return { result: existing };
+      const deadline: Deadline = {
+        id: newDeadlineId(),
+        kind: input.kind,
+        changeId: input.changeId,
+        dueAt: iso(input.dueAt),
+        createdAt: iso(input.at),
+        state: 'scheduled',
+      };
+      return { result: deadline, next: [...all, deadline] };
+    });
+  }
+
+  async get(id: string): Promise<Deadline | undefined> {
+    return this.read().find((d) => d.id === id);
+  }
+
+  async list(filter: DeadlineFilter = {}): Promise<Deadline[]> {
+    return this.read()
+      .filter((d) => matchesDeadline(d, filter))
+      .sort(soonestFirst);
+  }
+
+  async claimDue(at: number, by: string): Promise<Deadline[]> {
+    return this.change((all) => {
+      const claimed: Deadline[] = [];
+      const next = all.map((d) => {
+        if (d.state !== 'scheduled' || Date.parse(d.dueAt) > at) return d;
+        const after: Deadline = { ...d, state: 'claimed', claimedBy: by, claimedAt: iso(at) };
+        claimed.push(after);
+        return after;
+      });
+      return claimed.length > 0 ? { result: claimed.sort(soonestFirst), next } : { result: [] };
+    });
+  }
+
+  async claim(id: string, at: number, by: string): Promise<Deadline | undefined> {
+    return this.update(id, (d) =>
+      d.state === 'scheduled' ? { ...d, state: 'claimed', claimedBy: by, claimedAt: iso(at) } : undefined,
+    );
+  }
+
+  async cancel(id: string, at: number, by: string): Promise<Deadline | undefined> {
+    return this.update(id, (d) =>
+      d.state === 'scheduled' && at < Date.parse(d.dueAt)
+        ? { ...d, state: 'cancelled', finishedAt: iso(at), finishedBy: by }
+        : undefined,
+    );
+  }
+
+  async finish(
+    id: string,
+    outcome: 'fired' | 'failed',
+    at: number,
+    note?: string,
+  ): Promise<Deadline | undefined> {
+    return this.update(id, (d) =>
+      d.state === 'claimed'
+        ? {
+            ...d,
+            state: outcome,
+            finishedAt: iso(at),
+            ...(d.claimedBy !== undefined ? { finishedBy: d.claimedBy } : {}),
+            ...(note !== undefined ? { note } : {}),
+          }
+        : undefined,
+    );
+  }
+
+  /** One deadline changed by `step` (undefined: its guard did not hold, nothing changes). */
+  private update(id: string, step: (d: Deadline) => Deadline | undefined): Promise<Deadline | undefined> {
+    return this.change((all) => {
+      const index = all.findIndex((d) => d.id === id);
+      const found = all[index];
+      const after = found ? step(found) : undefined;
+      if (!after) return { result: undefined };
+      const next = [...all];
+      next[index] = after;
+      return { result: after, next };
+    });
+  }
+
+  /** Read, check and write back under the lock: of concurrent callers in any process, each sees the last write. */
+  private async change<T>(step: (all: Deadline[]) => { result: T; next?: Deadline[] }): Promise<T> {
+    return withFileLock(
+      `${this.path}.lock`,
+      () => {
+        const { result, next } = step(this.read());
+        if (next) this.write(next);
+        return structuredClone(result);
+      },
+      this.lock,
+    );
+  }
+
+  private read(): Deadline[] {
+    let text: string;
+    try {
+      text = nodeFs.readFileSync(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    return fileSchema.parse(JSON.parse(text)).deadlines as Deadline[];
+  }
+
+  private write(deadlines: Deadline[]): void {
+    nodeFs.mkdirSync(join(this.path, '..'), { recursive: true });
+    const temporary = `${this.path}.${process.pid}.tmp`;
+    const fd = nodeFs.openSync(temporary, 'w');
+    try {
+      nodeFs.writeFileSync(fd, `${JSON.stringify({ deadlines }, null, 1)}\n`);
+      nodeFs.fsyncSync(fd);
+    } finally {
+      nodeFs.closeSync(fd);
+    }
+    nodeFs.renameSync(temporary, this.path);
+  }
+}

@@ -1,0 +1,132 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { withFileLock } from '../../src/store/file/file-lock.js';
+import { FileStore, RUNS_DIR } from '../../src/store/file/file-store.js';
+import { JOURNAL_FILE, journalLockPath, verifyJournal } from '../../src/store/file/journal.js';
+import { sampleRequest } from './contract.js';
+
+const run = promisify(execFile);
+const WRITER = resolve('test/helpers/journal-writer.ts');
+const dirs: string[] = [];
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function freshDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'netops-multi-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const writer = (dir: string, label: string, count: number, startAt = 0) =>
+  run(process.execPath, ['--import', 'tsx', WRITER, dir, label, String(count), String(startAt)], {
+    timeout: 120_000,
+  });
+
+const RITA = { userId: 'U0RITA' };
+
+describe('several processes on one DATA_DIR journal', () => {
+  it('two processes appending at the same time form one chain that verifies', async () => {
+    const dir = freshDir();
+
+    // Both start appending at one moment, well after both processes have loaded.
+    const startAt = Date.now() + 8_000;
+    await Promise.all([writer(dir, 'bot', 40, startAt), writer(dir, 'con', 40, startAt)]);
+
+    const verdict = verifyJournal(join(dir, JOURNAL_FILE));
+    expect(verdict).toMatchObject({ ok: true, events: 320 });
+    const store = new FileStore(dir);
+    expect(await store.changes().count({ state: 'succeeded' })).toBe(80);
+    await store.close();
+  }, 180_000);
+
+  it('an open store sees what another process appended, and its next append continues that chain', async () => {
+    const dir = freshDir();
+    const bot = new FileStore(dir);
+    const first = sampleRequest({ createdS: 1 });
+    await bot.changes().create(first, RITA, Date.parse(first.createdAt));
+
+    await writer(dir, 'con', 2);
+
+    const seen = await bot.changes().list({ requester: 'console:con' });
+    expect(seen.map((r) => r.state)).toEqual(['succeeded', 'succeeded']);
+    const approved = await bot
+      .changes()
+      .transition(
+        first.id,
+        { type: 'approved', id: first.id, actor: { userId: 'U0ALEX' }, previewHash: first.previewHash },
+        { from: ['pending'], at: Date.now() },
+      );
+    expect(approved?.state).toBe('approved');
+    expect(verifyJournal(join(dir, JOURNAL_FILE))).toMatchObject({ ok: true, events: 10 });
+    expect(await bot.changes().journalHead()).toMatchObject({ count: 10 });
+    await bot.close();
+  }, 120_000);
+
+  it('leaves a run claimed by another live process alone, and recovers one whose process is gone', async () => {
+    const dir = freshDir();
+    const bot = new FileStore(dir);
+    const live = sampleRequest({ createdS: 1 });
+    const dead = sampleRequest({ createdS: 2 });
+    for (const request of [live, dead]) {
+      await bot.changes().create(request, RITA, Date.parse(request.createdAt));
+    }
+    await bot.close();
+    // Another process claimed both; one of them still runs (a child that sleeps), one is gone.
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    const gone = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    await new Promise((done) => gone.once('exit', done));
+    const other = new FileStore(dir);
+    for (const request of [live, dead]) {
+      await other
+        .changes()
+        .transition(
+          request.id,
+          { type: 'approved', id: request.id, actor: { userId: 'U0ALEX' }, previewHash: request.previewHash },
+          { from: ['pending'], at: Date.now() },
+        );
+    }
+    await other.close();
+    mkdirSync(join(dir, RUNS_DIR), { recursive: true });
+    writeFileSync(join(dir, RUNS_DIR, live.id), `${sleeper.pid} replica_other\n`);
+    writeFileSync(join(dir, RUNS_DIR, dead.id), `${gone.pid} replica_gone\n`);
+
+    try {
+      const restarted = new FileStore(dir);
+      const recovered = await restarted.changes().recoverInterrupted(Date.now());
+
+      expect(recovered.map((r) => r.request.id)).toEqual([dead.id]);
+      expect((await restarted.changes().get(live.id))?.state).toBe('approved');
+      await restarted.close();
+    } finally {
+      sleeper.kill();
+    }
+  }, 60_000);
+
+  it('waits for a lock held by a live process and breaks one left by a dead process', async () => {
+    const dir = freshDir();
+    const path = journalLockPath(join(dir, JOURNAL_FILE));
+    const gone = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    await new Promise((done) => gone.once('exit', done));
+    const { hostname } = await import('node:os');
+    writeFileSync(path, `${gone.pid} ${hostname()} ${Date.now()}\n`);
+
+    expect(withFileLock(path, () => 'ran')).toBe('ran');
+
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(path, `${sleeper.pid} ${hostname()} ${Date.now()}\n`);
+      expect(() => withFileLock(path, () => 'ran', { timeoutMs: 200 })).toThrow(
+        /locked by process \d+ .* so nothing was recorded/,
+      );
+    } finally {
+      sleeper.kill();
+      rmSync(path, { force: true });
+    }
+  });
+});
