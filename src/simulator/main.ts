@@ -65,10 +65,11 @@ async function main(): Promise<void> {
   }
   const simulator = await startSimulator(options);
   const lines = [
-    `UniFi controller simulator (${simulator.flavor}, ${simulator.firewall} firewall, UniFi Network ${simulator.apiVersion}) listening on ${simulator.url}`,
+    `UniFi controller simulator (${simulator.flavor}, ${simulator.firewall} firewall) listening on ${simulator.url}`,
     `  API key:  ${simulator.apiKey}`,
     `  Login:    ${simulator.username} / ${simulator.password}`,
     `  Console:  ${simulator.consoleId} (cloud connector at ${simulator.url}/v1/connector/consoles/…)`,
+    `  Network:  ${simulator.apiVersion} (which official API operations exist; --api-version)`,
     '',
     'Point the bot at it:',
     `  GATEWAY_URL=${simulator.url} GATEWAY_API_KEY=${simulator.apiKey} npm start`,
