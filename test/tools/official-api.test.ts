@@ -265,6 +265,37 @@ describe('on a 10.1 console: confirmed writes, the official API first, and the 1
     expect(perTool.restart_device?.some((r) => r.includes('cmd/devmgr'))).toBe(false);
   }, 600_000);
 
+  it('one id per zone: a policy’s zone ids are the zone tools’ ids, and either id form works in both groups', async () => {
+    const bot = botsOf('10.1').zoneBased;
+    const policy = (await bot.run('get_firewall_policy', { policy_id: 'Block IoT to Internal' })) as {
+      source_zone: string;
+      source_zone_id: string;
+      destination_zone_id: string;
+    };
+    const zones = (await bot.run('list_firewall_zones', {})) as { id: string; name: string }[];
+    const source = zones.find((z) => z.id === policy.source_zone_id);
+    expect(source?.name).toBe(policy.source_zone);
+    expect(zones.some((z) => z.id === policy.destination_zone_id)).toBe(true);
+    // The zone tools take the policy's id; the policy tools take the zone tools' id.
+    await expect(bot.run('get_zone_networks', { zone_id: policy.source_zone_id })).resolves.toBeInstanceOf(
+      Array,
+    );
+    const preview = (await bot.run('create_firewall_policy', {
+      name: 'One id',
+      action: 'BLOCK',
+      source_zone: policy.source_zone_id,
+      destination_zone: policy.destination_zone_id,
+      dry_run: true,
+    })) as { would_create: { source_zone_id: string } };
+    expect(preview.would_create.source_zone_id).toBe(policy.source_zone_id);
+    // A v2 zone _id (what v2 payloads carry) is accepted by the zone tools too, and names the same zone.
+    const stored = bot.site().zones.find((z) => z.id === policy.source_zone_id);
+    expect(stored?._id).toBeDefined();
+    const byV2 = (await bot.run('get_zone_networks', { zone_id: stored?._id })) as unknown[];
+    const byUuid = (await bot.run('get_zone_networks', { zone_id: policy.source_zone_id })) as unknown[];
+    expect(byV2).toEqual(byUuid);
+  });
+
   it('on 9.0 the on-call actions fall back to the classic commands the console has', async () => {
     const bot = botsOf('9.0').zoneBased;
     const tool = bot.app.registry.require('power_cycle_port');
