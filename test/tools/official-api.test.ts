@@ -303,6 +303,14 @@ describe('on a 10.1 console: confirmed writes, the official API first, and the 1
     expect(JSON.stringify(outcome)).toContain('cmd/devmgr');
     const restart = await requestsOf(bot, bot.app.registry.require('restart_device'), 'preview');
     expect(JSON.stringify(restart.outcome)).toContain('/actions');
+    const guest = await requestsOf(bot, bot.app.registry.require('authorize_guest'), 'preview');
+    expect(JSON.stringify(guest.outcome)).toContain('cmd/stamgr');
+    const onNew = await requestsOf(
+      botsOf('10.1').zoneBased,
+      botsOf('10.1').zoneBased.app.registry.require('authorize_guest'),
+      'preview',
+    );
+    expect(JSON.stringify(onNew.outcome)).toContain('AUTHORIZE_GUEST_ACCESS');
     const error = await rejection(bot.run('list_firewall_zones', {}));
     expect(error).toBeInstanceOf(NotSupportedError);
   });
