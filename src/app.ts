@@ -63,7 +63,7 @@ export interface App {
 /** Builds the bot from injected parts; `main.ts` only wires real ones in. */
 export function createApp(deps: AppDeps): App {
   const { config, logger } = deps;
-  const registry = createRegistry(config.defaultSite);
+  const registry = createRegistry(config.defaultSite, () => deps.gateway.knownConsole?.());
   const store =
     deps.store ??
     new FileStore(config.dataDir, {
@@ -145,6 +145,7 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       approvals,
       storeHealth: () => store.health(),
       controllerStatus: (site) => deps.gateway.status(site),
+      controllerInfo: () => deps.gateway.knownConsole?.(),
       routes,
       ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
     });

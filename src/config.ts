@@ -285,6 +285,14 @@ const envSchema = z
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
       z.enum(SIMULATOR_FIREWALLS, { message: 'must be zone-based or legacy' }).default('zone-based'),
     ),
+    // Issue 25: the Network version the built-in simulator plays (which official operations exist).
+    SIMULATOR_API_VERSION: z.preprocess(
+      (v) => (typeof v === 'string' ? blankToUndefined(v.trim()) : v),
+      z
+        .string()
+        .regex(/^\d{1,2}\.\d{1,2}(\.\d{1,4})?$/, { message: 'must be a version such as 9.0 or 10.1' })
+        .default('10.1'),
+    ),
     MCP_TOKEN: mcpTokens,
     MCP_WRITES: z.preprocess(
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
@@ -459,7 +467,7 @@ export interface Config {
   /** Sampling of live counters (issue 20): every this many seconds; 0 = off. */
   telemetry: { intervalSeconds: number };
   /** The built-in simulator (used when no controller is configured). */
-  simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number] };
+  simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number]; apiVersion: string };
   store: StoreConfig;
   logLevel: LogLevel;
   /** True when LOG_LEVEL was set explicitly (the console quietens logs otherwise). */
@@ -561,7 +569,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(e.MCP_APPROVAL_CHANNEL ? { approvalChannel: e.MCP_APPROVAL_CHANNEL } : {}),
     },
     telemetry: { intervalSeconds: e.TELEMETRY_INTERVAL_SECONDS },
-    simulator: { firewall: e.SIMULATOR_FIREWALL },
+    simulator: { firewall: e.SIMULATOR_FIREWALL, apiVersion: e.SIMULATOR_API_VERSION },
     store: storeConfig(e),
     logLevel: e.LOG_LEVEL,
     logLevelExplicit: typeof env.LOG_LEVEL === 'string' && env.LOG_LEVEL.trim() !== '',

@@ -29,7 +29,11 @@ async function controllerFor(
   // Loaded only when needed: a deployment against a real controller never starts it.
   const { startSimulator } = await import('./simulator/server.js');
   // Its counters advance every second, so telemetry windows and charts have data in a demo.
-  const simulator = await startSimulator({ firewall: config.simulator.firewall, trafficIntervalMs: 1000 });
+  const simulator = await startSimulator({
+    firewall: config.simulator.firewall,
+    apiVersion: config.simulator.apiVersion,
+    trafficIntervalMs: 1000,
+  });
   return {
     overrides: { url: simulator.url, apiKey: simulator.apiKey, username: undefined, password: undefined },
     note: `No GATEWAY_URL set: using the built-in controller simulator at ${simulator.url} (demo site "default", ${simulator.firewall} firewall).`,

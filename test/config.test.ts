@@ -138,10 +138,21 @@ describe('loadConfig', () => {
   });
 
   it('picks the simulator’s firewall from SIMULATOR_FIREWALL: zone-based by default, or legacy', () => {
-    expect(loadConfig({}).simulator).toEqual({ firewall: 'zone-based' });
-    expect(loadConfig({ SIMULATOR_FIREWALL: ' Legacy ' }).simulator).toEqual({ firewall: 'legacy' });
+    expect(loadConfig({}).simulator).toEqual({ firewall: 'zone-based', apiVersion: '10.1' });
+    expect(loadConfig({ SIMULATOR_FIREWALL: ' Legacy ' }).simulator).toEqual({
+      firewall: 'legacy',
+      apiVersion: '10.1',
+    });
     expect(configError({ SIMULATOR_FIREWALL: 'zones' }).issues).toEqual([
       { field: 'SIMULATOR_FIREWALL', rule: 'must be zone-based or legacy' },
+    ]);
+  });
+
+  it('picks the Network version the simulator plays from SIMULATOR_API_VERSION (issue 25)', () => {
+    expect(loadConfig({ SIMULATOR_API_VERSION: ' 9.0 ' }).simulator.apiVersion).toBe('9.0');
+    expect(loadConfig({ SIMULATOR_API_VERSION: '10.1.85' }).simulator.apiVersion).toBe('10.1.85');
+    expect(configError({ SIMULATOR_API_VERSION: 'ten' }).issues).toEqual([
+      { field: 'SIMULATOR_API_VERSION', rule: 'must be a version such as 9.0 or 10.1' },
     ]);
   });
 
@@ -196,6 +207,7 @@ describe('loadConfig', () => {
         'AUDIT_CHANNEL',
         'LOG_LEVEL',
         'SIMULATOR_FIREWALL',
+        'SIMULATOR_API_VERSION',
         'JOURNAL_KEY',
         'JOURNAL_ANCHOR_MINUTES',
         'SHUTDOWN_GRACE_SECONDS',
@@ -204,7 +216,7 @@ describe('loadConfig', () => {
         'MCP_APPROVAL_CHANNEL',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(38);
+    expect(ENV_VARIABLES).toHaveLength(39);
   });
 });
 

@@ -4,10 +4,19 @@ import {
   type GatewayUnavailableError,
   isBotError,
   NotSupportedError,
+  ResourceNotFoundError,
 } from '../errors.js';
 import { mapBounded } from '../lib/map-bounded.js';
 import { noteUnreadable } from '../lib/unreadable-records.js';
 import { type Logger, scrubSecrets } from '../log.js';
+import {
+  type OfficialOperation,
+  OPERATION_WORDS,
+  offersOfficial,
+  operationOfPath,
+  sinceText,
+} from './capabilities.js';
+import { type ConsoleInfo, ConsoleVersion, versionOf } from './console-info.js';
 import { StatusProbe } from './controller-status.js';
 import { INVALID_RESPONSE, type IntegrationPage, invalidResponse, readIntegrationPage } from './envelopes.js';
 import { type GatewayOptions, type ResolvedGatewayOptions, resolveGatewayOptions } from './options.js';
@@ -50,6 +59,7 @@ class ControllerGateway implements Gateway {
   private readonly sites: SiteResolver;
   private readonly logger: Logger;
   private readonly probe: StatusProbe;
+  private readonly consoleVersion: ConsoleVersion;
 
   constructor(private readonly options: ResolvedGatewayOptions) {
     this.apiType = options.apiType;
@@ -74,10 +84,41 @@ class ControllerGateway implements Gateway {
       lastReadAt: () => pipeline.lastReadAt,
       deployment: () => pipeline.detectedDeployment,
     });
+    this.consoleVersion = new ConsoleVersion(
+      options.apiKey === undefined
+        ? undefined
+        : () =>
+            pipeline.read({
+              api: 'integration',
+              method: 'GET',
+              path: 'info',
+              route: apiRoute('integration', undefined, 'info'),
+            }),
+    );
   }
 
-  status(site: string): Promise<ControllerStatus> {
-    return this.probe.status(site);
+  async status(site: string): Promise<ControllerStatus> {
+    const status = await this.probe.status(site);
+    const known = this.consoleVersion.current();
+    // Unreachable now: the next read after the reconnect asks `info` again (an upgrade restarts
+    // the console). A version other than the one known is an upgrade seen by the probe.
+    if (!status.reachable || (known?.version !== undefined && status.version !== known.version)) {
+      this.consoleVersion.forget();
+    }
+    const current = this.consoleVersion.current();
+    return current === undefined ? status : { ...status, apis: current.apis };
+  }
+
+  console(): Promise<ConsoleInfo> {
+    return this.consoleVersion.read();
+  }
+
+  knownConsole(): ConsoleInfo | undefined {
+    return this.consoleVersion.current();
+  }
+
+  offers(operation: OfficialOperation): Promise<boolean> {
+    return this.consoleVersion.offers(operation);
   }
 
   async classicRead<T>(
@@ -130,11 +171,12 @@ class ControllerGateway implements Gateway {
     options: ReadOptions & { filter?: string } = {},
   ): Promise<ParsedList<T>> {
     this.requireApiKey();
+    this.refuseKnownMissing(path);
     const uuid = await this.resolveSiteUuid(site);
     const call = this.call('integration', 'GET', site, uuid, path);
     if (options.filter !== undefined) call.query = { ...call.query, filter: options.filter };
-    const entry = await this.cache.read(this.keyOf(call, site), options.fresh === true, () =>
-      this.allPages(call),
+    const entry = await this.offered(path, () =>
+      this.cache.read(this.keyOf(call, site), options.fresh === true, () => this.allPages(call)),
     );
     return this.parsedList(entry, schema, call, (data) => asArray(data, call));
   }
@@ -146,9 +188,10 @@ class ControllerGateway implements Gateway {
     options: ReadOptions = {},
   ): Promise<T> {
     this.requireApiKey();
+    this.refuseKnownMissing(path);
     const uuid = await this.resolveSiteUuid(site);
     const call = this.call('integration', 'GET', site, uuid, path);
-    const entry = await this.cachedRead(call, site, options.fresh);
+    const entry = await this.offered(path, () => this.cachedRead(call, site, options.fresh));
     return entry.derive(schema, (data) => {
       const parsed = schema.safeParse(data);
       if (parsed.success) return parsed.data;
@@ -161,8 +204,11 @@ class ControllerGateway implements Gateway {
 
   async integrationWrite(site: string, method: WriteMethod, path: string, body?: unknown): Promise<unknown> {
     this.requireApiKey();
+    this.refuseKnownMissing(path);
     const uuid = await this.resolveSiteUuid(site);
-    return this.write(this.call('integration', method, site, uuid, path, body), site);
+    return this.offered(path, () =>
+      this.write(this.call('integration', method, site, uuid, path, body), site),
+    );
   }
 
   async integrationGlobalList<T>(
@@ -171,9 +217,10 @@ class ControllerGateway implements Gateway {
     options: ReadOptions = {},
   ): Promise<ParsedList<T>> {
     this.requireApiKey();
+    this.refuseKnownMissing(path);
     const call = this.call('integration', 'GET', undefined, undefined, path);
-    const entry = await this.cache.read(this.keyOf(call, GLOBAL_SCOPE), options.fresh === true, () =>
-      this.allPages(call),
+    const entry = await this.offered(path, () =>
+      this.cache.read(this.keyOf(call, GLOBAL_SCOPE), options.fresh === true, () => this.allPages(call)),
     );
     return this.parsedList(entry, schema, call, (data) => asArray(data, call));
   }
@@ -187,6 +234,8 @@ class ControllerGateway implements Gateway {
     try {
       await this.pipeline.prepare();
       if (this.options.apiKey !== undefined) await this.sites.resolve(site);
+      // Which official operations this console offers (help and /healthz show it).
+      await this.consoleVersion.read();
       this.logger.debug({ site }, 'controller warm-up done');
       return true;
     } catch (error) {
@@ -422,9 +471,57 @@ class ControllerGateway implements Gateway {
     return { items, skipped };
   }
 
+  /**
+   * Refuses, before any request, an official operation the console is known not to offer (its
+   * version was read): a clear "needs Network 10.1" rather than the 404 an older console answers.
+   */
+  private refuseKnownMissing(path: string): void {
+    const operation = operationOfPath(path);
+    const known = this.consoleVersion.current();
+    if (operation === undefined || known === undefined || !known.official) return;
+    if (knownOffers(known, operation)) return;
+    throw notOffered(operation, known.version);
+  }
+
+  /**
+   * Runs an official request; a 404 is checked against the console's version (read once, kept): on
+   * a console whose official API lacks the operation it becomes NotSupportedError, else stays
+   * ResourceNotFoundError.
+   */
+  private async offered<T>(path: string, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      const operation = operationOfPath(path);
+      if (!(error instanceof ResourceNotFoundError) || operation === undefined) throw error;
+      let offered = true;
+      try {
+        // Only a console that answers `info` with a version lacking the operation turns the 404
+        // into a refusal; without `info` the 404 is the resource's.
+        const info = await this.consoleVersion.read();
+        offered = !info.official || knownOffers(info, operation);
+      } catch {
+        // The version cannot be read now: the 404 stands as it is.
+      }
+      if (offered) throw error;
+      throw notOffered(operation, this.consoleVersion.current()?.version);
+    }
+  }
+
   private requireApiKey(): void {
     if (this.options.apiKey === undefined) throw new NotSupportedError(INTEGRATION_KEY_NEEDED);
   }
+}
+
+function knownOffers(info: ConsoleInfo, operation: OfficialOperation): boolean {
+  return offersOfficial(versionOf(info), operation);
+}
+
+function notOffered(operation: OfficialOperation, version: string | undefined): NotSupportedError {
+  const on = version === undefined ? 'this console' : `this console (UniFi Network ${version})`;
+  return new NotSupportedError(
+    `${on} does not offer ${OPERATION_WORDS[operation]} in its official API; that needs UniFi Network ${sinceText(operation)} or later`,
+  );
 }
 
 /** The record with this `_id` (classic, v2) or `id` (Integration) in a list answer. */

@@ -1,4 +1,12 @@
 // The gateway's public surface; tools and main.ts import from here.
+export {
+  type ApiGroup,
+  describeGroupApis,
+  type Generation,
+  type GroupApis,
+  type OfficialOperation,
+} from './capabilities.js';
+export type { ConsoleInfo } from './console-info.js';
 export { describeControllerCode } from './controller-codes.js';
 export { createGateway } from './gateway.js';
 export { GATEWAY_DEFAULTS, type GatewayOptions, gatewayOptionsFromConfig } from './options.js';

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { GroupApis, OfficialOperation } from './capabilities.js';
+import type { ConsoleInfo } from './console-info.js';
 import type { Deployment } from './paths.js';
 
 /** The three local controller APIs (the cloud connector reaches them through a proxy prefix). */
@@ -33,6 +35,8 @@ export interface ControllerStatus {
   checkedAt: string;
   /** Why it is not reachable, as a sentence without secrets. */
   error?: string;
+  /** Each tool group's endpoint generations on this console, once `info` was read (issue 25). */
+  apis?: GroupApis[];
 }
 
 /**
@@ -91,6 +95,16 @@ export interface Gateway {
    * remembered, so the first command that needs it tries again.
    */
   warmUp(site: string): Promise<boolean>;
+  /**
+   * The console's version from `GET /integration/v1/info` and which endpoint generation each tool
+   * group uses there; read once (kept ten minutes, asked again after the controller was unreachable).
+   */
+  console(): Promise<ConsoleInfo>;
+  /** What `console()` last answered, without a request; undefined before the first read. */
+  knownConsole(): ConsoleInfo | undefined;
+  /** Whether this console's official API offers an operation (false without an API key). */
+  offers(operation: OfficialOperation): Promise<boolean>;
+
   /** Drops cached reads (all sites, or one). */
   invalidate(site?: string): void;
   /** Stops timers and sockets. */

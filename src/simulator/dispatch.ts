@@ -82,6 +82,8 @@ export interface DispatchDeps {
   loginRateLimit: number;
   state: SimulatorState;
   sessions: SessionStore;
+  /** The Network version played (SIMULATOR_API_VERSION): which official operations exist. */
+  apiVersion?: string;
 }
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -116,10 +118,11 @@ function unknownRoute(kind: 'classic' | 'v2' | 'integration', route: string, wro
 
 /** Decides the answer to every request: console routes, Site Manager, the connector, the Network app. */
 export class Dispatcher {
-  readonly #routers: NetworkRouters = networkRouters();
+  readonly #routers: NetworkRouters;
   readonly #cloud: Router<Handler>;
 
   constructor(private readonly deps: DispatchDeps) {
+    this.#routers = networkRouters(deps.apiVersion);
     this.#cloud = cloudRouter(deps.consoleId);
   }
 

@@ -3,11 +3,12 @@
  * the simulated controller alone and prints how to point the bot at it.
  */
 import { parseArgs } from 'node:util';
+import { API_VERSION_PATTERN } from './api-version.js';
 import { startSimulator } from './server.js';
 import { SIMULATOR_FIREWALLS, type SimulatorFirewall, type SimulatorOptions } from './types.js';
 
 const USAGE =
-  'usage: npm run simulator -- [--port N] [--flavor unifi-os|self-hosted] [--firewall zone-based|legacy] [--seed N]';
+  'usage: npm run simulator -- [--port N] [--flavor unifi-os|self-hosted] [--firewall zone-based|legacy] [--seed N] [--api-version 9.0|10.1]';
 
 /** Turns argv into simulator options; throws with a usage hint on bad input. */
 function optionsFromArgv(argv: readonly string[]): SimulatorOptions {
@@ -18,6 +19,7 @@ function optionsFromArgv(argv: readonly string[]): SimulatorOptions {
       flavor: { type: 'string' },
       firewall: { type: 'string' },
       seed: { type: 'string' },
+      'api-version': { type: 'string' },
     },
     strict: true,
   });
@@ -37,6 +39,12 @@ function optionsFromArgv(argv: readonly string[]): SimulatorOptions {
       throw new Error('--firewall must be zone-based or legacy');
     }
     options.firewall = values.firewall as SimulatorFirewall;
+  }
+  const apiVersion = values['api-version'];
+  if (apiVersion !== undefined) {
+    if (!API_VERSION_PATTERN.test(apiVersion))
+      throw new Error('--api-version must be a version such as 9.0 or 10.1');
+    options.apiVersion = apiVersion;
   }
   if (values.seed !== undefined) {
     if (!/^\d+$/.test(values.seed)) throw new Error('--seed must be a whole number');
@@ -61,6 +69,7 @@ async function main(): Promise<void> {
     `  API key:  ${simulator.apiKey}`,
     `  Login:    ${simulator.username} / ${simulator.password}`,
     `  Console:  ${simulator.consoleId} (cloud connector at ${simulator.url}/v1/connector/consoles/…)`,
+    `  Network:  ${simulator.apiVersion} (which official API operations exist; --api-version)`,
     '',
     'Point the bot at it:',
     `  GATEWAY_URL=${simulator.url} GATEWAY_API_KEY=${simulator.apiKey} npm start`,

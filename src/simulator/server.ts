@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_API_VERSION } from './api-version.js';
 import { SessionStore } from './auth.js';
 import { DEFAULT_SEED } from './demo-site.js';
 import {
@@ -43,6 +44,8 @@ export interface Simulator {
   readonly flavor: SimulatorFlavor;
   /** The demo site's firewall generation (zones and policies, or traditional rules). */
   readonly firewall: SimulatorFirewall;
+  /** The UniFi Network version played (SIMULATOR_API_VERSION): which official operations exist. */
+  readonly apiVersion: string;
   readonly apiKey: string;
   readonly username: string;
   readonly password: string;
@@ -117,6 +120,7 @@ class RunningSimulator implements Simulator {
 
   readonly flavor: SimulatorFlavor;
   readonly firewall: SimulatorFirewall;
+  readonly apiVersion: string;
   readonly apiKey: string;
   readonly username: string;
   readonly password: string;
@@ -130,6 +134,7 @@ class RunningSimulator implements Simulator {
   ) {
     this.flavor = config.flavor;
     this.firewall = config.firewall;
+    this.apiVersion = config.apiVersion;
     this.apiKey = config.apiKey;
     this.username = config.username;
     this.password = config.password;
@@ -271,6 +276,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       emptyDpi: options.emptyDpi ?? false,
       actionDelayMs: options.actionDelayMs ?? 20_000,
       trafficIntervalMs: options.trafficIntervalMs ?? 0,
+      apiVersion: options.apiVersion ?? DEFAULT_API_VERSION,
     },
     server,
   );

@@ -38,6 +38,12 @@ export interface SimulatorOptions {
    * bot's telemetry windows have data. 0 (default): counters move only when a test advances them.
    */
   trafficIntervalMs?: number;
+  /**
+   * The UniFi Network version played (issue 25): `10.1` (default) offers every official operation
+   * of the 10.1.85 document the bot uses; `9.0` only info, sites, devices and the clients list, and
+   * every other `/integration/v1/…` route answers 404 as on a real 9.0 console. `info` reports it.
+   */
+  apiVersion?: string;
 }
 
 /** One request as the simulator received it (after the prefix is stripped from `route`). */

@@ -57,6 +57,13 @@ export interface SlackFrontEndOptions {
   routes?: readonly HttpRoute[];
   /** The controller as App Home shows it (the gateway's read-only status). */
   controllerStatus: (site: string) => Promise<ControllerStatus>;
+  /**
+   * The console as last read (issue 25: its version and each tool group's endpoint generations),
+   * without a request: /healthz shows it under `controller`.
+   */
+  controllerInfo?: () =>
+    | { version?: string; official: boolean; apis: { group: string; generations: string[] }[] }
+    | undefined;
 }
 
 /** One extra HTTP route on the bot's port. */
@@ -195,6 +202,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
         ...(store.error ? { error: store.error } : {}),
       },
       ...(pending !== undefined ? { pending_changes: pending } : {}),
+      ...controllerHealth(options.controllerInfo?.()),
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
     };
     return { ready, body };
@@ -377,6 +385,20 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     notifier: {
       announce: (request) => presenter.announce(request),
       link: (message) => presenter.link(message),
+    },
+  };
+}
+
+/** /healthz's `controller`: the version and which generation each tool group uses (issue 25). */
+function controllerHealth(
+  info: { version?: string; official: boolean; apis: { group: string; generations: string[] }[] } | undefined,
+): { controller?: { version: string | null; official_api: boolean; apis: Record<string, string[]> } } {
+  if (info === undefined) return {};
+  return {
+    controller: {
+      version: info.version ?? null,
+      official_api: info.official,
+      apis: Object.fromEntries(info.apis.map((a) => [a.group, a.generations])),
     },
   };
 }

@@ -101,6 +101,14 @@ export function toControllerAction(action: (typeof ACL_ACTIONS)[number]): 'ALLOW
 }
 
 /** tcp → ["TCP"], udp → ["UDP"], tcp_udp → ["TCP", "UDP"], all → null (every protocol). */
+/**
+ * A body without its null fields. The 10.1.85 document marks no field nullable ("when null" means
+ * left out), so the bot never sends `null`: an absent filter is every device, source or protocol.
+ */
+export function withoutNulls(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null));
+}
+
 export function toProtocolFilter(protocol: string): string[] | null {
   if (protocol === 'tcp_udp') return ['TCP', 'UDP'];
   return protocol === 'all' ? null : [protocol.toUpperCase()];

@@ -33,6 +33,7 @@ import {
   toAclRule,
   toControllerAction,
   toProtocolFilter,
+  withoutNulls,
 } from './acl-rule-model.js';
 import {
   confirm,
@@ -516,17 +517,17 @@ const createAclRule = defineTool({
       return resolveEndpoint(acl, side, { ...given, type: given.type ?? 'any' }, ports);
     };
     const [source, destination] = await Promise.all([resolveSide('source'), resolveSide('destination')]);
-    const body = {
+    // Every device enforces it (no enforcingDeviceFilter); null filters are left out (withoutNulls).
+    const body = withoutNulls({
       type: 'IPV4',
       enabled: args.enabled,
       name: args.name,
       ...(args.description ? { description: args.description } : {}),
       action: toControllerAction(args.action),
-      enforcingDeviceFilter: null,
       sourceFilter: encodeEndpoint(source.endpoint),
       destinationFilter: encodeEndpoint(destination.endpoint),
       protocolFilter: toProtocolFilter(args.protocol ?? 'all'),
-    };
+    });
     const position = positionFor(acl.ordering, args.priority);
     const warnings = [
       ...source.warnings,
@@ -594,10 +595,10 @@ const updateAclRule = defineTool({
     if (args.enabled !== undefined) set.enabled = args.enabled;
     if (args.description) set.description = args.description;
     if (args.protocol !== undefined) set.protocolFilter = toProtocolFilter(args.protocol);
-    const body = replacementBody(raw, READ_ONLY_FIELDS, set);
+    const body = withoutNulls(replacementBody(raw, READ_ONLY_FIELDS, set));
     // An empty description clears it: the PUT is a full replace, so the field is left out.
     if (args.description === '') delete body.description;
-    const ruleChanged = !sameJson(body, replacementBody(raw, READ_ONLY_FIELDS, {}));
+    const ruleChanged = !sameJson(body, withoutNulls(replacementBody(raw, READ_ONLY_FIELDS, {})));
     const priorityNow = priorityOf(current, acl.ordering);
     const order =
       args.priority === undefined ? acl.ordering : placeInOrdering(acl.ordering, current.id, args.priority);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NotSupportedError, ResourceNotFoundError } from '../errors.js';
+import type { OfficialOperation } from '../gateway/capabilities.js';
 import { stringish } from '../gateway/records/lenient.js';
 import type { Gateway, WriteMethod } from '../gateway/types.js';
 import { normalizeMac } from '../lib/mac.js';
@@ -30,14 +31,19 @@ export async function sendCommand(
 }
 
 /**
- * Whether the Integration API is reachable for the site: it needs an API key (a session reaches
- * only the classic API). Decided without a request when there is no key; else the site lookup
- * (cached) answers.
+ * Whether the official API serves `operation` for the site: it needs an API key (a session reaches
+ * only the classic API) and a console whose version offers it (the capability table, issue 25).
+ * Decided without a request when there is no key; else the site lookup and `info` (both cached).
  */
-export async function integrationAvailable(gateway: Gateway, site: string): Promise<boolean> {
+export async function integrationAvailable(
+  gateway: Gateway,
+  site: string,
+  operation: OfficialOperation,
+): Promise<boolean> {
   try {
-    await gateway.resolveSiteUuid(site);
-    return true;
+    // Side by side: a first read after start costs one round trip for both, not two.
+    const [, offered] = await Promise.all([gateway.resolveSiteUuid(site), gateway.offers(operation)]);
+    return offered;
   } catch (error) {
     if (error instanceof NotSupportedError) return false;
     throw error;

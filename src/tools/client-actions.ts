@@ -147,7 +147,7 @@ const authorizeGuest = defineTool({
   async run({ site_id, client, minutes, down_kbps, up_kbps, data_mb, dry_run }, { gateway }) {
     const target = await resolveClient({ gateway, site: site_id }, client, { fresh: true });
     requireGuest(target);
-    const command: ControllerCommand = (await integrationAvailable(gateway, site_id))
+    const command: ControllerCommand = (await integrationAvailable(gateway, site_id, 'clients.action'))
       ? {
           api: 'integration',
           method: 'POST',
@@ -187,7 +187,7 @@ const unauthorizeGuest = defineTool({
   async run({ site_id, client, dry_run }, { gateway }) {
     const target = await resolveClient({ gateway, site: site_id }, client, { fresh: true });
     requireGuest(target);
-    const command: ControllerCommand = (await integrationAvailable(gateway, site_id))
+    const command: ControllerCommand = (await integrationAvailable(gateway, site_id, 'clients.action'))
       ? {
           api: 'integration',
           method: 'POST',

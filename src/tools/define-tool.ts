@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApiGroup } from '../gateway/capabilities.js';
 import type { Gateway } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { Logger } from '../log.js';
@@ -59,5 +60,7 @@ export function defineTool<A extends z.ZodObject>(definition: ToolDefinition<A>)
 /** A named set of tools: one file per group, and the help and README tables follow the groups. */
 export interface ToolGroup {
   title: string;
+  /** The group's row in the gateway's capability table (issue 25): help says which endpoints it uses. */
+  api?: ApiGroup;
   tools: readonly ToolDefinition[];
 }

@@ -79,7 +79,7 @@ const restartDevice = defineTool({
     const warnings = [outageSentence(deviceLabel(device), radius, restartDuration(device))];
     if (device.state !== 1)
       warnings.push(`${deviceLabel(device)} is offline now: the restart may not reach it`);
-    const command: ControllerCommand = (await integrationAvailable(gateway, site_id))
+    const command: ControllerCommand = (await integrationAvailable(gateway, site_id, 'devices.action'))
       ? {
           api: 'integration',
           method: 'POST',
@@ -190,7 +190,7 @@ const powerCyclePort = defineTool({
           }`
         : `${subject}: nothing known is connected; the power is cut for a few seconds`,
     ];
-    const command: ControllerCommand = (await integrationAvailable(gateway, site_id))
+    const command: ControllerCommand = (await integrationAvailable(gateway, site_id, 'devices.port-action'))
       ? {
           api: 'integration',
           method: 'POST',

@@ -126,7 +126,12 @@ const listVouchers = defineTool({
   args: z.object({ site_id: siteId }),
   output: z.array(voucherSchema),
   async run({ site_id }, { gateway }) {
-    return readVouchers(gateway, site_id, await integrationAvailable(gateway, site_id), false);
+    return readVouchers(
+      gateway,
+      site_id,
+      await integrationAvailable(gateway, site_id, 'hotspot.vouchers'),
+      false,
+    );
   },
 });
 
@@ -152,7 +157,7 @@ const createVouchers = defineTool({
   }),
   output: actionResultSchema.extend({ vouchers: z.array(voucherSchema).describe('The vouchers made') }),
   async run({ site_id, count, minutes, quota, down_kbps, up_kbps, note, dry_run }, { gateway }) {
-    const integration = await integrationAvailable(gateway, site_id);
+    const integration = await integrationAvailable(gateway, site_id, 'hotspot.vouchers');
     const rates = {
       ...(down_kbps === undefined ? {} : integration ? { rxRateLimitKbps: down_kbps } : { down: down_kbps }),
       ...(up_kbps === undefined ? {} : integration ? { txRateLimitKbps: up_kbps } : { up: up_kbps }),
@@ -216,7 +221,7 @@ const revokeVoucher = defineTool({
   }),
   output: actionResultSchema.extend({ voucher: voucherSchema }),
   async run({ site_id, voucher_id, dry_run }, { gateway }) {
-    const integration = await integrationAvailable(gateway, site_id);
+    const integration = await integrationAvailable(gateway, site_id, 'hotspot.vouchers');
     const vouchers = await readVouchers(gateway, site_id, integration, true);
     const digits = voucher_id.replace(/[\s-]/g, '');
     const voucher = vouchers.find(

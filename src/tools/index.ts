@@ -1,3 +1,4 @@
+import type { ConsoleInfo } from '../gateway/console-info.js';
 import { aclRuleTools } from './acl-rules.js';
 import { clientActionTools } from './client-actions.js';
 import { clientTools } from './clients.js';
@@ -19,29 +20,35 @@ import { wifiBroadcastTools } from './wifi-broadcasts.js';
 
 /** Every tool group of the spec, in the spec's order (4.1 … 4.9), with the zone-based firewall's policies after the rules. */
 export const toolGroups: readonly ToolGroup[] = [
-  { title: 'Networks and VLANs', tools: networkTools },
-  { title: 'Firewall zones', tools: firewallZoneTools },
-  { title: 'Firewall rules', tools: firewallRuleTools },
-  { title: 'Firewall policies (zone-based)', tools: firewallPolicyTools },
-  { title: 'ACL rules', tools: aclRuleTools },
-  { title: 'Traffic matching lists', tools: trafficMatchingListTools },
-  { title: 'Traffic routes', tools: trafficRouteTools },
-  { title: 'DPI statistics', tools: dpiTools },
-  { title: 'Bandwidth', tools: topClientsTools },
-  { title: 'Topology', tools: topologyTools },
+  { title: 'Networks and VLANs', api: 'networks', tools: networkTools },
+  { title: 'Firewall zones', api: 'firewall-zones', tools: firewallZoneTools },
+  { title: 'Firewall rules', api: 'firewall-rules', tools: firewallRuleTools },
+  { title: 'Firewall policies (zone-based)', api: 'firewall-policies', tools: firewallPolicyTools },
+  { title: 'ACL rules', api: 'acl-rules', tools: aclRuleTools },
+  { title: 'Traffic matching lists', api: 'traffic-matching-lists', tools: trafficMatchingListTools },
+  { title: 'Traffic routes', api: 'traffic-routes', tools: trafficRouteTools },
+  { title: 'DPI statistics', api: 'dpi', tools: dpiTools },
+  { title: 'Bandwidth', api: 'bandwidth', tools: topClientsTools },
+  { title: 'Topology', api: 'topology', tools: topologyTools },
   // Issue 20: on-call reads.
-  { title: 'Clients', tools: clientTools },
-  { title: 'Devices', tools: deviceTools },
+  { title: 'Clients', api: 'clients', tools: clientTools },
+  { title: 'Devices', api: 'devices', tools: deviceTools },
   // Issue 20: the on-call actions.
-  { title: 'Device actions', tools: deviceActionTools },
-  { title: 'Client actions', tools: clientActionTools },
-  { title: 'Hotspot vouchers', tools: hotspotTools },
-  { title: 'Wi-Fi broadcasts', tools: wifiBroadcastTools },
+  { title: 'Device actions', api: 'device-actions', tools: deviceActionTools },
+  { title: 'Client actions', api: 'client-actions', tools: clientActionTools },
+  { title: 'Hotspot vouchers', api: 'hotspot', tools: hotspotTools },
+  { title: 'Wi-Fi broadcasts', api: 'wifi', tools: wifiBroadcastTools },
 ];
 
-/** The registry of all tools; `defaultSite` fills `site_id` when a command names none. */
-export function createRegistry(defaultSite: string): ToolRegistry {
-  return new ToolRegistry(toolGroups, { site: defaultSite });
+/**
+ * The registry of all tools; `defaultSite` fills `site_id` when a command names none, and
+ * `consoleInfo` (the gateway's last `info` read) lets help say which endpoints each group uses.
+ */
+export function createRegistry(
+  defaultSite: string,
+  consoleInfo?: () => ConsoleInfo | undefined,
+): ToolRegistry {
+  return new ToolRegistry(toolGroups, { site: defaultSite }, consoleInfo);
 }
 
 export type { ToolContext, ToolDefinition, ToolGroup } from './define-tool.js';

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import { ConfirmationRequiredError, type FieldIssue, ValidationError } from '../errors.js';
+import { describeGroupApis } from '../gateway/capabilities.js';
+import type { ConsoleInfo } from '../gateway/console-info.js';
 import { redactSecrets } from '../lib/redact.js';
 import { suggestNames } from '../lib/suggest.js';
 import { attachUnreadable, withUnreadableTally } from '../lib/unreadable-records.js';
@@ -65,6 +67,13 @@ function toFieldIssues(error: z.ZodError, input: unknown): FieldIssue[] {
   });
 }
 
+/** Help's first line once the console's version is known: the version and the generations in brackets. */
+function consoleLine(info: ConsoleInfo): string {
+  const version = info.version === undefined ? 'version not known' : `UniFi Network ${info.version}`;
+  const official = info.official ? 'official API available' : 'no official API (classic and v2 only)';
+  return `Controller: ${version}, ${official}; each group says which endpoints it uses here [official, classic, v2].`;
+}
+
 /** All tools by name: validates arguments with each tool's schema and runs it. */
 export class ToolRegistry {
   private readonly byName = new Map<string, ToolDefinition>();
@@ -72,6 +81,7 @@ export class ToolRegistry {
   constructor(
     readonly groups: readonly ToolGroup[],
     private readonly defaults: { site: string },
+    private readonly consoleInfo?: () => ConsoleInfo | undefined,
   ) {
     for (const group of groups) {
       for (const tool of group.tools) {
@@ -176,8 +186,11 @@ export class ToolRegistry {
   /** Terse help: one line per tool, grouped, generated from the definitions. */
   helpText(): string {
     const lines: string[] = [];
+    const info = this.consoleInfo?.();
+    if (info !== undefined) lines.push(consoleLine(info));
     for (const group of this.groups) {
-      lines.push(`${group.title}:`);
+      const apis = info?.apis.find((a) => a.group === group.api);
+      lines.push(apis === undefined ? `${group.title}:` : `${group.title}: [${describeGroupApis(apis)}]`);
       for (const tool of group.tools) {
         const args = argumentsOf(tool.args)
           .filter((a) => !['site_id', 'confirm', 'dry_run'].includes(a.name))

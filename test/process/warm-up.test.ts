@@ -47,10 +47,15 @@ describe('warm-up at start (`node dist/main.js`, Slack HTTP mode)', () => {
     await bot.waitForLog(isListening);
     await bot.waitForLog((line) => line.msg === 'detected the controller type');
     const current = sim;
-    await slack.waitFor(() => current.requests.some((r) => r.route === '/integration/v1/sites'));
+    await slack.waitFor(() => current.requests.some((r) => r.route === '/integration/v1/info'));
 
-    // Assert: nothing but the warm-up has reached the controller, and no command was sent.
-    expect(sim.requests.map((r) => `${r.method} ${r.route}`)).toEqual(['GET /', 'GET /integration/v1/sites']);
+    // Assert: nothing but the warm-up has reached the controller, and no command was sent. The
+    // warm-up also reads the console's version (issue 25: which official operations it offers).
+    expect(sim.requests.map((r) => `${r.method} ${r.route}`)).toEqual([
+      'GET /',
+      'GET /integration/v1/sites',
+      'GET /integration/v1/info',
+    ]);
   });
 
   it('starts with the controller unreachable, and answers the first command once it is up', async () => {

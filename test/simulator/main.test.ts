@@ -50,6 +50,37 @@ describe('npm run simulator', () => {
     }
   }, 30_000);
 
+  it('plays UniFi Network 9.0 with --api-version 9.0: info says so and a 10.1 operation answers 404 (issue 25)', async () => {
+    const child = start(['--port', '0', '--api-version', '9.0']);
+    const exit = new Promise((resolve) => child.on('close', resolve));
+    try {
+      const { match } = await waitFor(child, /listening on (http:\/\/\S+)[\s\S]*Network: {2}9\.0/);
+      const url = match?.[1];
+      const headers = { 'X-API-KEY': 'sim-demo-key-0000' };
+      const info = await fetch(`${url}/proxy/network/integration/v1/info`, { headers });
+      expect(await info.json()).toEqual({ applicationVersion: '9.0.114' });
+      const sites = (await (
+        await fetch(`${url}/proxy/network/integration/v1/sites`, { headers })
+      ).json()) as {
+        data: { id: string }[];
+      };
+      const zones = await fetch(
+        `${url}/proxy/network/integration/v1/sites/${sites.data[0]?.id}/firewall/zones`,
+        {
+          headers,
+        },
+      );
+      expect(zones.status).toBe(404);
+      const devices = await fetch(`${url}/proxy/network/integration/v1/sites/${sites.data[0]?.id}/devices`, {
+        headers,
+      });
+      expect(devices.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await exit;
+    }
+  }, 30_000);
+
   it('refuses an unknown firewall with the usage line and exit code 2', async () => {
     const child = start(['--firewall', 'zones']);
     const exit = new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -198,10 +198,6 @@ describe('create_acl_rule', () => {
       enabled: true,
       name: 'Allow all',
       action: 'ALLOW',
-      enforcingDeviceFilter: null,
-      sourceFilter: null,
-      destinationFilter: null,
-      protocolFilter: null,
     });
     expect(writes()).toHaveLength(1);
     expect(result.success).toBe(true);
@@ -262,10 +258,9 @@ describe('create_acl_rule', () => {
 
   it('maps a port with type any to a PORTS filter', async () => {
     const body = await createdBody({ destination_type: 'any', dst_port: 53, protocol: 'udp' });
-    expect(body).toMatchObject({
-      sourceFilter: null,
-      destinationFilter: { type: 'PORTS', portFilter: [53] },
-    });
+    expect(body).toMatchObject({ destinationFilter: { type: 'PORTS', portFilter: [53] } });
+    // No field is sent as null (the 10.1.85 document marks none nullable): "any" is left out.
+    expect(body).not.toHaveProperty('sourceFilter');
   });
 
   it('maps a device to its address as a /32, found by MAC or name, and says so in the preview', async () => {
@@ -302,8 +297,8 @@ describe('create_acl_rule', () => {
     expect(preview.would_send).toMatchObject({
       type: 'IPV4',
       sourceFilter: { type: 'IP_ADDRESSES_OR_SUBNETS', ipAddressesOrSubnets: [`${KIDS_TABLET.ip}/32`] },
-      destinationFilter: null,
     });
+    expect(preview.would_send).not.toHaveProperty('destinationFilter');
     expect(preview.would_create).toMatchObject({ source_type: 'ip', source_network: `${KIDS_TABLET.ip}/32` });
     expect(preview.warnings[0]).toBe(
       `the source client ${KIDS_TABLET.name} (${KIDS_TABLET.mac}) is matched by its current address ${KIDS_TABLET.ip}/32 ` +
@@ -405,10 +400,8 @@ describe('create_acl_rule', () => {
         name: 'Guest to IoT',
         description: 'no crossing',
         action: 'BLOCK',
-        enforcingDeviceFilter: null,
         sourceFilter: { type: 'NETWORKS', networkIds: [N.guest.uuid] },
         destinationFilter: { type: 'NETWORKS', networkIds: [N.iot.uuid] },
-        protocolFilter: null,
       },
       // Priority 1 takes an ordering PUT after the create; the new rule's id is the controller's to give.
       would_reorder: ['(the new rule)', ...SEEDED_ORDER],
@@ -539,7 +532,6 @@ describe('update_acl_rule', () => {
           enabled: true,
           name: 'Block guest SSH',
           action: 'BLOCK',
-          enforcingDeviceFilter: null,
           sourceFilter: { type: 'NETWORKS', networkIds: [N.guest.uuid] },
           destinationFilter: { type: 'PORTS', portFilter: [2222] },
           protocolFilter: ['TCP'],

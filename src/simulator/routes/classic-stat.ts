@@ -42,7 +42,7 @@ const macList = z.array(z.string().regex(/^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/)
 const deviceFilter = z.object({ macs: macList.optional() }).optional();
 
 /** Registers the `stat/` reads: devices, clients, site and client DPI. */
-export function registerClassicStat(router: Router<Handler>): void {
+export function registerClassicStat(router: Router<Handler>, version: string = APPLICATION_VERSION): void {
   const base = '/api/s/:site/stat';
   const devices = namedSite((ctx, site) => {
     const filter = parseOrThrow(deviceFilter, ctx.body, () => invalidPayload('macs'));
@@ -54,9 +54,7 @@ export function registerClassicStat(router: Router<Handler>): void {
     .on(
       'GET',
       `${base}/sysinfo`,
-      namedSite((_ctx, site) =>
-        classicOk([{ name: site.name, version: APPLICATION_VERSION, timezone: 'UTC' }]),
-      ),
+      namedSite((_ctx, site) => classicOk([{ name: site.name, version, timezone: 'UTC' }])),
     )
     .on('GET', `${base}/device`, devices)
     .on('POST', `${base}/device`, devices)

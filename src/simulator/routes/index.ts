@@ -1,3 +1,4 @@
+import { DEFAULT_API_VERSION, reportedVersion, simulatorOffers } from '../api-version.js';
 import { Router } from '../router.js';
 import { registerClassicCommands } from './classic-cmd.js';
 import { firewallrule, networkconf, registerClassicReadOnly, registerClassicRest } from './classic-rest.js';
@@ -20,11 +21,26 @@ export interface NetworkRouters {
   integration: Router<Handler>;
 }
 
+/**
+ * The Integration router of a console playing `apiVersion`: routes of operations that version
+ * lacks are left out, so they answer 404 like a real older console (src/simulator/api-version.ts).
+ */
+class VersionedRouter extends Router<Handler> {
+  constructor(private readonly apiVersion: string) {
+    super();
+  }
+
+  override on(method: string, pattern: string, handler: Handler): this {
+    if (simulatorOffers(this.apiVersion, pattern)) super.on(method, pattern, handler);
+    return this;
+  }
+}
+
 /** Builds the route tables once per simulator. */
-export function networkRouters(): NetworkRouters {
+export function networkRouters(apiVersion: string = DEFAULT_API_VERSION): NetworkRouters {
   const classic = new Router<Handler>();
   registerClassicSites(classic);
-  registerClassicStat(classic);
+  registerClassicStat(classic, reportedVersion(apiVersion));
   registerClassicRest(classic, networkconf);
   registerClassicRest(classic, firewallrule);
   registerClassicReadOnly(classic, 'wlanconf', (site) => site.wlans);
@@ -35,8 +51,8 @@ export function networkRouters(): NetworkRouters {
   registerV2(v2);
   registerV2Firewall(v2);
 
-  const integration = new Router<Handler>();
-  registerIntegrationCore(integration);
+  const integration = new VersionedRouter(apiVersion);
+  registerIntegrationCore(integration, reportedVersion(apiVersion));
   registerIntegrationCrud(integration, firewallZones);
   // The literal `ordering` path must win over `acl-rules/{id}`.
   registerAclOrdering(integration);

@@ -37,10 +37,13 @@ const categories = Object.entries(catalogue.categories).map(([id, name]) => ({ i
 const applications = Object.entries(catalogue.applications).map(([id, name]) => ({ id: Number(id), name }));
 
 /** Registers `info`, `sites`, site `networks` and the global DPI catalogue. */
-export function registerIntegrationCore(router: Router<Handler>): void {
+export function registerIntegrationCore(
+  router: Router<Handler>,
+  version: string = APPLICATION_VERSION,
+): void {
   const base = '/integration/v1';
   router
-    .on('GET', `${base}/info`, () => json({ applicationVersion: APPLICATION_VERSION }))
+    .on('GET', `${base}/info`, () => json({ applicationVersion: version }))
     .on('GET', `${base}/sites`, (ctx) =>
       listPage(
         ctx,

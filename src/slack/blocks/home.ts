@@ -3,6 +3,7 @@ import type { ChangeRequest } from '../../approvals/types.js';
 import type { ControllerStatus } from '../../gateway/types.js';
 import { linked, STATE_EMOJI, summaryText } from './change-history.js';
 import { decisionActions } from './change-request.js';
+import { controllerApisBlocks } from './controller-apis.js';
 import { LIMITS } from './limits.js';
 import { channelMention, clip, code, humanize, mention, mrkdwn, slackDate } from './text.js';
 
@@ -244,6 +245,7 @@ function controllerBlocks(model: HomeModel): types.KnownBlock[] {
   ];
   if (status && !status.reachable && status.error)
     blocks.push(context(`:warning: ${mrkdwn(clip(status.error, 500))}`));
+  blocks.push(...controllerApisBlocks(status?.apis));
   const offline = model.offlineDevices;
   if (offline !== undefined) {
     const names = offline.map((name) => mrkdwn(name)).join(', ');

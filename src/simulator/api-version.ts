@@ -1,0 +1,48 @@
+/**
+ * Which official Network API (Integration) operations the simulated console offers, by the version
+ * it plays (`SIMULATOR_API_VERSION`, e.g. `9.0`, `10.1`). A route of an operation the version
+ * lacks is never registered, so it answers 404 "No route" as a real older console does. The table
+ * is the simulator's own copy of the facts in docs/decisions.md ("Issue 25"); a test checks that it
+ * agrees with the bot's capability table.
+ */
+
+/** The version played when none is given: the document the bot is checked against. */
+export const DEFAULT_API_VERSION = '10.1';
+
+// Full version strings the console reports in `info` (and classic sysinfo) for the short forms.
+const REPORTED: Readonly<Record<string, string>> = {
+  '9.0': '9.0.114',
+  '9.4': '9.4.19',
+  '10.1': '10.1.68',
+};
+
+/** The version `GET /integration/v1/info` answers for a played version (`9.0` → `9.0.114`). */
+export function reportedVersion(apiVersion: string): string {
+  const short = /^\d+\.\d+$/.test(apiVersion) ? apiVersion : undefined;
+  if (short !== undefined) return REPORTED[short] ?? `${short}.0`;
+  return apiVersion;
+}
+
+/** `major.minor` or `major.minor.patch`, as SIMULATOR_API_VERSION takes it. */
+export const API_VERSION_PATTERN = /^\d{1,2}\.\d{1,2}(\.\d{1,4})?$/;
+
+// Pattern (relative to `/integration/v1/`) → first version offering it, checked in order.
+const SINCE: readonly { pattern: RegExp; since: readonly [number, number] }[] = [
+  { pattern: /^(info|sites)$/, since: [9, 0] },
+  { pattern: /^sites\/:siteId\/devices\/:[^/]+\/interfaces\/ports\/:[^/]+\/actions$/, since: [9, 4] },
+  { pattern: /^sites\/:siteId\/devices(\/:[^/]+(\/actions)?)?$/, since: [9, 0] },
+  { pattern: /^sites\/:siteId\/clients$/, since: [9, 0] },
+  { pattern: /^sites\/:siteId\/clients\/:[^/]+(\/actions)?$/, since: [9, 4] },
+  { pattern: /^sites\/:siteId\/hotspot\/vouchers(\/:[^/]+)?$/, since: [9, 4] },
+];
+const LATER: readonly [number, number] = [10, 1];
+
+/** Whether a console playing `apiVersion` offers the Integration route `pattern` (`/integration/v1/…`). */
+export function simulatorOffers(apiVersion: string, pattern: string): boolean {
+  const relative = pattern.replace(/^\/integration\/v1\//, '');
+  const match = /^(\d+)\.(\d+)/.exec(apiVersion);
+  if (!match) return true;
+  const version = [Number(match[1]), Number(match[2])] as const;
+  const since = SINCE.find((entry) => entry.pattern.test(relative))?.since ?? LATER;
+  return version[0] > since[0] || (version[0] === since[0] && version[1] >= since[1]);
+}

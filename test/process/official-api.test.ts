@@ -1,0 +1,43 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { runBot, stopAllBots } from '../helpers/bot-process.js';
+
+afterAll(stopAllBots);
+
+// Issue 25, through the built program with env vars only: SIMULATOR_API_VERSION picks the Network
+// version the built-in simulator plays, and the bot follows what that console offers.
+describe.concurrent('SIMULATOR_API_VERSION, as `node dist/main.js` runs it', () => {
+  it('on 9.0 a zone tool says it needs Network 10.1; the on-call actions still preview', async () => {
+    const zones = await runBot(['list_firewall_zones'], { env: { SIMULATOR_API_VERSION: '9.0' } });
+    expect(zones.code).not.toBe(0);
+    expect(zones.stderr).toMatch(/UniFi Network 9\.0\.114.*firewall zones.*UniFi Network 10\.1 or later/s);
+    const cycle = await runBot(
+      ['power_cycle_port', 'device_id=Core Switch', 'port_idx=6', 'dry_run=true', '--json'],
+      {
+        env: { SIMULATOR_API_VERSION: '9.0' },
+      },
+    );
+    expect(cycle.code).toBe(0);
+    expect(cycle.stdout).toContain('cmd/devmgr');
+  });
+
+  it('on 10.1 (the default) the same tools use the official API', async () => {
+    const zones = await runBot(['list_firewall_zones', '--json']);
+    expect(zones.code).toBe(0);
+    expect(zones.stdout).toContain('Internal');
+    const cycle = await runBot([
+      'power_cycle_port',
+      'device_id=Core Switch',
+      'port_idx=6',
+      'dry_run=true',
+      '--json',
+    ]);
+    expect(cycle.code).toBe(0);
+    expect(cycle.stdout).toContain('/interfaces/ports/6/actions');
+  });
+
+  it('refuses an unreadable SIMULATOR_API_VERSION naming the variable', async () => {
+    const run = await runBot(['list_vlans'], { env: { SIMULATOR_API_VERSION: 'ten' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('SIMULATOR_API_VERSION');
+  });
+});
