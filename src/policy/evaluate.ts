@@ -15,6 +15,8 @@ export interface WindowRequirement {
   nextOpening?: string;
 }
 
+const MISSING_DATA = /field not found|no such key|key not found/i;
+
 /** What the policy requires of one change: the single answer approvals/ acts on. */
 export interface PolicyDecision {
   /** Set: the change may not be made; `rule` is the rule's name (or `freeze: <name>`). */
@@ -74,7 +76,9 @@ export function celFacts(
  * - window: every window named by a matching rule must be open at once; windows that never overlap
  *   refuse the change;
  * - revert_after: the shortest.
- * A rule whose condition cannot be evaluated on this change counts as matching (fail closed).
+ * A condition that reads a key the change does not have (`args.vlan_id` of a restart) does not
+ * match. A condition that fails otherwise on this change (a value of an unexpected type, a division
+ * by zero) counts as matching: fail closed, with the error in `errors` and `reasons`.
  */
 export function evaluateChange(
   policy: Policy,
@@ -89,6 +93,8 @@ export function evaluateChange(
   for (const rule of policy.rules) {
     const result = rule.condition.evaluate(facts);
     if ('error' in result) {
+      // A key this change does not have (args.vlan_id on a restart): the rule is not about it.
+      if (MISSING_DATA.test(result.error)) continue;
       errors.push({ rule: rule.name, message: result.error });
       matched.push(rule);
     } else if (result.value) {

@@ -76,8 +76,8 @@ export function nextOpening(window: ChangeWindow, after: number): number | undef
   return cronOf(window).nextRun(new Date(after))?.getTime();
 }
 
-// Openings looked at when several windows must all be open at once; about three years of daily ones.
-const MAX_CANDIDATES = 1000;
+// Openings looked at when several windows must all be open at once: a year of daily ones.
+const MAX_CANDIDATES = 400;
 
 /**
  * The first moment at or after `at` when every window is open: `at` itself when they all are,
