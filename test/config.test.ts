@@ -202,9 +202,11 @@ describe('loadConfig', () => {
         'MCP_TOKEN',
         'MCP_WRITES',
         'MCP_APPROVAL_CHANNEL',
+        'POLICY_FILE',
+        'BOT_SOURCE_ADDRESS',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(38);
+    expect(ENV_VARIABLES).toHaveLength(40);
   });
 });
 

@@ -10,6 +10,7 @@ import { firewallRuleTools } from './firewall-rules.js';
 import { firewallZoneTools } from './firewall-zones.js';
 import { hotspotTools } from './hotspot.js';
 import { networkTools } from './networks.js';
+import { policyTools } from './policy-tools.js';
 import { ToolRegistry } from './registry.js';
 import { topClientsTools } from './top-clients.js';
 import { topologyTools } from './topology.js';
@@ -37,6 +38,8 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Client actions', tools: clientActionTools },
   { title: 'Hotspot vouchers', tools: hotspotTools },
   { title: 'Wi-Fi broadcasts', tools: wifiBroadcastTools },
+  // Issue 22: the guardrail policy, explained.
+  { title: 'Guardrails', tools: policyTools },
 ];
 
 /** The registry of all tools; `defaultSite` fills `site_id` when a command names none. */
