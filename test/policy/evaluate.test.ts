@@ -169,6 +169,16 @@ describe('effects and strictest-wins', () => {
     expect(d.reasons.join('\n')).toContain('rule "f" could not be evaluated');
   });
 
+  it('conditions see the requester and the channel', () => {
+    const p = parsePolicy(
+      'rules:\n  - name: interns\n    when: requester == "U0INTERN" || channel == "C0PLAY"\n    approvals: 2\n',
+      'r.yaml',
+    );
+    expect(evaluateChange(p, change('x', {}, 'U0INTERN'), LOW, {}, NOON).approvals).toBe(2);
+    expect(evaluateChange(p, { ...change('x'), channel: 'C0PLAY' }, LOW, {}, NOON).approvals).toBe(2);
+    expect(evaluateChange(p, change('x'), LOW, {}, NOON).approvals).toBe(1);
+  });
+
   it('conditions see the time in a time zone', () => {
     const p = parsePolicy(
       'rules:\n  - name: weekend\n    when: time.getDayOfWeek("Europe/Berlin") in [0, 6]\n    deny: No changes at the weekend\n',

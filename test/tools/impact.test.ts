@@ -1,8 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ResourceNotFoundError } from '../../src/errors.js';
+import { type Guardrails, networkPosition } from '../../src/tools/impact.js';
 import { rejection, useTestBot } from '../helpers/tool-test.js';
 
 // The bot's address is the Nest Thermostat's (10.20.0.103): on IoT, on the Home-IoT SSID, behind
@@ -23,6 +25,11 @@ writeFileSync(
     window: night
 windows:
   night: { cron: "0 22 * * *", duration: 4h, timezone: Europe/Berlin }
+freezes:
+  - name: year-end
+    from: 2026-12-20T00:00:00+01:00
+    to: 2027-01-04T00:00:00+01:00
+    reason: Year-end freeze
 `,
 );
 const NOON = Date.UTC(2026, 0, 5, 12);
@@ -38,7 +45,8 @@ describe('blast radius on the demo site', () => {
   it('counts the clients on IoT and names what refers to it; deleting it is refused by the rule', async () => {
     const result = await check('delete_network network_id=IoT');
     expect(result.target).toBe('network IoT (VLAN 20)');
-    expect(result.clients).toMatch(/^11 \(/);
+    // The count is whole; five names are shown.
+    expect(result.clients).toMatch(/^11 \(([^,]+, ){5}\+6 more\)$/);
     expect(result.references).toEqual(
       expect.arrayContaining([
         'firewall zone "IoT Devices"',
@@ -135,5 +143,44 @@ describe('blast radius on the demo site', () => {
     expect(shown.windows).toEqual([
       expect.objectContaining({ name: 'night', open_now: false, next_opening: '2026-01-05T21:00:00.000Z' }),
     ]);
+    expect(shown.freezes).toEqual([
+      {
+        name: 'year-end',
+        from: '2026-12-19T23:00:00.000Z',
+        to: '2027-01-03T23:00:00.000Z',
+        reason: 'Year-end freeze',
+        in_force: false,
+        approvers: null,
+      },
+    ]);
+  });
+});
+
+describe('the bot’s own address', () => {
+  it('is the local address of a connection to the controller when BOT_SOURCE_ADDRESS is unset', async () => {
+    const server = createServer((socket) => socket.end());
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const guardrails = {
+        ...bot.app.context.guardrails,
+        controllerUrl: `http://127.0.0.1:${port}`,
+      } as Guardrails;
+      delete guardrails.sourceAddress;
+      expect(await networkPosition(guardrails)).toEqual({ source: '127.0.0.1', controller: '127.0.0.1' });
+      // BOT_SOURCE_ADDRESS wins over the socket's own.
+      expect(await networkPosition({ ...guardrails, sourceAddress: '10.20.0.103' })).toEqual({
+        source: '10.20.0.103',
+        controller: '127.0.0.1',
+      });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('is unknown when the controller cannot be reached (no self-lockout claimed)', async () => {
+    const guardrails = { ...bot.app.context.guardrails, controllerUrl: 'http://localhost:9' } as Guardrails;
+    delete guardrails.sourceAddress;
+    expect(await networkPosition(guardrails)).toEqual({});
   });
 });
