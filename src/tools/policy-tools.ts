@@ -11,6 +11,7 @@ import {
   type PolicyDecision,
   type PolicyRule,
 } from '../policy/index.js';
+import { siteId } from './arg-types.js';
 import { defineTool, type ToolContext } from './define-tool.js';
 import { assessChange } from './impact.js';
 
@@ -52,7 +53,7 @@ const showPolicy = defineTool({
   description: 'The guardrail policy in effect: default approvals, rules, change windows and freezes',
   access: 'read',
   example: '',
-  args: z.object({}),
+  args: z.object({ site_id: siteId }),
   identifierColumns: ['when'],
   async run(_args, context) {
     const policy = policyOf(context);
@@ -114,6 +115,7 @@ const checkPolicy = defineTool({
   access: 'read',
   example: 'command="delete_network network_id=IoT"',
   args: z.object({
+    site_id: siteId,
     command: z
       .string({ error: 'must be a /net command line, e.g. "delete_network network_id=IoT"' })
       .trim()
@@ -133,7 +135,7 @@ const checkPolicy = defineTool({
       .describe('Through which face it would be asked, for rules on face'),
   }),
   identifierColumns: ['matched_rules', 'references'],
-  async run({ command, requester, channel, face }, context) {
+  async run({ site_id, command, requester, channel, face }, context) {
     const guardrails = context.guardrails;
     if (!guardrails)
       throw new NotSupportedError('check_policy needs the bot’s guardrails (not wired in this process)');
@@ -145,6 +147,8 @@ const checkPolicy = defineTool({
       };
     }
     const { dry_run: _dry, confirm: _confirm, ...args } = resolved.args;
+    // The command's own site= wins; otherwise the site this check was asked on.
+    if (!/(^|\s)site(_id)?=/i.test(command)) args.site_id = site_id;
     const { facts, radius, decision } = await assessChange(
       context,
       { tool: resolved.tool, args, requester, channel, face },
