@@ -17,6 +17,7 @@ import { BOT_ENTRY } from './lib/processes.js';
 import { budgetRows, fmt, markdownReport, type PartResults } from './lib/report.js';
 import { runAcks } from './parts/acks.js';
 import { runErrors } from './parts/errors.js';
+import { runGuardrails } from './parts/guardrails.js';
 import { runReads } from './parts/reads.js';
 import { runRounds } from './parts/rounds.js';
 import { runStartup } from './parts/startup.js';
@@ -96,6 +97,9 @@ async function main(): Promise<number> {
           break;
         case 'telemetry':
           results.telemetry = await runTelemetry(ctx);
+          break;
+        case 'guardrails':
+          results.guardrails = await runGuardrails(ctx);
           break;
       }
     } catch (error) {

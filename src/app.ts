@@ -1,17 +1,21 @@
 import { Approvals } from './approvals/approvals.js';
 import type { ChangeNotifier } from './approvals/notifier.js';
 import { ApprovalPolicy } from './approvals/policy.js';
+import { resolveToolCall } from './commands/aliases.js';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
 import type { Logger } from './log.js';
 import type { McpFrontEnd } from './mcp/mcp-front-end.js';
 import type { McpKit } from './mcp/mcp-kit.js';
+import type { Policy } from './policy/index.js';
+import { loadPolicy } from './policy-startup.js';
 import type { HttpRoute, SlackFrontEnd } from './slack/slack-app.js';
 import type { SlackKit } from './slack/slack-kit.js';
 import { FileStore } from './store/file/file-store.js';
 import type { Store } from './store/types.js';
 import { Telemetry } from './telemetry/index.js';
 import type { ToolContext } from './tools/define-tool.js';
+import type { Guardrails } from './tools/impact.js';
 import { createRegistry } from './tools/index.js';
 import type { ToolRegistry } from './tools/registry.js';
 
@@ -41,6 +45,10 @@ export interface AppDeps {
    * whose writes are journaled (and, in approval mode, left in the shared store for the bot).
    */
   ownsChanges?: boolean;
+  /** The policy in effect (main.ts loads it at start); unset: loaded here from POLICY_FILE. */
+  policy?: Policy;
+  /** The controller's URL as the gateway reaches it (the simulator's when it is used), for self-lockout. */
+  controllerUrl?: string;
 }
 
 /**
@@ -79,7 +87,17 @@ export function createApp(deps: AppDeps): App {
     defaultSite: config.defaultSite,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const context: ToolContext = { gateway: deps.gateway, logger, store: store.data, telemetry };
+  // Issue 22: the policy and what blast radius and self-lockout are measured against.
+  const guardrails: Guardrails = {
+    policy: deps.policy ?? loadPolicy(config),
+    ...(config.gateway.apiType === 'local' && (deps.controllerUrl ?? config.gateway.url)
+      ? { controllerUrl: deps.controllerUrl ?? config.gateway.url }
+      : {}),
+    ...(config.policy.sourceAddress ? { sourceAddress: config.policy.sourceAddress } : {}),
+    resolve: (line) => resolveToolCall(line, registry),
+    now: deps.now ?? Date.now,
+  };
+  const context: ToolContext = { gateway: deps.gateway, logger, store: store.data, telemetry, guardrails };
   let parts: ReturnType<typeof buildFrontEnds>;
   try {
     parts = buildFrontEnds(deps, store, registry, context);

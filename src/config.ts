@@ -306,6 +306,17 @@ const envSchema = z
         .regex(/^[CG][A-Z0-9]{2,}$/, { message: 'must be a Slack channel id (C…)' })
         .optional(),
     ),
+    // Issue 22: guardrail rules (read and checked at start by src/policy-startup.ts).
+    POLICY_FILE: readableFile,
+    // The bot's own address as the network sees it, when the socket's own is not (NAT, tests).
+    BOT_SOURCE_ADDRESS: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^\d{1,3}(\.\d{1,3}){3}$/, { message: 'must be an IPv4 address such as 10.20.0.50' })
+        .optional(),
+    ),
   })
   .superRefine((env, ctx) => {
     storeRules(env, ctx);
@@ -466,6 +477,8 @@ export interface Config {
   };
   /** Sampling of live counters (issue 20): every this many seconds; 0 = off. */
   telemetry: { intervalSeconds: number };
+  /** Issue 22: POLICY_FILE (unset: the default policy) and BOT_SOURCE_ADDRESS. */
+  policy: { file?: string; sourceAddress?: string };
   /** The built-in simulator (used when no controller is configured). */
   simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number]; apiVersion: string };
   store: StoreConfig;
@@ -569,6 +582,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(e.MCP_APPROVAL_CHANNEL ? { approvalChannel: e.MCP_APPROVAL_CHANNEL } : {}),
     },
     telemetry: { intervalSeconds: e.TELEMETRY_INTERVAL_SECONDS },
+    policy: {
+      ...(e.POLICY_FILE ? { file: resolve(e.POLICY_FILE) } : {}),
+      ...(e.BOT_SOURCE_ADDRESS ? { sourceAddress: e.BOT_SOURCE_ADDRESS } : {}),
+    },
     simulator: { firewall: e.SIMULATOR_FIREWALL, apiVersion: e.SIMULATOR_API_VERSION },
     store: storeConfig(e),
     logLevel: e.LOG_LEVEL,

@@ -16,6 +16,8 @@ import {
   scrubSecrets,
   silentLogger,
 } from './log.js';
+import type { Policy } from './policy/index.js';
+import { loadPolicy } from './policy-startup.js';
 import { installProcessErrorPolicy } from './process-policy.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
@@ -120,7 +122,7 @@ async function openParts(
 }
 
 /** Runs the Slack bot until SIGINT/SIGTERM; resolves only when it could not start. */
-async function runSlack(config: Config): Promise<number> {
+async function runSlack(config: Config, policy: Policy): Promise<number> {
   const logger = serviceLogger(config);
   for (const warning of configWarnings(config)) logger.warn(warning);
   // A request or Slack must never stop the bot; only an exception that leaves its state unknown does.
@@ -132,7 +134,16 @@ async function runSlack(config: Config): Promise<number> {
   // The MCP SDK is loaded only when POST /mcp is served.
   const mcpKit = config.mcp.tokens.length > 0 ? (await import('./mcp/mcp-kit.js')).mcpKit : undefined;
   const gateway = createGateway(gatewayOptions);
-  const app = createApp({ config, logger, gateway, store, slackKit, ...(mcpKit ? { mcpKit } : {}) });
+  const app = createApp({
+    config,
+    logger,
+    gateway,
+    store,
+    slackKit,
+    ...(mcpKit ? { mcpKit } : {}),
+    policy,
+    controllerUrl: gatewayOptions.url,
+  });
   const slack = app.slack;
   if (!slack) throw new Error('SLACK_BOT_TOKEN is set but the app has no Slack front end');
   const shutdown = async () => {
@@ -209,7 +220,7 @@ function osUser(): string {
 }
 
 /** The terminal console: one command from argv, or the interactive loop on stdin. */
-async function runConsole(config: Config, argv: string[]): Promise<number> {
+async function runConsole(config: Config, argv: string[], policy: Policy): Promise<number> {
   const logger = consoleLogger(config);
   for (const warning of configWarnings(config)) logger.warn(warning);
   const parts = await openParts(config, logger, argv);
@@ -225,6 +236,8 @@ async function runConsole(config: Config, argv: string[]): Promise<number> {
     gateway: createGateway(gatewayOptions),
     store,
     ownsChanges: true,
+    policy,
+    controllerUrl: gatewayOptions.url,
   });
   const shutdown = async () => {
     await app.close();
@@ -287,7 +300,7 @@ function mcpStdioRefusal(config: Config): string | undefined {
 }
 
 /** `netops mcp`: the MCP front end on stdin/stdout (for desktop assistants) until the client closes it. */
-async function runMcp(config: Config): Promise<number> {
+async function runMcp(config: Config, policy: Policy): Promise<number> {
   // stdout carries the protocol: every log line goes to stderr.
   const logger = consoleLogger(config);
   for (const warning of configWarnings(config)) logger.warn(warning);
@@ -309,6 +322,8 @@ async function runMcp(config: Config): Promise<number> {
     store,
     mcpKit,
     ownsChanges: config.mcp.writes !== 'off',
+    policy,
+    controllerUrl: gatewayOptions.url,
   });
   const shutdown = async () => {
     await app.close();
@@ -336,8 +351,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   let config: Config;
+  let policy: Policy;
   try {
     config = loadConfig();
+    // Issue 22: a POLICY_FILE that does not parse or type-check stops every face here (exit 2).
+    policy = loadPolicy(config);
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(error, argv);
     throw error;
@@ -352,11 +370,13 @@ async function main(argv: string[]): Promise<number> {
       );
       return 2;
     }
-    return runMcp(config);
+    return runMcp(config, policy);
   }
   // Arguments always mean a one-shot console command, also where the Slack variables are set
   // (`docker exec … node dist/main.js list_vlans` must not start a second bot).
-  return config.slack.botToken && argv.length === 0 ? runSlack(config) : runConsole(config, argv);
+  return config.slack.botToken && argv.length === 0
+    ? runSlack(config, policy)
+    : runConsole(config, argv, policy);
 }
 
 main(process.argv.slice(2)).then(

@@ -50,6 +50,22 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   simulator: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'app', 'main'],
   // DESIGN §8: imported by tools/, never the reverse; never a front end.
   telemetry: ['tools', 'slack', 'console', 'mcp', 'approvals', 'simulator', 'app', 'main'],
+  // DESIGN §8: pure; the tools gather its facts, approvals and the faces call it.
+  policy: [
+    'tools',
+    'slack',
+    'console',
+    'mcp',
+    'approvals',
+    'store',
+    'gateway',
+    'simulator',
+    'telemetry',
+    'topology',
+    'commands',
+    'app',
+    'main',
+  ],
 };
 
 describe('the layers keep to their import rules', () => {
@@ -73,6 +89,18 @@ describe('the layers keep to their import rules', () => {
       .filter((i) => !i.typeOnly)
       .map((i) => `${i.from} → ${i.to}`);
     expect(broken).toEqual([]);
+  });
+
+  it('keeps policy/ pure: no file, network or process access of its own (DESIGN §8)', () => {
+    const impure = sourceFiles()
+      .filter((file) => layerOf(file) === 'policy')
+      .filter((file) =>
+        /from 'node:(fs|net|http|https|child_process|dns|fs\/promises)'|process\.env/.test(
+          readFileSync(join(SRC, file), 'utf8'),
+        ),
+      );
+    expect(impure).toEqual([]);
+    expect(sourceFiles().filter((file) => layerOf(file) === 'policy').length).toBeGreaterThan(3);
   });
 
   it('reads the environment only in config.ts', () => {

@@ -214,9 +214,11 @@ describe('loadConfig', () => {
         'MCP_TOKEN',
         'MCP_WRITES',
         'MCP_APPROVAL_CHANNEL',
+        'POLICY_FILE',
+        'BOT_SOURCE_ADDRESS',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(39);
+    expect(ENV_VARIABLES).toHaveLength(41);
   });
 });
 

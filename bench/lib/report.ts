@@ -1,5 +1,6 @@
 import type { AckLatencyResult } from '../parts/acks.js';
 import { ERROR_BUDGET_MS, type ErrorScenario } from '../parts/errors.js';
+import type { GuardrailsRow } from '../parts/guardrails.js';
 import type { ReadsResult } from '../parts/reads.js';
 import type { RoundsResult } from '../parts/rounds.js';
 import type { StartupResult } from '../parts/startup.js';
@@ -16,6 +17,7 @@ export interface PartResults {
   errors?: ErrorScenario[];
   topology?: TopologyRow[];
   telemetry?: TelemetryRow;
+  guardrails?: GuardrailsRow;
 }
 
 /** One row of the issue's budget table, as measured. */
@@ -358,6 +360,25 @@ export function markdownReport(results: PartResults): string {
             `${fmt(t.sampleMb, 1)} MB`,
           ],
           ['the same, heap and buffers held (keys included)', `${fmt(t.heapMb, 1)} MB`],
+        ],
+      ),
+    );
+  }
+  const g = results.guardrails;
+  if (g) {
+    out.push(
+      `### Issue 22: preview with blast radius (${fmt(g.devices)} devices / ${fmt(g.clients)} clients, restart of the gateway)`,
+      table(
+        ['measure', 'value (ratio to the JSON.parse floor)'],
+        [
+          ['floor: JSON.parse of stat/sta', `${fmt(g.parseMs)} ms`],
+          ['restart_device dry run (preview)', `${fmt(g.previewMs)} ms (${times(g.previewRatio)})`],
+          [
+            'check_policy (fresh reads, blast radius, risk, 10 rules)',
+            `${fmt(g.checkMs)} ms (${times(g.checkRatio)})`,
+          ],
+          ['preview, then blast radius and policy', `${fmt(g.bothMs)} ms (${times(g.bothRatio)})`],
+          ['evaluateChange alone (10 CEL rules)', `${fmt(g.evaluateUs, 1)} µs`],
         ],
       ),
     );

@@ -1,8 +1,9 @@
 import { ValidationError } from '../errors.js';
 import type { Gateway } from '../gateway/types.js';
+import type { ToolAccess } from '../tools/define-tool.js';
 import { firewallGeneration } from '../tools/firewall-generation.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { ParsedCommand } from './parse-command-line.js';
+import { type ParsedCommand, parseCommandLine } from './parse-command-line.js';
 
 /** One friendly alias: the words that call it, the tool it runs, and the argument its bare word fills. */
 interface AliasSpec {
@@ -17,7 +18,14 @@ interface AliasSpec {
    * A first word that switches to another tool (`who on IoT` is list_clients network_id=IoT);
    * a leading `is` is skipped either way, so `who is 10.40.0.23` reads as asked.
    */
-  on?: { word: string; tool: string; arg: string; placeholder: string };
+  on?: {
+    word: string;
+    tool: string;
+    arg: string;
+    placeholder: string;
+    /** The rest of the line, `key=value` words included, is the argument (a command line of its own). */
+    rest?: true;
+  };
 
   /** The tool it runs instead on a site with the zone-based firewall, where `tool` is refused. */
   onZoneBased?: string;
@@ -65,6 +73,12 @@ const ALIASES: readonly AliasSpec[] = [
   { names: ['devices'], tool: 'list_devices' },
   { names: ['offline'], tool: 'list_devices', fixed: { state: 'offline' } },
   { names: ['ports'], tool: 'get_port_mappings', positional: { arg: 'device_id', placeholder: '<device>' } },
+  // Issue 22: `policy` shows the rules; `policy check <command>` explains a would-be change.
+  {
+    names: ['policy'],
+    tool: 'show_policy',
+    on: { word: 'check', tool: 'check_policy', arg: 'command', placeholder: '<command>', rest: true },
+  },
   {
     names: ['export'],
     tool: 'export_topology',
@@ -135,6 +149,19 @@ export function resolveCommand(command0: ParsedCommand, registry: ToolRegistry):
   let words = parsed.positionals;
   if (spec.tool === 'get_client' && words.length > 1 && words[0]?.toLowerCase() === 'is')
     words = words.slice(1);
+  if (spec.on?.rest && words[0]?.toLowerCase() === spec.on.word) {
+    const { tool, arg } = spec.on;
+    const pairs = Object.entries(parsed.args).map(
+      ([k, v]) => `${k}=${quoteWord(Array.isArray(v) ? v.join(',') : v)}`,
+    );
+    const line = [...words.slice(1).map(quoteWord), ...pairs].join(' ');
+    if (line === '') {
+      throw new ValidationError([
+        { field: arg, rule: `is required (usage: ${command} ${spec.on.word} ${spec.on.placeholder})` },
+      ]);
+    }
+    return { tool, args: { [arg]: line } };
+  }
   if (spec.on && words.length > 1 && words[0]?.toLowerCase() === spec.on.word) {
     const { tool, arg } = spec.on;
     if (Object.hasOwn(args, arg)) {
@@ -161,6 +188,24 @@ export function resolveCommand(command0: ParsedCommand, registry: ToolRegistry):
     ]);
   }
   return { tool: spec.tool, args };
+}
+
+/** A word as a command line needs it again: quoted when it holds a space or a quote. */
+function quoteWord(word: string): string {
+  return /[\s"'\\]/.test(word) || word === '' ? `"${word.replace(/["\\]/g, (c) => `\\${c}`)}"` : word;
+}
+
+/**
+ * A whole `/net` command line as a registered tool, its access and its validated arguments (the
+ * site filled in): what check_policy explains. Refusals are the ones the command itself would get.
+ */
+export function resolveToolCall(
+  line: string,
+  registry: ToolRegistry,
+): { tool: string; access: ToolAccess; args: Record<string, unknown> } {
+  const resolved = resolveCommand(parseCommandLine(line), registry);
+  const tool = registry.require(resolved.tool);
+  return { tool: tool.name, access: tool.access, args: registry.validate(tool.name, resolved.args) };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { Logger } from '../log.js';
 import type { TelemetryReader } from '../telemetry/index.js';
 import type { FirewallGeneration } from './firewall-generation.js';
+import type { Guardrails } from './impact.js';
 
 /** Reads change nothing; writes need confirm (or dry_run) and go through approvals in Slack. */
 export type ToolAccess = 'read' | 'write';
@@ -17,6 +18,8 @@ export interface ToolContext {
   store: KeyValueStore;
   /** Sampled live counters (issue 20); absent in a process that samples nothing. */
   telemetry?: TelemetryReader;
+  /** The policy in effect and what blast radius and self-lockout are measured against (issue 22). */
+  guardrails?: Guardrails;
 }
 
 /** One tool of the spec: a name, a zod schema for its arguments, and what it does. */

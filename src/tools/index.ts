@@ -11,6 +11,7 @@ import { firewallRuleTools } from './firewall-rules.js';
 import { firewallZoneTools } from './firewall-zones.js';
 import { hotspotTools } from './hotspot.js';
 import { networkTools } from './networks.js';
+import { policyTools } from './policy-tools.js';
 import { ToolRegistry } from './registry.js';
 import { topClientsTools } from './top-clients.js';
 import { topologyTools } from './topology.js';
@@ -38,6 +39,8 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Client actions', api: 'client-actions', tools: clientActionTools },
   { title: 'Hotspot vouchers', api: 'hotspot', tools: hotspotTools },
   { title: 'Wi-Fi broadcasts', api: 'wifi', tools: wifiBroadcastTools },
+  // Issue 22: the guardrail policy, explained.
+  { title: 'Guardrails', tools: policyTools },
 ];
 
 /**

@@ -209,7 +209,8 @@ describe('the registered tools', () => {
   const registry = createRegistry('default');
 
   it('are the 40 tools of the spec, the 5 zone-based firewall policy tools, 4 live reads, 13 on-call actions and top_clients', () => {
-    expect(registry.list()).toHaveLength(45 + 4 + 13 + 1);
+    // And issue 22's show_policy and check_policy.
+    expect(registry.list()).toHaveLength(45 + 4 + 13 + 1 + 2);
     expect(
       registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
     ).toEqual([
@@ -233,8 +234,8 @@ describe('the registered tools', () => {
   it('name tools verb-first in snake_case', () => {
     for (const tool of registry.list())
       expect(tool.name).toMatch(
-        // The on-call actions of issue 20 add their own verbs (MCP annotations know each); top_clients reads as "top clients", the name the issue fixes.
-        /^(list|get|create|update|delete|assign|unassign|export|restart|power|locate|block|unblock|reconnect|authorize|unauthorize|revoke|set|top)_[a-z_]+$/,
+        // The on-call actions of issue 20 add their own verbs (MCP annotations know each); top_clients reads as "top clients", the name the issue fixes; issue 22 shows and checks the policy.
+        /^(list|get|create|update|delete|assign|unassign|export|restart|power|locate|block|unblock|reconnect|authorize|unauthorize|revoke|set|top|show|check)_[a-z_]+$/,
       );
   });
 });
