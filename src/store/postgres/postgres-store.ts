@@ -31,6 +31,7 @@ import type {
   StoreHealth,
   TransitionGuard,
 } from '../types.js';
+import { PostgresLeaseStore } from './leases.js';
 import { type MigrationResult, migrate } from './migrate.js';
 import { createPool, guardedPool, inTransaction } from './pool.js';
 import { PostgresSampleStore } from './samples.js';
@@ -438,6 +439,7 @@ export class PostgresStore implements Store {
   readonly data: PostgresKeyValueStore;
   private readonly changeStore: PostgresChangeStore;
   private readonly sampleStore: PostgresSampleStore;
+  private readonly leaseStore: PostgresLeaseStore;
   private heartbeat: NodeJS.Timeout | undefined;
   private renewedAt = Date.now();
   private renewalError: string | undefined;
@@ -454,6 +456,7 @@ export class PostgresStore implements Store {
     this.data = new PostgresKeyValueStore(guarded);
     this.changeStore = new PostgresChangeStore(guarded, newReplicaId(), options.key);
     this.sampleStore = new PostgresSampleStore(guarded, this.changeStore.replicaId);
+    this.leaseStore = new PostgresLeaseStore(guarded);
   }
 
   /** Connects, migrates, checks the chain head against the last event, and registers this replica. */
@@ -483,6 +486,11 @@ export class PostgresStore implements Store {
 
   samples(): PostgresSampleStore {
     return this.sampleStore;
+  }
+
+  /** Issue 23: the watcher's lease, one holder among the replicas (migration 5). */
+  leases(): PostgresLeaseStore {
+    return this.leaseStore;
   }
 
   /** Reads are plain SELECTs: any process may use the change store for history without appending. */
