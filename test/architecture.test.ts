@@ -50,6 +50,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   simulator: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'app', 'main'],
   // DESIGN §8: imported by tools/, never the reverse; never a front end.
   telemetry: ['tools', 'slack', 'console', 'mcp', 'approvals', 'simulator', 'app', 'main'],
+  watch: ['slack', 'console', 'mcp', 'simulator', 'app', 'main'],
 };
 
 describe('the layers keep to their import rules', () => {

@@ -93,10 +93,19 @@ export class Watcher {
     return this.#leader;
   }
 
-  /** Starts polling now, the drift sweep (baseline first) and the digest's cron. */
+  /**
+   * Starts what the configuration asks for: polling (ALERT_CHANNEL or DIGEST_CHANNEL) from now, the
+   * drift sweep (DRIFT_CHANNEL, else AUDIT_CHANNEL) from one poll interval on (its first run takes
+   * the baseline), and the digest's cron (DIGEST_CHANNEL). Nothing configured: nothing runs.
+   */
   start(): void {
     const { config } = this.#o;
-    const every = (ms: number, run: () => Promise<unknown>, set: (t: NodeJS.Timeout) => void) => {
+    const every = (
+      firstMs: number,
+      ms: number,
+      run: () => Promise<unknown>,
+      set: (t: NodeJS.Timeout) => void,
+    ) => {
       const tick = () => {
         if (this.#stopped) return;
         this.#running = this.#running.then(run).catch((error: unknown) => {
@@ -109,22 +118,29 @@ export class Watcher {
           set(timer);
         });
       };
-      tick();
+      const first = setTimeout(tick, firstMs);
+      first.unref();
+      set(first);
     };
-    every(
-      config.intervalSeconds * 1000,
-      () => this.poll(),
-      (t) => {
-        this.#pollTimer = t;
-      },
-    );
-    every(
-      config.driftIntervalSeconds * 1000,
-      () => this.sweepDrift(),
-      (t) => {
-        this.#driftTimer = t;
-      },
-    );
+    const pollMs = config.intervalSeconds * 1000;
+    if (config.alertChannel || config.digestChannel)
+      every(
+        0,
+        pollMs,
+        () => this.poll(),
+        (t) => {
+          this.#pollTimer = t;
+        },
+      );
+    if (config.driftChannel)
+      every(
+        Math.min(pollMs, config.driftIntervalSeconds * 1000),
+        config.driftIntervalSeconds * 1000,
+        () => this.sweepDrift(),
+        (t) => {
+          this.#driftTimer = t;
+        },
+      );
     if (config.digestChannel) this.#scheduleDigest();
   }
 
