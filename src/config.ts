@@ -328,7 +328,8 @@ const envSchema = z
         .default('0 8 * * *'),
     ),
     TZ: z.preprocess(
-      blankToUndefined,
+      // glibc's `:/etc/localtime` form names the system's zone: the same as unset.
+      (v) => (typeof v === 'string' && v.trim().startsWith(':') ? undefined : blankToUndefined(v)),
       z
         .string()
         .trim()
