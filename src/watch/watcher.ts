@@ -79,6 +79,7 @@ export class Watcher {
   #pollTimer: NodeJS.Timeout | undefined;
   #driftTimer: NodeJS.Timeout | undefined;
   #digestTimer: NodeJS.Timeout | undefined;
+  #renewTimer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> = Promise.resolve();
   #stopped = false;
   #leader = false;
@@ -142,6 +143,17 @@ export class Watcher {
         },
       );
     if (config.digestChannel) this.#scheduleDigest();
+    // The lease is renewed between polls too: a slow poll (a slow controller or Slack) must not let
+    // it lapse and hand the watch to another replica while this one is still at work.
+    if (this.#o.leases && (config.alertChannel || config.digestChannel || config.driftChannel)) {
+      this.#renewTimer = setInterval(
+        () => {
+          if (this.#leader) void this.lead();
+        },
+        Math.max(250, pollMs / 2),
+      );
+      this.#renewTimer.unref();
+    }
   }
 
   async stop(): Promise<void> {
@@ -149,6 +161,7 @@ export class Watcher {
     clearTimeout(this.#pollTimer);
     clearTimeout(this.#driftTimer);
     clearTimeout(this.#digestTimer);
+    clearInterval(this.#renewTimer);
     await this.#running.catch(() => undefined);
     if (this.#leader) await this.#o.leases?.release(LEASE, this.#o.holder).catch(() => undefined);
   }
