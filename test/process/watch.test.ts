@@ -1,11 +1,13 @@
 // Issue 23 through the built program (`node dist/main.js`, environment variables only): alerts from
 // the watcher, Alarm Manager webhooks, and one watcher among two replicas on one PostgreSQL.
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { bringDeviceBack, takeDeviceDown } from '../../src/simulator/scenario-controls.js';
+import { bringDeviceBack, changeBehindBot, takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
+import { buttonBody } from '../helpers/slack-requests.js';
 
 const SECRET = 'watch-process-signing-secret';
 const HOOK_SECRET = 'watch-process-hook-secret-0123';
@@ -93,6 +95,55 @@ describe('the watcher in the built program', () => {
     await slack.waitFor(() => alerts().some((c) => String(c.args.text).includes('latency 450 ms')), 10_000);
     expect(one.logs.some((l) => String(l.msg).includes('the body is not JSON'))).toBe(true);
   }, 60_000);
+});
+
+describe('drift in the built program', () => {
+  it('posts one message with the field diff; Revert proposes a change that restores the record exactly', async () => {
+    const one = await bot('watch-drift', {
+      ALERT_CHANNEL: '',
+      DRIFT_CHANNEL: 'C8DRIFT',
+      DRIFT_INTERVAL_SECONDS: '1',
+      ALLOW_SELF_APPROVAL: 'true',
+    });
+    const wait = (msg: string) => slack.waitFor(() => one.logs.some((l) => String(l.msg) === msg), 20_000);
+    await wait('watch: drift baseline taken');
+    const policy = sim.state.site('default')?.firewallPolicies.find((p) => p.name === "Kids' bedtime");
+    const original = structuredClone(policy);
+    changeBehindBot(sim.state, 'policies', "Kids' bedtime", { enabled: false, action: 'ALLOW' });
+    const drifts = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C8DRIFT');
+    await slack.waitFor(() => drifts().length === 1, 20_000);
+    const blocks = JSON.stringify(drifts()[0]?.args.blocks);
+    expect(blocks).toContain('enabled: true → false');
+    expect(blocks).toContain('action: \\"BLOCK\\" → \\"ALLOW\\"');
+    const posted = (drifts()[0]?.args.blocks ?? []) as {
+      elements?: { action_id: string; value: string }[];
+    }[];
+    const buttons = posted.flatMap((b) => b.elements ?? []);
+    const revertId = buttons.find((b) => b.action_id === 'revert_drift')?.value ?? '';
+    expect(buttons.find((b) => b.action_id === 'accept_drift')?.value).toBe(revertId);
+    const click = (actionId: string, value: string) =>
+      one.post(
+        buttonBody({ actionId, value, userId: 'U5', channel: 'C8DRIFT', response_url: slack.responseUrl() }),
+      );
+    expect(await click('revert_drift', revertId)).toBe(200);
+    const previews = () =>
+      drifts().flatMap((c) =>
+        ((c.args.blocks ?? []) as { elements?: { action_id: string; value: string }[] }[])
+          .flatMap((b) => b.elements ?? [])
+          .filter((e) => e.action_id === 'approve'),
+      );
+    await slack.waitFor(() => previews().length === 1, 20_000);
+    // The preview is recorded before the click is taken.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await one.click('approve', previews()[0]?.value ?? '', 'U5', slack.responseUrl())).toBe(200);
+    // The write replaces the record: it is looked up again.
+    const now = () => sim.state.site('default')?.firewallPolicies.find((p) => p._id === original?._id);
+    await slack.waitFor(() => isDeepStrictEqual(now(), original), 20_000);
+    expect(now()).toEqual(original);
+    // Its own revert is not drift: still one drift message after more sweeps.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(drifts().filter((c) => String(c.args.text).includes('outside the bot'))).toHaveLength(1);
+  }, 90_000);
 });
 
 describe('two replicas on one PostgreSQL', () => {
