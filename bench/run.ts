@@ -22,6 +22,7 @@ import { runRounds } from './parts/rounds.js';
 import { runStartup } from './parts/startup.js';
 import { runTelemetry } from './parts/telemetry.js';
 import { runTopology } from './parts/topology.js';
+import { runWatch } from './parts/watch.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SPAWNING: Part[] = ['startup', 'acks', 'reads', 'errors'];
@@ -96,6 +97,9 @@ async function main(): Promise<number> {
           break;
         case 'telemetry':
           results.telemetry = await runTelemetry(ctx);
+          break;
+        case 'watch':
+          results.watch = await runWatch(ctx);
           break;
       }
     } catch (error) {

@@ -1,7 +1,16 @@
 /** The suite's command line: which parts run, how many repeats, and the load. Pure, so it is tested. */
 
 /** The parts of the suite, in the order they run. */
-export const PARTS = ['startup', 'acks', 'reads', 'rounds', 'errors', 'topology', 'telemetry'] as const;
+export const PARTS = [
+  'startup',
+  'acks',
+  'reads',
+  'rounds',
+  'errors',
+  'topology',
+  'telemetry',
+  'watch',
+] as const;
 export type Part = (typeof PARTS)[number];
 
 /** Everything a run is told. */

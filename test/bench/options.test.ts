@@ -16,6 +16,7 @@ describe('bench options', () => {
       'reads',
       'rounds',
       'telemetry',
+      'watch',
     ]);
   });
 
