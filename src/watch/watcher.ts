@@ -212,7 +212,10 @@ export class Watcher {
     await data.set(stateKey(site), { observed, incidents });
     if (!config.alertChannel) return;
     let posted = false;
-    for (const incident of opened) {
+    // Open incidents whose message could not be posted before (Slack down, or not ready at start)
+    // are posted now, once Slack takes them.
+    const owed = incidents.filter((i) => !i.message && i.resolvedAt === undefined && !opened.includes(i));
+    for (const incident of [...opened, ...owed]) {
       const ref = await this.#o.notifier
         .postIncident(config.alertChannel, incident, config.alertMention)
         .catch((error: unknown) => {

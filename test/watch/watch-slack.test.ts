@@ -235,3 +235,21 @@ describe('drift', () => {
     expect(buttonsOf(edited)).toEqual([]);
   });
 });
+
+describe('alerts Slack refused', () => {
+  it('are posted at the next poll once Slack takes them', async () => {
+    const { bot, watcher, advance } = await start();
+    bot.slack.channelFaults.C9ALERTS = 'not_in_channel';
+    await watcher.poll();
+    expect(
+      posts(bot, 'C9ALERTS').filter((c) => (c.answer as { ok?: boolean } | undefined)?.ok === true),
+    ).toHaveLength(0);
+    delete bot.slack.channelFaults.C9ALERTS;
+    advance(30_000);
+    await watcher.poll();
+    const ok = posts(bot, 'C9ALERTS').filter((c) => (c.answer as { ok?: boolean } | undefined)?.ok === true);
+    expect(ok.map((c) => String(c.args.text))).toEqual([
+      expect.stringContaining('Garage AP* offline since 02:14'),
+    ]);
+  });
+});
