@@ -23,6 +23,7 @@ import { runRounds } from './parts/rounds.js';
 import { runStartup } from './parts/startup.js';
 import { runTelemetry } from './parts/telemetry.js';
 import { runTopology } from './parts/topology.js';
+import { runWatch } from './parts/watch.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SPAWNING: Part[] = ['startup', 'acks', 'reads', 'errors'];
@@ -100,6 +101,9 @@ async function main(): Promise<number> {
           break;
         case 'guardrails':
           results.guardrails = await runGuardrails(ctx);
+          break;
+        case 'watch':
+          results.watch = await runWatch(ctx);
           break;
       }
     } catch (error) {

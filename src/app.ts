@@ -18,6 +18,8 @@ import type { ToolContext } from './tools/define-tool.js';
 import type { Guardrails } from './tools/impact.js';
 import { createRegistry } from './tools/index.js';
 import type { ToolRegistry } from './tools/registry.js';
+import { Watcher, webhookHandler } from './watch/index.js';
+import type { WatchNotifier } from './watch/types.js';
 
 /** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
 export interface AppDeps {
@@ -65,6 +67,11 @@ export interface App {
   store: Store;
   /** The sampler of live counters (started here, stopped by close). */
   telemetry: Telemetry;
+  /**
+   * Issue 23: the network's watcher, built with the Slack bot; main.ts starts it in the long-running
+   * bot only (never in a console run), and close stops it.
+   */
+  watcher?: Watcher;
   close(): Promise<void>;
 }
 
@@ -113,6 +120,7 @@ export function createApp(deps: AppDeps): App {
     telemetry,
     ...parts,
     async close() {
+      await parts.watcher?.stop();
       await telemetry.stop();
       await parts.slack?.stop();
       await parts.mcp?.close();
@@ -150,11 +158,26 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
         tokens: config.mcp.tokens,
       })
     : undefined;
+  const watcher =
+    withSlack && approvals && config.watch
+      ? buildWatcher(deps, store, registry, context, approvals, () => slack)
+      : undefined;
   if (withSlack && slackKit && approvals) {
     const routes: HttpRoute[] =
       mcp && config.mcp.tokens.length > 0
         ? [{ path: '/mcp', methods: ['POST', 'GET', 'DELETE'], handler: mcp.handleHttp }]
         : [];
+    // Issue 23: Alarm Manager webhooks, on the bot's port in both modes (Socket Mode serves /healthz there too).
+    if (watcher && config.watch.webhookSecret)
+      routes.push({
+        path: '/webhooks/unifi',
+        methods: ['POST'],
+        handler: webhookHandler({
+          secret: config.watch.webhookSecret,
+          logger: logger.child({ component: 'webhook' }),
+          receive: (alarm) => watcher.receiveAlarm(alarm),
+        }),
+      });
     slack = slackKit.createSlackFrontEnd({
       config,
       logger,
@@ -165,6 +188,7 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       controllerStatus: (site) => deps.gateway.status(site),
       controllerInfo: () => deps.gateway.knownConsole?.(),
       routes,
+      ...(watcher ? { watch: watcher } : {}),
       ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
     });
     if (config.approvals.approvers.length === 0) {
@@ -175,7 +199,48 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
     ...(approvals ? { approvals } : {}),
     ...(slack ? { slack } : {}),
     ...(mcp ? { mcp } : {}),
+    ...(watcher ? { watcher } : {}),
   };
+}
+
+function buildWatcher(
+  deps: AppDeps,
+  store: Store,
+  registry: ToolRegistry,
+  context: ToolContext,
+  approvals: Approvals,
+  slack: () => SlackFrontEnd | undefined,
+): Watcher {
+  const { config, logger } = deps;
+  // Slack is built after the watcher (its buttons call it): messages go through it once it exists.
+  const via = <K extends keyof WatchNotifier>(name: K) =>
+    (async (...args: unknown[]) => {
+      const notifier = slack()?.watchNotifier;
+      if (!notifier) return undefined;
+      return (notifier[name] as (...a: unknown[]) => Promise<unknown>)(...args);
+    }) as WatchNotifier[K];
+  const leases = store.leases?.();
+  return new Watcher({
+    config: config.watch,
+    site: config.defaultSite,
+    gateway: deps.gateway,
+    data: store.data,
+    changes: store.changes(),
+    ...(leases ? { leases } : {}),
+    holder: store.changes().replicaId,
+    notifier: {
+      postIncident: via('postIncident'),
+      updateIncident: via('updateIncident'),
+      postDrift: via('postDrift'),
+      updateDrift: via('updateDrift'),
+      postDigest: via('postDigest'),
+    },
+    logger: logger.child({ component: 'watch' }),
+    approvals,
+    registry,
+    context,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
 }
 
 function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, context: ToolContext) {

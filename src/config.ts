@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Cron } from 'croner';
 import { z } from 'zod';
 import { ConfigError, type FieldIssue } from './errors.js';
 
@@ -49,6 +50,34 @@ const integer = (min: number, max: number, fallback: number) =>
       .optional()
       .transform((v) => v ?? fallback),
   );
+
+/** A Slack channel id (C…, G…), optional. */
+const channelId = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .trim()
+    .regex(/^[CG][A-Z0-9]{2,}$/, { message: 'must be a Slack channel id (C…)' })
+    .optional(),
+);
+
+function isCronPattern(pattern: string): boolean {
+  try {
+    new Cron(pattern, { paused: true }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const idList = (pattern: RegExp, what: string) =>
   z.preprocess(
@@ -277,6 +306,42 @@ const envSchema = z
     JOURNAL_ANCHOR_MINUTES: integer(0, 1440, 15),
     SHUTDOWN_GRACE_SECONDS: integer(0, 600, 20),
     TELEMETRY_INTERVAL_SECONDS: integer(0, 3600, 60),
+    // Issue 23: watch the network (alerts, drift, digest, Alarm Manager webhooks).
+    ALERT_CHANNEL: channelId,
+    ALERT_MENTION: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^S[A-Z0-9]{2,}$/, { message: 'must be a Slack user-group id (S…)' })
+        .optional(),
+    ),
+    ALERT_FLAP_SECONDS: integer(0, 86_400, 120),
+    DRIFT_CHANNEL: channelId,
+    DIGEST_CHANNEL: channelId,
+    DIGEST_CRON: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .refine(isCronPattern, { message: 'must be a cron pattern such as 0 8 * * *' })
+        .default('0 8 * * *'),
+    ),
+    TZ: z.preprocess(
+      // glibc's `:/etc/localtime` form names the system's zone: the same as unset.
+      (v) => (typeof v === 'string' && v.trim().startsWith(':') ? undefined : blankToUndefined(v)),
+      z
+        .string()
+        .trim()
+        .refine(isTimeZone, { message: 'must be an IANA time zone such as Europe/Paris' })
+        .optional(),
+    ),
+    WATCH_INTERVAL_SECONDS: integer(1, 3600, 30),
+    DRIFT_INTERVAL_SECONDS: integer(1, 86_400, 300),
+    UNIFI_WEBHOOK_SECRET: z.preprocess(
+      blankToUndefined,
+      z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+    ),
     LOG_LEVEL: z.preprocess(
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
       z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -479,6 +544,8 @@ export interface Config {
   telemetry: { intervalSeconds: number };
   /** Issue 22: POLICY_FILE (unset: the default policy) and BOT_SOURCE_ADDRESS. */
   policy: { file?: string; sourceAddress?: string };
+  /** Issue 23: watching the network. */
+  watch: WatchConfig;
   /** The built-in simulator (used when no controller is configured). */
   simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number]; apiVersion: string };
   store: StoreConfig;
@@ -487,6 +554,27 @@ export interface Config {
   logLevelExplicit: boolean;
   /** The shell's COLUMNS, when it exports a usable one: the console's table width. */
   terminalColumns?: number;
+}
+
+/** Issue 23: alerts, drift, the digest and Alarm Manager webhooks. */
+export interface WatchConfig {
+  /** Device and WAN incidents go here; unset = no alerts. */
+  alertChannel?: string;
+  /** A user group (S…) mentioned on new incidents. */
+  alertMention?: string;
+  /** Down and up again within this many seconds is one incident (flap suppression). */
+  flapSeconds: number;
+  /** Configuration changed outside the bot; DRIFT_CHANNEL, else AUDIT_CHANNEL; unset = no drift messages. */
+  driftChannel?: string;
+  /** The daily digest goes here; unset = no scheduled digest. */
+  digestChannel?: string;
+  digestCron: string;
+  /** TZ: the digest's time zone (else the process's). */
+  timeZone?: string;
+  intervalSeconds: number;
+  driftIntervalSeconds: number;
+  /** Enables POST /webhooks/unifi. */
+  webhookSecret?: string;
 }
 
 /** Every variable config.ts reads, in the order the README documents them. */
@@ -585,6 +673,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policy: {
       ...(e.POLICY_FILE ? { file: resolve(e.POLICY_FILE) } : {}),
       ...(e.BOT_SOURCE_ADDRESS ? { sourceAddress: e.BOT_SOURCE_ADDRESS } : {}),
+    },
+    watch: {
+      ...(e.ALERT_CHANNEL ? { alertChannel: e.ALERT_CHANNEL } : {}),
+      ...(e.ALERT_MENTION ? { alertMention: e.ALERT_MENTION } : {}),
+      flapSeconds: e.ALERT_FLAP_SECONDS,
+      ...((e.DRIFT_CHANNEL ?? e.AUDIT_CHANNEL) ? { driftChannel: e.DRIFT_CHANNEL ?? e.AUDIT_CHANNEL } : {}),
+      ...(e.DIGEST_CHANNEL ? { digestChannel: e.DIGEST_CHANNEL } : {}),
+      digestCron: e.DIGEST_CRON,
+      ...(e.TZ ? { timeZone: e.TZ } : {}),
+      intervalSeconds: e.WATCH_INTERVAL_SECONDS,
+      driftIntervalSeconds: e.DRIFT_INTERVAL_SECONDS,
+      ...(e.UNIFI_WEBHOOK_SECRET ? { webhookSecret: e.UNIFI_WEBHOOK_SECRET } : {}),
     },
     simulator: { firewall: e.SIMULATOR_FIREWALL, apiVersion: e.SIMULATOR_API_VERSION },
     store: storeConfig(e),

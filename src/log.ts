@@ -50,6 +50,7 @@ export function configuredSecretValues(config: Config): string[] {
     config.slack.signingSecret,
     config.store.journalKey,
     ...config.mcp.tokens.map((t) => t.secret),
+    config.watch?.webhookSecret,
   ];
   const url = config.store.database?.url;
   if (url) {

@@ -172,6 +172,8 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
   try {
     const { port, mode, ready } = await slack.start();
     const mcp = app.mcp ? `, POST /mcp (MCP_WRITES=${config.mcp.writes})` : '';
+    // Issue 23: the network's watcher runs in the long-running bot only (one replica polls: a lease).
+    app.watcher?.start();
     // In the background, best effort, once Slack's requests are taken: what the first command
     // would otherwise wait for (detection, login, the site lookup). A failure is logged and tried
     // again by the first command.

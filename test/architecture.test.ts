@@ -66,6 +66,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
     'app',
     'main',
   ],
+  watch: ['slack', 'console', 'mcp', 'simulator', 'app', 'main'],
 };
 
 describe('the layers keep to their import rules', () => {

@@ -216,9 +216,19 @@ describe('loadConfig', () => {
         'MCP_APPROVAL_CHANNEL',
         'POLICY_FILE',
         'BOT_SOURCE_ADDRESS',
+        'ALERT_CHANNEL',
+        'ALERT_MENTION',
+        'ALERT_FLAP_SECONDS',
+        'DRIFT_CHANNEL',
+        'DIGEST_CHANNEL',
+        'DIGEST_CRON',
+        'TZ',
+        'WATCH_INTERVAL_SECONDS',
+        'DRIFT_INTERVAL_SECONDS',
+        'UNIFI_WEBHOOK_SECRET',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(41);
+    expect(ENV_VARIABLES).toHaveLength(51);
   });
 });
 
@@ -387,5 +397,42 @@ describe('MCP variables', () => {
     expect(warnings[0]).not.toContain(SECRET);
     expect(configWarnings(loadConfig({}))).toEqual([]);
     expect(configWarnings(loadConfig({ ...slack, MCP_TOKEN: SECRET, MCP_WRITES: 'confirm' }))).toEqual([]);
+  });
+});
+
+describe('watch variables (issue 23)', () => {
+  it('defaults: no alerts, drift to AUDIT_CHANNEL, the digest at 8:00, 30 s polls, 300 s sweeps', () => {
+    const config = loadConfig({ AUDIT_CHANNEL: 'C0AUDIT' });
+    expect(config.watch).toEqual({
+      flapSeconds: 120,
+      driftChannel: 'C0AUDIT',
+      digestCron: '0 8 * * *',
+      intervalSeconds: 30,
+      driftIntervalSeconds: 300,
+    });
+  });
+
+  it('names the variable and its rule for a bad cron, time zone, channel, group or short secret', () => {
+    const issues = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as { issues: { field: string; rule: string }[] }).issues;
+      }
+    };
+    expect(issues({ DIGEST_CRON: 'every morning' })).toEqual([
+      { field: 'DIGEST_CRON', rule: 'must be a cron pattern such as 0 8 * * *' },
+    ]);
+    expect(issues({ TZ: 'Mars/Olympus' })[0]?.field).toBe('TZ');
+    expect(loadConfig({ TZ: ':/etc/localtime' }).watch.timeZone).toBeUndefined();
+    expect(loadConfig({ TZ: 'Europe/Paris' }).watch.timeZone).toBe('Europe/Paris');
+    expect(issues({ ALERT_CHANNEL: '#alerts' })[0]?.field).toBe('ALERT_CHANNEL');
+    expect(issues({ ALERT_MENTION: 'U123' })[0]?.field).toBe('ALERT_MENTION');
+    expect(issues({ UNIFI_WEBHOOK_SECRET: 'short' })[0]).toEqual({
+      field: 'UNIFI_WEBHOOK_SECRET',
+      rule: 'must be at least 16 characters',
+    });
+    expect(issues({ WATCH_INTERVAL_SECONDS: '0' })[0]?.field).toBe('WATCH_INTERVAL_SECONDS');
   });
 });

@@ -10,6 +10,7 @@ export const PARTS = [
   'topology',
   'telemetry',
   'guardrails',
+  'watch',
 ] as const;
 export type Part = (typeof PARTS)[number];
 

@@ -6,6 +6,7 @@ import type { RoundsResult } from '../parts/rounds.js';
 import type { StartupResult } from '../parts/startup.js';
 import type { TelemetryRow } from '../parts/telemetry.js';
 import type { TopologyRow } from '../parts/topology.js';
+import type { WatchRow } from '../parts/watch.js';
 import { median, medianItem } from './stats.js';
 
 /** What the parts measured; a part that was not selected (or failed) is absent. */
@@ -18,6 +19,7 @@ export interface PartResults {
   topology?: TopologyRow[];
   telemetry?: TelemetryRow;
   guardrails?: GuardrailsRow;
+  watch?: WatchRow;
 }
 
 /** One row of the issue's budget table, as measured. */
@@ -379,6 +381,29 @@ export function markdownReport(results: PartResults): string {
           ],
           ['preview, then blast radius and policy', `${fmt(g.bothMs)} ms (${times(g.bothRatio)})`],
           ['evaluateChange alone (10 CEL rules)', `${fmt(g.evaluateUs, 1)} µs`],
+        ],
+      ),
+    );
+  }
+  const w = results.watch;
+  if (w) {
+    out.push(
+      `### Issue 23: watch (polls every ${w.intervalS} s, sweeps every ${w.driftIntervalS} s, ${w.runS} s run)`,
+      table(
+        ['measure', 'value'],
+        [
+          [
+            'stat/device requests per poll (the read cache serves polls within its 10 s TTL)',
+            fmt(w.requestsPerPoll, 2),
+          ],
+          ['controller requests per drift sweep', fmt(w.requestsPerSweep, 1)],
+          ['requests per minute in this run', fmt(w.measuredPerMinute, 1)],
+          ['requests per minute at the defaults (30 s, 300 s)', fmt(w.defaultPerMinute, 1)],
+          [
+            `offline device → alert, median of ${w.trials} (poll interval + read cache TTL at most)`,
+            `${fmt(w.noticeMedianMs)} ms`,
+          ],
+          ['offline device → alert, worst', `${fmt(w.noticeMaxMs)} ms`],
         ],
       ),
     );

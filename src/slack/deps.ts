@@ -5,6 +5,7 @@ import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ChangePresenter } from './change-presenter.js';
 import type { HomeService } from './home.js';
+import type { WatchActions } from './listeners/watch-buttons.js';
 
 /** What the Slack listeners work with; built once by the Slack front end. */
 export interface SlackDeps {
@@ -16,6 +17,8 @@ export interface SlackDeps {
   defaultSite: string;
   /** App Home (unset in tests that build listeners without it). */
   home?: HomeService;
+  /** Issue 23: the watcher (`/net digest`, its buttons); unset when the app runs none. */
+  watch?: WatchActions;
 }
 
 /** A client method bag the listeners use for uploads. */

@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import type { StoreHealth } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { WatchNotifier } from '../watch/types.js';
 import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
 import { READ_MORE_ACTION } from './blocks/read-result.js';
@@ -29,8 +30,10 @@ import { HOME_ACTIONS, HOME_OPENED_EVENT, registerHome } from './listeners/home.
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerReadMore } from './listeners/read-more.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
+import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listeners/watch-buttons.js';
 import { guardSlackRequests, MAX_BODY_BYTES, type ServedEnvelopes } from './request-guard.js';
 import { SlackTokenCheck } from './token-check.js';
+import { slackWatchNotifier } from './watch-notifier.js';
 
 const STOP_ANCHOR_WAIT_MS = 3_000;
 
@@ -64,6 +67,8 @@ export interface SlackFrontEndOptions {
   controllerInfo?: () =>
     | { version?: string; official: boolean; apis: { group: string; generations: string[] }[] }
     | undefined;
+  /** Issue 23: the watcher's Acknowledge, Accept and Revert buttons and `/net digest`. */
+  watch?: WatchActions;
 }
 
 /** One extra HTTP route on the bot's port. */
@@ -106,6 +111,8 @@ export interface SlackFrontEnd {
   sweep(): Promise<{ expired: number; interrupted: number; announced: number }>;
   /** Shows change requests proposed outside Slack (by MCP clients) in their channel. */
   notifier: ChangeNotifier;
+  /** Issue 23: posts the watcher's alerts, drift and digest. */
+  watchNotifier: WatchNotifier;
 }
 
 /**
@@ -238,7 +245,13 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       });
   const served: ServedEnvelopes = {
     commands: [NET_COMMAND],
-    actions: [APPROVE_ACTION, CANCEL_ACTION, READ_MORE_ACTION, ...HOME_ACTIONS],
+    actions: [
+      APPROVE_ACTION,
+      CANCEL_ACTION,
+      READ_MORE_ACTION,
+      ...HOME_ACTIONS,
+      ...(options.watch ? WATCH_ACTIONS : []),
+    ],
     views: [TOOL_FORM_CALLBACK],
     events: [HOME_OPENED_EVENT],
   };
@@ -278,12 +291,14 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     logger,
     defaultSite: config.defaultSite,
     home: appHome.home,
+    ...(options.watch ? { watch: options.watch } : {}),
   };
   registerNetCommand(app, deps);
   registerChangeButtons(app, deps);
   registerReadMore(app, deps);
   registerToolForm(app, deps);
   registerHome(app, deps);
+  if (options.watch) registerWatchButtons(app, deps, options.watch);
   app.error(async (error) => {
     logger.error({ err: error }, 'Slack listener failed');
   });
@@ -386,6 +401,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       announce: (request) => presenter.announce(request),
       link: (message) => presenter.link(message),
     },
+    watchNotifier: slackWatchNotifier(client, logger, config.watch?.timeZone),
   };
 }
 

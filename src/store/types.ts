@@ -114,6 +114,17 @@ export interface StoreHealth {
   error?: string;
 }
 
+/**
+ * Named leases (issue 23: one watcher among the replicas). `acquire` takes the lease, or renews it
+ * for its holder, for `ttlMs`; true for exactly one holder at a time. A holder that stops renewing
+ * loses it when the time runs out.
+ */
+export interface LeaseStore {
+  acquire(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up at once (a clean stop), if `holder` has it. */
+  release(name: string, holder: string): Promise<void>;
+}
+
 /** Everything the bot keeps, behind one interface: files under DATA_DIR, or PostgreSQL. */
 export interface Store {
   readonly kind: 'file' | 'postgres';
@@ -133,6 +144,8 @@ export interface Store {
   samples(): SampleStore;
   /** Durable timers (issue 21): DATA_DIR/deadlines.json, or a table every replica claims from. */
   deadlines(): DeadlineStore;
+  /** Leases shared by the replicas (PostgreSQL); absent in the file store, which has one process. */
+  leases?(): LeaseStore;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

@@ -17,6 +17,7 @@ describe('bench options', () => {
       'rounds',
       'telemetry',
       'guardrails',
+      'watch',
     ]);
   });
 

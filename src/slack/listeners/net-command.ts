@@ -99,6 +99,12 @@ async function handle(
     await uploadPicture(command, client, deps, parsed);
     return;
   }
+  // Issue 23: the digest, posted in this channel now.
+  if (parsed.command === 'digest' && deps.watch && parsed.positionals.length === 0) {
+    await deps.watch.postDigest(command.channel_id);
+    await reply(noticeMessage('Digest posted in this channel.'));
+    return;
+  }
   if (isHistoryCommand(parsed.command)) {
     await reply(await historyMessage(parsed, command.user_id, deps));
     return;

@@ -1,6 +1,7 @@
 import { initial } from './0001-initial.js';
 import { telemetry } from './0002-telemetry.js';
 import { deadlines } from './0004-deadlines.js';
+import { watch } from './0005-watch.js';
 
 /**
  * One schema change. Migrations only add (tables, columns, indexes), so a replica of the
@@ -14,4 +15,4 @@ export interface Migration {
 }
 
 /** Every migration, oldest first. SQL lives in TypeScript modules so it ships inside dist/. */
-export const MIGRATIONS: readonly Migration[] = [initial, telemetry, deadlines];
+export const MIGRATIONS: readonly Migration[] = [initial, telemetry, deadlines, watch];

@@ -32,6 +32,7 @@ import type {
   TransitionGuard,
 } from '../types.js';
 import { PostgresDeadlineStore } from './deadlines.js';
+import { PostgresLeaseStore } from './leases.js';
 import { type MigrationResult, migrate } from './migrate.js';
 import { createPool, guardedPool, inTransaction } from './pool.js';
 import { PostgresSampleStore } from './samples.js';
@@ -440,6 +441,7 @@ export class PostgresStore implements Store {
   private readonly changeStore: PostgresChangeStore;
   private readonly sampleStore: PostgresSampleStore;
   private readonly deadlineStore: PostgresDeadlineStore;
+  private readonly leaseStore: PostgresLeaseStore;
   private heartbeat: NodeJS.Timeout | undefined;
   private renewedAt = Date.now();
   private renewalError: string | undefined;
@@ -457,6 +459,7 @@ export class PostgresStore implements Store {
     this.changeStore = new PostgresChangeStore(guarded, newReplicaId(), options.key);
     this.sampleStore = new PostgresSampleStore(guarded, this.changeStore.replicaId);
     this.deadlineStore = new PostgresDeadlineStore(guarded);
+    this.leaseStore = new PostgresLeaseStore(guarded);
   }
 
   /** Connects, migrates, checks the chain head against the last event, and registers this replica. */
@@ -490,6 +493,11 @@ export class PostgresStore implements Store {
 
   deadlines(): PostgresDeadlineStore {
     return this.deadlineStore;
+  }
+
+  /** Issue 23: the watcher's lease, one holder among the replicas (migration 5). */
+  leases(): PostgresLeaseStore {
+    return this.leaseStore;
   }
 
   /** Reads are plain SELECTs: any process may use the change store for history without appending. */

@@ -1,0 +1,516 @@
+import { randomBytes } from 'node:crypto';
+import { Cron } from 'croner';
+import type { Approvals } from '../approvals/approvals.js';
+import type { WatchConfig } from '../config.js';
+import { isBotError } from '../errors.js';
+import type { Gateway } from '../gateway/types.js';
+import type { Logger } from '../log.js';
+import type { Actor, ChangeRequest } from '../store/records.js';
+import type { ChangeReader, KeyValueStore, LeaseStore } from '../store/types.js';
+import type { ToolContext } from '../tools/define-tool.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { buildDigest, digestChart } from './digest.js';
+import { compareSnapshots, kindsOfTool, readSnapshot, revertCall, type Snapshot } from './drift.js';
+import { newIncidentId, pruneIncidents, trackConditions } from './incidents.js';
+import { EMPTY_OBSERVED, type ObservedState, observeDevices, watchedDeviceSchema } from './observe.js';
+import type {
+  Digest,
+  DigestChart,
+  Drift,
+  DriftKind,
+  Incident,
+  RecordOutcome,
+  RevertOutcome,
+  WatchNotifier,
+} from './types.js';
+import type { Alarm } from './webhook.js';
+
+/** What the watcher is built from (app.ts wires it; tests pass short intervals and a clock). */
+export interface WatcherOptions {
+  config: WatchConfig;
+  site: string;
+  gateway: Gateway;
+  data: KeyValueStore;
+  changes: ChangeReader;
+  /** Shared leases (PostgreSQL); without them this process is the only watcher. */
+  leases?: LeaseStore;
+  /** This replica, as the lease names it. */
+  holder: string;
+  notifier: WatchNotifier;
+  logger: Logger;
+  /** Proposes Reverts; without it (no Slack bot in this process) Revert is refused. */
+  approvals?: Approvals;
+  registry: ToolRegistry;
+  context: ToolContext;
+  now?: () => number;
+}
+
+/** The incidents and what the last poll saw, kept in the store so another replica carries on. */
+interface WatchState {
+  observed: ObservedState;
+  incidents: Incident[];
+}
+
+/** The drift baseline: the last known configuration, and the bot's runs in flight at the last sweep. */
+interface Baseline {
+  takenAt: number;
+  checkedAt: number;
+  snapshot: Snapshot;
+  inflight: string[];
+}
+
+const LEASE = 'watch';
+const DAY = 24 * 3_600_000;
+const stateKey = (site: string) => `watch:state:${site}`;
+const baselineKey = (site: string) => `watch:baseline:${site}`;
+const driftKey = (id: string) => `watch:drift:${id}`;
+const ackKey = (id: string) => `watch:ack:${id}`;
+const ALARM_PREFIX = 'watch:alarm:';
+const DIGEST_KEY = 'watch:digest:last';
+
+/**
+ * The network's watcher (issue 23): polls devices for incidents, sweeps the configuration for
+ * drift, posts the digest on its cron. One replica at a time does it (a lease); every replica
+ * answers clicks and webhooks, through the state kept in the store.
+ */
+export class Watcher {
+  readonly #o: WatcherOptions;
+  readonly #now: () => number;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #driftTimer: NodeJS.Timeout | undefined;
+  #digestTimer: NodeJS.Timeout | undefined;
+  #renewTimer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> = Promise.resolve();
+  #stopped = false;
+  #leader = false;
+
+  constructor(options: WatcherOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Whether this replica held the lease at its last poll. */
+  get leader(): boolean {
+    return this.#leader;
+  }
+
+  /**
+   * Starts what the configuration asks for: polling (ALERT_CHANNEL or DIGEST_CHANNEL) from now, the
+   * drift sweep (DRIFT_CHANNEL, else AUDIT_CHANNEL) from one poll interval on (its first run takes
+   * the baseline), and the digest's cron (DIGEST_CHANNEL). Nothing configured: nothing runs.
+   */
+  start(): void {
+    const { config } = this.#o;
+    const every = (
+      firstMs: number,
+      ms: number,
+      run: () => Promise<unknown>,
+      set: (t: NodeJS.Timeout) => void,
+    ) => {
+      const tick = () => {
+        if (this.#stopped) return;
+        this.#running = this.#running.then(run).catch((error: unknown) => {
+          this.#o.logger.error({ err: error }, 'watch: a tick failed');
+        });
+        void this.#running.finally(() => {
+          if (this.#stopped) return;
+          const timer = setTimeout(tick, ms);
+          timer.unref();
+          set(timer);
+        });
+      };
+      const first = setTimeout(tick, firstMs);
+      first.unref();
+      set(first);
+    };
+    const pollMs = config.intervalSeconds * 1000;
+    if (config.alertChannel || config.digestChannel)
+      every(
+        0,
+        pollMs,
+        () => this.poll(),
+        (t) => {
+          this.#pollTimer = t;
+        },
+      );
+    if (config.driftChannel)
+      every(
+        Math.min(pollMs, config.driftIntervalSeconds * 1000),
+        config.driftIntervalSeconds * 1000,
+        () => this.sweepDrift(),
+        (t) => {
+          this.#driftTimer = t;
+        },
+      );
+    if (config.digestChannel) this.#scheduleDigest();
+    // The lease is renewed between polls too: a slow poll (a slow controller or Slack) must not let
+    // it lapse and hand the watch to another replica while this one is still at work.
+    if (this.#o.leases && (config.alertChannel || config.digestChannel || config.driftChannel)) {
+      this.#renewTimer = setInterval(
+        () => {
+          if (this.#leader) void this.lead();
+        },
+        Math.max(250, pollMs / 2),
+      );
+      this.#renewTimer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#pollTimer);
+    clearTimeout(this.#driftTimer);
+    clearTimeout(this.#digestTimer);
+    clearInterval(this.#renewTimer);
+    await this.#running.catch(() => undefined);
+    if (this.#leader) await this.#o.leases?.release(LEASE, this.#o.holder).catch(() => undefined);
+  }
+
+  /** Takes or renews the lease; true when this replica is the watcher now. */
+  async lead(): Promise<boolean> {
+    const { leases, holder, config } = this.#o;
+    if (!leases) {
+      this.#leader = true;
+      return true;
+    }
+    // Renewed every poll; a dead leader's lease runs out after two intervals, so another replica
+    // takes over within three (WATCH_INTERVAL_SECONDS × 3).
+    const ttl = config.intervalSeconds * 2000;
+    const was = this.#leader;
+    try {
+      this.#leader = await leases.acquire(LEASE, holder, ttl);
+    } catch (error) {
+      this.#leader = false;
+      this.#o.logger.warn({ err: error }, 'watch: the lease could not be checked; not polling this tick');
+    }
+    if (this.#leader !== was)
+      this.#o.logger.info(
+        { holder },
+        this.#leader ? 'watch: this replica is the watcher' : 'watch: another replica watches',
+      );
+    return this.#leader;
+  }
+
+  /** One poll: one `stat/device` read (shared with the read cache), incidents posted and edited. */
+  async poll(): Promise<void> {
+    if (!(await this.lead())) return;
+    const { gateway, site, data, logger, config } = this.#o;
+    let devices: Awaited<ReturnType<typeof readDevices>>;
+    try {
+      devices = await readDevices(gateway, site);
+    } catch (error) {
+      if (!isBotError(error)) throw error;
+      logger.warn({ site, reason: error.message }, 'watch: devices could not be read this tick');
+      return;
+    }
+    const at = this.#now();
+    const state = (await data.get<WatchState>(stateKey(site))) ?? { observed: EMPTY_OBSERVED, incidents: [] };
+    const { conditions, state: observed } = observeDevices(devices, state.observed);
+    const incidents = pruneIncidents(state.incidents, at, DAY + config.flapSeconds * 1000);
+    const { opened, updated } = trackConditions(incidents, conditions, site, at, config.flapSeconds * 1000);
+    // Recorded before posting: a replica taking over mid-post never posts the same incident again.
+    await data.set(stateKey(site), { observed, incidents });
+    if (!config.alertChannel) return;
+    let posted = false;
+    // Open incidents whose message could not be posted before (Slack down, or not ready at start)
+    // are posted now, once Slack takes them.
+    const owed = incidents.filter((i) => !i.message && i.resolvedAt === undefined && !opened.includes(i));
+    for (const incident of [...opened, ...owed]) {
+      const ref = await this.#o.notifier
+        .postIncident(config.alertChannel, incident, config.alertMention)
+        .catch((error: unknown) => {
+          logger.warn({ err: error, incident: incident.id }, 'watch: the alert could not be posted');
+          return undefined;
+        });
+      if (ref) {
+        incident.message = ref;
+        incident.mentioned = config.alertMention !== undefined;
+        posted = true;
+      }
+    }
+    for (const incident of updated) {
+      if (!incident.message) continue;
+      await this.#withAck(incident);
+      await this.#o.notifier.updateIncident(incident).catch((error: unknown) => {
+        logger.warn({ err: error, incident: incident.id }, 'watch: the alert could not be edited');
+      });
+    }
+    if (posted) await data.set(stateKey(site), { observed, incidents });
+  }
+
+  async #withAck(incident: Incident): Promise<Incident> {
+    const ack = await this.#o.data.get<{ actor: Actor; at: number }>(ackKey(incident.id));
+    if (ack) {
+      incident.acknowledgedBy = ack.actor;
+      incident.acknowledgedAt = ack.at;
+    }
+    return incident;
+  }
+
+  /** Records who acknowledged an incident (any replica: the ack has a key of its own). */
+  async acknowledge(id: string, actor: Actor): Promise<RecordOutcome<Incident>> {
+    const { data, site } = this.#o;
+    const state = await data.get<WatchState>(stateKey(site));
+    const alarm = await data.get<Incident>(`${ALARM_PREFIX}${id}`);
+    const incident = state?.incidents.find((i) => i.id === id) ?? alarm;
+    if (!incident) return { kind: 'not_found', id };
+    await this.#withAck(incident);
+    if (incident.acknowledgedBy) return { kind: 'already', value: incident };
+    const at = this.#now();
+    await data.set(ackKey(id), { actor, at });
+    incident.acknowledgedBy = actor;
+    incident.acknowledgedAt = at;
+    if (incident.message) await this.#o.notifier.updateIncident(incident);
+    return { kind: 'done', value: incident };
+  }
+
+  /**
+   * One configuration sweep: the baseline is taken the first time (nothing posted); afterwards each
+   * object that differs and that the bot did not change is posted once, and becomes the baseline.
+   */
+  async sweepDrift(): Promise<Drift[]> {
+    if (!(await this.lead())) return [];
+    const { gateway, site, data, logger, config } = this.#o;
+    const readAt = this.#now();
+    const inflightNow = await this.#botRuns();
+    const current = await readSnapshot(gateway, site, logger);
+    const baseline = await data.get<Baseline>(baselineKey(site));
+    if (!baseline) {
+      await data.set(baselineKey(site), {
+        takenAt: readAt,
+        checkedAt: readAt,
+        snapshot: current,
+        inflight: inflightNow.inflight,
+      } satisfies Baseline);
+      logger.info({ site, kinds: Object.keys(current) }, 'watch: drift baseline taken');
+      return [];
+    }
+    // The bot's own changes since the last sweep (from the shared change store, so a change run by
+    // another replica counts too), and runs in flight then or now: their kinds are rebased, not posted.
+    const ours = await this.#botRuns(baseline.checkedAt - 60_000, baseline.inflight);
+    const skip = new Set<DriftKind>(ours.kinds);
+    const drifts = compareSnapshots(site, baseline.snapshot, current, readAt, skip);
+    await data.set(baselineKey(site), {
+      takenAt: baseline.takenAt,
+      checkedAt: readAt,
+      snapshot: { ...baseline.snapshot, ...current },
+      inflight: inflightNow.inflight,
+    } satisfies Baseline);
+    for (const drift of drifts) {
+      drift.changedBy = await this.#adminOf(drift);
+      await data.set(driftKey(drift.id), drift);
+      if (!config.driftChannel) continue;
+      const ref = await this.#o.notifier.postDrift(config.driftChannel, drift).catch((error: unknown) => {
+        logger.warn({ err: error, drift: drift.id }, 'watch: the drift message could not be posted');
+        return undefined;
+      });
+      if (ref) {
+        drift.message = ref;
+        await data.set(driftKey(drift.id), drift);
+      }
+    }
+    if (drifts.length > 0)
+      logger.info({ site, drifts: drifts.length }, 'watch: configuration changed outside the bot');
+    return drifts;
+  }
+
+  // The controller's admin log is not in the official API and the simulator has none: unknown.
+  async #adminOf(_drift: Drift): Promise<string | undefined> {
+    return undefined;
+  }
+
+  async #botRuns(
+    since?: number,
+    previouslyInflight: readonly string[] = [],
+  ): Promise<{ kinds: DriftKind[]; inflight: string[] }> {
+    const recent: ChangeRequest[] = await this.#o.changes.list({ limit: 100 });
+    const inflight = recent.filter((r) => r.state === 'approved' || r.state === 'executing');
+    const ours =
+      since === undefined
+        ? inflight
+        : recent.filter(
+            (r) =>
+              r.state === 'approved' ||
+              r.state === 'executing' ||
+              previouslyInflight.includes(r.id) ||
+              (r.decidedAt !== undefined && Date.parse(r.decidedAt) >= since && r.state !== 'cancelled'),
+          );
+    return {
+      kinds: [...new Set(ours.flatMap((r) => kindsOfTool(r.tool)))],
+      inflight: inflight.map((r) => r.id),
+    };
+  }
+
+  async #drift(id: string): Promise<Drift | undefined> {
+    return this.#o.data.get<Drift>(driftKey(id));
+  }
+
+  /** Accept: the change is known; who accepted is recorded and shown. */
+  async acceptDrift(id: string, actor: Actor): Promise<RecordOutcome<Drift>> {
+    const drift = await this.#drift(id);
+    if (!drift) return { kind: 'not_found', id };
+    if (drift.acceptedBy) return { kind: 'already', value: drift };
+    drift.acceptedBy = actor;
+    drift.acceptedAt = this.#now();
+    await this.#o.data.set(driftKey(id), drift);
+    if (drift.message) await this.#o.notifier.updateDrift(drift);
+    return { kind: 'done', value: drift };
+  }
+
+  /** Revert: a change request that puts the object back, previewed and approved like any other. */
+  async revertDrift(id: string, actor: Actor, channel?: string): Promise<RevertOutcome> {
+    const drift = await this.#drift(id);
+    if (!drift) return { kind: 'not_found', id };
+    if (drift.revertRequestId) return { kind: 'already', drift };
+    const call = revertCall(drift);
+    if (!call || !this.#o.approvals) {
+      const reason = drift.revertUnavailable ?? 'change requests are made by the Slack bot';
+      return { kind: 'unavailable', drift, reason };
+    }
+    const request = await this.#o.approvals.propose({
+      tool: call.tool,
+      args: call.args,
+      requester: actor,
+      ...((channel ?? drift.message?.channel) ? { channel: channel ?? drift.message?.channel } : {}),
+    });
+    drift.revertRequestId = request.id;
+    drift.revertedBy = actor;
+    await this.#o.data.set(driftKey(id), drift);
+    if (drift.message) await this.#o.notifier.updateDrift(drift);
+    return { kind: 'proposed', drift, request };
+  }
+
+  /**
+   * An Alarm Manager alarm (POST /webhooks/unifi): posted like the bot's own alerts unless the
+   * poller already has an incident for the same device, or the same alarm came within the flap window.
+   */
+  async receiveAlarm(alarm: Alarm): Promise<'posted' | 'duplicate' | 'no_channel'> {
+    const { data, site, config, logger } = this.#o;
+    const at = this.#now();
+    const flapMs = config.flapSeconds * 1000;
+    const state = await data.get<WatchState>(stateKey(site));
+    const mac = alarm.mac?.toLowerCase();
+    if (mac) {
+      const seen = state?.incidents.some(
+        (i) => i.mac === mac && (i.resolvedAt === undefined || at - i.resolvedAt <= flapMs),
+      );
+      if (seen) return 'duplicate';
+    }
+    const keys = (await data.keys()).filter((k) => k.startsWith(ALARM_PREFIX));
+    for (const key of keys) {
+      const earlier = await data.get<Incident>(key);
+      if (!earlier) continue;
+      if (at - earlier.startedAt > DAY) {
+        await data.delete(key);
+        continue;
+      }
+      if (earlier.key === `alarm:${alarm.key}` && at - earlier.startedAt <= Math.max(flapMs, 60_000))
+        return 'duplicate';
+    }
+    const incident: Incident = {
+      id: newIncidentId(`alarm:${alarm.key}`, at),
+      key: `alarm:${alarm.key}`,
+      site,
+      kind: 'alarm',
+      subject: alarm.subject,
+      ...(mac ? { mac } : {}),
+      ...(alarm.detail ? { detail: alarm.detail } : {}),
+      startedAt: at,
+      resolvedAt: at,
+      flaps: 0,
+      event: true,
+      source: 'webhook',
+    };
+    await data.set(`${ALARM_PREFIX}${incident.id}`, incident);
+    if (!config.alertChannel) return 'no_channel';
+    const ref = await this.#o.notifier.postIncident(config.alertChannel, incident, config.alertMention);
+    if (ref) {
+      incident.message = ref;
+      await data.set(`${ALARM_PREFIX}${incident.id}`, incident);
+    } else {
+      logger.warn({ incident: incident.id }, 'watch: the alarm could not be posted');
+    }
+    return 'posted';
+  }
+
+  /** The digest of the day before `at` [now], and its chart when there is traffic to draw. */
+  async digest(at = this.#now()): Promise<{ digest: Digest; chart?: DigestChart }> {
+    const { data, site, config } = this.#o;
+    const state = await data.get<WatchState>(stateKey(site));
+    const keys = await data.keys();
+    const drifts: Drift[] = [];
+    const alarms: Incident[] = [];
+    for (const key of keys) {
+      if (key.startsWith('watch:drift:')) {
+        const drift = await data.get<Drift>(key);
+        if (drift && at - drift.noticedAt <= DAY) drifts.push(drift);
+      } else if (key.startsWith(ALARM_PREFIX)) {
+        const alarm = await data.get<Incident>(key);
+        if (alarm && at - alarm.startedAt <= DAY) alarms.push(alarm);
+      }
+    }
+    const digest = await buildDigest({
+      site,
+      at,
+      ...(config.timeZone ? { timeZone: config.timeZone } : {}),
+      changes: this.#o.changes,
+      incidents: [...(state?.incidents ?? []), ...alarms],
+      observed: state?.observed ?? EMPTY_OBSERVED,
+      drifts,
+      registry: this.#o.registry,
+      context: this.#o.context,
+      logger: this.#o.logger,
+    });
+    const chart = await digestChart(digest, this.#o.registry, this.#o.context, this.#o.logger);
+    return { digest, ...(chart ? { chart } : {}) };
+  }
+
+  /** Posts the digest to `channel` [DIGEST_CHANNEL] now (`/net digest`, or the cron). */
+  async postDigest(channel = this.#o.config.digestChannel, at = this.#now()) {
+    if (!channel) throw new Error('no channel for the digest');
+    const { digest, chart } = await this.digest(at);
+    const ref = await this.#o.notifier.postDigest(channel, digest, chart);
+    return { digest, ...(chart ? { chart } : {}), ...(ref ? { message: ref } : {}) };
+  }
+
+  /** When the next digest is due after `from` (DIGEST_CRON in TZ). */
+  nextDigestAt(from = this.#now()): number | undefined {
+    const { digestCron, timeZone } = this.#o.config;
+    const cron = new Cron(digestCron, { paused: true, ...(timeZone ? { timezone: timeZone } : {}) });
+    const next = cron.nextRun(new Date(from));
+    cron.stop();
+    return next?.getTime();
+  }
+
+  #scheduleDigest(): void {
+    const due = this.nextDigestAt();
+    if (due === undefined || this.#stopped) return;
+    // Long waits in steps: a timer longer than 24.8 days overflows, and a clock change is caught.
+    const wait = Math.min(Math.max(0, due - this.#now()), 3_600_000);
+    this.#digestTimer = setTimeout(() => {
+      if (this.#now() + 50 < due) return this.#scheduleDigest();
+      this.#running = this.#running
+        .then(() => this.#fireDigest(due))
+        .catch((error: unknown) => this.#o.logger.error({ err: error }, 'watch: the digest failed'))
+        .finally(() => this.#scheduleDigest());
+    }, wait);
+    this.#digestTimer.unref();
+  }
+
+  // Posted by the watcher only, once per due time (a replica taking over never posts it twice).
+  async #fireDigest(due: number): Promise<void> {
+    if (!(await this.lead())) return;
+    const last = await this.#o.data.get<number>(DIGEST_KEY);
+    if (last !== undefined && last >= due) return;
+    await this.#o.data.set(DIGEST_KEY, due);
+    await this.postDigest(this.#o.config.digestChannel, this.#now());
+    this.#o.logger.info({ due: new Date(due).toISOString() }, 'watch: digest posted');
+  }
+}
+
+async function readDevices(gateway: Gateway, site: string) {
+  return (await gateway.classicRead(site, 'stat/device', watchedDeviceSchema)).items;
+}
+
+/** A random id for this replica when the store names none. */
+export const randomHolder = () => `watch-${randomBytes(6).toString('hex')}`;
