@@ -1,3 +1,4 @@
+import { verificationText } from '../changes/describe.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
 import { suggestNames } from '../lib/suggest.js';
 import type { JournalEvent } from '../store/journal-format.js';
@@ -217,9 +218,13 @@ export function eventDetail(event: JournalEvent): string {
     case 'message':
       return `preview posted in ${event.message.channel} (ts ${event.message.ts})`;
     case 'approved':
-      return `preview ${event.previewHash.slice(0, 8)} approved`;
+      return `preview ${event.previewHash.slice(0, 8)} approved${event.note ? ` (${event.note})` : ''}`;
     case 'executing':
-      return 'sent to the controller';
+      return event.before?.error
+        ? `sent to the controller; before-image not read: ${event.before.error}`
+        : event.before
+          ? 'before-image read; sent to the controller'
+          : 'sent to the controller';
     case 'succeeded':
       return 'done';
     case 'failed':
@@ -234,5 +239,9 @@ export function eventDetail(event: JournalEvent): string {
       return `the bot stopped while it was ${event.previous}; verify on the controller`;
     case 'reminded':
       return 'approvers reminded';
+    case 'verified':
+      return `after-image read: ${verificationText(event.verification) ?? ''}`;
+    case 'reverted':
+      return `reverted by ${event.revertedBy}`;
   }
 }

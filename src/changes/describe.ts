@@ -1,0 +1,35 @@
+import type { ChangeRequest, FieldMismatch, Verification } from '../store/records.js';
+import { durationText } from './meta-args.js';
+
+const shown = (value: unknown): string =>
+  value === null || value === undefined ? 'nothing' : typeof value === 'string' ? value : JSON.stringify(value);
+
+/** `sent vlan 30, controller holds 1` (the object named when it is not the only one). */
+export function mismatchText(mismatch: FieldMismatch): string {
+  if (mismatch.field === '(exists)') return `${mismatch.object}: sent ${shown(mismatch.sent)}, controller has ${shown(mismatch.holds)}`;
+  return `sent ${mismatch.field} ${shown(mismatch.sent)}, controller holds ${shown(mismatch.holds)}`;
+}
+
+/** One line: `verified`, `applied, not as sent: sent vlan 30, controller holds 1`, `not verified: why`. */
+export function verificationText(verification: Verification | undefined): string | undefined {
+  if (!verification) return undefined;
+  switch (verification.status) {
+    case 'verified':
+      return 'verified';
+    case 'not_as_sent':
+      return `applied, not as sent: ${(verification.mismatches ?? []).map(mismatchText).join('; ')}`;
+    case 'unverified':
+      return `not verified: ${verification.reason ?? 'the object could not be read back'}`;
+  }
+}
+
+/** `reverts by itself 5m after it runs unless someone keeps it`, or the temporary form; undefined for neither. */
+export function timingText(request: Pick<ChangeRequest, 'revertAfterSeconds' | 'forSeconds'>): string | undefined {
+  if (request.forSeconds !== undefined) {
+    return `temporary: reverts by itself ${durationText(request.forSeconds)} after it runs`;
+  }
+  if (request.revertAfterSeconds !== undefined) {
+    return `reverts by itself ${durationText(request.revertAfterSeconds)} after it runs unless someone with approval rights keeps it`;
+  }
+  return undefined;
+}
