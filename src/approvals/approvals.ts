@@ -11,12 +11,12 @@ import {
   ResourceNotFoundError,
   ValidationError,
 } from '../errors.js';
-import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
 import { isNoOpPreview } from '../format/plain-text.js';
+import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { applyEvent } from '../store/apply-event.js';
 import type { TransitionEntry } from '../store/journal-format.js';
-import { type ChangeImage, CHANGE_STATES, SYSTEM_ACTOR, type Verification } from '../store/records.js';
+import { CHANGE_STATES, type ChangeImage, SYSTEM_ACTOR, type Verification } from '../store/records.js';
 import type {
   ChangeFilter,
   ChangeStore,
@@ -224,7 +224,11 @@ export class Approvals {
    * ran, the preview compares before / after / now and says so. A change that cannot be reverted
    * is refused with the reason (ConflictError).
    */
-  async proposeRevert(input: { changeId: string; requester: Actor; channel?: string }): Promise<ChangeRequest> {
+  async proposeRevert(input: {
+    changeId: string;
+    requester: Actor;
+    channel?: string;
+  }): Promise<ChangeRequest> {
     const original = await this.store.get(input.changeId);
     if (!original) throw new ResourceNotFoundError('change request', input.changeId);
     const channel = input.channel ?? original.channel;
@@ -265,7 +269,10 @@ export class Approvals {
       { from: ['pending'], at: this.now() },
     );
     if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
-    this.options.logger.info({ id: request.id, revertOf: original.id, reason: input.reason }, 'automatic revert');
+    this.options.logger.info(
+      { id: request.id, revertOf: original.id, reason: input.reason },
+      'automatic revert',
+    );
     return this.execute(claimed, SYSTEM_ACTOR, { recheck: false });
   }
 
@@ -518,7 +525,10 @@ export class Approvals {
       ? await readImage(read, this.options.registry, this.options.context, this.now)
       : { at: new Date(this.now()).toISOString(), error: 'the object is not read back' };
     const compared = compareImages(original.before, original.after, now);
-    const base = typeof dry === 'object' && dry !== null && !Array.isArray(dry) ? (dry as Record<string, unknown>) : { dry_run: true, preview: dry };
+    const base =
+      typeof dry === 'object' && dry !== null && !Array.isArray(dry)
+        ? (dry as Record<string, unknown>)
+        : { dry_run: true, preview: dry };
     const warnings = Array.isArray(base.warnings) ? [...(base.warnings as unknown[])] : [];
     if (compared.changedSince) {
       warnings.unshift(
@@ -736,7 +746,10 @@ export class Approvals {
     const read = spec?.afterRead?.(request.args, result, imageObject(request.before));
     if (!spec) {
       after = { at, error: noSpecReason(request.tool) };
-      verification = { status: 'unverified', reason: `the bot does not read back ${request.tool} changes yet` };
+      verification = {
+        status: 'unverified',
+        reason: `the bot does not read back ${request.tool} changes yet`,
+      };
     } else if (!read) {
       after = { at, error: 'nothing to read back' };
       verification = { status: 'unverified', reason: 'nothing the change sends can be read back' };
@@ -752,7 +765,10 @@ export class Approvals {
       });
       if (recorded) return recorded;
     } catch (error) {
-      this.options.logger.warn({ err: error, id: request.id }, 'could not record the verification of a change');
+      this.options.logger.warn(
+        { err: error, id: request.id },
+        'could not record the verification of a change',
+      );
     }
     return { ...request, after, verification };
   }
@@ -766,7 +782,10 @@ export class Approvals {
         { from: ['succeeded'], at: this.now() },
       );
     } catch (error) {
-      this.options.logger.warn({ err: error, id: originalId, revertId }, 'could not record that a change was reverted');
+      this.options.logger.warn(
+        { err: error, id: originalId, revertId },
+        'could not record that a change was reverted',
+      );
     }
   }
 

@@ -3,14 +3,24 @@
  * tools), what it sends (to verify the after-image against), and how to undo it (issue 21).
  */
 
+import { z } from 'zod';
+import type { ToolContext } from '../tools/define-tool.js';
+
 type Json = Record<string, unknown>;
 
 /** One object to read: a read tool, its arguments, and which record of its answer is the object. */
 export interface ImageRead {
-  /** How the object is named in images and verification lines: `network 6650…`, `client aa:bb…`. */
-  label: string;
+  /** What the object is (`network`, `client`); an image names it `<kind> <its id>`. */
+  kind: string;
+  /** How the object is asked for (an id, a name, a MAC): its name in an image until it is read. */
+  ref: string;
   tool: string;
   args: Json;
+  /**
+   * Reads the answer itself instead of a read tool (`tool` is then the source named in messages):
+   * for state no read tool shows, such as a blocked client that is offline.
+   */
+  direct?: (context: ToolContext) => Promise<unknown>;
   /** The record in the read tool's answer (a list tool's answer is searched); undefined: it is gone. */
   select?: (answer: unknown) => Json | undefined;
   /** Keep only these fields (live counters and times would make every image differ). */
@@ -88,7 +98,8 @@ function notRevertible(reason: string): ChangeSpec {
 
 // Networks: the image is get_network_details (every stored field, secrets masked).
 const networkRead = (args: Json, id: string): ImageRead => ({
-  label: `network ${id}`,
+  kind: 'network',
+  ref: id,
   tool: 'get_network_details',
   args: { ...siteOf(args), network_id: id },
 });
@@ -123,7 +134,8 @@ function argValue(arg: string, stored: unknown): unknown {
 
 function networkUpdateInverse(input: InverseInput): InversePlan | { reason: string } {
   const { before, after, args } = input;
-  if (!before) return { reason: 'the network could not be read before the change, so what to put back is unknown' };
+  if (!before)
+    return { reason: 'the network could not be read before the change, so what to put back is unknown' };
   const id = str(before.id) ?? str(args.network_id) ?? '';
   const changed = after
     ? [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !same(before[k], after[k]))
@@ -140,10 +152,22 @@ function networkUpdateInverse(input: InverseInput): InversePlan | { reason: stri
   }
   // vlan-only networks have no address plan to put back field by field.
   if (back.purpose !== undefined && before.purpose === 'vlan-only') {
-    for (const key of ['subnet', 'dhcp_enabled', 'dhcp_start', 'dhcp_stop', 'domain_name', 'dhcp_dns_1', 'dhcp_dns_2', 'dhcp_dns_3', 'dhcp_dns_4']) delete back[key];
+    for (const key of [
+      'subnet',
+      'dhcp_enabled',
+      'dhcp_start',
+      'dhcp_stop',
+      'domain_name',
+      'dhcp_dns_1',
+      'dhcp_dns_2',
+      'dhcp_dns_3',
+      'dhcp_dns_4',
+    ])
+      delete back[key];
   }
   if (back.vlan_id === null || back.vlan_id === undefined) delete back.vlan_id;
-  if (unmapped.length > 0) notes.push(`not put back (update_network does not set them): ${unmapped.join(', ')}`);
+  if (unmapped.length > 0)
+    notes.push(`not put back (update_network does not set them): ${unmapped.join(', ')}`);
   if (Object.keys(back).length === 0) return { reason: 'the change left no field of the network different' };
   return { tool: 'update_network', args: { ...siteOf(args), network_id: id, ...back }, notes };
 }
@@ -161,9 +185,11 @@ function networkCreateArgs(before: Json, args: Json): Json {
     }
     for (const n of [1, 2, 3, 4]) {
       const dns = before[`dhcpd_dns_${n}`];
-      if (before.dhcpd_dns_enabled === true && typeof dns === 'string' && dns !== '') create[`dhcp_dns_${n}`] = dns;
+      if (before.dhcpd_dns_enabled === true && typeof dns === 'string' && dns !== '')
+        create[`dhcp_dns_${n}`] = dns;
     }
-    if (typeof before.domain_name === 'string' && before.domain_name !== '') create.domain_name = before.domain_name;
+    if (typeof before.domain_name === 'string' && before.domain_name !== '')
+      create.domain_name = before.domain_name;
   }
   return create;
 }
@@ -199,19 +225,29 @@ const network: Record<string, ChangeSpec> = {
     kind: 'delete',
     beforeRead: (args) => networkRead(args, String(args.network_id)),
     afterRead: (args, result, before) =>
-      networkRead(args, str(field(result, 'deleted_network_id')) ?? str(before?.id) ?? String(args.network_id)),
+      networkRead(
+        args,
+        str(field(result, 'deleted_network_id')) ?? str(before?.id) ?? String(args.network_id),
+      ),
     expected: () => ({ kind: 'gone' }),
     inverse: ({ before, args, preview }) => {
-      if (!before) return { reason: 'the network could not be read before it was deleted, so it cannot be re-created' };
+      if (!before)
+        return { reason: 'the network could not be read before it was deleted, so it cannot be re-created' };
       const notes = ['re-created with a new id: objects that referred to the old id are not rewired'];
       const references = field(preview, 'references');
       if (Array.isArray(references)) {
         for (const ref of references) {
-          if (isRecord(ref)) notes.push(`referred to the old network: ${String(ref.kind ?? 'object')} "${String(ref.name ?? ref.id ?? '?')}"`);
+          if (isRecord(ref))
+            notes.push(
+              `referred to the old network: ${String(ref.kind ?? 'object')} "${String(ref.name ?? ref.id ?? '?')}"`,
+            );
         }
       }
-      const masked = Object.entries(before).filter(([, v]) => v === '[redacted]').map(([k]) => k);
-      if (masked.length > 0) notes.push(`secrets are never kept, so these are not re-created: ${masked.join(', ')}`);
+      const masked = Object.entries(before)
+        .filter(([, v]) => v === '[redacted]')
+        .map(([k]) => k);
+      if (masked.length > 0)
+        notes.push(`secrets are never kept, so these are not re-created: ${masked.join(', ')}`);
       return { tool: 'create_network', args: networkCreateArgs(before, args), notes };
     },
   },
@@ -219,11 +255,62 @@ const network: Record<string, ChangeSpec> = {
 
 // Clients: the image is the part of get_client an action changes.
 const clientRead = (args: Json, ref?: string): ImageRead => ({
-  label: `client ${ref ?? String(args.client)}`,
+  kind: 'client',
+  ref: ref ?? String(args.client),
   tool: 'get_client',
   args: { ...siteOf(args), client: ref ?? args.client },
   pick: ['mac', 'name', 'blocked', 'guest', 'guest_authorization'],
 });
+
+const knownClientSchema = z.looseObject({ mac: z.string() });
+const macKey = (text: string) => text.toLowerCase().replace(/[^0-9a-f]/g, '');
+
+/**
+ * A client as the controller keeps it (`rest/user`: online and away): a blocked client is offline,
+ * so no live read shows it, but this record carries `blocked`.
+ */
+const knownClientRead = (args: Json, ref?: string): ImageRead => {
+  const wanted = ref ?? String(args.client);
+  return {
+    kind: 'client',
+    ref: wanted,
+    tool: 'rest/user',
+    args: {},
+    direct: async ({ gateway }) => {
+      const site = typeof args.site_id === 'string' ? args.site_id : 'default';
+      return (await gateway.classicRead(site, 'rest/user', knownClientSchema, { fresh: true })).items;
+    },
+    select: (answer) => {
+      if (!Array.isArray(answer)) return undefined;
+      const records = answer.filter(isRecord);
+      const key = macKey(wanted);
+      const found =
+        (key.length === 12 ? records.find((c) => macKey(String(c.mac)) === key) : undefined) ??
+        records.find((c) =>
+          [c.name, c.hostname, c.ip].some(
+            (v) => typeof v === 'string' && v.toLowerCase() === wanted.toLowerCase(),
+          ),
+        );
+      return found
+        ? { mac: found.mac, name: found.name ?? found.hostname ?? null, blocked: found.blocked === true }
+        : undefined;
+    },
+  };
+};
+
+function blockToggle(inverseTool: string, blocked: boolean): ChangeSpec {
+  return {
+    kind: 'action',
+    beforeRead: (args) => knownClientRead(args),
+    afterRead: (args, _result, before) => knownClientRead(args, str(before?.mac)),
+    expected: () => ({ kind: 'fields', fields: { blocked } }),
+    inverse: ({ args, before }) => ({
+      tool: inverseTool,
+      args: { ...siteOf(args), client: str(before?.mac) ?? args.client },
+      notes: [],
+    }),
+  };
+}
 
 function clientToggle(
   inverseTool: string,
@@ -244,23 +331,26 @@ function clientToggle(
 }
 
 const clients: Record<string, ChangeSpec> = {
-  block_client: clientToggle('unblock_client', { blocked: true }),
-  unblock_client: clientToggle('block_client', { blocked: false }),
+  block_client: blockToggle('unblock_client', true),
+  unblock_client: blockToggle('block_client', false),
   authorize_guest: clientToggle('unauthorize_guest', { guest_authorization: 'authorized' }),
   unauthorize_guest: clientToggle('authorize_guest', { guest_authorization: 'not authorized' }, () => [
     "authorized again with the site's default guest time (the earlier limits are not known)",
   ]),
-  reconnect_client: notRevertible('a client kicked off Wi-Fi has reconnected by itself; there is nothing to undo'),
+  reconnect_client: notRevertible(
+    'a client kicked off Wi-Fi has reconnected by itself; there is nothing to undo',
+  ),
 };
 
 const wifiRead = (args: Json, ref: string): ImageRead => ({
-  label: `wifi ${ref}`,
+  kind: 'wifi',
+  ref,
   tool: 'list_wifi_broadcasts',
   args: siteOf(args),
   select: (answer) =>
     Array.isArray(answer)
-      ? answer.filter(isRecord).find((w) => w.id === ref) ??
-        answer.filter(isRecord).find((w) => String(w.name).toLowerCase() === ref.toLowerCase())
+      ? (answer.filter(isRecord).find((w) => w.id === ref) ??
+        answer.filter(isRecord).find((w) => String(w.name).toLowerCase() === ref.toLowerCase()))
       : undefined,
   pick: ['id', 'name', 'enabled'],
 });
@@ -284,8 +374,12 @@ const wifi: Record<string, ChangeSpec> = {
 
 const devices: Record<string, ChangeSpec> = {
   restart_device: notRevertible('a restart cannot be taken back: the device has rebooted'),
-  power_cycle_port: notRevertible('a power cycle cannot be taken back: the port was already switched off and on'),
-  locate_device: notRevertible('locate only blinks the device; it stops by itself and changes nothing to undo'),
+  power_cycle_port: notRevertible(
+    'a power cycle cannot be taken back: the port was already switched off and on',
+  ),
+  locate_device: notRevertible(
+    'locate only blinks the device; it stops by itself and changes nothing to undo',
+  ),
 };
 
 const vouchers: Record<string, ChangeSpec> = {

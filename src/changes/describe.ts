@@ -2,11 +2,16 @@ import type { ChangeRequest, FieldMismatch, Verification } from '../store/record
 import { durationText } from './meta-args.js';
 
 const shown = (value: unknown): string =>
-  value === null || value === undefined ? 'nothing' : typeof value === 'string' ? value : JSON.stringify(value);
+  value === null || value === undefined
+    ? 'nothing'
+    : typeof value === 'string'
+      ? value
+      : JSON.stringify(value);
 
 /** `sent vlan 30, controller holds 1` (the object named when it is not the only one). */
 export function mismatchText(mismatch: FieldMismatch): string {
-  if (mismatch.field === '(exists)') return `${mismatch.object}: sent ${shown(mismatch.sent)}, controller has ${shown(mismatch.holds)}`;
+  if (mismatch.field === '(exists)')
+    return `${mismatch.object}: sent ${shown(mismatch.sent)}, controller has ${shown(mismatch.holds)}`;
   return `sent ${mismatch.field} ${shown(mismatch.sent)}, controller holds ${shown(mismatch.holds)}`;
 }
 
@@ -24,7 +29,9 @@ export function verificationText(verification: Verification | undefined): string
 }
 
 /** `reverts by itself 5m after it runs unless someone keeps it`, or the temporary form; undefined for neither. */
-export function timingText(request: Pick<ChangeRequest, 'revertAfterSeconds' | 'forSeconds'>): string | undefined {
+export function timingText(
+  request: Pick<ChangeRequest, 'revertAfterSeconds' | 'forSeconds'>,
+): string | undefined {
   if (request.forSeconds !== undefined) {
     return `temporary: reverts by itself ${durationText(request.forSeconds)} after it runs`;
   }

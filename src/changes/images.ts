@@ -17,6 +17,12 @@ function pickFields(record: Json, pick: readonly string[] | undefined): Json {
   return Object.fromEntries(pick.filter((key) => key in record).map((key) => [key, record[key]]));
 }
 
+/** `network 6650…`, `client aa:bb:…`: the object by its id once read, else as it was asked for. */
+function labelOf(read: ImageRead, found?: Json): string {
+  const id = found?.id ?? found?._id ?? found?.mac;
+  return `${read.kind} ${typeof id === 'string' ? id : read.ref}`;
+}
+
 /** The reason an image could not be read, in one line, secrets scrubbed. */
 function whyNot(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -37,13 +43,15 @@ export async function readImage(
 ): Promise<ChangeImage> {
   const at = () => new Date(now()).toISOString();
   try {
-    const answer = await registry.run(read.tool, read.args, freshContext(context));
+    const answer = read.direct
+      ? await read.direct(freshContext(context))
+      : await registry.run(read.tool, read.args, freshContext(context));
     const found = read.select ? read.select(answer) : isRecord(answer) ? answer : undefined;
     const object = found ? (redactSecrets(pickFields(found, read.pick)) as Json) : null;
-    return { at: at(), objects: { [read.label]: object } };
+    return { at: at(), objects: { [labelOf(read, found)]: object } };
   } catch (error) {
-    if (error instanceof ResourceNotFoundError) return { at: at(), objects: { [read.label]: null } };
-    return { at: at(), error: `${read.label} could not be read: ${whyNot(error)}` };
+    if (error instanceof ResourceNotFoundError) return { at: at(), objects: { [labelOf(read)]: null } };
+    return { at: at(), error: `${labelOf(read)} could not be read: ${whyNot(error)}` };
   }
 }
 

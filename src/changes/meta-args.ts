@@ -10,18 +10,16 @@ const MAX_SECONDS = 30 * 86_400;
 const RULE = 'must be a duration such as 30s, 5m, 2h or 1d (between 5 seconds and 30 days)';
 
 /** `30s`, `5m`, `2h`, `1d`, or a bare number of seconds → seconds. */
-export const durationSchema = z
-  .union([z.number(), z.string()], { error: RULE })
-  .transform((value, ctx) => {
-    const text = String(value).trim().toLowerCase();
-    const found = /^(\d{1,7})\s*([smhd]?)$/.exec(text);
-    const seconds = found ? Number(found[1]) * (UNIT_SECONDS[found[2] || 's'] ?? 1) : Number.NaN;
-    if (!Number.isFinite(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS) {
-      ctx.addIssue({ code: 'custom', message: RULE });
-      return z.NEVER;
-    }
-    return seconds;
-  });
+export const durationSchema = z.union([z.number(), z.string()], { error: RULE }).transform((value, ctx) => {
+  const text = String(value).trim().toLowerCase();
+  const found = /^(\d{1,7})\s*([smhd]?)$/.exec(text);
+  const seconds = found ? Number(found[1]) * (UNIT_SECONDS[found[2] || 's'] ?? 1) : Number.NaN;
+  if (!Number.isFinite(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS) {
+    ctx.addIssue({ code: 'custom', message: RULE });
+    return z.NEVER;
+  }
+  return seconds;
+});
 
 /** The arguments without the meta-arguments, and the meta-arguments in seconds. */
 export interface MetaArgs {

@@ -74,7 +74,11 @@ export function compareImages(
   const changedSince = !same(a, n);
   if (!changedSince) return { changedSince, rows: [] };
   const b = imageObject(before);
-  const keys = new Set([...(isRecord(b) ? Object.keys(b) : []), ...(isRecord(a) ? Object.keys(a) : []), ...(isRecord(n) ? Object.keys(n) : [])]);
+  const keys = new Set([
+    ...(isRecord(b) ? Object.keys(b) : []),
+    ...(isRecord(a) ? Object.keys(a) : []),
+    ...(isRecord(n) ? Object.keys(n) : []),
+  ]);
   const rows: ComparisonRow[] = [];
   for (const key of keys) {
     const row = { field: key, before: cell(b, key), after: cell(a, key), now: cell(n, key) };
