@@ -40,3 +40,31 @@ export function timingText(
   }
   return undefined;
 }
+
+const cell = (value: unknown): string =>
+  value === undefined
+    ? '–'
+    : value === null
+      ? 'null'
+      : typeof value === 'string'
+        ? value
+        : JSON.stringify(value);
+
+/** The fields whose value differs between the before- and after-image, as text (at most `max`). */
+export function beforeAfterRows(
+  request: Pick<ChangeRequest, 'before' | 'after'>,
+  max = 30,
+): { field: string; before: string; after: string }[] {
+  const before = Object.values(request.before?.objects ?? {})[0];
+  const after = Object.values(request.after?.objects ?? {})[0];
+  if (before === undefined && after === undefined) return [];
+  if (before === null || after === null || before === undefined || after === undefined) {
+    const what = (o: unknown) => (o === null ? '(none)' : o === undefined ? '(not read)' : '(exists)');
+    return [{ field: '(object)', before: what(before), after: what(after) }];
+  }
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  return keys
+    .filter((key) => JSON.stringify(before[key] ?? null) !== JSON.stringify(after[key] ?? null))
+    .slice(0, max)
+    .map((key) => ({ field: key, before: cell(before[key]), after: cell(after[key]) }));
+}

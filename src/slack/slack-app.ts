@@ -20,6 +20,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
 import { READ_MORE_ACTION } from './blocks/read-result.js';
+import { REVERT_ACTION } from './blocks/revert.js';
 import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
@@ -230,7 +231,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       });
   const served: ServedEnvelopes = {
     commands: [NET_COMMAND],
-    actions: [APPROVE_ACTION, CANCEL_ACTION, READ_MORE_ACTION, ...HOME_ACTIONS],
+    actions: [APPROVE_ACTION, CANCEL_ACTION, REVERT_ACTION, READ_MORE_ACTION, ...HOME_ACTIONS],
     views: [TOOL_FORM_CALLBACK],
     events: [HOME_OPENED_EVENT],
   };
