@@ -276,6 +276,27 @@ export class Approvals {
     return this.execute(claimed, SYSTEM_ACTOR, { recheck: false });
   }
 
+  /**
+   * MCP_WRITES=confirm: the revert of `changeId` run at once on its requester's own authority (the
+   * client's `confirm: true` is the approval), journaled like runNow.
+   */
+  async runRevertNow(input: {
+    changeId: string;
+    requester: Actor;
+  }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
+    const request = await this.proposeRevert({ changeId: input.changeId, requester: input.requester });
+    const claimed = await this.store.transition(
+      request.id,
+      { type: 'approved', id: request.id, actor: input.requester, previewHash: request.previewHash },
+      { from: ['pending'], at: this.now(), live: true },
+    );
+    if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
+    const outcome = await this.execute(claimed, input.requester, { recheck: false });
+    if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already')
+      return outcome;
+    throw new Error(`a revert run at once ended as ${outcome.kind}`);
+  }
+
   /** The inverse of a change, validated, or a ConflictError saying why there is none. */
   private inverse(original: ChangeRequest): { tool: string; args: Record<string, unknown> } {
     const plan = inverseOf(original);

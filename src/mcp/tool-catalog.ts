@@ -94,6 +94,15 @@ export function inputSchemaOf(
   if (properties.site_id) properties.site_id = { ...properties.site_id, default: options.defaultSite };
   if (properties.confirm && options.writes !== 'off') {
     properties.confirm = { ...properties.confirm, description: CONFIRM_TEXT[options.writes] };
+    // Issue 21: the write meta-arguments (a duration: 30s, 5m, 2h, 1d).
+    properties.revert_after = {
+      type: 'string',
+      description: 'Reverts the change by itself after this long unless someone keeps it (e.g. 5m)',
+    };
+    properties.for = {
+      type: 'string',
+      description: 'A temporary change: reverts by itself after this long (e.g. 2h)',
+    };
   }
   return {
     type: 'object',
