@@ -50,6 +50,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   simulator: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'app', 'main'],
   // DESIGN §8: imported by tools/, never the reverse; never a front end.
   telemetry: ['tools', 'slack', 'console', 'mcp', 'approvals', 'simulator', 'app', 'main'],
+  // DESIGN §8 (issue 21): runs an approved change; approvals/ decides whether and when.
+  changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],
 };
 
 describe('the layers keep to their import rules', () => {

@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Actor, ChangeRequest } from '../approvals/types.js';
+import { verificationText } from '../changes/describe.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
 
 /** The MCP-only tool that follows a change request (listed when MCP_WRITES=approval). */
@@ -98,6 +99,14 @@ export function changeRequestView(
     ...(request.result !== undefined ? { result: request.result } : {}),
     ...(request.error ? { error: request.error } : {}),
     ...(request.supersededBy ? { superseded_by: request.supersededBy } : {}),
+    // Issue 21: what the controller held before and after, and how it compares with what was sent.
+    ...(request.verification ? { verification: verificationText(request.verification) } : {}),
+    ...(request.before ? { before: request.before } : {}),
+    ...(request.after ? { after: request.after } : {}),
+    ...(request.revertOf ? { revert_of: request.revertOf } : {}),
+    ...(request.revertedBy ? { reverted_by: request.revertedBy } : {}),
+    ...(request.revertAfterSeconds !== undefined ? { revert_after_seconds: request.revertAfterSeconds } : {}),
+    ...(request.forSeconds !== undefined ? { for_seconds: request.forSeconds } : {}),
   };
 }
 

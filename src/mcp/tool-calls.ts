@@ -2,7 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { Actor, ChangeRequest, MessageRef } from '../approvals/types.js';
-import { verificationText } from '../changes/describe.js';
+import { timingText, verificationText } from '../changes/describe.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
 import type { McpWriteMode } from '../config.js';
 import { ConfirmationRequiredError, NotAuthorizedError } from '../errors.js';
@@ -141,6 +141,10 @@ export class McpTools {
       message_link: link ?? null,
       channel: request.channel,
       expires_at: request.expiresAt,
+      ...(request.revertAfterSeconds !== undefined
+        ? { revert_after_seconds: request.revertAfterSeconds }
+        : {}),
+      ...(request.forSeconds !== undefined ? { for_seconds: request.forSeconds } : {}),
     };
     const where = link ?? (message ? `<#${message.channel}>` : `channel ${request.channel}`);
     const posted = this.deps.notifier
@@ -151,6 +155,7 @@ export class McpTools {
     const text = [
       `Change request ${request.id} is pending: nothing has changed yet. A person must approve it in Slack before it runs (${posted}); it expires at ${request.expiresAt}.`,
       `Follow it with get_change_request change_request_id=${request.id}.`,
+      ...[timingText(request)].filter((line): line is string => line !== undefined),
       '',
       render(request.preview),
     ].join('\n');
