@@ -223,6 +223,18 @@ describe('revert', () => {
     expect(bot.site().wlans).toEqual(wlans);
   });
 
+  it('unauthorize_guest is reverted by authorize_guest, verified on the guest', async () => {
+    const { request } = await approved('unauthorize_guest', { client: 'Galaxy-S23' });
+    expect(request.verification).toEqual({ status: 'verified' });
+    const back = await revert(request.id);
+    expect(back.request.tool).toBe('authorize_guest');
+    expect(JSON.stringify(back.request.preview)).toContain("site's default guest time");
+    expect(back.outcome.request.verification).toEqual({ status: 'verified' });
+    expect(Object.values(back.outcome.request.after?.objects ?? {})[0]).toMatchObject({
+      guest_authorization: 'authorized',
+    });
+  });
+
   it('a restart says why it cannot be reverted', async () => {
     const { request } = await approved('restart_device', { device_id: 'Media Cabinet Flex' });
     await expect(approvals.proposeRevert({ changeId: request.id, requester: RITA })).rejects.toThrow(
