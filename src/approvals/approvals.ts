@@ -1,16 +1,22 @@
 import { randomBytes } from 'node:crypto';
+import { changeSpec, noSpecReason } from '../changes/change-specs.js';
+import { imageObject, readImage, verify } from '../changes/images.js';
+import { splitMetaArgs } from '../changes/meta-args.js';
+import { compareImages, inverseOf, nowRead } from '../changes/revert.js';
 import {
+  ConflictError,
   GatewayRejectedError,
   isBotError,
   NotAuthorizedError,
   ResourceNotFoundError,
   ValidationError,
 } from '../errors.js';
+import { isNoOpPreview } from '../format/plain-text.js';
 import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { applyEvent } from '../store/apply-event.js';
 import type { TransitionEntry } from '../store/journal-format.js';
-import { CHANGE_STATES, SYSTEM_ACTOR } from '../store/records.js';
+import { CHANGE_STATES, type ChangeImage, SYSTEM_ACTOR, type Verification } from '../store/records.js';
 import type {
   ChangeFilter,
   ChangeStore,
@@ -94,6 +100,34 @@ function approveBlocked(request: ChangeRequest): ApproveOutcome | undefined {
 
 type Outcome = Extract<TransitionEntry, { type: 'succeeded' | 'failed' }>;
 
+/** The meta-arguments as a request keeps them. */
+function timing(meta: { revertAfterSeconds?: number; forSeconds?: number }) {
+  return {
+    ...(meta.revertAfterSeconds !== undefined ? { revertAfterSeconds: meta.revertAfterSeconds } : {}),
+    ...(meta.forSeconds !== undefined ? { forSeconds: meta.forSeconds } : {}),
+  };
+}
+
+/** Why an automatic revert ran, as its note says. */
+const AUTOMATIC_REASONS = {
+  keep_timeout: 'nobody kept it before its deadline',
+  temporary: 'its time was up (a temporary change)',
+  unreachable: 'the controller could not be read after the change',
+} as const;
+
+/**
+ * A preview that changes nothing (update_network to the values a network has) is answered
+ * "nothing to change" on every face; nobody is asked to approve it.
+ */
+function refuseNoOp(tool: string, preview: unknown): void {
+  if (isNoOpPreview(preview)) {
+    const name = (preview as { name?: unknown }).name;
+    throw new ConflictError(
+      `nothing to change: ${typeof name === 'string' ? name : 'the target'} already has these settings (${tool} not proposed)`,
+    );
+  }
+}
+
 /**
  * Change requests: dry-run preview, approval by someone allowed, exactly one execution.
  * Every transition goes through the store, which journals it in the same step as it takes effect
@@ -168,16 +202,107 @@ export class Approvals {
         { field: 'tool', rule: `${input.tool} only reads; change requests are for writes` },
       ]);
     }
+    // revert_after and for say when a change undoes itself (issue 21), not what it changes.
+    const meta = splitMetaArgs(input.args);
     // confirm and dry_run are how a request is run, not what it changes.
-    const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, input.args);
+    const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
     const preview = await this.dryRun(input.tool, args);
+    refuseNoOp(input.tool, preview);
     return this.create({
       tool: input.tool,
       args,
       requester: input.requester,
       channel: input.channel,
       preview,
+      ...timing(meta),
     });
+  }
+
+  /**
+   * Proposes the change that undoes `changeId` (issue 21): a new request, previewed and approved
+   * like any other, built from the change's before-image. When the object changed since the change
+   * ran, the preview compares before / after / now and says so. A change that cannot be reverted
+   * is refused with the reason (ConflictError).
+   */
+  async proposeRevert(input: {
+    changeId: string;
+    requester: Actor;
+    channel?: string;
+  }): Promise<ChangeRequest> {
+    const original = await this.store.get(input.changeId);
+    if (!original) throw new ResourceNotFoundError('change request', input.changeId);
+    const channel = input.channel ?? original.channel;
+    const decision = await this.options.policy.canRequest(input.requester, channel);
+    if (!decision.ok) throw new NotAuthorizedError(decision.reason);
+    const { tool, args } = this.inverse(original);
+    const preview = await this.previewFor({ tool, args, revertOf: original.id });
+    refuseNoOp(tool, preview);
+    return this.create({ tool, args, requester: input.requester, channel, preview, revertOf: original.id });
+  }
+
+  /**
+   * Runs the inverse of `changeId` at once, without a new approval (the original approval covered
+   * it): a Keep deadline passed, a temporary change ended, or the controller was unreachable after
+   * the change. Journaled as a new change approved by the system actor with that note; run once,
+   * never retried. A change that cannot be reverted is refused with the reason (ConflictError).
+   */
+  async revertAutomatically(input: {
+    changeId: string;
+    reason: 'keep_timeout' | 'temporary' | 'unreachable';
+  }): Promise<ApproveOutcome> {
+    const original = await this.store.get(input.changeId);
+    if (!original) return { kind: 'not_found', id: input.changeId };
+    const { tool, args } = this.inverse(original);
+    const preview = await this.previewFor({ tool, args, revertOf: original.id });
+    const request = await this.create({
+      tool,
+      args,
+      requester: SYSTEM_ACTOR,
+      channel: original.channel,
+      preview,
+      revertOf: original.id,
+    });
+    const note = `${AUTOMATIC_REASONS[input.reason]}: reverted without a new approval, the approval of ${original.id} covered it`;
+    const claimed = await this.store.transition(
+      request.id,
+      { type: 'approved', id: request.id, actor: SYSTEM_ACTOR, previewHash: request.previewHash, note },
+      { from: ['pending'], at: this.now() },
+    );
+    if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
+    this.options.logger.info(
+      { id: request.id, revertOf: original.id, reason: input.reason },
+      'automatic revert',
+    );
+    return this.execute(claimed, SYSTEM_ACTOR, { recheck: false });
+  }
+
+  /**
+   * MCP_WRITES=confirm: the revert of `changeId` run at once on its requester's own authority (the
+   * client's `confirm: true` is the approval), journaled like runNow.
+   */
+  async runRevertNow(input: {
+    changeId: string;
+    requester: Actor;
+  }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
+    const request = await this.proposeRevert({ changeId: input.changeId, requester: input.requester });
+    const claimed = await this.store.transition(
+      request.id,
+      { type: 'approved', id: request.id, actor: input.requester, previewHash: request.previewHash },
+      { from: ['pending'], at: this.now(), live: true },
+    );
+    if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
+    const outcome = await this.execute(claimed, input.requester, { recheck: false });
+    if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already')
+      return outcome;
+    throw new Error(`a revert run at once ended as ${outcome.kind}`);
+  }
+
+  /** The inverse of a change, validated, or a ConflictError saying why there is none. */
+  private inverse(original: ChangeRequest): { tool: string; args: Record<string, unknown> } {
+    const plan = inverseOf(original);
+    if ('reason' in plan) throw new ConflictError(`change ${original.id} cannot be reverted: ${plan.reason}`);
+    const { confirm: _c, dry_run: _d, ...args } = this.options.registry.validate(plan.tool, plan.args);
+    return { tool: plan.tool, args };
   }
 
   /**
@@ -197,9 +322,17 @@ export class Approvals {
         { field: 'tool', rule: `${input.tool} only reads; it needs no change request` },
       ]);
     }
-    const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, input.args);
+    const meta = splitMetaArgs(input.args);
+    const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
     const preview = await this.dryRun(input.tool, args);
-    const request = await this.create({ tool: input.tool, args, requester: input.requester, preview });
+    refuseNoOp(input.tool, preview);
+    const request = await this.create({
+      tool: input.tool,
+      args,
+      requester: input.requester,
+      preview,
+      ...timing(meta),
+    });
     const claimed = await this.store.transition(
       request.id,
       { type: 'approved', id: request.id, actor: input.requester, previewHash: request.previewHash },
@@ -393,6 +526,52 @@ export class Approvals {
   }
 
   /**
+   * The preview of a request: the tool's dry run, and for a revert what it undoes, its notes, and
+   * (when the object changed since the change ran) before / after / now side by side. Computed the
+   * same way at proposal and at approval, so the drift check compares like with like.
+   */
+  private async previewFor(request: {
+    tool: string;
+    args: Record<string, unknown>;
+    revertOf?: string;
+  }): Promise<unknown> {
+    const dry = await this.dryRun(request.tool, request.args);
+    if (!request.revertOf) return dry;
+    const original = await this.store.get(request.revertOf);
+    if (!original) throw new ResourceNotFoundError('change request', request.revertOf);
+    const plan = inverseOf({ ...original, revertedBy: undefined });
+    const notes = 'reason' in plan ? [] : plan.notes;
+    const read = nowRead(original);
+    const now: ChangeImage = read
+      ? await readImage(read, this.options.registry, this.options.context, this.now)
+      : { at: new Date(this.now()).toISOString(), error: 'the object is not read back' };
+    const compared = compareImages(original.before, original.after, now);
+    const base =
+      typeof dry === 'object' && dry !== null && !Array.isArray(dry)
+        ? (dry as Record<string, unknown>)
+        : { dry_run: true, preview: dry };
+    const warnings = Array.isArray(base.warnings) ? [...(base.warnings as unknown[])] : [];
+    if (compared.changedSince) {
+      warnings.unshift(
+        `${Object.keys(original.after?.objects ?? { object: 0 })[0]} changed since ${original.id} ran: ` +
+          'reverting puts back the values from before it, over what was changed since (compare before / after / now)',
+      );
+    }
+    return {
+      ...base,
+      revert_of: original.id,
+      reverts: `${original.tool} ${Object.entries(original.args)
+        .filter(([key]) => key !== 'site_id')
+        .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        .join(' ')}`.trim(),
+      ...(notes.length > 0 ? { revert_notes: notes } : {}),
+      ...(compared.changedSince ? { changed_since: true, before_after_now: compared.rows } : {}),
+      ...(compared.unreadable ? { now_unreadable: compared.unreadable } : {}),
+      warnings,
+    };
+  }
+
+  /**
    * The request with the outcome this process knows but could not record yet (the store refused
    * it): a change approved and then not run because the disk filled is "not run", never "running".
    */
@@ -432,6 +611,9 @@ export class Approvals {
     preview: unknown;
     id?: string;
     replaces?: string;
+    revertAfterSeconds?: number;
+    forSeconds?: number;
+    revertOf?: string;
   }): Promise<ChangeRequest> {
     const id = input.id ?? newId();
     const key = canonicalJson([input.tool, input.args]);
@@ -471,6 +653,9 @@ export class Approvals {
       state: 'pending',
       replaces: input.replaces ?? replaced,
     };
+    if (input.revertAfterSeconds !== undefined) request.revertAfterSeconds = input.revertAfterSeconds;
+    if (input.forSeconds !== undefined) request.forSeconds = input.forSeconds;
+    if (input.revertOf !== undefined) request.revertOf = input.revertOf;
     if (request.channel === undefined) delete request.channel;
     if (request.replaces === undefined) delete request.replaces;
     const stored = await this.store.create(request, input.requester, created);
@@ -487,7 +672,7 @@ export class Approvals {
     const { id, tool, args } = request;
     let fresh: unknown = request.preview;
     try {
-      if (options.recheck) fresh = await this.dryRun(tool, args);
+      if (options.recheck) fresh = await this.previewFor(request);
     } catch (error) {
       const found = summarize(error);
       const summary: ErrorSummary = {
@@ -505,9 +690,11 @@ export class Approvals {
     let executing: ChangeRequest | undefined;
     try {
       if (previewHash(fresh) !== request.previewHash) return await this.drift(request, approver, fresh);
+      // The before-image (issue 21): read fresh right before the write; a failed read is noted, never fatal.
+      const before = await this.readBefore(tool, args);
       executing = await this.store.transition(
         id,
-        { type: 'executing', id, actor: approver },
+        { type: 'executing', id, actor: approver, ...(before ? { before } : {}) },
         { from: ['approved'], at: this.now(), ownedBySelf: true },
       );
     } catch (error) {
@@ -555,7 +742,72 @@ export class Approvals {
       ['executing', 'unknown'],
     );
     this.options.logger.info({ id, tool }, 'change request succeeded');
-    return { kind: 'succeeded', request: succeeded, result };
+    const verified = await this.verifyAfter(succeeded, result);
+    if (request.revertOf) await this.markReverted(request.revertOf, id);
+    return { kind: 'succeeded', request: verified, result };
+  }
+
+  /** The before-image of a write, or undefined for a tool with nothing to read before (a create). */
+  private async readBefore(tool: string, args: Record<string, unknown>): Promise<ChangeImage | undefined> {
+    const read = changeSpec(tool)?.beforeRead?.(args);
+    if (!read) return undefined;
+    return readImage(read, this.options.registry, this.options.context, this.now);
+  }
+
+  /**
+   * Reads the after-image right after a write and compares it with what was sent, then journals
+   * both (`verified`). Nothing here can fail or repeat the write: a read that fails is recorded as
+   * "not verified: why", and a store that refuses the record is logged.
+   */
+  private async verifyAfter(request: ChangeRequest, result: unknown): Promise<ChangeRequest> {
+    const spec = changeSpec(request.tool);
+    const at = new Date(this.now()).toISOString();
+    let after: ChangeImage;
+    let verification: Verification;
+    const read = spec?.afterRead?.(request.args, result, imageObject(request.before));
+    if (!spec) {
+      after = { at, error: noSpecReason(request.tool) };
+      verification = {
+        status: 'unverified',
+        reason: `the bot does not read back ${request.tool} changes yet`,
+      };
+    } else if (!read) {
+      after = { at, error: 'nothing to read back' };
+      verification = { status: 'unverified', reason: 'nothing the change sends can be read back' };
+    } else {
+      after = await readImage(read, this.options.registry, this.options.context, this.now);
+      verification = verify(spec.expected?.(request.args, request.preview, result), after);
+    }
+    const entry = { type: 'verified' as const, id: request.id, actor: SYSTEM_ACTOR, after, verification };
+    try {
+      const recorded = await this.store.transition(request.id, entry, {
+        from: ['succeeded'],
+        at: this.now(),
+      });
+      if (recorded) return recorded;
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, id: request.id },
+        'could not record the verification of a change',
+      );
+    }
+    return { ...request, after, verification };
+  }
+
+  /** Records on a change that a revert undid it (so it offers no second Revert). */
+  private async markReverted(originalId: string, revertId: string): Promise<void> {
+    try {
+      await this.store.transition(
+        originalId,
+        { type: 'reverted', id: originalId, actor: SYSTEM_ACTOR, revertedBy: revertId },
+        { from: ['succeeded'], at: this.now() },
+      );
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, id: originalId, revertId },
+        'could not record that a change was reverted',
+      );
+    }
   }
 
   /** The target changed since the preview: supersede the approved request and offer a new preview. */

@@ -1,3 +1,4 @@
+import { verificationText } from '../changes/describe.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
 import { suggestNames } from '../lib/suggest.js';
 import type { JournalEvent } from '../store/journal-format.js';
@@ -17,7 +18,34 @@ export const HISTORY_HELP = [
   '  changes [state=pending,failed] [user=@name|U…|me] [since=24h|7d|2030-01-31] [tool=…] [page=N]',
   '      change requests, newest first, 20 a page',
   '  change <id>   one request in full: preview, every journal entry, result or error',
+  '  revert_change change_id=<id>   (or revert <id>) propose the change that undoes one that ran',
 ].join('\n');
+
+/** `revert <id>` and `revert_change change_id=<id>` (issue 21): propose the change that undoes one. */
+export const REVERT_COMMANDS: readonly string[] = ['revert', 'revert_change'];
+
+/** Is this command word `revert` or `revert_change`? */
+export function isRevertCommand(command: string): boolean {
+  return REVERT_COMMANDS.includes(command);
+}
+
+const CHANGE_ID = /^cr_[a-z2-7]{20}$/;
+
+/** The change id of a revert command (`revert cr_…`, `revert_change change_id=cr_…`), or a ValidationError. */
+export function revertChangeId(command: { args: Args; positionals: readonly string[] }): string {
+  const given = [...command.positionals, ...[text(command.args.change_id)].filter((v) => v !== undefined)];
+  const extra = Object.keys(command.args).filter((key) => key !== 'change_id');
+  if (extra.length > 0)
+    throw invalid(extra[0] as string, 'is not an argument of revert_change (it takes change_id)');
+  const id = (given[0] ?? '').trim();
+  if (given.length !== 1 || !CHANGE_ID.test(id)) {
+    throw invalid(
+      'change_id',
+      'must be one change request id (cr_…), e.g. revert_change change_id=cr_abc…; changes lists them',
+    );
+  }
+  return id;
+}
 
 /** Is this command word one of the history commands? */
 export function isHistoryCommand(command: string): boolean {
@@ -217,9 +245,13 @@ export function eventDetail(event: JournalEvent): string {
     case 'message':
       return `preview posted in ${event.message.channel} (ts ${event.message.ts})`;
     case 'approved':
-      return `preview ${event.previewHash.slice(0, 8)} approved`;
+      return `preview ${event.previewHash.slice(0, 8)} approved${event.note ? ` (${event.note})` : ''}`;
     case 'executing':
-      return 'sent to the controller';
+      return event.before?.error
+        ? `sent to the controller; before-image not read: ${event.before.error}`
+        : event.before
+          ? 'before-image read; sent to the controller'
+          : 'sent to the controller';
     case 'succeeded':
       return 'done';
     case 'failed':
@@ -234,5 +266,9 @@ export function eventDetail(event: JournalEvent): string {
       return `the bot stopped while it was ${event.previous}; verify on the controller`;
     case 'reminded':
       return 'approvers reminded';
+    case 'verified':
+      return `after-image read: ${verificationText(event.verification) ?? ''}`;
+    case 'reverted':
+      return `reverted by ${event.revertedBy}`;
   }
 }

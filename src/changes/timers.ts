@@ -1,8 +1,7 @@
-import type { Decision } from '../approvals/policy.js';
-import type { Actor, ChangeRequest } from '../approvals/types.js';
 import { ConflictError, NotAuthorizedError, ResourceNotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Deadline, DeadlineKind, DeadlineStore } from '../store/deadlines.js';
+import type { Actor, ChangeRequest } from '../store/records.js';
 
 /** Why the bot reverts a change by itself (issue 21, items 5 and 6). */
 export type RevertReason = 'keep_timeout' | 'temporary' | 'unreachable';
@@ -47,7 +46,7 @@ export interface TimerNotifier {
 
 /** Who may keep a change: the approval policy's canApprove (the lead passes `approvals.policy`). */
 export interface KeepPolicy {
-  canApprove(request: ChangeRequest, user: Actor): Promise<Decision>;
+  canApprove(request: ChangeRequest, user: Actor): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export interface ChangeTimersOptions {

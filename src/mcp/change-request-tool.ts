@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Actor, ChangeRequest } from '../approvals/types.js';
+import { verificationText } from '../changes/describe.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
 
 /** The MCP-only tool that follows a change request (listed when MCP_WRITES=approval). */
@@ -98,6 +99,14 @@ export function changeRequestView(
     ...(request.result !== undefined ? { result: request.result } : {}),
     ...(request.error ? { error: request.error } : {}),
     ...(request.supersededBy ? { superseded_by: request.supersededBy } : {}),
+    // Issue 21: what the controller held before and after, and how it compares with what was sent.
+    ...(request.verification ? { verification: verificationText(request.verification) } : {}),
+    ...(request.before ? { before: request.before } : {}),
+    ...(request.after ? { after: request.after } : {}),
+    ...(request.revertOf ? { revert_of: request.revertOf } : {}),
+    ...(request.revertedBy ? { reverted_by: request.revertedBy } : {}),
+    ...(request.revertAfterSeconds !== undefined ? { revert_after_seconds: request.revertAfterSeconds } : {}),
+    ...(request.forSeconds !== undefined ? { for_seconds: request.forSeconds } : {}),
   };
 }
 
@@ -115,4 +124,48 @@ export function requireRequest(request: ChangeRequest | undefined, id: string, c
     );
   }
   return request;
+}
+
+/** The tool that proposes (approval) or runs (confirm) the change undoing an earlier one (issue 21). */
+export const REVERT_CHANGE = 'revert_change';
+
+const revertArgsSchema = z
+  .object({
+    change_id: z
+      .string({ error: 'must be a change id (cr_…)' })
+      .trim()
+      .regex(/^cr_[a-z2-7]{20}$/, { error: 'must be a change id (cr_…)' })
+      .describe('The change to undo: the change_id a write answered (cr_…)'),
+    confirm: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe('true runs the revert (MCP_WRITES=confirm)'),
+  })
+  .strict();
+
+/** revert_change as MCP lists it. */
+export const revertChangeTool: Tool = {
+  name: REVERT_CHANGE,
+  description:
+    'Undo a change that ran, from its before-image: an update puts back the fields it changed, a create deletes what it created, a delete re-creates the object (a new id). The revert is a new change (with MCP_WRITES=approval a person approves it in Slack; with confirm it runs when confirm is true). A change that cannot be reverted (a restart) answers why.',
+  inputSchema: (() => {
+    const { $schema: _schema, ...schema } = z.toJSONSchema(revertArgsSchema, { io: 'input' }) as Record<
+      string,
+      unknown
+    >;
+    return schema as Tool['inputSchema'];
+  })(),
+  annotations: { title: 'Revert change', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+};
+
+/** The validated arguments of revert_change, or a ValidationError naming the field. */
+export function revertArgsOf(raw: Record<string, unknown>): { changeId: string; confirm: boolean } {
+  const parsed = revertArgsSchema.safeParse(raw);
+  if (parsed.success) return { changeId: parsed.data.change_id, confirm: parsed.data.confirm === true };
+  throw new ValidationError(
+    parsed.error.issues.map((issue) => ({
+      field: issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments',
+      rule: issue.code === 'unrecognized_keys' ? 'takes only change_id and confirm' : issue.message,
+    })),
+  );
 }

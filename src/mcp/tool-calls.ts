@@ -2,6 +2,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { Actor, ChangeRequest, MessageRef } from '../approvals/types.js';
+import { timingText, verificationText } from '../changes/describe.js';
+import { splitMetaArgs } from '../changes/meta-args.js';
 import type { McpWriteMode } from '../config.js';
 import { ConfirmationRequiredError, NotAuthorizedError } from '../errors.js';
 import { render } from '../format/plain-text.js';
@@ -13,7 +15,10 @@ import {
   changeRequestTool,
   changeRequestView,
   GET_CHANGE_REQUEST,
+  REVERT_CHANGE,
   requireRequest,
+  revertArgsOf,
+  revertChangeTool,
 } from './change-request-tool.js';
 import { mcpError, toolErrorResult } from './error-text.js';
 import { registryToolsFor } from './tool-catalog.js';
@@ -65,7 +70,12 @@ export class McpTools {
       throw new Error('MCP_WRITES=approval needs MCP_APPROVAL_CHANNEL');
     }
     const tools = registryToolsFor(deps.registry, { defaultSite: deps.defaultSite, writes: deps.writes });
-    this.catalog = deps.writes === 'approval' ? [...tools, changeRequestTool] : tools;
+    this.catalog =
+      deps.writes === 'approval'
+        ? [...tools, changeRequestTool, revertChangeTool]
+        : deps.writes === 'confirm'
+          ? [...tools, revertChangeTool]
+          : tools;
   }
 
   /** Every tool an MCP client may call, in registry order (get_change_request last, in approval mode). */
@@ -89,6 +99,7 @@ export class McpTools {
   ): Promise<CallToolResult> {
     const { registry, context, writes } = this.deps;
     if (name === GET_CHANGE_REQUEST && writes === 'approval') return this.changeRequest(args, requester);
+    if (name === REVERT_CHANGE && writes !== 'off') return this.revert(args, requester);
     const tool = registry.require(name);
     if (tool.access === 'read') return toolResult(await registry.run(name, args, context));
     if (writes === 'off') {
@@ -96,8 +107,10 @@ export class McpTools {
         `${name} changes the network, and writes through MCP are off (MCP_WRITES=off)`,
       );
     }
-    const valid = registry.validate(name, args);
-    if (valid.dry_run === true) return toolResult(await registry.run(name, args, context));
+    // revert_after and for (issue 21) are for approvals; the tool validates the rest.
+    const valid = registry.validate(name, splitMetaArgs(args).args);
+    if (valid.dry_run === true)
+      return toolResult(await registry.run(name, splitMetaArgs(args).args, context));
     if (valid.confirm !== true) throw new ConfirmationRequiredError(name);
     return writes === 'approval' ? this.propose(name, args, requester) : this.runNow(name, args, requester);
   }
@@ -122,11 +135,16 @@ export class McpTools {
     const link = message ? await this.deps.notifier?.link(message) : undefined;
     const answer = {
       change_request_id: request.id,
+      change_id: request.id,
       state: request.state,
       preview: request.preview,
       message_link: link ?? null,
       channel: request.channel,
       expires_at: request.expiresAt,
+      ...(request.revertAfterSeconds !== undefined
+        ? { revert_after_seconds: request.revertAfterSeconds }
+        : {}),
+      ...(request.forSeconds !== undefined ? { for_seconds: request.forSeconds } : {}),
     };
     const where = link ?? (message ? `<#${message.channel}>` : `channel ${request.channel}`);
     const posted = this.deps.notifier
@@ -137,6 +155,7 @@ export class McpTools {
     const text = [
       `Change request ${request.id} is pending: nothing has changed yet. A person must approve it in Slack before it runs (${posted}); it expires at ${request.expiresAt}.`,
       `Follow it with get_change_request change_request_id=${request.id}.`,
+      ...[timingText(request)].filter((line): line is string => line !== undefined),
       '',
       render(request.preview),
     ].join('\n');
@@ -183,8 +202,27 @@ export class McpTools {
     requester: Actor,
   ): Promise<CallToolResult> {
     const outcome = await this.approvals().runNow({ tool: name, args, requester });
+    return this.ranNow(outcome);
+  }
+
+  /** The answer to a write run at once: its result with `change_id` and the verification. */
+  private ranNow(outcome: Awaited<ReturnType<Approvals['runNow']>>): CallToolResult {
     const meta = { [CHANGE_REQUEST_META]: outcome.request.id };
-    if (outcome.kind === 'succeeded') return toolResult(outcome.result, meta);
+    if (outcome.kind === 'succeeded') {
+      const verification = verificationText(outcome.request.verification);
+      const result = isRecord(outcome.result)
+        ? {
+            ...outcome.result,
+            change_id: outcome.request.id,
+            ...(verification ? { verification } : {}),
+          }
+        : {
+            result: outcome.result ?? null,
+            change_id: outcome.request.id,
+            ...(verification ? { verification } : {}),
+          };
+      return toolResult(result, meta);
+    }
     const error =
       outcome.kind === 'failed'
         ? { code: outcome.error.code, message: `failed: ${outcome.error.message}`, fields: [] }
@@ -194,6 +232,40 @@ export class McpTools {
             fields: [],
           };
     return { ...toolErrorResult(error), _meta: meta };
+  }
+
+  /** revert_change: proposes the undoing change (approval), or runs it when confirmed (confirm). */
+  private async revert(args: Record<string, unknown>, requester: Actor): Promise<CallToolResult> {
+    const { changeId, confirm } = revertArgsOf(args);
+    const approvals = this.approvals();
+    if (this.deps.writes === 'confirm') {
+      if (!confirm) {
+        throw new ConfirmationRequiredError(REVERT_CHANGE);
+      }
+      return this.ranNow(await approvals.runRevertNow({ changeId, requester }));
+    }
+    const request = await approvals.proposeRevert({
+      changeId,
+      requester,
+      ...(this.deps.approvalChannel ? { channel: this.deps.approvalChannel } : {}),
+    });
+    const { message } = await this.announce(request);
+    const link = message ? await this.deps.notifier?.link(message) : undefined;
+    const answer = {
+      change_request_id: request.id,
+      change_id: request.id,
+      revert_of: changeId,
+      state: request.state,
+      preview: request.preview,
+      message_link: link ?? null,
+      expires_at: request.expiresAt,
+    };
+    const text = [
+      `Revert of ${changeId} proposed as change request ${request.id}: nothing has changed yet; a person must approve it in Slack. Follow it with get_change_request change_request_id=${request.id}.`,
+      '',
+      render(request.preview),
+    ].join('\n');
+    return { content: [{ type: 'text', text }], structuredContent: answer };
   }
 
   private async changeRequest(args: Record<string, unknown>, caller: Actor): Promise<CallToolResult> {

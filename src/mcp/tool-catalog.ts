@@ -94,6 +94,15 @@ export function inputSchemaOf(
   if (properties.site_id) properties.site_id = { ...properties.site_id, default: options.defaultSite };
   if (properties.confirm && options.writes !== 'off') {
     properties.confirm = { ...properties.confirm, description: CONFIRM_TEXT[options.writes] };
+    // Issue 21: the write meta-arguments (a duration: 30s, 5m, 2h, 1d).
+    properties.revert_after = {
+      type: 'string',
+      description: 'Reverts the change by itself after this long unless someone keeps it (e.g. 5m)',
+    };
+    properties.for = {
+      type: 'string',
+      description: 'A temporary change: reverts by itself after this long (e.g. 2h)',
+    };
   }
   return {
     type: 'object',
@@ -149,6 +158,22 @@ function withUnreadable(shape: JsonObject): JsonObject {
   };
 }
 
+/** A write's result with what every write answer carries (issue 21): its change id and verification. */
+function withChange(shape: JsonObject): JsonObject {
+  const properties = (shape.properties ?? {}) as JsonObject;
+  return {
+    ...shape,
+    properties: {
+      ...properties,
+      change_id: { type: 'string', description: 'The recorded change (change <id>, revert_change)' },
+      verification: {
+        type: 'string',
+        description: 'verified, applied, not as sent (with the fields), or not verified (why)',
+      },
+    },
+  };
+}
+
 /**
  * The tool's output schema, for a tool that declares `output`: its result as JSON Schema (an
  * array result under `result`, as toolResult carries it); for a write, also the dry run's preview
@@ -166,7 +191,12 @@ export function outputSchemaOf(tool: ToolDefinition, writes: McpWriteMode): Tool
   const shapes =
     tool.access === 'read'
       ? [withUnreadable(asObject), ERROR_OUTPUT]
-      : [asObject, DRY_RUN_OUTPUT, ...(writes === 'approval' ? [CHANGE_REQUEST_OUTPUT] : []), ERROR_OUTPUT];
+      : [
+          withChange(asObject),
+          DRY_RUN_OUTPUT,
+          ...(writes === 'approval' ? [CHANGE_REQUEST_OUTPUT] : []),
+          ERROR_OUTPUT,
+        ];
   return { type: 'object', anyOf: shapes } as Tool['outputSchema'];
 }
 

@@ -186,6 +186,16 @@ class RunningSimulator implements Simulator {
       return send(res, { status: 413, body: classicErrorBody('api.err.InvalidPayload') });
 
     const fault = this.#faults.take(method, target.route);
+    if (fault?.kind === 'store-as' && body.ok && typeof body.value === 'object' && body.value !== null) {
+      const stored = { ...(body.value as Record<string, unknown>), ...fault.set };
+      return send(
+        res,
+        this.#dispatcher.handle(
+          { method, query: url.searchParams, headers: req.headers, body: { ok: true, value: stored } },
+          target,
+        ),
+      );
+    }
     if (fault?.kind === 'drop') {
       req.socket.destroy();
       return;
@@ -211,7 +221,7 @@ class RunningSimulator implements Simulator {
       );
       // The headers of the request's own answer (a rotated CSRF token) still reach the client.
       return send(res, { ...reply, headers: { ...applied.headers, ...reply.headers } });
-    } else if (fault) {
+    } else if (fault && fault.kind !== 'store-as') {
       return send(res, faultReply(fault, errorKindOf(target), target.route));
     }
     send(

@@ -83,4 +83,9 @@ export type FaultSpec = {
    * applied a change and answered 500 (issue 18).
    */
   | { kind: 'apply-then'; status?: number; body?: unknown; contentType?: string; drop?: boolean }
+  /**
+   * The write is carried out with these fields of its JSON body replaced, and answered as usual:
+   * a controller that stores a value other than the one sent (issue 21, "applied, not as sent").
+   */
+  | { kind: 'store-as'; set: Record<string, unknown> }
 );

@@ -21,6 +21,7 @@ import type { WatchNotifier } from '../watch/types.js';
 import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
 import { READ_MORE_ACTION } from './blocks/read-result.js';
+import { REVERT_ACTION } from './blocks/revert.js';
 import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
@@ -248,6 +249,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     actions: [
       APPROVE_ACTION,
       CANCEL_ACTION,
+      REVERT_ACTION,
       READ_MORE_ACTION,
       ...HOME_ACTIONS,
       ...(options.watch ? WATCH_ACTIONS : []),

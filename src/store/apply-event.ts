@@ -22,6 +22,8 @@ export function stateAfter(type: TransitionEntry['type']): ChangeState | undefin
   switch (type) {
     case 'message':
     case 'reminded':
+    case 'verified':
+    case 'reverted':
       return undefined;
     case 'outcome_unknown':
       return 'unknown';
@@ -48,9 +50,11 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
       next.state = 'approved';
       next.approver = event.actor;
       next.decidedAt = event.at;
+      if (event.note !== undefined) next.approvalNote = event.note;
       break;
     case 'executing':
       next.state = 'executing';
+      if (event.before !== undefined) next.before = event.before;
       break;
     case 'succeeded':
       next.state = 'succeeded';
@@ -83,6 +87,13 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
       break;
     case 'reminded':
       next.remindedAt = event.at;
+      break;
+    case 'verified':
+      next.after = event.after;
+      next.verification = event.verification;
+      break;
+    case 'reverted':
+      next.revertedBy = event.revertedBy;
       break;
   }
   return next;

@@ -18,6 +18,18 @@ const errorSchema = z.object({
   controllerCode: z.string().optional(),
 });
 const stateSchema = z.enum(CHANGE_STATES);
+const imageSchema = z.object({
+  at: z.string(),
+  objects: z.record(z.string(), z.record(z.string(), z.unknown()).nullable()).optional(),
+  error: z.string().optional(),
+});
+const verificationSchema = z.object({
+  status: z.enum(['verified', 'not_as_sent', 'unverified']),
+  mismatches: z
+    .array(z.object({ object: z.string(), field: z.string(), sent: z.unknown(), holds: z.unknown() }))
+    .optional(),
+  reason: z.string().optional(),
+});
 
 /** A change request as the `created` event carries it. */
 export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
@@ -42,6 +54,14 @@ export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
   supersededBy: z.string().optional(),
   replaces: z.string().optional(),
   remindedAt: z.string().optional(),
+  revertAfterSeconds: z.number().optional(),
+  forSeconds: z.number().optional(),
+  before: imageSchema.optional(),
+  after: imageSchema.optional(),
+  verification: verificationSchema.optional(),
+  revertOf: z.string().optional(),
+  revertedBy: z.string().optional(),
+  approvalNote: z.string().optional(),
 });
 
 const base = { id: z.string().min(1), actor: actorSchema };
@@ -50,8 +70,15 @@ const base = { id: z.string().min(1), actor: actorSchema };
 const entrySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('created'), ...base, request: changeRequestSchema }),
   z.object({ type: z.literal('message'), ...base, message: messageSchema }),
-  z.object({ type: z.literal('approved'), ...base, previewHash: z.string() }),
-  z.object({ type: z.literal('executing'), ...base }),
+  z.object({
+    type: z.literal('approved'),
+    ...base,
+    previewHash: z.string(),
+    // Why the system approved (an automatic revert: the original approval covered it).
+    note: z.string().optional(),
+  }),
+  // `before`: the target read fresh right before the write (issue 21).
+  z.object({ type: z.literal('executing'), ...base, before: imageSchema.optional() }),
   z.object({ type: z.literal('succeeded'), ...base, result: z.unknown() }),
   z.object({
     type: z.literal('failed'),
@@ -71,6 +98,15 @@ const entrySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('outcome_unknown'), ...base, previous: z.enum(['approved', 'executing']) }),
   // The one reminder of a request still pending; recorded before it is posted, so it is posted once.
   z.object({ type: z.literal('reminded'), ...base }),
+  // Issue 21: the after-image of a change that ran, and how it compares with what was sent.
+  z.object({
+    type: z.literal('verified'),
+    ...base,
+    after: imageSchema,
+    verification: verificationSchema,
+  }),
+  // Issue 21: a later change (revertedBy) undid this one.
+  z.object({ type: z.literal('reverted'), ...base, revertedBy: z.string() }),
 ]);
 
 const chainSchema = z.object({

@@ -37,6 +37,37 @@ export interface ErrorSummary {
   controllerCode?: string;
 }
 
+/**
+ * The object(s) a change touches, read fresh right before or right after the write (issue 21),
+ * secrets masked. `objects` maps a label (`network 6650…`) to the record as the read tool answers;
+ * `null` means it does not exist (a delete verified gone, a create's target before it). `error`
+ * says why it could not be read: a failed read never blocks or repeats the write.
+ */
+export interface ChangeImage {
+  at: string;
+  objects?: Record<string, Record<string, unknown> | null>;
+  error?: string;
+}
+
+/** One field the controller holds differently from what was sent. */
+export interface FieldMismatch {
+  object: string;
+  field: string;
+  sent: unknown;
+  holds: unknown;
+}
+
+/**
+ * How the after-image compares with what was sent: `verified`, `not_as_sent` (the fields differ:
+ * "applied, not as sent"), or `unverified` (an image could not be read, or the tool changes nothing
+ * that can be read back), with the reason.
+ */
+export interface Verification {
+  status: 'verified' | 'not_as_sent' | 'unverified';
+  mismatches?: FieldMismatch[];
+  reason?: string;
+}
+
 /** One proposed write, from preview to outcome. */
 export interface ChangeRequest {
   /** Opaque, unguessable, URL-safe ('cr_' + 20 base32 characters); the button value. */
@@ -71,4 +102,20 @@ export interface ChangeRequest {
   replaces?: string;
   /** When the one reminder of a request still pending was claimed (APPROVAL_REMIND_SECONDS). */
   remindedAt?: string;
+  /** `revert_after=<duration>` (issue 21): reverted unless someone keeps it within this many seconds. */
+  revertAfterSeconds?: number;
+  /** `for=<duration>` (issue 21): a temporary change, reverted after this many seconds. */
+  forSeconds?: number;
+  /** The target(s) read fresh right before the write. */
+  before?: ChangeImage;
+  /** The target(s) read fresh right after the write. */
+  after?: ChangeImage;
+  /** The after-image compared with what was sent. */
+  verification?: Verification;
+  /** This request undoes that change (a revert). */
+  revertOf?: string;
+  /** The revert that undid this change, once it succeeded. */
+  revertedBy?: string;
+  /** Why the approver may be the system: "the original approval covered it" (an automatic revert). */
+  approvalNote?: string;
 }

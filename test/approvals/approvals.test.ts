@@ -200,6 +200,8 @@ describe('approve', () => {
       'approved',
       'executing',
       'succeeded',
+      // Issue 21: the after-image and its verification.
+      'verified',
     ]);
     expect((await approvals.get(request.id))?.state).toBe('succeeded');
   });
@@ -684,6 +686,8 @@ describe('changes from MCP clients', () => {
       'approved',
       'executing',
       'succeeded',
+      // Issue 21: the after-image and its verification.
+      'verified',
     ]);
     expect(outcome.request).toMatchObject({ state: 'succeeded', requester: CLIENT, approver: CLIENT });
     expect(outcome.request.args).not.toHaveProperty('confirm');
@@ -819,6 +823,13 @@ describe('change listeners', () => {
     });
 
     expect(outcome.kind).toBe('succeeded');
-    expect(heard).toEqual(['cr_:pending', 'cr_:approved', 'cr_:executing', 'cr_:succeeded']);
+    expect(heard).toEqual([
+      'cr_:pending',
+      'cr_:approved',
+      'cr_:executing',
+      'cr_:succeeded',
+      // Issue 21: the verification is recorded after the outcome (still succeeded).
+      'cr_:succeeded',
+    ]);
   });
 });

@@ -60,8 +60,14 @@ describe('approvals on two replicas sharing PostgreSQL', () => {
     expect(posts()).toHaveLength(1);
     expect(bot.site().networks.filter((n) => n.name === 'Lab')).toHaveLength(1);
     const history = await b.history(request.id);
-    expect(history?.events.map((e) => e.type)).toEqual(['created', 'approved', 'executing', 'succeeded']);
-    expect(await stores[0]?.changes().verifyJournal()).toMatchObject({ ok: true, events: 4 });
+    expect(history?.events.map((e) => e.type)).toEqual([
+      'created',
+      'approved',
+      'executing',
+      'succeeded',
+      'verified',
+    ]);
+    expect(await stores[0]?.changes().verifyJournal()).toMatchObject({ ok: true, events: 5 });
   });
 
   it('approve on one replica what was proposed on the other', async () => {

@@ -140,7 +140,14 @@ const CELLS: DiskCell[] = [
           expect((await b.approvals.get(id))?.state).toBe('pending');
           expect(b.slack.callsOf('chat.update').filter((c) => c.args.ts === ts)).toEqual([]);
           expect(await approve(id)).toBeUndefined();
-          expect(journalTypes(id)).toEqual(['created', 'message', 'approved', 'executing', 'succeeded']);
+          expect(journalTypes(id)).toEqual([
+            'created',
+            'message',
+            'approved',
+            'executing',
+            'succeeded',
+            'verified',
+          ]);
         },
       };
     },

@@ -97,7 +97,14 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     expect(networkPosts(bot)).toHaveLength(1);
     const id = String(result._meta?.[CHANGE_REQUEST_META]);
     const history = await bot.app.approvals?.history(id);
-    expect(history?.events.map((e) => e.type)).toEqual(['created', 'approved', 'executing', 'succeeded']);
+    expect(history?.events.map((e) => e.type)).toEqual([
+      'created',
+      'approved',
+      'executing',
+      'succeeded',
+      // Issue 21: the after-image and its verification.
+      'verified',
+    ]);
     expect(history?.request).toMatchObject({
       state: 'succeeded',
       tool: 'create_network',

@@ -178,7 +178,14 @@ describe('App Home and history, as `node dist/main.js` serves them', () => {
       expect(listed).toContain(request.state);
     }
     expect(consoleDetail.code).toBe(0);
-    expect(events.map((e) => e.type)).toEqual(['created', 'message', 'approved', 'executing', 'succeeded']);
+    expect(events.map((e) => e.type)).toEqual([
+      'created',
+      'message',
+      'approved',
+      'executing',
+      'succeeded',
+      'verified',
+    ]);
     for (const event of events) expect(shown).toContain(`\`#${event.seq}\``);
     for (const event of events) expect(shown).toContain(`*${event.type}*`);
     // The console read the bot's journal beside it and appended nothing.

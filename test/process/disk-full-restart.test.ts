@@ -134,14 +134,22 @@ describe('the built bot after the disk filled up during appends', () => {
     expect(readdirSync(dataDir).filter((f) => f.startsWith('approvals.jsonl.torn-'))).toEqual([]);
     // The kept request ran once; the refused one never reached the journal or the controller.
     expect(approved.status).toBe(200);
-    expect(journalTypes(dataDir, id)).toEqual(['created', 'message', 'approved', 'executing', 'succeeded']);
+    expect(journalTypes(dataDir, id)).toEqual([
+      'created',
+      'message',
+      'approved',
+      'executing',
+      'succeeded',
+      'verified',
+    ]);
     expect(networkPosts('Kept')).toHaveLength(1);
     expect(threadOf(ts).map((c) => c.args.text)).toEqual([':white_check_mark: Create network done.']);
     expect(sim.state.findNetworkByName('default', 'Kept')).toMatchObject({ vlan: 83 });
     expect(networkPosts('Lost')).toEqual([]);
     expect(journalOf(dataDir)).not.toContain('Lost');
     expect(audit.code).toBe(0);
-    expect(audit.stdout).toMatch(/^journal OK: 5 events, chain verified/);
+    // Issue 21: the change's `verified` event is the sixth.
+    expect(audit.stdout).toMatch(/^journal OK: 6 events, chain verified/);
     expect(exit).toEqual({ code: 0, signal: null });
   }, 30_000);
 });

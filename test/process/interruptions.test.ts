@@ -172,7 +172,14 @@ describe('SIGTERM while a change is being written', () => {
     expect(textOf(updatesOf(ts).at(-1))).toContain('*Done*');
     expect(buttonsOf(updatesOf(ts).at(-1))).toEqual([]);
     expect(slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
-    expect(journalTypes(dataDir, id)).toEqual(['created', 'message', 'approved', 'executing', 'succeeded']);
+    expect(journalTypes(dataDir, id)).toEqual([
+      'created',
+      'message',
+      'approved',
+      'executing',
+      'succeeded',
+      'verified',
+    ]);
     expect(bot.logs().map((l) => l.msg)).toContain('stopped');
     expect((await auditVerifyOf(dataDir)).code).toBe(0);
   }, 30_000);

@@ -174,7 +174,14 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     const told = slack.responses.filter((r) => urls.some((u) => u.endsWith(r.path)));
     expect(told).toHaveLength(19);
     for (const answer of told) expect(String(answer.body.text)).toMatch(/Already (running|ran)/);
-    expect(await journalTypes(id)).toEqual(['created', 'message', 'approved', 'executing', 'succeeded']);
+    expect(await journalTypes(id)).toEqual([
+      'created',
+      'message',
+      'approved',
+      'executing',
+      'succeeded',
+      'verified',
+    ]);
     const audit = await auditVerify();
     expect(audit.code).toBe(0);
     expect(audit.stdout).toMatch(/^journal OK: \d+ events, chain verified \(PostgreSQL /);

@@ -1,11 +1,13 @@
 import type { types } from '@slack/bolt';
 import { type ChangesPage, eventDetail, requestSummary } from '../../approvals/history.js';
 import type { ChangeRequest, ChangeState } from '../../approvals/types.js';
+import { beforeAfterRows } from '../../changes/describe.js';
 import { renderObject } from '../../format/plain-text.js';
 import { renderPreview } from '../../format/preview-text.js';
 import type { RequestHistory } from '../../store/types.js';
 import { LIMITS } from './limits.js';
 import { codeSections, type SlackMessage } from './read-result.js';
+import { revertBlocks, verificationBlocks } from './revert.js';
 import { channelMention, clip, code, humanize, link, mention, mrkdwn, slackDate } from './text.js';
 
 /** One emoji per state, shared by the history answers and App Home. */
@@ -200,6 +202,7 @@ function outcomeBlocks(request: ChangeRequest): types.KnownBlock[] {
     ];
   }
   if (request.state !== 'succeeded') return [];
+  const images = imageBlocks(request);
   const rendered =
     typeof request.result === 'object' && request.result !== null && !Array.isArray(request.result)
       ? renderObject(request.result as Record<string, unknown>, { width: PREVIEW_WIDTH })
@@ -207,5 +210,19 @@ function outcomeBlocks(request: ChangeRequest): types.KnownBlock[] {
   return [
     { type: 'section', text: { type: 'mrkdwn', text: '*Result*' } },
     ...codeSections(rendered, RESULT_BUDGET).blocks,
+    ...verificationBlocks(request),
+    ...images,
+    ...revertBlocks(request, 'revert-detail'),
+  ];
+}
+
+/** The fields the change changed, before and after (issue 21), as a small table. */
+function imageBlocks(request: ChangeRequest): types.KnownBlock[] {
+  const rows = beforeAfterRows(request);
+  if (rows.length === 0) return [];
+  const text = rows.map((r) => `${r.field}: ${r.before} → ${r.after}`).join('\n');
+  return [
+    { type: 'section', text: { type: 'mrkdwn', text: '*Before → after*' } },
+    ...codeSections(text, { blocks: 2, chars: 2500 }).blocks,
   ];
 }

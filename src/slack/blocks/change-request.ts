@@ -5,6 +5,7 @@ import { renderObject } from '../../format/plain-text.js';
 import { previewRequest, renderPreview } from '../../format/preview-text.js';
 import { LIMITS } from './limits.js';
 import { codeSections, type SlackMessage } from './read-result.js';
+import { revertBlocks, timingBlocks, verificationBlocks } from './revert.js';
 import {
   clipMrkdwn,
   code,
@@ -195,6 +196,7 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
     });
   }
   blocks.push(...layout.warnings);
+  blocks.push(...timingBlocks(request));
   if (note) blocks.push(mrkdwnSection(note, NOTE_MAX));
   blocks.push(mrkdwnSection(statusLine(request)));
   if (request.state === 'pending') {
@@ -228,7 +230,13 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
       : `:white_check_mark: ${mrkdwn(humanize(request.tool))} done.`;
   return {
     text: clipMrkdwn(heading, 3000),
-    blocks: [mrkdwnSection(heading, 2900), ...codeSections(rendered, { blocks: 10, chars: 8000 }).blocks],
+    blocks: [
+      mrkdwnSection(heading, 2900),
+      ...codeSections(rendered, { blocks: 10, chars: 8000 }).blocks,
+      // Issue 21: what the controller holds now, and the way back.
+      ...verificationBlocks(request),
+      ...revertBlocks(request, 'revert-result'),
+    ],
   };
 }
 

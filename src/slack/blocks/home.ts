@@ -1,11 +1,13 @@
 import type { types } from '@slack/bolt';
 import type { ChangeRequest } from '../../approvals/types.js';
+import { revertability } from '../../changes/revert.js';
 import type { ControllerStatus } from '../../gateway/types.js';
 import { linked, STATE_EMOJI, summaryText } from './change-history.js';
 import { decisionActions } from './change-request.js';
 import { controllerApisBlocks } from './controller-apis.js';
 import { LIMITS } from './limits.js';
-import { channelMention, clip, code, humanize, mention, mrkdwn, slackDate } from './text.js';
+import { REVERT_ACTION } from './revert.js';
+import { channelMention, clip, code, humanize, mention, mrkdwn, plainText, slackDate } from './text.js';
 
 /** action_ids of the Home tab's own buttons (Approve and Cancel reuse the channel buttons' ids). */
 export const HOME_REFRESH_ACTION = 'home_refresh';
@@ -205,6 +207,23 @@ function recentBlocks(model: HomeModel): types.KnownBlock[] {
     );
   });
   blocks.push(...lineSections(lines));
+  // Issue 21: Revert for the recent changes that can be undone (the button proposes the undoing change).
+  const revertible = model.recent
+    .slice(0, RECENT_SHOWN)
+    .filter((request) => request.state === 'succeeded' && revertability(request).ok)
+    .slice(0, 5);
+  if (revertible.length > 0) {
+    blocks.push({
+      type: 'actions',
+      block_id: 'home-revert',
+      elements: revertible.map((request) => ({
+        type: 'button' as const,
+        action_id: REVERT_ACTION,
+        text: plainText(`Revert ${humanize(request.tool).toLowerCase()} ${request.id.slice(0, 7)}`, 75),
+        value: request.id,
+      })),
+    });
+  }
   blocks.push(
     context(
       `${code('/net changes state=finished')} lists every finished change; ${code('/net change <id>')} shows one.`,

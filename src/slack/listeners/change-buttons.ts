@@ -1,6 +1,7 @@
 import type { App, RespondFn } from '@slack/bolt';
 import { APPROVE_ACTION, CANCEL_ACTION, shownPreviewHash } from '../blocks/change-request.js';
 import { noticeMessage } from '../blocks/notice.js';
+import { REVERT_ACTION } from '../blocks/revert.js';
 import type { Whisper } from '../change-presenter.js';
 import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
@@ -46,6 +47,42 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
         shownPreviewHash(action?.block_id),
       );
       await deps.presenter.showApproval(outcome, whisperTo(click, client, respond, deps));
+    } catch (error) {
+      await report(error, click, client, respond, deps);
+    }
+  });
+  // Issue 21: Revert proposes the undoing change, previewed and approved like any other.
+  app.action(REVERT_ACTION, async ({ ack, body, client, respond }) => {
+    await ack();
+    let click: ButtonClick | undefined;
+    try {
+      click = parsePayload(buttonClickSchema, body, 'action');
+      const fromHome = click.container?.type === 'view';
+      const channel = fromHome ? undefined : (click.channel?.id ?? click.container?.channel_id);
+      const request = await deps.approvals.proposeRevert({
+        changeId: click.actions[0]?.value ?? '',
+        requester: actorOf(click),
+        ...(channel ? { channel } : {}),
+      });
+      const where = request.channel;
+      if (!where) {
+        await whisperTo(
+          click,
+          client,
+          respond,
+          deps,
+        )(
+          `:leftwards_arrow_with_hook: Revert proposed as ${request.id}, but the original change names no channel to post it in; use \`/net change ${request.id}\` in a channel.`,
+        );
+        return;
+      }
+      await deps.presenter.postProposal(request, where);
+      await whisperTo(
+        click,
+        client,
+        respond,
+        deps,
+      )(`:leftwards_arrow_with_hook: Revert proposed in <#${where}>: it runs once someone approves it.`);
     } catch (error) {
       await report(error, click, client, respond, deps);
     }

@@ -1,6 +1,6 @@
 import type { App, RespondFn } from '@slack/bolt';
 import { canonicalJson } from '../../approvals/canonical.js';
-import { HISTORY_HELP, isHistoryCommand } from '../../approvals/history.js';
+import { HISTORY_HELP, isHistoryCommand, isRevertCommand, revertChangeId } from '../../approvals/history.js';
 import {
   aliasHelpText,
   helpTopicTool,
@@ -107,6 +107,15 @@ async function handle(
   }
   if (isHistoryCommand(parsed.command)) {
     await reply(await historyMessage(parsed, command.user_id, deps));
+    return;
+  }
+  if (isRevertCommand(parsed.command)) {
+    const revert = await deps.approvals.proposeRevert({
+      changeId: revertChangeId(parsed),
+      requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
+      channel: command.channel_id,
+    });
+    await deps.presenter.postProposal(revert, command.channel_id);
     return;
   }
   const { tool, args } = await resolveCommandOnSite(parsed, registry, deps.context.gateway);

@@ -1,0 +1,407 @@
+/**
+ * For every write tool: how to read the object it changes fresh (through the registry's own read
+ * tools), what it sends (to verify the after-image against), and how to undo it (issue 21).
+ */
+
+import { z } from 'zod';
+import type { ToolContext } from '../tools/define-tool.js';
+
+type Json = Record<string, unknown>;
+
+/** One object to read: a read tool, its arguments, and which record of its answer is the object. */
+export interface ImageRead {
+  /** What the object is (`network`, `client`); an image names it `<kind> <its id>`. */
+  kind: string;
+  /** How the object is asked for (an id, a name, a MAC): its name in an image until it is read. */
+  ref: string;
+  tool: string;
+  args: Json;
+  /**
+   * Reads the answer itself instead of a read tool (`tool` is then the source named in messages):
+   * for state no read tool shows, such as a blocked client that is offline.
+   */
+  direct?: (context: ToolContext) => Promise<unknown>;
+  /** The record in the read tool's answer (a list tool's answer is searched); undefined: it is gone. */
+  select?: (answer: unknown) => Json | undefined;
+  /** Keep only these fields (live counters and times would make every image differ). */
+  pick?: readonly string[];
+}
+
+/** What the after-image must hold: fields and values, or `gone` (a delete). */
+export type Expected = { kind: 'fields'; fields: Json } | { kind: 'gone' };
+
+/** An inverse: the write that undoes a change, and what the preview should say about it. */
+export interface InversePlan {
+  tool: string;
+  args: Json;
+  notes: string[];
+}
+
+/** What an inverse is built from. */
+export interface InverseInput {
+  args: Json;
+  preview: unknown;
+  result: unknown;
+  /** The object before the change (undefined when it could not be read). */
+  before: Json | null | undefined;
+  /** The object right after the change. */
+  after: Json | null | undefined;
+}
+
+export interface ChangeSpec {
+  kind: 'create' | 'update' | 'delete' | 'action';
+  /** The object to read right before the write (none for a create: it does not exist yet). */
+  beforeRead?(args: Json): ImageRead;
+  /** The object to read right after the write; `before` is the before-image's object. */
+  afterRead?(args: Json, result: unknown, before: Json | null | undefined): ImageRead | undefined;
+  /** What the controller should hold afterwards. */
+  expected?(args: Json, preview: unknown, result: unknown): Expected | undefined;
+  /** The write that undoes the change, or why there is none. */
+  inverse(input: InverseInput): InversePlan | { reason: string };
+}
+
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function field(value: unknown, ...path: string[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (!isRecord(at)) return undefined;
+    at = at[key];
+  }
+  return at;
+}
+
+function siteOf(args: Json): Json {
+  return typeof args.site_id === 'string' ? { site_id: args.site_id } : {};
+}
+
+/** `{field: to}` of an update preview's or result's `changes`. */
+function changesTo(...sources: unknown[]): Json | undefined {
+  for (const source of sources) {
+    const changes = field(source, 'changes');
+    if (!isRecord(changes)) continue;
+    const fields: Json = {};
+    for (const [key, change] of Object.entries(changes)) {
+      if (isRecord(change) && 'to' in change) fields[key] = change.to;
+    }
+    return fields;
+  }
+  return undefined;
+}
+
+function notRevertible(reason: string): ChangeSpec {
+  return { kind: 'action', inverse: () => ({ reason }) };
+}
+
+// Networks: the image is get_network_details (every stored field, secrets masked).
+const networkRead = (args: Json, id: string): ImageRead => ({
+  kind: 'network',
+  ref: id,
+  tool: 'get_network_details',
+  args: { ...siteOf(args), network_id: id },
+});
+
+/** update_network's argument for each stored networkconf field it can set. */
+const NETWORK_ARGS: Record<string, string> = {
+  name: 'name',
+  purpose: 'purpose',
+  vlan: 'vlan_id',
+  ip_subnet: 'subnet',
+  dhcpd_enabled: 'dhcp_enabled',
+  dhcpd_start: 'dhcp_start',
+  dhcpd_stop: 'dhcp_stop',
+  dhcpd_dns_1: 'dhcp_dns_1',
+  dhcpd_dns_2: 'dhcp_dns_2',
+  dhcpd_dns_3: 'dhcp_dns_3',
+  dhcpd_dns_4: 'dhcp_dns_4',
+  domain_name: 'domain_name',
+};
+// Set by the tool from the fields above (a tag, DNS servers given), or by the controller.
+const NETWORK_DERIVED = new Set(['vlan_enabled', 'vlan_id', 'dhcpd_dns_enabled', 'id']);
+// Arguments that clear a field with an empty string.
+const CLEARABLE = new Set(['dhcp_dns_1', 'dhcp_dns_2', 'dhcp_dns_3', 'dhcp_dns_4', 'domain_name']);
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** The value an argument takes to put a stored field back. */
+function argValue(arg: string, stored: unknown): unknown {
+  if ((stored === undefined || stored === null || stored === '') && CLEARABLE.has(arg)) return '';
+  return stored;
+}
+
+function networkUpdateInverse(input: InverseInput): InversePlan | { reason: string } {
+  const { before, after, args } = input;
+  if (!before)
+    return { reason: 'the network could not be read before the change, so what to put back is unknown' };
+  const id = str(before.id) ?? str(args.network_id) ?? '';
+  const changed = after
+    ? [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !same(before[k], after[k]))
+    : Object.entries(NETWORK_ARGS)
+        .filter(([, arg]) => arg in args)
+        .map(([stored]) => stored);
+  const back: Json = {};
+  const notes: string[] = [];
+  const unmapped: string[] = [];
+  for (const key of changed) {
+    const arg = NETWORK_ARGS[key];
+    if (arg) back[arg] = argValue(arg, before[key]);
+    else if (!NETWORK_DERIVED.has(key)) unmapped.push(key);
+  }
+  // vlan-only networks have no address plan to put back field by field.
+  if (back.purpose !== undefined && before.purpose === 'vlan-only') {
+    for (const key of [
+      'subnet',
+      'dhcp_enabled',
+      'dhcp_start',
+      'dhcp_stop',
+      'domain_name',
+      'dhcp_dns_1',
+      'dhcp_dns_2',
+      'dhcp_dns_3',
+      'dhcp_dns_4',
+    ])
+      delete back[key];
+  }
+  if (back.vlan_id === null || back.vlan_id === undefined) delete back.vlan_id;
+  if (unmapped.length > 0)
+    notes.push(`not put back (update_network does not set them): ${unmapped.join(', ')}`);
+  if (Object.keys(back).length === 0) return { reason: 'the change left no field of the network different' };
+  return { tool: 'update_network', args: { ...siteOf(args), network_id: id, ...back }, notes };
+}
+
+function networkCreateArgs(before: Json, args: Json): Json {
+  const create: Json = { ...siteOf(args), name: before.name, purpose: before.purpose ?? 'corporate' };
+  const vlan = before.vlan ?? before.vlan_id;
+  if (typeof vlan === 'number') create.vlan_id = vlan;
+  if (before.purpose !== 'vlan-only') {
+    if (typeof before.ip_subnet === 'string') create.subnet = before.ip_subnet;
+    create.dhcp_enabled = before.dhcpd_enabled === true;
+    if (before.dhcpd_enabled === true) {
+      if (typeof before.dhcpd_start === 'string') create.dhcp_start = before.dhcpd_start;
+      if (typeof before.dhcpd_stop === 'string') create.dhcp_stop = before.dhcpd_stop;
+    }
+    for (const n of [1, 2, 3, 4]) {
+      const dns = before[`dhcpd_dns_${n}`];
+      if (before.dhcpd_dns_enabled === true && typeof dns === 'string' && dns !== '')
+        create[`dhcp_dns_${n}`] = dns;
+    }
+    if (typeof before.domain_name === 'string' && before.domain_name !== '')
+      create.domain_name = before.domain_name;
+  }
+  return create;
+}
+
+const network: Record<string, ChangeSpec> = {
+  create_network: {
+    kind: 'create',
+    afterRead: (args, result) => {
+      const id = str(field(result, 'network', 'id')) ?? str(field(result, 'network', '_id'));
+      return id ? networkRead(args, id) : undefined;
+    },
+    expected: (_args, preview) => {
+      const payload = field(preview, 'would_create');
+      return isRecord(payload) ? { kind: 'fields', fields: payload } : undefined;
+    },
+    inverse: ({ args, result }) => {
+      const id = str(field(result, 'network', 'id')) ?? str(field(result, 'network', '_id'));
+      if (!id) return { reason: 'the result does not name the network created' };
+      return { tool: 'delete_network', args: { ...siteOf(args), network_id: id }, notes: [] };
+    },
+  },
+  update_network: {
+    kind: 'update',
+    beforeRead: (args) => networkRead(args, String(args.network_id)),
+    afterRead: (args, _result, before) => networkRead(args, str(before?.id) ?? String(args.network_id)),
+    expected: (_args, preview, result) => {
+      const fields = changesTo(result, preview);
+      return fields ? { kind: 'fields', fields } : undefined;
+    },
+    inverse: networkUpdateInverse,
+  },
+  delete_network: {
+    kind: 'delete',
+    beforeRead: (args) => networkRead(args, String(args.network_id)),
+    afterRead: (args, result, before) =>
+      networkRead(
+        args,
+        str(field(result, 'deleted_network_id')) ?? str(before?.id) ?? String(args.network_id),
+      ),
+    expected: () => ({ kind: 'gone' }),
+    inverse: ({ before, args, preview }) => {
+      if (!before)
+        return { reason: 'the network could not be read before it was deleted, so it cannot be re-created' };
+      const notes = ['re-created with a new id: objects that referred to the old id are not rewired'];
+      const references = field(preview, 'references');
+      if (Array.isArray(references)) {
+        for (const ref of references) {
+          if (isRecord(ref))
+            notes.push(
+              `referred to the old network: ${String(ref.kind ?? 'object')} "${String(ref.name ?? ref.id ?? '?')}"`,
+            );
+        }
+      }
+      const masked = Object.entries(before)
+        .filter(([, v]) => v === '[redacted]')
+        .map(([k]) => k);
+      if (masked.length > 0)
+        notes.push(`secrets are never kept, so these are not re-created: ${masked.join(', ')}`);
+      return { tool: 'create_network', args: networkCreateArgs(before, args), notes };
+    },
+  },
+};
+
+// Clients: the image is the part of get_client an action changes.
+const clientRead = (args: Json, ref?: string): ImageRead => ({
+  kind: 'client',
+  ref: ref ?? String(args.client),
+  tool: 'get_client',
+  args: { ...siteOf(args), client: ref ?? args.client },
+  pick: ['mac', 'name', 'blocked', 'guest', 'guest_authorization'],
+});
+
+const knownClientSchema = z.looseObject({ mac: z.string() });
+const macKey = (text: string) => text.toLowerCase().replace(/[^0-9a-f]/g, '');
+
+/**
+ * A client as the controller keeps it (`rest/user`: online and away): a blocked client is offline,
+ * so no live read shows it, but this record carries `blocked`.
+ */
+const knownClientRead = (args: Json, ref?: string): ImageRead => {
+  const wanted = ref ?? String(args.client);
+  return {
+    kind: 'client',
+    ref: wanted,
+    tool: 'rest/user',
+    args: {},
+    direct: async ({ gateway }) => {
+      const site = typeof args.site_id === 'string' ? args.site_id : 'default';
+      return (await gateway.classicRead(site, 'rest/user', knownClientSchema, { fresh: true })).items;
+    },
+    select: (answer) => {
+      if (!Array.isArray(answer)) return undefined;
+      const records = answer.filter(isRecord);
+      const key = macKey(wanted);
+      const found =
+        (key.length === 12 ? records.find((c) => macKey(String(c.mac)) === key) : undefined) ??
+        records.find((c) =>
+          [c.name, c.hostname, c.ip].some(
+            (v) => typeof v === 'string' && v.toLowerCase() === wanted.toLowerCase(),
+          ),
+        );
+      return found
+        ? { mac: found.mac, name: found.name ?? found.hostname ?? null, blocked: found.blocked === true }
+        : undefined;
+    },
+  };
+};
+
+function blockToggle(inverseTool: string, blocked: boolean): ChangeSpec {
+  return {
+    kind: 'action',
+    beforeRead: (args) => knownClientRead(args),
+    afterRead: (args, _result, before) => knownClientRead(args, str(before?.mac)),
+    expected: () => ({ kind: 'fields', fields: { blocked } }),
+    inverse: ({ args, before }) => ({
+      tool: inverseTool,
+      args: { ...siteOf(args), client: str(before?.mac) ?? args.client },
+      notes: [],
+    }),
+  };
+}
+
+function clientToggle(
+  inverseTool: string,
+  expected: Json,
+  notes: (args: Json) => string[] = () => [],
+): ChangeSpec {
+  return {
+    kind: 'action',
+    beforeRead: (args) => clientRead(args),
+    afterRead: (args, _result, before) => clientRead(args, str(before?.mac)),
+    expected: () => ({ kind: 'fields', fields: expected }),
+    inverse: ({ args, before }) => ({
+      tool: inverseTool,
+      args: { ...siteOf(args), client: str(before?.mac) ?? args.client },
+      notes: notes(args),
+    }),
+  };
+}
+
+const clients: Record<string, ChangeSpec> = {
+  block_client: blockToggle('unblock_client', true),
+  unblock_client: blockToggle('block_client', false),
+  authorize_guest: clientToggle('unauthorize_guest', { guest_authorization: 'authorized' }),
+  unauthorize_guest: clientToggle('authorize_guest', { guest_authorization: 'not authorized' }, () => [
+    "authorized again with the site's default guest time (the earlier limits are not known)",
+  ]),
+  reconnect_client: notRevertible(
+    'a client kicked off Wi-Fi has reconnected by itself; there is nothing to undo',
+  ),
+};
+
+const wifiRead = (args: Json, ref: string): ImageRead => ({
+  kind: 'wifi',
+  ref,
+  tool: 'list_wifi_broadcasts',
+  args: siteOf(args),
+  select: (answer) =>
+    Array.isArray(answer)
+      ? (answer.filter(isRecord).find((w) => w.id === ref) ??
+        answer.filter(isRecord).find((w) => String(w.name).toLowerCase() === ref.toLowerCase()))
+      : undefined,
+  pick: ['id', 'name', 'enabled'],
+});
+
+const wifi: Record<string, ChangeSpec> = {
+  set_wifi_broadcast_enabled: {
+    kind: 'update',
+    beforeRead: (args) => wifiRead(args, String(args.wifi_id)),
+    afterRead: (args, _result, before) => wifiRead(args, str(before?.id) ?? String(args.wifi_id)),
+    expected: (args) => ({ kind: 'fields', fields: { enabled: args.enabled } }),
+    inverse: ({ args, before }) => {
+      if (!before) return { reason: 'the Wi-Fi network could not be read before the change' };
+      return {
+        tool: 'set_wifi_broadcast_enabled',
+        args: { ...siteOf(args), wifi_id: str(before.id) ?? args.wifi_id, enabled: before.enabled === true },
+        notes: [],
+      };
+    },
+  },
+};
+
+const devices: Record<string, ChangeSpec> = {
+  restart_device: notRevertible('a restart cannot be taken back: the device has rebooted'),
+  power_cycle_port: notRevertible(
+    'a power cycle cannot be taken back: the port was already switched off and on',
+  ),
+  locate_device: notRevertible(
+    'locate only blinks the device; it stops by itself and changes nothing to undo',
+  ),
+};
+
+const vouchers: Record<string, ChangeSpec> = {
+  create_vouchers: notRevertible(
+    'vouchers may have been handed out already; revoke the ones you want gone with revoke_voucher',
+  ),
+  revoke_voucher: notRevertible('a revoked voucher cannot be restored (a new one has a new code)'),
+};
+
+const SPECS: Record<string, ChangeSpec> = { ...network, ...clients, ...wifi, ...devices, ...vouchers };
+
+/** The spec of a write tool; undefined for a tool whose object the bot does not read back yet. */
+export function changeSpec(tool: string): ChangeSpec | undefined {
+  return SPECS[tool];
+}
+
+/** Write tools with a spec (the table's rows), for tests and docs. */
+export function specifiedTools(): string[] {
+  return Object.keys(SPECS);
+}
+
+/** Why a change of a tool without a spec offers no Revert. */
+export function noSpecReason(tool: string): string {
+  return `the bot does not yet read back or undo ${tool} changes; undo it with the matching tool by hand`;
+}
