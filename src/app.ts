@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import { Approvals } from './approvals/approvals.js';
 import type { ChangeNotifier } from './approvals/notifier.js';
 import { ApprovalPolicy } from './approvals/policy.js';
+import { ChangeTimers } from './changes/timers.js';
 import { resolveToolCall } from './commands/aliases.js';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
@@ -17,6 +19,7 @@ import { Telemetry } from './telemetry/index.js';
 import type { ToolContext } from './tools/define-tool.js';
 import type { Guardrails } from './tools/impact.js';
 import { createRegistry } from './tools/index.js';
+import type { KeepPort } from './tools/keep-tools.js';
 import type { ToolRegistry } from './tools/registry.js';
 import { Watcher, webhookHandler } from './watch/index.js';
 import type { WatchNotifier } from './watch/types.js';
@@ -35,6 +38,8 @@ export interface AppDeps {
   now?: () => number;
   /** How often expired change requests are swept [15 s]. */
   sweepIntervalMs?: number;
+  /** How often due deadlines are claimed [5 s]; tests shorten it. */
+  timerTickMs?: number;
   /** Slack's SDK-backed parts (`slackKit`); needed when SLACK_BOT_TOKEN is set, so a console run never loads the SDK. */
   slackKit?: SlackKit;
   /**
@@ -72,6 +77,12 @@ export interface App {
    * bot only (never in a console run), and close stops it.
    */
   watcher?: Watcher;
+  /**
+   * Issue 21: deadlines of keep-or-revert and temporary changes, built with approvals. They follow
+   * this process's changes from the start; main.ts starts the ticker that fires them in the
+   * long-running bot only, and close stops it.
+   */
+  timers?: ChangeTimers;
   close(): Promise<void>;
 }
 
@@ -120,6 +131,7 @@ export function createApp(deps: AppDeps): App {
     telemetry,
     ...parts,
     async close() {
+      await parts.timers?.stop();
       await parts.watcher?.stop();
       await telemetry.stop();
       await parts.slack?.stop();
@@ -139,6 +151,12 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
     withSlack || deps.ownsChanges ? buildApprovals(deps, store, registry, context) : undefined;
   // The MCP front end posts proposals through Slack in this process, which is built after it.
   let slack: SlackFrontEnd | undefined;
+  const timers = approvals ? buildTimers(deps, store, approvals, () => slack) : undefined;
+  if (timers) {
+    // keep_change reaches them through the context (tools/ imports nothing above it).
+    (context as ToolContext & { changeTimers?: KeepPort }).changeTimers = timers;
+    timers.follow();
+  }
   const notifier: ChangeNotifier | undefined = withSlack
     ? {
         announce: async (request) => slack?.notifier.announce(request),
@@ -189,6 +207,7 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       controllerInfo: () => deps.gateway.knownConsole?.(),
       routes,
       ...(watcher ? { watch: watcher } : {}),
+      ...(timers ? { timers } : {}),
       ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
     });
     if (config.approvals.approvers.length === 0) {
@@ -200,7 +219,40 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
     ...(slack ? { slack } : {}),
     ...(mcp ? { mcp } : {}),
     ...(watcher ? { watcher } : {}),
+    ...(timers ? { timers } : {}),
   };
+}
+
+function buildTimers(
+  deps: AppDeps,
+  store: Store,
+  approvals: Approvals,
+  slack: () => SlackFrontEnd | undefined,
+): ChangeTimers {
+  const { config, logger } = deps;
+  return new ChangeTimers({
+    deadlines: store.deadlines(),
+    revert: approvals,
+    getChange: (id) => approvals.get(id),
+    replicaId: store.changes().replicaId,
+    logger: logger.child({ component: 'timers' }),
+    onChange: (listener) => approvals.onChange(listener),
+    policy: approvals.policy,
+    // Slack is built after the timers: events go through it once it exists.
+    notifier: { report: async (event) => slack()?.timerNotifier.report(event) },
+    // A fresh read (never the cache, nor the status kept for App Home): can the bot still reach it?
+    probe: async (site) => {
+      try {
+        await deps.gateway.classicRead(site, 'stat/sysinfo', z.unknown(), { fresh: true });
+        return true;
+      } catch (error) {
+        logger.warn({ err: error, site }, 'the controller did not answer the probe after a timed change');
+        return false;
+      }
+    },
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.timerTickMs ? { tickMs: deps.timerTickMs } : {}),
+  });
 }
 
 function buildWatcher(

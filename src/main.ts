@@ -174,6 +174,8 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
     const mcp = app.mcp ? `, POST /mcp (MCP_WRITES=${config.mcp.writes})` : '';
     // Issue 23: the network's watcher runs in the long-running bot only (one replica polls: a lease).
     app.watcher?.start();
+    // Issue 21: fires the deadlines of keep-or-revert and temporary changes (once across replicas).
+    app.timers?.start();
     // In the background, best effort, once Slack's requests are taken: what the first command
     // would otherwise wait for (detection, login, the site lookup). A failure is logged and tried
     // again by the first command.

@@ -241,6 +241,21 @@ export class Approvals {
   }
 
   /**
+   * The change that would undo `changeId`, previewed, without proposing anything (the console shows
+   * it before `approve? [y/N]`); a change that cannot be reverted is refused with the reason.
+   */
+  async previewRevert(
+    changeId: string,
+  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown }> {
+    const original = await this.store.get(changeId);
+    if (!original) throw new ResourceNotFoundError('change request', changeId);
+    const { tool, args } = this.inverse(original);
+    const preview = await this.previewFor({ tool, args, revertOf: original.id });
+    refuseNoOp(tool, preview);
+    return { tool, args, preview };
+  }
+
+  /**
    * Runs the inverse of `changeId` at once, without a new approval (the original approval covered
    * it): a Keep deadline passed, a temporary change ended, or the controller was unreachable after
    * the change. Journaled as a new change approved by the system actor with that note; run once,

@@ -138,6 +138,7 @@ export class ChangeTimers {
   // Probes done by this process, per deadline: 'after' the write, 'before' the deadline.
   private readonly probed = new Map<string, Set<'after' | 'before'>>();
   private readonly scheduling = new Set<Promise<unknown>>();
+  private readonly noticing = new Map<string, Promise<Deadline | undefined>>();
 
   constructor(private readonly options: ChangeTimersOptions) {
     this.now = options.now ?? Date.now;
@@ -146,6 +147,18 @@ export class ChangeTimers {
   /** Subscribes to changes, and claims what fell due while nothing ran at once, then every tick. */
   start(): void {
     if (this.timer) return;
+    this.follow();
+    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 5_000);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  /**
+   * Only schedules the deadlines of this process's own timed changes (a console run, an MCP stdio
+   * server): the long-running bot sharing the store fires them. `stop()` waits for the scheduling.
+   */
+  follow(): void {
+    if (this.unsubscribe) return;
     this.unsubscribe = this.options.onChange?.((request) => {
       const work = this.noticeChange(request).catch((error: unknown) => {
         this.options.logger.error(
@@ -156,9 +169,6 @@ export class ChangeTimers {
       this.scheduling.add(work);
       void work.finally(() => this.scheduling.delete(work));
     });
-    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 5_000);
-    this.timer.unref();
-    void this.tick();
   }
 
   async stop(): Promise<void> {
@@ -173,6 +183,22 @@ export class ChangeTimers {
   /** A change that just succeeded with `revert_after=` or `for=` gets its deadline (once). */
   async noticeChange(request: ChangeRequest): Promise<Deadline | undefined> {
     if (request.state !== 'succeeded') return undefined;
+    // The outcome and its verification each announce the change as succeeded: one look at a time
+    // per change, so the second sees the deadline the first made.
+    const earlier = this.noticing.get(request.id);
+    const work = (earlier ?? Promise.resolve(undefined)).then(
+      () => this.scheduleFor(request),
+      () => this.scheduleFor(request),
+    );
+    this.noticing.set(request.id, work);
+    try {
+      return await work;
+    } finally {
+      if (this.noticing.get(request.id) === work) this.noticing.delete(request.id);
+    }
+  }
+
+  private async scheduleFor(request: ChangeRequest): Promise<Deadline | undefined> {
     const timed = request as TimedChange;
     const seconds = timed.forSeconds ?? timed.revertAfterSeconds;
     if (seconds === undefined || !(seconds > 0)) return undefined;

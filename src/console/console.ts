@@ -63,17 +63,18 @@ export interface ConsoleDeps {
   operator?: Actor;
 }
 
-/** What recording a console write needs: Approvals' `runNow`. */
+type RunOutcome =
+  | { kind: 'succeeded'; request: ChangeRequest; result: unknown }
+  | { kind: 'failed'; request: ChangeRequest; error: ErrorSummary }
+  | { kind: 'already'; request: ChangeRequest };
+
+/** What recording a console write needs: Approvals' `runNow`, and its reverts (issue 21). */
 export interface ChangeRecorder {
-  runNow(input: {
-    tool: string;
-    args: Record<string, unknown>;
-    requester: Actor;
-  }): Promise<
-    | { kind: 'succeeded'; request: ChangeRequest; result: unknown }
-    | { kind: 'failed'; request: ChangeRequest; error: ErrorSummary }
-    | { kind: 'already'; request: ChangeRequest }
-  >;
+  runNow(input: { tool: string; args: Record<string, unknown>; requester: Actor }): Promise<RunOutcome>;
+  previewRevert?(
+    changeId: string,
+  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown }>;
+  runRevertNow?(input: { changeId: string; requester: Actor }): Promise<RunOutcome>;
 }
 
 /** One-shot exit codes. */
@@ -242,7 +243,10 @@ async function execute(deps: ConsoleDeps, command: ResolvedCommand): Promise<Exe
     return { result: await deps.registry.run(command.tool, { ...args, confirm: true }, deps.context) };
   }
   const requester = deps.operator ?? { userId: 'console:unknown' };
-  const outcome = await deps.recorder.runNow({ tool: command.tool, args, requester });
+  return executedOf(await deps.recorder.runNow({ tool: command.tool, args, requester }));
+}
+
+function executedOf(outcome: RunOutcome): Executed {
   if (outcome.kind === 'succeeded') return { result: outcome.result, changeId: outcome.request.id };
   if (outcome.kind === 'failed') throw new RecordedFailure(errorOf(outcome.error), outcome.request.id);
   throw new RecordedFailure(
@@ -307,6 +311,39 @@ function history(deps: ConsoleDeps, parsed: ParsedCommand, json: boolean): Promi
 /** `revert <id>` and `keep <id>`: the change tools on one recorded change. */
 const CHANGE_COMMANDS: Readonly<Record<string, string>> = { revert: 'revert_change', keep: 'keep_change' };
 
+/** `revert <id>` (or `revert_change change_id=<id>`): the change id it names, or undefined for another command. */
+function revertTarget(parsed: ParsedCommand): string | undefined {
+  if (parsed.command !== 'revert' && parsed.command !== 'revert_change') return undefined;
+  const id = parsed.positionals[0] ?? parsed.args.change_id;
+  if (typeof id !== 'string' || id === '') {
+    throw new ValidationError([
+      { field: 'change_id', rule: `is required: ${parsed.command} <change id>`, missing: true },
+    ]);
+  }
+  return id;
+}
+
+/**
+ * A revert proposes the change that undoes a recorded one (approvals computes it from the
+ * before-image), shown like any write's preview; run once approved, recorded as its own change.
+ */
+interface RevertPlan {
+  tool: string;
+  preview: unknown;
+  run(): Promise<Executed>;
+}
+
+async function revertPlan(deps: ConsoleDeps, changeId: string): Promise<RevertPlan> {
+  const recorder = deps.recorder;
+  if (!recorder?.previewRevert || !recorder.runRevertNow) {
+    throw new NotSupportedError('revert needs the change store, which this console run did not open');
+  }
+  const runRevertNow = recorder.runRevertNow.bind(recorder);
+  const { tool, preview } = await recorder.previewRevert(changeId);
+  const requester = deps.operator ?? { userId: 'console:unknown' };
+  return { tool, preview, run: async () => executedOf(await runRevertNow({ changeId, requester })) };
+}
+
 /**
  * `revert <id>` / `keep <id>` as the tool call they stand for (`revert_change change_id=<id>`), so
  * they are previewed, approved at the prompt (or --yes) and recorded like any write.
@@ -350,6 +387,22 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
   if (isHistoryCommand(parsed.command)) {
     writeLine(output, await history(deps, parsed, json));
     return 'continue';
+  }
+  const revertOf = revertTarget(parsed);
+  if (revertOf !== undefined) {
+    const plan = await revertPlan(deps, revertOf);
+    writeLine(output, formatResult(plan.preview, json, deps, plan.tool));
+    const answer = await ask('approve? [y/N] ');
+    if (answer === INTERRUPTED) {
+      writeLine(output, '\nnot run.');
+      return 'continue';
+    }
+    if (answer !== undefined && /^(y|yes)$/i.test(answer.trim())) {
+      writeLine(output, executedText(await plan.run(), json, deps, plan.tool));
+      return 'continue';
+    }
+    writeLine(output, 'not run.');
+    return answer === undefined ? 'quit' : 'continue';
   }
   const command = await resolveCommandOnSite(changeCommand(parsed, registry), registry, context.gateway);
   const tool = registry.require(command.tool);
@@ -469,6 +522,20 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     if (isHistoryCommand(parsed.command)) {
       writeLine(output, await history(deps, parsed, json));
       return EXIT.ok;
+    }
+    const revertOf = revertTarget(parsed);
+    if (revertOf !== undefined) {
+      const plan = await revertPlan(deps, revertOf);
+      if (flags.has('--yes')) {
+        writeLine(output, executedText(await plan.run(), json, deps, plan.tool));
+        return EXIT.ok;
+      }
+      writeLine(output, formatResult(plan.preview, json, deps, plan.tool));
+      writeLine(
+        errorOutput,
+        `not run: ${plan.tool} (the revert of ${revertOf}) changes the network; add --yes to run it`,
+      );
+      return EXIT.notRun;
     }
     const command = await resolveCommandOnSite(changeCommand(parsed, registry), registry, context.gateway);
     const tool = registry.require(command.tool);

@@ -1,5 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
+import type { ChangeTimers } from '../changes/timers.js';
 import type { Config } from '../config.js';
 import type { ControllerStatus } from '../gateway/types.js';
 import { settle, settledWithin } from '../lib/settle-within.js';
@@ -22,6 +23,8 @@ export interface AppHomeOptions {
   registry: ToolRegistry;
   context: ToolContext;
   controllerStatus: (site: string) => Promise<ControllerStatus>;
+  /** Issue 21: the change timers, for App Home's temporary and pending-revert changes. */
+  timers?: Pick<ChangeTimers, 'pending'>;
 }
 
 /** The running App Home and reminders. */
@@ -79,6 +82,7 @@ export function createAppHome(options: AppHomeOptions): AppHome {
       return Array.isArray(offline) ? offline.filter((v): v is string => typeof v === 'string') : [];
     },
     quickActions,
+    ...(options.timers ? { pendingReverts: () => options.timers?.pending() ?? Promise.resolve([]) } : {}),
     ...(writeChannels.length === 1 && writeChannels[0] ? { formChannel: writeChannels[0] } : {}),
   });
   const unsubscribe = approvals.onChange((request) => home.changed(request));

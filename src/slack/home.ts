@@ -1,6 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeRequest } from '../approvals/types.js';
+import type { PendingRevert } from '../changes/timers.js';
 import type { ControllerStatus } from '../gateway/types.js';
 import { settle, settledWithin } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
@@ -29,6 +30,8 @@ export interface HomeServiceOptions {
   controllerStatus: (site: string) => Promise<ControllerStatus>;
   /** Names of the site's offline devices (App Home's Controller section); unset: not shown. */
   offlineDevices?: (site: string) => Promise<string[]>;
+  /** Issue 21: temporary and keep-or-revert changes still waiting for their deadline; unset: not shown. */
+  pendingReverts?: () => Promise<PendingRevert[]>;
   quickActions: () => Promise<QuickAction[]>;
   /** The channel a quick-action form offers first for its preview (the only WRITE_CHANNELS entry). */
   formChannel?: string;
@@ -210,6 +213,9 @@ export class HomeService {
     const offline = this.options.offlineDevices
       ? settledWithin(settle(this.options.offlineDevices(site)), STATUS_WAIT_MS)
       : Promise.resolve(undefined);
+    const timed = this.options.pendingReverts
+      ? settledWithin(settle(this.options.pendingReverts()), STATUS_WAIT_MS)
+      : Promise.resolve(undefined);
     const [pending, mine, mineTotal, recent, mayApprove, quickActions] = await Promise.all([
       approvals.list({ state: 'pending' }),
       approvals.list({ requester: user, limit: MINE_SHOWN }),
@@ -229,6 +235,7 @@ export class HomeService {
     const links = await this.options.permalinks.of(messages);
     const controller = await status;
     const down = await offline;
+    const reverts = await timed;
     return {
       user,
       now,
@@ -239,6 +246,7 @@ export class HomeService {
       recent,
       ...(controller?.ok ? { controller: controller.value } : {}),
       ...(down?.ok ? { offlineDevices: down.value } : {}),
+      ...(reverts?.ok ? { pendingReverts: reverts.value } : {}),
       quickActions,
       approvers: this.options.approvers,
       links,

@@ -10,6 +10,7 @@ import {
 } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
+import type { ChangeTimers, TimerNotifier } from '../changes/timers.js';
 import type { Config } from '../config.js';
 import type { ControllerStatus } from '../gateway/types.js';
 import { settle, settledWithin } from '../lib/settle-within.js';
@@ -20,6 +21,8 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { WatchNotifier } from '../watch/types.js';
 import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
+import { keepPromptMessage, timerEventMessage } from './blocks/keep-prompt.js';
+import type { SlackMessage } from './blocks/read-result.js';
 import { READ_MORE_ACTION } from './blocks/read-result.js';
 import { REVERT_ACTION } from './blocks/revert.js';
 import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
@@ -28,6 +31,7 @@ import type { SlackDeps } from './deps.js';
 import { registerDrainGuard, WorkTracker } from './drain.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
 import { HOME_ACTIONS, HOME_OPENED_EVENT, registerHome } from './listeners/home.js';
+import { KEEP_ACTIONS, registerKeepButtons } from './listeners/keep-change.js';
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerReadMore } from './listeners/read-more.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
@@ -70,6 +74,8 @@ export interface SlackFrontEndOptions {
     | undefined;
   /** Issue 23: the watcher's Acknowledge, Accept and Revert buttons and `/net digest`. */
   watch?: WatchActions;
+  /** Issue 21: keep-or-revert and temporary changes (Keep and Revert now buttons, App Home). */
+  timers?: ChangeTimers;
 }
 
 /** One extra HTTP route on the bot's port. */
@@ -114,6 +120,8 @@ export interface SlackFrontEnd {
   notifier: ChangeNotifier;
   /** Issue 23: posts the watcher's alerts, drift and digest. */
   watchNotifier: WatchNotifier;
+  /** Issue 21: says in the change's thread and in AUDIT_CHANNEL what its deadline did. */
+  timerNotifier: TimerNotifier;
 }
 
 /**
@@ -250,6 +258,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       APPROVE_ACTION,
       CANCEL_ACTION,
       REVERT_ACTION,
+      ...(options.timers ? KEEP_ACTIONS : []),
       READ_MORE_ACTION,
       ...HOME_ACTIONS,
       ...(options.watch ? WATCH_ACTIONS : []),
@@ -301,6 +310,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   registerToolForm(app, deps);
   registerHome(app, deps);
   if (options.watch) registerWatchButtons(app, deps, options.watch);
+  if (options.timers) registerKeepButtons(app, deps, options.timers);
   app.error(async (error) => {
     logger.error({ err: error }, 'Slack listener failed');
   });
@@ -404,6 +414,45 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       link: (message) => presenter.link(message),
     },
     watchNotifier: slackWatchNotifier(client, logger, config.watch?.timeZone),
+    timerNotifier: slackTimerNotifier(client, logger, config.approvals.auditChannel, options.timers),
+  };
+}
+
+/**
+ * Timer events in the change's thread (a new deadline with its Keep button; kept, reverted or a
+ * failed revert) and, except the prompt, in AUDIT_CHANNEL. A post that fails is logged: the
+ * deadline itself is in the store either way.
+ */
+function slackTimerNotifier(
+  client: webApi.WebClient,
+  logger: Logger,
+  auditChannel: string | undefined,
+  timers: Pick<ChangeTimers, 'pendingRevert'> | undefined,
+): TimerNotifier {
+  const post = async (channel: string, message: SlackMessage, threadTs?: string) => {
+    try {
+      await client.chat.postMessage({ channel, ...message, ...(threadTs ? { thread_ts: threadTs } : {}) });
+    } catch (error) {
+      logger.warn({ err: error, channel }, 'could not post a change timer event');
+    }
+  };
+  return {
+    async report(event) {
+      const thread = event.change?.message;
+      if (event.kind === 'scheduled') {
+        const pending = await timers?.pendingRevert(event.deadline.changeId);
+        // A temporary change is meant to end: its thread hears when, without a Keep button.
+        const message =
+          pending && event.deadline.kind === 'keep_or_revert'
+            ? keepPromptMessage(pending)
+            : timerEventMessage(event);
+        if (thread) await post(thread.channel, message, thread.ts);
+        return;
+      }
+      const message = timerEventMessage(event);
+      if (thread) await post(thread.channel, message, thread.ts);
+      if (auditChannel) await post(auditChannel, message);
+    },
   };
 }
 

@@ -10,6 +10,7 @@ import { firewallPolicyTools } from './firewall-policies.js';
 import { firewallRuleTools } from './firewall-rules.js';
 import { firewallZoneTools } from './firewall-zones.js';
 import { hotspotTools } from './hotspot.js';
+import { keepTools } from './keep-tools.js';
 import { networkTools } from './networks.js';
 import { policyTools } from './policy-tools.js';
 import { ToolRegistry } from './registry.js';
@@ -41,6 +42,9 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Wi-Fi broadcasts', api: 'wifi', tools: wifiBroadcastTools },
   // Issue 22: the guardrail policy, explained.
   { title: 'Guardrails', tools: policyTools },
+  // Issue 21: cancels the automatic revert of a change made with revert_after= (revert_change is
+  // approvals' own: it proposes the inverse of a recorded change).
+  { title: 'Changes', tools: keepTools },
 ];
 
 /**

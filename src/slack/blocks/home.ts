@@ -1,10 +1,12 @@
 import type { types } from '@slack/bolt';
 import type { ChangeRequest } from '../../approvals/types.js';
 import { revertability } from '../../changes/revert.js';
+import type { PendingRevert } from '../../changes/timers.js';
 import type { ControllerStatus } from '../../gateway/types.js';
 import { linked, STATE_EMOJI, summaryText } from './change-history.js';
 import { decisionActions } from './change-request.js';
 import { controllerApisBlocks } from './controller-apis.js';
+import { pendingRevertBlocks } from './keep-prompt.js';
 import { LIMITS } from './limits.js';
 import { REVERT_ACTION } from './revert.js';
 import { channelMention, clip, code, humanize, mention, mrkdwn, plainText, slackDate } from './text.js';
@@ -47,6 +49,8 @@ export interface HomeModel {
   recent: ChangeRequest[];
   /** Undefined: the controller did not answer in time to say. */
   controller?: ControllerStatus;
+  /** Issue 21: changes that revert themselves at a deadline (time left, Keep, Revert now). */
+  pendingReverts?: readonly PendingRevert[];
   /** Names of the offline devices; undefined: not known (no answer in time, or not asked). */
   offlineDevices?: string[];
   quickActions: QuickAction[];
@@ -326,6 +330,7 @@ export function homeView(model: HomeModel): types.HomeView {
   if (model.notice) blocks.push(section(model.notice));
   const parts = [
     waitingBlocks(model),
+    pendingRevertBlocks(model.pendingReverts ?? []),
     mineBlocks(model),
     recentBlocks(model),
     controllerBlocks(model),
