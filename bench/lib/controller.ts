@@ -198,7 +198,14 @@ export async function startSyntheticController(options: {
   const script = new URL('../apps/synthetic-controller.ts', import.meta.url);
   const child = fork(
     fileURLToPath(script),
-    ['--devices', String(options.devices), '--clients', String(options.clients), '--seed', String(options.seed ?? 2024)],
+    [
+      '--devices',
+      String(options.devices),
+      '--clients',
+      String(options.clients),
+      '--seed',
+      String(options.seed ?? 2024),
+    ],
     { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -230,4 +237,3 @@ export async function startSyntheticController(options: {
     },
   };
 }
-

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
@@ -65,14 +67,22 @@ const MINUTE = 60_000;
 // Ticks timed through the controller (each reads stat/sta, stat/device and both DPI lists).
 const TICKS = 3;
 
+/** A full collection, also when node was started without --expose-gc (npm run bench is not). */
+function collector(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
 /**
  * The memory an hour of 60 s samples of `clients` clients holds: 61 samples of every client's
  * counters fed to the clients' series with telemetry's own retention, without the controller
  * (the series does not care where the counters came from).
  */
 function hourOfSamples(clients: number): { sampleMb: number; heapMb: number } {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
+  const gc = collector();
+  gc();
   const before = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
   const series = new CounterSeries({
     fineRetentionMs: 62 * MINUTE,
@@ -90,7 +100,7 @@ function hourOfSamples(clients: number): { sampleMb: number; heapMb: number } {
       macs.map((mac, i): [string, number, number] => [mac, t * (1000 + i), t * 100]),
     );
   }
-  gc?.();
+  gc();
   const after = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
   return { sampleMb: series.bytes() / 2 ** 20, heapMb: (after - before) / 2 ** 20 };
 }
@@ -121,7 +131,9 @@ const medianOf = (runs: readonly Timed[]): Timed => ({
 export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
   const [devices, clients] = ctx.options.quick ? [200, 5_000] : [2_000, 50_000];
   const repeats = Math.max(5, ctx.options.repeats);
-  ctx.progress(`telemetry: starting the controller (${devices} devices / ${clients} clients) in its own process`);
+  ctx.progress(
+    `telemetry: starting the controller (${devices} devices / ${clients} clients) in its own process`,
+  );
   const controller = await startSyntheticController({ devices, clients, seed: 2024 });
   const dataDir = mkdtempSync(join(tmpdir(), 'netops-bench-telemetry-'));
   let now = Math.floor(Date.now() / MINUTE) * MINUTE;
@@ -176,7 +188,11 @@ export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
       }
       return runs;
     };
-    const figure = (runs: Record<string, Timed[]>, tool: string, floor: 'parse' | 'parseList'): ToolFigure => {
+    const figure = (
+      runs: Record<string, Timed[]>,
+      tool: string,
+      floor: 'parse' | 'parseList',
+    ): ToolFigure => {
       const mine = runs[tool] ?? [];
       const per = (other: string, pick: (t: Timed) => number) =>
         median(mine.map((t, i) => ratio(pick(t), pick((runs[other] ?? [])[i] ?? { ms: NaN, cpuMs: NaN }))));

@@ -3,8 +3,8 @@ import { networkRecordSchema } from '../gateway/records/network-record.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { type Coverage, WINDOW_MS } from '../telemetry/index.js';
 import { idOrName, intInRange, siteId } from './arg-types.js';
-import { defineTool, type ToolContext, type ToolDefinition } from './define-tool.js';
 import { liveClientRecords } from './clients.js';
+import { defineTool, type ToolContext, type ToolDefinition } from './define-tool.js';
 import { clientLabel, type LiveClient } from './live-targets.js';
 
 /** `top_clients window`: `now` is the controller's current rate; the others come from samples. */
@@ -91,9 +91,7 @@ export async function topClients(
   const site = args.site_id;
   const [clients, network] = await Promise.all([
     // The same parsed records as list_clients and get_client (one parse per answer).
-    context.gateway
-      .classicRead(site, 'stat/sta', liveClientRecords)
-      .then((r) => r.items),
+    context.gateway.classicRead(site, 'stat/sta', liveClientRecords).then((r) => r.items),
     args.network_id ? networkNamed(context, site, args.network_id) : Promise.resolve(undefined),
   ]);
   const byMac = new Map(clients.map((c) => [macOf(c), c]));

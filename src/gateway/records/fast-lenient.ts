@@ -8,7 +8,10 @@ import { boolish, numberish, stringish } from './lenient.js';
  * took about four times the JSON.parse of the body (docs/performance.md, issue 20). This walks each
  * record once: the three lenient kinds are decoded inline, any other field (a `z.string().min(1)`
  * MAC, a nested array) still goes through its own zod schema, and unknown keys are copied as
- * looseObject copies them. A record zod would reject is rejected (with the field named), so the
+ * looseObject copies them. A record whose fields all already have the type zod would give them
+ * (the common case) is not copied at all: it is returned as it is, so a large list costs no
+ * allocation per record. Parsed records are shared and read-only anyway (ReadCache), and nothing
+ * reads their key order. A record zod would reject is rejected (with the field named), so the
  * gateway counts it in unreadable_records as before. test/gateway/fast-lenient.test.ts holds the
  * output equal to the zod schema's on real fixtures and on every odd value per field.
  */
@@ -64,18 +67,40 @@ export function fastLenientObject<S extends z.ZodObject>(schema: S): z.ZodType<z
     return { key, schema: field, optin: internals.optin, optout: internals.optout };
   });
   const keys = new Set(Object.keys(shape));
-  const catchall = (schema as unknown as { _zod: { def: { catchall?: { _zod: { def: { type: string } } } } } })
-    ._zod.def.catchall;
+  const catchall = (
+    schema as unknown as { _zod: { def: { catchall?: { _zod: { def: { type: string } } } } } }
+  )._zod.def.catchall;
   const catchallType = catchall?._zod.def.type;
   if (catchallType !== undefined && catchallType !== 'unknown' && catchallType !== 'any')
     throw new Error(`fastLenientObject: a ${catchallType} catchall is not supported`);
   const loose = catchallType !== undefined;
+  // True when zod's output would equal the record itself: every field as its kind outputs it.
+  const canonical = (record: Record<string, unknown>): boolean => {
+    if (Object.hasOwn(record, '__proto__')) return false;
+    for (const field of fields) {
+      const value = record[field.key];
+      if ('decode' in field) {
+        if (value === undefined) {
+          if (field.key in record) return false;
+          continue;
+        }
+        if (field.decode(value) !== value) return false;
+        continue;
+      }
+      // Other fields: only when their own schema gives back the very same value (a plain string).
+      if (value === undefined) return false;
+      const parsed = field.schema.safeParse(value);
+      if (!parsed.success || parsed.data !== value) return false;
+    }
+    return true;
+  };
   return z.unknown().transform((input, ctx) => {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       ctx.addIssue({ code: 'custom', message: 'expected an object' });
       return z.NEVER;
     }
     const record = input as Record<string, unknown>;
+    if (loose && canonical(record)) return record as z.output<S>;
     const out: Record<string, unknown> = {};
     for (const field of fields) {
       const { key } = field;
