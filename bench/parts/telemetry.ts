@@ -8,6 +8,8 @@ import { loadConfig } from '../../src/config.js';
 import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
 import { silentLogger } from '../../src/log.js';
 import { CounterSeries } from '../../src/telemetry/series.js';
+import { type TopClientsAnswer, topClientsChart } from '../../src/tools/top-clients.js';
+import { closeChartThread, renderRateChartPng } from '../../src/topology/chart.js';
 import type { PartContext } from '../lib/context.js';
 import { startSyntheticController } from '../lib/controller.js';
 import { median, ratio } from '../lib/stats.js';
@@ -28,6 +30,18 @@ export interface ToolFigure extends Timed {
   fetchRatio: number;
   /** Wall time ÷ JSON.parse of stat/sta alone. */
   staRatio: number;
+  /** CPU time ÷ the CPU of decoding the bytes it reads and parsing them. */
+  decodeCpuRatio: number;
+}
+
+/** The first chart of a process (the chart thread starts, vega and resvg load) and a later one. */
+export interface ChartFigures {
+  firstMs: number;
+  laterMs: number;
+  /** The longest this event loop went without running a 10 ms timer during the first chart. */
+  firstMaxLoopGapMs: number;
+  /** CPU the process used during the first chart (both threads: process.cpuUsage counts workers). */
+  firstMainCpuMs: number;
 }
 
 /** Issue 20's figures on the largest synthetic site, ms unless named otherwise. */
@@ -43,6 +57,9 @@ export interface TelemetryRow {
   /** JSON.parse of the controller's stat/sta body (the issue's floor). */
   parseMs: number;
   parseCpuMs: number;
+  /** The body's bytes decoded (UTF-8) to a string, then JSON.parse'd: what any client must do. */
+  decodeParseMs: number;
+  decodeParseCpuMs: number;
   /** The same body fetched over HTTP from the controller, then JSON.parse'd. */
   fetchParseMs: number;
   /** JSON.parse of every body list_clients reads: stat/sta, stat/device, rest/networkconf. */
@@ -56,6 +73,7 @@ export interface TelemetryRow {
   warmTopNowMs: number;
   warmListClientsMs: number;
   tickMs: number;
+  chart: ChartFigures;
   samples: number;
   /** Typed arrays held by the samples after an hour (all series: clients, devices, DPI). */
   sampleMb: number;
@@ -120,6 +138,33 @@ const medianOf = (runs: readonly Timed[]): Timed => ({
   cpuMs: median(runs.map((r) => r.cpuMs)),
 });
 
+/** The chart `/net top` would post, from the samples taken: first in this process, then again. */
+async function chartFigures(app: ReturnType<typeof createApp>): Promise<ChartFigures> {
+  const answer = (await app.registry.run(
+    'top_clients',
+    { window: '1h', limit: 8 },
+    app.context,
+  )) as TopClientsAnswer;
+  const data = await topClientsChart(answer, app.context);
+  if (!data) throw new Error('no chart data after the ticks');
+  let last = performance.now();
+  let maxGap = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    maxGap = Math.max(maxGap, now - last);
+    last = now;
+  }, 10);
+  try {
+    const first = await clock(() => renderRateChartPng(data));
+    const firstMaxLoopGapMs = Math.max(maxGap, performance.now() - last);
+    const later = await clock(() => renderRateChartPng(data));
+    return { firstMs: first.ms, laterMs: later.ms, firstMaxLoopGapMs, firstMainCpuMs: first.cpuMs };
+  } finally {
+    clearInterval(timer);
+    await closeChartThread();
+  }
+}
+
 /**
  * top_clients (now, and 1 h after a few ticks) and list_clients on a site of 2,000 devices and
  * 50,000 clients. The controller (the simulator serving the synthetic site) runs in a process of
@@ -158,6 +203,8 @@ export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
     const LIST_PATHS = ['stat/sta', 'stat/device', 'rest/networkconf'];
     const bodies = await Promise.all(LIST_PATHS.map(get));
     const [sta = ''] = bodies;
+    const bytes = bodies.map((b) => Buffer.from(b));
+    const [staBytes = Buffer.alloc(0)] = bytes;
     const run = (tool: string, args: Record<string, unknown>) => app.registry.run(tool, args, app.context);
     const cold = (tool: string, args: Record<string, unknown>) => () => {
       gateway.invalidate();
@@ -172,6 +219,8 @@ export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
       const runs: Record<string, Timed[]> = {
         parse: [],
         parseList: [],
+        decodeParse: [],
+        decodeParseList: [],
         fetchParse: [],
         fetchParseList: [],
       };
@@ -180,6 +229,8 @@ export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
         ctx.progress(`telemetry: round ${i + 1} of ${repeats}`);
         runs.parse?.push(await clock(() => JSON.parse(sta)));
         runs.parseList?.push(await clock(() => bodies.map((b) => JSON.parse(b))));
+        runs.decodeParse?.push(await clock(() => JSON.parse(staBytes.toString('utf8'))));
+        runs.decodeParseList?.push(await clock(() => bytes.map((b) => JSON.parse(b.toString('utf8')))));
         runs.fetchParse?.push(await clock(async () => JSON.parse(await get('stat/sta'))));
         runs.fetchParseList?.push(
           await clock(async () => (await Promise.all(LIST_PATHS.map(get))).map((b) => JSON.parse(b))),
@@ -202,6 +253,7 @@ export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
         cpuRatio: per(floor, (t) => t.cpuMs),
         fetchRatio: per(floor === 'parse' ? 'fetchParse' : 'fetchParseList', (t) => t.ms),
         staRatio: per('parse', (t) => t.ms),
+        decodeCpuRatio: per(floor === 'parse' ? 'decodeParse' : 'decodeParseList', (t) => t.cpuMs),
       };
     };
     const first = await rounds({
@@ -227,6 +279,8 @@ export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
     }
     ctx.progress('telemetry: top_clients 1h');
     const second = await rounds({ top1h: cold('top_clients', { window: '1h' }) });
+    ctx.progress('telemetry: the first chart and a later one');
+    const chart = await chartFigures(app);
     ctx.progress('telemetry: memory of an hour of samples (61 samples of every client)');
     const { sampleMb, heapMb } = hourOfSamples(clients);
     const floor = medianOf(first.parse ?? []);
@@ -239,6 +293,8 @@ export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
       repeats,
       parseMs: floor.ms,
       parseCpuMs: floor.cpuMs,
+      decodeParseMs: medianOf(first.decodeParse ?? []).ms,
+      decodeParseCpuMs: medianOf(first.decodeParse ?? []).cpuMs,
       fetchParseMs: medianOf(first.fetchParse ?? []).ms,
       parseListBodiesMs: medianOf(first.parseList ?? []).ms,
       fetchParseListBodiesMs: medianOf(first.fetchParseList ?? []).ms,
@@ -248,6 +304,7 @@ export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
       warmTopNowMs,
       warmListClientsMs,
       tickMs: median(ticks),
+      chart,
       samples: 61,
       sampleMb,
       heapMb,

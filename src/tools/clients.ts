@@ -21,6 +21,10 @@ import {
 } from './live-targets.js';
 import { findNetwork, vlanOf } from './network-model.js';
 
+// The order of String.prototype.localeCompare (same default locale and options) at a fraction of
+// its cost: at 50,000 clients, idle ones all tie on rate and the tie-break ran for seconds.
+const byName = new Intl.Collator().compare;
+
 /*
  * Issue 20, item 1: who is on the network now. Everything comes from three classic reads made
  * together (stat/sta, stat/device, rest/networkconf; cached like every read), which carry all the
@@ -354,7 +358,7 @@ const listClients = defineTool({
       const rate = currentRates(client);
       return { client, total: rate.down + rate.up, label: clientLabel(client) };
     });
-    keyed.sort((a, b) => b.total - a.total || a.label.localeCompare(b.label));
+    keyed.sort((a, b) => b.total - a.total || byName(a.label, b.label));
     const page = keyed.slice(offset, offset + limit).map(({ client }) => clientRow(client, view));
     const next = offset + limit < keyed.length ? offset + limit : null;
     return {

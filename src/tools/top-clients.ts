@@ -7,6 +7,10 @@ import { liveClientRecords } from './clients.js';
 import { defineTool, type ToolContext, type ToolDefinition } from './define-tool.js';
 import { clientLabel, type LiveClient } from './live-targets.js';
 
+// The order of String.prototype.localeCompare (same default locale and options) at a fraction of
+// its cost: at 50,000 clients, idle ones all tie on rate and the tie-break ran for seconds.
+const byName = new Intl.Collator().compare;
+
 /** `top_clients window`: `now` is the controller's current rate; the others come from samples. */
 export const TOP_WINDOWS = ['now', '5m', '1h', '24h'] as const;
 export type TopWindow = (typeof TOP_WINDOWS)[number];
@@ -203,7 +207,7 @@ function ranked(
     }
     return name;
   };
-  moving.sort((a, b) => b.total - a.total || nameOf(a).localeCompare(nameOf(b)));
+  moving.sort((a, b) => b.total - a.total || byName(nameOf(a), nameOf(b)));
   return {
     clients: moving.slice(0, limit).map((r, i) => ({ ...row(r.mac, r.rx, r.tx, r.extra), rank: i + 1 })),
     total_clients: moving.length,
