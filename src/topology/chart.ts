@@ -134,7 +134,8 @@ class ChartThread {
 
   private start(): Worker {
     const entry = workerEntry();
-    const worker = new Worker(entry.code, { eval: entry.eval });
+    // No inherited node flags: the thread needs none, and some (--input-type, --eval) break it.
+    const worker = new Worker(entry.code, { eval: entry.eval, execArgv: [] });
     worker.unref();
     worker.on('message', (reply: ChartReply) => {
       const waiting = this.pending.get(reply.id);
