@@ -1,5 +1,7 @@
+import { fork } from 'node:child_process';
 import { Agent, createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import type { Interval } from './stats.js';
 
@@ -172,4 +174,66 @@ function listen(server: Server, port: number): Promise<number> {
       resolve((server.address() as AddressInfo).port);
     });
   });
+}
+
+/** The synthetic controller of bench/apps/synthetic-controller.ts, running in its own process. */
+export interface SyntheticController {
+  url: string;
+  apiKey: string;
+  pid: number;
+  /** Moves every client's counters on by `seconds` of traffic; resolves when done. */
+  advance(seconds: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Forks the synthetic controller (the simulator serving a site of `devices` and `clients`) and
+ * waits until it listens. Its CPU is its own: the bench process runs only the bot.
+ */
+export async function startSyntheticController(options: {
+  devices: number;
+  clients: number;
+  seed?: number;
+}): Promise<SyntheticController> {
+  const script = new URL('../apps/synthetic-controller.ts', import.meta.url);
+  const child = fork(
+    fileURLToPath(script),
+    [
+      '--devices',
+      String(options.devices),
+      '--clients',
+      String(options.clients),
+      '--seed',
+      String(options.seed ?? 2024),
+    ],
+    { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = await new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the synthetic controller exited with code ${code}`)));
+    child.on('message', (message: { type: string; url?: string; apiKey?: string }) => {
+      if (message.type === 'ready' && message.url && message.apiKey)
+        resolve({ url: message.url, apiKey: message.apiKey });
+    });
+  });
+  return {
+    ...ready,
+    pid: child.pid ?? 0,
+    advance: (seconds) =>
+      new Promise<void>((resolve) => {
+        const done = (message: { type: string }) => {
+          if (message.type !== 'advanced') return;
+          child.off('message', done);
+          resolve();
+        };
+        child.on('message', done);
+        child.send({ type: 'advance', seconds });
+      }),
+    async close() {
+      if (child.connected) child.disconnect();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }

@@ -4,7 +4,7 @@ import type { GuardrailsRow } from '../parts/guardrails.js';
 import type { ReadsResult } from '../parts/reads.js';
 import type { RoundsResult } from '../parts/rounds.js';
 import type { StartupResult } from '../parts/startup.js';
-import type { TelemetryRow } from '../parts/telemetry.js';
+import type { TelemetryRow, ToolFigure } from '../parts/telemetry.js';
 import type { TopologyRow } from '../parts/topology.js';
 import type { WatchRow } from '../parts/watch.js';
 import { median, medianItem } from './stats.js';
@@ -344,24 +344,81 @@ export function markdownReport(results: PartResults): string {
   }
   const t = results.telemetry;
   if (t) {
-    const ms = (value: number | null, r: number | null) =>
-      value === null ? 'not in this branch' : `${fmt(value)} ms (${times(r ?? 0)})`;
+    const tool = (f: ToolFigure) =>
+      `${fmt(f.ms)} ms (CPU ${fmt(f.cpuMs)} ms) | ${times(f.ratio)} | ${times(f.cpuRatio)} | ${times(f.decodeCpuRatio ?? Number.NaN)} | ${times(f.fetchRatio)} | ${times(f.staRatio)}`;
+    const row = (label: string, f: ToolFigure) => [label, ...tool(f).split(' | ')];
     out.push(
-      `### Issue 20: telemetry (${fmt(t.devices)} devices / ${fmt(t.clients)} clients, stat/sta ${fmt(t.payloadMb, 1)} MB)`,
+      `### Issue 20: telemetry (${fmt(t.devices)} devices / ${fmt(t.clients)} clients, stat/sta ${fmt(t.payloadMb, 1)} MB, stat/device + rest/networkconf ${fmt(t.devicePayloadMb, 1)} MB; controller in a ${t.controller}; median of ${t.repeats} rounds)`,
       table(
-        ['measure', 'value (ratio to the JSON.parse floor)'],
         [
-          ['floor: JSON.parse of stat/sta', `${fmt(t.parseMs)} ms`],
-          ['fetch over HTTP + JSON.parse', `${fmt(t.fetchParseMs)} ms`],
-          ['top_clients window=now', ms(t.topNowMs, t.topNowRatio)],
-          ['top_clients window=1h (after 4 ticks)', ms(t.top1hMs, t.top1hRatio)],
-          ['list_clients (i20-live)', ms(t.listClientsMs, t.listClientsRatio)],
-          ['one tick through the controller (4 reads, one pass; median of 4)', `${fmt(t.tickMs)} ms`],
+          'measure',
+          'wall (CPU)',
+          '÷ parse floor',
+          'CPU ÷ floor CPU',
+          'CPU ÷ decode + parse CPU',
+          '÷ fetch + parse',
+          '÷ parse of stat/sta',
+        ],
+        [
+          [
+            'floor: JSON.parse of stat/sta',
+            `${fmt(t.parseMs)} ms (CPU ${fmt(t.parseCpuMs)} ms)`,
+            '1×',
+            '',
+            '',
+            '',
+          ],
+          ['fetch over HTTP + JSON.parse of stat/sta', `${fmt(t.fetchParseMs)} ms`, '', '', '', '', ''],
+          [
+            'floor: JSON.parse of stat/sta + stat/device + rest/networkconf',
+            `${fmt(t.parseListBodiesMs)} ms`,
+            '',
+            '',
+            '',
+            '',
+          ],
+          ['fetch + JSON.parse of those three', `${fmt(t.fetchParseListBodiesMs)} ms`, '', '', '', '', ''],
+          row('top_clients window=now (floor: stat/sta)', t.topNow),
+          row('top_clients window=1h after 4 ticks (floor: stat/sta)', t.top1h),
+          row('list_clients limit=50 (floor: the three bodies)', t.listClients),
+          ['top_clients now, warm cache', `${fmt(t.warmTopNowMs)} ms`, '', '', '', '', ''],
+          ['list_clients, warm cache', `${fmt(t.warmListClientsMs)} ms`, '', '', '', '', ''],
+          [
+            'one tick through the controller (4 reads; median of 4)',
+            `${fmt(t.tickMs)} ms`,
+            '',
+            '',
+            '',
+            '',
+            '',
+          ],
+          [
+            'first chart in a process (chart thread starts, vega + resvg load) / a later chart',
+            `${fmt(t.chart.firstMs)} ms / ${fmt(t.chart.laterMs)} ms`,
+            '',
+            '',
+            '',
+            '',
+            '',
+          ],
+          [
+            'during the first chart: longest event-loop gap (10 ms timer) / CPU of the process, both threads',
+            `${fmt(t.chart.firstMaxLoopGapMs)} ms / ${fmt(t.chart.firstMainCpuMs)} ms`,
+            '',
+            '',
+            '',
+            '',
+            '',
+          ],
           [
             `an hour of samples: ${t.samples} samples of every client (typed arrays)`,
             `${fmt(t.sampleMb, 1)} MB`,
+            '',
+            '',
+            '',
+            '',
           ],
-          ['the same, heap and buffers held (keys included)', `${fmt(t.heapMb, 1)} MB`],
+          ['the same, heap and buffers held (keys included)', `${fmt(t.heapMb, 1)} MB`, '', '', '', '', ''],
         ],
       ),
     );

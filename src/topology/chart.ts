@@ -1,9 +1,15 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ChartReply, ChartRequest } from './chart-worker.js';
 import { svgToPng } from './render-png.js';
 
 /**
  * Charts (issue 20), made next to the topology picture: a Vega-Lite spec compiled by vega-lite,
  * rendered to SVG by vega's headless View (no canvas, no browser), rasterised by the same resvg and
- * DejaVu fonts as the topology picture. vega and vega-lite are imported on first use only.
+ * DejaVu fonts as the topology picture. vega and vega-lite are imported on first use only, and
+ * only in the chart thread (chart-worker.ts): renderRateChartPng hands the chart to it, so loading
+ * (about 1.7 s) and drawing never hold the bot's event loop.
  */
 
 /** One line of the chart: a series of (time, bytes per second) points. */
@@ -84,7 +90,94 @@ export async function renderRateChartSvg(chart: RateChart): Promise<string> {
   }
 }
 
-/** The chart as a PNG (2× zoom, so it stays sharp in Slack). */
-export async function renderRateChartPng(chart: RateChart): Promise<Uint8Array> {
+/** The chart as a PNG (2× zoom), drawn on the calling thread: the chart thread's own work. */
+export async function renderRateChartPngHere(chart: RateChart): Promise<Uint8Array> {
   return svgToPng(await renderRateChartSvg(chart), 2);
+}
+
+/**
+ * How the chart thread starts: the compiled `chart-worker.js` beside this file (dist/), else, when
+ * the sources run through tsx or vitest, `chart-worker.ts` required through tsx's CommonJS hook
+ * (Node 20 does not apply `--import` loader hooks inside a worker).
+ */
+function workerEntry(): { code: string | URL; eval: boolean } {
+  const compiled = new URL('./chart-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return { code: compiled, eval: false };
+  const source = fileURLToPath(new URL('./chart-worker.ts', import.meta.url));
+  return { code: `require('tsx/cjs/api').register(); require(${JSON.stringify(source)});`, eval: true };
+}
+
+interface Pending {
+  resolve: (reply: { png: Uint8Array; threadId: number }) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * One chart thread per process, started on the first chart and kept (the libraries stay loaded
+ * for the next chart). It does not keep the process alive while no chart is being drawn.
+ */
+class ChartThread {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private next = 0;
+
+  render(chart: RateChart): Promise<{ png: Uint8Array; threadId: number }> {
+    const worker = this.worker ?? this.start();
+    const id = ++this.next;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.ref();
+      const request: ChartRequest = { id, chart };
+      worker.postMessage(request);
+    });
+  }
+
+  private start(): Worker {
+    const entry = workerEntry();
+    // No inherited node flags: the thread needs none, and some (--input-type, --eval) break it.
+    const worker = new Worker(entry.code, { eval: entry.eval, execArgv: [] });
+    worker.unref();
+    worker.on('message', (reply: ChartReply) => {
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) worker.unref();
+      if ('error' in reply) waiting.reject(new Error(`chart not drawn: ${reply.error}`));
+      else waiting.resolve({ png: reply.png, threadId: reply.threadId });
+    });
+    // A thread that dies takes its charts with it; the next chart starts a new one.
+    const fail = (error: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+    };
+    worker.on('error', (error) => fail(new Error(`chart thread failed: ${error.message}`)));
+    worker.on('exit', (code) => fail(new Error(`chart thread exited (code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  /** Stops the thread (tests, shutdown); a later chart starts a new one. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) await worker.terminate();
+  }
+}
+
+const thread = new ChartThread();
+
+/** The chart as a PNG (2× zoom, so it stays sharp in Slack), drawn in the chart thread. */
+export async function renderRateChartPng(chart: RateChart): Promise<Uint8Array> {
+  return (await thread.render(chart)).png;
+}
+
+/** renderRateChartPng, with the id of the thread that drew it (tests and the bench). */
+export function renderRateChartPngInThread(chart: RateChart): Promise<{ png: Uint8Array; threadId: number }> {
+  return thread.render(chart);
+}
+
+/** Stops the chart thread; the next chart starts it again. */
+export function closeChartThread(): Promise<void> {
+  return thread.close();
 }
