@@ -229,7 +229,7 @@ function buildTimers(
   approvals: Approvals,
   slack: () => SlackFrontEnd | undefined,
 ): ChangeTimers {
-  const { config, logger } = deps;
+  const { logger } = deps;
   return new ChangeTimers({
     deadlines: store.deadlines(),
     revert: approvals,
