@@ -300,16 +300,24 @@ export class Approvals {
     requester: Actor;
   }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
     const request = await this.proposeRevert({ changeId: input.changeId, requester: input.requester });
+    return this.runOnOwnAuthority(request, input.requester);
+  }
+
+  /** A request just created, approved by its own requester and run (no recheck: its preview is fresh). */
+  private async runOnOwnAuthority(
+    request: ChangeRequest,
+    requester: Actor,
+  ): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
     const claimed = await this.store.transition(
       request.id,
-      { type: 'approved', id: request.id, actor: input.requester, previewHash: request.previewHash },
+      { type: 'approved', id: request.id, actor: requester, previewHash: request.previewHash },
       { from: ['pending'], at: this.now(), live: true },
     );
     if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
-    const outcome = await this.execute(claimed, input.requester, { recheck: false });
+    const outcome = await this.execute(claimed, requester, { recheck: false });
     if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already')
       return outcome;
-    throw new Error(`a revert run at once ended as ${outcome.kind}`);
+    throw new Error(`a change run at once ended as ${outcome.kind}`);
   }
 
   /** The inverse of a change, validated, or a ConflictError saying why there is none. */
@@ -348,16 +356,7 @@ export class Approvals {
       preview,
       ...timing(meta),
     });
-    const claimed = await this.store.transition(
-      request.id,
-      { type: 'approved', id: request.id, actor: input.requester, previewHash: request.previewHash },
-      { from: ['pending'], at: this.now(), live: true },
-    );
-    if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
-    const outcome = await this.execute(claimed, input.requester, { recheck: false });
-    if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already')
-      return outcome;
-    throw new Error(`a change run at once ended as ${outcome.kind}`);
+    return this.runOnOwnAuthority(request, input.requester);
   }
 
   /**

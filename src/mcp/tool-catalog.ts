@@ -32,6 +32,8 @@ const WRITE_VERBS: Record<string, { destructive: boolean; idempotent: boolean }>
   unauthorize: { destructive: true, idempotent: true },
   revoke: { destructive: true, idempotent: true },
   set: { destructive: true, idempotent: true },
+  // Issue 21: cancels a pending automatic revert; a second keep finds nothing left to cancel.
+  keep: { destructive: false, idempotent: true },
 };
 
 /** The verb of a verb-first snake_case tool name. */

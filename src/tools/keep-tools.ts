@@ -43,9 +43,21 @@ export const keepChange = defineTool({
   description:
     'Keep a change made with revert_after= (or for=): cancels its automatic revert before the deadline.',
   access: 'write',
+  example: 'change_id=cr_abcdefghijklmnopqrst',
   args: z.object({ change_id: changeId, confirm, dry_run: dryRun }),
   async run({ change_id, dry_run }, context) {
     const timers = (context as TimersContext).changeTimers;
+    if (!timers && dry_run) {
+      // A process without approvals (a read-only console) cannot see the deadlines; the preview says
+      // so rather than guess, and running it is refused below.
+      return {
+        dry_run: true,
+        would_keep: { change_id },
+        warnings: [
+          'this process runs no change timers: whether a revert is pending is known only where the change was made',
+        ],
+      };
+    }
     if (!timers)
       throw new NotSupportedError(
         'keep_change needs the bot’s change timers, which this process does not run',

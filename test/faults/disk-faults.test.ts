@@ -9,7 +9,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { journalReport } from '../../src/store/file/journal.js';
@@ -140,14 +140,19 @@ const CELLS: DiskCell[] = [
           expect((await b.approvals.get(id))?.state).toBe('pending');
           expect(b.slack.callsOf('chat.update').filter((c) => c.args.ts === ts)).toEqual([]);
           expect(await approve(id)).toBeUndefined();
-          expect(journalTypes(id)).toEqual([
-            'created',
-            'message',
-            'approved',
-            'executing',
-            'succeeded',
-            'verified',
-          ]);
+          // The verification is recorded right after the outcome the click answers with.
+          await vi.waitFor(
+            () =>
+              expect(journalTypes(id)).toEqual([
+                'created',
+                'message',
+                'approved',
+                'executing',
+                'succeeded',
+                'verified',
+              ]),
+            { timeout: 10_000 },
+          );
         },
       };
     },

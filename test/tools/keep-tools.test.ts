@@ -83,10 +83,14 @@ describe('keep_change', () => {
     );
   });
 
-  it('refuses in a process without timers, and validates the change id', async () => {
-    await expect(keepChange.run({ change_id: ID, dry_run: true }, {} as ToolContext)).rejects.toBeInstanceOf(
+  it('refuses in a process without timers (its preview says it cannot tell), and validates the change id', async () => {
+    await expect(keepChange.run({ change_id: ID, confirm: true }, {} as ToolContext)).rejects.toBeInstanceOf(
       NotSupportedError,
     );
+    await expect(keepChange.run({ change_id: ID, dry_run: true }, {} as ToolContext)).resolves.toMatchObject({
+      dry_run: true,
+      warnings: [expect.stringContaining('runs no change timers')],
+    });
     expect(keepChange.args.safeParse({ change_id: 'nope' }).success).toBe(false);
   });
 });

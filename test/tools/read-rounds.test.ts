@@ -12,7 +12,10 @@ import { RoundTripCounter } from '../helpers/round-trips.js';
 const MAX_COLD_ROUNDS = 2;
 
 const registry = createRegistry('default');
-const reads = registry.list().filter((tool) => tool.access === 'read');
+// Not lookups: show_policy reads nothing from the controller, and check_policy reads fresh on
+// purpose (a blast radius must be current); test/tools/impact.test.ts covers both.
+const NOT_LOOKUPS = new Set(['show_policy', 'check_policy']);
+const reads = registry.list().filter((tool) => tool.access === 'read' && !NOT_LOOKUPS.has(tool.name));
 
 function argumentsOf(tool: string): Record<string, string> {
   const required = registry
