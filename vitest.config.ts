@@ -8,6 +8,10 @@ export default defineConfig({
     // Vitest runs one file at a time on 2 cores by default (cores − 1). Many files mostly wait (spawned
     // bots, simulators, fake Slack), so three at a time finish the suite in about two thirds of the time.
     maxWorkers: 3,
+    // Files in one worker share loaded modules instead of importing src/ afresh for each file:
+    // importing was most of the suite's time (an isolated run of test/tools took 3× as long). No
+    // test mocks modules or stubs globals, and each file builds its own app, simulator and store.
+    isolate: false,
     // A few gateway tests measure a read budget of a few hundred ms against hanging sockets; on a
     // loaded 2-core machine the first request of a file can overrun it. One retry keeps such a
     // test honest (it must pass whole, on its own) without letting a real failure through twice.
