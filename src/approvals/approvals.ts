@@ -234,9 +234,7 @@ export class Approvals {
     const channel = input.channel ?? original.channel;
     const decision = await this.options.policy.canRequest(input.requester, channel);
     if (!decision.ok) throw new NotAuthorizedError(decision.reason);
-    const { tool, args } = this.inverse(original);
-    const preview = await this.previewFor({ tool, args, revertOf: original.id });
-    refuseNoOp(tool, preview);
+    const { tool, args, preview } = await this.revertPreview(original);
     return this.create({ tool, args, requester: input.requester, channel, preview, revertOf: original.id });
   }
 
@@ -249,6 +247,13 @@ export class Approvals {
   ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown }> {
     const original = await this.store.get(changeId);
     if (!original) throw new ResourceNotFoundError('change request', changeId);
+    return this.revertPreview(original);
+  }
+
+  /** The inverse of a change with its preview; one that would change nothing is refused. */
+  private async revertPreview(
+    original: ChangeRequest,
+  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown }> {
     const { tool, args } = this.inverse(original);
     const preview = await this.previewFor({ tool, args, revertOf: original.id });
     refuseNoOp(tool, preview);
