@@ -53,15 +53,8 @@ async function main(): Promise<number> {
 
   const spawns = options.parts.some((p) => SPAWNING.includes(p));
   if (spawns && options.build) {
-    progress('building dist/ (tsc -p tsconfig.build.json)');
-    execFileSync(
-      process.execPath,
-      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-      {
-        cwd: root,
-        stdio: 'inherit',
-      },
-    );
+    progress('building dist/ (scripts/bundle.mjs, esbuild)');
+    execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'inherit' });
   }
   const slack = await BenchSlack.start();
   const bot = BOT_ENTRY;

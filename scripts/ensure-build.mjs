@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `node scripts/ensure-build.mjs [--force]`: compiles src/ into dist/ only when dist/ is stale, so
- * `npm start` and `npm test` on an up-to-date tree start at once (tsc takes ~6 s). Stale means: no
+ * `node scripts/ensure-build.mjs [--force]`: builds dist/ from src/ (scripts/bundle.mjs, esbuild)
+ * only when dist/ is stale, so `npm start` and `npm test` on an up-to-date tree start at once. Stale means: no
  * dist/main.js, no stamp, or a file or folder under src/ (a deleted file changes its folder's
  * mtime), a tsconfig*.json or package.json newer than the stamp of the last successful build.
  * `--force` (npm run build) always compiles. Plain Node, no dependencies.
@@ -30,7 +30,9 @@ function inputs() {
   const configs = readdirSync(root).filter(
     (name) => /^tsconfig.*\.json$/.test(name) || name === 'package.json',
   );
-  return ['src', ...configs].map((name) => join(root, name));
+  return ['src', join('scripts', 'bundle.mjs'), ...configs]
+    .map((name) => join(root, name))
+    .filter((path) => existsSync(path));
 }
 
 function staleReason() {
@@ -41,28 +43,28 @@ function staleReason() {
   return newest > built ? 'sources changed since the last build' : undefined;
 }
 
-function tscPath() {
+function bundlerInstalled() {
   try {
-    return createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
+    createRequire(join(root, 'package.json')).resolve('esbuild/package.json');
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
 }
 
 const force = process.argv.includes('--force');
 const reason = force ? 'forced' : staleReason();
 if (reason) {
-  const tsc = tscPath();
-  if (!tsc) {
+  if (!bundlerInstalled()) {
     process.stderr.write(
-      `netops: dist/ must be built (${reason}) but TypeScript is not installed: run npm ci\n`,
+      `netops: dist/ must be built (${reason}) but esbuild is not installed: run npm ci\n`,
     );
     process.exit(1);
   }
   if (!force) process.stderr.write(`netops: building dist/ (${reason})…\n`);
   // The stamp carries the time the build started: a file saved during the build stays newer.
   const startedAt = new Date();
-  const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], {
     cwd: root,
     stdio: 'inherit',
   });

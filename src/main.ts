@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
 import { pino } from 'pino';
 import { createApp } from './app.js';
@@ -8,6 +7,7 @@ import { type Config, configWarnings, loadConfig } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { ConfigError } from './errors.js';
 import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
+import { packageVersion } from './lib/package-version.js';
 import {
   createLogger,
   type Logger,
@@ -350,8 +350,7 @@ async function runMcp(config: Config, policy: Policy): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   // Answered before any configuration is read: it needs none, and must work where none is set.
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-    const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
-    process.stdout.write(`netops-bot ${version}\n`);
+    process.stdout.write(`netops-bot ${packageVersion()}\n`);
     return 0;
   }
   let config: Config;

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -7,6 +6,7 @@ import { z } from 'zod';
 import { mcpRequester } from '../approvals/mcp-requester.js';
 import type { McpWriteMode } from '../config.js';
 import { type FieldIssue, isBotError } from '../errors.js';
+import { packageVersion } from '../lib/package-version.js';
 import { redactSecrets } from '../lib/redact.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { mcpError, mcpErrorText, ProtocolError } from './error-text.js';
@@ -16,7 +16,7 @@ import { BadResourceUriError, type TopologyResources, UnknownResourceError } fro
 // MCP's code for "resource not found" (the specification's, not a JSON-RPC standard one).
 const RESOURCE_NOT_FOUND = -32002;
 
-const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+const VERSION = packageVersion();
 
 const WRITES_TEXT: Record<McpWriteMode, string> = {
   approval:

@@ -96,13 +96,16 @@ export async function renderRateChartPngHere(chart: RateChart): Promise<Uint8Arr
 }
 
 /**
- * How the chart thread starts: the compiled `chart-worker.js` beside this file (dist/), else, when
- * the sources run through tsx or vitest, `chart-worker.ts` required through tsx's CommonJS hook
- * (Node 20 does not apply `--import` loader hooks inside a worker).
+ * How the chart thread starts: the built `chart-worker.js` (beside this file when dist/ mirrors
+ * src/; in dist/topology/ when this code sits in a bundled chunk under dist/chunks/ or in
+ * dist/main.js), else, when the sources run through tsx or vitest, `chart-worker.ts` required
+ * through tsx's CommonJS hook (Node 20 does not apply `--import` loader hooks inside a worker).
  */
 function workerEntry(): { code: string | URL; eval: boolean } {
-  const compiled = new URL('./chart-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return { code: compiled, eval: false };
+  for (const built of ['./chart-worker.js', '../topology/chart-worker.js', './topology/chart-worker.js']) {
+    const url = new URL(built, import.meta.url);
+    if (existsSync(fileURLToPath(url))) return { code: url, eval: false };
+  }
   const source = fileURLToPath(new URL('./chart-worker.ts', import.meta.url));
   return { code: `require('tsx/cjs/api').register(); require(${JSON.stringify(source)});`, eval: true };
 }

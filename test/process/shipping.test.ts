@@ -39,7 +39,7 @@ describe('the Dockerfile, package.json and manifest.yml agree with what the entr
   it('copies into the build stage everything `npm run build` reads', () => {
     expect(docker.runs.build).toContain('npm run build');
     const copied = docker.copies.build ?? [];
-    for (const needed of ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json']) {
+    for (const needed of ['src', 'tsconfig.json', 'package.json', 'scripts/bundle.mjs']) {
       expect(
         copied.some((path) => path.replace(/^\.\//, '').replace(/\/$/, '') === needed),
         needed,

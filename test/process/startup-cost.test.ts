@@ -1,80 +1,105 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAIN, ROOT } from '../helpers/bot-process.js';
+import { ROOT } from '../helpers/bot-process.js';
 
-const DIST = join(ROOT, 'dist');
+// dist/ is esbuild's bundle (scripts/bundle.mjs); its metafile says which sources and packages went
+// into which output file, and which outputs each one imports statically or on demand.
+interface Output {
+  entryPoint?: string;
+  inputs: Record<string, unknown>;
+  imports: { path: string; kind: string; external?: boolean }[];
+}
+const meta = JSON.parse(readFileSync(join(ROOT, 'dist', '.bundle-meta.json'), 'utf8')) as {
+  outputs: Record<string, Output>;
+};
 
-/** Specifiers of the static imports and re-exports of a compiled module (dynamic import() excluded). */
-function staticImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const from = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['"]/gms)].map(
-    (m) => m[1],
-  );
-  const bare = [...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
-  return [...from, ...bare].filter((s): s is string => Boolean(s));
+function outputOf(entryPoint: string): string {
+  const found = Object.entries(meta.outputs).find(([, output]) => output.entryPoint === entryPoint);
+  if (!found) throw new Error(`no output has the entry point ${entryPoint}`);
+  return found[0];
 }
 
-/** Every module loaded before any code runs when Node starts `entry`: dist files and packages. */
-function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (file: string) => {
-    if (files.has(file)) return;
-    files.add(file);
-    for (const specifier of staticImports(file)) {
-      if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier));
-      else if (!specifier.startsWith('node:')) packages.add(specifier);
+/** What Node loads before any code runs when it starts `output`: the sources and external packages. */
+function staticGraph(...starts: string[]): { inputs: string[]; externals: string[] } {
+  const seen = new Set<string>();
+  const externals = new Set<string>();
+  const visit = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const imported of meta.outputs[path]?.imports ?? []) {
+      if (imported.kind !== 'import-statement') continue;
+      if (imported.external) externals.add(imported.path);
+      else visit(imported.path);
     }
   };
-  visit(entry);
-  return { files: new Set([...files].map((f) => relative(DIST, f))), packages };
+  for (const start of starts) visit(start);
+  const inputs = [...seen].flatMap((path) => Object.keys(meta.outputs[path]?.inputs ?? {}));
+  return { inputs, externals: [...externals] };
 }
 
-describe('what `node dist/main.js` loads before it runs (start-up cost of a console one-shot)', () => {
-  it("loads Slack's SDK only for the Slack bot: the console's static import graph has no @slack/bolt", () => {
-    const consoleGraph = staticGraph(MAIN);
-    expect(consoleGraph.files).toContain('app.js');
-    expect(consoleGraph.files).toContain('console/index.js');
-    expect(consoleGraph.packages).toContain('zod');
-    expect([...consoleGraph.packages].filter((p) => p.startsWith('@slack/'))).toEqual([]);
-    expect([...consoleGraph.files].filter((f) => f.startsWith('slack/'))).toEqual([]);
+/** The outputs `output` imports with import(), by their entry point. */
+function onDemand(output: string): (string | undefined)[] {
+  return (meta.outputs[output]?.imports ?? [])
+    .filter((imported) => imported.kind === 'dynamic-import')
+    .map((imported) => meta.outputs[imported.path]?.entryPoint);
+}
 
-    const slack = staticGraph(join(DIST, 'slack', 'slack-kit.js'));
-    expect(slack.packages).toContain('@slack/bolt');
-    expect(readFileSync(MAIN, 'utf8')).toContain("import('./slack/slack-kit.js')");
+const MAIN = 'dist/main.js';
+const fromPackage = (inputs: string[], name: string) =>
+  inputs.filter((i) => i.startsWith(`node_modules/${name}`));
+const fromSource = (inputs: string[], folder: string) => inputs.filter((i) => i.startsWith(`src/${folder}/`));
+
+describe('what `node dist/main.js` loads before it runs (start-up cost of a console one-shot)', () => {
+  it('is the bundle the metafile describes: every output it names is in dist/', () => {
+    expect(Object.keys(meta.outputs)).toContain(MAIN);
+    for (const output of Object.keys(meta.outputs)) expect(existsSync(join(ROOT, output)), output).toBe(true);
+  });
+
+  it("loads Slack's SDK only for the Slack bot: the console's static graph has no @slack/bolt", () => {
+    const consoleGraph = staticGraph(MAIN);
+    expect(consoleGraph.inputs).toContain('src/app.ts');
+    expect(consoleGraph.inputs).toContain('src/console/index.ts');
+    expect(fromPackage(consoleGraph.inputs, 'zod/').length).toBeGreaterThan(0);
+    expect(fromPackage(consoleGraph.inputs, '@slack/')).toEqual([]);
+    expect(fromSource(consoleGraph.inputs, 'slack')).toEqual([]);
+
+    const slackKit = outputOf('src/slack/slack-kit.ts');
+    expect(fromPackage(staticGraph(slackKit).inputs, '@slack/bolt/').length).toBeGreaterThan(0);
+    expect(onDemand(MAIN)).toContain('src/slack/slack-kit.ts');
   });
 
   it('loads the MCP SDK only for `netops mcp` and a bot with MCP_TOKEN, never for the console or Slack', () => {
-    const mcpPackages = (graph: { packages: Set<string> }) =>
-      [...graph.packages].filter((p) => p.startsWith('@modelcontextprotocol/'));
     const consoleGraph = staticGraph(MAIN);
-    expect(mcpPackages(consoleGraph)).toEqual([]);
-    expect([...consoleGraph.files].filter((f) => f.startsWith('mcp/'))).toEqual([]);
-    expect(mcpPackages(staticGraph(join(DIST, 'slack', 'slack-kit.js')))).toEqual([]);
-    expect(mcpPackages(staticGraph(join(DIST, 'mcp', 'mcp-kit.js')))).toContain(
-      '@modelcontextprotocol/sdk/server/mcp.js',
-    );
-    expect(readFileSync(MAIN, 'utf8')).toContain("import('./mcp/mcp-kit.js')");
+    expect(fromPackage(consoleGraph.inputs, '@modelcontextprotocol/')).toEqual([]);
+    expect(fromSource(consoleGraph.inputs, 'mcp')).toEqual([]);
+    expect(
+      fromPackage(staticGraph(outputOf('src/slack/slack-kit.ts')).inputs, '@modelcontextprotocol/'),
+    ).toEqual([]);
+    expect(
+      fromPackage(staticGraph(outputOf('src/mcp/mcp-kit.ts')).inputs, '@modelcontextprotocol/sdk/').length,
+    ).toBeGreaterThan(0);
+    expect(onDemand(MAIN)).toContain('src/mcp/mcp-kit.ts');
   });
 
-  it('starts the built-in simulator only when no controller is configured (loaded on demand)', () => {
+  it('starts the built-in simulator, and PostgreSQL, only when asked for (loaded on demand)', () => {
     const consoleGraph = staticGraph(MAIN);
-    expect([...consoleGraph.files].filter((f) => f.startsWith('simulator/'))).toEqual([]);
-    expect(readFileSync(MAIN, 'utf8')).toContain("import('./simulator/server.js')");
+    expect(fromSource(consoleGraph.inputs, 'simulator')).toEqual([]);
+    expect(onDemand(MAIN)).toContain('src/simulator/server.ts');
+    expect(fromPackage(consoleGraph.inputs, 'pg/')).toEqual([]);
+    expect(fromSource(consoleGraph.inputs, 'store/postgres')).toEqual([]);
   });
 
   it('loads the controller client (got) with the first controller request, and the picture engines with the first picture', () => {
-    const slackGraph = staticGraph(MAIN);
-    for (const file of staticGraph(join(DIST, 'slack', 'slack-kit.js')).files) slackGraph.files.add(file);
-    for (const pkg of staticGraph(join(DIST, 'slack', 'slack-kit.js')).packages) slackGraph.packages.add(pkg);
-
-    expect(slackGraph.files).toContain('gateway/transport.js');
-    expect(
-      [...slackGraph.packages].filter(
-        (p) => p === 'got' || p.startsWith('@hpcc-js/') || p.startsWith('@resvg/'),
-      ),
-    ).toEqual([]);
-    expect(readFileSync(join(DIST, 'gateway', 'transport.js'), 'utf8')).toContain("import('got')");
+    const slackGraph = staticGraph(MAIN, outputOf('src/slack/slack-kit.ts'));
+    expect(slackGraph.inputs).toContain('src/gateway/transport.ts');
+    expect(fromPackage(slackGraph.inputs, 'got/')).toEqual([]);
+    expect(slackGraph.externals.filter((p) => p.startsWith('@hpcc-js/') || p.startsWith('@resvg/'))).toEqual(
+      [],
+    );
+    const transport = Object.entries(meta.outputs).find(
+      ([, o]) => 'src/gateway/transport.ts' in o.inputs,
+    )?.[0];
+    expect(onDemand(transport ?? '')).toContain('node_modules/got/dist/source/index.js');
   });
 });

@@ -16,19 +16,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const ROOT = process.cwd();
 
 /**
- * A stand-in for TypeScript's compiler (the edge of this script): copies src/*.ts to dist/*.js,
- * logs each run, and fails like tsc (diagnostic on stdout, exit 2) on a file containing COMPILE_ERROR.
+ * A stand-in for the bundler script (scripts/bundle.mjs, the edge of this script): copies src/*.ts
+ * to dist/*.js, logs each run, and fails like esbuild (error on stdout, exit 2) on a file
+ * containing COMPILE_ERROR.
  */
-const FAKE_TSC = `
-const fs = require('node:fs');
-const path = require('node:path');
-fs.appendFileSync('tsc-runs.log', process.argv.slice(2).join(' ') + '\\n');
+const FAKE_BUNDLER = `
+import fs from 'node:fs';
+import path from 'node:path';
+fs.appendFileSync('bundle-runs.log', 'run\\n');
 fs.mkdirSync('dist', { recursive: true });
 let failed = false;
 for (const name of fs.readdirSync('src')) {
   const text = fs.readFileSync(path.join('src', name), 'utf8');
   if (text.includes('COMPILE_ERROR')) {
-    process.stdout.write('src/' + name + '(1,1): error TS2322: Type is not assignable.\\n');
+    process.stdout.write('✘ [ERROR] src/' + name + ':1:1: No matching export\\n');
     failed = true;
   }
   fs.writeFileSync(path.join('dist', name.replace(/\\.ts$/, '.js')), text);
@@ -36,16 +37,16 @@ for (const name of fs.readdirSync('src')) {
 process.exit(failed ? 2 : 0);
 `;
 
-/** A two-file project with the real script and a fake compiler. */
+/** A two-file project with the real script, a fake bundler and an installed esbuild (its package.json). */
 function tinyProject(): string {
   const dir = mkdtempSync(join(tmpdir(), 'netops-ensure-build-'));
-  for (const folder of ['scripts', 'src', 'node_modules/typescript/bin'])
+  for (const folder of ['scripts', 'src', 'node_modules/esbuild'])
     mkdirSync(join(dir, folder), { recursive: true });
   copyFileSync(join(ROOT, 'scripts', 'ensure-build.mjs'), join(dir, 'scripts', 'ensure-build.mjs'));
-  writeFileSync(join(dir, 'node_modules', 'typescript', 'package.json'), '{ "name": "typescript" }\n');
-  writeFileSync(join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), FAKE_TSC);
+  writeFileSync(join(dir, 'node_modules', 'esbuild', 'package.json'), '{ "name": "esbuild" }\n');
+  writeFileSync(join(dir, 'scripts', 'bundle.mjs'), FAKE_BUNDLER);
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-  writeFileSync(join(dir, 'tsconfig.build.json'), '{}\n');
+  writeFileSync(join(dir, 'tsconfig.json'), '{}\n');
   writeFileSync(join(dir, 'src', 'main.ts'), '#!/usr/bin/env node\nexport const answer = 1;\n');
   writeFileSync(join(dir, 'src', 'extra.ts'), 'export const extra = 2;\n');
   return dir;
@@ -71,7 +72,7 @@ const mtime = (path: string) => statSync(path).mtimeMs;
 /** How often the compiler ran in `dir`. */
 function compilerRuns(dir: string): number {
   try {
-    return readFileSync(join(dir, 'tsc-runs.log'), 'utf8').split('\n').filter(Boolean).length;
+    return readFileSync(join(dir, 'bundle-runs.log'), 'utf8').split('\n').filter(Boolean).length;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw error;
@@ -90,7 +91,14 @@ describe('scripts/ensure-build.mjs (prestart and the process tests build dist/ o
 
   /** Every input older than the stamp, as after a build long ago. */
   const settle = () => {
-    for (const path of ['src/main.ts', 'src/extra.ts', 'src', 'package.json', 'tsconfig.build.json']) {
+    for (const path of [
+      'src/main.ts',
+      'src/extra.ts',
+      'src',
+      'package.json',
+      'tsconfig.json',
+      'scripts/bundle.mjs',
+    ]) {
       try {
         age(join(dir, path), 60);
       } catch (error) {
@@ -100,11 +108,11 @@ describe('scripts/ensure-build.mjs (prestart and the process tests build dist/ o
     age(stamp, 30);
   };
 
-  it('builds when dist/ is missing, with tsconfig.build.json: an executable dist/main.js and a stamp', () => {
+  it('builds when dist/ is missing, with scripts/bundle.mjs: an executable dist/main.js and a stamp', () => {
     const run = ensureBuild(dir);
     expect(run.status).toBe(0);
     expect(run.stderr).toContain('building dist/ (dist/main.js is missing)');
-    expect(readFileSync(join(dir, 'tsc-runs.log'), 'utf8')).toBe('-p tsconfig.build.json\n');
+    expect(readFileSync(join(dir, 'bundle-runs.log'), 'utf8')).toBe('run\n');
     expect(readFileSync(main, 'utf8')).toContain('answer = 1');
     expect(statSync(main).mode & 0o111).not.toBe(0);
     expect(statSync(stamp).isFile()).toBe(true);
@@ -130,10 +138,11 @@ describe('scripts/ensure-build.mjs (prestart and the process tests build dist/ o
     expect(compilerRuns(dir)).toBe(runs + 1);
   });
 
-  it('builds again when a source was deleted (only its folder changed), or a tsconfig or package.json changed', () => {
+  it('builds again when a source was deleted (only its folder changed), or the bundler script, a tsconfig or package.json changed', () => {
     for (const change of [
       () => rmSync(join(dir, 'src', 'extra.ts')),
-      () => utimesSync(join(dir, 'tsconfig.build.json'), new Date(), new Date()),
+      () => utimesSync(join(dir, 'scripts', 'bundle.mjs'), new Date(), new Date()),
+      () => utimesSync(join(dir, 'tsconfig.json'), new Date(), new Date()),
       () => utimesSync(join(dir, 'package.json'), new Date(), new Date()),
     ]) {
       settle();
@@ -157,19 +166,19 @@ describe('scripts/ensure-build.mjs (prestart and the process tests build dist/ o
     writeFileSync(join(dir, 'src', 'main.ts'), 'export const answer = COMPILE_ERROR;\n');
     const failed = ensureBuild(dir);
     expect(failed.status).toBe(2);
-    expect(failed.stdout).toContain('error TS2322');
+    expect(failed.stdout).toContain('[ERROR] src/main.ts');
     expect(mtime(stamp)).toBe(stampBefore);
     writeFileSync(join(dir, 'src', 'main.ts'), 'export const answer = 3;\n');
     expect(ensureBuild(dir).status).toBe(0);
     expect(readFileSync(main, 'utf8')).toContain('answer = 3');
   });
 
-  it('says what to do when dist/ is stale and TypeScript is not installed (a production install)', () => {
+  it('says what to do when dist/ is stale and esbuild is not installed (a production install)', () => {
     settle();
     rmSync(join(dir, 'node_modules'), { recursive: true });
     writeFileSync(join(dir, 'src', 'main.ts'), 'export const answer = 4;\n');
     const run = ensureBuild(dir);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain('TypeScript is not installed: run npm ci');
+    expect(run.stderr).toContain('esbuild is not installed: run npm ci');
   });
 });

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+/**
+ * `node scripts/bundle.mjs`: builds dist/ from src/ with esbuild (issue 26). One file per entry
+ * point (the program, the two store tools, the chart thread), plus chunks under dist/chunks/ for
+ * what the program imports on demand (the Slack kit, the MCP kit, the simulator, PostgreSQL, the
+ * picture engines), so a console one-shot loads neither Slack's SDK nor the MCP SDK. Type checking
+ * stays with tsc (`npm run typecheck`); esbuild only strips types. No source maps: the image ships
+ * no sources for them to point at.
+ *
+ * Packages stay outside the bundle only where they read their own files at run time (WebAssembly,
+ * fonts) or are optional native add-ons; the runtime image keeps the production node_modules for them.
+ * dist/.bundle-meta.json is esbuild's metafile: which sources went into which output (the start-up
+ * test reads it; the Dockerfile leaves it out of the image).
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+let esbuild;
+try {
+  esbuild = createRequire(join(root, 'package.json'))('esbuild');
+} catch {
+  process.stderr.write('netops: dist/ must be built but esbuild is not installed: run npm ci\n');
+  process.exit(1);
+}
+
+const ENTRIES = ['main', 'store/verify-cli', 'store/import-cli', 'topology/chart-worker'];
+
+/** Read their own files (.wasm, .ttf) next to their code, or are optional native add-ons. */
+const EXTERNAL = [
+  '@resvg/resvg-wasm',
+  '@hpcc-js/wasm-graphviz',
+  'dejavu-fonts-ttf',
+  'vega',
+  'vega-lite',
+  'pg-native',
+];
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+const result = await esbuild
+  .build({
+    absWorkingDir: root,
+    entryPoints: ENTRIES.map((name) => ({ in: `src/${name}.ts`, out: name })),
+    outdir: 'dist',
+    entryNames: '[dir]/[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    // Bundled CommonJS packages (Bolt, pg, pino) call require() for Node's own modules.
+    banner: {
+      js: "import { createRequire as __netopsRequire } from 'node:module'; const require = __netopsRequire(import.meta.url);",
+    },
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  })
+  .catch(() => process.exit(2));
+
+writeFileSync(join(root, 'dist', '.bundle-meta.json'), `${JSON.stringify(result.metafile)}\n`);
