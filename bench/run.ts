@@ -16,6 +16,7 @@ import { PARTS, type Part, parseOptions, USAGE } from './lib/options.js';
 import { BOT_ENTRY } from './lib/processes.js';
 import { budgetRows, fmt, markdownReport, type PartResults } from './lib/report.js';
 import { runAcks } from './parts/acks.js';
+import { runBurst } from './parts/burst.js';
 import { runErrors } from './parts/errors.js';
 import { runGuardrails } from './parts/guardrails.js';
 import { runReads } from './parts/reads.js';
@@ -97,6 +98,9 @@ async function main(): Promise<number> {
           break;
         case 'watch':
           results.watch = await runWatch(ctx);
+          break;
+        case 'burst':
+          results.burst = await runBurst(ctx);
           break;
       }
     } catch (error) {

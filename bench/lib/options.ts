@@ -11,6 +11,7 @@ export const PARTS = [
   'telemetry',
   'guardrails',
   'watch',
+  'burst',
 ] as const;
 export type Part = (typeof PARTS)[number];
 

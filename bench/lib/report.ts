@@ -1,4 +1,5 @@
 import type { AckLatencyResult } from '../parts/acks.js';
+import type { BurstRow } from '../parts/burst.js';
 import { ERROR_BUDGET_MS, type ErrorScenario } from '../parts/errors.js';
 import type { GuardrailsRow } from '../parts/guardrails.js';
 import type { ReadsResult } from '../parts/reads.js';
@@ -20,6 +21,7 @@ export interface PartResults {
   telemetry?: TelemetryRow;
   guardrails?: GuardrailsRow;
   watch?: WatchRow;
+  burst?: BurstRow;
 }
 
 /** One row of the issue's budget table, as measured. */
@@ -48,6 +50,17 @@ const ISSUE_ROUND_TOOLS = ['list_vlans', 'list_firewall_zones', 'list_acl_rules'
 /** The issue's budgets, judged against this run. */
 export function budgetRows(results: PartResults): BudgetRow[] {
   const rows: BudgetRow[] = [];
+  if (results.burst) {
+    const b = results.burst;
+    rows.push({
+      measure: `controller requests for ${b.people} mixed lookups at once (${b.lookups} kinds, fresh bot, controller ${fmt(b.latencyMs)} ms)`,
+      now: `${fmt(b.requests)} requests${b.failed > 0 ? ` (${b.failed} lookups failed)` : ''}`,
+      floor: `${fmt(b.distinct)} distinct resources`,
+      ratio: times(b.requests / Math.max(1, b.distinct)),
+      budget: '= distinct resources',
+      met: b.requests === b.distinct && b.failed === 0,
+    });
+  }
   for (const ack of results.acks ?? []) {
     rows.push({
       measure: `ack p99, controller answering in ${fmt(ack.latencyMs)} ms`,

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -114,7 +115,13 @@ class RunningSimulator implements Simulator {
   readonly state: SimulatorState;
   readonly #faults = new FaultQueue();
   readonly #sessions = new SessionStore();
-  readonly #closing = new AbortController();
+  // Every request waiting out a latency fault listens on this one signal: 50 at once is a burst,
+  // not a leak, so Node's 10-listener warning would only be noise.
+  readonly #closing = (() => {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
+  })();
   readonly #dispatcher: Dispatcher;
   #url = '';
 

@@ -18,6 +18,7 @@ describe('bench options', () => {
       'telemetry',
       'guardrails',
       'watch',
+      'burst',
     ]);
   });
 
