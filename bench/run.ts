@@ -22,6 +22,7 @@ import { runGuardrails } from './parts/guardrails.js';
 import { runReads } from './parts/reads.js';
 import { runRounds } from './parts/rounds.js';
 import { runStartup } from './parts/startup.js';
+import { runStoreScale } from './parts/store-scale.js';
 import { runTelemetry } from './parts/telemetry.js';
 import { runTopology } from './parts/topology.js';
 import { runWatch } from './parts/watch.js';
@@ -101,6 +102,9 @@ async function main(): Promise<number> {
           break;
         case 'burst':
           results.burst = await runBurst(ctx);
+          break;
+        case 'store':
+          results.store = await runStoreScale(ctx);
           break;
       }
     } catch (error) {

@@ -12,6 +12,7 @@ export const PARTS = [
   'guardrails',
   'watch',
   'burst',
+  'store',
 ] as const;
 export type Part = (typeof PARTS)[number];
 

@@ -5,6 +5,7 @@ import type { GuardrailsRow } from '../parts/guardrails.js';
 import type { ReadsResult } from '../parts/reads.js';
 import type { RoundsResult } from '../parts/rounds.js';
 import type { StartupResult } from '../parts/startup.js';
+import type { StoreScaleResult } from '../parts/store-scale.js';
 import type { TelemetryRow, ToolFigure } from '../parts/telemetry.js';
 import type { TopologyRow } from '../parts/topology.js';
 import type { WatchRow } from '../parts/watch.js';
@@ -22,6 +23,7 @@ export interface PartResults {
   guardrails?: GuardrailsRow;
   watch?: WatchRow;
   burst?: BurstRow;
+  store?: StoreScaleResult;
 }
 
 /** One row of the issue's budget table, as measured. */
@@ -50,6 +52,19 @@ const ISSUE_ROUND_TOOLS = ['list_vlans', 'list_firewall_zones', 'list_acl_rules'
 /** The issue's budgets, judged against this run. */
 export function budgetRows(results: PartResults): BudgetRow[] {
   const rows: BudgetRow[] = [];
+  if (results.store) {
+    const { small, large, ratios } = results.store;
+    for (const [query, ratio] of Object.entries(ratios)) {
+      rows.push({
+        measure: `store (file): ${query}, ${fmt(large.entries)} journal entries / ${fmt(large.pending)} pending`,
+        now: `${(large.ms[query] ?? 0).toFixed(3)} ms`,
+        floor: `${(small.ms[query] ?? 0).toFixed(3)} ms (${fmt(small.entries)} entries / ${fmt(small.pending)} pending)`,
+        ratio: times(ratio),
+        budget: '≤ 2×',
+        met: ratio <= 2,
+      });
+    }
+  }
   if (results.burst) {
     const b = results.burst;
     rows.push({

@@ -19,6 +19,7 @@ describe('bench options', () => {
       'guardrails',
       'watch',
       'burst',
+      'store',
     ]);
   });
 

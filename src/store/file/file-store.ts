@@ -21,6 +21,7 @@ import { FileDeadlineStore } from './deadline-file.js';
 import { processAlive } from './file-lock.js';
 import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.js';
 import { JournalView } from './journal-view.js';
+import { RequestIndex } from './request-index.js';
 import { FileSampleStore } from './sample-files.js';
 
 /** bot-data.json: bot-kept data inside DATA_DIR. */
@@ -86,6 +87,7 @@ const FINISHING = new Set(['succeeded', 'failed', 'outcome_unknown', 'superseded
 export class FileChangeStore implements ChangeStore {
   readonly replicaId = newReplicaId();
   private readonly requests = new Map<string, ChangeRequest>();
+  private readonly index = new RequestIndex();
   private readonly events = new Map<string, JournalEvent[]>();
   // Claims made by this process; every run found in-flight at open belonged to a process now gone.
   private readonly owned = new Set<string>();
@@ -194,17 +196,12 @@ export class FileChangeStore implements ChangeStore {
 
   async list(filter: ChangeFilter = {}): Promise<ChangeRequest[]> {
     this.refresh();
-    const found = [...this.requests.values()].filter((r) => matchesFilter(r, filter)).sort(newestFirst);
-    const offset = filter.offset ?? 0;
-    const page = found.slice(offset, filter.limit === undefined ? undefined : offset + filter.limit);
-    return page.map((r) => structuredClone(r));
+    return this.index.list(this.requests, filter, matchesFilter).map((r) => structuredClone(r));
   }
 
   async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
     this.refresh();
-    let n = 0;
-    for (const request of this.requests.values()) if (matchesFilter(request, filter)) n += 1;
-    return n;
+    return this.index.count(this.requests, filter, matchesFilter);
   }
 
   async history(id: string): Promise<RequestHistory | undefined> {
@@ -294,7 +291,7 @@ export class FileChangeStore implements ChangeStore {
   }
 
   private byCreation(): ChangeRequest[] {
-    return [...this.requests.values()].sort((a, b) => -newestFirst(a, b));
+    return this.index.oldestFirst(this.requests);
   }
 
   /** Journal first, then memory: a transition that is not on disk has not happened. */
@@ -303,8 +300,10 @@ export class FileChangeStore implements ChangeStore {
   }
 
   private apply(event: JournalEvent): void {
-    const next = applyEvent(this.requests.get(event.id), event);
+    const before = this.requests.get(event.id);
+    const next = applyEvent(before, event);
     this.requests.set(event.id, next);
+    this.index.put(before, next);
     const list = this.events.get(event.id);
     if (list) list.push(event);
     else this.events.set(event.id, [event]);
