@@ -255,8 +255,9 @@ const KEEP_FROM_BYTES = 1024 * 1024;
  * chunked or compressed answer), or once more bytes arrive than were declared (a lying length), the
  * chunks are kept and copied once at the end. The limit is applied to the bytes received, never to
  * the declared length, and a declared length over the limit is refused before a byte is read.
+ * Exported for its tests.
  */
-class BodySink {
+export class BodySink {
   private chunks: Buffer[] = [];
   private presized: Buffer | undefined;
   private declared = 0;
