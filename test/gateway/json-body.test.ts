@@ -63,7 +63,7 @@ describe('decodeBody: the same text and JSON as decoding the whole body as UTF-8
     const got = decodeBody(body, 'application/json').json as { data: Record<string, unknown>[] };
     const first = got.data[0] ?? {};
     expect(Object.keys(first)).toEqual(['a', 'Küche', 'z', '__proto__', 'end']);
-    expect(first['Küche']).toBe('☕');
+    expect(first.Küche).toBe('☕');
     expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
     expect(Object.hasOwn(first, '__proto__')).toBe(true);
     expectSame(body);
