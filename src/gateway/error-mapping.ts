@@ -216,7 +216,8 @@ export function noControllerAnswer(
     );
   }
   const page = status === 404 || status === 405 || (status >= 200 && status < 300);
-  if (!page || response.text.trim() === '') return undefined;
+  // A parsed body is never blank; `text` is decoded only when read (json-body.ts).
+  if (!page || (response.json === undefined && response.text.trim() === '')) return undefined;
   let body: string;
   if (response.json === undefined) {
     // JSON cut short (a dropped connection, a proxy's size limit) is still the controller's answer.

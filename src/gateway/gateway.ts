@@ -23,6 +23,7 @@ import { type GatewayOptions, type ResolvedGatewayOptions, resolveGatewayOptions
 import { apiRoute, splitPath } from './paths.js';
 import { type Call, Pipeline } from './pipeline.js';
 import { type CachedRead, GLOBAL_SCOPE, ReadCache } from './read-cache.js';
+import { REJECTED, recordParserOf } from './records/fast-lenient.js';
 import { integrationSiteSchema, SiteResolver } from './site-resolver.js';
 import { createTransport, type Transport } from './transport.js';
 import type { ApiKind, ControllerStatus, Gateway, ParsedList, ReadOptions, WriteMethod } from './types.js';
@@ -455,7 +456,17 @@ class ControllerGateway implements Gateway {
   private parseList<T>(records: unknown[], schema: z.ZodType<T>, call: Call): ParsedList<T> {
     const items: T[] = [];
     let skipped = 0;
+    // A fastLenientObject schema parses without zod's per-record objects; a record it refuses goes
+    // through safeParse below, which refuses it the same way and names the issue.
+    const fast = recordParserOf(schema);
     records.forEach((record, index) => {
+      if (fast !== undefined) {
+        const out = fast(record);
+        if (out !== REJECTED) {
+          items.push(out);
+          return;
+        }
+      }
       const parsed = schema.safeParse(record);
       if (parsed.success) {
         items.push(parsed.data);

@@ -246,7 +246,8 @@ export class Pipeline {
     // A web page where the API should answer: no controller there, rather than "not understood".
     const elsewhere = ctx.cloud ? undefined : noControllerAnswer(response, ctx);
     if (elsewhere !== undefined) throw elsewhere;
-    if (response.text.trim() === '') {
+    // A parsed body is never blank; `text` is decoded only when read (json-body.ts).
+    if (response.json === undefined && response.text.trim() === '') {
       if (call.api === 'classic') throw invalidResponse('the body was empty', call.route);
       return undefined;
     }

@@ -3,6 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Got, Request as GotRequest } from 'got';
 import { GatewayRejectedError, GatewayUnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { decodeBody } from './json-body.js';
 import { hostOf } from './paths.js';
 import { markRetryable, silenceError } from './retry.js';
 
@@ -97,6 +98,7 @@ export function createTransport(options: TransportOptions): Transport {
   };
   const logger = options.logger;
   const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const buffers = new ReceiveBuffers(limit);
 
   return {
     async send(request) {
@@ -116,9 +118,12 @@ export function createTransport(options: TransportOptions): Transport {
         });
         // got's stream waits for a request body unless one was given (or the method takes none).
         if (request.body === undefined && request.method !== 'GET') stream.end();
-        const { response, body } = await receive(stream, limit, path);
+        const { response, body, sink } = await receive(stream, limit, path, buffers);
         const contentType = String(response.headers['content-type'] ?? '');
-        const text = body.toString('utf8');
+        // Text and JSON as a UTF-8 decode gives them, cheaper on large answers (json-body.ts).
+        const decoded = decodeBody(body, contentType);
+        // Decoded: nothing refers to the bytes any more, so the next answer may reuse them.
+        if (sink.backing !== undefined) buffers.give(sink.backing);
         logger.debug(
           {
             method: request.method,
@@ -133,8 +138,10 @@ export function createTransport(options: TransportOptions): Transport {
           status: response.statusCode,
           headers: response.headers,
           contentType,
-          text,
-          json: decodeJson(contentType, text),
+          get text() {
+            return decoded.text;
+          },
+          json: decoded.json,
         };
       } catch (error) {
         if (error instanceof ResponseTooLargeError) {
@@ -159,6 +166,7 @@ export function createTransport(options: TransportOptions): Transport {
       }
     },
     close() {
+      buffers.clear();
       for (const agent of [pooled.http, pooled.https, singleUse.http, singleUse.https]) agent.destroy();
     },
   };
@@ -189,6 +197,123 @@ function formatBytes(bytes: number): string {
 }
 
 /**
+ * One receive buffer kept between answers. A large answer copied into freshly allocated memory
+ * pays a page fault per 4 KiB the first time each page is written: on stat/sta of 50,000 clients
+ * (44 MB) that was ~250 ms of CPU on an idle machine and up to 600 ms on a loaded one, against
+ * ~30 ms for the same copy into memory already in use (docs/performance.md, issue 20). So the
+ * largest buffer of a recent answer is kept, at most `limit` bytes, and dropped after a minute
+ * without a large answer; the decode (json-body.ts) keeps no reference to it.
+ */
+export class ReceiveBuffers {
+  #spare: Buffer | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly limit: number,
+    private readonly idleMs = 60_000,
+  ) {}
+
+  /** A buffer of at least `size` bytes: the spare one when it is large enough, else a new one. */
+  take(size: number): Buffer {
+    const spare = this.#spare;
+    if (spare !== undefined && spare.length >= size) {
+      this.#spare = undefined;
+      return spare;
+    }
+    // A little headroom, so that an answer that grows by a few records still fits next time.
+    return Buffer.allocUnsafe(size >= KEEP_FROM_BYTES ? Math.min(this.limit, Math.ceil(size * 1.125)) : size);
+  }
+
+  /** Hands a buffer back once nothing refers to its bytes; the larger of it and the spare is kept. */
+  give(buffer: Buffer): void {
+    if (buffer.length < KEEP_FROM_BYTES || buffer.length > this.limit) return;
+    if (this.#spare !== undefined && this.#spare.length >= buffer.length) return;
+    this.#spare = buffer;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.clear(), this.idleMs);
+    this.#timer.unref();
+  }
+
+  /** The bytes held between answers (0 or the spare buffer's length). */
+  get held(): number {
+    return this.#spare?.length ?? 0;
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#spare = undefined;
+  }
+}
+
+// Smaller answers are cheap to allocate; keeping a buffer pays only for large ones.
+const KEEP_FROM_BYTES = 1024 * 1024;
+
+/**
+ * Where a streamed answer's bytes go. With a `Content-Length` (and no content encoding, so the
+ * length is that of the bytes read) one buffer of that size is taken up front and every chunk is
+ * copied into it as it arrives: no list of chunks, no `Buffer.concat` at the end. Without one (a
+ * chunked or compressed answer), or once more bytes arrive than were declared (a lying length), the
+ * chunks are kept and copied once at the end. The limit is applied to the bytes received, never to
+ * the declared length, and a declared length over the limit is refused before a byte is read.
+ * Exported for its tests.
+ */
+export class BodySink {
+  private chunks: Buffer[] = [];
+  private presized: Buffer | undefined;
+  private declared = 0;
+  /** The memory the body was copied into, to hand back once it is decoded. */
+  backing: Buffer | undefined;
+  size = 0;
+
+  constructor(private readonly buffers: ReceiveBuffers) {}
+
+  /** Takes the declared length's buffer when it can be trusted to bound what arrives. */
+  presize(declared: number, limit: number): void {
+    if (!Number.isSafeInteger(declared) || declared <= 0 || declared > limit || this.size > 0) return;
+    this.declared = declared;
+    this.presized = this.buffers.take(declared);
+  }
+
+  add(chunk: Buffer): void {
+    const presized = this.presized;
+    if (presized !== undefined && this.size + chunk.length <= this.declared) {
+      chunk.copy(presized, this.size);
+    } else {
+      if (presized !== undefined) {
+        // More than declared: what was copied so far becomes the first chunk.
+        this.chunks.push(Buffer.from(presized.subarray(0, this.size)));
+        this.buffers.give(presized);
+        this.presized = undefined;
+      }
+      this.chunks.push(chunk);
+    }
+    this.size += chunk.length;
+  }
+
+  /** The body; shorter than declared (a lying length) gives the bytes that came. */
+  body(): Buffer {
+    if (this.presized !== undefined) {
+      this.backing = this.presized;
+      this.presized = undefined;
+      return this.backing.subarray(0, this.size);
+    }
+    const [only] = this.chunks;
+    if (this.chunks.length === 1 && only !== undefined) return only;
+    this.backing = this.buffers.take(this.size);
+    let offset = 0;
+    for (const chunk of this.chunks) offset += chunk.copy(this.backing, offset);
+    this.chunks = [];
+    return this.backing.subarray(0, this.size);
+  }
+
+  drop(): void {
+    this.chunks = [];
+    if (this.presized !== undefined) this.buffers.give(this.presized);
+    this.presized = undefined;
+  }
+}
+
+/**
  * Reads a streamed answer (decompressed by got) into memory up to `limit` bytes. One byte more and
  * the request is destroyed: at most `limit` bytes are ever held, whatever the body inflates to.
  */
@@ -196,34 +321,37 @@ function receive(
   stream: GotRequest,
   limit: number,
   path: string,
-): Promise<{ response: NonNullable<GotRequest['response']>; body: Buffer }> {
+  buffers: ReceiveBuffers,
+): Promise<{ response: NonNullable<GotRequest['response']>; body: Buffer; sink: BodySink }> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const sink = new BodySink(buffers);
     let settled = false;
     const fail = (error: unknown) => {
       if (settled) return;
       settled = true;
-      chunks.length = 0;
+      sink.drop();
       reject(error);
     };
     stream.on('response', (response: NonNullable<GotRequest['response']>) => {
       // A declared length over the limit (uncompressed) is refused before a byte is read.
       const declared = Number(response.headers['content-length']);
-      if (response.headers['content-encoding'] === undefined && declared > limit) {
-        fail(new ResponseTooLargeError(path, limit, response.statusCode));
-        stream.destroy();
+      if (response.headers['content-encoding'] === undefined) {
+        if (declared > limit) {
+          fail(new ResponseTooLargeError(path, limit, response.statusCode));
+          stream.destroy();
+          return;
+        }
+        sink.presize(declared, limit);
       }
     });
     stream.on('data', (chunk: Buffer) => {
       if (settled) return;
-      size += chunk.length;
-      if (size > limit) {
+      if (sink.size + chunk.length > limit) {
         fail(new ResponseTooLargeError(path, limit, stream.response?.statusCode ?? 0));
         stream.destroy();
         return;
       }
-      chunks.push(chunk);
+      sink.add(chunk);
     });
     stream.once('error', fail);
     stream.once('end', () => {
@@ -231,26 +359,13 @@ function receive(
       if (settled) return;
       if (response === undefined) return fail(new Error('the controller answer ended before its headers'));
       settled = true;
-      resolve({ response, body: Buffer.concat(chunks, size) });
+      resolve({ response, body: sink.body(), sink });
     });
   });
 }
 
 /** Decodes a JSON body; HTML and other non-JSON bodies (a UniFi OS 401 or 502 page) give undefined. */
-export function decodeJson(contentType: string, text: string): unknown {
-  const trimmed = text.trim();
-  if (trimmed === '') return undefined;
-  const looksJson = trimmed.startsWith('{') || trimmed.startsWith('[');
-  // Some controllers omit the type or send text/plain; an HTML page never parses as JSON here.
-  const maybeJson =
-    /\bjson\b/i.test(contentType) || ((contentType === '' || /^text\/plain/i.test(contentType)) && looksJson);
-  if (!maybeJson) return undefined;
-  try {
-    return JSON.parse(trimmed);
-  } catch {
-    return undefined;
-  }
-}
+export { decodeJson } from './json-body.js';
 
 const TLS_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
