@@ -81,6 +81,7 @@ export class Watcher {
   #digestTimer: NodeJS.Timeout | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> = Promise.resolve();
+  #digesting: Promise<unknown> = Promise.resolve();
   #stopped = false;
   #leader = false;
 
@@ -163,6 +164,7 @@ export class Watcher {
     clearTimeout(this.#digestTimer);
     clearInterval(this.#renewTimer);
     await this.#running.catch(() => undefined);
+    await this.#digesting.catch(() => undefined);
     if (this.#leader) await this.#o.leases?.release(LEASE, this.#o.holder).catch(() => undefined);
   }
 
@@ -477,8 +479,9 @@ export class Watcher {
     const wait = Math.min(Math.max(0, due - this.#now()), 3_600_000);
     this.#digestTimer = setTimeout(() => {
       if (this.#now() + 50 < due) return this.#scheduleDigest();
-      this.#running = this.#running
-        .then(() => this.#fireDigest(due))
+      // Beside the polls, not queued behind them nor they behind it: the digest's chart takes
+      // seconds on a small machine (more on the first one), and alerts must not wait for it.
+      this.#digesting = this.#fireDigest(due)
         .catch((error: unknown) => this.#o.logger.error({ err: error }, 'watch: the digest failed'))
         .finally(() => this.#scheduleDigest());
     }, wait);

@@ -1,5 +1,6 @@
 // The watcher reads the controller as it is now, with the gateway's read cache on as deployed
-// (10 s TTL): a poll or sweep inside the TTL must not see the cached answer of an earlier one.
+// (10 s TTL): a poll or sweep inside the TTL must not see the cached answer of an earlier one. And a
+// slow digest (its chart) does not hold up the polls.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGateway } from '../../src/gateway/index.js';
@@ -28,13 +29,11 @@ const notifier: WatchNotifier = {
   postDigest: async () => undefined,
 };
 
-beforeEach(async () => {
-  posted.length = 0;
-  sim = await startSimulator();
-  // The cache as deployed: GATEWAY defaults, 10 s TTL.
-  gateway = createGateway({ apiType: 'local', url: sim.url, apiKey: sim.apiKey, logger: silentLogger() });
+type WatcherConfig = ConstructorParameters<typeof Watcher>[0]['config'];
+
+function watcherWith(config: Partial<WatcherConfig> = {}, notify: WatchNotifier = notifier): Watcher {
   const data = new MemoryStore();
-  watcher = new Watcher({
+  return new Watcher({
     config: {
       alertChannel: 'C9ALERTS',
       driftChannel: 'C8DRIFT',
@@ -42,6 +41,7 @@ beforeEach(async () => {
       digestCron: '0 8 * * *',
       intervalSeconds: 30,
       driftIntervalSeconds: 300,
+      ...config,
     },
     site: 'default',
     gateway,
@@ -53,11 +53,19 @@ beforeEach(async () => {
       history: async () => undefined,
     },
     holder: 'test',
-    notifier,
+    notifier: notify,
     logger: silentLogger(),
     registry: createRegistry('default'),
     context: { gateway, logger: silentLogger(), store: data },
   });
+}
+
+beforeEach(async () => {
+  posted.length = 0;
+  sim = await startSimulator();
+  // The cache as deployed: GATEWAY defaults, 10 s TTL.
+  gateway = createGateway({ apiType: 'local', url: sim.url, apiKey: sim.apiKey, logger: silentLogger() });
+  watcher = watcherWith();
 });
 
 afterEach(async () => {
@@ -95,4 +103,43 @@ describe('the watcher with the read cache on', () => {
       ["Kids' bedtime", ['enabled']],
     ]);
   });
+});
+
+describe('the digest beside the polls', () => {
+  it('a digest still being posted (a slow chart) does not hold up the next poll', async () => {
+    let digestStarted = false;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await watcher.stop();
+    watcher = watcherWith(
+      // Due every second; polls every second.
+      { intervalSeconds: 1, digestChannel: 'C7DIGEST', digestCron: '* * * * * *', driftChannel: undefined },
+      {
+        ...notifier,
+        postDigest: async () => {
+          digestStarted = true;
+          await held;
+          return undefined;
+        },
+      },
+    );
+    watcher.start();
+    try {
+      const until = async (what: () => boolean) => {
+        const started = Date.now();
+        while (!what()) {
+          if (Date.now() - started > 10_000) return false;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return true;
+      };
+      expect(await until(() => digestStarted)).toBe(true);
+      takeDeviceDown(sim.state, 'Living Room AP');
+      expect(await until(() => posted.some((i) => i.subject === 'Living Room AP'))).toBe(true);
+    } finally {
+      release();
+    }
+  }, 20_000);
 });
