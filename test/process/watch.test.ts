@@ -56,6 +56,14 @@ function bot(name: string, env: Record<string, string> = {}, shared = false): Pr
   });
 }
 
+/** Requests the simulator has had whose route ends with `suffix`. */
+const readsOf = (suffix: string) => sim.requests.filter((r) => r.route.endsWith(suffix)).length;
+/** Resolves once the bot has read `suffix` `count` more times (polls or sweeps seen, not slept for). */
+async function moreReads(suffix: string, count: number): Promise<void> {
+  const target = readsOf(suffix) + count;
+  await slack.waitFor(() => readsOf(suffix) >= target, 15_000);
+}
+
 const alerts = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C9ALERTS');
 const alertEdits = () => slack.callsOf('chat.update').filter((c) => c.args.channel === 'C9ALERTS');
 const about = (subject: string) => alerts().filter((c) => String(c.args.text).includes(`*${subject}*`));
@@ -88,8 +96,8 @@ describe('the watcher in the built program', () => {
       bringDeviceBack(sim.state, 'Living Room AP');
       await slack.waitFor(edited(new RegExp(`^:large_green_circle: .*back at .*again ${round}×`)), 15_000);
     }
-    // More polls: still one message for each device.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Two more polls: still one message for each device.
+    await moreReads('/stat/device', 2);
     expect(about('Living Room AP')).toHaveLength(1);
     expect(about('Garage AP')).toHaveLength(1);
   }, 60_000);
@@ -180,8 +188,8 @@ describe('drift in the built program', () => {
     const now = () => sim.state.site('default')?.firewallPolicies.find((p) => p._id === original?._id);
     await slack.waitFor(() => isDeepStrictEqual(now(), original), 20_000);
     expect(now()).toEqual(original);
-    // Its own revert is not drift: still one drift message per object after more sweeps.
-    await new Promise((r) => setTimeout(r, 2000));
+    // Its own revert is not drift: still one drift message per object after two more sweeps.
+    await moreReads('/firewall-policies', 2);
     expect(drifts().filter((c) => String(c.args.text).includes('outside the bot'))).toHaveLength(2);
 
     // The console on the bot's DATA_DIR prints the day: the revert, both drifts, the incidents.
@@ -218,7 +226,7 @@ describe('two replicas on one PostgreSQL', () => {
     await slack.waitFor(() => leaderOf() !== undefined, 10_000);
     const leader = leaderOf() as BotProcess;
     const other = (leader === a ? b : a) as BotProcess;
-    const deviceReads = () => sim.requests.filter((r) => r.route.endsWith('/stat/device')).length;
+    const deviceReads = () => readsOf('/stat/device');
     const before = deviceReads();
     await new Promise((r) => setTimeout(r, 3000));
     // One poller: each poll is one fresh read, the next starting a second after the last ended, so
@@ -236,7 +244,7 @@ describe('two replicas on one PostgreSQL', () => {
     expect(Date.now() - killedAt).toBeLessThan(9_000);
     takeDeviceDown(sim.state, 'Living Room AP');
     await slack.waitFor(() => about('Living Room AP').length === 1, 15_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await moreReads('/stat/device', 2);
     expect(about('Garage AP')).toHaveLength(1);
     expect(about('Living Room AP')).toHaveLength(1);
   }, 90_000);
