@@ -69,10 +69,22 @@ const alertEdits = () => slack.callsOf('chat.update').filter((c) => c.args.chann
 const about = (subject: string) => alerts().filter((c) => String(c.args.text).includes(`*${subject}*`));
 
 describe('the watcher in the built program', () => {
-  // One bot for both tests (each start of the built program costs seconds).
+  // One bot for these tests (each start of the built program costs seconds under load).
   let one: BotProcess;
+  const dataDir = mkdtempSync(join(tmpdir(), 'netops-watch-one-'));
   beforeAll(async () => {
-    one = await bot('watch-one', { ALERT_FLAP_SECONDS: '120', UNIFI_WEBHOOK_SECRET: HOOK_SECRET }, true);
+    one = await bot(
+      'watch-one',
+      {
+        DATA_DIR: dataDir,
+        ALERT_FLAP_SECONDS: '120',
+        UNIFI_WEBHOOK_SECRET: HOOK_SECRET,
+        DRIFT_CHANNEL: 'C8DRIFT',
+        DRIFT_INTERVAL_SECONDS: '1',
+        ALLOW_SELF_APPROVAL: 'true',
+      },
+      true,
+    );
   }, 30_000);
   afterAll(async () => {
     await one?.kill('SIGKILL');
@@ -124,17 +136,7 @@ describe('the watcher in the built program', () => {
     await slack.waitFor(() => alerts().some((c) => String(c.args.text).includes('latency 450 ms')), 10_000);
     expect(one.logs.some((l) => String(l.msg).includes('the body is not JSON'))).toBe(true);
   }, 60_000);
-});
-
-describe('drift in the built program', () => {
   it('posts one message per object with the field diff; Accept records who; Revert restores the record exactly; the console prints the day', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'netops-watch-drift-'));
-    const one = await bot('watch-drift', {
-      DATA_DIR: dataDir,
-      DRIFT_CHANNEL: 'C8DRIFT',
-      DRIFT_INTERVAL_SECONDS: '1',
-      ALLOW_SELF_APPROVAL: 'true',
-    });
     const wait = (msg: string) => slack.waitFor(() => one.logs.some((l) => String(l.msg) === msg), 20_000);
     await wait('watch: drift baseline taken');
     const policy = sim.state.site('default')?.firewallPolicies.find((p) => p.name === "Kids' bedtime");
@@ -192,7 +194,8 @@ describe('drift in the built program', () => {
     await moreReads('/firewall-policies', 2);
     expect(drifts().filter((c) => String(c.args.text).includes('outside the bot'))).toHaveLength(2);
 
-    // The console on the bot's DATA_DIR prints the day: the revert, both drifts, the incidents.
+    // The console on the bot's DATA_DIR prints the day: the revert, both drifts, the incidents (the
+    // earlier tests' too: the same bot).
     const digest = await runBot(['digest'], {
       env: {
         DATA_DIR: dataDir,
@@ -209,6 +212,8 @@ describe('drift in the built program', () => {
     expect(text).toMatch(/Kids' bedtime .*policies .*changed .*no$/m);
     expect(text).toMatch(/Allow Plex from WAN .*policies .*changed .*yes$/m);
     expect(text).toMatch(/^incidents:\n(.*\n)*Garage AP .*device_offline .*still open/m);
+    // The flapping device's one incident, ended, with how long it lasted.
+    expect(text).toMatch(/^Living Room AP +device_offline .*Z +\d+ (s|min)$/m);
     expect(text).toMatch(/^offline_now: Garage AP$/m);
     expect(text).toMatch(/^pending_approvals: \(none\)$/m);
   }, 90_000);
