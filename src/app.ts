@@ -21,7 +21,8 @@ import type { Guardrails } from './tools/impact.js';
 import { createRegistry } from './tools/index.js';
 import type { KeepPort } from './tools/keep-tools.js';
 import type { ToolRegistry } from './tools/registry.js';
-import { Watcher, webhookHandler } from './watch/index.js';
+import type { DigestPort } from './tools/watch-tools.js';
+import { readDigest, Watcher, webhookHandler } from './watch/index.js';
 import type { WatchNotifier } from './watch/types.js';
 
 /** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
@@ -116,6 +117,25 @@ export function createApp(deps: AppDeps): App {
     now: deps.now ?? Date.now,
   };
   const context: ToolContext = { gateway: deps.gateway, logger, store: store.data, telemetry, guardrails };
+  // Issue 23: get_digest reads the day from the store in any process (the console beside the bot
+  // sees what the bot's watcher recorded); tools/ reaches it through the context, like the timers.
+  const digests: DigestPort = {
+    read: (site) =>
+      readDigest(
+        {
+          site,
+          watchedSite: config.defaultSite,
+          data: store.data,
+          changes: store.changeHistory(),
+          registry,
+          context,
+          logger: logger.child({ component: 'watch' }),
+          ...(config.watch.timeZone ? { timeZone: config.watch.timeZone } : {}),
+        },
+        (deps.now ?? Date.now)(),
+      ),
+  };
+  (context as ToolContext & { digests?: DigestPort }).digests = digests;
   let parts: ReturnType<typeof buildFrontEnds>;
   try {
     parts = buildFrontEnds(deps, store, registry, context);

@@ -79,6 +79,8 @@ const ALIASES: readonly AliasSpec[] = [
     tool: 'show_policy',
     on: { word: 'check', tool: 'check_policy', arg: 'command', placeholder: '<command>', rest: true },
   },
+  // Issue 23: the digest now (Slack's `/net digest` posts it in the channel instead).
+  { names: ['digest'], tool: 'get_digest' },
   {
     names: ['export'],
     tool: 'export_topology',

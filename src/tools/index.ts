@@ -18,6 +18,7 @@ import { topClientsTools } from './top-clients.js';
 import { topologyTools } from './topology.js';
 import { trafficMatchingListTools } from './traffic-matching-lists.js';
 import { trafficRouteTools } from './traffic-routes.js';
+import { watchTools } from './watch-tools.js';
 import { wifiBroadcastTools } from './wifi-broadcasts.js';
 
 /** Every tool group of the spec, in the spec's order (4.1 … 4.9), with the zone-based firewall's policies after the rules. */
@@ -45,6 +46,8 @@ export const toolGroups: readonly ToolGroup[] = [
   // Issue 21: cancels the automatic revert of a change made with revert_after= (revert_change is
   // approvals' own: it proposes the inverse of a recorded change).
   { title: 'Changes', tools: keepTools },
+  // Issue 23: the daily digest, read now (the console and MCP cannot receive the Slack message).
+  { title: 'Watch', tools: watchTools },
 ];
 
 /**

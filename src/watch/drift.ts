@@ -24,12 +24,16 @@ interface KindSpec {
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const byId = (r: Raw) => str(r._id) ?? str(r.id);
 const byName = (r: Raw) => str(r.name) ?? str(r.description) ?? byId(r) ?? '?';
+// A sweep reads the controller as it is now (`fresh`): a cached answer could be up to the read
+// cache's TTL old. The answer still goes into the cache for commands, and joins an identical read in
+// flight, so the sweep is shared with them all the same.
+const FRESH = { fresh: true } as const;
 const classic = (path: string) => async (g: Gateway, site: string) =>
-  (await g.classicRead(site, path, rawRecord)).items;
+  (await g.classicRead(site, path, rawRecord, FRESH)).items;
 const v2 = (path: string) => async (g: Gateway, site: string) =>
-  (await g.v2Read(site, path, rawRecord)).items;
+  (await g.v2Read(site, path, rawRecord, FRESH)).items;
 const integration = (path: string) => async (g: Gateway, site: string) =>
-  (await g.integrationList(site, path, rawRecord)).items;
+  (await g.integrationList(site, path, rawRecord, FRESH)).items;
 
 /** Every kind the bot manages, how it is read (the same routes its tools read), and how it is reverted. */
 export const KIND_SPECS: Record<DriftKind, KindSpec> = {

@@ -1,3 +1,3 @@
 export type * from './types.js';
-export { randomHolder, Watcher, type WatcherOptions } from './watcher.js';
+export { type DigestReadOptions, randomHolder, readDigest, Watcher, type WatcherOptions } from './watcher.js';
 export { type Alarm, parseAlarm, webhookHandler } from './webhook.js';

@@ -81,6 +81,7 @@ export class Watcher {
   #digestTimer: NodeJS.Timeout | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> = Promise.resolve();
+  #digesting: Promise<unknown> = Promise.resolve();
   #stopped = false;
   #leader = false;
 
@@ -163,6 +164,7 @@ export class Watcher {
     clearTimeout(this.#digestTimer);
     clearInterval(this.#renewTimer);
     await this.#running.catch(() => undefined);
+    await this.#digesting.catch(() => undefined);
     if (this.#leader) await this.#o.leases?.release(LEASE, this.#o.holder).catch(() => undefined);
   }
 
@@ -435,33 +437,21 @@ export class Watcher {
 
   /** The digest of the day before `at` [now], and its chart when there is traffic to draw. */
   async digest(at = this.#now()): Promise<{ digest: Digest; chart?: DigestChart }> {
-    const { data, site, config } = this.#o;
-    const state = await data.get<WatchState>(stateKey(site));
-    const keys = await data.keys();
-    const drifts: Drift[] = [];
-    const alarms: Incident[] = [];
-    for (const key of keys) {
-      if (key.startsWith('watch:drift:')) {
-        const drift = await data.get<Drift>(key);
-        if (drift && at - drift.noticedAt <= DAY) drifts.push(drift);
-      } else if (key.startsWith(ALARM_PREFIX)) {
-        const alarm = await data.get<Incident>(key);
-        if (alarm && at - alarm.startedAt <= DAY) alarms.push(alarm);
-      }
-    }
-    const digest = await buildDigest({
-      site,
+    const { data, site, config, changes, registry, context, logger } = this.#o;
+    const digest = await readDigest(
+      {
+        site,
+        watchedSite: site,
+        data,
+        changes,
+        registry,
+        context,
+        logger,
+        ...(config.timeZone ? { timeZone: config.timeZone } : {}),
+      },
       at,
-      ...(config.timeZone ? { timeZone: config.timeZone } : {}),
-      changes: this.#o.changes,
-      incidents: [...(state?.incidents ?? []), ...alarms],
-      observed: state?.observed ?? EMPTY_OBSERVED,
-      drifts,
-      registry: this.#o.registry,
-      context: this.#o.context,
-      logger: this.#o.logger,
-    });
-    const chart = await digestChart(digest, this.#o.registry, this.#o.context, this.#o.logger);
+    );
+    const chart = await digestChart(digest, registry, context, logger);
     return { digest, ...(chart ? { chart } : {}) };
   }
 
@@ -489,8 +479,9 @@ export class Watcher {
     const wait = Math.min(Math.max(0, due - this.#now()), 3_600_000);
     this.#digestTimer = setTimeout(() => {
       if (this.#now() + 50 < due) return this.#scheduleDigest();
-      this.#running = this.#running
-        .then(() => this.#fireDigest(due))
+      // Beside the polls, not queued behind them nor they behind it: the digest's chart takes
+      // seconds on a small machine (more on the first one), and alerts must not wait for it.
+      this.#digesting = this.#fireDigest(due)
         .catch((error: unknown) => this.#o.logger.error({ err: error }, 'watch: the digest failed'))
         .finally(() => this.#scheduleDigest());
     }, wait);
@@ -508,8 +499,65 @@ export class Watcher {
   }
 }
 
+/**
+ * The poll's one `stat/device` read, always from the controller (`fresh`): a poller that took the
+ * read cache's answer would see a device up to its TTL (10 s) late. Its answer refreshes the cache
+ * for `/net` reads, and it joins an identical read already in flight, so it is shared all the same.
+ */
 async function readDevices(gateway: Gateway, site: string) {
-  return (await gateway.classicRead(site, 'stat/device', watchedDeviceSchema)).items;
+  return (await gateway.classicRead(site, 'stat/device', watchedDeviceSchema, { fresh: true })).items;
+}
+
+/** Where a digest is read from: what the watcher keeps in the store, and the tools it runs. */
+export interface DigestReadOptions {
+  site: string;
+  /** The site the watcher polls (DEFAULT_SITE): incidents and drift are kept for it only. */
+  watchedSite: string;
+  data: KeyValueStore;
+  changes: ChangeReader;
+  registry: ToolRegistry;
+  context: ToolContext;
+  logger: Logger;
+  timeZone?: string;
+}
+
+/**
+ * The digest of the day before `at`, from the store alone: the watcher posts it, and any process on
+ * the same store (a console beside the bot, an MCP client) reads it with `get_digest`. Reads only.
+ */
+export async function readDigest(o: DigestReadOptions, at: number): Promise<Digest> {
+  const state = await o.data.get<WatchState>(stateKey(o.site));
+  const drifts: Drift[] = [];
+  const alarms: Incident[] = [];
+  for (const key of await o.data.keys()) {
+    if (key.startsWith('watch:drift:')) {
+      const drift = await o.data.get<Drift>(key);
+      if (drift && drift.site === o.site && at - drift.noticedAt <= DAY) drifts.push(drift);
+    } else if (key.startsWith(ALARM_PREFIX)) {
+      const alarm = await o.data.get<Incident>(key);
+      if (alarm && alarm.site === o.site && at - alarm.startedAt <= DAY) alarms.push(alarm);
+    }
+  }
+  const digest = await buildDigest({
+    site: o.site,
+    at,
+    ...(o.timeZone ? { timeZone: o.timeZone } : {}),
+    changes: o.changes,
+    incidents: [...(state?.incidents ?? []), ...alarms],
+    observed: state?.observed ?? EMPTY_OBSERVED,
+    drifts,
+    registry: o.registry,
+    context: o.context,
+    logger: o.logger,
+  });
+  // Said, not left to guess: an empty incident list may only mean that nobody watched.
+  if (o.site !== o.watchedSite)
+    digest.notes.push(`incidents and drift are watched on ${o.watchedSite} only (DEFAULT_SITE)`);
+  else if (!state)
+    digest.notes.push(
+      'no poll recorded yet: incidents are kept by the Slack bot when ALERT_CHANNEL or DIGEST_CHANNEL is set',
+    );
+  return digest;
 }
 
 /** A random id for this replica when the store names none. */

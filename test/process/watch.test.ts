@@ -1,10 +1,14 @@
 // Issue 23 through the built program (`node dist/main.js`, environment variables only): alerts from
 // the watcher, Alarm Manager webhooks, and one watcher among two replicas on one PostgreSQL.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { bringDeviceBack, changeBehindBot, takeDeviceDown } from '../../src/simulator/scenario-controls.js';
-import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { runBot } from '../helpers/bot-process.js';
+import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
 import { buttonBody } from '../helpers/slack-requests.js';
@@ -31,7 +35,8 @@ afterAll(async () => {
   await sim?.close();
 });
 
-function bot(name: string, env: Record<string, string> = {}): Promise<BotProcess> {
+/** A bot for one test (killed after it), or, `shared`, for a describe (its afterAll kills it). */
+function bot(name: string, env: Record<string, string> = {}, shared = false): Promise<BotProcess> {
   return startBotProcess(
     name,
     {
@@ -46,9 +51,17 @@ function bot(name: string, env: Record<string, string> = {}): Promise<BotProcess
     },
     SECRET,
   ).then((started) => {
-    bots.push(started);
+    if (!shared) bots.push(started);
     return started;
   });
+}
+
+/** Requests the simulator has had whose route ends with `suffix`. */
+const readsOf = (suffix: string) => sim.requests.filter((r) => r.route.endsWith(suffix)).length;
+/** Resolves once the bot has read `suffix` `count` more times (polls or sweeps seen, not slept for). */
+async function moreReads(suffix: string, count: number): Promise<void> {
+  const target = readsOf(suffix) + count;
+  await slack.waitFor(() => readsOf(suffix) >= target, 15_000);
 }
 
 const alerts = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C9ALERTS');
@@ -56,24 +69,52 @@ const alertEdits = () => slack.callsOf('chat.update').filter((c) => c.args.chann
 const about = (subject: string) => alerts().filter((c) => String(c.args.text).includes(`*${subject}*`));
 
 describe('the watcher in the built program', () => {
-  it('alerts once when a device goes offline and edits that message when it is back', async () => {
-    await bot('watch-one');
+  // One bot for these tests (each start of the built program costs seconds under load).
+  let one: BotProcess;
+  const dataDir = mkdtempSync(join(tmpdir(), 'netops-watch-one-'));
+  beforeAll(async () => {
+    one = await bot(
+      'watch-one',
+      {
+        DATA_DIR: dataDir,
+        ALERT_FLAP_SECONDS: '120',
+        UNIFI_WEBHOOK_SECRET: HOOK_SECRET,
+        DRIFT_CHANNEL: 'C8DRIFT',
+        DRIFT_INTERVAL_SECONDS: '1',
+        ALLOW_SELF_APPROVAL: 'true',
+      },
+      true,
+    );
+  }, 30_000);
+  afterAll(async () => {
+    await one?.kill('SIGKILL');
+  });
+
+  it('alerts once when a device goes offline, edits that message when it is back, and keeps one message while it flaps', async () => {
     await slack.waitFor(() => about('Garage AP').length === 1, 15_000);
     takeDeviceDown(sim.state, 'Living Room AP');
     await slack.waitFor(() => about('Living Room AP').length === 1, 15_000);
     const posted = about('Living Room AP')[0];
+    const edits = () => alertEdits().filter((c) => c.args.ts === posted?.answer?.ts);
+    const edited = (pattern: RegExp) => () => edits().some((c) => pattern.test(String(c.args.text)));
     bringDeviceBack(sim.state, 'Living Room AP');
-    await slack.waitFor(() => alertEdits().some((c) => c.args.ts === posted?.answer?.ts), 15_000);
-    const edit = alertEdits().find((c) => c.args.ts === posted?.answer?.ts);
+    await slack.waitFor(edited(/back at/), 15_000);
+    const edit = edits().find((c) => /back at/.test(String(c.args.text)));
     expect(String(edit?.args.text)).toMatch(/Living Room AP\* offline since \d\d:\d\d … back at \d\d:\d\d/);
-    // Several more polls: still one message for each device.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Flapping: down and up twice more within ALERT_FLAP_SECONDS. The same message is edited each time.
+    for (const round of [1, 2]) {
+      takeDeviceDown(sim.state, 'Living Room AP');
+      await slack.waitFor(edited(new RegExp(`^:red_circle: .*again ${round}×`)), 15_000);
+      bringDeviceBack(sim.state, 'Living Room AP');
+      await slack.waitFor(edited(new RegExp(`^:large_green_circle: .*back at .*again ${round}×`)), 15_000);
+    }
+    // Two more polls: still one message for each device.
+    await moreReads('/stat/device', 2);
     expect(about('Living Room AP')).toHaveLength(1);
     expect(about('Garage AP')).toHaveLength(1);
   }, 60_000);
 
   it('posts an Alarm Manager webhook with the secret; refuses one without it or oversized', async () => {
-    const one = await bot('watch-hook', { UNIFI_WEBHOOK_SECRET: HOOK_SECRET, ALERT_CHANNEL: 'C9ALERTS' });
     const url = `http://127.0.0.1:${one.port}/webhooks/unifi`;
     const send = async (body: string, headers: Record<string, string>) =>
       (
@@ -95,43 +136,52 @@ describe('the watcher in the built program', () => {
     await slack.waitFor(() => alerts().some((c) => String(c.args.text).includes('latency 450 ms')), 10_000);
     expect(one.logs.some((l) => String(l.msg).includes('the body is not JSON'))).toBe(true);
   }, 60_000);
-});
-
-describe('drift in the built program', () => {
-  it('posts one message with the field diff; Revert proposes a change that restores the record exactly', async () => {
-    const one = await bot('watch-drift', {
-      ALERT_CHANNEL: '',
-      DRIFT_CHANNEL: 'C8DRIFT',
-      DRIFT_INTERVAL_SECONDS: '1',
-      ALLOW_SELF_APPROVAL: 'true',
-    });
+  it('posts one message per object with the field diff; Accept records who; Revert restores the record exactly; the console prints the day', async () => {
     const wait = (msg: string) => slack.waitFor(() => one.logs.some((l) => String(l.msg) === msg), 20_000);
     await wait('watch: drift baseline taken');
     const policy = sim.state.site('default')?.firewallPolicies.find((p) => p.name === "Kids' bedtime");
     const original = structuredClone(policy);
     changeBehindBot(sim.state, 'policies', "Kids' bedtime", { enabled: false, action: 'ALLOW' });
+    changeBehindBot(sim.state, 'policies', 'Allow Plex from WAN', { logging: true });
     const drifts = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C8DRIFT');
-    await slack.waitFor(() => drifts().length === 1, 20_000);
-    const blocks = JSON.stringify(drifts()[0]?.args.blocks);
+    const driftAbout = (name: string) =>
+      drifts().filter((c) => String(c.args.text).includes(`${name} was changed outside the bot`));
+    await slack.waitFor(() => driftAbout("Kids' bedtime").length === 1, 20_000);
+    await slack.waitFor(() => driftAbout('Allow Plex from WAN').length === 1, 20_000);
+    const blocks = JSON.stringify(driftAbout("Kids' bedtime")[0]?.args.blocks);
     expect(blocks).toContain('enabled: true → false');
     expect(blocks).toContain('action: \\"BLOCK\\" → \\"ALLOW\\"');
-    const posted = (drifts()[0]?.args.blocks ?? []) as {
-      elements?: { action_id: string; value: string }[];
-    }[];
-    const buttons = posted.flatMap((b) => b.elements ?? []);
-    const revertId = buttons.find((b) => b.action_id === 'revert_drift')?.value ?? '';
-    expect(buttons.find((b) => b.action_id === 'accept_drift')?.value).toBe(revertId);
-    const click = (actionId: string, value: string) =>
+    expect(JSON.stringify(driftAbout('Allow Plex from WAN')[0]?.args.blocks)).toContain(
+      'logging: false → true',
+    );
+    type Posted = { elements?: { action_id: string; value: string }[] }[];
+    const buttonsOf = (call: SlackCall | undefined) =>
+      ((call?.args.blocks ?? []) as Posted).flatMap((b) => b.elements ?? []).filter((e) => e.action_id);
+    const click = (actionId: string, value: string, userId: string) =>
       one.post(
-        buttonBody({ actionId, value, userId: 'U5', channel: 'C8DRIFT', response_url: slack.responseUrl() }),
+        buttonBody({ actionId, value, userId, channel: 'C8DRIFT', response_url: slack.responseUrl() }),
       );
-    expect(await click('revert_drift', revertId)).toBe(200);
-    const previews = () =>
-      drifts().flatMap((c) =>
-        ((c.args.blocks ?? []) as { elements?: { action_id: string; value: string }[] }[])
-          .flatMap((b) => b.elements ?? [])
-          .filter((e) => e.action_id === 'approve'),
-      );
+
+    // Accept: recorded with who, and the message loses its buttons.
+    const plex = driftAbout('Allow Plex from WAN')[0];
+    const acceptId = buttonsOf(plex).find((b) => b.action_id === 'accept_drift')?.value ?? '';
+    expect(await click('accept_drift', acceptId, 'U3')).toBe(200);
+    const plexEdits = () =>
+      slack
+        .callsOf('chat.update')
+        .filter((c) => c.args.channel === 'C8DRIFT' && c.args.ts === plex?.answer?.ts);
+    await slack.waitFor(
+      () => plexEdits().some((c) => JSON.stringify(c.args.blocks).includes('accepted by <@U3>')),
+      10_000,
+    );
+    expect(buttonsOf(plexEdits().at(-1))).toEqual([]);
+
+    // Revert: a change request that puts the record back, previewed and approved like any other.
+    const kids = driftAbout("Kids' bedtime")[0];
+    const revertId = buttonsOf(kids).find((b) => b.action_id === 'revert_drift')?.value ?? '';
+    expect(buttonsOf(kids).find((b) => b.action_id === 'accept_drift')?.value).toBe(revertId);
+    expect(await click('revert_drift', revertId, 'U5')).toBe(200);
+    const previews = () => drifts().flatMap((c) => buttonsOf(c).filter((e) => e.action_id === 'approve'));
     await slack.waitFor(() => previews().length === 1, 20_000);
     // The preview is recorded before the click is taken.
     await new Promise((r) => setTimeout(r, 500));
@@ -140,9 +190,32 @@ describe('drift in the built program', () => {
     const now = () => sim.state.site('default')?.firewallPolicies.find((p) => p._id === original?._id);
     await slack.waitFor(() => isDeepStrictEqual(now(), original), 20_000);
     expect(now()).toEqual(original);
-    // Its own revert is not drift: still one drift message after more sweeps.
-    await new Promise((r) => setTimeout(r, 3000));
-    expect(drifts().filter((c) => String(c.args.text).includes('outside the bot'))).toHaveLength(1);
+    // Its own revert is not drift: still one drift message per object after two more sweeps.
+    await moreReads('/firewall-policies', 2);
+    expect(drifts().filter((c) => String(c.args.text).includes('outside the bot'))).toHaveLength(2);
+
+    // The console on the bot's DATA_DIR prints the day: the revert, both drifts, the incidents (the
+    // earlier tests' too: the same bot).
+    const digest = await runBot(['digest'], {
+      env: {
+        DATA_DIR: dataDir,
+        GATEWAY_URL: sim.url,
+        GATEWAY_API_KEY: sim.apiKey,
+        TELEMETRY_INTERVAL_SECONDS: '0',
+      },
+    });
+    expect(digest.code, digest.stderr).toBe(0);
+    const text = digest.stdout;
+    expect(text).toMatch(/^site: default$/m);
+    expect(text).toMatch(/^changes:\n(.*\n)*.*update_firewall_policy +u5 +u5 +succeeded/im);
+    expect(text).toMatch(/^drift:\n/m);
+    expect(text).toMatch(/Kids' bedtime .*policies .*changed .*no$/m);
+    expect(text).toMatch(/Allow Plex from WAN .*policies .*changed .*yes$/m);
+    expect(text).toMatch(/^incidents:\n(.*\n)*Garage AP .*device_offline .*still open/m);
+    // The flapping device's one incident, ended, with how long it lasted.
+    expect(text).toMatch(/^Living Room AP +device_offline .*Z +\d+ (s|min)$/m);
+    expect(text).toMatch(/^offline_now: Garage AP$/m);
+    expect(text).toMatch(/^pending_approvals: \(none\)$/m);
   }, 90_000);
 });
 
@@ -150,7 +223,7 @@ describe('two replicas on one PostgreSQL', () => {
   const db = useTestDatabase();
 
   it('poll one at a time; after the leader is killed the other takes over without repeating an alert', async () => {
-    const env = { DATABASE_URL: db.url, REPLICA_LEASE_SECONDS: '2', WATCH_INTERVAL_SECONDS: '2' };
+    const env = { DATABASE_URL: db.url, REPLICA_LEASE_SECONDS: '2', WATCH_INTERVAL_SECONDS: '1' };
     const [a, b] = await Promise.all([bot('watch-a', env), bot('watch-b', env)]);
     await slack.waitFor(() => about('Garage AP').length === 1, 20_000);
     const leaderOf = () =>
@@ -158,11 +231,12 @@ describe('two replicas on one PostgreSQL', () => {
     await slack.waitFor(() => leaderOf() !== undefined, 10_000);
     const leader = leaderOf() as BotProcess;
     const other = (leader === a ? b : a) as BotProcess;
-    const deviceReads = () => sim.requests.filter((r) => r.route.endsWith('/stat/device')).length;
+    const deviceReads = () => readsOf('/stat/device');
     const before = deviceReads();
     await new Promise((r) => setTimeout(r, 3000));
-    // One poller: about one read every 2 s, not two.
-    expect(deviceReads() - before).toBeLessThanOrEqual(3);
+    // One poller: each poll is one fresh read, the next starting a second after the last ended, so
+    // at most four in three seconds (two pollers would make six).
+    expect(deviceReads() - before).toBeLessThanOrEqual(4);
     expect(other.logs.some((l) => String(l.msg) === 'watch: this replica is the watcher')).toBe(false);
 
     await leader.kill('SIGKILL');
@@ -175,7 +249,7 @@ describe('two replicas on one PostgreSQL', () => {
     expect(Date.now() - killedAt).toBeLessThan(9_000);
     takeDeviceDown(sim.state, 'Living Room AP');
     await slack.waitFor(() => about('Living Room AP').length === 1, 15_000);
-    await new Promise((r) => setTimeout(r, 2000));
+    await moreReads('/stat/device', 2);
     expect(about('Garage AP')).toHaveLength(1);
     expect(about('Living Room AP')).toHaveLength(1);
   }, 90_000);

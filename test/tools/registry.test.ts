@@ -209,8 +209,8 @@ describe('the registered tools', () => {
   const registry = createRegistry('default');
 
   it('are the 40 tools of the spec, the 5 zone-based firewall policy tools, 4 live reads, 13 on-call actions and top_clients', () => {
-    // And issue 22's show_policy and check_policy, and issue 21's keep_change.
-    expect(registry.list()).toHaveLength(45 + 4 + 13 + 1 + 2 + 1);
+    // And issue 22's show_policy and check_policy, issue 21's keep_change, and issue 23's get_digest.
+    expect(registry.list()).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1);
     expect(
       registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
     ).toEqual([
