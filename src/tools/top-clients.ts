@@ -284,7 +284,7 @@ export async function topClientsChart(
     Date.parse(hour.coverage.from),
   );
   return {
-    title: `Top clients on ${answer.site_id} (${answer.window === 'now' ? 'by current rate' : `by ${answer.window}`})`,
+    title: `Top clients on ${answer.site_id} (${answer.window === 'now' ? 'by current rate' : `average over the last ${answer.window}`})`,
     subtitle: `rate per sample, ${hour.coverage.covers}`,
     lines: clients.map((client) => ({
       name: client.name,

@@ -50,7 +50,9 @@ export function rateChartSpec(chart: RateChart): Record<string, unknown> {
         field: 'time',
         type: 'temporal',
         title: 'time (UTC)',
-        axis: { format: short ? '%H:%M:%S' : '%H:%M' },
+        // Never two ticks within a second (a span of seconds had labels drawn over each other),
+        // and labels that would overlap are left out.
+        axis: { format: short ? '%H:%M:%S' : '%H:%M', tickMinStep: 1000, labelOverlap: 'greedy' },
       },
       y: { field: 'mbps', type: 'quantitative', title: 'rate (Mbit/s, received + sent)' },
       color: {
