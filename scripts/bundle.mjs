@@ -12,7 +12,7 @@
  * dist/.bundle-meta.json is esbuild's metafile: which sources went into which output (the start-up
  * test reads it; the Dockerfile leaves it out of the image).
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,12 +39,18 @@ const EXTERNAL = [
   'pg-native',
 ];
 
-rmSync(join(root, 'dist'), { recursive: true, force: true });
+// Built beside dist/ and swapped in at the end: a program started from dist/ meanwhile (a test, a
+// second `npm start`) never finds it half-written or gone.
+const dist = join(root, 'dist');
+const nextName = `.dist-next-${process.pid}`;
+const next = join(root, nextName);
+const old = join(root, `.dist-old-${process.pid}`);
+rmSync(next, { recursive: true, force: true });
 const result = await esbuild
   .build({
     absWorkingDir: root,
     entryPoints: ENTRIES.map((name) => ({ in: `src/${name}.ts`, out: name })),
-    outdir: 'dist',
+    outdir: next,
     entryNames: '[dir]/[name]',
     chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
@@ -61,6 +67,14 @@ const result = await esbuild
     legalComments: 'none',
     logLevel: 'warning',
   })
-  .catch(() => process.exit(2));
+  .catch(() => {
+    rmSync(next, { recursive: true, force: true });
+    process.exit(2);
+  });
 
-writeFileSync(join(root, 'dist', '.bundle-meta.json'), `${JSON.stringify(result.metafile)}\n`);
+// The metafile names outputs by where they will be, not by the build's own folder.
+const named = JSON.stringify(result.metafile).replaceAll(`${nextName}/`, 'dist/');
+writeFileSync(join(next, '.bundle-meta.json'), `${named}\n`);
+if (existsSync(dist)) renameSync(dist, old);
+renameSync(next, dist);
+rmSync(old, { recursive: true, force: true });

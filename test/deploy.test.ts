@@ -340,12 +340,14 @@ describe('the Dockerfile and .env.example, as `docker build` and `docker run --e
     expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/im);
   });
 
-  it('leaves no npm cache, npm logs or compile cache in the runtime layer, and no source maps in dist/', () => {
+  it('leaves no npm cache, npm logs or compile cache in the runtime layer, and no bundle metafile in dist/', () => {
     const joined = dockerfile.replace(/\\\n/g, ' ');
     const install = /^RUN npm ci --omit=dev.*$/m.exec(joined)?.[0] ?? '';
 
     expect(install).toContain('rm -rf /root/.npm /tmp/node-compile-cache');
-    expect(dockerfile).toContain("find dist -name '*.map' -delete");
+    // The bundle has no source maps (scripts/bundle.mjs); its metafile is for the tests only.
+    expect(read('scripts/bundle.mjs')).not.toMatch(/sourcemap:\s*(true|'linked'|'external'|'both')/);
+    expect(dockerfile).toContain('rm -f dist/.bundle-meta.json');
   });
 
   it("sets no relative DATA_DIR, which would override the image's /data volume", () => {

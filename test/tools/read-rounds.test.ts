@@ -13,8 +13,9 @@ const MAX_COLD_ROUNDS = 2;
 
 const registry = createRegistry('default');
 // Not lookups: show_policy reads nothing from the controller, and check_policy reads fresh on
-// purpose (a blast radius must be current); test/tools/impact.test.ts covers both.
-const NOT_LOOKUPS = new Set(['show_policy', 'check_policy']);
+// purpose (a blast radius must be current); test/tools/impact.test.ts covers both. get_digest reads
+// the watcher's records in the store, not the controller (test/watch/get-digest.test.ts).
+const NOT_LOOKUPS = new Set(['show_policy', 'check_policy', 'get_digest']);
 const reads = registry.list().filter((tool) => tool.access === 'read' && !NOT_LOOKUPS.has(tool.name));
 
 function argumentsOf(tool: string): Record<string, string> {
