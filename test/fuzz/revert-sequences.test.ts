@@ -156,10 +156,10 @@ const firewallStep = fc.oneof(
 );
 
 /**
- * How many sequences of firewall writes: 4 in `npm test` (about a second each), FUZZ_RUNS with
- * `npm run fuzz`, at most 200 (60 took about a minute on 2 cores).
+ * How many sequences of firewall writes: 3 in `npm test` (about a second each), FUZZ_RUNS with
+ * `npm run fuzz`, at most 100 (60 took about a minute on 2 cores).
  */
-const FIREWALL_RUNS = Math.min(200, Math.max(1, Number(process.env.FUZZ_RUNS ?? 0) || 4));
+const FIREWALL_RUNS = Math.min(100, Math.max(1, Number(process.env.FUZZ_RUNS ?? 0) || 3));
 
 /** What the controller holds that these writes may change. */
 async function snapshot(): Promise<unknown> {
