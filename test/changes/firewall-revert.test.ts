@@ -219,6 +219,16 @@ describe('zone-based firewall kinds', () => {
     const undo = await t.revert(created.id);
     expect(JSON.stringify(undo.proposed.preview)).toContain('came from zone \\"IoT Devices\\"');
     expect(t.site().zones.some((z) => z.name === 'Lab')).toBe(false);
+
+    // A deleted zone is re-created with its networks (they were in no zone meanwhile).
+    const again = await t.approved('create_firewall_zone', { name: 'Lab', network_ids: ['Cameras'] });
+    const lab = (again.result as { zone: Json }).zone;
+    const deleted = await t.approved('delete_firewall_zone', { zone_id: String(lab.id) });
+    const cameras = t.site().networks.find((n) => n.name === 'Cameras');
+    expect(t.site().zones.some((z) => z.networkIds.includes(String(cameras?.external_id)))).toBe(false);
+    const remade = await t.revert(deleted.id);
+    expect(remade.proposed.args).toMatchObject({ name: 'Lab', network_ids: [cameras?._id] });
+    expect(t.site().zones.find((z) => z.name === 'Lab')?.networkIds).toEqual([cameras?.external_id]);
   });
 
   it('assign and unassign a network: each revert leaves the zones as they were, in order', async () => {
