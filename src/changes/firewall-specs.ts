@@ -349,7 +349,9 @@ const trafficRoutes = crudSpecs({
     const match = isRecord(before.match_criteria) ? before.match_criteria : {};
     const appliesTo = Array.isArray(before.applies_to) ? before.applies_to : [];
     if (match.vlan_id === null && appliesTo.length > 0 && !String(appliesTo[0]).startsWith('all'))
-      return { cannot: 'the route applies to clients or devices, which create_traffic_route does not write' };
+      return {
+        cannot: `the route applies to ${appliesTo.join(', ')}, which create_traffic_route does not write (it takes a VLAN or all clients)`,
+      };
     if (typeof match.destination_ip === 'string' && match.destination_ip.includes(','))
       return { cannot: 'the route matches several addresses, which create_traffic_route does not write' };
     return {

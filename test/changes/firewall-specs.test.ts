@@ -114,6 +114,31 @@ describe('firewall policy inverses', () => {
   });
 });
 
+describe('traffic route re-creation', () => {
+  it('a route for all clients is re-created for all clients; one for a client names why it is not', () => {
+    const route = {
+      id: 'r1',
+      name: 'No internet at night',
+      action: 'deny',
+      enabled: true,
+      match_criteria: { destination_port: null, protocol: 'all', destination_ip: null, vlan_id: null },
+      bandwidth_limit_kbps: null,
+      matching_target: 'INTERNET',
+      applies_to: ['all clients'],
+    };
+    expect(plan(inverse('delete_traffic_route', { before: route })).args).toEqual({
+      name: 'No internet at night',
+      action: 'deny',
+      enabled: true,
+    });
+    expect(
+      reason(
+        inverse('delete_traffic_route', { before: { ...route, applies_to: ['client aa:bb:cc:dd:ee:ff'] } }),
+      ),
+    ).toContain('client aa:bb:cc:dd:ee:ff');
+  });
+});
+
 describe('deletes the create tools cannot re-create, and changes with nothing to undo', () => {
   it('say why instead of offering Revert', () => {
     expect(
