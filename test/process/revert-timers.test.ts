@@ -120,7 +120,7 @@ describe('keep or revert, the built bot on files', () => {
     const iotStart = network(sim, 'IoT');
     const camerasStart = network(sim, 'Cameras');
     const lapsed = await side().run('update_network network_id=IoT vlan_id=24 revert_after=5s');
-    const kept = await side().run('update_network network_id=Cameras vlan_id=34 revert_after=15s');
+    const kept = await side().run('update_network network_id=Cameras vlan_id=34 revert_after=10s');
     await side().keep(kept);
     expect(deadlinesIn(dataDir).find((d) => d.changeId === kept)?.state).toBe('cancelled');
 
