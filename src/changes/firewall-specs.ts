@@ -166,6 +166,7 @@ const firewallRules = crudSpecs({
 
 // ACL rules: the image is get_acl_rule.
 
+/** The arguments that give one side of an ACL rule back all it matched (a re-creation). */
 function aclSide(side: 'source' | 'destination'): PutBack {
   return (_value, before) => {
     const type = before[`${side}_type`];
@@ -181,6 +182,29 @@ function aclSide(side: 'source' | 'destination'): PutBack {
       ...given(`${side}_network`, before[`${side}_network`]),
       ...given(side === 'source' ? 'src_port' : 'dst_port', port),
     };
+  };
+}
+
+/** Per field of one side: the type brings its id or address with it; each other field alone. */
+function aclSideFields(side: 'source' | 'destination'): Record<string, PutBack> {
+  const portArg = side === 'source' ? 'src_port' : 'dst_port';
+  return {
+    [`${side}_type`]: (value, before) => ({
+      [`${side}_type`]: value,
+      ...given(`${side}_id`, before[`${side}_id`]),
+      ...given(`${side}_network`, before[`${side}_network`]),
+    }),
+    [`${side}_id`]: (value) =>
+      typeof value === 'string' && value.includes(',')
+        ? { cannot: `the ${side} named several objects, which the ACL tools do not write` }
+        : given(`${side}_id`, value),
+    [`${side}_network`]: (value) => given(`${side}_network`, value),
+    [portArg]: (value) =>
+      Array.isArray(value)
+        ? { cannot: `the ${side} matched several ports, which the ACL tools do not write` }
+        : value === null || value === undefined
+          ? { cannot: 'update_acl_rule cannot clear a port' }
+          : { [portArg]: value },
   };
 }
 
@@ -200,14 +224,8 @@ const aclRules = crudSpecs({
     protocol: asArg('protocol'),
     description: descriptionBack,
     priority: ruleValue('priority', 'a priority'),
-    source_type: aclSide('source'),
-    source_id: aclSide('source'),
-    source_network: aclSide('source'),
-    src_port: aclSide('source'),
-    destination_type: aclSide('destination'),
-    destination_id: aclSide('destination'),
-    destination_network: aclSide('destination'),
-    dst_port: aclSide('destination'),
+    ...aclSideFields('source'),
+    ...aclSideFields('destination'),
   },
   recreate: (before) => {
     if (before.origin !== undefined && before.origin !== 'USER_DEFINED' && before.origin !== 'user')

@@ -201,6 +201,35 @@ describe('zone-based firewall kinds', () => {
     });
   });
 
+  it('an ACL rule whose source, destination and protocol changed is put back whole, or says what it cannot', async () => {
+    const start = records(t.site());
+    const moved = await t.approved('update_acl_rule', {
+      acl_rule_id: 'Block guest SSH',
+      source_type: 'network',
+      source_id: 'Cameras',
+      protocol: 'udp',
+    });
+    await t.revert(moved.id);
+    expect(records(t.site())).toEqual(start);
+
+    // The address is put back; the two ports it kept were never touched.
+    const nas = await t.approved('update_acl_rule', {
+      acl_rule_id: 'Block IoT to NAS',
+      destination_network: '192.168.1.21',
+    });
+    await t.revert(nas.id);
+    expect(records(t.site())).toEqual(start);
+
+    // A port that was not there cannot be cleared by the tool: the preview says so.
+    const ported = await t.approved('update_acl_rule', {
+      acl_rule_id: 'Block guest SSH',
+      src_port: 1234,
+      name: 'X',
+    });
+    const proposed = await t.h.approvals.proposeRevert({ changeId: ported.id, requester: RITA });
+    expect(JSON.stringify(proposed.preview)).toContain('cannot clear a port');
+  });
+
   it('zones: update, create and delete each revert to the records as they were', async () => {
     await roundTrips(t, {
       update: [
