@@ -84,6 +84,8 @@ const firewallStep = fc.oneof(
         enabled: fc.boolean(),
         priority: fc.integer({ min: 1, max: 4 }),
         description: fc.constantFrom('', 'changed'),
+        protocol: fc.constantFrom('tcp', 'udp', 'all'),
+        destination_network: fc.constantFrom('192.168.1.30', '10.9.0.0/24'),
       },
       { requiredKeys: ['acl_rule_id'] },
     ),
