@@ -244,10 +244,11 @@ export class Approvals {
    */
   async previewRevert(
     changeId: string,
-  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown }> {
+  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown; previewHash: string }> {
     const original = await this.store.get(changeId);
     if (!original) throw new ResourceNotFoundError('change request', changeId);
-    return this.revertPreview(original);
+    const plan = await this.revertPreview(original);
+    return { ...plan, previewHash: previewHash(plan.preview) };
   }
 
   /** The inverse of a change with its preview; one that would change nothing is refused. */
@@ -303,8 +304,20 @@ export class Approvals {
   async runRevertNow(input: {
     changeId: string;
     requester: Actor;
+    /** The hash of the revert preview the requester saw (the console's y/N): another is not run. */
+    shownHash?: string;
   }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
     const request = await this.proposeRevert({ changeId: input.changeId, requester: input.requester });
+    if (input.shownHash !== undefined && input.shownHash !== request.previewHash) {
+      await this.store.transition(
+        request.id,
+        { type: 'cancelled', id: request.id, actor: input.requester },
+        { from: ['pending'], at: this.now() },
+      );
+      throw new ConflictError(
+        `the revert of ${input.changeId} is no longer the one shown: the object changed since the preview, so nothing was run; run revert ${input.changeId} again to see what it would do now`,
+      );
+    }
     return this.runOnOwnAuthority(request, input.requester);
   }
 

@@ -5,8 +5,8 @@
 
 import { z } from 'zod';
 import type { ToolContext } from '../tools/define-tool.js';
-
-type Json = Record<string, unknown>;
+import { FIREWALL_SPECS } from './firewall-specs.js';
+import { changesTo, field, isRecord, type Json, notRevertible, same, siteOf, str } from './spec-helpers.js';
 
 /** One object to read: a read tool, its arguments, and which record of its answer is the object. */
 export interface ImageRead {
@@ -60,42 +60,6 @@ export interface ChangeSpec {
   inverse(input: InverseInput): InversePlan | { reason: string };
 }
 
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-function field(value: unknown, ...path: string[]): unknown {
-  let at = value;
-  for (const key of path) {
-    if (!isRecord(at)) return undefined;
-    at = at[key];
-  }
-  return at;
-}
-
-function siteOf(args: Json): Json {
-  return typeof args.site_id === 'string' ? { site_id: args.site_id } : {};
-}
-
-/** `{field: to}` of an update preview's or result's `changes`. */
-function changesTo(...sources: unknown[]): Json | undefined {
-  for (const source of sources) {
-    const changes = field(source, 'changes');
-    if (!isRecord(changes)) continue;
-    const fields: Json = {};
-    for (const [key, change] of Object.entries(changes)) {
-      if (isRecord(change) && 'to' in change) fields[key] = change.to;
-    }
-    return fields;
-  }
-  return undefined;
-}
-
-function notRevertible(reason: string): ChangeSpec {
-  return { kind: 'action', inverse: () => ({ reason }) };
-}
-
 // Networks: the image is get_network_details (every stored field, secrets masked).
 const networkRead = (args: Json, id: string): ImageRead => ({
   kind: 'network',
@@ -123,8 +87,6 @@ const NETWORK_ARGS: Record<string, string> = {
 const NETWORK_DERIVED = new Set(['vlan_enabled', 'vlan_id', 'dhcpd_dns_enabled', 'id']);
 // Arguments that clear a field with an empty string.
 const CLEARABLE = new Set(['dhcp_dns_1', 'dhcp_dns_2', 'dhcp_dns_3', 'dhcp_dns_4', 'domain_name']);
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** The value an argument takes to put a stored field back. */
 function argValue(arg: string, stored: unknown): unknown {
@@ -389,7 +351,21 @@ const vouchers: Record<string, ChangeSpec> = {
   revoke_voucher: notRevertible('a revoked voucher cannot be restored (a new one has a new code)'),
 };
 
-const SPECS: Record<string, ChangeSpec> = { ...network, ...clients, ...wifi, ...devices, ...vouchers };
+const keep: Record<string, ChangeSpec> = {
+  keep_change: notRevertible(
+    'Keep only cancels the automatic revert of another change; revert that change itself to undo it',
+  ),
+};
+
+const SPECS: Record<string, ChangeSpec> = {
+  ...keep,
+  ...network,
+  ...clients,
+  ...wifi,
+  ...devices,
+  ...vouchers,
+  ...FIREWALL_SPECS,
+};
 
 /** The spec of a write tool; undefined for a tool whose object the bot does not read back yet. */
 export function changeSpec(tool: string): ChangeSpec | undefined {

@@ -202,6 +202,8 @@ export class ChangeTimers {
     const timed = request as TimedChange;
     const seconds = timed.forSeconds ?? timed.revertAfterSeconds;
     if (seconds === undefined || !(seconds > 0)) return undefined;
+    // Undone already: nothing is left to revert, whatever the deadline file still holds.
+    if (request.revertedBy) return undefined;
     const kind: DeadlineKind = timed.forSeconds !== undefined ? 'temporary' : 'keep_or_revert';
     const at = this.now();
     const existing = await this.options.deadlines.list({ changeId: request.id, kind });

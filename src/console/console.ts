@@ -73,8 +73,8 @@ export interface ChangeRecorder {
   runNow(input: { tool: string; args: Record<string, unknown>; requester: Actor }): Promise<RunOutcome>;
   previewRevert?(
     changeId: string,
-  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown }>;
-  runRevertNow?(input: { changeId: string; requester: Actor }): Promise<RunOutcome>;
+  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown; previewHash?: string }>;
+  runRevertNow?(input: { changeId: string; requester: Actor; shownHash?: string }): Promise<RunOutcome>;
 }
 
 /** One-shot exit codes. */
@@ -339,9 +339,15 @@ async function revertPlan(deps: ConsoleDeps, changeId: string): Promise<RevertPl
     throw new NotSupportedError('revert needs the change store, which this console run did not open');
   }
   const runRevertNow = recorder.runRevertNow.bind(recorder);
-  const { tool, preview } = await recorder.previewRevert(changeId);
+  const { tool, preview, previewHash } = await recorder.previewRevert(changeId);
   const requester = deps.operator ?? { userId: 'console:unknown' };
-  return { tool, preview, run: async () => executedOf(await runRevertNow({ changeId, requester })) };
+  // What runs must be the revert that was shown: another preview by then is refused, not run.
+  const shown = previewHash === undefined ? {} : { shownHash: previewHash };
+  return {
+    tool,
+    preview,
+    run: async () => executedOf(await runRevertNow({ changeId, requester, ...shown })),
+  };
 }
 
 /**

@@ -39,6 +39,24 @@ export function newDeadlineId(): string {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** How long a fired or kept deadline stays in the file before a compaction drops it [24 h]. */
+export const KEEP_FINISHED_MS = 24 * 60 * 60 * 1000;
+
+/** States a compaction drops once old: the deadline did its work (fired) or was kept (cancelled). */
+const COMPACTED: ReadonlySet<string> = new Set(['fired', 'cancelled']);
+
+/**
+ * The deadlines worth keeping at `at`: all but those fired or kept more than `keepMs` ago. A failed
+ * one stays (it is reported and never retried; the file is where it can still be looked up). The
+ * retention outlives by far the notices a change sends when it succeeds, so a late notice still
+ * finds its deadline and schedules nothing twice.
+ */
+export function compacted(all: readonly Deadline[], at: number, keepMs: number): Deadline[] {
+  return all.filter(
+    (d) => !(COMPACTED.has(d.state) && d.finishedAt !== undefined && Date.parse(d.finishedAt) < at - keepMs),
+  );
+}
+
 /**
  * Deadlines in DATA_DIR/deadlines.json. Every change reads the file, checks, and writes it back
  * (temporary file, fsync, rename) under a cross-process lock, so a claim is one atomic
@@ -48,11 +66,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class FileDeadlineStore implements DeadlineStore {
   private readonly path: string;
 
+  private readonly keepFinishedMs: number;
+
   constructor(
     dataDir: string,
     private readonly lock: FileLockOptions = {},
+    options: { keepFinishedMs?: number } = {},
   ) {
     this.path = join(dataDir, DEADLINES_FILE);
+    this.keepFinishedMs = options.keepFinishedMs ?? KEEP_FINISHED_MS;
   }
 
   async schedule(input: {
@@ -86,16 +108,30 @@ export class FileDeadlineStore implements DeadlineStore {
       .sort(soonestFirst);
   }
 
+  /**
+   * Also compacts the file (every tick calls it): deadlines fired or kept long ago are dropped in
+   * the same locked read-check-write, so no other process's change is lost to the rewrite.
+   */
   async claimDue(at: number, by: string): Promise<Deadline[]> {
     return this.change((all) => {
       const claimed: Deadline[] = [];
-      const next = all.map((d) => {
+      const kept = compacted(all, at, this.keepFinishedMs);
+      const next = kept.map((d) => {
         if (d.state !== 'scheduled' || Date.parse(d.dueAt) > at) return d;
         const after: Deadline = { ...d, state: 'claimed', claimedBy: by, claimedAt: iso(at) };
         claimed.push(after);
         return after;
       });
-      return claimed.length > 0 ? { result: claimed.sort(soonestFirst), next } : { result: [] };
+      const changed = claimed.length > 0 || kept.length !== all.length;
+      return changed ? { result: claimed.sort(soonestFirst), next } : { result: [] };
+    });
+  }
+
+  /** Drops the deadlines fired or kept more than the retention before `at`; answers how many. */
+  async compact(at: number): Promise<number> {
+    return this.change((all) => {
+      const kept = compacted(all, at, this.keepFinishedMs);
+      return kept.length === all.length ? { result: 0 } : { result: all.length - kept.length, next: kept };
     });
   }
 

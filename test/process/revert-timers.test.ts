@@ -1,0 +1,210 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
+import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { useTestDatabase } from '../helpers/postgres.js';
+import { type BotProcess as Replica, startBotProcess } from '../helpers/replica-process.js';
+import { buttonsOf } from '../helpers/slack-buttons.js';
+import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+
+// Issue 21, items 5 and 7, through the built program (`node dist/main.js`, env only) with the
+// fake Slack and the simulator: a change made with revert_after= reverts itself once when nobody
+// keeps it, not at all when someone does, once at start when its deadline passed while the bot
+// was killed, and once with two replicas on one PostgreSQL. The bot ticks every 5 s.
+
+afterAll(stopAllBots);
+
+const SECRET = 'revert-timers-secret';
+const textOf = (call: SlackCall | undefined) => JSON.stringify(call?.args ?? {});
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Writes to one network record: the change, and each revert of it. */
+const putsTo = (sim: Simulator, id: string | undefined) =>
+  sim.requests.filter((r) => r.method === 'PUT' && r.route.endsWith(`rest/networkconf/${id}`)).length;
+const network = (sim: Simulator, name: string) =>
+  structuredClone(sim.state.site('default')?.networks.find((n) => n.name === name));
+
+interface FileDeadline {
+  changeId: string;
+  state: string;
+  dueAt: string;
+}
+const deadlinesIn = (dataDir: string) =>
+  (JSON.parse(readFileSync(join(dataDir, DEADLINES_FILE), 'utf8')) as { deadlines: FileDeadline[] })
+    .deadlines;
+
+/** Slack's side of a bot: propose with /net, approve, keep, all as signed HTTP requests. */
+function slackSide(slack: FakeSlack, post: () => (body: string) => Promise<unknown>) {
+  const previews = () =>
+    slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
+  const audit = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT');
+  return {
+    audit,
+    /** Proposes as U1 and approves as U2; resolves once the Keep prompt is in the thread. */
+    async run(text: string): Promise<string> {
+      const before = previews().length;
+      await post()(commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: slack.responseUrl() }));
+      await slack.waitFor(() => previews().length > before, 20_000);
+      const id = buttonsOf(previews().at(-1)).find((b) => b.action_id === 'approve')?.value ?? '';
+      await post()(
+        buttonBody({ actionId: 'approve', value: id, userId: 'U2', response_url: slack.responseUrl() }),
+      );
+      await slack.waitFor(
+        () =>
+          slack
+            .callsOf('chat.postMessage')
+            .some(
+              (c) =>
+                c.args.thread_ts && buttonsOf(c).some((b) => b.action_id === 'keep_change' && b.value === id),
+            ),
+        20_000,
+      );
+      return id;
+    },
+    async keep(id: string) {
+      await post()(
+        buttonBody({ actionId: 'keep_change', value: id, userId: 'U2', response_url: slack.responseUrl() }),
+      );
+      await slack.waitFor(() => audit().some((c) => textOf(c).includes(`(${id}) kept by`)), 20_000);
+    },
+    /** Resolves once AUDIT_CHANNEL says the change was reverted automatically. */
+    async reverted(id: string, timeoutMs = 30_000) {
+      await slack.waitFor(
+        () => audit().some((c) => textOf(c).includes(`(${id}) reverted automatically`)),
+        timeoutMs,
+      );
+    },
+    revertedPosts: (id: string) =>
+      audit().filter((c) => textOf(c).includes(`(${id}) reverted automatically`)),
+  };
+}
+
+describe('keep or revert, the built bot on files', () => {
+  let slack: FakeSlack;
+  let sim: Simulator;
+  let bot: BotProcess;
+  let events = '';
+  const dataDir = mkdtempSync(join(tmpdir(), 'netops-revert-timers-'));
+  const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
+  const side = () => slackSide(slack, () => post);
+
+  async function start() {
+    bot = spawnBot({
+      SLACK_BOT_TOKEN: 'xoxb-timers',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: '0',
+      GATEWAY_URL: sim.url,
+      GATEWAY_API_KEY: sim.apiKey,
+      AUDIT_CHANNEL: 'CAUDIT',
+      DATA_DIR: dataDir,
+    });
+    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'), 20_000);
+    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+  }
+
+  beforeAll(async () => {
+    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+    await start();
+  }, 30_000);
+  afterAll(async () => {
+    await bot?.stop('SIGKILL');
+    await Promise.all([slack?.close(), sim?.close()]);
+  });
+
+  it('revert_after=5s with no Keep reverts once; another kept before its deadline is never reverted', async () => {
+    const iotStart = network(sim, 'IoT');
+    const camerasStart = network(sim, 'Cameras');
+    const lapsed = await side().run('update_network network_id=IoT vlan_id=24 revert_after=5s');
+    const kept = await side().run('update_network network_id=Cameras vlan_id=34 revert_after=10s');
+    await side().keep(kept);
+    expect(deadlinesIn(dataDir).find((d) => d.changeId === kept)?.state).toBe('cancelled');
+
+    await side().reverted(lapsed);
+    // Past the kept change's deadline and one more tick: nothing else happens.
+    const due = Date.parse(deadlinesIn(dataDir).find((d) => d.changeId === kept)?.dueAt ?? '');
+    await sleep(Math.max(0, due - Date.now()) + 6_000);
+
+    expect(network(sim, 'IoT')).toEqual(iotStart);
+    expect(putsTo(sim, iotStart?._id)).toBe(2);
+    expect(side().revertedPosts(lapsed)).toHaveLength(1);
+    expect(deadlinesIn(dataDir).find((d) => d.changeId === lapsed)?.state).toBe('fired');
+
+    expect(network(sim, 'Cameras')).toEqual({ ...camerasStart, vlan: 34 });
+    expect(putsTo(sim, camerasStart?._id)).toBe(1);
+    expect(side().revertedPosts(kept)).toHaveLength(0);
+  }, 90_000);
+
+  it('killed (SIGKILL) before the deadline and started after it, the bot reverts the change once at start', async () => {
+    const guestStart = network(sim, 'Guest');
+    const id = await side().run('update_network network_id=Guest vlan_id=35 revert_after=5s');
+    await bot.stop('SIGKILL');
+    const due = Date.parse(deadlinesIn(dataDir).find((d) => d.changeId === id)?.dueAt ?? '');
+    expect(deadlinesIn(dataDir).find((d) => d.changeId === id)?.state).toBe('scheduled');
+    await sleep(Math.max(0, due - Date.now()) + 1_000);
+    expect(network(sim, 'Guest')?.vlan).toBe(35);
+
+    await start();
+    await side().reverted(id);
+    await sleep(6_000);
+
+    expect(network(sim, 'Guest')).toEqual(guestStart);
+    expect(putsTo(sim, guestStart?._id)).toBe(2);
+    expect(side().revertedPosts(id)).toHaveLength(1);
+    expect(deadlinesIn(dataDir).find((d) => d.changeId === id)?.state).toBe('fired');
+  }, 90_000);
+});
+
+describe('keep or revert, two replicas of the built bot on one PostgreSQL', () => {
+  const db = useTestDatabase();
+  let slack: FakeSlack;
+  let sim: Simulator;
+  let a: Replica;
+  let b: Replica;
+  let next = 0;
+
+  beforeAll(async () => {
+    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+    const env = {
+      SLACK_BOT_TOKEN: 'xoxb-timers-replicas',
+      SLACK_API_URL: slack.apiUrl,
+      GATEWAY_URL: sim.url,
+      GATEWAY_API_KEY: sim.apiKey,
+      DATABASE_URL: db.url,
+      AUDIT_CHANNEL: 'CAUDIT',
+    };
+    a = await startBotProcess('timers-a', env, SECRET);
+    b = await startBotProcess('timers-b', env, SECRET);
+  }, 40_000);
+  afterAll(async () => {
+    await Promise.all([a, b].filter(Boolean).map((r) => r.kill('SIGTERM')));
+    await Promise.all([slack?.close(), sim?.close()]);
+  });
+
+  it('a revert_after=5s change proposed on one and approved on the other reverts once', async () => {
+    // Requests alternate between the replicas: the proposal on A, the approval on B.
+    const side = slackSide(slack, () => (body) => (next++ % 2 === 0 ? a : b).post(body));
+    const start = network(sim, 'IoT');
+    const id = await side.run('update_network network_id=IoT vlan_id=26 revert_after=5s');
+
+    await side.reverted(id);
+    await sleep(6_000);
+
+    expect(network(sim, 'IoT')).toEqual(start);
+    expect(putsTo(sim, start?._id)).toBe(2);
+    expect(side.revertedPosts(id)).toHaveLength(1);
+    const rows = await db.query<{ state: string; claimed_by: string }>(
+      'SELECT state, claimed_by FROM netops_deadlines WHERE change_id = $1',
+      [id],
+    );
+    expect(rows.rows).toEqual([{ state: 'fired', claimed_by: expect.any(String) }]);
+    const reverts = await db.query("SELECT id FROM netops_change_requests WHERE data->>'revertOf' = $1", [
+      id,
+    ]);
+    expect(reverts.rows).toHaveLength(1);
+  }, 90_000);
+});
