@@ -22,6 +22,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { WatchNotifier } from '../watch/types.js';
 import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
+import { RUN_SCHEDULED_ACTION } from './blocks/home.js';
 import { keepPromptMessage, timerEventMessage } from './blocks/keep-prompt.js';
 import type { SlackMessage } from './blocks/read-result.js';
 import { READ_MORE_ACTION } from './blocks/read-result.js';
@@ -261,6 +262,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     actions: [
       APPROVE_ACTION,
       CANCEL_ACTION,
+      RUN_SCHEDULED_ACTION,
       REVERT_ACTION,
       ...(options.timers ? KEEP_ACTIONS : []),
       READ_MORE_ACTION,

@@ -6,8 +6,14 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { JOURNAL_FILE } from '../../src/store/file/journal.js';
 import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
-import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { buttonsIn, buttonsOf } from '../helpers/slack-buttons.js';
+import {
+  buttonBody,
+  commandBody,
+  homeOpenedBody,
+  slackHeaders,
+  slackJsonHeaders,
+} from '../helpers/slack-requests.js';
 
 // Issue 22 through the built program (`node dist/main.js`, Slack over HTTP, the simulator, the
 // file store): the policy file wired into the approval flow. One bot serves every test here.
@@ -174,7 +180,7 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
   it('schedules a change approved outside its window, runs it at the opening, and does not run one whose target changed', async () => {
     // Approve well inside a closed stretch, a few seconds before the next opening.
     const inPeriod = () => Math.floor(Date.now() / 1000) % PERIOD_S;
-    while (inPeriod() < 3 || inPeriod() > 10) await new Promise((r) => setTimeout(r, 250));
+    while (inPeriod() < 2 || inPeriod() > 7) await new Promise((r) => setTimeout(r, 250));
     const guest = sim.state.findNetworkByName('default', 'Guest');
     const runs = await propose('update_network network_id=Cameras name=WinCams');
     const drifts = await propose(`update_network network_id=${String(guest?._id)} name=WinGuest`);
@@ -185,6 +191,39 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
     await slack.waitFor(() => updatesOf(runs.ts).some((c) => textOf(c).includes('*Scheduled*')));
     expect(typesOf(runs.id)).toContain('scheduled');
     expect(sim.state.findNetworkByName('default', 'WinCams')).toBeUndefined();
+    // App Home lists them with Run now and Cancel; Run now is refused while the policy requires the window.
+    const body = homeOpenedBody('U2');
+    const published = slack.callsOf('views.publish').length;
+    await fetch(events, { method: 'POST', headers: slackJsonHeaders(SECRET, body), body });
+    await slack.waitFor(() => slack.callsOf('views.publish').length > published, 10_000);
+    const home = slack.callsOf('views.publish').at(-1);
+    const view = JSON.stringify(home?.args.view);
+    expect(view).toContain('Scheduled changes');
+    const homeButtons = buttonsIn((home?.args.view as { blocks?: unknown } | undefined)?.blocks);
+    expect(homeButtons).toContainEqual(
+      expect.objectContaining({ action_id: 'run_scheduled_now', value: runs.id }),
+    );
+    expect(homeButtons).toContainEqual(expect.objectContaining({ action_id: 'cancel', value: runs.id }));
+    const runNow = slack.responseUrl();
+    await post(
+      buttonBody({ actionId: 'run_scheduled_now', value: runs.id, userId: 'U2', response_url: runNow }),
+    );
+    await slack.waitFor(() => slack.responses.some((r) => runNow.endsWith(r.path)), 20_000);
+    expect(String(slack.responses.find((r) => runNow.endsWith(r.path))?.body.text)).toContain(
+      'the policy lets this change run only in window soon',
+    );
+    // A third one is scheduled, then cancelled: it never runs.
+    const cancelled = await propose('update_network network_id=IoT name=WinIoT');
+    expect(await click(cancelled.id, 'U2')).toContain('scheduled for');
+    await post(
+      buttonBody({
+        actionId: 'cancel',
+        value: cancelled.id,
+        userId: 'U1',
+        response_url: slack.responseUrl(),
+      }),
+    );
+    await slack.waitFor(() => typesOf(cancelled.id).includes('cancelled'), 10_000);
     // Someone renames Guest on the controller before the window opens.
     if (guest) guest.name = 'Visitors';
 
@@ -197,5 +236,7 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
     );
     expect(sim.state.findNetworkByName('default', 'WinGuest')).toBeUndefined();
     expect(sim.state.findNetworkByName('default', 'Visitors')).toBeDefined();
+    expect(sim.state.findNetworkByName('default', 'WinIoT')).toBeUndefined();
+    expect(typesOf(cancelled.id).at(-1)).toBe('cancelled');
   }, 90_000);
 });
