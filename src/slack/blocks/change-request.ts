@@ -45,14 +45,17 @@ function shown(value: unknown): string {
 const PREVIEW_WIDTH = 90;
 // A note is the bot's own summary (drift, supersession); it is kept to this size.
 const NOTE_MAX = 2000;
-// Block text besides the preview, its warnings and the note: header, fields, status, the
-// buttons' context line, the attachment line, the fences of the code blocks, and (issue 22) the
-// risk and approvals sections (GUARDRAIL_MAX each).
+// Issue 22: the most each of the risk and approvals sections shows.
 const GUARDRAIL_MAX = 1500;
-const OTHER_CHARS = 2000 + 2 * GUARDRAIL_MAX;
-// Blocks besides the preview and its warnings: header, fields, attachment line, note, status,
-// actions, context, and the risk and approvals sections (issue 22).
-const OTHER_BLOCKS = 9;
+// Block text besides the preview, its warnings and the note: header, fields, status, the
+// buttons' context line, the attachment line, and the fences of the code blocks.
+const OTHER_CHARS = 2000;
+// Blocks besides the preview and its warnings: header, fields, attachment line, note, status, actions, context.
+const OTHER_BLOCKS = 7;
+// Issue 22: what a request with an assessment reserves for its risk and approvals sections; fixed
+// at proposal, so every later edit of the message still shows the same preview lines.
+const guardrailReserve = (request: ChangeRequest) =>
+  request.assessment ? { blocks: 2, chars: 2 * GUARDRAIL_MAX } : { blocks: 0, chars: 0 };
 
 function warningsOf(preview: unknown): string[] {
   if (!isRow(preview) || !Array.isArray(preview.warnings)) return [];
@@ -91,8 +94,8 @@ function previewLayout(request: ChangeRequest) {
     ? renderPreview(request.preview, { width: PREVIEW_WIDTH, title: false, warnings: false })
     : shown(request.preview);
   const { blocks, omittedLines } = codeSections(text, {
-    blocks: LIMITS.messageBlocks - OTHER_BLOCKS - warnings.length,
-    chars: LIMITS.messageBlockChars - OTHER_CHARS - NOTE_MAX - warningChars,
+    blocks: LIMITS.messageBlocks - OTHER_BLOCKS - guardrailReserve(request).blocks - warnings.length,
+    chars: LIMITS.messageBlockChars - OTHER_CHARS - guardrailReserve(request).chars - NOTE_MAX - warningChars,
   });
   return { blocks, omittedLines, warnings };
 }
