@@ -42,6 +42,7 @@ import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPolicy } from './policy.js';
 import { capForJournal, redactSecrets } from './redact.js';
 import { claimDueReminders } from './reminders.js';
+import { snapshotContext } from './snapshot-context.js';
 import type {
   Actor,
   ApproveOutcome,
@@ -257,10 +258,12 @@ export class Approvals {
     const meta = splitMetaArgs(input.args);
     // confirm and dry_run are how a request is run, not what it changes.
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
-    const preview = await this.dryRun(input.tool, args);
+    // Issue 22: the preview and its blast radius share one fresh snapshot of the controller.
+    const snapshot = snapshotContext(this.options.context);
+    const preview = await this.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
-    // Issue 22: blast radius and policy, read fresh; a denied change is refused and nothing is written.
-    const assessment = await this.assessOrRefuse({ ...input, args });
+    // Blast radius and policy; a denied change is refused and nothing is written.
+    const assessment = await this.assessOrRefuse({ ...input, args }, snapshot);
     const revertAfter = [meta.revertAfterSeconds, assessment.decision.revertAfterSeconds].filter(
       (s): s is number => s !== undefined,
     );
@@ -282,13 +285,15 @@ export class Approvals {
    * Issue 22: the change's blast radius and what the policy in effect requires of it, read fresh
    * from the controller now (at proposal, at each approval, right before it runs).
    */
-  async assess(change: {
-    tool: string;
-    args: Record<string, unknown>;
-    requester: Actor;
-    channel?: string;
-  }): Promise<ChangeAssessment> {
-    const { context } = this.options;
+  async assess(
+    change: {
+      tool: string;
+      args: Record<string, unknown>;
+      requester: Actor;
+      channel?: string;
+    },
+    context: ToolContext = snapshotContext(this.options.context),
+  ): Promise<ChangeAssessment> {
     return assessChange(
       context,
       {
@@ -304,13 +309,16 @@ export class Approvals {
   }
 
   /** assess(), refusing (NotAuthorizedError, nothing written) a change the policy denies. */
-  private async assessOrRefuse(change: {
-    tool: string;
-    args: Record<string, unknown>;
-    requester: Actor;
-    channel?: string;
-  }): Promise<ChangeAssessment> {
-    const assessment = await this.assess(change);
+  private async assessOrRefuse(
+    change: {
+      tool: string;
+      args: Record<string, unknown>;
+      requester: Actor;
+      channel?: string;
+    },
+    context?: ToolContext,
+  ): Promise<ChangeAssessment> {
+    const assessment = await this.assess(change, context);
     const deny = assessment.decision.deny;
     if (deny) {
       this.options.logger.info(
@@ -465,10 +473,11 @@ export class Approvals {
     }
     const meta = splitMetaArgs(input.args);
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
-    const preview = await this.dryRun(input.tool, args);
+    const snapshot = snapshotContext(this.options.context);
+    const preview = await this.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
     // Issue 22: a change the policy denies is refused here too (the console, MCP_WRITES=confirm).
-    const assessment = await this.assessOrRefuse({ ...input, args });
+    const assessment = await this.assessOrRefuse({ ...input, args }, snapshot);
     const request = await this.create({
       tool: input.tool,
       args,
@@ -888,9 +897,12 @@ export class Approvals {
     return this.store.journalHead();
   }
 
-  private async dryRun(tool: string, args: Record<string, unknown>): Promise<unknown> {
-    const { registry, context } = this.options;
-    return redactSecrets(await registry.run(tool, { ...args, dry_run: true }, context));
+  private async dryRun(
+    tool: string,
+    args: Record<string, unknown>,
+    context: ToolContext = this.options.context,
+  ): Promise<unknown> {
+    return redactSecrets(await this.options.registry.run(tool, { ...args, dry_run: true }, context));
   }
 
   /**
@@ -898,12 +910,15 @@ export class Approvals {
    * (when the object changed since the change ran) before / after / now side by side. Computed the
    * same way at proposal and at approval, so the drift check compares like with like.
    */
-  private async previewFor(request: {
-    tool: string;
-    args: Record<string, unknown>;
-    revertOf?: string;
-  }): Promise<unknown> {
-    const dry = await this.dryRun(request.tool, request.args);
+  private async previewFor(
+    request: {
+      tool: string;
+      args: Record<string, unknown>;
+      revertOf?: string;
+    },
+    context?: ToolContext,
+  ): Promise<unknown> {
+    const dry = await this.dryRun(request.tool, request.args, context);
     if (!request.revertOf) return dry;
     const original = await this.store.get(request.revertOf);
     if (!original) throw new ResourceNotFoundError('change request', request.revertOf);
@@ -1045,7 +1060,11 @@ export class Approvals {
     try {
       if (options.recheck) {
         // Issue 22: the policy once more, right before the write, on a fresh read.
-        [fresh, assessed] = await Promise.all([this.previewFor(request), this.assess(request)]);
+        const snapshot = snapshotContext(this.options.context);
+        [fresh, assessed] = await Promise.all([
+          this.previewFor(request, snapshot),
+          this.assess(request, snapshot),
+        ]);
       }
     } catch (error) {
       const found = summarize(error);
