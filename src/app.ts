@@ -272,6 +272,12 @@ function buildTimers(
     },
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.timerTickMs ? { tickMs: deps.timerTickMs } : {}),
+    // Issue 22: a `window` deadline runs its scheduled change (fresh checks first), shown in Slack.
+    runScheduled: async (changeId) => {
+      const outcome = await approvals.runScheduled(changeId);
+      await slack()?.showScheduledOutcome(outcome);
+      return outcome;
+    },
   });
 }
 
@@ -338,5 +344,7 @@ function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, con
     ttlSeconds: config.approvals.ttlSeconds,
     logger,
     ...(deps.now ? { now: deps.now } : {}),
+    // Issue 22: changes approved outside their window wait on a `window` deadline.
+    deadlines: store.deadlines(),
   });
 }

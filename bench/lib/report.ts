@@ -466,6 +466,10 @@ export function markdownReport(results: PartResults): string {
           ],
           ['preview, then blast radius and policy', `${fmt(g.bothMs)} ms (${times(g.bothRatio)})`],
           ['evaluateChange alone (10 CEL rules)', `${fmt(g.evaluateUs, 1)} µs`],
+          [
+            `approvals.propose: preview, blast radius and policy on one snapshot (${fmt(g.proposeReads)} controller reads)`,
+            `${fmt(g.proposeMs)} ms (${times(g.proposeRatio)})`,
+          ],
         ],
       ),
     );

@@ -28,6 +28,11 @@ export interface GuardrailsRow {
   bothRatio: number;
   /** evaluateChange alone (the pure part), microseconds, 10 rules. */
   evaluateUs: number;
+  /** Approvals.propose of the same restart: preview, blast radius and policy on one fresh snapshot. */
+  proposeMs: number;
+  proposeRatio: number;
+  /** controller requests (GET) one propose made. */
+  proposeReads: number;
 }
 
 const POLICY = `rules:
@@ -69,7 +74,7 @@ export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
   const logger = silentLogger();
   const gateway = createGateway(gatewayOptionsFromConfig(config, logger));
   const policy = parsePolicy(POLICY, 'bench-policy.yaml');
-  const app = createApp({ config, logger, gateway, policy, controllerUrl: sim.url });
+  const app = createApp({ config, logger, gateway, policy, controllerUrl: sim.url, ownsChanges: true });
   try {
     const url = `${sim.url}/proxy/network/api/s/default/stat/sta`;
     const body = await (await fetch(url, { headers: { 'X-API-KEY': sim.apiKey } })).text();
@@ -94,6 +99,22 @@ export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
     const bothMs = await time(async () => {
       await run('restart_device', { device_id: root, dry_run: true });
       await run('check_policy', { command: `restart_device device_id=${root}` });
+    });
+    // Issue 22 wired into approvals: the preview and its blast radius share one fresh snapshot.
+    ctx.progress('guardrails: approvals.propose (one snapshot)');
+    const approvals = app.approvals;
+    if (!approvals) throw new Error('the bench app has no approvals');
+    const gets = () => sim.requests.filter((r) => r.method === 'GET').length;
+    let proposeReads = 0;
+    const proposeMs = await time(async () => {
+      const before = gets();
+      await approvals.propose({
+        tool: 'restart_device',
+        args: { device_id: root },
+        requester: { userId: 'U0BENCH' },
+        channel: 'C0BENCH',
+      });
+      proposeReads = gets() - before;
     });
     const { evaluateChange, assessImpact } = await import('../../src/policy/index.js');
     const radius = assessImpact({
@@ -122,6 +143,9 @@ export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
       bothMs,
       bothRatio: ratio(bothMs, parseMs),
       evaluateUs,
+      proposeMs,
+      proposeRatio: ratio(proposeMs, parseMs),
+      proposeReads,
     };
   } finally {
     await app.close();

@@ -14,9 +14,17 @@ import {
 import { isNoOpPreview } from '../format/plain-text.js';
 import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
 import { type Logger, scrubSecrets } from '../log.js';
+import { DEFAULT_POLICY } from '../policy/policy.js';
 import { applyEvent } from '../store/apply-event.js';
+import type { DeadlineStore } from '../store/deadlines.js';
 import type { TransitionEntry } from '../store/journal-format.js';
-import { CHANGE_STATES, type ChangeImage, SYSTEM_ACTOR, type Verification } from '../store/records.js';
+import {
+  CHANGE_STATES,
+  type ChangeAssessmentRecord,
+  type ChangeImage,
+  SYSTEM_ACTOR,
+  type Verification,
+} from '../store/records.js';
 import type {
   ChangeFilter,
   ChangeStore,
@@ -25,13 +33,16 @@ import type {
   RequestHistory,
 } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
+import { assessChange, type ChangeAssessment } from '../tools/impact.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { canonicalJson, diffPreviews, previewHash } from './canonical.js';
-import { isMcpRequester } from './mcp-requester.js';
+import { isConsoleActor } from './console-requester.js';
+import { isMcpRequester, personOf } from './mcp-requester.js';
 import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPolicy } from './policy.js';
 import { capForJournal, redactSecrets } from './redact.js';
 import { claimDueReminders } from './reminders.js';
+import { snapshotContext } from './snapshot-context.js';
 import type {
   Actor,
   ApproveOutcome,
@@ -55,6 +66,12 @@ export interface ApprovalsOptions {
   logger: Logger;
   /** Milliseconds since the epoch; tests pass a controllable clock. */
   now?: () => number;
+  /**
+   * Issue 22: where a change approved outside its policy window gets its run time (a `window`
+   * deadline, fired by the ChangeTimers ticker like keep-or-revert deadlines). Without it such a
+   * change is refused at its last approval rather than left waiting with nothing to run it.
+   */
+  deadlines?: DeadlineStore;
 }
 
 /** What a front end wants to hear during an approval. */
@@ -126,6 +143,41 @@ function refuseNoOp(tool: string, preview: unknown): void {
       `nothing to change: ${typeof name === 'string' ? name : 'the target'} already has these settings (${tool} not proposed)`,
     );
   }
+}
+
+/** Through which face a change is asked (the CEL variable `face`). */
+function faceOf(requester: Actor): string {
+  if (isMcpRequester(requester)) return 'mcp';
+  if (isConsoleActor(requester)) return 'console';
+  if (requester.userId.startsWith('system:')) return 'system';
+  return 'slack';
+}
+
+/** What the request keeps of an assessment: risk, reasons, self-lockout, what the policy requires. */
+function assessmentRecord({ facts, radius, decision }: ChangeAssessment): ChangeAssessmentRecord {
+  return {
+    risk: radius.risk,
+    reasons: decision.reasons,
+    ...(radius.selfLockoutWarning ? { selfLockout: radius.selfLockoutWarning } : {}),
+    ...(facts.target ? { target: facts.target } : {}),
+    approvals: decision.approvals,
+    ...(decision.approvers ? { approvers: decision.approvers } : {}),
+    rules: decision.matched,
+    ...(decision.window
+      ? {
+          window: {
+            name: decision.window.name,
+            open: decision.window.open,
+            ...(decision.window.nextOpening ? { nextOpening: decision.window.nextOpening } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** The sentence a policy refusal is worded in, on every face. */
+function deniedText(deny: { rule: string; reason: string }): string {
+  return `refused by policy rule "${deny.rule}": ${deny.reason}`;
 }
 
 /**
@@ -206,8 +258,15 @@ export class Approvals {
     const meta = splitMetaArgs(input.args);
     // confirm and dry_run are how a request is run, not what it changes.
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
-    const preview = await this.dryRun(input.tool, args);
+    // Issue 22: the preview and its blast radius share one fresh snapshot of the controller.
+    const snapshot = snapshotContext(this.options.context);
+    const preview = await this.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
+    // Blast radius and policy; a denied change is refused and nothing is written.
+    const assessment = await this.assessOrRefuse({ ...input, args }, snapshot);
+    const revertAfter = [meta.revertAfterSeconds, assessment.decision.revertAfterSeconds].filter(
+      (s): s is number => s !== undefined,
+    );
     return this.create({
       tool: input.tool,
       args,
@@ -215,7 +274,60 @@ export class Approvals {
       channel: input.channel,
       preview,
       ...timing(meta),
+      ...(revertAfter.length > 0 && meta.forSeconds === undefined
+        ? { revertAfterSeconds: Math.min(...revertAfter) }
+        : {}),
+      assessment: assessmentRecord(assessment),
     });
+  }
+
+  /**
+   * Issue 22: the change's blast radius and what the policy in effect requires of it, read fresh
+   * from the controller now (at proposal, at each approval, right before it runs).
+   */
+  async assess(
+    change: {
+      tool: string;
+      args: Record<string, unknown>;
+      requester: Actor;
+      channel?: string;
+    },
+    context: ToolContext = snapshotContext(this.options.context),
+  ): Promise<ChangeAssessment> {
+    return assessChange(
+      context,
+      {
+        tool: change.tool,
+        args: change.args,
+        requester: personOf(change.requester),
+        channel: change.channel ?? '',
+        face: faceOf(change.requester),
+      },
+      context.guardrails?.policy ?? DEFAULT_POLICY,
+      this.now(),
+    );
+  }
+
+  /** assess(), refusing (NotAuthorizedError, nothing written) a change the policy denies. */
+  private async assessOrRefuse(
+    change: {
+      tool: string;
+      args: Record<string, unknown>;
+      requester: Actor;
+      channel?: string;
+    },
+    context?: ToolContext,
+  ): Promise<ChangeAssessment> {
+    const assessment = await this.assess(change, context);
+    const deny = assessment.decision.deny;
+    if (deny) {
+      this.options.logger.info(
+        { tool: change.tool, rule: deny.rule, requester: change.requester.userId },
+        'change refused by the policy',
+      );
+      throw new NotAuthorizedError(deniedText(deny));
+    }
+    return assessment;
   }
 
   /**
@@ -235,7 +347,16 @@ export class Approvals {
     const decision = await this.options.policy.canRequest(input.requester, channel);
     if (!decision.ok) throw new NotAuthorizedError(decision.reason);
     const { tool, args, preview } = await this.revertPreview(original);
-    return this.create({ tool, args, requester: input.requester, channel, preview, revertOf: original.id });
+    const assessment = await this.assessOrRefuse({ tool, args, requester: input.requester, channel });
+    return this.create({
+      tool,
+      args,
+      requester: input.requester,
+      channel,
+      preview,
+      revertOf: original.id,
+      assessment: assessmentRecord(assessment),
+    });
   }
 
   /**
@@ -365,14 +486,18 @@ export class Approvals {
     }
     const meta = splitMetaArgs(input.args);
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
-    const preview = await this.dryRun(input.tool, args);
+    const snapshot = snapshotContext(this.options.context);
+    const preview = await this.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
+    // Issue 22: a change the policy denies is refused here too (the console, MCP_WRITES=confirm).
+    const assessment = await this.assessOrRefuse({ ...input, args }, snapshot);
     const request = await this.create({
       tool: input.tool,
       args,
       requester: input.requester,
       preview,
       ...timing(meta),
+      assessment: assessmentRecord(assessment),
     });
     return this.runOnOwnAuthority(request, input.requester);
   }
@@ -438,7 +563,7 @@ export class Approvals {
       );
       return { kind: 'mismatch', request: found, shownHash };
     }
-    const request = this.knownTruth(await this.settle(found));
+    let request = this.knownTruth(await this.settle(found));
     const early = approveBlocked(request);
     if (early) return early;
     const decision = await this.options.policy.canApprove(request, approver);
@@ -447,22 +572,208 @@ export class Approvals {
       const current = await this.current(request);
       return approveBlocked(current) ?? { kind: 'refused', request: current, reason: decision.reason };
     }
-    // The claim: pending and not past expiry → approved and owned by this replica, atomically.
+    // Issue 22: the policy again, on a fresh read of the controller, before anything is recorded.
+    let assessed: ChangeAssessment;
+    try {
+      assessed = await this.assess(request);
+    } catch (error) {
+      const current = await this.current(request);
+      return (
+        approveBlocked(current) ?? {
+          kind: 'refused',
+          request: current,
+          reason: `the policy could not be checked on a fresh read, so your approval was not recorded: ${summarize(error).message}`,
+        }
+      );
+    }
+    if (assessed.decision.deny) return this.refusedByPolicy(request, approver, assessed.decision.deny);
+    const needed = Math.max(request.assessment?.approvals ?? 1, assessed.decision.approvals);
+    if (needed > 1 && this.options.policy.isRequester(request, approver)) {
+      return {
+        kind: 'refused',
+        request,
+        reason: `you requested this change; it needs ${needed} approvals from other people`,
+      };
+    }
+    const lists = [
+      { ids: request.assessment?.approvers, source: 'the approvers the policy named at the proposal' },
+      { ids: assessed.decision.approvers, source: 'the approvers the policy names' },
+    ];
+    for (const { ids, source } of lists) {
+      if (!ids) continue;
+      const listed = await this.options.policy.canApproveAs(approver, ids, source);
+      if (!listed.ok) return { kind: 'refused', request: await this.current(request), reason: listed.reason };
+    }
+    const window = assessed.decision.window;
+    // Concurrent clicks: each step below is one guarded transition, so of the clicks that would be
+    // the last approval exactly one records it; a click that lost a race looks again (a few times).
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const given = request.approvedBy ?? [];
+      if (given.some((a) => a.userId === approver.userId)) {
+        return {
+          kind: 'refused',
+          request,
+          reason: `you approved this change already (${given.length} of ${needed} approvals); it needs approvals from ${needed} different people`,
+        };
+      }
+      const at = this.now();
+      const guard = { from: ['pending'] as const, at, live: true, notApprovedBy: approver.userId };
+      if (given.length + 1 < needed) {
+        const endorsed = await this.store.transition(
+          id,
+          { type: 'endorsed', id, actor: approver, previewHash: request.previewHash },
+          { ...guard, approvalsBelow: needed - 1 },
+        );
+        if (endorsed) {
+          this.options.logger.info(
+            { id, approver: approver.userId, given: given.length + 1, needed },
+            'change request approval recorded; more needed',
+          );
+          return { kind: 'endorsed', request: endorsed, needed };
+        }
+      } else if (window && !window.open && window.nextOpeningMs !== undefined) {
+        const scheduled = await this.schedule(request, approver, window.nextOpeningMs, {
+          ...guard,
+          approvalsAtLeast: needed - 1,
+        });
+        if (scheduled) return scheduled;
+      } else {
+        // The claim: pending and not past expiry → approved and owned by this replica, atomically.
+        const claimed = await this.store.transition(
+          id,
+          { type: 'approved', id, actor: approver, previewHash: request.previewHash },
+          { ...guard, approvalsAtLeast: needed - 1 },
+        );
+        if (claimed) {
+          this.options.logger.info(
+            { id, tool: request.tool, approver: approver.userId },
+            'change request approved',
+          );
+          const notice = hooks.onClaimed ? settle(hooks.onClaimed(claimed)) : undefined;
+          return this.execute(claimed, approver, { recheck: true, ...(notice ? { notice } : {}) });
+        }
+      }
+      request = this.knownTruth(await this.current(request));
+      const blocked = approveBlocked(request);
+      if (blocked) return blocked;
+    }
+    return { kind: 'already', request };
+  }
+
+  /**
+   * Issue 22: the last approval of a change whose window is closed: the request becomes
+   * `scheduled` and a `window` deadline is stored for the opening (the timers' ticker fires it).
+   */
+  private async schedule(
+    request: ChangeRequest,
+    approver: Actor,
+    runAt: number,
+    guard: Parameters<ChangeStore['transition']>[2],
+  ): Promise<ApproveOutcome | undefined> {
+    const { id } = request;
+    const deadlines = this.options.deadlines;
+    if (!deadlines) {
+      return {
+        kind: 'refused',
+        request,
+        reason:
+          'this change may only run in its window, which is closed, and this process cannot schedule it',
+      };
+    }
+    const scheduled = await this.store.transition(
+      id,
+      {
+        type: 'scheduled',
+        id,
+        actor: approver,
+        previewHash: request.previewHash,
+        runAt: new Date(runAt).toISOString(),
+      },
+      guard,
+    );
+    if (!scheduled) return undefined;
+    await deadlines.schedule({ kind: 'window', changeId: id, dueAt: runAt, at: this.now() });
+    this.options.logger.info(
+      { id, tool: request.tool, approver: approver.userId, runAt: scheduled.scheduledFor },
+      'change request approved outside its window; scheduled',
+    );
+    return { kind: 'scheduled', request: scheduled };
+  }
+
+  /**
+   * Issue 22: runs a scheduled change (its window opened, or Run now): claimed from `scheduled`
+   * exactly once across replicas, then checked afresh like any approved change (drift: the target
+   * changed since the approval, so it does not run; the policy: denied now, so it does not run).
+   */
+  async runScheduled(id: string, actor: Actor = SYSTEM_ACTOR): Promise<ApproveOutcome> {
+    const request = await this.store.get(id);
+    if (!request) return { kind: 'not_found', id };
+    if (request.state !== 'scheduled') return { kind: 'already', request };
     const claimed = await this.store.transition(
       id,
-      { type: 'approved', id, actor: approver, previewHash: request.previewHash },
-      { from: ['pending'], at: this.now(), live: true },
+      {
+        type: 'approved',
+        id,
+        actor: request.approver ?? actor,
+        previewHash: request.previewHash,
+        note:
+          actor === SYSTEM_ACTOR
+            ? `its window opened (scheduled for ${request.scheduledFor ?? 'its opening'})`
+            : `run now by ${actor.name ?? actor.userId} (scheduled for ${request.scheduledFor ?? 'its opening'})`,
+      },
+      { from: ['scheduled'], at: this.now() },
     );
-    if (!claimed) {
-      const current = this.knownTruth(await this.current(request));
+    if (!claimed) return { kind: 'already', request: (await this.store.get(id)) ?? request };
+    this.options.logger.info({ id, tool: request.tool }, 'scheduled change request runs');
+    return this.execute(claimed, claimed.approver ?? actor, { recheck: true });
+  }
+
+  /**
+   * Issue 22, App Home's Run now: a scheduled change runs before its window only if the policy,
+   * evaluated now on a fresh read, allows it (no window required now, or the window is open), and
+   * only for someone who may approve it.
+   */
+  async runScheduledNow(id: string, actor: Actor): Promise<ApproveOutcome> {
+    const request = await this.store.get(id);
+    if (!request) return { kind: 'not_found', id };
+    if (request.state !== 'scheduled') return { kind: 'already', request };
+    const allowed = await this.options.policy.canApprove(request, actor);
+    if (!allowed.ok) return { kind: 'refused', request, reason: allowed.reason };
+    const assessed = await this.assess(request);
+    const window = assessed.decision.window;
+    if (assessed.decision.deny) {
+      return { kind: 'refused', request, reason: deniedText(assessed.decision.deny) };
+    }
+    if (window && !window.open) {
+      return {
+        kind: 'refused',
+        request,
+        reason: `the policy lets this change run only in window ${window.name}, which opens at ${window.nextOpening ?? 'its next opening'}; it runs then`,
+      };
+    }
+    return this.runScheduled(id, actor);
+  }
+
+  /** A change the policy denies at approval: never run; the request ends as "not run" with the rule's reason. */
+  private async refusedByPolicy(
+    request: ChangeRequest,
+    approver: Actor,
+    deny: { rule: string; reason: string },
+  ): Promise<ApproveOutcome> {
+    const summary: ErrorSummary = {
+      code: 'not_authorized',
+      message: `not run: the policy refuses it now, ${deniedText(deny)}`,
+    };
+    const failed = await this.store.transition(
+      request.id,
+      { type: 'failed', id: request.id, actor: approver, error: summary, stage: 'recheck' },
+      { from: ['pending', 'scheduled'], at: this.now() },
+    );
+    if (!failed) {
+      const current = await this.current(request);
       return approveBlocked(current) ?? { kind: 'already', request: current };
     }
-    this.options.logger.info(
-      { id, tool: request.tool, approver: approver.userId },
-      'change request approved',
-    );
-    const notice = hooks.onClaimed ? settle(hooks.onClaimed(claimed)) : undefined;
-    return this.execute(claimed, approver, { recheck: true, ...(notice ? { notice } : {}) });
+    return { kind: 'failed', request: failed, error: summary };
   }
 
   /** Cancels a pending request; the requester or anyone allowed to approve it may. */
@@ -470,20 +781,64 @@ export class Approvals {
     const found = await this.store.get(id);
     if (!found) return { kind: 'not_found', id };
     const request = await this.settle(found);
-    if (request.state !== 'pending') return { kind: 'already', request };
+    // Issue 22: a scheduled change can be cancelled until its window opens.
+    const scheduled = request.state === 'scheduled';
+    if (request.state !== 'pending' && !scheduled) return { kind: 'already', request };
     const decision = await this.options.policy.canCancel(request, actor);
     if (!decision.ok) {
       const current = await this.current(request);
-      if (current.state !== 'pending') return { kind: 'already', request: current };
+      if (current.state !== 'pending' && current.state !== 'scheduled')
+        return { kind: 'already', request: current };
       return { kind: 'refused', request: current, reason: decision.reason };
     }
     const cancelled = await this.store.transition(
       id,
       { type: 'cancelled', id, actor },
-      { from: ['pending'], at: this.now(), live: true },
+      scheduled ? { from: ['scheduled'], at: this.now() } : { from: ['pending'], at: this.now(), live: true },
     );
     if (!cancelled) return { kind: 'already', request: await this.current(request) };
+    if (scheduled) await this.dropWindowDeadline(id, actor);
     return { kind: 'cancelled', request: cancelled };
+  }
+
+  /** The `window` deadline of a cancelled scheduled change, cancelled too (its run would find it cancelled anyway). */
+  private async dropWindowDeadline(id: string, actor: Actor): Promise<void> {
+    const deadlines = this.options.deadlines;
+    if (!deadlines) return;
+    try {
+      for (const d of await deadlines.list({ changeId: id, kind: 'window', state: 'scheduled' }))
+        await deadlines.cancel(d.id, this.now(), actor.userId);
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, id },
+        'could not cancel the window deadline of a cancelled change',
+      );
+    }
+  }
+
+  /**
+   * Scheduled changes whose `window` deadline is missing (the process stopped between recording
+   * the approval and storing the deadline) get it now: scheduling is idempotent per change.
+   */
+  private async rescheduleOrphans(): Promise<void> {
+    const deadlines = this.options.deadlines;
+    if (!deadlines) return;
+    for (const request of await this.store.list({ state: 'scheduled' })) {
+      const found = await deadlines.list({ changeId: request.id, kind: 'window' });
+      if (found.length > 0 || !request.scheduledFor) continue;
+      await deadlines.schedule({
+        kind: 'window',
+        changeId: request.id,
+        dueAt: Date.parse(request.scheduledFor),
+        at: this.now(),
+      });
+    }
+  }
+
+  /** Scheduled changes (issue 22), soonest first: App Home lists them with Run now and Cancel. */
+  async scheduledChanges(): Promise<ChangeRequest[]> {
+    const found = await this.store.list({ state: 'scheduled' });
+    return found.sort((a, b) => Date.parse(a.scheduledFor ?? '') - Date.parse(b.scheduledFor ?? ''));
   }
 
   /**
@@ -522,6 +877,9 @@ export class Approvals {
    */
   async sweep(): Promise<SweepResult> {
     await this.retryUnrecorded();
+    await this.rescheduleOrphans().catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, 'could not check the deadlines of scheduled changes');
+    });
     const interrupted = await this.recoverInterrupted();
     const expired = await this.expireDue();
     return { expired, interrupted };
@@ -552,9 +910,12 @@ export class Approvals {
     return this.store.journalHead();
   }
 
-  private async dryRun(tool: string, args: Record<string, unknown>): Promise<unknown> {
-    const { registry, context } = this.options;
-    return redactSecrets(await registry.run(tool, { ...args, dry_run: true }, context));
+  private async dryRun(
+    tool: string,
+    args: Record<string, unknown>,
+    context: ToolContext = this.options.context,
+  ): Promise<unknown> {
+    return redactSecrets(await this.options.registry.run(tool, { ...args, dry_run: true }, context));
   }
 
   /**
@@ -562,12 +923,15 @@ export class Approvals {
    * (when the object changed since the change ran) before / after / now side by side. Computed the
    * same way at proposal and at approval, so the drift check compares like with like.
    */
-  private async previewFor(request: {
-    tool: string;
-    args: Record<string, unknown>;
-    revertOf?: string;
-  }): Promise<unknown> {
-    const dry = await this.dryRun(request.tool, request.args);
+  private async previewFor(
+    request: {
+      tool: string;
+      args: Record<string, unknown>;
+      revertOf?: string;
+    },
+    context?: ToolContext,
+  ): Promise<unknown> {
+    const dry = await this.dryRun(request.tool, request.args, context);
     if (!request.revertOf) return dry;
     const original = await this.store.get(request.revertOf);
     if (!original) throw new ResourceNotFoundError('change request', request.revertOf);
@@ -646,6 +1010,7 @@ export class Approvals {
     revertAfterSeconds?: number;
     forSeconds?: number;
     revertOf?: string;
+    assessment?: ChangeAssessmentRecord;
   }): Promise<ChangeRequest> {
     const id = input.id ?? newId();
     const key = canonicalJson([input.tool, input.args]);
@@ -688,6 +1053,7 @@ export class Approvals {
     if (input.revertAfterSeconds !== undefined) request.revertAfterSeconds = input.revertAfterSeconds;
     if (input.forSeconds !== undefined) request.forSeconds = input.forSeconds;
     if (input.revertOf !== undefined) request.revertOf = input.revertOf;
+    if (input.assessment !== undefined) request.assessment = input.assessment;
     if (request.channel === undefined) delete request.channel;
     if (request.replaces === undefined) delete request.replaces;
     const stored = await this.store.create(request, input.requester, created);
@@ -703,8 +1069,16 @@ export class Approvals {
   ): Promise<ApproveOutcome> {
     const { id, tool, args } = request;
     let fresh: unknown = request.preview;
+    let assessed: ChangeAssessment | undefined;
     try {
-      if (options.recheck) fresh = await this.previewFor(request);
+      if (options.recheck) {
+        // Issue 22: the policy once more, right before the write, on a fresh read.
+        const snapshot = snapshotContext(this.options.context);
+        [fresh, assessed] = await Promise.all([
+          this.previewFor(request, snapshot),
+          this.assess(request, snapshot),
+        ]);
+      }
     } catch (error) {
       const found = summarize(error);
       const summary: ErrorSummary = {
@@ -719,9 +1093,23 @@ export class Approvals {
       );
       return { kind: 'failed', request: failed, error: summary };
     }
+    const deny = assessed?.decision.deny;
+    if (deny) {
+      const summary: ErrorSummary = {
+        code: 'not_authorized',
+        message: `not run: the policy refuses it now, ${deniedText(deny)}`,
+      };
+      const failed = await this.recordOutcome(
+        request,
+        { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
+        ['approved', 'unknown'],
+      );
+      return { kind: 'failed', request: failed, error: summary };
+    }
     let executing: ChangeRequest | undefined;
     try {
-      if (previewHash(fresh) !== request.previewHash) return await this.drift(request, approver, fresh);
+      if (previewHash(fresh) !== request.previewHash)
+        return await this.drift(request, approver, fresh, assessed);
       // The before-image (issue 21): read fresh right before the write; a failed read is noted, never fatal.
       const before = await this.readBefore(tool, args);
       executing = await this.store.transition(
@@ -843,7 +1231,12 @@ export class Approvals {
   }
 
   /** The target changed since the preview: supersede the approved request and offer a new preview. */
-  private async drift(request: ChangeRequest, approver: Actor, fresh: unknown): Promise<ApproveOutcome> {
+  private async drift(
+    request: ChangeRequest,
+    approver: Actor,
+    fresh: unknown,
+    assessed?: ChangeAssessment,
+  ): Promise<ApproveOutcome> {
     const { id, tool, args } = request;
     const found = diffPreviews(request.preview, fresh);
     const differences = found.length > 0 ? found : ['the preview changed'];
@@ -863,6 +1256,7 @@ export class Approvals {
       preview: fresh,
       id: replacementId,
       replaces: id,
+      ...(assessed ? { assessment: assessmentRecord(assessed) } : {}),
     });
     this.options.logger.info({ id, replacement: replacementId, differences }, 'preview drifted; not run');
     return { kind: 'drift', request: superseded, replacement, differences };

@@ -270,5 +270,9 @@ export function eventDetail(event: JournalEvent): string {
       return `after-image read: ${verificationText(event.verification) ?? ''}`;
     case 'reverted':
       return `reverted by ${event.revertedBy}`;
+    case 'endorsed':
+      return `preview ${event.previewHash.slice(0, 8)} approved; more approvals needed`;
+    case 'scheduled':
+      return `preview ${event.previewHash.slice(0, 8)} approved; scheduled for ${event.runAt} (its window)`;
   }
 }

@@ -99,6 +99,21 @@ export class ApprovalPolicy {
     return { ok: false, reason: this.notListed('APPROVERS', approvers, 'approve', membership) };
   }
 
+  /**
+   * Issue 22: a policy rule's `approvers` (user and user-group ids): the user must be listed or a
+   * member of a listed group; a group that cannot be read counts as "no" (fail closed).
+   */
+  async canApproveAs(user: Actor, ids: readonly string[], source: string): Promise<Decision> {
+    const membership = await this.membership(user.userId, [...ids]);
+    if (membership.member) return { ok: true };
+    return { ok: false, reason: this.notListed(source, [...ids], 'approve this change', membership) };
+  }
+
+  /** Whether the user is the requester (or the person behind the requesting MCP client). */
+  isRequester(request: ChangeRequest, user: Actor): boolean {
+    return user.userId === personOf(request.requester);
+  }
+
   /** The requester, or anyone allowed to approve it. */
   async canCancel(request: ChangeRequest, user: Actor): Promise<Decision> {
     if (user.userId === personOf(request.requester)) return { ok: true };
@@ -111,7 +126,7 @@ export class ApprovalPolicy {
   }
 
   private notListed(variable: string, ids: string[], what: string, membership: Membership): string {
-    const base = `only members of ${variable} (${mentions(ids)}) may ${what}`;
+    const base = `only ${/^[A-Z_]+$/.test(variable) ? `members of ${variable}` : variable} (${mentions(ids)}) may ${what}`;
     if (membership.member || membership.unresolved.length === 0) return base;
     // Fail closed: a group we could not read might have listed the user, but we cannot tell.
     return `${base}; membership of ${mentions(membership.unresolved)} could not be checked right now, try again later`;

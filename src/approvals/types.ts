@@ -20,7 +20,11 @@ export type ApproveOutcome =
   | { kind: 'drift'; request: ChangeRequest; replacement: ChangeRequest; differences: string[] }
   /** The clicked message showed a preview whose hash is not the stored request's: nothing ran. */
   | { kind: 'mismatch'; request: ChangeRequest; shownHash: string }
-  | { kind: 'not_found'; id: string };
+  | { kind: 'not_found'; id: string }
+  /** Issue 22: one approval of several recorded; the request stays pending for the others. */
+  | { kind: 'endorsed'; request: ChangeRequest; needed: number }
+  /** Issue 22: the last approval came outside the change's window: it runs at the next opening. */
+  | { kind: 'scheduled'; request: ChangeRequest };
 
 /** What a click on Cancel led to. */
 export type CancelOutcome =

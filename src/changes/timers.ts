@@ -72,6 +72,11 @@ export interface ChangeTimersOptions {
   tickMs?: number;
   probeAfterMs?: number;
   probeBeforeMs?: number;
+  /**
+   * Issue 22 (additive hook): runs the change of a due `window` deadline (a change approved
+   * outside its policy window). Without it, window deadlines are left alone.
+   */
+  runScheduled?: (changeId: string) => Promise<RevertOutcome>;
 }
 
 const REASON_TEXT: Record<RevertReason, string> = {
@@ -225,7 +230,10 @@ export class ChangeTimers {
       try {
         await this.probeDue();
         const due = await this.options.deadlines.claimDue(this.now(), this.options.replicaId);
-        for (const deadline of due) await this.fire(deadline, kindReason(deadline.kind));
+        for (const deadline of due) {
+          if (deadline.kind === 'window') await this.runWindow(deadline);
+          else await this.fire(deadline, kindReason(deadline.kind));
+        }
       } catch (error) {
         this.options.logger.error(
           { err: error },
@@ -240,14 +248,43 @@ export class ChangeTimers {
 
   /** The scheduled revert of a change, if any. */
   async pendingRevert(changeId: string): Promise<PendingRevert | undefined> {
-    const [deadline] = await this.options.deadlines.list({ changeId, state: 'scheduled' });
+    const [deadline] = (await this.options.deadlines.list({ changeId, state: 'scheduled' })).filter(
+      (d) => d.kind !== 'window',
+    );
     if (!deadline) return undefined;
     return this.withChange(deadline);
   }
 
+  /** Issue 22: a due `window` deadline runs its scheduled change once; the outcome is recorded on the deadline. */
+  private async runWindow(deadline: Deadline): Promise<void> {
+    let outcome: RevertOutcome;
+    try {
+      outcome = this.options.runScheduled
+        ? await this.options.runScheduled(deadline.changeId)
+        : {
+            kind: 'failed',
+            error: { code: 'not_supported', message: 'nothing runs scheduled changes here' },
+          };
+    } catch (error) {
+      outcome = {
+        kind: 'failed',
+        error: { code: 'internal_error', message: error instanceof Error ? error.message : String(error) },
+      };
+    }
+    const ok = outcome.kind === 'succeeded';
+    const note = ok ? undefined : (outcome.error?.message ?? outcome.request?.error?.message ?? outcome.kind);
+    await this.options.deadlines
+      .finish(deadline.id, ok ? 'fired' : 'failed', this.now(), note)
+      .catch((error: unknown) => {
+        this.options.logger.error({ err: error, id: deadline.id }, 'could not record what a deadline did');
+      });
+  }
+
   /** Every scheduled revert, soonest first (App Home's "Temporary and pending-revert changes"). */
   async pending(): Promise<PendingRevert[]> {
-    const scheduled = await this.options.deadlines.list({ state: 'scheduled' });
+    const scheduled = (await this.options.deadlines.list({ state: 'scheduled' })).filter(
+      (d) => d.kind !== 'window',
+    );
     return Promise.all(scheduled.map((d) => this.withChange(d)));
   }
 

@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { guardrailFields } from '../approvals/guardrail-view.js';
 import type { Actor, ChangeRequest } from '../approvals/types.js';
 import { verificationText } from '../changes/describe.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
@@ -60,6 +61,7 @@ const STATE_TEXT: Record<ChangeRequest['state'], string> = {
   expired: 'expired before anyone approved it; not run',
   superseded: 'replaced by a newer request (superseded_by); not run',
   unknown: 'the bot stopped while it ran; its outcome is unknown, verify on the controller',
+  scheduled: 'approved; scheduled to run when its change window opens (scheduled_for)',
 };
 
 /** Cancelled by the bot itself before any message showed it: Slack refused to post the preview. */
@@ -107,6 +109,8 @@ export function changeRequestView(
     ...(request.revertedBy ? { reverted_by: request.revertedBy } : {}),
     ...(request.revertAfterSeconds !== undefined ? { revert_after_seconds: request.revertAfterSeconds } : {}),
     ...(request.forSeconds !== undefined ? { for_seconds: request.forSeconds } : {}),
+    // Issue 22: risk, self-lockout, approvals needed and given, window.
+    ...guardrailFields(request),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Approvals } from '../approvals/approvals.js';
+import { guardrailFields, guardrailLines } from '../approvals/guardrail-view.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { Actor, ChangeRequest, MessageRef } from '../approvals/types.js';
 import { timingText, verificationText } from '../changes/describe.js';
@@ -145,6 +146,8 @@ export class McpTools {
         ? { revert_after_seconds: request.revertAfterSeconds }
         : {}),
       ...(request.forSeconds !== undefined ? { for_seconds: request.forSeconds } : {}),
+      // Issue 22: risk with its reasons, self-lockout, approvals needed.
+      ...guardrailFields(request),
     };
     const where = link ?? (message ? `<#${message.channel}>` : `channel ${request.channel}`);
     const posted = this.deps.notifier
@@ -156,6 +159,7 @@ export class McpTools {
       `Change request ${request.id} is pending: nothing has changed yet. A person must approve it in Slack before it runs (${posted}); it expires at ${request.expiresAt}.`,
       `Follow it with get_change_request change_request_id=${request.id}.`,
       ...[timingText(request)].filter((line): line is string => line !== undefined),
+      ...guardrailLines(request),
       '',
       render(request.preview),
     ].join('\n');

@@ -3,7 +3,7 @@ import { Cron } from 'croner';
 /** A named change window: openings by a cron pattern in a time zone, each open for `durationSeconds`. */
 export interface ChangeWindow {
   name: string;
-  /** Five-field cron pattern (minute hour day month weekday), read in `timezone`. */
+  /** Five-field cron pattern (minute hour day month weekday), or six with seconds first, read in `timezone`. */
   cron: string;
   durationSeconds: number;
   timezone: string;
@@ -49,8 +49,10 @@ function cronOf(window: Pick<ChangeWindow, 'cron' | 'timezone'>): Cron {
 
 /** Why a cron pattern is refused, or undefined when croner takes it and it ever matches. */
 export function cronProblem(pattern: string, timezone: string): string | undefined {
-  if (pattern.trim().split(/\s+/).length !== 5) {
-    return 'must be a cron pattern of five fields: minute hour day-of-month month day-of-week';
+  // Six fields put seconds first (croner's own form): windows a few seconds long, for tests and drills.
+  const fields = pattern.trim().split(/\s+/).length;
+  if (fields !== 5 && fields !== 6) {
+    return 'must be a cron pattern of five fields: minute hour day-of-month month day-of-week (or six, seconds first)';
   }
   try {
     const next = new Cron(pattern, { timezone, paused: true }).nextRun(new Date(Date.UTC(2000, 0, 1)));

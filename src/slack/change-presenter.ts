@@ -15,7 +15,7 @@ import {
   resultThreadMessage,
 } from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
-import { code, codeBlock, mention, mrkdwn, mrkdwnSection } from './blocks/text.js';
+import { code, codeBlock, mention, mrkdwn, mrkdwnSection, slackDate } from './blocks/text.js';
 import { SlackStepError, slackProblem, slackRefused, slackRefusedContent } from './error-text.js';
 
 /** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
@@ -27,7 +27,7 @@ export type Whisper = (text: string) => Promise<void>;
 /** Where a state sits in the lifecycle: a message never goes back to an earlier one. */
 function stage(state: ChangeState): number {
   if (state === 'pending') return 0;
-  if (state === 'approved' || state === 'executing') return 1;
+  if (state === 'approved' || state === 'executing' || state === 'scheduled') return 1;
   return 2;
 }
 
@@ -290,6 +290,28 @@ export class ChangePresenter {
           ':hourglass: This change request expired; nothing was run. Request it again for a fresh preview.',
         );
         return;
+      case 'endorsed': {
+        // Issue 22: one approval of several; the message shows "1 of 2 approvals" and who may still approve.
+        const given = outcome.request.approvedBy?.length ?? 0;
+        await this.refreshOrOwe(outcome.request);
+        await whisper(
+          `:ballot_box_with_check: Your approval is recorded: ${given} of ${outcome.needed} approvals. It runs when the last required approval arrives.`,
+        );
+        return;
+      }
+      case 'scheduled': {
+        // Issue 22: approved outside its window; it runs at the opening.
+        const { request } = outcome;
+        await this.refreshOrOwe(request);
+        await this.threadNote(
+          request,
+          `:calendar: Approved outside its change window: scheduled for ${request.scheduledFor ? slackDate(request.scheduledFor) : 'the next opening'}. It runs then, after a fresh check of the target, its blast radius and the policy.`,
+        );
+        await whisper(
+          `:calendar: Approved. This change may only run in its window, so it is scheduled for ${request.scheduledFor ? slackDate(request.scheduledFor) : 'the next opening'}.`,
+        );
+        return;
+      }
       case 'mismatch':
         // The stored request is not what the clicked message showed (the store was changed
         // behind the bot's back): never run it, and leave the message for an admin to look at.
@@ -469,6 +491,22 @@ export class ChangePresenter {
     }
   }
 
+  /** A line in the request's thread (issue 22: scheduled, or why a scheduled change did not run); logged when Slack refuses. */
+  async threadNote(request: ChangeRequest, text: string): Promise<void> {
+    const message = request.message;
+    if (!message) return;
+    try {
+      await this.client.chat.postMessage({
+        channel: message.channel,
+        thread_ts: message.ts,
+        text,
+        blocks: [mrkdwnSection(text)],
+      });
+    } catch (error) {
+      this.logger.warn({ err: error, request: request.id }, 'could not post a note in a change thread');
+    }
+  }
+
   private async audit(request: ChangeRequest): Promise<void> {
     if (!this.auditChannel) return;
     try {
@@ -532,6 +570,8 @@ function alreadyText(request: ChangeRequest): string {
       return ':twisted_rightwards_arrows: A newer preview replaced this one; use the newer message.';
     case 'unknown':
       return ':grey_question: The bot stopped while this ran; its outcome is unknown. Verify on the controller.';
+    case 'scheduled':
+      return `:calendar: Already approved${by}: it is scheduled to run when its change window opens.`;
     default:
       return `This change request is ${request.state}.`;
   }

@@ -216,13 +216,15 @@ export class HomeService {
     const timed = this.options.pendingReverts
       ? settledWithin(settle(this.options.pendingReverts()), STATUS_WAIT_MS)
       : Promise.resolve(undefined);
-    const [pending, mine, mineTotal, recent, mayApprove, quickActions] = await Promise.all([
+    const [pending, mine, mineTotal, recent, mayApprove, quickActions, scheduled] = await Promise.all([
       approvals.list({ state: 'pending' }),
       approvals.list({ requester: user, limit: MINE_SHOWN }),
       approvals.count({ requester: user }),
       approvals.list({ state: ['succeeded', 'failed', 'unknown'], site, limit: RECENT_SHOWN }),
       approvals.policy.approvableBy({ userId: user }),
       this.options.quickActions().catch(() => []),
+      // Issue 22: changes waiting for their window, for those who may approve them.
+      approvals.scheduledChanges(),
     ]);
     // Soonest to expire first; one overdue but not yet swept is no longer waiting for anyone.
     const waiting = pending
@@ -247,6 +249,7 @@ export class HomeService {
       ...(controller?.ok ? { controller: controller.value } : {}),
       ...(down?.ok ? { offlineDevices: down.value } : {}),
       ...(reverts?.ok ? { pendingReverts: reverts.value } : {}),
+      scheduled: scheduled.filter((r) => mayApprove(r) || r.requester.userId === user),
       quickActions,
       approvers: this.options.approvers,
       links,

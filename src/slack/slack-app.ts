@@ -10,6 +10,7 @@ import {
 } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
+import type { ApproveOutcome } from '../approvals/types.js';
 import type { ChangeTimers, TimerNotifier } from '../changes/timers.js';
 import type { Config } from '../config.js';
 import type { ControllerStatus } from '../gateway/types.js';
@@ -21,10 +22,12 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { WatchNotifier } from '../watch/types.js';
 import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
+import { RUN_SCHEDULED_ACTION } from './blocks/home.js';
 import { keepPromptMessage, timerEventMessage } from './blocks/keep-prompt.js';
 import type { SlackMessage } from './blocks/read-result.js';
 import { READ_MORE_ACTION } from './blocks/read-result.js';
 import { REVERT_ACTION } from './blocks/revert.js';
+import { mrkdwn } from './blocks/text.js';
 import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
@@ -122,6 +125,8 @@ export interface SlackFrontEnd {
   watchNotifier: WatchNotifier;
   /** Issue 21: says in the change's thread and in AUDIT_CHANNEL what its deadline did. */
   timerNotifier: TimerNotifier;
+  /** Issue 22: what a scheduled change did at its window's opening, in its message and thread. */
+  showScheduledOutcome(outcome: ApproveOutcome): Promise<void>;
 }
 
 /**
@@ -257,6 +262,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     actions: [
       APPROVE_ACTION,
       CANCEL_ACTION,
+      RUN_SCHEDULED_ACTION,
       REVERT_ACTION,
       ...(options.timers ? KEEP_ACTIONS : []),
       READ_MORE_ACTION,
@@ -415,6 +421,19 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     },
     watchNotifier: slackWatchNotifier(client, logger, config.watch?.timeZone),
     timerNotifier: slackTimerNotifier(client, logger, config.approvals.auditChannel, options.timers),
+    async showScheduledOutcome(outcome) {
+      // Nobody clicked: what a clicker would be told goes into the change's thread instead.
+      const request = 'request' in outcome ? outcome.request : undefined;
+      const inThread = async (text: string) => {
+        if (request) await presenter.threadNote(request, text);
+      };
+      if (outcome.kind === 'drift') {
+        await inThread(
+          `:twisted_rightwards_arrows: Not run at the opening of its window: the target changed since it was approved (${mrkdwn(outcome.differences.slice(0, 5).join('; '))}). A new preview was posted; it needs new approvals.`,
+        );
+      }
+      await presenter.showApproval(outcome, outcome.kind === 'drift' ? async () => undefined : inThread);
+    },
   };
 }
 

@@ -24,6 +24,7 @@ export function stateAfter(type: TransitionEntry['type']): ChangeState | undefin
     case 'reminded':
     case 'verified':
     case 'reverted':
+    case 'endorsed':
       return undefined;
     case 'outcome_unknown':
       return 'unknown';
@@ -94,6 +95,16 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
       break;
     case 'reverted':
       next.revertedBy = event.revertedBy;
+      break;
+    case 'endorsed':
+      next.approvedBy = [...(next.approvedBy ?? []), event.actor];
+      break;
+    case 'scheduled':
+      // The last approval: who gave it is the approver, as when a change runs at once.
+      next.state = 'scheduled';
+      next.approver = event.actor;
+      next.decidedAt = event.at;
+      next.scheduledFor = event.runAt;
       break;
   }
   return next;

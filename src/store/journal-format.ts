@@ -18,6 +18,16 @@ const errorSchema = z.object({
   controllerCode: z.string().optional(),
 });
 const stateSchema = z.enum(CHANGE_STATES);
+const assessmentSchema = z.object({
+  risk: z.enum(['low', 'medium', 'high']),
+  reasons: z.array(z.string()),
+  selfLockout: z.string().optional(),
+  target: z.string().optional(),
+  approvals: z.number().int().min(1),
+  approvers: z.array(z.string()).optional(),
+  rules: z.array(z.string()),
+  window: z.object({ name: z.string(), open: z.boolean(), nextOpening: z.string().optional() }).optional(),
+});
 const imageSchema = z.object({
   at: z.string(),
   objects: z.record(z.string(), z.record(z.string(), z.unknown()).nullable()).optional(),
@@ -62,6 +72,9 @@ export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
   revertOf: z.string().optional(),
   revertedBy: z.string().optional(),
   approvalNote: z.string().optional(),
+  assessment: assessmentSchema.optional(),
+  approvedBy: z.array(actorSchema).optional(),
+  scheduledFor: z.string().optional(),
 });
 
 const base = { id: z.string().min(1), actor: actorSchema };
@@ -107,6 +120,10 @@ const entrySchema = z.discriminatedUnion('type', [
   }),
   // Issue 21: a later change (revertedBy) undid this one.
   z.object({ type: z.literal('reverted'), ...base, revertedBy: z.string() }),
+  // Issue 22: one approval of several required; the request stays pending until the last one.
+  z.object({ type: z.literal('endorsed'), ...base, previewHash: z.string() }),
+  // Issue 22: fully approved outside its window; it runs at `runAt` (the window's next opening).
+  z.object({ type: z.literal('scheduled'), ...base, previewHash: z.string(), runAt: z.iso.datetime() }),
 ]);
 
 const chainSchema = z.object({

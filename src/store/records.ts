@@ -9,6 +9,8 @@ export const CHANGE_STATES = [
   'expired',
   'superseded',
   'unknown',
+  // Issue 22: every approval is in, and the change waits for its policy window to open.
+  'scheduled',
 ] as const;
 
 /** Where a change request is in its lifecycle; `unknown` = caught mid-run by a crash. */
@@ -68,6 +70,27 @@ export interface Verification {
   reason?: string;
 }
 
+/**
+ * Issue 22: what the guardrails said of a change when it was proposed (blast radius, risk, what
+ * the policy requires), kept on the request so every face and the journal show it.
+ */
+export interface ChangeAssessmentRecord {
+  risk: 'low' | 'medium' | 'high';
+  reasons: string[];
+  /** The self-lockout warning (shown in bold), when the change may cut the bot off. */
+  selfLockout?: string;
+  /** What the change touches, e.g. `network IoT (VLAN 20)`. */
+  target?: string;
+  /** Distinct approvers needed, never the requester. */
+  approvals: number;
+  /** Only these user or user-group ids may approve (the policy's `approvers`). */
+  approvers?: string[];
+  /** The policy rules that matched. */
+  rules: string[];
+  /** The window the change must run in, and its next opening when it is closed now. */
+  window?: { name: string; open: boolean; nextOpening?: string };
+}
+
 /** One proposed write, from preview to outcome. */
 export interface ChangeRequest {
   /** Opaque, unguessable, URL-safe ('cr_' + 20 base32 characters); the button value. */
@@ -118,4 +141,10 @@ export interface ChangeRequest {
   revertedBy?: string;
   /** Why the approver may be the system: "the original approval covered it" (an automatic revert). */
   approvalNote?: string;
+  /** Issue 22: the blast radius, risk and policy requirements at proposal. */
+  assessment?: ChangeAssessmentRecord;
+  /** Issue 22: the approvals recorded before the last required one (N approvals), in order. */
+  approvedBy?: Actor[];
+  /** Issue 22: approved outside its window; runs at this time (the window's next opening). */
+  scheduledFor?: string;
 }

@@ -43,6 +43,12 @@ export interface TransitionGuard {
   unannounced?: boolean;
   /** Only if no reminder was recorded for it yet: the `reminded` entry is a one-time claim. */
   notReminded?: boolean;
+  /** Issue 22: only if this user has not approved it yet (`approvedBy`). */
+  notApprovedBy?: string;
+  /** Issue 22: only while fewer than this many approvals are recorded (`approvedBy`). */
+  approvalsBelow?: number;
+  /** Issue 22: only once at least this many approvals are recorded (`approvedBy`). */
+  approvalsAtLeast?: number;
 }
 
 /** One request with every journal event that names it, in chain order. */

@@ -6,7 +6,7 @@ import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { openApprovals } from '../approvals/bot-harness.js';
-import { ALEX, Clock, journalEvents, policyWith, RITA, tempDataDir } from '../approvals/harness.js';
+import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, tempDataDir } from '../approvals/harness.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
 let bot: TestBot;
@@ -22,16 +22,22 @@ const withoutIds = (record: unknown) => {
   return rest;
 };
 
+/** ALEX approves; a high-risk change (issue 22: two approvals by default) is approved by STAN too. */
+async function approveAll(id: string) {
+  const first = await approvals.approve(id, ALEX);
+  return first.kind === 'endorsed' ? approvals.approve(id, STAN) : first;
+}
+
 async function approved(tool: string, args: Record<string, unknown>) {
   const request = await approvals.propose({ tool, args, requester: RITA });
-  const outcome = await approvals.approve(request.id, ALEX);
+  const outcome = await approveAll(request.id);
   if (outcome.kind !== 'succeeded') throw new Error(`${tool} ${outcome.kind} ${JSON.stringify(outcome)}`);
   return outcome;
 }
 
 async function revert(id: string) {
   const request = await approvals.proposeRevert({ changeId: id, requester: RITA });
-  const outcome = await approvals.approve(request.id, ALEX);
+  const outcome = await approveAll(request.id);
   if (outcome.kind !== 'succeeded') throw new Error(`revert ${outcome.kind}: ${JSON.stringify(outcome)}`);
   return { request, outcome };
 }

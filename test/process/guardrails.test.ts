@@ -1,8 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBot, stopAllBots } from '../helpers/bot-process.js';
+import { JOURNAL_FILE } from '../../src/store/file/journal.js';
+import { MAIN, runBot, stopAllBots } from '../helpers/bot-process.js';
 
 // Issue 22 through the built program: POLICY_FILE is checked at start, and `policy` / `policy
 // check` explain it from the console.
@@ -108,5 +112,49 @@ describe.concurrent('policy and policy check from the console', () => {
       every_write_needs: '1 approval, 2 for high risk',
       rules: [],
     });
+  });
+});
+
+// Issue 22 wired into approvals: a write the policy denies is refused on the console and through
+// MCP too (Slack: test/process/policy-approvals.test.ts), with the rule's reason, and nothing is
+// written or journaled.
+const DENIED = 'refused by policy rule "no-delete-with-clients": Move the clients off the network first';
+const journalOf = (dataDir: string) => {
+  const path = join(dataDir, JOURNAL_FILE);
+  return existsSync(path) ? readFileSync(path, 'utf8') : '';
+};
+
+describe.concurrent('a write the policy denies, on the console and through MCP', () => {
+  it('the console refuses it with the rule’s reason and journals nothing', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-guardrails-console-'));
+    const run = await runBot(['delete_network', 'network_id=IoT', '--yes'], {
+      env: { POLICY_FILE: GOOD, DATA_DIR: dataDir },
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(DENIED);
+    expect(journalOf(dataDir)).not.toContain('delete_network');
+  });
+
+  it('`netops mcp` refuses it with the rule’s reason and journals nothing', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-guardrails-mcp-'));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN, 'mcp'],
+      env: { DATA_DIR: dataDir, POLICY_FILE: GOOD, MCP_WRITES: 'confirm' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'guardrails-test', version: '1.0' });
+    await client.connect(transport);
+    try {
+      const result = (await client.callTool({
+        name: 'delete_network',
+        arguments: { network_id: 'IoT', confirm: true },
+      })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain(DENIED.replace(/"/g, '\\"'));
+      expect(journalOf(dataDir)).not.toContain('delete_network');
+    } finally {
+      await client.close();
+    }
   });
 });

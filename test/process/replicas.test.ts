@@ -2,7 +2,7 @@
 // Dockerfile runs it) on one PostgreSQL database, one controller (the simulator) and one fake
 // Slack, in HTTP mode with signed requests.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,14 @@ import { type BotProcess, requireBuild, startBotProcess } from '../helpers/repli
 
 const SECRET = 'replica-test-signing-secret';
 const LEASE_SECONDS = 2;
+
+// Issue 22: a policy needing two approvals for networks whose name starts with "Two" (the other
+// changes here keep the default of one).
+const POLICY_FILE = join(mkdtempSync(join(tmpdir(), 'netops-replica-policy-')), 'policy.yaml');
+writeFileSync(
+  POLICY_FILE,
+  'rules:\n  - name: two-approvals\n    when: tool == "create_network" && args.name.startsWith("Two")\n    approvals: 2\n',
+);
 
 const db = useTestDatabase();
 let sim: Simulator;
@@ -32,6 +40,7 @@ function replica(name: string): Promise<BotProcess> {
       GATEWAY_API_KEY: sim.apiKey,
       DATABASE_URL: db.url,
       REPLICA_LEASE_SECONDS: String(LEASE_SECONDS),
+      POLICY_FILE,
     },
     SECRET,
   );
@@ -185,6 +194,81 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     const audit = await auditVerify();
     expect(audit.code).toBe(0);
     expect(audit.stdout).toMatch(/^journal OK: \d+ events, chain verified \(PostgreSQL /);
+  }, 30_000);
+
+  it('with approvals: 2, record one approval per person, refuse the requester, and run on the second', async () => {
+    const { id, ts } = await propose(a, 'create_network name=TwoSeq vlan_id=64 subnet=10.64.0.0/24');
+    const before = networkPosts().length;
+    const answer = async (replica: BotProcess, user: string) => {
+      const url = slack.responseUrl();
+      await replica.click('approve', id, user, url);
+      await slack.waitFor(() => slack.responses.some((r) => url.endsWith(r.path)));
+      return String(slack.responses.find((r) => url.endsWith(r.path))?.body.text);
+    };
+
+    expect(await answer(a, 'U1')).toContain('you requested this change');
+    expect(await answer(a, 'U301')).toContain('1 of 2 approvals');
+    expect(await answer(b, 'U301')).toContain('you approved this change already');
+    await slack.waitFor(() => updatesOf(ts).some((c) => textOf(c).includes('1 of 2 approvals')));
+    expect(networkPosts()).toHaveLength(before);
+    await b.click('approve', id, 'U302', slack.responseUrl());
+
+    await waitForState(id, 'succeeded');
+    expect(networkPosts()).toHaveLength(before + 1);
+    const approvals = await db.query<{ line: string }>(
+      "SELECT line FROM netops_journal WHERE request_id = $1 AND type IN ('endorsed', 'approved') ORDER BY seq",
+      [id],
+    );
+    expect(
+      approvals.rows.map((r) => {
+        const e = JSON.parse(r.line) as { type: string; actor: { userId: string } };
+        return [e.type, e.actor.userId];
+      }),
+    ).toEqual([
+      ['endorsed', 'U301'],
+      ['approved', 'U302'],
+    ]);
+  }, 30_000);
+
+  it('with approvals: 2, run a change once for 20 concurrent clicks of five people over both replicas', async () => {
+    const { id, ts } = await propose(a, 'create_network name=Two20 vlan_id=65 subnet=10.65.0.0/24');
+    const before = networkPosts().length;
+    // The requester and four others, four clicks each, alternating between the replicas.
+    const users = ['U1', 'U401', 'U402', 'U403', 'U404'];
+    const clicks = Array.from({ length: 20 }, (_, i) => ({
+      replica: i % 2 === 0 ? a : b,
+      user: users[i % users.length] ?? 'U1',
+      url: slack.responseUrl(),
+    }));
+
+    const statuses = await Promise.all(clicks.map((c) => c.replica.click('approve', id, c.user, c.url)));
+
+    expect(statuses).toEqual(Array(20).fill(200));
+    await waitForState(id, 'succeeded');
+    await slack.waitFor(() => slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts === ts));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(networkPosts()).toHaveLength(before + 1);
+    expect(sim.state.findNetworkByName('default', 'Two20')).toMatchObject({ vlan: 65 });
+    const types = await journalTypes(id);
+    expect(types.filter((t) => t === 'endorsed')).toHaveLength(1);
+    expect(types.filter((t) => t === 'approved')).toHaveLength(1);
+    expect(types.filter((t) => t === 'executing')).toHaveLength(1);
+    const rows = await db.query<{ line: string }>(
+      "SELECT line FROM netops_journal WHERE request_id = $1 AND type IN ('endorsed', 'approved') ORDER BY seq",
+      [id],
+    );
+    const approvers = rows.rows.map(
+      (r) => (JSON.parse(r.line) as { actor: { userId: string } }).actor.userId,
+    );
+    expect(new Set(approvers).size).toBe(2);
+    expect(approvers).not.toContain('U1');
+    // The requester's clicks are refused as theirs, whatever the order.
+    const requesterAnswers = slack.responses.filter((r) =>
+      clicks.some((c) => c.user === 'U1' && c.url.endsWith(r.path)),
+    );
+    for (const told of requesterAnswers)
+      expect(String(told.body.text)).toMatch(/you requested this change|Already (running|ran)/);
+    expect((await auditVerify()).code).toBe(0);
   }, 30_000);
 
   it('approve on replica B a request proposed on replica A', async () => {

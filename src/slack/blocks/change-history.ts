@@ -21,6 +21,7 @@ export const STATE_EMOJI: Record<ChangeState, string> = {
   expired: ':hourglass:',
   superseded: ':twisted_rightwards_arrows:',
   unknown: ':grey_question:',
+  scheduled: ':calendar:',
 };
 
 /** Where a request's thread is: its permalink when known, else nothing (the channel is shown). */

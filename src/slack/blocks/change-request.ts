@@ -45,11 +45,17 @@ function shown(value: unknown): string {
 const PREVIEW_WIDTH = 90;
 // A note is the bot's own summary (drift, supersession); it is kept to this size.
 const NOTE_MAX = 2000;
+// Issue 22: the most each of the risk and approvals sections shows.
+const GUARDRAIL_MAX = 1500;
 // Block text besides the preview, its warnings and the note: header, fields, status, the
 // buttons' context line, the attachment line, and the fences of the code blocks.
 const OTHER_CHARS = 2000;
 // Blocks besides the preview and its warnings: header, fields, attachment line, note, status, actions, context.
 const OTHER_BLOCKS = 7;
+// Issue 22: what a request with an assessment reserves for its risk and approvals sections; fixed
+// at proposal, so every later edit of the message still shows the same preview lines.
+const guardrailReserve = (request: ChangeRequest) =>
+  request.assessment ? { blocks: 2, chars: 2 * GUARDRAIL_MAX } : { blocks: 0, chars: 0 };
 
 function warningsOf(preview: unknown): string[] {
   if (!isRow(preview) || !Array.isArray(preview.warnings)) return [];
@@ -88,8 +94,8 @@ function previewLayout(request: ChangeRequest) {
     ? renderPreview(request.preview, { width: PREVIEW_WIDTH, title: false, warnings: false })
     : shown(request.preview);
   const { blocks, omittedLines } = codeSections(text, {
-    blocks: LIMITS.messageBlocks - OTHER_BLOCKS - warnings.length,
-    chars: LIMITS.messageBlockChars - OTHER_CHARS - NOTE_MAX - warningChars,
+    blocks: LIMITS.messageBlocks - OTHER_BLOCKS - guardrailReserve(request).blocks - warnings.length,
+    chars: LIMITS.messageBlockChars - OTHER_CHARS - guardrailReserve(request).chars - NOTE_MAX - warningChars,
   });
   return { blocks, omittedLines, warnings };
 }
@@ -137,6 +143,59 @@ function errorLine(request: ChangeRequest): string {
   return error.controllerCode ? `${error.message} (${error.controllerCode})` : error.message;
 }
 
+/**
+ * Issue 22: the risk with its reasons, and the self-lockout warning in bold; undefined for a
+ * request proposed before the guardrails (it has no assessment).
+ */
+function riskSection(request: ChangeRequest): types.SectionBlock | undefined {
+  const a = request.assessment;
+  if (!a) return undefined;
+  const icon =
+    a.risk === 'high'
+      ? ':red_circle:'
+      : a.risk === 'medium'
+        ? ':large_orange_circle:'
+        : ':large_green_circle:';
+  const lines = [`${icon} *Risk: ${a.risk}*: ${mrkdwn(a.reasons.join('; '))}`];
+  if (a.selfLockout) lines.unshift(`:rotating_light: *${mrkdwn(a.selfLockout).replace(/\*/g, '')}*`);
+  if (a.rules.length > 0) lines.push(`Policy rules: ${a.rules.map((r) => code(r)).join(', ')}`);
+  if (a.window && !a.window.open && request.state === 'pending') {
+    lines.push(
+      `:calendar: Runs only in window ${code(a.window.name)}: approved now, it is scheduled for ${a.window.nextOpening ? slackDate(a.window.nextOpening) : 'its next opening'}.`,
+    );
+  }
+  return mrkdwnSection(lines.join('\n'), GUARDRAIL_MAX);
+}
+
+/**
+ * Issue 22: "1 of 2 approvals", who approved, who may still approve; shown while a request needs
+ * more than one approval (or a list of approvers), and kept on the message after it is decided.
+ */
+function approvalsSection(request: ChangeRequest): types.SectionBlock | undefined {
+  const a = request.assessment;
+  const given = request.approvedBy ?? [];
+  if (!a || (a.approvals <= 1 && !a.approvers && given.length === 0)) return undefined;
+  const decided = request.state !== 'pending' && request.approver ? [request.approver] : [];
+  const all = [...given, ...decided.filter((d) => !given.some((g) => g.userId === d.userId))];
+  const count = `*${Math.min(all.length, a.approvals)} of ${a.approvals} approval${a.approvals === 1 ? '' : 's'}*`;
+  const parts = [`:busts_in_silhouette: ${count}`];
+  if (all.length > 0) parts.push(`approved by ${all.map((x) => mention(x.userId)).join(', ')}`);
+  if (request.state === 'pending') {
+    const done = new Set(all.map((x) => x.userId));
+    const still = a.approvers
+      ? a.approvers
+          .filter((id) => !done.has(id))
+          .map((id) => (id.startsWith('S') ? `<!subteam^${id}>` : mention(id)))
+      : undefined;
+    parts.push(
+      still
+        ? `may still approve: ${still.join(', ') || 'nobody left on the list'}`
+        : `may still approve: anyone allowed to approve except ${requesterText(request.requester)}${all.length > 0 ? ' and those who approved' : ''}`,
+    );
+  }
+  return mrkdwnSection(parts.join(' · '), GUARDRAIL_MAX);
+}
+
 function statusLine(request: ChangeRequest): string {
   const by = request.approver ? ` · approved by ${mention(request.approver.userId)}` : '';
   const when = request.decidedAt ? ` · ${slackDate(request.decidedAt)}` : '';
@@ -162,6 +221,8 @@ function statusLine(request: ChangeRequest): string {
         ':grey_question: *Outcome unknown*: the bot stopped while this change was running, so it may or may not have reached the controller. ' +
         'Check the current state on the controller (a `/net` lookup shows it) before requesting the change again; it is never re-run by itself.'
       );
+    case 'scheduled':
+      return `:calendar: *Scheduled* for ${request.scheduledFor ? slackDate(request.scheduledFor) : 'the next opening of its window'}${request.assessment?.window ? ` (window ${code(request.assessment.window.name)})` : ''}${by}: it runs then, after a fresh check of the target and the policy; if the target changed meanwhile it does not run.`;
   }
 }
 
@@ -182,6 +243,8 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
       ],
     },
   ];
+  const risk = riskSection(request);
+  if (risk) blocks.push(risk);
   const layout = previewLayout(request);
   blocks.push(...layout.blocks);
   if (layout.omittedLines > 0) {
@@ -198,7 +261,17 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
   blocks.push(...layout.warnings);
   blocks.push(...timingBlocks(request));
   if (note) blocks.push(mrkdwnSection(note, NOTE_MAX));
+  const approvals = approvalsSection(request);
+  if (approvals) blocks.push(approvals);
   blocks.push(mrkdwnSection(statusLine(request)));
+  if (request.state === 'scheduled') {
+    // Until its window opens a scheduled change can still be cancelled (App Home also offers Run now).
+    blocks.push({
+      type: 'actions',
+      block_id: `scheduled-${request.id}`,
+      elements: [{ type: 'button', action_id: CANCEL_ACTION, text: plainText('Cancel'), value: request.id }],
+    });
+  }
   if (request.state === 'pending') {
     blocks.push(
       decisionActions(request, `decide-${request.id}`, mrkdwn(warningsOf(request.preview)[1] ?? '')),

@@ -4,7 +4,7 @@ import { revertability } from '../../changes/revert.js';
 import type { PendingRevert } from '../../changes/timers.js';
 import type { ControllerStatus } from '../../gateway/types.js';
 import { linked, STATE_EMOJI, summaryText } from './change-history.js';
-import { decisionActions } from './change-request.js';
+import { CANCEL_ACTION, decisionActions } from './change-request.js';
 import { controllerApisBlocks } from './controller-apis.js';
 import { pendingRevertBlocks } from './keep-prompt.js';
 import { LIMITS } from './limits.js';
@@ -25,6 +25,11 @@ export const WAITING_PAGE_SIZE = 10;
 export const MINE_SHOWN = 10;
 /** Finished changes shown under "Recent changes". */
 export const RECENT_SHOWN = 20;
+
+/** Issue 22: Run now of a scheduled change on App Home (Cancel reuses the channel button's id). */
+export const RUN_SCHEDULED_ACTION = 'run_scheduled_now';
+/** Scheduled changes shown on App Home, soonest first. */
+export const SCHEDULED_SHOWN = 10;
 
 /** A write the Home tab offers as a button that opens its form. */
 export interface QuickAction {
@@ -49,6 +54,8 @@ export interface HomeModel {
   recent: ChangeRequest[];
   /** Undefined: the controller did not answer in time to say. */
   controller?: ControllerStatus;
+  /** Issue 22: changes approved outside their window, waiting for it (Run now, Cancel). */
+  scheduled?: readonly ChangeRequest[];
   /** Issue 21: changes that revert themselves at a deadline (time left, Keep, Revert now). */
   pendingReverts?: readonly PendingRevert[];
   /** Names of the offline devices; undefined: not known (no answer in time, or not asked). */
@@ -196,6 +203,42 @@ function mineBlocks(model: HomeModel): types.KnownBlock[] {
   return blocks;
 }
 
+/**
+ * Issue 22: "Scheduled changes": approved outside their policy window, each with when it runs,
+ * Run now (the bot checks that the policy allows it) and Cancel.
+ */
+function scheduledBlocks(model: HomeModel): types.KnownBlock[] {
+  const scheduled = model.scheduled ?? [];
+  if (scheduled.length === 0) return [];
+  const blocks: types.KnownBlock[] = [header('Scheduled changes')];
+  for (const request of scheduled.slice(0, SCHEDULED_SHOWN)) {
+    const window = request.assessment?.window ? ` · window ${code(request.assessment.window.name)}` : '';
+    const when = request.scheduledFor ? slackDate(request.scheduledFor) : 'its next opening';
+    blocks.push(
+      section(
+        clip(
+          `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* · runs ${when}${window} · ${summaryText(request, 120)} · asked by ${mention(request.requester.userId)} · ${where(model, request)} · \`${request.id}\``,
+          LINE_MAX,
+        ),
+      ),
+      {
+        type: 'actions',
+        block_id: `home-scheduled-${request.id}`,
+        elements: [
+          { type: 'button', action_id: RUN_SCHEDULED_ACTION, text: plain('Run now'), value: request.id },
+          { type: 'button', action_id: CANCEL_ACTION, text: plain('Cancel'), value: request.id },
+        ],
+      },
+    );
+  }
+  if (scheduled.length > SCHEDULED_SHOWN)
+    blocks.push(context(`${scheduled.length - SCHEDULED_SHOWN} more scheduled changes are not shown.`));
+  blocks.push(
+    context('Run now runs a change before its window only if the policy allows it at that moment.'),
+  );
+  return blocks;
+}
+
 function recentBlocks(model: HomeModel): types.KnownBlock[] {
   const blocks: types.KnownBlock[] = [header(`Recent changes on ${model.site}`)];
   if (model.recent.length === 0) {
@@ -330,6 +373,7 @@ export function homeView(model: HomeModel): types.HomeView {
   if (model.notice) blocks.push(section(model.notice));
   const parts = [
     waitingBlocks(model),
+    scheduledBlocks(model),
     pendingRevertBlocks(model.pendingReverts ?? []),
     mineBlocks(model),
     recentBlocks(model),

@@ -1,5 +1,6 @@
 import type { App, RespondFn } from '@slack/bolt';
 import { APPROVE_ACTION, CANCEL_ACTION, shownPreviewHash } from '../blocks/change-request.js';
+import { RUN_SCHEDULED_ACTION } from '../blocks/home.js';
 import { noticeMessage } from '../blocks/notice.js';
 import { REVERT_ACTION } from '../blocks/revert.js';
 import type { Whisper } from '../change-presenter.js';
@@ -83,6 +84,18 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
         respond,
         deps,
       )(`:leftwards_arrow_with_hook: Revert proposed in <#${where}>: it runs once someone approves it.`);
+    } catch (error) {
+      await report(error, click, client, respond, deps);
+    }
+  });
+  // Issue 22: App Home's Run now of a scheduled change (the approvals module checks the policy).
+  app.action(RUN_SCHEDULED_ACTION, async ({ ack, body, client, respond }) => {
+    await ack();
+    let click: ButtonClick | undefined;
+    try {
+      click = parsePayload(buttonClickSchema, body, 'action');
+      const outcome = await deps.approvals.runScheduledNow(click.actions[0]?.value ?? '', actorOf(click));
+      await deps.presenter.showApproval(outcome, whisperTo(click, client, respond, deps));
     } catch (error) {
       await report(error, click, client, respond, deps);
     }

@@ -287,6 +287,11 @@ export class FileChangeStore implements ChangeStore {
     if (guard.ownedBySelf && !this.owned.has(request.id)) return false;
     if (guard.unannounced && request.message !== undefined) return false;
     if (guard.notReminded && request.remindedAt !== undefined) return false;
+    const approvedBy = request.approvedBy ?? [];
+    if (guard.notApprovedBy !== undefined && approvedBy.some((a) => a.userId === guard.notApprovedBy))
+      return false;
+    if (guard.approvalsBelow !== undefined && approvedBy.length >= guard.approvalsBelow) return false;
+    if (guard.approvalsAtLeast !== undefined && approvedBy.length < guard.approvalsAtLeast) return false;
     return true;
   }
 

@@ -2,6 +2,7 @@ import { initial } from './0001-initial.js';
 import { telemetry } from './0002-telemetry.js';
 import { deadlines } from './0004-deadlines.js';
 import { watch } from './0005-watch.js';
+import { scheduledChanges } from './0006-scheduled-changes.js';
 
 /**
  * One schema change. Migrations only add (tables, columns, indexes), so a replica of the
@@ -15,4 +16,4 @@ export interface Migration {
 }
 
 /** Every migration, oldest first. SQL lives in TypeScript modules so it ships inside dist/. */
-export const MIGRATIONS: readonly Migration[] = [initial, telemetry, deadlines, watch];
+export const MIGRATIONS: readonly Migration[] = [initial, telemetry, deadlines, watch, scheduledChanges];

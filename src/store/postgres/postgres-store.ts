@@ -172,6 +172,10 @@ export class PostgresChangeStore implements ChangeStore {
             AND (NOT $9::boolean OR owner = $4::text)
             AND (NOT $10::boolean OR NOT (data ? 'message'))
             AND (NOT $11::boolean OR data->>'remindedAt' IS NULL)
+            AND ($12::text IS NULL
+                 OR NOT (COALESCE(data->'approvedBy', '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('userId', $12::text))))
+            AND ($13::int IS NULL OR jsonb_array_length(COALESCE(data->'approvedBy', '[]'::jsonb)) < $13::int)
+            AND ($14::int IS NULL OR jsonb_array_length(COALESCE(data->'approvedBy', '[]'::jsonb)) >= $14::int)
         RETURNING id, data`,
         [
           id,
@@ -185,6 +189,9 @@ export class PostgresChangeStore implements ChangeStore {
           guard.ownedBySelf === true,
           guard.unannounced === true,
           guard.notReminded === true,
+          guard.notApprovedBy ?? null,
+          guard.approvalsBelow ?? null,
+          guard.approvalsAtLeast ?? null,
         ],
       );
       const row = claimed.rows[0];
