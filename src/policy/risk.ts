@@ -56,15 +56,26 @@ export function assessImpact(facts: ImpactFacts): BlastRadius {
       `${plural(devices.count, 'device')} affected${named(devices)}`,
     );
   }
-  if (references.length > 0) {
-    const list = references
+  const names = (list: readonly { kind: string; name: string }[]) => {
+    const shown = list
       .slice(0, MAX_NAMES)
       .map((r) => `${r.kind} "${r.name}"`)
       .join(', ');
-    const more = references.length > MAX_NAMES ? `, +${references.length - MAX_NAMES} more` : '';
+    return `${shown}${list.length > MAX_NAMES ? `, +${list.length - MAX_NAMES} more` : ''}`;
+  };
+  // Only a removal leaves references dangling, and only those the controller does not clean up.
+  const dangling = facts.removes ? references.filter((r) => r.dangles !== false) : [];
+  const others = references.filter((r) => !dangling.includes(r));
+  if (dangling.length > 0) {
     raise(
-      facts.removes ? 'high' : 'medium',
-      `${plural(references.length, 'object')} refer to ${facts.target ?? 'the target'}: ${list}${more}${facts.removes ? ' (they are left pointing at nothing)' : ''}`,
+      'high',
+      `${plural(dangling.length, 'object')} refer to ${facts.target ?? 'the target'}: ${names(dangling)} (they are left pointing at nothing)`,
+    );
+  }
+  if (others.length > 0) {
+    raise(
+      'medium',
+      `${plural(others.length, 'object')} refer to ${facts.target ?? 'the target'}: ${names(others)}${facts.removes ? ' (the controller takes it out of them)' : ''}`,
     );
   }
   if (facts.removes && references.length === 0) raise('medium', `deletes ${facts.target ?? 'the target'}`);

@@ -15,6 +15,11 @@ export interface ImpactReference {
   kind: string;
   name: string;
   id: string;
+  /**
+   * False when removing the target also takes it out of this object (a zone loses a deleted
+   * network): nothing is left pointing at nothing. Unset: it would dangle.
+   */
+  dangles?: boolean;
 }
 
 /**
@@ -33,7 +38,7 @@ export interface ImpactFacts {
   devices?: AffectedSet;
   /** Objects that refer to the target. */
   references?: ImpactReference[];
-  /** The change removes the target (delete_*): references dangle. */
+  /** The change removes the target (delete_*): references dangle unless they say otherwise. */
   removes?: boolean;
   /** Why the change cuts the bot's own path to the controller; absent when it does not. */
   selfLockout?: string;

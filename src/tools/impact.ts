@@ -28,7 +28,7 @@ import {
   resolveClient,
 } from './live-targets.js';
 import { clientsByNetwork, findNetwork, vlanOf } from './network-model.js';
-import { findNetworkReferences } from './network-references.js';
+import { AFTER_DELETE_TEXT, findNetworkReferences } from './network-references.js';
 
 /*
  * Issue 22: the facts policy/ needs about a would-be write, read fresh from the controller: the
@@ -185,7 +185,12 @@ async function networkImpact(
     targetRecord: network as Record<string, unknown>,
     // A rename or a DNS change drops no client; the count is still shown for a change that can.
     ...(touchesPath ? { clients: affected(members.map((c) => clientLabel(c))) } : {}),
-    references: references.references.map((r) => ({ kind: r.kind, name: r.name, id: r.id })),
+    references: references.references.map((r) => ({
+      kind: r.kind,
+      name: r.name,
+      id: r.id,
+      dangles: r.after_delete !== AFTER_DELETE_TEXT.removed,
+    })),
     removes,
     ...(lockout ? { selfLockout: lockout } : {}),
     unchecked: references.unchecked,

@@ -5,7 +5,7 @@ import { inverseOf } from '../../src/changes/revert.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { openApprovals } from '../approvals/bot-harness.js';
-import { ALEX, Clock, RITA, tempDataDir } from '../approvals/harness.js';
+import { ALEX, Clock, RITA, STAN, tempDataDir } from '../approvals/harness.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
 // Issue 21: random sequences of approved writes, then approved reverts in reverse order, end with
@@ -201,6 +201,12 @@ function firewallRecords() {
   });
 }
 
+/** Approves as the default policy asks: a second approver for a high-risk change (issue 22). */
+async function approveFully(approvals: Approvals, id: string) {
+  const first = await approvals.approve(id, ALEX);
+  return first.kind === 'endorsed' ? approvals.approve(id, STAN) : first;
+}
+
 /** Runs `steps` approved, then reverts every one that ran, newest first, each approved. */
 async function writesThenReverts(steps: { tool: string; args: Record<string, unknown> }[]) {
   const data = tempDataDir();
@@ -212,7 +218,7 @@ async function writesThenReverts(steps: { tool: string; args: Record<string, unk
       // A write the tool refuses (a name or VLAN in use, nothing to change) is not a change.
       const request = await approvals.propose({ tool, args, requester: RITA }).catch(() => undefined);
       if (!request) continue;
-      const outcome = await approvals.approve(request.id, ALEX);
+      const outcome = await approveFully(approvals, request.id);
       if (outcome.kind === 'succeeded') done.push(request.id);
     }
     for (const id of done.reverse()) {
@@ -223,7 +229,7 @@ async function writesThenReverts(steps: { tool: string; args: Record<string, unk
       if (plan && 'reason' in plan && /left no field .* different|changed nothing/.test(plan.reason))
         continue;
       const revert = await approvals.proposeRevert({ changeId: id, requester: RITA });
-      const outcome = await approvals.approve(revert.id, ALEX);
+      const outcome = await approveFully(approvals, revert.id);
       expect(outcome.kind, `revert of ${id}`).toBe('succeeded');
     }
     return done.length;

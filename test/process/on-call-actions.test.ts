@@ -122,9 +122,21 @@ describe('Slack over HTTP, with the fake Slack', () => {
     expect(buttonsOf(preview).map((b) => b.action_id)).toEqual(['approve', 'cancel']);
     expect(writesTo(sim)).toEqual([]);
 
+    // 25 clients and 2 devices behind it: high risk, so the default policy asks for two approvers.
+    expect(shown).toContain('high');
     const requestId = buttonsOf(preview).find((b) => b.action_id === 'approve')?.value ?? '';
-    const click = await post(
+    const first = await post(
       buttonBody({ actionId: 'approve', value: requestId, userId: 'U2', response_url: slack.responseUrl() }),
+    );
+    expect(first.status).toBe(200);
+    await slack.waitFor(
+      () =>
+        slack.callsOf('chat.update').some((c) => JSON.stringify(c.args.blocks).includes('1 of 2 approvals')),
+      15_000,
+    );
+    expect(writesTo(sim)).toEqual([]);
+    const click = await post(
+      buttonBody({ actionId: 'approve', value: requestId, userId: 'U4', response_url: slack.responseUrl() }),
     );
     expect(click.status).toBe(200);
     await slack.waitFor(() => slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts), 15_000);

@@ -20,6 +20,7 @@ function approvalsWith(requests: ChangeRequest[]): Approvals {
           (filter.requester === undefined || r.requester.userId === filter.requester),
       ),
     count: async () => requests.length,
+    scheduledChanges: async () => requests.filter((r) => r.state === 'scheduled'),
     policy: {
       approvableBy: async (user: { userId: string }) => (r: ChangeRequest) =>
         r.requester.userId !== user.userId,
