@@ -271,7 +271,7 @@ function buildTimers(
       }
     },
     ...(deps.now ? { now: deps.now } : {}),
-    ...(deps.timerTickMs ? { tickMs: deps.timerTickMs } : {}),
+    tickMs: deps.timerTickMs ?? deps.config.changeTimers.tickSeconds * 1000,
     // Issue 22: a `window` deadline runs its scheduled change (fresh checks first), shown in Slack.
     runScheduled: async (changeId) => {
       const outcome = await approvals.runScheduled(changeId);

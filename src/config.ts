@@ -306,6 +306,8 @@ const envSchema = z
     JOURNAL_ANCHOR_MINUTES: integer(0, 1440, 15),
     SHUTDOWN_GRACE_SECONDS: integer(0, 600, 20),
     TELEMETRY_INTERVAL_SECONDS: integer(0, 3600, 60),
+    // How often due change timers (Keep-or-revert deadlines, change windows) are checked.
+    CHANGE_TIMER_TICK_SECONDS: integer(1, 60, 5),
     // Issue 23: watch the network (alerts, drift, digest, Alarm Manager webhooks).
     ALERT_CHANNEL: channelId,
     ALERT_MENTION: z.preprocess(
@@ -542,6 +544,8 @@ export interface Config {
   };
   /** Sampling of live counters (issue 20): every this many seconds; 0 = off. */
   telemetry: { intervalSeconds: number };
+  /** Issues 21–22: how often due deadlines (Keep-or-revert, change windows) are looked for. */
+  changeTimers: { tickSeconds: number };
   /** Issue 22: POLICY_FILE (unset: the default policy) and BOT_SOURCE_ADDRESS. */
   policy: { file?: string; sourceAddress?: string };
   /** Issue 23: watching the network. */
@@ -670,6 +674,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(e.MCP_APPROVAL_CHANNEL ? { approvalChannel: e.MCP_APPROVAL_CHANNEL } : {}),
     },
     telemetry: { intervalSeconds: e.TELEMETRY_INTERVAL_SECONDS },
+    changeTimers: { tickSeconds: e.CHANGE_TIMER_TICK_SECONDS },
     policy: {
       ...(e.POLICY_FILE ? { file: resolve(e.POLICY_FILE) } : {}),
       ...(e.BOT_SOURCE_ADDRESS ? { sourceAddress: e.BOT_SOURCE_ADDRESS } : {}),

@@ -226,9 +226,10 @@ describe('loadConfig', () => {
         'WATCH_INTERVAL_SECONDS',
         'DRIFT_INTERVAL_SECONDS',
         'UNIFI_WEBHOOK_SECRET',
+        'CHANGE_TIMER_TICK_SECONDS',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(51);
+    expect(ENV_VARIABLES).toHaveLength(52);
   });
 });
 

@@ -19,6 +19,9 @@ writeFileSync(
   - name: no-delete-with-clients
     when: tool == "delete_network" && blast_radius.clients.count > 0
     deny: Move the clients off the network first
+  - name: two-for-deletes
+    when: tool == "delete_network"
+    approvals: 2
 `,
 );
 
@@ -48,8 +51,9 @@ describe('the policy again at approval', () => {
       requester: RITA,
     });
     // Its risk and what it needs are kept on the request, and every face words them the same.
-    expect(request.assessment).toMatchObject({ risk: 'high', approvals: 2 });
-    expect(guardrailFields(request)).toMatchObject({ risk: 'high', approvals_needed: 2, approvals_given: 0 });
+    // An empty network only a zone lists: medium (the zone loses it); the rule asks for two.
+    expect(request.assessment).toMatchObject({ risk: 'medium', approvals: 2 });
+    expect(guardrailFields(request)).toMatchObject({ risk: 'medium', approvals_needed: 2, approvals_given: 0 });
     expect(guardrailLines(request)[1]).toBe('needs 2 approvals from people other than the requester');
 
     const first = await approvals.approve(request.id, ALEX);

@@ -102,6 +102,8 @@ describe('keep or revert, the built bot on files', () => {
       GATEWAY_API_KEY: sim.apiKey,
       AUDIT_CHANNEL: 'CAUDIT',
       DATA_DIR: dataDir,
+      // A tick a second: deadlines fire within a second, and "one more tick" is a short wait.
+      CHANGE_TIMER_TICK_SECONDS: '1',
     });
     const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'), 20_000);
     events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
@@ -125,9 +127,9 @@ describe('keep or revert, the built bot on files', () => {
     expect(deadlinesIn(dataDir).find((d) => d.changeId === kept)?.state).toBe('cancelled');
 
     await side().reverted(lapsed);
-    // Past the kept change's deadline and one more tick: nothing else happens.
+    // Past the kept change's deadline and two more ticks: nothing else happens.
     const due = Date.parse(deadlinesIn(dataDir).find((d) => d.changeId === kept)?.dueAt ?? '');
-    await sleep(Math.max(0, due - Date.now()) + 6_000);
+    await sleep(Math.max(0, due - Date.now()) + 2_500);
 
     expect(network(sim, 'IoT')).toEqual(iotStart);
     expect(putsTo(sim, iotStart?._id)).toBe(2);
@@ -150,7 +152,7 @@ describe('keep or revert, the built bot on files', () => {
 
     await start();
     await side().reverted(id);
-    await sleep(6_000);
+    await sleep(2_500);
 
     expect(network(sim, 'Guest')).toEqual(guestStart);
     expect(putsTo(sim, guestStart?._id)).toBe(2);
@@ -176,6 +178,7 @@ describe('keep or revert, two replicas of the built bot on one PostgreSQL', () =
       GATEWAY_API_KEY: sim.apiKey,
       DATABASE_URL: db.url,
       AUDIT_CHANNEL: 'CAUDIT',
+      CHANGE_TIMER_TICK_SECONDS: '1',
     };
     a = await startBotProcess('timers-a', env, SECRET);
     b = await startBotProcess('timers-b', env, SECRET);
@@ -192,7 +195,7 @@ describe('keep or revert, two replicas of the built bot on one PostgreSQL', () =
     const id = await side.run('update_network network_id=IoT vlan_id=26 revert_after=5s');
 
     await side.reverted(id);
-    await sleep(6_000);
+    await sleep(2_500);
 
     expect(network(sim, 'IoT')).toEqual(start);
     expect(putsTo(sim, start?._id)).toBe(2);
