@@ -53,7 +53,11 @@ describe('the policy again at approval', () => {
     // Its risk and what it needs are kept on the request, and every face words them the same.
     // An empty network only a zone lists: medium (the zone loses it); the rule asks for two.
     expect(request.assessment).toMatchObject({ risk: 'medium', approvals: 2 });
-    expect(guardrailFields(request)).toMatchObject({ risk: 'medium', approvals_needed: 2, approvals_given: 0 });
+    expect(guardrailFields(request)).toMatchObject({
+      risk: 'medium',
+      approvals_needed: 2,
+      approvals_given: 0,
+    });
     expect(guardrailLines(request)[1]).toBe('needs 2 approvals from people other than the requester');
 
     const first = await approvals.approve(request.id, ALEX);
