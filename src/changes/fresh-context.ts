@@ -1,15 +1,7 @@
+import { READ_OPTIONS_AT } from '../gateway/read-methods.js';
 import type { ToolContext } from '../tools/define-tool.js';
 
 type Gateway = ToolContext['gateway'];
-
-// The read methods and the position of their ReadOptions argument.
-const OPTIONS_AT: Record<string, number> = {
-  classicRead: 3,
-  v2Read: 3,
-  integrationList: 3,
-  integrationGet: 3,
-  integrationGlobalList: 2,
-};
 
 /**
  * The tool context with a gateway whose every read skips the read cache: a before- or after-image
@@ -20,7 +12,7 @@ export function freshContext(context: ToolContext): ToolContext {
   const gateway = new Proxy(context.gateway, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
-      const at = typeof property === 'string' ? OPTIONS_AT[property] : undefined;
+      const at = typeof property === 'string' ? READ_OPTIONS_AT[property] : undefined;
       if (at === undefined || typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const given = args[at];
