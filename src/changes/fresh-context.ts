@@ -1,5 +1,5 @@
-import { READ_OPTIONS_AT } from '../gateway/read-methods.js';
 import type { ToolContext } from '../tools/define-tool.js';
+import { READ_OPTIONS_AT } from '../tools/read-methods.js';
 
 type Gateway = ToolContext['gateway'];
 
