@@ -27,6 +27,7 @@ import { isNoOpPreview, render } from '../format/plain-text.js';
 import type { Logger } from '../log.js';
 import type { ChangeReader } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
+import { riskLines } from '../tools/policy-tools.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { isTopology } from '../topology/queries.js';
 import { pngDimensions, renderTopologyPng } from '../topology/render-png.js';
@@ -199,6 +200,19 @@ async function previewOf(deps: ConsoleDeps, command: ResolvedCommand): Promise<u
     return registry.run(command.tool, { ...base, dry_run: true }, context);
   }
   return { dry_run: true, tool: command.tool, would_run: registry.validate(command.tool, base) };
+}
+
+/**
+ * The preview's risk and self-lockout lines (issue 22). A risk that could not be assessed says so
+ * with the reason instead of hiding the preview.
+ */
+async function writeRisk(deps: ConsoleDeps, command: ResolvedCommand): Promise<void> {
+  try {
+    for (const line of await riskLines(deps.context, command.tool, withoutControlArgs(command.args)))
+      writeLine(deps.output, line);
+  } catch (error) {
+    writeLine(deps.output, `risk: not assessed: ${consoleErrorText(error, deps.logger)}`);
+  }
 }
 
 /** A write that ran: its result, and the change that records it (when the console records writes). */
@@ -423,6 +437,7 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
     if (!json) writeLine(output, NOTHING_TO_CHANGE);
     return 'continue';
   }
+  if (!json) await writeRisk(deps, command);
   const answer = await ask('approve? [y/N] ');
   if (answer === INTERRUPTED) {
     writeLine(output, '\nnot run.');
@@ -562,6 +577,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       writeLine(errorOutput, NOTHING_TO_CHANGE);
       return EXIT.ok;
     }
+    if (!json) await writeRisk(deps, command);
     writeLine(errorOutput, `not run: ${command.tool} changes the network; add --yes to run it`);
     return EXIT.notRun;
   } catch (error) {

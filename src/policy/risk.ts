@@ -69,13 +69,13 @@ export function assessImpact(facts: ImpactFacts): BlastRadius {
   if (dangling.length > 0) {
     raise(
       'high',
-      `${plural(dangling.length, 'object')} refer to ${facts.target ?? 'the target'}: ${names(dangling)} (they are left pointing at nothing)`,
+      `${plural(dangling.length, 'object')} ${dangling.length === 1 ? 'refers' : 'refer'} to ${facts.target ?? 'the target'}: ${names(dangling)} (they are left pointing at nothing)`,
     );
   }
   if (others.length > 0) {
     raise(
       'medium',
-      `${plural(others.length, 'object')} refer to ${facts.target ?? 'the target'}: ${names(others)}${facts.removes ? ' (the controller takes it out of them)' : ''}`,
+      `${plural(others.length, 'object')} ${others.length === 1 ? 'refers' : 'refer'} to ${facts.target ?? 'the target'}: ${names(others)}${facts.removes ? ' (the controller takes it out of them)' : ''}`,
     );
   }
   if (facts.removes && references.length === 0) raise('medium', `deletes ${facts.target ?? 'the target'}`);

@@ -176,5 +176,30 @@ const checkPolicy = defineTool({
   },
 });
 
+/**
+ * The risk lines a console preview ends with (issue 22: every preview says how risky the change
+ * is): the risk with its reasons, and the self-lockout warning. Empty where no guardrails are wired.
+ */
+export async function riskLines(
+  context: ToolContext,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<string[]> {
+  const guardrails = context.guardrails;
+  if (!guardrails) return [];
+  const { dry_run: _dry, confirm: _confirm, ...rest } = args;
+  const { radius } = await assessChange(
+    context,
+    { tool, args: rest, requester: '', channel: '', face: 'console' },
+    policyOf(context),
+    guardrails.now(),
+  );
+  // The blast radius's reasons only: approvals and windows are Slack's (the console's own y/N is
+  // the approval here).
+  const lines = [`risk: ${radius.risk} (${radius.reasons.join('; ')})`];
+  if (radius.selfLockoutWarning) lines.push(`SELF-LOCKOUT: ${radius.selfLockoutWarning}`);
+  return lines;
+}
+
 /** Issue 22: the guardrail policy, explained. */
 export const policyTools = [showPolicy, checkPolicy];

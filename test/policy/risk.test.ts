@@ -9,7 +9,7 @@ describe('assessImpact: references of a deleted object', () => {
     const radius = assessImpact({ target: 'network Guest', removes: true, references: [wifi, zone] });
     expect(radius.risk).toBe('high');
     expect(radius.reasons).toContain(
-      '1 object refer to network Guest: Wi-Fi network "Guest WiFi" (they are left pointing at nothing)',
+      '1 object refers to network Guest: Wi-Fi network "Guest WiFi" (they are left pointing at nothing)',
     );
     expect(radius.reasons.join(' ')).toContain(
       'firewall zone "Hotspot" (the controller takes it out of them)',

@@ -74,6 +74,18 @@ describe.concurrent('POLICY_FILE at start (`node dist/main.js`)', () => {
 });
 
 describe.concurrent('policy and policy check from the console', () => {
+  it('a write previewed at the console ends with its risk and the self-lockout warning, and is not run', async () => {
+    const run = await runBot(['update_network', 'network_id=IoT', 'vlan_id=21'], {
+      env: { BOT_SOURCE_ADDRESS: '10.20.0.103' },
+    });
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/^risk: high \(self-lockout: .*11 clients affected/m);
+    expect(run.stdout).toMatch(/^SELF-LOCKOUT: .*10\.20\.0\.103/m);
+    const low = await runBot(['update_network', 'network_id=IoT', 'domain_name=iot.lan']);
+    expect(low.stdout).toMatch(/^risk: (low|medium) \(/m);
+    expect(low.stdout).not.toContain('SELF-LOCKOUT');
+  });
+
   it('`policy check <command>` shows the risk, the blast radius and the matching rule', async () => {
     const run = await runBot(['policy', 'check', 'delete_network', 'network_id=IoT'], {
       env: { POLICY_FILE: GOOD, BOT_SOURCE_ADDRESS: '10.20.0.103' },
