@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `node scripts/bundle.mjs`: builds dist/ from src/ with esbuild (issue 26). One file per entry
- * point (the program, the two store tools, the chart thread), plus chunks under dist/chunks/ for
+ * point (the program, the two store tools, the chart thread, the simulator as a module), plus chunks under dist/chunks/ for
  * what the program imports on demand (the Slack kit, the MCP kit, the simulator, PostgreSQL, the
  * picture engines), so a console one-shot loads neither Slack's SDK nor the MCP SDK. Type checking
  * stays with tsc (`npm run typecheck`); esbuild only strips types. No source maps: the image ships
@@ -27,7 +27,9 @@ try {
   process.exit(1);
 }
 
-const ENTRIES = ['main', 'store/verify-cli', 'store/import-cli', 'topology/chart-worker'];
+// simulator/index: the controller simulator as a module, for stand-ins beside the image
+// (`npm run test:image` starts one from /app/dist/simulator/index.js).
+const ENTRIES = ['main', 'store/verify-cli', 'store/import-cli', 'topology/chart-worker', 'simulator/index'];
 
 /** Read their own files (.wasm, .ttf) next to their code, or are optional native add-ons. */
 const EXTERNAL = [

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -34,6 +34,13 @@ describe('the Dockerfile, package.json and manifest.yml agree with what the entr
     expect(pkg.bin.netops).toBe('dist/main.js');
     expect(readFileSync(MAIN, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
     expect(statSync(MAIN).mode & 0o111).not.toBe(0);
+  });
+
+  it('builds every /app/dist module the stand-ins of the image test import (the bundle keeps their paths)', () => {
+    const upstream = readFileSync(join(ROOT, 'scripts', 'test-image', 'upstream.mjs'), 'utf8');
+    const imported = [...upstream.matchAll(/from '\/app\/(dist\/[^']+)'/g)].map((m) => m[1] ?? '');
+    expect(imported).toContain('dist/simulator/index.js');
+    for (const path of imported) expect(existsSync(join(ROOT, path)), path).toBe(true);
   });
 
   it('copies into the build stage everything `npm run build` reads', () => {
