@@ -1,7 +1,5 @@
 import type { ToolContext } from '../tools/define-tool.js';
-import { READ_OPTIONS_AT } from '../tools/read-methods.js';
-
-type Gateway = ToolContext['gateway'];
+import { freshReads } from '../tools/read-methods.js';
 
 /**
  * Issue 22: one fresh snapshot of the controller for one preview. The tool context with a gateway
@@ -26,29 +24,18 @@ export function snapshotContext(context: ToolContext): ToolContext {
     }
     return `#${id}`;
   };
-  const gateway = new Proxy(context.gateway, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      const at = typeof property === 'string' ? READ_OPTIONS_AT[property] : undefined;
-      if (at === undefined || typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const given = args[at];
-        const options = typeof given === 'object' && given !== null ? given : {};
-        const key = JSON.stringify([
-          property,
-          ...args.slice(0, at).map((a) => (typeof a === 'object' && a !== null ? idOf(a) : a)),
-          { ...options, fresh: true },
-        ]);
-        const shared = reads.get(key);
-        if (shared) return shared;
-        const call = [...args];
-        call[at] = { ...options, fresh: true };
-        const read = (value as (...a: unknown[]) => Promise<unknown>).apply(target, call);
-        reads.set(key, read);
-        read.catch(() => reads.delete(key));
-        return read;
-      };
-    },
-  }) as Gateway;
+  const gateway = freshReads(context.gateway, (read) => {
+    const key = JSON.stringify([
+      read.method,
+      ...read.leading.map((a) => (typeof a === 'object' && a !== null ? idOf(a) : a)),
+      read.options,
+    ]);
+    const shared = reads.get(key);
+    if (shared) return shared;
+    const answer = Promise.resolve(read.run());
+    reads.set(key, answer);
+    answer.catch(() => reads.delete(key));
+    return answer;
+  });
   return { ...context, gateway };
 }

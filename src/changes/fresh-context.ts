@@ -1,7 +1,5 @@
 import type { ToolContext } from '../tools/define-tool.js';
-import { READ_OPTIONS_AT } from '../tools/read-methods.js';
-
-type Gateway = ToolContext['gateway'];
+import { freshReads } from '../tools/read-methods.js';
 
 /**
  * The tool context with a gateway whose every read skips the read cache: a before- or after-image
@@ -9,19 +7,5 @@ type Gateway = ToolContext['gateway'];
  * the registry's own read tools, so the image is the record as every face shows it.
  */
 export function freshContext(context: ToolContext): ToolContext {
-  const gateway = new Proxy(context.gateway, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      const at = typeof property === 'string' ? READ_OPTIONS_AT[property] : undefined;
-      if (at === undefined || typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const given = args[at];
-        const options = typeof given === 'object' && given !== null ? given : {};
-        const call = [...args];
-        call[at] = { ...options, fresh: true };
-        return (value as (...a: unknown[]) => unknown).apply(target, call);
-      };
-    },
-  }) as Gateway;
-  return { ...context, gateway };
+  return { ...context, gateway: freshReads(context.gateway) };
 }
