@@ -39,6 +39,16 @@ export interface BotProcess {
 }
 
 const running = new Set<ChildProcess>();
+// A worker that exits with bots still running (a test that failed before its stop) takes them along.
+process.once('exit', () => {
+  for (const child of running) {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
 
 /**
  * The environment of a spawned bot: only what a user or a container would set. PATH and HOME are

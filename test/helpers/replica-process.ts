@@ -37,6 +37,12 @@ export interface BotProcess {
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Every bot started here and not yet exited: killed when the test worker exits, whatever the tests did. */
+const alive = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of alive) child.kill('SIGKILL');
+});
+
 /** Starts `node dist/main.js` with `env` (plus PATH) and resolves once it listens (PORT=0 → its port from the log). */
 export async function startBotProcess(
   name: string,
@@ -58,12 +64,19 @@ export async function startBotProcess(
   });
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  alive.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      alive.delete(child);
+      resolve(code);
+    }),
+  );
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${name} did not start in time:\n${stderr.slice(-3000)}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // A bot that never said it listens is still running: killed here, or it outlives the suite.
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start in time:\n${stderr.slice(-3000)}`));
+    }, timeoutMs);
     // The bot logs JSON lines on stdout; stderr carries only what is not a log line.
     const partials = { stdout: '', stderr: '' };
     const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
