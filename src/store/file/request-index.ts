@@ -1,5 +1,5 @@
 import type { ChangeRequest, ChangeState } from '../records.js';
-import type { ChangeFilter } from '../types.js';
+import type { ChangeFilter, PendingFilter } from '../types.js';
 
 /**
  * Listing order for the file store's requests, kept as they change instead of sorting every
@@ -150,3 +150,106 @@ export class RequestIndex {
 }
 
 type Matcher = (request: ChangeRequest, filter: ChangeFilter) => boolean;
+
+/**
+ * Issue 26: the file store's pending requests in expiry order (then id), kept as they change, so
+ * App Home's "Waiting for you" page and the expiry sweep read the few requests they show or
+ * expire instead of filtering and sorting every pending request each time.
+ */
+export class PendingByExpiry {
+  /** Pending requests, soonest expiry first, then by id. */
+  private readonly entries: { at: number; id: string }[] = [];
+  /** Pending ids by requester user id. */
+  private readonly byRequester = new Map<string, Set<string>>();
+
+  /** Records a request as it is now (created, or moved to another state). */
+  put(before: ChangeRequest | undefined, after: ChangeRequest): void {
+    const was = before?.state === 'pending' ? before : undefined;
+    const is = after.state === 'pending' ? after : undefined;
+    if (was && is && was.expiresAt === is.expiresAt) return;
+    if (was) this.remove(was);
+    if (is) this.insert(is);
+  }
+
+  /** `PendingFilter` answered from the index; `requests` holds every request by id. */
+  list(requests: ReadonlyMap<string, ChangeRequest>, filter: PendingFilter): ChangeRequest[] {
+    const offset = filter.offset ?? 0;
+    const wanted = filter.limit === undefined ? Number.POSITIVE_INFINITY : offset + filter.limit;
+    const excluded = new Set(filter.notRequestedBy ?? []);
+    const found: ChangeRequest[] = [];
+    let seen = 0;
+    for (let i = this.firstLive(filter.liveAt); i < this.entries.length && seen < wanted; i += 1) {
+      const request = requests.get((this.entries[i] as { id: string }).id);
+      if (!request || excluded.has(request.requester.userId)) continue;
+      if (seen >= offset) found.push(request);
+      seen += 1;
+    }
+    return found;
+  }
+
+  /** How many `list` would return without paging: the live ones, less the excluded requesters' own. */
+  count(
+    requests: ReadonlyMap<string, ChangeRequest>,
+    filter: Omit<PendingFilter, 'limit' | 'offset'>,
+  ): number {
+    let n = this.entries.length - this.firstLive(filter.liveAt);
+    for (const requester of new Set(filter.notRequestedBy ?? [])) {
+      for (const id of this.byRequester.get(requester) ?? []) {
+        const request = requests.get(id);
+        if (request && Date.parse(request.expiresAt) > filter.liveAt) n -= 1;
+      }
+    }
+    return n;
+  }
+
+  /** Ids of the pending requests whose expiry is at or before `at` (overdue), soonest first. */
+  overdue(at: number): string[] {
+    return this.entries.slice(0, this.firstLive(at)).map((entry) => entry.id);
+  }
+
+  /** Index of the first entry whose expiry is after `at`. */
+  private firstLive(at: number): number {
+    let low = 0;
+    let high = this.entries.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.entries[middle] as { at: number }).at <= at) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** Index where an entry belongs (of an equal one, if present). */
+  private place(at: number, id: string): number {
+    let low = 0;
+    let high = this.entries.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const entry = this.entries[middle] as { at: number; id: string };
+      if (entry.at < at || (entry.at === at && entry.id < id)) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private insert(request: ChangeRequest): void {
+    const at = Date.parse(request.expiresAt);
+    this.entries.splice(this.place(at, request.id), 0, { at, id: request.id });
+    let mine = this.byRequester.get(request.requester.userId);
+    if (!mine) {
+      mine = new Set();
+      this.byRequester.set(request.requester.userId, mine);
+    }
+    mine.add(request.id);
+  }
+
+  private remove(request: ChangeRequest): void {
+    const at = Date.parse(request.expiresAt);
+    const i = this.place(at, request.id);
+    const entry = this.entries[i];
+    if (entry && entry.id === request.id) this.entries.splice(i, 1);
+    const mine = this.byRequester.get(request.requester.userId);
+    mine?.delete(request.id);
+    if (mine?.size === 0) this.byRequester.delete(request.requester.userId);
+  }
+}
