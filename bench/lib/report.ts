@@ -54,15 +54,22 @@ export function budgetRows(results: PartResults): BudgetRow[] {
   const rows: BudgetRow[] = [];
   if (results.store) {
     const { small, large, ratios } = results.store;
-    for (const [query, ratio] of Object.entries(ratios)) {
-      rows.push({
-        measure: `store (file): ${query}, ${fmt(large.entries)} journal entries / ${fmt(large.pending)} pending`,
-        now: `${(large.ms[query] ?? 0).toFixed(3)} ms`,
-        floor: `${(small.ms[query] ?? 0).toFixed(3)} ms (${fmt(small.entries)} entries / ${fmt(small.pending)} pending)`,
-        ratio: times(ratio),
-        budget: '≤ 2×',
-        met: ratio <= 2,
-      });
+    // A result saved before issue 26's second round holds the file store's figures only.
+    const backends =
+      results.store.backends ??
+      (small && large && ratios ? [{ kind: 'file' as const, small, large, ratios }] : []);
+    for (const b of backends) {
+      for (const [query, ratio] of Object.entries(b.ratios)) {
+        const budgeted = !(b.unbudgeted ?? []).includes(query);
+        rows.push({
+          measure: `store (${b.kind === 'file' ? 'file' : 'PostgreSQL'}): ${query}, ${fmt(b.large.entries)} journal entries / ${fmt(b.large.pending)} pending`,
+          now: `${(b.large.ms[query] ?? 0).toFixed(3)} ms`,
+          floor: `${(b.small.ms[query] ?? 0).toFixed(3)} ms (${fmt(b.small.entries)} entries / ${fmt(b.small.pending)} pending)`,
+          ratio: times(ratio),
+          budget: budgeted ? '≤ 2×' : '— (for comparison)',
+          met: budgeted ? ratio <= 2 : undefined,
+        });
+      }
     }
   }
   if (results.burst) {

@@ -218,7 +218,7 @@ export class FileChangeStore implements ChangeStore {
 
   async countPending(filter: Omit<PendingFilter, 'limit' | 'offset'>): Promise<number> {
     this.refresh();
-    return this.pending.count(this.requests, filter);
+    return this.pending.count(filter);
   }
 
   async history(id: string): Promise<RequestHistory | undefined> {

@@ -159,8 +159,8 @@ type Matcher = (request: ChangeRequest, filter: ChangeFilter) => boolean;
 export class PendingByExpiry {
   /** Pending requests, soonest expiry first, then by id. */
   private readonly entries: { at: number; id: string }[] = [];
-  /** Pending ids by requester user id. */
-  private readonly byRequester = new Map<string, Set<string>>();
+  /** The expiry times of each requester's pending requests, soonest first (counts without a walk). */
+  private readonly byRequester = new Map<string, number[]>();
 
   /** Records a request as it is now (created, or moved to another state). */
   put(before: ChangeRequest | undefined, after: ChangeRequest): void {
@@ -188,16 +188,11 @@ export class PendingByExpiry {
   }
 
   /** How many `list` would return without paging: the live ones, less the excluded requesters' own. */
-  count(
-    requests: ReadonlyMap<string, ChangeRequest>,
-    filter: Omit<PendingFilter, 'limit' | 'offset'>,
-  ): number {
+  count(filter: Omit<PendingFilter, 'limit' | 'offset'>): number {
     let n = this.entries.length - this.firstLive(filter.liveAt);
     for (const requester of new Set(filter.notRequestedBy ?? [])) {
-      for (const id of this.byRequester.get(requester) ?? []) {
-        const request = requests.get(id);
-        if (request && Date.parse(request.expiresAt) > filter.liveAt) n -= 1;
-      }
+      const times = this.byRequester.get(requester) ?? [];
+      n -= times.length - firstAfter(times, filter.liveAt);
     }
     return n;
   }
@@ -219,6 +214,15 @@ export class PendingByExpiry {
     return low;
   }
 
+  private times(requester: string): number[] {
+    let times = this.byRequester.get(requester);
+    if (!times) {
+      times = [];
+      this.byRequester.set(requester, times);
+    }
+    return times;
+  }
+
   /** Index where an entry belongs (of an equal one, if present). */
   private place(at: number, id: string): number {
     let low = 0;
@@ -235,12 +239,8 @@ export class PendingByExpiry {
   private insert(request: ChangeRequest): void {
     const at = Date.parse(request.expiresAt);
     this.entries.splice(this.place(at, request.id), 0, { at, id: request.id });
-    let mine = this.byRequester.get(request.requester.userId);
-    if (!mine) {
-      mine = new Set();
-      this.byRequester.set(request.requester.userId, mine);
-    }
-    mine.add(request.id);
+    const times = this.times(request.requester.userId);
+    times.splice(firstAfter(times, at), 0, at);
   }
 
   private remove(request: ChangeRequest): void {
@@ -248,8 +248,22 @@ export class PendingByExpiry {
     const i = this.place(at, request.id);
     const entry = this.entries[i];
     if (entry && entry.id === request.id) this.entries.splice(i, 1);
-    const mine = this.byRequester.get(request.requester.userId);
-    mine?.delete(request.id);
-    if (mine?.size === 0) this.byRequester.delete(request.requester.userId);
+    const times = this.times(request.requester.userId);
+    // One of the equal times, whichever: they only count.
+    const last = firstAfter(times, at) - 1;
+    if (times[last] === at) times.splice(last, 1);
+    if (times.length === 0) this.byRequester.delete(request.requester.userId);
   }
+}
+
+/** Index of the first time after `at` in ascending `times`. */
+function firstAfter(times: readonly number[], at: number): number {
+  let low = 0;
+  let high = times.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((times[middle] as number) <= at) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
