@@ -85,7 +85,7 @@ export function budgetRows(results: PartResults): BudgetRow[] {
   }
   for (const ack of results.acks ?? []) {
     rows.push({
-      measure: `ack p99, controller answering in ${fmt(ack.latencyMs)} ms`,
+      measure: `ack p99, controller answering in ${fmt(ack.latencyMs)} ms (watcher 1 s, drift 5 s, samples 5 s, timers 1 s running)`,
       now: `${fmt(ack.bot.p99)} ms`,
       floor: `${fmt(ack.floor.p99)} ms (bare Bolt)`,
       ratio: times(ack.p99Ratio),
