@@ -108,7 +108,13 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
           slackApiUrl: ctx.slack.apiUrl,
           controllerUrl: controller.url,
           controllerApiKey: controller.apiKey,
-          env: BACKGROUND_ENV,
+          // BENCH_BOT_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`): to look into a run.
+          env: {
+            ...BACKGROUND_ENV,
+            ...(process.env.BENCH_BOT_NODE_OPTIONS
+              ? { NODE_OPTIONS: process.env.BENCH_BOT_NODE_OPTIONS }
+              : {}),
+          },
         });
         let botRun: AckRun;
         let botSamples: AckSample[];
