@@ -110,7 +110,8 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
           controllerApiKey: controller.apiKey,
           // BENCH_BOT_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`): to look into a run.
           env: {
-            ...BACKGROUND_ENV,
+            // BENCH_ACKS_BACKGROUND=off: the bot without them, to tell their share.
+            ...(process.env.BENCH_ACKS_BACKGROUND === 'off' ? {} : BACKGROUND_ENV),
             ...(process.env.BENCH_BOT_NODE_OPTIONS
               ? { NODE_OPTIONS: process.env.BENCH_BOT_NODE_OPTIONS }
               : {}),
