@@ -1,6 +1,9 @@
-// Not part of `npm run bench`: starts the bot and the bare Bolt floor as the startup part does and
+// Not part of `npm run bench` (run with `npx tsx bench/idle-probe.ts` after `npm run build`): starts the bot and the bare Bolt floor as the startup part does and
 // prints, 2 s after healthz, RSS, threads and the V8 heap spaces' sizes from /proc and the process.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BenchController } from './lib/controller.js';
 import { BenchSlack } from './lib/fake-slack.js';
 import { BOT_ENTRY, FLOOR_ENTRY, startApp } from './lib/processes.js';
@@ -12,7 +15,7 @@ for (const kind of ['bot', 'floor', 'bot', 'floor'] as const) {
     slackApiUrl: slack.apiUrl,
     controllerUrl: controller.url,
     controllerApiKey: controller.apiKey,
-    env: { NODE_OPTIONS: '--require /tmp/i26-heap-hook.cjs' },
+    env: { NODE_OPTIONS: `--require ${fileURLToPath(new URL('./apps/heap-hook.cjs', import.meta.url))}` },
   });
   await new Promise((r) => setTimeout(r, 2000));
   const status = readFileSync(`/proc/${app.pid}/status`, 'utf8');
@@ -25,8 +28,9 @@ for (const kind of ['bot', 'floor', 'bot', 'floor'] as const) {
     'MiB',
     'threads',
     pick('Threads'),
-    readFileSync(`/tmp/i26-heap-${app.pid}.txt`, 'utf8'),
+    readFileSync(join(tmpdir(), `netops-heap-${app.pid}.txt`), 'utf8'),
   );
+  rmSync(join(tmpdir(), `netops-heap-${app.pid}.txt`), { force: true });
   await app.stop();
 }
 await controller.close();
