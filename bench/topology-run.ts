@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { REJECTED, recordParserOf } from '../src/gateway/records/fast-lenient.js';
 import { buildTopology } from '../src/topology/build.js';
 import { toDot, toGraphml } from '../src/topology/exports.js';
 import { topologyClientSchema, topologyDeviceSchema } from '../src/topology/records.js';
@@ -80,7 +81,14 @@ function main(): void {
             const clients = JSON.parse(clientPayload).data as unknown[];
             let t = performance.now();
             const deviceRecords = devices.map((r) => topologyDeviceSchema.parse(r));
-            const clientRecords = clients.map((r) => topologyClientSchema.parse(r));
+            // As the gateway parses a list (parseList): a fastLenientObject schema's plain parser.
+            const parseClient =
+              recordParserOf(topologyClientSchema) ?? ((r: unknown) => topologyClientSchema.parse(r));
+            const clientRecords = clients.map((r) => {
+              const parsed = parseClient(r);
+              if (parsed === REJECTED) throw new Error('a synthetic client record was refused');
+              return parsed;
+            });
             steps.recordsMs = performance.now() - t;
             t = performance.now();
             const topology = buildTopology(deviceRecords, clientRecords, {

@@ -10,7 +10,7 @@ import type { Logger } from './log.js';
 import type { McpFrontEnd } from './mcp/mcp-front-end.js';
 import type { McpKit } from './mcp/mcp-kit.js';
 import type { Policy } from './policy/index.js';
-import { loadPolicy } from './policy-startup.js';
+import { policyWithoutFile } from './policy-startup.js';
 import type { HttpRoute, SlackFrontEnd } from './slack/slack-app.js';
 import type { SlackKit } from './slack/slack-kit.js';
 import { FileStore } from './store/file/file-store.js';
@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps): App {
   });
   // Issue 22: the policy and what blast radius and self-lockout are measured against.
   const guardrails: Guardrails = {
-    policy: deps.policy ?? loadPolicy(config),
+    policy: deps.policy ?? policyWithoutFile(config),
     ...(config.gateway.apiType === 'local' && (deps.controllerUrl ?? config.gateway.url)
       ? { controllerUrl: deps.controllerUrl ?? config.gateway.url }
       : {}),

@@ -358,7 +358,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     config = loadConfig();
     // Issue 22: a POLICY_FILE that does not parse or type-check stops every face here (exit 2).
-    policy = loadPolicy(config);
+    policy = await loadPolicy(config);
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(error, argv);
     throw error;

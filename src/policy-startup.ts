@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.js';
-import { DEFAULT_POLICY, type Policy, PolicyFileError, parsePolicy } from './policy/index.js';
+import { DEFAULT_POLICY, type Policy } from './policy/policy.js';
+import { PolicyFileError } from './policy/policy-error.js';
 
 /**
  * The policy in effect, read once at start (policy/ itself does no I/O): POLICY_FILE parsed and
  * type-checked, or the default policy when it is unset. Throws PolicyFileError (a ConfigError:
  * the bot stops with exit code 2, the file, line and rule named); nothing falls back silently.
+ * The parser (YAML, and the CEL compiler for `when` conditions: about 13 MiB and a few hundred ms
+ * at start) is loaded only when a file is set (issue 26).
  */
-export function loadPolicy(config: Pick<Config, 'policy'>): Policy {
+export async function loadPolicy(config: Pick<Config, 'policy'>): Promise<Policy> {
   const file = config.policy.file;
   if (!file) return DEFAULT_POLICY;
   let text: string;
@@ -17,5 +20,19 @@ export function loadPolicy(config: Pick<Config, 'policy'>): Policy {
     const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
     throw new PolicyFileError(file, [{ message: `cannot be read (${reason})` }]);
   }
+  const { parsePolicy } = await import('./policy/parse.js');
   return parsePolicy(text, file);
+}
+
+/**
+ * The policy of an app built without one: the default, when no POLICY_FILE is set. With one, the
+ * caller loads it first (`await loadPolicy(config)`, as main.ts does), since loading is async.
+ */
+export function policyWithoutFile(config: Pick<Config, 'policy'>): Policy {
+  if (config.policy.file) {
+    throw new Error(
+      `POLICY_FILE is set (${config.policy.file}): pass the policy to createApp (deps.policy = await loadPolicy(config))`,
+    );
+  }
+  return DEFAULT_POLICY;
 }

@@ -54,15 +54,22 @@ export function budgetRows(results: PartResults): BudgetRow[] {
   const rows: BudgetRow[] = [];
   if (results.store) {
     const { small, large, ratios } = results.store;
-    for (const [query, ratio] of Object.entries(ratios)) {
-      rows.push({
-        measure: `store (file): ${query}, ${fmt(large.entries)} journal entries / ${fmt(large.pending)} pending`,
-        now: `${(large.ms[query] ?? 0).toFixed(3)} ms`,
-        floor: `${(small.ms[query] ?? 0).toFixed(3)} ms (${fmt(small.entries)} entries / ${fmt(small.pending)} pending)`,
-        ratio: times(ratio),
-        budget: '≤ 2×',
-        met: ratio <= 2,
-      });
+    // A result saved before issue 26's second round holds the file store's figures only.
+    const backends =
+      results.store.backends ??
+      (small && large && ratios ? [{ kind: 'file' as const, small, large, ratios }] : []);
+    for (const b of backends) {
+      for (const [query, ratio] of Object.entries(b.ratios)) {
+        const budgeted = !(b.unbudgeted ?? []).includes(query);
+        rows.push({
+          measure: `store (${b.kind === 'file' ? 'file' : 'PostgreSQL'}): ${query}, ${fmt(b.large.entries)} journal entries / ${fmt(b.large.pending)} pending`,
+          now: `${(b.large.ms[query] ?? 0).toFixed(3)} ms`,
+          floor: `${(b.small.ms[query] ?? 0).toFixed(3)} ms (${fmt(b.small.entries)} entries / ${fmt(b.small.pending)} pending)`,
+          ratio: times(ratio),
+          budget: budgeted ? '≤ 2×' : '— (for comparison)',
+          met: budgeted ? ratio <= 2 : undefined,
+        });
+      }
     }
   }
   if (results.burst) {
@@ -78,7 +85,7 @@ export function budgetRows(results: PartResults): BudgetRow[] {
   }
   for (const ack of results.acks ?? []) {
     rows.push({
-      measure: `ack p99, controller answering in ${fmt(ack.latencyMs)} ms`,
+      measure: `ack p99, controller answering in ${fmt(ack.latencyMs)} ms (watcher 1 s, drift 5 s, samples 5 s, timers 1 s running)`,
       now: `${fmt(ack.bot.p99)} ms`,
       floor: `${fmt(ack.floor.p99)} ms (bare Bolt)`,
       ratio: times(ack.p99Ratio),
@@ -163,16 +170,16 @@ export function budgetRows(results: PartResults): BudgetRow[] {
       now: `${fmt(s.bot.startupMs)} ms`,
       floor: `${fmt(s.floor.startupMs)} ms (bare Bolt)`,
       ratio: times(s.startupRatio),
-      budget: '≤ 1.50×',
-      met: s.startupRatio <= 1.5,
+      budget: '≤ 1.30× (issue 26)',
+      met: s.startupRatio <= 1.3,
     });
     rows.push({
       measure: 'RSS at idle',
       now: `${fmt(s.bot.rssMiB)} MiB`,
       floor: `${fmt(s.floor.rssMiB)} MiB (bare Bolt)`,
       ratio: times(s.rssRatio),
-      budget: '≤ 1.30×',
-      met: s.rssRatio <= 1.3,
+      budget: '≤ 1.20× (issue 26)',
+      met: s.rssRatio <= 1.2,
     });
   }
   const largest = results.topology?.at(-1);

@@ -30,6 +30,7 @@ import type {
   ChangeStore,
   InterruptedRequest,
   JournalHead,
+  PendingFilter,
   RequestHistory,
 } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
@@ -898,6 +899,16 @@ export class Approvals {
   /** How many requests match. */
   async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
     return this.store.count(filter);
+  }
+
+  /** Issue 26: pending requests live at `filter.liveAt`, soonest expiry first, a page at a time. */
+  async pendingByExpiry(filter: PendingFilter): Promise<ChangeRequest[]> {
+    return this.store.pendingByExpiry(filter);
+  }
+
+  /** Issue 26: how many pending requests `pendingByExpiry` would list without paging. */
+  async countPending(filter: Omit<PendingFilter, 'limit' | 'offset'>): Promise<number> {
+    return this.store.countPending(filter);
   }
 
   /** One request with every journal event about it. */

@@ -51,3 +51,14 @@ export function personOf(actor: Actor): string {
   const label = actor.userId.slice(MCP_REQUESTER_PREFIX.length);
   return SLACK_USER.test(label) ? label : actor.userId;
 }
+
+/**
+ * Issue 26: every requester user id whose `personOf` is `person` (the user, and their MCP token
+ * when its label is their Slack id), so a store query can leave out a viewer's own requests.
+ */
+export function requesterIdsOf(person: string): string[] {
+  const ids: string[] = [];
+  if (personOf({ userId: person }) === person) ids.push(person);
+  if (SLACK_USER.test(person)) ids.push(`${MCP_REQUESTER_PREFIX}${person}`);
+  return ids;
+}

@@ -37,6 +37,8 @@ export function observeChanges(store: ChangeStore, changed: ChangeListener): Cha
     get: (id) => store.get(id),
     list: (filter) => store.list(filter),
     count: (filter) => store.count(filter),
+    pendingByExpiry: (filter) => store.pendingByExpiry(filter),
+    countPending: (filter) => store.countPending(filter),
     history: (id) => store.history(id),
     journalHead: () => store.journalHead(),
     verifyJournal: () => store.verifyJournal(),

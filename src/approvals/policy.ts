@@ -1,6 +1,6 @@
 import { mrkdwn } from '../lib/slack-escape.js';
 import type { Logger } from '../log.js';
-import { isMcpRequester, personOf } from './mcp-requester.js';
+import { isMcpRequester, personOf, requesterIdsOf } from './mcp-requester.js';
 import type { Actor, ChangeRequest } from './types.js';
 
 /** A policy answer; a refusal says what is missing, in words the clicker can act on. */
@@ -83,6 +83,16 @@ export class ApprovalPolicy {
   async approvableBy(user: Actor): Promise<(request: ChangeRequest) => boolean> {
     const standing = await this.approverStanding(user);
     return (request) => standing.ok && !this.isOwnRequest(request, user);
+  }
+
+  /**
+   * Issue 26: `approvableBy` as a store filter for pending requests: undefined when the user may
+   * approve none, else the requester ids whose requests they may not approve (their own).
+   */
+  async approvableFilter(user: Actor): Promise<{ notRequestedBy: string[] } | undefined> {
+    const standing = await this.approverStanding(user);
+    if (!standing.ok) return undefined;
+    return { notRequestedBy: this.options.allowSelfApproval ? [] : requesterIdsOf(user.userId) };
   }
 
   /** The requester, or the person behind the MCP client that requested it (its token's label). */

@@ -206,6 +206,27 @@ export class HomeService {
     }
   }
 
+  /**
+   * The viewer's page of "Waiting for you": pending requests they may approve, soonest to expire
+   * first (one overdue but not yet swept is no longer waiting for anyone). Issue 26: the store
+   * counts them and reads one page, so the cost does not grow with the number pending.
+   */
+  private async waitingPage(user: string, now: number): Promise<HomeModel['waiting']> {
+    const { approvals } = this.options;
+    const approvable = await approvals.policy.approvableFilter({ userId: user });
+    if (!approvable) return { requests: [], total: 0, page: 0 };
+    const query = { liveAt: now, notRequestedBy: approvable.notRequestedBy };
+    const total = await approvals.countPending(query);
+    const pages = Math.max(1, Math.ceil(total / WAITING_PAGE_SIZE));
+    const page = Math.min(this.pages.get(user) ?? 0, pages - 1);
+    const requests = await approvals.pendingByExpiry({
+      ...query,
+      limit: WAITING_PAGE_SIZE,
+      offset: page * WAITING_PAGE_SIZE,
+    });
+    return { requests, total, page };
+  }
+
   private async model(user: string, notice?: string): Promise<HomeModel> {
     const { approvals, site } = this.options;
     const now = this.now();
@@ -216,8 +237,8 @@ export class HomeService {
     const timed = this.options.pendingReverts
       ? settledWithin(settle(this.options.pendingReverts()), STATUS_WAIT_MS)
       : Promise.resolve(undefined);
-    const [pending, mine, mineTotal, recent, mayApprove, quickActions, scheduled] = await Promise.all([
-      approvals.list({ state: 'pending' }),
+    const [waiting, mine, mineTotal, recent, mayApprove, quickActions, scheduled] = await Promise.all([
+      this.waitingPage(user, now),
       approvals.list({ requester: user, limit: MINE_SHOWN }),
       approvals.count({ requester: user }),
       approvals.list({ state: ['succeeded', 'failed', 'unknown'], site, limit: RECENT_SHOWN }),
@@ -226,13 +247,7 @@ export class HomeService {
       // Issue 22: changes waiting for their window, for those who may approve them.
       approvals.scheduledChanges(),
     ]);
-    // Soonest to expire first; one overdue but not yet swept is no longer waiting for anyone.
-    const waiting = pending
-      .filter((r) => Date.parse(r.expiresAt) > now && mayApprove(r))
-      .sort((a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt) || (a.id < b.id ? -1 : 1));
-    const pages = Math.max(1, Math.ceil(waiting.length / WAITING_PAGE_SIZE));
-    const page = Math.min(this.pages.get(user) ?? 0, pages - 1);
-    const shown = waiting.slice(page * WAITING_PAGE_SIZE, (page + 1) * WAITING_PAGE_SIZE);
+    const shown = waiting.requests;
     const messages = [...shown, ...mine, ...recent].flatMap((r) => (r.message ? [r.message] : []));
     const links = await this.options.permalinks.of(messages);
     const controller = await status;
@@ -243,7 +258,7 @@ export class HomeService {
       now,
       site,
       ...(notice ? { notice } : {}),
-      waiting: { requests: shown, total: waiting.length, page },
+      waiting,
       mine: { requests: mine, total: mineTotal },
       recent,
       ...(controller?.ok ? { controller: controller.value } : {}),

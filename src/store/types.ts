@@ -24,6 +24,20 @@ export interface ChangeFilter {
 }
 
 /**
+ * Issue 26: pending requests in expiry order, a page at a time (App Home's "Waiting for you",
+ * reminder sweeps), so a view costs a page, not every pending request.
+ */
+export interface PendingFilter {
+  /** Only requests still live at this time (ms since the epoch): their expiry is after it. */
+  liveAt: number;
+  /** Leaves out requests whose requester has one of these user ids (a viewer's own requests). */
+  notRequestedBy?: readonly string[];
+  /** At most this many, soonest expiry first (then by id); unset = all. */
+  limit?: number;
+  offset?: number;
+}
+
+/**
  * When a transition may happen. All conditions are checked in one atomic step with the change
  * itself (one conditional UPDATE in PostgreSQL, one synchronous check-and-append in the file
  * store), so of any number of concurrent callers at most one gets past them.
@@ -93,6 +107,10 @@ export interface ChangeStore {
   /** Requests newest first (by creation time). */
   list(filter?: ChangeFilter): Promise<ChangeRequest[]>;
   count(filter?: Omit<ChangeFilter, 'limit' | 'offset'>): Promise<number>;
+  /** Issue 26: pending requests live at `filter.liveAt`, soonest expiry first (then id), paged. */
+  pendingByExpiry(filter: PendingFilter): Promise<ChangeRequest[]>;
+  /** Issue 26: how many requests `pendingByExpiry` would list without paging. */
+  countPending(filter: Omit<PendingFilter, 'limit' | 'offset'>): Promise<number>;
   /** One request with all its journal events; undefined for an unknown id. */
   history(id: string): Promise<RequestHistory | undefined>;
   journalHead(): Promise<JournalHead>;

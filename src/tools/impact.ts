@@ -4,17 +4,11 @@ import { stringish } from '../gateway/records/lenient.js';
 import { networkRecordSchema } from '../gateway/records/network-record.js';
 import { isHostIn, isIpv4, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { normalizeMac } from '../lib/mac.js';
-import {
-  type AffectedSet,
-  assessImpact,
-  type BlastRadius,
-  type ChangeRequest,
-  evaluateChange,
-  type ImpactFacts,
-  MAX_NAMES,
-  type Policy,
-  type PolicyDecision,
-} from '../policy/index.js';
+// The policy's modules, not its index (which holds the CEL compiler and the YAML parser: issue 26).
+import { evaluateChange, type PolicyDecision } from '../policy/evaluate.js';
+import type { Policy } from '../policy/policy.js';
+import { assessImpact, MAX_NAMES } from '../policy/risk.js';
+import type { AffectedSet, BlastRadius, ChangeRequest, ImpactFacts } from '../policy/types.js';
 import { buildTopology } from '../topology/build.js';
 import type { ToolAccess, ToolContext } from './define-tool.js';
 import {

@@ -1,16 +1,12 @@
 import { z } from 'zod';
 import { NotSupportedError } from '../errors.js';
-import {
-  type AffectedSet,
-  activeFreezes,
-  DEFAULT_POLICY,
-  formatDuration,
-  isOpen,
-  nextOpening,
-  type Policy,
-  type PolicyDecision,
-  type PolicyRule,
-} from '../policy/index.js';
+// The policy's modules, not its index: the index also holds the CEL compiler and the YAML parser,
+// which only a POLICY_FILE needs (issue 26: not loaded at start).
+import { formatDuration } from '../policy/duration.js';
+import type { PolicyDecision } from '../policy/evaluate.js';
+import { DEFAULT_POLICY, type Policy, type PolicyRule } from '../policy/policy.js';
+import type { AffectedSet } from '../policy/types.js';
+import { activeFreezes, isOpen, nextOpening } from '../policy/windows.js';
 import { siteId } from './arg-types.js';
 import { defineTool, type ToolContext } from './define-tool.js';
 import { assessChange } from './impact.js';

@@ -8,10 +8,12 @@ import { slackHeaders } from '../helpers/slack-requests.js';
 import { slackTextProblems } from '../helpers/slack-text.js';
 
 /**
- * Cases per property: 1,000 in `npm test` (it must finish in 5 minutes on 2 cores), more with `FUZZ_RUNS=20000 npm run fuzz`. Tests may read
- * the environment (the rule that only config.ts does is for src/).
+ * Cases per property: 400 in `npm test`, more with `FUZZ_RUNS=20000 npm run fuzz`. The count is
+ * arbitrary, set by the suite's 5-minute budget on 2 cores (2,000, then 1,000, then 400 in issue 26
+ * as the suite grew); the seed is fixed, so the 400 are the first 400 of the larger runs. Tests may
+ * read the environment (the rule that only config.ts does is for src/).
  */
-export const FUZZ_RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 1000) || 1000);
+export const FUZZ_RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 400) || 400);
 /** A fixed seed unless FUZZ_SEED is set, so a failure in CI replays; fast-check prints the seed. */
 export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_251_110;
 

@@ -8,6 +8,7 @@ import type { GatewayOptions } from '../../src/gateway/index.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { type Logger, silentLogger } from '../../src/log.js';
 import { mcpKit } from '../../src/mcp/mcp-kit.js';
+import { loadPolicy } from '../../src/policy-startup.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { slackKit } from '../../src/slack/slack-kit.js';
 import { FileStore } from '../../src/store/file/file-store.js';
@@ -101,6 +102,7 @@ export async function startSlackBot(
     logger,
     gateway,
     store: options.store ?? new FileStore(dataDir, { data: new MemoryStore() }),
+    policy: await loadPolicy(config),
     slackKit,
     ...(options.mcp ? { mcpKit } : {}),
     ...(options.now ? { now: options.now } : {}),

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { type KeyValueStore, MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
+import { loadPolicy } from '../../src/policy-startup.js';
 import {
   type Simulator,
   type SimulatorOptions,
@@ -45,7 +46,14 @@ export async function startTestBot(
   const logger = silentLogger();
   const gateway = testGateway(sim, options.gateway);
   const store = new FileStore(config.dataDir, { data: options.store ?? new MemoryStore() });
-  const app = createApp({ config, logger, gateway, store, ...(options.now ? { now: options.now } : {}) });
+  const app = createApp({
+    config,
+    logger,
+    gateway,
+    store,
+    policy: await loadPolicy(config),
+    ...(options.now ? { now: options.now } : {}),
+  });
   return {
     sim,
     app,

@@ -102,4 +102,22 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
     )?.[0];
     expect(onDemand(transport ?? '')).toContain('node_modules/got/dist/source/index.js');
   });
+
+  it('is ASCII in every output, so V8 keeps each module source as a one-byte string (issue 26)', () => {
+    const outputs = Object.keys(meta.outputs).filter((output) => output.endsWith('.js'));
+    expect(outputs).toContain(MAIN);
+    const nonAscii = outputs.filter((output) => readFileSync(join(ROOT, output)).some((byte) => byte > 0x7f));
+    expect(nonAscii).toEqual([]);
+  });
+
+  it('loads the policy file parser (YAML and the CEL compiler) only when POLICY_FILE is set (issue 26)', () => {
+    const slackGraph = staticGraph(MAIN, outputOf('src/slack/slack-kit.ts'));
+    expect(slackGraph.inputs).toContain('src/policy/evaluate.ts');
+    expect(fromPackage(slackGraph.inputs, 'yaml/')).toEqual([]);
+    expect(fromPackage(slackGraph.inputs, '@bufbuild/')).toEqual([]);
+    expect(slackGraph.inputs.filter((i) => i === 'src/policy/parse.ts' || i === 'src/policy/cel.ts')).toEqual(
+      [],
+    );
+    expect(onDemand(MAIN)).toContain('src/policy/parse.ts');
+  });
 });

@@ -10,20 +10,47 @@ import { HomeViewers } from '../../src/slack/home-viewers.js';
 import { Permalinks } from '../../src/slack/permalinks.js';
 import { sampleRequest } from '../store/contract.js';
 
-/** Approvals as the Home service reads them: one list of requests, everyone may approve others' requests. */
-function approvalsWith(requests: ChangeRequest[]): Approvals {
+/**
+ * Approvals as the Home service reads them: one list of requests, everyone may approve others'
+ * requests. `read` counts the pending requests handed to Home (issue 26: a page, not all of them).
+ */
+function approvalsWith(requests: ChangeRequest[], read = { pending: 0 }): Approvals {
+  type Pending = { liveAt: number; notRequestedBy?: readonly string[]; limit?: number; offset?: number };
+  const waiting = (filter: Pending) =>
+    requests
+      .filter(
+        (r) =>
+          r.state === 'pending' &&
+          Date.parse(r.expiresAt) > filter.liveAt &&
+          !(filter.notRequestedBy ?? []).includes(r.requester.userId),
+      )
+      .sort((a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt) || (a.id < b.id ? -1 : 1));
   const fake = {
-    list: async (filter: { state?: unknown; requester?: string } = {}) =>
-      requests.filter(
+    list: async (filter: { state?: unknown; requester?: string } = {}) => {
+      const found = requests.filter(
         (r) =>
           (filter.state === undefined || filter.state === r.state) &&
           (filter.requester === undefined || r.requester.userId === filter.requester),
-      ),
+      );
+      if (filter.state === 'pending') read.pending += found.length;
+      return found;
+    },
     count: async () => requests.length,
+    pendingByExpiry: async (filter: Pending) => {
+      const offset = filter.offset ?? 0;
+      const page = waiting(filter).slice(
+        offset,
+        filter.limit === undefined ? undefined : offset + filter.limit,
+      );
+      read.pending += page.length;
+      return page;
+    },
+    countPending: async (filter: Pending) => waiting(filter).length,
     scheduledChanges: async () => requests.filter((r) => r.state === 'scheduled'),
     policy: {
       approvableBy: async (user: { userId: string }) => (r: ChangeRequest) =>
         r.requester.userId !== user.userId,
+      approvableFilter: async (user: { userId: string }) => ({ notRequestedBy: [user.userId] }),
     },
   };
   return fake as unknown as Approvals;
@@ -49,12 +76,12 @@ function client() {
 function service(
   requests: ChangeRequest[],
   slack: ReturnType<typeof client>,
-  options: { interval?: number } = {},
+  options: { interval?: number; read?: { pending: number } } = {},
 ) {
   const logger = silentLogger();
   return new HomeService({
     client: slack.client,
-    approvals: approvalsWith(requests),
+    approvals: approvalsWith(requests, options.read),
     viewers: new HomeViewers(new MemoryStore(), logger),
     permalinks: new Permalinks(slack.client, logger),
     logger,
@@ -138,6 +165,45 @@ describe('HomeService', () => {
     await new Promise((r) => setTimeout(r, 100));
 
     expect(slack.published.length - 60).toBe(50);
+    home.stop();
+  });
+
+  it('reads one page of the pending requests, not all of them, and pages them by expiry (issue 26)', async () => {
+    const now = Date.now();
+    // 1,000 pending, expiring in shuffled order; every tenth is the viewer's own (not waiting for them).
+    const requests = Array.from({ length: 1000 }, (_, i) => ({
+      ...sampleRequest({
+        id: `cr_home${String(i).padStart(4, '0')}`,
+        requester: i % 10 === 0 ? { userId: 'U0ALEX', name: 'alex' } : { userId: 'U0RITA', name: 'rita' },
+      }),
+      // Shuffled, and pairs share an expiry (then the id decides).
+      expiresAt: new Date(now + 3_600_000 + ((i * 7919) % 500) * 1000).toISOString(),
+    }));
+    // Two already overdue but not yet swept: waiting for nobody.
+    for (const [id, ago] of [
+      ['cr_overdue1', 1000],
+      ['cr_overdue2', 5],
+    ] as const)
+      requests.push({ ...sampleRequest({ id }), expiresAt: new Date(now - ago).toISOString() });
+    const read = { pending: 0 };
+    const home = service(requests, client(), { read });
+    const expected = requests
+      .filter((r) => r.requester.userId !== 'U0ALEX' && Date.parse(r.expiresAt) > now)
+      .sort((a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt) || (a.id < b.id ? -1 : 1));
+
+    const first = JSON.stringify((await home.view('U0ALEX')).blocks);
+    expect(first).toContain('Waiting for you (900)');
+    expect(first).toContain('Showing 1–10 of 900, soonest to expire first.');
+    for (const r of expected.slice(0, 10)) expect(first).toContain(r.id);
+    expect(first).not.toContain(expected[10]?.id);
+    expect(read.pending).toBeLessThanOrEqual(10);
+
+    await home.showPage('U0ALEX', 89);
+    read.pending = 0;
+    const last = JSON.stringify((await home.view('U0ALEX')).blocks);
+    expect(last).toContain('Showing 891–900 of 900');
+    for (const r of expected.slice(890)) expect(last).toContain(r.id);
+    expect(read.pending).toBeLessThanOrEqual(10);
     home.stop();
   });
 

@@ -407,6 +407,70 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
       });
     });
 
+    describe('pending by expiry (issue 26)', () => {
+      it('pages the live pending requests soonest expiry first, leaves out requesters, counts them, and after a reopen', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const MCP_ALEX = { userId: 'mcp:U0ALEX', name: 'an MCP client via MCP (token U0ALEX)' };
+        // Created in one order, expiring in another; two pairs share an expiry (the id decides).
+        const plan: [string, number, number, typeof RITA][] = [
+          ['cr_pexp_a', 0, 900, RITA],
+          ['cr_pexp_b', 1, 300, ALEX],
+          ['cr_pexp_c', 2, 100, RITA],
+          ['cr_pexp_e', 3, 598, MCP_ALEX],
+          ['cr_pexp_d', 4, 597, RITA],
+          ['cr_pexp_f', 5, 50, { userId: 'U0SAM', name: 'sam' }],
+          ['cr_pexp_g', 6, 2000, RITA],
+        ];
+        for (const [id, createdS, ttlS, who] of plan)
+          await changes.create(sampleRequest({ id, createdS, ttlS, requester: who }), who, at(createdS));
+        // One decided (no longer pending).
+        await changes.transition(
+          'cr_pexp_a',
+          { type: 'approved', id: 'cr_pexp_a', actor: ALEX, previewHash: 'a'.repeat(64) },
+          { from: ['pending'], at: at(10), live: true },
+        );
+        const ids = (found: { id: string }[]) => found.map((r) => r.id);
+
+        // At 60 s, cr_pexp_f (expiry 55 s) is overdue: waiting for nobody.
+        const live = { liveAt: at(60) };
+        expect(ids(await changes.pendingByExpiry(live))).toEqual([
+          'cr_pexp_c',
+          'cr_pexp_b',
+          'cr_pexp_d',
+          'cr_pexp_e',
+          'cr_pexp_g',
+        ]);
+        expect(await changes.countPending(live)).toBe(5);
+        // Exactly at its expiry a request is no longer live.
+        expect(ids(await changes.pendingByExpiry({ liveAt: at(102), limit: 1 }))).toEqual(['cr_pexp_b']);
+        const notAlex = { liveAt: at(60), notRequestedBy: ['U0ALEX', 'mcp:U0ALEX'] };
+        expect(ids(await changes.pendingByExpiry(notAlex))).toEqual(['cr_pexp_c', 'cr_pexp_d', 'cr_pexp_g']);
+        expect(await changes.countPending(notAlex)).toBe(3);
+        expect(ids(await changes.pendingByExpiry({ ...notAlex, limit: 2, offset: 1 }))).toEqual([
+          'cr_pexp_d',
+          'cr_pexp_g',
+        ]);
+        expect(await changes.pendingByExpiry({ ...notAlex, offset: 3 })).toEqual([]);
+
+        const after = await reopen(store);
+        expect(ids(await after.changes().pendingByExpiry({ ...live, limit: 3, offset: 1 }))).toEqual([
+          'cr_pexp_b',
+          'cr_pexp_d',
+          'cr_pexp_e',
+        ]);
+        // The sweep expires the overdue ones, oldest created first, and they leave the listing.
+        const expired = await after.changes().expireDue(at(402));
+        expect(ids(expired)).toEqual(['cr_pexp_b', 'cr_pexp_c', 'cr_pexp_f']);
+        expect(ids(await after.changes().pendingByExpiry({ liveAt: 0 }))).toEqual([
+          'cr_pexp_d',
+          'cr_pexp_e',
+          'cr_pexp_g',
+        ]);
+        expect(await after.changes().countPending({ liveAt: 0, notRequestedBy: ['U0RITA'] })).toBe(1);
+      });
+    });
+
     describe('bot data', () => {
       it('keeps JSON values by key, across a reopen', async () => {
         const before = await fresh();

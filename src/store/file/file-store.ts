@@ -12,6 +12,7 @@ import type {
   ChangeStore,
   InterruptedRequest,
   JournalHead,
+  PendingFilter,
   RequestHistory,
   Store,
   StoreHealth,
@@ -21,7 +22,7 @@ import { FileDeadlineStore } from './deadline-file.js';
 import { processAlive } from './file-lock.js';
 import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.js';
 import { JournalView } from './journal-view.js';
-import { RequestIndex } from './request-index.js';
+import { PendingByExpiry, RequestIndex } from './request-index.js';
 import { FileSampleStore } from './sample-files.js';
 
 /** bot-data.json: bot-kept data inside DATA_DIR. */
@@ -88,6 +89,7 @@ export class FileChangeStore implements ChangeStore {
   readonly replicaId = newReplicaId();
   private readonly requests = new Map<string, ChangeRequest>();
   private readonly index = new RequestIndex();
+  private readonly pending = new PendingByExpiry();
   private readonly events = new Map<string, JournalEvent[]>();
   // Claims made by this process; every run found in-flight at open belonged to a process now gone.
   private readonly owned = new Set<string>();
@@ -164,7 +166,12 @@ export class FileChangeStore implements ChangeStore {
   async expireDue(at: number): Promise<ChangeRequest[]> {
     return this.locked(() => {
       const expired: ChangeRequest[] = [];
-      for (const request of this.byCreation()) {
+      // Issue 26: the overdue ones from the expiry index, not a walk over every request; oldest first.
+      const overdue = this.pending
+        .overdue(at)
+        .flatMap((id) => this.requests.get(id) ?? [])
+        .sort((a, b) => newestFirst(b, a));
+      for (const request of overdue) {
         if (request.state === 'pending' && isPastExpiry(request, at)) {
           this.record({ type: 'expired', id: request.id, actor: SYSTEM_ACTOR }, at);
           expired.push(this.snapshot(request.id));
@@ -202,6 +209,16 @@ export class FileChangeStore implements ChangeStore {
   async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
     this.refresh();
     return this.index.count(this.requests, filter, matchesFilter);
+  }
+
+  async pendingByExpiry(filter: PendingFilter): Promise<ChangeRequest[]> {
+    this.refresh();
+    return this.pending.list(this.requests, filter).map((r) => structuredClone(r));
+  }
+
+  async countPending(filter: Omit<PendingFilter, 'limit' | 'offset'>): Promise<number> {
+    this.refresh();
+    return this.pending.count(filter);
   }
 
   async history(id: string): Promise<RequestHistory | undefined> {
@@ -309,6 +326,7 @@ export class FileChangeStore implements ChangeStore {
     const next = applyEvent(before, event);
     this.requests.set(event.id, next);
     this.index.put(before, next);
+    this.pending.put(before, next);
     const list = this.events.get(event.id);
     if (list) list.push(event);
     else this.events.set(event.id, [event]);

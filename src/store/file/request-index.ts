@@ -1,5 +1,5 @@
 import type { ChangeRequest, ChangeState } from '../records.js';
-import type { ChangeFilter } from '../types.js';
+import type { ChangeFilter, PendingFilter } from '../types.js';
 
 /**
  * Listing order for the file store's requests, kept as they change instead of sorting every
@@ -150,3 +150,120 @@ export class RequestIndex {
 }
 
 type Matcher = (request: ChangeRequest, filter: ChangeFilter) => boolean;
+
+/**
+ * Issue 26: the file store's pending requests in expiry order (then id), kept as they change, so
+ * App Home's "Waiting for you" page and the expiry sweep read the few requests they show or
+ * expire instead of filtering and sorting every pending request each time.
+ */
+export class PendingByExpiry {
+  /** Pending requests, soonest expiry first, then by id. */
+  private readonly entries: { at: number; id: string }[] = [];
+  /** The expiry times of each requester's pending requests, soonest first (counts without a walk). */
+  private readonly byRequester = new Map<string, number[]>();
+
+  /** Records a request as it is now (created, or moved to another state). */
+  put(before: ChangeRequest | undefined, after: ChangeRequest): void {
+    const was = before?.state === 'pending' ? before : undefined;
+    const is = after.state === 'pending' ? after : undefined;
+    if (was && is && was.expiresAt === is.expiresAt) return;
+    if (was) this.remove(was);
+    if (is) this.insert(is);
+  }
+
+  /** `PendingFilter` answered from the index; `requests` holds every request by id. */
+  list(requests: ReadonlyMap<string, ChangeRequest>, filter: PendingFilter): ChangeRequest[] {
+    const offset = filter.offset ?? 0;
+    const wanted = filter.limit === undefined ? Number.POSITIVE_INFINITY : offset + filter.limit;
+    const excluded = new Set(filter.notRequestedBy ?? []);
+    const found: ChangeRequest[] = [];
+    let seen = 0;
+    for (let i = this.firstLive(filter.liveAt); i < this.entries.length && seen < wanted; i += 1) {
+      const request = requests.get((this.entries[i] as { id: string }).id);
+      if (!request || excluded.has(request.requester.userId)) continue;
+      if (seen >= offset) found.push(request);
+      seen += 1;
+    }
+    return found;
+  }
+
+  /** How many `list` would return without paging: the live ones, less the excluded requesters' own. */
+  count(filter: Omit<PendingFilter, 'limit' | 'offset'>): number {
+    let n = this.entries.length - this.firstLive(filter.liveAt);
+    for (const requester of new Set(filter.notRequestedBy ?? [])) {
+      const times = this.byRequester.get(requester) ?? [];
+      n -= times.length - firstAfter(times, filter.liveAt);
+    }
+    return n;
+  }
+
+  /** Ids of the pending requests whose expiry is at or before `at` (overdue), soonest first. */
+  overdue(at: number): string[] {
+    return this.entries.slice(0, this.firstLive(at)).map((entry) => entry.id);
+  }
+
+  /** Index of the first entry whose expiry is after `at`. */
+  private firstLive(at: number): number {
+    let low = 0;
+    let high = this.entries.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.entries[middle] as { at: number }).at <= at) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private times(requester: string): number[] {
+    let times = this.byRequester.get(requester);
+    if (!times) {
+      times = [];
+      this.byRequester.set(requester, times);
+    }
+    return times;
+  }
+
+  /** Index where an entry belongs (of an equal one, if present). */
+  private place(at: number, id: string): number {
+    let low = 0;
+    let high = this.entries.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const entry = this.entries[middle] as { at: number; id: string };
+      if (entry.at < at || (entry.at === at && entry.id < id)) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private insert(request: ChangeRequest): void {
+    const at = Date.parse(request.expiresAt);
+    this.entries.splice(this.place(at, request.id), 0, { at, id: request.id });
+    const times = this.times(request.requester.userId);
+    times.splice(firstAfter(times, at), 0, at);
+  }
+
+  private remove(request: ChangeRequest): void {
+    const at = Date.parse(request.expiresAt);
+    const i = this.place(at, request.id);
+    const entry = this.entries[i];
+    if (entry && entry.id === request.id) this.entries.splice(i, 1);
+    const times = this.times(request.requester.userId);
+    // One of the equal times, whichever: they only count.
+    const last = firstAfter(times, at) - 1;
+    if (times[last] === at) times.splice(last, 1);
+    if (times.length === 0) this.byRequester.delete(request.requester.userId);
+  }
+}
+
+/** Index of the first time after `at` in ascending `times`. */
+function firstAfter(times: readonly number[], at: number): number {
+  let low = 0;
+  let high = times.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((times[middle] as number) <= at) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

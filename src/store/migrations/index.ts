@@ -3,6 +3,7 @@ import { telemetry } from './0002-telemetry.js';
 import { deadlines } from './0004-deadlines.js';
 import { watch } from './0005-watch.js';
 import { scheduledChanges } from './0006-scheduled-changes.js';
+import { pendingByExpiry } from './0008-pending-by-expiry.js';
 
 /**
  * One schema change. Migrations only add (tables, columns, indexes), so a replica of the
@@ -16,4 +17,11 @@ export interface Migration {
 }
 
 /** Every migration, oldest first. SQL lives in TypeScript modules so it ships inside dist/. */
-export const MIGRATIONS: readonly Migration[] = [initial, telemetry, deadlines, watch, scheduledChanges];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  telemetry,
+  deadlines,
+  watch,
+  scheduledChanges,
+  pendingByExpiry,
+];

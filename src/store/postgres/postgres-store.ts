@@ -26,6 +26,7 @@ import type {
   ChangeStore,
   InterruptedRequest,
   JournalHead,
+  PendingFilter,
   RequestHistory,
   Store,
   StoreHealth,
@@ -114,6 +115,17 @@ function whereClause(filter: ChangeFilter, params: unknown[]): string {
   if (filter.site !== undefined) add((p) => `site = ${p}`, filter.site);
   if (filter.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.since);
   return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+}
+
+/** Issue 26: the pending rows live at `liveAt`, less the excluded requesters'. */
+function pendingWhere(filter: Omit<PendingFilter, 'limit' | 'offset'>, params: unknown[]): string {
+  params.push(new Date(filter.liveAt).toISOString());
+  let sql = `WHERE state = 'pending' AND expires_at > $${params.length}::timestamptz`;
+  if (filter.notRequestedBy !== undefined && filter.notRequestedBy.length > 0) {
+    params.push([...filter.notRequestedBy]);
+    sql += ` AND requester <> ALL($${params.length}::text[])`;
+  }
+  return sql;
 }
 
 /** Change requests and the journal in PostgreSQL, shared by every replica on the database. */
@@ -276,6 +288,31 @@ export class PostgresChangeStore implements ChangeStore {
     const params: unknown[] = [];
     const found = await this.pool.query<{ n: string }>(
       `SELECT count(*) AS n FROM netops_change_requests ${whereClause(filter, params)}`,
+      params,
+    );
+    return Number(found.rows[0]?.n ?? 0);
+  }
+
+  async pendingByExpiry(filter: PendingFilter): Promise<ChangeRequest[]> {
+    const params: unknown[] = [];
+    // Issue 26: served by the partial index of migration 0008, (expires_at, id) of pending rows.
+    let sql = `SELECT data FROM netops_change_requests ${pendingWhere(filter, params)} ORDER BY expires_at, id`;
+    if (filter.limit !== undefined) {
+      params.push(filter.limit);
+      sql += ` LIMIT $${params.length}`;
+    }
+    if (filter.offset !== undefined) {
+      params.push(filter.offset);
+      sql += ` OFFSET $${params.length}`;
+    }
+    const found = await this.pool.query<{ data: ChangeRequest }>(sql, params);
+    return found.rows.map((row) => row.data);
+  }
+
+  async countPending(filter: Omit<PendingFilter, 'limit' | 'offset'>): Promise<number> {
+    const params: unknown[] = [];
+    const found = await this.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM netops_change_requests ${pendingWhere(filter, params)}`,
       params,
     );
     return Number(found.rows[0]?.n ?? 0);
