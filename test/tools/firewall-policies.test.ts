@@ -20,7 +20,9 @@ const Z = DEMO_ZONE_IDS;
 const N = DEMO_NETWORKS;
 const POLICIES = '/v2/api/site/default/firewall-policies';
 
-const bot = useTestBot();
+// The v2 `firewall-policies` endpoints, as a Network 9.0 console (no official policy API) serves them;
+// the official endpoints of 10.1 are tested in firewall-policies-official.test.ts.
+const bot = useTestBot({ simulator: { apiVersion: '9.0' } });
 
 function stored(id: string) {
   const policy = bot.site().firewallPolicies.find((p) => p._id === id);
