@@ -42,7 +42,8 @@ export function logRequest(
   request: LoggedRequest & { userAgent: string | string[] | undefined },
 ): void {
   if (!request.route.startsWith('/integration/') || request.userAgent !== BOT_USER_AGENT) return;
-  const { userAgent: _agent, ...line } = request;
+  // Only these four: never the headers (the API key) or anything else the record carries.
+  const line = { method: request.method, route: request.route, query: request.query, body: request.body };
   mkdirSync(dir, { recursive: true });
   appendFileSync(join(dir, `${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);
 }
