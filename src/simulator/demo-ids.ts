@@ -132,7 +132,8 @@ const DEMO_READ_ARGUMENTS: Readonly<Record<string, string>> = {
   client_mac: '9c:b6:d0:4e:11:07',
   client: 'Galaxy-S23',
   device_id: DEMO_DEVICES.coreSwitch.id,
-  policy_id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
+  // The official id: a 10.1 console shows it, and the v2 record carries it (`external_id`).
+  policy_id: DEMO_FIREWALL_POLICY_UUIDS.blockIotToInternal,
   format: 'graphml',
 };
 

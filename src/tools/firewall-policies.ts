@@ -152,10 +152,15 @@ interface PolicySite {
 
 async function loadPolicies(gateway: Gateway, site: string, fresh: boolean): Promise<PolicySite> {
   requireLocal(gateway);
-  await requireZoneBasedFirewall(gateway, site);
-  return (await gateway.offers('firewall.policies'))
-    ? loadOfficial(gateway, site, fresh)
-    : loadV2(gateway, site, fresh);
+  // Which API serves policies, the Integration site id and the generation check are asked together:
+  // on a cold start that is one round trip before the lists instead of three. A failure to resolve
+  // the site id shows through the official reads that need it; v2 does not need it.
+  gateway.resolveSiteUuid(site).catch(() => undefined);
+  const [official] = await Promise.all([
+    gateway.offers('firewall.policies'),
+    requireZoneBasedFirewall(gateway, site),
+  ]);
+  return official ? loadOfficial(gateway, site, fresh) : loadV2(gateway, site, fresh);
 }
 
 function siteOf(

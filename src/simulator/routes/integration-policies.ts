@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { INTEGRATION_CODES, json } from '../envelopes.js';
+import { networkUuidOf } from '../retired-networks.js';
 import type { Router } from '../router.js';
 import type { FirewallPolicy, FirewallPolicyEndpoint, FirewallZone, SiteState } from '../state.js';
 import { type Handler, param, type RequestContext, uuidSite } from './context.js';
@@ -348,7 +349,8 @@ function sideView(site: SiteState, end: FirewallPolicyEndpoint): Record<string, 
     filter = withPorts({
       type: 'NETWORK',
       networkFilter: {
-        networkIds: ids.map((id) => site.networks.find((n) => n._id === id)?.external_id ?? id),
+        // A deleted network is still named by the UUID it had (the reference dangles).
+        networkIds: ids.map((id) => networkUuidOf(site, id) ?? id),
         matchOpposite: end.match_opposite_networks === true,
       },
       ...mac,
