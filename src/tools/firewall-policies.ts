@@ -349,7 +349,13 @@ function writePolicy(
 function previewNames(s: PolicySite, preview: unknown): { names?: Record<string, string> } {
   const names = namesIn(
     preview,
-    (id) => s.names.zone(id) ?? s.names.network(id) ?? s.policies.find((p) => p._id === id)?.name ?? null,
+    (id) =>
+      s.names.zone(id) ??
+      s.names.network(id) ??
+      // Official bodies name networks by UUID.
+      s.networks.records.find((network) => network.external_id === id)?.name ??
+      s.policies.find((p) => p._id === id)?.name ??
+      null,
   );
   return Object.keys(names).length > 0 ? { names } : {};
 }
