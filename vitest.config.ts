@@ -27,7 +27,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'test/process/**'],
           // One throwaway PostgreSQL server per run (or TEST_DATABASE_URL); each file makes its own database.
-          globalSetup: ['test/global/postgres.ts'],
+          globalSetup: ['test/global/postgres.ts', 'test/global/request-log.ts'],
+          // Issue 25: the bot's Integration requests of every file are logged and checked at the end.
+          setupFiles: ['test/setup/request-log.ts'],
         },
       },
       {
@@ -37,7 +39,12 @@ export default defineConfig({
         test: {
           name: 'process',
           include: ['test/process/**/*.test.ts'],
-          globalSetup: ['test/global/postgres.ts', 'test/process/global-setup.ts'],
+          globalSetup: [
+            'test/global/postgres.ts',
+            'test/process/global-setup.ts',
+            'test/global/request-log.ts',
+          ],
+          setupFiles: ['test/setup/request-log.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

@@ -5,6 +5,9 @@
 // So this runs vitest with a JSON report beside the usual output and passes only when vitest
 // exited 0 AND the report lists every `*.test.ts` under test/ on disk, each run, none failed or
 // skipped. A subset is for `npx vitest run <file>`, which stays plain vitest.
+// Issue 25: it also fails the run when an Integration request the bot sent anywhere in the suite
+// does not match Ubiquiti's 10.1.85 document: the global setup test/global/request-log.ts checks
+// the simulators' request logs under SIMULATOR_REQUEST_LOG_ROOT and writes problems-<project>.json.
 // Prints "N passed, N failed" (the line .ci/run shows).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -61,6 +64,7 @@ if (onDisk.length === 0) {
 
 const reportDir = mkdtempSync(join(tmpdir(), 'netops-test-report-'));
 const reportFile = join(reportDir, 'report.json');
+const requestLogRoot = join(reportDir, 'integration-requests');
 const vitestPackage = createRequire(join(root, 'package.json')).resolve('vitest/package.json');
 const vitestBin = join(dirname(vitestPackage), JSON.parse(readFileSync(vitestPackage, 'utf8')).bin.vitest);
 const userReporters = args.some((arg) => arg.startsWith('--reporter'));
@@ -73,7 +77,11 @@ const vitestArgs = [
   `--outputFile.json=${reportFile}`,
 ];
 
-const child = spawn(process.execPath, vitestArgs, { stdio: 'inherit', cwd: root });
+const child = spawn(process.execPath, vitestArgs, {
+  stdio: 'inherit',
+  cwd: root,
+  env: { ...process.env, SIMULATOR_REQUEST_LOG_ROOT: requestLogRoot },
+});
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 const code = await new Promise((done) => {
   child.on('close', (status, signal) => done(status ?? (signal ? 128 : 1)));
@@ -83,6 +91,11 @@ const problems = [];
 if (code !== 0) problems.push(`vitest exited with code ${code}`);
 let report;
 if (existsSync(reportFile)) report = JSON.parse(readFileSync(reportFile, 'utf8'));
+const requestChecks = existsSync(requestLogRoot)
+  ? readdirSync(requestLogRoot)
+      .filter((name) => /^problems-.*\.json$/.test(name))
+      .map((name) => JSON.parse(readFileSync(join(requestLogRoot, name), 'utf8')))
+  : [];
 rmSync(reportDir, { recursive: true, force: true });
 
 if (!report) {
@@ -107,6 +120,19 @@ if (!report) {
   const skipped = report.numPendingTests + report.numTodoTests;
   if (skipped > 0) problems.push(`${skipped} tests were skipped or todo: the suite has none on purpose`);
   if (report.numTotalTests === 0) problems.push('no tests ran');
+}
+
+const checkedRequests = requestChecks.reduce((sum, check) => sum + check.requests, 0);
+const requestProblems = requestChecks.flatMap((check) => check.problems);
+if (requestChecks.length > 0) {
+  console.log(`${checkedRequests} Integration requests checked against the 10.1.85 document`);
+}
+if (requestProblems.length > 0) {
+  problems.push(
+    `${requestProblems.length} Integration requests do not match the 10.1.85 document:\n  ${requestProblems
+      .map((p) => `${p.testFile}: ${p.problem}${p.times > 1 ? ` (${p.times} requests)` : ''}`)
+      .join('\n  ')}`,
+  );
 }
 
 if (problems.length > 0) {

@@ -360,6 +360,8 @@ const envSchema = z
         .regex(/^\d{1,2}\.\d{1,2}(\.\d{1,4})?$/, { message: 'must be a version such as 9.0 or 10.1' })
         .default('10.1'),
     ),
+    // Issue 25: where the built-in simulator logs the bot's Integration requests (the test suite's check).
+    SIMULATOR_REQUEST_LOG: z.preprocess(blankToUndefined, z.string().optional()),
     MCP_TOKEN: mcpTokens,
     MCP_WRITES: z.preprocess(
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
@@ -551,7 +553,7 @@ export interface Config {
   /** Issue 23: watching the network. */
   watch: WatchConfig;
   /** The built-in simulator (used when no controller is configured). */
-  simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number]; apiVersion: string };
+  simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number]; apiVersion: string; requestLog?: string };
   store: StoreConfig;
   logLevel: LogLevel;
   /** True when LOG_LEVEL was set explicitly (the console quietens logs otherwise). */
@@ -691,7 +693,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       driftIntervalSeconds: e.DRIFT_INTERVAL_SECONDS,
       ...(e.UNIFI_WEBHOOK_SECRET ? { webhookSecret: e.UNIFI_WEBHOOK_SECRET } : {}),
     },
-    simulator: { firewall: e.SIMULATOR_FIREWALL, apiVersion: e.SIMULATOR_API_VERSION },
+    simulator: {
+      firewall: e.SIMULATOR_FIREWALL,
+      apiVersion: e.SIMULATOR_API_VERSION,
+      ...(e.SIMULATOR_REQUEST_LOG === undefined ? {} : { requestLog: e.SIMULATOR_REQUEST_LOG }),
+    },
     store: storeConfig(e),
     logLevel: e.LOG_LEVEL,
     logLevelExplicit: typeof env.LOG_LEVEL === 'string' && env.LOG_LEVEL.trim() !== '',

@@ -35,6 +35,7 @@ async function controllerFor(
     firewall: config.simulator.firewall,
     apiVersion: config.simulator.apiVersion,
     trafficIntervalMs: 1000,
+    ...(config.simulator.requestLog === undefined ? {} : { requestLog: config.simulator.requestLog }),
   });
   return {
     overrides: { url: simulator.url, apiKey: simulator.apiKey, username: undefined, password: undefined },

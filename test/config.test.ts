@@ -208,6 +208,7 @@ describe('loadConfig', () => {
         'LOG_LEVEL',
         'SIMULATOR_FIREWALL',
         'SIMULATOR_API_VERSION',
+        'SIMULATOR_REQUEST_LOG',
         'JOURNAL_KEY',
         'JOURNAL_ANCHOR_MINUTES',
         'SHUTDOWN_GRACE_SECONDS',
@@ -229,7 +230,7 @@ describe('loadConfig', () => {
         'CHANGE_TIMER_TICK_SECONDS',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(52);
+    expect(ENV_VARIABLES).toHaveLength(53);
   });
 });
 

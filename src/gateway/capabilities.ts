@@ -130,7 +130,9 @@ const TABLE: Readonly<Record<ApiGroup, Rule>> = {
       ? { generations: ['official'] }
       : { generations: [], note: 'needs the official API (Network 10.1 or later) and an API key' },
   'firewall-rules': only('classic', 'v2'),
-  'firewall-policies': only('v2'),
+  'firewall-policies': (v) => ({
+    generations: offersOfficial(v, 'firewall.policies') ? ['official'] : ['v2'],
+  }),
   'acl-rules': (v) =>
     offersOfficial(v, 'acl-rules')
       ? { generations: ['official'] }

@@ -91,6 +91,22 @@ export const DEMO_FIREWALL_POLICIES = {
   kidsBedtime: '65b3c8e1f4a9d20c7e5a1604',
 } as const;
 
+/** Official (Integration) UUIDs of the same policies (the v2 record's `external_id`). */
+export const DEMO_FIREWALL_POLICY_UUIDS: Readonly<Record<keyof typeof DEMO_FIREWALL_POLICIES, string>> = {
+  blockIotToInternal: 'd7f20e07-ed42-42ed-84bb-895c608099f6',
+  camerasNoInternet: 'ee544eeb-36cb-4404-83ed-3511d7ec202a',
+  allowPlexFromWan: '793bfb39-a2ef-483a-8e04-33b7df28434d',
+  kidsBedtime: 'c1e3efac-f3f5-4a17-9ba8-b6150ada35d1',
+};
+
+/** Official UUIDs of the controller's generated policies, in their seeded order. */
+export const DEMO_PREDEFINED_POLICY_UUIDS = [
+  '9092a4d9-4e4f-46d7-88e3-69b041747c23',
+  'dbcf34d8-96a8-4ab3-989d-51ec6c90847f',
+  'ba9e5c47-afca-4560-936e-0b4f1fd8218a',
+  'f6a6c411-8327-475b-b277-6fead50db719',
+] as const;
+
 /** Integration UUIDs of the ACL rules, in their seeded order. */
 export const DEMO_ACL_RULES = {
   blockIotToNas: '385c64c2-1d8e-4a30-b391-9b34bec60595',
@@ -116,7 +132,8 @@ const DEMO_READ_ARGUMENTS: Readonly<Record<string, string>> = {
   client_mac: '9c:b6:d0:4e:11:07',
   client: 'Galaxy-S23',
   device_id: DEMO_DEVICES.coreSwitch.id,
-  policy_id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
+  // The official id: a 10.1 console shows it, and the v2 record carries it (`external_id`).
+  policy_id: DEMO_FIREWALL_POLICY_UUIDS.blockIotToInternal,
   format: 'graphml',
 };
 

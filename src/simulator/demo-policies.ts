@@ -2,7 +2,9 @@ import {
   DEMO_ACL_RULES,
   DEMO_CORE_SWITCH_UUID,
   DEMO_FIREWALL_POLICIES,
+  DEMO_FIREWALL_POLICY_UUIDS,
   DEMO_NETWORKS,
+  DEMO_PREDEFINED_POLICY_UUIDS,
   DEMO_SITE,
   DEMO_TRAFFIC_MATCHING_LISTS,
   DEMO_ZONE_IDS,
@@ -203,6 +205,7 @@ function policyDefaults() {
  * run together, and it cannot be fetched, changed or deleted by that id (unifig ADR-0027).
  */
 function predefinedPolicy(
+  uuid: string,
   name: string,
   action: string,
   from: keyof typeof DEMO_ZONE_IDS,
@@ -213,6 +216,7 @@ function predefinedPolicy(
   return {
     ...policyDefaults(),
     _id: `${DEMO_ZONE_IDS[from]}${DEMO_ZONE_IDS[to]}${index}`,
+    external_id: uuid,
     name,
     action,
     create_allow_respond: true,
@@ -230,10 +234,12 @@ function predefinedPolicy(
  */
 export function demoFirewallPolicies(): FirewallPolicy[] {
   const Z = DEMO_ZONE_IDS;
+  const P = DEMO_PREDEFINED_POLICY_UUIDS;
   return [
     {
       ...policyDefaults(),
       _id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
+      external_id: DEMO_FIREWALL_POLICY_UUIDS.blockIotToInternal,
       name: 'Block IoT to Internal',
       action: 'BLOCK',
       create_allow_respond: false,
@@ -250,6 +256,7 @@ export function demoFirewallPolicies(): FirewallPolicy[] {
     {
       ...policyDefaults(),
       _id: DEMO_FIREWALL_POLICIES.camerasNoInternet,
+      external_id: DEMO_FIREWALL_POLICY_UUIDS.camerasNoInternet,
       name: 'Cameras: no internet',
       action: 'REJECT',
       create_allow_respond: false,
@@ -267,6 +274,7 @@ export function demoFirewallPolicies(): FirewallPolicy[] {
     {
       ...policyDefaults(),
       _id: DEMO_FIREWALL_POLICIES.allowPlexFromWan,
+      external_id: DEMO_FIREWALL_POLICY_UUIDS.allowPlexFromWan,
       name: 'Allow Plex from WAN',
       action: 'ALLOW',
       create_allow_respond: true,
@@ -288,6 +296,7 @@ export function demoFirewallPolicies(): FirewallPolicy[] {
     {
       ...policyDefaults(),
       _id: DEMO_FIREWALL_POLICIES.kidsBedtime,
+      external_id: DEMO_FIREWALL_POLICY_UUIDS.kidsBedtime,
       name: "Kids' bedtime",
       action: 'BLOCK',
       create_allow_respond: false,
@@ -308,12 +317,12 @@ export function demoFirewallPolicies(): FirewallPolicy[] {
         time_range_end: '23:59',
       },
     },
-    predefinedPolicy('Allow All Traffic', 'ALLOW', 'internal', 'external', 2147483647),
-    predefinedPolicy('Allow All Traffic', 'ALLOW', 'iotDevices', 'external', 2147483647),
-    predefinedPolicy('Allow Return Traffic', 'ALLOW', 'external', 'internal', 30000, {
+    predefinedPolicy(P[0], 'Allow All Traffic', 'ALLOW', 'internal', 'external', 2147483647),
+    predefinedPolicy(P[1], 'Allow All Traffic', 'ALLOW', 'iotDevices', 'external', 2147483647),
+    predefinedPolicy(P[2], 'Allow Return Traffic', 'ALLOW', 'external', 'internal', 30000, {
       connection_state_type: 'RESPOND_ONLY',
     }),
-    predefinedPolicy('Block All Traffic', 'BLOCK', 'external', 'internal', 2147483647),
+    predefinedPolicy(P[3], 'Block All Traffic', 'BLOCK', 'external', 'internal', 2147483647),
   ];
 }
 

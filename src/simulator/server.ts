@@ -14,6 +14,7 @@ import {
 } from './dispatch.js';
 import { classicErrorBody, type Reply, renderError, SimError } from './envelopes.js';
 import { FaultQueue, faultReply } from './faults.js';
+import { logRequest, requestLogDir } from './request-log.js';
 import { SimulatorState } from './state.js';
 import { advanceTraffic, type TrafficStep } from './traffic.js';
 import type {
@@ -133,6 +134,7 @@ class RunningSimulator implements Simulator {
   readonly password: string;
   readonly consoleId: string;
   readonly #emptyDpi: boolean;
+  readonly #requestLog: string | undefined;
   #trafficTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -147,6 +149,7 @@ class RunningSimulator implements Simulator {
     this.password = config.password;
     this.consoleId = config.consoleId;
     this.#emptyDpi = config.emptyDpi;
+    this.#requestLog = config.requestLog === false ? undefined : config.requestLog;
     this.state = new SimulatorState(config.seed, config.firewall);
     this.#dispatcher = new Dispatcher({ ...config, state: this.state, sessions: this.#sessions });
     if (config.emptyDpi) this.setDpiEmpty(true);
@@ -189,6 +192,9 @@ class RunningSimulator implements Simulator {
       body: body.ok ? body.value : raw,
     };
     this.requests.push(record);
+    if (this.#requestLog !== undefined) {
+      logRequest(this.#requestLog, { ...record, userAgent: req.headers['user-agent'] });
+    }
     if (raw === undefined)
       return send(res, { status: 413, body: classicErrorBody('api.err.InvalidPayload') });
 
@@ -294,6 +300,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       actionDelayMs: options.actionDelayMs ?? 20_000,
       trafficIntervalMs: options.trafficIntervalMs ?? 0,
       apiVersion: options.apiVersion ?? DEFAULT_API_VERSION,
+      requestLog: requestLogDir(options.requestLog) ?? false,
     },
     server,
   );

@@ -98,9 +98,14 @@ export interface FirewallPolicyEndpoint {
   [key: string]: unknown;
 }
 
-/** A v2 `firewall-policies` record (zone-based firewall), stored as served. */
+/**
+ * A v2 `firewall-policies` record (zone-based firewall), stored as served. The official
+ * `firewall/policies` routes show the same record by `external_id` (issue 25: one state).
+ */
 export interface FirewallPolicy {
   _id: string;
+  /** The policy's official (Integration) UUID; a simulator choice, as networkconf and v2 zones carry one. */
+  external_id?: string;
   name: string;
   action: string;
   enabled: boolean;

@@ -44,6 +44,12 @@ export interface SimulatorOptions {
    * every other `/integration/v1/…` route answers 404 as on a real 9.0 console. `info` reports it.
    */
   apiVersion?: string;
+  /**
+   * A directory where each `/integration/…` request the bot sends is appended as a JSON line
+   * (src/simulator/request-log.ts; the test suite checks them against the 10.1.85 document).
+   * `false`: never, even when the process sets a default (a test that sends bad bodies on purpose).
+   */
+  requestLog?: string | false;
 }
 
 /** One request as the simulator received it (after the prefix is stripped from `route`). */

@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { type FieldIssue, NotSupportedError, ValidationError } from '../errors.js';
+import { type FieldIssue, NotSupportedError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { invalidResponse } from '../gateway/envelopes.js';
 import {
   type FirewallPolicyRecord,
   firewallPolicyRecordSchema,
+  officialPolicyOrderingSchema,
+  officialPolicyRecordSchema,
   type V2ZoneRecord,
   v2ZoneRecordSchema,
 } from '../gateway/records/firewall-policy-record.js';
+import { zoneRecordSchema } from '../gateway/records/zone-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
 import { confirm, dryRun, idOrName, intInRange, limit, offset, siteId, text } from './arg-types.js';
@@ -28,7 +31,6 @@ import {
   pairPolicies,
   portIssues,
   portsApply,
-  reorderBody,
   SCHEDULES,
   scheduleBody,
   scheduleIssues,
@@ -37,6 +39,14 @@ import {
   toFirewallPolicy,
   toPolicyRow,
 } from './firewall-policy-model.js';
+import {
+  networkUuidsIn,
+  orderingBody,
+  orderingPath,
+  type PolicyNetworkIds,
+  policyFromOfficial,
+  policyToOfficial,
+} from './firewall-policy-official.js';
 import { NetworkDirectory } from './network-ids.js';
 import { findNetwork } from './network-model.js';
 
@@ -44,6 +54,9 @@ const POLICIES = 'firewall-policies';
 const REORDER = 'firewall-policies/batch-reorder';
 // aiounifi and go-unifi read the singular form.
 const ZONES = 'firewall/zone';
+/** The official endpoints (Network 10.1+ with an API key). */
+const OFFICIAL_POLICIES = 'firewall/policies';
+const OFFICIAL_ZONES = 'firewall/zones';
 
 const policyRef = idOrName('firewall policy');
 const zoneRef = idOrName('firewall zone');
@@ -121,42 +134,228 @@ function requireLocal(gateway: Gateway): void {
   }
 }
 
-/** The site's policies, zones and networks, read together. */
+/** The site's policies, zones and networks, read together, from the endpoints this console offers. */
 interface PolicySite {
+  gateway: Gateway;
+  site: string;
+  /** True when the official `firewall/policies` endpoints serve the policies (Network 10.1+). */
+  official: boolean;
+  /** As sent by the controller (v2), or the official record in the v2 shape (carrying the original). */
   raw: StoredPolicy[];
   policies: FirewallPolicyRecord[];
+  /** Zones by the id policies name them with: the v2 `_id`, or (official) the zone's UUID. */
   zones: V2ZoneRecord[];
   networks: NetworkDirectory;
   names: PolicyNames;
+  ids: PolicyNetworkIds;
 }
 
 async function loadPolicies(gateway: Gateway, site: string, fresh: boolean): Promise<PolicySite> {
   requireLocal(gateway);
-  await requireZoneBasedFirewall(gateway, site);
+  // Which API serves policies, the Integration site id and the generation check are asked together:
+  // on a cold start that is one round trip before the lists instead of three. A failure to resolve
+  // the site id shows through the official reads that need it; v2 does not need it.
+  gateway.resolveSiteUuid(site).catch(() => undefined);
+  const [official] = await Promise.all([
+    gateway.offers('firewall.policies'),
+    requireZoneBasedFirewall(gateway, site),
+  ]);
+  return official ? loadOfficial(gateway, site, fresh) : loadV2(gateway, site, fresh);
+}
+
+function siteOf(
+  gateway: Gateway,
+  site: string,
+  official: boolean,
+  stored: StoredPolicy[],
+  zones: V2ZoneRecord[],
+  networks: NetworkDirectory,
+  ids: PolicyNetworkIds,
+): PolicySite {
+  const parsed = parseEach(stored, firewallPolicyRecordSchema);
+  return {
+    gateway,
+    site,
+    official,
+    raw: parsed.map((pair) => pair.raw),
+    policies: parsed.map((pair) => pair.record),
+    zones,
+    networks,
+    ids,
+    names: {
+      zone: (id) => zones.find((zone) => zone._id === id)?.name ?? null,
+      zoneId: (id) => zones.find((zone) => zone._id === id)?.external_id || id,
+      network: (id) => networks.records.find((network) => network._id === id)?.name ?? null,
+    },
+  };
+}
+
+async function loadV2(gateway: Gateway, site: string, fresh: boolean): Promise<PolicySite> {
   const [stored, zones, networks] = await Promise.all([
     gateway.v2Read(site, POLICIES, storedPolicySchema, { fresh }),
     gateway.v2Read(site, ZONES, v2ZoneRecordSchema, { fresh }),
     NetworkDirectory.load(gateway, site, { fresh }),
   ]);
-  const parsed = parseEach(stored.items, firewallPolicyRecordSchema);
+  const ids: PolicyNetworkIds = {
+    classicOf: (id) => id,
+    uuidOf: async (id) => id,
+  };
+  return siteOf(gateway, site, false, stored.items, zones.items, networks, ids);
+}
+
+/**
+ * Official policies and zones, turned into the shape the tools work in: a zone is named by its
+ * UUID (what the zone tools show), networks by their classic `_id` (what every result shows).
+ */
+async function loadOfficial(gateway: Gateway, site: string, fresh: boolean): Promise<PolicySite> {
+  const [stored, zones, networks] = await Promise.all([
+    gateway.integrationList(site, OFFICIAL_POLICIES, officialPolicyRecordSchema, { fresh }),
+    gateway.integrationList(site, OFFICIAL_ZONES, zoneRecordSchema, { fresh }),
+    NetworkDirectory.load(gateway, site, { fresh, withIntegration: true }),
+  ]);
+  const uuids = [...new Set([...networkUuidsIn(stored.items), ...zones.items.flatMap((z) => z.networkIds)])];
+  const classic = new Map((await networks.describeAll(uuids)).map((n) => [n.uuid, n.id]));
+  const ids: PolicyNetworkIds = {
+    classicOf: (uuid) => classic.get(uuid) ?? uuid,
+    uuidOf: async (id) => (await networks.resolve(id, 'networks')).uuid,
+  };
+  const v2Zones: V2ZoneRecord[] = zones.items.map((zone) => ({
+    _id: zone.id,
+    name: zone.name,
+    zone_key: undefined,
+    default_zone: zone.metadata?.origin === 'SYSTEM_DEFINED',
+    network_ids: zone.networkIds.map((uuid) => classic.get(uuid) ?? uuid),
+    external_id: zone.id,
+  }));
+  const shaped = stored.items.map((record) => policyFromOfficial(record, ids) as StoredPolicy);
+  return siteOf(gateway, site, true, shaped, v2Zones, networks, ids);
+}
+
+const V2_ID = /^[0-9a-f]{24}$/i;
+
+/**
+ * A policy by id or name; on the official API also by the v2 `_id` older output showed (and the
+ * watcher's drift messages carry), mapped through the v2 record's `external_id`, read only on a miss.
+ */
+async function findSitePolicy(s: PolicySite, ref: string): Promise<FirewallPolicyRecord> {
+  try {
+    return findPolicy(s.policies, ref);
+  } catch (error) {
+    const wanted = ref.trim();
+    if (!s.official || !(error instanceof ResourceNotFoundError) || !V2_ID.test(wanted)) throw error;
+    const v2 = await s.gateway.v2Read(s.site, POLICIES, storedPolicySchema).catch(() => undefined);
+    const uuid = v2?.items.find((p) => p._id === wanted)?.external_id;
+    if (typeof uuid !== 'string' || uuid === '') throw error;
+    return findPolicy(s.policies, uuid);
+  }
+}
+
+/** A zone by id or name; on the official API also by its v2 `_id` (mapped as the zone tools map it). */
+async function findSiteZone(s: PolicySite, ref: string, field: string): Promise<V2ZoneRecord> {
+  try {
+    return findPolicyZone(s.zones, ref, field);
+  } catch (error) {
+    const wanted = ref.trim();
+    if (!s.official || !(error instanceof ResourceNotFoundError) || !V2_ID.test(wanted)) throw error;
+    const v2 = await s.gateway.v2Read(s.site, ZONES, v2ZoneRecordSchema).catch(() => undefined);
+    const uuid = v2?.items.find((zone) => zone._id === wanted)?.external_id;
+    if (!uuid) throw error;
+    return findPolicyZone(s.zones, uuid, field);
+  }
+}
+
+/** A zone pair's user policies, by id: those placed before the controller's own, and after. */
+interface PairOrder {
+  before: string[];
+  after: string[];
+}
+
+/** The pair's order: official `policies/ordering` (read fresh), or the v2 records' `index` tiers. */
+async function pairOrder(s: PolicySite, sourceZoneId: string, destinationZoneId: string): Promise<PairOrder> {
+  if (s.official) {
+    const got = await s.gateway.integrationGet(
+      s.site,
+      orderingPath(sourceZoneId, destinationZoneId),
+      officialPolicyOrderingSchema,
+      { fresh: true },
+    );
+    return {
+      before: [...got.orderedFirewallPolicyIds.beforeSystemDefined],
+      after: [...got.orderedFirewallPolicyIds.afterSystemDefined],
+    };
+  }
+  const pair = pairPolicies(s.policies, sourceZoneId, destinationZoneId);
   return {
-    raw: parsed.map((pair) => pair.raw),
-    policies: parsed.map((pair) => pair.record),
-    zones: zones.items,
-    networks,
-    names: {
-      zone: (id) => zones.items.find((zone) => zone._id === id)?.name ?? null,
-      zoneId: (id) => zones.items.find((zone) => zone._id === id)?.external_id || id,
-      network: (id) => networks.records.find((network) => network._id === id)?.name ?? null,
+    before: pair.filter(isBeforeGenerated).map((p) => p._id),
+    after: pair.filter((p) => !isBeforeGenerated(p)).map((p) => p._id),
+  };
+}
+
+/** The order with `id` at 1-based `position` among those before the controller's own (clamped). */
+function placedAt(order: PairOrder, id: string, position: number): { order: PairOrder; position: number } {
+  const before = order.before.filter((other) => other !== id);
+  const after = order.after.filter((other) => other !== id);
+  const at = Math.min(Math.max(position, 1), before.length + 1) - 1;
+  before.splice(at, 0, id);
+  return { order: { before, after }, position: at + 1 };
+}
+
+/** The reorder request for a pair: v2 `batch-reorder` or official `policies/ordering`. */
+function reorderRequest(
+  s: PolicySite,
+  sourceZoneId: string,
+  destinationZoneId: string,
+  order: PairOrder,
+): { path: string; body: Record<string, unknown> } {
+  if (s.official) {
+    return {
+      path: orderingPath(sourceZoneId, destinationZoneId),
+      body: orderingBody(order.before, order.after),
+    };
+  }
+  // The body names every policy of the pair: the controller refuses a partial list
+  // (`ShouldIncludeFirewallPolicyInBatchUpdate`).
+  return {
+    path: REORDER,
+    body: {
+      source_zone_id: sourceZoneId,
+      destination_zone_id: destinationZoneId,
+      before_predefined_ids: order.before,
+      after_predefined_ids: order.after,
     },
   };
+}
+
+/** What is sent for a v2-shaped body: itself (v2), or the official body it maps to. */
+function sentBody(s: PolicySite, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return s.official ? policyToOfficial(body, s.ids) : Promise.resolve(body);
+}
+
+/** A policy write (POST, PUT, DELETE) on the endpoint this console uses. */
+function writePolicy(
+  s: PolicySite,
+  method: 'POST' | 'PUT' | 'DELETE',
+  id: string | undefined,
+  body?: Record<string, unknown>,
+): Promise<unknown> {
+  const base = s.official ? OFFICIAL_POLICIES : POLICIES;
+  const path = id === undefined ? base : `${base}/${id}`;
+  return s.official
+    ? s.gateway.integrationWrite(s.site, method, path, body)
+    : s.gateway.v2Write(s.site, method, path, body);
 }
 
 /** `{names}` for a preview: every zone, network and policy id in it, so each shows with its name. */
 function previewNames(s: PolicySite, preview: unknown): { names?: Record<string, string> } {
   const names = namesIn(
     preview,
-    (id) => s.names.zone(id) ?? s.names.network(id) ?? s.policies.find((p) => p._id === id)?.name ?? null,
+    (id) =>
+      s.names.zone(id) ??
+      s.names.network(id) ??
+      // Official bodies name networks by UUID.
+      s.networks.records.find((network) => network.external_id === id)?.name ??
+      s.policies.find((p) => p._id === id)?.name ??
+      null,
   );
   return Object.keys(names).length > 0 ? { names } : {};
 }
@@ -171,7 +370,9 @@ function writtenView(
   answer: unknown,
   sent: Record<string, unknown>,
 ): FirewallPolicy | unknown {
-  const parsed = firewallPolicyRecordSchema.safeParse(answer);
+  const official = s.official ? officialPolicyRecordSchema.safeParse(answer) : undefined;
+  const shaped = official?.success ? policyFromOfficial(official.data, s.ids) : official ? undefined : answer;
+  const parsed = firewallPolicyRecordSchema.safeParse(shaped);
   if (parsed.success) return view(s, parsed.data);
   const fallback = firewallPolicyRecordSchema.safeParse({ _id: '(not returned)', ...sent });
   return fallback.success ? view(s, fallback.data) : answer;
@@ -261,32 +462,39 @@ function sideIps(side: Record<string, unknown>): string[] | undefined {
 }
 
 /** The id of a policy the controller answered with, or an error that says the policy was still created. */
-function createdId(answer: unknown): string {
-  const id = (answer as { _id?: unknown } | undefined)?._id;
+function createdId(s: PolicySite, answer: unknown): string {
+  const id = (answer as { _id?: unknown; id?: unknown } | undefined)?.[s.official ? 'id' : '_id'];
   if (typeof id === 'string' && id !== '') return id;
-  throw invalidResponse('the created policy has no _id, so it cannot be placed', POLICIES);
+  throw invalidResponse(
+    'the created policy has no id, so it cannot be placed',
+    s.official ? OFFICIAL_POLICIES : POLICIES,
+  );
 }
 
 /** Puts a policy at its place in its zone pair; a failure says the policy itself was written. */
 async function place(
-  gateway: Gateway,
-  site: string,
-  body: Record<string, unknown>,
+  s: PolicySite,
+  request: { path: string; body: Record<string, unknown> },
   id: string,
   done: string[],
   step: string,
 ): Promise<unknown> {
   try {
-    const answer = await gateway.v2Write(site, 'PUT', REORDER, body);
+    if (s.official) {
+      // The ordering answers with ids only: the policy's own record stands.
+      await s.gateway.integrationWrite(s.site, 'PUT', request.path, request.body);
+      return undefined;
+    }
+    const answer = await s.gateway.v2Write(s.site, 'PUT', request.path, request.body);
     return Array.isArray(answer) ? answer.find((p) => (p as { _id?: unknown })?._id === id) : undefined;
   } catch (error) {
     throw withStateLeft(error, done, step);
   }
 }
 
-/** The zone pair's user policies placed before the controller's own. */
-function placedIn(pair: readonly FirewallPolicyRecord[]): FirewallPolicyRecord[] {
-  return pair.filter(isBeforeGenerated);
+/** The name of a policy id in an order (the new policy's placeholder stays as it is). */
+function nameIn(s: PolicySite, id: string, fallback: string): string {
+  return s.policies.find((p) => p._id === id)?.name ?? fallback;
 }
 
 const listFirewallPolicies = defineTool({
@@ -324,7 +532,7 @@ const getFirewallPolicy = defineTool({
   args: z.object({ site_id: siteId, policy_id: policyRef }),
   async run({ site_id, policy_id }, { gateway }) {
     const s = await loadPolicies(gateway, site_id, false);
-    return view(s, findPolicy(s.policies, policy_id));
+    return view(s, await findSitePolicy(s, policy_id));
   },
 });
 
@@ -409,8 +617,8 @@ const createFirewallPolicy = defineTool({
     }),
   async run(args, { gateway }) {
     const s = await loadPolicies(gateway, args.site_id, true);
-    const from = findPolicyZone(s.zones, args.source_zone, 'source_zone');
-    const to = findPolicyZone(s.zones, args.destination_zone, 'destination_zone');
+    const from = await findSiteZone(s, args.source_zone, 'source_zone');
+    const to = await findSiteZone(s, args.destination_zone, 'destination_zone');
     const sides = { source: from, destination: to };
     const warnings: string[] = [];
     const ends = Object.fromEntries(
@@ -443,48 +651,47 @@ const createFirewallPolicy = defineTool({
       source: ends.source,
       destination: ends.destination,
     };
-    const pair = pairPolicies(s.policies, from._id, to._id);
-    const placed = placedIn(pair);
-    const last = placed.length + 1;
+    const sent = await sentBody(s, body);
+    // The order is read only when a place is asked for.
+    const order = args.position === undefined ? undefined : await pairOrder(s, from._id, to._id);
+    const last = (order?.before.length ?? 0) + 1;
     if (args.position !== undefined && args.position > last) {
       warnings.push(
         `position ${args.position} is past the end of ${from.name} → ${to.name}: it goes last (${last})`,
       );
     }
     // The controller puts a new policy after the pair's others; an earlier place needs a reorder.
-    const moving = args.position !== undefined && args.position < last;
-    const planned = moving
-      ? reorderBody(pair, NEW_POLICY, args.position ?? last, from._id, to._id)
-      : undefined;
-    const order = planned?.order.map((id) => pair.find((p) => p._id === id)?.name ?? args.name);
-    const extras = order ? { position: args.position, order_after: order } : {};
+    const moving = order !== undefined && args.position !== undefined && args.position < last;
+    const planned = moving ? placedAt(order, NEW_POLICY, args.position ?? last) : undefined;
+    const names = planned?.order.before.map((id) => nameIn(s, id, args.name));
+    const extras = names ? { position: args.position, order_after: names } : {};
     if (args.dry_run) {
       const preview = { ...(writtenView(s, undefined, body) as FirewallPolicy), id: null };
       // The reorder is sent too: shown with a placeholder where the controller's new id goes.
-      const sent = { would_send: body, ...(planned ? { would_reorder: planned.body } : {}) };
+      const reorder = planned ? reorderRequest(s, from._id, to._id, planned.order) : undefined;
+      const shown = { would_send: sent, ...(reorder ? { would_reorder: reorder.body } : {}) };
       return {
         dry_run: true,
         would_create: preview,
-        ...sent,
+        ...shown,
         ...extras,
-        ...previewNames(s, [preview, sent]),
+        ...previewNames(s, [preview, shown]),
         warnings,
       };
     }
-    const answer = await gateway.v2Write(args.site_id, 'POST', POLICIES, body);
+    const answer = await writePolicy(s, 'POST', undefined, sent);
     let final = answer;
     if (moving) {
-      const id = createdId(answer);
-      const reorder = reorderBody(pair, id, args.position ?? last, from._id, to._id);
+      const id = createdId(s, answer);
+      const placement = placedAt(order, id, args.position ?? last);
       const done = [`policy "${args.name}" created (${id}), last in ${from.name} → ${to.name}`];
       final =
         (await place(
-          gateway,
-          args.site_id,
-          reorder.body,
+          s,
+          reorderRequest(s, from._id, to._id, placement.order),
           id,
           done,
-          `moving it to position ${reorder.position}`,
+          `moving it to position ${placement.position}`,
         )) ?? answer;
     }
     return { success: true, policy: writtenView(s, final, body), ...extras, warnings };
@@ -524,19 +731,19 @@ const updateFirewallPolicy = defineTool({
     .superRefine((args, ctx) => addIssues(sideIssues(args), ctx)),
   async run(args, { gateway }) {
     const s = await loadPolicies(gateway, args.site_id, true);
-    const current = findPolicy(s.policies, args.policy_id);
+    const current = await findSitePolicy(s, args.policy_id);
     assertUserPolicy(current, 'changed');
     const stored: Record<string, unknown> = s.raw.find((p) => p._id === current._id) ?? { ...current };
-    const zoneOf = (ref: string | undefined, storedId: string, field: string) => {
-      if (ref !== undefined) return findPolicyZone(s.zones, ref, field);
+    const zoneOf = async (ref: string | undefined, storedId: string, field: string) => {
+      if (ref !== undefined) return findSiteZone(s, ref, field);
       const zone = s.zones.find((z) => z._id === storedId);
       if (zone) return zone;
       throw new NotSupportedError(
         `firewall policy "${current.name}" names zone ${storedId}, which the controller no longer lists`,
       );
     };
-    const from = zoneOf(args.source_zone, current.source.zone_id, 'source_zone');
-    const to = zoneOf(args.destination_zone, current.destination.zone_id, 'destination_zone');
+    const from = await zoneOf(args.source_zone, current.source.zone_id, 'source_zone');
+    const to = await zoneOf(args.destination_zone, current.destination.zone_id, 'destination_zone');
     const protocolNow = args.protocol ?? current.protocol ?? 'all';
     const ipVersionNow = args.ip_version ?? current.ip_version ?? 'BOTH';
     const warnings: string[] = [];
@@ -608,11 +815,12 @@ const updateFirewallPolicy = defineTool({
     const policyChanged = Object.keys(changes).length > 0;
 
     const movedPair = from._id !== current.source.zone_id || to._id !== current.destination.zone_id;
-    const pair = pairPolicies(s.policies, from._id, to._id).filter((p) => p._id !== current._id);
-    const last = placedIn(pair).length + 1;
-    const now = movedPair
-      ? null
-      : placedIn(pair).filter((p) => (p.index ?? 0) < (current.index ?? 0)).length + 1;
+    // The order is read only when a place is asked for (official: `policies/ordering`).
+    const order = args.position === undefined ? undefined : await pairOrder(s, from._id, to._id);
+    const others = order?.before.filter((id) => id !== current._id) ?? [];
+    const last = others.length + 1;
+    const at = order?.before.indexOf(current._id) ?? -1;
+    const now = movedPair ? null : at >= 0 ? at + 1 : last;
     if (movedPair)
       warnings.push(
         `the policy moves to ${from.name} → ${to.name}, where it goes last unless a position is given`,
@@ -624,33 +832,21 @@ const updateFirewallPolicy = defineTool({
     }
     const wanted = args.position === undefined ? (now ?? last) : Math.min(args.position, last);
     // After a move the controller already puts the policy last; only another place needs a reorder.
-    const reorder =
-      wanted !== (now ?? last)
-        ? reorderBody([...pair, current], current._id, wanted, from._id, to._id)
-        : undefined;
+    const placement =
+      order !== undefined && wanted !== (now ?? last) ? placedAt(order, current._id, wanted) : undefined;
+    const reorder = placement ? reorderRequest(s, from._id, to._id, placement.order) : undefined;
     if (args.position !== undefined && wanted !== now) changes.position = { from: now, to: wanted };
     const summary = { policy_id: current._id, name: current.name, changes, warnings };
+    const sent = policyChanged ? await sentBody(s, body) : null;
     if (args.dry_run) {
-      const sent = {
-        would_send: policyChanged ? body : null,
-        ...(reorder ? { would_reorder: reorder.body } : {}),
-      };
-      return { dry_run: true, ...summary, ...sent, ...previewNames(s, [summary, sent]) };
+      const shown = { would_send: sent, ...(reorder ? { would_reorder: reorder.body } : {}) };
+      return { dry_run: true, ...summary, ...shown, ...previewNames(s, [summary, shown]) };
     }
     let answer: unknown;
-    if (policyChanged)
-      answer = await gateway.v2Write(args.site_id, 'PUT', `${POLICIES}/${current._id}`, body);
+    if (sent !== null) answer = await writePolicy(s, 'PUT', current._id, sent);
     if (reorder) {
-      const done = policyChanged ? [`policy "${current.name}" updated`] : [];
-      answer =
-        (await place(
-          gateway,
-          args.site_id,
-          reorder.body,
-          current._id,
-          done,
-          `moving it to position ${wanted}`,
-        )) ?? answer;
+      const done = sent !== null ? [`policy "${current.name}" updated`] : [];
+      answer = (await place(s, reorder, current._id, done, `moving it to position ${wanted}`)) ?? answer;
     }
     return {
       success: true,
@@ -669,7 +865,7 @@ const deleteFirewallPolicy = defineTool({
   args: z.object({ site_id: siteId, policy_id: policyRef, confirm, dry_run: dryRun }),
   async run({ site_id, policy_id, dry_run }, { gateway }) {
     const s = await loadPolicies(gateway, site_id, true);
-    const target = findPolicy(s.policies, policy_id);
+    const target = await findSitePolicy(s, policy_id);
     assertUserPolicy(target, 'deleted');
     const shown = view(s, target);
     const warnings = ['deletion is irreversible'];
@@ -686,12 +882,15 @@ const deleteFirewallPolicy = defineTool({
       warnings,
       idField: 'deleted_policy_id',
       id: target._id,
-      send: () => gateway.v2Write(site_id, 'DELETE', `${POLICIES}/${target._id}`),
+      send: () => writePolicy(s, 'DELETE', target._id),
     });
   },
 });
 
-/** Zone-based firewall policies (v2 `firewall-policies`): the firewall of migrated consoles. */
+/**
+ * Zone-based firewall policies: official `firewall/policies` on Network 10.1+ with an API key, v2
+ * `firewall-policies` before; the firewall of migrated consoles.
+ */
 export const firewallPolicyTools: ToolDefinition[] = [
   listFirewallPolicies,
   getFirewallPolicy,

@@ -224,7 +224,11 @@ export function findPolicyZone(zones: readonly V2ZoneRecord[], ref: string, fiel
   });
 }
 
-/** A policy named by `_id` or by name (the controller reuses names across zone pairs: those are refused). */
+/**
+ * A policy named by `_id` (or the official id a v2 record carries as `external_id`, so the id a 10.1
+ * console shows works on v2 too) or by name (the controller reuses names across zone pairs: those
+ * are refused).
+ */
 export function findPolicy(
   policies: readonly FirewallPolicyRecord[],
   ref: string,
@@ -235,6 +239,7 @@ export function findPolicy(
     field,
     id: (p) => p._id,
     name: (p) => p.name,
+    matchesId: (p, wanted) => p._id === wanted || p.external_id === wanted,
   });
 }
 

@@ -1,6 +1,9 @@
 import { GatewayRejectedError, isBotError, NotSupportedError } from '../errors.js';
 import { aclRuleRecordSchema } from '../gateway/records/acl-rule-record.js';
-import { firewallPolicyRecordSchema } from '../gateway/records/firewall-policy-record.js';
+import {
+  firewallPolicyRecordSchema,
+  officialPolicyRecordSchema,
+} from '../gateway/records/firewall-policy-record.js';
 import { firewallRuleRecordSchema } from '../gateway/records/firewall-rule-record.js';
 import { portProfileRecordSchema } from '../gateway/records/port-profile-record.js';
 import { trafficRouteRecordSchema } from '../gateway/records/traffic-route-record.js';
@@ -125,6 +128,32 @@ export const firewallPolicyReferences: ReferenceKind = {
   listedBy: 'list_firewall_policies',
   afterDelete: 'dangles',
   async find(gateway, site, network) {
+    // Network 10.1+: the official policies, whose network filters name UUIDs (issue 25).
+    if (await gateway.offers('firewall.policies')) {
+      const uuid = uuidOf(network);
+      const official = await gateway.integrationList(
+        site,
+        'firewall/policies',
+        officialPolicyRecordSchema,
+        FRESH,
+      );
+      const networksIn = (side: Record<string, unknown>) => {
+        const filter = side.trafficFilter as
+          | { type?: unknown; networkFilter?: { networkIds?: unknown } }
+          | undefined;
+        return filter?.type === 'NETWORK' ? filter.networkFilter?.networkIds : undefined;
+      };
+      return pointingAt(
+        official.items,
+        'firewall policy',
+        uuid,
+        (p) => ({ id: p.id, name: p.name }),
+        (p) => [
+          ['source', networksIn(p.source)],
+          ['destination', networksIn(p.destination)],
+        ],
+      );
+    }
     const policies = await gateway.v2Read(site, 'firewall-policies', firewallPolicyRecordSchema, FRESH);
     // Ids left in `network_ids` beside another target match nothing, so they do not count.
     const networksOf = (side: { matching_target: string; network_ids: string[] }) =>

@@ -99,7 +99,10 @@ async function roundTrips(
   const again = await t.approved(...kind.create);
   const id = kind.createdId(again.result);
   const made = structuredClone(
-    kind.pick(t.site()).find((r) => (r as Json)._id === id || (r as Json).id === id),
+    // A policy made through the official API is known by its UUID, the v2 record's `external_id`.
+    kind
+      .pick(t.site())
+      .find((r) => (r as Json)._id === id || (r as Json).id === id || (r as Json).external_id === id),
   );
   expect(made).toBeDefined();
   const withIt = records(t.site());

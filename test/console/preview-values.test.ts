@@ -2,12 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runInteractiveConsole } from '../../src/console/console.js';
 import { silentLogger } from '../../src/log.js';
-import {
-  DEMO_FIREWALL_POLICIES,
-  DEMO_NETWORKS,
-  DEMO_ZONE_IDS,
-  DEMO_ZONES,
-} from '../../src/simulator/index.js';
+import { DEMO_FIREWALL_POLICY_UUIDS, DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
 import { expectPreviewShowsEveryValue } from '../helpers/preview-values.js';
 import type { TestBot } from '../helpers/test-bot.js';
 import { useTestBot } from '../helpers/tool-test.js';
@@ -128,20 +123,21 @@ describe('console previews show every value the controller receives', () => {
       'create_firewall_policy name="Cameras to NAS" action=ALLOW source_zone="IoT Devices" source_networks=Cameras destination_zone=Internal destination_ips=192.168.1.20 protocol=tcp destination_port=445 position=1',
     );
 
+    // Network 10.1: the official endpoints (issue 25), which name zones and networks by UUID.
     expect(bot.writes().map((r) => `${r.method} ${r.route.split('/').at(-1)}`)).toEqual([
-      'POST firewall-policies',
-      'PUT batch-reorder',
+      'POST policies',
+      'PUT ordering',
     ]);
     const created = bot.site().firewallPolicies.find((p) => p.name === 'Cameras to NAS');
-    if (!created) throw new Error('the policy was not created');
+    if (!created?.external_id) throw new Error('the policy was not created');
     // The new policy's id is the controller's to give: the preview holds a placeholder there.
     expectPreviewShowsEveryValue(
-      preview.replace('- (the new policy)', `- ${created._id}`),
+      preview.replace('- (the new policy)', `- ${created.external_id}`),
       bot.writes().map((r) => r.body),
     );
-    expect(preview).toContain(`zone_id: ${DEMO_ZONE_IDS.iotDevices} (IoT Devices)`);
-    expect(preview).toContain(`zone_id: ${DEMO_ZONE_IDS.internal} (Internal)`);
-    expect(preview).toContain(`- ${N.cameras.id} (Cameras)`);
-    expect(preview).toContain(`- ${DEMO_FIREWALL_POLICIES.blockIotToInternal} (Block IoT to Internal)`);
+    expect(preview).toContain(`zoneId: ${DEMO_ZONES.iotDevices} (IoT Devices)`);
+    expect(preview).toContain(`zoneId: ${DEMO_ZONES.internal} (Internal)`);
+    expect(preview).toContain(`- ${N.cameras.uuid} (Cameras)`);
+    expect(preview).toContain(`- ${DEMO_FIREWALL_POLICY_UUIDS.blockIotToInternal} (Block IoT to Internal)`);
   });
 });

@@ -57,7 +57,16 @@ process.once('exit', () => {
 function environment(env: Record<string, string>): { env: Record<string, string>; dataDir: string } {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'netops-process-'));
   return {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      DATA_DIR: dataDir,
+      // The test's request log (issue 25): a built-in simulator logs the bot's Integration requests there.
+      ...(process.env.SIMULATOR_REQUEST_LOG
+        ? { SIMULATOR_REQUEST_LOG: process.env.SIMULATOR_REQUEST_LOG }
+        : {}),
+      ...env,
+    },
     dataDir,
   };
 }

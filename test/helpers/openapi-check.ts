@@ -65,6 +65,7 @@ function buildAjv(): Ajv2020 {
   // The formats the extract uses: uuid is checked, the integer widths are bounds already given.
   ajv
     .addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)
+    .addFormat('date', /^\d{4}-\d{2}-\d{2}$/)
     .addFormat('int32', true)
     .addFormat('int64', true);
   // For each discriminated schema: which subtypes refer back to it.

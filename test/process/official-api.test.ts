@@ -1,5 +1,10 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { LoggedRequest } from '../../src/simulator/request-log.js';
 import { runBot, stopAllBots } from '../helpers/bot-process.js';
+import { integrationProblems } from '../helpers/openapi-check.js';
 
 afterAll(stopAllBots);
 
@@ -33,6 +38,27 @@ describe.concurrent('SIMULATOR_API_VERSION, as `node dist/main.js` runs it', () 
     ]);
     expect(cycle.code).toBe(0);
     expect(cycle.stdout).toContain('/interfaces/ports/6/actions');
+  });
+
+  it('logs its built-in simulator’s Integration requests where SIMULATOR_REQUEST_LOG says; policies go official on 10.1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netops-request-log-'));
+    try {
+      const run = await runBot(['list_firewall_policies', '--json'], { env: { SIMULATOR_REQUEST_LOG: dir } });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Block IoT to Internal');
+      const logged = readdirSync(dir).flatMap((file) =>
+        readFileSync(join(dir, file), 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as LoggedRequest),
+      );
+      expect(logged.map((r) => `${r.method} ${r.route}`)).toContainEqual(
+        expect.stringMatching(/^GET \/integration\/v1\/sites\/[^/]+\/firewall\/policies$/),
+      );
+      expect(integrationProblems(logged.map((r) => ({ ...r, path: r.route, headers: {} })))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unreadable SIMULATOR_API_VERSION naming the variable', async () => {

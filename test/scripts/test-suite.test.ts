@@ -138,6 +138,37 @@ describe('npm test (scripts/test-suite.mjs) passes only when every test file on 
   });
 });
 
+describe('the Integration request check (test/global/request-log.ts, issue 25)', () => {
+  // A test that makes a simulator log what a bot bug would send: a zone without its networkIds.
+  const SENDS_A_BAD_REQUEST = `import { expect, inject, it } from 'vitest';
+import { startSimulator } from ${JSON.stringify(join(ROOT, 'src', 'simulator', 'index.ts'))};
+it('sends one Integration request the document refuses, as the bot would', async () => {
+  const sim = await startSimulator({ requestLog: inject('requestLogDir') + '/' + encodeURIComponent('test/a.test.ts') });
+  const response = await fetch(sim.url + '/proxy/network/integration/v1/sites/88f7af54-98f8-306a-a1c7-c9349722b1f6/firewall/zones', {
+    method: 'POST',
+    headers: { 'user-agent': 'netops-bot', 'x-api-key': sim.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Lab' }),
+  });
+  expect(response.status).toBe(400);
+  await sim.close();
+});
+`;
+
+  it('fails npm test, naming the request and its test file, although every test passed', () => {
+    const dir = project({
+      files: { 'test/a.test.ts': SENDS_A_BAD_REQUEST },
+      globalSetup: join(ROOT, 'test', 'global', 'request-log.ts'),
+    });
+    const { code, out } = npmTest(dir);
+    expect(out).toContain('1 passed, 0 failed');
+    expect(out).toContain('1 Integration requests checked against the 10.1.85 document');
+    expect(out).toMatch(
+      /npm test FAILED[\s\S]*1 Integration requests do not match the 10\.1\.85 document:\s+test\/a\.test\.ts: POST \/integration\/v1\/sites\/[^ ]+\/firewall\/zones: body .*networkIds/,
+    );
+    expect(code).toBe(1);
+  }, 180_000);
+});
+
 describe('the PostgreSQL global setup (test/global/postgres.ts) from a checkout in mktemp -d', () => {
   const setup = join(ROOT, 'test', 'global', 'postgres.ts');
 

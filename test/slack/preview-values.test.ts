@@ -1,10 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  DEMO_FIREWALL_POLICIES,
-  DEMO_NETWORKS,
-  DEMO_ZONE_IDS,
-  DEMO_ZONES,
-} from '../../src/simulator/index.js';
+import { DEMO_FIREWALL_POLICY_UUIDS, DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
 import { messageProblems } from '../../src/slack/blocks/limits.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { expectPreviewShowsEveryValue, valuesMissingFromPreview } from '../helpers/preview-values.js';
@@ -146,12 +141,13 @@ describe('Slack change requests show every value the controller receives', () =>
 
     expect(bodies).toHaveLength(2);
     const created = b.sim.state.site('default')?.firewallPolicies.find((p) => p.name === 'Cameras to NAS');
-    if (!created) throw new Error('the policy was not created');
-    // The new policy's id is the controller's to give: the preview holds a placeholder there.
-    expectPreviewShowsEveryValue(text.replace('- (the new policy)', `- ${created._id}`), bodies);
-    expect(text).toContain(`zone_id: ${DEMO_ZONE_IDS.iotDevices} (IoT Devices)`);
-    expect(text).toContain(`- ${N.cameras.id} (Cameras)`);
-    expect(text).toContain(`- ${DEMO_FIREWALL_POLICIES.blockIotToInternal} (Block IoT to Internal)`);
+    if (!created?.external_id) throw new Error('the policy was not created');
+    // The new policy's id is the controller's to give: the preview holds a placeholder there. On
+    // Network 10.1 the official bodies name zones, networks and policies by UUID (issue 25).
+    expectPreviewShowsEveryValue(text.replace('- (the new policy)', `- ${created.external_id}`), bodies);
+    expect(text).toContain(`zoneId: ${DEMO_ZONES.iotDevices} (IoT Devices)`);
+    expect(text).toContain(`- ${N.cameras.uuid} (Cameras)`);
+    expect(text).toContain(`- ${DEMO_FIREWALL_POLICY_UUIDS.blockIotToInternal} (Block IoT to Internal)`);
   });
 });
 

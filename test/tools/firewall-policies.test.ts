@@ -7,6 +7,7 @@ import {
 } from '../../src/errors.js';
 import {
   DEMO_FIREWALL_POLICIES,
+  DEMO_FIREWALL_POLICY_UUIDS,
   DEMO_NETWORKS,
   DEMO_ZONE_IDS,
   DEMO_ZONES,
@@ -20,7 +21,9 @@ const Z = DEMO_ZONE_IDS;
 const N = DEMO_NETWORKS;
 const POLICIES = '/v2/api/site/default/firewall-policies';
 
-const bot = useTestBot();
+// The v2 `firewall-policies` endpoints, as a Network 9.0 console (no official policy API) serves them;
+// the official endpoints of 10.1 are tested in firewall-policies-official.test.ts.
+const bot = useTestBot({ simulator: { apiVersion: '9.0' } });
 
 function stored(id: string) {
   const policy = bot.site().firewallPolicies.find((p) => p._id === id);
@@ -84,6 +87,29 @@ describe('list_firewall_policies', () => {
 });
 
 describe('get_firewall_policy', () => {
+  it('round trip of ids on 9.0: the zone ids it shows (UUIDs) and the v2 ones name the same zones; the official policy id works too', async () => {
+    const policy = (await bot.run('get_firewall_policy', {
+      policy_id: DEMO_FIREWALL_POLICY_UUIDS.blockIotToInternal,
+    })) as FirewallPolicy;
+    expect(policy).toMatchObject({
+      id: P.blockIotToInternal,
+      source_zone_id: DEMO_ZONES.iotDevices,
+      destination_zone_id: DEMO_ZONES.internal,
+    });
+    for (const zone of [policy.source_zone_id, Z.iotDevices]) {
+      const preview = (await bot.run('create_firewall_policy', {
+        name: 'Round trip',
+        action: 'BLOCK',
+        source_zone: zone,
+        destination_zone: policy.destination_zone_id,
+        dry_run: true,
+      })) as { would_create: FirewallPolicy; would_send: { source: { zone_id: string } } };
+      expect(preview.would_create.source_zone_id).toBe(policy.source_zone_id);
+      expect(preview.would_send.source.zone_id).toBe(Z.iotDevices);
+    }
+    expect(bot.writes()).toEqual([]);
+  });
+
   it('shows every field of one policy, zones and networks by name', async () => {
     expect(await bot.run('get_firewall_policy', { policy_id: 'Block IoT to Internal' })).toEqual({
       id: P.blockIotToInternal,

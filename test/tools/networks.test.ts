@@ -7,7 +7,7 @@ import {
 } from '../../src/errors.js';
 import {
   DEMO_ACL_RULES,
-  DEMO_FIREWALL_POLICIES,
+  DEMO_FIREWALL_POLICY_UUIDS,
   DEMO_NETWORKS,
   DEMO_ZONES,
 } from '../../src/simulator/index.js';
@@ -562,7 +562,8 @@ describe('delete_network', () => {
       {
         kind: 'firewall policy',
         name: 'Block IoT to Internal',
-        id: DEMO_FIREWALL_POLICIES.blockIotToInternal,
+        // The official id: policies are read through the official API on 10.1 (issue 25).
+        id: DEMO_FIREWALL_POLICY_UUIDS.blockIotToInternal,
         via: 'source',
         listed_by: 'list_firewall_policies',
         after_delete: 'unchanged: it points at a network that no longer exists',
@@ -671,8 +672,8 @@ describe('delete_network', () => {
     bot.sim.injectFault({
       kind: 'status',
       status: 400,
-      route: '/firewall-policies',
-      body: { code: 'api.err.InvalidObject', message: 'InvalidObject', errorCode: 400 },
+      route: '/firewall/policies',
+      body: { statusCode: 400, code: 'api.err.InvalidObject', message: 'InvalidObject' },
     });
     bot.sim.injectFault({ kind: 'status', status: 404, route: '/acl-rules' });
 

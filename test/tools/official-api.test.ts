@@ -42,8 +42,6 @@ function officialEquivalent(request: RecordedRequest): OfficialOperation | undef
  */
 const STILL_PRIVATE: Readonly<Partial<Record<OfficialOperation, string>>> = {
   networks: 'networkconf carries purpose, subnet and DHCP fields the spec results need (not moved yet)',
-  'firewall.policies': 'policies are written through v2 (not moved yet)',
-  'firewall.zones': 'v2 zone ids are read to name the zones of v2 policies',
   'wifi.broadcasts': 'the toggle sends one key classic; the official PUT restates the whole SSID (issue 20)',
   'devices.read': 'stat/device carries uplinks, ports and counters the official list lacks',
   'clients.read': 'stat/sta carries byte counters and uplinks the official list lacks',
@@ -151,6 +149,64 @@ describe('the request check itself (test/helpers/openapi-check.ts)', () => {
     expect(integrationRequestProblems(port).join()).toMatch(/portIdx .* not an integer/);
     expect(integrationRequestProblems(port).join()).toMatch(/action/);
   });
+
+  it('checks firewall policy bodies down to their discriminated parts, and refuses parts not extracted', () => {
+    const policy = {
+      ...base,
+      method: 'POST',
+      route: `/integration/v1/sites/${site}/firewall/policies`,
+      body: {
+        enabled: true,
+        name: 'x',
+        description: '',
+        action: { type: 'ALLOW', allowReturnTraffic: true },
+        source: {
+          zoneId: site,
+          trafficFilter: { type: 'NETWORK', networkFilter: { networkIds: [site], matchOpposite: false } },
+        },
+        destination: {
+          zoneId: site,
+          trafficFilter: {
+            type: 'IP_ADDRESS',
+            ipAddressFilter: {
+              type: 'IP_ADDRESSES',
+              matchOpposite: false,
+              items: [{ type: 'SUBNET', value: '10.0.0.0/24' }],
+            },
+            portFilter: { type: 'PORTS', matchOpposite: false, items: [{ type: 'PORT_NUMBER', value: 443 }] },
+          },
+        },
+        ipProtocolScope: {
+          ipVersion: 'IPV4',
+          protocolFilter: { type: 'PROTOCOL_NUMBER', protocolNumber: 6, matchOpposite: false },
+        },
+        loggingEnabled: false,
+        schedule: { mode: 'EVERY_WEEK', repeatOnDays: ['MONDAY'] },
+      },
+    };
+    expect(integrationRequestProblems(policy)).toEqual([]);
+    const body = policy.body;
+    const broken = (change: Record<string, unknown>) =>
+      integrationRequestProblems({ ...policy, body: { ...body, ...change } }).join();
+    expect(broken({ action: { type: 'ALLOW' } })).toMatch(/allowReturnTraffic/);
+    expect(broken({ ipProtocolScope: undefined })).toMatch(/ipProtocolScope/);
+    expect(broken({ schedule: { mode: 'EVERY_DAY' } })).toMatch(/timeFilter/);
+    expect(broken({ schedule: { mode: 'EVERY_WEEK', repeatOnDays: ['mon'] } })).toMatch(/repeatOnDays/);
+    expect(
+      broken({
+        source: { zoneId: site, trafficFilter: { type: 'REGION', regionFilter: { regions: ['DE'] } } },
+      }),
+    ).toMatch(/source\/trafficFilter/);
+    expect(
+      broken({
+        ipProtocolScope: {
+          ipVersion: 'IPV4',
+          protocolFilter: { type: 'NAMED_PROTOCOL', protocol: { name: 'tcp' }, matchOpposite: false },
+        },
+      }),
+    ).toMatch(/protocolFilter/);
+    expect(broken({ source: { zoneId: 'internal' } })).toMatch(/zoneId/);
+  });
 });
 
 describe.each(VERSIONS)('every tool on a simulated UniFi Network %s console', (version) => {
@@ -233,6 +289,33 @@ describe('on a 10.1 console: confirmed writes, the official API first, and the 1
       }
       bot.sim.reset();
     }
+    // Placing and moving a policy, and the filters, protocols and schedules the examples leave out.
+    zoneBased.sim.clearRequests();
+    await zoneBased.run('create_firewall_policy', {
+      name: 'Cameras to NAS first',
+      action: 'ALLOW',
+      source_zone: 'IoT Devices',
+      source_networks: ['Cameras'],
+      destination_zone: 'Internal',
+      destination_ips: ['192.168.1.20', '192.168.1.0/28'],
+      destination_port: '445,8000-8100',
+      protocol: 'tcp_udp',
+      ip_version: 'IPV4',
+      schedule: 'every_week',
+      schedule_days: ['mon', 'fri'],
+      schedule_time: '09:00-17:00',
+      position: 1,
+      confirm: true,
+    });
+    await zoneBased.run('update_firewall_policy', {
+      policy_id: 'Cameras to NAS first',
+      protocol: 'udp',
+      schedule: 'every_day',
+      position: 2,
+      confirm: true,
+    });
+    all.push(...zoneBased.sim.requests);
+    zoneBased.sim.reset();
     expect(integrationProblems(all)).toEqual([]);
     // The official operations the bot exercises: every one it uses, on the document's names.
     const used = new Set(all.map(operationIdOf).filter((id) => id !== undefined));
@@ -241,6 +324,12 @@ describe('on a 10.1 console: confirmed writes, the official API first, and the 1
       'createFirewallZone',
       'updateFirewallZone',
       'deleteFirewallZone',
+      'getFirewallPolicies',
+      'createFirewallPolicy',
+      'updateFirewallPolicy',
+      'deleteFirewallPolicy',
+      'getFirewallPolicyOrdering',
+      'updateFirewallPolicyOrdering',
       'getAclRulePage',
       'createAclRule',
       'updateAclRule',

@@ -145,11 +145,11 @@ describe('create_traffic_matching_list', () => {
     });
   });
 
-  it('takes IPv6 addresses, prefixes and ranges in an IPV6 list', async () => {
+  it('takes IPv6 addresses and prefixes in an IPV6 list, and refuses a range (the document has no IPv6 range)', async () => {
     await bot.run('create_traffic_matching_list', {
       list_type: 'IPV6_ADDRESSES',
       name: 'v6 hosts',
-      items: ['2001:db8::1', '2001:db8:1::/48', '2001:db8::10-2001:db8::20'],
+      items: ['2001:db8::1', '2001:db8:1::/48'],
       confirm: true,
     });
 
@@ -157,9 +157,21 @@ describe('create_traffic_matching_list', () => {
       items: [
         { type: 'IP_ADDRESS', value: '2001:db8::1' },
         { type: 'SUBNET', value: '2001:db8:1::/48' },
-        { type: 'IP_ADDRESS_RANGE', start: '2001:db8::10', stop: '2001:db8::20' },
       ],
     });
+    const issues = await validationIssues(bot, 'create_traffic_matching_list', {
+      list_type: 'IPV6_ADDRESSES',
+      name: 'v6 range',
+      items: ['2001:db8::10-2001:db8::20'],
+      confirm: true,
+    });
+    expect(issues).toEqual([
+      {
+        field: 'items',
+        rule: '"2001:db8::10-2001:db8::20" is a range: an IPv6 list takes addresses and prefixes only (list type IPV6_ADDRESSES)',
+      },
+    ]);
+    expect(bot.writes()).toHaveLength(1);
   });
 
   it('refuses a port in an IPv4 list, naming items and the bad item, before sending anything', async () => {

@@ -60,3 +60,34 @@ export const firewallPolicyRecordSchema = z.looseObject({
 
 /** A parsed firewall policy. */
 export type FirewallPolicyRecord = z.output<typeof firewallPolicyRecordSchema>;
+
+/**
+ * An official (Integration, Network 10.1+) `firewall/policies` record, typed where the tools read
+ * it. Its parts are kept loose: filters the tools do not write (regions, domains, applications…)
+ * pass through untouched, so a full-replacement PUT can send them back as they were.
+ */
+export const officialPolicyRecordSchema = z.looseObject({
+  id: z.string().min(1),
+  name: stringish.transform((v) => v ?? ''),
+  description: stringish,
+  enabled: boolish,
+  index: numberish,
+  loggingEnabled: boolish,
+  action: z.looseObject({ type: stringish, allowReturnTraffic: boolish }).optional().catch(undefined),
+  source: z.looseObject({ zoneId: stringish.transform((v) => v ?? '') }),
+  destination: z.looseObject({ zoneId: stringish.transform((v) => v ?? '') }),
+  ipProtocolScope: z.looseObject({ ipVersion: stringish }).optional().catch(undefined),
+  schedule: z.looseObject({ mode: stringish }).optional().catch(undefined),
+  metadata: z.looseObject({ origin: stringish }).optional().catch(undefined),
+});
+
+/** A parsed official policy. */
+export type OfficialPolicyRecord = z.output<typeof officialPolicyRecordSchema>;
+
+/** `firewall/policies/ordering` of one zone pair: user policies before and after the system ones. */
+export const officialPolicyOrderingSchema = z.looseObject({
+  orderedFirewallPolicyIds: z.looseObject({
+    beforeSystemDefined: lenientArray(z.string()).transform((v) => v ?? []),
+    afterSystemDefined: lenientArray(z.string()).transform((v) => v ?? []),
+  }),
+});

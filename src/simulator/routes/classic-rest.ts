@@ -1,5 +1,6 @@
 import { newFirewallRuleDefaults } from '../demo-policies.js';
 import { classicOk, SimError } from '../envelopes.js';
+import { retireNetwork } from '../retired-networks.js';
 import type { Router } from '../router.js';
 import type { FirewallRule, NetworkConf, SimulatorState, SiteState } from '../state.js';
 import { validateFirewallRule, validateNetworkConf } from '../validation.js';
@@ -148,6 +149,7 @@ export const networkconf: ClassicCollection<NetworkConf> = {
       throw new SimError(400, 'api.err.DeleteNotAllowed', `${existing.name} cannot be deleted`);
     }
     if (existing.external_id) removeNetworkFromZones(site, existing.external_id);
+    retireNetwork(site, existing);
   },
 };
 

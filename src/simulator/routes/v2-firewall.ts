@@ -20,9 +20,9 @@ export const POLICY_CODES = {
 } as const;
 
 /** Where the controller puts the admin's own policies of a zone pair, and those placed after the system ones. */
-const FIRST_USER_INDEX = 10000;
-const GENERATED_INDEX = 30000;
-const AFTER_PREDEFINED_INDEX = 40000;
+export const FIRST_USER_INDEX = 10000;
+export const GENERATED_INDEX = 30000;
+export const AFTER_PREDEFINED_INDEX = 40000;
 
 const PORT_SPEC = /^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/;
 const MATCHING = ['ANY', 'SPECIFIC', 'LIST', 'OBJECT'] as const;
@@ -84,8 +84,17 @@ function zoneById(site: SiteState, id: string): FirewallZone | undefined {
   return site.zones.find((zone) => zone._id === id);
 }
 
-/** The cross-field rules of a policy body: known zones and networks, addresses of the IP version, ports. */
-function checkPolicy(site: SiteState, body: PolicyBody): void {
+/**
+ * The cross-field rules of a policy body: known zones and networks, addresses of the IP version,
+ * ports. The official routes check the v2 record they turn a body into with it too.
+ */
+export function checkPolicy(
+  site: SiteState,
+  body: Pick<
+    PolicyBody,
+    'create_allow_respond' | 'action' | 'ip_version' | 'protocol' | 'source' | 'destination'
+  >,
+): void {
   if (body.create_allow_respond && body.action !== 'ALLOW') {
     throw new SimError(
       400,
@@ -129,11 +138,11 @@ function parsePolicy(ctx: RequestContext, site: SiteState): PolicyBody {
   return body;
 }
 
-const samePair = (policy: FirewallPolicy, source: string, destination: string) =>
+export const samePair = (policy: FirewallPolicy, source: string, destination: string) =>
   policy.source.zone_id === source && policy.destination.zone_id === destination;
 
 /** The index the controller gives a new policy: after the pair's last user policy, below the generated tier. */
-function nextIndex(site: SiteState, source: string, destination: string): number {
+export function nextIndex(site: SiteState, source: string, destination: string): number {
   const used = site.firewallPolicies
     .filter((p) => !p.predefined && samePair(p, source, destination) && p.index < GENERATED_INDEX)
     .map((p) => p.index);
@@ -233,6 +242,8 @@ export function registerV2Firewall(router: Router<Handler>): void {
         const policy: FirewallPolicy = {
           ...body,
           _id: ctx.state.newObjectId(),
+          // The same policy's id in the official API (a simulator choice, as on zones and networks).
+          external_id: ctx.state.newUuid(),
           index: nextIndex(site, body.source.zone_id, body.destination.zone_id),
           predefined: false,
         };
@@ -257,6 +268,7 @@ export function registerV2Firewall(router: Router<Handler>): void {
         const replacement: FirewallPolicy = {
           ...body,
           _id: existing._id,
+          external_id: existing.external_id,
           index: moved ? nextIndex(site, body.source.zone_id, body.destination.zone_id) : existing.index,
           predefined: false,
         };
