@@ -231,6 +231,12 @@ const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stri
 
 /** `create_network name=Lab vlan_id=40 …`: the tool and its arguments (the site is shown apart). */
 export function requestSummary(request: ChangeRequest): string {
+  // Issue 24: a change set is named by its title and the tools of its steps, in order.
+  if (request.set) {
+    const title = request.set.title ? ` "${request.set.title}"` : '';
+    const steps = request.set.steps.map((step) => step.tool).join(', ');
+    return `change_set${title} (${request.set.steps.length} steps: ${steps})`;
+  }
   const args = Object.entries(request.args)
     .filter(([key]) => key !== 'site_id')
     .map(([key, value]) => `${key}=${shown(value)}`);
@@ -274,5 +280,7 @@ export function eventDetail(event: JournalEvent): string {
       return `preview ${event.previewHash.slice(0, 8)} approved; more approvals needed`;
     case 'scheduled':
       return `preview ${event.previewHash.slice(0, 8)} approved; scheduled for ${event.runAt} (its window)`;
+    case 'set_step':
+      return `step ${event.step}: ${event.status.replace('_', ' ')}${event.changeId ? ` (${event.changeId})` : ''}${event.revertId ? `, undone by ${event.revertId}` : ''}${event.error ? `: ${event.error.message}` : ''}`;
   }
 }
