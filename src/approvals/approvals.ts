@@ -1253,6 +1253,21 @@ export class Approvals {
     });
   }
 
+  /** A set's preview without proposing it (the console shows it before `approve? [y/N]`). */
+  async previewSet(
+    input: SetProposal & { requester: Actor; channel?: string },
+  ): Promise<{ preview: unknown; previewHash: string; assessment: ChangeAssessmentRecord }> {
+    const set = validateSet(this.options.registry, input);
+    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    const deny = planned.assessment.decision.deny;
+    if (deny) throw new NotAuthorizedError(deniedText(deny));
+    return {
+      preview: planned.preview,
+      previewHash: previewHash(planned.preview),
+      assessment: assessmentRecord(planned.assessment),
+    };
+  }
+
   /** MCP_WRITES=confirm and the console's y: a set run at once on its requester's own authority. */
   async runSetNow(
     input: SetProposal & { requester: Actor; shownHash?: string },
