@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import { isMcpRequester } from '../../approvals/mcp-requester.js';
 import type { ChangeRequest } from '../../approvals/types.js';
+import { stepLines } from '../../changes/change-set.js';
 import { renderObject } from '../../format/plain-text.js';
 import { previewRequest, renderPreview } from '../../format/preview-text.js';
 import { LIMITS } from './limits.js';
@@ -293,7 +294,9 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
 
 /** The tool's result, posted in the preview's thread after it ran. */
 export function resultThreadMessage(request: ChangeRequest): SlackMessage {
-  const body = request.state === 'failed' ? { error: request.error } : request.result;
+  // Issue 24: a set's result lists each step with what became of it (done, reverted, failed, not run).
+  const steps = request.set ? { steps: stepLines(request.set) } : {};
+  const body = request.state === 'failed' ? { error: request.error, ...steps } : request.result;
   const rendered = isRow(body) ? renderObject(body, { width: 90 }) : shown(body);
   const heading =
     request.state === 'failed'

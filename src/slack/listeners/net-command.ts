@@ -9,6 +9,7 @@ import {
   resolveCommandOnSite,
 } from '../../commands/aliases.js';
 import { type ParsedCommand, parseCommandLine } from '../../commands/parse-command-line.js';
+import { parsePlan, planOptions } from '../../commands/plan.js';
 import { type FieldIssue, ValidationError } from '../../errors.js';
 import { settle } from '../../lib/settle-within.js';
 import { missingValueIssues } from '../../tools/missing-values.js';
@@ -74,6 +75,27 @@ async function handle(
   reads: SharedWork<SlackMessage>,
 ) {
   const { registry } = deps;
+  // Issue 24: `/net plan` and one write per following line (Slack keeps the newlines).
+  const [head = '', ...lines] = command.text.split(/\r?\n/);
+  const first = parseCommandLine(head);
+  if (first.command === 'plan') {
+    if (lines.every((line) => line.trim() === '')) {
+      throw new ValidationError([
+        {
+          field: 'plan',
+          rule: 'give one write per line after /net plan (shift+enter for a new line), e.g. /net plan ⏎ create_network name=Lab vlan_id=40 subnet=10.40.0.0/24 ⏎ assign_network_to_zone zone_id=Dmz network_id=Lab',
+        },
+      ]);
+    }
+    const set = await deps.approvals.proposeSet({
+      steps: parsePlan(lines.join('\n'), registry),
+      ...planOptions(first.args),
+      requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
+      channel: command.channel_id,
+    });
+    await deps.presenter.postProposal(set, command.channel_id);
+    return;
+  }
   const parsed = parseCommandLine(command.text);
   if (parsed.command === '' || parsed.command === 'help') {
     const [topic] = parsed.positionals;
