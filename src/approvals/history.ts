@@ -240,7 +240,8 @@ export function requestSummary(request: ChangeRequest): string {
   const args = Object.entries(request.args)
     .filter(([key]) => key !== 'site_id')
     .map(([key, value]) => `${key}=${shown(value)}`);
-  return [request.tool, ...args].join(' ');
+  const step = request.setOf ? ` (step ${request.setStep ?? '?'} of ${request.setOf})` : '';
+  return `${[request.tool, ...args].join(' ')}${step}`;
 }
 
 /** What one journal entry says beyond its type and actor, in a few words (plain text). */

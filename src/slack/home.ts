@@ -216,16 +216,24 @@ export class HomeService {
     const timed = this.options.pendingReverts
       ? settledWithin(settle(this.options.pendingReverts()), STATUS_WAIT_MS)
       : Promise.resolve(undefined);
-    const [pending, mine, mineTotal, recent, mayApprove, quickActions, scheduled] = await Promise.all([
-      approvals.list({ state: 'pending' }),
-      approvals.list({ requester: user, limit: MINE_SHOWN }),
-      approvals.count({ requester: user }),
-      approvals.list({ state: ['succeeded', 'failed', 'unknown'], site, limit: RECENT_SHOWN }),
-      approvals.policy.approvableBy({ userId: user }),
-      this.options.quickActions().catch(() => []),
-      // Issue 22: changes waiting for their window, for those who may approve them.
-      approvals.scheduledChanges(),
-    ]);
+    // Issue 24: a change set is one item; the requests that ran its steps are shown through it. A
+    // set has at most 50 of them, so reading that many more keeps the lists full.
+    const extra = 50;
+    const [pendingAll, mineAll, mineTotal, recentAll, mayApprove, quickActions, scheduled] =
+      await Promise.all([
+        approvals.list({ state: 'pending' }),
+        approvals.list({ requester: user, limit: MINE_SHOWN + extra }),
+        approvals.count({ requester: user }),
+        approvals.list({ state: ['succeeded', 'failed', 'unknown'], site, limit: RECENT_SHOWN + extra }),
+        approvals.policy.approvableBy({ userId: user }),
+        this.options.quickActions().catch(() => []),
+        // Issue 22: changes waiting for their window, for those who may approve them.
+        approvals.scheduledChanges(),
+      ]);
+    const own = (r: { setOf?: string }) => r.setOf === undefined;
+    const pending = pendingAll.filter(own);
+    const mine = mineAll.filter(own).slice(0, MINE_SHOWN);
+    const recent = recentAll.filter(own).slice(0, RECENT_SHOWN);
     // Soonest to expire first; one overdue but not yet swept is no longer waiting for anyone.
     const waiting = pending
       .filter((r) => Date.parse(r.expiresAt) > now && mayApprove(r))
