@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { type BotProcess, startBotProcess } from '../helpers/replica-process.js';
+import { slackHeaders, viewSubmissionBody } from '../helpers/slack-requests.js';
 
 const SECRET = 'change-set-signing-secret';
 const MCP_SECRET = 'change-set-mcp-secret-0123456789';
@@ -163,6 +164,42 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     expect(answer).toMatch(/step 3 \(create_traffic_matching_list\) itemz/);
     expect(previews()).toHaveLength(before.previews);
     expect(writes()).toHaveLength(before.writes);
+  }, 30_000);
+
+  it('/net plan alone opens a modal; a bad line keeps it open with the reason, a good plan posts its preview', async () => {
+    const opened = slack.callsOf('views.open').length;
+    expect(await bot.command('plan', 'U1', slack.responseUrl())).toBe(200);
+    await slack.waitFor(() => slack.callsOf('views.open').length > opened, 10_000);
+    const view = slack.callsOf('views.open').at(-1)?.args.view as {
+      callback_id: string;
+      private_metadata: string;
+    };
+    expect(view.callback_id).toBe('plan_form');
+    const submit = async (steps: string) => {
+      const body = viewSubmissionBody({
+        userId: 'U1',
+        callbackId: 'plan_form',
+        privateMetadata: view.private_metadata,
+        values: {
+          steps: { value: { type: 'plain_text_input', value: steps } },
+          title: { value: { type: 'plain_text_input', value: null } },
+          on_failure: { value: { type: 'static_select', selected_option: { value: 'rollback' } } },
+        },
+      });
+      const response = await fetch(`http://127.0.0.1:${bot.port}/slack/events`, {
+        method: 'POST',
+        headers: slackHeaders(SECRET, body),
+        body,
+      });
+      return response.text();
+    };
+    expect(
+      await submit('create_network name=Lab vlan_id=41 subnet=10.41.0.0/24\nlist_firewall_zones'),
+    ).toMatch(/"steps":".*line 2 \(list_firewall_zones\).*writes only/);
+    const before = previews().length;
+    await submit(PLAN.slice(0, 2).join('\n'));
+    await slack.waitFor(() => previews().length > before, 15_000);
+    expect(textOf(previews().at(-1))).toContain('Doorcams');
   }, 30_000);
 
   it('an MCP client proposes a set and gets one pending change request; approval in Slack runs it', async () => {

@@ -17,6 +17,7 @@ import type { TopClientsAnswer } from '../../tools/top-clients.js';
 import { isTopology, renderTopologyPng } from '../../topology/index.js';
 import { AnswerQueue, SharedWork } from '../answer-work.js';
 import { helpMessage, noticeMessage, toolHelpMessage } from '../blocks/notice.js';
+import { planFormView } from '../blocks/plan-form.js';
 import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
 import { code, mention, plain } from '../blocks/text.js';
 import { toolFormView } from '../blocks/tool-form.js';
@@ -80,12 +81,13 @@ async function handle(
   const first = parseCommandLine(head);
   if (first.command === 'plan') {
     if (lines.every((line) => line.trim() === '')) {
-      throw new ValidationError([
-        {
-          field: 'plan',
-          rule: 'give one write per line after /net plan (shift+enter for a new line), e.g. /net plan ⏎ create_network name=Lab vlan_id=40 subnet=10.40.0.0/24 ⏎ assign_network_to_zone zone_id=Dmz network_id=Lab',
-        },
-      ]);
+      // `/net plan` alone: a modal with a multi-line input, one write per line.
+      try {
+        await client.views.open({ trigger_id: command.trigger_id, view: planFormView(command.channel_id) });
+      } catch (error) {
+        throw new SlackStepError('open_form', command.channel_id, error);
+      }
+      return;
     }
     const set = await deps.approvals.proposeSet({
       steps: parsePlan(lines.join('\n'), registry),
