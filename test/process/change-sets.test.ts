@@ -2,7 +2,7 @@
 // proposed with `/net plan` (and over MCP), previewed whole, approved once in Slack, run in order;
 // a step the controller refuses undoes the steps before it (or leaves them, on_failure=stop); a
 // typo is refused before anything is sent; a SIGKILL mid-set is settled once by the next start.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runBot } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { type BotProcess, startBotProcess } from '../helpers/replica-process.js';
 import { slackHeaders, viewSubmissionBody } from '../helpers/slack-requests.js';
@@ -238,6 +239,40 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     })) as CallToolResult;
     expect(followed.structuredContent).toMatchObject({ state: 'succeeded' });
     await client.close();
+  }, 60_000);
+});
+
+describe('the console: plan <file> and plan typed until an empty line', () => {
+  it('previews the set, runs it with --yes (or y), records it as one change with its steps', async () => {
+    sim.reset();
+    sim.clearFaults();
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-set-console-'));
+    const env = { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey, DATA_DIR: dataDir };
+    const file = join(dataDir, 'changes.txt');
+    writeFileSync(file, `# door cameras\n${PLAN.slice(0, 2).join('\n')}\n`);
+    const ran = await runBot(['plan', file, '--yes', '--json'], { env });
+    expect(ran.code, ran.stderr).toBe(0);
+    // The whole preview first, then what ran.
+    expect(ran.stdout.indexOf('10.77.0.1/24')).toBeLessThan(ran.stdout.indexOf('"change_id"'));
+    const answer = JSON.parse(ran.stdout.slice(ran.stdout.lastIndexOf('{\n'))) as {
+      change_id: string;
+      steps: string[];
+    };
+    expect(answer.steps).toEqual([
+      expect.stringMatching(/^1\. done: create_network/),
+      expect.stringMatching(/^2\. done: assign_network_to_zone/),
+    ]);
+    const detail = await runBot(['change', answer.change_id], { env });
+    expect(detail.stdout).toMatch(/steps \(on_failure=rollback\):\n1\. done: create_network/);
+
+    const typed = await runBot([], {
+      env,
+      input: `plan on_failure=stop\nupdate_network network_id=Doorcams dhcp_dns_1=9.9.9.9\n\ny\nquit\n`,
+    });
+    expect(typed.stdout).toMatch(/1\. done: update_network/);
+    expect(sim.state.site('default')?.networks.find((n) => n.name === 'Doorcams')?.dhcpd_dns_1).toBe(
+      '9.9.9.9',
+    );
   }, 60_000);
 });
 
