@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
+import { combineAssessments } from '../../src/changes/change-set.js';
 import { ValidationError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
+import type { ChangeAssessment } from '../../src/tools/impact.js';
 import { openApprovals } from '../approvals/bot-harness.js';
 import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, tempDataDir } from '../approvals/harness.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
@@ -166,5 +168,82 @@ describe('change sets', () => {
     expect((await approveAll(revert.id)).kind).toBe('succeeded');
     expect(controller()).toEqual(start);
     expect((await approvals.get(request.id))?.revertedBy).toBe(revert.id);
+  });
+
+  it('drift in any step voids the approval: nothing runs, a new set is offered', async () => {
+    const steps = [
+      ...PLAN.slice(0, 2),
+      { tool: 'update_network', args: { network_id: 'Guest', vlan_id: 31 } },
+    ];
+    const request = await approvals.proposeSet({ steps, requester: RITA });
+    const guest = bot.site().networks.find((n) => n.name === 'Guest');
+    if (!guest) throw new Error('no Guest network');
+    guest.vlan = 32;
+    const writes = bot.writes().length;
+    const outcome = await approvals.approve(request.id, ALEX);
+    expect(outcome.kind).toBe('drift');
+    expect(bot.writes()).toHaveLength(writes);
+    if (outcome.kind !== 'drift') return;
+    expect(outcome.differences.join(' ')).toMatch(/30 → 32/);
+    expect(outcome.replacement.set?.steps).toHaveLength(3);
+  });
+
+  it('the bot’s own change tools and timing arguments are not steps', async () => {
+    await expect(
+      approvals.proposeSet({
+        steps: [{ tool: 'update_network', args: { network_id: 'Guest', name: 'Lobby', revert_after: '5m' } }],
+        requester: RITA,
+      }),
+    ).rejects.toThrow(/step 1 \(update_network\) revert_after/);
+    await expect(
+      approvals.proposeSet({
+        steps: [{ tool: 'keep_change', args: { change_id: 'cr_x' } }],
+        requester: RITA,
+      }),
+    ).rejects.toThrow(/step 1 \(keep_change\)/);
+  });
+});
+
+describe('combineAssessments', () => {
+  const assessment = (
+    risk: 'low' | 'medium' | 'high',
+    approvals: number,
+    extra: Partial<ChangeAssessment['decision']> = {},
+  ) =>
+    ({
+      facts: { target: `t-${risk}` },
+      radius: {
+        risk,
+        reasons: [`${risk} reason`],
+        clients: { count: 0 },
+        devices: { count: 0 },
+        references: [],
+        selfLockout: false,
+        unchecked: [],
+      },
+      decision: { risk, reasons: [], approvals, matched: [`rule-${risk}`], errors: [], ...extra },
+    }) as unknown as ChangeAssessment;
+
+  it('takes the highest risk, the most approvals, approvers every step allows, the closed window, the first denial', () => {
+    const window = { name: 'night', names: ['night'], open: false, nextOpeningMs: 1, nextOpening: 'x' };
+    const combined = combineAssessments([
+      assessment('low', 1, { approvers: ['U1', 'U2'] }),
+      assessment('high', 2, { approvers: ['U2', 'U3'], window }),
+      assessment('medium', 1, { deny: { rule: 'freeze', reason: 'frozen' } }),
+    ]);
+    expect(combined.radius.risk).toBe('high');
+    expect(combined.radius.reasons).toEqual([
+      'step 1: low reason',
+      'step 2: high reason',
+      'step 3: medium reason',
+    ]);
+    expect(combined.decision).toMatchObject({
+      approvals: 2,
+      approvers: ['U2'],
+      window: { name: 'night', open: false },
+      deny: { rule: 'freeze', reason: 'step 3: frozen' },
+      matched: ['rule-low', 'rule-high', 'rule-medium'],
+    });
+    expect(combined.facts.target).toBe('t-low; t-high; t-medium');
   });
 });
