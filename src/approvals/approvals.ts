@@ -454,17 +454,30 @@ export class Approvals {
     shownHash?: string;
   }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
     const request = await this.proposeRevert({ changeId: input.changeId, requester: input.requester });
-    if (input.shownHash !== undefined && input.shownHash !== request.previewHash) {
-      await this.store.transition(
-        request.id,
-        { type: 'cancelled', id: request.id, actor: input.requester },
-        { from: ['pending'], at: this.now() },
-      );
-      throw new ConflictError(
-        `the revert of ${input.changeId} is no longer the one shown: the object changed since the preview, so nothing was run; run revert ${input.changeId} again to see what it would do now`,
-      );
-    }
+    await this.refuseUnlessShown(
+      request,
+      input,
+      `the revert of ${input.changeId} is no longer the one shown: the object changed since the preview, so nothing was run; run revert ${input.changeId} again to see what it would do now`,
+    );
     return this.runOnOwnAuthority(request, input.requester);
+  }
+
+  /**
+   * What runs must be what the requester saw (the console's y/N): a request whose preview hash is
+   * not the one shown is cancelled, and the requester told why; nothing runs.
+   */
+  private async refuseUnlessShown(
+    request: ChangeRequest,
+    input: { requester: Actor; shownHash?: string },
+    why: string,
+  ): Promise<void> {
+    if (input.shownHash === undefined || input.shownHash === request.previewHash) return;
+    await this.store.transition(
+      request.id,
+      { type: 'cancelled', id: request.id, actor: input.requester },
+      { from: ['pending'], at: this.now() },
+    );
+    throw new ConflictError(why);
   }
 
   /** A request just created, approved by its own requester and run (no recheck: its preview is fresh). */
@@ -1273,16 +1286,11 @@ export class Approvals {
     input: SetProposal & { requester: Actor; shownHash?: string },
   ): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
     const request = await this.proposeSet(input);
-    if (input.shownHash !== undefined && input.shownHash !== request.previewHash) {
-      await this.store.transition(
-        request.id,
-        { type: 'cancelled', id: request.id, actor: input.requester },
-        { from: ['pending'], at: this.now() },
-      );
-      throw new ConflictError(
-        'the change set is no longer the one shown: the controller changed since the preview, so nothing was run; propose it again to see what it would do now',
-      );
-    }
+    await this.refuseUnlessShown(
+      request,
+      input,
+      'the change set is no longer the one shown: the controller changed since the preview, so nothing was run; propose it again to see what it would do now',
+    );
     return this.runOnOwnAuthority(request, input.requester);
   }
 

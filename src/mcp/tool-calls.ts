@@ -134,11 +134,9 @@ export class McpTools {
       requester,
       channel: this.deps.approvalChannel,
     });
-    const { message, failure } = await this.announce(request);
-    // Slack refused the preview for its content: the request was withdrawn, and the client is told why.
-    const now = failure ? await approvals.get(request.id) : undefined;
-    if (failure && now && now.state !== 'pending') return this.withdrawn(now, failure);
-    const link = message ? await this.deps.notifier?.link(message) : undefined;
+    const shown = await this.posted(request);
+    if ('withdrawn' in shown) return shown.withdrawn;
+    const { message, link } = shown;
     const answer = {
       change_request_id: request.id,
       change_id: request.id,
@@ -169,6 +167,20 @@ export class McpTools {
       render(request.preview),
     ].join('\n');
     return { content: [{ type: 'text', text }], structuredContent: answer };
+  }
+
+  /**
+   * A proposal posted (when Slack is in this process) and its message's link; or, when Slack
+   * refused the preview for its content, the answer saying it was withdrawn and why.
+   */
+  private async posted(
+    request: ChangeRequest,
+  ): Promise<{ message?: MessageRef; link?: string } | { withdrawn: CallToolResult }> {
+    const { message, failure } = await this.announce(request);
+    const now = failure ? await this.approvals().get(request.id) : undefined;
+    if (failure && now && now.state !== 'pending') return { withdrawn: this.withdrawn(now, failure) };
+    const link = message ? await this.deps.notifier?.link(message) : undefined;
+    return { ...(message ? { message } : {}), ...(link ? { link } : {}) };
   }
 
   /** The answer for a proposal Slack would not show: nothing runs, and why. */
@@ -309,10 +321,9 @@ export class McpTools {
       requester,
       ...(this.deps.approvalChannel ? { channel: this.deps.approvalChannel } : {}),
     });
-    const { message, failure } = await this.announce(request);
-    const now = failure ? await approvals.get(request.id) : undefined;
-    if (failure && now && now.state !== 'pending') return this.withdrawn(now, failure);
-    const link = message ? await this.deps.notifier?.link(message) : undefined;
+    const shown = await this.posted(request);
+    if ('withdrawn' in shown) return shown.withdrawn;
+    const { link } = shown;
     const answer = {
       change_request_id: request.id,
       change_id: request.id,
