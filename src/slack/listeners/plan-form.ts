@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { parsePlan } from '../../commands/plan.js';
 import { ValidationError } from '../../errors.js';
 import { settle, settledWithin } from '../../lib/settle-within.js';
-import { noticeMessage } from '../blocks/notice.js';
 import {
   PLAN_FAILURE_BLOCK,
   PLAN_FORM_CALLBACK,
@@ -15,7 +14,7 @@ import { plain } from '../blocks/text.js';
 import type { SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { parsePayload, viewSubmissionSchema } from '../payloads.js';
-import { FORM_ACK_BUDGET_MS } from './tool-form-submission.js';
+import { FORM_ACK_BUDGET_MS, postFormProposal } from './tool-form-submission.js';
 
 const metadataSchema = z.object({ channel: z.string().min(1) });
 
@@ -67,16 +66,6 @@ export function registerPlanForm(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    const outcome = early ?? (await proposal);
-    try {
-      if (!outcome.ok) throw outcome.error;
-      await deps.presenter.postProposal(outcome.value, channel);
-    } catch (error) {
-      await client.chat.postEphemeral({
-        channel,
-        user,
-        ...noticeMessage(slackErrorText(error, deps.logger)),
-      });
-    }
+    await postFormProposal(early ?? (await proposal), channel, user, client, deps);
   });
 }
