@@ -13,7 +13,7 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runBot } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { type BotProcess, startBotProcess } from '../helpers/replica-process.js';
-import { slackHeaders, viewSubmissionBody } from '../helpers/slack-requests.js';
+import { buttonBody, slackHeaders, viewSubmissionBody } from '../helpers/slack-requests.js';
 
 const SECRET = 'change-set-signing-secret';
 const MCP_SECRET = 'change-set-mcp-secret-0123456789';
@@ -103,6 +103,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
   });
 
   it('previews all five steps (step 2 names the network step 1 creates) and runs them in order after one approval', async () => {
+    const start = controller();
     const sent = writes().length;
     const preview = await plan(bot, 'plan title="Door cameras"', PLAN);
     const shown = textOf(preview);
@@ -127,6 +128,25 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     const site = sim.state.site('default');
     expect(site?.networks.find((n) => n.name === 'Doorcams')?.dhcpd_dns_1).toBe('9.9.9.9');
     expect(site?.networks.some((n) => n.name === 'Visitors')).toBe(true);
+
+    // Revert (the button on the result): one set undoing the five steps in reverse order.
+    const revert = ((result?.args.blocks ?? []) as { elements?: { action_id: string; value: string }[] }[])
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === 'revert_change');
+    expect(revert).toBeDefined();
+    const posted = previews().length;
+    await bot.post(
+      buttonBody({
+        actionId: 'revert_change',
+        value: revert?.value ?? '',
+        userId: 'U1',
+        response_url: slack.responseUrl(),
+      }),
+    );
+    await slack.waitFor(() => previews().length > posted, 20_000);
+    expect(textOf(previews().at(-1))).toMatch(/revert of/);
+    await approve(bot, approveId(previews().at(-1)));
+    expect(controller()).toEqual(start);
   }, 60_000);
 
   it('step 4 refused by the controller: every record is as before; the result lists each step', async () => {
