@@ -1513,18 +1513,12 @@ export class Approvals {
       return { kind: 'succeeded', request: succeeded, result };
     }
     const failedStep = set().steps[failedAt];
-    let reverted = 0;
-    let notReverted = 0;
     if (set().onFailure === 'rollback') {
       for (let index = failedAt - 1; index >= 0; index -= 1) {
         if (set().steps[index]?.status !== 'done') continue;
         try {
-          const undone = await this.compensate(request, index);
-          request = undone.parent;
-          if (undone.ok) reverted += 1;
-          else notReverted += 1;
+          request = (await this.compensate(request, index)).parent;
         } catch (error) {
-          notReverted += 1;
           this.options.logger.error(
             { err: error, id: parent.id, step: index + 1 },
             'a step of a change set could not be reverted',
@@ -1532,6 +1526,10 @@ export class Approvals {
         }
       }
     }
+    // Counted from what the set records (a resumed compensation reverted some before the restart).
+    const before = set().steps.slice(0, failedAt);
+    const reverted = before.filter((s) => s.status === 'reverted').length;
+    const notReverted = before.filter((s) => s.status === 'done' || s.status === 'unknown').length;
     const why = cause ?? failedStep?.error ?? { code: 'internal_error', message: 'it did not run' };
     const done = set().steps.filter((s) => s.status === 'done').length;
     const tail =
@@ -1632,7 +1630,28 @@ export class Approvals {
     );
     if (!parent) return (await this.store.get(interrupted.id)) ?? interrupted;
     const steps = (parent.set as ChangeSetRecord).steps;
+    // Failed before the restart (the compensation was under way): that failure is the one reported.
+    const failedBefore = steps.findIndex((s) => s.status === 'failed');
     for (const [index, step] of steps.entries()) {
+      if (step.status === 'done' && step.revertId) {
+        // Its undoing write may have been in flight: read back, never sent again.
+        const undone = await this.settleInterruptedStep(step.revertId);
+        if (undone === 'done') {
+          await this.markReverted(step.changeId ?? '', step.revertId);
+          parent = await this.recordStep(parent, index + 1, { status: 'reverted', revertId: step.revertId });
+        } else if (undone === 'unknown') {
+          parent = await this.recordStep(parent, index + 1, {
+            status: 'unknown',
+            revertId: step.revertId,
+            error: {
+              code: 'interrupted',
+              message:
+                'the bot stopped while this step was being reverted and the controller does not tell whether the revert happened: verify it by hand',
+            },
+          });
+        }
+        continue;
+      }
       if (step.status !== 'running' || !step.changeId) continue;
       const status = await this.settleInterruptedStep(step.changeId);
       parent = await this.recordStep(parent, index + 1, {
@@ -1652,19 +1671,21 @@ export class Approvals {
       });
     }
     const after = (parent.set as ChangeSetRecord).steps;
-    const stoppedAt = after.findIndex((s) => s.status !== 'done');
+    const unsettled = after.findIndex((s) => s.status !== 'done' && s.status !== 'reverted');
+    const stoppedAt = failedBefore >= 0 ? failedBefore : unsettled;
     this.options.logger.warn(
       { id: parent.id, step: stoppedAt + 1 },
       'change set interrupted by a restart; settling it',
     );
+    const interruptedHere = after[stoppedAt];
     const outcome = await this.finishSet(
       parent,
       stoppedAt < 0 ? undefined : stoppedAt,
-      stoppedAt < 0
+      stoppedAt < 0 || failedBefore >= 0
         ? undefined
         : {
             code: 'interrupted',
-            message: `the bot stopped during this step${after[stoppedAt]?.error ? ` (${after[stoppedAt]?.error?.message})` : ''}`,
+            message: `the bot stopped during this step${interruptedHere?.error ? ` (${interruptedHere.error.message})` : ''}`,
           },
     );
     return outcome.kind === 'succeeded' || outcome.kind === 'failed' ? outcome.request : parent;

@@ -143,6 +143,61 @@ describe('change sets', () => {
     expect(controller()).toEqual(start);
   });
 
+  it('a restart in the middle of the compensation finishes it once: the revert in flight is read back (applied), not sent again', async () => {
+    const start = controller();
+    const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
+    bot.sim.injectFault({ kind: 'status', status: 400, method: 'PUT', route: 'rest/networkconf' });
+    // Step 3's revert (the list's delete) reaches the controller and is held; the process dies
+    // (its store closes), then the controller applies the delete: its outcome was never recorded.
+    let arrived: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let apply: () => void = () => undefined;
+    bot.sim.injectFault({
+      kind: 'hold',
+      method: 'DELETE',
+      route: 'traffic-matching-lists',
+      until: () =>
+        new Promise<void>((resolve) => {
+          apply = resolve;
+          arrived();
+        }),
+    });
+    const running = approveAll(request.id).catch(() => undefined);
+    await inFlight;
+    await store.close();
+    apply();
+    await running;
+    expect(bot.site().trafficMatchingLists.some((l) => l.name === 'Cam Ports')).toBe(false);
+    const writes = bot.writes().length;
+    // The next start over the same DATA_DIR settles the set in its first sweep.
+    store = new FileStore(data.dir, { data: new MemoryStore() });
+    const restarted = await openApprovals(bot.app, store.changes(), new Clock(), policyWith());
+    const settled = await restarted.get(request.id);
+    expect(settled?.state).toBe('failed');
+    expect(settled?.set?.steps.map((s) => s.status)).toEqual([
+      'reverted',
+      'reverted',
+      'reverted',
+      'failed',
+      undefined,
+    ]);
+    expect(settled?.error?.message).toMatch(
+      /step 4 \(update_network\) failed.*the 3 step\(s\) done before it were reverted/,
+    );
+    expect(controller()).toEqual(start);
+    // Step 3's delete is not sent again: only steps 2 and 1 are undone after the restart.
+    expect(
+      bot
+        .writes()
+        .slice(writes)
+        .map((r) => r.method),
+    ).toEqual(['PUT', 'PUT', 'DELETE']);
+    const events = journalEvents(data.journal).filter((e) => e.id === request.id && e.status === 'reverted');
+    expect(events.map((e) => e.step)).toEqual([3, 2, 1]);
+  });
+
   it('with on_failure=stop, steps 1–3 stay', async () => {
     const request = await approvals.proposeSet({ steps: PLAN, requester: RITA, onFailure: 'stop' });
     bot.sim.injectFault({ kind: 'status', status: 400, method: 'PUT', route: 'rest/networkconf' });
