@@ -19,6 +19,8 @@ export const HISTORY_HELP = [
   '      change requests, newest first, 20 a page',
   '  change <id>   one request in full: preview, every journal entry, result or error',
   '  revert_change change_id=<id>   (or revert <id>) propose the change that undoes one that ran',
+  '  plan [on_failure=stop] [title="…"], then one write per line   several writes as one change set:',
+  '      previewed together, approved once, run in order, undone together if a step fails',
 ].join('\n');
 
 /** `revert <id>` and `revert_change change_id=<id>` (issue 21): propose the change that undoes one. */
