@@ -143,7 +143,13 @@ export class PlannedState {
     const { collection, id } = this.split(path);
     const planned = this.entry(api, site, collection);
     const found = await this.current(api, site, collection, id, () => read(collection));
-    if (!found) throw new ResourceNotFoundError(collection, id);
+    if (!found) {
+      if (method === 'DELETE') throw new ResourceNotFoundError(collection, id);
+      // A settings object rather than a record of a list (`acl-rules/ordering`): its new value is kept.
+      const merged = { ...(planned.patched.get(id) ?? {}), ...(isRecord(body) ? body : {}) };
+      planned.patched.set(id, merged);
+      return merged;
+    }
     if (method === 'DELETE') {
       const index = planned.added.indexOf(found);
       if (index >= 0) planned.added.splice(index, 1);
