@@ -31,6 +31,8 @@ const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !
 /** A change a reviewer must think twice about: it removes something or cuts clients off. */
 export function isDestructive(request: ChangeRequest): boolean {
   if (/^(delete|unassign)_/.test(request.tool)) return true;
+  // Issue 24: a set is destructive when any of its steps is.
+  if (request.set?.steps.some((step) => /^(delete|unassign)_/.test(step.tool))) return true;
   const warnings =
     isRow(request.preview) && Array.isArray(request.preview.warnings) ? request.preview.warnings : [];
   return warnings.some((w) => typeof w === 'string' && /irreversible|lose connectivity/i.test(w));
