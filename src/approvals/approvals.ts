@@ -1,4 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import {
+  CHANGE_SET_TOOL,
+  combineAssessments,
+  inStep,
+  planSet,
+  type SetProposal,
+  setPreview,
+  stepLines,
+  validateSet,
+} from '../changes/change-set.js';
 import { changeSpec, noSpecReason } from '../changes/change-specs.js';
 import { imageObject, readImage, verify } from '../changes/images.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
@@ -22,6 +32,9 @@ import {
   CHANGE_STATES,
   type ChangeAssessmentRecord,
   type ChangeImage,
+  type ChangeSetRecord,
+  type SetStep,
+  type SetStepStatus,
   SYSTEM_ACTOR,
   type Verification,
 } from '../store/records.js';
@@ -176,6 +189,14 @@ function assessmentRecord({ facts, radius, decision }: ChangeAssessment): Change
   };
 }
 
+/** A set as proposed again (a drifted set's replacement): the steps without any progress. */
+function setAsProposed(set: ChangeSetRecord): ChangeSetRecord {
+  return {
+    ...set,
+    steps: set.steps.map(({ tool, args, revertOf }) => ({ tool, args, ...(revertOf ? { revertOf } : {}) })),
+  };
+}
+
 /** The sentence a policy refusal is worded in, on every face. */
 function deniedText(deny: { rule: string; reason: string }): string {
   return `refused by policy rule "${deny.rule}": ${deny.reason}`;
@@ -292,9 +313,12 @@ export class Approvals {
       args: Record<string, unknown>;
       requester: Actor;
       channel?: string;
+      set?: ChangeSetRecord;
     },
     context: ToolContext = snapshotContext(this.options.context),
   ): Promise<ChangeAssessment> {
+    // Issue 24: a set is assessed step by step on the planned state, and the strictest step rules.
+    if (change.set) return (await this.planSet(change.set, change, context)).assessment;
     return assessChange(
       context,
       {
@@ -347,6 +371,7 @@ export class Approvals {
     const channel = input.channel ?? original.channel;
     const decision = await this.options.policy.canRequest(input.requester, channel);
     if (!decision.ok) throw new NotAuthorizedError(decision.reason);
+    if (original.set) return this.proposeSetRevert(original, input.requester, channel);
     const { tool, args, preview } = await this.revertPreview(original);
     const assessment = await this.assessOrRefuse({ tool, args, requester: input.requester, channel });
     return this.create({
@@ -430,17 +455,30 @@ export class Approvals {
     shownHash?: string;
   }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
     const request = await this.proposeRevert({ changeId: input.changeId, requester: input.requester });
-    if (input.shownHash !== undefined && input.shownHash !== request.previewHash) {
-      await this.store.transition(
-        request.id,
-        { type: 'cancelled', id: request.id, actor: input.requester },
-        { from: ['pending'], at: this.now() },
-      );
-      throw new ConflictError(
-        `the revert of ${input.changeId} is no longer the one shown: the object changed since the preview, so nothing was run; run revert ${input.changeId} again to see what it would do now`,
-      );
-    }
+    await this.refuseUnlessShown(
+      request,
+      input,
+      `the revert of ${input.changeId} is no longer the one shown: the object changed since the preview, so nothing was run; run revert ${input.changeId} again to see what it would do now`,
+    );
     return this.runOnOwnAuthority(request, input.requester);
+  }
+
+  /**
+   * What runs must be what the requester saw (the console's y/N): a request whose preview hash is
+   * not the one shown is cancelled, and the requester told why; nothing runs.
+   */
+  private async refuseUnlessShown(
+    request: ChangeRequest,
+    input: { requester: Actor; shownHash?: string },
+    why: string,
+  ): Promise<void> {
+    if (input.shownHash === undefined || input.shownHash === request.previewHash) return;
+    await this.store.transition(
+      request.id,
+      { type: 'cancelled', id: request.id, actor: input.requester },
+      { from: ['pending'], at: this.now() },
+    );
+    throw new ConflictError(why);
   }
 
   /** A request just created, approved by its own requester and run (no recheck: its preview is fresh). */
@@ -882,6 +920,18 @@ export class Approvals {
       this.options.logger.warn({ err: error }, 'could not check the deadlines of scheduled changes');
     });
     const interrupted = await this.recoverInterrupted();
+    // Issue 24: a set cut off mid-run is settled here, once (the recovery hands it to one caller).
+    for (const entry of interrupted) {
+      if (!entry.request.set || entry.request.state !== 'unknown') continue;
+      try {
+        entry.request = await this.resumeSet(entry.request);
+      } catch (error) {
+        this.options.logger.error(
+          { err: error, id: entry.request.id },
+          'could not settle an interrupted change set',
+        );
+      }
+    }
     const expired = await this.expireDue();
     return { expired, interrupted };
   }
@@ -1022,6 +1072,7 @@ export class Approvals {
     forSeconds?: number;
     revertOf?: string;
     assessment?: ChangeAssessmentRecord;
+    set?: ChangeSetRecord;
   }): Promise<ChangeRequest> {
     const id = input.id ?? newId();
     const key = canonicalJson([input.tool, input.args]);
@@ -1065,6 +1116,7 @@ export class Approvals {
     if (input.forSeconds !== undefined) request.forSeconds = input.forSeconds;
     if (input.revertOf !== undefined) request.revertOf = input.revertOf;
     if (input.assessment !== undefined) request.assessment = input.assessment;
+    if (input.set !== undefined) request.set = input.set;
     if (request.channel === undefined) delete request.channel;
     if (request.replaces === undefined) delete request.replaces;
     const stored = await this.store.create(request, input.requester, created);
@@ -1080,15 +1132,19 @@ export class Approvals {
   ): Promise<ApproveOutcome> {
     const { id, tool, args } = request;
     let fresh: unknown = request.preview;
+    // Issue 24: the preview of a set is every step's, computed on the planned state.
+    const previewNow: (snapshot: ToolContext) => Promise<readonly [unknown, ChangeAssessment]> = request.set
+      ? async (snapshot: ToolContext) => {
+          const planned = await this.planSet(request.set as ChangeSetRecord, request, snapshot);
+          return [planned.preview, planned.assessment] as const;
+        }
+      : (snapshot: ToolContext) =>
+          Promise.all([this.previewFor(request, snapshot), this.assess(request, snapshot)]);
     let assessed: ChangeAssessment | undefined;
     try {
       if (options.recheck) {
         // Issue 22: the policy once more, right before the write, on a fresh read.
-        const snapshot = snapshotContext(this.options.context);
-        [fresh, assessed] = await Promise.all([
-          this.previewFor(request, snapshot),
-          this.assess(request, snapshot),
-        ]);
+        [fresh, assessed] = await previewNow(snapshotContext(this.options.context));
       }
     } catch (error) {
       const found = summarize(error);
@@ -1122,7 +1178,8 @@ export class Approvals {
       if (previewHash(fresh) !== request.previewHash)
         return await this.drift(request, approver, fresh, assessed);
       // The before-image (issue 21): read fresh right before the write; a failed read is noted, never fatal.
-      const before = await this.readBefore(tool, args);
+      // A set has none of its own: each step reads its own before its write.
+      const before = request.set ? undefined : await this.readBefore(tool, args);
       executing = await this.store.transition(
         id,
         { type: 'executing', id, actor: approver, ...(before ? { before } : {}) },
@@ -1154,6 +1211,7 @@ export class Approvals {
         this.options.logger.warn({ err: shown.error, id }, 'could not show that a change is running');
       }
     }
+    if (executing.set) return this.runSteps(executing, approver, 0);
     let result: unknown;
     try {
       result = await this.options.registry.run(tool, { ...args, confirm: true }, this.options.context);
@@ -1176,6 +1234,525 @@ export class Approvals {
     const verified = await this.verifyAfter(succeeded, result);
     if (request.revertOf) await this.markReverted(request.revertOf, id);
     return { kind: 'succeeded', request: verified, result };
+  }
+
+  /**
+   * Issue 24: proposes a change set: several writes previewed on the planned state (the controller
+   * now plus the steps before each), assessed together (the strictest step's approvals, approvers
+   * and window) and approved as one request. A step that fails its preview is refused, naming the
+   * step and the argument; nothing is proposed or sent.
+   */
+  async proposeSet(
+    input: SetProposal & { requester: Actor; channel?: string; revertOf?: string },
+  ): Promise<ChangeRequest> {
+    const decision = await this.options.policy.canRequest(input.requester, input.channel);
+    if (!decision.ok) throw new NotAuthorizedError(decision.reason);
+    const set = validateSet(this.options.registry, input);
+    return this.createSet(set, input);
+  }
+
+  /** A validated set previewed, assessed (a denied step refuses the whole set) and journaled pending. */
+  private async createSet(
+    set: ChangeSetRecord,
+    input: { requester: Actor; channel?: string; revertOf?: string },
+  ): Promise<ChangeRequest> {
+    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    const deny = planned.assessment.decision.deny;
+    if (deny) throw new NotAuthorizedError(deniedText(deny));
+    const site = set.steps.find((s) => typeof s.args.site_id === 'string')?.args.site_id;
+    return this.create({
+      tool: CHANGE_SET_TOOL,
+      args: {
+        ...(typeof site === 'string' ? { site_id: site } : {}),
+        ...(set.title ? { title: set.title } : {}),
+        on_failure: set.onFailure,
+        steps: set.steps.map((step) => ({ tool: step.tool, args: step.args })),
+      },
+      requester: input.requester,
+      ...(input.channel !== undefined ? { channel: input.channel } : {}),
+      preview: planned.preview,
+      assessment: assessmentRecord(planned.assessment),
+      ...(input.revertOf ? { revertOf: input.revertOf } : {}),
+      set,
+    });
+  }
+
+  /** A set's preview without proposing it (the console shows it before `approve? [y/N]`). */
+  async previewSet(
+    input: SetProposal & { requester: Actor; channel?: string },
+  ): Promise<{ preview: unknown; previewHash: string; assessment: ChangeAssessmentRecord }> {
+    const set = validateSet(this.options.registry, input);
+    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    const deny = planned.assessment.decision.deny;
+    if (deny) throw new NotAuthorizedError(deniedText(deny));
+    return {
+      preview: planned.preview,
+      previewHash: previewHash(planned.preview),
+      assessment: assessmentRecord(planned.assessment),
+    };
+  }
+
+  /** MCP_WRITES=confirm and the console's y: a set run at once on its requester's own authority. */
+  async runSetNow(
+    input: SetProposal & { requester: Actor; shownHash?: string },
+  ): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
+    const request = await this.proposeSet(input);
+    await this.refuseUnlessShown(
+      request,
+      input,
+      'the change set is no longer the one shown: the controller changed since the preview, so nothing was run; propose it again to see what it would do now',
+    );
+    return this.runOnOwnAuthority(request, input.requester);
+  }
+
+  /** A set's preview (each step's dry run on the planned state) and its combined assessment. */
+  private async planSet(
+    set: ChangeSetRecord,
+    change: { requester: Actor; channel?: string },
+    context: ToolContext,
+  ): Promise<{ preview: unknown; assessment: ChangeAssessment }> {
+    const assessed: ChangeAssessment[] = [];
+    const steps = await planSet(
+      this.options.registry,
+      context,
+      set,
+      async (step, _n, planned) => {
+        assessed.push(
+          await this.assess({ ...step, requester: change.requester, channel: change.channel }, planned),
+        );
+      },
+      // The steps of a set's revert show what each undoes, with before / after / now when it drifted.
+      (step, planned) =>
+        step.revertOf
+          ? this.previewFor({ tool: step.tool, args: step.args, revertOf: step.revertOf }, planned)
+          : this.dryRun(step.tool, step.args, planned),
+    );
+    return {
+      preview: redactSecrets(setPreview(set, steps)),
+      assessment: combineAssessments(assessed),
+    };
+  }
+
+  /**
+   * Issue 24: the revert of a whole set: one new set whose steps undo the original's steps that are
+   * done, in reverse order, each previewed as a single revert is (before / after / now on drift).
+   */
+  private async proposeSetRevert(
+    original: ChangeRequest,
+    requester: Actor,
+    channel: string | undefined,
+  ): Promise<ChangeRequest> {
+    const set = original.set as ChangeSetRecord;
+    if (original.revertedBy) {
+      throw new ConflictError(
+        `change set ${original.id} cannot be reverted: it was reverted already by ${original.revertedBy}`,
+      );
+    }
+    const steps: SetStep[] = [];
+    for (const step of [...set.steps].reverse()) {
+      if (step.status !== 'done' || !step.changeId) continue;
+      const child = await this.store.get(step.changeId);
+      if (!child) continue;
+      const plan = inverseOf(child);
+      if ('reason' in plan) {
+        throw new ConflictError(
+          `change set ${original.id} cannot be reverted: its step ${child.setStep ?? '?'} (${child.tool}) cannot: ${plan.reason}`,
+        );
+      }
+      const { confirm: _c, dry_run: _d, ...args } = this.options.registry.validate(plan.tool, plan.args);
+      steps.push({ tool: plan.tool, args, revertOf: child.id });
+    }
+    if (steps.length === 0) {
+      throw new ConflictError(
+        `change set ${original.id} cannot be reverted: none of its steps is in place (${original.state})`,
+      );
+    }
+    const revert: ChangeSetRecord = {
+      title: `revert of ${set.title ? `"${set.title}" ` : ''}${original.id}`,
+      onFailure: set.onFailure,
+      steps,
+    };
+    return this.createSet(revert, { requester, ...(channel ? { channel } : {}), revertOf: original.id });
+  }
+
+  /**
+   * Runs the steps of a claimed set from `start`, in order, each as a change request of its own
+   * (approved with the set): dry run, before-image, write, outcome, verification, exactly as a
+   * single change. The set's own record says `running` before each step's write is sent and
+   * `done` or `failed` once it answered, so a restart knows where it stopped.
+   */
+  private async runSteps(parent: ChangeRequest, approver: Actor, start: number): Promise<ApproveOutcome> {
+    let request = parent;
+    const steps = (parent.set as ChangeSetRecord).steps;
+    for (let index = start; index < steps.length; index += 1) {
+      try {
+        const ran = await this.runSetStep(request, index, approver);
+        request = ran.parent;
+        if (!ran.ok) return this.finishSet(request, index);
+      } catch (error) {
+        // The set's record could not be kept: stop here; what is known is reported and compensated.
+        this.options.logger.error(
+          { err: error, id: parent.id, step: index + 1 },
+          'a change set could not record a step; stopped',
+        );
+        return this.finishSet(request, index, summarize(error));
+      }
+    }
+    return this.finishSet(request, undefined);
+  }
+
+  /** One step of a set: previewed now (the steps before it ran), then run as its own request. */
+  private async runSetStep(
+    parent: ChangeRequest,
+    index: number,
+    approver: Actor,
+  ): Promise<{ parent: ChangeRequest; ok: boolean }> {
+    const n = index + 1;
+    const step = (parent.set as ChangeSetRecord).steps[index] as SetStep;
+    let preview: unknown;
+    try {
+      preview = step.revertOf
+        ? await this.previewFor(
+            { tool: step.tool, args: step.args, revertOf: step.revertOf },
+            snapshotContext(this.options.context),
+          )
+        : await this.dryRun(step.tool, step.args, snapshotContext(this.options.context));
+    } catch (error) {
+      const failed = await this.recordStep(parent, n, {
+        status: 'failed',
+        error: summarize(inStep(error, n, step.tool)),
+      });
+      return { parent: failed, ok: false };
+    }
+    const child = await this.createStep(parent, n, step, preview, step.revertOf);
+    let current = await this.recordStep(parent, n, { status: 'running', changeId: child.id });
+    const outcome = await this.runChild(
+      child,
+      approver,
+      `step ${n} of change set ${parent.id}, approved with it`,
+    );
+    if (outcome.kind === 'succeeded') {
+      current = await this.recordStep(current, n, { status: 'done', changeId: child.id });
+      return { parent: current, ok: true };
+    }
+    const error =
+      outcome.kind === 'failed'
+        ? outcome.error
+        : {
+            code: 'conflict',
+            message: `not run: its request is ${'request' in outcome ? outcome.request.state : 'gone'}`,
+          };
+    current = await this.recordStep(current, n, { status: 'failed', changeId: child.id, error });
+    return { parent: current, ok: false };
+  }
+
+  /** A step's own request, pending for a moment: never superseding anything, never posted on its own. */
+  private async createStep(
+    parent: ChangeRequest,
+    n: number,
+    step: { tool: string; args: Record<string, unknown> },
+    preview: unknown,
+    revertOf?: string,
+  ): Promise<ChangeRequest> {
+    const created = this.now();
+    const request: ChangeRequest = {
+      id: newId(),
+      tool: step.tool,
+      site: typeof step.args.site_id === 'string' ? step.args.site_id : '',
+      args: step.args,
+      requester: parent.requester,
+      preview,
+      previewHash: previewHash(preview),
+      createdAt: new Date(created).toISOString(),
+      expiresAt: new Date(created + this.options.ttlSeconds * 1000).toISOString(),
+      state: 'pending',
+      setOf: parent.id,
+      setStep: n,
+      ...(revertOf ? { revertOf } : {}),
+    };
+    return this.store.create(request, parent.requester, created);
+  }
+
+  /** Claims a step's request for `actor` (the set's approval covered it) and runs it once. */
+  private async runChild(child: ChangeRequest, actor: Actor, note: string): Promise<ApproveOutcome> {
+    const claimed = await this.store.transition(
+      child.id,
+      { type: 'approved', id: child.id, actor, previewHash: child.previewHash, note },
+      { from: ['pending'], at: this.now() },
+    );
+    if (!claimed) return { kind: 'already', request: (await this.store.get(child.id)) ?? child };
+    return this.execute(claimed, actor, { recheck: false });
+  }
+
+  /** Journals where a step of a set is; only the replica running the set may. */
+  private async recordStep(
+    parent: ChangeRequest,
+    step: number,
+    fields: { status: SetStepStatus; changeId?: string; revertId?: string; error?: ErrorSummary },
+  ): Promise<ChangeRequest> {
+    const recorded = await this.store.transition(
+      parent.id,
+      { type: 'set_step', id: parent.id, actor: SYSTEM_ACTOR, step, ...fields },
+      { from: ['executing'], at: this.now(), ownedBySelf: true },
+    );
+    if (!recorded) throw new ConflictError(`change set ${parent.id} is no longer run by this process`);
+    return recorded;
+  }
+
+  /**
+   * The end of a set's run. All done: succeeded. A step failed at `failedAt`: with on_failure
+   * rollback the steps done before it are reverted in reverse order (each a change request approved
+   * by the set's approval), with stop they stay; the set ends failed, each step saying what became
+   * of it.
+   */
+  private async finishSet(
+    parent: ChangeRequest,
+    failedAt: number | undefined,
+    cause?: ErrorSummary,
+  ): Promise<ApproveOutcome> {
+    let request = parent;
+    const set = () => request.set as ChangeSetRecord;
+    if (failedAt === undefined) {
+      const result = { change_set: parent.id, steps: stepLines(set()) };
+      const succeeded = await this.recordOutcome(
+        request,
+        { type: 'succeeded', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, result },
+        ['executing', 'unknown'],
+      );
+      this.options.logger.info({ id: parent.id, steps: set().steps.length }, 'change set succeeded');
+      if (parent.revertOf) await this.markReverted(parent.revertOf, parent.id);
+      return { kind: 'succeeded', request: succeeded, result };
+    }
+    const failedStep = set().steps[failedAt];
+    if (set().onFailure === 'rollback') {
+      for (let index = failedAt - 1; index >= 0; index -= 1) {
+        if (set().steps[index]?.status !== 'done') continue;
+        try {
+          request = (await this.compensate(request, index)).parent;
+        } catch (error) {
+          this.options.logger.error(
+            { err: error, id: parent.id, step: index + 1 },
+            'a step of a change set could not be reverted',
+          );
+        }
+      }
+    }
+    // Counted from what the set records (a resumed compensation reverted some before the restart).
+    const before = set().steps.slice(0, failedAt);
+    const reverted = before.filter((s) => s.status === 'reverted').length;
+    const notReverted = before.filter((s) => s.status === 'done' || s.status === 'unknown').length;
+    const why = cause ?? failedStep?.error ?? { code: 'internal_error', message: 'it did not run' };
+    const done = set().steps.filter((s) => s.status === 'done').length;
+    const tail =
+      set().onFailure === 'stop'
+        ? `on_failure=stop: the ${done} step(s) done before it stay`
+        : notReverted > 0
+          ? `${reverted} step(s) done before it were reverted, ${notReverted} could not be: check the steps`
+          : `the ${reverted} step(s) done before it were reverted in reverse order`;
+    const error: ErrorSummary = {
+      code: why.code,
+      message: `step ${failedAt + 1} (${failedStep?.tool ?? '?'}) failed: ${why.message.replace(/^step \d+ \([^)]*\): /, '')}; ${tail}`,
+      ...(why.controllerCode ? { controllerCode: why.controllerCode } : {}),
+    };
+    const failed = await this.recordOutcome(
+      request,
+      { type: 'failed', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, error, stage: 'execute' },
+      ['executing', 'unknown'],
+    );
+    this.options.logger.warn(
+      { id: parent.id, step: failedAt + 1, reverted, notReverted },
+      'change set failed',
+    );
+    return { kind: 'failed', request: failed, error };
+  }
+
+  /** Reverts one done step of a set (compensation): its inverse, run at once, recorded on the set. */
+  private async compensate(
+    parent: ChangeRequest,
+    index: number,
+  ): Promise<{ parent: ChangeRequest; ok: boolean }> {
+    const n = index + 1;
+    const step = (parent.set as ChangeSetRecord).steps[index] as SetStep;
+    const original = step.changeId ? await this.store.get(step.changeId) : undefined;
+    const plan = original ? inverseOf(original) : { reason: 'its change request is not found' };
+    const notUndone = async (reason: string) => ({
+      parent: await this.recordStep(parent, n, {
+        status: 'done',
+        error: { code: 'conflict', message: `could not be reverted: ${reason}` },
+      }),
+      ok: false,
+    });
+    if (!original || 'reason' in plan) return notUndone('reason' in plan ? plan.reason : 'unknown');
+    let child: ChangeRequest;
+    try {
+      const { confirm: _c, dry_run: _d, ...args } = this.options.registry.validate(plan.tool, plan.args);
+      const preview = await this.previewFor({ tool: plan.tool, args, revertOf: original.id });
+      child = await this.createStep(parent, n, { tool: plan.tool, args }, preview, original.id);
+    } catch (error) {
+      return notUndone(summarize(error).message);
+    }
+    let current = await this.recordStep(parent, n, { status: 'done', revertId: child.id });
+    const outcome = await this.runChild(
+      child,
+      SYSTEM_ACTOR,
+      `compensation of change set ${parent.id}: a later step failed; reverted without a new approval, the approval of the set covered it`,
+    );
+    if (outcome.kind === 'succeeded') {
+      current = await this.recordStep(current, n, { status: 'reverted', revertId: child.id });
+      return { parent: current, ok: true };
+    }
+    const reason =
+      outcome.kind === 'failed'
+        ? outcome.error.message
+        : `its revert is ${'request' in outcome ? outcome.request.state : 'gone'}`;
+    return {
+      parent: await this.recordStep(current, n, {
+        status: 'done',
+        revertId: child.id,
+        error: { code: 'conflict', message: `could not be reverted: ${reason}` },
+      }),
+      ok: false,
+    };
+  }
+
+  /**
+   * A set whose process stopped mid-run (now `unknown`, handed to this replica alone by the
+   * recovery): claimed again, the step that was in progress settled (a write whose outcome is not
+   * recorded is read back on the controller, never sent again), then treated as a failure there:
+   * compensated, or left as it is with on_failure=stop.
+   */
+  private async resumeSet(interrupted: ChangeRequest): Promise<ChangeRequest> {
+    const reclaimed = await this.store.transition(
+      interrupted.id,
+      {
+        type: 'approved',
+        id: interrupted.id,
+        actor: interrupted.approver ?? SYSTEM_ACTOR,
+        previewHash: interrupted.previewHash,
+        note: 'the bot stopped while this change set ran; resumed after the restart to settle it (no step is run again)',
+      },
+      { from: ['unknown'], at: this.now() },
+    );
+    if (!reclaimed) return interrupted;
+    let parent = await this.store.transition(
+      interrupted.id,
+      { type: 'executing', id: interrupted.id, actor: SYSTEM_ACTOR },
+      { from: ['approved'], at: this.now(), ownedBySelf: true },
+    );
+    if (!parent) return (await this.store.get(interrupted.id)) ?? interrupted;
+    const steps = (parent.set as ChangeSetRecord).steps;
+    // Failed before the restart (the compensation was under way): that failure is the one reported.
+    const failedBefore = steps.findIndex((s) => s.status === 'failed');
+    for (const [index, step] of steps.entries()) {
+      if (step.status === 'done' && step.revertId) {
+        // Its undoing write may have been in flight: read back, never sent again.
+        const undone = await this.settleInterruptedStep(step.revertId);
+        if (undone === 'done') {
+          await this.markReverted(step.changeId ?? '', step.revertId);
+          parent = await this.recordStep(parent, index + 1, { status: 'reverted', revertId: step.revertId });
+        } else if (undone === 'unknown') {
+          parent = await this.recordStep(parent, index + 1, {
+            status: 'unknown',
+            revertId: step.revertId,
+            error: {
+              code: 'interrupted',
+              message:
+                'the bot stopped while this step was being reverted and the controller does not tell whether the revert happened: verify it by hand',
+            },
+          });
+        }
+        continue;
+      }
+      if (step.status !== 'running' || !step.changeId) continue;
+      const status = await this.settleInterruptedStep(step.changeId);
+      parent = await this.recordStep(parent, index + 1, {
+        status,
+        changeId: step.changeId,
+        ...(status === 'done'
+          ? {}
+          : {
+              error: {
+                code: 'interrupted',
+                message:
+                  status === 'unknown'
+                    ? 'the bot stopped while this step ran and the controller does not tell whether it happened: verify it by hand'
+                    : 'the bot stopped before this step was applied',
+              },
+            }),
+      });
+    }
+    const after = (parent.set as ChangeSetRecord).steps;
+    const unsettled = after.findIndex((s) => s.status !== 'done' && s.status !== 'reverted');
+    const stoppedAt = failedBefore >= 0 ? failedBefore : unsettled;
+    this.options.logger.warn(
+      { id: parent.id, step: stoppedAt + 1 },
+      'change set interrupted by a restart; settling it',
+    );
+    const interruptedHere = after[stoppedAt];
+    const outcome = await this.finishSet(
+      parent,
+      stoppedAt < 0 ? undefined : stoppedAt,
+      stoppedAt < 0 || failedBefore >= 0
+        ? undefined
+        : {
+            code: 'interrupted',
+            message: `the bot stopped during this step${interruptedHere?.error ? ` (${interruptedHere.error.message})` : ''}`,
+          },
+    );
+    return outcome.kind === 'succeeded' || outcome.kind === 'failed' ? outcome.request : parent;
+  }
+
+  /**
+   * What became of a step whose process stopped: its request's outcome when recorded; for one
+   * caught mid-write, the object read now compared with its before-image (unchanged: not applied;
+   * changed: applied, recorded so it can be reverted); `unknown` when that cannot tell.
+   */
+  private async settleInterruptedStep(changeId: string): Promise<SetStepStatus> {
+    const child = await this.store.get(changeId);
+    if (!child) return 'failed';
+    if (child.state === 'succeeded') return 'done';
+    if (child.state === 'pending') {
+      await this.withdraw(child.id).catch(() => undefined);
+      await this.store.transition(
+        child.id,
+        { type: 'cancelled', id: child.id, actor: SYSTEM_ACTOR },
+        { from: ['pending'], at: this.now() },
+      );
+      return 'failed';
+    }
+    if (child.state !== 'unknown') return 'failed';
+    const spec = changeSpec(child.tool);
+    const read = spec?.beforeRead?.(child.args);
+    const before = imageObject(child.before);
+    if (!read || before === undefined) return 'unknown';
+    const now = await readImage(read, this.options.registry, this.options.context, this.now);
+    if (now.error) return 'unknown';
+    if (canonicalJson(imageObject(now)) === canonicalJson(before)) return 'failed';
+    // Applied: recorded as the late outcome it is, with the object as it is now as its after-image.
+    const at = this.now();
+    const done = await this.store.transition(
+      child.id,
+      {
+        type: 'succeeded',
+        id: child.id,
+        actor: SYSTEM_ACTOR,
+        result: { recovered: 'the bot stopped while it ran; read back after the restart: applied' },
+      },
+      { from: ['unknown'], at },
+    );
+    if (!done) return 'unknown';
+    await this.store.transition(
+      child.id,
+      {
+        type: 'verified',
+        id: child.id,
+        actor: SYSTEM_ACTOR,
+        after: now,
+        verification: { status: 'unverified', reason: 'read back after a restart: the object changed' },
+      },
+      { from: ['succeeded'], at },
+    );
+    return 'done';
   }
 
   /** The before-image of a write, or undefined for a tool with nothing to read before (a create). */
@@ -1268,6 +1845,7 @@ export class Approvals {
       id: replacementId,
       replaces: id,
       ...(assessed ? { assessment: assessmentRecord(assessed) } : {}),
+      ...(request.set ? { set: setAsProposed(request.set) } : {}),
     });
     this.options.logger.info({ id, replacement: replacementId, differences }, 'preview drifted; not run');
     return { kind: 'drift', request: superseded, replacement, differences };

@@ -19,6 +19,8 @@ export const HISTORY_HELP = [
   '      change requests, newest first, 20 a page',
   '  change <id>   one request in full: preview, every journal entry, result or error',
   '  revert_change change_id=<id>   (or revert <id>) propose the change that undoes one that ran',
+  '  plan [on_failure=stop] [title="…"], then one write per line   several writes as one change set:',
+  '      previewed together, approved once, run in order, undone together if a step fails',
 ].join('\n');
 
 /** `revert <id>` and `revert_change change_id=<id>` (issue 21): propose the change that undoes one. */
@@ -231,10 +233,17 @@ const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stri
 
 /** `create_network name=Lab vlan_id=40 …`: the tool and its arguments (the site is shown apart). */
 export function requestSummary(request: ChangeRequest): string {
+  // Issue 24: a change set is named by its title and the tools of its steps, in order.
+  if (request.set) {
+    const title = request.set.title ? ` "${request.set.title}"` : '';
+    const steps = request.set.steps.map((step) => step.tool).join(', ');
+    return `change_set${title} (${request.set.steps.length} steps: ${steps})`;
+  }
   const args = Object.entries(request.args)
     .filter(([key]) => key !== 'site_id')
     .map(([key, value]) => `${key}=${shown(value)}`);
-  return [request.tool, ...args].join(' ');
+  const step = request.setOf ? ` (step ${request.setStep ?? '?'} of ${request.setOf})` : '';
+  return `${[request.tool, ...args].join(' ')}${step}`;
 }
 
 /** What one journal entry says beyond its type and actor, in a few words (plain text). */
@@ -274,5 +283,7 @@ export function eventDetail(event: JournalEvent): string {
       return `preview ${event.previewHash.slice(0, 8)} approved; more approvals needed`;
     case 'scheduled':
       return `preview ${event.previewHash.slice(0, 8)} approved; scheduled for ${event.runAt} (its window)`;
+    case 'set_step':
+      return `step ${event.step}: ${event.status.replace('_', ' ')}${event.changeId ? ` (${event.changeId})` : ''}${event.revertId ? `, undone by ${event.revertId}` : ''}${event.error ? `: ${event.error.message}` : ''}`;
   }
 }

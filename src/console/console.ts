@@ -1,7 +1,8 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { HISTORY_HELP, isHistoryCommand } from '../approvals/history.js';
 import type { Actor, ChangeRequest, ErrorSummary } from '../approvals/types.js';
+import { type SetProposal, stepLines } from '../changes/change-set.js';
 import {
   aliasHelpText,
   helpTopicTool,
@@ -11,6 +12,7 @@ import {
   resolveCommandOnSite,
 } from '../commands/aliases.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from '../commands/parse-command-line.js';
+import { parsePlan, planOptions } from '../commands/plan.js';
 import {
   type BotError,
   ConflictError,
@@ -76,6 +78,9 @@ export interface ChangeRecorder {
     changeId: string,
   ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown; previewHash?: string }>;
   runRevertNow?(input: { changeId: string; requester: Actor; shownHash?: string }): Promise<RunOutcome>;
+  /** Issue 24: a change set's preview, and the set run once approved at the prompt. */
+  previewSet?(input: SetProposal & { requester: Actor }): Promise<{ preview: unknown; previewHash: string }>;
+  runSetNow?(input: SetProposal & { requester: Actor; shownHash?: string }): Promise<RunOutcome>;
 }
 
 /** One-shot exit codes. */
@@ -89,6 +94,7 @@ const VALUE_HELP = [
   'help <tool> (or <tool> --help) explains one tool: arguments, types, defaults, bounds, an example.',
   'topology [file=<path>] writes the picture as a PNG (default topology-<site>.png).',
   'Every write run here is recorded as a change (changes, change <id>); revert <id> and keep <id> act on one.',
+  'plan [file] [on_failure=stop] [title="…"]: several writes as one change set (one per line, from the file or typed until an empty line), previewed together, run in order, undone together if one fails.',
 ].join('\n');
 
 const NOTHING_TO_CHANGE = 'nothing to change: the values given are the current ones; nothing was sent.';
@@ -383,6 +389,64 @@ function changeCommand(parsed: ParsedCommand, registry: ToolRegistry): ParsedCom
   return { command: tool, positionals: [], args: { ...parsed.args, change_id: id } };
 }
 
+/**
+ * Issue 24, `plan`: a change set from a file (`plan changes.txt`) or from the lines typed after it
+ * (until an empty line). Previewed whole on the planned state, then run once approved.
+ */
+interface SetPlan {
+  preview: unknown;
+  run(): Promise<Executed & { steps: string[] }>;
+}
+
+async function setPlan(deps: ConsoleDeps, parsed: ParsedCommand, text: string): Promise<SetPlan> {
+  const recorder = deps.recorder;
+  if (!recorder?.previewSet || !recorder.runSetNow) {
+    throw new NotSupportedError('plan needs the change store, which this console run did not open');
+  }
+  const runSetNow = recorder.runSetNow.bind(recorder);
+  const requester = deps.operator ?? { userId: 'console:unknown' };
+  const proposal: SetProposal = { steps: parsePlan(text, deps.registry), ...planOptions(parsed.args) };
+  const { preview, previewHash } = await recorder.previewSet({ ...proposal, requester });
+  return {
+    preview,
+    run: async () => {
+      const outcome = await runSetNow({ ...proposal, requester, shownHash: previewHash });
+      const steps = outcome.request.set ? stepLines(outcome.request.set) : [];
+      if (outcome.kind === 'succeeded')
+        return { result: { change_set: outcome.request.id, steps }, changeId: outcome.request.id, steps };
+      // Failed: the error, then each step with what became of it (done, reverted, failed, not run).
+      const error =
+        outcome.kind === 'failed'
+          ? outcome.error
+          : { code: 'conflict', message: `not run: the change set is ${outcome.request.state}` };
+      throw new RecordedFailure(
+        errorOf({ ...error, message: [error.message, ...steps].join('\n') }),
+        outcome.request.id,
+      );
+    },
+  };
+}
+
+/** The plan's file, read; a path that cannot be read is the user's to fix. */
+async function planFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ValidationError([{ field: 'file', rule: `cannot read ${path} (${reason})` }]);
+  }
+}
+
+/** What a set that ran prints: its steps, each with what became of it. */
+function setResultText(executed: Executed & { steps: string[] }, json: boolean): string {
+  if (json) return JSON.stringify({ change_id: executed.changeId, steps: executed.steps }, null, 2);
+  return [
+    `change set ${executed.changeId ?? ''} done:`,
+    ...executed.steps,
+    `recorded as change ${executed.changeId ?? ''} (change ${executed.changeId ?? ''} shows it)`,
+  ].join('\n');
+}
+
 type LineOutcome = 'continue' | 'quit';
 
 /** The answer to a prompt interrupted by Ctrl-C. */
@@ -407,6 +471,29 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
   if (isHistoryCommand(parsed.command)) {
     writeLine(output, await history(deps, parsed, json));
     return 'continue';
+  }
+  if (parsed.command === 'plan') {
+    let text: string;
+    const [file] = parsed.positionals;
+    if (file !== undefined) text = await planFile(file);
+    else {
+      const lines: string[] = [];
+      for (;;) {
+        const next = await ask('plan> ');
+        if (next === undefined || next === INTERRUPTED || next.trim() === '') break;
+        lines.push(next);
+      }
+      text = lines.join('\n');
+    }
+    const plan = await setPlan(deps, parsed, text);
+    writeLine(output, formatResult(plan.preview, json, deps));
+    const answer = await ask('approve? [y/N] ');
+    if (answer !== undefined && answer !== INTERRUPTED && /^(y|yes)$/i.test(answer.trim())) {
+      writeLine(output, setResultText(await plan.run(), json));
+      return 'continue';
+    }
+    writeLine(output, answer === INTERRUPTED ? '\nnot run.' : 'not run.');
+    return answer === undefined ? 'quit' : 'continue';
   }
   const revertOf = revertTarget(parsed);
   if (revertOf !== undefined) {
@@ -543,6 +630,26 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     if (isHistoryCommand(parsed.command)) {
       writeLine(output, await history(deps, parsed, json));
       return EXIT.ok;
+    }
+    if (parsed.command === 'plan') {
+      const [file] = parsed.positionals;
+      if (file === undefined) {
+        throw new ValidationError([
+          {
+            field: 'file',
+            rule: 'is required in a one-shot plan: plan <file> (--yes runs it)',
+            missing: true,
+          },
+        ]);
+      }
+      const plan = await setPlan(deps, parsed, await planFile(file));
+      writeLine(output, formatResult(plan.preview, json, deps));
+      if (flags.has('--yes')) {
+        writeLine(output, setResultText(await plan.run(), json));
+        return EXIT.ok;
+      }
+      writeLine(errorOutput, 'not run: the plan changes the network; add --yes to run it');
+      return EXIT.notRun;
     }
     const revertOf = revertTarget(parsed);
     if (revertOf !== undefined) {

@@ -8,6 +8,7 @@ import {
   showChange,
 } from '../approvals/history.js';
 import type { ChangeRequest } from '../approvals/types.js';
+import { stepLines } from '../changes/change-set.js';
 import type { ParsedCommand } from '../commands/parse-command-line.js';
 import { NotSupportedError } from '../errors.js';
 import { render, renderObject, renderTable } from '../format/plain-text.js';
@@ -62,6 +63,8 @@ function historyText(found: RequestHistory, width: number | undefined): string {
     preview_hash: request.previewHash.slice(0, 8),
     replaces: request.replaces,
     superseded_by: request.supersededBy,
+    // Issue 24: a step's own request names its set.
+    step_of: request.setOf ? `${request.setOf} (step ${request.setStep ?? '?'})` : undefined,
   };
   const head = renderObject(
     Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
@@ -80,7 +83,11 @@ function historyText(found: RequestHistory, width: number | undefined): string {
       detail: eventDetail(event),
     })),
   );
-  const parts = [head, preview, `journal:\n${journal}`];
+  // Issue 24: a set's steps, each with what became of it and the request that ran it.
+  const steps = request.set
+    ? [`steps (on_failure=${request.set.onFailure}):\n${stepLines(request.set).join('\n')}`]
+    : [];
+  const parts = [head, ...steps, preview, `journal:\n${journal}`];
   if (request.state === 'succeeded') {
     parts.push(`result:\n${render(request.result, width === undefined ? {} : { width })}`);
   }

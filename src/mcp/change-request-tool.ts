@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { guardrailFields } from '../approvals/guardrail-view.js';
 import type { Actor, ChangeRequest } from '../approvals/types.js';
+import { MAX_SET_STEPS, type SetProposal, stepLines } from '../changes/change-set.js';
 import { verificationText } from '../changes/describe.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
 
@@ -106,6 +107,9 @@ export function changeRequestView(
     ...(request.before ? { before: request.before } : {}),
     ...(request.after ? { after: request.after } : {}),
     ...(request.revertOf ? { revert_of: request.revertOf } : {}),
+    // Issue 24: a change set's steps, each with what became of it.
+    ...(request.set ? { steps: stepLines(request.set) } : {}),
+    ...(request.setOf ? { step_of: request.setOf, step: request.setStep } : {}),
     ...(request.revertedBy ? { reverted_by: request.revertedBy } : {}),
     ...(request.revertAfterSeconds !== undefined ? { revert_after_seconds: request.revertAfterSeconds } : {}),
     ...(request.forSeconds !== undefined ? { for_seconds: request.forSeconds } : {}),
@@ -170,6 +174,85 @@ export function revertArgsOf(raw: Record<string, unknown>): { changeId: string; 
     parsed.error.issues.map((issue) => ({
       field: issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments',
       rule: issue.code === 'unrecognized_keys' ? 'takes only change_id and confirm' : issue.message,
+    })),
+  );
+}
+
+/** Issue 24: the tool that proposes several writes as one change set. */
+export const PROPOSE_CHANGE_SET = 'propose_change_set';
+
+const setArgsSchema = z
+  .object({
+    steps: z
+      .array(
+        z
+          .object({
+            tool: z
+              .string({ error: 'must be a write tool name' })
+              .min(1)
+              .describe('A write tool, e.g. create_network'),
+            arguments: z
+              .record(z.string(), z.unknown(), { error: 'must be an object of the tool’s arguments' })
+              .default({})
+              .describe('The tool’s arguments (no confirm or dry_run); may name what earlier steps create'),
+          })
+          .strict(),
+        { error: 'must be a list of {tool, arguments}' },
+      )
+      .min(1, { error: 'must hold at least one step' })
+      .max(MAX_SET_STEPS, { error: `must hold at most ${MAX_SET_STEPS} steps` })
+      .describe('The writes, in the order they run'),
+    title: z.string().trim().min(1).max(120).optional().describe('What the set is for, shown to approvers'),
+    on_failure: z
+      .enum(['rollback', 'stop'], { error: 'must be rollback or stop' })
+      .optional()
+      .describe('rollback (default): a failed step reverts the steps done before it; stop: they stay'),
+    confirm: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe('true runs the set (MCP_WRITES=confirm)'),
+  })
+  .strict();
+
+/** propose_change_set as MCP lists it. */
+export const proposeChangeSetTool: Tool = {
+  name: PROPOSE_CHANGE_SET,
+  description:
+    'Propose several writes as one change set: every step is previewed against the planned state (the controller now plus the steps before it, so later steps may name what earlier ones create), approved once, and run in order. If a step fails, the steps done before it are reverted in reverse order (on_failure=rollback, the default) or left in place (stop). With MCP_WRITES=approval a person approves it in Slack; with confirm it runs when confirm is true. At most 50 steps, writes only.',
+  inputSchema: (() => {
+    const { $schema: _schema, ...schema } = z.toJSONSchema(setArgsSchema, { io: 'input' }) as Record<
+      string,
+      unknown
+    >;
+    return schema as Tool['inputSchema'];
+  })(),
+  annotations: {
+    title: 'Propose change set',
+    readOnlyHint: false,
+    destructiveHint: true,
+    openWorldHint: true,
+  },
+};
+
+/** The validated arguments of propose_change_set, or a ValidationError naming the field. */
+export function setArgsOf(raw: Record<string, unknown>): SetProposal & { confirm: boolean } {
+  const parsed = setArgsSchema.safeParse(raw);
+  if (parsed.success) {
+    const { steps, title, on_failure, confirm } = parsed.data;
+    return {
+      steps: steps.map((step) => ({ tool: step.tool, args: step.arguments })),
+      ...(title ? { title } : {}),
+      ...(on_failure ? { onFailure: on_failure } : {}),
+      confirm: confirm === true,
+    };
+  }
+  throw new ValidationError(
+    parsed.error.issues.map((issue) => ({
+      field: issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments',
+      rule:
+        issue.code === 'unrecognized_keys'
+          ? `takes only ${issue.path.length > 0 ? 'tool and arguments' : 'steps, title, on_failure and confirm'}`
+          : issue.message,
     })),
   );
 }

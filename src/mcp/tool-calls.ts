@@ -3,6 +3,7 @@ import type { Approvals } from '../approvals/approvals.js';
 import { guardrailFields, guardrailLines } from '../approvals/guardrail-view.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { Actor, ChangeRequest, MessageRef } from '../approvals/types.js';
+import { stepLines } from '../changes/change-set.js';
 import { timingText, verificationText } from '../changes/describe.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
 import type { McpWriteMode } from '../config.js';
@@ -16,10 +17,13 @@ import {
   changeRequestTool,
   changeRequestView,
   GET_CHANGE_REQUEST,
+  PROPOSE_CHANGE_SET,
+  proposeChangeSetTool,
   REVERT_CHANGE,
   requireRequest,
   revertArgsOf,
   revertChangeTool,
+  setArgsOf,
 } from './change-request-tool.js';
 import { mcpError, toolErrorResult } from './error-text.js';
 import { registryToolsFor } from './tool-catalog.js';
@@ -73,9 +77,9 @@ export class McpTools {
     const tools = registryToolsFor(deps.registry, { defaultSite: deps.defaultSite, writes: deps.writes });
     this.catalog =
       deps.writes === 'approval'
-        ? [...tools, changeRequestTool, revertChangeTool]
+        ? [...tools, changeRequestTool, revertChangeTool, proposeChangeSetTool]
         : deps.writes === 'confirm'
-          ? [...tools, revertChangeTool]
+          ? [...tools, revertChangeTool, proposeChangeSetTool]
           : tools;
   }
 
@@ -101,6 +105,7 @@ export class McpTools {
     const { registry, context, writes } = this.deps;
     if (name === GET_CHANGE_REQUEST && writes === 'approval') return this.changeRequest(args, requester);
     if (name === REVERT_CHANGE && writes !== 'off') return this.revert(args, requester);
+    if (name === PROPOSE_CHANGE_SET && writes !== 'off') return this.proposeSet(args, requester);
     const tool = registry.require(name);
     if (tool.access === 'read') return toolResult(await registry.run(name, args, context));
     if (writes === 'off') {
@@ -129,11 +134,9 @@ export class McpTools {
       requester,
       channel: this.deps.approvalChannel,
     });
-    const { message, failure } = await this.announce(request);
-    // Slack refused the preview for its content: the request was withdrawn, and the client is told why.
-    const now = failure ? await approvals.get(request.id) : undefined;
-    if (failure && now && now.state !== 'pending') return this.withdrawn(now, failure);
-    const link = message ? await this.deps.notifier?.link(message) : undefined;
+    const shown = await this.posted(request);
+    if ('withdrawn' in shown) return shown.withdrawn;
+    const { message, link } = shown;
     const answer = {
       change_request_id: request.id,
       change_id: request.id,
@@ -164,6 +167,20 @@ export class McpTools {
       render(request.preview),
     ].join('\n');
     return { content: [{ type: 'text', text }], structuredContent: answer };
+  }
+
+  /**
+   * A proposal posted (when Slack is in this process) and its message's link; or, when Slack
+   * refused the preview for its content, the answer saying it was withdrawn and why.
+   */
+  private async posted(
+    request: ChangeRequest,
+  ): Promise<{ message?: MessageRef; link?: string } | { withdrawn: CallToolResult }> {
+    const { message, failure } = await this.announce(request);
+    const now = failure ? await this.approvals().get(request.id) : undefined;
+    if (failure && now && now.state !== 'pending') return { withdrawn: this.withdrawn(now, failure) };
+    const link = message ? await this.deps.notifier?.link(message) : undefined;
+    return { ...(message ? { message } : {}), ...(link ? { link } : {}) };
   }
 
   /** The answer for a proposal Slack would not show: nothing runs, and why. */
@@ -266,6 +283,62 @@ export class McpTools {
     };
     const text = [
       `Revert of ${changeId} proposed as change request ${request.id}: nothing has changed yet; a person must approve it in Slack. Follow it with get_change_request change_request_id=${request.id}.`,
+      '',
+      render(request.preview),
+    ].join('\n');
+    return { content: [{ type: 'text', text }], structuredContent: answer };
+  }
+
+  /**
+   * Issue 24, propose_change_set: one change request for several writes (approval), or the set run
+   * at once when confirmed (confirm); either way every step was previewed on the planned state.
+   */
+  private async proposeSet(args: Record<string, unknown>, requester: Actor): Promise<CallToolResult> {
+    const { confirm, ...proposal } = setArgsOf(args);
+    const approvals = this.approvals();
+    if (this.deps.writes === 'confirm') {
+      if (!confirm) throw new ConfirmationRequiredError(PROPOSE_CHANGE_SET);
+      const outcome = await approvals.runSetNow({ ...proposal, requester });
+      const meta = { [CHANGE_REQUEST_META]: outcome.request.id };
+      const steps = outcome.request.set ? stepLines(outcome.request.set) : [];
+      if (outcome.kind === 'succeeded')
+        return toolResult({ change_id: outcome.request.id, state: outcome.request.state, steps }, meta);
+      const message =
+        outcome.kind === 'failed' ? outcome.error.message : `the change set is ${outcome.request.state}`;
+      const failed = toolErrorResult({
+        code: outcome.kind === 'failed' ? outcome.error.code : 'conflict',
+        message: `failed: ${message}`,
+        fields: [],
+      });
+      return {
+        ...failed,
+        structuredContent: { ...failed.structuredContent, change_id: outcome.request.id, steps },
+        _meta: meta,
+      };
+    }
+    const request = await approvals.proposeSet({
+      ...proposal,
+      requester,
+      ...(this.deps.approvalChannel ? { channel: this.deps.approvalChannel } : {}),
+    });
+    const shown = await this.posted(request);
+    if ('withdrawn' in shown) return shown.withdrawn;
+    const { link } = shown;
+    const answer = {
+      change_request_id: request.id,
+      change_id: request.id,
+      state: request.state,
+      steps: request.set?.steps.length ?? 0,
+      preview: request.preview,
+      message_link: link ?? null,
+      channel: request.channel,
+      expires_at: request.expiresAt,
+      ...guardrailFields(request),
+    };
+    const text = [
+      `Change set ${request.id} (${answer.steps} steps) is pending: nothing has changed yet. A person must approve it in Slack before it runs; it expires at ${request.expiresAt}.`,
+      `Follow it with get_change_request change_request_id=${request.id}.`,
+      ...guardrailLines(request),
       '',
       render(request.preview),
     ].join('\n');

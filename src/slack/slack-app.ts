@@ -24,6 +24,7 @@ import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
 import { RUN_SCHEDULED_ACTION } from './blocks/home.js';
 import { keepPromptMessage, timerEventMessage } from './blocks/keep-prompt.js';
+import { PLAN_FORM_CALLBACK } from './blocks/plan-form.js';
 import type { SlackMessage } from './blocks/read-result.js';
 import { READ_MORE_ACTION } from './blocks/read-result.js';
 import { REVERT_ACTION } from './blocks/revert.js';
@@ -36,6 +37,7 @@ import { registerChangeButtons } from './listeners/change-buttons.js';
 import { HOME_ACTIONS, HOME_OPENED_EVENT, registerHome } from './listeners/home.js';
 import { KEEP_ACTIONS, registerKeepButtons } from './listeners/keep-change.js';
 import { registerNetCommand } from './listeners/net-command.js';
+import { registerPlanForm } from './listeners/plan-form.js';
 import { registerReadMore } from './listeners/read-more.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listeners/watch-buttons.js';
@@ -269,7 +271,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       ...HOME_ACTIONS,
       ...(options.watch ? WATCH_ACTIONS : []),
     ],
-    views: [TOOL_FORM_CALLBACK],
+    views: [TOOL_FORM_CALLBACK, PLAN_FORM_CALLBACK],
     events: [HOME_OPENED_EVENT],
   };
   const events = receiver
@@ -314,6 +316,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   registerChangeButtons(app, deps);
   registerReadMore(app, deps);
   registerToolForm(app, deps);
+  registerPlanForm(app, deps);
   registerHome(app, deps);
   if (options.watch) registerWatchButtons(app, deps, options.watch);
   if (options.timers) registerKeepButtons(app, deps, options.timers);

@@ -25,6 +25,7 @@ export function stateAfter(type: TransitionEntry['type']): ChangeState | undefin
     case 'verified':
     case 'reverted':
     case 'endorsed':
+    case 'set_step':
       return undefined;
     case 'outcome_unknown':
       return 'unknown';
@@ -106,6 +107,16 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
       next.decidedAt = event.at;
       next.scheduledFor = event.runAt;
       break;
+    case 'set_step': {
+      const step = next.set?.steps[event.step - 1];
+      if (!step) break;
+      step.status = event.status;
+      if (event.changeId !== undefined) step.changeId = event.changeId;
+      if (event.revertId !== undefined) step.revertId = event.revertId;
+      if (event.error !== undefined) step.error = event.error;
+      else if (event.status === 'done' || event.status === 'running') delete step.error;
+      break;
+    }
   }
   return next;
 }

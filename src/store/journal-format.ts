@@ -41,6 +41,23 @@ const verificationSchema = z.object({
   reason: z.string().optional(),
 });
 
+const setStepStatusSchema = z.enum(['running', 'done', 'reverted', 'failed', 'not_run', 'unknown']);
+const setSchema = z.object({
+  title: z.string().optional(),
+  onFailure: z.enum(['rollback', 'stop']),
+  steps: z.array(
+    z.object({
+      tool: z.string().min(1),
+      args: z.record(z.string(), z.unknown()),
+      status: setStepStatusSchema.optional(),
+      changeId: z.string().optional(),
+      revertId: z.string().optional(),
+      revertOf: z.string().optional(),
+      error: errorSchema.optional(),
+    }),
+  ),
+});
+
 /** A change request as the `created` event carries it. */
 export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
   id: z.string().min(1),
@@ -75,6 +92,9 @@ export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
   assessment: assessmentSchema.optional(),
   approvedBy: z.array(actorSchema).optional(),
   scheduledFor: z.string().optional(),
+  set: setSchema.optional(),
+  setOf: z.string().optional(),
+  setStep: z.number().int().positive().optional(),
 });
 
 const base = { id: z.string().min(1), actor: actorSchema };
@@ -124,6 +144,16 @@ const entrySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('endorsed'), ...base, previewHash: z.string() }),
   // Issue 22: fully approved outside its window; it runs at `runAt` (the window's next opening).
   z.object({ type: z.literal('scheduled'), ...base, previewHash: z.string(), runAt: z.iso.datetime() }),
+  // Issue 24: one step of a change set moved on; recorded before its write is sent and after it answered.
+  z.object({
+    type: z.literal('set_step'),
+    ...base,
+    step: z.number().int().positive(),
+    status: setStepStatusSchema,
+    changeId: z.string().optional(),
+    revertId: z.string().optional(),
+    error: errorSchema.optional(),
+  }),
 ]);
 
 const chainSchema = z.object({

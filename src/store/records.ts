@@ -91,6 +91,36 @@ export interface ChangeAssessmentRecord {
   window?: { name: string; open: boolean; nextOpening?: string };
 }
 
+/**
+ * Issue 24: where one step of a change set is. `running`: its write may be under way (recorded
+ * before it is sent); `done`: it ran; `reverted`: it ran and the set's compensation undid it;
+ * `failed`: the controller refused it (or it was cut off); `not_run`: a step before it failed.
+ */
+export type SetStepStatus = 'running' | 'done' | 'reverted' | 'failed' | 'not_run' | 'unknown';
+
+/** One step of a change set: the write as proposed, and (once the set runs) what became of it. */
+export interface SetStep {
+  tool: string;
+  /** Validated arguments, without confirm and dry_run; may name what earlier steps create. */
+  args: Record<string, unknown>;
+  status?: SetStepStatus;
+  /** The change request that ran this step (one per step, approved with the set). */
+  changeId?: string;
+  /** The change request that undid it (compensation, or the revert of the whole set). */
+  revertId?: string;
+  /** In the revert of a set: the step's change request this step undoes. */
+  revertOf?: string;
+  error?: ErrorSummary;
+}
+
+/** Issue 24: several writes proposed, previewed and approved as one, run in order. */
+export interface ChangeSetRecord {
+  title?: string;
+  /** `rollback` (default): a failed step undoes the steps done before it; `stop`: they stay. */
+  onFailure: 'rollback' | 'stop';
+  steps: SetStep[];
+}
+
 /** One proposed write, from preview to outcome. */
 export interface ChangeRequest {
   /** Opaque, unguessable, URL-safe ('cr_' + 20 base32 characters); the button value. */
@@ -147,4 +177,10 @@ export interface ChangeRequest {
   approvedBy?: Actor[];
   /** Issue 22: approved outside its window; runs at this time (the window's next opening). */
   scheduledFor?: string;
+  /** Issue 24: this request is a change set (tool `change_set`): its steps and their progress. */
+  set?: ChangeSetRecord;
+  /** Issue 24: this request runs one step of that change set (approved with it, never on its own). */
+  setOf?: string;
+  /** Issue 24: which step of its set (1-based). */
+  setStep?: number;
 }

@@ -74,6 +74,8 @@ export function viewSubmissionBody(fields: {
   values: Record<string, Record<string, unknown>>;
   /** The blocks of the view as it was opened (Slack sends them back with the submission). */
   blocks?: unknown[];
+  /** The modal's callback_id [tool_form]. */
+  callbackId?: string;
 }): string {
   const payload = {
     type: 'view_submission',
@@ -83,7 +85,7 @@ export function viewSubmissionBody(fields: {
     view: {
       id: 'V1',
       type: 'modal',
-      callback_id: 'tool_form',
+      callback_id: fields.callbackId ?? 'tool_form',
       private_metadata: fields.privateMetadata,
       ...(fields.blocks ? { blocks: fields.blocks } : {}),
       state: { values: fields.values },

@@ -271,6 +271,29 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     expect((await auditVerify()).code).toBe(0);
   }, 30_000);
 
+  it('run a change set (issue 24) once for 10 concurrent clicks spread over both', async () => {
+    const { id, ts } = await propose(
+      a,
+      'plan\ncreate_network name=RepSet vlan_id=66 subnet=10.66.0.0/24\nupdate_network network_id=RepSet dhcp_dns_1=9.9.9.9',
+    );
+    const posts = networkPosts().length;
+    const puts = () =>
+      sim.requests.filter((r) => r.method === 'PUT' && r.route.includes('rest/networkconf/'));
+    const putsBefore = puts().length;
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? a : b).click('approve', id, `U${300 + i}`, slack.responseUrl()),
+      ),
+    );
+    expect(statuses).toEqual(Array(10).fill(200));
+    await waitForState(id, 'succeeded', 20_000);
+    await slack.waitFor(() => slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts === ts));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(networkPosts()).toHaveLength(posts + 1);
+    expect(puts()).toHaveLength(putsBefore + 1);
+    expect((await journalTypes(id)).filter((t) => t === 'approved')).toHaveLength(1);
+  }, 30_000);
+
   it('approve on replica B a request proposed on replica A', async () => {
     const { id, ts } = await propose(a, 'create_network name=RepAB vlan_id=62 subnet=10.62.0.0/24');
     const before = networkPosts().length;

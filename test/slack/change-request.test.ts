@@ -129,3 +129,25 @@ describe('a failed change', () => {
     expect(auditLine(failed)).toMatch(/^FAILED \(api\.err\.VlanUsed\)/);
   });
 });
+
+describe('a change set (issue 24)', () => {
+  it('carries the confirm dialog on Approve when any step deletes', () => {
+    const approveOf = (message: ReturnType<typeof changeRequestMessage>) =>
+      message.blocks
+        .flatMap((b) => (b.type === 'actions' ? (b as types.ActionsBlock).elements : []))
+        .find((e) => 'action_id' in e && e.action_id === 'approve') as { confirm?: unknown } | undefined;
+    const set = (tool: string): ChangeRequest => ({
+      ...request({ dry_run: true, steps: [] }),
+      tool: 'change_set',
+      set: {
+        onFailure: 'rollback',
+        steps: [
+          { tool: 'create_network', args: {} },
+          { tool, args: {} },
+        ],
+      },
+    });
+    expect(approveOf(changeRequestMessage(set('delete_network')))?.confirm).toBeDefined();
+    expect(approveOf(changeRequestMessage(set('update_network')))?.confirm).toBeUndefined();
+  });
+});

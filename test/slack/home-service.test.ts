@@ -219,4 +219,30 @@ describe('HomeService', () => {
     await until(() => slack.published.length === 1);
     home.stop();
   });
+
+  it('shows a change set as one item: the requests that ran its steps are not listed beside it (issue 24)', async () => {
+    const slack = client();
+    const rita = { userId: 'U0RITA', name: 'rita' };
+    const set: ChangeRequest = {
+      ...sampleRequest({ id: 'cr_setsetsetsetsetsetset2', tool: 'change_set', requester: rita }),
+      state: 'succeeded',
+      set: {
+        onFailure: 'rollback',
+        steps: [{ tool: 'create_network', args: {}, status: 'done', changeId: 'cr_stepstepstepstepstep2' }],
+      },
+    };
+    const step: ChangeRequest = {
+      ...sampleRequest({ id: 'cr_stepstepstepstepstep2', requester: rita }),
+      state: 'succeeded',
+      setOf: set.id,
+      setStep: 1,
+    };
+    const home = service([set, step], slack);
+    await home.opened('U0RITA');
+    await until(() => slack.published.length === 1);
+    const shown = JSON.stringify(slack.published[0]?.view.blocks);
+    expect(shown).toContain(set.id);
+    expect(shown).not.toContain(step.id);
+    home.stop();
+  });
 });

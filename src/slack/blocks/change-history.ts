@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import { type ChangesPage, eventDetail, requestSummary } from '../../approvals/history.js';
 import type { ChangeRequest, ChangeState } from '../../approvals/types.js';
+import { stepLines } from '../../changes/change-set.js';
 import { beforeAfterRows } from '../../changes/describe.js';
 import { renderObject } from '../../format/plain-text.js';
 import { renderPreview } from '../../format/preview-text.js';
@@ -187,9 +188,20 @@ export function changeDetailMessage(found: RequestHistory, link?: string): Slack
   };
 }
 
+/** Issue 24: a set's steps, each with what became of it, in a code block. */
+function stepBlocks(request: ChangeRequest): types.KnownBlock[] {
+  if (!request.set) return [];
+  return [
+    { type: 'section', text: { type: 'mrkdwn', text: `*Steps* (on_failure=${request.set.onFailure})` } },
+    ...codeSections(stepLines(request.set).join('\n'), { blocks: 3, chars: 6000 }).blocks,
+  ];
+}
+
 function outcomeBlocks(request: ChangeRequest): types.KnownBlock[] {
+  const steps = stepBlocks(request);
   if (request.error) {
     return [
+      ...steps,
       {
         type: 'section',
         text: {
@@ -202,13 +214,14 @@ function outcomeBlocks(request: ChangeRequest): types.KnownBlock[] {
       },
     ];
   }
-  if (request.state !== 'succeeded') return [];
+  if (request.state !== 'succeeded') return steps;
   const images = imageBlocks(request);
   const rendered =
     typeof request.result === 'object' && request.result !== null && !Array.isArray(request.result)
       ? renderObject(request.result as Record<string, unknown>, { width: PREVIEW_WIDTH })
       : JSON.stringify(request.result ?? null);
   return [
+    ...steps,
     { type: 'section', text: { type: 'mrkdwn', text: '*Result*' } },
     ...codeSections(rendered, RESULT_BUDGET).blocks,
     ...verificationBlocks(request),

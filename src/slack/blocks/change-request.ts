@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import { isMcpRequester } from '../../approvals/mcp-requester.js';
 import type { ChangeRequest } from '../../approvals/types.js';
+import { stepLines } from '../../changes/change-set.js';
 import { renderObject } from '../../format/plain-text.js';
 import { previewRequest, renderPreview } from '../../format/preview-text.js';
 import { LIMITS } from './limits.js';
@@ -30,6 +31,8 @@ const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !
 /** A change a reviewer must think twice about: it removes something or cuts clients off. */
 export function isDestructive(request: ChangeRequest): boolean {
   if (/^(delete|unassign)_/.test(request.tool)) return true;
+  // Issue 24: a set is destructive when any of its steps is.
+  if (request.set?.steps.some((step) => /^(delete|unassign)_/.test(step.tool))) return true;
   const warnings =
     isRow(request.preview) && Array.isArray(request.preview.warnings) ? request.preview.warnings : [];
   return warnings.some((w) => typeof w === 'string' && /irreversible|lose connectivity/i.test(w));
@@ -293,7 +296,9 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
 
 /** The tool's result, posted in the preview's thread after it ran. */
 export function resultThreadMessage(request: ChangeRequest): SlackMessage {
-  const body = request.state === 'failed' ? { error: request.error } : request.result;
+  // Issue 24: a set's result lists each step with what became of it (done, reverted, failed, not run).
+  const steps = request.set ? { steps: stepLines(request.set) } : {};
+  const body = request.state === 'failed' ? { error: request.error, ...steps } : request.result;
   const rendered = isRow(body) ? renderObject(body, { width: 90 }) : shown(body);
   const heading =
     request.state === 'failed'

@@ -9,6 +9,7 @@ import {
   resolveCommandOnSite,
 } from '../../commands/aliases.js';
 import { type ParsedCommand, parseCommandLine } from '../../commands/parse-command-line.js';
+import { parsePlan, planOptions } from '../../commands/plan.js';
 import { type FieldIssue, ValidationError } from '../../errors.js';
 import { settle } from '../../lib/settle-within.js';
 import { missingValueIssues } from '../../tools/missing-values.js';
@@ -16,6 +17,7 @@ import type { TopClientsAnswer } from '../../tools/top-clients.js';
 import { isTopology, renderTopologyPng } from '../../topology/index.js';
 import { AnswerQueue, SharedWork } from '../answer-work.js';
 import { helpMessage, noticeMessage, toolHelpMessage } from '../blocks/notice.js';
+import { planFormView } from '../blocks/plan-form.js';
 import { readResultMessage, type SlackMessage } from '../blocks/read-result.js';
 import { code, mention, plain } from '../blocks/text.js';
 import { toolFormView } from '../blocks/tool-form.js';
@@ -74,6 +76,28 @@ async function handle(
   reads: SharedWork<SlackMessage>,
 ) {
   const { registry } = deps;
+  // Issue 24: `/net plan` and one write per following line (Slack keeps the newlines).
+  const [head = '', ...lines] = command.text.split(/\r?\n/);
+  const first = parseCommandLine(head);
+  if (first.command === 'plan') {
+    if (lines.every((line) => line.trim() === '')) {
+      // `/net plan` alone: a modal with a multi-line input, one write per line.
+      try {
+        await client.views.open({ trigger_id: command.trigger_id, view: planFormView(command.channel_id) });
+      } catch (error) {
+        throw new SlackStepError('open_form', command.channel_id, error);
+      }
+      return;
+    }
+    const set = await deps.approvals.proposeSet({
+      steps: parsePlan(lines.join('\n'), registry),
+      ...planOptions(first.args),
+      requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
+      channel: command.channel_id,
+    });
+    await deps.presenter.postProposal(set, command.channel_id);
+    return;
+  }
   const parsed = parseCommandLine(command.text);
   if (parsed.command === '' || parsed.command === 'help') {
     const [topic] = parsed.positionals;

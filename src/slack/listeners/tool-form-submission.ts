@@ -1,7 +1,8 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
+import type { ChangeRequest } from '../../approvals/types.js';
 import { type FieldIssue, ValidationError } from '../../errors.js';
-import { settle, settledWithin } from '../../lib/settle-within.js';
+import { type Settled, settle, settledWithin } from '../../lib/settle-within.js';
 import { noticeMessage } from '../blocks/notice.js';
 import { plain } from '../blocks/text.js';
 import {
@@ -11,7 +12,7 @@ import {
   formArguments,
   TOOL_FORM_CALLBACK,
 } from '../blocks/tool-form.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { parsePayload, viewSubmissionSchema } from '../payloads.js';
 
@@ -54,26 +55,39 @@ export function registerToolForm(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    const outcome = early ?? (await proposal);
-    try {
-      if (!outcome.ok) throw outcome.error;
-      await deps.presenter.postProposal(outcome.value, channel);
-    } catch (error) {
-      const text = slackErrorText(error, deps.logger);
-      try {
-        await client.chat.postEphemeral({ channel, user, ...noticeMessage(text) });
-      } catch (refused) {
-        // The modal is closed and the channel refuses the bot (not in it, most often): the
-        // requester's App Home is the one place left to say so.
-        deps.logger.warn(
-          { err: refused },
-          'could not answer a form in its channel; telling the user on App Home',
-        );
-        if (!deps.home) throw refused;
-        await deps.home.notify(user, text);
-      }
-    }
+    await postFormProposal(early ?? (await proposal), channel, user, client, deps);
   });
+}
+
+/**
+ * The preview of a request proposed from a modal (already closed), posted in its channel; a failure
+ * is told to the user in the channel, or on App Home when the channel refuses the bot.
+ */
+export async function postFormProposal(
+  outcome: Settled<ChangeRequest>,
+  channel: string,
+  user: string,
+  client: SlackClient,
+  deps: SlackDeps,
+): Promise<void> {
+  try {
+    if (!outcome.ok) throw outcome.error;
+    await deps.presenter.postProposal(outcome.value, channel);
+  } catch (error) {
+    const text = slackErrorText(error, deps.logger);
+    try {
+      await client.chat.postEphemeral({ channel, user, ...noticeMessage(text) });
+    } catch (refused) {
+      // The modal is closed and the channel refuses the bot (not in it, most often): the
+      // requester's App Home is the one place left to say so.
+      deps.logger.warn(
+        { err: refused },
+        'could not answer a form in its channel; telling the user on App Home',
+      );
+      if (!deps.home) throw refused;
+      await deps.home.notify(user, text);
+    }
+  }
 }
 
 function parseSubmission(body: unknown, deps: SlackDeps) {
