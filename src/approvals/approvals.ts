@@ -605,6 +605,15 @@ export class Approvals {
     let request = this.knownTruth(await this.settle(found));
     const early = approveBlocked(request);
     if (early) return early;
+    // Issue 24: a step's own request is the set's to run; approved on its own it would run outside
+    // the set's order and compensation (it is pending only between its creation and its run).
+    if (request.setOf !== undefined) {
+      return {
+        kind: 'refused',
+        request,
+        reason: `this is step ${request.setStep ?? '?'} of change set ${request.setOf}; the set runs it`,
+      };
+    }
     const decision = await this.options.policy.canApprove(request, approver);
     if (!decision.ok) {
       // The policy awaited: another click may have claimed or cancelled it meanwhile.

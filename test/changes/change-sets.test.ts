@@ -198,6 +198,24 @@ describe('change sets', () => {
     expect(events.map((e) => e.step)).toEqual([3, 2, 1]);
   });
 
+  it('a step’s own request cannot be approved on its own: the set runs it', async () => {
+    const set = await approvals.proposeSet({ steps: PLAN.slice(0, 1), requester: RITA });
+    const { set: _steps, ...single } = set;
+    const step = await store
+      .changes()
+      .create(
+        { ...single, id: 'cr_step_alone', setOf: set.id, setStep: 1, tool: 'create_network' },
+        RITA,
+        Date.now(),
+      );
+    const writes = bot.writes().length;
+    const outcome = await approvals.approve(step.id, ALEX);
+    expect(outcome.kind).toBe('refused');
+    expect(outcome.kind === 'refused' ? outcome.reason : '').toMatch(`step 1 of change set ${set.id}`);
+    expect((await approvals.get(step.id))?.state).toBe('pending');
+    expect(bot.writes().length).toBe(writes);
+  });
+
   it('with on_failure=stop, steps 1–3 stay', async () => {
     const request = await approvals.proposeSet({ steps: PLAN, requester: RITA, onFailure: 'stop' });
     bot.sim.injectFault({ kind: 'status', status: 400, method: 'PUT', route: 'rest/networkconf' });
