@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { ResourceNotFoundError } from '../errors.js';
+import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
+import type { Gateway } from '../gateway/types.js';
+import { findNetwork } from './network-model.js';
+import { parseOfficial } from './official-network-model.js';
+
+/** Where a site's networks were read from, and the stored official records (for a full-replacement PUT). */
+export interface NetworkSet {
+  /** True when read through the official `networks` operation (Network 10.1+ with an API key). */
+  official: boolean;
+  /** The networks in the tools' model (classic names); on an official set `_id` is the UUID. */
+  records: NetworkRecord[];
+  /** Official records as the console sent them, by UUID (empty for a classic set). */
+  stored: Map<string, Record<string, unknown>>;
+}
+
+const CLASSIC = 'rest/networkconf';
+const storedSchema = z.looseObject({ id: z.string().min(1) });
+/** A classic networkconf `_id`: 24 hex digits. */
+const CLASSIC_ID = /^[0-9a-f]{24}$/i;
+
+/** Whether the console's official API serves networks (then every network read and write uses it). */
+export function usesOfficialNetworks(gateway: Gateway): Promise<boolean> {
+  return gateway.offers('networks');
+}
+
+/**
+ * The site's networks from the official API where the console offers it, else classic networkconf.
+ * `fresh` for reads a write decision depends on.
+ */
+export async function loadNetworks(
+  gateway: Gateway,
+  site: string,
+  options: { fresh?: boolean } = {},
+): Promise<NetworkSet> {
+  const fresh = options.fresh === true;
+  if (await usesOfficialNetworks(gateway)) {
+    const { items } = await gateway.integrationList(site, 'networks', storedSchema, { fresh });
+    const records: NetworkRecord[] = [];
+    const stored = new Map<string, Record<string, unknown>>();
+    for (const raw of items) {
+      const record = parseOfficial(raw);
+      if (!record) continue;
+      records.push(record);
+      stored.set(raw.id, raw);
+    }
+    return { official: true, records, stored };
+  }
+  const { items } = await gateway.classicRead(site, CLASSIC, networkRecordSchema, { fresh });
+  return { official: false, records: items, stored: new Map() };
+}
+
+/**
+ * A network by id or name. On an official set a classic `_id` (what older results, journals and
+ * drift baselines carry) is still accepted: networkconf is read once, only then, to find its UUID.
+ */
+export async function findInSet(
+  gateway: Gateway,
+  site: string,
+  set: NetworkSet,
+  ref: string,
+  field = 'network_id',
+): Promise<NetworkRecord> {
+  try {
+    return findNetwork(set.records, ref, field);
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundError) || !set.official || !CLASSIC_ID.test(ref)) throw error;
+    const classic = (await gateway.classicRead(site, CLASSIC, networkRecordSchema)).items.find(
+      (r) => r._id === ref,
+    );
+    if (!classic?.external_id) throw error;
+    return findNetwork(set.records, classic.external_id, field);
+  }
+}
+
+/** The classic `_id` of an official network (classic and v2 objects point at networks by it). */
+export async function classicIdOf(
+  gateway: Gateway,
+  site: string,
+  uuid: string,
+  fresh = false,
+): Promise<string | undefined> {
+  const { items } = await gateway.classicRead(site, CLASSIC, networkRecordSchema, { fresh });
+  return items.find((r) => r.external_id === uuid)?._id;
+}
