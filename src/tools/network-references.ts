@@ -3,6 +3,7 @@ import { aclRuleRecordSchema } from '../gateway/records/acl-rule-record.js';
 import { firewallPolicyRecordSchema } from '../gateway/records/firewall-policy-record.js';
 import { firewallRuleRecordSchema } from '../gateway/records/firewall-rule-record.js';
 import { networkReferencesSchema } from '../gateway/records/integration-network-record.js';
+import type { NetworkRecord } from '../gateway/records/network-record.js';
 import { portProfileRecordSchema } from '../gateway/records/port-profile-record.js';
 import { trafficRouteRecordSchema } from '../gateway/records/traffic-route-record.js';
 import { trafficRuleRecordSchema } from '../gateway/records/traffic-rule-record.js';
@@ -10,7 +11,6 @@ import { wlanRecordSchema } from '../gateway/records/wlan-record.js';
 import { zoneRecordSchema } from '../gateway/records/zone-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { type FirewallGeneration, firewallGeneration } from './firewall-generation.js';
-import type { NetworkRecord } from '../gateway/records/network-record.js';
 import { classicIdOf } from './network-source.js';
 import { officialReferences } from './official-network-model.js';
 

@@ -198,7 +198,12 @@ const createNetwork = defineTool({
     // On a console whose official API serves networks, the body is the official one (shown as sent).
     const body = set.official ? officialBody(undefined, payload) : payload;
     if (args.dry_run) {
-      return { dry_run: true, would_create: payload, ...(set.official ? { would_send: body } : {}), warnings };
+      return {
+        dry_run: true,
+        would_create: payload,
+        ...(set.official ? { would_send: body } : {}),
+        warnings,
+      };
     }
     if (set.official) {
       const created = await gateway.integrationWrite(args.site_id, 'POST', 'networks', body);

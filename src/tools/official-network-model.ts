@@ -189,7 +189,8 @@ export function officialBody(
       ipAddressRange: { start: after.dhcpd_start, stop: after.dhcpd_stop },
       leaseTimeSeconds: after.dhcpd_leasetime ?? server?.leaseTimeSeconds ?? 86400,
     };
-    if (variant === 'GATEWAY') dhcp.pingConflictDetectionEnabled = server?.pingConflictDetectionEnabled ?? false;
+    if (variant === 'GATEWAY')
+      dhcp.pingConflictDetectionEnabled = server?.pingConflictDetectionEnabled ?? false;
     if (dns.length > 0) dhcp.dnsServerIpAddressesOverride = dns;
     if (str(after.domain_name)) dhcp.domainName = after.domain_name;
     if (after.dhcpd_gateway_enabled === true && str(after.dhcpd_gateway))

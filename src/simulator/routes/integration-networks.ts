@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { parseCidr } from '../../lib/ip.js';
 import { json, SimError } from '../envelopes.js';
 import type { Router } from '../router.js';
 import type { NetworkConf, SiteState } from '../state.js';
-import { parseCidr } from '../../lib/ip.js';
 import { isTagged, validateNetworkConf, vlanNumber } from '../validation.js';
 import { assignDefaultZone, removeNetworkFromZones, zoneOfNetwork } from '../zone-membership.js';
 import { type Handler, param, uuidSite } from './context.js';
@@ -117,7 +117,8 @@ const networkBody = z.looseObject({
 });
 
 /** The classic fields an official body sets: everything the official model covers. */
-const COVERED = /^(name|purpose|enabled|vlan_enabled|vlan|ip_subnet|domain_name|dhcpd_.*|network_isolation_enabled)$/;
+const COVERED =
+  /^(name|purpose|enabled|vlan_enabled|vlan|ip_subnet|domain_name|dhcpd_.*|network_isolation_enabled)$/;
 
 function classicFieldsOf(body: z.output<typeof networkBody>): Record<string, unknown> {
   if (body.management === 'SWITCH') throw badRequest('Switch-managed networks are not simulated');
