@@ -118,7 +118,7 @@ const networkBody = z.looseObject({
 
 /** The classic fields an official body sets: everything the official model covers. */
 const COVERED =
-  /^(name|purpose|enabled|vlan_enabled|vlan|ip_subnet|domain_name|dhcpd_.*|network_isolation_enabled)$/;
+  /^(name|purpose|enabled|vlan_enabled|vlan|ip_subnet|domain_name|dhcpd_(enabled|start|stop|leasetime|dns_enabled|dns_[1-4]|gateway_enabled|gateway))$/;
 
 function classicFieldsOf(body: z.output<typeof networkBody>): Record<string, unknown> {
   if (body.management === 'SWITCH') throw badRequest('Switch-managed networks are not simulated');
@@ -148,9 +148,8 @@ function classicFieldsOf(body: z.output<typeof networkBody>): Record<string, unk
       fields[`dhcpd_dns_${i + 1}`] = value;
     });
     if (server.domainName) fields.domain_name = server.domainName;
-    if (server.gatewayIpAddressOverride) {
-      Object.assign(fields, { dhcpd_gateway_enabled: true, dhcpd_gateway: server.gatewayIpAddressOverride });
-    }
+    fields.dhcpd_gateway_enabled = server.gatewayIpAddressOverride !== undefined;
+    if (server.gatewayIpAddressOverride) fields.dhcpd_gateway = server.gatewayIpAddressOverride;
   }
   return fields;
 }
