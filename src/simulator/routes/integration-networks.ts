@@ -116,9 +116,41 @@ const networkBody = z.looseObject({
     .optional(),
 });
 
-/** The classic fields an official body sets: everything the official model covers. */
-const COVERED =
-  /^(name|purpose|enabled|vlan_enabled|vlan|ip_subnet|domain_name|dhcpd_(enabled|start|stop|leasetime|dns_enabled|dns_[1-4]|gateway_enabled|gateway))$/;
+// A gateway network's address plan and DHCP service (a vlan-only network has none, as classic drops them).
+const ADDRESS_PLAN = /^(ip_subnet|domain_name|dhcpd_(?!enabled$).*)$/;
+
+/**
+ * The stored record after an official full replacement: what the body says, in classic fields,
+ * over the stored record. What the official model does not carry (classic-only keys, a disabled
+ * DHCP server's range) stays; what the body leaves out but the model covers is cleared the way the
+ * console's own UI clears it (`""`, `false`); a value equal to the stored one keeps its stored
+ * form (a lease time stored as "3600" stays a string).
+ */
+function replaced(existing: NetworkConf, fields: Record<string, unknown>): NetworkConf {
+  const next: Record<string, unknown> = { ...existing };
+  if (fields.purpose === 'vlan-only') {
+    for (const key of Object.keys(next)) if (ADDRESS_PLAN.test(key)) delete next[key];
+    if (existing.dhcpd_enabled === true) next.dhcpd_enabled = false;
+    if (existing.vlan_enabled !== true) next.vlan_enabled = true;
+  } else if (fields.dhcpd_enabled === true) {
+    for (const key of [
+      'dhcpd_dns_1',
+      'dhcpd_dns_2',
+      'dhcpd_dns_3',
+      'dhcpd_dns_4',
+      'domain_name',
+      'dhcpd_gateway',
+    ]) {
+      if (!(key in fields) && text(existing[key])) next[key] = '';
+    }
+  }
+  for (const [key, value] of Object.entries(fields)) {
+    const stored = existing[key];
+    if (stored !== undefined && stored !== null && String(stored) === String(value)) continue;
+    next[key] = value;
+  }
+  return next as NetworkConf;
+}
 
 function classicFieldsOf(body: z.output<typeof networkBody>): Record<string, unknown> {
   if (body.management === 'SWITCH') throw badRequest('Switch-managed networks are not simulated');
@@ -244,10 +276,8 @@ export function registerIntegrationNetworks(router: Router<Handler>): void {
       uuidSite((ctx, site) => {
         const existing = find(site, param(ctx, 'id'));
         const fields = classicFieldsOf(parseBody(networkBody, ctx));
-        // A full replacement of what the official model covers; classic-only keys stay as stored.
-        const kept = Object.fromEntries(Object.entries(existing).filter(([key]) => !COVERED.test(key)));
         const replacement = validated(
-          { ...kept, ...fields, name: String(fields.name), purpose: String(fields.purpose) } as NetworkConf,
+          replaced(existing, fields),
           site.networks.filter((network) => network !== existing),
         ) as StoredNetwork;
         site.networks.splice(site.networks.indexOf(existing), 1, replacement);
