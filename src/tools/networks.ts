@@ -415,6 +415,12 @@ const updateNetwork = defineTool({
     const clients =
       clientsByNetwork([current], await readClients(gateway, args.site_id), official).get(current._id) ?? [];
     const warnings = [...plan.warnings, ...changeWarnings(current, changes, clients.length)];
+    if (set && changes.dhcpd_enabled?.to === false) {
+      // The official model keeps no DHCP settings for a network whose server is off.
+      warnings.push(
+        'the official API keeps no DHCP settings while DHCP is off: turning it on again later starts from the default lease time (86400 s)',
+      );
+    }
     const summary = { network_id: current._id, name: current.name, changes, warnings };
     // Nothing would change: there is nothing to send, approve or journal.
     if (args.dry_run && Object.keys(changes).length === 0) {

@@ -409,6 +409,21 @@ describe('network tools on a 10.1 console (official networks)', () => {
     expect(classicNetworkRequests()).toEqual([]);
   });
 
+  it('warns that turning DHCP off drops its settings on the official API', async () => {
+    const preview = (await bot.run('update_network', {
+      network_id: 'IoT',
+      dhcp_enabled: false,
+      dry_run: true,
+    })) as {
+      warnings: string[];
+      would_send: { ipv4Configuration: Record<string, unknown> };
+    };
+    expect(preview.warnings).toContain(
+      'the official API keeps no DHCP settings while DHCP is off: turning it on again later starts from the default lease time (86400 s)',
+    );
+    expect(preview.would_send.ipv4Configuration).not.toHaveProperty('dhcpConfiguration');
+  });
+
   it('one id per network: the network tools’ id is the zone and ACL tools’ id, and each group takes the others’', async () => {
     const [iot] = ((await bot.run('list_vlans', {})) as Network[]).filter((n) => n.name === 'IoT');
     const zones = (await bot.run('list_firewall_zones', {})) as { name: string; network_ids: string[] }[];
