@@ -9,7 +9,11 @@ import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { findNetwork } from './network-model.js';
 import { findInSet, loadNetworks, type NetworkSet, usesOfficialNetworks } from './network-source.js';
 
-/** One network in both id spaces: the classic networkconf `_id` (shown) and the Integration UUID (sent). */
+/**
+ * One network in both id spaces: the id shown (the classic networkconf `_id`; on a console whose
+ * official API serves networks, and for a directory loaded with `official`, the UUID) and the
+ * Integration UUID (sent).
+ */
 export interface NetworkIds {
   /** Classic `_id`; the Integration UUID when the network has no networkconf record. */
   id: string;
