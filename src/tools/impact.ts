@@ -168,7 +168,7 @@ async function networkImpact(
 ): Promise<ImpactFacts> {
   const { gateway } = context;
   // The network as the network tools read it (official on 10.1), so the target is the one they change.
-  const set = await loadNetworks(gateway, site, { fresh: true });
+  const set = await loadNetworks(gateway, site, { fresh: true, ref: String(args.network_id ?? '') });
   const network = await findInSet(gateway, site, set, String(args.network_id ?? ''));
   const vlan = vlanOf(network);
   const label = `network ${network.name}${vlan ? ` (VLAN ${vlan})` : ''}`;

@@ -7,7 +7,7 @@ import { type NetworkRecord, networkRecordSchema } from '../gateway/records/netw
 import type { Gateway } from '../gateway/types.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { findNetwork } from './network-model.js';
-import { findInSet, loadNetworks, type NetworkSet, usesOfficialNetworks } from './network-source.js';
+import { findInSet, loadNetworks, type NetworkSet } from './network-source.js';
 
 /**
  * One network in both id spaces: the id shown (the classic networkconf `_id`; on a console whose
@@ -54,12 +54,20 @@ export class NetworkDirectory {
     const fresh = options.fresh === true;
     // Zone and ACL views name networks by what the network tools show: on a console whose official
     // API serves networks, that list alone (ids are UUIDs, the classic `_id` is not needed).
-    if (options.official && (await usesOfficialNetworks(gateway))) {
+    if (options.official) {
       const set = await loadNetworks(gateway, site, { fresh });
-      const directory = new NetworkDirectory(gateway, site, set.records, fresh, set);
-      directory.integration = Promise.resolve(
-        set.records.map((r) => integrationNetworkRecordSchema.parse({ id: r._id, name: r.name })),
-      );
+      if (set.official) {
+        const directory = new NetworkDirectory(gateway, site, set.records, fresh, set);
+        directory.integration = Promise.resolve(
+          set.records.map((r) => integrationNetworkRecordSchema.parse({ id: r._id, name: r.name })),
+        );
+        return directory;
+      }
+      const directory = new NetworkDirectory(gateway, site, set.records, fresh);
+      if (options.withIntegration) {
+        directory.integration = integrationList(gateway, site, fresh);
+        directory.integration.catch(() => undefined);
+      }
       return directory;
     }
     const integration = options.withIntegration ? integrationList(gateway, site, fresh) : undefined;

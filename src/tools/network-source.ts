@@ -13,6 +13,8 @@ export interface NetworkSet {
   records: NetworkRecord[];
   /** Official records as the console sent them, by UUID (empty for a classic set). */
   stored: Map<string, Record<string, unknown>>;
+  /** On an official set: classic networkconf, read at once because the id looked for was classic. */
+  classic?: Promise<NetworkRecord[]>;
 }
 
 const CLASSIC = 'rest/networkconf';
@@ -27,16 +29,33 @@ export function usesOfficialNetworks(gateway: Gateway): Promise<boolean> {
 
 /**
  * The site's networks from the official API where the console offers it, else classic networkconf.
- * `fresh` for reads a write decision depends on.
+ * `fresh` for reads a write decision depends on; `ref`, the id or name the caller will look up.
+ * A cold read stays within two round trips: the console's version and the site's Integration id
+ * are asked together, and while the version is not known yet the official list is asked alongside
+ * (on a console without it, that answer is dropped); a classic `_id` as `ref` has its networkconf
+ * read started at once (on an official console it translates the id, on an older one it is the list).
  */
 export async function loadNetworks(
   gateway: Gateway,
   site: string,
-  options: { fresh?: boolean } = {},
+  options: { fresh?: boolean; ref?: string } = {},
 ): Promise<NetworkSet> {
   const fresh = options.fresh === true;
-  if (await usesOfficialNetworks(gateway)) {
-    const { items } = await gateway.integrationList(site, 'networks', storedSchema, { fresh });
+  const classicList = () =>
+    gateway.classicRead(site, CLASSIC, networkRecordSchema, { fresh }).then((list) => list.items);
+  const officialList = () =>
+    gateway.integrationList(site, 'networks', storedSchema, { fresh }).then((list) => list.items);
+  const classicEarly = options.ref !== undefined && CLASSIC_ID.test(options.ref) ? classicList() : undefined;
+  // Used below or dropped; unused, its failure must not count as unhandled.
+  classicEarly?.catch(() => undefined);
+  const speculative =
+    gateway.knownConsole() === undefined ? officialList().catch(() => undefined) : undefined;
+  const [official] = await Promise.all([
+    usesOfficialNetworks(gateway),
+    gateway.resolveSiteUuid(site).catch(() => undefined),
+  ]);
+  if (official) {
+    const items = (await speculative) ?? (await officialList());
     const records: NetworkRecord[] = [];
     const stored = new Map<string, Record<string, unknown>>();
     for (const raw of items) {
@@ -45,10 +64,9 @@ export async function loadNetworks(
       records.push(record);
       stored.set(raw.id, raw);
     }
-    return { official: true, records, stored };
+    return { official: true, records, stored, ...(classicEarly ? { classic: classicEarly } : {}) };
   }
-  const { items } = await gateway.classicRead(site, CLASSIC, networkRecordSchema, { fresh });
-  return { official: false, records: items, stored: new Map() };
+  return { official: false, records: await (classicEarly ?? classicList()), stored: new Map() };
 }
 
 /**
@@ -66,9 +84,10 @@ export async function findInSet(
     return findNetwork(set.records, ref, field);
   } catch (error) {
     if (!(error instanceof ResourceNotFoundError) || !set.official || !CLASSIC_ID.test(ref)) throw error;
-    const classic = (await gateway.classicRead(site, CLASSIC, networkRecordSchema)).items.find(
-      (r) => r._id === ref,
-    );
+    const list =
+      (await set.classic?.catch(() => undefined)) ??
+      (await gateway.classicRead(site, CLASSIC, networkRecordSchema)).items;
+    const classic = list.find((r) => r._id === ref);
     if (!classic?.external_id) throw error;
     return findNetwork(set.records, classic.external_id, field);
   }

@@ -60,7 +60,7 @@ async function readNetworks(gateway: Gateway, site: string, fresh = false): Prom
 
 /** One network by id or name, from the API the console serves networks through. */
 async function readNetwork(gateway: Gateway, site: string, ref: string): Promise<NetworkRecord> {
-  return findInSet(gateway, site, await loadNetworks(gateway, site), ref);
+  return findInSet(gateway, site, await loadNetworks(gateway, site, { ref }), ref);
 }
 
 /** Stored records as the controller sent them, for a PUT that must carry unchanged fields unchanged. */
@@ -378,7 +378,9 @@ const updateNetwork = defineTool({
     // parsed record has normalised types (a "3600" lease time becomes 3600) and an update must
     // not rewrite fields it was not asked to.
     const official = await usesOfficialNetworks(gateway);
-    const set = official ? await loadNetworks(gateway, args.site_id, { fresh: true }) : undefined;
+    const set = official
+      ? await loadNetworks(gateway, args.site_id, { fresh: true, ref: args.network_id })
+      : undefined;
     const pairs = set
       ? set.records.map((record) => ({ record, raw: record as Record<string, unknown> }))
       : parseEach(
@@ -446,7 +448,7 @@ const deleteNetwork = defineTool({
   example: 'network_id=Servers',
   args: z.object({ site_id: siteId, network_id: networkRef, confirm, dry_run: dryRun }),
   async run({ site_id, network_id, dry_run }, { gateway }) {
-    const set = await loadNetworks(gateway, site_id, { fresh: true });
+    const set = await loadNetworks(gateway, site_id, { fresh: true, ref: network_id });
     const target = await findInSet(gateway, site_id, set, network_id);
     if (target.attr_no_delete === true || target.purpose === 'wan') {
       throw new NotSupportedError(`${target.name} is a system network and cannot be deleted`);
