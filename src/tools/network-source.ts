@@ -22,6 +22,18 @@ const storedSchema = z.looseObject({ id: z.string().min(1) });
 /** A classic networkconf `_id`: 24 hex digits. */
 const CLASSIC_ID = /^[0-9a-f]{24}$/i;
 
+/**
+ * A read asked ahead, whose failure only means "not this way" (no API key: the gateway refuses at
+ * once, even synchronously): undefined instead of an error.
+ */
+function quietly<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return read().catch(() => undefined);
+  } catch {
+    return Promise.resolve(undefined);
+  }
+}
+
 /** Whether the console's official API serves networks (then every network read and write uses it). */
 export function usesOfficialNetworks(gateway: Gateway): Promise<boolean> {
   return gateway.offers('networks');
@@ -48,11 +60,10 @@ export async function loadNetworks(
   const classicEarly = options.ref !== undefined && CLASSIC_ID.test(options.ref) ? classicList() : undefined;
   // Used below or dropped; unused, its failure must not count as unhandled.
   classicEarly?.catch(() => undefined);
-  const speculative =
-    gateway.knownConsole() === undefined ? officialList().catch(() => undefined) : undefined;
+  const speculative = gateway.knownConsole() === undefined ? quietly(officialList) : undefined;
   const [official] = await Promise.all([
     usesOfficialNetworks(gateway),
-    gateway.resolveSiteUuid(site).catch(() => undefined),
+    quietly(() => gateway.resolveSiteUuid(site)),
   ]);
   if (official) {
     const items = (await speculative) ?? (await officialList());
