@@ -122,9 +122,9 @@ const only =
  * the official API has one).
  */
 const TABLE: Readonly<Record<ApiGroup, Rule>> = {
-  // networkconf carries purpose, subnet and DHCP fields the spec's results need; the official
-  // model has no purpose (reference §3.2), so networks stay classic (docs/decisions.md).
-  networks: only('classic'),
+  // 10.1: read and written through the official `networks` operations, mapped to the spec's
+  // results (tools/official-network-model.ts); older consoles: classic networkconf.
+  networks: (v) => ({ generations: offersOfficial(v, 'networks') ? ['official'] : ['classic'] }),
   'firewall-zones': (v) =>
     offersOfficial(v, 'firewall.zones')
       ? { generations: ['official'] }

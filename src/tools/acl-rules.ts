@@ -206,7 +206,7 @@ async function loadAcl(gateway: Gateway, site: string, fresh: boolean, filter?: 
   const [raw, ordering, networks] = await Promise.all([
     gateway.integrationList(site, ACL, storedRuleSchema, { fresh, ...(filter ? { filter } : {}) }),
     gateway.integrationGet(site, ORDERING, aclOrderingSchema, { fresh }),
-    NetworkDirectory.load(gateway, site, { fresh, withIntegration: true }),
+    NetworkDirectory.load(gateway, site, { fresh, withIntegration: true, official: true }),
   ]);
   const rules = parseEach(raw.items, aclRuleRecordSchema);
   const uuids = new Set(
@@ -448,7 +448,7 @@ const listAclRules = defineTool({
   async run({ site_id, limit, offset, filter_expr }, { gateway }) {
     let directory: Promise<NetworkDirectory> | undefined;
     const networkUuid = async (ref: string, field: string) => {
-      directory ??= NetworkDirectory.load(gateway, site_id);
+      directory ??= NetworkDirectory.load(gateway, site_id, { official: true });
       try {
         return (await (await directory).resolve(ref, field)).uuid;
       } catch (error) {

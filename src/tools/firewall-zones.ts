@@ -69,7 +69,7 @@ async function loadZones(
   await requireZoneBasedFirewall(context.gateway, site);
   const [zones, networks] = await Promise.all([
     context.gateway.integrationList(site, ZONES, zoneRecordSchema, { fresh }),
-    NetworkDirectory.load(context.gateway, site, { fresh, withIntegration: true }),
+    NetworkDirectory.load(context.gateway, site, { fresh, withIntegration: true, official: true }),
   ]);
   return { gateway: context.gateway, site, zones: zones.items, networks, store: context.store };
 }

@@ -21,8 +21,9 @@ import {
   readLiveDevices,
   resolveClient,
 } from './live-targets.js';
-import { clientsByNetwork, findNetwork, vlanOf } from './network-model.js';
-import { AFTER_DELETE_TEXT, findNetworkReferences } from './network-references.js';
+import { clientsByNetwork, vlanOf } from './network-model.js';
+import { AFTER_DELETE_TEXT, findNetworkReferences, officialNetworkReferences } from './network-references.js';
+import { findInSet, loadNetworks } from './network-source.js';
 
 /*
  * Issue 22: the facts policy/ needs about a would-be write, read fresh from the controller: the
@@ -160,9 +161,9 @@ async function networkImpact(
   position: NetworkPosition,
 ): Promise<ImpactFacts> {
   const { gateway } = context;
-  const networks = (await gateway.classicRead(site, 'rest/networkconf', networkRecordSchema, { fresh: true }))
-    .items;
-  const network = findNetwork(networks, String(args.network_id ?? ''));
+  // The network as the network tools read it (official on 10.1), so the target is the one they change.
+  const set = await loadNetworks(gateway, site, { fresh: true, ref: String(args.network_id ?? '') });
+  const network = await findInSet(gateway, site, set, String(args.network_id ?? ''));
   const vlan = vlanOf(network);
   const label = `network ${network.name}${vlan ? ` (VLAN ${vlan})` : ''}`;
   const removes = tool === 'delete_network';
@@ -170,9 +171,15 @@ async function networkImpact(
     removes || Object.keys(args).some((k) => args[k] !== undefined && !HARMLESS_NETWORK_ARGS.has(k));
   const [clients, references] = await Promise.all([
     readLiveClients({ gateway, site }, { fresh: true }),
-    findNetworkReferences(gateway, site, { id: network._id, uuid: network.external_id, name: network.name }),
+    set.official
+      ? officialNetworkReferences(gateway, site, network)
+      : findNetworkReferences(gateway, site, {
+          id: network._id,
+          uuid: network.external_id,
+          name: network.name,
+        }),
   ]);
-  const members = clientsByNetwork([network], clients).get(network._id) ?? [];
+  const members = clientsByNetwork([network], clients, set.official).get(network._id) ?? [];
   const lockout = touchesPath ? lockoutIn(position, network.ip_subnet, label) : undefined;
   return {
     target: label,

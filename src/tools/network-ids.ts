@@ -7,8 +7,13 @@ import { type NetworkRecord, networkRecordSchema } from '../gateway/records/netw
 import type { Gateway } from '../gateway/types.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { findNetwork } from './network-model.js';
+import { findInSet, loadNetworks, type NetworkSet } from './network-source.js';
 
-/** One network in both id spaces: the classic networkconf `_id` (shown) and the Integration UUID (sent). */
+/**
+ * One network in both id spaces: the id shown (the classic networkconf `_id`; on a console whose
+ * official API serves networks, and for a directory loaded with `official`, the UUID) and the
+ * Integration UUID (sent).
+ */
 export interface NetworkIds {
   /** Classic `_id`; the Integration UUID when the network has no networkconf record. */
   id: string;
@@ -32,6 +37,8 @@ export class NetworkDirectory {
     /** The site's networkconf records. */
     readonly records: readonly NetworkRecord[],
     private readonly fresh: boolean,
+    /** Set when the networks came from the official API. */
+    private readonly set?: NetworkSet,
   ) {}
 
   /**
@@ -42,9 +49,27 @@ export class NetworkDirectory {
   static async load(
     gateway: Gateway,
     site: string,
-    options: { fresh?: boolean; withIntegration?: boolean } = {},
+    options: { fresh?: boolean; withIntegration?: boolean; official?: boolean } = {},
   ) {
     const fresh = options.fresh === true;
+    // Zone and ACL views name networks by what the network tools show: on a console whose official
+    // API serves networks, that list alone (ids are UUIDs, the classic `_id` is not needed).
+    if (options.official) {
+      const set = await loadNetworks(gateway, site, { fresh });
+      if (set.official) {
+        const directory = new NetworkDirectory(gateway, site, set.records, fresh, set);
+        directory.integration = Promise.resolve(
+          set.records.map((r) => integrationNetworkRecordSchema.parse({ id: r._id, name: r.name })),
+        );
+        return directory;
+      }
+      const directory = new NetworkDirectory(gateway, site, set.records, fresh);
+      if (options.withIntegration) {
+        directory.integration = integrationList(gateway, site, fresh);
+        directory.integration.catch(() => undefined);
+      }
+      return directory;
+    }
     const integration = options.withIntegration ? integrationList(gateway, site, fresh) : undefined;
     // Its failure is reported where the list is used; unused, it must not count as unhandled.
     integration?.catch(() => undefined);
@@ -58,7 +83,9 @@ export class NetworkDirectory {
   async resolve(ref: string, field: string): Promise<NetworkIds> {
     let record: NetworkRecord | undefined;
     try {
-      record = findNetwork(this.records, ref, field);
+      record = this.set
+        ? await findInSet(this.gateway, this.site, this.set, ref, field)
+        : findNetwork(this.records, ref, field);
     } catch (error) {
       if (!(error instanceof ResourceNotFoundError)) throw error;
     }

@@ -118,11 +118,14 @@ export function clientBytes(client: ClientRecord): { tx: number; rx: number } {
 
 /**
  * Which network each client is on: by `network_id` (reliable), and only for clients without one
- * by the spec's VLAN match (a client `vlan` of 0 or absent matches nothing).
+ * by the spec's VLAN match (a client `vlan` of 0 or absent matches nothing). `official`: the
+ * networks came from the official API (ids are UUIDs) while clients carry classic networkconf ids,
+ * so a client is matched by its network's name (`network`, unique) instead of its `network_id`.
  */
 export function clientsByNetwork(
   networks: readonly NetworkRecord[],
   clients: readonly ClientRecord[],
+  official = false,
 ): Map<string, ClientRecord[]> {
   const result = new Map<string, ClientRecord[]>(networks.map((n) => [n._id, []]));
   const byVlan = new Map<number, string>();
@@ -130,9 +133,16 @@ export function clientsByNetwork(
     const vlan = vlanOf(n);
     if (vlan !== null && !byVlan.has(vlan)) byVlan.set(vlan, n._id);
   }
+  const byName = new Map<string, string | null>();
+  for (const n of networks) {
+    const key = n.name.toLowerCase();
+    byName.set(key, byName.has(key) ? null : n._id);
+  }
   for (const client of clients) {
-    const id =
-      client.network_id && result.has(client.network_id)
+    const named = official && client.network ? byName.get(client.network.toLowerCase()) : undefined;
+    const id = named
+      ? named
+      : client.network_id && result.has(client.network_id)
         ? client.network_id
         : !client.network_id && client.vlan
           ? byVlan.get(client.vlan)
@@ -143,8 +153,12 @@ export function clientsByNetwork(
 }
 
 /** The spec's per-network statistics (2.3). */
-export function networkStatistics(networks: readonly NetworkRecord[], clients: readonly ClientRecord[]) {
-  const grouped = clientsByNetwork(networks, clients);
+export function networkStatistics(
+  networks: readonly NetworkRecord[],
+  clients: readonly ClientRecord[],
+  official = false,
+) {
+  const grouped = clientsByNetwork(networks, clients, official);
   return networks.map((n) => {
     const members = grouped.get(n._id) ?? [];
     const totals = members.reduce(

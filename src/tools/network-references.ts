@@ -5,6 +5,8 @@ import {
   officialPolicyRecordSchema,
 } from '../gateway/records/firewall-policy-record.js';
 import { firewallRuleRecordSchema } from '../gateway/records/firewall-rule-record.js';
+import { networkReferencesSchema } from '../gateway/records/integration-network-record.js';
+import type { NetworkRecord } from '../gateway/records/network-record.js';
 import { portProfileRecordSchema } from '../gateway/records/port-profile-record.js';
 import { trafficRouteRecordSchema } from '../gateway/records/traffic-route-record.js';
 import { trafficRuleRecordSchema } from '../gateway/records/traffic-rule-record.js';
@@ -12,6 +14,8 @@ import { wlanRecordSchema } from '../gateway/records/wlan-record.js';
 import { zoneRecordSchema } from '../gateway/records/zone-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { type FirewallGeneration, firewallGeneration } from './firewall-generation.js';
+import { classicIdOf } from './network-source.js';
+import { officialReferences } from './official-network-model.js';
 
 /**
  * One object that points at a network: what it is, its name and id, which of its fields points,
@@ -383,4 +387,57 @@ export async function findNetworkReferences(
     }
   });
   return report;
+}
+
+/**
+ * What the console's official API says points at the network (`GET networks/{id}/references`,
+ * 10.1): devices, static and OSPF routes, NAT rules, SD-WAN… Clients (counted by the preview) and
+ * SSIDs (found by name by the bot's own check) are left out. An object listed by id is one reference; a kind given only as a count is one
+ * entry naming the count. What the console does to them on delete is not documented: they are
+ * shown as left pointing at a missing network, the cautious reading.
+ */
+export const officialReferenceKind: ReferenceKind = {
+  label: 'references the console reports',
+  listedBy: 'UniFi Network',
+  afterDelete: 'dangles',
+  async find(gateway, site, network) {
+    const answer = await gateway.integrationGet(
+      site,
+      `networks/${uuidOf(network)}/references`,
+      networkReferencesSchema,
+      FRESH,
+    );
+    return officialReferences(answer).flatMap((r) =>
+      r.ids.length > 0
+        ? r.ids.map((id) => ({ kind: r.kind, name: id, id, via: 'network' }))
+        : [{ kind: r.kind, name: `${r.count} ${r.kind}(s)`, id: '', via: 'network' }],
+    );
+  },
+};
+
+/**
+ * The kinds checked on a console whose official API serves networks: the bot's own checks (the
+ * endpoint leaves out firewall rules and policies, ACL rules, traffic routes, zones and port
+ * profiles, and names no SSID) and the console's own references of the other kinds.
+ */
+export const OFFICIAL_REFERENCE_KINDS: readonly ReferenceKind[] = [...REFERENCE_KINDS, officialReferenceKind];
+
+/**
+ * `findNetworkReferences` for a network read through the official API (its `_id` is the UUID).
+ * Classic and v2 objects point at networks by the classic networkconf `_id`, which the official
+ * API does not give: networkconf is read for it (a translation, not a network read the official
+ * API offers); a network it does not know is looked for by UUID only.
+ */
+export async function officialNetworkReferences(
+  gateway: Gateway,
+  site: string,
+  target: NetworkRecord,
+): Promise<ReferenceReport> {
+  const classicId = await classicIdOf(gateway, site, target._id, true);
+  return findNetworkReferences(
+    gateway,
+    site,
+    { id: classicId ?? target._id, uuid: target._id, name: target.name },
+    OFFICIAL_REFERENCE_KINDS,
+  );
 }

@@ -37,7 +37,9 @@ import {
   vlanWarnings,
   WAN_REFUSAL,
 } from './network-model.js';
-import { AFTER_DELETE_TEXT, findNetworkReferences } from './network-references.js';
+import { AFTER_DELETE_TEXT, findNetworkReferences, officialNetworkReferences } from './network-references.js';
+import { findInSet, loadNetworks, usesOfficialNetworks } from './network-source.js';
+import { officialBody, parseOfficial } from './official-network-model.js';
 
 const NETWORKS = 'rest/networkconf';
 const PURPOSES = ['corporate', 'guest', 'vlan-only', 'wan'] as const;
@@ -53,7 +55,12 @@ const purpose = refusingValues(z.enum(PURPOSES, { error: `must be one of ${PURPO
 });
 
 async function readNetworks(gateway: Gateway, site: string, fresh = false): Promise<NetworkRecord[]> {
-  return (await gateway.classicRead(site, NETWORKS, networkRecordSchema, { fresh })).items;
+  return (await loadNetworks(gateway, site, { fresh })).records;
+}
+
+/** One network by id or name, from the API the console serves networks through. */
+async function readNetwork(gateway: Gateway, site: string, ref: string): Promise<NetworkRecord> {
+  return findInSet(gateway, site, await loadNetworks(gateway, site, { ref }), ref);
 }
 
 /** Stored records as the controller sent them, for a PUT that must carry unchanged fields unchanged. */
@@ -121,7 +128,7 @@ const getNetworkDetails = defineTool({
   example: 'network_id=IoT',
   args: z.object({ site_id: siteId, network_id: networkRef }),
   async run({ site_id, network_id }, { gateway }) {
-    return toNetworkDetails(findNetwork(await readNetworks(gateway, site_id), network_id));
+    return toNetworkDetails(await readNetwork(gateway, site_id, network_id));
   },
 });
 
@@ -132,7 +139,7 @@ const getSubnetInfo = defineTool({
   example: 'network_id=Guest',
   args: z.object({ site_id: siteId, network_id: networkRef }),
   async run({ site_id, network_id }, { gateway }) {
-    return toSubnetInfo(findNetwork(await readNetworks(gateway, site_id), network_id));
+    return toSubnetInfo(await readNetwork(gateway, site_id, network_id));
   },
 });
 
@@ -143,11 +150,8 @@ const getNetworkStatistics = defineTool({
   example: '',
   args: z.object({ site_id: siteId }),
   async run({ site_id }, { gateway }) {
-    const [networks, clients] = await Promise.all([
-      readNetworks(gateway, site_id),
-      readClients(gateway, site_id),
-    ]);
-    const rows = networkStatistics(networks, clients);
+    const [set, clients] = await Promise.all([loadNetworks(gateway, site_id), readClients(gateway, site_id)]);
+    const rows = networkStatistics(set.records, clients, set.official);
     const counted = rows.reduce((sum, r) => sum + r.client_count, 0);
     return {
       site_id,
@@ -183,14 +187,29 @@ const createNetwork = defineTool({
   }),
   async run(args, { gateway }) {
     const payload = buildCreatePayload(args);
-    const networks = await readNetworks(gateway, args.site_id, true);
+    const set = await loadNetworks(gateway, args.site_id, { fresh: true });
+    const networks = set.records;
     const cidrOf = typeof payload.ip_subnet === 'string' ? parseCidr(payload.ip_subnet) : undefined;
     assertNoClash(networks, { name: args.name, vlan: args.vlan_id, cidr: cidrOf });
     const warnings = vlanWarnings(args.vlan_id);
     if (args.purpose === 'vlan-only' && (args.subnet || args.dhcp_start || args.dhcp_stop)) {
       warnings.push('vlan-only networks have no subnet or DHCP on the gateway; those arguments are ignored');
     }
-    if (args.dry_run) return { dry_run: true, would_create: payload, warnings };
+    // On a console whose official API serves networks, the body is the official one (shown as sent).
+    const body = set.official ? officialBody(undefined, payload) : payload;
+    if (args.dry_run) {
+      return {
+        dry_run: true,
+        would_create: payload,
+        ...(set.official ? { would_send: body } : {}),
+        warnings,
+      };
+    }
+    if (set.official) {
+      const created = await gateway.integrationWrite(args.site_id, 'POST', 'networks', body);
+      const record = parseOfficial(created);
+      return { success: true, network: record ? toNetwork(record) : created, warnings };
+    }
     const [created] = await gateway.classicWrite(args.site_id, 'POST', NETWORKS, payload);
     const record = networkRecordSchema.safeParse(created);
     return { success: true, network: record.success ? toNetwork(record.data) : created, warnings };
@@ -358,12 +377,20 @@ const updateNetwork = defineTool({
     // One read gives both forms: parsed for the checks, and raw for the PUT body, because the
     // parsed record has normalised types (a "3600" lease time becomes 3600) and an update must
     // not rewrite fields it was not asked to.
-    const pairs = parseEach(
-      (await gateway.classicRead(args.site_id, NETWORKS, storedRecordSchema, { fresh: true })).items,
-      networkRecordSchema,
-    );
+    const official = await usesOfficialNetworks(gateway);
+    const set = official
+      ? await loadNetworks(gateway, args.site_id, { fresh: true, ref: args.network_id })
+      : undefined;
+    const pairs = set
+      ? set.records.map((record) => ({ record, raw: record as Record<string, unknown> }))
+      : parseEach(
+          (await gateway.classicRead(args.site_id, NETWORKS, storedRecordSchema, { fresh: true })).items,
+          networkRecordSchema,
+        );
     const networks = pairs.map((p) => p.record);
-    const current = findNetwork(networks, args.network_id);
+    const current = set
+      ? await findInSet(gateway, args.site_id, set, args.network_id)
+      : findNetwork(networks, args.network_id);
     if (current.purpose === 'wan') throw new NotSupportedError('WAN networks are not edited by this tool');
     const plan = planUpdate(current, args);
     const changes = fieldChanges(current, plan.set);
@@ -376,15 +403,26 @@ const updateNetwork = defineTool({
       cidr: 'ip_subnet' in changes && plan.set.ip_subnet && finalSubnet ? parseCidr(finalSubnet) : undefined,
     });
     const stored = pairs.find((p) => p.record === current)?.raw ?? current;
-    const body = replacementBody(
-      stored,
-      READ_ONLY_FIELDS,
-      Object.fromEntries(Object.keys(changes).map((key) => [key, plan.set[key]])),
-    );
-    for (const key of plan.drop) delete body[key];
+    const changed = Object.fromEntries(Object.keys(changes).map((key) => [key, plan.set[key]]));
+    let body: Record<string, unknown>;
+    if (set) {
+      // The official PUT replaces the whole network: the current official record with the changes.
+      const after: Record<string, unknown> = { ...current, ...changed };
+      for (const key of plan.drop) delete after[key];
+      body = officialBody(set.stored.get(current._id), after);
+    } else {
+      body = replacementBody(stored, READ_ONLY_FIELDS, changed);
+      for (const key of plan.drop) delete body[key];
+    }
     const clients =
-      clientsByNetwork([current], await readClients(gateway, args.site_id)).get(current._id) ?? [];
+      clientsByNetwork([current], await readClients(gateway, args.site_id), official).get(current._id) ?? [];
     const warnings = [...plan.warnings, ...changeWarnings(current, changes, clients.length)];
+    if (set && changes.dhcpd_enabled?.to === false) {
+      // The official model keeps no DHCP settings for a network whose server is off.
+      warnings.push(
+        'the official API keeps no DHCP settings while DHCP is off: turning it on again later starts from the default lease time (86400 s)',
+      );
+    }
     const summary = { network_id: current._id, name: current.name, changes, warnings };
     // Nothing would change: there is nothing to send, approve or journal.
     if (args.dry_run && Object.keys(changes).length === 0) {
@@ -392,6 +430,11 @@ const updateNetwork = defineTool({
     }
     if (args.dry_run) return { dry_run: true, ...summary, would_send: body };
     if (Object.keys(changes).length === 0) return { success: true, ...summary, network: toNetwork(current) };
+    if (set) {
+      const updated = await gateway.integrationWrite(args.site_id, 'PUT', `networks/${current._id}`, body);
+      const record = parseOfficial(updated);
+      return { success: true, ...summary, network: record ? toNetwork(record) : updated };
+    }
     const [updated] = await gateway.classicWrite(args.site_id, 'PUT', `${NETWORKS}/${current._id}`, body);
     const record = networkRecordSchema.safeParse(updated);
     return { success: true, ...summary, network: record.success ? toNetwork(record.data) : updated };
@@ -405,24 +448,29 @@ const deleteNetwork = defineTool({
   example: 'network_id=Servers',
   args: z.object({ site_id: siteId, network_id: networkRef, confirm, dry_run: dryRun }),
   async run({ site_id, network_id, dry_run }, { gateway }) {
-    const networks = await readNetworks(gateway, site_id, true);
-    const target = findNetwork(networks, network_id);
+    const set = await loadNetworks(gateway, site_id, { fresh: true, ref: network_id });
+    const target = await findInSet(gateway, site_id, set, network_id);
     if (target.attr_no_delete === true || target.purpose === 'wan') {
       throw new NotSupportedError(`${target.name} is a system network and cannot be deleted`);
     }
     if (!dry_run) {
-      await gateway.classicWrite(site_id, 'DELETE', `${NETWORKS}/${target._id}`);
+      // Without `force`: a console that refuses to delete a referenced network says so, and the
+      // admin decides; the bot never forces a delete the preview did not show.
+      if (set.official) await gateway.integrationWrite(site_id, 'DELETE', `networks/${target._id}`);
+      else await gateway.classicWrite(site_id, 'DELETE', `${NETWORKS}/${target._id}`);
       return { success: true, deleted_network_id: target._id };
     }
     const [clients, found] = await Promise.all([
       readClients(gateway, site_id, true),
-      findNetworkReferences(gateway, site_id, {
-        id: target._id,
-        uuid: target.external_id,
-        name: target.name,
-      }),
+      set.official
+        ? officialNetworkReferences(gateway, site_id, target)
+        : findNetworkReferences(gateway, site_id, {
+            id: target._id,
+            uuid: target.external_id,
+            name: target.name,
+          }),
     ]);
-    const members = clientsByNetwork([target], clients).get(target._id) ?? [];
+    const members = clientsByNetwork([target], clients, set.official).get(target._id) ?? [];
     const vlan = vlanOf(target);
     const warnings = [
       'deletion is irreversible',

@@ -64,7 +64,8 @@ describe('the policy again at approval', () => {
     expect(first.kind).toBe('endorsed');
     // A client joins Lab before the second approval.
     const client = bot.site().clients[0];
-    if (client && lab) client.network_id = lab._id;
+    // stat/sta names the network by classic id and by name (the official path matches the name).
+    if (client && lab) Object.assign(client, { network_id: lab._id, network: lab.name });
     const second = await approvals.approve(request.id, STAN);
 
     expect(second.kind).toBe('failed');

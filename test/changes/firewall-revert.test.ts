@@ -259,7 +259,8 @@ describe('zone-based firewall kinds', () => {
     const cameras = t.site().networks.find((n) => n.name === 'Cameras');
     expect(t.site().zones.some((z) => z.networkIds.includes(String(cameras?.external_id)))).toBe(false);
     const remade = await t.revert(deleted.id);
-    expect(remade.proposed.args).toMatchObject({ name: 'Lab', network_ids: [cameras?._id] });
+    // One id per network: on 10.1 the zone tools show (and the inverse carries) the official UUID.
+    expect(remade.proposed.args).toMatchObject({ name: 'Lab', network_ids: [cameras?.external_id] });
     expect(t.site().zones.find((z) => z.name === 'Lab')?.networkIds).toEqual([cameras?.external_id]);
   });
 

@@ -40,7 +40,13 @@ async function keepPrompt(id: string) {
 }
 
 beforeAll(async () => {
-  bot = await startSlackBot({ env: { APPROVERS: 'U0ALEX', AUDIT_CHANNEL: 'CAUDIT' }, now: () => clock });
+  // Networks serve as the sample here on their classic path (networkconf, its faults and stored
+  // fields): a 9.0 console. The official path (10.1): tools/networks-official.test.ts.
+  bot = await startSlackBot({
+    simulator: { apiVersion: '9.0' },
+    env: { APPROVERS: 'U0ALEX', AUDIT_CHANNEL: 'CAUDIT' },
+    now: () => clock,
+  });
 });
 afterAll(async () => {
   await bot.close();

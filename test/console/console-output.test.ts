@@ -234,7 +234,8 @@ describe('--json errors from the real tools and gateway', () => {
     expect(parsed.error.code).toBe('gateway_unavailable');
     expect(parsed.error.message).toMatch(
       new RegExp(
-        `^no UniFi Network controller at ${nginx.url}: GET /proxy/network/api/s/default/rest/networkconf answered HTTP 404 with a web page`,
+        // With an API key the first read is the console's version (`info`): which API serves networks.
+        `^no UniFi Network controller at ${nginx.url}( for the Integration API)?: GET /proxy/network/(api/s/default/rest/networkconf|integration/v1/info) answered HTTP 404 with a web page`,
       ),
     );
     expect(parsed.error.message).not.toContain('not found');
@@ -245,6 +246,8 @@ describe('--json errors from the real tools and gateway', () => {
     const run = await oneShot(['list_vlans'], appDeps(lost));
 
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`^no UniFi Network controller at ${nginx.url}: `));
+    expect(run.stderr).toMatch(
+      new RegExp(`^no UniFi Network controller at ${nginx.url}( for the Integration API)?: `),
+    );
   });
 });

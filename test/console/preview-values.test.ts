@@ -82,7 +82,7 @@ describe('console previews show every value the controller receives', () => {
     expect(preview).toContain(`${DEMO_ZONES.iotDevices} (IoT Devices)`);
     // Both sides of the diff in full: the networks before, and the same plus IoT after.
     expect(preview).toContain(
-      `network_ids:\n    before:\n      - ${N.defaultLan.id} (Default)\n    after:\n      - ${N.defaultLan.id} (Default)\n      - ${N.iot.id} (IoT)`,
+      `network_ids:\n    before:\n      - ${N.defaultLan.uuid} (Default)\n    after:\n      - ${N.defaultLan.uuid} (Default)\n      - ${N.iot.uuid} (IoT)`,
     );
   });
 

@@ -38,8 +38,7 @@ const floppy = (reason: string) =>
   `:floppy_disk: Not recorded: the approvals journal cannot be written (${reason}), so nothing was recorded. ` +
   "Nothing was run; ask an admin to check the bot's storage (/healthz says why), then try again.";
 
-const networkPosts = () =>
-  b.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
+const networkPosts = () => b.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('/networks'));
 const previews = () => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
 const textOf = (call: SlackCall | undefined) =>
   `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;

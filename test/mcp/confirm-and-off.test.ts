@@ -9,7 +9,9 @@ function resourceText(read: ReadResourceResult): string {
   return first && 'text' in first ? first.text : '';
 }
 
-const networkPosts = (bot: McpBot) => bot.writes().filter((r) => r.route.endsWith('rest/networkconf'));
+// Network writes: official `networks` on the simulator's 10.1 console (classic networkconf before).
+const networkPosts = (bot: McpBot) =>
+  bot.writes().filter((r) => r.route.endsWith('rest/networkconf') || r.route.endsWith('/networks'));
 
 describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm and dry_run', () => {
   let bot: McpBot;

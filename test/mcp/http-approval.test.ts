@@ -66,7 +66,7 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
   const previews = () =>
     bot.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts);
   const networkPosts = () =>
-    bot.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
+    bot.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('/networks'));
   const call = async (name: string, args: Record<string, unknown>) =>
     (await client.callTool({ name, arguments: args })) as CallToolResult;
 
@@ -179,7 +179,8 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
       bot.slack.responses.some((r) => JSON.stringify(r.body).includes('Already ran')),
     );
     expect(networkPosts()).toHaveLength(1);
-    expect(networkPosts()[0]?.body).toMatchObject({ name: 'Lab', vlan: 44 });
+    // The official body (10.1): the tag is `vlanId`.
+    expect(networkPosts()[0]?.body).toMatchObject({ name: 'Lab', vlanId: 44 });
 
     const done = await call('get_change_request', { change_request_id: id });
     expect(done.structuredContent).toMatchObject({

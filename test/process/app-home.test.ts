@@ -16,6 +16,9 @@ import {
   slackJsonHeaders,
 } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 const SECRET = 'process-home-signing-secret';
 const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
 
@@ -30,7 +33,7 @@ afterAll(stopAllBots);
 
 /** The built bot in HTTP mode against a fake Slack and the simulator, with extra environment. */
 async function startBot(env: Record<string, string>) {
-  const [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+  const [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
   const bot = spawnBot({
     SLACK_BOT_TOKEN: 'xoxb-process-home',
     SLACK_SIGNING_SECRET: SECRET,

@@ -15,6 +15,9 @@ import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 const SECRET = 'attack-journal-signing-secret';
 const KEY = 'attack-journal-key-0123456789abcdef0123';
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -24,7 +27,7 @@ let slack: FakeSlack;
 const db = useTestDatabase();
 
 beforeAll(async () => {
-  [sim, slack] = await Promise.all([startSimulator(), startFakeSlack()]);
+  [sim, slack] = await Promise.all([startSimulator({ apiVersion: '9.0' }), startFakeSlack()]);
 });
 afterEach(stopAllBots);
 afterAll(async () => {

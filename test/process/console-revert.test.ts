@@ -5,6 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 // Issue 21 at the interactive console (`node dist/main.js` on stdin): `revert <id>` shows the
 // preview of the undoing change and asks y/N; what runs is the revert whose preview was shown.
 // When the object changed between the preview and the "y", nothing runs and the console says so.
@@ -18,7 +21,7 @@ describe('console revert runs only the revert that was shown', () => {
   });
 
   it('refuses when the object changed after the preview, and runs a fresh preview once approved', async () => {
-    sim = await startSimulator();
+    sim = await startSimulator({ apiVersion: '9.0' });
     const env = {
       GATEWAY_URL: sim.url,
       GATEWAY_API_KEY: sim.apiKey,

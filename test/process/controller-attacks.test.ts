@@ -13,6 +13,9 @@ import {
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 // Issue 18, the controller side of the attack run: each test drives the built bot through a real
 // interface against the simulator, or against a hostile stand-in in front of it on loopback.
 
@@ -24,7 +27,7 @@ let sim: Simulator;
 let hostile: HostileController;
 
 beforeAll(async () => {
-  [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+  [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
   hostile = await startHostileController(sim.url);
 });
 afterEach(async () => {

@@ -12,6 +12,9 @@ import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 const SECRET = 'disk-full-restart-signing-secret';
 const FLOPPY =
   ':floppy_disk: Not recorded: the approvals journal cannot be written (the disk is full, ENOSPC), so nothing was recorded. ' +
@@ -22,7 +25,7 @@ let slack: FakeSlack;
 let first: SlackBot | undefined;
 
 beforeAll(async () => {
-  [sim, slack] = await Promise.all([startSimulator(), startFakeSlack()]);
+  [sim, slack] = await Promise.all([startSimulator({ apiVersion: '9.0' }), startFakeSlack()]);
 });
 afterEach(async () => {
   await first?.close();

@@ -9,13 +9,16 @@ import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 const SECRET = 'interruptions-signing-secret';
 
 let slack: FakeSlack;
 let sim: Simulator;
 
 beforeAll(async () => {
-  [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+  [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
 });
 afterEach(async () => {
   await stopAllBots();

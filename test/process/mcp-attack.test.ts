@@ -15,6 +15,9 @@ import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-
 import { textOf } from '../helpers/mcp.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 const ALICE = 'attack-alice-secret-0123456789abcdef';
 const BOB = 'attack-bob-secret-0123456789abcdef0';
 const SIGNING = 'attack-run-signing-secret-0123';
@@ -106,7 +109,7 @@ function expectNoSecret(text: string, where: string): void {
 }
 
 beforeAll(async () => {
-  [sim, slack] = await Promise.all([startSimulator(), startFakeSlack()]);
+  [sim, slack] = await Promise.all([startSimulator({ apiVersion: '9.0' }), startFakeSlack()]);
   const iot = sim.state.findNetworkByName('default', 'IoT');
   if (!iot) throw new Error('the demo site has no IoT network');
   Object.assign(iot, STORED_SECRETS);

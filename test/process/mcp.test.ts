@@ -16,6 +16,9 @@ import { exampleArguments, SPEC_CALLS, schemaValidator, textOf } from '../helper
 import { useTestDatabase } from '../helpers/postgres.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 const SECRET = 'process-mcp-secret-0123456789abcdef';
 const SIGNING = 'process-mcp-signing-secret';
 const registry = createRegistry('default');
@@ -156,7 +159,7 @@ describe('approval mode over stdio: `netops mcp` and the Slack bot, two processe
     sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
     const shared = {
       GATEWAY_URL: sim.url,
       GATEWAY_API_KEY: sim.apiKey,

@@ -23,6 +23,14 @@ describe.concurrent('SIMULATOR_API_VERSION, as `node dist/main.js` runs it', () 
     );
     expect(cycle.code).toBe(0);
     expect(cycle.stdout).toContain('cmd/devmgr');
+    // Networks stay classic there: the networkconf id.
+    const iot = await runBot(['get_network_details', 'network_id=IoT', '--json'], {
+      env: { SIMULATOR_API_VERSION: '9.0' },
+    });
+    expect(JSON.parse(iot.stdout)).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      purpose: 'corporate',
+    });
   });
 
   it('on 10.1 (the default) the same tools use the official API', async () => {
@@ -38,6 +46,23 @@ describe.concurrent('SIMULATOR_API_VERSION, as `node dist/main.js` runs it', () 
     ]);
     expect(cycle.code).toBe(0);
     expect(cycle.stdout).toContain('/interfaces/ports/6/actions');
+    // Networks through the official API: the official id, and the full-replacement body previewed.
+    const update = await runBot([
+      'update_network',
+      'network_id=IoT',
+      'dhcp_dns_1=1.1.1.1',
+      'dry_run=true',
+      '--json',
+    ]);
+    expect(update.code).toBe(0);
+    expect(JSON.parse(update.stdout)).toMatchObject({
+      network_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-/),
+      would_send: {
+        management: 'GATEWAY',
+        vlanId: 20,
+        ipv4Configuration: { dhcpConfiguration: { dnsServerIpAddressesOverride: ['1.1.1.1'] } },
+      },
+    });
   });
 
   it('logs its built-in simulator’s Integration requests where SIMULATOR_REQUEST_LOG says; policies go official on 10.1', async () => {

@@ -15,6 +15,9 @@ import {
   slackJsonHeaders,
 } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 // Issue 22 through the built program (`node dist/main.js`, Slack over HTTP, the simulator, the
 // file store): the policy file wired into the approval flow. One bot serves every test here.
 
@@ -104,7 +107,7 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
     sim.requests.filter((r) => r.method !== 'GET' && r.route.includes(route));
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
     bot = spawnBot({
       SLACK_BOT_TOKEN: 'xoxb-policy',
       SLACK_SIGNING_SECRET: SECRET,

@@ -60,8 +60,7 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const networkPosts = () =>
-  sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
+const networkPosts = () => sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('/networks'));
 const previews = () =>
   slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
 const textOf = (call: SlackCall) => `${String(call.args.text)} ${JSON.stringify(call.args.blocks ?? [])}`;
@@ -310,7 +309,7 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     const { id, ts } = await propose(a, 'create_network name=RepKill vlan_id=63 subnet=10.63.0.0/24');
     const before = networkPosts().length;
     // Hold the controller write long enough to kill the replica while it waits for the answer.
-    sim.injectFault({ kind: 'latency', ms: 1_500, method: 'POST', route: 'rest/networkconf' });
+    sim.injectFault({ kind: 'latency', ms: 1_500, method: 'POST', route: /\/networks$/ });
 
     await a.click('approve', id, 'U2', slack.responseUrl());
     await slack.waitFor(() => networkPosts().length > before, 10_000);

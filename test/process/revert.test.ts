@@ -5,6 +5,9 @@ import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 // Issue 21 through the built program (`node dist/main.js`): a Slack-approved change, then its
 // Revert button, leaves the simulator's records exactly as they were (whole records compared).
 
@@ -62,7 +65,7 @@ describe('Revert over Slack HTTP, with the fake Slack', () => {
     (records as Record<string, unknown>[]).map(({ _id: _a, external_id: _b, ...rest }) => rest);
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
+    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
     bot = spawnBot({
       SLACK_BOT_TOKEN: 'xoxb-revert',
       SLACK_SIGNING_SECRET: SECRET,

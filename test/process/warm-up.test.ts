@@ -4,6 +4,9 @@ import { freePort, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
+// Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
+// console. Networks through the official API (10.1): tools/networks-official.test.ts.
+
 const SECRET = 'warm-up-signing-secret';
 
 const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
@@ -39,7 +42,7 @@ describe('warm-up at start (`node dist/main.js`, Slack HTTP mode)', () => {
   it('detects the controller and looks the site up before the first command', async () => {
     // Arrange
     slack = await startFakeSlack();
-    sim = await startSimulator();
+    sim = await startSimulator({ apiVersion: '9.0' });
     const port = Number(new URL(sim.url).port);
 
     // Act
@@ -69,7 +72,7 @@ describe('warm-up at start (`node dist/main.js`, Slack HTTP mode)', () => {
     const health = await fetch(`${base}/healthz`);
 
     // Act: the controller comes up; a user asks.
-    sim = await startSimulator({ port: controllerPort });
+    sim = await startSimulator({ port: controllerPort, apiVersion: '9.0' });
     const responseUrl = slack.responseUrl();
     const ack = await listVlans(`${base}/slack/events`, responseUrl);
     const current = slack;

@@ -91,7 +91,7 @@ describe('a burst of commands released by one shared controller read', () => {
     const readHeld = new Promise<void>((resolve) => {
       letReadGo = resolve;
     });
-    bot.sim.injectFault({ kind: 'hold', route: 'rest/networkconf', until: () => readHeld });
+    bot.sim.injectFault({ kind: 'hold', route: /\/networks$/, until: () => readHeld });
     const ask = (text: string, name: string) =>
       bot.post(
         commandBody({
@@ -103,7 +103,7 @@ describe('a burst of commands released by one shared controller read', () => {
       );
 
     const acks = await Promise.all(Array.from({ length: BURST }, (_, i) => ask('list_vlans', `burst-${i}`)));
-    await until(() => bot.sim.requests.some((r) => r.route.endsWith('/rest/networkconf')), 'the read');
+    await until(() => bot.sim.requests.some((r) => r.route.endsWith('/networks')), 'the read');
 
     // Act: the read answers, every waiting command has its answer; a new command arrives as the
     // first answers go out.
@@ -130,7 +130,7 @@ describe('a burst of commands released by one shared controller read', () => {
     expect(burst).toHaveLength(BURST);
     expect(new Set(burst.map((r) => JSON.stringify(r.body.blocks))).size).toBe(1);
     expect(JSON.stringify(burst[0]?.body.blocks)).toContain('IoT');
-    expect(bot.sim.requests.filter((r) => r.route.endsWith('/rest/networkconf'))).toHaveLength(1);
+    expect(bot.sim.requests.filter((r) => r.route.endsWith('/networks'))).toHaveLength(1);
   });
 });
 

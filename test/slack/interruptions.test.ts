@@ -30,7 +30,7 @@ const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c)
 const textOf = (call: SlackCall | undefined) =>
   `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
 const networkPosts = (b: SlackBot) =>
-  b.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf'));
+  b.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('/networks'));
 const updatesOf = (b: SlackBot, ts: string) => b.slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
 
 /** Holds the next network write at the simulator until `release()` (it arrives, and waits). */
@@ -39,7 +39,7 @@ function holdNetworkWrite(b: SlackBot): { release: () => void } {
   const held = new Promise<void>((resolve) => {
     release = resolve;
   });
-  b.sim.injectFault({ kind: 'hold', method: 'POST', route: 'rest/networkconf', until: () => held });
+  b.sim.injectFault({ kind: 'hold', method: 'POST', route: /\/networks$/, until: () => held });
   return { release };
 }
 
@@ -58,7 +58,7 @@ describe('an approved change while it runs', () => {
   it('shows "Running…" without buttons before the controller write starts', async () => {
     const b = await bot();
     const { id, ts } = await propose(b, 'Held', 71);
-    b.sim.injectFault({ kind: 'latency', ms: 800, method: 'POST', route: 'rest/networkconf' });
+    b.sim.injectFault({ kind: 'latency', ms: 800, method: 'POST', route: /\/networks$/ });
 
     await b.click('approve', id, 'U2');
     await b.slack.waitFor(() => networkPosts(b).length === 1);
@@ -186,7 +186,7 @@ describe('stopping', () => {
   it('refuses new work, reports 503 stopping, and lets a running change finish before it stops', async () => {
     const b = await bot();
     const { id, ts } = await propose(b, 'Drain', 76);
-    b.sim.injectFault({ kind: 'latency', ms: 800, method: 'POST', route: 'rest/networkconf' });
+    b.sim.injectFault({ kind: 'latency', ms: 800, method: 'POST', route: /\/networks$/ });
     await b.click('approve', id, 'U2');
     await b.slack.waitFor(() => networkPosts(b).length === 1);
 

@@ -146,8 +146,8 @@ describe('/net reads', () => {
     expect(answers).toHaveLength(1);
     expect(answers[0]?.body.response_type).toBe('ephemeral');
     const shown = textOf(answers[0]?.body ?? {});
-    for (const name of ['WAN', 'Default', 'IoT', 'Guest', 'Servers', 'Cameras'])
-      expect(shown).toContain(name);
+    // The official network list (10.1) has no WAN.
+    for (const name of ['Default', 'IoT', 'Guest', 'Servers', 'Cameras']) expect(shown).toContain(name);
     expect(b.slack.callsOf('chat.postMessage')).toEqual([]);
   });
 
@@ -312,7 +312,7 @@ describe('approval-gated writes', () => {
     const again = await second.click('approve', id, 'U3');
     await second.slack.waitFor(() => responsesTo(second, again.responseUrl).length > 0);
     expect(
-      first.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('rest/networkconf')),
+      first.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('/networks')),
     ).toHaveLength(1);
     const journal = join(first.dataDir, 'approvals.jsonl');
     expect(verifyJournal(journal)).toMatchObject({ ok: true });

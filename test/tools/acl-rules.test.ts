@@ -50,7 +50,7 @@ describe('list_acl_rules', () => {
       action: 'deny',
       enabled: true,
       source_type: 'network',
-      source_id: N.iot.id,
+      source_id: N.iot.uuid,
       source_name: 'IoT',
       source_network: null,
       destination_type: 'ip',
@@ -65,7 +65,7 @@ describe('list_acl_rules', () => {
       rule_type: 'IPV4',
       origin: 'USER_DEFINED',
     });
-    expect(rules[1]).toMatchObject({ action: 'allow', protocol: 'tcp_udp', source_id: N.cameras.id });
+    expect(rules[1]).toMatchObject({ action: 'allow', protocol: 'tcp_udp', source_id: N.cameras.uuid });
     expect(rules[2]).toMatchObject({ enabled: false, destination_type: 'any', dst_port: 22 });
     // A MAC filter reads as the spec's `device`, the word the write tools take (issue 19).
     expect(rules[3]).toMatchObject({
@@ -161,7 +161,7 @@ describe('get_acl_rule', () => {
       id: R.blockGuestSsh,
       name: 'Block guest SSH',
       priority: 3,
-      source_id: N.guest.id,
+      source_id: N.guest.uuid,
     });
     expect(await bot.run('get_acl_rule', { acl_rule_id: 'block guest ssh' })).toEqual(byId);
   });
@@ -220,7 +220,7 @@ describe('create_acl_rule', () => {
       source_type: 'network',
       source_id: 'IoT',
       destination_type: 'network',
-      destination_id: N.defaultLan.id,
+      destination_id: N.defaultLan.uuid,
       protocol: 'udp',
     });
     expect(body).toMatchObject({
@@ -379,11 +379,11 @@ describe('create_acl_rule', () => {
         action: 'deny',
         enabled: true,
         source_type: 'network',
-        source_id: N.guest.id,
+        source_id: N.guest.uuid,
         source_name: 'Guest',
         source_network: null,
         destination_type: 'network',
-        destination_id: N.iot.id,
+        destination_id: N.iot.uuid,
         destination_name: 'IoT',
         destination_network: null,
         protocol: 'all',
@@ -406,8 +406,8 @@ describe('create_acl_rule', () => {
       // Priority 1 takes an ordering PUT after the create; the new rule's id is the controller's to give.
       would_reorder: ['(the new rule)', ...SEEDED_ORDER],
       names: {
-        [N.guest.id]: 'Guest',
-        [N.iot.id]: 'IoT',
+        [N.guest.uuid]: 'Guest',
+        [N.iot.uuid]: 'IoT',
         [N.guest.uuid]: 'Guest',
         [N.iot.uuid]: 'IoT',
         [R.blockIotToNas]: 'Block IoT to NAS',

@@ -51,18 +51,18 @@ describe('list_firewall_zones', () => {
       id: DEMO_ZONES.iotDevices,
       name: 'IoT Devices',
       description: null,
-      network_ids: [N.iot.id, N.cameras.id],
+      network_ids: [N.iot.uuid, N.cameras.uuid],
       network_names: ['IoT', 'Cameras'],
       origin: 'USER_DEFINED',
       editable: 'all',
     });
     expect(zones.find((z) => z.name === 'Internal')).toMatchObject({
-      network_ids: [N.defaultLan.id],
+      network_ids: [N.defaultLan.uuid],
       origin: 'SYSTEM_DEFINED',
       editable: 'networks',
     });
     expect(zones.find((z) => z.name === 'External')).toMatchObject({
-      network_ids: [N.wan.id],
+      network_ids: [N.wan.uuid],
       editable: 'none',
     });
   });
@@ -91,7 +91,7 @@ describe('create_firewall_zone', () => {
     expect(result.zone).toMatchObject({
       name: 'Lab',
       description: 'Test benches',
-      network_ids: [N.servers.id],
+      network_ids: [N.servers.uuid],
       network_names: ['Servers'],
       origin: 'USER_DEFINED',
     });
@@ -126,11 +126,11 @@ describe('create_firewall_zone', () => {
     });
     expect(preview).toEqual({
       dry_run: true,
-      would_create: { name: 'Sensors', description: null, network_ids: [N.iot.id], network_names: ['IoT'] },
+      would_create: { name: 'Sensors', description: null, network_ids: [N.iot.uuid], network_names: ['IoT'] },
       would_send: { name: 'Sensors', networkIds: [N.iot.uuid] },
       moves: [
         {
-          network_id: N.iot.id,
+          network_id: N.iot.uuid,
           network_name: 'IoT',
           from_zone_id: DEMO_ZONES.iotDevices,
           from_zone: 'IoT Devices',
@@ -141,7 +141,7 @@ describe('create_firewall_zone', () => {
         { zone_id: DEMO_ZONES.iotDevices, body: { name: 'IoT Devices', networkIds: [N.cameras.uuid] } },
       ],
       names: {
-        [N.iot.id]: 'IoT',
+        [N.iot.uuid]: 'IoT',
         [N.iot.uuid]: 'IoT',
         [N.cameras.uuid]: 'Cameras',
         [DEMO_ZONES.iotDevices]: 'IoT Devices',
@@ -232,12 +232,12 @@ describe('update_firewall_zone', () => {
       },
     ]);
     expect(result.changes).toEqual({
-      network_ids: { from: [N.iot.id, N.cameras.id], to: [N.cameras.id, N.servers.id] },
+      network_ids: { from: [N.iot.uuid, N.cameras.uuid], to: [N.cameras.uuid, N.servers.uuid] },
     });
     expect(result.warnings).toEqual([
       'IoT leaves zone "IoT Devices" and will be in no zone; zone policies stop applying to it',
     ]);
-    expect(result.zone.network_ids).toEqual([N.cameras.id, N.servers.id]);
+    expect(result.zone.network_ids).toEqual([N.cameras.uuid, N.servers.uuid]);
   });
 
   it('renames by zone name and keeps the networks; zone_id is not its argument name', async () => {
@@ -288,10 +288,10 @@ describe('update_firewall_zone', () => {
       dry_run: true,
       zone_id: DEMO_ZONES.internal,
       name: 'Internal',
-      changes: { network_ids: { from: [N.defaultLan.id], to: [N.defaultLan.id, N.guest.id] } },
+      changes: { network_ids: { from: [N.defaultLan.uuid], to: [N.defaultLan.uuid, N.guest.uuid] } },
       moves: [
         {
-          network_id: N.guest.id,
+          network_id: N.guest.uuid,
           network_name: 'Guest',
           from_zone_id: DEMO_ZONES.hotspot,
           from_zone: 'Hotspot',
@@ -301,9 +301,9 @@ describe('update_firewall_zone', () => {
       would_send_first: [{ zone_id: DEMO_ZONES.hotspot, body: { name: 'Hotspot', networkIds: [] } }],
       names: {
         [DEMO_ZONES.internal]: 'Internal',
-        [N.defaultLan.id]: 'Default',
         [N.defaultLan.uuid]: 'Default',
-        [N.guest.id]: 'Guest',
+        [N.defaultLan.uuid]: 'Default',
+        [N.guest.uuid]: 'Guest',
         [N.guest.uuid]: 'Guest',
         [DEMO_ZONES.hotspot]: 'Hotspot',
       },
@@ -419,7 +419,7 @@ describe('assign_network_to_zone', () => {
   it('adds a network with one PUT of the full list', async () => {
     const result = await bot.run('assign_network_to_zone', {
       zone_id: 'IoT Devices',
-      network_id: N.servers.id,
+      network_id: N.servers.uuid,
       confirm: true,
     });
     expect(zoneWrites()).toEqual([
@@ -435,10 +435,10 @@ describe('assign_network_to_zone', () => {
       assignment: {
         zone_id: DEMO_ZONES.iotDevices,
         zone_name: 'IoT Devices',
-        network_id: N.servers.id,
+        network_id: N.servers.uuid,
         network_name: 'Servers',
       },
-      zone: { network_ids: [N.iot.id, N.cameras.id, N.servers.id] },
+      zone: { network_ids: [N.iot.uuid, N.cameras.uuid, N.servers.uuid] },
     });
   });
 
@@ -451,7 +451,7 @@ describe('assign_network_to_zone', () => {
     expect(result).toMatchObject({
       success: true,
       already_assigned: true,
-      assignment: { zone_id: DEMO_ZONES.iotDevices, network_id: N.iot.id, network_name: 'IoT' },
+      assignment: { zone_id: DEMO_ZONES.iotDevices, network_id: N.iot.uuid, network_name: 'IoT' },
     });
     expect(bot.writes()).toHaveLength(0);
   });
@@ -469,7 +469,7 @@ describe('assign_network_to_zone', () => {
     expect(preview.names).toMatchObject({ [DEMO_ZONES.hotspot]: 'Hotspot', [N.guest.uuid]: 'Guest' });
     expect(preview.moves).toEqual([
       {
-        network_id: N.guest.id,
+        network_id: N.guest.uuid,
         network_name: 'Guest',
         from_zone_id: DEMO_ZONES.hotspot,
         from_zone: 'Hotspot',
@@ -512,10 +512,9 @@ describe('assign_network_to_zone', () => {
     const wan = await rejection(
       bot.run('assign_network_to_zone', { zone_id: 'Dmz', network_id: 'WAN', confirm: true }),
     );
-    expect(wan).toBeInstanceOf(NotSupportedError);
-    expect(wan.message).toBe(
-      'network WAN is in zone "External", which is system-defined and cannot give it up',
-    );
+    // The official network list (10.1) has no WANs: the External zone's member is no network to move.
+    expect(wan).toBeInstanceOf(ResourceNotFoundError);
+    expect(wan.message).toBe('network WAN not found');
     expect(bot.writes()).toHaveLength(0);
   });
 
@@ -558,11 +557,11 @@ describe('unassign_network_from_zone', () => {
     ]);
     expect(result).toMatchObject({
       success: true,
-      changes: { network_ids: { from: [N.iot.id, N.cameras.id], to: [N.iot.id] } },
+      changes: { network_ids: { from: [N.iot.uuid, N.cameras.uuid], to: [N.iot.uuid] } },
       warnings: [
         'Cameras leaves zone "IoT Devices" and will be in no zone; zone policies stop applying to it',
       ],
-      zone: { network_ids: [N.iot.id] },
+      zone: { network_ids: [N.iot.uuid] },
     });
   });
 
@@ -572,12 +571,12 @@ describe('unassign_network_from_zone', () => {
     );
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.message).toBe(
-      `network Guest (${N.guest.id}) is not in zone "IoT Devices"; it is in zone "Hotspot"`,
+      `network Guest (${N.guest.uuid}) is not in zone "IoT Devices"; it is in zone "Hotspot"`,
     );
     const loose = await rejection(
       bot.run('unassign_network_from_zone', { zone_id: 'Dmz', network_id: 'Servers', dry_run: true }),
     );
-    expect(loose.message).toBe(`network Servers (${N.servers.id}) is not in zone "Dmz"; it is in no zone`);
+    expect(loose.message).toBe(`network Servers (${N.servers.uuid}) is not in zone "Dmz"; it is in no zone`);
     expect(bot.writes()).toHaveLength(0);
   });
 
@@ -590,7 +589,7 @@ describe('unassign_network_from_zone', () => {
     expect(preview).toMatchObject({
       dry_run: true,
       would_send: { name: 'Internal', networkIds: [] },
-      changes: { network_ids: { from: [N.defaultLan.id], to: [] } },
+      changes: { network_ids: { from: [N.defaultLan.uuid], to: [] } },
     });
     expect(bot.writes()).toHaveLength(0);
     bot.sim.clearRequests();
@@ -612,7 +611,7 @@ describe('get_zone_networks', () => {
     const networks = await bot.run('get_zone_networks', { zone_id: 'IoT Devices' });
     expect(networks).toEqual([
       {
-        id: N.iot.id,
+        id: N.iot.uuid,
         name: 'IoT',
         purpose: 'corporate',
         vlan_id: 20,
@@ -620,7 +619,7 @@ describe('get_zone_networks', () => {
         dhcpd_enabled: true,
       },
       {
-        id: N.cameras.id,
+        id: N.cameras.uuid,
         name: 'Cameras',
         purpose: 'corporate',
         vlan_id: 60,

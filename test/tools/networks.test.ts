@@ -17,7 +17,8 @@ import { fixtureRecords } from '../helpers/fixtures.js';
 import { startTestBot } from '../helpers/test-bot.js';
 import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
-const bot = useTestBot();
+// The classic path (networkconf): a 9.0 console. The official path (10.1) is networks-official.test.ts.
+const bot = useTestBot({ simulator: { apiVersion: '9.0' } });
 
 describe('list_vlans', () => {
   it('lists every network, WAN with its empty vlan included, untagged first then by VLAN', async () => {
@@ -535,6 +536,8 @@ describe('update_network', () => {
 });
 
 describe('delete_network', () => {
+  // Zone-based references need zones and ACL rules (10.1): delete_network through the official API.
+  const bot = useTestBot();
   type DeletePreview = { would_delete: Network; references: NetworkReference[]; warnings: string[] };
 
   it('previews with a client count and deletes nothing on a dry run', async () => {
@@ -542,7 +545,8 @@ describe('delete_network', () => {
       network_id: 'Guest',
       dry_run: true,
     })) as DeletePreview;
-    expect(preview.would_delete.id).toBe(DEMO_NETWORKS.guest.id);
+    // One id per network: on a 10.1 console the official UUID.
+    expect(preview.would_delete.id).toBe(DEMO_NETWORKS.guest.uuid);
     // Volatile facts live only in warnings, so a client joining does not void an approval (drift).
     expect(Object.keys(preview).sort()).toEqual(['dry_run', 'references', 'warnings', 'would_delete']);
     expect(preview.warnings).toContainEqual(
@@ -710,17 +714,36 @@ describe('delete_network', () => {
   });
 
   it('deletes and answers {success, deleted_network_id}', async () => {
+    // A classic _id (older results, journals) is still accepted; the answer names the official id.
     const result = await bot.run('delete_network', { network_id: DEMO_NETWORKS.servers.id, confirm: true });
-    expect(result).toEqual({ success: true, deleted_network_id: DEMO_NETWORKS.servers.id });
+    expect(result).toEqual({ success: true, deleted_network_id: DEMO_NETWORKS.servers.uuid });
     expect(bot.site().networks.some((n) => n._id === DEMO_NETWORKS.servers.id)).toBe(false);
-    expect(bot.writes().map((r) => r.method)).toEqual(['DELETE']);
+    expect(bot.writes().map((r) => `${r.method} ${r.route}`)).toEqual([
+      `DELETE /integration/v1/sites/${bot.site().uuid}/networks/${DEMO_NETWORKS.servers.uuid}`,
+    ]);
   });
 
-  it('refuses the WAN and sends nothing', async () => {
+  it('refuses the default network, does not know the WAN (the official API lists none), and sends nothing', async () => {
+    await expect(bot.run('delete_network', { network_id: 'Default', confirm: true })).rejects.toThrow(
+      /system network/,
+    );
+    await expect(bot.run('delete_network', { network_id: 'WAN', confirm: true })).rejects.toBeInstanceOf(
+      ResourceNotFoundError,
+    );
+    expect(bot.writes()).toHaveLength(0);
+  });
+});
+
+describe('delete_network on a 9.0 console (classic networkconf)', () => {
+  it('refuses the WAN as a system network and deletes through networkconf', async () => {
     await expect(bot.run('delete_network', { network_id: 'WAN', confirm: true })).rejects.toThrow(
       /system network/,
     );
-    expect(bot.writes()).toHaveLength(0);
+    const result = await bot.run('delete_network', { network_id: DEMO_NETWORKS.servers.id, confirm: true });
+    expect(result).toEqual({ success: true, deleted_network_id: DEMO_NETWORKS.servers.id });
+    expect(bot.writes().map((r) => `${r.method} ${r.route}`)).toEqual([
+      `DELETE /api/s/default/rest/networkconf/${DEMO_NETWORKS.servers.id}`,
+    ]);
   });
 });
 

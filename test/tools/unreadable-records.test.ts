@@ -21,7 +21,9 @@ let context: ToolContext;
 const registry = createRegistry('default');
 
 beforeAll(async () => {
-  sim = await startSimulator();
+  // Networks serve as the sample here on their classic path (networkconf, its faults and stored
+  // fields): a 9.0 console. The official path (10.1): tools/networks-official.test.ts.
+  sim = await startSimulator({ apiVersion: '9.0' });
   // A read cache, as the bot runs: the second read below is answered from it.
   context = {
     gateway: testGateway(sim, { cacheTtlSeconds: 60 }),

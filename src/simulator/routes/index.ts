@@ -11,6 +11,8 @@ import { registerIntegrationCore } from './integration-core.js';
 import { trafficMatchingLists } from './integration-lists.js';
 import { registerIntegrationLive } from './integration-live.js';
 import { registerIntegrationPolicies } from './integration-policies.js';
+
+import { registerIntegrationNetworks } from './integration-networks.js';
 import { firewallZones } from './integration-zones.js';
 import { registerV2 } from './v2.js';
 import { registerV2Firewall } from './v2-firewall.js';
@@ -54,6 +56,7 @@ export function networkRouters(apiVersion: string = DEFAULT_API_VERSION): Networ
 
   const integration = new VersionedRouter(apiVersion);
   registerIntegrationCore(integration, reportedVersion(apiVersion));
+  registerIntegrationNetworks(integration);
   registerIntegrationCrud(integration, firewallZones);
   registerIntegrationPolicies(integration);
   // The literal `ordering` path must win over `acl-rules/{id}`.
