@@ -205,13 +205,14 @@ async function loadV2(gateway: Gateway, site: string, fresh: boolean): Promise<P
 
 /**
  * Official policies and zones, turned into the shape the tools work in: a zone is named by its
- * UUID (what the zone tools show), networks by their classic `_id` (what every result shows).
+ * UUID (what the zone tools show), a network by what the network tools show on this console (the
+ * UUID where the official API serves networks too).
  */
 async function loadOfficial(gateway: Gateway, site: string, fresh: boolean): Promise<PolicySite> {
   const [stored, zones, networks] = await Promise.all([
     gateway.integrationList(site, OFFICIAL_POLICIES, officialPolicyRecordSchema, { fresh }),
     gateway.integrationList(site, OFFICIAL_ZONES, zoneRecordSchema, { fresh }),
-    NetworkDirectory.load(gateway, site, { fresh, withIntegration: true }),
+    NetworkDirectory.load(gateway, site, { fresh, withIntegration: true, official: true }),
   ]);
   const uuids = [...new Set([...networkUuidsIn(stored.items), ...zones.items.flatMap((z) => z.networkIds)])];
   const classic = new Map((await networks.describeAll(uuids)).map((n) => [n.uuid, n.id]));

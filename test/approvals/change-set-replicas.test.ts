@@ -72,7 +72,7 @@ describe('change sets on two replicas sharing PostgreSQL', () => {
     bot.sim.injectFault({
       kind: 'hold',
       method: 'PUT',
-      route: 'rest/networkconf',
+      route: /rest\/networkconf|\/networks\/[^/]+$/,
       times: 2,
       until: (request) =>
         String((request.body as { name?: string } | undefined)?.name) === 'Visitors'

@@ -126,7 +126,12 @@ describe('change sets', () => {
   it('step 4 refused by the controller: steps 3, 2, 1 are reverted in reverse order; the controller is exactly as before', async () => {
     const start = controller();
     const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
-    bot.sim.injectFault({ kind: 'status', status: 400, method: 'PUT', route: 'rest/networkconf' });
+    bot.sim.injectFault({
+      kind: 'status',
+      status: 400,
+      method: 'PUT',
+      route: /rest\/networkconf|\/networks\/[^/]+$/,
+    });
     const outcome = await approveAll(request.id);
     expect(outcome.kind).toBe('failed');
     const done = await approvals.get(request.id);
@@ -146,7 +151,12 @@ describe('change sets', () => {
   it('a restart in the middle of the compensation finishes it once: the revert in flight is read back (applied), not sent again', async () => {
     const start = controller();
     const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
-    bot.sim.injectFault({ kind: 'status', status: 400, method: 'PUT', route: 'rest/networkconf' });
+    bot.sim.injectFault({
+      kind: 'status',
+      status: 400,
+      method: 'PUT',
+      route: /rest\/networkconf|\/networks\/[^/]+$/,
+    });
     // Step 3's revert (the list's delete) reaches the controller and is held; the process dies
     // (its store closes), then the controller applies the delete: its outcome was never recorded.
     let arrived: () => void = () => undefined;
@@ -218,7 +228,12 @@ describe('change sets', () => {
 
   it('with on_failure=stop, steps 1–3 stay', async () => {
     const request = await approvals.proposeSet({ steps: PLAN, requester: RITA, onFailure: 'stop' });
-    bot.sim.injectFault({ kind: 'status', status: 400, method: 'PUT', route: 'rest/networkconf' });
+    bot.sim.injectFault({
+      kind: 'status',
+      status: 400,
+      method: 'PUT',
+      route: /rest\/networkconf|\/networks\/[^/]+$/,
+    });
     expect((await approveAll(request.id)).kind).toBe('failed');
     const done = await approvals.get(request.id);
     expect(done?.set?.steps.map((s) => s.status)).toEqual(['done', 'done', 'done', 'failed', undefined]);

@@ -117,13 +117,13 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
       .slice(sent)
       .map((r) => `${r.method} ${r.route.replace(/\/[0-9a-f-]{20,}$/, '/<id>')}`);
     expect(ran).toEqual([
-      expect.stringMatching(/^POST .*rest\/networkconf$/),
+      expect.stringMatching(/^POST .*\/integration\/v1\/sites\/[^/]+\/networks$/),
       // The network moves into Dmz: out of its first zone, then into Dmz.
       expect.stringMatching(/^PUT .*firewall\/zones\/<id>$/),
       expect.stringMatching(/^PUT .*firewall\/zones\/<id>$/),
       expect.stringMatching(/^POST .*traffic-matching-lists$/),
-      expect.stringMatching(/^PUT .*rest\/networkconf\/<id>$/),
-      expect.stringMatching(/^PUT .*rest\/networkconf\/<id>$/),
+      expect.stringMatching(/^PUT .*\/integration\/v1\/sites\/[^/]+\/networks\/<id>$/),
+      expect.stringMatching(/^PUT .*\/integration\/v1\/sites\/[^/]+\/networks\/<id>$/),
     ]);
     const site = sim.state.site('default');
     expect(site?.networks.find((n) => n.name === 'Doorcams')?.dhcpd_dns_1).toBe('9.9.9.9');
@@ -152,7 +152,12 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
   it('step 4 refused by the controller: every record is as before; the result lists each step', async () => {
     const start = controller();
     const preview = await plan(bot, 'plan', PLAN);
-    sim.injectFault({ kind: 'status', status: 400, method: 'PUT', route: 'rest/networkconf' });
+    sim.injectFault({
+      kind: 'status',
+      status: 400,
+      method: 'PUT',
+      route: /rest\/networkconf|\/networks\/[^/]+$/,
+    });
     const result = await approve(bot, approveId(preview));
     const text = textOf(result);
     expect(text).toMatch(/step 4 \(update_network\) failed/);
@@ -164,7 +169,12 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
 
   it('on_failure=stop leaves steps 1–3', async () => {
     const preview = await plan(bot, 'plan on_failure=stop', PLAN);
-    sim.injectFault({ kind: 'status', status: 400, method: 'PUT', route: 'rest/networkconf' });
+    sim.injectFault({
+      kind: 'status',
+      status: 400,
+      method: 'PUT',
+      route: /rest\/networkconf|\/networks\/[^/]+$/,
+    });
     const result = await approve(bot, approveId(preview));
     expect(textOf(result)).toMatch(/on_failure=stop/);
     const site = sim.state.site('default');
@@ -321,7 +331,7 @@ describe('a bot killed (SIGKILL) in the middle of a set', () => {
     sim.injectFault({
       kind: 'hold',
       method: 'PUT',
-      route: 'rest/networkconf',
+      route: /rest\/networkconf|\/networks\/[^/]+$/,
       until: () =>
         new Promise<void>((_resolve, reject) => {
           drop = reject;

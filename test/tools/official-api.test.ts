@@ -54,7 +54,7 @@ const STILL_PRIVATE: Readonly<Partial<Record<OfficialOperation, string>>> = {
  * does not give a network's classic `_id`. Any other tool, or a classic network write, fails.
  */
 const CLASSIC_NETWORK_IDS =
-  /^(check_policy|delete_network|(list|get|create|update|delete)_firewall_(rule|polic(y|ies))s?|(list|create|update|delete)_traffic_routes?|list_wifi_broadcasts|list_clients|get_client)$/;
+  /^(check_policy|delete_network|(list|get|create|update|delete)_firewall_rules?|(list|create|update|delete)_traffic_routes?|list_wifi_broadcasts|list_clients|get_client)$/;
 
 const VERSIONS = ['9.0', '10.1'] as const;
 type Bots = { zoneBased: TestBot; legacy: TestBot };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseCidr } from '../../lib/ip.js';
 import { json, SimError } from '../envelopes.js';
+import { retireNetwork } from '../retired-networks.js';
 import type { Router } from '../router.js';
 import type { NetworkConf, SiteState } from '../state.js';
 import { isTagged, validateNetworkConf, vlanNumber } from '../validation.js';
@@ -293,6 +294,8 @@ export function registerIntegrationNetworks(router: Router<Handler>): void {
           throw new SimError(400, 'api.network.system-defined', `${existing.name} cannot be deleted`);
         }
         removeNetworkFromZones(site, existing.external_id);
+        // Policies keep naming it: their official view must still show the UUID it had.
+        retireNetwork(site, existing);
         site.networks.splice(site.networks.indexOf(existing), 1);
         return { status: 200 };
       }),
