@@ -276,8 +276,7 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
       'plan\ncreate_network name=RepSet vlan_id=66 subnet=10.66.0.0/24\nupdate_network network_id=RepSet dhcp_dns_1=9.9.9.9',
     );
     const posts = networkPosts().length;
-    const puts = () =>
-      sim.requests.filter((r) => r.method === 'PUT' && r.route.includes('rest/networkconf/'));
+    const puts = () => sim.requests.filter((r) => r.method === 'PUT' && /\/networks\/[^/]+$/.test(r.route));
     const putsBefore = puts().length;
     const statuses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
