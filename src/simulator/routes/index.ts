@@ -10,9 +10,8 @@ import { registerIntegrationCrud } from './integration-common.js';
 import { registerIntegrationCore } from './integration-core.js';
 import { trafficMatchingLists } from './integration-lists.js';
 import { registerIntegrationLive } from './integration-live.js';
-import { registerIntegrationPolicies } from './integration-policies.js';
-
 import { registerIntegrationNetworks } from './integration-networks.js';
+import { registerIntegrationPolicies } from './integration-policies.js';
 import { firewallZones } from './integration-zones.js';
 import { registerV2 } from './v2.js';
 import { registerV2Firewall } from './v2-firewall.js';

@@ -12,6 +12,7 @@ import {
   FIRST_USER_INDEX,
   GENERATED_INDEX,
   nextIndex,
+  replacePolicy,
   samePair,
 } from './v2-firewall.js';
 
@@ -586,18 +587,7 @@ export function registerIntegrationPolicies(router: Router<Handler>): void {
       `${base}/:id`,
       guarded((ctx, site) => {
         const existing = userDefined(findByUuid(site, param(ctx, 'id')));
-        const record = parse(ctx, site);
-        const moved = !samePair(existing, record.source.zone_id, record.destination.zone_id);
-        // A full replace; `index` is the ordering's, kept unless the policy moves to another pair.
-        const replacement: FirewallPolicy = {
-          ...record,
-          _id: existing._id,
-          external_id: existing.external_id,
-          index: moved ? nextIndex(site, record.source.zone_id, record.destination.zone_id) : existing.index,
-          predefined: false,
-        };
-        site.firewallPolicies.splice(site.firewallPolicies.indexOf(existing), 1, replacement);
-        return json(officialPolicyView(site, replacement));
+        return json(officialPolicyView(site, replacePolicy(site, existing, parse(ctx, site))));
       }),
     )
     .on(

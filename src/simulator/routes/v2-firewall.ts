@@ -262,18 +262,7 @@ export function registerV2Firewall(router: Router<Handler>): void {
       `${base}/firewall-policies/:id`,
       namedSite((ctx, site) => {
         const existing = findUserPolicy(site, param(ctx, 'id'));
-        const body = parsePolicy(ctx, site);
-        const moved = !samePair(existing, body.source.zone_id, body.destination.zone_id);
-        // `index` is not writable: the stored one stays, unless the policy moves to another zone pair.
-        const replacement: FirewallPolicy = {
-          ...body,
-          _id: existing._id,
-          external_id: existing.external_id,
-          index: moved ? nextIndex(site, body.source.zone_id, body.destination.zone_id) : existing.index,
-          predefined: false,
-        };
-        site.firewallPolicies.splice(site.firewallPolicies.indexOf(existing), 1, replacement);
-        return json(replacement);
+        return json(replacePolicy(site, existing, parsePolicy(ctx, site)));
       }),
     )
     .on(
@@ -285,4 +274,26 @@ export function registerV2Firewall(router: Router<Handler>): void {
         return { status: 200 };
       }),
     );
+}
+
+/**
+ * A full replacement of a stored policy (v2 PUT and official PUT alike): ids kept; `index` is not
+ * writable, so the stored one stays unless the policy moves to another zone pair.
+ */
+export function replacePolicy(
+  site: SiteState,
+  existing: FirewallPolicy,
+  body: Pick<FirewallPolicy, 'name' | 'action' | 'enabled' | 'source' | 'destination'> &
+    Record<string, unknown>,
+): FirewallPolicy {
+  const moved = !samePair(existing, body.source.zone_id, body.destination.zone_id);
+  const replacement: FirewallPolicy = {
+    ...body,
+    _id: existing._id,
+    external_id: existing.external_id,
+    index: moved ? nextIndex(site, body.source.zone_id, body.destination.zone_id) : existing.index,
+    predefined: false,
+  };
+  site.firewallPolicies.splice(site.firewallPolicies.indexOf(existing), 1, replacement);
+  return replacement;
 }

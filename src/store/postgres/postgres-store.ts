@@ -271,17 +271,8 @@ export class PostgresChangeStore implements ChangeStore {
 
   async list(filter: ChangeFilter = {}): Promise<ChangeRequest[]> {
     const params: unknown[] = [];
-    let sql = `SELECT data FROM netops_change_requests ${whereClause(filter, params)} ORDER BY created_at DESC, id DESC`;
-    if (filter.limit !== undefined) {
-      params.push(filter.limit);
-      sql += ` LIMIT $${params.length}`;
-    }
-    if (filter.offset !== undefined) {
-      params.push(filter.offset);
-      sql += ` OFFSET $${params.length}`;
-    }
-    const found = await this.pool.query<{ data: ChangeRequest }>(sql, params);
-    return found.rows.map((row) => row.data);
+    const sql = `SELECT data FROM netops_change_requests ${whereClause(filter, params)} ORDER BY created_at DESC, id DESC`;
+    return this.page(sql, params, filter);
   }
 
   async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
@@ -296,16 +287,26 @@ export class PostgresChangeStore implements ChangeStore {
   async pendingByExpiry(filter: PendingFilter): Promise<ChangeRequest[]> {
     const params: unknown[] = [];
     // Issue 26: served by the partial index of migration 0008, (expires_at, id) of pending rows.
-    let sql = `SELECT data FROM netops_change_requests ${pendingWhere(filter, params)} ORDER BY expires_at, id`;
-    if (filter.limit !== undefined) {
-      params.push(filter.limit);
-      sql += ` LIMIT $${params.length}`;
+    const sql = `SELECT data FROM netops_change_requests ${pendingWhere(filter, params)} ORDER BY expires_at, id`;
+    return this.page(sql, params, filter);
+  }
+
+  /** The requests `sql` selects, `limit` and `offset` appended as parameters. */
+  private async page(
+    sql: string,
+    params: unknown[],
+    paging: { limit?: number; offset?: number },
+  ): Promise<ChangeRequest[]> {
+    let paged = sql;
+    if (paging.limit !== undefined) {
+      params.push(paging.limit);
+      paged += ` LIMIT $${params.length}`;
     }
-    if (filter.offset !== undefined) {
-      params.push(filter.offset);
-      sql += ` OFFSET $${params.length}`;
+    if (paging.offset !== undefined) {
+      params.push(paging.offset);
+      paged += ` OFFSET $${params.length}`;
     }
-    const found = await this.pool.query<{ data: ChangeRequest }>(sql, params);
+    const found = await this.pool.query<{ data: ChangeRequest }>(paged, params);
     return found.rows.map((row) => row.data);
   }
 
