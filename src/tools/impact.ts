@@ -22,7 +22,7 @@ import {
   resolveClient,
 } from './live-targets.js';
 import { clientsByNetwork, vlanOf } from './network-model.js';
-import { AFTER_DELETE_TEXT, findNetworkReferences, officialNetworkReferences } from './network-references.js';
+import { AFTER_DELETE_TEXT, referencesOfNetwork } from './network-references.js';
 import { findInSet, loadNetworks } from './network-source.js';
 
 /*
@@ -171,13 +171,7 @@ async function networkImpact(
     removes || Object.keys(args).some((k) => args[k] !== undefined && !HARMLESS_NETWORK_ARGS.has(k));
   const [clients, references] = await Promise.all([
     readLiveClients({ gateway, site }, { fresh: true }),
-    set.official
-      ? officialNetworkReferences(gateway, site, network)
-      : findNetworkReferences(gateway, site, {
-          id: network._id,
-          uuid: network.external_id,
-          name: network.name,
-        }),
+    referencesOfNetwork(gateway, site, network, set.official),
   ]);
   const members = clientsByNetwork([network], clients, set.official).get(network._id) ?? [];
   const lockout = touchesPath ? lockoutIn(position, network.ip_subnet, label) : undefined;

@@ -441,3 +441,19 @@ export async function officialNetworkReferences(
     OFFICIAL_REFERENCE_KINDS,
   );
 }
+
+/** The references of a network as its tools read it: through the official API (`official`) or classic. */
+export function referencesOfNetwork(
+  gateway: Gateway,
+  site: string,
+  network: NetworkRecord,
+  official: boolean,
+): Promise<ReferenceReport> {
+  return official
+    ? officialNetworkReferences(gateway, site, network)
+    : findNetworkReferences(gateway, site, {
+        id: network._id,
+        uuid: network.external_id,
+        name: network.name,
+      });
+}

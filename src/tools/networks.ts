@@ -37,7 +37,7 @@ import {
   vlanWarnings,
   WAN_REFUSAL,
 } from './network-model.js';
-import { AFTER_DELETE_TEXT, findNetworkReferences, officialNetworkReferences } from './network-references.js';
+import { AFTER_DELETE_TEXT, referencesOfNetwork } from './network-references.js';
 import { findInSet, loadNetworks, usesOfficialNetworks } from './network-source.js';
 import { officialBody, parseOfficial } from './official-network-model.js';
 
@@ -462,13 +462,7 @@ const deleteNetwork = defineTool({
     }
     const [clients, found] = await Promise.all([
       readClients(gateway, site_id, true),
-      set.official
-        ? officialNetworkReferences(gateway, site_id, target)
-        : findNetworkReferences(gateway, site_id, {
-            id: target._id,
-            uuid: target.external_id,
-            name: target.name,
-          }),
+      referencesOfNetwork(gateway, site_id, target, set.official),
     ]);
     const members = clientsByNetwork([target], clients, set.official).get(target._id) ?? [];
     const vlan = vlanOf(target);

@@ -8,10 +8,10 @@ import { badRequest, listPage, notFound, parseBody } from './integration-common.
 import { ZONE_CODES } from './integration-zones.js';
 import {
   AFTER_PREDEFINED_INDEX,
+  addPolicy,
   checkPolicy,
   FIRST_USER_INDEX,
   GENERATED_INDEX,
-  nextIndex,
   replacePolicy,
   samePair,
 } from './v2-firewall.js';
@@ -565,16 +565,7 @@ export function registerIntegrationPolicies(router: Router<Handler>): void {
       'POST',
       base,
       guarded((ctx, site) => {
-        const record = parse(ctx, site);
-        const policy: FirewallPolicy = {
-          ...record,
-          _id: ctx.state.newObjectId(),
-          external_id: ctx.state.newUuid(),
-          index: nextIndex(site, record.source.zone_id, record.destination.zone_id),
-          predefined: false,
-        };
-        site.firewallPolicies.push(policy);
-        return json(officialPolicyView(site, policy), 201);
+        return json(officialPolicyView(site, addPolicy(ctx, site, parse(ctx, site))), 201);
       }),
     )
     .on(

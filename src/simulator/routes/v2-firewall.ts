@@ -238,16 +238,7 @@ export function registerV2Firewall(router: Router<Handler>): void {
       'POST',
       `${base}/firewall-policies`,
       namedSite((ctx, site) => {
-        const body = parsePolicy(ctx, site);
-        const policy: FirewallPolicy = {
-          ...body,
-          _id: ctx.state.newObjectId(),
-          // The same policy's id in the official API (a simulator choice, as on zones and networks).
-          external_id: ctx.state.newUuid(),
-          index: nextIndex(site, body.source.zone_id, body.destination.zone_id),
-          predefined: false,
-        };
-        site.firewallPolicies.push(policy);
+        const policy = addPolicy(ctx, site, parsePolicy(ctx, site));
         return json(policy);
       }),
     )
@@ -274,6 +265,25 @@ export function registerV2Firewall(router: Router<Handler>): void {
         return { status: 200 };
       }),
     );
+}
+
+/** A new user-defined policy (v2 POST and official POST alike), last of its zone pair. */
+export function addPolicy(
+  ctx: RequestContext,
+  site: SiteState,
+  body: Pick<FirewallPolicy, 'name' | 'action' | 'enabled' | 'source' | 'destination'> &
+    Record<string, unknown>,
+): FirewallPolicy {
+  const policy: FirewallPolicy = {
+    ...body,
+    _id: ctx.state.newObjectId(),
+    // The same policy's id in the official API (a simulator choice, as on zones and networks).
+    external_id: ctx.state.newUuid(),
+    index: nextIndex(site, body.source.zone_id, body.destination.zone_id),
+    predefined: false,
+  };
+  site.firewallPolicies.push(policy);
+  return policy;
 }
 
 /**
