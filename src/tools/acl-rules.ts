@@ -52,6 +52,7 @@ import {
   applyDelete,
   fieldChanges,
   namesIn,
+  nothingToChange,
   parseEach,
   replacementBody,
   sameJson,
@@ -613,6 +614,7 @@ const updateAclRule = defineTool({
       { ...view(acl, after, priorityAfter) },
     );
     const summary = { acl_rule_id: current.id, name: current.name, changes, warnings };
+    if (args.dry_run && !ruleChanged && !reorder) return nothingToChange(summary);
     if (args.dry_run) {
       const preview = {
         dry_run: true,

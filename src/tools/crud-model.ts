@@ -82,12 +82,24 @@ export async function applyUpdate(plan: {
   result(answer: unknown): Record<string, unknown>;
 }): Promise<Record<string, unknown>> {
   const summary = { ...plan.subject, changes: plan.changes, warnings: plan.warnings };
+  // Nothing would change: nothing to send, approve or journal (every face says so).
+  if (plan.dryRun && Object.keys(plan.changes).length === 0) return nothingToChange(summary);
   if (plan.dryRun) {
     const names = namesField([plan.subject, plan.changes, plan.body], plan.nameOf);
     return { dry_run: true, ...summary, would_send: plan.body, ...names };
   }
   const answer = Object.keys(plan.changes).length === 0 ? undefined : await plan.send();
   return { success: true, ...summary, ...plan.result(answer) };
+}
+
+/**
+ * The preview of an update whose values are the current ones: `nothing_to_change` makes every face
+ * answer "nothing to change" and ask nobody to approve it (src/approvals, src/console).
+ */
+export function nothingToChange<T extends Record<string, unknown>>(
+  summary: T,
+): T & { dry_run: true; nothing_to_change: true } {
+  return { dry_run: true, nothing_to_change: true, ...summary };
 }
 
 /** A delete of a target already found: the preview (`would_delete`) or the delete. */

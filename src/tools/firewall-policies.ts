@@ -13,7 +13,14 @@ import { zoneRecordSchema } from '../gateway/records/zone-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
 import { confirm, dryRun, idOrName, intInRange, limit, offset, siteId, text } from './arg-types.js';
-import { applyDelete, fieldChanges, namesIn, parseEach, withStateLeft } from './crud-model.js';
+import {
+  applyDelete,
+  fieldChanges,
+  namesIn,
+  nothingToChange,
+  parseEach,
+  withStateLeft,
+} from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
 import { requireZoneBasedFirewall } from './firewall-generation.js';
 import {
@@ -839,6 +846,7 @@ const updateFirewallPolicy = defineTool({
     if (args.position !== undefined && wanted !== now) changes.position = { from: now, to: wanted };
     const summary = { policy_id: current._id, name: current.name, changes, warnings };
     const sent = policyChanged ? await sentBody(s, body) : null;
+    if (args.dry_run && sent === null && !reorder) return nothingToChange(summary);
     if (args.dry_run) {
       const shown = { would_send: sent, ...(reorder ? { would_reorder: reorder.body } : {}) };
       return { dry_run: true, ...summary, ...shown, ...previewNames(s, [summary, shown]) };

@@ -6,7 +6,7 @@ import { type ZoneRecord, zoneRecordSchema } from '../gateway/records/zone-recor
 import type { Gateway } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import { confirm, dryRun, idOrName, siteId, text } from './arg-types.js';
-import { fieldChanges, namesIn, sameJson, withStateLeft } from './crud-model.js';
+import { fieldChanges, namesIn, nothingToChange, sameJson, withStateLeft } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';
 import { requireZoneBasedFirewall } from './firewall-generation.js';
 import { NetworkDirectory, type NetworkIds } from './network-ids.js';
@@ -293,6 +293,7 @@ const updateFirewallZone = defineTool({
       ),
     ];
     const summary = { zone_id: zone.id, name: zone.name, changes, moves: describeMoves(moves), warnings };
+    if (args.dry_run && Object.keys(changes).length === 0) return nothingToChange(summary);
     if (args.dry_run) {
       const preview = { ...summary, would_send: controllerChange ? body : null };
       return zonePreview(s, preview, moves, [...current, ...members]);
@@ -374,7 +375,13 @@ const assignNetworkToZone = defineTool({
     const { s, zone, network, current, assignment } = await loadMembership(args, context);
     if (zone.networkIds.includes(network.uuid)) {
       if (args.dry_run)
-        return { dry_run: true, assignment, already_assigned: true, changes: {}, warnings: [] };
+        return nothingToChange({
+          name: zone.name,
+          assignment,
+          already_assigned: true,
+          changes: {},
+          warnings: [],
+        });
       return {
         success: true,
         assignment,

@@ -16,7 +16,7 @@ import {
   text,
   vlanId,
 } from './arg-types.js';
-import { type Changes, fieldChanges, parseEach, replacementBody } from './crud-model.js';
+import { type Changes, fieldChanges, nothingToChange, parseEach, replacementBody } from './crud-model.js';
 import { defineTool } from './define-tool.js';
 import {
   assertNoClash,
@@ -426,7 +426,7 @@ const updateNetwork = defineTool({
     const summary = { network_id: current._id, name: current.name, changes, warnings };
     // Nothing would change: there is nothing to send, approve or journal.
     if (args.dry_run && Object.keys(changes).length === 0) {
-      return { dry_run: true, nothing_to_change: true, ...summary };
+      return nothingToChange(summary);
     }
     if (args.dry_run) return { dry_run: true, ...summary, would_send: body };
     if (Object.keys(changes).length === 0) return { success: true, ...summary, network: toNetwork(current) };

@@ -34,13 +34,21 @@ describe('applyUpdate and applyDelete', () => {
       result: () => ({}),
     };
 
+    // Nothing differs: the preview says so (no approval is asked) and shows nothing to send.
     expect(await applyUpdate({ ...plan, dryRun: true })).toEqual({
       dry_run: true,
+      nothing_to_change: true,
       id: '1',
       changes: {},
       warnings: [],
+    });
+    expect(await applyUpdate({ ...plan, dryRun: true, changes: { a: { from: 0, to: 1 } } })).toMatchObject({
+      dry_run: true,
       would_send: { a: 1 },
     });
+    expect(
+      await applyUpdate({ ...plan, dryRun: true, changes: { a: { from: 0, to: 1 } } }),
+    ).not.toHaveProperty('nothing_to_change');
     expect(await applyUpdate({ ...plan, dryRun: false })).toEqual({
       success: true,
       id: '1',
