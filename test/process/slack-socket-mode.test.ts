@@ -125,6 +125,47 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     );
   });
 
+  it('acks `/net plan` with two steps, posts one preview with every value, and one Approve runs both in order', async () => {
+    const posted = slack.callsOf('chat.postMessage').length;
+    const command = socket.send(
+      'slash_commands',
+      commandPayload({
+        text: [
+          'plan title="Lab pair"',
+          'create_network name=LabA vlan_id=92 subnet=10.92.0.0/24',
+          'create_network name=LabB vlan_id=93 subnet=10.93.0.0/24',
+        ].join('\n'),
+        user_id: 'U1',
+        response_url: slack.responseUrl(),
+      }),
+    );
+    await slack.waitFor(() => slack.callsOf('chat.postMessage').length > posted, 10_000);
+    expect(socket.ackOf(command)).toMatchObject({ envelope_id: command });
+    const preview = slack.callsOf('chat.postMessage')[posted];
+    const shown = `${String(preview?.args.text)} ${JSON.stringify(preview?.args.blocks)}`;
+    for (const value of ['Lab pair', 'LabA', '10.92.0.0/24', 'LabB', '93']) expect(shown).toContain(value);
+    const requestId = buttonsOf(preview).find((b) => b.action_id === 'approve')?.value ?? '';
+    const created = () =>
+      sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('networkconf')).map((r) => r.body);
+    const before = created().length;
+
+    socket.send(
+      'interactive',
+      clickPayload({
+        actionId: 'approve',
+        value: requestId,
+        userId: 'U2',
+        response_url: slack.responseUrl(),
+      }),
+    );
+    await slack.waitFor(() => created().length >= before + 2, 15_000);
+
+    expect(created().slice(before)).toMatchObject([
+      { name: 'LabA', vlan: 92 },
+      { name: 'LabB', vlan: 93 },
+    ]);
+  });
+
   it('survives frames that are not envelopes (null, a null payload), logging them, and acks the next envelope', async () => {
     socket.sendRaw('null');
     socket.sendRaw(JSON.stringify({ envelope_id: 'bad-1', type: 'events_api', payload: null }));
