@@ -1731,13 +1731,41 @@ export class Approvals {
     }
     if (child.state !== 'unknown') return 'failed';
     const spec = changeSpec(child.tool);
+    if (spec?.kind === 'create') return this.settleInterruptedCreate(child);
     const read = spec?.beforeRead?.(child.args);
     const before = imageObject(child.before);
     if (!read || before === undefined) return 'unknown';
     const now = await readImage(read, this.options.registry, this.options.context, this.now);
     if (now.error) return 'unknown';
     if (canonicalJson(imageObject(now)) === canonicalJson(before)) return 'failed';
-    // Applied: recorded as the late outcome it is, with the object as it is now as its after-image.
+    return this.recordRecovered(child, now, {});
+  }
+
+  /**
+   * A create cut off by a restart has no before-image. When its tool refuses a taken name, the
+   * object found by that name now is the one it made: holding what was sent, applied (recorded with
+   * a result naming it, so the set's compensation deletes it); absent, not applied. Anything else
+   * (no such lookup, a read that fails, an object that differs) stays `unknown` for a person.
+   */
+  private async settleInterruptedCreate(child: ChangeRequest): Promise<SetStepStatus> {
+    const spec = changeSpec(child.tool);
+    const read = spec?.createdByName?.read(child.args);
+    if (!spec?.createdByName || !read) return 'unknown';
+    const now = await readImage(read, this.options.registry, this.options.context, this.now);
+    if (now.error) return 'unknown';
+    const object = imageObject(now);
+    if (object === null) return 'failed';
+    if (!object || verify(spec.expected?.(child.args, child.preview, undefined), now).status !== 'verified')
+      return 'unknown';
+    return this.recordRecovered(child, now, spec.createdByName.result(object) as Record<string, unknown>);
+  }
+
+  /** An interrupted write found applied: recorded as the late outcome it is, the object now as its after-image. */
+  private async recordRecovered(
+    child: ChangeRequest,
+    now: ChangeImage,
+    result: Record<string, unknown>,
+  ): Promise<SetStepStatus> {
     const at = this.now();
     const done = await this.store.transition(
       child.id,
@@ -1745,7 +1773,10 @@ export class Approvals {
         type: 'succeeded',
         id: child.id,
         actor: SYSTEM_ACTOR,
-        result: { recovered: 'the bot stopped while it ran; read back after the restart: applied' },
+        result: {
+          ...result,
+          recovered: 'the bot stopped while it ran; read back after the restart: applied',
+        },
       },
       { from: ['unknown'], at },
     );

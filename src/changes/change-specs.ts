@@ -58,6 +58,12 @@ export interface ChangeSpec {
   expected?(args: Json, preview: unknown, result: unknown): Expected | undefined;
   /** The write that undoes the change, or why there is none. */
   inverse(input: InverseInput): InversePlan | { reason: string };
+  /**
+   * A create whose tool refuses a name already taken: where its object is found by the name it
+   * was given, and the result that names it. A create cut off by a restart is read back there
+   * (found, holding what was sent: applied; absent: not applied) instead of being left unknown.
+   */
+  createdByName?: { read(args: Json): ImageRead | undefined; result(object: Json): unknown };
 }
 
 // Networks: the image is get_network_details (every stored field, secrets masked).
@@ -159,6 +165,11 @@ function networkCreateArgs(before: Json, args: Json): Json {
 const network: Record<string, ChangeSpec> = {
   create_network: {
     kind: 'create',
+    // create_network refuses a name another network has, so one found by it is the one created.
+    createdByName: {
+      read: (args) => (typeof args.name === 'string' ? networkRead(args, args.name) : undefined),
+      result: (object) => ({ network: object }),
+    },
     afterRead: (args, result) => {
       const id = str(field(result, 'network', 'id')) ?? str(field(result, 'network', '_id'));
       return id ? networkRead(args, id) : undefined;

@@ -275,6 +275,8 @@ const zones = crudSpecs({
   deleteTool: 'delete_firewall_zone',
   createdId: (result) => str(field(result, 'zone', 'id')),
   createdFields: (args) => ({ name: args.name }),
+  // create_firewall_zone refuses a name another zone has.
+  uniqueNameResult: 'zone',
   putBack: { name: asArg('name'), description: descriptionBack, network_ids: asArg('network_ids') },
   undoCreateNotes: movedNotes,
   undoUpdateNotes: movedNotes,

@@ -101,6 +101,8 @@ export interface CrudFamily {
   undoCreateNotes?(input: InverseInput): string[];
   /** Notes on undoing an update. */
   undoUpdateNotes?(input: InverseInput): string[];
+  /** The create tool refuses a taken name: the result key naming the created object (`zone`). */
+  uniqueNameResult?: string;
 }
 
 const idOf = (object: Json | null | undefined): string | undefined =>
@@ -160,6 +162,15 @@ export function crudSpecs(family: CrudFamily): Record<string, ChangeSpec> {
           notes: family.undoCreateNotes?.(input) ?? [],
         };
       },
+      ...(family.uniqueNameResult
+        ? {
+            createdByName: {
+              read: (args: Json) =>
+                typeof args.name === 'string' ? family.read(args, args.name) : undefined,
+              result: (object: Json) => ({ [family.uniqueNameResult as string]: object }),
+            },
+          }
+        : {}),
     },
     [family.deleteTool]: {
       kind: 'delete',

@@ -208,6 +208,64 @@ describe('change sets', () => {
     expect(events.map((e) => e.step)).toEqual([3, 2, 1]);
   });
 
+  it.each([
+    ['applied', true],
+    ['not applied', false],
+  ])(
+    'a restart while step 1 (a create) is in flight and then %s: read back by its name, never re-sent, settled',
+    async (_, lands) => {
+      const start = controller();
+      const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
+      let arrived: () => void = () => undefined;
+      const inFlight = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      let release: () => void = () => undefined;
+      let drop: (reason: Error) => void = () => undefined;
+      bot.sim.injectFault({
+        kind: 'hold',
+        method: 'POST',
+        route: /rest\/networkconf$|\/networks$/,
+        until: () =>
+          new Promise<void>((resolve, reject) => {
+            release = resolve;
+            drop = reject;
+            arrived();
+          }),
+      });
+      const running = approveAll(request.id).catch(() => undefined);
+      await inFlight;
+      await store.close();
+      if (lands) release();
+      else drop(new Error('the process is gone'));
+      await running;
+      expect(bot.site().networks.some((n) => n.name === 'Doorcams')).toBe(lands);
+      bot.sim.clearFaults();
+      const writes = bot.writes().length;
+
+      store = new FileStore(data.dir, { data: new MemoryStore() });
+      const restarted = await openApprovals(bot.app, store.changes(), new Clock(), policyWith());
+      const settled = await restarted.get(request.id);
+
+      expect(settled?.state).toBe('failed');
+      expect(settled?.set?.steps[0]?.status).toBe(lands ? 'reverted' : 'failed');
+      expect(settled?.set?.steps.slice(1).map((s) => s.status)).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      expect(controller()).toEqual(start);
+      // The create is never sent again; an applied one is deleted once by the compensation.
+      expect(
+        bot
+          .writes()
+          .slice(writes)
+          .map((r) => r.method),
+      ).toEqual(lands ? ['DELETE'] : []);
+    },
+  );
+
   it('a step’s own request cannot be approved on its own: the set runs it', async () => {
     const set = await approvals.proposeSet({ steps: PLAN.slice(0, 1), requester: RITA });
     const { set: _steps, ...single } = set;
