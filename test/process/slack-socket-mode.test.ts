@@ -50,6 +50,13 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
   });
 
+  /** An Approve click by `userId` on the request `requestId`; the envelope id. */
+  const approveAs = (userId: string, requestId: string) =>
+    socket.send(
+      'interactive',
+      clickPayload({ actionId: 'approve', value: requestId, userId, response_url: slack.responseUrl() }),
+    );
+
   afterAll(async () => {
     await bot?.stop('SIGKILL');
     await Promise.all([slack?.close(), socket?.close(), sim?.close()]);
@@ -107,15 +114,7 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
       sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('networkconf'));
     expect(networkWrites()).toEqual([]);
 
-    const click = socket.send(
-      'interactive',
-      clickPayload({
-        actionId: 'approve',
-        value: requestId,
-        userId: 'U2',
-        response_url: slack.responseUrl(),
-      }),
-    );
+    const click = approveAs('U2', requestId);
     await socket.waitFor(() => socket.ackOf(click) !== undefined);
     await slack.waitFor(() => slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts), 10_000);
     expect(networkWrites()).toHaveLength(1);
@@ -149,15 +148,7 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
       sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('networkconf')).map((r) => r.body);
     const before = created().length;
 
-    socket.send(
-      'interactive',
-      clickPayload({
-        actionId: 'approve',
-        value: requestId,
-        userId: 'U2',
-        response_url: slack.responseUrl(),
-      }),
-    );
+    approveAs('U2', requestId);
     await slack.waitFor(() => created().length >= before + 2, 15_000);
 
     expect(created().slice(before)).toMatchObject([
