@@ -1,7 +1,8 @@
 // Issue 25, the watcher: on a console whose official API offers networks, zones and policies, the
 // drift sweep reads them there (not classic networkconf, v2 zones or v2 policies), shows their
 // official ids, and a Revert goes through the official endpoint. A baseline read from another
-// generation is taken again instead of being compared.
+// generation is taken again instead of being compared. The device poll stays one `stat/device`
+// request (docs/decisions.md, "Issue 25: the watcher", says field by field why).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
@@ -177,6 +178,7 @@ function watcherOn(g: Gateway, logger = silentLogger()) {
   const data = new MemoryStore();
   const watcher = new Watcher({
     config: {
+      alertChannel: 'C9ALERTS',
       driftChannel: 'C8DRIFT',
       flapSeconds: 120,
       digestCron: '0 8 * * *',
@@ -263,5 +265,17 @@ describe('official reads leave out what the controller keeps itself', () => {
     } as unknown as Gateway;
     const read = KIND_SPECS.policies.official?.read;
     expect((await read?.(fake, 'default'))?.map((r) => r.id)).toEqual(['a']);
+  });
+});
+
+describe('the device poll on a 10.1 console', () => {
+  it('is one stat/device request, whatever the official API offers', async () => {
+    sim = await startSimulator();
+    gateway = testGateway(sim);
+    expect(await gateway.offers('devices.read')).toBe(true);
+    const { watcher } = watcherOn(gateway);
+    sim.requests.length = 0;
+    await watcher.poll();
+    expect(sim.requests.map((r) => `${r.method} ${r.route}`)).toEqual(['GET /api/s/default/stat/device']);
   });
 });
