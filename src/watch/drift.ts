@@ -265,7 +265,9 @@ async function chooseRead(gateway: Gateway, kind: DriftKind): Promise<KindRead> 
 
 /** Which kinds a write tool touches: a bot change to one of them is not drift. */
 export function kindsOfTool(tool: string): DriftKind[] {
-  if (/network|vlan/.test(tool)) return tool.includes('zone') ? ['networks', 'zones'] : ['networks'];
+  // A network created or deleted joins or leaves a zone's network list (the controller moves it): the
+  // zones' change is the bot's too.
+  if (/network|vlan/.test(tool)) return ['networks', 'zones'];
   if (tool.includes('zone')) return ['zones', 'policies'];
   if (tool.includes('firewall_policy')) return ['policies'];
   if (tool.includes('firewall_rule')) return ['firewall_rules'];

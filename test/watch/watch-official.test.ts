@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { changeBehindBot } from '../../src/simulator/scenario-controls.js';
 import { createRegistry } from '../../src/tools/index.js';
-import { KIND_SPECS } from '../../src/watch/drift.js';
+import { compareSnapshots, KIND_SPECS, revertCall } from '../../src/watch/drift.js';
 import { Watcher } from '../../src/watch/index.js';
 import type { Drift, WatchNotifier } from '../../src/watch/types.js';
 import { captureLogger } from '../helpers/capture-logger.js';
@@ -150,6 +150,23 @@ describe('drift on a 10.1 console', () => {
   });
 });
 
+describe('the bot’s own network changes', () => {
+  it('are not drift, nor is the zone a new network joins', async () => {
+    const { bot, watcher, advance } = await startBot();
+    await watcher.sweepDrift();
+    const { id } = await bot.propose('create_network name=Lab vlan_id=70 subnet=10.70.0.1/24');
+    await bot.click('approve', id, 'U1');
+    await bot.slack.waitFor(async () => (await bot.approvals.get(id))?.state === 'succeeded');
+    // The controller put the new network in a zone (Internal): that list changed with the bot's write.
+    const internal = bot.sim.state.site('default')?.zones.find((z) => z.name === 'Internal');
+    const lab = bot.sim.state.site('default')?.networks.find((n) => n.name === 'Lab');
+    expect(internal?.networkIds).toContain(lab?.external_id);
+    advance(300_000);
+    expect(await watcher.sweepDrift()).toEqual([]);
+    expect(drifts(bot)).toEqual([]);
+  });
+});
+
 // ------------------------------------------------------------- a change of API generation
 
 const notifier: WatchNotifier = {
@@ -277,5 +294,101 @@ describe('the device poll on a 10.1 console', () => {
     sim.requests.length = 0;
     await watcher.poll();
     expect(sim.requests.map((r) => `${r.method} ${r.route}`)).toEqual(['GET /api/s/default/stat/device']);
+  });
+});
+
+describe('Revert of an official record', () => {
+  const net = (ipv4: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
+    id: 'n1',
+    name: 'IoT',
+    management: 'GATEWAY',
+    vlanId: 20,
+    ipv4Configuration: { hostIpAddress: '10.0.20.1', prefixLength: 24, ...ipv4 },
+    ...more,
+  });
+  const server = (more: Record<string, unknown> = {}) => ({
+    mode: 'SERVER',
+    ipAddressRange: { start: '10.0.20.6', stop: '10.0.20.254' },
+    leaseTimeSeconds: 86400,
+    dnsServerIpAddressesOverride: ['1.1.1.1'],
+    ...more,
+  });
+  const drift = (
+    kind: 'networks' | 'policies',
+    before: Record<string, unknown>,
+    after: Record<string, unknown>,
+  ) => {
+    const [found] = compareSnapshots(
+      'default',
+      { [kind]: { [String(before.id)]: before } },
+      { [kind]: { [String(after.id)]: after } },
+      0,
+      new Set(),
+      { [kind]: 'official' },
+    );
+    if (!found) throw new Error('no drift');
+    return found;
+  };
+
+  it('puts a subnet and a DHCP server back with update_network, clearing a DNS server added since', () => {
+    const d = drift(
+      'networks',
+      net({ dhcpConfiguration: server() }),
+      net({
+        prefixLength: 16,
+        dhcpConfiguration: server({ dnsServerIpAddressesOverride: ['1.1.1.1', '9.9.9.9'] }),
+      }),
+    );
+    expect(d.fields.map((f) => f.field)).toEqual([
+      'ipv4Configuration.prefixLength',
+      'ipv4Configuration.dhcpConfiguration',
+    ]);
+    expect(revertCall(d)?.args).toEqual({
+      site_id: 'default',
+      network_id: 'n1',
+      subnet: '10.0.20.1/24',
+      dhcp_enabled: true,
+      dhcp_start: '10.0.20.6',
+      dhcp_stop: '10.0.20.254',
+      dhcp_dns_1: '1.1.1.1',
+      dhcp_dns_2: '',
+      dhcp_dns_3: '',
+      dhcp_dns_4: '',
+      domain_name: '',
+    });
+  });
+
+  it('offers no Revert for what update_network cannot set (a lease time, enabled)', () => {
+    const d = drift(
+      'networks',
+      net({ dhcpConfiguration: server() }, { enabled: true }),
+      net({ dhcpConfiguration: server({ leaseTimeSeconds: 600 }) }, { enabled: false }),
+    );
+    expect(d.revertUnavailable).toBe(
+      'ipv4Configuration.dhcpConfiguration, enabled cannot be set by update_network',
+    );
+    expect(revertCall(d)).toBeUndefined();
+  });
+
+  it('restores a policy’s action with its return traffic as update_firewall_policy sets it', () => {
+    const policy = (action: Record<string, unknown>) => ({
+      id: 'p1',
+      name: 'Kids',
+      action,
+      loggingEnabled: false,
+    });
+    const back = drift(
+      'policies',
+      policy({ type: 'BLOCK' }),
+      policy({ type: 'ALLOW', allowReturnTraffic: true }),
+    );
+    expect(revertCall(back)?.args).toEqual({ site_id: 'default', policy_id: 'p1', action: 'BLOCK' });
+    // An ALLOW without return traffic is not something the tool writes.
+    const lost = drift(
+      'policies',
+      policy({ type: 'ALLOW', allowReturnTraffic: false }),
+      policy({ type: 'BLOCK' }),
+    );
+    expect(lost.revertUnavailable).toBe('action.allowReturnTraffic cannot be set by update_firewall_policy');
   });
 });
