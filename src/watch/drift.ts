@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { isBotError } from '../errors.js';
+import type { Generation, OfficialOperation } from '../gateway/capabilities.js';
 import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
 import type { Drift, DriftKind, FieldChange } from './types.js';
@@ -8,20 +9,42 @@ import type { Drift, DriftKind, FieldChange } from './types.js';
 type Raw = Record<string, unknown>;
 const rawRecord = z.record(z.string(), z.unknown());
 
-/** How one kind of configuration object is read, named, and put back by one of the bot's write tools. */
-interface KindSpec {
+/**
+ * How one changed field is put back by the kind's update tool: one argument (`value` turns the
+ * before value, or the whole before record, into it), or several at once (`args`; undefined when
+ * this change is one the tool cannot make).
+ */
+type FieldRevert =
+  | { arg: string; value?: (v: unknown, before: Raw) => unknown }
+  | { args: (before: Raw, after: Raw) => Record<string, unknown> | undefined };
+
+/** How one kind of configuration object is read from one endpoint generation, named, and put back. */
+interface KindRead {
+  /** The generation the read goes to: a baseline from another one is taken again, not compared. */
+  generation: Generation;
   read(gateway: Gateway, site: string): Promise<Raw[]>;
   id(record: Raw): string | undefined;
   name(record: Raw): string;
-  /** The update tool and its id argument; `fields` maps a record field to that tool's argument. */
+  /**
+   * Nested objects compared one level down (`action.type`): the official model nests what the
+   * classic and v2 records keep flat, and a revert maps those inner fields one by one.
+   */
+  nested?: boolean;
+  /** The update tool and its id argument; `fields` maps a record field to that tool's arguments. */
   revert?: {
     tool: string;
     idArg: string;
-    fields: Record<string, { arg: string; value?: (v: unknown) => unknown }>;
+    fields: Record<string, FieldRevert>;
   };
 }
 
+/** A kind: its read today, and the one to use instead where the console's official API offers it. */
+interface KindSpec extends KindRead {
+  official?: KindRead & { operation: OfficialOperation };
+}
+
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const byId = (r: Raw) => str(r._id) ?? str(r.id);
 const byName = (r: Raw) => str(r.name) ?? str(r.description) ?? byId(r) ?? '?';
 // A sweep reads the controller as it is now (`fresh`): a cached answer could be up to the read
@@ -35,9 +58,64 @@ const v2 = (path: string) => async (g: Gateway, site: string) =>
 const integration = (path: string) => async (g: Gateway, site: string) =>
   (await g.integrationList(site, path, rawRecord, FRESH)).items;
 
+/**
+ * Objects the controller made and keeps itself (`metadata.origin` SYSTEM_DEFINED, or DERIVED: the
+ * return-traffic twin of an ALLOW policy, rewritten whenever its policy changes): the official
+ * counterpart of the v2 `predefined` flag. No tool changes them, so they are not watched.
+ */
+const userDefined = (r: Raw) => !isObject(r.metadata) || r.metadata.origin === 'USER_DEFINED';
+
+/** `10.0.10.1/24` from an official network's IPv4 block (what update_network's `subnet` takes). */
+function subnetOf(record: Raw): string | undefined {
+  const ipv4 = isObject(record.ipv4Configuration) ? record.ipv4Configuration : undefined;
+  if (typeof ipv4?.hostIpAddress !== 'string' || typeof ipv4.prefixLength !== 'number') return undefined;
+  return `${ipv4.hostIpAddress}/${ipv4.prefixLength}`;
+}
+
+const dhcpOf = (record: Raw) => {
+  const ipv4 = isObject(record.ipv4Configuration) ? record.ipv4Configuration : undefined;
+  return isObject(ipv4?.dhcpConfiguration) ? ipv4.dhcpConfiguration : undefined;
+};
+// What update_network sets of an official DHCP server; any other difference (lease time, options,
+// a relay) is not put back by it, so such a change has no Revert.
+const DHCP_SETTABLE = new Set(['mode', 'ipAddressRange', 'dnsServerIpAddressesOverride', 'domainName']);
+
+/** update_network's DHCP arguments that bring an official network's DHCP back to `before`'s. */
+function dhcpArgs(before: Raw, after: Raw): Record<string, unknown> | undefined {
+  const was = dhcpOf(before);
+  const now = dhcpOf(after);
+  const differs = [...new Set([...Object.keys(was ?? {}), ...Object.keys(now ?? {})])].filter(
+    (k) => JSON.stringify(was?.[k]) !== JSON.stringify(now?.[k]),
+  );
+  if (differs.some((k) => !DHCP_SETTABLE.has(k))) return undefined;
+  if (was === undefined) return { dhcp_enabled: false };
+  if (was.mode !== 'SERVER') return undefined;
+  const range = isObject(was.ipAddressRange) ? was.ipAddressRange : {};
+  const dns = Array.isArray(was.dnsServerIpAddressesOverride) ? was.dnsServerIpAddressesOverride : [];
+  return {
+    dhcp_enabled: true,
+    ...(typeof range.start === 'string' ? { dhcp_start: range.start } : {}),
+    ...(typeof range.stop === 'string' ? { dhcp_stop: range.stop } : {}),
+    // Four slots, each set: an empty one clears a server added since.
+    ...Object.fromEntries([0, 1, 2, 3].map((i) => [`dhcp_dns_${i + 1}`, str(dns[i]) ?? ''])),
+    domain_name: str(was.domainName) ?? '',
+  };
+}
+
+/**
+ * An official policy's `action.allowReturnTraffic` back as it was: update_firewall_policy sets it
+ * with the action (true for ALLOW, none for BLOCK and REJECT), so only those values can be restored.
+ */
+function returnTrafficArgs(before: Raw): Record<string, unknown> | undefined {
+  const action = isObject(before.action) ? before.action : {};
+  if (action.type === 'BLOCK' || action.type === 'REJECT') return { action: action.type };
+  return action.type === 'ALLOW' && action.allowReturnTraffic === true ? { action: 'ALLOW' } : undefined;
+}
+
 /** Every kind the bot manages, how it is read (the same routes its tools read), and how it is reverted. */
 export const KIND_SPECS: Record<DriftKind, KindSpec> = {
   networks: {
+    generation: 'classic',
     read: async (g, site) => (await classic('rest/networkconf')(g, site)).filter((n) => n.purpose !== 'wan'),
     id: byId,
     name: byName,
@@ -50,14 +128,55 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
         ip_subnet: { arg: 'subnet' },
       },
     },
+    // The official list has no WAN networks (they are not in the model).
+    official: {
+      operation: 'networks',
+      generation: 'official',
+      read: integration('networks'),
+      id: byId,
+      name: byName,
+      nested: true,
+      revert: {
+        tool: 'update_network',
+        idArg: 'network_id',
+        fields: {
+          name: { arg: 'name' },
+          vlanId: { arg: 'vlan_id', value: Number },
+          'ipv4Configuration.hostIpAddress': { arg: 'subnet', value: (_v, before) => subnetOf(before) },
+          'ipv4Configuration.prefixLength': { arg: 'subnet', value: (_v, before) => subnetOf(before) },
+          'ipv4Configuration.dhcpConfiguration': { args: dhcpArgs },
+          isolationEnabled: {
+            arg: 'purpose',
+            value: (v, before) =>
+              before.management === 'UNMANAGED' ? 'vlan-only' : v === true ? 'guest' : 'corporate',
+          },
+        },
+      },
+    },
   },
   zones: {
+    generation: 'v2',
     read: v2('firewall/zone'),
     id: byId,
     name: byName,
     revert: { tool: 'update_firewall_zone', idArg: 'firewall_zone_id', fields: { name: { arg: 'name' } } },
+    // Every zone, system ones too (as the v2 read): their network lists are the admin's to change.
+    official: {
+      operation: 'firewall.zones',
+      generation: 'official',
+      read: integration('firewall/zones'),
+      id: byId,
+      name: byName,
+      nested: true,
+      revert: {
+        tool: 'update_firewall_zone',
+        idArg: 'firewall_zone_id',
+        fields: { name: { arg: 'name' }, networkIds: { arg: 'network_ids' } },
+      },
+    },
   },
   policies: {
+    generation: 'v2',
     read: async (g, site) => (await v2('firewall-policies')(g, site)).filter((p) => p.predefined !== true),
     id: byId,
     name: byName,
@@ -72,8 +191,29 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
         description: { arg: 'description' },
       },
     },
+    official: {
+      operation: 'firewall.policies',
+      generation: 'official',
+      read: async (g, site) => (await integration('firewall/policies')(g, site)).filter(userDefined),
+      id: byId,
+      name: byName,
+      nested: true,
+      revert: {
+        tool: 'update_firewall_policy',
+        idArg: 'policy_id',
+        fields: {
+          name: { arg: 'name' },
+          'action.type': { arg: 'action' },
+          'action.allowReturnTraffic': { args: returnTrafficArgs },
+          enabled: { arg: 'enabled' },
+          loggingEnabled: { arg: 'logging' },
+          description: { arg: 'description', value: (v) => str(v) ?? '' },
+        },
+      },
+    },
   },
   firewall_rules: {
+    generation: 'classic',
     read: classic('rest/firewallrule'),
     id: byId,
     name: byName,
@@ -84,6 +224,7 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
     },
   },
   acl_rules: {
+    generation: 'official',
     read: integration('acl-rules'),
     id: byId,
     name: byName,
@@ -93,14 +234,16 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
       fields: { name: { arg: 'name' }, enabled: { arg: 'enabled' }, description: { arg: 'description' } },
     },
   },
-  lists: { read: integration('traffic-matching-lists'), id: byId, name: byName },
+  lists: { generation: 'official', read: integration('traffic-matching-lists'), id: byId, name: byName },
   routes: {
+    generation: 'v2',
     read: v2('trafficrules'),
     id: byId,
     name: byName,
     revert: { tool: 'update_traffic_route', idArg: 'route_id', fields: { enabled: { arg: 'enabled' } } },
   },
   wifi: {
+    generation: 'classic',
     read: classic('rest/wlanconf'),
     id: byId,
     name: byName,
@@ -108,9 +251,23 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
   },
 };
 
+/** A kind's read for a generation (an official one only where the kind has one). */
+export function readOf(kind: DriftKind, generation?: Generation): KindRead {
+  const spec = KIND_SPECS[kind];
+  return generation !== undefined && spec.official?.generation === generation ? spec.official : spec;
+}
+
+/** Which generation a kind is read from on this console (the official one where it is offered). */
+async function chooseRead(gateway: Gateway, kind: DriftKind): Promise<KindRead> {
+  const spec = KIND_SPECS[kind];
+  return spec.official && (await gateway.offers(spec.official.operation)) ? spec.official : spec;
+}
+
 /** Which kinds a write tool touches: a bot change to one of them is not drift. */
 export function kindsOfTool(tool: string): DriftKind[] {
-  if (/network|vlan/.test(tool)) return tool.includes('zone') ? ['networks', 'zones'] : ['networks'];
+  // A network created or deleted joins or leaves a zone's network list (the controller moves it): the
+  // zones' change is the bot's too.
+  if (/network|vlan/.test(tool)) return ['networks', 'zones'];
   if (tool.includes('zone')) return ['zones', 'policies'];
   if (tool.includes('firewall_policy')) return ['policies'];
   if (tool.includes('firewall_rule')) return ['firewall_rules'];
@@ -124,12 +281,24 @@ export function kindsOfTool(tool: string): DriftKind[] {
 /** A site's configuration: kind → object id → the record as the controller serves it. */
 export type Snapshot = Partial<Record<DriftKind, Record<string, Raw>>>;
 
-/** Reads every kind; a kind the controller will not serve (legacy firewall, no API key) is left out. */
-export async function readSnapshot(gateway: Gateway, site: string, logger: Logger): Promise<Snapshot> {
+/** Which generation each kind of a snapshot was read from. */
+export type Sources = Partial<Record<DriftKind, Generation>>;
+
+/**
+ * Reads every kind, each from the generation its tools use on this console (so the ids are the ones
+ * the tools show and accept); a kind the controller will not serve (legacy firewall, no API key, the
+ * console's version unknown because it is unreachable) is left out.
+ */
+export async function readSnapshot(
+  gateway: Gateway,
+  site: string,
+  logger: Logger,
+): Promise<{ snapshot: Snapshot; sources: Sources }> {
   const snapshot: Snapshot = {};
+  const sources: Sources = {};
   for (const kind of Object.keys(KIND_SPECS) as DriftKind[]) {
-    const spec = KIND_SPECS[kind];
     try {
+      const spec = await chooseRead(gateway, kind);
       const records = await spec.read(gateway, site);
       const byKey: Record<string, Raw> = {};
       for (const record of records) {
@@ -137,6 +306,7 @@ export async function readSnapshot(gateway: Gateway, site: string, logger: Logge
         if (id) byKey[id] = record;
       }
       snapshot[kind] = byKey;
+      sources[kind] = spec.generation;
     } catch (error) {
       if (!isBotError(error)) throw error;
       logger.debug(
@@ -145,45 +315,85 @@ export async function readSnapshot(gateway: Gateway, site: string, logger: Logge
       );
     }
   }
-  return snapshot;
+  return { snapshot, sources };
+}
+
+/**
+ * The kinds whose generation differs between the baseline and now (a console upgraded to 10.1, an
+ * API key added or removed): their ids differ, so they are taken again instead of compared. A
+ * baseline from before generations were recorded was read from each kind's private generation.
+ */
+export function generationChanges(
+  baseline: Sources | undefined,
+  current: Sources,
+): { kind: DriftKind; from: Generation; to: Generation }[] {
+  return (Object.keys(current) as DriftKind[]).flatMap((kind) => {
+    const from = baseline?.[kind] ?? KIND_SPECS[kind].generation;
+    const to = current[kind];
+    return to !== undefined && to !== from ? [{ kind, from, to }] : [];
+  });
 }
 
 // Fields the controller rewrites by itself: never drift.
 const VOLATILE = new Set(['update_time', 'updated_at', '_update_time', 'last_modified', 'modified_at']);
 
-/** Each field that differs, top level (nested values compared whole), in field order. */
-export function fieldChanges(before: Raw | undefined, after: Raw | undefined): FieldChange[] {
-  const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
-  return keys
-    .filter((k) => !VOLATILE.has(k))
-    .filter((k) => JSON.stringify(before?.[k]) !== JSON.stringify(after?.[k]))
-    .map((field) => ({ field, before: before?.[field], after: after?.[field] }));
+/** A record with its nested objects opened one level (`action.type`); arrays stay whole. */
+function opened(record: Raw | undefined): Raw | undefined {
+  if (!record) return record;
+  const out: Raw = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (isObject(value)) for (const [inner, v] of Object.entries(value)) out[`${key}.${inner}`] = v;
+    else out[key] = value;
+  }
+  return out;
 }
 
-/** The drifts between the baseline and now for the kinds compared (`skip`: the bot changed them). */
+/**
+ * Each field that differs, top level (nested values compared whole, or one level down with
+ * `nested`), in field order.
+ */
+export function fieldChanges(before: Raw | undefined, after: Raw | undefined, nested = false): FieldChange[] {
+  const was = nested ? opened(before) : before;
+  const now = nested ? opened(after) : after;
+  const keys = [...new Set([...Object.keys(was ?? {}), ...Object.keys(now ?? {})])];
+  return keys
+    .filter((k) => !VOLATILE.has(k))
+    .filter((k) => JSON.stringify(was?.[k]) !== JSON.stringify(now?.[k]))
+    .map((field) => ({ field, before: was?.[field], after: now?.[field] }));
+}
+
+/**
+ * The drifts between the baseline and now for the kinds compared (`skip`: the bot changed them);
+ * `sources` says which generation each kind was read from (both sides: a kind whose generation
+ * changed is in `skip`).
+ */
 export function compareSnapshots(
   site: string,
   baseline: Snapshot,
   current: Snapshot,
   noticedAt: number,
   skip: ReadonlySet<DriftKind>,
+  sources: Sources = {},
 ): Drift[] {
   const drifts: Drift[] = [];
   for (const kind of Object.keys(current) as DriftKind[]) {
     const was = baseline[kind];
     const now = current[kind];
     if (!was || !now || skip.has(kind)) continue;
-    const spec = KIND_SPECS[kind];
+    const generation = sources[kind];
+    const spec = readOf(kind, generation);
     for (const id of new Set([...Object.keys(was), ...Object.keys(now)])) {
       const before = was[id];
       const after = now[id];
-      const fields = fieldChanges(before, after);
+      const fields = fieldChanges(before, after, spec.nested);
       if (fields.length === 0) continue;
       const change = !before ? 'added' : !after ? 'removed' : 'changed';
       drifts.push({
         id: `dr_${noticedAt.toString(36)}_${randomBytes(5).toString('hex')}`,
         site,
         kind,
+        // Only an official read is recorded: a drift without it is read as before issue 25.
+        ...(generation === 'official' && spec !== KIND_SPECS[kind] ? { generation } : {}),
         objectId: id,
         objectName: spec.name((after ?? before) as Raw),
         change,
@@ -191,33 +401,65 @@ export function compareSnapshots(
         ...(before ? { before } : {}),
         ...(after ? { after } : {}),
         noticedAt,
-        ...revertAvailability(kind, change, fields),
+        ...revertAvailability(kind, spec, change, fields, before, after),
       });
     }
   }
   return drifts;
 }
 
-function revertAvailability(kind: DriftKind, change: string, fields: FieldChange[]) {
-  const spec = KIND_SPECS[kind].revert;
+const missing = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isNaN(v));
+
+/** The update tool's arguments that put `fields` back to `before`, or the fields it cannot set. */
+function revertArgs(
+  spec: NonNullable<KindRead['revert']>,
+  fields: FieldChange[],
+  before: Raw,
+  after: Raw,
+): { args: Record<string, unknown> } | { unmapped: string[] } {
+  const args: Record<string, unknown> = {};
+  const unmapped: string[] = [];
+  for (const change of fields) {
+    const field = spec.fields[change.field];
+    // A mapping that finds no value (a subnet without its IPv4 block, a VLAN that was not set) cannot
+    // put the field back; a plain argument passes the before value as it was.
+    const set = !field
+      ? undefined
+      : 'args' in field
+        ? field.args(before, after)
+        : field.value
+          ? { [field.arg]: field.value(change.before, before) }
+          : { [field.arg]: change.before };
+    const lost = field && !('args' in field) && field.value && Object.values(set ?? {}).some(missing);
+    if (!set || lost) unmapped.push(change.field);
+    else Object.assign(args, set);
+  }
+  return unmapped.length > 0 ? { unmapped } : { args };
+}
+
+function revertAvailability(
+  kind: DriftKind,
+  read: KindRead,
+  change: string,
+  fields: FieldChange[],
+  before: Raw | undefined,
+  after: Raw | undefined,
+) {
+  const spec = read.revert;
   if (!spec) return { revertUnavailable: `the bot has no tool that updates ${kind.replace('_', ' ')}` };
-  if (change !== 'changed')
+  if (change !== 'changed' || !before || !after)
     return { revertUnavailable: `an ${change} object is put back by hand (the bot reverts field changes)` };
-  const unmapped = fields.filter((f) => !spec.fields[f.field]).map((f) => f.field);
-  if (unmapped.length > 0)
-    return { revertUnavailable: `${unmapped.join(', ')} cannot be set by ${spec.tool}` };
+  const mapped = revertArgs(spec, fields, before, after);
+  if ('unmapped' in mapped)
+    return { revertUnavailable: `${mapped.unmapped.join(', ')} cannot be set by ${spec.tool}` };
   return {};
 }
 
 /** The tool and arguments that put a changed object back to its `before` values. */
 export function revertCall(drift: Drift): { tool: string; args: Record<string, unknown> } | undefined {
-  const spec = KIND_SPECS[drift.kind].revert;
-  if (!spec || drift.revertUnavailable || !drift.before) return undefined;
-  const args: Record<string, unknown> = { site_id: drift.site, [spec.idArg]: drift.objectId };
-  for (const change of drift.fields) {
-    const field = spec.fields[change.field];
-    if (!field) return undefined;
-    args[field.arg] = field.value ? field.value(change.before) : change.before;
-  }
-  return { tool: spec.tool, args };
+  const spec = readOf(drift.kind, drift.generation).revert;
+  if (!spec || drift.revertUnavailable || !drift.before || !drift.after) return undefined;
+  const mapped = revertArgs(spec, drift.fields, drift.before, drift.after);
+  if ('unmapped' in mapped) return undefined;
+  return { tool: spec.tool, args: { site_id: drift.site, [spec.idArg]: drift.objectId, ...mapped.args } };
 }

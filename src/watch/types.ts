@@ -1,3 +1,4 @@
+import type { Generation } from '../gateway/capabilities.js';
 import type { Actor, ChangeRequest, MessageRef } from '../store/records.js';
 
 /** What kind of trouble an incident is (issue 23). */
@@ -65,6 +66,12 @@ export interface Drift {
   id: string;
   site: string;
   kind: DriftKind;
+  /**
+   * `official` when the kind was read from the console's official API (issue 25: the id is the
+   * official UUID, the fields are the official model's, the Revert maps them); absent: the kind's
+   * classic or v2 read, as before.
+   */
+  generation?: Generation;
   objectId: string;
   objectName: string;
   change: 'changed' | 'added' | 'removed';

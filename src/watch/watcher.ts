@@ -10,7 +10,15 @@ import type { ChangeReader, KeyValueStore, LeaseStore } from '../store/types.js'
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { buildDigest, digestChart } from './digest.js';
-import { compareSnapshots, kindsOfTool, readSnapshot, revertCall, type Snapshot } from './drift.js';
+import {
+  compareSnapshots,
+  generationChanges,
+  kindsOfTool,
+  readSnapshot,
+  revertCall,
+  type Snapshot,
+  type Sources,
+} from './drift.js';
 import { newIncidentId, pruneIncidents, trackConditions } from './incidents.js';
 import { EMPTY_OBSERVED, type ObservedState, observeDevices, watchedDeviceSchema } from './observe.js';
 import type {
@@ -56,6 +64,8 @@ interface Baseline {
   takenAt: number;
   checkedAt: number;
   snapshot: Snapshot;
+  /** Which generation each kind was read from (absent in baselines taken before issue 25: private). */
+  sources?: Sources;
   inflight: string[];
 }
 
@@ -275,13 +285,14 @@ export class Watcher {
     const { gateway, site, data, logger, config } = this.#o;
     const readAt = this.#now();
     const inflightNow = await this.#botRuns();
-    const current = await readSnapshot(gateway, site, logger);
+    const { snapshot: current, sources } = await readSnapshot(gateway, site, logger);
     const baseline = await data.get<Baseline>(baselineKey(site));
     if (!baseline) {
       await data.set(baselineKey(site), {
         takenAt: readAt,
         checkedAt: readAt,
         snapshot: current,
+        sources,
         inflight: inflightNow.inflight,
       } satisfies Baseline);
       logger.info({ site, kinds: Object.keys(current) }, 'watch: drift baseline taken');
@@ -291,11 +302,22 @@ export class Watcher {
     // another replica counts too), and runs in flight then or now: their kinds are rebased, not posted.
     const ours = await this.#botRuns(baseline.checkedAt - 60_000, baseline.inflight);
     const skip = new Set<DriftKind>(ours.kinds);
-    const drifts = compareSnapshots(site, baseline.snapshot, current, readAt, skip);
+    // A kind now read from another generation (the console was upgraded, an API key added or
+    // removed) has other ids: compared, every object would be "removed" and "added". Its baseline is
+    // taken again, silently, and said once in the log.
+    const regenerated = generationChanges(baseline.sources, sources);
+    for (const { kind } of regenerated) skip.add(kind);
+    if (regenerated.length > 0)
+      logger.info(
+        { site, kinds: regenerated },
+        'watch: drift baseline taken again for kinds now read from another API generation',
+      );
+    const drifts = compareSnapshots(site, baseline.snapshot, current, readAt, skip, sources);
     await data.set(baselineKey(site), {
       takenAt: baseline.takenAt,
       checkedAt: readAt,
       snapshot: { ...baseline.snapshot, ...current },
+      sources: { ...baseline.sources, ...sources },
       inflight: inflightNow.inflight,
     } satisfies Baseline);
     for (const drift of drifts) {

@@ -19,9 +19,10 @@ afterEach(async () => {
   bot = undefined;
 });
 
-async function start(env: Record<string, string> = {}) {
+async function start(env: Record<string, string> = {}, apiVersion?: string) {
   let now = Date.parse('2026-11-26T02:14:00Z');
   bot = await startSlackBot({
+    ...(apiVersion ? { simulator: { apiVersion } } : {}),
     env: {
       ALERT_CHANNEL: 'C9ALERTS',
       DRIFT_CHANNEL: 'C8DRIFT',
@@ -133,9 +134,11 @@ describe('alerts', () => {
   });
 });
 
-describe('drift', () => {
+// Policies read from v2 `firewall-policies` (a 9.0 console): the 10.1 official reads are in
+// test/watch/drift-official.test.ts.
+describe('drift (v2 policies, Network 9.0)', () => {
   it('takes a baseline silently, then posts one message per outside change with each field', async () => {
-    const { bot, watcher, advance } = await start();
+    const { bot, watcher, advance } = await start({}, '9.0');
     expect(await watcher.sweepDrift()).toEqual([]);
     expect(posts(bot, 'C8DRIFT')).toHaveLength(0);
     changeBehindBot(bot.sim.state, 'policies', POLICY, { action: 'ALLOW', enabled: false });
@@ -162,7 +165,7 @@ describe('drift', () => {
   });
 
   it('is not fooled by the bot’s own changes', async () => {
-    const { bot, watcher, advance } = await start();
+    const { bot, watcher, advance } = await start({}, '9.0');
     await watcher.sweepDrift();
     const { id } = await bot.propose(`update_firewall_policy policy_id=${POLICY} enabled=false`);
     await bot.click('approve', id, 'U1');
@@ -173,7 +176,7 @@ describe('drift', () => {
   });
 
   it('Accept records who; Revert proposes a change that restores the record exactly once approved', async () => {
-    const { bot, watcher, advance } = await start();
+    const { bot, watcher, advance } = await start({}, '9.0');
     await watcher.sweepDrift();
     const site = bot.sim.state.site('default');
     const original = structuredClone(site?.firewallPolicies.find((p) => p._id === POLICY));
