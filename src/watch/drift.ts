@@ -30,6 +30,8 @@ interface KindRead {
    * classic and v2 records keep flat, and a revert maps those inner fields one by one.
    */
   nested?: boolean;
+  /** Why no tool puts this kind back on this generation (default: the bot has no update tool for it). */
+  noRevert?: string;
   /** The update tool and its id argument; `fields` maps a record field to that tool's arguments. */
   revert?: {
     tool: string;
@@ -159,7 +161,8 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
     read: v2('firewall/zone'),
     id: byId,
     name: byName,
-    revert: { tool: 'update_firewall_zone', idArg: 'firewall_zone_id', fields: { name: { arg: 'name' } } },
+    // The zone tools write through the official API only: where it has no zones, nothing reverts one.
+    noRevert: 'update_firewall_zone needs the official zones API (UniFi Network 10.1 or later)',
     // Every zone, system ones too (as the v2 read): their network lists are the admin's to change.
     official: {
       operation: 'firewall.zones',
@@ -446,7 +449,10 @@ function revertAvailability(
   after: Raw | undefined,
 ) {
   const spec = read.revert;
-  if (!spec) return { revertUnavailable: `the bot has no tool that updates ${kind.replace('_', ' ')}` };
+  if (!spec)
+    return {
+      revertUnavailable: read.noRevert ?? `the bot has no tool that updates ${kind.replace('_', ' ')}`,
+    };
   if (change !== 'changed' || !before || !after)
     return { revertUnavailable: `an ${change} object is put back by hand (the bot reverts field changes)` };
   const mapped = revertArgs(spec, fields, before, after);

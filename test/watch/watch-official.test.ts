@@ -391,4 +391,28 @@ describe('Revert of an official record', () => {
     );
     expect(lost.revertUnavailable).toBe('action.allowReturnTraffic cannot be set by update_firewall_policy');
   });
+
+  it('offers no Revert for a zone read from v2 (a console without official zones, where the zone tools are refused)', () => {
+    const zone = (name: string) => ({ _id: 'z1', name, network_ids: [] });
+    const [v2Zone] = compareSnapshots(
+      'default',
+      { zones: { z1: zone('Lab') } },
+      { zones: { z1: zone('Lab 2') } },
+      0,
+      new Set(),
+      { zones: 'v2' },
+    );
+    const [officialZone] = compareSnapshots(
+      'default',
+      { zones: { z1: { id: 'z1', name: 'Lab', networkIds: [] } } },
+      { zones: { z1: { id: 'z1', name: 'Lab 2', networkIds: [] } } },
+      0,
+      new Set(),
+      { zones: 'official' },
+    );
+
+    expect(v2Zone?.revertUnavailable).toMatch(/update_firewall_zone needs the official zones API.*10\.1/);
+    expect(revertCall(v2Zone as NonNullable<typeof v2Zone>)).toBeUndefined();
+    expect(officialZone?.revertUnavailable).toBeUndefined();
+  });
 });
