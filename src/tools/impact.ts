@@ -24,6 +24,7 @@ import {
 import { clientsByNetwork, vlanOf } from './network-model.js';
 import { AFTER_DELETE_TEXT, referencesOfNetwork } from './network-references.js';
 import { findInSet, loadNetworks } from './network-source.js';
+import { officialSsidName } from './wifi-broadcasts.js';
 
 /*
  * Issue 22: the facts policy/ needs about a would-be write, read fresh from the controller: the
@@ -301,8 +302,13 @@ async function wifiImpact(
   const { gateway } = context;
   const wlans = (await gateway.classicRead(site, 'rest/wlanconf', wlanSchema, { fresh: true })).items;
   const wanted = String(args.wifi_id ?? '');
-  const wlan =
-    wlans.find((w) => w._id === wanted) ?? wlans.find((w) => w.name.toLowerCase() === wanted.toLowerCase());
+  const byName = (name: string) => wlans.find((w) => w.name.toLowerCase() === name.toLowerCase());
+  // On 10.1 the Wi-Fi tools name an SSID by its official id (issue 25): translated by name.
+  const official = async () => {
+    const name = await officialSsidName(gateway, site, wanted);
+    return name === undefined ? undefined : byName(name);
+  };
+  const wlan = wlans.find((w) => w._id === wanted) ?? byName(wanted) ?? (await official());
   if (!wlan) throw new ResourceNotFoundError('Wi-Fi network', wanted);
   const label = `Wi-Fi ${wlan.name}`;
   if (args.enabled !== false) return { target: label, targetRecord: wlan as Record<string, unknown> };
