@@ -194,15 +194,27 @@ async function findOfficial(
   }
 }
 
-/** The SSID name of an official broadcast id, where the console serves them (else undefined). */
-export async function officialSsidName(
+/**
+ * The SSID `ref` names (id, classic `_id` or name), read as the Wi-Fi tools read it: the official
+ * list on 10.1 (no secret in it), else classic wlanconf. Its name, and the record policy rules see
+ * as `target` (on the official path with the classic `_id` and `is_guest` names beside the official ones).
+ */
+export async function readSsid(
   gateway: Gateway,
   site: string,
-  id: string,
-): Promise<string | undefined> {
-  if (!(await usesOfficialWifi(gateway, site))) return undefined;
-  const list = (await gateway.integrationList(site, OFFICIAL, officialWifiSchema, { fresh: true })).items;
-  return list.find((b) => b.id === id)?.name;
+  ref: string,
+): Promise<{ name: string; record: Record<string, unknown> }> {
+  if (await usesOfficialWifi(gateway, site)) {
+    const list = (await gateway.integrationList(site, OFFICIAL, officialWifiSchema, { fresh: true })).items;
+    const found = await findOfficial(gateway, site, list, ref);
+    return {
+      name: found.name,
+      record: { ...found, _id: found.id, is_guest: found.hotspotConfiguration !== undefined },
+    };
+  }
+  const wlans = (await gateway.classicRead(site, WLANCONF, wlanSchema, { fresh: true })).items;
+  const wlan = findSsid(wlans, ref, (w) => w._id);
+  return { name: wlan.name, record: wlan };
 }
 
 /** What the toggle sends, and what its preview and result show (secrets masked). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { json } from '../envelopes.js';
 import { setWlanEnabled, uuidFrom } from '../live-actions.js';
+import { networkUuidOf } from '../retired-networks.js';
 import type { Router } from '../router.js';
 import type { NetworkConf, SiteState, WlanConf } from '../state.js';
 import { type Handler, param, uuidSite } from './context.js';
@@ -33,10 +34,12 @@ function isDefaultLan(network: NetworkConf | undefined): boolean {
   return network?.attr_hidden_id === 'LAN';
 }
 
+/** The network an SSID joins; a deleted one stays named by the UUID it had (the reference dangles). */
 function networkRef(site: SiteState, wlan: WlanConf) {
   const network = site.networks.find((n) => n._id === wlan.networkconf_id);
-  if (!network || isDefaultLan(network) || typeof network.external_id !== 'string') return { type: 'NATIVE' };
-  return { type: 'SPECIFIC', networkId: network.external_id };
+  if (isDefaultLan(network)) return { type: 'NATIVE' };
+  const uuid = networkUuidOf(site, wlan.networkconf_id);
+  return uuid ? { type: 'SPECIFIC', networkId: uuid } : { type: 'NATIVE' };
 }
 
 /** The classic security fields as the official `securityConfiguration` type. */
@@ -205,34 +208,57 @@ function networkconfOf(site: SiteState, body: WifiBody, wlan: WlanConf): string 
   return found._id;
 }
 
-/** Writes a replacement body into the classic record (the fields both models name). */
+/**
+ * Writes a replacement body into the classic record: only what differs from the record's current
+ * official view is written, so a PUT that restates the details leaves the record as it was.
+ */
 function store(site: SiteState, wlan: WlanConf, body: WifiBody, until: number): void {
+  const before = integrationWifiDetails(site, wlan) as Record<string, unknown>;
+  const changed = (key: string, value: unknown) => JSON.stringify(before[key]) !== JSON.stringify(value);
   const sec = body.securityConfiguration;
-  const networkconfId = networkconfOf(site, body, wlan);
   const wasEnabled = wlan.enabled;
-  Object.assign(wlan, {
-    name: body.name,
-    enabled: body.enabled,
-    networkconf_id: networkconfId,
-    hide_ssid: body.hideName,
-    l2_isolation: body.clientIsolationEnabled,
-    mcastenhance_enabled: body.multicastToUnicastConversionEnabled,
-    uapsd_enabled: body.uapsdEnabled,
-    security: sec.type === 'OPEN' ? 'open' : sec.type.endsWith('ENTERPRISE') ? 'wpaeap' : 'wpapsk',
-    wpa_mode: sec.type.startsWith('WPA3') ? 'wpa3' : 'wpa2',
-    wpa3_transition: sec.type.startsWith('WPA2_WPA3'),
-    is_guest: body.type === 'STANDARD' && body.hotspotConfiguration !== undefined,
-  });
-  if ('passphrase' in sec && typeof sec.passphrase === 'string') wlan.x_passphrase = sec.passphrase;
-  if (body.type === 'STANDARD') {
-    wlan.wlan_bands = body.broadcastingFrequenciesGHz.map((ghz) => GHZ_BAND.get(ghz) ?? '2g');
-    wlan.proxy_arp = body.arpProxyEnabled;
-    wlan.bss_transition = body.bssTransitionEnabled;
-    wlan.advertise_device_name = body.advertiseDeviceName;
-    if (body.bandSteeringEnabled !== undefined) wlan.band_steering_enabled = body.bandSteeringEnabled;
-  } else {
-    wlan.wlan_bands = ['2g'];
+  const fields: Record<string, unknown> = {};
+  if (changed('name', body.name)) fields.name = body.name;
+  if (changed('enabled', body.enabled)) fields.enabled = body.enabled;
+  if (changed('network', body.network ?? { type: 'NATIVE' })) {
+    fields.networkconf_id = networkconfOf(site, body, wlan);
   }
+  if (changed('hideName', body.hideName)) fields.hide_ssid = body.hideName;
+  if (changed('clientIsolationEnabled', body.clientIsolationEnabled)) {
+    fields.l2_isolation = body.clientIsolationEnabled;
+  }
+  if (changed('multicastToUnicastConversionEnabled', body.multicastToUnicastConversionEnabled)) {
+    fields.mcastenhance_enabled = body.multicastToUnicastConversionEnabled;
+  }
+  if (changed('uapsdEnabled', body.uapsdEnabled)) fields.uapsd_enabled = body.uapsdEnabled;
+  if (securityType(wlan) !== sec.type) {
+    fields.security = sec.type === 'OPEN' ? 'open' : sec.type.endsWith('ENTERPRISE') ? 'wpaeap' : 'wpapsk';
+    fields.wpa_mode = sec.type.startsWith('WPA3') ? 'wpa3' : 'wpa2';
+    fields.wpa3_transition = sec.type.startsWith('WPA2_WPA3');
+  }
+  if ('passphrase' in sec && typeof sec.passphrase === 'string' && sec.passphrase !== wlan.x_passphrase) {
+    fields.x_passphrase = sec.passphrase;
+  }
+  const hotspot = body.type === 'STANDARD' ? body.hotspotConfiguration : undefined;
+  if (changed('hotspotConfiguration', hotspot)) fields.is_guest = hotspot !== undefined;
+  if (body.type === 'STANDARD') {
+    if (changed('broadcastingFrequenciesGHz', body.broadcastingFrequenciesGHz)) {
+      fields.wlan_bands = body.broadcastingFrequenciesGHz.map((ghz) => GHZ_BAND.get(ghz) ?? '2g');
+    }
+    if (changed('arpProxyEnabled', body.arpProxyEnabled)) fields.proxy_arp = body.arpProxyEnabled;
+    if (changed('bssTransitionEnabled', body.bssTransitionEnabled))
+      fields.bss_transition = body.bssTransitionEnabled;
+    if (changed('advertiseDeviceName', body.advertiseDeviceName)) {
+      fields.advertise_device_name = body.advertiseDeviceName;
+    }
+    if (body.bandSteeringEnabled !== undefined && changed('bandSteeringEnabled', body.bandSteeringEnabled)) {
+      fields.band_steering_enabled = body.bandSteeringEnabled;
+    }
+  } else if (changed('broadcastingFrequenciesGHz', [2.4])) {
+    // IoT-optimized: 2.4 GHz only.
+    fields.wlan_bands = ['2g'];
+  }
+  Object.assign(wlan, fields);
   if (wlan.enabled !== wasEnabled) setWlanEnabled(site, wlan.name, wlan.enabled, until);
 }
 
