@@ -317,6 +317,29 @@ describe('Wi-Fi tools on a 9.0 console (classic wlanconf, as before)', () => {
     });
     expect(bot.sim.requests.filter((r) => r.route.includes('wifi/broadcasts'))).toEqual([]);
   });
+
+  it('a 9.0 console has no official Wi-Fi route (404, as a real older console)', async () => {
+    const answer = await fetch(`${bot.sim.url}/proxy/network/integration/v1/sites/${SITE}/wifi/broadcasts`, {
+      headers: { 'X-API-KEY': bot.sim.apiKey },
+    });
+    expect(answer.status).toBe(404);
+  });
+});
+
+describe('Wi-Fi tools on a 10.1 console without an API key (a session reaches only classic)', () => {
+  const bot = useTestBot({ gateway: { apiKey: undefined, username: 'admin', password: 'simulator' } });
+
+  it('lists and toggles through classic wlanconf, asking no Integration route', async () => {
+    const list = (await bot.run('list_wifi_broadcasts', {})) as Broadcast[];
+    expect(list.map((b) => b.id)).toEqual(bot.site().wlans.map((w) => w._id));
+    const result = (await bot.run('set_wifi_broadcast_enabled', {
+      wifi_id: 'Home',
+      enabled: false,
+      confirm: true,
+    })) as Toggle;
+    expect(result.sent).toMatchObject({ api: 'classic', path: 'rest/wlanconf/65b3c8e1f4a9d20c7e5a1501' });
+    expect(bot.sim.requests.filter((r) => r.route.startsWith('/integration/'))).toEqual([]);
+  });
 });
 
 describe('revert of a toggle on a 10.1 console', () => {
