@@ -156,7 +156,11 @@ const TABLE: Readonly<Record<ApiGroup, Rule>> = {
     generations: offersOfficial(v, 'clients.action') ? ['official', 'classic'] : ['classic'],
   }),
   hotspot: (v) => ({ generations: offersOfficial(v, 'hotspot.vouchers') ? ['official'] : ['classic'] }),
-  wifi: only('classic'),
+  // 10.1: broadcasts read and toggled through the official `wifi/broadcasts` (issue 25); the
+  // client counts stay classic stat/sta.
+  wifi: (v) => ({
+    generations: offersOfficial(v, 'wifi.broadcasts') ? ['official', 'classic'] : ['classic'],
+  }),
 };
 
 /** Every group's generations on a console reporting `version` (undefined: no official API reachable). */

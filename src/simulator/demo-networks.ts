@@ -154,6 +154,8 @@ export function demoWlans(): WlanConf[] {
     enabled: true,
     security: 'wpapsk',
     wpa_mode: 'wpa2',
+    // A WPA-PSK SSID always has one; the official details return it (a PUT must restate it).
+    x_passphrase: `demo-${_id.slice(-4)}-passphrase`,
     is_guest,
     networkconf_id,
     wlan_bands: ['2g', '5g'],

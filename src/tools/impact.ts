@@ -1,7 +1,5 @@
 import { connect } from 'node:net';
-import { isBotError, ResourceNotFoundError } from '../errors.js';
-import { stringish } from '../gateway/records/lenient.js';
-import { networkRecordSchema } from '../gateway/records/network-record.js';
+import { isBotError } from '../errors.js';
 import { isHostIn, isIpv4, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { normalizeMac } from '../lib/mac.js';
 // The policy's modules, not its index (which holds the CEL compiler and the YAML parser: issue 26).
@@ -24,6 +22,7 @@ import {
 import { clientsByNetwork, vlanOf } from './network-model.js';
 import { AFTER_DELETE_TEXT, referencesOfNetwork } from './network-references.js';
 import { findInSet, loadNetworks } from './network-source.js';
+import { readSsid } from './wifi-broadcasts.js';
 
 /*
  * Issue 22: the facts policy/ needs about a would-be write, read fresh from the controller: the
@@ -150,8 +149,6 @@ const HARMLESS_NETWORK_ARGS = new Set([
   'dhcp_dns_3',
   'dhcp_dns_4',
 ]);
-
-const wlanSchema = networkRecordSchema.pick({ _id: true, name: true }).extend({ networkconf_id: stringish });
 
 async function networkImpact(
   context: ToolContext,
@@ -299,11 +296,10 @@ async function wifiImpact(
   position: NetworkPosition,
 ): Promise<ImpactFacts> {
   const { gateway } = context;
-  const wlans = (await gateway.classicRead(site, 'rest/wlanconf', wlanSchema, { fresh: true })).items;
   const wanted = String(args.wifi_id ?? '');
-  const wlan =
-    wlans.find((w) => w._id === wanted) ?? wlans.find((w) => w.name.toLowerCase() === wanted.toLowerCase());
-  if (!wlan) throw new ResourceNotFoundError('Wi-Fi network', wanted);
+  // As the Wi-Fi tools read it: the official list on 10.1 (issue 25), else classic wlanconf.
+  const { name, record } = await readSsid(gateway, site, wanted);
+  const wlan = { ...record, name };
   const label = `Wi-Fi ${wlan.name}`;
   if (args.enabled !== false) return { target: label, targetRecord: wlan as Record<string, unknown> };
   const on = (await readLiveClients({ gateway, site }, { fresh: true })).filter(

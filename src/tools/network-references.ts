@@ -16,6 +16,7 @@ import type { Gateway } from '../gateway/types.js';
 import { type FirewallGeneration, firewallGeneration } from './firewall-generation.js';
 import { classicIdOf } from './network-source.js';
 import { officialReferences } from './official-network-model.js';
+import { officialWifiSchema } from './official-wifi-model.js';
 
 /**
  * One object that points at a network: what it is, its name and id, which of its fields points,
@@ -281,6 +282,27 @@ export const wlanReferences: ReferenceKind = {
   },
 };
 
+/**
+ * SSIDs whose clients join the network, read as the Wi-Fi tools read them on a console whose
+ * official API serves Wi-Fi broadcasts (10.1, issue 25): by official id, SPECIFIC network by UUID.
+ */
+export const officialWlanReferences: ReferenceKind = {
+  label: 'Wi-Fi networks',
+  listedBy: 'list_wifi_broadcasts',
+  afterDelete: 'dangles',
+  async find(gateway, site, network) {
+    const uuid = uuidOf(network);
+    const broadcasts = await gateway.integrationList(site, 'wifi/broadcasts', officialWifiSchema, FRESH);
+    return pointingAt(
+      broadcasts.items,
+      'Wi-Fi network',
+      uuid,
+      (b) => ({ id: b.id, name: b.name }),
+      (b) => [['network', b.network?.type === 'SPECIFIC' ? b.network.networkId : undefined]],
+    );
+  },
+};
+
 /** Switch port profiles carrying the network (native, tagged or voice). */
 export const portProfileReferences: ReferenceKind = {
   label: 'port profiles',
@@ -420,7 +442,11 @@ export const officialReferenceKind: ReferenceKind = {
  * endpoint leaves out firewall rules and policies, ACL rules, traffic routes, zones and port
  * profiles, and names no SSID) and the console's own references of the other kinds.
  */
-export const OFFICIAL_REFERENCE_KINDS: readonly ReferenceKind[] = [...REFERENCE_KINDS, officialReferenceKind];
+export const OFFICIAL_REFERENCE_KINDS: readonly ReferenceKind[] = [
+  // Official networks and Wi-Fi broadcasts both come with 10.1 (capabilities.ts): SSIDs by official id.
+  ...REFERENCE_KINDS.map((kind) => (kind === wlanReferences ? officialWlanReferences : kind)),
+  officialReferenceKind,
+];
 
 /**
  * `findNetworkReferences` for a network read through the official API (its `_id` is the UUID).

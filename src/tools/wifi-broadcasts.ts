@@ -2,19 +2,40 @@ import { z } from 'zod';
 import { ConflictError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { boolish, stringish } from '../gateway/records/lenient.js';
 import { networkRecordSchema } from '../gateway/records/network-record.js';
-import { actionResultSchema, type ControllerCommand, sendCommand } from './action-model.js';
+import type { Gateway } from '../gateway/types.js';
+import {
+  actionResultSchema,
+  type ControllerCommand,
+  integrationAvailable,
+  sendCommand,
+} from './action-model.js';
 import { confirm, dryRun, siteId } from './arg-types.js';
 import { defineTool } from './define-tool.js';
-import { readLiveClients } from './live-targets.js';
+import { type LiveClient, readLiveClients } from './live-targets.js';
+import { loadNetworks } from './network-source.js';
+import {
+  bandsOfOfficial,
+  maskWifiSecrets,
+  type OfficialWifi,
+  officialToggleBlocker,
+  officialWifiBody,
+  officialWifiSchema,
+  securityText,
+} from './official-wifi-model.js';
 
 /*
- * Wi-Fi broadcasts (SSIDs, issue 20) on classic `rest/wlanconf`. The Integration API lists them
- * too, but changes one only by a full PUT that must restate the whole SSID (security, passphrase,
- * bands…); the classic PUT merges `{enabled}` alone, so the toggle (and, for one id space, the
- * list) use it (docs/decisions.md, Issue 20: actions).
+ * Wi-Fi broadcasts (SSIDs, issue 20). On a console whose official API offers `wifi.broadcasts`
+ * (Network 10.1, with an API key) they are read from `GET …/wifi/broadcasts` and toggled by the
+ * official full-replacement PUT, its body the fresh details with only `enabled` changed (issue 25);
+ * the tools show and take the official UUID, and still take the classic `_id` and the SSID name.
+ * Elsewhere classic `rest/wlanconf`, whose PUT merges `{enabled}` alone (docs/decisions.md,
+ * "Issue 20: actions" and "Issue 25: Wi-Fi broadcasts").
  */
 
 const WLANCONF = 'rest/wlanconf';
+const OFFICIAL = 'wifi/broadcasts';
+/** A classic wlanconf `_id`: 24 hex digits. */
+const CLASSIC_ID = /^[0-9a-f]{24}$/i;
 
 const wlanSchema = z.looseObject({
   _id: z.string().min(1),
@@ -30,7 +51,7 @@ const wlanSchema = z.looseObject({
 });
 
 const broadcastSchema = z.object({
-  id: z.string().describe('wlanconf _id'),
+  id: z.string().describe('The official broadcast id on Network 10.1 with an API key, else the wlanconf _id'),
   name: z.string().describe('The SSID'),
   enabled: z.boolean().describe('Broadcasting now'),
   network: z.string().nullable().describe('The network its clients join'),
@@ -48,14 +69,14 @@ function bandsOf(wlan: Wlan): string[] {
   return wlan.wlan_band === 'both' ? ['2g', '5g'] : wlan.wlan_band ? [wlan.wlan_band] : [];
 }
 
-/** The SSID named by `_id` or by name (case-insensitive), or a refusal that lists them. */
-function findWlan(wlans: readonly Wlan[], wanted: string): Wlan {
-  const byId = wlans.find((w) => w._id === wanted);
+/** The SSID named by id or by name (case-insensitive), or a refusal that lists them. */
+function findSsid<T extends { name: string }>(list: readonly T[], wanted: string, idOf: (w: T) => string): T {
+  const byId = list.find((w) => idOf(w) === wanted);
   if (byId) return byId;
-  const byName = wlans.filter((w) => w.name.toLowerCase() === wanted.toLowerCase());
+  const byName = list.filter((w) => w.name.toLowerCase() === wanted.toLowerCase());
   const [only] = byName;
   if (byName.length === 1 && only) return only;
-  const names = wlans.map((w) => `${w.name} (${w._id})`).join(', ');
+  const names = list.map((w) => `${w.name} (${idOf(w)})`).join(', ');
   if (byName.length > 1) {
     throw new ValidationError([
       { field: 'wifi_id', rule: `"${wanted}" names ${byName.length} SSIDs; use the id: ${names}` },
@@ -68,6 +89,73 @@ function findWlan(wlans: readonly Wlan[], wanted: string): Wlan {
   );
 }
 
+/** Whether the Wi-Fi tools go through the official API (10.1 with an API key). */
+function usesOfficialWifi(gateway: Gateway, site: string): Promise<boolean> {
+  return integrationAvailable(gateway, site, 'wifi.broadcasts');
+}
+
+const wirelessOn = (clients: readonly LiveClient[], ssid: string) =>
+  clients.filter((c) => c.is_wired !== true && c.essid === ssid).length;
+
+type Broadcast = z.output<typeof broadcastSchema>;
+
+async function classicBroadcasts(gateway: Gateway, site: string): Promise<Broadcast[]> {
+  const [wlans, networks, clients] = await Promise.all([
+    gateway.classicRead(site, WLANCONF, wlanSchema),
+    gateway.classicRead(site, 'rest/networkconf', networkRecordSchema),
+    readLiveClients({ gateway, site }),
+  ]);
+  const networkName = new Map(networks.items.map((n) => [n._id, n.name]));
+  return wlans.items.map((wlan) => ({
+    id: wlan._id,
+    name: wlan.name,
+    enabled: wlan.enabled !== false,
+    network: (wlan.networkconf_id && networkName.get(wlan.networkconf_id)) ?? null,
+    security: wlan.security ? `${wlan.security}${wlan.wpa_mode ? ` (${wlan.wpa_mode})` : ''}` : null,
+    guest: wlan.is_guest === true,
+    hidden: wlan.hide_ssid === true,
+    bands: bandsOf(wlan),
+    clients: wirelessOn(clients, wlan.name),
+  }));
+}
+
+/**
+ * The official list, each broadcast's details (only they say whether the SSID is hidden), the
+ * official networks (the network shown by its name, as the network tools name it on 10.1; a
+ * NATIVE broadcast joins the default network) and the live clients, asked side by side.
+ */
+async function officialBroadcasts(gateway: Gateway, site: string): Promise<Broadcast[]> {
+  const [list, networks, clients] = await Promise.all([
+    gateway.integrationList(site, OFFICIAL, officialWifiSchema),
+    loadNetworks(gateway, site),
+    readLiveClients({ gateway, site }),
+  ]);
+  const details = await Promise.all(
+    list.items.map((b) => gateway.integrationGet(site, `${OFFICIAL}/${b.id}`, officialWifiSchema)),
+  );
+  const networkName = new Map(networks.records.map((n) => [n._id, n.name]));
+  const defaultNetwork = networks.records.find((n) => (n as Record<string, unknown>).default === true);
+  return list.items.map((item, index) => {
+    const record: OfficialWifi = { ...item, ...details[index] };
+    const ref = record.network;
+    const network =
+      ref?.type === 'SPECIFIC' && ref.networkId
+        ? (networkName.get(ref.networkId) ?? null)
+        : (defaultNetwork?.name ?? null);
+    return {
+      id: record.id,
+      name: record.name,
+      enabled: record.enabled !== false,
+      network,
+      security: securityText(record.securityConfiguration?.type),
+      guest: record.hotspotConfiguration !== undefined,
+      hidden: record.hideName === true,
+      bands: bandsOfOfficial(record),
+      clients: wirelessOn(clients, record.name),
+    };
+  });
+}
+
 const listWifiBroadcasts = defineTool({
   name: 'list_wifi_broadcasts',
   description: 'List the Wi-Fi networks (SSIDs): on or off, network, security, bands, clients now',
@@ -76,25 +164,120 @@ const listWifiBroadcasts = defineTool({
   args: z.object({ site_id: siteId }),
   output: z.array(broadcastSchema),
   async run({ site_id }, { gateway }) {
-    const [wlans, networks, clients] = await Promise.all([
-      gateway.classicRead(site_id, WLANCONF, wlanSchema),
-      gateway.classicRead(site_id, 'rest/networkconf', networkRecordSchema),
-      readLiveClients({ gateway, site: site_id }),
-    ]);
-    const networkName = new Map(networks.items.map((n) => [n._id, n.name]));
-    return wlans.items.map((wlan) => ({
-      id: wlan._id,
-      name: wlan.name,
-      enabled: wlan.enabled !== false,
-      network: (wlan.networkconf_id && networkName.get(wlan.networkconf_id)) ?? null,
-      security: wlan.security ? `${wlan.security}${wlan.wpa_mode ? ` (${wlan.wpa_mode})` : ''}` : null,
-      guest: wlan.is_guest === true,
-      hidden: wlan.hide_ssid === true,
-      bands: bandsOf(wlan),
-      clients: clients.filter((c) => c.is_wired !== true && c.essid === wlan.name).length,
-    }));
+    return (await usesOfficialWifi(gateway, site_id))
+      ? officialBroadcasts(gateway, site_id)
+      : classicBroadcasts(gateway, site_id);
   },
 });
+
+/**
+ * The official broadcast named by `ref`: its UUID, its SSID name, or a classic wlanconf `_id`
+ * (what older results, journals and baselines carry), which costs one classic read, only then.
+ */
+async function findOfficial(
+  gateway: Gateway,
+  site: string,
+  list: readonly OfficialWifi[],
+  ref: string,
+): Promise<OfficialWifi> {
+  try {
+    return findSsid(list, ref, (b) => b.id);
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundError) || !CLASSIC_ID.test(ref)) throw error;
+    const classic = (await gateway.classicRead(site, WLANCONF, wlanSchema, { fresh: true })).items.find(
+      (w) => w._id === ref,
+    );
+    if (!classic) throw error;
+    const external = typeof classic.external_id === 'string' ? classic.external_id : undefined;
+    const byExternal = external ? list.find((b) => b.id === external) : undefined;
+    return byExternal ?? findSsid(list, classic.name, (b) => b.id);
+  }
+}
+
+/**
+ * The SSID `ref` names (id, classic `_id` or name), read as the Wi-Fi tools read it: the official
+ * list on 10.1 (no secret in it), else classic wlanconf. Its name, and the record policy rules see
+ * as `target` (on the official path with the classic `_id` and `is_guest` names beside the official ones).
+ */
+export async function readSsid(
+  gateway: Gateway,
+  site: string,
+  ref: string,
+): Promise<{ name: string; record: Record<string, unknown> }> {
+  if (await usesOfficialWifi(gateway, site)) {
+    const list = (await gateway.integrationList(site, OFFICIAL, officialWifiSchema, { fresh: true })).items;
+    const found = await findOfficial(gateway, site, list, ref);
+    return {
+      name: found.name,
+      record: { ...found, _id: found.id, is_guest: found.hotspotConfiguration !== undefined },
+    };
+  }
+  const wlans = (await gateway.classicRead(site, WLANCONF, wlanSchema, { fresh: true })).items;
+  const wlan = findSsid(wlans, ref, (w) => w._id);
+  return { name: wlan.name, record: wlan };
+}
+
+/** What the toggle sends, and what its preview and result show (secrets masked). */
+interface Toggle {
+  wifi: { id: string; name: string };
+  enabled: boolean;
+  command: ControllerCommand;
+  shown: ControllerCommand;
+  notes: string[];
+}
+
+async function classicToggle(gateway: Gateway, site: string, ref: string, enabled: boolean): Promise<Toggle> {
+  const wlans = (await gateway.classicRead(site, WLANCONF, wlanSchema, { fresh: true })).items;
+  const wlan = findSsid(wlans, ref, (w) => w._id);
+  const command: ControllerCommand = {
+    api: 'classic',
+    method: 'PUT',
+    path: `${WLANCONF}/${wlan._id}`,
+    body: { enabled },
+  };
+  return {
+    wifi: { id: wlan._id, name: wlan.name },
+    enabled: wlan.enabled !== false,
+    command,
+    shown: command,
+    notes: [],
+  };
+}
+
+/**
+ * The official toggle: the fresh details, and a full-replacement PUT of them with `enabled` set.
+ * When the details cannot be restated (a PSK SSID whose passphrase the console did not return),
+ * the classic `{enabled}` merge on the same SSID instead, with the reason in the warnings.
+ */
+async function officialToggle(
+  gateway: Gateway,
+  site: string,
+  ref: string,
+  enabled: boolean,
+): Promise<Toggle> {
+  const list = (await gateway.integrationList(site, OFFICIAL, officialWifiSchema, { fresh: true })).items;
+  const found = await findOfficial(gateway, site, list, ref);
+  const details = await gateway.integrationGet(site, `${OFFICIAL}/${found.id}`, officialWifiSchema, {
+    fresh: true,
+  });
+  const wifi = { id: details.id, name: details.name };
+  const blocker = officialToggleBlocker(details);
+  if (blocker) {
+    const classic = await classicToggle(gateway, site, found.name, enabled);
+    return { ...classic, wifi, enabled: details.enabled !== false, notes: [`${details.name}: ${blocker}`] };
+  }
+  const body = officialWifiBody(details, enabled);
+  const path = `${OFFICIAL}/${details.id}`;
+  const shown = maskWifiSecrets(body);
+  return {
+    wifi,
+    enabled: details.enabled !== false,
+    command: { api: 'integration', method: 'PUT', path, body },
+    shown: { api: 'integration', method: 'PUT', path, body: shown },
+    // The official PUT replaces the whole SSID: its key is sent again as the console holds it.
+    notes: shown === body ? [] : [`${details.name}: its passphrase is sent back unchanged (not shown)`],
+  };
+}
 
 const setWifiBroadcastEnabled = defineTool({
   name: 'set_wifi_broadcast_enabled',
@@ -104,10 +287,10 @@ const setWifiBroadcastEnabled = defineTool({
   args: z.object({
     site_id: siteId,
     wifi_id: z
-      .string({ error: 'must be an SSID name or wlanconf id' })
+      .string({ error: 'must be an SSID name or id' })
       .trim()
-      .min(1, { error: 'must be an SSID name or wlanconf id' })
-      .describe('The Wi-Fi network: its SSID name or wlanconf id'),
+      .min(1, { error: 'must be an SSID name or id' })
+      .describe('The Wi-Fi network: its SSID name or id (official broadcast id or wlanconf id)'),
     enabled: z
       .boolean({ error: 'must be true or false' })
       .describe('true broadcasts the SSID, false stops it'),
@@ -119,46 +302,30 @@ const setWifiBroadcastEnabled = defineTool({
     enabled: z.boolean().describe('Its new state'),
   }),
   async run({ site_id, wifi_id, enabled, dry_run }, { gateway }) {
-    const wlans = (await gateway.classicRead(site_id, WLANCONF, wlanSchema, { fresh: true })).items;
-    const wlan = findWlan(wlans, wifi_id);
-    if ((wlan.enabled !== false) === enabled) {
-      throw new ConflictError(`${wlan.name} is already ${enabled ? 'on' : 'off'}; nothing to do`);
+    const toggle = (await usesOfficialWifi(gateway, site_id))
+      ? await officialToggle(gateway, site_id, wifi_id, enabled)
+      : await classicToggle(gateway, site_id, wifi_id, enabled);
+    const name = toggle.wifi.name;
+    if (toggle.enabled === enabled) {
+      throw new ConflictError(`${name} is already ${enabled ? 'on' : 'off'}; nothing to do`);
     }
-    const command: ControllerCommand = {
-      api: 'classic',
-      method: 'PUT',
-      path: `${WLANCONF}/${wlan._id}`,
-      body: { enabled },
-    };
     let warnings: string[];
     if (enabled) {
-      warnings = [`${wlan.name} is broadcast again; its clients reconnect by themselves`];
+      warnings = [`${name} is broadcast again; its clients reconnect by themselves`];
     } else {
-      const clients = await readLiveClients({ gateway, site: site_id }, { fresh: true });
-      const on = clients.filter((c) => c.is_wired !== true && c.essid === wlan.name).length;
+      const on = wirelessOn(await readLiveClients({ gateway, site: site_id }, { fresh: true }), name);
       warnings = [
-        `${wlan.name}: ${on} client${on === 1 ? '' : 's'} lose${on === 1 ? 's' : ''} Wi-Fi until it is turned on again`,
+        `${name}: ${on} client${on === 1 ? '' : 's'} lose${on === 1 ? 's' : ''} Wi-Fi until it is turned on again`,
       ];
     }
-    const facts = { wifi: { id: wlan._id, name: wlan.name }, enabled };
-    if (dry_run)
-      return {
-        dry_run: true,
-        action: enabled ? 'enable wifi' : 'disable wifi',
-        ...facts,
-        would_send: command,
-        warnings,
-      };
-    await sendCommand(gateway, site_id, command);
-    return {
-      success: true as const,
-      action: enabled ? 'enable wifi' : 'disable wifi',
-      ...facts,
-      sent: command,
-      warnings,
-    };
+    warnings.push(...toggle.notes);
+    const facts = { wifi: toggle.wifi, enabled };
+    const action = enabled ? 'enable wifi' : 'disable wifi';
+    if (dry_run) return { dry_run: true, action, ...facts, would_send: toggle.shown, warnings };
+    await sendCommand(gateway, site_id, toggle.command);
+    return { success: true as const, action, ...facts, sent: toggle.shown, warnings };
   },
 });
 
-/** The Wi-Fi broadcast tools of issue 20. */
+/** The Wi-Fi broadcast tools of issue 20 (official first on 10.1, issue 25). */
 export const wifiBroadcastTools = [listWifiBroadcasts, setWifiBroadcastEnabled];

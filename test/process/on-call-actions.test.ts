@@ -64,6 +64,34 @@ describe('the console, one-shot', () => {
     expect(writesTo(sim)).toEqual([]);
   });
 
+  it('toggles Wi-Fi on the default 10.1 console with one official full-replacement PUT, the passphrase sent but never printed', async () => {
+    const guest = sim.state.site('default')?.wlans.find((w) => w.name === 'Guest WiFi');
+    const passphrase = String(guest?.x_passphrase);
+    const run = await runBot(
+      ['set_wifi_broadcast_enabled', 'wifi_id=Guest WiFi', 'enabled=false', '--yes', '--json'],
+      {
+        env,
+      },
+    );
+    expect(run.code).toBe(0);
+    expect(`${run.stdout}${run.stderr}`).not.toContain(passphrase);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ success: true, action: 'disable wifi', wifi: { name: 'Guest WiFi' } });
+    expect(result.wifi.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(result.sent.body.securityConfiguration.passphrase).toBe('[redacted]');
+    const writes = writesTo(sim);
+    expect(writes.map((w) => `${w.method} ${w.route}`)).toEqual([
+      `PUT /integration/v1/sites/${DEMO_SITE.uuid}/wifi/broadcasts/${result.wifi.id}`,
+    ]);
+    expect(writes[0]?.body).toMatchObject({
+      enabled: false,
+      hideName: false,
+      securityConfiguration: { passphrase },
+    });
+    expect(sim.requests.filter((r) => r.route.includes('wlanconf'))).toEqual([]);
+    expect(guest?.enabled).toBe(false);
+  });
+
   it('creates vouchers with --yes and lists them', async () => {
     const created = await runBot(
       ['create_vouchers', 'count=2', 'minutes=240', 'note=Workshop', '--yes', '--json'],

@@ -3,6 +3,7 @@ import {
   AFTER_DELETE_TEXT,
   findNetworkReferences,
   type NetworkReference,
+  OFFICIAL_REFERENCE_KINDS,
 } from '../../src/tools/network-references.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
@@ -33,11 +34,17 @@ async function previewThenDelete(bot: TestBot, name: string) {
   if (!network) throw new Error(`no ${name} in the demo`);
   const preview = (await bot.run('delete_network', { network_id: name, dry_run: true })) as Preview;
   await bot.run('delete_network', { network_id: name, confirm: true });
-  const after = await findNetworkReferences(bot.app.context.gateway, 'default', {
-    id: network._id,
-    uuid: typeof network.external_id === 'string' ? network.external_id : undefined,
-    name,
-  });
+  // Read as a 10.1 console's delete preview reads them (SSIDs by official id, issue 25).
+  const after = await findNetworkReferences(
+    bot.app.context.gateway,
+    'default',
+    {
+      id: network._id,
+      uuid: typeof network.external_id === 'string' ? network.external_id : undefined,
+      name,
+    },
+    OFFICIAL_REFERENCE_KINDS,
+  );
   return { preview, after };
 }
 

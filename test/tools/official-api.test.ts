@@ -41,7 +41,6 @@ function officialEquivalent(request: RecordedRequest): OfficialOperation | undef
  * official API or listed here with its reason.
  */
 const STILL_PRIVATE: Readonly<Partial<Record<OfficialOperation, string>>> = {
-  'wifi.broadcasts': 'the toggle sends one key classic; the official PUT restates the whole SSID (issue 20)',
   'devices.read': 'stat/device carries uplinks, ports and counters the official list lacks',
   'clients.read': 'stat/sta carries byte counters and uplinks the official list lacks',
 };
@@ -49,12 +48,12 @@ const STILL_PRIVATE: Readonly<Partial<Record<OfficialOperation, string>>> = {
 /**
  * Networks are read and written through the official API on 10.1. These tools still GET classic
  * networkconf there, only to translate the classic network `_id`s that the objects they handle
- * carry (legacy firewall rules, v2 firewall policies and traffic routes, wlanconf SSIDs, stat/sta
+ * carry (legacy firewall rules, v2 firewall policies and traffic routes, stat/sta
  * clients; delete_network and check_policy for the references of those kinds): the official API
  * does not give a network's classic `_id`. Any other tool, or a classic network write, fails.
  */
 const CLASSIC_NETWORK_IDS =
-  /^(check_policy|delete_network|(list|get|create|update|delete)_firewall_rules?|(list|create|update|delete)_traffic_routes?|list_wifi_broadcasts|list_clients|get_client)$/;
+  /^(check_policy|delete_network|(list|get|create|update|delete)_firewall_rules?|(list|create|update|delete)_traffic_routes?|list_clients|get_client)$/;
 
 const VERSIONS = ['9.0', '10.1'] as const;
 type Bots = { zoneBased: TestBot; legacy: TestBot };

@@ -71,7 +71,8 @@ describe('every action: a dry run sends nothing, a confirmed run sends exactly o
     [
       'set_wifi_broadcast_enabled',
       { wifi_id: 'Guest WiFi', enabled: false },
-      'PUT /api/s/default/rest/wlanconf/65b3c8e1f4a9d20c7e5a1503 {"enabled":false}',
+      // 10.1: the official full replacement (issue 25); its body: test/tools/wifi-official.test.ts.
+      `PUT ${INTEGRATION}/wifi/broadcasts/`,
     ],
   ];
   it.each(cases)('%s %j', async (tool, args, expected) => {

@@ -12,6 +12,16 @@ import { RoundTripCounter } from '../helpers/round-trips.js';
 const MAX_COLD_ROUNDS = 2;
 
 const registry = createRegistry('default');
+
+/**
+ * Issue 25: on 10.1 `list_wifi_broadcasts` reads each broadcast's details after the official list
+ * (only the details say whether an SSID is hidden). Without the warm-up the site and version
+ * lookup comes first, so that read takes three round trips; after it, two (docs/decisions.md,
+ * "Issue 25: Wi-Fi broadcasts").
+ */
+function maxColdRounds(tool: string, warmUpMode: 'after' | 'without'): number {
+  return tool === 'list_wifi_broadcasts' && warmUpMode === 'without' ? MAX_COLD_ROUNDS + 1 : MAX_COLD_ROUNDS;
+}
 // Not lookups: show_policy reads nothing from the controller, and check_policy reads fresh on
 // purpose (a blast radius must be current); test/tools/impact.test.ts covers both. get_digest reads
 // the watcher's records in the store, not the controller (test/watch/get-digest.test.ts).
@@ -76,7 +86,9 @@ describe('controller round trips of every read tool, as after a start', () => {
         // Assert
         expect(warmUp.outcome).toEqual({ ok: true, value: true });
         expect(cold.outcome.ok ? undefined : cold.outcome.error).toBeUndefined();
-        expect(cold.waves.length, JSON.stringify(cold.waves, null, 1)).toBeLessThanOrEqual(MAX_COLD_ROUNDS);
+        expect(cold.waves.length, JSON.stringify(cold.waves, null, 1)).toBeLessThanOrEqual(
+          maxColdRounds(tool, warmUpMode),
+        );
         expect(cold.requests).toBeGreaterThan(0);
         expect(warm.waves).toEqual([]);
       } finally {

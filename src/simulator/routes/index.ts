@@ -12,6 +12,7 @@ import { trafficMatchingLists } from './integration-lists.js';
 import { registerIntegrationLive } from './integration-live.js';
 import { registerIntegrationNetworks } from './integration-networks.js';
 import { registerIntegrationPolicies } from './integration-policies.js';
+import { registerIntegrationWifi } from './integration-wifi.js';
 import { firewallZones } from './integration-zones.js';
 import { registerV2 } from './v2.js';
 import { registerV2Firewall } from './v2-firewall.js';
@@ -64,6 +65,7 @@ export function networkRouters(apiVersion: string = DEFAULT_API_VERSION): Networ
   registerIntegrationCrud(integration, trafficMatchingLists);
   registerIntegrationLive(integration);
   registerIntegrationActions(integration);
+  registerIntegrationWifi(integration);
 
   return { classic, v2, integration };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { json } from '../envelopes.js';
-import { portOf, powerCyclePort, restartDevice, uuidFrom } from '../live-actions.js';
+import { portOf, powerCyclePort, restartDevice } from '../live-actions.js';
 import type { Router } from '../router.js';
 import type { ClientRecord, DeviceRecord, SiteState } from '../state.js';
 import { authorizeGuest, createVouchers, requireGuest, requirePoe, unauthorizeGuest } from './classic-cmd.js';
@@ -10,7 +10,7 @@ import { listPage, notFound, parseBody } from './integration-common.js';
 import { integrationIdOf } from './integration-live.js';
 
 /*
- * The Integration API's device, port and client actions, hotspot vouchers and Wi-Fi broadcasts, as
+ * The Integration API's device, port and client actions, and hotspot vouchers, as
  * it documents them (Network API 9.4/10.1): device `RESTART`, port `POWER_CYCLE`, client
  * `AUTHORIZE_GUEST_ACCESS` / `UNAUTHORIZE_GUEST_ACCESS`, voucher create, list and delete.
  * Devices and clients are named by the ids integration-live.ts lists them with (derived from their
@@ -32,19 +32,6 @@ function integrationVoucher(voucher: SiteState['vouchers'][number]) {
       : { dataUsageLimitMBytes: voucher.dataUsageLimitMBytes }),
     ...(voucher.rxRateLimitKbps === undefined ? {} : { rxRateLimitKbps: voucher.rxRateLimitKbps }),
     ...(voucher.txRateLimitKbps === undefined ? {} : { txRateLimitKbps: voucher.txRateLimitKbps }),
-  };
-}
-
-function integrationWifi(site: SiteState, wlan: SiteState['wlans'][number]) {
-  const network = site.networks.find((n) => n._id === wlan.networkconf_id);
-  return {
-    id: uuidFrom(`wlan:${wlan._id}`),
-    name: wlan.name,
-    type: 'STANDARD',
-    enabled: wlan.enabled,
-    ...(network?.external_id ? { network: { type: 'SPECIFIC', networkId: network.external_id } } : {}),
-    securityConfiguration: { type: wlan.security === 'open' ? 'OPEN' : 'WPA2_PERSONAL' },
-    metadata: { origin: 'USER_DEFINED' },
   };
 }
 
@@ -190,25 +177,6 @@ export function registerIntegrationActions(router: Router<Handler>): void {
         if (index < 0) throw notFound('Voucher', param(ctx, 'voucherId'));
         site.vouchers.splice(index, 1);
         return json({ vouchersDeleted: 1 });
-      }),
-    )
-    .on(
-      'GET',
-      `${base}/wifi/broadcasts`,
-      uuidSite((ctx, site) =>
-        listPage(
-          ctx,
-          site.wlans.map((w) => integrationWifi(site, w)),
-        ),
-      ),
-    )
-    .on(
-      'GET',
-      `${base}/wifi/broadcasts/:wifiId`,
-      uuidSite((ctx, site) => {
-        const wlan = site.wlans.find((w) => uuidFrom(`wlan:${w._id}`) === param(ctx, 'wifiId'));
-        if (!wlan) throw notFound('Wifi broadcast', param(ctx, 'wifiId'));
-        return json(integrationWifi(site, wlan));
       }),
     );
 }

@@ -9,6 +9,7 @@ import { assignDefaultZone, removeNetworkFromZones, zoneOfNetwork } from '../zon
 import { type Handler, param, uuidSite } from './context.js';
 import { badRequest, listPage, notFound, parseBody } from './integration-common.js';
 import { integrationIdOf } from './integration-live.js';
+import { integrationWifiId } from './integration-wifi.js';
 
 /**
  * Integration `networks` (10.1): list, get, create, full-replacement PUT, delete and references,
@@ -214,7 +215,7 @@ function referencesOf(site: SiteState, network: StoredNetwork) {
     resources.push({
       resourceType: 'WIFI',
       referenceCount: wlans.length,
-      references: wlans.map((wlan) => ({ referenceId: String(wlan.external_id ?? wlan._id) })),
+      references: wlans.map((wlan) => ({ referenceId: integrationWifiId(wlan) })),
     });
   }
   return { referenceResources: resources };
