@@ -4,6 +4,7 @@ import { isBotError } from '../errors.js';
 import type { Generation, OfficialOperation } from '../gateway/capabilities.js';
 import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
+import { fingerprintSecrets, sameWithSecrets, shownSecrets } from './secret-fingerprints.js';
 import type { Drift, DriftKind, FieldChange } from './types.js';
 
 type Raw = Record<string, unknown>;
@@ -251,6 +252,20 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
     id: byId,
     name: byName,
     revert: { tool: 'set_wifi_broadcast_enabled', idArg: 'wifi_id', fields: { enabled: { arg: 'enabled' } } },
+    // The official list (the overview of each SSID; the Wi-Fi tools show its ids on 10.1).
+    official: {
+      operation: 'wifi.broadcasts',
+      generation: 'official',
+      read: async (g, site) => (await integration('wifi/broadcasts')(g, site)).filter(userDefined),
+      id: byId,
+      name: byName,
+      nested: true,
+      revert: {
+        tool: 'set_wifi_broadcast_enabled',
+        idArg: 'wifi_id',
+        fields: { enabled: { arg: 'enabled' } },
+      },
+    },
   },
 };
 
@@ -302,7 +317,8 @@ export async function readSnapshot(
   for (const kind of Object.keys(KIND_SPECS) as DriftKind[]) {
     try {
       const spec = await chooseRead(gateway, kind);
-      const records = await spec.read(gateway, site);
+      // Secrets never enter the baseline (stored) or a drift (posted): only their fingerprints do.
+      const records = (await spec.read(gateway, site)).map(fingerprintSecrets);
       const byKey: Record<string, Raw> = {};
       for (const record of records) {
         const id = spec.id(record);
@@ -361,8 +377,8 @@ export function fieldChanges(before: Raw | undefined, after: Raw | undefined, ne
   const keys = [...new Set([...Object.keys(was ?? {}), ...Object.keys(now ?? {})])];
   return keys
     .filter((k) => !VOLATILE.has(k))
-    .filter((k) => JSON.stringify(was?.[k]) !== JSON.stringify(now?.[k]))
-    .map((field) => ({ field, before: was?.[field], after: now?.[field] }));
+    .filter((k) => !sameWithSecrets(was?.[k], now?.[k]))
+    .map((field) => ({ field, before: shownSecrets(was?.[field]), after: shownSecrets(now?.[field]) }));
 }
 
 /**
@@ -386,9 +402,11 @@ export function compareSnapshots(
     const generation = sources[kind];
     const spec = readOf(kind, generation);
     for (const id of new Set([...Object.keys(was), ...Object.keys(now)])) {
-      const before = was[id];
-      const after = now[id];
-      const fields = fieldChanges(before, after, spec.nested);
+      // A baseline stored before secrets were fingerprinted holds them in the clear: fingerprinted here.
+      const fingerprinted = { before: fingerprintSecrets(was[id]), after: fingerprintSecrets(now[id]) };
+      const fields = fieldChanges(fingerprinted.before, fingerprinted.after, spec.nested);
+      const before = shownSecrets(fingerprinted.before);
+      const after = shownSecrets(fingerprinted.after);
       if (fields.length === 0) continue;
       const change = !before ? 'added' : !after ? 'removed' : 'changed';
       drifts.push({

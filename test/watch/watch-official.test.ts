@@ -25,6 +25,7 @@ const PRIVATE_ROUTES = [
   /\/api\/s\/[^/]+\/rest\/networkconf/,
   /\/v2\/api\/site\/[^/]+\/firewall\/zone/,
   /firewall-policies/,
+  /\/rest\/wlanconf/,
 ];
 
 let bot: SlackBot | undefined;
@@ -37,11 +38,12 @@ afterEach(async () => {
   bot = sim = gateway = undefined;
 });
 
-async function startBot() {
+async function startBot(apiVersion?: string) {
   let now = Date.parse('2026-11-27T02:14:00Z');
   bot = await startSlackBot({
     env: { DRIFT_CHANNEL: 'C8DRIFT', TZ: 'UTC', ALLOW_SELF_APPROVAL: 'true' },
     now: () => now,
+    ...(apiVersion ? { simulator: { apiVersion } } : {}),
   });
   const watcher = bot.app.watcher as Watcher;
   return { bot, watcher, advance: (ms: number) => (now += ms) };
@@ -150,6 +152,69 @@ describe('drift on a 10.1 console', () => {
   });
 });
 
+describe('Wi-Fi drift', () => {
+  it('on 10.1: an SSID turned off behind the bot is reported by its official id and turned back on through the official PUT', async () => {
+    const { bot, watcher, advance } = await startBot();
+    const wlan = bot.sim.state.site('default')?.wlans.find((w) => w.name === 'Guest WiFi');
+    await watcher.sweepDrift();
+    changeBehindBot(bot.sim.state, 'wifi', 'Guest WiFi', { enabled: false });
+    advance(300_000);
+    bot.sim.requests.length = 0;
+    const [drift, ...more] = await watcher.sweepDrift();
+
+    expect(more).toEqual([]);
+    expect(drift).toMatchObject({
+      kind: 'wifi',
+      generation: 'official',
+      objectName: 'Guest WiFi',
+      fields: [{ field: 'enabled', before: true, after: false }],
+    });
+    expect(drift?.objectId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(bot.sim.requests.some((r) => /wlanconf/.test(r.route))).toBe(false);
+    bot.sim.requests.length = 0;
+    const request = await revertAndApprove(bot, drifts(bot)[0] as ReturnType<typeof drifts>[number]);
+    expect(request).toMatchObject({
+      tool: 'set_wifi_broadcast_enabled',
+      args: expect.objectContaining({ wifi_id: drift?.objectId, enabled: true }),
+    });
+    expect(wlan?.enabled).toBe(true);
+    const writes = bot.sim.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.route}`);
+    expect(writes).toEqual([
+      expect.stringMatching(/^PUT \/integration\/v1\/sites\/[^/]+\/wifi\/broadcasts\/[0-9a-f-]{36}$/),
+    ]);
+  });
+
+  it('a passphrase changed behind the bot is reported as changed, its values never posted nor stored', async () => {
+    // The classic read (9.0) carries x_passphrase; so would a VPN network's pre-shared key.
+    const { bot, watcher, advance } = await startBot('9.0');
+    const wlan = bot.sim.state.site('default')?.wlans.find((w) => w.name === 'Home');
+    const old = String(wlan?.x_passphrase);
+    await watcher.sweepDrift();
+    changeBehindBot(bot.sim.state, 'wifi', 'Home', { x_passphrase: 'new-and-secret-9' });
+    advance(300_000);
+    const [drift] = await watcher.sweepDrift();
+
+    expect(old.length).toBeGreaterThan(7);
+    expect(drift).toMatchObject({
+      kind: 'wifi',
+      objectName: 'Home',
+      fields: [{ field: 'x_passphrase', before: '[redacted]', after: '[redacted]' }],
+    });
+    const posted = JSON.stringify(drifts(bot));
+    expect(posted).toContain('x_passphrase');
+    const stored = JSON.stringify(await bot.app.context.store.get('watch:baseline:default'));
+    expect(stored).toContain('Home');
+    for (const secret of [old, 'new-and-secret-9']) {
+      expect(posted).not.toContain(secret);
+      expect(JSON.stringify(drift)).not.toContain(secret);
+      expect(stored).not.toContain(secret);
+    }
+    // Unchanged since: no drift again (the fingerprints of one process compare).
+    advance(300_000);
+    expect(await watcher.sweepDrift()).toEqual([]);
+  });
+});
+
 describe('the bot’s own network changes', () => {
   it('are not drift, nor is the zone a new network joins', async () => {
     const { bot, watcher, advance } = await startBot();
@@ -238,6 +303,7 @@ describe('drift across a change of API generation', () => {
       { kind: 'networks', from: 'classic', to: 'official' },
       { kind: 'zones', from: 'v2', to: 'official' },
       { kind: 'policies', from: 'v2', to: 'official' },
+      { kind: 'wifi', from: 'classic', to: 'official' },
     ]);
 
     changeBehindBot(sim.state, 'policies', POLICY, { enabled: true });
