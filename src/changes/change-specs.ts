@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import type { ToolContext } from '../tools/define-tool.js';
+import { readSsid } from '../tools/wifi-broadcasts.js';
 import { FIREWALL_SPECS } from './firewall-specs.js';
 import { changesTo, field, isRecord, type Json, notRevertible, same, siteOf, str } from './spec-helpers.js';
 
@@ -315,16 +316,17 @@ const clients: Record<string, ChangeSpec> = {
   ),
 };
 
+// Read as the toggle resolves it (official id, classic `_id` or name): a classic `_id` given on a
+// console whose Wi-Fi tools show official ids is still found, so such a toggle has a before-image.
 const wifiRead = (args: Json, ref: string): ImageRead => ({
   kind: 'wifi',
   ref,
   tool: 'list_wifi_broadcasts',
   args: siteOf(args),
-  select: (answer) =>
-    Array.isArray(answer)
-      ? (answer.filter(isRecord).find((w) => w.id === ref) ??
-        answer.filter(isRecord).find((w) => String(w.name).toLowerCase() === ref.toLowerCase()))
-      : undefined,
+  direct: async ({ gateway }) => {
+    const { name, record } = await readSsid(gateway, String(args.site_id ?? 'default'), ref);
+    return { id: String(record.id ?? record._id), name, enabled: record.enabled !== false };
+  },
   pick: ['id', 'name', 'enabled'],
 });
 

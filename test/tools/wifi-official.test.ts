@@ -369,10 +369,13 @@ describe('revert of a toggle on a 10.1 console', () => {
     return first.kind === 'endorsed' ? approvals.approve(id, STAN) : first;
   }
 
-  it('puts the SSID back on through the official PUT, by its official id', async () => {
+  it.each([
+    ['its name', () => 'Home'],
+    ['its classic _id (older journals and baselines)', () => wlan(bot, 'Home')._id],
+  ])('puts the SSID back on through the official PUT, by its official id (toggled by %s)', async (_, ref) => {
     const request = await approvals.propose({
       tool: 'set_wifi_broadcast_enabled',
-      args: { wifi_id: 'Home', enabled: false },
+      args: { wifi_id: ref(), enabled: false },
       requester: RITA,
     });
     expect(JSON.stringify(request.preview)).not.toContain(String(wlan(bot, 'Home').x_passphrase));
