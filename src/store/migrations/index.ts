@@ -3,6 +3,7 @@ import { telemetry } from './0002-telemetry.js';
 import { deadlines } from './0004-deadlines.js';
 import { watch } from './0005-watch.js';
 import { scheduledChanges } from './0006-scheduled-changes.js';
+import { changeCounts } from './0007-change-counts.js';
 import { pendingByExpiry } from './0008-pending-by-expiry.js';
 
 /**
@@ -23,5 +24,6 @@ export const MIGRATIONS: readonly Migration[] = [
   deadlines,
   watch,
   scheduledChanges,
+  changeCounts,
   pendingByExpiry,
 ];

@@ -277,10 +277,14 @@ export class PostgresChangeStore implements ChangeStore {
 
   async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
     const params: unknown[] = [];
-    const found = await this.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM netops_change_requests ${whereClause(filter, params)}`,
-      params,
-    );
+    // Issue 26: by state and requester (the `changes` page unfiltered or per person, App Home's
+    // counts) from the counters of migration 7, a few rows however long the history; a filter on
+    // tool, site or time counts its rows exactly (docs/decisions.md).
+    const byCounters = filter.tool === undefined && filter.site === undefined && filter.since === undefined;
+    const sql = byCounters
+      ? `SELECT COALESCE(sum(n), 0) AS n FROM netops_change_counts ${whereClause(filter, params)}`
+      : `SELECT count(*) AS n FROM netops_change_requests ${whereClause(filter, params)}`;
+    const found = await this.pool.query<{ n: string }>(sql, params);
     return Number(found.rows[0]?.n ?? 0);
   }
 
@@ -311,9 +315,19 @@ export class PostgresChangeStore implements ChangeStore {
   }
 
   async countPending(filter: Omit<PendingFilter, 'limit' | 'offset'>): Promise<number> {
-    const params: unknown[] = [];
+    const params: unknown[] = [new Date(filter.liveAt).toISOString()];
+    let notExcluded = 'true';
+    if (filter.notRequestedBy !== undefined && filter.notRequestedBy.length > 0) {
+      params.push([...filter.notRequestedBy]);
+      notExcluded = 'requester <> ALL($2::text[])';
+    }
+    // Issue 26: the pending ones from the counters (migration 7), less those already past their
+    // expiry that the sweep has not reached yet (read from the pending-by-expiry index, migration
+    // 8: a few at most), in one statement so both parts see the same snapshot.
     const found = await this.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM netops_change_requests ${pendingWhere(filter, params)}`,
+      `SELECT (SELECT COALESCE(sum(n), 0) FROM netops_change_counts WHERE state = 'pending' AND ${notExcluded})
+            - (SELECT count(*) FROM netops_change_requests
+                WHERE state = 'pending' AND expires_at <= $1::timestamptz AND ${notExcluded}) AS n`,
       params,
     );
     return Number(found.rows[0]?.n ?? 0);
