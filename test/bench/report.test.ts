@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { budgetRows } from '../../bench/lib/report.js';
 import type { BurstRow } from '../../bench/parts/burst.js';
+import type { TopologyRow } from '../../bench/parts/topology.js';
 
 const burst = (over: Partial<BurstRow>): BurstRow => ({
   people: 50,
@@ -32,5 +33,42 @@ describe('the burst budget row (issue 26: requests in a burst = distinct resourc
     const [row] = budgetRows({ burst: burst({ requests: 20, distinct: 20, failed: 4 }) });
     expect(row?.met).toBe(false);
     expect(row?.now).toContain('4 lookups failed');
+  });
+});
+
+describe('the topology budget rows (issue 26: topology within 2× of JSON.parse at 50,000 clients)', () => {
+  const row = (over: Partial<TopologyRow>): TopologyRow => ({
+    devices: 2000,
+    clients: 50_000,
+    payloadMb: 54,
+    floorMs: 400,
+    floorPeakMb: 56,
+    recordsMs: 250,
+    graphMs: 300,
+    buildMs: 550,
+    graphmlMs: 700,
+    graphmlMb: 33,
+    dotMs: 260,
+    totalMs: 1250,
+    ratio: 3.125,
+    usPerNode: 16,
+    peakMb: 360,
+    ...over,
+  });
+
+  it('judges the read (records + graph) and the GraphML export each against the same floor', () => {
+    const [exportRow, readRow] = budgetRows({ topology: [row({})] });
+
+    expect(exportRow?.measure).toMatch(/build \+ GraphML/);
+    expect(exportRow?.met).toBe(false);
+    expect(readRow?.measure).toMatch(/get_network_topology/);
+    expect(readRow?.ratio).toMatch(/1\.38×/);
+    expect(readRow?.met).toBe(true);
+  });
+
+  it('leaves a smaller site unjudged', () => {
+    const rows = budgetRows({ topology: [row({ devices: 200, clients: 5000 })] });
+
+    expect(rows.map((r) => r.met)).toEqual([undefined, undefined]);
   });
 });
