@@ -17,14 +17,26 @@ for (const kind of ['bot', 'floor', 'bot', 'floor'] as const) {
     slackApiUrl: slack.apiUrl,
     controllerUrl: controller.url,
     controllerApiKey: controller.apiKey,
-    env: { NODE_OPTIONS: `--require ${fileURLToPath(new URL('./apps/heap-hook.cjs', import.meta.url))}` },
+    env: {
+      NODE_OPTIONS: `--require ${fileURLToPath(new URL('./apps/heap-hook.cjs', import.meta.url))}`,
+      ...(process.env.HEAP_SNAPSHOT_DIR ? { HEAP_SNAPSHOT_DIR: process.env.HEAP_SNAPSHOT_DIR } : {}),
+    },
   });
   const settleMs = await settled(app.port, kind);
-  await new Promise((r) => setTimeout(r, 2000));
+  // IDLE_PROBE_SECONDS=2,10,30: RSS at each of these times after settling; the heap figures at the last.
+  const marks = (process.env.IDLE_PROBE_SECONDS ?? '2').split(',').map(Number);
+  const rssAt: string[] = [];
+  let waited = 0;
+  for (const mark of marks) {
+    await new Promise((r) => setTimeout(r, (mark - waited) * 1000));
+    waited = mark;
+    rssAt.push(`${mark} s ${app.rssMiB().toFixed(1)}`);
+  }
+  if (marks.length > 1) console.log(kind, 'RSS MiB after settling:', rssAt.join(', '));
   const status = readFileSync(`/proc/${app.pid}/status`, 'utf8');
   const pick = (k: string) => status.match(new RegExp(`${k}:\\s+(\\S+)`))?.[1];
   process.kill(app.pid, 'SIGUSR2');
-  await new Promise((r) => setTimeout(r, 500));
+  await new Promise((r) => setTimeout(r, process.env.HEAP_SNAPSHOT_DIR ? 8000 : 500));
   console.log(
     kind,
     app.rssMiB().toFixed(1),
