@@ -38,7 +38,12 @@ for (const kind of ['floor', 'bot'] as const) {
     controllerApiKey: controller.apiKey,
     env: {
       NODE_OPTIONS: `--require ${hook}`,
-      ...(kind === 'bot' ? BACKGROUND_ENV : { ANSWER_AFTER_MS: String(latencyMs) }),
+      // ACK_PROBE_BACKGROUND=off: the bot without its background work, to tell its share.
+      ...(kind === 'bot'
+        ? process.env.ACK_PROBE_BACKGROUND === 'off'
+          ? {}
+          : BACKGROUND_ENV
+        : { ANSWER_AFTER_MS: String(latencyMs) }),
     },
   });
   try {
