@@ -99,7 +99,7 @@ function firstIssue(error: z.ZodError): string {
 function judgeEnvelope(envelope: Record<string, unknown>, served: ServedEnvelopes): Refusal | undefined {
   const malformed = (error: z.ZodError): Refusal => ({ status: 400, reason: firstIssue(error) });
   const unserved = (what: string): Refusal => ({ status: 404, reason: `no listener for ${what}` });
-  // Answered by Bolt's receiver itself, before any listener.
+  // Answered by the receiver itself (ack-first-receiver.ts), before any listener.
   if (envelope.ssl_check === '1') return undefined;
   if (envelope.type === 'url_verification') {
     const parsed = urlVerification.safeParse(envelope);
@@ -247,7 +247,7 @@ function refuse(res: ServerResponse, refusal: Refusal): void {
   res.end(`${refusal.reason}\n`);
 }
 
-/** Options of the guard in front of Bolt's HTTP receiver. */
+/** Options of the guard in front of the receiver (ack-first-receiver.ts). */
 export interface RequestGuardOptions {
   signingSecret: string;
   served: ServedEnvelopes;

@@ -237,7 +237,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       },
     );
   };
-  // HTTP mode: Bolt's receiver behind a guard (size, signature, timestamp, envelope shape: see
+  // HTTP mode: our receiver (ack-first-receiver.ts) behind a guard (size, signature, timestamp, envelope shape: see
   // request-guard.ts), served by our own server with /healthz beside it. Socket Mode has no request
   // URL; the same server carries /healthz alone. Bound before Slack is dialled, so the port is
   // known (PORT=0) and a taken port fails the start instead of the process.
