@@ -25,10 +25,12 @@ async function inside(pid: number): Promise<string> {
   process.kill(pid, 'SIGUSR2');
   await new Promise((r) => setTimeout(r, 300));
   const file = join(tmpdir(), `netops-acks-${pid}.json`);
-  const f = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
+  const f = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number> & {
+    gc: { count: number; max: number; total: number };
+  };
   rmSync(file, { force: true });
   const ms = (v: number | undefined) => (v ?? Number.NaN).toFixed(2);
-  return `inside: ${f.count} acks p50 ${ms(f.p50)} p99 ${ms(f.p99)} max ${ms(f.max)} ms; loop delay p99 ${ms(f.loopDelayP99)} max ${ms(f.loopDelayMax)} ms`;
+  return `inside: ${f.count} acks p50 ${ms(f.p50)} p99 ${ms(f.p99)} max ${ms(f.max)} ms; loop delay p99 ${ms(f.loopDelayP99)} max ${ms(f.loopDelayMax)} ms; GC ${f.gc.count}× max ${ms(f.gc.max)} total ${ms(f.gc.total)} ms`;
 }
 
 for (const kind of ['floor', 'bot'] as const) {

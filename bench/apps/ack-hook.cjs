@@ -6,11 +6,20 @@ const http = require('node:http');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { monitorEventLoopDelay, performance } = require('node:perf_hooks');
+const { monitorEventLoopDelay, performance, PerformanceObserver } = require('node:perf_hooks');
 
 const delay = monitorEventLoopDelay({ resolution: 5 });
 delay.enable();
 let acks = [];
+// Garbage collections meanwhile: how many, their longest pause and their total (ms).
+let gc = { count: 0, max: 0, total: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.count += 1;
+    gc.total += entry.duration;
+    gc.max = Math.max(gc.max, entry.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
 const emit = http.Server.prototype.emit;
 http.Server.prototype.emit = function (event, ...rest) {
   const [req, res] = rest;
@@ -37,8 +46,10 @@ process.on('SIGUSR2', () => {
       max: sorted.at(-1) ?? null,
       loopDelayP99: delay.percentile(99) / 1e6,
       loopDelayMax: delay.max / 1e6,
+      gc,
     }),
   );
   acks = [];
+  gc = { count: 0, max: 0, total: 0 };
   delay.reset();
 });
