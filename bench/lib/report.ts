@@ -94,6 +94,18 @@ export function budgetRows(results: PartResults): BudgetRow[] {
     });
   }
   for (const ack of results.acks ?? []) {
+    const a = ack.arrivals;
+    if (!a) continue;
+    rows.push({
+      measure: `ack p99, ${a.people} people each sending one command within ${fmt(a.windowMs / 1000)} s (open loop), controller ${fmt(ack.latencyMs)} ms, background work running`,
+      now: `${fmt(a.bot.p99)} ms`,
+      floor: `${fmt(a.floor.p99)} ms (bare Bolt); ${fmt(a.answeringFloor.p99)} ms (answering)`,
+      ratio: `${times(a.p99Ratio)}; ${times(a.p99RatioAnswering)}`,
+      budget: '≤ 1.30×',
+      met: a.p99Ratio <= 1.3,
+    });
+  }
+  for (const ack of results.acks ?? []) {
     const answers = ack.runs.map((r) => `${r.bot.answers ?? 0}/${ack.commands}`).join(', ');
     const errors = ack.runs.reduce((sum, r) => sum + (r.bot.errorAnswers ?? 0), 0);
     rows.push({
@@ -259,6 +271,41 @@ export function markdownReport(results: PartResults): string {
       ),
     );
   }
+  const arrivals = (results.acks ?? []).filter((a) => a.arrivals !== undefined);
+  if (arrivals.length > 0) {
+    out.push(
+      '### Acks of an open-loop burst (people each typing one command, at random times)',
+      table(
+        [
+          'controller',
+          'people / window',
+          'bot p50 / p99 / max ms',
+          'bare Bolt p50 / p99 / max ms',
+          'answering floor p50 / p99 / max ms',
+          'p99 per repeat: bot; bare Bolt; answering',
+          'bot p99 ratio: bare Bolt; answering',
+          'CPU ms per command: bot / bare Bolt / answering (until every answer)',
+          'answers',
+        ],
+        arrivals.map((ack) => {
+          const a = ack.arrivals as NonNullable<typeof ack.arrivals>;
+          const f = (x: typeof a.bot) => `${fmt(x.p50)} / ${fmt(x.p99)} / ${fmt(x.max)}`;
+          const per = (x: typeof a.bot) => x.runs.map((r) => fmt(r.p99)).join(', ');
+          return [
+            `${fmt(ack.latencyMs)} ms`,
+            `${fmt(a.people)} / ${fmt(a.windowMs / 1000)} s`,
+            f(a.bot),
+            f(a.floor),
+            f(a.answeringFloor),
+            `${per(a.bot)}; ${per(a.floor)}; ${per(a.answeringFloor)}`,
+            `${times(a.p99Ratio)}; ${times(a.p99RatioAnswering)}`,
+            `${fmt(a.bot.cpuMsPerCommand, 2)} / ${fmt(a.floor.cpuMsPerCommand, 2)} / ${fmt(a.answeringFloor.cpuMsPerCommand, 2)}`,
+            a.bot.runs.map((r) => `${fmt(r.answers)}/${fmt(a.people)}`).join(', '),
+          ];
+        }),
+      ),
+    );
+  }
   if (results.reads) {
     const r = results.reads;
     out.push(
@@ -342,14 +389,19 @@ export function markdownReport(results: PartResults): string {
   if (results.startup) {
     const s = results.startup;
     out.push(
-      `### Start-up and idle memory (RSS read ${fmt(s.idleMs / 1000, 0)} s after the first healthz 200)`,
+      `### Start-up and idle memory (RSS read ${fmt(s.idleMs / 1000, 0)} s after start-up settled: the bot's controller warm-up done, the floor's first healthz 200)`,
       table(
         ['app', 'start to healthz ms', 'RSS MiB', 'samples (ms / MiB)'],
         (['bot', 'floor'] as const).map((kind) => [
           kind === 'bot' ? 'bot' : 'bare Bolt',
           fmt(s[kind].startupMs),
           fmt(s[kind].rssMiB),
-          s[kind].samples.map((x) => `${fmt(x.startupMs)} / ${fmt(x.rssMiB)}`).join('; '),
+          s[kind].samples
+            .map(
+              (x) =>
+                `${fmt(x.startupMs)} / ${fmt(x.rssMiB)}${x.settleMs ? ` (settled ${fmt(x.settleMs)} ms after healthz)` : ''}`,
+            )
+            .join('; '),
         ]),
       ),
     );

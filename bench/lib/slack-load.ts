@@ -76,3 +76,50 @@ export async function runLoad(options: {
   }
   return samples;
 }
+
+/** A small seeded generator (mulberry32), so every run and both apps get the same arrival times. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Open-loop arrivals, as Slack delivers them: `commands` people each send one command at a time
+ * drawn at random over `windowMs` (a Poisson process given its count: uniform times), whether or
+ * not earlier ones were acknowledged. A slow ack does not slow the arrivals down, unlike runLoad's
+ * senders, who wait for their ack before sending again.
+ */
+export async function runArrivals(options: {
+  port: number;
+  commands: number;
+  windowMs: number;
+  text: string;
+  responseUrl: (key: string) => string;
+  keyPrefix: string;
+  seed: number;
+}): Promise<AckSample[]> {
+  const random = seeded(options.seed);
+  const times = Array.from({ length: options.commands }, () => random() * options.windowMs).sort(
+    (a, b) => a - b,
+  );
+  const agent = new Agent({ keepAlive: true });
+  const start = performance.now();
+  try {
+    return await Promise.all(
+      times.map(async (at, i) => {
+        const wait = start + at - performance.now();
+        if (wait > 0) await sleep(wait);
+        const key = `${options.keyPrefix}-${i}`;
+        return sendCommand(options.port, options.text, options.responseUrl(key), key, agent);
+      }),
+    );
+  } finally {
+    agent.destroy();
+  }
+}

@@ -1,11 +1,23 @@
 import type { PartContext } from '../lib/context.js';
 import { BenchController } from '../lib/controller.js';
 import { ERROR_MARKS, messageText } from '../lib/fake-slack.js';
+import type { RunningApp } from '../lib/processes.js';
 import { FLOOR_ENTRY, startApp } from '../lib/processes.js';
-import { type AckSample, runLoad } from '../lib/slack-load.js';
+import { type AckSample, runArrivals, runLoad } from '../lib/slack-load.js';
 import { median, percentile, ratio } from '../lib/stats.js';
 
 const COMMAND = 'list_vlans';
+
+/**
+ * The second load shape (issue 26, third round): an outage brings `ARRIVAL_PEOPLE` people to the
+ * channel, each typing one command within `ARRIVAL_WINDOW_MS`, at random (open loop: Slack sends a
+ * command when the person types it, whether or not earlier ones were acknowledged). The first
+ * shape, 50 senders each sending again as soon as acked and 250 ms passed (about 200 commands a
+ * second for 2.5 s), is kept: it is a saturation test (on 2 cores it measures CPU per command),
+ * not a picture of Slack traffic.
+ */
+export const ARRIVAL_PEOPLE = 50;
+export const ARRIVAL_WINDOW_MS = 5000;
 
 /**
  * Issue 26, item 3: the bot acks with its background work running, at shorter intervals than the
@@ -64,6 +76,29 @@ export interface AckLatencyResult {
   /** Every answer of every repeat arrived (and none was an error). */
   allAnswered: boolean;
   runs: { bot: AckRun; floor: AckRun; answeringFloor?: AckRun }[];
+  /** The open-loop burst (ARRIVAL_PEOPLE in ARRIVAL_WINDOW_MS) in the same processes, after the load; absent in older results. */
+  arrivals?: ArrivalResult;
+}
+
+/** One open-loop burst per repeat and app: medians of the per-repeat p50 and p99 (and max). */
+export interface ArrivalResult {
+  people: number;
+  windowMs: number;
+  bot: ArrivalFigures;
+  floor: ArrivalFigures;
+  answeringFloor: ArrivalFigures;
+  p99Ratio: number;
+  p99RatioAnswering: number;
+  allAnswered: boolean;
+}
+
+export interface ArrivalFigures {
+  p50: number;
+  p99: number;
+  max: number;
+  /** CPU per command from the first arrival until every answer (the bot and answering floor) was posted, ms. */
+  cpuMsPerCommand: number;
+  runs: { p50: number; p99: number; max: number; cpuMsPerCommand: number; answers?: number }[];
 }
 
 /** Raw ack latencies per repeat, for bench/results/raw/. */
@@ -81,6 +116,11 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
   for (const latencyMs of options.ackLatenciesMs) {
     const controller = await BenchController.start({ latencyMs });
     const runs: { bot: AckRun; floor: AckRun; answeringFloor: AckRun }[] = [];
+    const arrivalRuns: Record<'bot' | 'floor' | 'answeringFloor', ArrivalFigures['runs']> = {
+      bot: [],
+      floor: [],
+      answeringFloor: [],
+    };
     raw[String(latencyMs)] = [];
     try {
       for (let repeat = 0; repeat < options.repeats; repeat++) {
@@ -100,10 +140,14 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
             keyPrefix: `floor-${latencyMs}-${repeat}`,
           });
           floorCpu = (floorApp.cpuMs() - floorCpu) / options.commands;
+          arrivalRuns.floor.push(
+            await arrivalRun(ctx, floorApp, `floor-${latencyMs}-${repeat}`, repeat, false),
+          );
         } finally {
           await floorApp.stop();
         }
         const answering = await answeringFloorRun(ctx, latencyMs, repeat);
+        arrivalRuns.answeringFloor.push(answering.arrivals);
         const bot = await startApp('bot', ctx.bot, {
           slackApiUrl: ctx.slack.apiUrl,
           controllerUrl: controller.url,
@@ -141,6 +185,7 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
             cpuMsPerCommand: cpuLoad / options.commands,
             cpuMsPerAnswer: (bot.cpuMs() - cpuBefore) / options.commands,
           };
+          arrivalRuns.bot.push(await arrivalRun(ctx, bot, keyPrefix, repeat, true, latencyMs));
         } finally {
           await bot.stop();
         }
@@ -152,7 +197,7 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
           answeringFloor: answering.samples.map((s) => s.ms),
         });
         ctx.progress(
-          `acks @${latencyMs} ms ${repeat + 1}/${options.repeats}: p99 bot ${botRun.p99.toFixed(0)} ms, floor ${floorRun.p99.toFixed(0)} ms, answering floor ${answering.run.p99.toFixed(0)} ms, answers ${botRun.answers}/${options.commands}`,
+          `acks @${latencyMs} ms ${repeat + 1}/${options.repeats}: p99 bot ${botRun.p99.toFixed(0)} ms, floor ${floorRun.p99.toFixed(0)} ms, answering floor ${answering.run.p99.toFixed(0)} ms, answers ${botRun.answers}/${options.commands}; open-loop burst p99 bot ${arrivalRuns.bot.at(-1)?.p99.toFixed(0)} ms, floor ${arrivalRuns.floor.at(-1)?.p99.toFixed(0)} ms, answering floor ${answering.arrivals.p99.toFixed(0)} ms`,
         );
       }
     } finally {
@@ -183,6 +228,7 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
       p99RatioAnswering: ratio(bot.p99, answeringFloor.p99),
       allAnswered: runs.every((r) => r.bot.answers === options.commands && r.bot.errorAnswers === 0),
       runs,
+      arrivals: arrivalResult(arrivalRuns),
     });
   }
   return { results, raw };
@@ -196,7 +242,7 @@ async function answeringFloorRun(
   ctx: PartContext,
   latencyMs: number,
   repeat: number,
-): Promise<{ run: AckRun; samples: AckSample[] }> {
+): Promise<{ run: AckRun; samples: AckSample[]; arrivals: ArrivalFigures['runs'][number] }> {
   const { options } = ctx;
   const app = await startApp('floor', FLOOR_ENTRY, {
     slackApiUrl: ctx.slack.apiUrl,
@@ -220,10 +266,73 @@ async function answeringFloorRun(
       samples.map((s) => s.key),
       latencyMs * 4 + 30_000,
     );
-    return { run: { ...loadFigures(samples), cpuMsPerCommand: cpu }, samples };
+    const arrivals = await arrivalRun(ctx, app, keyPrefix, repeat, true, latencyMs);
+    return { run: { ...loadFigures(samples), cpuMsPerCommand: cpu }, samples, arrivals };
   } finally {
     await app.stop();
   }
+}
+
+/**
+ * The open-loop burst against an app that has just taken the closed-loop load (so it is warm, and
+ * the bot's background work keeps running): one second of quiet, then ARRIVAL_PEOPLE commands at
+ * seeded random times (the same in every app of a repeat). Answers are waited for where the app
+ * answers, so CPU per command covers them.
+ */
+async function arrivalRun(
+  ctx: PartContext,
+  app: RunningApp,
+  prefix: string,
+  repeat: number,
+  answers: boolean,
+  latencyMs = 0,
+): Promise<ArrivalFigures['runs'][number]> {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const cpuBefore = app.cpuMs();
+  const samples = await runArrivals({
+    port: app.port,
+    commands: ARRIVAL_PEOPLE,
+    windowMs: ARRIVAL_WINDOW_MS,
+    text: COMMAND,
+    responseUrl: (key) => ctx.slack.responseUrl(key),
+    keyPrefix: `${prefix}-arrivals`,
+    seed: 26 + repeat,
+  });
+  const keys = samples.map((s) => s.key);
+  if (answers) await ctx.slack.waitFor(keys, latencyMs * 4 + 30_000);
+  const ms = samples.map((s) => s.ms);
+  return {
+    p50: percentile(ms, 50),
+    p99: percentile(ms, 99),
+    max: Math.max(...ms),
+    cpuMsPerCommand: (app.cpuMs() - cpuBefore) / ARRIVAL_PEOPLE,
+    ...(answers ? { answers: keys.filter((k) => ctx.slack.responses.has(k)).length } : {}),
+  };
+}
+
+function arrivalResult(
+  runs: Record<'bot' | 'floor' | 'answeringFloor', ArrivalFigures['runs']>,
+): ArrivalResult {
+  const figures = (list: ArrivalFigures['runs']): ArrivalFigures => ({
+    p50: median(list.map((r) => r.p50)),
+    p99: median(list.map((r) => r.p99)),
+    max: median(list.map((r) => r.max)),
+    cpuMsPerCommand: median(list.map((r) => r.cpuMsPerCommand)),
+    runs: list,
+  });
+  const bot = figures(runs.bot);
+  const floor = figures(runs.floor);
+  const answeringFloor = figures(runs.answeringFloor);
+  return {
+    people: ARRIVAL_PEOPLE,
+    windowMs: ARRIVAL_WINDOW_MS,
+    bot,
+    floor,
+    answeringFloor,
+    p99Ratio: ratio(bot.p99, floor.p99),
+    p99RatioAnswering: ratio(bot.p99, answeringFloor.p99),
+    allAnswered: runs.bot.every((r) => r.answers === ARRIVAL_PEOPLE),
+  };
 }
 
 /**

@@ -99,7 +99,7 @@ function firstIssue(error: z.ZodError): string {
 function judgeEnvelope(envelope: Record<string, unknown>, served: ServedEnvelopes): Refusal | undefined {
   const malformed = (error: z.ZodError): Refusal => ({ status: 400, reason: firstIssue(error) });
   const unserved = (what: string): Refusal => ({ status: 404, reason: `no listener for ${what}` });
-  // Answered by Bolt's receiver itself, before any listener.
+  // Answered by the receiver itself (ack-first-receiver.ts), before any listener.
   if (envelope.ssl_check === '1') return undefined;
   if (envelope.type === 'url_verification') {
     const parsed = urlVerification.safeParse(envelope);
@@ -217,18 +217,22 @@ function judgeSignature(
   }
 }
 
-/** The decoded envelope exactly as Bolt's receiver will decode it, or why it cannot be one. */
-function judgeBody(req: BufferedIncomingMessage, served: ServedEnvelopes): Refusal | undefined {
+/** The envelope decoded exactly as Bolt's receiver decodes it, or why it cannot be one. */
+function judgeBody(
+  req: BufferedIncomingMessage,
+  served: ServedEnvelopes,
+): { refusal: Refusal } | { envelope: Record<string, unknown> } {
   let envelope: unknown;
   try {
     envelope = HTTPModuleFunctions.parseHTTPRequestBody(req);
   } catch {
-    return { status: 400, reason: 'the body is not JSON (or a form with a JSON payload)' };
+    return { refusal: { status: 400, reason: 'the body is not JSON (or a form with a JSON payload)' } };
   }
   if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) {
-    return { status: 400, reason: 'the payload is not a JSON object' };
+    return { refusal: { status: 400, reason: 'the payload is not a JSON object' } };
   }
-  return judgeEnvelope(envelope as Record<string, unknown>, served);
+  const refusal = judgeEnvelope(envelope as Record<string, unknown>, served);
+  return refusal ? { refusal } : { envelope: envelope as Record<string, unknown> };
 }
 
 function refuse(res: ServerResponse, refusal: Refusal): void {
@@ -243,7 +247,7 @@ function refuse(res: ServerResponse, refusal: Refusal): void {
   res.end(`${refusal.reason}\n`);
 }
 
-/** Options of the guard in front of Bolt's HTTP receiver. */
+/** Options of the guard in front of the receiver (ack-first-receiver.ts). */
 export interface RequestGuardOptions {
   signingSecret: string;
   served: ServedEnvelopes;
@@ -253,15 +257,16 @@ export interface RequestGuardOptions {
 }
 
 /**
- * A request handler for POST /slack/events that lets through to `next` (Bolt's receiver) only a
- * signed request, no larger than 64 KB, from within five minutes either way, whose envelope is a
- * JSON object of a kind a listener handles with the fields Bolt reads well-typed. Anything else is
- * answered here: 413, 401, 400, or 404 (no listener; Bolt would wait 3 s before saying so). Bolt
- * then buffers nothing (the body is handed over) and verifies the signature again, as strictly.
+ * A request handler for POST /slack/events that lets through to `next` (the receiver,
+ * ack-first-receiver.ts) only a signed request, no larger than 64 KB, from within five minutes
+ * either way, whose envelope is a JSON object of a kind a listener handles with the fields Bolt
+ * reads well-typed. Anything else is answered here: 413, 401, 400, or 404 (no listener; Bolt would
+ * wait 3 s before saying so). `next` gets the body (as `rawBody`) and the envelope decoded as Bolt
+ * decodes it (none for Slack's unsigned ssl_check), so neither is read or decoded twice.
  */
 export function guardSlackRequests(
   options: RequestGuardOptions,
-  next: (req: BufferedIncomingMessage, res: ServerResponse) => void,
+  next: (req: BufferedIncomingMessage, res: ServerResponse, envelope?: Record<string, unknown>) => void,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const now = options.now ?? Date.now;
@@ -292,11 +297,12 @@ export function guardSlackRequests(
     }
     const buffered = Object.assign(req, { rawBody: body });
     const judged = judgeBody(buffered, options.served);
-    if (judged) {
-      log.warn({ status: judged.status, reason: judged.reason }, 'refused a signed Slack request');
-      return refuse(res, judged);
+    if ('refusal' in judged) {
+      const { status, reason } = judged.refusal;
+      log.warn({ status, reason }, 'refused a signed Slack request');
+      return refuse(res, judged.refusal);
     }
-    next(buffered, res);
+    next(buffered, res, judged.envelope);
   };
   return (req, res) => {
     handle(req, res).catch((error: unknown) => {

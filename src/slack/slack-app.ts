@@ -1,13 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  App,
-  type Logger as BoltLogger,
-  HTTPModuleFunctions,
-  HTTPReceiver,
-  LogLevel,
-  webApi,
-} from '@slack/bolt';
+import { App, type Logger as BoltLogger, LogLevel, webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { ApproveOutcome } from '../approvals/types.js';
@@ -20,6 +13,7 @@ import type { StoreHealth } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { WatchNotifier } from '../watch/types.js';
+import { AckFirstReceiver } from './ack-first-receiver.js';
 import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
 import { RUN_SCHEDULED_ACTION } from './blocks/home.js';
@@ -32,7 +26,7 @@ import { mrkdwn } from './blocks/text.js';
 import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
-import { registerDrainGuard, WorkTracker } from './drain.js';
+import { registerDrainGuard, SHUTTING_DOWN_TEXT, WorkTracker } from './drain.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
 import { HOME_ACTIONS, HOME_OPENED_EVENT, registerHome } from './listeners/home.js';
 import { KEEP_ACTIONS, registerKeepButtons } from './listeners/keep-change.js';
@@ -41,7 +35,7 @@ import { registerPlanForm } from './listeners/plan-form.js';
 import { registerReadMore } from './listeners/read-more.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listeners/watch-buttons.js';
-import { guardSlackRequests, MAX_BODY_BYTES, type ServedEnvelopes } from './request-guard.js';
+import { guardSlackRequests, type ServedEnvelopes } from './request-guard.js';
 import { SlackTokenCheck } from './token-check.js';
 import { slackWatchNotifier } from './watch-notifier.js';
 
@@ -243,20 +237,24 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       },
     );
   };
-  // HTTP mode: Bolt's receiver behind a guard (size, signature, timestamp, envelope shape: see
+  // HTTP mode: our receiver (ack-first-receiver.ts) behind a guard (size, signature, timestamp, envelope shape: see
   // request-guard.ts), served by our own server with /healthz beside it. Socket Mode has no request
   // URL; the same server carries /healthz alone. Bound before Slack is dialled, so the port is
   // known (PORT=0) and a taken port fails the start instead of the process.
+  // Issue 26: the ack goes out once the guard has verified and decoded the request, before Bolt's
+  // authorize, middleware and listeners; a form's submission alone waits for its listener (its ack
+  // may carry validation errors). While stopping, a command's ack says so.
   const receiver = socketMode
     ? undefined
-    : new HTTPReceiver({
-        signingSecret: signingSecret ?? '',
-        logger: boltLogger(logger),
-        bodyLimit: MAX_BODY_BYTES,
-        processEventErrorHandler: async (args) => {
-          // The guard checks what Bolt reads, so this is a bug (ours or Bolt's): log it in full.
-          logger.error({ err: args.error }, 'Bolt could not process a Slack request');
-          return HTTPModuleFunctions.defaultProcessEventErrorHandler(args);
+    : new AckFirstReceiver({
+        logger,
+        boltLogger: boltLogger(logger),
+        earlyAck: (envelope) => {
+          if (envelope.type === 'view_submission') return undefined;
+          if (typeof envelope.command === 'string' && work.draining) {
+            return { body: { response_type: 'ephemeral', text: SHUTTING_DOWN_TEXT } };
+          }
+          return {};
         },
       });
   const served: ServedEnvelopes = {
@@ -275,7 +273,9 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     events: [HOME_OPENED_EVENT],
   };
   const events = receiver
-    ? guardSlackRequests({ signingSecret: signingSecret ?? '', served, logger }, receiver.requestListener)
+    ? guardSlackRequests({ signingSecret: signingSecret ?? '', served, logger }, (req, res, envelope) =>
+        receiver.handle(req, res, envelope),
+      )
     : undefined;
   const routes = options.routes ?? [];
   const server = createServer((req, res) => {
