@@ -240,14 +240,23 @@ export class Watcher {
         posted = true;
       }
     }
+    // The messages are recorded before anything else: an Acknowledge clicked on one from now on is
+    // shown by `acknowledge` itself. One clicked before (the alert is visible as soon as it is
+    // posted) stored its ack first, so it is found just below and shown here.
+    if (posted) await data.set(stateKey(site), { observed, incidents });
+    const edit = (incident: Incident) =>
+      this.#o.notifier.updateIncident(incident).catch((error: unknown) => {
+        logger.warn({ err: error, incident: incident.id }, 'watch: the alert could not be edited');
+      });
+    for (const incident of [...opened, ...owed]) {
+      if (!incident.message || updated.includes(incident)) continue;
+      if ((await this.#withAck(incident)).acknowledgedBy) await edit(incident);
+    }
     for (const incident of updated) {
       if (!incident.message) continue;
       await this.#withAck(incident);
-      await this.#o.notifier.updateIncident(incident).catch((error: unknown) => {
-        logger.warn({ err: error, incident: incident.id }, 'watch: the alert could not be edited');
-      });
+      await edit(incident);
     }
-    if (posted) await data.set(stateKey(site), { observed, incidents });
   }
 
   async #withAck(incident: Incident): Promise<Incident> {
@@ -262,14 +271,23 @@ export class Watcher {
   /** Records who acknowledged an incident (any replica: the ack has a key of its own). */
   async acknowledge(id: string, actor: Actor): Promise<RecordOutcome<Incident>> {
     const { data, site } = this.#o;
-    const state = await data.get<WatchState>(stateKey(site));
-    const alarm = await data.get<Incident>(`${ALARM_PREFIX}${id}`);
-    const incident = state?.incidents.find((i) => i.id === id) ?? alarm;
-    if (!incident) return { kind: 'not_found', id };
-    await this.#withAck(incident);
-    if (incident.acknowledgedBy) return { kind: 'already', value: incident };
+    const find = async () => {
+      const state = await data.get<WatchState>(stateKey(site));
+      return state?.incidents.find((i) => i.id === id) ?? (await data.get<Incident>(`${ALARM_PREFIX}${id}`));
+    };
+    if (await data.get(ackKey(id))) {
+      const incident = await find();
+      return incident ? { kind: 'already', value: await this.#withAck(incident) } : { kind: 'not_found', id };
+    }
+    // The ack is stored before the incident is read: a poll that has just posted its alert records
+    // the message and then looks for an ack, so one of the two edits the message, whatever the order.
     const at = this.#now();
     await data.set(ackKey(id), { actor, at });
+    const incident = await find();
+    if (!incident) {
+      await data.delete(ackKey(id));
+      return { kind: 'not_found', id };
+    }
     incident.acknowledgedBy = actor;
     incident.acknowledgedAt = at;
     if (incident.message) await this.#o.notifier.updateIncident(incident);
