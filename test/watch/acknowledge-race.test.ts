@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/types.js';
-import { MemoryStore } from '../../src/lib/json-file-store.js';
-import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
-import { createRegistry } from '../../src/tools/index.js';
-import { Watcher } from '../../src/watch/index.js';
+import type { Watcher } from '../../src/watch/index.js';
 import type { Incident, WatchNotifier } from '../../src/watch/types.js';
 import { testGateway } from '../helpers/test-gateway.js';
+import { testWatcher } from './watcher-harness.js';
 
 // An alert is visible in Slack as soon as it is posted, before the poll that posted it has recorded
 // its message: an Acknowledge clicked in that moment must still be shown on the message (the
@@ -20,33 +18,6 @@ afterEach(async () => {
   await sim?.close();
   sim = gateway = undefined;
 });
-
-function watcherWith(g: Gateway, notifier: WatchNotifier) {
-  const data = new MemoryStore();
-  return new Watcher({
-    config: {
-      alertChannel: 'C9ALERTS',
-      flapSeconds: 120,
-      digestCron: '0 8 * * *',
-      intervalSeconds: 30,
-      driftIntervalSeconds: 300,
-    },
-    site: 'default',
-    gateway: g,
-    data,
-    changes: {
-      get: async () => undefined,
-      list: async () => [],
-      count: async () => 0,
-      history: async () => undefined,
-    },
-    holder: 'test',
-    notifier,
-    logger: silentLogger(),
-    registry: createRegistry('default'),
-    context: { gateway: g, logger: silentLogger(), store: data },
-  });
-}
 
 describe('Acknowledge clicked the moment an alert appears', () => {
   it.each([
@@ -76,7 +47,7 @@ describe('Acknowledge clicked the moment an alert appears', () => {
       updateDrift: async () => undefined,
       postDigest: async () => undefined,
     };
-    watcher = watcherWith(gateway, notifier);
+    watcher = testWatcher(gateway, notifier).watcher;
     await watcher.poll();
     takeDeviceDown(sim.state, 'Living Room AP');
 

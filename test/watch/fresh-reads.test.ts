@@ -5,13 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGateway } from '../../src/gateway/index.js';
 import type { Gateway } from '../../src/gateway/types.js';
-import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { changeBehindBot, takeDeviceDown } from '../../src/simulator/scenario-controls.js';
-import { createRegistry } from '../../src/tools/index.js';
-import { Watcher } from '../../src/watch/index.js';
+import type { Watcher } from '../../src/watch/index.js';
 import type { Incident, WatchNotifier } from '../../src/watch/types.js';
+import { testWatcher } from './watcher-harness.js';
 
 let sim: Simulator;
 let gateway: Gateway;
@@ -32,32 +31,7 @@ const notifier: WatchNotifier = {
 type WatcherConfig = ConstructorParameters<typeof Watcher>[0]['config'];
 
 function watcherWith(config: Partial<WatcherConfig> = {}, notify: WatchNotifier = notifier): Watcher {
-  const data = new MemoryStore();
-  return new Watcher({
-    config: {
-      alertChannel: 'C9ALERTS',
-      driftChannel: 'C8DRIFT',
-      flapSeconds: 120,
-      digestCron: '0 8 * * *',
-      intervalSeconds: 30,
-      driftIntervalSeconds: 300,
-      ...config,
-    },
-    site: 'default',
-    gateway,
-    data,
-    changes: {
-      get: async () => undefined,
-      list: async () => [],
-      count: async () => 0,
-      history: async () => undefined,
-    },
-    holder: 'test',
-    notifier: notify,
-    logger: silentLogger(),
-    registry: createRegistry('default'),
-    context: { gateway, logger: silentLogger(), store: data },
-  });
+  return testWatcher(gateway, notify, { config }).watcher;
 }
 
 beforeEach(async () => {

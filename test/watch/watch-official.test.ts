@@ -5,19 +5,18 @@
 // request (docs/decisions.md, "Issue 25: the watcher", says field by field why).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/types.js';
-import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { changeBehindBot } from '../../src/simulator/scenario-controls.js';
-import { createRegistry } from '../../src/tools/index.js';
 import { compareSnapshots, KIND_SPECS, revertCall } from '../../src/watch/drift.js';
-import { Watcher } from '../../src/watch/index.js';
+import type { Watcher } from '../../src/watch/index.js';
 import type { Drift, WatchNotifier } from '../../src/watch/types.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody } from '../helpers/slack-requests.js';
 import { testGateway } from '../helpers/test-gateway.js';
+import { testWatcher } from './watcher-harness.js';
 
 const POLICY = '65b3c8e1f4a9d20c7e5a1604'; // Kids' bedtime (v2 id)
 // Routes the sweep must not send on 10.1 for networks, zones and policies.
@@ -256,34 +255,7 @@ function upgradableGateway(real: Gateway) {
   return { gateway: proxy, upgrade: () => (official = true) };
 }
 
-function watcherOn(g: Gateway, logger = silentLogger()) {
-  const data = new MemoryStore();
-  const watcher = new Watcher({
-    config: {
-      alertChannel: 'C9ALERTS',
-      driftChannel: 'C8DRIFT',
-      flapSeconds: 120,
-      digestCron: '0 8 * * *',
-      intervalSeconds: 30,
-      driftIntervalSeconds: 300,
-    },
-    site: 'default',
-    gateway: g,
-    data,
-    changes: {
-      get: async () => undefined,
-      list: async () => [],
-      count: async () => 0,
-      history: async () => undefined,
-    },
-    holder: 'test',
-    notifier,
-    logger,
-    registry: createRegistry('default'),
-    context: { gateway: g, logger, store: data },
-  });
-  return { watcher, data };
-}
+const watcherOn = (g: Gateway, logger = silentLogger()) => testWatcher(g, notifier, { logger });
 
 describe('drift across a change of API generation', () => {
   it('takes the baseline again silently when kinds move to the official API, says so once, then reports official ids', async () => {
