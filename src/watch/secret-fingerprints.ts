@@ -43,21 +43,13 @@ function hasForeignFingerprint(value: unknown): boolean {
   return false;
 }
 
-function blankFingerprints(value: unknown): unknown {
-  if (isFingerprint(value)) return 'secret';
-  if (Array.isArray(value)) return value.map(blankFingerprints);
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, blankFingerprints(v)]));
-  return value;
-}
-
 /**
  * Whether two field values (fingerprinted) say the same. A fingerprint of an earlier process
  * cannot be compared with one of this process: secrets in such a value count as unchanged.
  */
 export function sameWithSecrets(before: unknown, after: unknown): boolean {
   if (hasForeignFingerprint(before) || hasForeignFingerprint(after))
-    return JSON.stringify(blankFingerprints(before)) === JSON.stringify(blankFingerprints(after));
+    return JSON.stringify(shownSecrets(before)) === JSON.stringify(shownSecrets(after));
   return JSON.stringify(before) === JSON.stringify(after);
 }
 
