@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -126,6 +126,24 @@ describe('several processes on one DATA_DIR journal', () => {
       );
     } finally {
       sleeper.kill();
+      rmSync(path, { force: true });
+    }
+  });
+
+  it('breaks an empty lock file left by a process killed between creating and writing it, and waits on a fresh one', () => {
+    // The built bot, SIGKILLed in that moment, could not start again: "locked by process 0" after 15 s.
+    const dir = freshDir();
+    const path = journalLockPath(join(dir, JOURNAL_FILE));
+    writeFileSync(path, '');
+    const old = new Date(Date.now() - 10_000);
+    utimesSync(path, old, old);
+
+    expect(withFileLock(path, () => 'ran', { timeoutMs: 1_000 })).toBe('ran');
+
+    writeFileSync(path, '');
+    try {
+      expect(() => withFileLock(path, () => 'ran', { timeoutMs: 200 })).toThrow(/so nothing was recorded/);
+    } finally {
       rmSync(path, { force: true });
     }
   });

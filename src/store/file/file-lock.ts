@@ -46,23 +46,34 @@ interface Holder {
   host: string;
   at: number;
   text: string;
+  /** When the lock file was last written (its creation, for one never written). */
+  mtimeMs: number;
 }
+
+/**
+ * An empty lock file is one being written: a live holder fills it in the same synchronous step that
+ * created it. One still empty after this long was left by a process killed between the two.
+ */
+const EMPTY_GRACE_MS = 2_000;
 
 function readHolder(path: string): Holder | undefined {
   let text: string;
+  let mtimeMs: number;
   try {
     text = nodeFs.readFileSync(path, 'utf8');
+    mtimeMs = nodeFs.statSync(path).mtimeMs;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   const [pid = '', host = '', at = ''] = text.trim().split(' ');
-  return { pid: Number(pid), host, at: Number(at), text };
+  return { pid: Number(pid), host, at: Number(at), text, mtimeMs };
 }
 
 function isStale(holder: Holder, staleMs: number, now: number): boolean {
-  // A lock file still being written (empty) by a live process is not stale; give it a moment.
-  if (holder.text === '') return false;
+  // A lock file still being written (empty) by a live process is not stale; give it a moment. One
+  // left empty by a process killed mid-write would otherwise lock DATA_DIR for good.
+  if (holder.text === '') return now - holder.mtimeMs > EMPTY_GRACE_MS;
   if (holder.host === HOST) return !processAlive(holder.pid);
   return !(now - holder.at < staleMs);
 }
