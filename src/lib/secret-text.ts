@@ -57,12 +57,18 @@ export function setConfiguredSecrets(values: readonly (string | undefined)[]): v
   }
   // Longest first, so a secret containing another is replaced whole.
   configured = [...forms].sort((a, b) => b.length - a.length);
+  shortestConfigured = configured.at(-1)?.length ?? Number.POSITIVE_INFINITY;
 }
+
+let shortestConfigured = Number.POSITIVE_INFINITY;
 
 /** Replaces token-shaped substrings, key material and configured secret values. */
 export function scrubSecrets(text: string): string {
   let out = text;
-  for (const value of configured) if (out.includes(value)) out = out.split(value).join(SCRUBBED);
+  // Most strings of a large result (MACs, IPs, short names) are shorter than any configured secret.
+  if (out.length >= shortestConfigured) {
+    for (const value of configured) if (out.includes(value)) out = out.split(value).join(SCRUBBED);
+  }
   if (!MAYBE_SECRET.test(out)) return out;
   for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
   return out;

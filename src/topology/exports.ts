@@ -57,6 +57,21 @@ export function escapeXml(value: string): string {
   return value.replace(XML_INVALID, '\uFFFD').replace(XML_SPECIAL, (c) => XML_ENTITIES[c] ?? c);
 }
 
+const BEYOND_ASCII = /[^\u0000-\u007F]/gu;
+
+/**
+ * escapeXml, then every character beyond ASCII as a character reference (`☕` → `&#x2615;`): the
+ * same text for every XML reader, and an export of one-byte characters only (issue 26: a 50,000-client
+ * export was a 68 MB two-byte string as soon as one name held an emoji; now it is 33 MB, copied once).
+ */
+export function escapeXmlAscii(value: string): string {
+  const escaped = escapeXml(value);
+  return escaped.replace(
+    BEYOND_ASCII,
+    (c) => `&#x${(c.codePointAt(0) ?? 0xfffd).toString(16).toUpperCase()};`,
+  );
+}
+
 type GraphmlType = 'string' | 'int' | 'double' | 'boolean';
 
 /** One GraphML `<key>`: its id (used by `<data key>`), the element it is for, the attribute name and type. */
@@ -122,7 +137,7 @@ function flat(line: string): string {
 /** One `<data>` element; nothing for null and absent values (GraphML has no null: a missing value is absent). */
 function data(key: string, value: string | number | boolean | null | undefined): string {
   if (value === null || value === undefined) return '';
-  return `<data key="${key}">${typeof value === 'string' ? escapeXml(value) : value}</data>`;
+  return `<data key="${key}">${typeof value === 'string' ? escapeXmlAscii(value) : value}</data>`;
 }
 
 const XML_SPECIAL_CODES = charTable('&<>"\'');
@@ -132,7 +147,7 @@ const NOTHING_SPECIAL = new Uint8Array(128);
 function writeData(out: TextBytes, open: Uint8Array, value: string | number | null | undefined): void {
   if (value === null || value === undefined) return;
   out.bytes(open);
-  if (typeof value === 'string') out.text(value, escapeXml, XML_SPECIAL_CODES);
+  if (typeof value === 'string') out.text(value, escapeXmlAscii, XML_SPECIAL_CODES);
   else out.number(value);
   out.bytes(M.dataClose);
 }
@@ -173,10 +188,10 @@ const M = {
 // time of a table on a 50,000-client site), straight into one buffer (TextBytes, issue 26).
 function graphmlNode(out: TextBytes, n: TopologyNode): void {
   out.bytes(M.nodeOpen);
-  out.text(n.node_id, escapeXml, XML_SPECIAL_CODES);
+  out.text(n.node_id, escapeXmlAscii, XML_SPECIAL_CODES);
   out.bytes(M.label);
   const nameStart = out.position;
-  out.text(n.name, escapeXml, XML_SPECIAL_CODES);
+  out.text(n.name, escapeXmlAscii, XML_SPECIAL_CODES);
   const nameEnd = out.position;
   out.bytes(M.nodeType);
   out.raw(n.node_type);
@@ -201,11 +216,11 @@ function graphmlNode(out: TextBytes, n: TopologyNode): void {
 
 function graphmlEdge(out: TextBytes, c: TopologyConnection): void {
   out.bytes(M.edgeOpen);
-  out.text(c.connection_id, escapeXml, XML_SPECIAL_CODES);
+  out.text(c.connection_id, escapeXmlAscii, XML_SPECIAL_CODES);
   out.bytes(M.source);
-  out.text(c.source_node_id, escapeXml, XML_SPECIAL_CODES);
+  out.text(c.source_node_id, escapeXmlAscii, XML_SPECIAL_CODES);
   out.bytes(M.target);
-  out.text(c.target_node_id, escapeXml, XML_SPECIAL_CODES);
+  out.text(c.target_node_id, escapeXmlAscii, XML_SPECIAL_CODES);
   out.bytes(M.connectionType);
   out.raw(c.connection_type);
   out.bytes(M.dataClose);
@@ -236,7 +251,7 @@ export function toGraphml(topology: Topology): string {
     ...GRAPHML_KEYS.map(
       (k) => `  <key id="${k.id}" for="${k.for}" attr.name="${k.name}" attr.type="${k.type}"/>`,
     ),
-    `  <graph id="${escapeXml(`topology-${t.site_id}`)}" edgedefault="directed">`,
+    `  <graph id="${escapeXmlAscii(`topology-${t.site_id}`)}" edgedefault="directed">`,
     `    ${data('g_site_id', t.site_id)}${data('g_generated_at', t.generated_at)}${data('g_total_devices', t.total_devices)}${data('g_total_clients', t.total_clients)}${data('g_total_connections', t.total_connections)}${data('g_max_depth', t.max_depth)}`,
     '',
   ];

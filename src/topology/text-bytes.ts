@@ -31,9 +31,14 @@ export class TextBytes {
 
   /** Markup prepared with `ascii` (copied as it is). */
   bytes(piece: Uint8Array): void {
-    this.room(piece.length);
-    this.buffer.set(piece, this.length);
-    this.length += piece.length;
+    const n = piece.length;
+    this.room(n);
+    // A loop, not \`buffer.set\`: markup pieces are a few dozen bytes, and \`set\` costs a call into
+    // the runtime each time (a third of the writing's time on a 50,000-client site).
+    const b = this.buffer;
+    let at = this.length;
+    for (let i = 0; i < n; i++) b[at++] = piece[i] as number;
+    this.length = at;
   }
 
   /** Printable ASCII with nothing to escape, such as a number or an enum value (not checked). */

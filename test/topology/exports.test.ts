@@ -62,6 +62,9 @@ function parseGraphml(xml: string): GraphmlDoc {
     ignoreAttributes: false,
     attributeNamePrefix: '@_',
     parseTagValue: false,
+    // Character references are XML 1.0 (every conforming reader decodes them); this parser wants
+    // the option to.
+    htmlEntities: true,
     isArray: (name) => ['key', 'node', 'edge', 'data'].includes(name),
   });
   return parser.parse(xml) as GraphmlDoc;
@@ -150,6 +153,11 @@ describe('GraphML export', () => {
     expect(gateway?.data.some((d) => d['@_key'] === 'n_uplink_device_id')).toBe(false);
     expect(Number(gateway && dataValue(gateway.data, 'n_x'))).toBe(topology.nodes[0]?.x);
     expect(dataValue(doc.graphml.graph.data, 'g_total_clients')).toBe(String(topology.total_clients));
+  });
+
+  it('writes every character beyond ASCII as a character reference, so the file is ASCII', () => {
+    expect(/^[\t\n\r\x20-\x7e]*$/.test(xml)).toBe(true);
+    expect(xml).toContain('Caf&#xE9; &#x2615; &#x1F389; Zo&#xEB;');
   });
 
   it('replaces characters XML cannot carry instead of writing a broken document', () => {

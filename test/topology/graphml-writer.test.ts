@@ -10,7 +10,7 @@ import type { Topology, TopologyConnection, TopologyNode } from '../../src/topol
  * rendering written here from the format's rules, for graphs whose names and ids are hostile.
  */
 
-/** XML escaping from the rules, one code point at a time. */
+/** XML escaping from the rules, one code point at a time; beyond ASCII, a character reference. */
 function referenceEscape(value: string): string {
   let out = '';
   for (let i = 0; i < value.length; i++) {
@@ -34,8 +34,9 @@ function referenceEscape(value: string): string {
     const entity = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' }[
       String.fromCharCode(cp)
     ];
-    if (!valid) out += '\uFFFD';
+    if (!valid) out += '&#xFFFD;';
     else if (entity) out += entity;
+    else if (cp > 0x7f) out += `&#x${cp.toString(16).toUpperCase()};`;
     else out += value.slice(i, i + width);
     i += width - 1;
   }
