@@ -57,7 +57,7 @@ export function escapeXml(value: string): string {
   return value.replace(XML_INVALID, '\uFFFD').replace(XML_SPECIAL, (c) => XML_ENTITIES[c] ?? c);
 }
 
-const BEYOND_ASCII = /[^\u0000-\u007F]/gu;
+const BEYOND_ASCII = /[\u0080-\u{10FFFF}]/gu;
 
 /**
  * escapeXml, then every character beyond ASCII as a character reference (`☕` → `&#x2615;`): the
