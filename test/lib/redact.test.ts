@@ -94,3 +94,36 @@ describe('redactSecrets', () => {
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
   });
 });
+
+describe('scrubSecrets and WireGuard keys', () => {
+  // The expression the scan replaced, from the rules: 43 base64 characters (the last one's low
+  // bits zero) and one `=`, no base64 character before, no base64 character or `=` after.
+  const KEY = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=(?![A-Za-z0-9+/=])/g;
+  const base64Char = fc.constantFrom(...'ABCEQgw08+/az9');
+  const key = fc
+    .tuple(fc.array(base64Char, { minLength: 42, maxLength: 42 }), fc.constantFrom(...'AEIMQUYcgkosw048'))
+    .map(([body, last]) => `${body.join('')}${last}=`);
+  const piece = fc.oneof(
+    key,
+    fc.constantFrom('=', '==', ' ', '"', 'key="', 'x', 'B', '\n'),
+    fc.array(base64Char, { maxLength: 50 }).map((c) => c.join('')),
+  );
+
+  it('masks exactly what the expression it replaced masked', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = `=${pieces.join('')}`;
+        expect(scrubSecrets(text)).toBe(text.replace(KEY, REDACTED));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('masks a key at the very start and at the very end of the text', () => {
+    const wg = 'yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=';
+
+    expect(scrubSecrets(`${wg} and ${wg}`)).toBe(`${REDACTED} and ${REDACTED}`);
+    expect(scrubSecrets(`x${wg}`)).toBe(`x${wg}`);
+    expect(scrubSecrets(`${wg}=`)).toBe(`${wg}=`);
+  });
+});
