@@ -115,7 +115,7 @@ class GuardedSocketModeClient extends SocketModeClient {
       return;
     }
     this.log.warn(
-      { envelope_type: type, envelope_id: envelopeId, reason },
+      { envelope_type: type, envelope_id: envelopeId.slice(0, 100), reason },
       'acked a Socket Mode envelope without handling it',
     );
     return super.onWebSocketMessage(JSON.stringify({ envelope_id: envelopeId, type: REFUSED_TYPE }), false);

@@ -180,7 +180,7 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
 
   it('on SIGTERM, acks a command with the stopping text while running work finishes, exits 0 and frees PORT', async () => {
     // A write's preview post held by Slack: work running when the signal comes.
-    slack.delays['chat.postMessage'] = 3000;
+    slack.delays['chat.postMessage'] = 2000;
     const posted = slack.callsOf('chat.postMessage').length;
     socket.send(
       'slash_commands',

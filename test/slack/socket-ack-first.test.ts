@@ -130,7 +130,7 @@ describe('Socket Mode: the ack comes first (issue 26)', () => {
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const errors = { response_action: 'errors', errors: { vlan: 'must be 1–4094' } };
+    const errors = { response_action: 'errors' as const, errors: { vlan: 'must be 1–4094' } };
     const app = new App({
       receiver: h.receiver,
       authorize: async () => ({ botToken: 'xoxb-test' }),
