@@ -8,9 +8,25 @@ import {
   type ReceiverEvent,
 } from '@slack/bolt';
 import type { Logger } from '../log.js';
+import { SHUTTING_DOWN_TEXT } from './drain.js';
 
 /** The ack a request gets before any listener runs, or `undefined`: its listener acks (a form). */
 export type EarlyAck = (envelope: Record<string, unknown>) => { body?: unknown } | undefined;
+
+/**
+ * The early ack of both faces (this receiver and socket-ack-first-receiver.ts): empty for a command,
+ * a click or an event; none for a modal submission (its listener acks, maybe with validation
+ * errors); while the bot is stopping, a command's ack says so, which Slack shows its user at once.
+ */
+export function slackEarlyAck(draining: () => boolean): EarlyAck {
+  return (envelope) => {
+    if (envelope.type === 'view_submission') return undefined;
+    if (typeof envelope.command === 'string' && draining()) {
+      return { body: { response_type: 'ephemeral', text: SHUTTING_DOWN_TEXT } };
+    }
+    return {};
+  };
+}
 
 /** How long a request whose listener acks may wait for it before Slack is told 404 [Bolt's 3,001 ms]. */
 export const LISTENER_ACK_TIMEOUT_MS = 3001;

@@ -31,7 +31,7 @@ const matches = (served: readonly (string | RegExp)[], id: string): boolean =>
   served.some((s) => (typeof s === 'string' ? s === id : s.test(id)));
 
 /** What the guard decided about one request that it does not hand to Bolt. */
-interface Refusal {
+export interface Refusal {
   status: 400 | 401 | 404 | 413;
   reason: string;
 }
@@ -86,7 +86,8 @@ const viewEnvelope = z.looseObject({
   response_urls: z.array(z.looseObject({ response_url: z.string() })).optional(),
 });
 
-function firstIssue(error: z.ZodError): string {
+/** A zod error as one line naming the field and the rule (no value from the payload). */
+export function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   const field = issue?.path.map(String).join('.') || 'payload';
   return `${field}: ${issue?.message ?? 'is malformed'}`;
@@ -94,9 +95,13 @@ function firstIssue(error: z.ZodError): string {
 
 /**
  * Which listener an envelope is for, decided in Bolt's own order (`getTypeAndConversation`), and
- * whether the fields Bolt reads have the types it assumes.
+ * whether the fields Bolt reads have the types it assumes. Also judges a Socket Mode envelope's
+ * payload (socket-ack-first-receiver.ts), which is the same object.
  */
-function judgeEnvelope(envelope: Record<string, unknown>, served: ServedEnvelopes): Refusal | undefined {
+export function judgeEnvelope(
+  envelope: Record<string, unknown>,
+  served: ServedEnvelopes,
+): Refusal | undefined {
   const malformed = (error: z.ZodError): Refusal => ({ status: 400, reason: firstIssue(error) });
   const unserved = (what: string): Refusal => ({ status: 404, reason: `no listener for ${what}` });
   // Answered by the receiver itself (ack-first-receiver.ts), before any listener.

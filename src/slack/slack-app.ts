@@ -13,7 +13,7 @@ import type { StoreHealth } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { WatchNotifier } from '../watch/types.js';
-import { AckFirstReceiver } from './ack-first-receiver.js';
+import { AckFirstReceiver, slackEarlyAck } from './ack-first-receiver.js';
 import { createAppHome } from './app-home.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
 import { RUN_SCHEDULED_ACTION } from './blocks/home.js';
@@ -26,7 +26,7 @@ import { mrkdwn } from './blocks/text.js';
 import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
-import { registerDrainGuard, SHUTTING_DOWN_TEXT, WorkTracker } from './drain.js';
+import { registerDrainGuard, WorkTracker } from './drain.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
 import { HOME_ACTIONS, HOME_OPENED_EVENT, registerHome } from './listeners/home.js';
 import { KEEP_ACTIONS, registerKeepButtons } from './listeners/keep-change.js';
@@ -36,6 +36,7 @@ import { registerReadMore } from './listeners/read-more.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listeners/watch-buttons.js';
 import { guardSlackRequests, type ServedEnvelopes } from './request-guard.js';
+import { SocketAckFirstReceiver } from './socket-ack-first-receiver.js';
 import { SlackTokenCheck } from './token-check.js';
 import { slackWatchNotifier } from './watch-notifier.js';
 
@@ -237,26 +238,6 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
       },
     );
   };
-  // HTTP mode: our receiver (ack-first-receiver.ts) behind a guard (size, signature, timestamp, envelope shape: see
-  // request-guard.ts), served by our own server with /healthz beside it. Socket Mode has no request
-  // URL; the same server carries /healthz alone. Bound before Slack is dialled, so the port is
-  // known (PORT=0) and a taken port fails the start instead of the process.
-  // Issue 26: the ack goes out once the guard has verified and decoded the request, before Bolt's
-  // authorize, middleware and listeners; a form's submission alone waits for its listener (its ack
-  // may carry validation errors). While stopping, a command's ack says so.
-  const receiver = socketMode
-    ? undefined
-    : new AckFirstReceiver({
-        logger,
-        boltLogger: boltLogger(logger),
-        earlyAck: (envelope) => {
-          if (envelope.type === 'view_submission') return undefined;
-          if (typeof envelope.command === 'string' && work.draining) {
-            return { body: { response_type: 'ephemeral', text: SHUTTING_DOWN_TEXT } };
-          }
-          return {};
-        },
-      });
   const served: ServedEnvelopes = {
     commands: [NET_COMMAND],
     actions: [
@@ -272,9 +253,35 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     views: [TOOL_FORM_CALLBACK, PLAN_FORM_CALLBACK],
     events: [HOME_OPENED_EVENT],
   };
-  const events = receiver
+  // Issue 26: the ack goes out once a request is verified and decoded (HTTP) or an envelope parsed
+  // and checked (Socket Mode), before Bolt's authorize, middleware and listeners; a form's
+  // submission alone waits for its listener (its ack may carry validation errors). While stopping,
+  // a command's ack says so.
+  const earlyAck = slackEarlyAck(() => work.draining);
+  // HTTP mode: our receiver (ack-first-receiver.ts) behind a guard (size, signature, timestamp, envelope shape: see
+  // request-guard.ts), served by our own server with /healthz beside it. Socket Mode has no request
+  // URL; the same server carries /healthz alone. Bound before Slack is dialled, so the port is
+  // known (PORT=0) and a taken port fails the start instead of the process.
+  const httpReceiver = socketMode
+    ? undefined
+    : new AckFirstReceiver({ logger, boltLogger: boltLogger(logger), earlyAck });
+  // Socket Mode: our receiver (socket-ack-first-receiver.ts) on Slack's Socket Mode client, its
+  // envelopes checked like the HTTP guard's bodies. apps.connections.open honours SLACK_API_URL
+  // (the Socket Mode process tests rely on it).
+  const socketReceiver =
+    socketMode && appToken
+      ? new SocketAckFirstReceiver({
+          appToken,
+          clientOptions: slackClientOptions(config, logger),
+          logger,
+          boltLogger: boltLogger(logger),
+          earlyAck,
+          served,
+        })
+      : undefined;
+  const events = httpReceiver
     ? guardSlackRequests({ signingSecret: signingSecret ?? '', served, logger }, (req, res, envelope) =>
-        receiver.handle(req, res, envelope),
+        httpReceiver.handle(req, res, envelope),
       )
     : undefined;
   const routes = options.routes ?? [];
@@ -290,12 +297,10 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   const app = new App({
     authorize: tokens.authorize,
     logger: boltLogger(logger),
-    // Bolt hands these options to the Socket Mode client too, so apps.connections.open honours
-    // SLACK_API_URL (the Socket Mode process test relies on it).
     clientOptions: slackClientOptions(config),
     // The bot defines no workflow functions: a payload never lends Bolt another token.
     attachFunctionToken: false,
-    ...(socketMode ? { socketMode: true, appToken } : { receiver }),
+    receiver: socketReceiver ?? httpReceiver,
   });
   // Before any listener: while stopping, new work is refused; until then, all of it is followed.
   registerDrainGuard(app, work, logger);

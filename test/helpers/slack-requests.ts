@@ -128,3 +128,11 @@ export function homeButtonBody(fields: { actionId: string; value: string; userId
   };
   return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
+
+/** What Socket Mode carries as an envelope's payload: a form body's `payload` field, or its fields as JSON. */
+export function socketPayload(formBody: string): Record<string, unknown> {
+  const fields = Object.fromEntries(new URLSearchParams(formBody));
+  return typeof fields.payload === 'string'
+    ? (JSON.parse(fields.payload) as Record<string, unknown>)
+    : fields;
+}

@@ -157,26 +157,54 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     ]);
   });
 
-  it('survives frames that are not envelopes (null, a null payload), logging them, and acks the next envelope', async () => {
+  it('acks and logs frames that are not envelopes (null, a null payload, an array), never an unhandled rejection, and acks the next envelope', async () => {
     socket.sendRaw('null');
     socket.sendRaw(JSON.stringify({ envelope_id: 'bad-1', type: 'events_api', payload: null }));
     socket.sendRaw(JSON.stringify({ envelope_id: 'bad-2', type: 'interactive', payload: null }));
     socket.sendRaw(JSON.stringify({ envelope_id: 'bad-3', type: 'slash_commands', payload: [1, 2] }));
-    await bot.waitForLog((l) => l.msg.startsWith('unhandled promise rejection'), 5_000);
+    await socket.waitFor(() => ['bad-1', 'bad-2', 'bad-3'].every((id) => socket.ackOf(id) !== undefined));
 
     const responseUrl = slack.responseUrl();
     const id = socket.send('slash_commands', commandPayload({ text: 'vlans', response_url: responseUrl }));
     await socket.waitFor(() => socket.ackOf(id) !== undefined);
     await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 10_000);
 
+    const said = bot.logs().map((l) => l.msg);
+    expect(said.filter((m) => m === 'acked a Socket Mode envelope without handling it')).toHaveLength(3);
+    expect(said).toContain('ignored a Socket Mode frame with no envelope to ack');
+    expect(said.filter((m) => m.startsWith('unhandled promise rejection'))).toEqual([]);
     expect(bot.logs().filter((l) => l.level === 60)).toEqual([]);
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
   });
 
-  it('stops cleanly on SIGTERM, exit code 0, and frees PORT', async () => {
-    const exit = await bot.stop('SIGTERM');
-    expect(exit).toEqual({ code: 0, signal: null });
+  it('on SIGTERM, acks a command with the stopping text while running work finishes, exits 0 and frees PORT', async () => {
+    // A write's preview post held by Slack: work running when the signal comes.
+    slack.delays['chat.postMessage'] = 2000;
+    const posted = slack.callsOf('chat.postMessage').length;
+    socket.send(
+      'slash_commands',
+      commandPayload({
+        text: 'create_network name=Drain vlan_id=94 subnet=10.94.0.0/24',
+        user_id: 'U1',
+        response_url: slack.responseUrl(),
+      }),
+    );
+    await slack.waitFor(() => slack.callsOf('chat.postMessage').length > posted, 10_000);
+
+    const exit = bot.stop('SIGTERM');
+    await bot.waitForLog((l) => l.msg.startsWith('stopping: waiting for running work'));
+    const refused = socket.send(
+      'slash_commands',
+      commandPayload({ text: 'vlans', response_url: slack.responseUrl() }),
+    );
+    await socket.waitFor(() => socket.ackOf(refused) !== undefined);
+
+    expect(socket.ackOf(refused)?.payload).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringMatching(/^:hourglass: The bot is restarting and takes no new work/),
+    });
+    expect(await exit).toEqual({ code: 0, signal: null });
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 });
