@@ -1,6 +1,9 @@
 /**
  * One phase of one benchmark size, in its own process so that its peak memory is its own:
  * `node --expose-gc --import tsx bench/topology-run.ts <payload-dir> <floor|pipeline> <repeats>`.
+ * The pipeline is the tools' path after the gateway's `JSON.parse`: records, graph, the registry's
+ * redaction of the topology (get_network_topology's answer), then the GraphML text and its redaction
+ * (export_topology's answer), then DOT.
  * The payloads (`devices.json`, `clients.json`, the controller's `{meta, data}` bodies) are
  * written by bench/parts/topology.ts. Prints one JSON line: the time of every repeat and the peak RSS of
  * the first (later repeats run in a heap that has already grown).
@@ -9,6 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { REJECTED, recordParserOf } from '../src/gateway/records/fast-lenient.js';
+import { redactSecrets } from '../src/lib/redact.js';
+import { setConfiguredSecrets } from '../src/lib/secret-text.js';
 import { buildTopology } from '../src/topology/build.js';
 import { toDot, toGraphml } from '../src/topology/exports.js';
 import { topologyClientSchema, topologyDeviceSchema } from '../src/topology/records.js';
@@ -17,7 +22,17 @@ import { topologyClientSchema, topologyDeviceSchema } from '../src/topology/reco
 export interface PhaseResult {
   phase: 'floor' | 'pipeline';
   peakMb: number;
-  runs: { totalMs: number; recordsMs: number; graphMs: number; graphmlMs: number; dotMs: number }[];
+  runs: {
+    totalMs: number;
+    recordsMs: number;
+    graphMs: number;
+    /** The registry's redaction of get_network_topology's answer (the topology). */
+    redactMs: number;
+    graphmlMs: number;
+    /** The registry's redaction of export_topology's answer (the GraphML text). */
+    exportRedactMs: number;
+    dotMs: number;
+  }[];
   graphmlMb: number;
 }
 
@@ -59,6 +74,14 @@ function measure<T>(work: () => T): { ms: number; peakMb: number; value: T } {
   return { ms, peakMb: (top - base) / MB, value };
 }
 
+// A bot scrubs its configured secrets from every answer: four of them, as a Slack bot with an API key has.
+setConfiguredSecrets([
+  'xoxb-000000000000-0000000000000-benchbenchbenchbenchbench',
+  'bench-signing-secret-0123456789abcdef',
+  'bench-unifi-api-key-0123456789abcdef',
+  'bench-controller-password',
+]);
+
 function main(): void {
   const [dir = '.', phase = 'floor', repeatText = '3'] = process.argv.slice(2);
   const devicePayload = readFileSync(join(dir, 'devices.json'), 'utf8');
@@ -70,7 +93,7 @@ function main(): void {
     graphmlMb: 0,
   };
   for (let i = 0; i < Number(repeatText); i++) {
-    const steps = { recordsMs: 0, graphMs: 0, graphmlMs: 0, dotMs: 0 };
+    const steps = { recordsMs: 0, graphMs: 0, redactMs: 0, graphmlMs: 0, exportRedactMs: 0, dotMs: 0 };
     const run =
       result.phase === 'floor'
         ? measure(() => [JSON.parse(devicePayload), JSON.parse(clientPayload)])
@@ -97,9 +120,16 @@ function main(): void {
               includeCoordinates: true,
             });
             steps.graphMs = performance.now() - t;
+            // What the registry does to every answer before a face sees it (src/tools/registry.ts).
+            t = performance.now();
+            redactSecrets(topology);
+            steps.redactMs = performance.now() - t;
             t = performance.now();
             const graphml = toGraphml(topology);
             steps.graphmlMs = performance.now() - t;
+            t = performance.now();
+            redactSecrets(graphml);
+            steps.exportRedactMs = performance.now() - t;
             result.graphmlMb = Buffer.byteLength(graphml) / MB;
             t = performance.now();
             toDot(topology);

@@ -198,18 +198,18 @@ export function budgetRows(results: PartResults): BudgetRow[] {
   if (largest) {
     const full = largest.devices === 2000;
     rows.push({
-      measure: `topology ${fmt(largest.devices)} devices / ${fmt(largest.clients)} clients, build + GraphML`,
+      measure: `topology export (\`export_topology\` GraphML) ${fmt(largest.devices)} devices / ${fmt(largest.clients)} clients: records + graph + GraphML + redaction`,
       now: `${fmt(largest.totalMs)} ms`,
       floor: `${fmt(largest.floorMs)} ms (\`JSON.parse\`)`,
       ratio: times(largest.ratio),
       budget: full ? '≤ 2×' : '≤ 2× (judged at 2,000 / 50,000 only)',
       met: full ? largest.ratio <= 2 : undefined,
     });
-    // get_network_topology answers with the built topology itself: records + graph, no export.
-    const readRatio = largest.buildMs / largest.floorMs;
+    // get_network_topology answers with the built topology itself, redacted by the registry.
+    const readRatio = largest.readMs / largest.floorMs;
     rows.push({
-      measure: `topology read (\`get_network_topology\`) ${fmt(largest.devices)} / ${fmt(largest.clients)}: records + graph`,
-      now: `${fmt(largest.buildMs)} ms`,
+      measure: `topology read (\`get_network_topology\`) ${fmt(largest.devices)} / ${fmt(largest.clients)}: records + graph + redaction`,
+      now: `${fmt(largest.readMs)} ms`,
       floor: `${fmt(largest.floorMs)} ms (\`JSON.parse\`)`,
       ratio: times(readRatio),
       budget: full ? '≤ 2×' : '≤ 2× (judged at 2,000 / 50,000 only)',
@@ -416,9 +416,11 @@ export function markdownReport(results: PartResults): string {
           'JSON.parse floor ms',
           'floor peak MB',
           'build ms (records + graph)',
+          'redaction of the topology ms',
           'GraphML ms',
+          'redaction of the GraphML ms',
           'DOT ms',
-          'total ms (build + GraphML)',
+          'export ms (build + GraphML + its redaction)',
           'ratio to floor',
           'µs per node',
           'peak MB',
@@ -429,7 +431,9 @@ export function markdownReport(results: PartResults): string {
           fmt(t.floorMs),
           fmt(t.floorPeakMb),
           `${fmt(t.buildMs)} (${fmt(t.recordsMs)} + ${fmt(t.graphMs)})`,
+          fmt(t.redactMs),
           `${fmt(t.graphmlMs)} (${fmt(t.graphmlMb, 1)} MB)`,
+          fmt(t.exportRedactMs),
           fmt(t.dotMs),
           fmt(t.totalMs),
           times(t.ratio),

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { deviceFill, PALETTE } from './device-kinds.js';
-import { ascii, charTable, TextBytes } from './text-bytes.js';
+import { ascii, TextBytes } from './text-bytes.js';
 import type { Topology, TopologyConnection, TopologyNode } from './types.js';
 
 /** The export formats of export_topology, exactly as the spec spells them (case-sensitive). */
@@ -140,14 +140,11 @@ function data(key: string, value: string | number | boolean | null | undefined):
   return `<data key="${key}">${typeof value === 'string' ? escapeXmlAscii(value) : value}</data>`;
 }
 
-const XML_SPECIAL_CODES = charTable('&<>"\'');
-const NOTHING_SPECIAL = new Uint8Array(128);
-
 /** `<data key="…">value</data>` into the buffer; nothing for null and absent values. */
 function writeData(out: TextBytes, open: Uint8Array, value: string | number | null | undefined): void {
   if (value === null || value === undefined) return;
   out.bytes(open);
-  if (typeof value === 'string') out.text(value, escapeXmlAscii, XML_SPECIAL_CODES);
+  if (typeof value === 'string') out.xml(value);
   else out.number(value);
   out.bytes(M.dataClose);
 }
@@ -188,10 +185,10 @@ const M = {
 // time of a table on a 50,000-client site), straight into one buffer (TextBytes, issue 26).
 function graphmlNode(out: TextBytes, n: TopologyNode): void {
   out.bytes(M.nodeOpen);
-  out.text(n.node_id, escapeXmlAscii, XML_SPECIAL_CODES);
+  out.xml(n.node_id);
   out.bytes(M.label);
   const nameStart = out.position;
-  out.text(n.name, escapeXmlAscii, XML_SPECIAL_CODES);
+  out.xml(n.name);
   const nameEnd = out.position;
   out.bytes(M.nodeType);
   out.raw(n.node_type);
@@ -216,11 +213,11 @@ function graphmlNode(out: TextBytes, n: TopologyNode): void {
 
 function graphmlEdge(out: TextBytes, c: TopologyConnection): void {
   out.bytes(M.edgeOpen);
-  out.text(c.connection_id, escapeXmlAscii, XML_SPECIAL_CODES);
+  out.xml(c.connection_id);
   out.bytes(M.source);
-  out.text(c.source_node_id, escapeXmlAscii, XML_SPECIAL_CODES);
+  out.xml(c.source_node_id);
   out.bytes(M.target);
-  out.text(c.target_node_id, escapeXmlAscii, XML_SPECIAL_CODES);
+  out.xml(c.target_node_id);
   out.bytes(M.connectionType);
   out.raw(c.connection_type);
   out.bytes(M.dataClose);
@@ -256,8 +253,8 @@ export function toGraphml(topology: Topology): string {
     '',
   ];
   const out = new TextBytes((t.nodes.length + t.connections.length) * GRAPHML_BYTES_PER_LINE + 8192);
-  // The head holds the site id, which may be anything: written as UTF-8 text, already escaped.
-  out.text(head.join('\n'), (value) => value, NOTHING_SPECIAL);
+  // The head holds the site id, which may be anything: already escaped into ASCII by escapeXmlAscii.
+  out.raw(head.join('\n'));
   for (const node of t.nodes) graphmlNode(out, node);
   for (const c of t.connections) graphmlEdge(out, c);
   out.bytes(M.end);

@@ -1,19 +1,34 @@
+// Bytes of the five characters XML escapes, and of a character reference's frame.
+const AMP = 0x26;
+const LT = 0x3c;
+const GT = 0x3e;
+const QUOT = 0x22;
+const APOS = 0x27;
+const ENTITIES: Record<number, Uint8Array> = {
+  [AMP]: ascii('&amp;'),
+  [LT]: ascii('&lt;'),
+  [GT]: ascii('&gt;'),
+  [QUOT]: ascii('&quot;'),
+  [APOS]: ascii('&apos;'),
+};
+const HEX = ascii('0123456789ABCDEF');
+const REPLACEMENT = 0xfffd;
+
 /**
- * A growing buffer of UTF-8 text for the large exports (issue 26). Building a 33 MB export from a
+ * A growing buffer of ASCII text for the GraphML export (issue 26). Building a 33 MB export from a
  * string per line kept every line alive (promoted to the old generation) until the final `join`;
- * here every line is written once into one buffer and decoded into one string at the end, which
- * takes 40 MB less at the peak on a 50,000-client site (docs/performance.md).
+ * here every line is written once into one buffer and copied into one string at the end.
  *
- * Plain printable ASCII (MACs, numbers, most names) is copied a character at a time with no
- * allocation; anything else (markup characters, control characters, non-ASCII) falls back to the
- * caller's escape function and a native UTF-8 write, so the result is exactly the string the
- * escape function would have produced.
+ * Nothing is allocated per value: printable ASCII is copied a character at a time, and what XML
+ * needs escaped is escaped on the way in (`xml`), characters beyond ASCII as character references,
+ * so the buffer holds ASCII only and its string is a one-byte string (half the memory of the two-byte
+ * string an emoji in one name used to make). Allocating per value (escaped copies, numbers as
+ * strings) cost young-generation collections during the export, each promoting the topology being
+ * written: a quarter of the export's time on a 50,000-client site.
  */
 export class TextBytes {
   private buffer: Buffer;
   private length = 0;
-  /** False once a byte above 0x7F has been written: then the end decodes UTF-8, else Latin-1 (a copy). */
-  private ascii = true;
 
   /** `capacity` is a first guess in bytes; the buffer grows when it is short (untouched bytes cost nothing). */
   constructor(capacity: number) {
@@ -33,7 +48,7 @@ export class TextBytes {
   bytes(piece: Uint8Array): void {
     const n = piece.length;
     this.room(n);
-    // A loop, not \`buffer.set\`: markup pieces are a few dozen bytes, and \`set\` costs a call into
+    // A loop, not `buffer.set`: markup pieces are a few dozen bytes, and `set` costs a call into
     // the runtime each time (a third of the writing's time on a 50,000-client site).
     const b = this.buffer;
     let at = this.length;
@@ -41,7 +56,7 @@ export class TextBytes {
     this.length = at;
   }
 
-  /** Printable ASCII with nothing to escape, such as a number or an enum value (not checked). */
+  /** Printable ASCII with nothing to escape, such as an enum value or markup (not checked). */
   raw(text: string): void {
     const n = text.length;
     this.room(n);
@@ -51,45 +66,71 @@ export class TextBytes {
     this.length = at;
   }
 
-  /** A number as `${value}` writes it. */
+  /** A number as `${value}` writes it; integers digit by digit, with no string made. */
   number(value: number): void {
-    if (value >= 0 && value <= 9 && Number.isInteger(value)) {
-      this.room(1);
-      this.buffer[this.length++] = 0x30 + value;
+    if (!Number.isSafeInteger(value) || Object.is(value, -0)) {
+      this.raw(String(value));
       return;
     }
-    this.raw(String(value));
+    this.room(17);
+    const b = this.buffer;
+    let n = value;
+    if (n < 0) {
+      b[this.length++] = 0x2d;
+      n = -n;
+    }
+    let digits = 1;
+    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    let at = this.length + digits;
+    this.length = at;
+    do {
+      b[--at] = 0x30 + (n % 10);
+      n = Math.floor(n / 10);
+    } while (n > 0);
   }
 
   /**
-   * A value through `escapeText` (which must leave printable ASCII other than `specials` as it is):
-   * the fast path copies printable ASCII; the first character that is not (or is one of the
-   * `specials` char codes) sends the whole value through `escapeText` and a UTF-8 write.
+   * Text for XML content or an attribute value, in ASCII: `&<>"'` as entities, characters beyond
+   * ASCII as character references (`☕` → `&#x2615;`), and characters XML 1.0 cannot carry (control
+   * characters other than tab, LF and CR; lone surrogates; U+FFFE and U+FFFF) as U+FFFD's reference.
    */
-  text(value: string, escapeText: (value: string) => string, specials: Uint8Array): void {
+  xml(value: string): void {
     const n = value.length;
-    // Worst case: every UTF-16 unit becomes a 6-byte entity (`&quot;`) or 3 bytes of UTF-8.
-    this.room(n * 6);
+    // Worst case: every UTF-16 unit becomes `&#xFFFD;` (8 bytes).
+    this.room(n * 8);
     const b = this.buffer;
-    const start = this.length;
-    let at = start;
+    let at = this.length;
     for (let i = 0; i < n; i++) {
-      const c = value.charCodeAt(i);
-      if (c < 0x20 || c > 0x7e || specials[c] === 1) {
-        this.escaped(escapeText(value), start);
-        return;
+      let c = value.charCodeAt(i);
+      if (c >= 0x20 && c < 0x80) {
+        const entity =
+          c === AMP || c === LT || c === GT || c === QUOT || c === APOS ? ENTITIES[c] : undefined;
+        if (entity === undefined) b[at++] = c;
+        else for (let k = 0; k < entity.length; k++) b[at++] = entity[k] as number;
+        continue;
       }
-      b[at++] = c;
+      if (c === 0x09 || c === 0x0a || c === 0x0d) {
+        b[at++] = c;
+        continue;
+      }
+      if (c < 0x20 || c === 0xfffe || c === 0xffff) c = REPLACEMENT;
+      else if (c >= 0xd800 && c <= 0xdbff) {
+        const low = i + 1 < n ? value.charCodeAt(i + 1) : 0;
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          c = (c - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
+          i++;
+        } else c = REPLACEMENT;
+      } else if (c >= 0xdc00 && c <= 0xdfff) c = REPLACEMENT;
+      // `&#x` + hex digits + `;`
+      b[at++] = AMP;
+      b[at++] = 0x23;
+      b[at++] = 0x78;
+      let shift = 20;
+      while (shift > 0 && c >> shift === 0) shift -= 4;
+      for (; shift >= 0; shift -= 4) b[at++] = HEX[(c >> shift) & 0xf] as number;
+      b[at++] = 0x3b;
     }
     this.length = at;
-  }
-
-  private escaped(value: string, at: number): void {
-    const written = this.buffer.write(value, at, 'utf8');
-    // UTF-8 takes more bytes than UTF-16 units for every character above U+007F, so equal counts
-    // mean ASCII.
-    if (written !== value.length) this.ascii = false;
-    this.length = at + written;
   }
 
   /** Repeats the bytes written from `start` to `end` (a value written twice, such as a node's name). */
@@ -105,17 +146,10 @@ export class TextBytes {
     return this.length;
   }
 
-  /** The text written, as one string. */
+  /** The text written, as one string (one-byte: everything written is ASCII). */
   toString(): string {
-    return this.buffer.toString(this.ascii ? 'latin1' : 'utf8', 0, this.length);
+    return this.buffer.toString('latin1', 0, this.length);
   }
-}
-
-/** A table of char codes below 128: 1 for each character of `chars`. */
-export function charTable(chars: string): Uint8Array {
-  const table = new Uint8Array(128);
-  for (let i = 0; i < chars.length; i++) table[chars.charCodeAt(i)] = 1;
-  return table;
 }
 
 /** Markup as bytes, prepared once (printable ASCII only). */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GRAPHML_KEYS, toGraphml } from '../../src/topology/exports.js';
+import { escapeXmlAscii, GRAPHML_KEYS, toGraphml } from '../../src/topology/exports.js';
 import { TextBytes } from '../../src/topology/text-bytes.js';
 import type { Topology, TopologyConnection, TopologyNode } from '../../src/topology/types.js';
 
@@ -184,25 +184,48 @@ describe('GraphML written into a byte buffer', () => {
 });
 
 describe('TextBytes', () => {
-  const none = new Uint8Array(128);
-  it('decodes as Latin-1 only while every byte is ASCII, and as UTF-8 after a non-ASCII value', () => {
-    const out = new TextBytes(4);
-    out.raw('plain ');
-    out.text('Zoë', (v) => v, none);
-    out.number(42);
-    out.number(0.5);
-    out.number(7);
-    expect(out.toString()).toBe('plain Zoë420.57');
-    const ascii = new TextBytes(4);
-    ascii.text('tab\there', (v) => v.replace('\t', ' '), none);
-    expect(ascii.toString()).toBe('tab here');
+  it('escapes into ASCII exactly as escapeXmlAscii does, for any UTF-16 text', () => {
+    fc.assert(
+      fc.property(fc.array(hostileUnit, { maxLength: 20 }), (units) => {
+        const value = units.join('');
+        const out = new TextBytes(1);
+        out.xml(value);
+        expect(out.toString()).toBe(escapeXmlAscii(value));
+        expect(/^[\t\n\r\x20-\x7f]*$/.test(out.toString())).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('writes numbers as template literals do, integers digit by digit', () => {
+    const values = [
+      0,
+      7,
+      10,
+      42,
+      -1,
+      -0,
+      1234567890123,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+      0.5,
+      -2.25,
+      1e21,
+      2 ** 60,
+    ];
+    const out = new TextBytes(1);
+    for (const v of values) {
+      out.number(v);
+      out.raw(',');
+    }
+    expect(out.toString()).toBe(values.map((v) => `${v},`).join(''));
   });
 
   it('repeats earlier bytes, growing the buffer when needed', () => {
     const out = new TextBytes(1);
-    out.text('☕ab', (v) => v, none);
+    out.xml('☕ab');
     const end = out.position;
     for (let i = 0; i < 300; i++) out.repeat(0, end);
-    expect(out.toString()).toBe('☕ab'.repeat(301));
+    expect(out.toString()).toBe('&#x2615;ab'.repeat(301));
   });
 });
