@@ -83,26 +83,28 @@ export function budgetRows(results: PartResults): BudgetRow[] {
       met: b.requests === b.distinct && b.failed === 0,
     });
   }
-  for (const ack of results.acks ?? []) {
-    rows.push({
-      measure: `ack p99, controller answering in ${fmt(ack.latencyMs)} ms (watcher 1 s, drift 5 s, samples 5 s, timers 1 s running)`,
-      now: `${fmt(ack.bot.p99)} ms`,
-      floor: `${fmt(ack.floor.p99)} ms (bare Bolt)`,
-      ratio: times(ack.p99Ratio),
-      budget: '≤ 1.30×',
-      met: ack.p99Ratio <= 1.3,
-    });
-  }
+  // The budget is judged on Slack's traffic shape, the open loop; the closed loop (each sender sends
+  // again once acked) saturates 2 cores and measures CPU per answered command: printed beside it.
   for (const ack of results.acks ?? []) {
     const a = ack.arrivals;
     if (!a) continue;
     rows.push({
-      measure: `ack p99, ${a.people} people each sending one command within ${fmt(a.windowMs / 1000)} s (open loop), controller ${fmt(ack.latencyMs)} ms, background work running`,
+      measure: `ack p99 over ${fmt(a.bot.acks)} acks: ${a.bursts ?? 1} bursts a repeat of ${a.people} people each sending one command within ${fmt(a.windowMs / 1000)} s (open loop), controller ${fmt(ack.latencyMs)} ms, watcher 1 s, drift 5 s, samples 5 s, timers 1 s running`,
       now: `${fmt(a.bot.p99)} ms`,
       floor: `${fmt(a.floor.p99)} ms (bare Bolt); ${fmt(a.answeringFloor.p99)} ms (answering)`,
       ratio: `${times(a.p99Ratio)}; ${times(a.p99RatioAnswering)}`,
       budget: '≤ 1.30×',
       met: a.p99Ratio <= 1.3,
+    });
+  }
+  for (const ack of results.acks ?? []) {
+    rows.push({
+      measure: `ack p99 under saturation (closed loop: 50 senders each sending again once acked, about 200 commands a second), controller ${fmt(ack.latencyMs)} ms`,
+      now: `${fmt(ack.bot.p99)} ms`,
+      floor: `${fmt(ack.floor.p99)} ms (bare Bolt, answering nothing); ${fmt(ack.answeringFloor?.p99)} ms (bare Bolt answering)`,
+      ratio: `${times(ack.p99Ratio)}; ${times(ack.p99RatioAnswering ?? Number.NaN)}`,
+      budget: 'not a budget: CPU per answered command on 2 cores',
+      met: undefined,
     });
   }
   for (const ack of results.acks ?? []) {
