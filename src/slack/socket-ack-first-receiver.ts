@@ -175,7 +175,9 @@ export class SocketAckFirstReceiver implements Receiver {
 
   /** Closes the connection without waiting for Slack's close frame, as Bolt's receiver does. */
   async stop(): Promise<void> {
-    void this.client.disconnect();
+    this.client.disconnect().catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, 'the Socket Mode connection did not close cleanly');
+    });
   }
 
   private handle(envelope: SocketModeEnvelope): void {
