@@ -4,8 +4,11 @@ import { MAX_BODY_BYTES } from '../../src/slack/request-guard.js';
 import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 import { fuzzedRequests, headersFor, mayPassSignature } from '../helpers/slack-envelopes.js';
 
-/** Cases per property: 2,000 in `npm test`, more with `npm run fuzz` (FUZZ_RUNS). */
-const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 2_000) || 2_000);
+/**
+ * Cases per property: 1,000 in `npm test` (2,000 until the suite reached its 5 minutes on 2 cores
+ * again; the seed is fixed, so these are the first 1,000 of those), more with `npm run fuzz` (FUZZ_RUNS).
+ */
+const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 1_000) || 1_000);
 /** A fixed seed unless FUZZ_SEED is set, so a failure in CI replays (fast-check prints the seed and path). */
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_251_110;
 
