@@ -237,23 +237,24 @@ export class HomeService {
     const timed = this.options.pendingReverts
       ? settledWithin(settle(this.options.pendingReverts()), STATUS_WAIT_MS)
       : Promise.resolve(undefined);
-    // Issue 24: a change set is one item; the requests that ran its steps are shown through it. A
-    // set has at most 50 of them, so reading that many more keeps the lists full.
-    const extra = 50;
-    const [waiting, mineAll, mineTotal, recentAll, mayApprove, quickActions, scheduled] = await Promise.all([
+    // Issue 24: a change set is one item; the requests that ran its steps are shown (and counted)
+    // through it.
+    const [waiting, mine, mineTotal, recent, mayApprove, quickActions, scheduled] = await Promise.all([
       this.waitingPage(user, now),
-      approvals.list({ requester: user, limit: MINE_SHOWN + extra }),
-      approvals.count({ requester: user }),
-      approvals.list({ state: ['succeeded', 'failed', 'unknown'], site, limit: RECENT_SHOWN + extra }),
+      approvals.list({ requester: user, withoutSetSteps: true, limit: MINE_SHOWN }),
+      approvals.count({ requester: user, withoutSetSteps: true }),
+      approvals.list({
+        state: ['succeeded', 'failed', 'unknown'],
+        site,
+        withoutSetSteps: true,
+        limit: RECENT_SHOWN,
+      }),
       approvals.policy.approvableBy({ userId: user }),
       this.options.quickActions().catch(() => []),
       // Issue 22: changes waiting for their window, for those who may approve them.
       approvals.scheduledChanges(),
     ]);
-    const own = (r: { setOf?: string }) => r.setOf === undefined;
-    const mine = mineAll.filter(own).slice(0, MINE_SHOWN);
-    const recent = recentAll.filter(own).slice(0, RECENT_SHOWN);
-    const shown = waiting.requests.filter(own);
+    const shown = waiting.requests.filter((r) => r.setOf === undefined);
     const messages = [...shown, ...mine, ...recent].flatMap((r) => (r.message ? [r.message] : []));
     const links = await this.options.permalinks.of(messages);
     const controller = await status;

@@ -18,6 +18,8 @@ export interface ChangeFilter {
   site?: string;
   /** Created at or after this time (ISO 8601). */
   since?: string;
+  /** Leaves out the requests that ran a change set's steps (shown through their set, issue 24). */
+  withoutSetSteps?: boolean;
   /** At most this many, newest first; unset = all. */
   limit?: number;
   offset?: number;

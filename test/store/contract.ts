@@ -256,6 +256,34 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
         expect(await changes.count({ state: 'pending', requester: RITA.userId })).toBe(2);
       });
 
+      it("leaves out the requests that ran a change set's steps when asked, in lists and counts (issue 24)", async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const set = await changes.create(sampleRequest({ createdS: 0, tool: 'change_set' }), RITA, at(0));
+        const step = await changes.create(
+          { ...sampleRequest({ createdS: 1 }), setOf: set.id, setStep: 1 },
+          RITA,
+          at(1),
+        );
+        const other = await changes.create(sampleRequest({ createdS: 2, requester: ALEX }), ALEX, at(2));
+        await changes.transition(
+          step.id,
+          { type: 'cancelled', id: step.id, actor: RITA },
+          { from: ['pending'], at: at(3), live: true },
+        );
+        const ids = (list: ChangeRequest[]) => list.map((r) => r.id);
+
+        expect(ids(await changes.list({ requester: RITA.userId }))).toEqual([step.id, set.id]);
+        expect(ids(await changes.list({ requester: RITA.userId, withoutSetSteps: true }))).toEqual([set.id]);
+        expect(ids(await changes.list({ withoutSetSteps: true }))).toEqual([other.id, set.id]);
+        expect(await changes.count({ requester: RITA.userId })).toBe(2);
+        expect(await changes.count({ requester: RITA.userId, withoutSetSteps: true })).toBe(1);
+        expect(await changes.count({ withoutSetSteps: true })).toBe(2);
+        expect(await changes.count({ state: 'cancelled', withoutSetSteps: true })).toBe(0);
+        expect(await changes.count({ state: 'pending', withoutSetSteps: true })).toBe(2);
+        expect(await changes.count({ tool: 'create_network', withoutSetSteps: true })).toBe(1);
+      });
+
       it('filters by site', async () => {
         const store = await fresh();
         const changes = store.changes();

@@ -55,6 +55,7 @@ export function matchesFilter(request: ChangeRequest, filter: ChangeFilter): boo
   if (filter.tool !== undefined && request.tool !== filter.tool) return false;
   if (filter.site !== undefined && request.site !== filter.site) return false;
   if (filter.since !== undefined && Date.parse(request.createdAt) < Date.parse(filter.since)) return false;
+  if (filter.withoutSetSteps === true && request.setOf !== undefined) return false;
   return true;
 }
 

@@ -13,11 +13,14 @@ export class RequestIndex {
   private readonly createdAt = new Map<string, number>();
   private readonly byState = new Map<ChangeState, Set<string>>();
   private readonly byRequester = new Map<string, Set<string>>();
+  /** The requests that ran a change set's steps (a set's `setOf` never changes). */
+  private readonly setSteps = new Set<string>();
 
   /** Records a request as it is now (created, or moved to another state). */
   put(before: ChangeRequest | undefined, after: ChangeRequest): void {
     if (!before) {
       this.insert(after);
+      if (after.setOf !== undefined) this.setSteps.add(after.id);
       let mine = this.byRequester.get(after.requester.userId);
       if (!mine) {
         mine = new Set();
@@ -78,6 +81,17 @@ export class RequestIndex {
       filter.requester === undefined
         ? undefined
         : (this.byRequester.get(filter.requester) ?? new Set<string>());
+    if (filter.withoutSetSteps === true) {
+      // All that match, less the steps that match: the steps are few, every other request is counted
+      // from the sets below.
+      const { withoutSetSteps: _steps, ...all } = filter;
+      let steps = 0;
+      for (const id of this.setSteps) {
+        const request = requests.get(id);
+        if (request && matches(request, all)) steps += 1;
+      }
+      return this.count(requests, all, matches) - steps;
+    }
     const rest = filter.tool !== undefined || filter.site !== undefined || filter.since !== undefined;
     if (!rest && !sets && !byRequester) return this.order.length;
     // A request is in one state at a time, so the states' sets are disjoint.

@@ -5,6 +5,7 @@ import { watch } from './0005-watch.js';
 import { scheduledChanges } from './0006-scheduled-changes.js';
 import { changeCounts } from './0007-change-counts.js';
 import { pendingByExpiry } from './0008-pending-by-expiry.js';
+import { setSteps } from './0009-set-steps.js';
 
 /**
  * One schema change. Migrations only add (tables, columns, indexes), so a replica of the
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   scheduledChanges,
   changeCounts,
   pendingByExpiry,
+  setSteps,
 ];
