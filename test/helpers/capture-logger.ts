@@ -13,3 +13,14 @@ export function captureLogger(): { logger: Logger; lines(): CapturedLine[] } {
   const logger = createLogger('trace', { write: (line: string) => written.push(line) });
   return { logger, lines: () => written.map((line) => JSON.parse(line) as CapturedLine) };
 }
+
+/** A Bolt logger that says nothing (the receivers' tests hand one to Bolt). */
+export const silentBoltLogger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  setLevel: () => {},
+  getLevel: () => 'info' as never,
+  setName: () => {},
+};

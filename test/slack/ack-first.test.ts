@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { AckFirstReceiver, type EarlyAck } from '../../src/slack/ack-first-receiver.js';
 import { guardSlackRequests } from '../../src/slack/request-guard.js';
+import { silentBoltLogger } from '../helpers/capture-logger.js';
 import { startSlackBot } from '../helpers/slack-bot.js';
 import {
   buttonBody,
@@ -21,15 +22,7 @@ afterEach(async () => {
   for (const close of cleanup.splice(0).reverse()) await close();
 });
 
-const boltLogger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => 'info' as never,
-  setName: () => {},
-};
+const boltLogger = silentBoltLogger;
 
 /**
  * The guard and the receiver on a server, in front of a stand-in for Bolt's App whose processEvent

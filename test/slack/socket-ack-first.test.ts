@@ -9,7 +9,7 @@ import { slackEarlyAck } from '../../src/slack/ack-first-receiver.js';
 import { SHUTTING_DOWN_TEXT } from '../../src/slack/drain.js';
 import { SocketAckFirstReceiver } from '../../src/slack/socket-ack-first-receiver.js';
 import { SlackTokenCheck } from '../../src/slack/token-check.js';
-import { captureLogger } from '../helpers/capture-logger.js';
+import { captureLogger, silentBoltLogger } from '../helpers/capture-logger.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import {
@@ -25,15 +25,7 @@ afterEach(async () => {
   for (const close of cleanup.splice(0).reverse()) await close();
 });
 
-const boltLogger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => 'info' as never,
-  setName: () => {},
-};
+const boltLogger = silentBoltLogger;
 
 const served = {
   commands: ['/net'],
