@@ -78,6 +78,27 @@ const lazyIntl = {
   },
 };
 
+// Issue 26, idle memory: data files of bundled packages read from node_modules at run time instead
+// of being copied into the Slack kit as JavaScript. V8 keeps a module's source text for the life of
+// the process, so a JSON table inside the bundle costs its text and its objects; required from
+// node_modules it costs its objects only, when it is loaded (as in the bare Bolt app). iconv-lite's
+// CJK tables (400 KB; loaded only to decode a body in such a charset) and mime-db (150 KB). The
+// runtime image keeps the production node_modules (Dockerfile), and neither package restricts its
+// subpaths (`exports`); test/process/startup-cost.test.ts resolves each one from dist/chunks/.
+const PACKAGE_DATA = [
+  { importer: /[\\/]node_modules[\\/]iconv-lite[\\/]encodings[\\/][^\\/]+$/, dir: 'iconv-lite/encodings/' },
+  { importer: /[\\/]node_modules[\\/]mime-db[\\/]index\.js$/, dir: 'mime-db/' },
+];
+const packageData = {
+  name: 'netops-package-data',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(tables\/)?[\w-]+\.json$/ }, (args) => {
+      const data = PACKAGE_DATA.find(({ importer }) => importer.test(args.importer));
+      return data ? { path: `${data.dir}${args.path.slice(2)}`, external: true } : undefined;
+    });
+  },
+};
+
 // Built beside dist/ and swapped in at the end: a program started from dist/ meanwhile (a test, a
 // second `npm start`) never finds it half-written or gone.
 const dist = join(root, 'dist');
@@ -103,7 +124,7 @@ const result = await esbuild
       js: "import { createRequire as __netopsRequire } from 'node:module'; const require = __netopsRequire(import.meta.url);",
     },
     metafile: true,
-    plugins: [lazyIntl],
+    plugins: [lazyIntl, packageData],
     legalComments: 'none',
     // Issue 26, idle memory: V8 keeps every module's source text for the life of the process (lazy
     // compilation), and parses it whole at start. Without indentation and comments the sources are

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/bot-process.js';
@@ -144,5 +145,22 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
     const main = readFileSync(join(ROOT, MAIN), 'utf8');
     // A line ends only where a template literal holds one (13,766 lines before, 21 after).
     expect(main.split('\n').length).toBeLessThan(100);
+  });
+
+  it("reads bundled packages' data files from node_modules, where each resolves from its output (issue 26, idle memory)", () => {
+    const data = Object.entries(meta.outputs).flatMap(([output, o]) =>
+      o.imports.filter((i) => i.external && i.path.endsWith('.json')).map((i) => ({ output, path: i.path })),
+    );
+    expect(data.map((d) => d.path)).toEqual(
+      expect.arrayContaining(['mime-db/db.json', 'iconv-lite/encodings/tables/cp936.json']),
+    );
+    for (const { output, path } of data) {
+      const table = createRequire(join(ROOT, output))(path) as unknown;
+      expect(typeof table, `${path} from ${output}`).toBe('object');
+    }
+    const slackKit = outputOf('src/slack/slack-kit.ts');
+    expect(
+      Object.keys(meta.outputs[slackKit]?.inputs ?? {}).filter((i) => i.endsWith('.json')),
+    ).not.toContain('node_modules/mime-db/db.json');
   });
 });
