@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { threadArenaKiB } from './smaps.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -167,6 +168,15 @@ export function rssMiB(pid: number): number {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
     return kb === undefined ? Number.NaN : Number(kb) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Resident MiB of the process's thread malloc arenas (bench/lib/smaps.ts), NaN where there is no /proc. */
+export function threadArenaMiB(pid: number): number {
+  try {
+    return threadArenaKiB(readFileSync(`/proc/${pid}/smaps`, 'utf8')) / 1024;
   } catch {
     return Number.NaN;
   }

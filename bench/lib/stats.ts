@@ -76,6 +76,16 @@ export function ratio(value: number, floor: number): number {
   return Number.isFinite(value) && Number.isFinite(floor) && floor > 0 ? value / floor : Number.NaN;
 }
 
+/**
+ * The idle RSS budget is met only when it holds both median against median and lowest against
+ * lowest: a ratio that one random burst (in the floor or in the bot) decides is not established.
+ * A run from before the lowest figure existed is judged on its medians alone.
+ */
+export function idleRssMet(result: { rssRatio: number; rssLowestRatio?: number }, budget = 1.2): boolean {
+  const lowest = result.rssLowestRatio ?? result.rssRatio;
+  return result.rssRatio <= budget && lowest <= budget;
+}
+
 /** Durations a message names ("within 4827 ms", "after 15 s", "1.5 seconds"), in ms, in order. */
 export function durationsIn(text: string): number[] {
   const found: number[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { budgetRows } from '../../bench/lib/report.js';
 import type { BurstRow } from '../../bench/parts/burst.js';
+import { IDLE_RSS_STARTS, type StartupResult, startsFor } from '../../bench/parts/startup.js';
 import type { TopologyRow } from '../../bench/parts/topology.js';
 
 const burst = (over: Partial<BurstRow>): BurstRow => ({
@@ -74,5 +75,50 @@ describe('the topology budget rows (issue 26: topology within 2× of JSON.parse 
     const rows = budgetRows({ topology: [row({ devices: 200, clients: 5000 })] });
 
     expect(rows.map((r) => r.met)).toEqual([undefined, undefined]);
+  });
+});
+
+const startup = (bot: number[], floor: number[]): StartupResult => {
+  const figures = (rss: number[]) => ({
+    startupMs: 500,
+    rssMiB: [...rss].sort((a, b) => a - b)[Math.floor(rss.length / 2)] as number,
+    rssLowestMiB: Math.min(...rss),
+    samples: rss.map((rssMiB) => ({ startupMs: 500, rssMiB })),
+  });
+  const b = figures(bot);
+  const f = figures(floor);
+  return {
+    bot: b,
+    floor: f,
+    startupRatio: 1,
+    rssRatio: b.rssMiB / f.rssMiB,
+    rssLowestRatio: (b.rssLowestMiB ?? 0) / (f.rssLowestMiB ?? 1),
+    idleMs: 2000,
+  };
+};
+
+describe('the idle RSS budget row (issue 26: ≤ 1.2× a bare Bolt app)', () => {
+  const rssRow = (result: StartupResult) =>
+    budgetRows({ startup: result }).find((r) => r.measure.startsWith('RSS'));
+
+  it('prints the medians and the lowest of both apps, and is met when both ratios hold', () => {
+    const row = rssRow(startup([85, 85.2, 95.6], [73.5, 74.1, 84.9]));
+    expect(row?.now).toBe('85.2 MiB; lowest 85.0 MiB');
+    expect(row?.floor).toBe('74.1 MiB; lowest 73.5 MiB (bare Bolt)');
+    expect(row?.ratio).toBe('1.15×; lowest 1.16×');
+    expect(row?.met).toBe(true);
+  });
+
+  it("is not met when only the floor's burst made the medians look good", () => {
+    const row = rssRow(startup([95.1, 95.7, 105.4], [77.5, 83.9, 88.3]));
+    expect(row?.ratio).toBe('1.14×; lowest 1.23×');
+    expect(row?.met).toBe(false);
+  });
+
+  it('starts each app at least 9 times in a full run, as told in a quick one', () => {
+    expect(IDLE_RSS_STARTS).toBe(9);
+    expect(startsFor(3, false)).toBe(9);
+    expect(startsFor(12, false)).toBe(12);
+    expect(startsFor(1, true)).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   durationsIn,
+  idleRssMet,
   median,
   medianItem,
   overlapGroups,
@@ -116,5 +117,26 @@ describe('medianItem', () => {
       )?.id,
     ).toBe('x');
     expect(medianItem([], (r: { ms: number }) => r.ms)).toBeUndefined();
+  });
+});
+
+describe('idleRssMet (issue 26: idle RSS ≤ 1.2× a bare Bolt app, not decided by a random burst)', () => {
+  it('is met when median against median and lowest against lowest both hold', () => {
+    expect(idleRssMet({ rssRatio: 1.15, rssLowestRatio: 1.16 })).toBe(true);
+    expect(idleRssMet({ rssRatio: 1.2, rssLowestRatio: 1.2 })).toBe(true);
+  });
+
+  it('is not met when the medians hold only because the floor drew the burst', () => {
+    // The third round's quiet run: 96 / 84 MiB by medians, 95.1 / 77.5 lowest.
+    expect(idleRssMet({ rssRatio: 1.14, rssLowestRatio: 1.23 })).toBe(false);
+  });
+
+  it('is not met when the lowest hold but the medians do not', () => {
+    expect(idleRssMet({ rssRatio: 1.27, rssLowestRatio: 1.15 })).toBe(false);
+  });
+
+  it('judges a run saved before the lowest figure existed on its medians, and NaN as not met', () => {
+    expect(idleRssMet({ rssRatio: 1.12 })).toBe(true);
+    expect(idleRssMet({ rssRatio: Number.NaN, rssLowestRatio: 1.1 })).toBe(false);
   });
 });

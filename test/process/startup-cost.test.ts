@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/bot-process.js';
@@ -119,5 +120,47 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
       [],
     );
     expect(onDemand(MAIN)).toContain('src/policy/parse.ts');
+  });
+
+  it('makes no Intl object when a module loads, in our code or a bundled package (issue 26, idle memory)', () => {
+    // The first Intl object of a process maps ICU's code and data (2.7-4.7 MiB of resident pages);
+    // esbuild turns a module's top-level const into `var`, so `var x = new Intl.` is one made at load.
+    const outputs = Object.keys(meta.outputs).filter((output) => output.endsWith('.js'));
+    const atLoad = outputs.flatMap((output) =>
+      [...readFileSync(join(ROOT, output), 'utf8').matchAll(/\bvar\s+[\w$]+\s*=\s*new\s+Intl\.\w+/g)].map(
+        (m) => `${output}: ${m[0]}`,
+      ),
+    );
+    expect(atLoad).toEqual([]);
+    // got's type checker keeps its two ListFormats, made on first use (scripts/bundle.mjs).
+    const got = Object.entries(meta.outputs).find(
+      ([, o]) => 'node_modules/got/dist/source/index.js' in o.inputs,
+    );
+    expect(readFileSync(join(ROOT, got?.[0] ?? MAIN), 'utf8')).toContain(
+      'andFormatterMade??=new Intl.ListFormat(',
+    );
+  });
+
+  it('is built without indentation or comments, so V8 keeps less module source (issue 26, idle memory)', () => {
+    const main = readFileSync(join(ROOT, MAIN), 'utf8');
+    // A line ends only where a template literal holds one (13,766 lines before, 21 after).
+    expect(main.split('\n').length).toBeLessThan(100);
+  });
+
+  it("reads bundled packages' data files from node_modules, where each resolves from its output (issue 26, idle memory)", () => {
+    const data = Object.entries(meta.outputs).flatMap(([output, o]) =>
+      o.imports.filter((i) => i.external && i.path.endsWith('.json')).map((i) => ({ output, path: i.path })),
+    );
+    expect(data.map((d) => d.path)).toEqual(
+      expect.arrayContaining(['mime-db/db.json', 'iconv-lite/encodings/tables/cp936.json']),
+    );
+    for (const { output, path } of data) {
+      const table = createRequire(join(ROOT, output))(path) as unknown;
+      expect(typeof table, `${path} from ${output}`).toBe('object');
+    }
+    const slackKit = outputOf('src/slack/slack-kit.ts');
+    expect(
+      Object.keys(meta.outputs[slackKit]?.inputs ?? {}).filter((i) => i.endsWith('.json')),
+    ).not.toContain('node_modules/mime-db/db.json');
   });
 });
