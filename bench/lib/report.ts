@@ -288,7 +288,7 @@ export function markdownReport(results: PartResults): string {
       table(
         [
           'controller',
-          'people / window',
+          'bursts of people / window',
           'bot p50 / p99 / max ms',
           'bare Bolt p50 / p99 / max ms',
           'answering floor p50 / p99 / max ms',
@@ -303,14 +303,14 @@ export function markdownReport(results: PartResults): string {
           const per = (x: typeof a.bot) => x.runs.map((r) => fmt(r.p99)).join(', ');
           return [
             `${fmt(ack.latencyMs)} ms`,
-            `${fmt(a.people)} / ${fmt(a.windowMs / 1000)} s`,
+            `${a.bursts ?? 1} of ${fmt(a.people)} / ${fmt(a.windowMs / 1000)} s`,
             f(a.bot),
             f(a.floor),
             f(a.answeringFloor),
             `${per(a.bot)}; ${per(a.floor)}; ${per(a.answeringFloor)}`,
             `${times(a.p99Ratio)}; ${times(a.p99RatioAnswering)}`,
             `${fmt(a.bot.cpuMsPerCommand, 2)} / ${fmt(a.floor.cpuMsPerCommand, 2)} / ${fmt(a.answeringFloor.cpuMsPerCommand, 2)}`,
-            a.bot.runs.map((r) => `${fmt(r.answers)}/${fmt(a.people)}`).join(', '),
+            a.bot.runs.map((r) => `${fmt(r.answers)}/${fmt(a.people * (a.bursts ?? 1))}`).join(', '),
           ];
         }),
       ),

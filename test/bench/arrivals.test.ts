@@ -126,6 +126,8 @@ describe('the open-loop budget row, printed beside the closed loop', () => {
     expect(closedRow?.budget).toMatch(/not a budget/);
     const report = markdownReport({ acks: [acks(30)] });
     expect(report).toContain('### Acks of an open-loop burst');
+    // Answers counted against every command of the repeat's bursts.
+    expect(report).toContain('| 100/100 |');
   });
 });
 
