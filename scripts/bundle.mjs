@@ -41,13 +41,18 @@ const EXTERNAL = [
   'pg-native',
 ];
 
-// Issue 26, idle memory: Intl objects made when a module loads. The first Intl object of a process
-// maps ICU's code and data from the node binary, 4.7 MiB of resident pages for a ListFormat, and
-// got's type checker (@sindresorhus/is) makes two at load, for the wording of its assertion errors
-// only. Every bot loads got with its controller warm-up, so an idle bot paid for them. The bundle
-// makes them on first use instead (the same objects, the same messages). The text must be found as
-// written: a release of the package that changes it fails the build here, to be looked at again.
-const LAZY_INTL = [
+// Issue 26, idle memory: costly objects that bundled packages make when their module loads, made on
+// first use instead (the same objects, the same behaviour). Every bot loads got with its controller
+// warm-up, so an idle bot paid for them:
+// - Intl objects: the first of a process maps ICU's code and data from the node binary, 4.7 MiB of
+//   resident pages for a ListFormat, and got's type checker (@sindresorhus/is) makes two at load,
+//   for the wording of its assertion errors only;
+// - a TLS socket: http2-wrapper (got's HTTP/2 support, which the bot never asks for) makes one at
+//   load to find Node's JSStreamSocket class, and with it a TLS secure context holding the root
+//   certificates: 3.5 MiB and 12 ms, even for a bot whose controller and Slack are plain HTTP.
+// The text must be found as written: a release of the package that changes it fails the build
+// here, to be looked at again.
+const LAZY_AT_LOAD = [
   {
     file: /[\\/]node_modules[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/,
     from: [
@@ -60,16 +65,32 @@ const LAZY_INTL = [
       "const orFormatter = { format: (list) => (orFormatterMade ??= new Intl.ListFormat('en', { style: 'long', type: 'disjunction' })).format(list) };",
     ].join('\n'),
   },
+  {
+    file: /[\\/]node_modules[\\/]http2-wrapper[\\/]source[\\/]utils[\\/]js-stream-socket\.js$/,
+    from: [
+      'const JSStreamSocket = (new tls.TLSSocket(new stream.PassThrough()))._handle._parentWrap.constructor;',
+      '',
+      'module.exports = JSStreamSocket;',
+    ].join('\n'),
+    to: [
+      'let JSStreamSocketClass;',
+      '// Called with `new` only (h1-over-h2.js, h2-over-hx.js): the object made is what `new` gives.',
+      'module.exports = function JSStreamSocket(wrapped) {',
+      '\tJSStreamSocketClass ??= (new tls.TLSSocket(new stream.PassThrough()))._handle._parentWrap.constructor;',
+      '\treturn new JSStreamSocketClass(wrapped);',
+      '};',
+    ].join('\n'),
+  },
 ];
-const lazyIntl = {
-  name: 'netops-lazy-intl',
+const lazyAtLoad = {
+  name: 'netops-lazy-at-load',
   setup(build) {
-    for (const { file, from, to } of LAZY_INTL) {
+    for (const { file, from, to } of LAZY_AT_LOAD) {
       build.onLoad({ filter: file }, (args) => {
         const text = readFileSync(args.path, 'utf8');
         if (!text.includes(from)) {
           return {
-            errors: [{ text: `${args.path} no longer holds the Intl objects scripts/bundle.mjs makes lazy` }],
+            errors: [{ text: `${args.path} no longer holds what scripts/bundle.mjs makes on first use` }],
           };
         }
         return { contents: text.replace(from, to), loader: 'js' };
@@ -124,7 +145,7 @@ const result = await esbuild
       js: "import { createRequire as __netopsRequire } from 'node:module'; const require = __netopsRequire(import.meta.url);",
     },
     metafile: true,
-    plugins: [lazyIntl, packageData],
+    plugins: [lazyAtLoad, packageData],
     legalComments: 'none',
     // Issue 26, idle memory: V8 keeps every module's source text for the life of the process (lazy
     // compilation), and parses it whole at start. Without indentation and comments the sources are

@@ -1,5 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/bot-process.js';
@@ -139,6 +141,40 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
     expect(readFileSync(join(ROOT, got?.[0] ?? MAIN), 'utf8')).toContain(
       'andFormatterMade??=new Intl.ListFormat(',
     );
+  });
+
+  it('makes no TLS secure context for a controller and a console on plain HTTP (issue 26, idle memory)', () => {
+    // http2-wrapper (got's HTTP/2 support) made a TLS socket when its module loaded, and with it a
+    // secure context holding the root certificates: 3.5 MiB and 12 ms for a bot that never asks for
+    // TLS. The built console against its built-in simulator loads got as every bot's warm-up does.
+    const dir = mkdtempSync(join(tmpdir(), 'netops-tls-'));
+    try {
+      const hook = join(dir, 'count-tls.cjs');
+      writeFileSync(
+        hook,
+        `const tls = require('node:tls');
+let made = 0;
+const original = tls.createSecureContext;
+tls.createSecureContext = function (...args) { made += 1; return original.apply(this, args); };
+process.on('exit', () => process.stderr.write('secure contexts made: ' + made + '\\n'));
+`,
+      );
+      const run = spawnSync(process.execPath, [MAIN, 'list_vlans'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: join(dir, 'data'), NODE_OPTIONS: `--require ${hook}` },
+      });
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(/\(\d+ rows\)/);
+      expect(run.stderr).toContain('secure contexts made: 0');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const got = Object.entries(meta.outputs).find(
+      ([, o]) => 'node_modules/http2-wrapper/source/index.js' in o.inputs,
+    );
+    expect(readFileSync(join(ROOT, got?.[0] ?? MAIN), 'utf8')).toContain('JSStreamSocketClass??=');
   });
 
   it('is built without indentation or comments, so V8 keeps less module source (issue 26, idle memory)', () => {
