@@ -172,7 +172,8 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
           slackApiUrl: ctx.slack.apiUrl,
           controllerUrl: controller.url,
           controllerApiKey: controller.apiKey,
-          // BENCH_BOT_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`): to look into a run.
+          // BENCH_BOT_NODE_OPTIONS (e.g. `--require <abs path>/bench/apps/cpu-profile-hook.cjs`, a CPU
+          // profile per bot; Node 20 refuses `--cpu-prof` there): to look into a run.
           env: {
             // BENCH_ACKS_BACKGROUND=off: the bot without them, to tell their share.
             ...(process.env.BENCH_ACKS_BACKGROUND === 'off' ? {} : BACKGROUND_ENV),
