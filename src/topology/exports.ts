@@ -57,21 +57,6 @@ export function escapeXml(value: string): string {
   return value.replace(XML_INVALID, '\uFFFD').replace(XML_SPECIAL, (c) => XML_ENTITIES[c] ?? c);
 }
 
-const BEYOND_ASCII = /[\u0080-\u{10FFFF}]/gu;
-
-/**
- * escapeXml, then every character beyond ASCII as a character reference (`☕` → `&#x2615;`): the
- * same text for every XML reader, and an export of one-byte characters only (issue 26: a 50,000-client
- * export was a 68 MB two-byte string as soon as one name held an emoji; now it is 33 MB, copied once).
- */
-export function escapeXmlAscii(value: string): string {
-  const escaped = escapeXml(value);
-  return escaped.replace(
-    BEYOND_ASCII,
-    (c) => `&#x${(c.codePointAt(0) ?? 0xfffd).toString(16).toUpperCase()};`,
-  );
-}
-
 type GraphmlType = 'string' | 'int' | 'double' | 'boolean';
 
 /** One GraphML `<key>`: its id (used by `<data key>`), the element it is for, the attribute name and type. */
@@ -132,12 +117,6 @@ export const GRAPHML_KEYS: readonly GraphmlKey[] = [
 function flat(line: string): string {
   line.charCodeAt(0);
   return line;
-}
-
-/** One `<data>` element; nothing for null and absent values (GraphML has no null: a missing value is absent). */
-function data(key: string, value: string | number | boolean | null | undefined): string {
-  if (value === null || value === undefined) return '';
-  return `<data key="${key}">${typeof value === 'string' ? escapeXmlAscii(value) : value}</data>`;
 }
 
 /** `<data key="…">value</data>` into the buffer; nothing for null and absent values. */
@@ -230,6 +209,18 @@ function graphmlEdge(out: TextBytes, c: TopologyConnection): void {
   out.bytes(M.edgeClose);
 }
 
+// The XML declaration, the root element and a `<key>` per attribute: the same for every export.
+const GRAPHML_HEAD = [
+  '<?xml version="1.0" encoding="UTF-8"?>',
+  '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"',
+  '    xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"',
+  '    xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">',
+  ...GRAPHML_KEYS.map(
+    (k) => `  <key id="${k.id}" for="${k.for}" attr.name="${k.name}" attr.type="${k.type}"/>`,
+  ),
+  '',
+].join('\n');
+
 // A first guess of the export's size: lines of a large site average about 330 bytes.
 const GRAPHML_BYTES_PER_LINE = 400;
 
@@ -240,21 +231,22 @@ const GRAPHML_BYTES_PER_LINE = 400;
  */
 export function toGraphml(topology: Topology): string {
   const t = topology;
-  const head: string[] = [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"',
-    '    xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"',
-    '    xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">',
-    ...GRAPHML_KEYS.map(
-      (k) => `  <key id="${k.id}" for="${k.for}" attr.name="${k.name}" attr.type="${k.type}"/>`,
-    ),
-    `  <graph id="${escapeXmlAscii(`topology-${t.site_id}`)}" edgedefault="directed">`,
-    `    ${data('g_site_id', t.site_id)}${data('g_generated_at', t.generated_at)}${data('g_total_devices', t.total_devices)}${data('g_total_clients', t.total_clients)}${data('g_total_connections', t.total_connections)}${data('g_max_depth', t.max_depth)}`,
-    '',
-  ];
   const out = new TextBytes((t.nodes.length + t.connections.length) * GRAPHML_BYTES_PER_LINE + 8192);
-  // The head holds the site id, which may be anything: already escaped into ASCII by escapeXmlAscii.
-  out.raw(head.join('\n'));
+  out.raw(GRAPHML_HEAD);
+  // The site id may be anything: escaped by the same writer as every node and edge.
+  out.raw('  <graph id="');
+  out.xml(`topology-${t.site_id}`);
+  out.raw('" edgedefault="directed">\n    ');
+  const graphData: [string, string | number][] = [
+    ['g_site_id', t.site_id],
+    ['g_generated_at', t.generated_at],
+    ['g_total_devices', t.total_devices],
+    ['g_total_clients', t.total_clients],
+    ['g_total_connections', t.total_connections],
+    ['g_max_depth', t.max_depth],
+  ];
+  for (const [key, value] of graphData) writeData(out, ascii(`<data key="${key}">`), value);
+  out.raw('\n');
   for (const node of t.nodes) graphmlNode(out, node);
   for (const c of t.connections) graphmlEdge(out, c);
   out.bytes(M.end);
