@@ -90,8 +90,8 @@ export interface AckLatencyResult {
 export interface ArrivalResult {
   people: number;
   windowMs: number;
-  /** Bursts per repeat. */
-  bursts: number;
+  /** Bursts per repeat (absent in runs saved before the fourth round: one burst). */
+  bursts?: number;
   bot: ArrivalFigures;
   floor: ArrivalFigures;
   answeringFloor: ArrivalFigures;
@@ -104,8 +104,8 @@ export interface ArrivalFigures {
   /** Over every ack of every burst and repeat. */
   p50: number;
   p99: number;
-  /** How many acks p50 and p99 are taken over. */
-  acks: number;
+  /** How many acks p50 and p99 are taken over (absent in runs saved before the fourth round). */
+  acks?: number;
   /** Median of the per-repeat slowest ack. */
   max: number;
   /** CPU per command from the first arrival until every answer (the bot and answering floor) was posted, ms. */

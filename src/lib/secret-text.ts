@@ -51,7 +51,7 @@ function scrubWireguardKeys(text: string): string {
       const start = at - 43;
       let run = at - 2;
       while (run >= start && isBase64(text.charCodeAt(run))) run--;
-      if (run < start && (start === 0 || !isBase64(text.charCodeAt(start - 1))) && start >= copied) {
+      if (run < start && (start === 0 || !isBase64(text.charCodeAt(start - 1)))) {
         out += text.slice(copied, start) + SCRUBBED;
         copied = at + 1;
       }
