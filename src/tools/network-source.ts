@@ -23,6 +23,22 @@ const storedSchema = z.looseObject({ id: z.string().min(1) });
 const CLASSIC_ID = /^[0-9a-f]{24}$/i;
 
 /**
+ * The tools' record of each official record, kept while the gateway's answer holding it lives: readers
+ * of one answer get its records, parsed once, as readers of classic lists do (read-only). Parsing
+ * and mapping every network again for each command was a quarter of what a `list_vlans` allocated
+ * (issue 26, acks: docs/performance.md).
+ */
+const officialRecords = new WeakMap<object, NetworkRecord | null>();
+
+function officialRecordOf(raw: Record<string, unknown>): NetworkRecord | undefined {
+  const known = officialRecords.get(raw);
+  if (known !== undefined) return known ?? undefined;
+  const record = parseOfficial(raw);
+  officialRecords.set(raw, record ?? null);
+  return record;
+}
+
+/**
  * A read asked ahead, whose failure only means "not this way" (no API key: the gateway refuses at
  * once, even synchronously): undefined instead of an error.
  */
@@ -70,7 +86,7 @@ export async function loadNetworks(
     const records: NetworkRecord[] = [];
     const stored = new Map<string, Record<string, unknown>>();
     for (const raw of items) {
-      const record = parseOfficial(raw);
+      const record = officialRecordOf(raw);
       if (!record) continue;
       records.push(record);
       stored.set(raw.id, raw);

@@ -115,6 +115,38 @@ describe('the idle RSS budget row (issue 26: ≤ 1.2× a bare Bolt app)', () => 
     expect(row?.met).toBe(false);
   });
 
+  it('judges the steady sample when the run has one, and prints the start-up sample unjudged', () => {
+    // Arrange: the 2 s samples look within budget; 20 s later the floor has shed its young generation.
+    const base = startup([85, 85.2, 95.6], [73.5, 74.1, 84.9]);
+    const withSteady = (figures: StartupResult['bot'], steady: number[]) => ({
+      ...figures,
+      steadyRssMiB: [...steady].sort((a, b) => a - b)[1] as number,
+      steadyRssLowestMiB: Math.min(...steady),
+    });
+    const bot = withSteady(base.bot, [82.4, 83.1, 83.6]);
+    const floor = withSteady(base.floor, [64.1, 65.3, 73]);
+    const result: StartupResult = {
+      ...base,
+      bot,
+      floor,
+      steadyRssRatio: (bot.steadyRssMiB ?? 0) / (floor.steadyRssMiB ?? 1),
+      steadyRssLowestRatio: (bot.steadyRssLowestMiB ?? 0) / (floor.steadyRssLowestMiB ?? 1),
+      steadyMs: 20_000,
+    };
+
+    // Act
+    const rows = budgetRows({ startup: result }).filter((r) => r.measure.startsWith('RSS'));
+
+    // Assert: the steady row decides; the start-up row is shown without a verdict.
+    expect(rows).toHaveLength(2);
+    expect(rows[0]?.measure).toContain('20 s after start-up settled');
+    expect(rows[0]?.now).toBe('83.1 MiB; lowest 82.4 MiB');
+    expect(rows[0]?.ratio).toBe('1.27×; lowest 1.29×');
+    expect(rows[0]?.met).toBe(false);
+    expect(rows[1]?.ratio).toBe('1.15×; lowest 1.16×');
+    expect(rows[1]?.met).toBeUndefined();
+  });
+
   it('starts each app at least 9 times in a full run, as told in a quick one', () => {
     expect(IDLE_RSS_STARTS).toBe(9);
     expect(startsFor(3, false)).toBe(9);
