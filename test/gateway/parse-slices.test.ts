@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createGateway, PARSE_SLICE_MS } from '../../src/gateway/gateway.js';
+import type { Gateway } from '../../src/gateway/types.js';
+import { type FakeServer, sendClassic, startFake } from './support.js';
+
+const RECORDS = 40;
+let server: FakeServer;
+let gateway: Gateway;
+
+beforeAll(async () => {
+  server = await startFake((req, res) => {
+    const count = req.path.endsWith('/small') ? 3 : RECORDS;
+    sendClassic(
+      res,
+      Array.from({ length: count }, (_, i) => ({ _id: `r${i}`, n: i })),
+    );
+  });
+  gateway = createGateway({
+    apiType: 'local',
+    url: server.url,
+    apiKey: 'k-slices',
+    deployment: 'unifi-os',
+    timeoutMs: 2000,
+    cacheTtlSeconds: 30,
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+/** Counts event-loop turns (setImmediate callbacks) while it runs. */
+function turnCounter(): { turns: () => number; stop: () => void } {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    turns += 1;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  return { turns: () => turns, stop: () => (running = false) };
+}
+
+/** A record schema that takes about `ms` of CPU per record, noting the turn count it ran at. */
+function slowSchema(ms: number, seen: number[], turns: () => number) {
+  return z.object({ _id: z.string(), n: z.number() }).refine(() => {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      // Busy: stands in for the validation of a large record.
+    }
+    seen.push(turns());
+    return true;
+  });
+}
+
+describe('list validation in slices (issue 26: acks never wait behind a large parse)', () => {
+  it('gives the event loop turns while a long list is validated, keeping every record in order', async () => {
+    // Arrange: 40 records of 0.5 ms each, about 20 ms of validation against 3 ms slices.
+    const counter = turnCounter();
+    const seen: number[] = [];
+
+    // Act
+    const list = await gateway.classicRead('default', 'rest/long', slowSchema(0.5, seen, counter.turns));
+    counter.stop();
+
+    // Assert: other work ran between slices, and the result is whole and ordered.
+    expect(PARSE_SLICE_MS).toBe(3);
+    expect(list.items.map((r) => r.n)).toEqual(Array.from({ length: RECORDS }, (_, i) => i));
+    expect(list.skipped).toBe(0);
+    const turnsDuringParse = (seen.at(-1) ?? 0) - (seen[0] ?? 0);
+    expect(turnsDuringParse).toBeGreaterThanOrEqual(3);
+  });
+
+  it('does not yield for a list that parses within one slice', async () => {
+    // Arrange
+    const counter = turnCounter();
+    const seen: number[] = [];
+
+    // Act
+    const list = await gateway.classicRead('default', 'rest/small', slowSchema(0.1, seen, counter.turns));
+    counter.stop();
+
+    // Assert: all three records validated in one turn.
+    expect(list.items).toHaveLength(3);
+    expect(new Set(seen).size).toBe(1);
+  });
+
+  it('parses one answer once for readers that arrive while it is being parsed', async () => {
+    // Arrange: a fresh answer, two readers at once.
+    gateway.invalidate();
+    const counter = turnCounter();
+    const seen: number[] = [];
+    const schema = slowSchema(0.3, seen, counter.turns);
+
+    // Act
+    const [a, b] = await Promise.all([
+      gateway.classicRead('default', 'rest/shared', schema),
+      gateway.classicRead('default', 'rest/shared', schema),
+    ]);
+    counter.stop();
+
+    // Assert: each record validated once; both readers get every record, in their own lists.
+    expect(seen).toHaveLength(RECORDS);
+    expect(a.items).toHaveLength(RECORDS);
+    expect(b.items).toEqual(a.items);
+    expect(b.items).not.toBe(a.items);
+  });
+});
