@@ -13,6 +13,8 @@ export class RequestIndex {
   private readonly createdAt = new Map<string, number>();
   private readonly byState = new Map<ChangeState, Set<string>>();
   private readonly byRequester = new Map<string, Set<string>>();
+  /** Each requester's ids, oldest first: a `changes user=…` page reads only that requester's. */
+  private readonly orderByRequester = new Map<string, string[]>();
   /** The requests that ran a change set's steps (a set's `setOf` never changes). */
   private readonly setSteps = new Set<string>();
 
@@ -27,6 +29,12 @@ export class RequestIndex {
         this.byRequester.set(after.requester.userId, mine);
       }
       mine.add(after.id);
+      let theirs = this.orderByRequester.get(after.requester.userId);
+      if (!theirs) {
+        theirs = [];
+        this.orderByRequester.set(after.requester.userId, theirs);
+      }
+      this.insertOrdered(theirs, after.id);
     } else if (before.state !== after.state) this.byState.get(before.state)?.delete(after.id);
     let ids = this.byState.get(after.state);
     if (!ids) {
@@ -62,8 +70,11 @@ export class RequestIndex {
       }
       return found.slice(offset);
     }
-    for (let i = this.order.length - 1; i >= 0; i -= 1) {
-      const id = this.order[i] as string;
+    // One requester's requests: walk only theirs (a user's page among thousands of others' requests).
+    const walked =
+      filter.requester === undefined ? this.order : (this.orderByRequester.get(filter.requester) ?? []);
+    for (let i = walked.length - 1; i >= 0; i -= 1) {
+      const id = walked[i] as string;
       // Older than `since` from here on: nothing further back can match.
       if (since !== undefined && (this.createdAt.get(id) ?? 0) < since) break;
       const request = requests.get(id);
@@ -146,20 +157,25 @@ export class RequestIndex {
 
   private insert(request: ChangeRequest): void {
     this.createdAt.set(request.id, Date.parse(request.createdAt));
+    this.insertOrdered(this.order, request.id);
+  }
+
+  /** Puts an id (its creation time known) in its place in a list kept oldest first. */
+  private insertOrdered(list: string[], id: string): void {
     // Requests are nearly always created newest: append; otherwise find the place by binary search.
-    const last = this.order[this.order.length - 1];
-    if (last === undefined || this.compareNewestFirst(request.id, last) < 0) {
-      this.order.push(request.id);
+    const last = list[list.length - 1];
+    if (last === undefined || this.compareNewestFirst(id, last) < 0) {
+      list.push(id);
       return;
     }
     let low = 0;
-    let high = this.order.length;
+    let high = list.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.compareNewestFirst(request.id, this.order[middle] as string) < 0) low = middle + 1;
+      if (this.compareNewestFirst(id, list[middle] as string) < 0) low = middle + 1;
       else high = middle;
     }
-    this.order.splice(low, 0, request.id);
+    list.splice(low, 0, id);
   }
 }
 
