@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createGateway, PARSE_SLICE_MS } from '../../src/gateway/gateway.js';
+import { createGateway } from '../../src/gateway/gateway.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { type FakeServer, sendClassic, startFake } from './support.js';
 
@@ -66,7 +66,6 @@ describe('list validation in slices (issue 26: acks never wait behind a large pa
     counter.stop();
 
     // Assert: other work ran between slices, and the result is whole and ordered.
-    expect(PARSE_SLICE_MS).toBe(3);
     expect(list.items.map((r) => r.n)).toEqual(Array.from({ length: RECORDS }, (_, i) => i));
     expect(list.skipped).toBe(0);
     const turnsDuringParse = (seen.at(-1) ?? 0) - (seen[0] ?? 0);

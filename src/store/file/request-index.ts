@@ -12,9 +12,8 @@ export class RequestIndex {
   private readonly order: string[] = [];
   private readonly createdAt = new Map<string, number>();
   private readonly byState = new Map<ChangeState, Set<string>>();
-  private readonly byRequester = new Map<string, Set<string>>();
   /** Each requester's ids, oldest first: a `changes user=…` page reads only that requester's. */
-  private readonly orderByRequester = new Map<string, string[]>();
+  private readonly byRequester = new Map<string, string[]>();
   /** The requests that ran a change set's steps (a set's `setOf` never changes). */
   private readonly setSteps = new Set<string>();
 
@@ -25,16 +24,10 @@ export class RequestIndex {
       if (after.setOf !== undefined) this.setSteps.add(after.id);
       let mine = this.byRequester.get(after.requester.userId);
       if (!mine) {
-        mine = new Set();
+        mine = [];
         this.byRequester.set(after.requester.userId, mine);
       }
-      mine.add(after.id);
-      let theirs = this.orderByRequester.get(after.requester.userId);
-      if (!theirs) {
-        theirs = [];
-        this.orderByRequester.set(after.requester.userId, theirs);
-      }
-      this.insertOrdered(theirs, after.id);
+      this.insertOrdered(mine, after.id);
     } else if (before.state !== after.state) this.byState.get(before.state)?.delete(after.id);
     let ids = this.byState.get(after.state);
     if (!ids) {
@@ -72,7 +65,7 @@ export class RequestIndex {
     }
     // One requester's requests: walk only theirs (a user's page among thousands of others' requests).
     const walked =
-      filter.requester === undefined ? this.order : (this.orderByRequester.get(filter.requester) ?? []);
+      filter.requester === undefined ? this.order : (this.byRequester.get(filter.requester) ?? []);
     for (let i = walked.length - 1; i >= 0; i -= 1) {
       const id = walked[i] as string;
       // Older than `since` from here on: nothing further back can match.
@@ -89,9 +82,7 @@ export class RequestIndex {
   count(requests: ReadonlyMap<string, ChangeRequest>, filter: ChangeFilter, matches: Matcher): number {
     const sets = this.stateSets(filter);
     const byRequester =
-      filter.requester === undefined
-        ? undefined
-        : (this.byRequester.get(filter.requester) ?? new Set<string>());
+      filter.requester === undefined ? undefined : (this.byRequester.get(filter.requester) ?? []);
     if (filter.withoutSetSteps === true) {
       // All that match, less the steps that match: the steps are few, every other request is counted
       // from the sets below.
@@ -108,11 +99,11 @@ export class RequestIndex {
     // A request is in one state at a time, so the states' sets are disjoint.
     if (!rest && sets && !byRequester) return sets.reduce((sum, set) => sum + set.size, 0);
     const byState = sets ? this.stateCandidates(filter) : undefined;
-    if (!rest && byRequester && !byState) return byRequester.size;
+    if (!rest && byRequester && !byState) return byRequester.length;
     // Check the smaller of the candidate sets one by one.
     const candidates =
       byState && byRequester
-        ? byState.size <= byRequester.size
+        ? byState.size <= byRequester.length
           ? byState
           : byRequester
         : (byState ?? byRequester ?? this.order);
