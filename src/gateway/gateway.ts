@@ -53,9 +53,6 @@ const INTEGRATION_KEY_NEEDED =
 // first page, not eleven.
 const PAGE_CONCURRENCY = 16;
 
-/** The longest a list's validation runs before the event loop gets a turn (parseList). */
-export const PARSE_SLICE_MS = 3;
-
 class ControllerGateway implements Gateway {
   readonly apiType: 'local' | 'cloud';
   private readonly transport: Transport;
@@ -459,7 +456,7 @@ class ControllerGateway implements Gateway {
   }
 
   /**
-   * Validates the records in slices of at most PARSE_SLICE_MS, giving the event loop a turn between
+   * Validates the records in slices of at most `parseSliceMs`, giving the event loop a turn between
    * slices: a large answer (50,000 clients take 100 ms or more to validate) would otherwise hold up
    * every Slack ack that arrives meanwhile (issue 26: acks never wait). An answer that parses
    * within one slice, as most do, never yields.
@@ -472,7 +469,7 @@ class ControllerGateway implements Gateway {
     const fast = recordParserOf(schema);
     let sliceStart = performance.now();
     for (let index = 0; index < records.length; index++) {
-      if (performance.now() - sliceStart > PARSE_SLICE_MS) {
+      if (performance.now() - sliceStart > this.options.parseSliceMs) {
         await nextTurn();
         sliceStart = performance.now();
       }

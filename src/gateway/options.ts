@@ -35,6 +35,8 @@ export interface GatewayOptions {
   maxPages?: number;
   /** [32 MiB] The largest answer read, counted after decompression (GATEWAY_MAX_RESPONSE_BYTES). */
   maxResponseBytes?: number;
+  /** [3] The longest a list's validation runs before the event loop gets a turn, in ms. */
+  parseSliceMs?: number;
   /** [silent] Where request lines, retries and skipped records are logged. */
   logger?: Logger;
 }
@@ -56,6 +58,7 @@ export interface ResolvedGatewayOptions {
   pageSize: number;
   maxPages: number;
   maxResponseBytes: number;
+  parseSliceMs: number;
   logger: Logger;
 }
 
@@ -68,6 +71,8 @@ export const GATEWAY_DEFAULTS = {
   // Several times the largest answer of a big site (stat/device of a few hundred devices), and small
   // enough that a gzip bomb costs the process tens of MB, not GB (issue 18).
   maxResponseBytes: 32 * 1024 * 1024,
+  // Short enough that an ack waits at most this behind a large answer's validation (issue 26).
+  parseSliceMs: 3,
 } as const;
 
 /** Applies defaults and refuses options the gateway cannot work with (ConfigError naming the variable). */
@@ -114,6 +119,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     pageSize: Math.min(200, positive(options.pageSize, GATEWAY_DEFAULTS.pageSize)),
     maxPages: positive(options.maxPages, GATEWAY_DEFAULTS.maxPages),
     maxResponseBytes: positive(options.maxResponseBytes, GATEWAY_DEFAULTS.maxResponseBytes),
+    parseSliceMs: positive(options.parseSliceMs, GATEWAY_DEFAULTS.parseSliceMs),
     logger: options.logger ?? silentLogger(),
   };
 }
