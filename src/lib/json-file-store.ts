@@ -15,35 +15,48 @@ export interface KeyValueStore {
 /**
  * One JSON file, read once and rewritten whole on every change through a temporary file and a
  * rename, so a crash mid-write leaves the previous version rather than half a file.
+ *
+ * Values are kept as their JSON text (what the file holds, so a value reads back the same before
+ * and after a restart). A read parses a fresh copy; a write whose text is what is stored already
+ * writes nothing (the watcher saves its state on every poll, unchanged on almost all of them); and
+ * the file is put together from the kept texts, never serializing the other values again (issue 26:
+ * the whole file, drift baseline included, was serialized and written on the event loop every poll).
  */
 export class JsonFileStore implements KeyValueStore {
-  private readonly data: Map<string, unknown>;
+  private readonly texts: Map<string, string>;
 
   constructor(private readonly path: string) {
-    this.data = new Map(Object.entries(readJson(path)));
+    this.texts = new Map(Object.entries(readJson(path)).map(([key, value]) => [key, JSON.stringify(value)]));
   }
 
   async get<T = unknown>(key: string): Promise<T | undefined> {
-    return structuredClone(this.data.get(key)) as T | undefined;
+    const text = this.texts.get(key);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
   async set(key: string, value: unknown): Promise<void> {
-    this.data.set(key, structuredClone(value));
+    const text = JSON.stringify(value);
+    // `undefined` has no JSON: stored, it would be missing from the file anyway.
+    if (text === undefined) return this.delete(key);
+    if (this.texts.get(key) === text) return;
+    this.texts.set(key, text);
     this.flush();
   }
 
   async delete(key: string): Promise<void> {
-    if (this.data.delete(key)) this.flush();
+    if (this.texts.delete(key)) this.flush();
   }
 
   async keys(): Promise<string[]> {
-    return [...this.data.keys()];
+    return [...this.texts.keys()];
   }
 
   private flush(): void {
     mkdirSync(dirname(this.path), { recursive: true });
     const temporary = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(Object.fromEntries(this.data), null, 2)}\n`);
+    // One key per line: readable, and made from the kept texts.
+    const lines = [...this.texts].map(([key, text]) => `  ${JSON.stringify(key)}: ${text}`);
+    writeFileSync(temporary, lines.length === 0 ? '{}\n' : `{\n${lines.join(',\n')}\n}\n`);
     renameSync(temporary, this.path);
   }
 }
