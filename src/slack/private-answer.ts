@@ -1,11 +1,11 @@
-import type { RespondFn } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import type { SlackMessage } from './blocks/read-result.js';
 import type { SlackClient } from './deps.js';
+import type { Respond } from './response-url.js';
 
 /** Where a private answer goes: the request's response_url, else an ephemeral message in its channel. */
 export interface PrivateAnswerTo {
-  respond: RespondFn | undefined;
+  respond: Respond | undefined;
   client: SlackClient;
   channel: string | undefined;
   user: string;

@@ -1,4 +1,4 @@
-import type { App, RespondFn } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { APPROVE_ACTION, CANCEL_ACTION, shownPreviewHash } from '../blocks/change-request.js';
 import { RUN_SCHEDULED_ACTION } from '../blocks/home.js';
 import { noticeMessage } from '../blocks/notice.js';
@@ -8,11 +8,12 @@ import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
+import { type Respond, respondTo } from '../response-url.js';
 
 function whisperTo(
   click: ButtonClick,
   client: SlackClient,
-  respond: RespondFn | undefined,
+  respond: Respond | undefined,
   deps: SlackDeps,
 ): Whisper {
   return async (text) => {
@@ -34,8 +35,9 @@ function whisperTo(
  * at once, decided by the approvals module, shown by the presenter (which edits the channel message).
  */
 export function registerChangeButtons(app: App, deps: SlackDeps): void {
-  app.action(APPROVE_ACTION, async ({ ack, body, client, respond }) => {
+  app.action(APPROVE_ACTION, async ({ ack, body, client }) => {
     await ack();
+    const respond = respondTo(body);
     let click: ButtonClick | undefined;
     try {
       click = parsePayload(buttonClickSchema, body, 'action');
@@ -53,8 +55,9 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
     }
   });
   // Issue 21: Revert proposes the undoing change, previewed and approved like any other.
-  app.action(REVERT_ACTION, async ({ ack, body, client, respond }) => {
+  app.action(REVERT_ACTION, async ({ ack, body, client }) => {
     await ack();
+    const respond = respondTo(body);
     let click: ButtonClick | undefined;
     try {
       click = parsePayload(buttonClickSchema, body, 'action');
@@ -89,8 +92,9 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
     }
   });
   // Issue 22: App Home's Run now of a scheduled change (the approvals module checks the policy).
-  app.action(RUN_SCHEDULED_ACTION, async ({ ack, body, client, respond }) => {
+  app.action(RUN_SCHEDULED_ACTION, async ({ ack, body, client }) => {
     await ack();
+    const respond = respondTo(body);
     let click: ButtonClick | undefined;
     try {
       click = parsePayload(buttonClickSchema, body, 'action');
@@ -100,8 +104,9 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
       await report(error, click, client, respond, deps);
     }
   });
-  app.action(CANCEL_ACTION, async ({ ack, body, client, respond }) => {
+  app.action(CANCEL_ACTION, async ({ ack, body, client }) => {
     await ack();
+    const respond = respondTo(body);
     let click: ButtonClick | undefined;
     try {
       click = parsePayload(buttonClickSchema, body, 'action');
@@ -122,7 +127,7 @@ async function report(
   error: unknown,
   click: ButtonClick | undefined,
   client: SlackClient,
-  respond: RespondFn | undefined,
+  respond: Respond | undefined,
   deps: SlackDeps,
 ) {
   const text = slackErrorText(error, deps.logger);

@@ -1,4 +1,4 @@
-import type { App, RespondFn } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { canonicalJson } from '../../approvals/canonical.js';
 import { HISTORY_HELP, isHistoryCommand, isRevertCommand, revertChangeId } from '../../approvals/history.js';
 import {
@@ -26,6 +26,7 @@ import { SlackStepError, slackErrorText } from '../error-text.js';
 import { historyMessage } from '../history-answer.js';
 import { parsePayload, type SlashCommand, slashCommandSchema } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
+import { type Respond, respondTo } from '../response-url.js';
 import { topClientsChartPng } from '../top-chart.js';
 
 const EXPORT_TOOL = 'export_topology';
@@ -36,7 +37,7 @@ type Whisper = (message: SlackMessage) => Promise<void>;
 
 /** Through the command's response_url, or chat.postEphemeral in its channel when that fails. */
 function whisperTo(
-  respond: RespondFn,
+  respond: Respond | undefined,
   client: SlackClient,
   command: SlashCommand | undefined,
   deps: SlackDeps,
@@ -55,8 +56,9 @@ type Reply = (message: SlackMessage) => Promise<void>;
 export function registerNetCommand(app: App, deps: SlackDeps): void {
   const answers = new AnswerQueue();
   const reads = new SharedWork<SlackMessage>();
-  app.command('/net', async ({ ack, body, respond, client }) => {
+  app.command('/net', async ({ ack, body, client }) => {
     await ack();
+    const respond = respondTo(body);
     let command: SlashCommand | undefined;
     const reply: Reply = (message) => answers.post(() => whisperTo(respond, client, command, deps)(message));
     try {

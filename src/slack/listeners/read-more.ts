@@ -7,6 +7,7 @@ import type { SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
+import { respondTo } from '../response-url.js';
 
 // What the button carries (read-result.ts moreButton); anything else is refused, never run.
 const moreValueSchema = z.object({
@@ -20,8 +21,9 @@ const moreValueSchema = z.object({
  * a button value is client input, so a write named in one is refused, never proposed.
  */
 export function registerReadMore(app: App, deps: SlackDeps): void {
-  app.action(READ_MORE_ACTION, async ({ ack, body, client, respond }) => {
+  app.action(READ_MORE_ACTION, async ({ ack, body, client }) => {
     await ack();
+    const respond = respondTo(body);
     let click: ButtonClick | undefined;
     const answer = (message: SlackMessage) =>
       answerPrivately(

@@ -1,4 +1,4 @@
-import type { App, RespondFn } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import type { Actor } from '../../store/records.js';
 import type { RecordOutcome, RevertOutcome } from '../../watch/types.js';
 import { ACK_INCIDENT_ACTION } from '../blocks/alerts.js';
@@ -9,6 +9,7 @@ import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
+import { type Respond, respondTo } from '../response-url.js';
 
 /** The watcher as the Slack buttons and `/net digest` use it (src/watch/watcher.ts). */
 export interface WatchActions {
@@ -32,18 +33,9 @@ const actorOf = (click: ButtonClick): Actor => {
 export function registerWatchButtons(app: App, deps: SlackDeps, watch: WatchActions): void {
   const handle =
     (run: (click: ButtonClick, id: string) => Promise<string | undefined>) =>
-    async ({
-      ack,
-      body,
-      client,
-      respond,
-    }: {
-      ack: () => Promise<void>;
-      body: unknown;
-      client: SlackClient;
-      respond?: RespondFn;
-    }) => {
+    async ({ ack, body, client }: { ack: () => Promise<void>; body: unknown; client: SlackClient }) => {
       await ack();
+      const respond = respondTo(body);
       let click: ButtonClick | undefined;
       try {
         click = parsePayload(buttonClickSchema, body, 'action');
@@ -91,7 +83,7 @@ export function registerWatchButtons(app: App, deps: SlackDeps, watch: WatchActi
 async function whisper(
   click: ButtonClick,
   client: SlackClient,
-  respond: RespondFn | undefined,
+  respond: Respond | undefined,
   deps: SlackDeps,
   text: string,
 ) {
