@@ -36,6 +36,7 @@ import { registerReadMore } from './listeners/read-more.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listeners/watch-buttons.js';
 import { guardSlackRequests, type ServedEnvelopes } from './request-guard.js';
+import { SlackRoutes } from './slack-routes.js';
 import { SocketAckFirstReceiver } from './socket-ack-first-receiver.js';
 import { SlackTokenCheck } from './token-check.js';
 import { slackWatchNotifier } from './watch-notifier.js';
@@ -317,14 +318,15 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     home: appHome.home,
     ...(options.watch ? { watch: options.watch } : {}),
   };
-  registerNetCommand(app, deps);
-  registerChangeButtons(app, deps);
-  registerReadMore(app, deps);
-  registerToolForm(app, deps);
-  registerPlanForm(app, deps);
-  registerHome(app, deps);
-  if (options.watch) registerWatchButtons(app, deps, options.watch);
-  if (options.timers) registerKeepButtons(app, deps, options.timers);
+  const listeners = new SlackRoutes(app, logger);
+  registerNetCommand(listeners, deps);
+  registerChangeButtons(listeners, deps);
+  registerReadMore(listeners, deps);
+  registerToolForm(listeners, deps);
+  registerPlanForm(listeners, deps);
+  registerHome(listeners, deps);
+  if (options.watch) registerWatchButtons(listeners, deps, options.watch);
+  if (options.timers) registerKeepButtons(listeners, deps, options.timers);
   app.error(async (error) => {
     logger.error({ err: error }, 'Slack listener failed');
   });

@@ -55,7 +55,7 @@ const EVENT_SCOPES: Record<string, string> = { app_home_opened: '' };
 
 describe('manifest.yml matches the app', () => {
   it('declares the /net command the app listens to, with a description and usage hint', () => {
-    expect(slackSource).toContain("app.command('/net'");
+    expect(slackSource).toContain("routes.command('/net'");
     expect(manifest.features.slash_commands.map((c) => c.command)).toEqual(['/net']);
     expect(manifest.features.slash_commands[0]?.description.length).toBeGreaterThan(10);
     expect(manifest.features.slash_commands[0]?.usage_hint).toContain('help');
@@ -63,7 +63,7 @@ describe('manifest.yml matches the app', () => {
   });
 
   it('enables interactivity, which the buttons and forms need, and Socket Mode', () => {
-    expect(slackSource).toMatch(/app\.action\(APPROVE_ACTION/);
+    expect(slackSource).toMatch(/routes\.action\(APPROVE_ACTION/);
     expect([APPROVE_ACTION, CANCEL_ACTION]).toEqual(['approve', 'cancel']);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.socket_mode_enabled).toBe(true);
@@ -90,7 +90,7 @@ describe('manifest.yml matches the app', () => {
   });
 
   it('enables the Home tab and subscribes to exactly the events the app listens to', () => {
-    const listened = [...slackSource.matchAll(/app\.event\('(\w+)'/g)].map((m) => m[1]);
+    const listened = [...slackSource.matchAll(/routes\.event\('(\w+)'/g)].map((m) => m[1]);
     expect(listened).toEqual(['app_home_opened']);
     // The request guard in front of Bolt lets through exactly the events a listener handles.
     expect([HOME_OPENED_EVENT]).toEqual(listened);

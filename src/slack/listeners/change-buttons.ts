@@ -1,4 +1,3 @@
-import type { App } from '@slack/bolt';
 import { APPROVE_ACTION, CANCEL_ACTION, shownPreviewHash } from '../blocks/change-request.js';
 import { RUN_SCHEDULED_ACTION } from '../blocks/home.js';
 import { noticeMessage } from '../blocks/notice.js';
@@ -9,6 +8,7 @@ import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
 import { type Respond, respondTo } from '../response-url.js';
+import type { SlackRoutes } from '../slack-routes.js';
 
 function whisperTo(
   click: ButtonClick,
@@ -34,8 +34,8 @@ function whisperTo(
  * Approve and Cancel, on a channel message or on App Home (same action_ids, same path): acknowledged
  * at once, decided by the approvals module, shown by the presenter (which edits the channel message).
  */
-export function registerChangeButtons(app: App, deps: SlackDeps): void {
-  app.action(APPROVE_ACTION, async ({ ack, body, client }) => {
+export function registerChangeButtons(routes: SlackRoutes, deps: SlackDeps): void {
+  routes.action(APPROVE_ACTION, async ({ ack, body, client }) => {
     await ack();
     const respond = respondTo(body);
     let click: ButtonClick | undefined;
@@ -55,7 +55,7 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
     }
   });
   // Issue 21: Revert proposes the undoing change, previewed and approved like any other.
-  app.action(REVERT_ACTION, async ({ ack, body, client }) => {
+  routes.action(REVERT_ACTION, async ({ ack, body, client }) => {
     await ack();
     const respond = respondTo(body);
     let click: ButtonClick | undefined;
@@ -92,7 +92,7 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
     }
   });
   // Issue 22: App Home's Run now of a scheduled change (the approvals module checks the policy).
-  app.action(RUN_SCHEDULED_ACTION, async ({ ack, body, client }) => {
+  routes.action(RUN_SCHEDULED_ACTION, async ({ ack, body, client }) => {
     await ack();
     const respond = respondTo(body);
     let click: ButtonClick | undefined;
@@ -104,7 +104,7 @@ export function registerChangeButtons(app: App, deps: SlackDeps): void {
       await report(error, click, client, respond, deps);
     }
   });
-  app.action(CANCEL_ACTION, async ({ ack, body, client }) => {
+  routes.action(CANCEL_ACTION, async ({ ack, body, client }) => {
     await ack();
     const respond = respondTo(body);
     let click: ButtonClick | undefined;

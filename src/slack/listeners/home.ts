@@ -1,10 +1,10 @@
-import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { HOME_FORM_ACTION, HOME_PAGE_ACTION, HOME_REFRESH_ACTION } from '../blocks/home.js';
 import { toolFormView } from '../blocks/tool-form.js';
 import type { SlackDeps } from '../deps.js';
 import { SlackStepError, slackErrorText } from '../error-text.js';
 import { parsePayload } from '../payloads.js';
+import type { SlackRoutes } from '../slack-routes.js';
 
 /** What the Home tab listens to; the request guard in front of Bolt serves exactly these. */
 export const HOME_OPENED_EVENT = 'app_home_opened';
@@ -29,26 +29,26 @@ const homeClickSchema = z.object({
  * quick-action forms) act on it. Approve and Cancel on Home carry the channel buttons' action_ids
  * and go through their listener (change-buttons.ts), the one approval path.
  */
-export function registerHome(app: App, deps: SlackDeps): void {
+export function registerHome(routes: SlackRoutes, deps: SlackDeps): void {
   const home = deps.home;
   if (!home) return;
-  app.event('app_home_opened', async ({ event }) => {
+  routes.event('app_home_opened', async ({ event }) => {
     const opened = homeOpenedSchema.safeParse(event);
     // The Messages tab fires the same event; only the Home tab has a view to publish.
     if (!opened.success || (opened.data.tab !== undefined && opened.data.tab !== 'home')) return;
     await home.opened(opened.data.user);
   });
-  app.action(HOME_REFRESH_ACTION, async ({ ack, body }) => {
+  routes.action(HOME_REFRESH_ACTION, async ({ ack, body }) => {
     await ack();
     const click = parsePayload(homeClickSchema, body, 'action');
     await home.refresh(click.user.id);
   });
-  app.action(HOME_PAGE_PATTERN, async ({ ack, body }) => {
+  routes.action(HOME_PAGE_PATTERN, async ({ ack, body }) => {
     await ack();
     const click = parsePayload(homeClickSchema, body, 'action');
     await home.showPage(click.user.id, Number(click.actions[0]?.value ?? 0) || 0);
   });
-  app.action(HOME_FORM_PATTERN, async ({ ack, body, client }) => {
+  routes.action(HOME_FORM_PATTERN, async ({ ack, body, client }) => {
     await ack();
     const click = parsePayload(homeClickSchema, body, 'action');
     try {

@@ -1,4 +1,3 @@
-import type { App } from '@slack/bolt';
 import type { ChangeTimers } from '../../changes/timers.js';
 import { KEEP_ACTION, REVERT_NOW_ACTION } from '../blocks/keep-prompt.js';
 import { noticeMessage } from '../blocks/notice.js';
@@ -6,6 +5,7 @@ import type { SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
+import type { SlackRoutes } from '../slack-routes.js';
 
 /** The action ids this file listens to (the lead adds them to the request guard's list). */
 export const KEEP_ACTIONS: readonly string[] = [KEEP_ACTION, REVERT_NOW_ACTION];
@@ -17,7 +17,7 @@ export const KEEP_ACTIONS: readonly string[] = [KEEP_ACTION, REVERT_NOW_ACTION];
  * notifier).
  */
 export function registerKeepButtons(
-  app: App,
+  routes: SlackRoutes,
   deps: SlackDeps,
   timers: Pick<ChangeTimers, 'keep' | 'revertNow'>,
 ): void {
@@ -29,7 +29,7 @@ export function registerKeepButtons(
     await answerPrivately(
       {
         respond: undefined,
-        client: app.client,
+        client: routes.client,
         channel: click.channel?.id ?? click.container?.channel_id,
         user: click.user.id,
         logger: deps.logger,
@@ -53,14 +53,14 @@ export function registerKeepButtons(
           );
       }
     };
-  app.action(
+  routes.action(
     KEEP_ACTION,
     handle(async (changeId, click) => {
       await timers.keep(changeId, actorOf(click));
       return `Kept: change ${changeId} will not be reverted.`;
     }),
   );
-  app.action(
+  routes.action(
     REVERT_NOW_ACTION,
     handle(async (changeId, click) => (await timers.revertNow(changeId, actorOf(click))).text),
   );

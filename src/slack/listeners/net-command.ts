@@ -1,4 +1,3 @@
-import type { App } from '@slack/bolt';
 import { canonicalJson } from '../../approvals/canonical.js';
 import { HISTORY_HELP, isHistoryCommand, isRevertCommand, revertChangeId } from '../../approvals/history.js';
 import {
@@ -27,6 +26,7 @@ import { historyMessage } from '../history-answer.js';
 import { parsePayload, type SlashCommand, slashCommandSchema } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
 import { type Respond, respondTo } from '../response-url.js';
+import type { SlackRoutes } from '../slack-routes.js';
 import { topClientsChartPng } from '../top-chart.js';
 
 const EXPORT_TOOL = 'export_topology';
@@ -53,10 +53,10 @@ function whisperTo(
 type Reply = (message: SlackMessage) => Promise<void>;
 
 /** `/net …`: acknowledged at once; then help, a read answered privately, a form, or a change request. */
-export function registerNetCommand(app: App, deps: SlackDeps): void {
+export function registerNetCommand(routes: SlackRoutes, deps: SlackDeps): void {
   const answers = new AnswerQueue();
   const reads = new SharedWork<SlackMessage>();
-  app.command('/net', async ({ ack, body, client }) => {
+  routes.command('/net', async ({ ack, body, client }) => {
     await ack();
     const respond = respondTo(body);
     let command: SlashCommand | undefined;

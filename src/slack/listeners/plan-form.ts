@@ -1,4 +1,3 @@
-import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { parsePlan } from '../../commands/plan.js';
 import { ValidationError } from '../../errors.js';
@@ -14,6 +13,7 @@ import { plain } from '../blocks/text.js';
 import type { SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { parsePayload, viewSubmissionSchema } from '../payloads.js';
+import type { SlackRoutes } from '../slack-routes.js';
 import { FORM_ACK_BUDGET_MS, postFormProposal } from './tool-form-submission.js';
 
 const metadataSchema = z.object({ channel: z.string().min(1) });
@@ -22,8 +22,8 @@ const metadataSchema = z.object({ channel: z.string().min(1) });
  * Issue 24: the change-set modal (`/net plan` alone). A plan with a bad line or step keeps the
  * modal open with the reason under the steps; a good one closes it and posts the set's preview.
  */
-export function registerPlanForm(app: App, deps: SlackDeps): void {
-  app.view(PLAN_FORM_CALLBACK, async ({ ack, body, client }) => {
+export function registerPlanForm(routes: SlackRoutes, deps: SlackDeps): void {
+  routes.view(PLAN_FORM_CALLBACK, async ({ ack, body, client }) => {
     let channel: string;
     let user: string;
     let proposal: ReturnType<typeof settle<Awaited<ReturnType<SlackDeps['approvals']['proposeSet']>>>>;

@@ -1,4 +1,3 @@
-import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { ValidationError } from '../../errors.js';
 import { noticeMessage } from '../blocks/notice.js';
@@ -8,6 +7,7 @@ import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
 import { respondTo } from '../response-url.js';
+import type { SlackRoutes } from '../slack-routes.js';
 
 // What the button carries (read-result.ts moreButton); anything else is refused, never run.
 const moreValueSchema = z.object({
@@ -20,8 +20,8 @@ const moreValueSchema = z.object({
  * privately with the next page (which has its own "More" while pages remain). Only read tools:
  * a button value is client input, so a write named in one is refused, never proposed.
  */
-export function registerReadMore(app: App, deps: SlackDeps): void {
-  app.action(READ_MORE_ACTION, async ({ ack, body, client }) => {
+export function registerReadMore(routes: SlackRoutes, deps: SlackDeps): void {
+  routes.action(READ_MORE_ACTION, async ({ ack, body, client }) => {
     await ack();
     const respond = respondTo(body);
     let click: ButtonClick | undefined;

@@ -1,4 +1,3 @@
-import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { ChangeRequest } from '../../approvals/types.js';
 import { type FieldIssue, ValidationError } from '../../errors.js';
@@ -15,6 +14,7 @@ import {
 import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { parsePayload, viewSubmissionSchema } from '../payloads.js';
+import type { SlackRoutes } from '../slack-routes.js';
 
 // channel '' = opened from App Home: the form itself asks where to post the preview.
 const metadataSchema = z.object({ tool: z.string().min(1), channel: z.string() });
@@ -31,8 +31,8 @@ export const FORM_ACK_BUDGET_MS = 2000;
  * A submitted tool form: invalid or missing input keeps the modal open with errors under the
  * named inputs; valid input closes it and posts the preview in the channel the form came from.
  */
-export function registerToolForm(app: App, deps: SlackDeps): void {
-  app.view(TOOL_FORM_CALLBACK, async ({ ack, body, client }) => {
+export function registerToolForm(routes: SlackRoutes, deps: SlackDeps): void {
+  routes.view(TOOL_FORM_CALLBACK, async ({ ack, body, client }) => {
     let submission: ReturnType<typeof parseSubmission>;
     try {
       submission = parseSubmission(body, deps);

@@ -1,4 +1,3 @@
-import type { App } from '@slack/bolt';
 import type { Actor } from '../../store/records.js';
 import type { RecordOutcome, RevertOutcome } from '../../watch/types.js';
 import { ACK_INCIDENT_ACTION } from '../blocks/alerts.js';
@@ -10,6 +9,7 @@ import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
 import { type Respond, respondTo } from '../response-url.js';
+import type { SlackRoutes } from '../slack-routes.js';
 
 /** The watcher as the Slack buttons and `/net digest` use it (src/watch/watcher.ts). */
 export interface WatchActions {
@@ -30,7 +30,7 @@ const actorOf = (click: ButtonClick): Actor => {
  * Acknowledge (incidents), Accept and Revert (drift): acknowledged at once, recorded by the watcher
  * (which edits the message); what the clicker needs to know is told to them alone.
  */
-export function registerWatchButtons(app: App, deps: SlackDeps, watch: WatchActions): void {
+export function registerWatchButtons(routes: SlackRoutes, deps: SlackDeps, watch: WatchActions): void {
   const handle =
     (run: (click: ButtonClick, id: string) => Promise<string | undefined>) =>
     async ({ ack, body, client }: { ack: () => Promise<void>; body: unknown; client: SlackClient }) => {
@@ -46,7 +46,7 @@ export function registerWatchButtons(app: App, deps: SlackDeps, watch: WatchActi
         else deps.logger.warn({ err: error }, 'a watch button payload was refused');
       }
     };
-  app.action(
+  routes.action(
     ACK_INCIDENT_ACTION,
     handle(async (click, id) => {
       const outcome = await watch.acknowledge(id, actorOf(click));
@@ -55,7 +55,7 @@ export function registerWatchButtons(app: App, deps: SlackDeps, watch: WatchActi
       return undefined;
     }),
   );
-  app.action(
+  routes.action(
     ACCEPT_DRIFT_ACTION,
     handle(async (click, id) => {
       const outcome = await watch.acceptDrift(id, actorOf(click));
@@ -64,7 +64,7 @@ export function registerWatchButtons(app: App, deps: SlackDeps, watch: WatchActi
       return undefined;
     }),
   );
-  app.action(
+  routes.action(
     REVERT_DRIFT_ACTION,
     handle(async (click, id) => {
       const channel = click.channel?.id ?? click.container?.channel_id;
