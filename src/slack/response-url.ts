@@ -6,10 +6,13 @@ import { type RespondArguments, RespondError } from '@slack/bolt';
 export const RESPONSE_URL_TIMEOUT_MS = 10_000;
 
 // Kept-alive connections: every answer of a burst goes to the same Slack host, and a TLS handshake
-// per answer would cost more than the answer. Idle sockets do not hold the process open.
+// per answer would cost more than the answer. Idle sockets do not hold the process open, and are
+// closed after 4 s (or sooner when the server's Keep-Alive header says so), before a server that
+// closes idle connections could close one just as an answer is sent on it.
+const IDLE_SOCKET_MS = 4_000;
 const agents = {
-  'http:': new HttpAgent({ keepAlive: true }),
-  'https:': new HttpsAgent({ keepAlive: true }),
+  'http:': new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  'https:': new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
 };
 
 /**
