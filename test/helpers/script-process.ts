@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 /**
- * A helper script of the tests (a second process on a DATA_DIR: test/helpers/journal-writer.ts,
- * test/changes/deadline-writer.ts) bundled into one ES module with esbuild, once per test worker.
- * Started with `node --import tsx` each process took about 2.5 s of CPU before its first line ran
- * (Node 20 passes every module of src/ it imports through tsx's loader thread); bundled, it starts
- * in a fraction of that. The script runs the same src/ code either way.
+ * A TypeScript entry point run as a process of its own (a second process on a DATA_DIR:
+ * test/helpers/journal-writer.ts, test/changes/deadline-writer.ts; or src/main.ts where a unit test
+ * runs the entry point) bundled into one ES module with esbuild, once per worker and version, as dist/ is
+ * built. Started with tsx each process took up to 2.5 s of CPU before its first line ran (Node 20
+ * passes every module it imports through tsx's loader thread); bundled, it starts in a fraction of
+ * that. The process runs the same src/ code either way.
  */
 const bundles = new Map<string, Promise<string>>();
 
@@ -16,20 +18,32 @@ export function bundledScript(entry: string): Promise<string> {
   const path = resolve(entry);
   let bundle = bundles.get(path);
   if (!bundle) {
-    // Beside node_modules: the packages left outside the bundle resolve as they do for src/.
+    // Beside node_modules: the packages left outside the bundle resolve as they do for src/. Named
+    // by its content, so runs and workers share one file per version and nothing piles up.
     const cache = join(process.cwd(), 'node_modules', '.cache', 'netops-test-scripts');
     mkdirSync(cache, { recursive: true });
-    const outfile = join(mkdtempSync(join(cache, 'bundle-')), 'script.mjs');
     bundle = build({
       entryPoints: [path],
-      outfile,
+      outfile: join(cache, 'bundle.mjs'),
+      write: false,
       bundle: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
       packages: 'external',
       logLevel: 'error',
-    }).then(() => outfile);
+    }).then(({ outputFiles }) => {
+      const code = outputFiles[0]?.contents ?? new Uint8Array();
+      const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+      const file = join(cache, `${basename(path, '.ts')}-${hash}.mjs`);
+      if (!existsSync(file)) {
+        // Written beside and renamed: a worker starting it never sees half a file.
+        const partial = `${file}.${process.pid}.partial`;
+        writeFileSync(partial, code);
+        renameSync(partial, file);
+      }
+      return file;
+    });
     bundles.set(path, bundle);
   }
   return bundle;
