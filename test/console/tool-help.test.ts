@@ -8,7 +8,6 @@ import { type ConsoleDeps, runInteractiveConsole, runOneShot } from '../../src/c
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { createRegistry } from '../../src/tools/index.js';
-import { bundledScript } from '../helpers/script-process.js';
 import { capturingLogger, TextSink } from './fake-registry.js';
 
 // Help and argument checks need no controller: a gateway that throws proves none is used.
@@ -93,17 +92,19 @@ describe('console help per tool', () => {
 
 describe('the shipped entry point', () => {
   it('prints per-tool help for `create_network --help` and exits 0', async () => {
-    // src/main.ts bundled once with esbuild (as dist/ is built), not loaded through tsx (2.5 s of CPU).
-    const main = await bundledScript(join(process.cwd(), 'src', 'main.ts'));
     const run = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [main, 'create_network', '--help'], {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-help-')),
+      const child = spawn(
+        join(process.cwd(), 'node_modules', '.bin', 'tsx'),
+        [join(process.cwd(), 'src', 'main.ts'), 'create_network', '--help'],
+        {
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-help-')),
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
         },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      );
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();

@@ -6,8 +6,8 @@ import { build } from 'esbuild';
 
 /**
  * A TypeScript entry point run as a process of its own (a second process on a DATA_DIR:
- * test/helpers/journal-writer.ts, test/changes/deadline-writer.ts; or src/main.ts where a unit test
- * runs the entry point) bundled into one ES module with esbuild, once per worker and version, as dist/ is
+ * test/helpers/journal-writer.ts, test/changes/deadline-writer.ts; or an entry point of src/ that a
+ * unit test runs) bundled into one ES module with esbuild, once per worker and version, as dist/ is
  * built. Started with tsx each process took up to 2.5 s of CPU before its first line ran (Node 20
  * passes every module it imports through tsx's loader thread); bundled, it starts in a fraction of
  * that. The process runs the same src/ code either way.

@@ -11,7 +11,6 @@ import {
   verifyJournal,
 } from '../../src/store/file/journal.js';
 import { ALEX, Clock, RITA, tempDataDir } from '../approvals/harness.js';
-import { bundledScript } from '../helpers/script-process.js';
 
 /** The chain starts from 64 zeros (the journal format), pinned here rather than imported. */
 const GENESIS = '0'.repeat(64);
@@ -258,8 +257,7 @@ describe('audit:verify (verify-cli)', () => {
     rewrite(lines);
     const run = promisify(execFile);
 
-    // The source bundled once with esbuild (as dist/ is built), not loaded through tsx (2 s of CPU).
-    const failure = await run(process.execPath, [await bundledScript('src/store/verify-cli.ts')], {
+    const failure = await run(process.execPath, ['--import', 'tsx', 'src/store/verify-cli.ts'], {
       env: { ...process.env, DATA_DIR: data.dir },
     }).catch((error: { code: number; stdout: string }) => error);
 
