@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEADLINES_FILE, FileDeadlineStore, KEEP_FINISHED_MS } from '../../src/store/file/deadline-file.js';
+import { runScript } from '../helpers/script-process.js';
 
-const run = promisify(execFile);
-const WRITER = resolve('test/changes/deadline-writer.ts');
+const WRITER = 'test/changes/deadline-writer.ts';
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -67,18 +65,17 @@ describe('deadline file compaction', () => {
   it('a compaction in one process loses nothing another process schedules at the same moment', async () => {
     const dir = fresh();
     const bot = new FileDeadlineStore(dir, {}, { keepFinishedMs: 0 });
-    const startAt = Date.now() + 4_000;
-    const writer = run(process.execPath, ['--import', 'tsx', WRITER, dir, 'con', '60', String(startAt)], {
-      timeout: 120_000,
-    });
-    await new Promise((go) => setTimeout(go, Math.max(0, startAt - Date.now())));
+    // The other process writes from the moment the bot starts its ticks, once it has loaded.
+    const writer = await runScript(WRITER, [dir, 'con', '60', 'go']);
+    await writer.ready;
+    writer.go();
     // Meanwhile the bot fires its own deadlines one by one, and every tick compacts them away.
     for (let n = 0; n < 60; n++) {
       const now = Date.now();
       await deadline(bot, `cr_bot${n}`, 'fired', now - 10_000);
       await bot.claimDue(now, 'replica_a');
     }
-    await writer;
+    await writer.done;
     await bot.claimDue(Date.now() + 1_000, 'replica_a');
     const left = onDisk(dir).map((d) => d.changeId);
     expect(left.filter((id) => id.startsWith('cr_bot'))).toEqual([]);

@@ -106,15 +106,26 @@ export function spawnBot(
   void exited.then(() => {
     done = true;
   });
-  const logs = () =>
-    stdout.split('\n').flatMap((line) => {
-      if (!line.startsWith('{')) return [];
-      try {
-        return [JSON.parse(line) as LogLine];
-      } catch {
-        return [];
-      }
-    });
+  const parse = (line: string): LogLine[] => {
+    if (!line.startsWith('{')) return [];
+    try {
+      return [JSON.parse(line) as LogLine];
+    } catch {
+      return [];
+    }
+  };
+  // Complete lines are parsed once, not again at every poll of waitForLog (a long-lived bot's log
+  // grows to thousands of lines); only the line still being written is parsed each time.
+  const parsed: LogLine[] = [];
+  let parsedUpTo = 0;
+  const logs = () => {
+    const end = stdout.lastIndexOf('\n') + 1;
+    if (end > parsedUpTo) {
+      for (const line of stdout.slice(parsedUpTo, end - 1).split('\n')) parsed.push(...parse(line));
+      parsedUpTo = end;
+    }
+    return [...parsed, ...parse(stdout.slice(parsedUpTo))];
+  };
   return {
     child,
     dataDir,

@@ -1,15 +1,20 @@
 /**
- * A second process on a DATA_DIR (run with `node --import tsx`): opens the file store and records
- * `count` changes (created, approved, executing, succeeded), as a console run beside the bot does.
- * Usage: journal-writer.ts <dataDir> <label> <count> [startAt ms]: starts appending at that time,
- * so two writers started together really append at the same moment.
+ * A second process on a DATA_DIR (run bundled, test/helpers/script-process.ts): opens the file
+ * store and records `count` changes (created, approved, executing, succeeded), as a console run
+ * beside the bot does. Usage: journal-writer.ts <dataDir> <label> <count> [go]: with `go` it says
+ * "ready" once its store is open and starts appending at the first line on its stdin, so two
+ * writers let go together really append at the same moment.
  */
+import { once } from 'node:events';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { ChangeRequest } from '../../src/store/records.js';
 
-const [dataDir = '', label = 'w', countText = '1', startAt = '0'] = process.argv.slice(2);
+const [dataDir = '', label = 'w', countText = '1', start = ''] = process.argv.slice(2);
 const store = new FileStore(dataDir);
-await new Promise((go) => setTimeout(go, Math.max(0, Number(startAt) - Date.now())));
+if (start === 'go') {
+  process.stdout.write('ready\n');
+  await once(process.stdin, 'data');
+}
 const changes = store.changes();
 const actor = { userId: `console:${label}` };
 for (let n = 0; n < Number(countText); n++) {

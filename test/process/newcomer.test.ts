@@ -209,8 +209,15 @@ interface ListedAclRule {
 }
 
 describe.concurrent('issue 19: the ACL table in the words the write tools take', () => {
+  // Both tests read the same `acl --json` of the demo: the command runs once for them.
+  let aclListing: ReturnType<typeof runBot> | undefined;
+  const aclJson = () => {
+    aclListing ??= runBot(['acl', '--json']);
+    return aclListing;
+  };
+
   it('names the networks and clients a rule points at, beside their ids', async () => {
-    const run = await runBot(['acl', '--json']);
+    const run = await aclJson();
     expect(run.code, run.stderr).toBe(0);
     const rules = JSON.parse(run.stdout) as ListedAclRule[];
     const byName = (name: string) => rules.find((r) => r.name === name);
@@ -226,7 +233,9 @@ describe.concurrent('issue 19: the ACL table in the words the write tools take',
   });
 
   it('every source_type, destination_type and protocol a listed rule shows is one create_acl_rule takes', async () => {
-    const rules = JSON.parse((await runBot(['acl', '--json'])).stdout) as ListedAclRule[];
+    const listing = await aclJson();
+    expect(listing.code, listing.stderr).toBe(0);
+    const rules = JSON.parse(listing.stdout) as ListedAclRule[];
     const help = (await runBot(['help', 'create_acl_rule'])).stdout;
     expect(rules.map((r) => r.protocol)).toContain('tcp_udp');
     for (const rule of rules) {

@@ -25,6 +25,11 @@ afterAll(stopAllBots);
 
 const SECRET = 'policy-approvals-signing-secret';
 const PERIOD_S = 20;
+// The openings' phase: 2 s past the second this file loads (mod PERIOD_S). The window test comes
+// a few seconds after the bot starts; phased so, it finds itself early in a closed stretch and
+// waits for one opening, instead of first waiting for a closed stretch to begin.
+const PHASE_S = (Math.floor(Date.now() / 1000) + 2) % PERIOD_S;
+const OPENINGS = Array.from({ length: 60 / PERIOD_S }, (_, k) => PHASE_S + k * PERIOD_S).join(',');
 
 const dir = mkdtempSync(join(tmpdir(), 'netops-policy-approvals-'));
 const POLICY = join(dir, 'policy.yaml');
@@ -33,7 +38,7 @@ writeFileSync(
   `windows:
   soon:
     # Opens every ${PERIOD_S} seconds for two seconds (six fields: seconds first).
-    cron: "*/${PERIOD_S} * * * * *"
+    cron: "${OPENINGS} * * * * *"
     duration: 2s
 rules:
   - name: no-delete-with-clients
@@ -182,7 +187,7 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
 
   it('schedules a change approved outside its window, runs it at the opening, and does not run one whose target changed', async () => {
     // Approve well inside a closed stretch, a few seconds before the next opening.
-    const inPeriod = () => Math.floor(Date.now() / 1000) % PERIOD_S;
+    const inPeriod = () => (Math.floor(Date.now() / 1000) - PHASE_S + PERIOD_S) % PERIOD_S;
     while (inPeriod() < 2 || inPeriod() > 7) await new Promise((r) => setTimeout(r, 250));
     const guest = sim.state.findNetworkByName('default', 'Guest');
     const runs = await propose('update_network network_id=Cameras name=WinCams');

@@ -18,6 +18,9 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // fake Slack and the simulator: a change made with revert_after= reverts itself once when nobody
 // keeps it, not at all when someone does, once at start when its deadline passed while the bot
 // was killed, and once with two replicas on one PostgreSQL. The bot ticks every 5 s.
+// The two describes share nothing (each has its own fake Slack, simulator, bots and store), so they
+// run side by side: most of this file is waiting out deadlines (5 s at least), not work. The tests
+// inside each describe run one after the other (the second kills and restarts the first's bot).
 
 afterAll(stopAllBots);
 
@@ -86,7 +89,7 @@ function slackSide(slack: FakeSlack, post: () => (body: string) => Promise<unkno
   };
 }
 
-describe('keep or revert, the built bot on files', () => {
+describe.concurrent('keep or revert, the built bot on files', () => {
   let slack: FakeSlack;
   let sim: Simulator;
   let bot: BotProcess;
@@ -121,13 +124,14 @@ describe('keep or revert, the built bot on files', () => {
     await Promise.all([slack?.close(), sim?.close()]);
   });
 
-  it('revert_after=5s with no Keep reverts once; another kept before its deadline is never reverted', async () => {
+  it.sequential('revert_after=5s with no Keep reverts once; another kept before its deadline is never reverted', async () => {
     const iotStart = network(sim, 'IoT');
     const camerasStart = network(sim, 'Cameras');
-    const lapsed = await side().run('update_network network_id=IoT vlan_id=24 revert_after=5s');
+    // The kept one first: the lapsed one's 5 s then run out about when the kept one's 10 s do.
     const kept = await side().run('update_network network_id=Cameras vlan_id=34 revert_after=10s');
     await side().keep(kept);
     expect(deadlinesIn(dataDir).find((d) => d.changeId === kept)?.state).toBe('cancelled');
+    const lapsed = await side().run('update_network network_id=IoT vlan_id=24 revert_after=5s');
 
     await side().reverted(lapsed);
     // Past the kept change's deadline and two more ticks: nothing else happens.
@@ -144,7 +148,7 @@ describe('keep or revert, the built bot on files', () => {
     expect(side().revertedPosts(kept)).toHaveLength(0);
   }, 90_000);
 
-  it('killed (SIGKILL) before the deadline and started after it, the bot reverts the change once at start', async () => {
+  it.sequential('killed (SIGKILL) before the deadline and started after it, the bot reverts the change once at start', async () => {
     const guestStart = network(sim, 'Guest');
     const id = await side().run('update_network network_id=Guest vlan_id=35 revert_after=5s');
     await bot.stop('SIGKILL');
@@ -164,7 +168,7 @@ describe('keep or revert, the built bot on files', () => {
   }, 90_000);
 });
 
-describe('keep or revert, two replicas of the built bot on one PostgreSQL', () => {
+describe.concurrent('keep or revert, two replicas of the built bot on one PostgreSQL', () => {
   const db = useTestDatabase();
   let slack: FakeSlack;
   let sim: Simulator;
@@ -191,7 +195,7 @@ describe('keep or revert, two replicas of the built bot on one PostgreSQL', () =
     await Promise.all([slack?.close(), sim?.close()]);
   });
 
-  it('a revert_after=5s change proposed on one and approved on the other reverts once', async () => {
+  it.sequential('a revert_after=5s change proposed on one and approved on the other reverts once', async () => {
     // Requests alternate between the replicas: the proposal on A, the approval on B.
     const side = slackSide(slack, () => (body) => (next++ % 2 === 0 ? a : b).post(body));
     const start = network(sim, 'IoT');

@@ -40,17 +40,16 @@ describe('/net top in the built bot (issue 20)', () => {
   });
 
   it('answers the table through response_url and uploads a PNG chart of the top clients in three steps', async () => {
-    // Until the bot has two samples there is no span to draw: ask again until the chart comes.
-    let responseUrl = '';
-    await slack.waitFor(async () => {
-      if (slack.callsOf('files.completeUploadExternal').length > 0) return true;
-      responseUrl = slack.responseUrl();
-      const body = commandBody({ text: 'top', user_id: 'U1', channel_id: 'C5', response_url: responseUrl });
-      const response = await fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
-      expect(response.status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-      return slack.callsOf('files.completeUploadExternal').length > 0;
-    }, 80_000);
+    // Until the bot has two samples there is no span to draw. Its samples follow one another (the
+    // next starts when the last is stored), so once the simulator has seen a third sample's read
+    // (stat/stadpi is read only by the sampler) two are stored: then one `/net top` gets the chart.
+    const sampleReads = () => sim.requests.filter((r) => r.route.endsWith('stat/stadpi')).length;
+    await slack.waitFor(() => sampleReads() >= 3, 30_000);
+    const responseUrl = slack.responseUrl();
+    const body = commandBody({ text: 'top', user_id: 'U1', channel_id: 'C5', response_url: responseUrl });
+    const response = await fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
+    expect(response.status).toBe(200);
+    await slack.waitFor(() => slack.callsOf('files.completeUploadExternal').length > 0, 80_000);
 
     const table = JSON.stringify(slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {});
     // The demo's heaviest clients by name, not by MAC.

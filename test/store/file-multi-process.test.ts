@@ -1,16 +1,15 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/store/file/file-lock.js';
 import { FileStore, RUNS_DIR } from '../../src/store/file/file-store.js';
 import { JOURNAL_FILE, journalLockPath, verifyJournal } from '../../src/store/file/journal.js';
+import { runScript } from '../helpers/script-process.js';
 import { sampleRequest } from './contract.js';
 
-const run = promisify(execFile);
-const WRITER = resolve('test/helpers/journal-writer.ts');
+const WRITER = 'test/helpers/journal-writer.ts';
 const dirs: string[] = [];
 
 afterAll(() => {
@@ -23,10 +22,9 @@ function freshDir(): string {
   return dir;
 }
 
-const writer = (dir: string, label: string, count: number, startAt = 0) =>
-  run(process.execPath, ['--import', 'tsx', WRITER, dir, label, String(count), String(startAt)], {
-    timeout: 120_000,
-  });
+/** journal-writer.ts in a process of its own, appending `count` changes as soon as it has loaded. */
+const writer = async (dir: string, label: string, count: number) =>
+  (await runScript(WRITER, [dir, label, String(count)])).done;
 
 const RITA = { userId: 'U0RITA' };
 
@@ -34,9 +32,13 @@ describe('several processes on one DATA_DIR journal', () => {
   it('two processes appending at the same time form one chain that verifies', async () => {
     const dir = freshDir();
 
-    // Both start appending at one moment, well after both processes have loaded.
-    const startAt = Date.now() + 8_000;
-    await Promise.all([writer(dir, 'bot', 40, startAt), writer(dir, 'con', 40, startAt)]);
+    // Both start appending at one moment, once both processes have loaded and opened the store.
+    const writers = await Promise.all(
+      ['bot', 'con'].map((label) => runScript(WRITER, [dir, label, '40', 'go'])),
+    );
+    await Promise.all(writers.map((w) => w.ready));
+    for (const w of writers) w.go();
+    await Promise.all(writers.map((w) => w.done));
 
     const verdict = verifyJournal(join(dir, JOURNAL_FILE));
     expect(verdict).toMatchObject({ ok: true, events: 320 });

@@ -9,6 +9,7 @@ import { PostgresStore, StoreIntegrityError } from '../../src/store/postgres/pos
 import { databaseJournalReport } from '../../src/store/postgres/report.js';
 import type { ChangeRequest } from '../../src/store/records.js';
 import { createTestDatabase, useTestDatabase } from '../helpers/postgres.js';
+import { bundledScript } from '../helpers/script-process.js';
 import { sampleRequest } from './contract.js';
 
 const db = useTestDatabase();
@@ -298,8 +299,10 @@ describe('audit:verify on PostgreSQL', () => {
     await fiveEvents();
     await db.query("UPDATE netops_journal SET line = replace(line, 'U0RITA', 'U0RITO') WHERE seq = 1");
     const empty = await createTestDatabase();
+    // The source bundled once with esbuild (as dist/ is built), not loaded through tsx (2 s of CPU a start).
+    const verifyCli = await bundledScript('src/store/verify-cli.ts');
     const run = (url: string) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/store/verify-cli.ts'], {
+      promisify(execFile)(process.execPath, [verifyCli], {
         env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
       }).then(
         ({ stdout }) => ({ code: 0, stdout }),
