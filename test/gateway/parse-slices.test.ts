@@ -18,23 +18,16 @@ beforeAll(async () => {
       Array.from({ length: RECORDS }, (_, i) => ({ _id: `r${i}`, n: i })),
     );
   });
-  gateway = createGateway({
+  const options = {
     apiType: 'local',
     url: server.url,
     apiKey: 'k-slices',
     deployment: 'unifi-os',
     timeoutMs: 2000,
     cacheTtlSeconds: 30,
-  });
-  oneSliceGateway = createGateway({
-    apiType: 'local',
-    url: server.url,
-    apiKey: 'k-slices',
-    deployment: 'unifi-os',
-    timeoutMs: 2000,
-    cacheTtlSeconds: 30,
-    parseSliceMs: 60_000,
-  });
+  } as const;
+  gateway = createGateway(options);
+  oneSliceGateway = createGateway({ ...options, parseSliceMs: 60_000 });
 });
 
 afterAll(async () => {

@@ -33,23 +33,18 @@ function boltApp(): { app: App; receiver: TestReceiver } {
   return { app, receiver };
 }
 
+// What every interactive payload carries besides its own part.
+const FROM = { team: { id: 'T1' }, user: { id: 'U1' }, api_app_id: 'A1', token: 't', trigger_id: 'tr' };
+
 const click = (actionId: string) => ({
   type: 'block_actions',
-  team: { id: 'T1' },
-  user: { id: 'U1' },
-  api_app_id: 'A1',
-  token: 't',
-  trigger_id: 'tr',
+  ...FROM,
   actions: [{ type: 'button', action_id: actionId, block_id: 'b', value: 'v', action_ts: '1' }],
 });
 
 const submission = (callbackId: string) => ({
   type: 'view_submission',
-  team: { id: 'T1' },
-  user: { id: 'U1' },
-  api_app_id: 'A1',
-  token: 't',
-  trigger_id: 'tr',
+  ...FROM,
   view: { id: 'V1', callback_id: callbackId, state: { values: {} } },
 });
 
