@@ -257,7 +257,7 @@ function buildTimers(
     replicaId: store.changes().replicaId,
     logger: logger.child({ component: 'timers' }),
     onChange: (listener) => approvals.onChange(listener),
-    policy: approvals.policy,
+    gate: approvals,
     // Slack is built after the timers: events go through it once it exists.
     notifier: { report: async (event) => slack()?.timerNotifier.report(event) },
     // A fresh read (never the cache, nor the status kept for App Home): can the bot still reach it?

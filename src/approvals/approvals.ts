@@ -24,6 +24,7 @@ import {
 import { isNoOpPreview } from '../format/plain-text.js';
 import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
 import { type Logger, scrubSecrets } from '../log.js';
+import { formatDuration } from '../policy/duration.js';
 import { DEFAULT_POLICY } from '../policy/policy.js';
 import { applyEvent } from '../store/apply-event.js';
 import type { DeadlineStore } from '../store/deadlines.js';
@@ -51,6 +52,7 @@ import { assessChange, type ChangeAssessment } from '../tools/impact.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { canonicalJson, diffPreviews, previewHash } from './canonical.js';
 import { isConsoleActor } from './console-requester.js';
+import { deniedText, Gate, type GateAction, type GateFace, type GateVerdict } from './gate.js';
 import { isMcpRequester, personOf } from './mcp-requester.js';
 import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPolicy } from './policy.js';
@@ -86,6 +88,30 @@ export interface ApprovalsOptions {
    * change is refused at its last approval rather than left waiting with nothing to run it.
    */
   deadlines?: DeadlineStore;
+  /**
+   * The running bot that fires deadlines for this store, if any (its name): a change confirmed at
+   * the console or over MCP with a deadline runs only when one does.
+   */
+  timerKeeper?: () => Promise<string | undefined>;
+}
+
+/** A change as the gate is asked about it: what it does, who asked, what it has so far. */
+export interface GateChange {
+  tool: string;
+  args: Record<string, unknown>;
+  requester: Actor;
+  channel?: string;
+  set?: ChangeSetRecord;
+  approvedBy?: Actor[];
+  assessment?: ChangeAssessmentRecord;
+}
+
+/** A write's deadline as the request keeps it, and the shortest one in words for the gate. */
+export interface ChangeTiming {
+  revertAfterSeconds?: number;
+  forSeconds?: number;
+  /** The earliest deadline: what the gate weighs and every preview states. */
+  first?: { seconds: number; kind: 'keep_or_revert' | 'temporary'; source: string };
 }
 
 /** What a front end wants to hear during an approval. */
@@ -131,14 +157,6 @@ function approveBlocked(request: ChangeRequest): ApproveOutcome | undefined {
 
 type Outcome = Extract<TransitionEntry, { type: 'succeeded' | 'failed' }>;
 
-/** The meta-arguments as a request keeps them. */
-function timing(meta: { revertAfterSeconds?: number; forSeconds?: number }) {
-  return {
-    ...(meta.revertAfterSeconds !== undefined ? { revertAfterSeconds: meta.revertAfterSeconds } : {}),
-    ...(meta.forSeconds !== undefined ? { forSeconds: meta.forSeconds } : {}),
-  };
-}
-
 /** Why an automatic revert ran, as its note says. */
 const AUTOMATIC_REASONS = {
   keep_timeout: 'nobody kept it before its deadline',
@@ -159,12 +177,87 @@ function refuseNoOp(tool: string, preview: unknown): void {
   }
 }
 
-/** Through which face a change is asked (the CEL variable `face`). */
-function faceOf(requester: Actor): string {
-  if (isMcpRequester(requester)) return 'mcp';
-  if (isConsoleActor(requester)) return 'console';
-  if (requester.userId.startsWith('system:')) return 'system';
+/** A write as a `/net` line, for a refusal that says where to propose it instead. */
+function commandLine(tool: string, args: Record<string, unknown>): string {
+  const words = Object.entries(args)
+    .filter(([key]) => key !== 'confirm' && key !== 'dry_run')
+    .map(([key, value]) => {
+      const text = Array.isArray(value) ? value.join(',') : String(value);
+      return `${key}=${/[\s"]/.test(text) ? JSON.stringify(text) : text}`;
+    });
+  return [tool, ...words].join(' ');
+}
+
+/** Through which face an actor acts (the CEL variable `face` of what they ask). */
+export function faceOf(actor: Actor): GateFace {
+  if (isMcpRequester(actor)) return 'mcp';
+  if (isConsoleActor(actor)) return 'console';
+  if (actor.userId.startsWith('system:')) return 'system';
   return 'slack';
+}
+
+/**
+ * The deadlines a write gets: the request's `for=` and `revert_after=` and the policy's
+ * `revert_after`, the shortest of each kind; a temporary change under a shorter keep-or-revert
+ * rule gets both (the earlier one applies first).
+ */
+export function timingOf(
+  meta: { revertAfterSeconds?: number; forSeconds?: number },
+  decision: { revertAfterSeconds?: number; matched: string[] },
+): ChangeTiming {
+  const keeps = [
+    ...(meta.revertAfterSeconds !== undefined
+      ? [
+          {
+            seconds: meta.revertAfterSeconds,
+            source: `revert_after=${formatDuration(meta.revertAfterSeconds)}`,
+          },
+        ]
+      : []),
+    ...(decision.revertAfterSeconds !== undefined
+      ? [
+          {
+            seconds: decision.revertAfterSeconds,
+            source: `the policy's revert_after ${formatDuration(decision.revertAfterSeconds)}`,
+          },
+        ]
+      : []),
+  ].sort((a, b) => a.seconds - b.seconds);
+  const keep = keeps[0];
+  const timing: ChangeTiming = {};
+  if (meta.forSeconds !== undefined) timing.forSeconds = meta.forSeconds;
+  // A keep deadline at or after the temporary one would never act: the change is gone by then.
+  if (keep && (meta.forSeconds === undefined || keep.seconds < meta.forSeconds))
+    timing.revertAfterSeconds = keep.seconds;
+  if (timing.revertAfterSeconds !== undefined && keep) {
+    timing.first = { seconds: keep.seconds, kind: 'keep_or_revert', source: keep.source };
+  } else if (timing.forSeconds !== undefined) {
+    timing.first = {
+      seconds: timing.forSeconds,
+      kind: 'temporary',
+      source: `for=${formatDuration(timing.forSeconds)}`,
+    };
+  }
+  return timing;
+}
+
+/** The timing fields a request keeps. */
+function timingFields(timing: ChangeTiming) {
+  return {
+    ...(timing.revertAfterSeconds !== undefined ? { revertAfterSeconds: timing.revertAfterSeconds } : {}),
+    ...(timing.forSeconds !== undefined ? { forSeconds: timing.forSeconds } : {}),
+  };
+}
+
+/** A verdict as a yes, or a no with the reason and how to get what is missing. */
+function verdictDecision(verdict: GateVerdict): { ok: true } | { ok: false; reason: string } {
+  if (verdict.verdict !== 'refuse') return { ok: true };
+  return { ok: false, reason: verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason };
+}
+
+/** A gate refusal as the error every face words: the reason, then how to get what is missing. */
+export function gateRefusal(verdict: Extract<GateVerdict, { verdict: 'refuse' }>): NotAuthorizedError {
+  return new NotAuthorizedError(verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason);
 }
 
 /** What the request keeps of an assessment: risk, reasons, self-lockout, what the policy requires. */
@@ -189,17 +282,28 @@ function assessmentRecord({ facts, radius, decision }: ChangeAssessment): Change
   };
 }
 
+/** A set as the gate and the journal see it: one write of the change-set tool. */
+function setChange(set: ChangeSetRecord, requester: Actor): GateChange & { tool: string } {
+  const site = set.steps.find((s) => typeof s.args.site_id === 'string')?.args.site_id;
+  return {
+    tool: CHANGE_SET_TOOL,
+    args: {
+      ...(typeof site === 'string' ? { site_id: site } : {}),
+      ...(set.title ? { title: set.title } : {}),
+      on_failure: set.onFailure,
+      steps: set.steps.map((step) => ({ tool: step.tool, args: step.args })),
+    },
+    requester,
+    set,
+  };
+}
+
 /** A set as proposed again (a drifted set's replacement): the steps without any progress. */
 function setAsProposed(set: ChangeSetRecord): ChangeSetRecord {
   return {
     ...set,
     steps: set.steps.map(({ tool, args, revertOf }) => ({ tool, args, ...(revertOf ? { revertOf } : {}) })),
   };
-}
-
-/** The sentence a policy refusal is worded in, on every face. */
-function deniedText(deny: { rule: string; reason: string }): string {
-  return `refused by policy rule "${deny.rule}": ${deny.reason}`;
 }
 
 /**
@@ -215,10 +319,13 @@ export class Approvals {
   // Outcomes of writes that ran but could not be recorded (store unreachable); retried by sweep().
   private readonly unrecorded = new Map<string, { entry: Outcome; from: readonly ChangeState[] }>();
   private readonly listeners = new Set<ChangeListener>();
+  /** The one decision every path asks (src/approvals/gate.ts). */
+  readonly gate: Gate;
 
   constructor(private readonly options: ApprovalsOptions) {
     this.now = options.now ?? Date.now;
     this.store = observeChanges(options.store, (request) => this.changed(request));
+    this.gate = new Gate(options.policy);
   }
 
   /** Who may request, approve and cancel (App Home lists what a user may approve with it). */
@@ -267,40 +374,106 @@ export class Approvals {
     args: Record<string, unknown>;
     requester: Actor;
     channel?: string;
+    /** What the gate calls it: a proposal, or the revert of a drift. */
+    action?: Extract<GateAction, 'propose' | 'revert_drift'>;
   }): Promise<ChangeRequest> {
-    const { registry, policy } = this.options;
-    const decision = await policy.canRequest(input.requester, input.channel);
-    if (!decision.ok) throw new NotAuthorizedError(decision.reason);
+    const { registry } = this.options;
+    const asker = await this.gate.mayAsk(input.requester, input.channel);
+    if (asker.verdict === 'refuse') throw gateRefusal(asker);
     if (registry.require(input.tool).access !== 'write') {
       throw new ValidationError([
         { field: 'tool', rule: `${input.tool} only reads; change requests are for writes` },
       ]);
     }
-    // revert_after and for say when a change undoes itself (issue 21), not what it changes.
+    // revert_after and for say when a change undoes itself, not what it changes.
     const meta = splitMetaArgs(input.args);
     // confirm and dry_run are how a request is run, not what it changes.
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
-    // Issue 22: the preview and its blast radius share one fresh snapshot of the controller.
+    // The preview and its blast radius share one fresh snapshot of the controller.
     const snapshot = snapshotContext(this.options.context);
     const preview = await this.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
-    // Blast radius and policy; a denied change is refused and nothing is written.
-    const assessment = await this.assessOrRefuse({ ...input, args }, snapshot);
-    const revertAfter = [meta.revertAfterSeconds, assessment.decision.revertAfterSeconds].filter(
-      (s): s is number => s !== undefined,
-    );
+    const assessment = await this.assess({ ...input, args }, snapshot);
+    await this.require({
+      action: input.action ?? 'propose',
+      actor: input.requester,
+      change: { ...input, args },
+      decision: assessment,
+    });
     return this.create({
       tool: input.tool,
       args,
       requester: input.requester,
       channel: input.channel,
       preview,
-      ...timing(meta),
-      ...(revertAfter.length > 0 && meta.forSeconds === undefined
-        ? { revertAfterSeconds: Math.min(...revertAfter) }
-        : {}),
+      ...timingFields(timingOf(meta, assessment.decision)),
       assessment: assessmentRecord(assessment),
     });
+  }
+
+  /**
+   * Asks the gate whether `actor` may do `action` on `change` now, from the face the actor acts
+   * through; the policy's decision is evaluated fresh (from the controller) unless given.
+   */
+  async decide(input: {
+    action: GateAction;
+    actor: Actor;
+    change: GateChange;
+    face?: GateFace;
+    decision?: ChangeAssessment;
+    timing?: ChangeTiming;
+    command?: string;
+  }): Promise<{ verdict: GateVerdict; assessment?: ChangeAssessment }> {
+    const face = input.face ?? faceOf(input.actor);
+    const undecided = input.action === 'cancel' || input.action === 'cancel_scheduled';
+    const assessment =
+      input.decision ?? (undecided ? undefined : await this.assess({ ...input.change, face }));
+    const first = input.timing?.first;
+    const keeper = first && input.action === 'confirm' ? await this.timerKeeper() : undefined;
+    const verdict = await this.gate.decide({
+      action: input.action,
+      face,
+      actor: input.actor,
+      change: {
+        requester: input.change.requester,
+        ...(input.change.channel !== undefined ? { channel: input.change.channel } : {}),
+        ...(input.change.approvedBy ? { approvedBy: input.change.approvedBy } : {}),
+        ...(input.change.assessment ? { assessment: input.change.assessment } : {}),
+      },
+      ...(assessment ? { decision: assessment.decision } : {}),
+      ...(first ? { timing: first } : {}),
+      ...(keeper ? { timerKeeper: keeper } : {}),
+      ...(input.command ? { command: input.command } : {}),
+    });
+    if (verdict.verdict === 'refuse') {
+      this.options.logger.info(
+        {
+          action: input.action,
+          face,
+          tool: input.change.tool,
+          actor: input.actor.userId,
+          reason: verdict.reason,
+        },
+        'refused by the gate',
+      );
+    }
+    return { verdict, ...(assessment ? { assessment } : {}) };
+  }
+
+  /** decide(), throwing the refusal (NotAuthorizedError, nothing written); the assessment it used. */
+  private async require(input: Parameters<Approvals['decide']>[0]): Promise<GateVerdict> {
+    const { verdict } = await this.decide(input);
+    if (verdict.verdict === 'refuse') throw gateRefusal(verdict);
+    return verdict;
+  }
+
+  private async timerKeeper(): Promise<string | undefined> {
+    try {
+      return await this.options.timerKeeper?.();
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'could not tell whether a bot keeps the deadlines');
+      return undefined;
+    }
   }
 
   /**
@@ -314,10 +487,12 @@ export class Approvals {
       requester: Actor;
       channel?: string;
       set?: ChangeSetRecord;
+      /** The face it is asked through (the requester's, unless someone acts on it elsewhere). */
+      face?: GateFace;
     },
     context: ToolContext = snapshotContext(this.options.context),
   ): Promise<ChangeAssessment> {
-    // Issue 24: a set is assessed step by step on the planned state, and the strictest step rules.
+    // A set is assessed step by step on the planned state, and the strictest step rules.
     if (change.set) return (await this.planSet(change.set, change, context)).assessment;
     return assessChange(
       context,
@@ -326,33 +501,11 @@ export class Approvals {
         args: change.args,
         requester: personOf(change.requester),
         channel: change.channel ?? '',
-        face: faceOf(change.requester),
+        face: change.face ?? faceOf(change.requester),
       },
       context.guardrails?.policy ?? DEFAULT_POLICY,
       this.now(),
     );
-  }
-
-  /** assess(), refusing (NotAuthorizedError, nothing written) a change the policy denies. */
-  private async assessOrRefuse(
-    change: {
-      tool: string;
-      args: Record<string, unknown>;
-      requester: Actor;
-      channel?: string;
-    },
-    context?: ToolContext,
-  ): Promise<ChangeAssessment> {
-    const assessment = await this.assess(change, context);
-    const deny = assessment.decision.deny;
-    if (deny) {
-      this.options.logger.info(
-        { tool: change.tool, rule: deny.rule, requester: change.requester.userId },
-        'change refused by the policy',
-      );
-      throw new NotAuthorizedError(deniedText(deny));
-    }
-    return assessment;
   }
 
   /**
@@ -369,11 +522,13 @@ export class Approvals {
     const original = await this.store.get(input.changeId);
     if (!original) throw new ResourceNotFoundError('change request', input.changeId);
     const channel = input.channel ?? original.channel;
-    const decision = await this.options.policy.canRequest(input.requester, channel);
-    if (!decision.ok) throw new NotAuthorizedError(decision.reason);
+    const asker = await this.gate.mayAsk(input.requester, channel);
+    if (asker.verdict === 'refuse') throw gateRefusal(asker);
     if (original.set) return this.proposeSetRevert(original, input.requester, channel);
     const { tool, args, preview } = await this.revertPreview(original);
-    const assessment = await this.assessOrRefuse({ tool, args, requester: input.requester, channel });
+    const change = { tool, args, requester: input.requester, ...(channel !== undefined ? { channel } : {}) };
+    const assessment = await this.assess(change);
+    await this.require({ action: 'propose', actor: input.requester, change, decision: assessment });
     return this.create({
       tool,
       args,
@@ -417,10 +572,35 @@ export class Approvals {
   async revertAutomatically(input: {
     changeId: string;
     reason: 'keep_timeout' | 'temporary' | 'unreachable';
+    /** Someone clicked Revert now: the gate decides for them; without one, the timer asks as the bot. */
+    actor?: Actor;
   }): Promise<ApproveOutcome> {
     const original = await this.store.get(input.changeId);
     if (!original) return { kind: 'not_found', id: input.changeId };
     const { tool, args } = this.inverse(original);
+    const actor = input.actor ?? SYSTEM_ACTOR;
+    const face = faceOf(actor);
+    // The revert is a write: the policy is asked about it now, as the one who makes it happen.
+    const { verdict } = await this.decide({
+      action: input.actor ? 'revert_now' : 'timer_fire',
+      actor,
+      face,
+      change: {
+        tool,
+        args,
+        requester: original.requester,
+        ...(original.channel !== undefined ? { channel: original.channel } : {}),
+        ...(original.assessment ? { assessment: original.assessment } : {}),
+      },
+      decision: await this.assess({ tool, args, requester: actor, face, channel: original.channel }),
+    });
+    if (verdict.verdict === 'refuse') {
+      return {
+        kind: 'refused',
+        request: original,
+        reason: verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason,
+      };
+    }
     const preview = await this.previewFor({ tool, args, revertOf: original.id });
     const request = await this.create({
       tool,
@@ -430,23 +610,60 @@ export class Approvals {
       preview,
       revertOf: original.id,
     });
-    const note = `${AUTOMATIC_REASONS[input.reason]}: reverted without a new approval, the approval of ${original.id} covered it`;
+    const note = input.actor
+      ? `reverted now by ${input.actor.name ?? input.actor.userId} before its deadline, under the approval of ${original.id}`
+      : `${AUTOMATIC_REASONS[input.reason]}: reverted without a new approval, the approval of ${original.id} covered it`;
     const claimed = await this.store.transition(
       request.id,
-      { type: 'approved', id: request.id, actor: SYSTEM_ACTOR, previewHash: request.previewHash, note },
+      { type: 'approved', id: request.id, actor, previewHash: request.previewHash, note },
       { from: ['pending'], at: this.now() },
     );
     if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
     this.options.logger.info(
-      { id: request.id, revertOf: original.id, reason: input.reason },
+      { id: request.id, revertOf: original.id, reason: input.reason, actor: actor.userId },
       'automatic revert',
     );
-    return this.execute(claimed, SYSTEM_ACTOR, { recheck: false });
+    return this.execute(claimed, actor, { recheck: false });
+  }
+
+  /** Keep (the gate's `keep`): someone the policy lets approve the change, from their face. */
+  async mayKeep(change: ChangeRequest, actor: Actor): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const face = faceOf(actor);
+    const { verdict } = await this.decide({
+      action: 'keep',
+      actor,
+      face,
+      change,
+      decision: await this.assess({ ...change, face }),
+    });
+    return verdictDecision(verdict);
+  }
+
+  /** Revert now (the gate's `revert_now`): asked before the deadline is claimed, again as it runs. */
+  async mayRevertNow(
+    change: ChangeRequest,
+    actor: Actor,
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const { tool, args } = this.inverse(change);
+    const face = faceOf(actor);
+    const { verdict } = await this.decide({
+      action: 'revert_now',
+      actor,
+      face,
+      change: {
+        tool,
+        args,
+        requester: change.requester,
+        ...(change.assessment ? { assessment: change.assessment } : {}),
+      },
+      decision: await this.assess({ tool, args, requester: actor, face, channel: change.channel }),
+    });
+    return verdictDecision(verdict);
   }
 
   /**
-   * MCP_WRITES=confirm: the revert of `changeId` run at once on its requester's own authority (the
-   * client's `confirm: true` is the approval), journaled like runNow.
+   * The console's y on `revert <id>` and MCP's revert_change in confirm mode: the revert of
+   * `changeId` run at once on its requester's own authority, where the gate allows that.
    */
   async runRevertNow(input: {
     changeId: string;
@@ -454,7 +671,23 @@ export class Approvals {
     /** The hash of the revert preview the requester saw (the console's y/N): another is not run. */
     shownHash?: string;
   }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
-    const request = await this.proposeRevert({ changeId: input.changeId, requester: input.requester });
+    const original = await this.store.get(input.changeId);
+    if (!original) throw new ResourceNotFoundError('change request', input.changeId);
+    if (original.set) {
+      const set = await this.setRevertOf(original);
+      return this.runSetOnOwnAuthority(set, { ...input, revertOf: original.id });
+    }
+    const { tool, args, preview } = await this.revertPreview(original);
+    const change = { tool, args, requester: input.requester };
+    const assessment = await this.assess(change);
+    await this.require({ action: 'confirm', actor: input.requester, change, decision: assessment });
+    const request = await this.create({
+      ...change,
+      ...(original.channel !== undefined ? { channel: original.channel } : {}),
+      preview,
+      revertOf: original.id,
+      assessment: assessmentRecord(assessment),
+    });
     await this.refuseUnlessShown(
       request,
       input,
@@ -516,7 +749,42 @@ export class Approvals {
     tool: string;
     args: Record<string, unknown>;
     requester: Actor;
+    /** The hash of the preview the requester saw (the console's y/N): another is not run. */
+    shownHash?: string;
   }): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
+    const planned = await this.previewChange(input);
+    if (planned.verdict.verdict === 'refuse') throw gateRefusal(planned.verdict);
+    const request = await this.create({
+      tool: planned.tool,
+      args: planned.args,
+      requester: input.requester,
+      preview: planned.preview,
+      ...timingFields(planned.timing),
+      assessment: planned.assessment,
+    });
+    await this.refuseUnlessShown(
+      request,
+      input,
+      'the change is no longer the one shown: the controller changed since the preview, so nothing was run; run it again to see what it would do now',
+    );
+    return this.runOnOwnAuthority(request, input.requester);
+  }
+
+  /**
+   * What a change confirmed at the console or over MCP would do, without proposing or sending
+   * anything: its preview, risk and blast radius, its deadlines, and the gate's verdict on the
+   * requester's own confirmation (who must approve it when that is not enough). Every face shows
+   * these same fields for the same change.
+   */
+  async previewChange(input: { tool: string; args: Record<string, unknown>; requester: Actor }): Promise<{
+    tool: string;
+    args: Record<string, unknown>;
+    preview: unknown;
+    previewHash: string;
+    assessment: ChangeAssessmentRecord;
+    timing: ChangeTiming;
+    verdict: GateVerdict;
+  }> {
     const { registry } = this.options;
     if (registry.require(input.tool).access !== 'write') {
       throw new ValidationError([
@@ -528,17 +796,26 @@ export class Approvals {
     const snapshot = snapshotContext(this.options.context);
     const preview = await this.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
-    // Issue 22: a change the policy denies is refused here too (the console, MCP_WRITES=confirm).
-    const assessment = await this.assessOrRefuse({ ...input, args }, snapshot);
-    const request = await this.create({
+    const change = { tool: input.tool, args, requester: input.requester };
+    const assessment = await this.assess(change, snapshot);
+    const timing = timingOf(meta, assessment.decision);
+    const { verdict } = await this.decide({
+      action: 'confirm',
+      actor: input.requester,
+      change,
+      decision: assessment,
+      timing,
+      command: commandLine(input.tool, input.args),
+    });
+    return {
       tool: input.tool,
       args,
-      requester: input.requester,
       preview,
-      ...timing(meta),
+      previewHash: previewHash(preview),
       assessment: assessmentRecord(assessment),
-    });
-    return this.runOnOwnAuthority(request, input.requester);
+      timing,
+      verdict,
+    };
   }
 
   /**
@@ -614,13 +891,7 @@ export class Approvals {
         reason: `this is step ${request.setStep ?? '?'} of change set ${request.setOf}; the set runs it`,
       };
     }
-    const decision = await this.options.policy.canApprove(request, approver);
-    if (!decision.ok) {
-      // The policy awaited: another click may have claimed or cancelled it meanwhile.
-      const current = await this.current(request);
-      return approveBlocked(current) ?? { kind: 'refused', request: current, reason: decision.reason };
-    }
-    // Issue 22: the policy again, on a fresh read of the controller, before anything is recorded.
+    // The policy on a fresh read of the controller, before anything is recorded.
     let assessed: ChangeAssessment;
     try {
       assessed = await this.assess(request);
@@ -634,39 +905,28 @@ export class Approvals {
         }
       );
     }
-    if (assessed.decision.deny) return this.refusedByPolicy(request, approver, assessed.decision.deny);
-    const needed = Math.max(request.assessment?.approvals ?? 1, assessed.decision.approvals);
-    if (needed > 1 && this.options.policy.isRequester(request, approver)) {
-      return {
-        kind: 'refused',
-        request,
-        reason: `you requested this change; it needs ${needed} approvals from other people`,
-      };
-    }
-    const lists = [
-      { ids: request.assessment?.approvers, source: 'the approvers the policy named at the proposal' },
-      { ids: assessed.decision.approvers, source: 'the approvers the policy names' },
-    ];
-    for (const { ids, source } of lists) {
-      if (!ids) continue;
-      const listed = await this.options.policy.canApproveAs(approver, ids, source);
-      if (!listed.ok) return { kind: 'refused', request: await this.current(request), reason: listed.reason };
-    }
-    const window = assessed.decision.window;
     // Concurrent clicks: each step below is one guarded transition, so of the clicks that would be
     // the last approval exactly one records it; a click that lost a race looks again (a few times).
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      const given = request.approvedBy ?? [];
-      if (given.some((a) => a.userId === approver.userId)) {
-        return {
-          kind: 'refused',
-          request,
-          reason: `you approved this change already (${given.length} of ${needed} approvals); it needs approvals from ${needed} different people`,
-        };
+      const { verdict } = await this.decide({
+        action: request.set ? 'approve_set' : 'approve',
+        actor: approver,
+        face: 'slack',
+        change: request,
+        decision: assessed,
+      });
+      if (verdict.verdict === 'refuse') {
+        // The policy refuses the change itself: it never runs, and the request says why.
+        if (verdict.deny) return this.refusedByPolicy(request, approver, verdict.deny);
+        // The gate awaited: another click may have claimed or cancelled it meanwhile.
+        const current = await this.current(request);
+        return approveBlocked(current) ?? { kind: 'refused', request: current, reason: verdict.reason };
       }
+      const needed = verdict.needed;
+      const given = request.approvedBy ?? [];
       const at = this.now();
       const guard = { from: ['pending'] as const, at, live: true, notApprovedBy: approver.userId };
-      if (given.length + 1 < needed) {
+      if (verdict.verdict === 'endorse') {
         const endorsed = await this.store.transition(
           id,
           { type: 'endorsed', id, actor: approver, previewHash: request.previewHash },
@@ -679,8 +939,8 @@ export class Approvals {
           );
           return { kind: 'endorsed', request: endorsed, needed };
         }
-      } else if (window && !window.open && window.nextOpeningMs !== undefined) {
-        const scheduled = await this.schedule(request, approver, window.nextOpeningMs, {
+      } else if (verdict.runAt !== undefined) {
+        const scheduled = await this.schedule(request, approver, verdict.runAt, {
           ...guard,
           approvalsAtLeast: needed - 1,
         });
@@ -757,6 +1017,22 @@ export class Approvals {
     const request = await this.store.get(id);
     if (!request) return { kind: 'not_found', id };
     if (request.state !== 'scheduled') return { kind: 'already', request };
+    if (actor === SYSTEM_ACTOR) {
+      // The bot runs it as the window opens: a freeze or a refusal that now applies stops it.
+      const { verdict } = await this.decide({
+        action: 'window_open',
+        actor: SYSTEM_ACTOR,
+        face: 'system',
+        change: request,
+      });
+      if (verdict.verdict === 'refuse') {
+        return this.refusedByPolicy(
+          request,
+          SYSTEM_ACTOR,
+          verdict.deny ?? { rule: 'freeze', reason: verdict.reason },
+        );
+      }
+    }
     const claimed = await this.store.transition(
       id,
       {
@@ -785,20 +1061,8 @@ export class Approvals {
     const request = await this.store.get(id);
     if (!request) return { kind: 'not_found', id };
     if (request.state !== 'scheduled') return { kind: 'already', request };
-    const allowed = await this.options.policy.canApprove(request, actor);
-    if (!allowed.ok) return { kind: 'refused', request, reason: allowed.reason };
-    const assessed = await this.assess(request);
-    const window = assessed.decision.window;
-    if (assessed.decision.deny) {
-      return { kind: 'refused', request, reason: deniedText(assessed.decision.deny) };
-    }
-    if (window && !window.open) {
-      return {
-        kind: 'refused',
-        request,
-        reason: `the policy lets this change run only in window ${window.name}, which opens at ${window.nextOpening ?? 'its next opening'}; it runs then`,
-      };
-    }
+    const { verdict } = await this.decide({ action: 'run_scheduled_now', actor, change: request });
+    if (verdict.verdict === 'refuse') return { kind: 'refused', request, reason: verdict.reason };
     return this.runScheduled(id, actor);
   }
 
@@ -832,12 +1096,17 @@ export class Approvals {
     // Issue 22: a scheduled change can be cancelled until its window opens.
     const scheduled = request.state === 'scheduled';
     if (request.state !== 'pending' && !scheduled) return { kind: 'already', request };
-    const decision = await this.options.policy.canCancel(request, actor);
-    if (!decision.ok) {
+    const { verdict } = await this.decide({
+      action: scheduled ? 'cancel_scheduled' : 'cancel',
+      actor,
+      face: 'slack',
+      change: request,
+    });
+    if (verdict.verdict === 'refuse') {
       const current = await this.current(request);
       if (current.state !== 'pending' && current.state !== 'scheduled')
         return { kind: 'already', request: current };
-      return { kind: 'refused', request: current, reason: decision.reason };
+      return { kind: 'refused', request: current, reason: verdict.reason };
     }
     const cancelled = await this.store.transition(
       id,
@@ -1093,7 +1362,8 @@ export class Approvals {
     for (const old of same) {
       const mayCancel =
         old.requester.userId === input.requester.userId ||
-        (await this.options.policy.canCancel(old, input.requester)).ok;
+        (await this.decide({ action: 'cancel', actor: input.requester, face: 'slack', change: old })).verdict
+          .verdict === 'allow';
       if (mayCancel) stale.push(old);
     }
     let replaced: string | undefined;
@@ -1223,7 +1493,11 @@ export class Approvals {
     if (executing.set) return this.runSteps(executing, approver, 0);
     let result: unknown;
     try {
-      result = await this.options.registry.run(tool, { ...args, confirm: true }, this.options.context);
+      result = await this.options.registry.run(
+        tool,
+        { ...args, confirm: true },
+        { ...this.options.context, actor: approver },
+      );
     } catch (error) {
       const summary = summarize(error);
       this.options.logger.warn({ id, tool, error: summary }, 'change request failed');
@@ -1254,8 +1528,8 @@ export class Approvals {
   async proposeSet(
     input: SetProposal & { requester: Actor; channel?: string; revertOf?: string },
   ): Promise<ChangeRequest> {
-    const decision = await this.options.policy.canRequest(input.requester, input.channel);
-    if (!decision.ok) throw new NotAuthorizedError(decision.reason);
+    const asker = await this.gate.mayAsk(input.requester, input.channel);
+    if (asker.verdict === 'refuse') throw gateRefusal(asker);
     const set = validateSet(this.options.registry, input);
     return this.createSet(set, input);
   }
@@ -1266,18 +1540,25 @@ export class Approvals {
     input: { requester: Actor; channel?: string; revertOf?: string },
   ): Promise<ChangeRequest> {
     const planned = await this.planSet(set, input, snapshotContext(this.options.context));
-    const deny = planned.assessment.decision.deny;
-    if (deny) throw new NotAuthorizedError(deniedText(deny));
-    const site = set.steps.find((s) => typeof s.args.site_id === 'string')?.args.site_id;
-    return this.create({
-      tool: CHANGE_SET_TOOL,
-      args: {
-        ...(typeof site === 'string' ? { site_id: site } : {}),
-        ...(set.title ? { title: set.title } : {}),
-        on_failure: set.onFailure,
-        steps: set.steps.map((step) => ({ tool: step.tool, args: step.args })),
+    await this.require({
+      action: 'propose',
+      actor: input.requester,
+      change: {
+        ...setChange(set, input.requester),
+        ...(input.channel !== undefined ? { channel: input.channel } : {}),
       },
-      requester: input.requester,
+      decision: planned.assessment,
+    });
+    return this.createPlannedSet(set, planned, input);
+  }
+
+  private async createPlannedSet(
+    set: ChangeSetRecord,
+    planned: { preview: unknown; assessment: ChangeAssessment },
+    input: { requester: Actor; channel?: string; revertOf?: string },
+  ): Promise<ChangeRequest> {
+    return this.create({
+      ...setChange(set, input.requester),
       ...(input.channel !== undefined ? { channel: input.channel } : {}),
       preview: planned.preview,
       assessment: assessmentRecord(planned.assessment),
@@ -1286,18 +1567,29 @@ export class Approvals {
     });
   }
 
-  /** A set's preview without proposing it (the console shows it before `approve? [y/N]`). */
-  async previewSet(
-    input: SetProposal & { requester: Actor; channel?: string },
-  ): Promise<{ preview: unknown; previewHash: string; assessment: ChangeAssessmentRecord }> {
+  /**
+   * A set's preview without proposing it (the console shows it before `approve? [y/N]`), with the
+   * gate's verdict on the requester's own confirmation.
+   */
+  async previewSet(input: SetProposal & { requester: Actor; channel?: string }): Promise<{
+    preview: unknown;
+    previewHash: string;
+    assessment: ChangeAssessmentRecord;
+    verdict: GateVerdict;
+  }> {
     const set = validateSet(this.options.registry, input);
     const planned = await this.planSet(set, input, snapshotContext(this.options.context));
-    const deny = planned.assessment.decision.deny;
-    if (deny) throw new NotAuthorizedError(deniedText(deny));
+    const { verdict } = await this.decide({
+      action: 'confirm',
+      actor: input.requester,
+      change: setChange(set, input.requester),
+      decision: planned.assessment,
+    });
     return {
       preview: planned.preview,
       previewHash: previewHash(planned.preview),
       assessment: assessmentRecord(planned.assessment),
+      verdict,
     };
   }
 
@@ -1305,7 +1597,22 @@ export class Approvals {
   async runSetNow(
     input: SetProposal & { requester: Actor; shownHash?: string },
   ): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
-    const request = await this.proposeSet(input);
+    return this.runSetOnOwnAuthority(validateSet(this.options.registry, input), input);
+  }
+
+  /** A set (or a set's revert) confirmed by its requester: the gate decides, then it runs once. */
+  private async runSetOnOwnAuthority(
+    set: ChangeSetRecord,
+    input: { requester: Actor; shownHash?: string; revertOf?: string },
+  ): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
+    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    await this.require({
+      action: 'confirm',
+      actor: input.requester,
+      change: setChange(set, input.requester),
+      decision: planned.assessment,
+    });
+    const request = await this.createPlannedSet(set, planned, input);
     await this.refuseUnlessShown(
       request,
       input,
@@ -1351,6 +1658,15 @@ export class Approvals {
     requester: Actor,
     channel: string | undefined,
   ): Promise<ChangeRequest> {
+    const revert = await this.setRevertOf(original);
+    return this.createSet(revert, { requester, ...(channel ? { channel } : {}), revertOf: original.id });
+  }
+
+  /**
+   * The revert of a whole set: one new set whose steps undo the original's steps that are done, in
+   * reverse order, each previewed as a single revert is (before / after / now on drift).
+   */
+  private async setRevertOf(original: ChangeRequest): Promise<ChangeSetRecord> {
     const set = original.set as ChangeSetRecord;
     if (original.revertedBy) {
       throw new ConflictError(
@@ -1381,7 +1697,7 @@ export class Approvals {
       onFailure: set.onFailure,
       steps,
     };
-    return this.createSet(revert, { requester, ...(channel ? { channel } : {}), revertOf: original.id });
+    return revert;
   }
 
   /**

@@ -100,8 +100,13 @@ export class ApprovalPolicy {
     return user.userId === personOf(request.requester) && !this.options.allowSelfApproval;
   }
 
+  /** ALLOW_SELF_APPROVAL: a requester may approve their own change (when it needs one approval). */
+  get allowSelfApproval(): boolean {
+    return this.options.allowSelfApproval;
+  }
+
   /** A member of APPROVERS, or anyone when it is unset. */
-  private async approverStanding(user: Actor): Promise<Decision> {
+  async approverStanding(user: Actor): Promise<Decision> {
     const { approvers } = this.options;
     if (approvers.length === 0) return { ok: true };
     const membership = await this.membership(user.userId, approvers);

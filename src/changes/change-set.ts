@@ -195,6 +195,11 @@ export function combineAssessments(assessed: readonly ChangeAssessment[]): Chang
   const denied = assessed.findIndex((a) => a.decision.deny !== undefined);
   const deny = denied >= 0 ? assessed[denied]?.decision.deny : undefined;
   const lockout = assessed.find((a) => a.radius.selfLockoutWarning);
+  const notSelf = assessed.find((a) => !a.decision.selfConfirm.counts);
+  const reverts = assessed
+    .map((a) => a.decision.revertAfterSeconds)
+    .filter((s): s is number => s !== undefined);
+  const freezes = assessed.find((a) => a.decision.freezes)?.decision.freezes;
   const targets = assessed.map((a) => a.facts.target).filter((t): t is string => t !== undefined);
   return {
     facts: { ...first.facts, ...(targets.length > 0 ? { target: targets.join('; ') } : {}) },
@@ -214,6 +219,10 @@ export function combineAssessments(assessed: readonly ChangeAssessment[]): Chang
       ...(approvers ? { approvers } : {}),
       ...(window ? { window } : {}),
       ...(deny ? { deny: { rule: deny.rule, reason: tagged(denied + 1, deny.reason) } } : {}),
+      // The set counts a requester's own confirmation only where every step's does.
+      selfConfirm: (notSelf ?? first).decision.selfConfirm,
+      ...(reverts.length > 0 ? { revertAfterSeconds: Math.min(...reverts) } : {}),
+      ...(freezes ? { freezes } : {}),
       matched: [...new Set(assessed.flatMap((a) => a.decision.matched))],
       errors: assessed.flatMap((a) => a.decision.errors),
     },

@@ -11,7 +11,11 @@ export type RevertReason = 'keep_timeout' | 'temporary' | 'unreachable';
  * a new change request that undoes `changeId`, run at once under the original approval.
  */
 export interface RevertPort {
-  revertAutomatically(input: { changeId: string; reason: RevertReason }): Promise<RevertOutcome>;
+  revertAutomatically(input: {
+    changeId: string;
+    reason: RevertReason;
+    actor?: Actor;
+  }): Promise<RevertOutcome>;
 }
 
 /** What an automatic revert led to (the `kind` of Approvals' ApproveOutcome, and its request). */
@@ -19,6 +23,8 @@ export interface RevertOutcome {
   kind: string;
   request?: ChangeRequest;
   error?: { code: string; message: string };
+  /** Why the gate refused it (kind `refused`): nothing was sent. */
+  reason?: string;
 }
 
 /** A change as the timers read it: the write meta-arguments `revert_after=` / `for=` in seconds. */
@@ -26,7 +32,7 @@ type TimedChange = ChangeRequest & { revertAfterSeconds?: number; forSeconds?: n
 
 /** Something the timers did that people must hear about: in the change's thread and in AUDIT_CHANNEL. */
 export interface TimerEvent {
-  kind: 'scheduled' | 'kept' | 'reverted' | 'revert_failed';
+  kind: 'scheduled' | 'kept' | 'reverted' | 'revert_failed' | 'revert_stopped';
   deadline: Deadline;
   /** The change the deadline belongs to (undefined if the store no longer has it). */
   change?: ChangeRequest;
@@ -44,9 +50,13 @@ export interface TimerNotifier {
   report(event: TimerEvent): Promise<void>;
 }
 
-/** Who may keep a change: the approval policy's canApprove (the lead passes `approvals.policy`). */
-export interface KeepPolicy {
-  canApprove(request: ChangeRequest, user: Actor): Promise<{ ok: true } | { ok: false; reason: string }>;
+/**
+ * Who may keep a change or revert it now: the gate (Approvals asks it with the policy evaluated
+ * now, from the face the actor acts through).
+ */
+export interface KeepGate {
+  mayKeep(change: ChangeRequest, actor: Actor): Promise<{ ok: true } | { ok: false; reason: string }>;
+  mayRevertNow(change: ChangeRequest, actor: Actor): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export interface ChangeTimersOptions {
@@ -59,7 +69,8 @@ export interface ChangeTimersOptions {
   logger: Logger;
   /** approvals.onChange: the timers schedule a deadline when a timed change succeeds. */
   onChange?: (listener: (request: ChangeRequest) => void) => () => void;
-  policy?: KeepPolicy;
+  /** Decides Keep and Revert now; without it nobody may do either. */
+  gate?: KeepGate;
   notifier?: TimerNotifier;
   /**
    * A cheap read of the controller of `site` (true: it answered). Keep-or-revert changes are
@@ -112,6 +123,8 @@ export function timerEventText(event: Omit<TimerEvent, 'text'>): string {
       return `${what} kept by ${who(event.actor)}: it will not be reverted.`;
     case 'reverted':
       return `${what} reverted automatically: ${REASON_TEXT[event.reason ?? 'keep_timeout']}${event.revert ? ` (revert ${event.revert.id})` : ''}.`;
+    case 'revert_stopped':
+      return `${what} was NOT reverted automatically (${REASON_TEXT[event.reason ?? 'keep_timeout']}): ${event.deadline.note ?? 'the policy stops it now'}. Nothing was sent; keep it, or revert it by hand once the policy allows.`;
     case 'revert_failed': {
       const why = event.revert?.error?.message ?? deadline.note ?? 'unknown error';
       return `${what} could NOT be reverted automatically (${REASON_TEXT[event.reason ?? 'keep_timeout']}): ${why}. The change is left as it is and the revert is not retried; check the controller and revert by hand if needed.`;
@@ -289,26 +302,22 @@ export class ChangeTimers {
   }
 
   /**
-   * Keep: cancels the scheduled revert of a change before its deadline. `trusted` skips the
-   * policy (the console and a keep_change request that was itself approved); otherwise the actor
-   * must be allowed to approve the change.
+   * Keep: cancels the scheduled revert of a change before its deadline, when the gate lets the
+   * actor (someone the policy lets approve the change, from the face they act through).
    */
-  async keep(changeId: string, actor: Actor, options: { trusted?: boolean } = {}): Promise<Deadline> {
+  async keep(changeId: string, actor: Actor): Promise<Deadline> {
     const pending = await this.pendingRevert(changeId);
     if (!pending) {
       throw new ConflictError(
         `change ${changeId} has no automatic revert pending (kept, reverted, or never timed)`,
       );
     }
-    if (!options.trusted) {
-      if (!pending.change) throw new ResourceNotFoundError('change request', changeId);
-      const decision = await this.options.policy?.canApprove(pending.change, actor);
-      if (!decision?.ok) {
-        throw new NotAuthorizedError(
-          `only someone who may approve this change can keep it${decision && !decision.ok ? `: ${decision.reason}` : ''}`,
-        );
-      }
-    }
+    if (!pending.change) throw new ResourceNotFoundError('change request', changeId);
+    const decision = (await this.options.gate?.mayKeep(pending.change, actor)) ?? {
+      ok: false as const,
+      reason: 'nothing in this process decides who may keep a change',
+    };
+    if (!decision.ok) throw new NotAuthorizedError(`you cannot keep change ${changeId}: ${decision.reason}`);
     const kept = await this.options.deadlines.cancel(pending.deadline.id, this.now(), actor.userId);
     if (!kept) {
       throw new ConflictError(
@@ -324,31 +333,35 @@ export class ChangeTimers {
     return kept;
   }
 
-  /** Revert now (App Home): claims the deadline early and reverts, if the actor may approve. */
+  /** Revert now (a thread or App Home): the gate decides, then the deadline is claimed early and fired. */
   async revertNow(changeId: string, actor: Actor): Promise<TimerEvent> {
     const pending = await this.pendingRevert(changeId);
     if (!pending?.change) throw new ConflictError(`change ${changeId} has no automatic revert pending`);
-    const decision = await this.options.policy?.canApprove(pending.change, actor);
-    if (!decision?.ok) {
-      throw new NotAuthorizedError(
-        `only someone who may approve this change can revert it${decision && !decision.ok ? `: ${decision.reason}` : ''}`,
-      );
-    }
+    const decision = (await this.options.gate?.mayRevertNow(pending.change, actor)) ?? {
+      ok: false as const,
+      reason: 'nothing in this process decides who may revert a change',
+    };
+    if (!decision.ok)
+      throw new NotAuthorizedError(`you cannot revert change ${changeId} now: ${decision.reason}`);
     const claimed = await this.options.deadlines.claim(
       pending.deadline.id,
       this.now(),
       this.options.replicaId,
     );
     if (!claimed) throw new ConflictError(`change ${changeId} is being reverted or was kept meanwhile`);
-    return this.fire(claimed, kindReason(claimed.kind));
+    return this.fire(claimed, kindReason(claimed.kind), actor);
   }
 
   /** Reverts the change of a claimed deadline, once: the outcome is recorded and reported, never retried. */
-  private async fire(deadline: Deadline, reason: RevertReason): Promise<TimerEvent> {
+  private async fire(deadline: Deadline, reason: RevertReason, actor?: Actor): Promise<TimerEvent> {
     const change = await this.options.getChange(deadline.changeId).catch(() => undefined);
     let outcome: RevertOutcome;
     try {
-      outcome = await this.options.revert.revertAutomatically({ changeId: deadline.changeId, reason });
+      outcome = await this.options.revert.revertAutomatically({
+        changeId: deadline.changeId,
+        reason,
+        ...(actor ? { actor } : {}),
+      });
     } catch (error) {
       outcome = {
         kind: 'failed',
@@ -358,7 +371,10 @@ export class ChangeTimers {
     const ok = outcome.kind === 'succeeded';
     const note = ok
       ? undefined
-      : (outcome.error?.message ?? outcome.request?.error?.message ?? `the revert ended as ${outcome.kind}`);
+      : (outcome.reason ??
+        outcome.error?.message ??
+        outcome.request?.error?.message ??
+        `the revert ended as ${outcome.kind}`);
     const finished = (await this.options.deadlines
       .finish(deadline.id, ok ? 'fired' : 'failed', this.now(), note)
       .catch((error: unknown) => {
@@ -371,7 +387,8 @@ export class ChangeTimers {
         'automatic revert failed; not retried',
       );
     return this.report({
-      kind: ok ? 'reverted' : 'revert_failed',
+      // Refused by the gate: nothing was sent, which the thread must say apart from a failed write.
+      kind: ok ? 'reverted' : outcome.kind === 'refused' ? 'revert_stopped' : 'revert_failed',
       deadline: finished,
       reason,
       ...(change ? { change } : {}),

@@ -29,6 +29,13 @@ export interface PolicyDecision {
   window?: WindowRequirement;
   /** Set: the change is reverted after this long unless someone keeps it. */
   revertAfterSeconds?: number;
+  /**
+   * Whether the requester's own confirmation at this face (the console's y, MCP's confirm) counts
+   * as one approval, and which setting said so: `defaults.self_confirm` or a rule's `self_confirm`.
+   */
+  selfConfirm: { counts: boolean; by: string };
+  /** Freezes in force now that let named approvers through: only they may approve, nothing runs by itself. */
+  freezes?: { name: string; until: string; reason: string }[];
   risk: Risk;
   /** Why the risk is what it is, and which rules and freezes applied. */
   reasons: string[];
@@ -63,6 +70,23 @@ export function celFacts(
     face: change.face,
     time: now,
   };
+}
+
+/**
+ * Whether the requester's own confirmation at `face` counts as an approval: a matching rule's
+ * `self_confirm: false` wins, then a matching rule's `true`, then `defaults.self_confirm`.
+ */
+function selfConfirmOf(
+  policy: Policy,
+  face: string,
+  matched: readonly PolicyRule[],
+): PolicyDecision['selfConfirm'] {
+  const no = matched.find((r) => r.selfConfirm === false);
+  if (no) return { counts: false, by: `rule "${no.name}"` };
+  const yes = matched.find((r) => r.selfConfirm === true);
+  if (yes) return { counts: true, by: `rule "${yes.name}"` };
+  const listed = (policy.defaults.selfConfirm as readonly string[]).includes(face);
+  return { counts: listed, by: 'defaults.self_confirm' };
 }
 
 /**
@@ -110,6 +134,7 @@ export function evaluateChange(
       : { approvals: policy.defaults.approvals, why: 'default' };
   const decision: PolicyDecision = {
     approvals: base.approvals,
+    selfConfirm: selfConfirmOf(policy, change.face, matched),
     risk: impact.risk,
     reasons,
     matched: matched.map((r) => r.name),
@@ -147,6 +172,12 @@ export function evaluateChange(
   ];
   for (const f of freezes)
     reasons.push(`freeze "${f.name}" in force: ${f.reason}; only its approvers may approve`);
+  if (freezes.length > 0)
+    decision.freezes = freezes.map((f) => ({
+      name: f.name,
+      until: new Date(f.to).toISOString(),
+      reason: f.reason,
+    }));
   if (lists.length > 0) {
     const [first, ...rest] = lists;
     const common = (first?.ids ?? []).filter((id) => rest.every((l) => l.ids.includes(id)));

@@ -2,7 +2,7 @@ import { isNode, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { compileCondition, isConditionProblem } from './cel.js';
 import { DURATION_RULE, parseDuration } from './duration.js';
-import type { Policy, PolicyRule } from './policy.js';
+import { CONFIRM_FACES, type Policy, type PolicyRule } from './policy.js';
 import { PolicyFileError, type PolicyProblem } from './policy-error.js';
 import { type ChangeWindow, cronProblem, type Freeze, isTimeZone, parseClock, WEEKDAYS } from './windows.js';
 
@@ -52,6 +52,7 @@ const ruleSchema = z
       .optional(),
     window: name.optional(),
     revert_after: duration.optional(),
+    self_confirm: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .refine(
     (r) =>
@@ -59,8 +60,9 @@ const ruleSchema = z
       r.approvals !== undefined ||
       r.approvers !== undefined ||
       r.window !== undefined ||
-      r.revert_after !== undefined,
-    { error: 'needs an effect: deny, approvals, approvers, window or revert_after' },
+      r.revert_after !== undefined ||
+      r.self_confirm !== undefined,
+    { error: 'needs an effect: deny, approvals, approvers, window, revert_after or self_confirm' },
   );
 
 const windowSchema = z
@@ -109,7 +111,15 @@ const fileSchema = z.strictObject(
   {
     version: z.literal(1, { error: 'must be 1' }).optional(),
     defaults: z
-      .strictObject({ approvals: approvalCount.optional(), high_risk_approvals: approvalCount.optional() })
+      .strictObject({
+        approvals: approvalCount.optional(),
+        high_risk_approvals: approvalCount.optional(),
+        self_confirm: z
+          .array(z.enum(CONFIRM_FACES, { error: `must be one of ${CONFIRM_FACES.join(', ')}` }), {
+            error: `must be a list of faces (${CONFIRM_FACES.join(', ')}), or [] for none`,
+          })
+          .optional(),
+      })
       .optional(),
     rules: z.array(ruleSchema, { error: 'must be a list of rules' }).max(MAX_RULES).optional(),
     windows: z.record(name, windowSchema, { error: 'must be a map of window names to windows' }).optional(),
@@ -262,6 +272,7 @@ function compile(
       ...(r.approvers !== undefined ? { approvers: [...new Set(r.approvers)] } : {}),
       ...(r.window !== undefined ? { window: r.window } : {}),
       ...(r.revert_after !== undefined ? { revertAfterSeconds: parseDuration(r.revert_after) } : {}),
+      ...(r.self_confirm !== undefined ? { selfConfirm: r.self_confirm } : {}),
     });
   });
   const freezes: Freeze[] = (data.freezes ?? []).map((f, i) => ({
@@ -275,7 +286,11 @@ function compile(
   const approvals = data.defaults?.approvals ?? 1;
   return {
     file,
-    defaults: { approvals, highRiskApprovals: Math.max(approvals, data.defaults?.high_risk_approvals ?? 2) },
+    defaults: {
+      approvals,
+      highRiskApprovals: Math.max(approvals, data.defaults?.high_risk_approvals ?? 2),
+      selfConfirm: [...new Set(data.defaults?.self_confirm ?? CONFIRM_FACES)],
+    },
     rules,
     windows,
     freezes,

@@ -14,22 +14,43 @@ export interface PolicyRule {
   approvers?: string[];
   window?: string;
   revertAfterSeconds?: number;
+  /**
+   * Whether the requester's own confirmation (the console's y or --yes, MCP's `confirm: true`)
+   * counts as one approval of a matching change; false in any matching rule wins.
+   */
+  selfConfirm?: boolean;
 }
+
+/** The faces where a requester confirms their own change instead of asking someone in Slack. */
+export const CONFIRM_FACES = ['console', 'mcp'] as const;
+export type ConfirmFace = (typeof CONFIRM_FACES)[number];
 
 /** The policy in effect: the file's rules, windows and freezes, or the default one. */
 export interface Policy {
   /** The file it came from, or undefined for the default policy (no POLICY_FILE). */
   file?: string;
   /** Approvals every write needs, and what a high-risk write needs (both at least 1). */
-  defaults: { approvals: number; highRiskApprovals: number };
+  defaults: {
+    approvals: number;
+    highRiskApprovals: number;
+    /**
+     * Faces where the requester's own confirmation counts as one approval (`self_confirm`), so a
+     * change needing one approval runs there; one needing more, or named approvers, never does.
+     */
+    selfConfirm: readonly ConfirmFace[];
+  };
   rules: PolicyRule[];
   windows: ReadonlyMap<string, ChangeWindow>;
   freezes: Freeze[];
 }
 
-/** No POLICY_FILE: one approval, two for a high-risk change; no rules, windows or freezes. */
+/**
+ * No POLICY_FILE: one approval, two for a high-risk change; the console's and MCP's own
+ * confirmation counts as one (so a high-risk change runs only once someone else approves it in
+ * Slack); no rules, windows or freezes.
+ */
 export const DEFAULT_POLICY: Policy = {
-  defaults: { approvals: 1, highRiskApprovals: 2 },
+  defaults: { approvals: 1, highRiskApprovals: 2, selfConfirm: CONFIRM_FACES },
   rules: [],
   windows: new Map(),
   freezes: [],

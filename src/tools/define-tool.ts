@@ -20,6 +20,11 @@ export interface ToolContext {
   telemetry?: TelemetryReader;
   /** The policy in effect and what blast radius and self-lockout are measured against (issue 22). */
   guardrails?: Guardrails;
+  /**
+   * Who approved the write this run carries out (set by the change runner): a tool that acts on
+   * another change (keep_change) is decided for this person, never for the bot.
+   */
+  actor?: { userId: string; name?: string };
 }
 
 /** One tool of the spec: a name, a zod schema for its arguments, and what it does. */

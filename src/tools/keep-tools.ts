@@ -17,10 +17,10 @@ export interface KeepPort {
       }
     | undefined
   >;
+  /** Keeps it if the gate lets `actor` (refused with the reason otherwise). */
   keep(
     changeId: string,
     actor: { userId: string; name?: string },
-    options: { trusted?: boolean },
   ): Promise<{ id: string; state: string; finishedAt?: string }>;
 }
 
@@ -33,10 +33,9 @@ const changeId = z
   .describe('The change whose automatic revert to cancel (from `changes`)');
 
 /**
- * keep_change is a write: it is previewed and approved like any change, so the person who approves
- * it (in Slack: someone in APPROVERS; at the console: its operator; over MCP confirm: the client) is
- * the one who keeps the change, and the keep itself is in the journal. The Keep button checks the
- * approval policy directly and needs no second approval.
+ * keep_change is a write: it is previewed and approved like any change, and the person who
+ * approved it (in Slack: the approver; at the console: its operator; over MCP confirm: the client)
+ * keeps the change only if the gate lets them keep that change, as the Keep button does.
  */
 export const keepChange = defineTool({
   name: 'keep_change',
@@ -84,8 +83,11 @@ export const keepChange = defineTool({
       };
     }
     if (!pending) throw new ConflictError(`change ${change_id} has no automatic revert pending`);
-    // The approval of this request (or the console's yes) is the authority: no second policy check.
-    const kept = await timers.keep(change_id, { userId: 'system:keep_change' }, { trusted: true });
+    if (!context.actor)
+      throw new NotSupportedError(
+        'keep_change runs only as an approved change, for the person who approved it',
+      );
+    const kept = await timers.keep(change_id, context.actor);
     return { change_id, kept: true, revert_cancelled: kept.id, kept_at: kept.finishedAt };
   },
 });

@@ -364,7 +364,15 @@ describe('combineAssessments', () => {
         selfLockout: false,
         unchecked: [],
       },
-      decision: { risk, reasons: [], approvals, matched: [`rule-${risk}`], errors: [], ...extra },
+      decision: {
+        risk,
+        reasons: [],
+        approvals,
+        matched: [`rule-${risk}`],
+        errors: [],
+        selfConfirm: { counts: true, by: 'defaults.self_confirm' },
+        ...extra,
+      },
     }) as unknown as ChangeAssessment;
 
   it('takes the highest risk, the most approvals, approvers every step allows, the closed window, the first denial', () => {
@@ -388,5 +396,18 @@ describe('combineAssessments', () => {
       matched: ['rule-low', 'rule-high', 'rule-medium'],
     });
     expect(combined.facts.target).toBe('t-low; t-high; t-medium');
+    expect(combined.decision.selfConfirm.counts).toBe(true);
+  });
+
+  it('counts the requester’s own confirmation only where every step does, and keeps the shortest revert_after', () => {
+    const combined = combineAssessments([
+      assessment('low', 1, { revertAfterSeconds: 600 }),
+      assessment('low', 1, {
+        selfConfirm: { counts: false, by: 'rule "no-console"' },
+        revertAfterSeconds: 60,
+      }),
+    ]);
+    expect(combined.decision.selfConfirm).toEqual({ counts: false, by: 'rule "no-console"' });
+    expect(combined.decision.revertAfterSeconds).toBe(60);
   });
 });

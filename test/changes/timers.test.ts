@@ -65,8 +65,12 @@ function world(options: { revertFails?: boolean; reachable?: boolean } = {}) {
         listeners.add(listener);
         return () => listeners.delete(listener);
       },
-      policy: {
-        canApprove: async (_request, user) =>
+      gate: {
+        mayKeep: async (_request, user) =>
+          user.userId === 'U0ALEX'
+            ? { ok: true }
+            : { ok: false, reason: 'only members of APPROVERS may approve' },
+        mayRevertNow: async (_request, user) =>
           user.userId === 'U0ALEX'
             ? { ok: true }
             : { ok: false, reason: 'only members of APPROVERS may approve' },

@@ -46,7 +46,11 @@ describe('policy file parsing', () => {
     expect(policy.rules.map((r) => r.name)).toEqual(['no-delete-with-clients', 'firewall-at-night']);
     expect(policy.rules[0]?.line).toBe(6);
     expect(policy.rules[1]?.revertAfterSeconds).toBe(1800);
-    expect(policy.defaults).toEqual({ approvals: 1, highRiskApprovals: 3 });
+    expect(policy.defaults).toEqual({
+      approvals: 1,
+      highRiskApprovals: 3,
+      selfConfirm: ['console', 'mcp'],
+    });
     const night = policy.windows.get('night');
     expect(night?.cron).toBe('0 22 * * 1,2,3,4,5');
     expect(night?.durationSeconds).toBe(4 * 3600);
@@ -58,7 +62,23 @@ describe('policy file parsing', () => {
   it('an empty file is the default behaviour', () => {
     const policy = parsePolicy('', 'empty.yaml');
     expect(policy.rules).toEqual([]);
-    expect(policy.defaults).toEqual({ approvals: 1, highRiskApprovals: 2 });
+    expect(policy.defaults).toEqual({
+      approvals: 1,
+      highRiskApprovals: 2,
+      selfConfirm: ['console', 'mcp'],
+    });
+  });
+
+  it('reads self_confirm in the defaults and in rules', () => {
+    const policy = parsePolicy(
+      'defaults:\n  self_confirm: [console]\nrules:\n  - name: no-console-firewall\n    when: face == "console" && tool.contains("firewall")\n    self_confirm: false\n',
+      'faces.yaml',
+    );
+    expect(policy.defaults.selfConfirm).toEqual(['console']);
+    expect(policy.rules[0]?.selfConfirm).toBe(false);
+    expect(problem('defaults:\n  self_confirm: [slack]\n').message).toMatch(
+      /self_confirm must be one of console, mcp/,
+    );
   });
 
   it('names the line of YAML that does not parse', () => {

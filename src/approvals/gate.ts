@@ -1,0 +1,383 @@
+import { formatDuration } from '../policy/duration.js';
+import type { PolicyDecision } from '../policy/evaluate.js';
+import type { ChangeAssessmentRecord } from '../store/records.js';
+import type { Decision } from './policy.js';
+import type { Actor } from './types.js';
+
+/*
+ * The one decision every path to the controller asks: may this actor do this action on this
+ * change, from this face, now? Approve, Keep, Revert now, a timer firing, the console's y and an
+ * MCP confirm all come here with the policy's decision on the change (evaluated fresh by the
+ * caller) and get the same answer from the same rules. Nothing here reads the controller or the
+ * store: the caller gathers the facts, the gate decides, the caller acts on the verdict.
+ */
+
+/**
+ * Every action that writes to the controller or changes what will be written or when. A path that
+ * does one of these asks `Gate.decide` with its action; the list is what the tests enumerate.
+ */
+export const GATE_ACTIONS = {
+  propose: 'propose a change (Slack, an MCP client in approval mode, a form, a revert)',
+  approve: 'approve a pending change',
+  approve_set: 'approve a pending change set',
+  confirm: "run a change on the requester's own confirmation (the console's y or --yes, MCP confirm)",
+  cancel: 'cancel a pending change',
+  keep: 'keep a timed change (cancel its automatic revert)',
+  revert_now: 'revert a timed change now instead of at its deadline',
+  run_scheduled_now: 'run a change scheduled for its window before the window opens',
+  cancel_scheduled: 'cancel a change scheduled for its window',
+  accept_drift: 'accept a change made behind the bot as the new baseline',
+  revert_drift: 'propose the revert of a change made behind the bot',
+  timer_fire: 'the bot reverts a timed change at its deadline',
+  window_open: 'the bot runs a scheduled change as its window opens',
+} as const;
+export type GateAction = keyof typeof GATE_ACTIONS;
+export const GATE_ACTION_NAMES = Object.keys(GATE_ACTIONS) as GateAction[];
+
+/** Where an action comes from; `system` is the bot itself (a timer, a window opening). */
+export const GATE_FACES = ['slack', 'console', 'mcp', 'system'] as const;
+export type GateFace = (typeof GATE_FACES)[number];
+
+/** The change an action is about, as far as the decision needs it. */
+export interface GateSubject {
+  requester: Actor;
+  channel?: string;
+  /** Approvals recorded so far (a change needing several). */
+  approvedBy?: readonly Actor[];
+  /** What the policy required when the change was proposed (a stored request). */
+  assessment?: Pick<ChangeAssessmentRecord, 'approvals' | 'approvers'>;
+}
+
+export interface GateQuestion {
+  action: GateAction;
+  face: GateFace;
+  actor: Actor;
+  change: GateSubject;
+  /**
+   * The policy's decision on the change evaluated now, on a fresh read (for revert_now and
+   * timer_fire: on the revert). Only cancel and cancel_scheduled are decided without one.
+   */
+  decision?: PolicyDecision;
+  /** The deadline the change would get: a confirm with one needs a bot that keeps deadlines. */
+  timing?: { seconds: number; kind: 'keep_or_revert' | 'temporary'; source: string };
+  /** The running bot that fires deadlines for this store, when one does (named in the answer). */
+  timerKeeper?: string;
+  /** The command a refused console or MCP user can propose in Slack instead. */
+  command?: string;
+}
+
+export type GateVerdict =
+  /** Allowed; with `runAt` the change waits for its window (approve), `notes` say what follows. */
+  | { verdict: 'allow'; needed: number; runAt?: number; notes: string[] }
+  /** This approval counts, and more are needed before the change runs. */
+  | { verdict: 'endorse'; needed: number; given: number }
+  /** Refused: why, and (where this face cannot gather what the policy asks) how to get it. */
+  | { verdict: 'refuse'; reason: string; howTo?: string; deny?: { rule: string; reason: string } };
+
+/** Who may approve, as the approval variables and the policy file say (ApprovalPolicy). */
+export interface GatePeople {
+  readonly allowSelfApproval: boolean;
+  canRequest(user: Actor, channel: string | undefined): Promise<Decision>;
+  approverStanding(user: Actor): Promise<Decision>;
+  canApproveAs(user: Actor, ids: readonly string[], source: string): Promise<Decision>;
+  isRequester(request: { requester: Actor }, user: Actor): boolean;
+}
+
+/** The sentence a policy refusal is worded in, on every face. */
+export function deniedText(deny: { rule: string; reason: string }): string {
+  return `refused by policy rule "${deny.rule}": ${deny.reason}`;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** How a face that cannot gather what the policy asks gets it instead. */
+export function howToGet(face: GateFace, command?: string): string | undefined {
+  const line = command ? `/net ${command}` : 'the same /net command';
+  if (face === 'console')
+    return `propose it in Slack (${line}) so the people the policy names can approve it`;
+  if (face === 'mcp')
+    return 'run the MCP server with MCP_WRITES=approval so the change is posted to Slack for approval';
+  return undefined;
+}
+
+const refuse = (reason: string, howTo?: string): GateVerdict =>
+  howTo === undefined ? { verdict: 'refuse', reason } : { verdict: 'refuse', reason, howTo };
+
+/** The policy refuses the change itself (a `deny` rule or a freeze nobody may approve through). */
+const denied = (deny: { rule: string; reason: string }, prefix = ''): GateVerdict => ({
+  verdict: 'refuse',
+  reason: `${prefix}${deniedText(deny)}`,
+  deny,
+});
+
+const allow = (needed: number, notes: string[] = [], runAt?: number): GateVerdict =>
+  runAt === undefined ? { verdict: 'allow', needed, notes } : { verdict: 'allow', needed, notes, runAt };
+
+/** The gate: one instance per process, built over the approval variables. */
+export class Gate {
+  constructor(private readonly people: GatePeople) {}
+
+  async decide(q: GateQuestion): Promise<GateVerdict> {
+    switch (q.action) {
+      case 'propose':
+      case 'revert_drift':
+        return this.propose(q);
+      case 'approve':
+      case 'approve_set':
+        return this.approve(q);
+      case 'confirm':
+        return this.confirm(q);
+      case 'cancel':
+      case 'cancel_scheduled':
+        return this.cancel(q);
+      case 'keep':
+      case 'accept_drift':
+        return this.standIn(q, { writes: false });
+      case 'revert_now':
+        return this.standIn(q, { writes: true });
+      case 'run_scheduled_now':
+        return this.runScheduledNow(q);
+      case 'timer_fire':
+      case 'window_open':
+        return this.system(q);
+    }
+  }
+
+  /**
+   * The part of `propose` that needs nothing from the controller (REQUESTERS, WRITE_CHANNELS):
+   * asked first, so a request from someone who may not ask reads nothing; `decide` asks it again.
+   */
+  async mayAsk(actor: Actor, channel: string | undefined): Promise<GateVerdict> {
+    const requester = await this.people.canRequest(actor, channel);
+    return requester.ok ? allow(0) : refuse(requester.reason);
+  }
+
+  private async propose(q: GateQuestion): Promise<GateVerdict> {
+    const requester = await this.people.canRequest(q.actor, q.change.channel);
+    if (!requester.ok) return refuse(requester.reason);
+    const decision = required(q);
+    if (decision.deny) return denied(decision.deny);
+    return allow(needed(q));
+  }
+
+  /** A person's approval in Slack: the policy's approvers, counts, windows and self-approval. */
+  private async approve(q: GateQuestion): Promise<GateVerdict> {
+    if (q.face !== 'slack') {
+      return refuse(
+        `changes are approved by people in Slack; at the ${q.face} only the requester's own confirmation exists`,
+        howToGet(q.face, q.command),
+      );
+    }
+    const own = this.people.isRequester(q.change, q.actor);
+    if (own && !this.people.allowSelfApproval) {
+      const yours = q.change.requester.userId.startsWith('mcp:')
+        ? 'your MCP client requested'
+        : 'you requested';
+      return refuse(`${yours} this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)`);
+    }
+    const standing = await this.people.approverStanding(q.actor);
+    if (!standing.ok) return refuse(standing.reason);
+    const decision = required(q);
+    if (decision.deny) return denied(decision.deny);
+    const n = needed(q);
+    if (own && n > 1) return refuse(`you requested this change; it needs ${n} approvals from other people`);
+    const listed = await this.listed(q);
+    if (!listed.ok) return refuse(listed.reason);
+    const given = q.change.approvedBy ?? [];
+    if (given.some((a) => a.userId === q.actor.userId)) {
+      return refuse(
+        `you approved this change already (${given.length} of ${n} approvals); it needs approvals from ${n} different people`,
+      );
+    }
+    if (given.length + 1 < n) return { verdict: 'endorse', needed: n, given: given.length + 1 };
+    const window = decision.window;
+    if (window && !window.open) {
+      if (window.nextOpeningMs === undefined)
+        return refuse(`window ${window.name} has no next opening, so this change can never run`);
+      return allow(
+        n,
+        [`runs at the next opening of ${window.name} (${window.nextOpening})`],
+        window.nextOpeningMs,
+      );
+    }
+    return allow(n);
+  }
+
+  /**
+   * The requester's own confirmation (the console's y or --yes, MCP confirm) as the approval: it
+   * counts as one approval where the policy says so (`self_confirm`), so a change needing more, or
+   * named approvers, or a closed window, is refused with the way to get it.
+   */
+  private async confirm(q: GateQuestion): Promise<GateVerdict> {
+    const how = howToGet(q.face, q.command);
+    if (q.face !== 'console' && q.face !== 'mcp')
+      return refuse(`only the console and MCP confirm a change on the requester's own authority`);
+    const decision = required(q);
+    if (decision.deny) return denied(decision.deny);
+    if (!decision.selfConfirm.counts) {
+      return refuse(
+        `the policy does not count your own confirmation at the ${q.face} (${decision.selfConfirm.by}): someone else must approve this change`,
+        how,
+      );
+    }
+    const n = needed(q);
+    if (n > 1) {
+      return refuse(
+        `this change needs ${plural(n, 'approval')} (${approvalsWhy(decision)}); your own confirmation at the ${q.face} counts as one`,
+        how,
+      );
+    }
+    const [list] = approverLists(q);
+    if (list) return refuse(`only ${list.ids.join(', ')} may approve this change (${list.source})`, how);
+    const window = decision.window;
+    if (window && !window.open) {
+      return refuse(
+        `this change may run only in window ${window.name}, which is closed now (next opening ${window.nextOpening ?? 'unknown'})`,
+        q.face === 'console'
+          ? `run it again once the window is open, or ${howToGet('console', q.command)}: approved outside the window, it is scheduled for the opening`
+          : how,
+      );
+    }
+    const notes: string[] = [];
+    if (q.timing) {
+      const what = `it reverts itself after ${formatDuration(q.timing.seconds)} (${q.timing.source})${q.timing.kind === 'keep_or_revert' ? ' unless someone keeps it' : ''}`;
+      if (!q.timerKeeper) {
+        return refuse(
+          `${what}, and no running bot shares this store to do that`,
+          'start the bot (npm start with the Slack settings) on the same DATA_DIR or DATABASE_URL, then run it again; or propose it in Slack',
+        );
+      }
+      notes.push(`${what}: the bot ${q.timerKeeper} keeps the deadline`);
+    }
+    return allow(n, notes);
+  }
+
+  /** The requester, or anyone who may approve the change. */
+  private async cancel(q: GateQuestion): Promise<GateVerdict> {
+    if (this.people.isRequester(q.change, q.actor)) return allow(0);
+    const eligible = await this.eligible(q, { face: 'slack' });
+    if (eligible.ok) return allow(0);
+    const requester = q.change.requester.userId;
+    return refuse(
+      `only the requester (${mentionText(requester)}) or someone who may approve can cancel it: ${eligible.reason}`,
+    );
+  }
+
+  /**
+   * Someone acting for the approvers on a change that ran (Keep, Revert now, Accept on drift): one
+   * person the policy lets approve it. A console or MCP operator stands in only where their own
+   * confirmation counts and no named approvers apply. Keep and Accept write nothing, so a `deny`
+   * does not stop them; Revert now writes, so the policy's refusal of the revert does.
+   */
+  private async standIn(q: GateQuestion, { writes }: { writes: boolean }): Promise<GateVerdict> {
+    const decision = q.decision;
+    if (writes && decision?.deny) return denied(decision.deny);
+    if (q.face === 'system') return refuse('only a person may do this');
+    if (q.face === 'console' || q.face === 'mcp') {
+      const how = howToGet(q.face);
+      if (decision && !decision.selfConfirm.counts)
+        return refuse(
+          `the policy does not count your own confirmation at the ${q.face} (${decision.selfConfirm.by})`,
+          how,
+        );
+      const [list] = approverLists(q);
+      if (list) return refuse(`only ${list.ids.join(', ')} may do this (${list.source})`, how);
+      return allow(1);
+    }
+    const eligible = await this.eligible(q, { face: 'slack' });
+    if (!eligible.ok)
+      return refuse(`only someone who may approve this change can do this: ${eligible.reason}`);
+    return allow(1);
+  }
+
+  private async runScheduledNow(q: GateQuestion): Promise<GateVerdict> {
+    const eligible = await this.eligible(q, { face: q.face });
+    if (!eligible.ok) return refuse(eligible.reason);
+    const decision = required(q);
+    if (decision.deny) return denied(decision.deny);
+    const window = decision.window;
+    if (window && !window.open) {
+      return refuse(
+        `the policy lets this change run only in window ${window.name}, which opens at ${window.nextOpening ?? 'its next opening'}; it runs then`,
+      );
+    }
+    return allow(1);
+  }
+
+  /**
+   * The bot acting on its own (a deadline, a window opening): allowed unless the policy now
+   * refuses the change or a freeze is in force (a freeze that lets approvers through lets people
+   * through, not timers). The caller reports the refusal in the change's thread.
+   */
+  private system(q: GateQuestion): GateVerdict {
+    const decision = required(q);
+    if (decision.deny) return denied(decision.deny, 'the policy stops it now: ');
+    const [freeze, ...more] = decision.freezes ?? [];
+    if (freeze) {
+      const names = [freeze, ...more].map((f) => `"${f.name}" (until ${f.until})`).join(', ');
+      return refuse(
+        `freeze ${names} is in force: ${freeze.reason}; only its approvers may change the network now`,
+      );
+    }
+    return allow(0);
+  }
+
+  /** A person who may approve the change: not its requester (unless allowed), in APPROVERS, on every list. */
+  private async eligible(q: GateQuestion, { face }: { face: GateFace }): Promise<Decision> {
+    if (face !== 'slack') {
+      return { ok: false, reason: `this is done by people in Slack, not at the ${face}` };
+    }
+    if (this.people.isRequester(q.change, q.actor) && !this.people.allowSelfApproval) {
+      return {
+        ok: false,
+        reason: 'you requested this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)',
+      };
+    }
+    const standing = await this.people.approverStanding(q.actor);
+    if (!standing.ok) return standing;
+    return this.listed(q);
+  }
+
+  /** On every approver list that applies (the rules' and freezes', at proposal and now). */
+  private async listed(q: GateQuestion): Promise<Decision> {
+    for (const { ids, source } of approverLists(q)) {
+      const listed = await this.people.canApproveAs(q.actor, ids, source);
+      if (!listed.ok) return listed;
+    }
+    return { ok: true };
+  }
+}
+
+function required(q: GateQuestion): PolicyDecision {
+  if (!q.decision) throw new Error(`the gate needs the policy's decision to decide ${q.action}`);
+  return q.decision;
+}
+
+/** Approvals the change needs: the most of what the policy said at proposal and says now. */
+function needed(q: GateQuestion): number {
+  return Math.max(q.change.assessment?.approvals ?? 1, q.decision?.approvals ?? 1);
+}
+
+function approvalsWhy(decision: PolicyDecision): string {
+  const rules = decision.matched.length > 0 ? `policy rules ${decision.matched.join(', ')}` : undefined;
+  return (
+    [decision.risk === 'high' ? 'high risk' : undefined, rules].filter(Boolean).join('; ') || 'the policy'
+  );
+}
+
+function approverLists(q: GateQuestion): { ids: string[]; source: string }[] {
+  const lists: { ids: string[]; source: string }[] = [];
+  if (q.change.assessment?.approvers)
+    lists.push({
+      ids: q.change.assessment.approvers,
+      source: 'the approvers the policy named at the proposal',
+    });
+  if (q.decision?.approvers)
+    lists.push({ ids: q.decision.approvers, source: 'the approvers the policy names' });
+  return lists;
+}
+
+/** A Slack user as a mention, anything else (an MCP or console requester) as text. */
+function mentionText(id: string): string {
+  return /^[UW][A-Z0-9]+$/.test(id) ? `<@${id}>` : id;
+}
