@@ -546,11 +546,52 @@ export class Approvals {
    */
   async previewRevert(
     changeId: string,
-  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown; previewHash: string }> {
+    requester: Actor = SYSTEM_ACTOR,
+  ): Promise<{
+    tool: string;
+    args: Record<string, unknown>;
+    preview: unknown;
+    previewHash: string;
+    assessment: ChangeAssessmentRecord;
+    verdict: GateVerdict;
+  }> {
     const original = await this.store.get(changeId);
     if (!original) throw new ResourceNotFoundError('change request', changeId);
+    if (original.set) {
+      const set = await this.setRevertOf(original);
+      const planned = await this.planSet(set, { requester }, snapshotContext(this.options.context));
+      const change = setChange(set, requester);
+      const { verdict } = await this.decide({
+        action: 'confirm',
+        actor: requester,
+        change,
+        decision: planned.assessment,
+      });
+      return {
+        tool: CHANGE_SET_TOOL,
+        args: change.args,
+        preview: planned.preview,
+        previewHash: previewHash(planned.preview),
+        assessment: assessmentRecord(planned.assessment),
+        verdict,
+      };
+    }
     const plan = await this.revertPreview(original);
-    return { ...plan, previewHash: previewHash(plan.preview) };
+    const change = { tool: plan.tool, args: plan.args, requester };
+    const assessment = await this.assess(change);
+    const { verdict } = await this.decide({
+      action: 'confirm',
+      actor: requester,
+      change,
+      decision: assessment,
+      command: `revert ${changeId}`,
+    });
+    return {
+      ...plan,
+      previewHash: previewHash(plan.preview),
+      assessment: assessmentRecord(assessment),
+      verdict,
+    };
   }
 
   /** The inverse of a change with its preview; one that would change nothing is refused. */

@@ -1,3 +1,6 @@
+import { formatDuration } from '../policy/duration.js';
+import type { ChangeAssessmentRecord } from '../store/records.js';
+import type { GateFace, GateVerdict } from './gate.js';
 import type { ChangeRequest } from './types.js';
 
 /*
@@ -27,9 +30,12 @@ export function guardrailFields(request: ChangeRequest): Record<string, unknown>
 
 /** The same as lines of plain text (empty when the request was never assessed). */
 export function guardrailLines(request: ChangeRequest): string[] {
-  const assessment = request.assessment;
-  if (!assessment) return [];
-  const lines = [`risk: ${assessment.risk} (${assessment.reasons.join('; ')})`];
+  return request.assessment ? assessmentLines(request.assessment) : [];
+}
+
+/** Risk, self-lockout, who must approve and the window, as every text face shows them. */
+export function assessmentLines(assessment: ChangeAssessmentRecord): string[] {
+  const lines = [`risk: ${assessment.risk} (${assessment.reasons.join('; ') || 'nothing affected'})`];
   if (assessment.selfLockout) lines.push(`SELF-LOCKOUT: ${assessment.selfLockout}`);
   const n = assessment.approvals;
   lines.push(
@@ -40,4 +46,24 @@ export function guardrailLines(request: ChangeRequest): string[] {
       `runs only in window ${assessment.window.name}; approved outside it, it is scheduled for ${assessment.window.nextOpening ?? 'its next opening'}`,
     );
   return lines;
+}
+
+/** The change's first deadline in words, when it has one. */
+export function deadlineLine(
+  first: { seconds: number; kind: string; source: string } | undefined,
+): string | undefined {
+  if (!first) return undefined;
+  return first.kind === 'temporary'
+    ? `deadline: temporary, reverts by itself ${formatDuration(first.seconds)} after it runs (${first.source})`
+    : `deadline: reverts by itself ${formatDuration(first.seconds)} after it runs unless someone with approval rights keeps it (${first.source})`;
+}
+
+/** What the requester's own confirmation at this face does: runs it, or why not and how to get it. */
+export function verdictLine(face: GateFace, verdict: GateVerdict): string {
+  const where = face === 'mcp' ? 'over MCP (confirm: true)' : `at the ${face}`;
+  if (verdict.verdict === 'refuse')
+    return `cannot run ${where}: ${verdict.reason}${verdict.howTo ? `; ${verdict.howTo}` : ''}`;
+  const notes =
+    verdict.verdict === 'allow' && verdict.notes.length > 0 ? `; ${verdict.notes.join('; ')}` : '';
+  return `${where}: your own confirmation is the approval this change needs${notes}`;
 }

@@ -1,8 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import type { GateVerdict } from '../approvals/gate.js';
+import { assessmentLines, deadlineLine, verdictLine } from '../approvals/guardrail-view.js';
 import { HISTORY_HELP, isHistoryCommand } from '../approvals/history.js';
 import type { Actor, ChangeRequest, ErrorSummary } from '../approvals/types.js';
 import { type SetProposal, stepLines } from '../changes/change-set.js';
+import { timingText } from '../changes/describe.js';
+import { splitMetaArgs } from '../changes/meta-args.js';
 import {
   aliasHelpText,
   helpTopicTool,
@@ -27,6 +31,7 @@ import {
 } from '../errors.js';
 import { isNoOpPreview, render } from '../format/plain-text.js';
 import type { Logger } from '../log.js';
+import type { ChangeAssessmentRecord } from '../store/records.js';
 import type { ChangeReader } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import { riskLines } from '../tools/policy-tools.js';
@@ -71,16 +76,46 @@ type RunOutcome =
   | { kind: 'failed'; request: ChangeRequest; error: ErrorSummary }
   | { kind: 'already'; request: ChangeRequest };
 
-/** What recording a console write needs: Approvals' `runNow`, and its reverts (issue 21). */
+/** What the gate says of a change confirmed here, beside its preview (Approvals' previews). */
+interface Judged {
+  preview: unknown;
+  previewHash: string;
+  assessment: ChangeAssessmentRecord;
+  verdict: GateVerdict;
+  timing?: { first?: { seconds: number; kind: string; source: string } };
+}
+
+/**
+ * What recording a console write needs: Approvals' previews (with the gate's verdict on the
+ * operator's own confirmation) and the runs that record each write as a change.
+ */
 export interface ChangeRecorder {
-  runNow(input: { tool: string; args: Record<string, unknown>; requester: Actor }): Promise<RunOutcome>;
-  previewRevert?(
-    changeId: string,
-  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown; previewHash?: string }>;
+  runNow(input: {
+    tool: string;
+    args: Record<string, unknown>;
+    requester: Actor;
+    shownHash?: string;
+  }): Promise<RunOutcome>;
+  previewChange?(input: {
+    tool: string;
+    args: Record<string, unknown>;
+    requester: Actor;
+  }): Promise<Judged & { tool: string }>;
+  previewRevert?(changeId: string, requester: Actor): Promise<Judged & { tool: string }>;
   runRevertNow?(input: { changeId: string; requester: Actor; shownHash?: string }): Promise<RunOutcome>;
-  /** Issue 24: a change set's preview, and the set run once approved at the prompt. */
-  previewSet?(input: SetProposal & { requester: Actor }): Promise<{ preview: unknown; previewHash: string }>;
+  /** A change set's preview, and the set run once approved at the prompt. */
+  previewSet?(input: SetProposal & { requester: Actor }): Promise<Judged>;
   runSetNow?(input: SetProposal & { requester: Actor; shownHash?: string }): Promise<RunOutcome>;
+}
+
+/** The lines under a preview: risk, who must approve, the deadline, and what the console's y does. */
+function judgedLines(judged: Judged): string[] {
+  const deadline = deadlineLine(judged.timing?.first);
+  return [
+    ...assessmentLines(judged.assessment),
+    ...(deadline ? [deadline] : []),
+    verdictLine('console', judged.verdict),
+  ];
 }
 
 /** One-shot exit codes. */
@@ -201,23 +236,72 @@ function askedForDryRun(registry: ToolRegistry, tool: string, args: Record<strin
  */
 async function previewOf(deps: ConsoleDeps, command: ResolvedCommand): Promise<unknown> {
   const { registry, context } = deps;
-  const base = withoutControlArgs(command.args);
+  const base = splitMetaArgs(withoutControlArgs(command.args)).args;
   if (registry.argumentsOf(command.tool).some((a) => a.name === 'dry_run')) {
     return registry.run(command.tool, { ...base, dry_run: true }, context);
   }
   return { dry_run: true, tool: command.tool, would_run: registry.validate(command.tool, base) };
 }
 
+/** A write as the console shows it before `approve? [y/N]`: its preview and the lines under it. */
+interface WritePlan {
+  preview: unknown;
+  lines: string[];
+  /** Set when the console's y cannot run it: the refusal, already among the lines. */
+  refused?: string;
+  /** The preview the operator saw: a different one by the time they answer is not run. */
+  previewHash?: string;
+}
+
 /**
- * The preview's risk and self-lockout lines (issue 22). A risk that could not be assessed says so
- * with the reason instead of hiding the preview.
+ * The preview, the risk and who must approve, computed by the change recorder as every face's
+ * preview is (the gate's verdict on the operator's own confirmation included); without a
+ * recorder (tests of the grammar alone) the tool's own dry run and the risk lines.
  */
-async function writeRisk(deps: ConsoleDeps, command: ResolvedCommand): Promise<void> {
+async function planWrite(deps: ConsoleDeps, command: ResolvedCommand): Promise<WritePlan> {
+  const recorder = deps.recorder;
+  if (recorder?.previewChange) {
+    const judged = await recorder.previewChange({
+      tool: command.tool,
+      args: withoutControlArgs(command.args),
+      requester: deps.operator ?? { userId: 'console:unknown' },
+    });
+    return {
+      preview: judged.preview,
+      lines: judgedLines(judged),
+      previewHash: judged.previewHash,
+      ...(judged.verdict.verdict === 'refuse' ? { refused: verdictLine('console', judged.verdict) } : {}),
+    };
+  }
+  const preview = await previewOf(deps, command);
+  return { preview, lines: await riskText(deps, command) };
+}
+
+/**
+ * The preview's risk and self-lockout lines. A risk that could not be assessed says so with the
+ * reason instead of hiding the preview.
+ */
+async function riskText(deps: ConsoleDeps, command: ResolvedCommand): Promise<string[]> {
   try {
-    for (const line of await riskLines(deps.context, command.tool, withoutControlArgs(command.args)))
-      writeLine(deps.output, line);
+    return await riskLines(deps.context, command.tool, withoutControlArgs(command.args));
   } catch (error) {
-    writeLine(deps.output, `risk: not assessed: ${consoleErrorText(error, deps.logger)}`);
+    return [`risk: not assessed: ${consoleErrorText(error, deps.logger)}`];
+  }
+}
+
+/** The write's plan; `nothing` when its preview changes nothing (no one is asked to approve it). */
+async function planOrNothing(
+  deps: ConsoleDeps,
+  command: ResolvedCommand,
+): Promise<WritePlan & { nothing?: true }> {
+  try {
+    const plan = await planWrite(deps, command);
+    return isNoOpPreview(plan.preview) ? { ...plan, nothing: true } : plan;
+  } catch (error) {
+    // The recorder refuses a preview that changes nothing, as every face does: show that preview.
+    if (isBotError(error) && error.code === 'conflict' && /^nothing to change/.test(error.message))
+      return { preview: await previewOf(deps, command), lines: [], nothing: true };
+    throw error;
   }
 }
 
@@ -225,6 +309,8 @@ async function writeRisk(deps: ConsoleDeps, command: ResolvedCommand): Promise<v
 interface Executed {
   result: unknown;
   changeId?: string;
+  /** When it reverts itself, if it does. */
+  deadline?: string;
 }
 
 /** A failed recorded write's error, as the error class its code names, so it is worded as before. */
@@ -257,17 +343,27 @@ class RecordedFailure extends Error {
   }
 }
 
-async function execute(deps: ConsoleDeps, command: ResolvedCommand): Promise<Executed> {
+async function execute(deps: ConsoleDeps, command: ResolvedCommand, shownHash?: string): Promise<Executed> {
   const args = withoutControlArgs(command.args);
   if (!deps.recorder) {
     return { result: await deps.registry.run(command.tool, { ...args, confirm: true }, deps.context) };
   }
   const requester = deps.operator ?? { userId: 'console:unknown' };
-  return executedOf(await deps.recorder.runNow({ tool: command.tool, args, requester }));
+  return executedOf(
+    await deps.recorder.runNow({
+      tool: command.tool,
+      args,
+      requester,
+      ...(shownHash !== undefined ? { shownHash } : {}),
+    }),
+  );
 }
 
 function executedOf(outcome: RunOutcome): Executed {
-  if (outcome.kind === 'succeeded') return { result: outcome.result, changeId: outcome.request.id };
+  if (outcome.kind === 'succeeded') {
+    const deadline = timingText(outcome.request);
+    return { result: outcome.result, changeId: outcome.request.id, ...(deadline ? { deadline } : {}) };
+  }
   if (outcome.kind === 'failed') throw new RecordedFailure(errorOf(outcome.error), outcome.request.id);
   throw new RecordedFailure(
     new ConflictError(`not run: the change request is ${outcome.request.state}`),
@@ -277,16 +373,20 @@ function executedOf(outcome: RunOutcome): Executed {
 
 /** The answer to a write that ran: `--json` carries `change_id`; text says where it is recorded. */
 function executedText(executed: Executed, json: boolean, deps: ConsoleDeps, tool: string): string {
-  const { result, changeId } = executed;
+  const { result, changeId, deadline } = executed;
   if (changeId === undefined) return formatResult(result, json, deps, tool);
   if (json) {
     const body =
       result !== null && typeof result === 'object' && !Array.isArray(result)
         ? { ...result, change_id: changeId }
         : { result: result ?? null, change_id: changeId };
-    return JSON.stringify(body, null, 2);
+    return JSON.stringify(deadline ? { ...body, deadline } : body, null, 2);
   }
-  return `${formatResult(result, json, deps, tool)}\nrecorded as change ${changeId} (change ${changeId} shows it)`;
+  return [
+    formatResult(result, json, deps, tool),
+    ...(deadline ? [`deadline: ${deadline}`] : []),
+    `recorded as change ${changeId} (change ${changeId} shows it)`,
+  ].join('\n');
 }
 
 /**
@@ -350,6 +450,8 @@ function revertTarget(parsed: ParsedCommand): string | undefined {
 interface RevertPlan {
   tool: string;
   preview: unknown;
+  lines: string[];
+  refused?: string;
   run(): Promise<Executed>;
 }
 
@@ -359,14 +461,15 @@ async function revertPlan(deps: ConsoleDeps, changeId: string): Promise<RevertPl
     throw new NotSupportedError('revert needs the change store, which this console run did not open');
   }
   const runRevertNow = recorder.runRevertNow.bind(recorder);
-  const { tool, preview, previewHash } = await recorder.previewRevert(changeId);
   const requester = deps.operator ?? { userId: 'console:unknown' };
-  // What runs must be the revert that was shown: another preview by then is refused, not run.
-  const shown = previewHash === undefined ? {} : { shownHash: previewHash };
+  const judged = await recorder.previewRevert(changeId, requester);
   return {
-    tool,
-    preview,
-    run: async () => executedOf(await runRevertNow({ changeId, requester, ...shown })),
+    tool: judged.tool,
+    preview: judged.preview,
+    lines: judgedLines(judged),
+    ...(judged.verdict.verdict === 'refuse' ? { refused: verdictLine('console', judged.verdict) } : {}),
+    // What runs must be the revert that was shown: another preview by then is refused, not run.
+    run: async () => executedOf(await runRevertNow({ changeId, requester, shownHash: judged.previewHash })),
   };
 }
 
@@ -395,6 +498,8 @@ function changeCommand(parsed: ParsedCommand, registry: ToolRegistry): ParsedCom
  */
 interface SetPlan {
   preview: unknown;
+  lines: string[];
+  refused?: string;
   run(): Promise<Executed & { steps: string[] }>;
 }
 
@@ -406,9 +511,12 @@ async function setPlan(deps: ConsoleDeps, parsed: ParsedCommand, text: string): 
   const runSetNow = recorder.runSetNow.bind(recorder);
   const requester = deps.operator ?? { userId: 'console:unknown' };
   const proposal: SetProposal = { steps: parsePlan(text, deps.registry), ...planOptions(parsed.args) };
-  const { preview, previewHash } = await recorder.previewSet({ ...proposal, requester });
+  const judged = await recorder.previewSet({ ...proposal, requester });
+  const { preview, previewHash } = judged;
   return {
     preview,
+    lines: judgedLines(judged),
+    ...(judged.verdict.verdict === 'refuse' ? { refused: verdictLine('console', judged.verdict) } : {}),
     run: async () => {
       const outcome = await runSetNow({ ...proposal, requester, shownHash: previewHash });
       const steps = outcome.request.set ? stepLines(outcome.request.set) : [];
@@ -487,6 +595,11 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
     }
     const plan = await setPlan(deps, parsed, text);
     writeLine(output, formatResult(plan.preview, json, deps));
+    if (!json) writeLine(output, plan.lines.join('\n'));
+    if (plan.refused) {
+      if (json) writeLine(output, plan.refused);
+      return 'continue';
+    }
     const answer = await ask('approve? [y/N] ');
     if (answer !== undefined && answer !== INTERRUPTED && /^(y|yes)$/i.test(answer.trim())) {
       writeLine(output, setResultText(await plan.run(), json));
@@ -499,6 +612,11 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
   if (revertOf !== undefined) {
     const plan = await revertPlan(deps, revertOf);
     writeLine(output, formatResult(plan.preview, json, deps, plan.tool));
+    if (!json) writeLine(output, plan.lines.join('\n'));
+    if (plan.refused) {
+      if (json) writeLine(output, plan.refused);
+      return 'continue';
+    }
     const answer = await ask('approve? [y/N] ');
     if (answer === INTERRUPTED) {
       writeLine(output, '\nnot run.');
@@ -518,20 +636,24 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
     writeLine(output, formatResult(result, json, deps, command.tool));
     return 'continue';
   }
-  const preview = await previewOf(deps, command);
-  writeLine(output, formatResult(preview, json, deps, command.tool));
-  if (isNoOpPreview(preview)) {
+  const plan = await planOrNothing(deps, command);
+  writeLine(output, formatResult(plan.preview, json, deps, command.tool));
+  if (plan.nothing) {
     if (!json) writeLine(output, NOTHING_TO_CHANGE);
     return 'continue';
   }
-  if (!json) await writeRisk(deps, command);
+  if (!json) writeLine(output, plan.lines.join('\n'));
+  if (plan.refused) {
+    if (json) writeLine(output, plan.refused);
+    return 'continue';
+  }
   const answer = await ask('approve? [y/N] ');
   if (answer === INTERRUPTED) {
     writeLine(output, '\nnot run.');
     return 'continue';
   }
   if (answer !== undefined && /^(y|yes)$/i.test(answer.trim())) {
-    writeLine(output, executedText(await execute(deps, command), json, deps, command.tool));
+    writeLine(output, executedText(await execute(deps, command, plan.previewHash), json, deps, command.tool));
     return 'continue';
   }
   writeLine(output, 'not run.');
@@ -643,7 +765,13 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
         ]);
       }
       const plan = await setPlan(deps, parsed, await planFile(file));
+      if (flags.has('--yes') && plan.refused) throw new NotAuthorizedError(plan.refused);
       writeLine(output, formatResult(plan.preview, json, deps));
+      if (!json && !flags.has('--yes')) writeLine(output, plan.lines.join('\n'));
+      if (plan.refused) {
+        writeLine(errorOutput, `not run: ${plan.refused}`);
+        return EXIT.failed;
+      }
       if (flags.has('--yes')) {
         writeLine(output, setResultText(await plan.run(), json));
         return EXIT.ok;
@@ -654,11 +782,16 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     const revertOf = revertTarget(parsed);
     if (revertOf !== undefined) {
       const plan = await revertPlan(deps, revertOf);
-      if (flags.has('--yes')) {
+      if (flags.has('--yes') && !plan.refused) {
         writeLine(output, executedText(await plan.run(), json, deps, plan.tool));
         return EXIT.ok;
       }
       writeLine(output, formatResult(plan.preview, json, deps, plan.tool));
+      if (!json) writeLine(output, plan.lines.join('\n'));
+      if (plan.refused) {
+        writeLine(errorOutput, `not run: ${plan.refused}`);
+        return EXIT.failed;
+      }
       writeLine(
         errorOutput,
         `not run: ${plan.tool} (the revert of ${revertOf}) changes the network; add --yes to run it`,
@@ -678,13 +811,17 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       writeLine(output, executedText(await execute(deps, command), json, deps, command.tool));
       return EXIT.ok;
     }
-    const preview = await previewOf(deps, command);
-    writeLine(output, formatResult(preview, json, deps, command.tool));
-    if (isNoOpPreview(preview)) {
+    const plan = await planOrNothing(deps, command);
+    writeLine(output, formatResult(plan.preview, json, deps, command.tool));
+    if (plan.nothing) {
       writeLine(errorOutput, NOTHING_TO_CHANGE);
       return EXIT.ok;
     }
-    if (!json) await writeRisk(deps, command);
+    if (!json) writeLine(output, plan.lines.join('\n'));
+    if (plan.refused) {
+      writeLine(errorOutput, `not run: ${plan.refused}`);
+      return EXIT.failed;
+    }
     writeLine(errorOutput, `not run: ${command.tool} changes the network; add --yes to run it`);
     return EXIT.notRun;
   } catch (error) {
