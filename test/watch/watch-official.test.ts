@@ -239,6 +239,7 @@ const notifier: WatchNotifier = {
   postDrift: async () => ({ channel: 'C8DRIFT', ts: '1' }),
   updateDrift: async () => {},
   postDigest: async () => undefined,
+  postAlarmSummary: async () => undefined,
 };
 
 /** The simulator's gateway, whose official API is hidden until `upgrade()` (a 9.0 console, then 10.1). */
