@@ -16,8 +16,10 @@ import {
   kindsOfTool,
   readSnapshot,
   revertCall,
+  type Shapes,
   type Snapshot,
   type Sources,
+  shapeChanges,
 } from './drift.js';
 import { newIncidentId, pruneIncidents, trackConditions } from './incidents.js';
 import { EMPTY_OBSERVED, type ObservedState, observeDevices, watchedDeviceSchema } from './observe.js';
@@ -67,6 +69,8 @@ interface Baseline {
   snapshot: Snapshot;
   /** Which generation each kind was read from (absent in baselines taken before issue 25: private). */
   sources?: Sources;
+  /** The kinds read in another shape than the list as served (absent: none). */
+  shapes?: Shapes;
   inflight: string[];
 }
 
@@ -396,7 +400,7 @@ export class Watcher {
     const { gateway, site, data, logger, config } = this.#o;
     const readAt = this.#now();
     const inflightNow = await this.#botRuns();
-    const { snapshot: current, sources } = await readSnapshot(gateway, site, logger);
+    const { snapshot: current, sources, shapes } = await readSnapshot(gateway, site, logger);
     const baseline = await data.get<Baseline>(baselineKey(site));
     if (!baseline) {
       await data.set(baselineKey(site), {
@@ -404,6 +408,7 @@ export class Watcher {
         checkedAt: readAt,
         snapshot: current,
         sources,
+        shapes,
         inflight: inflightNow.inflight,
       } satisfies Baseline);
       logger.info({ site, kinds: Object.keys(current) }, 'watch: drift baseline taken');
@@ -423,12 +428,23 @@ export class Watcher {
         { site, kinds: regenerated },
         'watch: drift baseline taken again for kinds now read from another API generation',
       );
+    // A kind now read in another shape (the official Wi-Fi details, where the baseline holds the
+    // list) has fields its baseline lacks: taken again, silently, like a change of generation.
+    const reshaped = shapeChanges(baseline.shapes, shapes, Object.keys(current) as DriftKind[]);
+    const retaken = reshaped.changed.filter((kind) => !skip.has(kind));
+    for (const kind of retaken) skip.add(kind);
+    if (retaken.length > 0)
+      logger.info(
+        { site, kinds: retaken },
+        'watch: drift baseline taken again for kinds now read in more detail',
+      );
     const drifts = compareSnapshots(site, baseline.snapshot, current, readAt, skip, sources);
     await data.set(baselineKey(site), {
       takenAt: baseline.takenAt,
       checkedAt: readAt,
       snapshot: { ...baseline.snapshot, ...current },
       sources: { ...baseline.sources, ...sources },
+      shapes: reshaped.shapes,
       inflight: inflightNow.inflight,
     } satisfies Baseline);
     for (const drift of drifts) {
