@@ -309,6 +309,7 @@ function buildWatcher(
     notifier: {
       postIncident: via('postIncident'),
       updateIncident: via('updateIncident'),
+      postAlarmSummary: via('postAlarmSummary'),
       postDrift: via('postDrift'),
       updateDrift: via('updateDrift'),
       postDigest: via('postDigest'),

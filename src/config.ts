@@ -319,6 +319,7 @@ const envSchema = z
         .optional(),
     ),
     ALERT_FLAP_SECONDS: integer(0, 86_400, 120),
+    ALERT_ALARMS_PER_MINUTE: integer(1, 1000, 5),
     DRIFT_CHANNEL: channelId,
     DIGEST_CHANNEL: channelId,
     DIGEST_CRON: z.preprocess(
@@ -570,6 +571,8 @@ export interface WatchConfig {
   alertMention?: string;
   /** Down and up again within this many seconds is one incident (flap suppression). */
   flapSeconds: number;
+  /** Alarm Manager alarms posted one by one per channel per minute; the rest are summed up in one message. */
+  alarmsPerMinute: number;
   /** Configuration changed outside the bot; DRIFT_CHANNEL, else AUDIT_CHANNEL; unset = no drift messages. */
   driftChannel?: string;
   /** The daily digest goes here; unset = no scheduled digest. */
@@ -685,6 +688,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(e.ALERT_CHANNEL ? { alertChannel: e.ALERT_CHANNEL } : {}),
       ...(e.ALERT_MENTION ? { alertMention: e.ALERT_MENTION } : {}),
       flapSeconds: e.ALERT_FLAP_SECONDS,
+      alarmsPerMinute: e.ALERT_ALARMS_PER_MINUTE,
       ...((e.DRIFT_CHANNEL ?? e.AUDIT_CHANNEL) ? { driftChannel: e.DRIFT_CHANNEL ?? e.AUDIT_CHANNEL } : {}),
       ...(e.DIGEST_CHANNEL ? { digestChannel: e.DIGEST_CHANNEL } : {}),
       digestCron: e.DIGEST_CRON,

@@ -220,6 +220,7 @@ describe('loadConfig', () => {
         'ALERT_CHANNEL',
         'ALERT_MENTION',
         'ALERT_FLAP_SECONDS',
+        'ALERT_ALARMS_PER_MINUTE',
         'DRIFT_CHANNEL',
         'DIGEST_CHANNEL',
         'DIGEST_CRON',
@@ -230,7 +231,7 @@ describe('loadConfig', () => {
         'CHANGE_TIMER_TICK_SECONDS',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(53);
+    expect(ENV_VARIABLES).toHaveLength(54);
   });
 });
 
@@ -407,6 +408,7 @@ describe('watch variables (issue 23)', () => {
     const config = loadConfig({ AUDIT_CHANNEL: 'C0AUDIT' });
     expect(config.watch).toEqual({
       flapSeconds: 120,
+      alarmsPerMinute: 5,
       driftChannel: 'C0AUDIT',
       digestCron: '0 8 * * *',
       intervalSeconds: 30,

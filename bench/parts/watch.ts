@@ -40,6 +40,7 @@ const quietNotifier = (onIncident: (i: Incident) => void): WatchNotifier => ({
   postDrift: async () => ({ channel: 'C0', ts: '1' }),
   updateDrift: async () => {},
   postDigest: async () => undefined,
+  postAlarmSummary: async () => undefined,
 });
 
 /**
@@ -68,6 +69,7 @@ export async function runWatch(ctx: PartContext): Promise<WatchRow> {
       alertChannel: 'C0',
       driftChannel: 'C0',
       flapSeconds: 0,
+      alarmsPerMinute: 5,
       digestCron: '0 8 * * *',
       intervalSeconds: intervalS,
       driftIntervalSeconds: driftIntervalS,

@@ -38,11 +38,6 @@ export class SlackRoutes {
     app.view(/.*/, (args) => this.#dispatchView(args));
   }
 
-  /** Bolt's Web API client (the one listeners are handed). */
-  get client(): App['client'] {
-    return this.app.client;
-  }
-
   /** A button (or select) by its action_id: exact, or a pattern for ids that carry a value. */
   action(id: string | RegExp, handle: ActionHandler): void {
     this.#actions.push({ id, handle });

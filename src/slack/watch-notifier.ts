@@ -1,8 +1,8 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import type { MessageRef } from '../store/records.js';
-import type { Digest, DigestChart, Drift, Incident, WatchNotifier } from '../watch/types.js';
-import { incidentMessage } from './blocks/alerts.js';
+import type { AlarmSummary, Digest, DigestChart, Drift, Incident, WatchNotifier } from '../watch/types.js';
+import { alarmSummaryMessage, incidentMessage } from './blocks/alerts.js';
 import { digestMessage } from './blocks/digest.js';
 import { driftMessage } from './blocks/drift.js';
 import { plain } from './blocks/text.js';
@@ -43,6 +43,8 @@ export function slackWatchNotifier(
       if (incident.message)
         await update(incident.message, incidentMessage(incident, timeZone ? { timeZone } : {}));
     },
+    postAlarmSummary: (channel: string, summary: AlarmSummary) =>
+      post(channel, alarmSummaryMessage(summary, timeZone ? { timeZone } : {})),
     postDrift: (channel: string, drift: Drift) =>
       post(channel, driftMessage(drift, timeZone ? { timeZone } : {})),
     async updateDrift(drift: Drift) {

@@ -23,6 +23,11 @@ type FieldRevert =
 interface KindRead {
   /** The generation the read goes to: a baseline from another one is taken again, not compared. */
   generation: Generation;
+  /**
+   * Which records the read returns when it is not the list as served (`details`: each object read
+   * on its own): a baseline of another shape has other fields, so it is taken again, not compared.
+   */
+  shape?: string;
   read(gateway: Gateway, site: string): Promise<Raw[]>;
   id(record: Raw): string | undefined;
   name(record: Raw): string;
@@ -60,6 +65,23 @@ const v2 = (path: string) => async (g: Gateway, site: string) =>
   (await g.v2Read(site, path, rawRecord, FRESH)).items;
 const integration = (path: string) => async (g: Gateway, site: string) =>
   (await g.integrationList(site, path, rawRecord, FRESH)).items;
+
+/**
+ * The official Wi-Fi broadcasts, each as `GET wifi/broadcasts/{id}` details it: the list (the
+ * overview) has no security settings, so a passphrase, a per-network preshared key or a RADIUS
+ * profile changed on 10.1 would go unseen. One request per SSID a sweep; the secrets in them are
+ * fingerprinted by `readSnapshot` before anything keeps or shows a record.
+ */
+async function officialWifiDetails(g: Gateway, site: string): Promise<Raw[]> {
+  const list = (await integration('wifi/broadcasts')(g, site)).filter(userDefined);
+  const details: Raw[] = [];
+  for (const overview of list) {
+    const id = byId(overview);
+    if (!id) continue;
+    details.push(await g.integrationGet(site, `wifi/broadcasts/${encodeURIComponent(id)}`, rawRecord, FRESH));
+  }
+  return details;
+}
 
 /**
  * Objects the controller made and keeps itself (`metadata.origin` SYSTEM_DEFINED, or DERIVED: the
@@ -252,11 +274,12 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
     id: byId,
     name: byName,
     revert: { tool: 'set_wifi_broadcast_enabled', idArg: 'wifi_id', fields: { enabled: { arg: 'enabled' } } },
-    // The official list (the overview of each SSID; the Wi-Fi tools show its ids on 10.1).
+    // The official details of each SSID of the list (the Wi-Fi tools show its ids on 10.1).
     official: {
       operation: 'wifi.broadcasts',
       generation: 'official',
-      read: async (g, site) => (await integration('wifi/broadcasts')(g, site)).filter(userDefined),
+      shape: 'details',
+      read: officialWifiDetails,
       id: byId,
       name: byName,
       nested: true,
@@ -302,6 +325,9 @@ export type Snapshot = Partial<Record<DriftKind, Record<string, Raw>>>;
 /** Which generation each kind of a snapshot was read from. */
 export type Sources = Partial<Record<DriftKind, Generation>>;
 
+/** Which kinds of a snapshot were read in a shape other than the list as served (`KindRead.shape`). */
+export type Shapes = Partial<Record<DriftKind, string>>;
+
 /**
  * Reads every kind, each from the generation its tools use on this console (so the ids are the ones
  * the tools show and accept); a kind the controller will not serve (legacy firewall, no API key, the
@@ -311,9 +337,10 @@ export async function readSnapshot(
   gateway: Gateway,
   site: string,
   logger: Logger,
-): Promise<{ snapshot: Snapshot; sources: Sources }> {
+): Promise<{ snapshot: Snapshot; sources: Sources; shapes: Shapes }> {
   const snapshot: Snapshot = {};
   const sources: Sources = {};
+  const shapes: Shapes = {};
   for (const kind of Object.keys(KIND_SPECS) as DriftKind[]) {
     try {
       const spec = await chooseRead(gateway, kind);
@@ -326,6 +353,7 @@ export async function readSnapshot(
       }
       snapshot[kind] = byKey;
       sources[kind] = spec.generation;
+      if (spec.shape) shapes[kind] = spec.shape;
     } catch (error) {
       if (!isBotError(error)) throw error;
       logger.debug(
@@ -334,7 +362,26 @@ export async function readSnapshot(
       );
     }
   }
-  return { snapshot, sources };
+  return { snapshot, sources, shapes };
+}
+
+/**
+ * The kinds read now in another shape than their baseline (the official Wi-Fi list became its
+ * details): their records have other fields, so they are taken again instead of compared, as for a
+ * change of generation; and the shapes to store with the new baseline.
+ */
+export function shapeChanges(
+  baseline: Shapes | undefined,
+  current: Shapes,
+  read: readonly DriftKind[],
+): { changed: DriftKind[]; shapes: Shapes } {
+  const shapes: Shapes = { ...baseline };
+  for (const kind of read) {
+    const shape = current[kind];
+    if (shape) shapes[kind] = shape;
+    else delete shapes[kind];
+  }
+  return { changed: read.filter((kind) => baseline?.[kind] !== current[kind]), shapes };
 }
 
 /**

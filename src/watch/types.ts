@@ -92,6 +92,25 @@ export interface Drift {
   message?: MessageRef;
 }
 
+/**
+ * The Alarm Manager alarms of one minute that were not posted one by one (past the channel's
+ * ALERT_ALARMS_PER_MINUTE), summed up in one message when the minute closes.
+ */
+export interface AlarmSummary {
+  site: string;
+  /** The minute: from its first alarm, 60 s. */
+  from: number;
+  to: number;
+  /** How many alarms were held back, and how many of the minute were posted one by one. */
+  count: number;
+  posted: number;
+  /** Alarm names and devices with how many of each, most first; past a few, the rest as `others`. */
+  kinds: { name: string; count: number }[];
+  devices: { name: string; count: number }[];
+  /** The first few held back, in arrival order. */
+  first: { subject: string; name?: string }[];
+}
+
 /** The day in a few lines: what the digest shows. */
 export interface Digest {
   site: string;
@@ -129,6 +148,7 @@ export interface DigestChart {
 export interface WatchNotifier {
   postIncident(channel: string, incident: Incident, mention?: string): Promise<MessageRef | undefined>;
   updateIncident(incident: Incident): Promise<void>;
+  postAlarmSummary(channel: string, summary: AlarmSummary): Promise<MessageRef | undefined>;
   postDrift(channel: string, drift: Drift): Promise<MessageRef | undefined>;
   updateDrift(drift: Drift): Promise<void>;
   postDigest(channel: string, digest: Digest, chart?: DigestChart): Promise<MessageRef | undefined>;

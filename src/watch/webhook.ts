@@ -10,6 +10,8 @@ export const MAX_WEBHOOK_BYTES = 64 * 1024;
 export interface Alarm {
   /** What kind of alarm (its trigger id, or its text): equal keys within the flap window are one. */
   key: string;
+  /** The alarm's name (its trigger or title), when the body gives one: what a flood's summary counts by. */
+  name?: string;
   subject: string;
   detail?: string;
   mac?: string;
@@ -47,6 +49,7 @@ export function parseAlarm(body: unknown): { alarm: Alarm } | { error: string } 
   return {
     alarm: {
       key: (name ?? message ?? 'alarm').toLowerCase().slice(0, 120) + (mac ? `@${mac.toLowerCase()}` : ''),
+      ...(name ? { name } : {}),
       subject: device ?? name ?? 'UniFi alarm',
       ...(message ? { detail: message } : name && device ? { detail: name } : {}),
       ...(mac && MAC.test(mac) ? { mac: normaliseMac(mac) } : {}),

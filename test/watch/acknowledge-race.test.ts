@@ -46,6 +46,7 @@ describe('Acknowledge clicked the moment an alert appears', () => {
       postDrift: async () => undefined,
       updateDrift: async () => undefined,
       postDigest: async () => undefined,
+      postAlarmSummary: async () => undefined,
     };
     watcher = testWatcher(gateway, notifier).watcher;
     await watcher.poll();

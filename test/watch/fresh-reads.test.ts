@@ -26,6 +26,7 @@ const notifier: WatchNotifier = {
   postDrift: async () => ({ channel: 'C8DRIFT', ts: '1' }),
   updateDrift: async () => {},
   postDigest: async () => undefined,
+  postAlarmSummary: async () => undefined,
 };
 
 type WatcherConfig = ConstructorParameters<typeof Watcher>[0]['config'];

@@ -73,7 +73,13 @@ describe('Alarm Manager bodies and secrets', () => {
     expect(
       parseAlarm({ data: { title: 'Device offline', device_mac: 'AABBCC000002', device_name: 'Garage AP' } }),
     ).toEqual({
-      alarm: { key: 'device offline@aabbcc000002', subject: 'Garage AP', detail: 'Device offline', mac: AP },
+      alarm: {
+        key: 'device offline@aabbcc000002',
+        name: 'Device offline',
+        subject: 'Garage AP',
+        detail: 'Device offline',
+        mac: AP,
+      },
     });
     expect(parseAlarm([1])).toEqual({ error: 'the body must be a JSON object' });
     expect(parseAlarm({ foo: 1 })).toMatchObject({ error: expect.stringContaining('names no alarm') });

@@ -214,6 +214,92 @@ describe('Wi-Fi drift', () => {
   });
 });
 
+describe('Wi-Fi secrets on 10.1', () => {
+  it('a passphrase changed behind the bot is reported by fingerprint from the official details, never by value', async () => {
+    let now = Date.parse('2026-11-27T02:14:00Z');
+    const log = captureLogger();
+    bot = await startSlackBot({
+      env: { DRIFT_CHANNEL: 'C8DRIFT', TZ: 'UTC', LOG_LEVEL: 'trace' },
+      now: () => now,
+      simulator: { apiVersion: '10.1' },
+      logger: log.logger,
+    });
+    const watcher = bot.app.watcher as Watcher;
+    const wlan = bot.sim.state.site('default')?.wlans.find((w) => w.name === 'Home');
+    const old = String(wlan?.x_passphrase);
+    const secret = 'brand-new-wpa-key-42';
+    expect(await watcher.sweepDrift()).toEqual([]);
+    bot.sim.requests.length = 0;
+
+    changeBehindBot(bot.sim.state, 'wifi', 'Home', { x_passphrase: secret });
+    now += 300_000;
+    const [drift, ...more] = await watcher.sweepDrift();
+
+    expect(more).toEqual([]);
+    expect(drift).toMatchObject({
+      kind: 'wifi',
+      generation: 'official',
+      objectName: 'Home',
+      change: 'changed',
+      fields: [{ field: 'securityConfiguration.passphrase', before: '[redacted]', after: '[redacted]' }],
+    });
+    // Read from the official details, not classic wlanconf.
+    const routes = bot.sim.requests.filter((r) => r.method === 'GET').map((r) => r.route);
+    expect(routes.filter((r) => /wlanconf/.test(r))).toEqual([]);
+    expect(routes.some((r) => r.endsWith(`/wifi/broadcasts/${String(drift?.objectId)}`))).toBe(true);
+    // No Revert: the toggle tool cannot set a passphrase.
+    expect(drift?.revertUnavailable).toContain('securityConfiguration.passphrase cannot be set');
+    const posted = drifts(bot);
+    expect(posted).toHaveLength(1);
+    const message = JSON.stringify(posted[0]?.args);
+    expect(message).toContain('securityConfiguration.passphrase');
+    expect(message).toContain('Home');
+    const keys = await bot.app.context.store.keys();
+    const kept = JSON.stringify(
+      await Promise.all(keys.filter((k) => k.startsWith('watch:')).map((k) => bot?.app.context.store.get(k))),
+    );
+    expect(kept).toContain('securityConfiguration');
+    const logged = JSON.stringify(log.lines());
+    expect(logged).toContain('configuration changed outside the bot');
+    for (const value of [old, secret]) {
+      expect(message).not.toContain(value);
+      expect(JSON.stringify(drift)).not.toContain(value);
+      expect(kept).not.toContain(value);
+      expect(logged).not.toContain(value);
+    }
+    // Unchanged since: nothing more.
+    now += 300_000;
+    expect(await watcher.sweepDrift()).toEqual([]);
+  });
+
+  it('a baseline of the overview list is taken again once, silently, not reported as new fields', async () => {
+    const { bot, watcher, advance } = await startBot();
+    await watcher.sweepDrift();
+    // A baseline stored by a version that kept the list: no shapes, Wi-Fi records without details.
+    const store = bot.app.context.store;
+    const baseline = (await store.get('watch:baseline:default')) as {
+      snapshot: { wifi: Record<string, Record<string, unknown>> };
+      shapes?: unknown;
+    };
+    for (const record of Object.values(baseline.snapshot.wifi)) {
+      record.securityConfiguration = { type: 'WPA2_PERSONAL' };
+      delete record.hideName;
+    }
+    delete baseline.shapes;
+    await store.set('watch:baseline:default', baseline);
+
+    advance(300_000);
+    expect(await watcher.sweepDrift()).toEqual([]);
+    changeBehindBot(bot.sim.state, 'wifi', 'Home-IoT', { x_passphrase: 'another-new-key-77' });
+    advance(300_000);
+    const found = await watcher.sweepDrift();
+
+    expect(found.map((d) => [d.objectName, d.fields.map((f) => f.field)])).toEqual([
+      ['Home-IoT', ['securityConfiguration.passphrase']],
+    ]);
+  });
+});
+
 describe('the bot’s own network changes', () => {
   it('are not drift, nor is the zone a new network joins', async () => {
     const { bot, watcher, advance } = await startBot();
@@ -239,6 +325,7 @@ const notifier: WatchNotifier = {
   postDrift: async () => ({ channel: 'C8DRIFT', ts: '1' }),
   updateDrift: async () => {},
   postDigest: async () => undefined,
+  postAlarmSummary: async () => undefined,
 };
 
 /** The simulator's gateway, whose official API is hidden until `upgrade()` (a 9.0 console, then 10.1). */

@@ -14,15 +14,22 @@ type WatcherConfig = ConstructorParameters<typeof Watcher>[0]['config'];
 export function testWatcher(
   gateway: Gateway,
   notifier: WatchNotifier,
-  options: { config?: Partial<WatcherConfig>; logger?: Logger } = {},
+  options: {
+    config?: Partial<WatcherConfig>;
+    logger?: Logger;
+    /** Another watcher's data: two replicas on one store. */
+    data?: MemoryStore;
+    now?: () => number;
+  } = {},
 ): { watcher: Watcher; data: MemoryStore } {
-  const data = new MemoryStore();
+  const data = options.data ?? new MemoryStore();
   const logger = options.logger ?? silentLogger();
   const watcher = new Watcher({
     config: {
       alertChannel: 'C9ALERTS',
       driftChannel: 'C8DRIFT',
       flapSeconds: 120,
+      alarmsPerMinute: 5,
       digestCron: '0 8 * * *',
       intervalSeconds: 30,
       driftIntervalSeconds: 300,
@@ -42,6 +49,7 @@ export function testWatcher(
     logger,
     registry: createRegistry('default'),
     context: { gateway, logger, store: data },
+    ...(options.now ? { now: options.now } : {}),
   });
   return { watcher, data };
 }

@@ -1,5 +1,5 @@
 import type { types } from '@slack/bolt';
-import type { Incident } from '../../watch/types.js';
+import type { AlarmSummary, Incident } from '../../watch/types.js';
 import type { SlackMessage } from './read-result.js';
 import { clipMrkdwn, mrkdwn } from './text.js';
 
@@ -84,4 +84,36 @@ export function incidentMessage(
     });
   }
   return { text: clipMrkdwn(`${mention}${line}`, 3000), blocks };
+}
+
+/**
+ * The one message for the Alarm Manager alarms of a minute that were not posted one by one: how
+ * many, of which kinds, on which devices, the first few. It mentions nobody: the burst's first
+ * alarm did.
+ */
+export function alarmSummaryMessage(
+  summary: AlarmSummary,
+  options: { timeZone?: string } = {},
+): SlackMessage {
+  const counted = (list: AlarmSummary['kinds']) =>
+    list.map((entry) => `${mrkdwn(entry.name)} (${entry.count})`).join(', ');
+  const alarms = summary.count === 1 ? 'alarm' : 'alarms';
+  const head = `:rotating_light: *${summary.count} more UniFi ${alarms}* from ${clock(summary.from, options.timeZone)} to ${clock(summary.to, options.timeZone)}, not posted one by one (${summary.posted} were)`;
+  const lines = [
+    head,
+    `Kinds: ${counted(summary.kinds)}`,
+    `Devices: ${counted(summary.devices)}`,
+    `First: ${summary.first.map((a) => `*${mrkdwn(a.subject)}*${a.name && a.name !== a.subject ? ` ${mrkdwn(a.name)}` : ''}`).join(', ')}`,
+  ];
+  const text = clipMrkdwn(lines.join('\n'), 2900);
+  return {
+    text: clipMrkdwn(head, 3000),
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text } },
+      {
+        type: 'context',
+        elements: [{ type: 'mrkdwn', text: `site ${mrkdwn(summary.site)} · from Alarm Manager` }],
+      },
+    ],
+  };
 }

@@ -1,10 +1,11 @@
 import type { ChangeTimers } from '../../changes/timers.js';
 import { KEEP_ACTION, REVERT_NOW_ACTION } from '../blocks/keep-prompt.js';
 import { noticeMessage } from '../blocks/notice.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { type ButtonClick, buttonClickSchema, parsePayload } from '../payloads.js';
 import { answerPrivately } from '../private-answer.js';
+import { type Respond, respondTo } from '../response-url.js';
 import type { SlackRoutes } from '../slack-routes.js';
 
 /** The action ids this file listens to (the lead adds them to the request guard's list). */
@@ -21,15 +22,21 @@ export function registerKeepButtons(
   deps: SlackDeps,
   timers: Pick<ChangeTimers, 'keep' | 'revertNow'>,
 ): void {
-  const tell = async (click: ButtonClick, text: string) => {
+  // The app has no token of its own (Bolt's `authorize` supplies it per request), so an answer
+  // goes through the click's response_url, else the listener's client, which carries the token.
+  const tell = async (
+    click: ButtonClick,
+    to: { client: SlackClient; respond: Respond | undefined },
+    text: string,
+  ) => {
     if (click.container?.type === 'view' && deps.home) {
       await deps.home.notify(click.user.id, text);
       return;
     }
     await answerPrivately(
       {
-        respond: undefined,
-        client: routes.client,
+        respond: to.respond,
+        client: to.client,
         channel: click.channel?.id ?? click.container?.channel_id,
         user: click.user.id,
         logger: deps.logger,
@@ -39,16 +46,17 @@ export function registerKeepButtons(
   };
   const handle =
     (act: (changeId: string, click: ButtonClick) => Promise<string>) =>
-    async ({ ack, body }: { ack: () => Promise<void>; body: unknown }) => {
+    async ({ ack, body, client }: { ack: () => Promise<void>; body: unknown; client: SlackClient }) => {
       await ack();
+      const to = { client, respond: respondTo(body) };
       let click: ButtonClick | undefined;
       try {
         click = parsePayload(buttonClickSchema, body, 'action');
-        await tell(click, await act(click.actions[0]?.value ?? '', click));
+        await tell(click, to, await act(click.actions[0]?.value ?? '', click));
       } catch (error) {
         const text = slackErrorText(error, deps.logger);
         if (click)
-          await tell(click, text).catch((e: unknown) =>
+          await tell(click, to, text).catch((e: unknown) =>
             deps.logger.error({ err: e }, 'could not answer a click'),
           );
       }
