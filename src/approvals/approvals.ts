@@ -423,9 +423,12 @@ export class Approvals {
     decision?: ChangeAssessment;
     timing?: ChangeTiming;
     command?: string;
+    /** Nothing to evaluate the policy on (drift the bot cannot revert). */
+    unassessed?: boolean;
   }): Promise<{ verdict: GateVerdict; assessment?: ChangeAssessment }> {
     const face = input.face ?? faceOf(input.actor);
-    const undecided = input.action === 'cancel' || input.action === 'cancel_scheduled';
+    const undecided =
+      input.unassessed === true || input.action === 'cancel' || input.action === 'cancel_scheduled';
     const assessment =
       input.decision ?? (undecided ? undefined : await this.assess({ ...input.change, face }));
     const first = input.timing?.first;
@@ -676,6 +679,26 @@ export class Approvals {
       face,
       change,
       decision: await this.assess({ ...change, face }),
+    });
+    return verdictDecision(verdict);
+  }
+
+  /**
+   * Accept on drift (the gate's `accept_drift`): someone who may approve the change that would
+   * revert it (its policy evaluated now, when the bot can make that change; APPROVERS otherwise).
+   */
+  async mayAcceptDrift(
+    revert: { tool: string; args: Record<string, unknown> } | undefined,
+    site: string,
+    actor: Actor,
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const change = revert ?? { tool: 'accept_drift', args: { site_id: site } };
+    const { verdict } = await this.decide({
+      action: 'accept_drift',
+      actor,
+      change: { ...change, requester: SYSTEM_ACTOR },
+      // A change the bot cannot make has no policy decision: the approver lists of APPROVERS decide.
+      ...(revert ? {} : { unassessed: true }),
     });
     return verdictDecision(verdict);
   }

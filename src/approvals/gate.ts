@@ -88,6 +88,13 @@ export function deniedText(deny: { rule: string; reason: string }): string {
   return `refused by policy rule "${deny.rule}": ${deny.reason}`;
 }
 
+/** What a stand-in action does, in the refusal's words. */
+const STAND_IN_VERB: Partial<Record<GateAction, string>> = {
+  keep: 'keep it',
+  revert_now: 'revert it now',
+  accept_drift: 'accept it',
+};
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** How a face that cannot gather what the policy asks gets it instead. */
@@ -281,12 +288,15 @@ export class Gate {
           how,
         );
       const [list] = approverLists(q);
-      if (list) return refuse(`only ${list.ids.join(', ')} may do this (${list.source})`, how);
+      if (list)
+        return refuse(`only ${list.ids.join(', ')} may ${STAND_IN_VERB[q.action]} (${list.source})`, how);
       return allow(1);
     }
     const eligible = await this.eligible(q, { face: 'slack' });
     if (!eligible.ok)
-      return refuse(`only someone who may approve this change can do this: ${eligible.reason}`);
+      return refuse(
+        `only someone who may approve this change can ${STAND_IN_VERB[q.action]}: ${eligible.reason}`,
+      );
     return allow(1);
   }
 

@@ -317,7 +317,7 @@ export class ChangeTimers {
       ok: false as const,
       reason: 'nothing in this process decides who may keep a change',
     };
-    if (!decision.ok) throw new NotAuthorizedError(`you cannot keep change ${changeId}: ${decision.reason}`);
+    if (!decision.ok) throw new NotAuthorizedError(decision.reason);
     const kept = await this.options.deadlines.cancel(pending.deadline.id, this.now(), actor.userId);
     if (!kept) {
       throw new ConflictError(
@@ -341,8 +341,7 @@ export class ChangeTimers {
       ok: false as const,
       reason: 'nothing in this process decides who may revert a change',
     };
-    if (!decision.ok)
-      throw new NotAuthorizedError(`you cannot revert change ${changeId} now: ${decision.reason}`);
+    if (!decision.ok) throw new NotAuthorizedError(decision.reason);
     const claimed = await this.options.deadlines.claim(
       pending.deadline.id,
       this.now(),

@@ -1,13 +1,13 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Approvals } from '../approvals/approvals.js';
-import { guardrailFields, guardrailLines } from '../approvals/guardrail-view.js';
+import { deadlineLine, guardrailFields, guardrailLines, verdictLine } from '../approvals/guardrail-view.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { Actor, ChangeRequest, MessageRef } from '../approvals/types.js';
 import { stepLines } from '../changes/change-set.js';
 import { timingText, verificationText } from '../changes/describe.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
 import type { McpWriteMode } from '../config.js';
-import { ConfirmationRequiredError, NotAuthorizedError } from '../errors.js';
+import { ConfirmationRequiredError, ConflictError, NotAuthorizedError } from '../errors.js';
 import { render } from '../format/plain-text.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import type { ToolContext } from '../tools/define-tool.js';
@@ -115,10 +115,49 @@ export class McpTools {
     }
     // revert_after and for (issue 21) are for approvals; the tool validates the rest.
     const valid = registry.validate(name, splitMetaArgs(args).args);
-    if (valid.dry_run === true)
-      return toolResult(await registry.run(name, splitMetaArgs(args).args, context));
+    if (valid.dry_run === true) return this.preview(name, args, requester);
     if (valid.confirm !== true) throw new ConfirmationRequiredError(name);
     return writes === 'approval' ? this.propose(name, args, requester) : this.runNow(name, args, requester);
+  }
+
+  /**
+   * A dry run: the tool's preview with what every face shows beside it (risk, who must approve,
+   * the deadline) and what `confirm: true` would do here. A preview that changes nothing is the
+   * tool's own answer.
+   */
+  private async preview(
+    name: string,
+    args: Record<string, unknown>,
+    requester: Actor,
+  ): Promise<CallToolResult> {
+    const { registry, context, approvals } = this.deps;
+    const plain = () => registry.run(name, splitMetaArgs(args).args, context);
+    if (!approvals) return toolResult(await plain());
+    let judged: Awaited<ReturnType<Approvals['previewChange']>>;
+    try {
+      const { dry_run: _dry, confirm: _confirm, ...rest } = args;
+      judged = await approvals.previewChange({ tool: name, args: rest, requester });
+    } catch (error) {
+      if (error instanceof ConflictError && /^nothing to change/.test(error.message))
+        return toolResult(await plain());
+      throw error;
+    }
+    const deadline = deadlineLine(judged.timing.first);
+    const guardrails = {
+      risk: judged.assessment.risk,
+      risk_reasons: judged.assessment.reasons,
+      ...(judged.assessment.selfLockout ? { self_lockout: judged.assessment.selfLockout } : {}),
+      approvals_needed: judged.assessment.approvals,
+      ...(judged.assessment.approvers ? { approvers: judged.assessment.approvers } : {}),
+      ...(judged.assessment.window ? { window: judged.assessment.window } : {}),
+      ...(deadline ? { deadline } : {}),
+      on_confirm:
+        this.deps.writes === 'confirm'
+          ? verdictLine('mcp', judged.verdict)
+          : 'confirm: true proposes it as a change request for approval in Slack',
+    };
+    const preview = isRecord(judged.preview) ? judged.preview : { preview: judged.preview ?? null };
+    return toolResult({ ...preview, ...guardrails });
   }
 
   /** approval: a change request posted to Slack; the answer comes back at once, the change runs on approval. */
@@ -231,17 +270,15 @@ export class McpTools {
     const meta = { [CHANGE_REQUEST_META]: outcome.request.id };
     if (outcome.kind === 'succeeded') {
       const verification = verificationText(outcome.request.verification);
+      const deadline = timingText(outcome.request);
+      const extra = {
+        change_id: outcome.request.id,
+        ...(verification ? { verification } : {}),
+        ...(deadline ? { deadline } : {}),
+      };
       const result = isRecord(outcome.result)
-        ? {
-            ...outcome.result,
-            change_id: outcome.request.id,
-            ...(verification ? { verification } : {}),
-          }
-        : {
-            result: outcome.result ?? null,
-            change_id: outcome.request.id,
-            ...(verification ? { verification } : {}),
-          };
+        ? { ...outcome.result, ...extra }
+        : { result: outcome.result ?? null, ...extra };
       return toolResult(result, meta);
     }
     const error =

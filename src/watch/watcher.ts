@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Cron } from 'croner';
 import type { Approvals } from '../approvals/approvals.js';
 import type { WatchConfig } from '../config.js';
-import { isBotError } from '../errors.js';
+import { isBotError, NotAuthorizedError } from '../errors.js';
 import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
 import type { Actor, ChangeRequest } from '../store/records.js';
@@ -501,6 +501,12 @@ export class Watcher {
     const drift = await this.#drift(id);
     if (!drift) return { kind: 'not_found', id };
     if (drift.acceptedBy) return { kind: 'already', value: drift };
+    // Accepting makes the change behind the bot the baseline: decided like its revert, by the gate.
+    const approvals = this.#o.approvals;
+    if (!approvals)
+      throw new NotAuthorizedError('drift is accepted through the Slack bot, which decides who may');
+    const allowed = await approvals.mayAcceptDrift(revertCall(drift), drift.site, actor);
+    if (!allowed.ok) throw new NotAuthorizedError(allowed.reason);
     drift.acceptedBy = actor;
     drift.acceptedAt = this.#now();
     await this.#o.data.set(driftKey(id), drift);

@@ -73,7 +73,9 @@ describe('answers to Keep and Revert now', () => {
 
     const answer = bot.slack.responses.find((r) => r.path === path);
     expect(answer?.body).toMatchObject({ response_type: 'ephemeral', replace_original: false });
-    expect(JSON.stringify(answer?.body)).toContain('only someone who may approve this change can revert it');
+    expect(JSON.stringify(answer?.body)).toContain(
+      'only someone who may approve this change can revert it now',
+    );
     expect((await bot.app.timers?.pendingRevert(id))?.change?.id).toBe(id);
   });
 
