@@ -160,6 +160,7 @@ export class Gate {
   }
 
   private async propose(q: GateQuestion): Promise<GateVerdict> {
+    if (q.face === 'system') return refuse('the bot proposes no change by itself');
     const requester = await this.people.canRequest(q.actor, q.change.channel);
     if (!requester.ok) return refuse(requester.reason);
     const decision = required(q);
@@ -175,7 +176,7 @@ export class Gate {
         howToGet(q.face, q.command),
       );
     }
-    const own = this.people.isRequester(q.change, q.actor);
+    const own = this.isRequester(q);
     if (own && !this.people.allowSelfApproval) {
       const yours = q.change.requester.userId.startsWith('mcp:')
         ? 'your MCP client requested'
@@ -261,7 +262,8 @@ export class Gate {
 
   /** The requester, or anyone who may approve the change. */
   private async cancel(q: GateQuestion): Promise<GateVerdict> {
-    if (this.people.isRequester(q.change, q.actor)) return allow(0);
+    if (q.face === 'system') return refuse('only the requester or a person who may approve cancels a change');
+    if (this.isRequester(q)) return allow(0);
     const eligible = await this.eligible(q, { face: 'slack' });
     if (eligible.ok) return allow(0);
     const requester = q.change.requester.userId;
@@ -332,12 +334,17 @@ export class Gate {
     return allow(0);
   }
 
+  /** The actor asked for the change (themself, or the person behind the MCP client that did). */
+  private isRequester(q: GateQuestion): boolean {
+    return q.actor.userId === q.change.requester.userId || this.people.isRequester(q.change, q.actor);
+  }
+
   /** A person who may approve the change: not its requester (unless allowed), in APPROVERS, on every list. */
   private async eligible(q: GateQuestion, { face }: { face: GateFace }): Promise<Decision> {
     if (face !== 'slack') {
       return { ok: false, reason: `this is done by people in Slack, not at the ${face}` };
     }
-    if (this.people.isRequester(q.change, q.actor) && !this.people.allowSelfApproval) {
+    if (this.isRequester(q) && !this.people.allowSelfApproval) {
       return {
         ok: false,
         reason: 'you requested this change; someone else must approve it (ALLOW_SELF_APPROVAL is off)',

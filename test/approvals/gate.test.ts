@@ -1,0 +1,256 @@
+import { describe, expect, it } from 'vitest';
+import {
+  GATE_ACTION_NAMES,
+  GATE_FACES,
+  Gate,
+  type GateAction,
+  type GateFace,
+  type GateQuestion,
+  type GateVerdict,
+} from '../../src/approvals/gate.js';
+import { ApprovalPolicy } from '../../src/approvals/policy.js';
+import type { Actor } from '../../src/approvals/types.js';
+import { silentLogger } from '../../src/log.js';
+import { assessImpact, evaluateChange, parsePolicy } from '../../src/policy/index.js';
+
+/*
+ * Every action the gate decides × every face × every policy effect, from the one list of actions:
+ * an action added to GATE_ACTIONS without an expectation here fails the first test.
+ */
+
+// Monday 5 January 2026, 12:00 UTC.
+const NOON = Date.UTC(2026, 0, 5, 12, 0, 0);
+const RITA: Actor = { userId: 'U0RITA', name: 'rita' };
+const CAROL: Actor = { userId: 'U0CAROL', name: 'carol' };
+const BOB: Actor = { userId: 'U0BOB', name: 'bob' };
+
+const EFFECTS = {
+  none: '',
+  approvers: 'rules:\n  - name: wifi-carol\n    when: "true"\n    approvers: [U0CAROL]\n',
+  approvals2: 'rules:\n  - name: two\n    when: "true"\n    approvals: 2\n',
+  freeze:
+    'freezes:\n  - name: year-end\n    from: 2026-01-01T00:00:00Z\n    to: 2026-01-10T00:00:00Z\n    reason: year-end\n    approvers: [U0CAROL]\n',
+  closedWindow:
+    'windows:\n  night:\n    days: [mon, tue, wed, thu, fri]\n    start: "22:00"\n    end: "23:00"\nrules:\n  - name: at-night\n    when: "true"\n    window: night\n',
+  deny: 'rules:\n  - name: no\n    when: "true"\n    deny: not today\n',
+  revertAfter: 'rules:\n  - name: keep-or-revert\n    when: "true"\n    revert_after: 10m\n',
+} as const;
+type Effect = keyof typeof EFFECTS;
+
+type Expected = 'allow' | 'endorse' | 'refuse';
+
+/** Who acts on each face: a person in Slack, the operator at the console, a client over MCP, the bot. */
+const actorsOf = (face: GateFace): Actor[] =>
+  face === 'slack'
+    ? [CAROL, BOB, RITA]
+    : face === 'console'
+      ? [{ userId: 'console:rita', name: 'rita at the console' }]
+      : face === 'mcp'
+        ? [{ userId: 'mcp:U0RITA', name: 'a client via MCP' }]
+        : [{ userId: 'system:approvals' }];
+
+/** A person's approval from Slack: the policy's approvers and counts; never the requester. */
+function byPerson(face: GateFace, effect: Effect, actor: Actor, writes: boolean): Expected {
+  if (face !== 'slack') return 'refuse';
+  if (actor === RITA) return 'refuse';
+  if (writes && effect === 'deny') return 'refuse';
+  if ((effect === 'approvers' || effect === 'freeze') && actor !== CAROL) return 'refuse';
+  return 'allow';
+}
+
+/** The operator's or client's own confirmation, as the one approval the change needs. */
+function byConfirmer(face: GateFace, effect: Effect, timerKeeper: boolean): Expected {
+  if (face !== 'console' && face !== 'mcp') return 'refuse';
+  if (['deny', 'approvers', 'approvals2', 'freeze', 'closedWindow'].includes(effect)) return 'refuse';
+  if (effect === 'revertAfter' && !timerKeeper) return 'refuse';
+  return 'allow';
+}
+
+/** One act of someone standing in for the approvers on a change that ran (Keep, Revert now, Accept). */
+function standIn(face: GateFace, effect: Effect, actor: Actor, writes: boolean): Expected {
+  if (face === 'system') return 'refuse';
+  if (writes && effect === 'deny') return 'refuse';
+  if (face === 'console' || face === 'mcp')
+    return effect === 'approvers' || effect === 'freeze' ? 'refuse' : 'allow';
+  return byPerson(face, effect, actor, writes);
+}
+
+const EXPECTED: Record<
+  GateAction,
+  (face: GateFace, effect: Effect, actor: Actor, timerKeeper: boolean) => Expected
+> = {
+  propose: (face, effect) => (face === 'system' || effect === 'deny' ? 'refuse' : 'allow'),
+  // The bot proposes nothing by itself: a drift's revert is proposed by the person who clicked.
+  revert_drift: (face, effect) => (face === 'system' || effect === 'deny' ? 'refuse' : 'allow'),
+  approve: (face, effect, actor) => {
+    const verdict = byPerson(face, effect, actor, true);
+    return verdict === 'allow' && effect === 'approvals2' ? 'endorse' : verdict;
+  },
+  approve_set: (face, effect, actor) => EXPECTED.approve(face, effect, actor, false),
+  confirm: (face, effect, _actor, keeper) => byConfirmer(face, effect, keeper),
+  // The requester (at the console and over MCP, the one who asked there) or someone who may approve.
+  cancel: (face, effect, actor) =>
+    face === 'system'
+      ? 'refuse'
+      : actor === RITA || face !== 'slack'
+        ? 'allow'
+        : byPerson(face, effect, actor, false),
+  cancel_scheduled: (face, effect, actor) => EXPECTED.cancel(face, effect, actor, false),
+  keep: (face, effect, actor) => standIn(face, effect, actor, false),
+  accept_drift: (face, effect, actor) => standIn(face, effect, actor, false),
+  revert_now: (face, effect, actor) => standIn(face, effect, actor, true),
+  run_scheduled_now: (face, effect, actor) =>
+    effect === 'closedWindow' ? 'refuse' : byPerson(face, effect, actor, true),
+  timer_fire: (_face, effect) => (effect === 'deny' || effect === 'freeze' ? 'refuse' : 'allow'),
+  window_open: (_face, effect) => (effect === 'deny' || effect === 'freeze' ? 'refuse' : 'allow'),
+};
+
+const gate = new Gate(
+  new ApprovalPolicy({
+    approvers: [],
+    allowSelfApproval: false,
+    requesters: [],
+    writeChannels: [],
+    groupMembers: async () => [],
+    logger: silentLogger(),
+  }),
+);
+
+function question(action: GateAction, face: GateFace, effect: Effect, actor: Actor, keeper: boolean) {
+  const policy = parsePolicy(EFFECTS[effect], `${effect}.yaml`);
+  const actingFace = face === 'system' ? 'system' : face;
+  const decision = evaluateChange(
+    policy,
+    {
+      tool: 'set_wifi_broadcast_enabled',
+      args: { wifi_id: 'Guest', enabled: false },
+      requester: RITA.userId,
+      channel: 'C0OPS',
+      face: actingFace,
+    },
+    assessImpact({}),
+    {},
+    NOON,
+  );
+  const q: GateQuestion = {
+    action,
+    face,
+    actor,
+    change: {
+      requester: face === 'slack' || face === 'system' ? RITA : actor,
+      channel: 'C0OPS',
+      assessment: {
+        approvals: decision.approvals,
+        ...(decision.approvers ? { approvers: decision.approvers } : {}),
+      },
+    },
+    decision,
+    ...(decision.revertAfterSeconds !== undefined
+      ? {
+          timing: {
+            seconds: decision.revertAfterSeconds,
+            kind: 'keep_or_revert' as const,
+            source: 'the policy',
+          },
+        }
+      : {}),
+    ...(keeper ? { timerKeeper: 'replica r1' } : {}),
+  };
+  return q;
+}
+
+describe('the gate', () => {
+  it('has an expectation for every action it decides, and nothing else', () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual([...GATE_ACTION_NAMES].sort());
+  });
+
+  for (const action of GATE_ACTION_NAMES) {
+    it(`${action}: every face and policy effect gets the answer the policy means`, async () => {
+      const wrong: string[] = [];
+      for (const face of GATE_FACES) {
+        for (const effect of Object.keys(EFFECTS) as Effect[]) {
+          for (const actor of actorsOf(face)) {
+            for (const keeper of [false, true]) {
+              const expected = EXPECTED[action](face, effect, actor, keeper);
+              const verdict: GateVerdict = await gate.decide(question(action, face, effect, actor, keeper));
+              if (verdict.verdict !== expected)
+                wrong.push(
+                  `${face}/${effect}/${actor.userId}/keeper=${keeper}: ${verdict.verdict} (expected ${expected})`,
+                );
+              if (verdict.verdict === 'refuse') expect(verdict.reason.length).toBeGreaterThan(10);
+            }
+          }
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+  }
+
+  it('tells a console or MCP user how to get what the policy asks', async () => {
+    const console = await gate.decide({
+      ...question('confirm', 'console', 'approvals2', { userId: 'console:rita' }, false),
+      command: 'restart_device device_id="Office Switch"',
+    });
+    expect(console).toMatchObject({ verdict: 'refuse' });
+    if (console.verdict !== 'refuse') throw new Error('refused above');
+    expect(console.reason).toMatch(/needs 2 approvals .*your own confirmation at the console counts as one/);
+    expect(console.howTo).toBe(
+      'propose it in Slack (/net restart_device device_id="Office Switch") so the people the policy names can approve it',
+    );
+    const mcp = await gate.decide(question('confirm', 'mcp', 'approvers', { userId: 'mcp:U0RITA' }, false));
+    expect(mcp).toMatchObject({ verdict: 'refuse', howTo: expect.stringMatching(/MCP_WRITES=approval/) });
+    if (mcp.verdict === 'refuse') expect(mcp.reason).toMatch(/only U0CAROL may approve this change/);
+  });
+
+  it('schedules the last approval outside a closed window for its next opening', async () => {
+    const verdict = await gate.decide(question('approve', 'slack', 'closedWindow', CAROL, false));
+    expect(verdict).toMatchObject({ verdict: 'allow', runAt: Date.UTC(2026, 0, 5, 22, 0, 0) });
+  });
+
+  it('names the bot that keeps a confirmed change’s deadline, and refuses without one', async () => {
+    const actor = { userId: 'console:rita' };
+    const without = await gate.decide(question('confirm', 'console', 'revertAfter', actor, false));
+    expect(without).toMatchObject({
+      verdict: 'refuse',
+      reason: expect.stringMatching(/no running bot shares this store/),
+    });
+    const withKeeper = await gate.decide(question('confirm', 'console', 'revertAfter', actor, true));
+    expect(withKeeper).toMatchObject({
+      verdict: 'allow',
+      notes: [expect.stringMatching(/reverts itself after 10m .*the bot replica r1 keeps the deadline/)],
+    });
+  });
+
+  it('lets a policy rule take the console’s own confirmation away, and says which rule', async () => {
+    const policy = parsePolicy(
+      'rules:\n  - name: no-console-wifi\n    when: face == "console"\n    self_confirm: false\n',
+      'p.yaml',
+    );
+    const decision = evaluateChange(
+      policy,
+      {
+        tool: 'set_wifi_broadcast_enabled',
+        args: {},
+        requester: 'console:rita',
+        channel: '',
+        face: 'console',
+      },
+      assessImpact({}),
+      {},
+      NOON,
+    );
+    const verdict = await gate.decide({
+      action: 'confirm',
+      face: 'console',
+      actor: { userId: 'console:rita' },
+      change: { requester: { userId: 'console:rita' } },
+      decision,
+    });
+    expect(verdict).toMatchObject({
+      verdict: 'refuse',
+      reason: expect.stringMatching(
+        /does not count your own confirmation at the console \(rule "no-console-wifi"\)/,
+      ),
+    });
+  });
+});
