@@ -151,6 +151,19 @@ export interface LeaseStore {
   release(name: string, holder: string): Promise<void>;
 }
 
+/**
+ * The running bots that fire this store's deadlines (the long-running bot announces itself while
+ * its timers run): a change confirmed at the console or over MCP with a deadline needs one.
+ */
+export interface TimerKeepers {
+  /** This process fires deadlines: said again before `ttlMs` runs out. */
+  announce(holder: string, ttlMs: number): Promise<void>;
+  /** A clean stop. */
+  withdraw(holder: string): Promise<void>;
+  /** One keeper that is running now, by name. */
+  find(): Promise<string | undefined>;
+}
+
 /** Everything the bot keeps, behind one interface: files under DATA_DIR, or PostgreSQL. */
 export interface Store {
   readonly kind: 'file' | 'postgres';
@@ -170,6 +183,8 @@ export interface Store {
   samples(): SampleStore;
   /** Durable timers (issue 21): DATA_DIR/deadlines.json, or a table every replica claims from. */
   deadlines(): DeadlineStore;
+  /** Who fires the deadlines (see TimerKeepers). */
+  timerKeepers(): TimerKeepers;
   /** Leases shared by the replicas (PostgreSQL); absent in the file store, which has one process. */
   leases?(): LeaseStore;
   health(): Promise<StoreHealth>;

@@ -24,6 +24,7 @@ import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.
 import { JournalView } from './journal-view.js';
 import { PendingByExpiry, RequestIndex } from './request-index.js';
 import { FileSampleStore } from './sample-files.js';
+import { FileTimerKeepers } from './timer-keeper-file.js';
 
 /** bot-data.json: bot-kept data inside DATA_DIR. */
 export const BOT_DATA_FILE = 'bot-data.json';
@@ -380,6 +381,10 @@ export class FileStore implements Store {
   deadlines(): FileDeadlineStore {
     this.deadlineStore ??= new FileDeadlineStore(this.dataDir);
     return this.deadlineStore;
+  }
+
+  timerKeepers(): FileTimerKeepers {
+    return new FileTimerKeepers(this.dataDir);
   }
 
   changeHistory(): ChangeReader {

@@ -37,6 +37,7 @@ import { PostgresLeaseStore } from './leases.js';
 import { type MigrationResult, migrate } from './migrate.js';
 import { createPool, guardedPool, inTransaction } from './pool.js';
 import { PostgresSampleStore } from './samples.js';
+import { PostgresTimerKeepers } from './timer-keepers.js';
 
 /** The database's journal does not hang together; the bot refuses to run on it rather than guess. */
 export class StoreIntegrityError extends Error {
@@ -509,6 +510,7 @@ export class PostgresStore implements Store {
   private readonly sampleStore: PostgresSampleStore;
   private readonly deadlineStore: PostgresDeadlineStore;
   private readonly leaseStore: PostgresLeaseStore;
+  private readonly keepers: PostgresTimerKeepers;
   private heartbeat: NodeJS.Timeout | undefined;
   private renewedAt = Date.now();
   private renewalError: string | undefined;
@@ -527,6 +529,7 @@ export class PostgresStore implements Store {
     this.sampleStore = new PostgresSampleStore(guarded, this.changeStore.replicaId);
     this.deadlineStore = new PostgresDeadlineStore(guarded);
     this.leaseStore = new PostgresLeaseStore(guarded);
+    this.keepers = new PostgresTimerKeepers(guarded);
   }
 
   /** Connects, migrates, checks the chain head against the last event, and registers this replica. */
@@ -560,6 +563,10 @@ export class PostgresStore implements Store {
 
   deadlines(): PostgresDeadlineStore {
     return this.deadlineStore;
+  }
+
+  timerKeepers(): PostgresTimerKeepers {
+    return this.keepers;
   }
 
   /** Issue 23: the watcher's lease, one holder among the replicas (migration 5). */
