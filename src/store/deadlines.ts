@@ -44,9 +44,16 @@ export interface DeadlineFilter {
 export interface DeadlineStore {
   /**
    * Stores a scheduled deadline for a change. One per change and kind: scheduling the same again
-   * returns the one already there, so a repeated notice schedules nothing twice.
+   * returns the one already there, so a repeated notice schedules nothing twice. `id`: the id the
+   * journal recorded for it (a revert deadline is journaled before it is stored).
    */
-  schedule(input: { kind: DeadlineKind; changeId: string; dueAt: number; at: number }): Promise<Deadline>;
+  schedule(input: {
+    kind: DeadlineKind;
+    changeId: string;
+    dueAt: number;
+    at: number;
+    id?: string;
+  }): Promise<Deadline>;
   get(id: string): Promise<Deadline | undefined>;
   list(filter?: DeadlineFilter): Promise<Deadline[]>;
   /**

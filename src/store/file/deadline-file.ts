@@ -57,6 +57,18 @@ export function compacted(all: readonly Deadline[], at: number, keepMs: number):
   );
 }
 
+/** Every deadline in a deadlines.json (none when the file does not exist); throws on a malformed file. */
+export function readDeadlineFile(path: string): Deadline[] {
+  let text: string;
+  try {
+    text = nodeFs.readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return fileSchema.parse(JSON.parse(text)).deadlines as Deadline[];
+}
+
 /**
  * Deadlines in DATA_DIR/deadlines.json. Every change reads the file, checks, and writes it back
  * (temporary file, fsync, rename) under a cross-process lock, so a claim is one atomic
@@ -82,12 +94,13 @@ export class FileDeadlineStore implements DeadlineStore {
     changeId: string;
     dueAt: number;
     at: number;
+    id?: string;
   }): Promise<Deadline> {
     return this.change((all) => {
       const existing = all.find((d) => d.changeId === input.changeId && d.kind === input.kind);
       if (existing) return { result: existing };
       const deadline: Deadline = {
-        id: newDeadlineId(),
+        id: input.id ?? newDeadlineId(),
         kind: input.kind,
         changeId: input.changeId,
         dueAt: iso(input.dueAt),
@@ -195,14 +208,7 @@ export class FileDeadlineStore implements DeadlineStore {
   }
 
   private read(): Deadline[] {
-    let text: string;
-    try {
-      text = nodeFs.readFileSync(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
-    return fileSchema.parse(JSON.parse(text)).deadlines as Deadline[];
+    return readDeadlineFile(this.path);
   }
 
   private write(deadlines: Deadline[]): void {
