@@ -225,6 +225,8 @@ async function writeRisk(deps: ConsoleDeps, command: ResolvedCommand): Promise<v
 interface Executed {
   result: unknown;
   changeId?: string;
+  /** The change ran but something it needs did not happen (its automatic revert is not scheduled). */
+  warning?: string;
 }
 
 /** A failed recorded write's error, as the error class its code names, so it is worded as before. */
@@ -267,7 +269,12 @@ async function execute(deps: ConsoleDeps, command: ResolvedCommand): Promise<Exe
 }
 
 function executedOf(outcome: RunOutcome): Executed {
-  if (outcome.kind === 'succeeded') return { result: outcome.result, changeId: outcome.request.id };
+  if (outcome.kind === 'succeeded')
+    return {
+      result: outcome.result,
+      changeId: outcome.request.id,
+      ...(outcome.request.error ? { warning: outcome.request.error.message } : {}),
+    };
   if (outcome.kind === 'failed') throw new RecordedFailure(errorOf(outcome.error), outcome.request.id);
   throw new RecordedFailure(
     new ConflictError(`not run: the change request is ${outcome.request.state}`),
@@ -277,16 +284,17 @@ function executedOf(outcome: RunOutcome): Executed {
 
 /** The answer to a write that ran: `--json` carries `change_id`; text says where it is recorded. */
 function executedText(executed: Executed, json: boolean, deps: ConsoleDeps, tool: string): string {
-  const { result, changeId } = executed;
+  const { result, changeId, warning } = executed;
   if (changeId === undefined) return formatResult(result, json, deps, tool);
   if (json) {
+    const extra = { change_id: changeId, ...(warning ? { warning } : {}) };
     const body =
       result !== null && typeof result === 'object' && !Array.isArray(result)
-        ? { ...result, change_id: changeId }
-        : { result: result ?? null, change_id: changeId };
+        ? { ...result, ...extra }
+        : { result: result ?? null, ...extra };
     return JSON.stringify(body, null, 2);
   }
-  return `${formatResult(result, json, deps, tool)}\nrecorded as change ${changeId} (change ${changeId} shows it)`;
+  return `${formatResult(result, json, deps, tool)}\nrecorded as change ${changeId} (change ${changeId} shows it)${warning ? `\nWARNING: ${warning}` : ''}`;
 }
 
 /**

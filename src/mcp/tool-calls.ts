@@ -231,17 +231,15 @@ export class McpTools {
     const meta = { [CHANGE_REQUEST_META]: outcome.request.id };
     if (outcome.kind === 'succeeded') {
       const verification = verificationText(outcome.request.verification);
+      const extra = {
+        change_id: outcome.request.id,
+        ...(verification ? { verification } : {}),
+        // The change ran but its automatic revert could not be scheduled.
+        ...(outcome.request.error ? { warning: outcome.request.error.message } : {}),
+      };
       const result = isRecord(outcome.result)
-        ? {
-            ...outcome.result,
-            change_id: outcome.request.id,
-            ...(verification ? { verification } : {}),
-          }
-        : {
-            result: outcome.result ?? null,
-            change_id: outcome.request.id,
-            ...(verification ? { verification } : {}),
-          };
+        ? { ...outcome.result, ...extra }
+        : { result: outcome.result ?? null, ...extra };
       return toolResult(result, meta);
     }
     const error =

@@ -4,6 +4,13 @@
  * bot was down is simply due at its next look, so it fires at start.
  */
 
+import { randomBytes } from 'node:crypto';
+
+/** A fresh deadline id: 'dl_' + 20 hex digits. */
+export function newDeadlineId(): string {
+  return `dl_${randomBytes(10).toString('hex')}`;
+}
+
 /** What a deadline is for: the automatic revert of a kept-or-reverted or temporary change; later windows and the digest. */
 export const DEADLINE_KINDS = ['keep_or_revert', 'temporary', 'window', 'digest'] as const;
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -10,6 +9,7 @@ import {
   type DeadlineKind,
   type DeadlineStore,
   matchesDeadline,
+  newDeadlineId,
   soonestFirst,
 } from '../deadlines.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
@@ -32,10 +32,7 @@ const deadlineSchema = z.object({
 });
 const fileSchema = z.object({ deadlines: z.array(deadlineSchema) });
 
-/** A fresh deadline id: 'dl_' + 20 hex digits. */
-export function newDeadlineId(): string {
-  return `dl_${randomBytes(10).toString('hex')}`;
-}
+export { newDeadlineId } from '../deadlines.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
