@@ -257,6 +257,8 @@ function buildTimers(
     replicaId: store.changes().replicaId,
     logger: logger.child({ component: 'timers' }),
     onChange: (listener) => approvals.onChange(listener),
+    // Revert deadlines are part of their change's journal: the store is checked against it.
+    ledger: store.changes(),
     policy: approvals.policy,
     // Slack is built after the timers: events go through it once it exists.
     notifier: { report: async (event) => slack()?.timerNotifier.report(event) },

@@ -68,6 +68,8 @@ const EVENT_ICON: Record<TimerEvent['kind'], string> = {
   kept: ':white_check_mark:',
   reverted: ':leftwards_arrow_with_hook:',
   revert_failed: ':warning:',
+  refused: ':rotating_light:',
+  unsettled: ':grey_question:',
 };
 
 /** A timer event (kept, reverted, revert failed) for the change's thread and AUDIT_CHANNEL. */
