@@ -258,6 +258,8 @@ function buildTimers(
     logger: logger.child({ component: 'timers' }),
     onChange: (listener) => approvals.onChange(listener),
     gate: approvals,
+    // Revert deadlines are part of their change's journal: the store is checked against it.
+    ledger: store.changes(),
     // Slack is built after the timers: events go through it once it exists.
     notifier: { report: async (event) => slack()?.timerNotifier.report(event) },
     // A fresh read (never the cache, nor the status kept for App Home): can the bot still reach it?

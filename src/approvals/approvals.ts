@@ -13,6 +13,7 @@ import { changeSpec, noSpecReason } from '../changes/change-specs.js';
 import { imageObject, readImage, verify } from '../changes/images.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
 import { compareImages, inverseOf, nowRead } from '../changes/revert.js';
+import { timedRevert } from '../changes/revert-deadline.js';
 import {
   ConflictError,
   GatewayRejectedError,
@@ -27,13 +28,14 @@ import { type Logger, scrubSecrets } from '../log.js';
 import { formatDuration } from '../policy/duration.js';
 import { DEFAULT_POLICY } from '../policy/policy.js';
 import { applyEvent } from '../store/apply-event.js';
-import type { DeadlineStore } from '../store/deadlines.js';
+import { type DeadlineStore, newDeadlineId } from '../store/deadlines.js';
 import type { TransitionEntry } from '../store/journal-format.js';
 import {
   CHANGE_STATES,
   type ChangeAssessmentRecord,
   type ChangeImage,
   type ChangeSetRecord,
+  type JournaledDeadlineKind,
   type SetStep,
   type SetStepStatus,
   SYSTEM_ACTOR,
@@ -1572,15 +1574,27 @@ export class Approvals {
       );
       return { kind: 'failed', request: failed, error: summary };
     }
+    // A timed change's revert is part of its success: journaled in the same step, so a crash
+    // right after cannot leave a change that was meant to end without its deadline.
+    const deadline = this.revertDeadline(executing);
     const succeeded = await this.recordOutcome(
       executing,
-      { type: 'succeeded', id, actor: approver, result: capForJournal(redactSecrets(result)) },
+      {
+        type: 'succeeded',
+        id,
+        actor: approver,
+        result: capForJournal(redactSecrets(result)),
+        ...(deadline ? { deadline } : {}),
+      },
       ['executing', 'unknown'],
     );
     this.options.logger.info({ id, tool }, 'change request succeeded');
+    const unscheduled = deadline ? await this.storeRevertDeadline(id, deadline) : undefined;
     const verified = await this.verifyAfter(succeeded, result);
     if (request.revertOf) await this.markReverted(request.revertOf, id);
-    return { kind: 'succeeded', request: verified, result };
+    // Not journaled (the store that failed may be the journal): every face shows it with the result.
+    const shown = unscheduled ? { ...verified, error: unscheduled } : verified;
+    return { kind: 'succeeded', request: shown, result };
   }
 
   /**
@@ -2220,6 +2234,65 @@ export class Approvals {
       );
     }
     return { ...request, after, verification };
+  }
+
+  /**
+   * The automatic revert a timed change gets when it succeeds, due its seconds from now; none
+   * without a deadline store (ChangeTimers then schedules it when it hears of the success).
+   */
+  private revertDeadline(
+    request: ChangeRequest,
+  ): { id: string; kind: JournaledDeadlineKind; dueAt: string } | undefined {
+    const timed = timedRevert(request);
+    if (!timed || !this.options.deadlines) return undefined;
+    return {
+      id: newDeadlineId(),
+      kind: timed.kind,
+      dueAt: new Date(this.now() + timed.seconds * 1000).toISOString(),
+    };
+  }
+
+  /**
+   * Stores the revert deadline journaled with a change's success, the id the journal gave it. Why
+   * it could not be, as the error a succeeded change shows (undefined once stored): a change meant
+   * to end whose revert is not in place must say so, not only log it.
+   */
+  private async storeRevertDeadline(
+    changeId: string,
+    deadline: { id: string; kind: JournaledDeadlineKind; dueAt: string },
+  ): Promise<ErrorSummary | undefined> {
+    const store = this.options.deadlines;
+    let why: string;
+    let later: string;
+    try {
+      const journaled = (await this.store.get(changeId))?.deadlines?.some((d) => d.id === deadline.id);
+      if (!journaled) {
+        why = 'the change’s outcome could not be recorded in the journal';
+        later = 'the bot schedules it once the outcome is recorded (at a later sweep)';
+      } else {
+        const stored = await store?.schedule({
+          id: deadline.id,
+          kind: deadline.kind,
+          changeId,
+          dueAt: Date.parse(deadline.dueAt),
+          at: this.now(),
+        });
+        if (stored?.id === deadline.id) return undefined;
+        why = `the deadline store holds another deadline (${stored?.id ?? 'none'}) for this change`;
+        later = 'the bot does not act on a deadline the journal does not record';
+      }
+    } catch (error) {
+      why = summarize(error).message;
+      later = 'the bot stores it again from the journal at its next sweep';
+    }
+    this.options.logger.error(
+      { id: changeId, deadline: deadline.id, why },
+      'the automatic revert of a timed change could not be scheduled',
+    );
+    return {
+      code: 'revert_not_scheduled',
+      message: `the change was made, but its automatic revert (due ${deadline.dueAt}) could not be scheduled: ${why}; ${later}. Until then it does not revert itself: check it, and revert it by hand if it must end on time.`,
+    };
   }
 
   /** Records on a change that a revert undid it (so it offers no second Revert). */

@@ -262,7 +262,9 @@ export function eventDetail(event: JournalEvent): string {
           ? 'before-image read; sent to the controller'
           : 'sent to the controller';
     case 'succeeded':
-      return 'done';
+      return event.deadline
+        ? `done; reverts itself at ${event.deadline.dueAt} (${event.deadline.id})`
+        : 'done';
     case 'failed':
       return `${event.stage === 'recheck' ? 'not run' : 'failed'}: ${event.error.code}: ${event.error.message}`;
     case 'cancelled':
@@ -283,6 +285,8 @@ export function eventDetail(event: JournalEvent): string {
       return `preview ${event.previewHash.slice(0, 8)} approved; more approvals needed`;
     case 'scheduled':
       return `preview ${event.previewHash.slice(0, 8)} approved; scheduled for ${event.runAt} (its window)`;
+    case 'deadline':
+      return `automatic revert ${event.deadline.id} (due ${event.deadline.dueAt}): ${event.state}${event.note ? `: ${event.note}` : ''}`;
     case 'set_step':
       return `step ${event.step}: ${event.status.replace('_', ' ')}${event.changeId ? ` (${event.changeId})` : ''}${event.revertId ? `, undone by ${event.revertId}` : ''}${event.error ? `: ${event.error.message}` : ''}`;
   }

@@ -32,6 +32,13 @@ export function verificationText(verification: Verification | undefined): string
 export function timingText(
   request: Pick<ChangeRequest, 'revertAfterSeconds' | 'forSeconds'>,
 ): string | undefined {
+  if (
+    request.forSeconds !== undefined &&
+    request.revertAfterSeconds !== undefined &&
+    request.revertAfterSeconds < request.forSeconds
+  ) {
+    return `reverts by itself ${durationText(request.revertAfterSeconds)} after it runs unless someone with approval rights keeps it (the policy's revert_after is shorter than its ${durationText(request.forSeconds)} for=)`;
+  }
   if (request.forSeconds !== undefined) {
     return `temporary: reverts by itself ${durationText(request.forSeconds)} after it runs`;
   }

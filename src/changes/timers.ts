@@ -1,7 +1,17 @@
 import { ConflictError, NotAuthorizedError, ResourceNotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Deadline, DeadlineKind, DeadlineStore } from '../store/deadlines.js';
-import type { Actor, ChangeRequest } from '../store/records.js';
+import { isJournaledKind } from '../store/deadline-audit.js';
+import { type Deadline, type DeadlineKind, type DeadlineStore, newDeadlineId } from '../store/deadlines.js';
+import {
+  type Actor,
+  CHANGE_STATES,
+  type ChangeRequest,
+  type JournaledDeadline,
+  type JournaledDeadlineState,
+  SYSTEM_ACTOR,
+} from '../store/records.js';
+import type { ChangeStore } from '../store/types.js';
+import { timedRevert } from './revert-deadline.js';
 
 /** Why the bot reverts a change by itself (issue 21, items 5 and 6). */
 export type RevertReason = 'keep_timeout' | 'temporary' | 'unreachable';
@@ -32,7 +42,12 @@ type TimedChange = ChangeRequest & { revertAfterSeconds?: number; forSeconds?: n
 
 /** Something the timers did that people must hear about: in the change's thread and in AUDIT_CHANNEL. */
 export interface TimerEvent {
-  kind: 'scheduled' | 'kept' | 'reverted' | 'revert_failed' | 'revert_stopped';
+  /**
+   * `revert_stopped`: the gate refused the revert (a freeze or a deny now applies), nothing sent;
+   * `refused`: the deadline store's record does not match the change's journal, so nothing was
+   * reverted; `unsettled`: a timed change's outcome is unknown after a crash, so no revert is scheduled.
+   */
+  kind: 'scheduled' | 'kept' | 'reverted' | 'revert_failed' | 'revert_stopped' | 'refused' | 'unsettled';
   deadline: Deadline;
   /** The change the deadline belongs to (undefined if the store no longer has it). */
   change?: ChangeRequest;
@@ -88,7 +103,33 @@ export interface ChangeTimersOptions {
    * outside its policy window). Without it, window deadlines are left alone.
    */
   runScheduled?: (changeId: string) => Promise<RevertOutcome>;
+  /**
+   * The change store, whose journal holds every revert deadline (scheduled with the change's
+   * success, then kept, claimed, fired or failed). With it the deadline store is only an index:
+   * a deadline the journal does not back exactly is never acted on (marked failed and reported),
+   * each step is journaled, and deadlines are rebuilt from the journal at start and then every
+   * `rebuildEveryMs`. Without it (tests of the timers alone) the deadline store is trusted.
+   */
+  ledger?: Pick<ChangeStore, 'get' | 'list' | 'transition' | 'history'>;
+  /** How often the deadline store is checked against the journal and rebuilt from it [60 s]. */
+  rebuildEveryMs?: number;
+  /**
+   * How long a deadline may stay claimed in the store without its claim in the journal: the two
+   * are written one after the other, so longer means the process stopped in between [60 s].
+   */
+  staleClaimMs?: number;
 }
+
+/** How far a deadline stored before deadlines were journaled may be from what its change says. */
+const ADOPT_TOLERANCE_MS = 10 * 60 * 1000;
+
+/**
+ * A change that succeeded this long ago with no deadline anywhere is left alone: the deadline
+ * file drops a kept deadline 24 h after the keep, so an older one may have been kept.
+ */
+const UNRECORDED_HORIZON_MS = 24 * 60 * 60 * 1000;
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 const REASON_TEXT: Record<RevertReason, string> = {
   keep_timeout: 'nobody kept it before its deadline',
@@ -129,8 +170,14 @@ export function timerEventText(event: Omit<TimerEvent, 'text'>): string {
       const why = event.revert?.error?.message ?? deadline.note ?? 'unknown error';
       return `${what} could NOT be reverted automatically (${REASON_TEXT[event.reason ?? 'keep_timeout']}): ${why}. The change is left as it is and the revert is not retried; check the controller and revert by hand if needed.`;
     }
+    case 'refused':
+      return `${what}: the bot refused to act on its automatic revert ${deadline.id} (due ${deadline.dueAt}): ${deadline.note ?? 'the deadline does not match the journal'}. The deadline store does not match the change's signed record, so nothing was reverted; run audit:verify, check the change, and revert by hand if needed.`;
+    case 'unsettled':
+      return `${what} was meant to revert itself (${deadline.kind === 'temporary' ? 'temporary' : 'keep or revert'}), but the bot stopped while it ran, so its outcome is unknown and no automatic revert is scheduled: check the controller and revert by hand if needed.`;
   }
 }
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const kindReason = (kind: DeadlineKind): RevertReason =>
   kind === 'temporary' ? 'temporary' : 'keep_timeout';
@@ -157,6 +204,11 @@ export class ChangeTimers {
   private readonly probed = new Map<string, Set<'after' | 'before'>>();
   private readonly scheduling = new Set<Promise<unknown>>();
   private readonly noticing = new Map<string, Promise<Deadline | undefined>>();
+  // Revert deadlines whose `scheduled` this process reported (a change is noticed several times).
+  private readonly announced = new Set<string>();
+  // Timed changes too old to get a deadline, logged once per process.
+  private readonly leftAlone = new Set<string>();
+  private lastRebuild: number | undefined;
 
   constructor(private readonly options: ChangeTimersOptions) {
     this.now = options.now ?? Date.now;
@@ -217,6 +269,9 @@ export class ChangeTimers {
   }
 
   private async scheduleFor(request: ChangeRequest): Promise<Deadline | undefined> {
+    // With the journal, the runner schedules the revert in the change's own record; here it is
+    // only announced, once the deadline store holds it as the journal says.
+    if (this.options.ledger) return this.announce(request);
     const timed = request as TimedChange;
     const seconds = timed.forSeconds ?? timed.revertAfterSeconds;
     if (seconds === undefined || !(seconds > 0)) return undefined;
@@ -242,6 +297,7 @@ export class ChangeTimers {
     this.ticking = (async () => {
       try {
         await this.probeDue();
+        await this.rebuildIfDue();
         const due = await this.options.deadlines.claimDue(this.now(), this.options.replicaId);
         for (const deadline of due) {
           if (deadline.kind === 'window') await this.runWindow(deadline);
@@ -318,7 +374,7 @@ export class ChangeTimers {
       reason: 'nothing in this process decides who may keep a change',
     };
     if (!decision.ok) throw new NotAuthorizedError(decision.reason);
-    const kept = await this.options.deadlines.cancel(pending.deadline.id, this.now(), actor.userId);
+    const kept = await this.cancelDeadline(pending.deadline, actor);
     if (!kept) {
       throw new ConflictError(
         `too late to keep change ${changeId}: its deadline has passed and the revert has started`,
@@ -354,6 +410,12 @@ export class ChangeTimers {
   /** Reverts the change of a claimed deadline, once: the outcome is recorded and reported, never retried. */
   private async fire(deadline: Deadline, reason: RevertReason, actor?: Actor): Promise<TimerEvent> {
     const change = await this.options.getChange(deadline.changeId).catch(() => undefined);
+    let journaled: JournaledDeadline | undefined;
+    if (this.options.ledger && isJournaledKind(deadline.kind)) {
+      const checked = await this.claimInJournal(deadline);
+      if ('refused' in checked) return checked.refused;
+      journaled = checked.journaled;
+    }
     let outcome: RevertOutcome;
     try {
       outcome = await this.options.revert.revertAutomatically({
@@ -374,6 +436,17 @@ export class ChangeTimers {
         outcome.error?.message ??
         outcome.request?.error?.message ??
         `the revert ended as ${outcome.kind}`);
+    if (journaled) {
+      // The journal first: what the signed record says is what the store is rebuilt to.
+      await this.journalStep(deadline.changeId, journaled, ok ? 'fired' : 'failed', ['claimed'], {
+        ...(note ? { note } : {}),
+      }).catch((error: unknown) => {
+        this.options.logger.error(
+          { err: error, id: deadline.id },
+          'could not journal what an automatic revert did',
+        );
+      });
+    }
     const finished = (await this.options.deadlines
       .finish(deadline.id, ok ? 'fired' : 'failed', this.now(), note)
       .catch((error: unknown) => {
@@ -392,6 +465,362 @@ export class ChangeTimers {
       reason,
       ...(change ? { change } : {}),
       ...(outcome.request ? { revert: outcome.request } : {}),
+    });
+  }
+
+  /**
+   * Before a claimed revert deadline fires: it must be exactly what the change's journal
+   * schedules, and its claim is journaled; otherwise it is refused (marked failed, reported).
+   */
+  private async claimInJournal(
+    deadline: Deadline,
+  ): Promise<{ journaled: JournaledDeadline } | { refused: TimerEvent }> {
+    let change: ChangeRequest | undefined;
+    try {
+      change = await this.options.ledger?.get(deadline.changeId);
+    } catch (error) {
+      return {
+        refused: await this.refuse(
+          deadline,
+          undefined,
+          `the journal could not be read (${errorText(error)})`,
+        ),
+      };
+    }
+    const problem = this.mismatch(deadline, change, ['scheduled']);
+    const journaled = change?.deadlines?.find((d) => d.id === deadline.id);
+    if (problem || !change || !journaled) {
+      return { refused: await this.refuse(deadline, change, problem ?? 'no journal record') };
+    }
+    let claimed: ChangeRequest | undefined;
+    try {
+      claimed = await this.journalStep(change.id, journaled, 'claimed', ['scheduled']);
+    } catch (error) {
+      return {
+        refused: await this.refuse(
+          deadline,
+          change,
+          `its claim could not be journaled (${errorText(error)})`,
+        ),
+      };
+    }
+    if (!claimed) {
+      const now = await this.options.ledger?.get(change.id).catch(() => undefined);
+      return {
+        refused: await this.refuse(
+          deadline,
+          now ?? change,
+          'the journal recorded another step of it meanwhile',
+        ),
+      };
+    }
+    return { journaled };
+  }
+
+  /**
+   * Keep: the deadline must match the change's journal, then it is cancelled in the store (which
+   * refuses once it is due) and the keep is journaled. Undefined when it was too late.
+   */
+  private async cancelDeadline(deadline: Deadline, actor: Actor): Promise<Deadline | undefined> {
+    const ledger = this.options.ledger;
+    if (!ledger || !isJournaledKind(deadline.kind))
+      return this.options.deadlines.cancel(deadline.id, this.now(), actor.userId);
+    const change = await ledger.get(deadline.changeId);
+    const problem = this.mismatch(deadline, change, ['scheduled']);
+    const journaled = change?.deadlines?.find((d) => d.id === deadline.id);
+    if (problem || !change || !journaled) {
+      const why = problem ?? 'no journal record';
+      await this.refuse(deadline, change, why);
+      throw new ConflictError(
+        `change ${deadline.changeId} cannot be kept: its deadline does not match the journal (${why}); it was marked failed and reported, and no automatic revert runs`,
+      );
+    }
+    const kept = await this.options.deadlines.cancel(deadline.id, this.now(), actor.userId);
+    if (!kept) return undefined;
+    try {
+      const recorded = await this.journalStep(change.id, journaled, 'cancelled', ['scheduled'], { actor });
+      if (!recorded) throw new Error('the journal recorded another step of it meanwhile');
+    } catch (error) {
+      // The store says kept, so nothing reverts it; the next rebuild reports the difference.
+      this.options.logger.error({ err: error, id: deadline.id }, 'could not journal that a change was kept');
+    }
+    return kept;
+  }
+
+  /** Why a stored revert deadline is not what the change's journal records, or undefined if it is. */
+  private mismatch(
+    stored: Deadline,
+    change: ChangeRequest | undefined,
+    states: readonly JournaledDeadlineState[],
+  ): string | undefined {
+    if (!change) return `its change ${stored.changeId} is not in the journal`;
+    const journaled = change.deadlines?.find((d) => d.id === stored.id);
+    if (!journaled) {
+      return `the journal of change ${change.id} has no record of deadline ${stored.id}: it was put in the deadline store outside the bot`;
+    }
+    if (journaled.kind !== stored.kind || Date.parse(journaled.dueAt) !== Date.parse(stored.dueAt)) {
+      return `the deadline store says ${stored.kind} due ${stored.dueAt}, the journal ${journaled.kind} due ${journaled.dueAt}: it was edited outside the bot`;
+    }
+    if (!states.includes(journaled.state)) {
+      return `the journal records it ${journaled.state}${journaled.note ? ` (${journaled.note})` : ''}`;
+    }
+    return undefined;
+  }
+
+  /** Journals one step of a change's revert deadline, if the journal still has it in `from`. */
+  private async journalStep(
+    changeId: string,
+    deadline: Pick<JournaledDeadline, 'id' | 'kind' | 'dueAt'>,
+    state: JournaledDeadlineState,
+    from: readonly JournaledDeadlineState[],
+    extra: { actor?: Actor; note?: string; noDeadline?: boolean } = {},
+  ): Promise<ChangeRequest | undefined> {
+    const ledger = this.options.ledger;
+    if (!ledger) return undefined;
+    return ledger.transition(
+      changeId,
+      {
+        type: 'deadline',
+        id: changeId,
+        actor: extra.actor ?? SYSTEM_ACTOR,
+        deadline: { id: deadline.id, kind: deadline.kind, dueAt: deadline.dueAt },
+        state,
+        by: this.options.replicaId,
+        ...(extra.note !== undefined ? { note: extra.note } : {}),
+      },
+      {
+        from: CHANGE_STATES,
+        at: this.now(),
+        ...(extra.noDeadline ? { noDeadline: true } : { deadline: { id: deadline.id, states: from } }),
+      },
+    );
+  }
+
+  /**
+   * Refuses a stored deadline that does not match the journal: the journal's own record of it (if
+   * still live) is marked failed with why, the stored one too, and people are told. Nothing reverts.
+   */
+  private async refuse(
+    stored: Deadline,
+    change: ChangeRequest | undefined,
+    problem: string,
+  ): Promise<TimerEvent> {
+    const note = `not reverted: ${problem}`;
+    const journaled = change?.deadlines?.find((d) => d.id === stored.id);
+    if (change && journaled && (journaled.state === 'scheduled' || journaled.state === 'claimed')) {
+      await this.journalStep(change.id, journaled, 'failed', ['scheduled', 'claimed'], { note }).catch(
+        (error: unknown) => {
+          this.options.logger.error({ err: error, id: stored.id }, 'could not journal a refused deadline');
+        },
+      );
+    }
+    let current = stored;
+    try {
+      if (current.state === 'scheduled')
+        current =
+          (await this.options.deadlines.claim(stored.id, this.now(), this.options.replicaId)) ?? current;
+      if (current.state === 'claimed')
+        current = (await this.options.deadlines.finish(stored.id, 'failed', this.now(), note)) ?? current;
+    } catch (error) {
+      this.options.logger.error({ err: error, id: stored.id }, 'could not mark a refused deadline failed');
+    }
+    this.options.logger.error(
+      { id: stored.id, change: stored.changeId, problem },
+      'refused a revert deadline',
+    );
+    return this.report({
+      kind: 'refused',
+      deadline: { ...current, note },
+      ...(change ? { change } : {}),
+      reason: kindReason(stored.kind),
+    });
+  }
+
+  /** The `scheduled` report of a change's journaled revert, once the store holds it as journaled. */
+  private async announce(change: ChangeRequest): Promise<Deadline | undefined> {
+    const journaled = change.deadlines?.find((d) => d.state === 'scheduled');
+    if (!journaled) return undefined;
+    const stored = await this.options.deadlines.get(journaled.id);
+    if (stored?.state !== 'scheduled' || this.mismatch(stored, change, ['scheduled'])) return undefined;
+    if (this.announced.has(stored.id)) return stored;
+    this.announced.add(stored.id);
+    await this.report({ kind: 'scheduled', deadline: stored, change });
+    return stored;
+  }
+
+  private async rebuildIfDue(): Promise<void> {
+    if (!this.options.ledger) return;
+    const now = this.now();
+    if (this.lastRebuild !== undefined && now - this.lastRebuild < (this.options.rebuildEveryMs ?? 60_000))
+      return;
+    this.lastRebuild = now;
+    try {
+      await this.rebuild();
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'could not check the deadlines against the journal');
+    }
+  }
+
+  /**
+   * Rebuilds the revert deadlines from the journal (at start, then now and then): a journaled
+   * deadline missing from the store is stored again; a timed change that succeeded with no deadline
+   * anywhere gets one, due when its success plus its seconds says; a stored deadline that does not
+   * match the journal is refused; a timed change left `unknown` by a crash is reported, once.
+   */
+  async rebuild(): Promise<void> {
+    const ledger = this.options.ledger;
+    if (!ledger) return;
+    // The store before the journal: the runner journals a deadline before it stores it, so every
+    // stored one read here is already in the journal read next.
+    const stored = (await this.options.deadlines.list()).filter((d) => isJournaledKind(d.kind));
+    const byId = new Map(stored.map((d) => [d.id, d]));
+    const succeeded = await ledger.list({ state: 'succeeded' });
+    const adopted = new Set<string>();
+    for (const change of succeeded) {
+      const journaled = change.deadlines ?? [];
+      if (journaled.length === 0) {
+        const found = await this.scheduleMissing(change, stored);
+        if (found) adopted.add(found);
+        continue;
+      }
+      for (const deadline of journaled) await this.settleJournaled(change, deadline, byId.get(deadline.id));
+    }
+    const changes = new Map(succeeded.map((c) => [c.id, c]));
+    for (const deadline of stored) {
+      if (deadline.state !== 'scheduled' || adopted.has(deadline.id)) continue;
+      const change = changes.get(deadline.changeId) ?? (await ledger.get(deadline.changeId));
+      if (change?.deadlines?.some((d) => d.id === deadline.id)) continue;
+      await this.refuse(
+        deadline,
+        change,
+        this.mismatch(deadline, change, ['scheduled']) ?? 'no journal record',
+      );
+    }
+    for (const change of await ledger.list({ state: 'unknown' })) await this.unsettled(change);
+  }
+
+  /** One journaled revert deadline against the store's copy (undefined: the store lacks it). */
+  private async settleJournaled(
+    change: ChangeRequest,
+    journaled: JournaledDeadline,
+    stored: Deadline | undefined,
+  ): Promise<void> {
+    if (journaled.state === 'scheduled') {
+      if (!stored) {
+        await this.restore(change, journaled);
+        return;
+      }
+      const problem =
+        this.mismatch(stored, change, ['scheduled']) ??
+        (stored.state === 'scheduled'
+          ? undefined
+          : `the deadline store says ${stored.state}, the journal scheduled`);
+      if (!problem) return;
+      // A claim is stored, then journaled: a fresh one is a revert starting, not a difference.
+      if (stored.state === 'claimed' && this.claimInFlight(stored)) return;
+      await this.refuse(stored, change, problem);
+      return;
+    }
+    if (journaled.state === 'claimed') {
+      // Claimed in both: its revert ran or runs, and that revert's own request says how it went.
+      if (stored?.state === 'scheduled')
+        await this.refuse(stored, change, 'the journal records it claimed, the deadline store scheduled');
+      return;
+    }
+    if ((journaled.state === 'fired' || journaled.state === 'failed') && stored?.state === 'claimed') {
+      // The process stopped between journaling the outcome and storing it.
+      await this.options.deadlines.finish(stored.id, journaled.state, this.now(), journaled.note);
+    }
+  }
+
+  private claimInFlight(stored: Deadline): boolean {
+    if (stored.claimedAt === undefined) return false;
+    return this.now() - Date.parse(stored.claimedAt) < (this.options.staleClaimMs ?? 60_000);
+  }
+
+  /** A journaled deadline the store lost (a crash after the journal, or a line removed) is stored again. */
+  private async restore(change: ChangeRequest, journaled: JournaledDeadline): Promise<void> {
+    const restored = await this.options.deadlines.schedule({
+      id: journaled.id,
+      kind: journaled.kind,
+      changeId: change.id,
+      dueAt: Date.parse(journaled.dueAt),
+      at: this.now(),
+    });
+    if (restored.id !== journaled.id) {
+      // Another deadline holds its place (one per change and kind): neither is acted on.
+      await this.journalStep(change.id, journaled, 'failed', ['scheduled'], {
+        note: `not reverted: the deadline store holds another deadline (${restored.id}) in its place`,
+      });
+      if (restored.state === 'scheduled')
+        await this.refuse(
+          restored,
+          change,
+          this.mismatch(restored, change, ['scheduled']) ?? 'no journal record',
+        );
+      return;
+    }
+    this.options.logger.warn(
+      { id: journaled.id, change: change.id, due: journaled.dueAt },
+      'restored a revert deadline the deadline store had lost, from the journal',
+    );
+    await this.announce(change);
+  }
+
+  /**
+   * A timed change that succeeded with no revert deadline in the journal (it ran before deadlines
+   * were journaled): one stored then is adopted if it is what the change asked for; with none, one
+   * is scheduled, due at its success plus its seconds. Answers the id of an adopted deadline.
+   */
+  private async scheduleMissing(
+    change: ChangeRequest,
+    stored: readonly Deadline[],
+  ): Promise<string | undefined> {
+    const timed = timedRevert(change);
+    if (!timed || change.revertedBy) return undefined;
+    const existing = stored.find((d) => d.changeId === change.id && d.kind === timed.kind);
+    if (existing && existing.state !== 'scheduled') return undefined;
+    const history = await this.options.ledger?.history(change.id);
+    const success = history?.events.findLast((e) => e.type === 'succeeded');
+    if (!success) return undefined;
+    const dueAt = Date.parse(success.at) + timed.seconds * 1000;
+    if (existing) {
+      if (Math.abs(Date.parse(existing.dueAt) - dueAt) > ADOPT_TOLERANCE_MS) return undefined;
+      const adopted = await this.journalStep(change.id, { ...existing, kind: timed.kind }, 'scheduled', [], {
+        noDeadline: true,
+      });
+      return adopted ? existing.id : undefined;
+    }
+    if (this.now() - Date.parse(success.at) > UNRECORDED_HORIZON_MS) {
+      if (!this.leftAlone.has(change.id)) {
+        this.leftAlone.add(change.id);
+        this.options.logger.warn(
+          { change: change.id },
+          'a timed change from before revert deadlines were journaled has no deadline; it may have been kept, so it is left alone',
+        );
+      }
+      return undefined;
+    }
+    const deadline = { id: newDeadlineId(), kind: timed.kind, dueAt: iso(dueAt) };
+    const recorded = await this.journalStep(change.id, deadline, 'scheduled', [], { noDeadline: true });
+    if (!recorded) return undefined;
+    await this.restore(recorded, { ...deadline, state: 'scheduled', at: iso(this.now()) });
+    return undefined;
+  }
+
+  /** A timed change whose outcome is unknown after a crash: no revert is scheduled, and people hear it once. */
+  private async unsettled(change: ChangeRequest): Promise<void> {
+    const timed = timedRevert(change);
+    if (!timed || (change.deadlines ?? []).length > 0) return;
+    const now = this.now();
+    const deadline = { id: newDeadlineId(), kind: timed.kind, dueAt: iso(now + timed.seconds * 1000) };
+    const note = 'outcome unknown after the bot stopped: no automatic revert scheduled';
+    const recorded = await this.journalStep(change.id, deadline, 'unsettled', [], { noDeadline: true, note });
+    if (!recorded) return;
+    await this.report({
+      kind: 'unsettled',
+      deadline: { ...deadline, changeId: change.id, createdAt: iso(now), state: 'failed', note },
+      change: recorded,
     });
   }
 

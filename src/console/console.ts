@@ -311,6 +311,8 @@ interface Executed {
   changeId?: string;
   /** When it reverts itself, if it does. */
   deadline?: string;
+  /** The change ran but something it needs did not happen (its automatic revert is not scheduled). */
+  warning?: string;
 }
 
 /** A failed recorded write's error, as the error class its code names, so it is worded as before. */
@@ -362,7 +364,12 @@ async function execute(deps: ConsoleDeps, command: ResolvedCommand, shownHash?: 
 function executedOf(outcome: RunOutcome): Executed {
   if (outcome.kind === 'succeeded') {
     const deadline = timingText(outcome.request);
-    return { result: outcome.result, changeId: outcome.request.id, ...(deadline ? { deadline } : {}) };
+    return {
+      result: outcome.result,
+      changeId: outcome.request.id,
+      ...(deadline ? { deadline } : {}),
+      ...(outcome.request.error ? { warning: outcome.request.error.message } : {}),
+    };
   }
   if (outcome.kind === 'failed') throw new RecordedFailure(errorOf(outcome.error), outcome.request.id);
   throw new RecordedFailure(
@@ -373,19 +380,21 @@ function executedOf(outcome: RunOutcome): Executed {
 
 /** The answer to a write that ran: `--json` carries `change_id`; text says where it is recorded. */
 function executedText(executed: Executed, json: boolean, deps: ConsoleDeps, tool: string): string {
-  const { result, changeId, deadline } = executed;
+  const { result, changeId, deadline, warning } = executed;
   if (changeId === undefined) return formatResult(result, json, deps, tool);
   if (json) {
+    const extra = { change_id: changeId, ...(deadline ? { deadline } : {}), ...(warning ? { warning } : {}) };
     const body =
       result !== null && typeof result === 'object' && !Array.isArray(result)
-        ? { ...result, change_id: changeId }
-        : { result: result ?? null, change_id: changeId };
-    return JSON.stringify(deadline ? { ...body, deadline } : body, null, 2);
+        ? { ...result, ...extra }
+        : { result: result ?? null, ...extra };
+    return JSON.stringify(body, null, 2);
   }
   return [
     formatResult(result, json, deps, tool),
     ...(deadline ? [`deadline: ${deadline}`] : []),
     `recorded as change ${changeId} (change ${changeId} shows it)`,
+    ...(warning ? [`WARNING: ${warning}`] : []),
   ].join('\n');
 }
 

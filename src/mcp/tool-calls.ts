@@ -275,6 +275,8 @@ export class McpTools {
         change_id: outcome.request.id,
         ...(verification ? { verification } : {}),
         ...(deadline ? { deadline } : {}),
+        // The change ran but its automatic revert could not be scheduled.
+        ...(outcome.request.error ? { warning: outcome.request.error.message } : {}),
       };
       const result = isRecord(outcome.result)
         ? { ...outcome.result, ...extra }

@@ -1,5 +1,11 @@
 import type { JournalEvent, TransitionEntry } from './journal-format.js';
-import type { ChangeRequest, ChangeState } from './records.js';
+import type { ChangeRequest, ChangeState, JournaledDeadline } from './records.js';
+
+/** The request's deadlines with `deadline` put in place of the one with its id. */
+function withDeadline(request: ChangeRequest, deadline: JournaledDeadline): JournaledDeadline[] {
+  const others = (request.deadlines ?? []).filter((d) => d.id !== deadline.id);
+  return [...others, deadline];
+}
 
 /** What a request shows once a crash left its outcome unknown. */
 export const OUTCOME_UNKNOWN = {
@@ -26,6 +32,7 @@ export function stateAfter(type: TransitionEntry['type']): ChangeState | undefin
     case 'reverted':
     case 'endorsed':
     case 'set_step':
+    case 'deadline':
       return undefined;
     case 'outcome_unknown':
       return 'unknown';
@@ -64,6 +71,8 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
       // A late outcome after a recovery replaces the "unknown" note with the truth.
       delete next.error;
       delete next.notRun;
+      if (event.deadline !== undefined)
+        next.deadlines = withDeadline(next, { ...event.deadline, state: 'scheduled', at: event.at });
       break;
     case 'failed':
       next.state = 'failed';
@@ -106,6 +115,14 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
       next.approver = event.actor;
       next.decidedAt = event.at;
       next.scheduledFor = event.runAt;
+      break;
+    case 'deadline':
+      next.deadlines = withDeadline(next, {
+        ...event.deadline,
+        state: event.state,
+        at: event.at,
+        ...(event.note !== undefined ? { note: event.note } : {}),
+      });
       break;
     case 'set_step': {
       const step = next.set?.steps[event.step - 1];

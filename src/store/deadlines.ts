@@ -4,6 +4,13 @@
  * bot was down is simply due at its next look, so it fires at start.
  */
 
+import { randomBytes } from 'node:crypto';
+
+/** A fresh deadline id: 'dl_' + 20 hex digits. */
+export function newDeadlineId(): string {
+  return `dl_${randomBytes(10).toString('hex')}`;
+}
+
 /** What a deadline is for: the automatic revert of a kept-or-reverted or temporary change; later windows and the digest. */
 export const DEADLINE_KINDS = ['keep_or_revert', 'temporary', 'window', 'digest'] as const;
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
@@ -44,9 +51,16 @@ export interface DeadlineFilter {
 export interface DeadlineStore {
   /**
    * Stores a scheduled deadline for a change. One per change and kind: scheduling the same again
-   * returns the one already there, so a repeated notice schedules nothing twice.
+   * returns the one already there, so a repeated notice schedules nothing twice. `id`: the id the
+   * journal recorded for it (a revert deadline is journaled before it is stored).
    */
-  schedule(input: { kind: DeadlineKind; changeId: string; dueAt: number; at: number }): Promise<Deadline>;
+  schedule(input: {
+    kind: DeadlineKind;
+    changeId: string;
+    dueAt: number;
+    at: number;
+    id?: string;
+  }): Promise<Deadline>;
   get(id: string): Promise<Deadline | undefined>;
   list(filter?: DeadlineFilter): Promise<Deadline[]>;
   /**

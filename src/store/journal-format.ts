@@ -1,6 +1,11 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { CHANGE_STATES, type ChangeRequest } from './records.js';
+import {
+  CHANGE_STATES,
+  type ChangeRequest,
+  JOURNALED_DEADLINE_KINDS,
+  JOURNALED_DEADLINE_STATES,
+} from './records.js';
 
 /** `prev` of the first event of a chain: 64 zeros. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -99,6 +104,13 @@ export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
 
 const base = { id: z.string().min(1), actor: actorSchema };
 
+/** A revert deadline as an event names it: its id in the deadline store, its kind and due time. */
+const deadlineSchema = z.object({
+  id: z.string().min(1),
+  kind: z.enum(JOURNALED_DEADLINE_KINDS),
+  dueAt: z.iso.datetime(),
+});
+
 /** What one event records besides its place in the chain; the union is exhaustive. */
 const entrySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('created'), ...base, request: changeRequestSchema }),
@@ -112,7 +124,13 @@ const entrySchema = z.discriminatedUnion('type', [
   }),
   // `before`: the target read fresh right before the write (issue 21).
   z.object({ type: z.literal('executing'), ...base, before: imageSchema.optional() }),
-  z.object({ type: z.literal('succeeded'), ...base, result: z.unknown() }),
+  // `deadline`: a timed change's automatic revert, scheduled in the same step as its success.
+  z.object({
+    type: z.literal('succeeded'),
+    ...base,
+    result: z.unknown(),
+    deadline: deadlineSchema.optional(),
+  }),
   z.object({
     type: z.literal('failed'),
     ...base,
@@ -153,6 +171,16 @@ const entrySchema = z.discriminatedUnion('type', [
     changeId: z.string().optional(),
     revertId: z.string().optional(),
     error: errorSchema.optional(),
+  }),
+  // A step of a timed change's automatic revert: scheduled, kept (cancelled), claimed, fired,
+  // failed (or refused), or unsettled (outcome unknown, so none scheduled). `by`: the replica.
+  z.object({
+    type: z.literal('deadline'),
+    ...base,
+    deadline: deadlineSchema,
+    state: z.enum(JOURNALED_DEADLINE_STATES),
+    by: z.string().optional(),
+    note: z.string().optional(),
   }),
 ]);
 

@@ -121,6 +121,40 @@ export interface ChangeSetRecord {
   steps: SetStep[];
 }
 
+/** The deadline kinds the journal records: the automatic reverts of timed changes. */
+export const JOURNALED_DEADLINE_KINDS = ['keep_or_revert', 'temporary'] as const;
+export type JournaledDeadlineKind = (typeof JOURNALED_DEADLINE_KINDS)[number];
+
+/**
+ * Where a revert deadline is as the journal says: the deadline store's states, and `unsettled`
+ * (the change's outcome is unknown after a crash, so no revert was scheduled; people were told).
+ */
+export const JOURNALED_DEADLINE_STATES = [
+  'scheduled',
+  'claimed',
+  'fired',
+  'failed',
+  'cancelled',
+  'unsettled',
+] as const;
+export type JournaledDeadlineState = (typeof JOURNALED_DEADLINE_STATES)[number];
+
+/**
+ * The automatic revert of a timed change as its signed record holds it: the deadline store is an
+ * index of these, and a stored deadline the journal does not back is never acted on.
+ */
+export interface JournaledDeadline {
+  /** The deadline's id in the deadline store ('dl_…'). */
+  id: string;
+  kind: JournaledDeadlineKind;
+  dueAt: string;
+  state: JournaledDeadlineState;
+  /** When it reached this state. */
+  at: string;
+  /** Why it failed, or why it was not scheduled. */
+  note?: string;
+}
+
 /** One proposed write, from preview to outcome. */
 export interface ChangeRequest {
   /** Opaque, unguessable, URL-safe ('cr_' + 20 base32 characters); the button value. */
@@ -183,4 +217,6 @@ export interface ChangeRequest {
   setOf?: string;
   /** Issue 24: which step of its set (1-based). */
   setStep?: number;
+  /** The automatic revert of a `revert_after=` / `for=` change, as journaled (normally one). */
+  deadlines?: JournaledDeadline[];
 }

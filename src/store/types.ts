@@ -1,7 +1,7 @@
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { DeadlineStore } from './deadlines.js';
 import type { JournalEvent, TransitionEntry, VerifyResult } from './journal-format.js';
-import type { Actor, ChangeRequest, ChangeState } from './records.js';
+import type { Actor, ChangeRequest, ChangeState, JournaledDeadlineState } from './records.js';
 import type { SampleStore } from './samples.js';
 
 export type { KeyValueStore } from '../lib/json-file-store.js';
@@ -65,6 +65,10 @@ export interface TransitionGuard {
   approvalsBelow?: number;
   /** Issue 22: only once at least this many approvals are recorded (`approvedBy`). */
   approvalsAtLeast?: number;
+  /** Only while the request journals no revert deadline: of several processes, one schedules it. */
+  noDeadline?: boolean;
+  /** Only while its journaled revert deadline `id` is in one of `states` (a claim, a keep). */
+  deadline?: { id: string; states: readonly JournaledDeadlineState[] };
 }
 
 /** One request with every journal event that names it, in chain order. */

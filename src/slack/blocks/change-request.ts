@@ -199,6 +199,11 @@ function approvalsSection(request: ChangeRequest): types.SectionBlock | undefine
   return mrkdwnSection(parts.join(' · '), GUARDRAIL_MAX);
 }
 
+/** What a change that ran still needs people to hear (its automatic revert could not be scheduled). */
+function succeededWarning(request: ChangeRequest): string {
+  return request.error ? `\n> :warning: ${clipMrkdwn(mrkdwn(request.error.message), 500)}` : '';
+}
+
 function statusLine(request: ChangeRequest): string {
   const by = request.approver ? ` · approved by ${mention(request.approver.userId)}` : '';
   const when = request.decidedAt ? ` · ${slackDate(request.decidedAt)}` : '';
@@ -209,7 +214,7 @@ function statusLine(request: ChangeRequest): string {
     case 'executing':
       return `:gear: *Running…*${by}`;
     case 'succeeded':
-      return `:white_check_mark: *Done*${by}${when}`;
+      return `:white_check_mark: *Done*${by}${when}${succeededWarning(request)}`;
     case 'failed':
       // Not run: the write was provably never sent; "Failed" would say it was tried.
       return `${request.notRun ? ':no_entry_sign: *Not run*' : ':x: *Failed*'}${by}${when}\n> ${clipMrkdwn(mrkdwn(request.notRun ? errorLine(request).replace(/^not run[,:] /, '') : errorLine(request)), 500)}`;
@@ -305,7 +310,7 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
       ? request.notRun
         ? `:no_entry_sign: ${mrkdwn(humanize(request.tool))} not run: ${mrkdwn(errorLine(request).replace(/^not run[,:] /, ''))}`
         : `:x: ${mrkdwn(humanize(request.tool))} failed: ${mrkdwn(errorLine(request))}`
-      : `:white_check_mark: ${mrkdwn(humanize(request.tool))} done.`;
+      : `:white_check_mark: ${mrkdwn(humanize(request.tool))} done.${succeededWarning(request)}`;
   return {
     text: clipMrkdwn(heading, 3000),
     blocks: [

@@ -69,6 +69,8 @@ const EVENT_ICON: Record<TimerEvent['kind'], string> = {
   reverted: ':leftwards_arrow_with_hook:',
   revert_failed: ':warning:',
   revert_stopped: ':no_entry:',
+  refused: ':rotating_light:',
+  unsettled: ':grey_question:',
 };
 
 /** A timer event (kept, reverted, revert failed) for the change's thread and AUDIT_CHANNEL. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -10,6 +9,7 @@ import {
   type DeadlineKind,
   type DeadlineStore,
   matchesDeadline,
+  newDeadlineId,
   soonestFirst,
 } from '../deadlines.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
@@ -32,10 +32,7 @@ const deadlineSchema = z.object({
 });
 const fileSchema = z.object({ deadlines: z.array(deadlineSchema) });
 
-/** A fresh deadline id: 'dl_' + 20 hex digits. */
-export function newDeadlineId(): string {
-  return `dl_${randomBytes(10).toString('hex')}`;
-}
+export { newDeadlineId } from '../deadlines.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -55,6 +52,18 @@ export function compacted(all: readonly Deadline[], at: number, keepMs: number):
   return all.filter(
     (d) => !(COMPACTED.has(d.state) && d.finishedAt !== undefined && Date.parse(d.finishedAt) < at - keepMs),
   );
+}
+
+/** Every deadline in a deadlines.json (none when the file does not exist); throws on a malformed file. */
+export function readDeadlineFile(path: string): Deadline[] {
+  let text: string;
+  try {
+    text = nodeFs.readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return fileSchema.parse(JSON.parse(text)).deadlines as Deadline[];
 }
 
 /**
@@ -82,12 +91,13 @@ export class FileDeadlineStore implements DeadlineStore {
     changeId: string;
     dueAt: number;
     at: number;
+    id?: string;
   }): Promise<Deadline> {
     return this.change((all) => {
       const existing = all.find((d) => d.changeId === input.changeId && d.kind === input.kind);
       if (existing) return { result: existing };
       const deadline: Deadline = {
-        id: newDeadlineId(),
+        id: input.id ?? newDeadlineId(),
         kind: input.kind,
         changeId: input.changeId,
         dueAt: iso(input.dueAt),
@@ -195,14 +205,7 @@ export class FileDeadlineStore implements DeadlineStore {
   }
 
   private read(): Deadline[] {
-    let text: string;
-    try {
-      text = nodeFs.readFileSync(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
-    return fileSchema.parse(JSON.parse(text)).deadlines as Deadline[];
+    return readDeadlineFile(this.path);
   }
 
   private write(deadlines: Deadline[]): void {

@@ -311,6 +311,10 @@ export class FileChangeStore implements ChangeStore {
       return false;
     if (guard.approvalsBelow !== undefined && approvedBy.length >= guard.approvalsBelow) return false;
     if (guard.approvalsAtLeast !== undefined && approvedBy.length < guard.approvalsAtLeast) return false;
+    if (guard.noDeadline && (request.deadlines ?? []).length > 0) return false;
+    const wanted = guard.deadline;
+    if (wanted && !request.deadlines?.some((d) => d.id === wanted.id && wanted.states.includes(d.state)))
+      return false;
     return true;
   }
 

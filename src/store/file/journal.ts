@@ -1,6 +1,7 @@
 import * as nodeFs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreUnavailableError } from '../../errors.js';
+import { deadlineDiscrepancies, discrepancyText, journaledDeadlines } from '../deadline-audit.js';
 import {
   type Anchor,
   ChainChecker,
@@ -14,6 +15,7 @@ import {
   type VerifyResult,
   verifiedSummary,
 } from '../journal-format.js';
+import { DEADLINES_FILE, readDeadlineFile } from './deadline-file.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
 
 export type { JournalEntry, JournalEvent, VerifyResult } from '../journal-format.js';
@@ -235,19 +237,44 @@ export function journalReport(
   }
   const anchored = (options.anchors ?? []).length > 0;
   if (!nodeFs.existsSync(path) && !anchored) {
+    const deadlines = deadlineReport(dataDir, []);
+    if (deadlines) return deadlines;
     return { exitCode: 0, line: `journal OK: 0 events (no journal at ${path} yet)` };
   }
-  const result = verifyJournal(path, { ...options, requireSigned: true });
-  if (result.ok) {
-    const torn = result.torn
-      ? `; line ${result.torn.line} is torn (${result.torn.reason}), and the bot moves it aside at its next start`
+  const checked = check(readText(path), true, { ...options, requireSigned: true });
+  if (checked.ok) {
+    const deadlines = deadlineReport(dataDir, checked.events);
+    if (deadlines) return deadlines;
+    const torn = checked.torn
+      ? `; line ${checked.torn.line} is torn (${checked.torn.reason}), and the bot moves it aside at its next start`
       : '';
     return {
       exitCode: 0,
-      line: `journal OK: ${verifiedSummary(result, options)}${torn} (${path}, anchor ${result.events}:${result.head})`,
+      line: `journal OK: ${verifiedSummary(checked.result, options)}${torn} (${path}, anchor ${checked.result.events}:${checked.result.head})`,
     };
   }
-  return { exitCode: 1, line: `journal TAMPERED at line ${result.line}: ${result.reason} (${path})` };
+  return { exitCode: 1, line: `journal TAMPERED at line ${checked.line}: ${checked.reason} (${path})` };
+}
+
+/**
+ * DATA_DIR/deadlines.json against the verified journal: a revert deadline is part of its change's
+ * signed record, so one added, removed or edited outside the bot is tampering; undefined when they agree.
+ */
+function deadlineReport(
+  dataDir: string,
+  events: readonly JournalEvent[],
+): { exitCode: 1; line: string } | undefined {
+  const path = join(dataDir, DEADLINES_FILE);
+  let stored: ReturnType<typeof readDeadlineFile>;
+  try {
+    stored = readDeadlineFile(path);
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    return { exitCode: 1, line: `deadlines TAMPERED: ${path} is not a deadline file the bot wrote (${why})` };
+  }
+  const found = deadlineDiscrepancies(journaledDeadlines(events), stored);
+  if (found.length === 0) return undefined;
+  return { exitCode: 1, line: `deadlines TAMPERED: ${discrepancyText(found)} (${path})` };
 }
 
 // One writer per file: two appenders in one process would fork the chain.

@@ -46,12 +46,13 @@ export class PostgresDeadlineStore implements DeadlineStore {
     changeId: string;
     dueAt: number;
     at: number;
+    id?: string;
   }): Promise<Deadline> {
     await this.pool.query(
       `INSERT INTO netops_deadlines (id, kind, change_id, due_at, created_at, state)
        VALUES ($1, $2, $3, ${ts('$4')}, ${ts('$5')}, 'scheduled')
        ON CONFLICT (change_id, kind) DO NOTHING`,
-      [newDeadlineId(), input.kind, input.changeId, input.dueAt, input.at],
+      [input.id ?? newDeadlineId(), input.kind, input.changeId, input.dueAt, input.at],
     );
     const found = await this.pool.query<DeadlineRow>(
       'SELECT * FROM netops_deadlines WHERE change_id = $1 AND kind = $2',

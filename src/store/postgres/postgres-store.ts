@@ -4,6 +4,7 @@ import type { DatabaseConfig } from '../../config.js';
 import type { KeyValueStore } from '../../lib/json-file-store.js';
 import { type Logger, scrubSecrets } from '../../log.js';
 import { applyEvent, stateAfter } from '../apply-event.js';
+import { DeadlineLedgerReader, deadlineDiscrepancies } from '../deadline-audit.js';
 import { interruptedEntry, newReplicaId } from '../file/file-store.js';
 import {
   type Anchor,
@@ -191,6 +192,10 @@ export class PostgresChangeStore implements ChangeStore {
                  OR NOT (COALESCE(data->'approvedBy', '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('userId', $12::text))))
             AND ($13::int IS NULL OR jsonb_array_length(COALESCE(data->'approvedBy', '[]'::jsonb)) < $13::int)
             AND ($14::int IS NULL OR jsonb_array_length(COALESCE(data->'approvedBy', '[]'::jsonb)) >= $14::int)
+            AND (NOT $15::boolean OR jsonb_array_length(COALESCE(data->'deadlines', '[]'::jsonb)) = 0)
+            AND ($16::text IS NULL OR EXISTS (
+                 SELECT 1 FROM jsonb_array_elements(COALESCE(data->'deadlines', '[]'::jsonb)) d
+                  WHERE d->>'id' = $16::text AND d->>'state' = ANY($17::text[])))
         RETURNING id, data`,
         [
           id,
@@ -207,6 +212,9 @@ export class PostgresChangeStore implements ChangeStore {
           guard.notApprovedBy ?? null,
           guard.approvalsBelow ?? null,
           guard.approvalsAtLeast ?? null,
+          guard.noDeadline === true,
+          guard.deadline?.id ?? null,
+          guard.deadline ? [...guard.deadline.states] : [],
         ],
       );
       const row = claimed.rows[0];
@@ -437,6 +445,36 @@ export async function verifyDatabaseJournal(
       };
     }
     return result;
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.release();
+  }
+}
+
+/**
+ * netops_deadlines against the journal (see deadlineDiscrepancies), read from one snapshot. Run
+ * after the chain verified: the events read here are the signed ones.
+ */
+export async function databaseDeadlineDiscrepancies(pool: pg.Pool): Promise<string[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const reader = new DeadlineLedgerReader();
+    let after = 0;
+    for (;;) {
+      const batch = await client.query<{ seq: string; line: string }>(
+        `SELECT seq, line FROM netops_journal WHERE seq > $1 AND type IN ('succeeded', 'deadline')
+          ORDER BY seq LIMIT $2`,
+        [after, VERIFY_BATCH],
+      );
+      for (const row of batch.rows) {
+        reader.add(parseEvent(row.line));
+        after = Number(row.seq);
+      }
+      if (batch.rows.length < VERIFY_BATCH) break;
+    }
+    const stored = await new PostgresDeadlineStore(client).list();
+    return deadlineDiscrepancies(reader.deadlines, stored);
   } finally {
     await client.query('ROLLBACK').catch(() => undefined);
     client.release();

@@ -1,8 +1,9 @@
 import type { DatabaseConfig } from '../../config.js';
 import { scrubSecrets, silentLogger } from '../../log.js';
+import { discrepancyText } from '../deadline-audit.js';
 import { type Anchor, verifiedSummary } from '../journal-format.js';
 import { createPool } from './pool.js';
-import { verifyDatabaseJournal } from './postgres-store.js';
+import { databaseDeadlineDiscrepancies, verifyDatabaseJournal } from './postgres-store.js';
 
 /** An audit:verify answer: one line to print and the exit code (0 verified, 1 tampered, 2 not checked). */
 export interface Report {
@@ -35,6 +36,9 @@ export async function databaseJournalReport(
     }
     const result = await verifyDatabaseJournal(pool, { ...options, requireSigned: true });
     if (result.ok) {
+      const found = await databaseDeadlineDiscrepancies(pool);
+      if (found.length > 0)
+        return { exitCode: 1, line: `deadlines TAMPERED: ${discrepancyText(found)} (${where})` };
       return {
         exitCode: 0,
         line: `journal OK: ${verifiedSummary(result, options)} (${where}, anchor ${result.events}:${result.head})`,

@@ -1,0 +1,152 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
+import { type BotProcess, runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { buttonsOf } from '../helpers/slack-buttons.js';
+import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+
+// The built bot (env only) with JOURNAL_KEY: a temporary change's revert deadline is part of its
+// signed journal. Killed (SIGKILL) right after the change succeeded, before the deadline reached
+// deadlines.json, the restarted bot restores it from the journal and reverts once; a deadline put
+// in deadlines.json without the key fails audit:verify and the bot reverts nothing for it.
+
+afterAll(stopAllBots);
+
+const SECRET = 'deadline-journal-secret';
+const KEY = 'deadline-journal-key-0123456789abcdef';
+const textOf = (call: SlackCall | undefined) => JSON.stringify(call?.args ?? {});
+const putsTo = (sim: Simulator, id: string | undefined) =>
+  sim.requests.filter((r) => r.method === 'PUT' && r.route.endsWith(`rest/networkconf/${id}`)).length;
+const network = (sim: Simulator, name: string) =>
+  structuredClone(sim.state.site('default')?.networks.find((n) => n.name === name));
+
+interface FileDeadline {
+  id: string;
+  changeId: string;
+  kind: string;
+  state: string;
+  dueAt: string;
+  createdAt: string;
+}
+
+describe('revert deadlines in the signed journal, the built bot on files', () => {
+  let slack: FakeSlack;
+  let sim: Simulator;
+  let bot: BotProcess;
+  let events = '';
+  const dataDir = mkdtempSync(join(tmpdir(), 'netops-deadline-journal-'));
+  const deadlinesPath = join(dataDir, DEADLINES_FILE);
+  const deadlines = (): FileDeadline[] =>
+    existsSync(deadlinesPath)
+      ? (JSON.parse(readFileSync(deadlinesPath, 'utf8')) as { deadlines: FileDeadline[] }).deadlines
+      : [];
+  const journal = () => readFileSync(join(dataDir, 'approvals.jsonl'), 'utf8');
+  const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
+  const audit = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT');
+  const verify = () => runAuditVerify({ DATA_DIR: dataDir, JOURNAL_KEY: KEY });
+
+  async function start() {
+    bot = spawnBot({
+      SLACK_BOT_TOKEN: 'xoxb-deadline-journal',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: '0',
+      GATEWAY_URL: sim.url,
+      GATEWAY_API_KEY: sim.apiKey,
+      AUDIT_CHANNEL: 'CAUDIT',
+      DATA_DIR: dataDir,
+      JOURNAL_KEY: KEY,
+      CHANGE_TIMER_TICK_SECONDS: '1',
+    });
+    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'), 20_000);
+    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+  }
+
+  /** Proposes as U1 and approves as U2; resolves once the journal records the change's success. */
+  async function run(text: string): Promise<string> {
+    const previews = () =>
+      slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
+    const before = previews().length;
+    await post(commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: slack.responseUrl() }));
+    await slack.waitFor(() => previews().length > before, 20_000);
+    const id = buttonsOf(previews().at(-1)).find((b) => b.action_id === 'approve')?.value ?? '';
+    await post(
+      buttonBody({ actionId: 'approve', value: id, userId: 'U2', response_url: slack.responseUrl() }),
+    );
+    await slack.waitFor(
+      () => journal().includes(`"type":"succeeded","id":"${id}"`) && journal().includes('"deadline":{'),
+      20_000,
+    );
+    return id;
+  }
+
+  beforeAll(async () => {
+    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
+    await start();
+  }, 30_000);
+  afterAll(async () => {
+    await bot?.stop('SIGKILL');
+    await Promise.all([slack?.close(), sim?.close()]);
+  });
+
+  it('killed right after a for= change succeeded, before its deadline was stored, the restarted bot restores it and reverts once', async () => {
+    const guestStart = network(sim, 'Guest');
+    const id = await run('update_network network_id=Guest vlan_id=36 for=5s');
+    await bot.stop('SIGKILL');
+    // What a kill between the journaled success and the deadline store's write leaves.
+    writeFileSync(deadlinesPath, JSON.stringify({ deadlines: deadlines().filter((d) => d.changeId !== id) }));
+    const missing = await verify();
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('missing from the deadline store');
+
+    await start();
+    await slack.waitFor(
+      () => audit().some((c) => textOf(c).includes(`(${id}) reverted automatically`)),
+      30_000,
+    );
+    await slack.waitFor(() => deadlines().find((d) => d.changeId === id)?.state === 'fired', 10_000);
+
+    expect(network(sim, 'Guest')).toEqual(guestStart);
+    expect(putsTo(sim, guestStart?._id)).toBe(2);
+    expect(audit().filter((c) => textOf(c).includes(`(${id}) reverted automatically`))).toHaveLength(1);
+    expect((await verify()).code).toBe(0);
+  }, 90_000);
+
+  it('a deadline added to deadlines.json without the key fails audit:verify, and the bot reverts nothing for it', async () => {
+    const iotStart = network(sim, 'IoT');
+    const id = await run('update_network network_id=IoT vlan_id=37 for=1h');
+    await slack.waitFor(() => deadlines().some((d) => d.changeId === id), 10_000);
+    await bot.stop('SIGKILL');
+    // The attacker replaces the real deadline with one due now (its id unknown to the journal).
+    const now = new Date().toISOString();
+    const forged = {
+      id: 'dl_0000000000000000f0f0',
+      changeId: id,
+      kind: 'temporary',
+      state: 'scheduled',
+      dueAt: now,
+      createdAt: now,
+    };
+    writeFileSync(
+      deadlinesPath,
+      JSON.stringify({ deadlines: [...deadlines().filter((d) => d.changeId !== id), forged] }),
+    );
+    const tampered = await verify();
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toContain(forged.id);
+
+    await start();
+    await slack.waitFor(
+      () => audit().some((c) => textOf(c).includes(`refused to act on its automatic revert ${forged.id}`)),
+      20_000,
+    );
+
+    expect(network(sim, 'IoT')).toEqual({ ...iotStart, vlan: 37 });
+    expect(putsTo(sim, iotStart?._id)).toBe(1);
+    expect(deadlines().find((d) => d.id === forged.id)?.state).toBe('failed');
+  }, 90_000);
+});
