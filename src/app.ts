@@ -260,6 +260,7 @@ function buildTimers(
     gate: approvals,
     // Revert deadlines are part of their change's journal: the store is checked against it.
     ledger: store.changes(),
+    keepers: store.timerKeepers(),
     // Slack is built after the timers: events go through it once it exists.
     notifier: { report: async (event) => slack()?.timerNotifier.report(event) },
     // A fresh read (never the cache, nor the status kept for App Home): can the bot still reach it?
@@ -347,7 +348,8 @@ function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, con
     ttlSeconds: config.approvals.ttlSeconds,
     logger,
     ...(deps.now ? { now: deps.now } : {}),
-    // Issue 22: changes approved outside their window wait on a `window` deadline.
+    // Changes approved outside their window wait on a `window` deadline.
     deadlines: store.deadlines(),
+    timerKeeper: () => store.timerKeepers().find(),
   });
 }

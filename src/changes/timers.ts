@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { ConflictError, NotAuthorizedError, ResourceNotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { isJournaledKind } from '../store/deadline-audit.js';
@@ -10,7 +11,7 @@ import {
   type JournaledDeadlineState,
   SYSTEM_ACTOR,
 } from '../store/records.js';
-import type { ChangeStore } from '../store/types.js';
+import type { ChangeStore, TimerKeepers } from '../store/types.js';
 import { timedRevert } from './revert-deadline.js';
 
 /** Why the bot reverts a change by itself (issue 21, items 5 and 6). */
@@ -84,6 +85,8 @@ export interface ChangeTimersOptions {
   logger: Logger;
   /** approvals.onChange: the timers schedule a deadline when a timed change succeeds. */
   onChange?: (listener: (request: ChangeRequest) => void) => () => void;
+  /** Where the process that fires deadlines says so (a console asks before a timed change). */
+  keepers?: TimerKeepers;
   /** Decides Keep and Revert now; without it nobody may do either. */
   gate?: KeepGate;
   notifier?: TimerNotifier;
@@ -198,6 +201,8 @@ export interface PendingRevert {
 export class ChangeTimers {
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
+  // Set while the ticker runs: this process fires deadlines and says so in the store.
+  private firing = false;
   private unsubscribe: (() => void) | undefined;
   private ticking: Promise<void> | undefined;
   // Probes done by this process, per deadline: 'after' the write, 'before' the deadline.
@@ -218,9 +223,24 @@ export class ChangeTimers {
   start(): void {
     if (this.timer) return;
     this.follow();
+    this.firing = true;
     this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 5_000);
     this.timer.unref();
     void this.tick();
+  }
+
+  /** Tells the store this process fires its deadlines, for a while longer than the next tick. */
+  private async announceKeeper(): Promise<void> {
+    const keepers = this.options.keepers;
+    if (!keepers || !this.firing) return;
+    const ttl = Math.max(30_000, 3 * (this.options.tickMs ?? 5_000));
+    await keepers.announce(this.keeperName(), ttl).catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, 'could not tell the store that this bot fires its deadlines');
+    });
+  }
+
+  private keeperName(): string {
+    return `${hostname()} pid ${process.pid} (replica ${this.options.replicaId})`;
   }
 
   /**
@@ -244,6 +264,10 @@ export class ChangeTimers {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.firing) {
+      this.firing = false;
+      await this.options.keepers?.withdraw(this.keeperName()).catch(() => undefined);
+    }
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await Promise.allSettled([...this.scheduling]);
@@ -296,6 +320,7 @@ export class ChangeTimers {
     if (this.ticking) return this.ticking;
     this.ticking = (async () => {
       try {
+        await this.announceKeeper();
         await this.probeDue();
         await this.rebuildIfDue();
         const due = await this.options.deadlines.claimDue(this.now(), this.options.replicaId);

@@ -42,9 +42,16 @@ function setup() {
     getChange: async (id) => (id === ID ? request : undefined),
     replicaId: 'replica_t',
     logger: silentLogger(),
+    // The gate (test/approvals/gate.test.ts) lets only U0ALEX keep this change.
+    gate: {
+      mayKeep: async (_change, actor) =>
+        actor.userId === 'U0ALEX' ? { ok: true } : { ok: false, reason: 'only U0ALEX may keep it' },
+      mayRevertNow: async () => ({ ok: false, reason: 'not here' }),
+    },
     now: () => clock.now,
   });
-  const context = { changeTimers: timers } as unknown as ToolContext;
+  // keep_change runs as an approved change: the runner puts who approved it in the context.
+  const context = { changeTimers: timers, actor: { userId: 'U0ALEX' } } as unknown as ToolContext;
   return { timers, context, clock, request, reverts, deadlines };
 }
 
@@ -54,6 +61,10 @@ describe('keep_change', () => {
     await s.timers.noticeChange(s.request);
 
     const preview = await keepChange.run({ change_id: ID, dry_run: true }, s.context);
+    const sam = { ...s.context, actor: { userId: 'U0SAM' } } as ToolContext;
+    await expect(keepChange.run({ change_id: ID, confirm: true }, sam)).rejects.toThrow(
+      /only U0ALEX may keep it/,
+    );
     const kept = await keepChange.run({ change_id: ID, confirm: true }, s.context);
     s.clock.now = T0 + 600_000;
     await s.timers.tick();
