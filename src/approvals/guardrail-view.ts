@@ -1,6 +1,6 @@
 import { formatDuration } from '../policy/duration.js';
+import type { GateFace, GateVerdict } from '../policy/gate.js';
 import type { ChangeAssessmentRecord } from '../store/records.js';
-import type { GateFace, GateVerdict } from './gate.js';
 import type { ChangeRequest } from './types.js';
 
 /*

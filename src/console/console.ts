@@ -1,6 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import type { GateVerdict } from '../approvals/gate.js';
 import { assessmentLines, deadlineLine, verdictLine } from '../approvals/guardrail-view.js';
 import { HISTORY_HELP, isHistoryCommand } from '../approvals/history.js';
 import type { Actor, ChangeRequest, ErrorSummary } from '../approvals/types.js';
@@ -31,6 +30,7 @@ import {
 } from '../errors.js';
 import { isNoOpPreview, render } from '../format/plain-text.js';
 import type { Logger } from '../log.js';
+import type { GateVerdict } from '../policy/gate.js';
 import type { ChangeAssessmentRecord } from '../store/records.js';
 import type { ChangeReader } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
@@ -778,7 +778,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       writeLine(output, formatResult(plan.preview, json, deps));
       if (!json && !flags.has('--yes')) writeLine(output, plan.lines.join('\n'));
       if (plan.refused) {
-        writeLine(errorOutput, `not run: ${plan.refused}`);
+        writeLine(errorOutput, json ? `not run: ${plan.refused}` : 'not run.');
         return EXIT.failed;
       }
       if (flags.has('--yes')) {
@@ -798,7 +798,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       writeLine(output, formatResult(plan.preview, json, deps, plan.tool));
       if (!json) writeLine(output, plan.lines.join('\n'));
       if (plan.refused) {
-        writeLine(errorOutput, `not run: ${plan.refused}`);
+        writeLine(errorOutput, json ? `not run: ${plan.refused}` : 'not run.');
         return EXIT.failed;
       }
       writeLine(
@@ -828,7 +828,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     }
     if (!json) writeLine(output, plan.lines.join('\n'));
     if (plan.refused) {
-      writeLine(errorOutput, `not run: ${plan.refused}`);
+      writeLine(errorOutput, json ? `not run: ${plan.refused}` : 'not run.');
       return EXIT.failed;
     }
     writeLine(errorOutput, `not run: ${command.tool} changes the network; add --yes to run it`);

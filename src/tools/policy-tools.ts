@@ -4,8 +4,10 @@ import { NotSupportedError } from '../errors.js';
 // which only a POLICY_FILE needs (issue 26: not loaded at start).
 import { formatDuration } from '../policy/duration.js';
 import type { PolicyDecision } from '../policy/evaluate.js';
+import { evaluateChange } from '../policy/evaluate.js';
+import { Gate } from '../policy/gate.js';
 import { DEFAULT_POLICY, type Policy, type PolicyRule } from '../policy/policy.js';
-import type { AffectedSet } from '../policy/types.js';
+import type { AffectedSet, BlastRadius, ChangeRequest as PolicyChange } from '../policy/types.js';
 import { activeFreezes, isOpen, nextOpening } from '../policy/windows.js';
 import { siteId } from './arg-types.js';
 import { defineTool, type ToolContext } from './define-tool.js';
@@ -58,6 +60,10 @@ const showPolicy = defineTool({
     return {
       source: policy.file ?? 'built-in default (POLICY_FILE is not set)',
       every_write_needs: approvalsText(policy),
+      self_confirm:
+        policy.defaults.selfConfirm.length === 0
+          ? 'nowhere: every change needs someone else’s approval in Slack'
+          : `${policy.defaults.selfConfirm.join(', ')}: the requester’s own confirmation there (the console’s y, MCP confirm) counts as one approval`,
       rules: policy.rules.map((r) => ({ name: r.name, line: r.line, when: r.when, effects: effectsOf(r) })),
       windows: [...policy.windows.values()].map((w) => {
         const next = nextOpening(w, now);
@@ -168,8 +174,69 @@ const checkPolicy = defineTool({
       revert_after:
         decision.revertAfterSeconds === undefined ? null : formatDuration(decision.revertAfterSeconds),
       denied: decision.deny ?? null,
+      ...(await atEachFace(
+        policyOf(context),
+        { tool: resolved.tool, args, requester, channel },
+        radius,
+        facts.targetRecord ?? {},
+        guardrails.now(),
+        command,
+      )),
     };
   },
+});
+
+/**
+ * What the same change meets at each face, from the gate: in Slack the approvals it needs; at the
+ * console and over MCP (confirm mode) whether the requester's own confirmation runs it, or why not
+ * and how to get it. Every face's exemption is shown here, none is silent.
+ */
+async function atEachFace(
+  policy: Policy,
+  change: Omit<PolicyChange, 'face'>,
+  radius: BlastRadius,
+  target: Record<string, unknown>,
+  now: number,
+  command: string,
+): Promise<Record<string, string>> {
+  const slack = evaluateChange(policy, { ...change, face: 'slack' }, radius, target, now);
+  const answers: Record<string, string> = {
+    at_slack: slack.deny
+      ? `refused: ${slack.deny.reason}`
+      : `needs ${slack.approvals} approval${slack.approvals === 1 ? '' : 's'} from people other than the requester${slack.approvers ? ` (only ${slack.approvers.join(', ')})` : ''}`,
+  };
+  for (const face of ['console', 'mcp'] as const) {
+    const decision = evaluateChange(policy, { ...change, face }, radius, target, now);
+    const verdict = await CONFIRM_GATE.decide({
+      action: 'confirm',
+      face,
+      actor: { userId: `${face}:requester` },
+      change: { requester: { userId: `${face}:requester` } },
+      decision,
+      command,
+    });
+    const deadline =
+      decision.revertAfterSeconds === undefined
+        ? ''
+        : `; its deadline (revert_after ${formatDuration(decision.revertAfterSeconds)}) needs a running bot on the same store`;
+    answers[face === 'console' ? 'at_console' : 'over_mcp_confirm'] =
+      verdict.verdict === 'refuse'
+        ? `cannot run: ${verdict.reason}${verdict.howTo ? `; ${verdict.howTo}` : ''}`
+        : `the requester's own confirmation is the approval it needs (${decision.selfConfirm.by})${deadline}`;
+  }
+  return answers;
+}
+
+/**
+ * The gate for the console's and MCP's own confirmation, which asks nothing of Slack's user lists
+ * (those are for people approving in Slack, and check_policy names them above).
+ */
+const CONFIRM_GATE = new Gate({
+  allowSelfApproval: false,
+  canRequest: async () => ({ ok: true }),
+  approverStanding: async () => ({ ok: true }),
+  canApproveAs: async () => ({ ok: false, reason: 'not a Slack user' }),
+  isRequester: () => true,
 });
 
 /**

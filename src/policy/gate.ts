@@ -1,8 +1,14 @@
-import { formatDuration } from '../policy/duration.js';
-import type { PolicyDecision } from '../policy/evaluate.js';
-import type { ChangeAssessmentRecord } from '../store/records.js';
-import type { Decision } from './policy.js';
-import type { Actor } from './types.js';
+import { formatDuration } from './duration.js';
+import type { PolicyDecision } from './evaluate.js';
+
+/** Someone who acts: a Slack user, the console's operator, an MCP client, or the bot. */
+export interface Actor {
+  userId: string;
+  name?: string;
+}
+
+/** A yes, or a no with the reason in words the actor can act on. */
+export type Decision = { ok: true } | { ok: false; reason: string };
 
 /*
  * The one decision every path to the controller asks: may this actor do this action on this
@@ -45,7 +51,7 @@ export interface GateSubject {
   /** Approvals recorded so far (a change needing several). */
   approvedBy?: readonly Actor[];
   /** What the policy required when the change was proposed (a stored request). */
-  assessment?: Pick<ChangeAssessmentRecord, 'approvals' | 'approvers'>;
+  assessment?: { approvals: number; approvers?: string[] };
 }
 
 export interface GateQuestion {
@@ -74,7 +80,7 @@ export type GateVerdict =
   /** Refused: why, and (where this face cannot gather what the policy asks) how to get it. */
   | { verdict: 'refuse'; reason: string; howTo?: string; deny?: { rule: string; reason: string } };
 
-/** Who may approve, as the approval variables and the policy file say (ApprovalPolicy). */
+/** Who may approve, as the approval variables say (approvals/ApprovalPolicy implements it). */
 export interface GatePeople {
   readonly allowSelfApproval: boolean;
   canRequest(user: Actor, channel: string | undefined): Promise<Decision>;
@@ -94,6 +100,16 @@ const STAND_IN_VERB: Partial<Record<GateAction, string>> = {
   revert_now: 'revert it now',
   accept_drift: 'accept it',
 };
+
+/** Where an actor acts, in words: "at the console", "over MCP", "in Slack". */
+export const where = (face: GateFace): string =>
+  face === 'mcp'
+    ? 'over MCP'
+    : face === 'slack'
+      ? 'in Slack'
+      : face === 'system'
+        ? 'by the bot'
+        : 'at the console';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -172,7 +188,7 @@ export class Gate {
   private async approve(q: GateQuestion): Promise<GateVerdict> {
     if (q.face !== 'slack') {
       return refuse(
-        `changes are approved by people in Slack; at the ${q.face} only the requester's own confirmation exists`,
+        `changes are approved by people in Slack; ${where(q.face)} only the requester's own confirmation exists`,
         howToGet(q.face, q.command),
       );
     }
@@ -224,14 +240,14 @@ export class Gate {
     if (decision.deny) return denied(decision.deny);
     if (!decision.selfConfirm.counts) {
       return refuse(
-        `the policy does not count your own confirmation at the ${q.face} (${decision.selfConfirm.by}): someone else must approve this change`,
+        `the policy does not count your own confirmation ${where(q.face)} (${decision.selfConfirm.by}): someone else must approve this change`,
         how,
       );
     }
     const n = needed(q);
     if (n > 1) {
       return refuse(
-        `this change needs ${plural(n, 'approval')} (${approvalsWhy(decision)}); your own confirmation at the ${q.face} counts as one`,
+        `this change needs ${plural(n, 'approval')} (${approvalsWhy(decision)}); your own confirmation ${where(q.face)} counts as one`,
         how,
       );
     }
@@ -286,7 +302,7 @@ export class Gate {
       const how = howToGet(q.face);
       if (decision && !decision.selfConfirm.counts)
         return refuse(
-          `the policy does not count your own confirmation at the ${q.face} (${decision.selfConfirm.by})`,
+          `the policy does not count your own confirmation ${where(q.face)} (${decision.selfConfirm.by})`,
           how,
         );
       const [list] = approverLists(q);

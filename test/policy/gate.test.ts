@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ApprovalPolicy } from '../../src/approvals/policy.js';
+import type { Actor } from '../../src/approvals/types.js';
+import { silentLogger } from '../../src/log.js';
 import {
   GATE_ACTION_NAMES,
   GATE_FACES,
@@ -7,10 +10,7 @@ import {
   type GateFace,
   type GateQuestion,
   type GateVerdict,
-} from '../../src/approvals/gate.js';
-import { ApprovalPolicy } from '../../src/approvals/policy.js';
-import type { Actor } from '../../src/approvals/types.js';
-import { silentLogger } from '../../src/log.js';
+} from '../../src/policy/gate.js';
 import { assessImpact, evaluateChange, parsePolicy } from '../../src/policy/index.js';
 
 /*
