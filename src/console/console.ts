@@ -779,7 +779,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       if (!json && !flags.has('--yes')) writeLine(output, plan.lines.join('\n'));
       if (plan.refused) {
         writeLine(errorOutput, json ? `not run: ${plan.refused}` : 'not run.');
-        return EXIT.failed;
+        return EXIT.notRun;
       }
       if (flags.has('--yes')) {
         writeLine(output, setResultText(await plan.run(), json));
@@ -799,7 +799,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       if (!json) writeLine(output, plan.lines.join('\n'));
       if (plan.refused) {
         writeLine(errorOutput, json ? `not run: ${plan.refused}` : 'not run.');
-        return EXIT.failed;
+        return EXIT.notRun;
       }
       writeLine(
         errorOutput,
@@ -829,7 +829,7 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
     if (!json) writeLine(output, plan.lines.join('\n'));
     if (plan.refused) {
       writeLine(errorOutput, json ? `not run: ${plan.refused}` : 'not run.');
-      return EXIT.failed;
+      return EXIT.notRun;
     }
     writeLine(errorOutput, `not run: ${command.tool} changes the network; add --yes to run it`);
     return EXIT.notRun;

@@ -40,10 +40,17 @@ describe.concurrent('the console, as `node dist/main.js` runs it with no Slack v
   });
 
   it('previews a one-shot write without --yes and exits 3, changing nothing', async () => {
-    const run = await runBot(['delete_network', 'network_id=Guest', '--json']);
+    const run = await runBot(['delete_network', 'network_id=Servers', '--json']);
     expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout)).toMatchObject({ dry_run: true, would_delete: { name: 'Guest' } });
+    expect(JSON.parse(run.stdout)).toMatchObject({ dry_run: true, would_delete: { name: 'Servers' } });
     expect(run.stderr).toContain('--yes');
+    // A high-risk delete (Guest is referred to by Wi-Fi and policies) needs a second person: --yes
+    // is not offered, Slack is.
+    const guest = await runBot(['delete_network', 'network_id=Guest', '--json']);
+    expect(guest.code).toBe(3);
+    expect(guest.stderr).toMatch(
+      /cannot run at the console: this change needs 2 approvals .*propose it in Slack/,
+    );
   });
 
   it('exits 1 on list_firewall_rules against the zone-based demo, naming the zone-based firewall and the policy tools', async () => {

@@ -183,7 +183,9 @@ describe.concurrent('one gate, through the built bot', () => {
     const restarts = () =>
       sim.requests.filter((r) => r.method === 'POST' && /devmgr|actions/.test(r.route)).length;
     const check = await runBot(['policy', 'check', 'restart_device', 'device_id=Office Switch'], { env });
-    expect(check.stdout, check.stderr).toMatch(/at_console: cannot run: this change needs 2 approvals \(high risk\)/);
+    expect(check.stdout, check.stderr).toMatch(
+      /at_console: cannot run: this change needs 2 approvals \(high risk\)/,
+    );
     const preview = await runBot(['restart_device', 'device_id=Office Switch'], { env });
     expect(preview.stdout).toMatch(/risk: high \(25 clients affected/);
     expect(preview.stdout).toMatch(/needs 2 approvals from people other than the requester/);

@@ -237,6 +237,32 @@ describe('drift (v2 policies, Network 9.0)', () => {
     expect(JSON.stringify(edited?.args.blocks)).toContain('accepted by <@U3>');
     expect(buttonsOf(edited)).toEqual([]);
   });
+
+  it('Accept is decided like the revert it replaces: only an approver may, the others are told why', async () => {
+    const { bot, watcher, advance } = await start({ APPROVERS: 'U0CAROL' });
+    await watcher.sweepDrift();
+    changeBehindBot(bot.sim.state, 'wifi', 'Guest WiFi', { enabled: false });
+    advance(300_000);
+    const [drift] = await watcher.sweepDrift();
+    const click = (userId: string) =>
+      bot.post(
+        buttonBody({
+          actionId: 'accept_drift',
+          value: String(drift?.id),
+          userId,
+          channel: 'C8DRIFT',
+          response_url: bot.slack.responseUrl(),
+        }),
+      );
+    await click('U0BOB');
+    await bot.slack.waitFor(() =>
+      bot.slack.responses.some((r) => JSON.stringify(r.body).includes('only members of APPROVERS')),
+    );
+    expect(edits(bot, 'C8DRIFT')).toHaveLength(0);
+    await click('U0CAROL');
+    await bot.slack.waitFor(() => edits(bot, 'C8DRIFT').length === 1);
+    expect(JSON.stringify(edits(bot, 'C8DRIFT')[0]?.args.blocks)).toContain('accepted by <@U0CAROL>');
+  });
 });
 
 describe('alerts Slack refused', () => {
