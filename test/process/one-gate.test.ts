@@ -174,6 +174,47 @@ describe.concurrent('one gate, through the built bot', () => {
     expect(timed.stdout).toMatch(/deadline: temporary: reverts by itself 1h after it runs/);
   });
 
+  it.sequential('Slack, the console, a revert and a plan show the same risk and who must approve', async () => {
+    const side = slackSide(slack, bot.post);
+    const id = await side.propose('update_network network_id=Servers name=Srv');
+    const shown = textOf(
+      slack.callsOf('chat.postMessage').find((c) => buttonsOf(c).some((b) => b.value === id)),
+    );
+    expect(shown).toContain('0 of 1 approval');
+    expect(shown).toContain('may still approve: <@U0CAROL>');
+    expect(shown).toMatch(/medium/);
+    const console = await runBot(['update_network', 'network_id=Servers', 'name=Srv'], { env: bot.env });
+    expect(console.stdout).toMatch(/risk: medium \(/);
+    expect(console.stdout).toContain('needs 1 approval from people other than the requester (only U0CAROL)');
+    expect(console.stdout).toMatch(/cannot run at the console: only U0CAROL may approve this change/);
+
+    const made = await runBot(
+      ['create_network', 'name=Plan', 'vlan_id=78', 'subnet=10.78.0.0/24', '--yes', '--json'],
+      {
+        env: bot.env,
+      },
+    );
+    const changeId = (JSON.parse(made.stdout) as { change_id: string }).change_id;
+    const revert = await runBot(['revert', changeId], { env: bot.env });
+    expect(revert.code).toBe(3);
+    expect(revert.stdout).toMatch(/risk: (low|medium) \(/);
+    expect(revert.stdout).toContain('needs 1 approval from people other than the requester');
+    expect(revert.stdout).toContain(
+      'at the console: your own confirmation is the approval this change needs',
+    );
+
+    const planFile = join(mkdtempSync(join(tmpdir(), 'netops-one-gate-plan-')), 'plan.txt');
+    writeFileSync(
+      planFile,
+      'update_network network_id=Servers name=Srv2\ncreate_network name=Plan2 vlan_id=79 subnet=10.79.0.0/24\n',
+    );
+    const plan = await runBot(['plan', planFile], { env: bot.env });
+    expect(plan.code).toBe(3);
+    expect(plan.stdout).toMatch(/risk: medium \(step 1: /);
+    expect(plan.stdout).toContain('(only U0CAROL)');
+    expect(plan.stdout).toMatch(/cannot run at the console: only U0CAROL may approve this change/);
+  });
+
   it.sequential('with no policy file, one y at the console cannot restart a switch 25 clients hang off', async () => {
     const env = {
       GATEWAY_URL: sim.url,

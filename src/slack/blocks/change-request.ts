@@ -171,13 +171,14 @@ function riskSection(request: ChangeRequest): types.SectionBlock | undefined {
 }
 
 /**
- * Issue 22: "1 of 2 approvals", who approved, who may still approve; shown while a request needs
- * more than one approval (or a list of approvers), and kept on the message after it is decided.
+ * "0 of 1 approvals", who approved, who may still approve: on every assessed request, as the
+ * console's and MCP's previews say it, and kept on the message after it is decided.
  */
 function approvalsSection(request: ChangeRequest): types.SectionBlock | undefined {
   const a = request.assessment;
   const given = request.approvedBy ?? [];
-  if (!a || (a.approvals <= 1 && !a.approvers && given.length === 0)) return undefined;
+  // Shown for every assessed request: who must approve is part of what an approver reads.
+  if (!a) return undefined;
   const decided = request.state !== 'pending' && request.approver ? [request.approver] : [];
   const all = [...given, ...decided.filter((d) => !given.some((g) => g.userId === d.userId))];
   const count = `*${Math.min(all.length, a.approvals)} of ${a.approvals} approval${a.approvals === 1 ? '' : 's'}*`;
