@@ -525,6 +525,7 @@ export class Watcher {
       return { kind: 'unavailable', drift, reason };
     }
     const request = await this.#o.approvals.propose({
+      action: 'revert_drift',
       tool: call.tool,
       args: call.args,
       requester: actor,
