@@ -82,6 +82,8 @@ describe('the watcher in the built program', () => {
         DRIFT_CHANNEL: 'C8DRIFT',
         DRIFT_INTERVAL_SECONDS: '1',
         ALLOW_SELF_APPROVAL: 'true',
+        // Accept on drift is decided by the gate like any approval: only these may.
+        APPROVERS: 'U0003,U0005',
       },
       true,
     );
@@ -168,13 +170,20 @@ describe('the watcher in the built program', () => {
     // Accept: recorded with who, and the message loses its buttons.
     const plex = driftAbout('Allow Plex from WAN')[0];
     const acceptId = buttonsOf(plex).find((b) => b.action_id === 'accept_drift')?.value ?? '';
-    expect(await click('accept_drift', acceptId, 'U3')).toBe(200);
+    // Someone who may not approve is told why, privately, and the drift stays open.
+    expect(await click('accept_drift', acceptId, 'U0BOB')).toBe(200);
+    await slack.waitFor(
+      () => slack.responses.some((r) => JSON.stringify(r.body).includes('only members of APPROVERS')),
+      10_000,
+    );
+    expect(slack.callsOf('chat.update').filter((c) => c.args.ts === plex?.answer?.ts)).toEqual([]);
+    expect(await click('accept_drift', acceptId, 'U0003')).toBe(200);
     const plexEdits = () =>
       slack
         .callsOf('chat.update')
         .filter((c) => c.args.channel === 'C8DRIFT' && c.args.ts === plex?.answer?.ts);
     await slack.waitFor(
-      () => plexEdits().some((c) => JSON.stringify(c.args.blocks).includes('accepted by <@U3>')),
+      () => plexEdits().some((c) => JSON.stringify(c.args.blocks).includes('accepted by <@U0003>')),
       10_000,
     );
     expect(buttonsOf(plexEdits().at(-1))).toEqual([]);
@@ -183,12 +192,12 @@ describe('the watcher in the built program', () => {
     const kids = driftAbout("Kids' bedtime")[0];
     const revertId = buttonsOf(kids).find((b) => b.action_id === 'revert_drift')?.value ?? '';
     expect(buttonsOf(kids).find((b) => b.action_id === 'accept_drift')?.value).toBe(revertId);
-    expect(await click('revert_drift', revertId, 'U5')).toBe(200);
+    expect(await click('revert_drift', revertId, 'U0005')).toBe(200);
     const previews = () => drifts().flatMap((c) => buttonsOf(c).filter((e) => e.action_id === 'approve'));
     await slack.waitFor(() => previews().length === 1, 20_000);
     // The preview is recorded before the click is taken.
     await new Promise((r) => setTimeout(r, 500));
-    expect(await one.click('approve', previews()[0]?.value ?? '', 'U5', slack.responseUrl())).toBe(200);
+    expect(await one.click('approve', previews()[0]?.value ?? '', 'U0005', slack.responseUrl())).toBe(200);
     // The write replaces the record: it is looked up again.
     const now = () => sim.state.site('default')?.firewallPolicies.find((p) => p._id === original?._id);
     await slack.waitFor(() => isDeepStrictEqual(now(), original), 20_000);
@@ -211,7 +220,7 @@ describe('the watcher in the built program', () => {
     expect(digest.code, digest.stderr).toBe(0);
     const text = digest.stdout;
     expect(text).toMatch(/^site: default$/m);
-    expect(text).toMatch(/^changes:\n(.*\n)*.*update_firewall_policy +u5 +u5 +succeeded/im);
+    expect(text).toMatch(/^changes:\n(.*\n)*.*update_firewall_policy +u0005 +u0005 +succeeded/im);
     expect(text).toMatch(/^drift:\n/m);
     expect(text).toMatch(/Kids' bedtime .*policies .*changed .*no$/m);
     expect(text).toMatch(/Allow Plex from WAN .*policies .*changed .*yes$/m);
