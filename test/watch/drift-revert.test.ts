@@ -55,6 +55,17 @@ describe('the classic network revert', () => {
     }
     expect(settableArguments().filter((arg) => !reached.has(arg))).toEqual([]);
   });
+
+  it('maps what set_wifi_broadcast_enabled sets back from the classic and the official Wi-Fi record', () => {
+    const tool = createRegistry('default').require('set_wifi_broadcast_enabled');
+    const settable = Object.keys(tool.args.shape).filter(
+      (arg) => !['site_id', 'wifi_id', 'confirm', 'dry_run'].includes(arg),
+    );
+    for (const read of [KIND_SPECS.wifi, KIND_SPECS.wifi.official]) {
+      const args = Object.values(read?.revert?.fields ?? {}).flatMap((m) => ('arg' in m ? [m.arg] : []));
+      expect(settable.filter((arg) => !args.includes(arg))).toEqual([]);
+    }
+  });
 });
 
 describe('drift of each settable network field on a 9.0 console', () => {
@@ -106,8 +117,9 @@ describe('drift of each settable network field on a 9.0 console', () => {
       );
       const restored = sim.state.site('default')?.networks.find((n) => n._id === original?._id);
       // A DNS slot cleared by update_network is kept as an empty string, as the controller does.
-      const cleared = Object.fromEntries(Object.entries(restored ?? {}).filter(([, v]) => v !== ''));
-      expect(cleared).toEqual(original);
+      const filled = (record: object | undefined) =>
+        Object.fromEntries(Object.entries(record ?? {}).filter(([, v]) => v !== ''));
+      expect(filled(restored)).toEqual(filled(original));
     });
   }
 });
