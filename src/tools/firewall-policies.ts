@@ -219,7 +219,8 @@ async function loadOfficial(gateway: Gateway, site: string, fresh: boolean): Pro
   const [stored, zones, networks] = await Promise.all([
     gateway.integrationList(site, OFFICIAL_POLICIES, officialPolicyRecordSchema, { fresh }),
     gateway.integrationList(site, OFFICIAL_ZONES, zoneRecordSchema, { fresh }),
-    NetworkDirectory.load(gateway, site, { fresh, withIntegration: true, official: true }),
+    // Policies name networks only: the official overview has their names.
+    NetworkDirectory.load(gateway, site, { fresh, withIntegration: true, official: true, overview: true }),
   ]);
   const uuids = [...new Set([...networkUuidsIn(stored.items), ...zones.items.flatMap((z) => z.networkIds)])];
   const classic = new Map((await networks.describeAll(uuids)).map((n) => [n.uuid, n.id]));

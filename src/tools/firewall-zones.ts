@@ -65,11 +65,18 @@ async function loadZones(
   // start that is one round trip to the controller instead of two. Its failure is seen below,
   // through the reads that need it; on a legacy site it is not needed at all.
   context.gateway.resolveSiteUuid(site).catch(() => undefined);
+  // The networks (with their details, which come after the list) are read alongside the check too.
+  const directory = NetworkDirectory.load(context.gateway, site, {
+    fresh,
+    withIntegration: true,
+    official: true,
+  });
+  directory.catch(() => undefined);
   // A legacy site has no zones; the Integration API would refuse with a bare code.
   await requireZoneBasedFirewall(context.gateway, site);
   const [zones, networks] = await Promise.all([
     context.gateway.integrationList(site, ZONES, zoneRecordSchema, { fresh }),
-    NetworkDirectory.load(context.gateway, site, { fresh, withIntegration: true, official: true }),
+    directory,
   ]);
   return { gateway: context.gateway, site, zones: zones.items, networks, store: context.store };
 }

@@ -44,18 +44,19 @@ export class NetworkDirectory {
   /**
    * Reads the site's networks; `fresh` for lookups a write decision depends on. `withIntegration`
    * asks for the Integration `/networks` list alongside (zone and ACL views, which describe
-   * UUIDs): a network without an `external_id` then costs no round trip of its own.
+   * UUIDs): a network without an `external_id` then costs no round trip of its own. `overview`
+   * for views that name networks only: on the official API their details are not read.
    */
   static async load(
     gateway: Gateway,
     site: string,
-    options: { fresh?: boolean; withIntegration?: boolean; official?: boolean } = {},
+    options: { fresh?: boolean; withIntegration?: boolean; official?: boolean; overview?: boolean } = {},
   ) {
     const fresh = options.fresh === true;
     // Zone and ACL views name networks by what the network tools show: on a console whose official
     // API serves networks, that list alone (ids are UUIDs, the classic `_id` is not needed).
     if (options.official) {
-      const set = await loadNetworks(gateway, site, { fresh });
+      const set = await loadNetworks(gateway, site, { fresh, details: options.overview !== true });
       if (set.official) {
         const directory = new NetworkDirectory(gateway, site, set.records, fresh, set);
         directory.integration = Promise.resolve(

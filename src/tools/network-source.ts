@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ResourceNotFoundError } from '../errors.js';
 import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { mapBounded } from '../lib/map-bounded.js';
 import { findNetwork } from './network-model.js';
 import { parseOfficial } from './official-network-model.js';
 
@@ -55,43 +56,154 @@ export function usesOfficialNetworks(gateway: Gateway): Promise<boolean> {
   return gateway.offers('networks');
 }
 
+/** How many network details are asked at once (a site has a handful; a large one waits its turn). */
+const DETAIL_CONCURRENCY = 8;
+
+/**
+ * Whether an official list item is the document's "Network overview" (id, name, management,
+ * enabled, vlanId, metadata, default, zoneId or deviceId): a gateway- or switch-managed network's
+ * subnet, DHCP and isolation are only in its details. An unmanaged network has none to read.
+ */
+function isOverview(raw: Record<string, unknown>): boolean {
+  if (raw.management === 'UNMANAGED') return false;
+  return !('ipv4Configuration' in raw) && !('isolationEnabled' in raw);
+}
+
+type Details = Promise<Record<string, unknown> | undefined>;
+
+/** `GET networks/{id}` of each id not asked yet, at most DETAIL_CONCURRENCY at a time, into `into`. */
+function readDetails(
+  gateway: Gateway,
+  site: string,
+  ids: readonly string[],
+  fresh: boolean,
+  into: Map<string, Details>,
+): void {
+  const wanted = ids.filter((id) => !into.has(id));
+  if (wanted.length === 0) return;
+  const batch = mapBounded(wanted, DETAIL_CONCURRENCY, (id) =>
+    gateway
+      .integrationGet(site, `networks/${encodeURIComponent(id)}`, storedSchema, { fresh })
+      // A network deleted between the list and its details is shown as the list showed it.
+      .catch((error: unknown) => {
+        if (error instanceof ResourceNotFoundError) return undefined;
+        throw error;
+      }),
+  );
+  wanted.forEach((id, index) => {
+    const one = batch.then((details) => details[index]);
+    // Awaited where the list is put together, or dropped with a list that failed first.
+    one.catch(() => undefined);
+    into.set(id, one);
+  });
+}
+
+// The merged record of an overview and its details, kept while both answers live: parsed records
+// are cached by object (officialRecordOf), so the same answers must give the same object.
+const merged = new WeakMap<object, WeakMap<object, Record<string, unknown>>>();
+
+function mergedOf(overview: Record<string, unknown>, details: Record<string, unknown>) {
+  let byDetails = merged.get(overview);
+  if (!byDetails) {
+    byDetails = new WeakMap();
+    merged.set(overview, byDetails);
+  }
+  let record = byDetails.get(details);
+  if (!record) {
+    record = { ...overview, ...details };
+    byDetails.set(details, record);
+  }
+  return record;
+}
+
+/**
+ * The official list with each overview replaced by the network's details (overview fields first,
+ * so a field only the list carries stays). `early` holds details already asked for.
+ */
+async function withDetails(
+  gateway: Gateway,
+  site: string,
+  items: readonly Record<string, unknown>[],
+  fresh: boolean,
+  early: Map<string, Details>,
+): Promise<Record<string, unknown>[]> {
+  const overviews = items.filter(isOverview).map((raw) => String(raw.id));
+  readDetails(gateway, site, overviews, fresh, early);
+  return Promise.all(
+    items.map(async (raw) => {
+      if (!isOverview(raw)) return raw;
+      const details = await early.get(String(raw.id));
+      return details ? mergedOf(raw, details) : raw;
+    }),
+  );
+}
+
+/**
+ * The official networks as details: the list (`Network overview` on 10.1) and `GET networks/{id}`
+ * for each network the list shows as an overview. For readers outside the network tools (drift).
+ */
+export async function readOfficialNetworkDetails(
+  gateway: Gateway,
+  site: string,
+  options: { fresh?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  const fresh = options.fresh === true;
+  const { items } = await gateway.integrationList(site, 'networks', storedSchema, { fresh });
+  return withDetails(gateway, site, items, fresh, new Map());
+}
+
 /**
  * The site's networks from the official API where the console offers it, else classic networkconf.
- * `fresh` for reads a write decision depends on; `ref`, the id or name the caller will look up.
- * A cold read stays within two round trips: the console's version and the site's Integration id
- * are asked together, and while the version is not known yet the official list is asked alongside
- * (on a console without it, that answer is dropped); a classic `_id` as `ref` has its networkconf
- * read started at once (on an official console it translates the id, on an older one it is the list).
+ * `fresh` for reads a write decision depends on; `ref`, the id or name the caller will look up;
+ * `details: false` for readers of names and ids only (the overview has them). On the official API the list is an overview, so each gateway network's details are read too
+ * (side by side, bounded). A cold read stays within two round trips: while the console's version
+ * is not known yet, it is asked together with the site's Integration id and classic networkconf;
+ * on an official console networkconf's `external_id`s are the UUIDs, so the details are asked in
+ * the same round trip as the official list. A classic `_id` as `ref` has networkconf read at once
+ * too (on an official console it translates the id, on an older one it is the list).
  */
 export async function loadNetworks(
   gateway: Gateway,
   site: string,
-  options: { fresh?: boolean; ref?: string } = {},
+  options: { fresh?: boolean; ref?: string; details?: boolean } = {},
 ): Promise<NetworkSet> {
   const fresh = options.fresh === true;
+  const details = options.details !== false;
   const classicList = () =>
     gateway.classicRead(site, CLASSIC, networkRecordSchema, { fresh }).then((list) => list.items);
   const officialList = () =>
     gateway.integrationList(site, 'networks', storedSchema, { fresh }).then((list) => list.items);
-  const classicEarly = options.ref !== undefined && CLASSIC_ID.test(options.ref) ? classicList() : undefined;
+  const cold = gateway.knownConsole() === undefined;
+  const classicEarly =
+    cold || (options.ref !== undefined && CLASSIC_ID.test(options.ref)) ? classicList() : undefined;
   // Used below or dropped; unused, its failure must not count as unhandled.
   classicEarly?.catch(() => undefined);
-  const speculative = gateway.knownConsole() === undefined ? quietly(officialList) : undefined;
+  const speculative = cold ? quietly(officialList) : undefined;
   const [official] = await Promise.all([
     usesOfficialNetworks(gateway),
     quietly(() => gateway.resolveSiteUuid(site)),
   ]);
   if (official) {
-    const items = (await speculative) ?? (await officialList());
+    const early = new Map<string, Details>();
+    if (cold && details) {
+      const known = (await classicEarly?.catch(() => undefined)) ?? [];
+      const uuids = known
+        .filter((n) => n.purpose !== 'wan' && n.purpose !== 'vlan-only' && n.external_id)
+        .map((n) => String(n.external_id));
+      readDetails(gateway, site, uuids, fresh, early);
+    }
+    const listed = (await speculative) ?? (await officialList());
+    const items = details ? await withDetails(gateway, site, listed, fresh, early) : listed;
     const records: NetworkRecord[] = [];
     const stored = new Map<string, Record<string, unknown>>();
     for (const raw of items) {
       const record = officialRecordOf(raw);
       if (!record) continue;
       records.push(record);
-      stored.set(raw.id, raw);
+      stored.set(String(raw.id), raw);
     }
-    return { official: true, records, stored, ...(classicEarly ? { classic: classicEarly } : {}) };
+    const ref = options.ref !== undefined && CLASSIC_ID.test(options.ref);
+    return { official: true, records, stored, ...(ref && classicEarly ? { classic: classicEarly } : {}) };
   }
   return { official: false, records: await (classicEarly ?? classicList()), stored: new Map() };
 }

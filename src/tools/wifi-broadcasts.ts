@@ -125,14 +125,21 @@ async function classicBroadcasts(gateway: Gateway, site: string): Promise<Broadc
  * NATIVE broadcast joins the default network) and the live clients, asked side by side.
  */
 async function officialBroadcasts(gateway: Gateway, site: string): Promise<Broadcast[]> {
-  const [list, networks, clients] = await Promise.all([
-    gateway.integrationList(site, OFFICIAL, officialWifiSchema),
-    loadNetworks(gateway, site),
-    readLiveClients({ gateway, site }),
-  ]);
-  const details = await Promise.all(
-    list.items.map((b) => gateway.integrationGet(site, `${OFFICIAL}/${b.id}`, officialWifiSchema)),
+  const listed = gateway.integrationList(site, OFFICIAL, officialWifiSchema);
+  // Each broadcast's details are asked as soon as the list is in, not after the other reads.
+  const detailed = listed.then((list) =>
+    Promise.all(
+      list.items.map((b) => gateway.integrationGet(site, `${OFFICIAL}/${b.id}`, officialWifiSchema)),
+    ),
   );
+  detailed.catch(() => undefined);
+  const [list, networks, clients, details] = await Promise.all([
+    listed,
+    // Names and the default network only: the official overview has them.
+    loadNetworks(gateway, site, { details: false }),
+    readLiveClients({ gateway, site }),
+    detailed,
+  ]);
   const networkName = new Map(networks.records.map((n) => [n._id, n.name]));
   const defaultNetwork = networks.records.find((n) => (n as Record<string, unknown>).default === true);
   return list.items.map((item, index) => {

@@ -4,6 +4,7 @@ import { isBotError } from '../errors.js';
 import type { Generation, OfficialOperation } from '../gateway/capabilities.js';
 import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
+import { readOfficialNetworkDetails } from '../tools/network-source.js';
 import { fingerprintSecrets, sameWithSecrets, shownSecrets } from './secret-fingerprints.js';
 import type { Drift, DriftKind, FieldChange } from './types.js';
 
@@ -188,7 +189,9 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
     official: {
       operation: 'networks',
       generation: 'official',
-      read: integration('networks'),
+      shape: 'details',
+      // The list is an overview: subnet, DHCP and isolation are watched in each network's details.
+      read: (g, site) => readOfficialNetworkDetails(g, site, FRESH),
       id: byId,
       name: byName,
       nested: true,

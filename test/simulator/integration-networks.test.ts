@@ -43,6 +43,39 @@ const body = (response: JsonResponse) => response.body as Record<string, unknown
 const classicNetwork = async (name: string) =>
   classicData(await api(sim, 'GET', '/api/s/default/rest/networkconf')).find((n) => n.name === name);
 
+// "Network overview" (10.1.85): what every variant of the list item may carry, and must.
+const OVERVIEW_KEYS = ['management', 'id', 'name', 'enabled', 'vlanId', 'metadata', 'default'];
+const VARIANT_OVERVIEW_KEYS: Record<string, string[]> = {
+  GATEWAY: ['zoneId'],
+  SWITCH: ['deviceId'],
+  UNMANAGED: [],
+};
+
+describe('Integration networks: the list is an overview, the details are per network', () => {
+  it('lists each network as the document’s "Network overview", and GET networks/{id} answers its details', async () => {
+    const list = body(await api(sim, 'GET', `${I}/networks`)).data as Record<string, unknown>[];
+    expect(list.length).toBeGreaterThanOrEqual(5);
+    for (const item of list) {
+      const allowed = [...OVERVIEW_KEYS, ...(VARIANT_OVERVIEW_KEYS[String(item.management)] ?? [])];
+      expect(
+        Object.keys(item).filter((key) => !allowed.includes(key)),
+        String(item.name),
+      ).toEqual([]);
+      expect(Object.keys(item)).toEqual(expect.arrayContaining(OVERVIEW_KEYS));
+    }
+    const iot = body(await api(sim, 'GET', `${I}/networks/${DEMO_NETWORKS.iot.uuid}`));
+    expect(iot).toMatchObject({
+      management: 'GATEWAY',
+      isolationEnabled: false,
+      ipv4Configuration: {
+        hostIpAddress: '10.20.0.1',
+        prefixLength: 24,
+        dhcpConfiguration: { mode: 'SERVER' },
+      },
+    });
+  });
+});
+
 describe('Integration networks: writes over the one store', () => {
   it('creates with POST (201); classic networkconf shows the same network with the same UUID', async () => {
     const created = await api(sim, 'POST', `${I}/networks`, { body: LAB });

@@ -329,6 +329,60 @@ describe('network tools on a 10.1 console (official networks)', () => {
     expect(classicNetworkRequests()).toEqual([]);
   });
 
+  it('reads each network’s details where the official list gives an overview: a new network shows its subnet and DHCP, and an update keeps them', async () => {
+    await bot.run('create_network', { name: 'OP-Lab', vlan_id: 61, subnet: '10.61.0.0/24', confirm: true });
+    const uuid = bot.site().networks.find((n) => n.name === 'OP-Lab')?.external_id;
+
+    const details = (await bot.run('get_network_details', { network_id: 'OP-Lab' })) as Record<
+      string,
+      unknown
+    >;
+    const updated = (await bot.run('update_network', {
+      network_id: 'OP-Lab',
+      name: 'OP-Lab-2',
+      vlan_id: 62,
+      confirm: true,
+    })) as { network: Network };
+
+    expect(details).toMatchObject({
+      id: uuid,
+      ip_subnet: '10.61.0.1/24',
+      dhcpd_enabled: true,
+      dhcpd_start: '10.61.0.6',
+    });
+    expect(bot.sim.requests.map((r) => `${r.method} ${r.route}`)).toContain(
+      `GET /integration/v1/sites/${SITE}/networks/${uuid}`,
+    );
+    expect(updated.network).toMatchObject({
+      name: 'OP-Lab-2',
+      vlan_id: 62,
+      ip_subnet: '10.61.0.1/24',
+      dhcpd_enabled: true,
+    });
+    expect(bot.site().networks.find((n) => n.external_id === uuid)).toMatchObject({
+      name: 'OP-Lab-2',
+      vlan: 62,
+      ip_subnet: '10.61.0.1/24',
+      dhcpd_enabled: true,
+      dhcpd_start: '10.61.0.6',
+      dhcpd_stop: '10.61.0.254',
+    });
+  });
+
+  it('shows a guest network as guest and its DHCP as the details say, though the list has neither', async () => {
+    const guest = (await bot.run('get_subnet_info', { network_id: 'Guest' })) as Record<string, unknown>;
+    const listed = (await bot.run('list_vlans', {})) as Network[];
+    expect(guest).toMatchObject({
+      dhcpd_start: '10.30.0.10',
+      dhcpd_stop: '10.30.0.250',
+      dhcpd_leasetime: 7200,
+    });
+    expect(listed.find((n) => n.name === 'Guest')).toMatchObject({
+      purpose: 'guest',
+      ip_subnet: '10.30.0.1/24',
+    });
+  });
+
   it('previews a create with the official body it would send', async () => {
     const preview = (await bot.run('create_network', {
       name: 'Lab',

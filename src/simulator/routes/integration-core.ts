@@ -8,7 +8,11 @@ import { listPage } from './integration-common.js';
 export const APPLICATION_VERSION = '10.1.68';
 
 // The network view and routes live in integration-networks.ts; re-exported for the zone and ACL routes.
-export { integrationNetwork, integrationNetworks } from './integration-networks.js';
+export {
+  integrationNetwork,
+  integrationNetworkOverview,
+  integrationNetworks,
+} from './integration-networks.js';
 
 const categories = Object.entries(catalogue.categories).map(([id, name]) => ({ id: Number(id), name }));
 const applications = Object.entries(catalogue.applications).map(([id, name]) => ({ id: Number(id), name }));

@@ -12,7 +12,7 @@ import { integrationIdOf } from './integration-live.js';
 import { integrationWifiId } from './integration-wifi.js';
 
 /**
- * Integration `networks` (10.1): list, get, create, full-replacement PUT, delete and references,
+ * Integration `networks` (10.1): list (overviews), get (details), create, full-replacement PUT, delete and references,
  * all over the one classic store (`site.networks`), so a network reads the same whichever API
  * wrote it. The official model has no `purpose`: the simulator shows a guest network as an isolated
  * gateway network and stores an isolated one as `guest` (docs/decisions.md "Issue 25: networks").
@@ -85,6 +85,26 @@ export function integrationNetwork(network: StoredNetwork, site?: SiteState) {
     internetAccessEnabled: network.internet_access_enabled !== false,
     mdnsForwardingEnabled: network.mdns_enabled === true,
     ...(ipv4 ? { ipv4Configuration: ipv4 } : {}),
+  };
+}
+
+/**
+ * A network as the official list shows it (`Network overview`, 10.1.85): identity, VLAN, state and
+ * the zone of a gateway network; its address plan, DHCP and isolation are only in the details.
+ */
+export function integrationNetworkOverview(network: StoredNetwork, site?: SiteState) {
+  const details = integrationNetwork(network, site);
+  const { management, id, name, enabled, vlanId, metadata } = details;
+  const zoneId = 'zoneId' in details ? details.zoneId : undefined;
+  return {
+    management,
+    id,
+    name,
+    enabled,
+    vlanId,
+    metadata,
+    default: details.default,
+    ...(zoneId ? { zoneId } : {}),
   };
 }
 
@@ -236,7 +256,7 @@ export function registerIntegrationNetworks(router: Router<Handler>): void {
       uuidSite((ctx, site) =>
         listPage(
           ctx,
-          integrationNetworks(site).map((n) => integrationNetwork(n, site)),
+          integrationNetworks(site).map((n) => integrationNetworkOverview(n, site)),
         ),
       ),
     )
