@@ -8,7 +8,7 @@ import { isBotError, ValidationError } from '../errors.js';
 import type { ChangeSetRecord, SetStep } from '../store/records.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ChangeAssessment } from '../tools/impact.js';
-import { PlannedState } from '../tools/planned-state.js';
+import { PlannedState } from './planned-state.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { META_ARGS } from './meta-args.js';
 

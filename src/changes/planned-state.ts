@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ResourceNotFoundError } from '../errors.js';
 import type { Gateway, ParsedList, ReadOptions, WriteMethod } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
-import type { ToolContext } from './define-tool.js';
+import type { ToolContext } from '../tools/define-tool.js';
 
 type Json = Record<string, unknown>;
 type Api = 'classic' | 'v2' | 'integration';
