@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   CHANGE_SET_TOOL,
   combineAssessments,
@@ -11,20 +10,18 @@ import {
 } from '../changes/change-set.js';
 import { changeSpec, noSpecReason } from '../changes/change-specs.js';
 import { imageObject, readImage, verify } from '../changes/images.js';
+import { capForJournal } from '../changes/journal-cap.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
+import { type ApproveOutcome, summarize } from '../changes/outcomes.js';
+import { newRequestId } from '../changes/request-id.js';
 import { compareImages, inverseOf, nowRead } from '../changes/revert.js';
 import { timedRevert } from '../changes/revert-deadline.js';
-import {
-  ConflictError,
-  GatewayRejectedError,
-  isBotError,
-  NotAuthorizedError,
-  ResourceNotFoundError,
-  ValidationError,
-} from '../errors.js';
+import { ConflictError, NotAuthorizedError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { isNoOpPreview } from '../format/plain-text.js';
+import { canonicalJson, diffPreviews, previewHash } from '../lib/canonical.js';
+import { redactSecrets } from '../lib/redact.js';
 import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
-import { type Logger, scrubSecrets } from '../log.js';
+import type { Logger } from '../log.js';
 import { formatDuration } from '../policy/duration.js';
 import { deniedText, Gate, type GateAction, type GateFace, type GateVerdict } from '../policy/gate.js';
 import { DEFAULT_POLICY } from '../policy/policy.js';
@@ -53,23 +50,13 @@ import type {
 import type { ToolContext } from '../tools/define-tool.js';
 import { assessChange, type ChangeAssessment } from '../tools/impact.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { canonicalJson, diffPreviews, previewHash } from './canonical.js';
 import { isConsoleActor } from './console-requester.js';
 import { isMcpRequester, personOf } from './mcp-requester.js';
 import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPolicy } from './policy.js';
-import { capForJournal, redactSecrets } from './redact.js';
 import { claimDueReminders } from './reminders.js';
 import { snapshotContext } from './snapshot-context.js';
-import type {
-  Actor,
-  ApproveOutcome,
-  CancelOutcome,
-  ChangeRequest,
-  ChangeState,
-  ErrorSummary,
-  MessageRef,
-} from './types.js';
+import type { Actor, CancelOutcome, ChangeRequest, ChangeState, ErrorSummary, MessageRef } from './types.js';
 
 export { SYSTEM_ACTOR } from '../store/records.js';
 
@@ -132,22 +119,6 @@ const CLAIM_NOTICE_WAIT_MS = 2_000;
 export interface SweepResult {
   expired: ChangeRequest[];
   interrupted: InterruptedRequest[];
-}
-
-const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
-
-/** 'cr_' + 20 base32 characters (100 random bits): unguessable, URL-safe, fits a button value. */
-function newId(): string {
-  // 256 is a multiple of 32, so masking each byte keeps the characters uniform.
-  return `cr_${[...randomBytes(20)].map((byte) => BASE32[byte & 31]).join('')}`;
-}
-
-/** An error as kept on the request: its stable code and its sentence, secrets scrubbed, never a stack. */
-function summarize(error: unknown): ErrorSummary {
-  const message = scrubSecrets(error instanceof Error ? error.message : String(error));
-  const summary: ErrorSummary = { code: isBotError(error) ? error.code : 'internal_error', message };
-  if (error instanceof GatewayRejectedError) summary.controllerCode = error.controllerCode;
-  return summary;
 }
 
 /** Why an approve click cannot proceed (not pending), or undefined if it can. */
@@ -1418,7 +1389,7 @@ export class Approvals {
     assessment?: ChangeAssessmentRecord;
     set?: ChangeSetRecord;
   }): Promise<ChangeRequest> {
-    const id = input.id ?? newId();
+    const id = input.id ?? newRequestId();
     const key = canonicalJson([input.tool, input.args]);
     const pending = await this.store.list({ state: 'pending', tool: input.tool });
     const same = pending
@@ -1859,7 +1830,7 @@ export class Approvals {
   ): Promise<ChangeRequest> {
     const created = this.now();
     const request: ChangeRequest = {
-      id: newId(),
+      id: newRequestId(),
       tool: step.tool,
       site: typeof step.args.site_id === 'string' ? step.args.site_id : '',
       args: step.args,
@@ -2321,7 +2292,7 @@ export class Approvals {
     const { id, tool, args } = request;
     const found = diffPreviews(request.preview, fresh);
     const differences = found.length > 0 ? found : ['the preview changed'];
-    const replacementId = newId();
+    const replacementId = newRequestId();
     const superseded = await this.store.transition(
       id,
       { type: 'superseded', id, actor: approver, supersededBy: replacementId, differences },

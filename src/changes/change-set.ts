@@ -8,9 +8,9 @@ import { isBotError, ValidationError } from '../errors.js';
 import type { ChangeSetRecord, SetStep } from '../store/records.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ChangeAssessment } from '../tools/impact.js';
-import { PlannedState } from './planned-state.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { META_ARGS } from './meta-args.js';
+import { PlannedState } from './planned-state.js';
 
 /** The tool name a change set's request carries (no registry tool has it). */
 export const CHANGE_SET_TOOL = 'change_set';
