@@ -1,43 +1,34 @@
 import {
   CHANGE_SET_TOOL,
   combineAssessments,
-  inStep,
   planSet,
   type SetProposal,
   setPreview,
-  stepLines,
   validateSet,
 } from '../changes/change-set.js';
-import { changeSpec, noSpecReason } from '../changes/change-specs.js';
-import { imageObject, readImage, verify } from '../changes/images.js';
-import { capForJournal } from '../changes/journal-cap.js';
+import { readImage } from '../changes/images.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
 import { type ApproveOutcome, summarize } from '../changes/outcomes.js';
 import { newRequestId } from '../changes/request-id.js';
 import { compareImages, inverseOf, nowRead } from '../changes/revert.js';
-import { timedRevert } from '../changes/revert-deadline.js';
+import { type ChangePlans, ChangeRunner } from '../changes/runner.js';
 import { ConflictError, NotAuthorizedError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { isNoOpPreview } from '../format/plain-text.js';
 import { canonicalJson, diffPreviews, previewHash } from '../lib/canonical.js';
 import { redactSecrets } from '../lib/redact.js';
-import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
+import { settle } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
 import { formatDuration } from '../policy/duration.js';
 import { deniedText, Gate, type GateAction, type GateFace, type GateVerdict } from '../policy/gate.js';
 import { DEFAULT_POLICY } from '../policy/policy.js';
-import { applyEvent } from '../store/apply-event.js';
-import { type DeadlineStore, newDeadlineId } from '../store/deadlines.js';
-import type { TransitionEntry } from '../store/journal-format.js';
+import type { DeadlineStore } from '../store/deadlines.js';
 import {
   CHANGE_STATES,
   type ChangeAssessmentRecord,
   type ChangeImage,
   type ChangeSetRecord,
-  type JournaledDeadlineKind,
   type SetStep,
-  type SetStepStatus,
   SYSTEM_ACTOR,
-  type Verification,
 } from '../store/records.js';
 import type {
   ChangeFilter,
@@ -56,7 +47,7 @@ import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPolicy } from './policy.js';
 import { claimDueReminders } from './reminders.js';
 import { snapshotContext } from './snapshot-context.js';
-import type { Actor, CancelOutcome, ChangeRequest, ChangeState, ErrorSummary, MessageRef } from './types.js';
+import type { Actor, CancelOutcome, ChangeRequest, ErrorSummary, MessageRef } from './types.js';
 
 export { SYSTEM_ACTOR } from '../store/records.js';
 
@@ -107,13 +98,10 @@ export interface ChangeTiming {
 export interface ApproveHooks {
   /**
    * Called once the claim is won, before the change runs (the UI edits the preview to
-   * "Running…"). Awaited up to CLAIM_NOTICE_WAIT_MS before the write; a failure is logged only.
+   * "Running…"). Awaited a little (the runner's CLAIM_NOTICE_WAIT_MS) before the write; a failure is logged only.
    */
   onClaimed?: (request: ChangeRequest) => Promise<void>;
 }
-
-// A slow or failing Slack must not hold a change back for long, nor stop it.
-const CLAIM_NOTICE_WAIT_MS = 2_000;
 
 /** What a sweep changed, so the UI can edit the messages of those requests (each reported once). */
 export interface SweepResult {
@@ -127,8 +115,6 @@ function approveBlocked(request: ChangeRequest): ApproveOutcome | undefined {
   if (request.state !== 'pending') return { kind: 'already', request };
   return undefined;
 }
-
-type Outcome = Extract<TransitionEntry, { type: 'succeeded' | 'failed' }>;
 
 /** Why an automatic revert ran, as its note says. */
 const AUTOMATIC_REASONS = {
@@ -289,16 +275,61 @@ export class Approvals {
   /** The clock every decision uses (injectable, so tests can move it). */
   readonly now: () => number;
   private readonly store: ChangeStore;
-  // Outcomes of writes that ran but could not be recorded (store unreachable); retried by sweep().
-  private readonly unrecorded = new Map<string, { entry: Outcome; from: readonly ChangeState[] }>();
   private readonly listeners = new Set<ChangeListener>();
-  /** The one decision every path asks (src/approvals/gate.ts). */
+  /** The one decision every path asks (src/policy/gate.ts). */
   readonly gate: Gate;
+  /** What runs a change once it is claimed (src/changes/runner.ts). */
+  private readonly runner: ChangeRunner;
 
   constructor(private readonly options: ApprovalsOptions) {
     this.now = options.now ?? Date.now;
     this.store = observeChanges(options.store, (request) => this.changed(request));
     this.gate = new Gate(options.policy);
+    this.runner = new ChangeRunner({
+      store: this.store,
+      registry: options.registry,
+      context: options.context,
+      logger: options.logger,
+      now: this.now,
+      ttlSeconds: options.ttlSeconds,
+      ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+      plans: this.plans(),
+    });
+  }
+
+  /** What the runner asks of approvals while it runs a change: previews, and a drifted change's replacement. */
+  private plans(): ChangePlans {
+    return {
+      recheck: async (request) => {
+        const snapshot = snapshotContext(this.options.context);
+        // The preview of a set is every step's, computed on the planned state.
+        if (request.set) {
+          const planned = await this.planSet(request.set, request, snapshot);
+          return [planned.preview, planned.assessment] as const;
+        }
+        return Promise.all([this.previewFor(request, snapshot), this.assess(request, snapshot)]);
+      },
+      previewStep: (step) => {
+        const snapshot = snapshotContext(this.options.context);
+        return step.revertOf
+          ? this.previewFor({ tool: step.tool, args: step.args, revertOf: step.revertOf }, snapshot)
+          : this.dryRun(step.tool, step.args, snapshot);
+      },
+      previewFor: (change) => this.previewFor(change),
+      // On behalf of the original requester: the approver clicked; they did not ask for a change.
+      replaceDrifted: (request, replacement) =>
+        this.create({
+          tool: request.tool,
+          args: request.args,
+          requester: request.requester,
+          channel: request.channel,
+          preview: replacement.preview,
+          id: replacement.id,
+          replaces: request.id,
+          ...(replacement.assessment ? { assessment: assessmentRecord(replacement.assessment) } : {}),
+          ...(request.set ? { set: setAsProposed(request.set) } : {}),
+        }),
+    };
   }
 
   /** Who may request, approve and cancel (App Home lists what a user may approve with it). */
@@ -640,7 +671,7 @@ export class Approvals {
       { id: request.id, revertOf: original.id, reason: input.reason, actor: actor.userId },
       'automatic revert',
     );
-    return this.execute(claimed, actor, { recheck: false });
+    return this.runner.execute(claimed, actor, { recheck: false });
   }
 
   /** Keep (the gate's `keep`): someone the policy lets approve the change, from their face. */
@@ -762,7 +793,7 @@ export class Approvals {
       { from: ['pending'], at: this.now(), live: true },
     );
     if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
-    const outcome = await this.execute(claimed, requester, { recheck: false });
+    const outcome = await this.runner.execute(claimed, requester, { recheck: false });
     if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already')
       return outcome;
     throw new Error(`a change run at once ended as ${outcome.kind}`);
@@ -916,7 +947,7 @@ export class Approvals {
       );
       return { kind: 'mismatch', request: found, shownHash };
     }
-    let request = this.knownTruth(await this.settle(found));
+    let request = this.runner.knownTruth(await this.settle(found));
     const early = approveBlocked(request);
     if (early) return early;
     // Issue 24: a step's own request is the set's to run; approved on its own it would run outside
@@ -995,10 +1026,10 @@ export class Approvals {
             'change request approved',
           );
           const notice = hooks.onClaimed ? settle(hooks.onClaimed(claimed)) : undefined;
-          return this.execute(claimed, approver, { recheck: true, ...(notice ? { notice } : {}) });
+          return this.runner.execute(claimed, approver, { recheck: true, ...(notice ? { notice } : {}) });
         }
       }
-      request = this.knownTruth(await this.current(request));
+      request = this.runner.knownTruth(await this.current(request));
       const blocked = approveBlocked(request);
       if (blocked) return blocked;
     }
@@ -1086,7 +1117,7 @@ export class Approvals {
     );
     if (!claimed) return { kind: 'already', request: (await this.store.get(id)) ?? request };
     this.options.logger.info({ id, tool: request.tool }, 'scheduled change request runs');
-    return this.execute(claimed, claimed.approver ?? actor, { recheck: true });
+    return this.runner.execute(claimed, claimed.approver ?? actor, { recheck: true });
   }
 
   /**
@@ -1230,7 +1261,7 @@ export class Approvals {
    * by a dead process become unknown, and overdue requests expire.
    */
   async sweep(): Promise<SweepResult> {
-    await this.retryUnrecorded();
+    await this.runner.retryUnrecorded();
     await this.rescheduleOrphans().catch((error: unknown) => {
       this.options.logger.warn({ err: error }, 'could not check the deadlines of scheduled changes');
     });
@@ -1239,7 +1270,7 @@ export class Approvals {
     for (const entry of interrupted) {
       if (!entry.request.set || entry.request.state !== 'unknown') continue;
       try {
-        entry.request = await this.resumeSet(entry.request);
+        entry.request = await this.runner.resumeSet(entry.request);
       } catch (error) {
         this.options.logger.error(
           { err: error, id: entry.request.id },
@@ -1342,17 +1373,6 @@ export class Approvals {
       warnings,
     };
   }
-
-  /**
-   * The request with the outcome this process knows but could not record yet (the store refused
-   * it): a change approved and then not run because the disk filled is "not run", never "running".
-   */
-  private knownTruth(request: ChangeRequest): ChangeRequest {
-    const owed = this.unrecorded.get(request.id);
-    if (!owed?.from.includes(request.state)) return request;
-    return applyEvent(request, { ...owed.entry, seq: 0, at: new Date(this.now()).toISOString(), prev: '' });
-  }
-
   /** The request as stored now, expired first if it is pending past its time. */
   private async current(known: ChangeRequest): Promise<ChangeRequest> {
     return this.settle((await this.store.get(known.id)) ?? known);
@@ -1439,135 +1459,6 @@ export class Approvals {
     this.options.logger.info({ id, tool: request.tool, site: request.site }, 'change request proposed');
     return stored;
   }
-
-  /** After a won claim: re-run the dry run, compare, then run with confirm exactly once. */
-  private async execute(
-    request: ChangeRequest,
-    approver: Actor,
-    options: { recheck: boolean; notice?: Promise<Settled<void>> } = { recheck: true },
-  ): Promise<ApproveOutcome> {
-    const { id, tool, args } = request;
-    let fresh: unknown = request.preview;
-    // Issue 24: the preview of a set is every step's, computed on the planned state.
-    const previewNow: (snapshot: ToolContext) => Promise<readonly [unknown, ChangeAssessment]> = request.set
-      ? async (snapshot: ToolContext) => {
-          const planned = await this.planSet(request.set as ChangeSetRecord, request, snapshot);
-          return [planned.preview, planned.assessment] as const;
-        }
-      : (snapshot: ToolContext) =>
-          Promise.all([this.previewFor(request, snapshot), this.assess(request, snapshot)]);
-    let assessed: ChangeAssessment | undefined;
-    try {
-      if (options.recheck) {
-        // Issue 22: the policy once more, right before the write, on a fresh read.
-        [fresh, assessed] = await previewNow(snapshotContext(this.options.context));
-      }
-    } catch (error) {
-      const found = summarize(error);
-      const summary: ErrorSummary = {
-        ...found,
-        message: `not run, the check at approval failed: ${found.message}`,
-      };
-      const failed = await this.recordOutcome(
-        request,
-        { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
-        // Not run either way; if a sweep already called it unknown, this is the truth.
-        ['approved', 'unknown'],
-      );
-      return { kind: 'failed', request: failed, error: summary };
-    }
-    const deny = assessed?.decision.deny;
-    if (deny) {
-      const summary: ErrorSummary = {
-        code: 'not_authorized',
-        message: `not run: the policy refuses it now, ${deniedText(deny)}`,
-      };
-      const failed = await this.recordOutcome(
-        request,
-        { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
-        ['approved', 'unknown'],
-      );
-      return { kind: 'failed', request: failed, error: summary };
-    }
-    let executing: ChangeRequest | undefined;
-    try {
-      if (previewHash(fresh) !== request.previewHash)
-        return await this.drift(request, approver, fresh, assessed);
-      // The before-image (issue 21): read fresh right before the write; a failed read is noted, never fatal.
-      // A set has none of its own: each step reads its own before its write.
-      const before = request.set ? undefined : await this.readBefore(tool, args);
-      executing = await this.store.transition(
-        id,
-        { type: 'executing', id, actor: approver, ...(before ? { before } : {}) },
-        { from: ['approved'], at: this.now(), ownedBySelf: true },
-      );
-    } catch (error) {
-      // The store failed between the claim and the write: nothing ran, and the record must say so.
-      const summary = { code: 'internal_error', message: `not run: ${summarize(error).message}` };
-      this.options.logger.error(
-        { err: error, id },
-        'could not record a step before running a change; not run',
-      );
-      const failed = await this.recordOutcome(
-        request,
-        { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
-        ['approved', 'executing', 'unknown'],
-      );
-      return { kind: 'failed', request: failed, error: summary };
-    }
-    if (!executing) {
-      // Recovered as unknown meanwhile (this replica's lease lapsed): never run it now.
-      const current = (await this.store.get(id)) ?? request;
-      this.options.logger.warn({ id, state: current.state }, 'claimed change request changed state; not run');
-      return { kind: 'already', request: current };
-    }
-    if (options.notice) {
-      const shown = await settledWithin(options.notice, CLAIM_NOTICE_WAIT_MS);
-      if (shown && !shown.ok) {
-        this.options.logger.warn({ err: shown.error, id }, 'could not show that a change is running');
-      }
-    }
-    if (executing.set) return this.runSteps(executing, approver, 0);
-    let result: unknown;
-    try {
-      result = await this.options.registry.run(
-        tool,
-        { ...args, confirm: true },
-        { ...this.options.context, actor: approver },
-      );
-    } catch (error) {
-      const summary = summarize(error);
-      this.options.logger.warn({ id, tool, error: summary }, 'change request failed');
-      const failed = await this.recordOutcome(
-        executing,
-        { type: 'failed', id, actor: approver, error: summary, stage: 'execute' },
-        ['executing', 'unknown'],
-      );
-      return { kind: 'failed', request: failed, error: summary };
-    }
-    // A timed change's revert is part of its success: journaled in the same step, so a crash
-    // right after cannot leave a change that was meant to end without its deadline.
-    const deadline = this.revertDeadline(executing);
-    const succeeded = await this.recordOutcome(
-      executing,
-      {
-        type: 'succeeded',
-        id,
-        actor: approver,
-        result: capForJournal(redactSecrets(result)),
-        ...(deadline ? { deadline } : {}),
-      },
-      ['executing', 'unknown'],
-    );
-    this.options.logger.info({ id, tool }, 'change request succeeded');
-    const unscheduled = deadline ? await this.storeRevertDeadline(id, deadline) : undefined;
-    const verified = await this.verifyAfter(succeeded, result);
-    if (request.revertOf) await this.markReverted(request.revertOf, id);
-    // Not journaled (the store that failed may be the journal): every face shows it with the result.
-    const shown = unscheduled ? { ...verified, error: unscheduled } : verified;
-    return { kind: 'succeeded', request: shown, result };
-  }
-
   /**
    * Issue 24: proposes a change set: several writes previewed on the planned state (the controller
    * now plus the steps before each), assessed together (the strictest step's approvals, approvers
@@ -1747,611 +1638,5 @@ export class Approvals {
       steps,
     };
     return revert;
-  }
-
-  /**
-   * Runs the steps of a claimed set from `start`, in order, each as a change request of its own
-   * (approved with the set): dry run, before-image, write, outcome, verification, exactly as a
-   * single change. The set's own record says `running` before each step's write is sent and
-   * `done` or `failed` once it answered, so a restart knows where it stopped.
-   */
-  private async runSteps(parent: ChangeRequest, approver: Actor, start: number): Promise<ApproveOutcome> {
-    let request = parent;
-    const steps = (parent.set as ChangeSetRecord).steps;
-    for (let index = start; index < steps.length; index += 1) {
-      try {
-        const ran = await this.runSetStep(request, index, approver);
-        request = ran.parent;
-        if (!ran.ok) return this.finishSet(request, index);
-      } catch (error) {
-        // The set's record could not be kept: stop here; what is known is reported and compensated.
-        this.options.logger.error(
-          { err: error, id: parent.id, step: index + 1 },
-          'a change set could not record a step; stopped',
-        );
-        return this.finishSet(request, index, summarize(error));
-      }
-    }
-    return this.finishSet(request, undefined);
-  }
-
-  /** One step of a set: previewed now (the steps before it ran), then run as its own request. */
-  private async runSetStep(
-    parent: ChangeRequest,
-    index: number,
-    approver: Actor,
-  ): Promise<{ parent: ChangeRequest; ok: boolean }> {
-    const n = index + 1;
-    const step = (parent.set as ChangeSetRecord).steps[index] as SetStep;
-    let preview: unknown;
-    try {
-      preview = step.revertOf
-        ? await this.previewFor(
-            { tool: step.tool, args: step.args, revertOf: step.revertOf },
-            snapshotContext(this.options.context),
-          )
-        : await this.dryRun(step.tool, step.args, snapshotContext(this.options.context));
-    } catch (error) {
-      const failed = await this.recordStep(parent, n, {
-        status: 'failed',
-        error: summarize(inStep(error, n, step.tool)),
-      });
-      return { parent: failed, ok: false };
-    }
-    const child = await this.createStep(parent, n, step, preview, step.revertOf);
-    let current = await this.recordStep(parent, n, { status: 'running', changeId: child.id });
-    const outcome = await this.runChild(
-      child,
-      approver,
-      `step ${n} of change set ${parent.id}, approved with it`,
-    );
-    if (outcome.kind === 'succeeded') {
-      current = await this.recordStep(current, n, { status: 'done', changeId: child.id });
-      return { parent: current, ok: true };
-    }
-    const error =
-      outcome.kind === 'failed'
-        ? outcome.error
-        : {
-            code: 'conflict',
-            message: `not run: its request is ${'request' in outcome ? outcome.request.state : 'gone'}`,
-          };
-    current = await this.recordStep(current, n, { status: 'failed', changeId: child.id, error });
-    return { parent: current, ok: false };
-  }
-
-  /** A step's own request, pending for a moment: never superseding anything, never posted on its own. */
-  private async createStep(
-    parent: ChangeRequest,
-    n: number,
-    step: { tool: string; args: Record<string, unknown> },
-    preview: unknown,
-    revertOf?: string,
-  ): Promise<ChangeRequest> {
-    const created = this.now();
-    const request: ChangeRequest = {
-      id: newRequestId(),
-      tool: step.tool,
-      site: typeof step.args.site_id === 'string' ? step.args.site_id : '',
-      args: step.args,
-      requester: parent.requester,
-      preview,
-      previewHash: previewHash(preview),
-      createdAt: new Date(created).toISOString(),
-      expiresAt: new Date(created + this.options.ttlSeconds * 1000).toISOString(),
-      state: 'pending',
-      setOf: parent.id,
-      setStep: n,
-      ...(revertOf ? { revertOf } : {}),
-    };
-    return this.store.create(request, parent.requester, created);
-  }
-
-  /** Claims a step's request for `actor` (the set's approval covered it) and runs it once. */
-  private async runChild(child: ChangeRequest, actor: Actor, note: string): Promise<ApproveOutcome> {
-    const claimed = await this.store.transition(
-      child.id,
-      { type: 'approved', id: child.id, actor, previewHash: child.previewHash, note },
-      { from: ['pending'], at: this.now() },
-    );
-    if (!claimed) return { kind: 'already', request: (await this.store.get(child.id)) ?? child };
-    return this.execute(claimed, actor, { recheck: false });
-  }
-
-  /** Journals where a step of a set is; only the replica running the set may. */
-  private async recordStep(
-    parent: ChangeRequest,
-    step: number,
-    fields: { status: SetStepStatus; changeId?: string; revertId?: string; error?: ErrorSummary },
-  ): Promise<ChangeRequest> {
-    const recorded = await this.store.transition(
-      parent.id,
-      { type: 'set_step', id: parent.id, actor: SYSTEM_ACTOR, step, ...fields },
-      { from: ['executing'], at: this.now(), ownedBySelf: true },
-    );
-    if (!recorded) throw new ConflictError(`change set ${parent.id} is no longer run by this process`);
-    return recorded;
-  }
-
-  /**
-   * The end of a set's run. All done: succeeded. A step failed at `failedAt`: with on_failure
-   * rollback the steps done before it are reverted in reverse order (each a change request approved
-   * by the set's approval), with stop they stay; the set ends failed, each step saying what became
-   * of it.
-   */
-  private async finishSet(
-    parent: ChangeRequest,
-    failedAt: number | undefined,
-    cause?: ErrorSummary,
-  ): Promise<ApproveOutcome> {
-    let request = parent;
-    const set = () => request.set as ChangeSetRecord;
-    if (failedAt === undefined) {
-      const result = { change_set: parent.id, steps: stepLines(set()) };
-      const succeeded = await this.recordOutcome(
-        request,
-        { type: 'succeeded', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, result },
-        ['executing', 'unknown'],
-      );
-      this.options.logger.info({ id: parent.id, steps: set().steps.length }, 'change set succeeded');
-      if (parent.revertOf) await this.markReverted(parent.revertOf, parent.id);
-      return { kind: 'succeeded', request: succeeded, result };
-    }
-    const failedStep = set().steps[failedAt];
-    if (set().onFailure === 'rollback') {
-      for (let index = failedAt - 1; index >= 0; index -= 1) {
-        if (set().steps[index]?.status !== 'done') continue;
-        try {
-          request = (await this.compensate(request, index)).parent;
-        } catch (error) {
-          this.options.logger.error(
-            { err: error, id: parent.id, step: index + 1 },
-            'a step of a change set could not be reverted',
-          );
-        }
-      }
-    }
-    // Counted from what the set records (a resumed compensation reverted some before the restart).
-    const before = set().steps.slice(0, failedAt);
-    const reverted = before.filter((s) => s.status === 'reverted').length;
-    const notReverted = before.filter((s) => s.status === 'done' || s.status === 'unknown').length;
-    const why = cause ?? failedStep?.error ?? { code: 'internal_error', message: 'it did not run' };
-    const done = set().steps.filter((s) => s.status === 'done').length;
-    const tail =
-      set().onFailure === 'stop'
-        ? `on_failure=stop: the ${done} step(s) done before it stay`
-        : notReverted > 0
-          ? `${reverted} step(s) done before it were reverted, ${notReverted} could not be: check the steps`
-          : `the ${reverted} step(s) done before it were reverted in reverse order`;
-    const error: ErrorSummary = {
-      code: why.code,
-      message: `step ${failedAt + 1} (${failedStep?.tool ?? '?'}) failed: ${why.message.replace(/^step \d+ \([^)]*\): /, '')}; ${tail}`,
-      ...(why.controllerCode ? { controllerCode: why.controllerCode } : {}),
-    };
-    const failed = await this.recordOutcome(
-      request,
-      { type: 'failed', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, error, stage: 'execute' },
-      ['executing', 'unknown'],
-    );
-    this.options.logger.warn(
-      { id: parent.id, step: failedAt + 1, reverted, notReverted },
-      'change set failed',
-    );
-    return { kind: 'failed', request: failed, error };
-  }
-
-  /** Reverts one done step of a set (compensation): its inverse, run at once, recorded on the set. */
-  private async compensate(
-    parent: ChangeRequest,
-    index: number,
-  ): Promise<{ parent: ChangeRequest; ok: boolean }> {
-    const n = index + 1;
-    const step = (parent.set as ChangeSetRecord).steps[index] as SetStep;
-    const original = step.changeId ? await this.store.get(step.changeId) : undefined;
-    const plan = original ? inverseOf(original) : { reason: 'its change request is not found' };
-    const notUndone = async (reason: string) => ({
-      parent: await this.recordStep(parent, n, {
-        status: 'done',
-        error: { code: 'conflict', message: `could not be reverted: ${reason}` },
-      }),
-      ok: false,
-    });
-    if (!original || 'reason' in plan) return notUndone('reason' in plan ? plan.reason : 'unknown');
-    let child: ChangeRequest;
-    try {
-      const { confirm: _c, dry_run: _d, ...args } = this.options.registry.validate(plan.tool, plan.args);
-      const preview = await this.previewFor({ tool: plan.tool, args, revertOf: original.id });
-      child = await this.createStep(parent, n, { tool: plan.tool, args }, preview, original.id);
-    } catch (error) {
-      return notUndone(summarize(error).message);
-    }
-    let current = await this.recordStep(parent, n, { status: 'done', revertId: child.id });
-    const outcome = await this.runChild(
-      child,
-      SYSTEM_ACTOR,
-      `compensation of change set ${parent.id}: a later step failed; reverted without a new approval, the approval of the set covered it`,
-    );
-    if (outcome.kind === 'succeeded') {
-      current = await this.recordStep(current, n, { status: 'reverted', revertId: child.id });
-      return { parent: current, ok: true };
-    }
-    const reason =
-      outcome.kind === 'failed'
-        ? outcome.error.message
-        : `its revert is ${'request' in outcome ? outcome.request.state : 'gone'}`;
-    return {
-      parent: await this.recordStep(current, n, {
-        status: 'done',
-        revertId: child.id,
-        error: { code: 'conflict', message: `could not be reverted: ${reason}` },
-      }),
-      ok: false,
-    };
-  }
-
-  /**
-   * A set whose process stopped mid-run (now `unknown`, handed to this replica alone by the
-   * recovery): claimed again, the step that was in progress settled (a write whose outcome is not
-   * recorded is read back on the controller, never sent again), then treated as a failure there:
-   * compensated, or left as it is with on_failure=stop.
-   */
-  private async resumeSet(interrupted: ChangeRequest): Promise<ChangeRequest> {
-    const reclaimed = await this.store.transition(
-      interrupted.id,
-      {
-        type: 'approved',
-        id: interrupted.id,
-        actor: interrupted.approver ?? SYSTEM_ACTOR,
-        previewHash: interrupted.previewHash,
-        note: 'the bot stopped while this change set ran; resumed after the restart to settle it (no step is run again)',
-      },
-      { from: ['unknown'], at: this.now() },
-    );
-    if (!reclaimed) return interrupted;
-    let parent = await this.store.transition(
-      interrupted.id,
-      { type: 'executing', id: interrupted.id, actor: SYSTEM_ACTOR },
-      { from: ['approved'], at: this.now(), ownedBySelf: true },
-    );
-    if (!parent) return (await this.store.get(interrupted.id)) ?? interrupted;
-    const steps = (parent.set as ChangeSetRecord).steps;
-    // Failed before the restart (the compensation was under way): that failure is the one reported.
-    const failedBefore = steps.findIndex((s) => s.status === 'failed');
-    for (const [index, step] of steps.entries()) {
-      if (step.status === 'done' && step.revertId) {
-        // Its undoing write may have been in flight: read back, never sent again.
-        const undone = await this.settleInterruptedStep(step.revertId);
-        if (undone === 'done') {
-          await this.markReverted(step.changeId ?? '', step.revertId);
-          parent = await this.recordStep(parent, index + 1, { status: 'reverted', revertId: step.revertId });
-        } else if (undone === 'unknown') {
-          parent = await this.recordStep(parent, index + 1, {
-            status: 'unknown',
-            revertId: step.revertId,
-            error: {
-              code: 'interrupted',
-              message:
-                'the bot stopped while this step was being reverted and the controller does not tell whether the revert happened: verify it by hand',
-            },
-          });
-        }
-        continue;
-      }
-      if (step.status !== 'running' || !step.changeId) continue;
-      const status = await this.settleInterruptedStep(step.changeId);
-      parent = await this.recordStep(parent, index + 1, {
-        status,
-        changeId: step.changeId,
-        ...(status === 'done'
-          ? {}
-          : {
-              error: {
-                code: 'interrupted',
-                message:
-                  status === 'unknown'
-                    ? 'the bot stopped while this step ran and the controller does not tell whether it happened: verify it by hand'
-                    : 'the bot stopped before this step was applied',
-              },
-            }),
-      });
-    }
-    const after = (parent.set as ChangeSetRecord).steps;
-    const unsettled = after.findIndex((s) => s.status !== 'done' && s.status !== 'reverted');
-    const stoppedAt = failedBefore >= 0 ? failedBefore : unsettled;
-    this.options.logger.warn(
-      { id: parent.id, step: stoppedAt + 1 },
-      'change set interrupted by a restart; settling it',
-    );
-    const interruptedHere = after[stoppedAt];
-    const outcome = await this.finishSet(
-      parent,
-      stoppedAt < 0 ? undefined : stoppedAt,
-      stoppedAt < 0 || failedBefore >= 0
-        ? undefined
-        : {
-            code: 'interrupted',
-            message: `the bot stopped during this step${interruptedHere?.error ? ` (${interruptedHere.error.message})` : ''}`,
-          },
-    );
-    return outcome.kind === 'succeeded' || outcome.kind === 'failed' ? outcome.request : parent;
-  }
-
-  /**
-   * What became of a step whose process stopped: its request's outcome when recorded; for one
-   * caught mid-write, the object read now compared with its before-image (unchanged: not applied;
-   * changed: applied, recorded so it can be reverted); `unknown` when that cannot tell.
-   */
-  private async settleInterruptedStep(changeId: string): Promise<SetStepStatus> {
-    const child = await this.store.get(changeId);
-    if (!child) return 'failed';
-    if (child.state === 'succeeded') return 'done';
-    if (child.state === 'pending') {
-      await this.withdraw(child.id).catch(() => undefined);
-      await this.store.transition(
-        child.id,
-        { type: 'cancelled', id: child.id, actor: SYSTEM_ACTOR },
-        { from: ['pending'], at: this.now() },
-      );
-      return 'failed';
-    }
-    if (child.state !== 'unknown') return 'failed';
-    const spec = changeSpec(child.tool);
-    if (spec?.kind === 'create') return this.settleInterruptedCreate(child);
-    const read = spec?.beforeRead?.(child.args);
-    const before = imageObject(child.before);
-    if (!read || before === undefined) return 'unknown';
-    const now = await readImage(read, this.options.registry, this.options.context, this.now);
-    if (now.error) return 'unknown';
-    if (canonicalJson(imageObject(now)) === canonicalJson(before)) return 'failed';
-    return this.recordRecovered(child, now, {});
-  }
-
-  /**
-   * A create cut off by a restart has no before-image. When its tool refuses a taken name, the
-   * object found by that name now is the one it made: holding what was sent, applied (recorded with
-   * a result naming it, so the set's compensation deletes it); absent, not applied. Anything else
-   * (no such lookup, a read that fails, an object that differs) stays `unknown` for a person.
-   */
-  private async settleInterruptedCreate(child: ChangeRequest): Promise<SetStepStatus> {
-    const spec = changeSpec(child.tool);
-    const read = spec?.createdByName?.read(child.args);
-    if (!spec?.createdByName || !read) return 'unknown';
-    const now = await readImage(read, this.options.registry, this.options.context, this.now);
-    if (now.error) return 'unknown';
-    const object = imageObject(now);
-    if (object === null) return 'failed';
-    if (!object || verify(spec.expected?.(child.args, child.preview, undefined), now).status !== 'verified')
-      return 'unknown';
-    return this.recordRecovered(child, now, spec.createdByName.result(object) as Record<string, unknown>);
-  }
-
-  /** An interrupted write found applied: recorded as the late outcome it is, the object now as its after-image. */
-  private async recordRecovered(
-    child: ChangeRequest,
-    now: ChangeImage,
-    result: Record<string, unknown>,
-  ): Promise<SetStepStatus> {
-    const at = this.now();
-    const done = await this.store.transition(
-      child.id,
-      {
-        type: 'succeeded',
-        id: child.id,
-        actor: SYSTEM_ACTOR,
-        result: {
-          ...result,
-          recovered: 'the bot stopped while it ran; read back after the restart: applied',
-        },
-      },
-      { from: ['unknown'], at },
-    );
-    if (!done) return 'unknown';
-    await this.store.transition(
-      child.id,
-      {
-        type: 'verified',
-        id: child.id,
-        actor: SYSTEM_ACTOR,
-        after: now,
-        verification: { status: 'unverified', reason: 'read back after a restart: the object changed' },
-      },
-      { from: ['succeeded'], at },
-    );
-    return 'done';
-  }
-
-  /** The before-image of a write, or undefined for a tool with nothing to read before (a create). */
-  private async readBefore(tool: string, args: Record<string, unknown>): Promise<ChangeImage | undefined> {
-    const read = changeSpec(tool)?.beforeRead?.(args);
-    if (!read) return undefined;
-    return readImage(read, this.options.registry, this.options.context, this.now);
-  }
-
-  /**
-   * Reads the after-image right after a write and compares it with what was sent, then journals
-   * both (`verified`). Nothing here can fail or repeat the write: a read that fails is recorded as
-   * "not verified: why", and a store that refuses the record is logged.
-   */
-  private async verifyAfter(request: ChangeRequest, result: unknown): Promise<ChangeRequest> {
-    const spec = changeSpec(request.tool);
-    const at = new Date(this.now()).toISOString();
-    let after: ChangeImage;
-    let verification: Verification;
-    const read = spec?.afterRead?.(request.args, result, imageObject(request.before));
-    if (!spec) {
-      after = { at, error: noSpecReason(request.tool) };
-      verification = {
-        status: 'unverified',
-        reason: `the bot does not read back ${request.tool} changes yet`,
-      };
-    } else if (!read) {
-      after = { at, error: 'nothing to read back' };
-      verification = { status: 'unverified', reason: 'nothing the change sends can be read back' };
-    } else {
-      after = await readImage(read, this.options.registry, this.options.context, this.now);
-      verification = verify(spec.expected?.(request.args, request.preview, result), after);
-    }
-    const entry = { type: 'verified' as const, id: request.id, actor: SYSTEM_ACTOR, after, verification };
-    try {
-      const recorded = await this.store.transition(request.id, entry, {
-        from: ['succeeded'],
-        at: this.now(),
-      });
-      if (recorded) return recorded;
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error, id: request.id },
-        'could not record the verification of a change',
-      );
-    }
-    return { ...request, after, verification };
-  }
-
-  /**
-   * The automatic revert a timed change gets when it succeeds, due its seconds from now; none
-   * without a deadline store (ChangeTimers then schedules it when it hears of the success).
-   */
-  private revertDeadline(
-    request: ChangeRequest,
-  ): { id: string; kind: JournaledDeadlineKind; dueAt: string } | undefined {
-    const timed = timedRevert(request);
-    if (!timed || !this.options.deadlines) return undefined;
-    return {
-      id: newDeadlineId(),
-      kind: timed.kind,
-      dueAt: new Date(this.now() + timed.seconds * 1000).toISOString(),
-    };
-  }
-
-  /**
-   * Stores the revert deadline journaled with a change's success, the id the journal gave it. Why
-   * it could not be, as the error a succeeded change shows (undefined once stored): a change meant
-   * to end whose revert is not in place must say so, not only log it.
-   */
-  private async storeRevertDeadline(
-    changeId: string,
-    deadline: { id: string; kind: JournaledDeadlineKind; dueAt: string },
-  ): Promise<ErrorSummary | undefined> {
-    const store = this.options.deadlines;
-    let why: string;
-    let later: string;
-    try {
-      const journaled = (await this.store.get(changeId))?.deadlines?.some((d) => d.id === deadline.id);
-      if (!journaled) {
-        why = 'the change’s outcome could not be recorded in the journal';
-        later = 'the bot schedules it once the outcome is recorded (at a later sweep)';
-      } else {
-        const stored = await store?.schedule({
-          id: deadline.id,
-          kind: deadline.kind,
-          changeId,
-          dueAt: Date.parse(deadline.dueAt),
-          at: this.now(),
-        });
-        if (stored?.id === deadline.id) return undefined;
-        why = `the deadline store holds another deadline (${stored?.id ?? 'none'}) for this change`;
-        later = 'the bot does not act on a deadline the journal does not record';
-      }
-    } catch (error) {
-      why = summarize(error).message;
-      later = 'the bot stores it again from the journal at its next sweep';
-    }
-    this.options.logger.error(
-      { id: changeId, deadline: deadline.id, why },
-      'the automatic revert of a timed change could not be scheduled',
-    );
-    return {
-      code: 'revert_not_scheduled',
-      message: `the change was made, but its automatic revert (due ${deadline.dueAt}) could not be scheduled: ${why}; ${later}. Until then it does not revert itself: check it, and revert it by hand if it must end on time.`,
-    };
-  }
-
-  /** Records on a change that a revert undid it (so it offers no second Revert). */
-  private async markReverted(originalId: string, revertId: string): Promise<void> {
-    try {
-      await this.store.transition(
-        originalId,
-        { type: 'reverted', id: originalId, actor: SYSTEM_ACTOR, revertedBy: revertId },
-        { from: ['succeeded'], at: this.now() },
-      );
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error, id: originalId, revertId },
-        'could not record that a change was reverted',
-      );
-    }
-  }
-
-  /** The target changed since the preview: supersede the approved request and offer a new preview. */
-  private async drift(
-    request: ChangeRequest,
-    approver: Actor,
-    fresh: unknown,
-    assessed?: ChangeAssessment,
-  ): Promise<ApproveOutcome> {
-    const { id, tool, args } = request;
-    const found = diffPreviews(request.preview, fresh);
-    const differences = found.length > 0 ? found : ['the preview changed'];
-    const replacementId = newRequestId();
-    const superseded = await this.store.transition(
-      id,
-      { type: 'superseded', id, actor: approver, supersededBy: replacementId, differences },
-      { from: ['approved'], at: this.now(), ownedBySelf: true },
-    );
-    if (!superseded) return { kind: 'already', request: (await this.store.get(id)) ?? request };
-    // On behalf of the original requester: the approver clicked; they did not ask for a change.
-    const replacement = await this.create({
-      tool,
-      args,
-      requester: request.requester,
-      channel: request.channel,
-      preview: fresh,
-      id: replacementId,
-      replaces: id,
-      ...(assessed ? { assessment: assessmentRecord(assessed) } : {}),
-      ...(request.set ? { set: setAsProposed(request.set) } : {}),
-    });
-    this.options.logger.info({ id, replacement: replacementId, differences }, 'preview drifted; not run');
-    return { kind: 'drift', request: superseded, replacement, differences };
-  }
-
-  /**
-   * Records the outcome of a write that already ran (or never will). If the store cannot take it
-   * now, the answer still tells the truth, and the outcome is recorded by a later sweep; should
-   * this process die first, the request shows "outcome unknown", which is then the honest answer.
-   */
-  private async recordOutcome(
-    request: ChangeRequest,
-    entry: Outcome,
-    from: readonly ChangeState[],
-  ): Promise<ChangeRequest> {
-    const at = this.now();
-    try {
-      const recorded = await this.store.transition(entry.id, entry, { from, at, ownedBySelf: true });
-      if (recorded) return recorded;
-      this.options.logger.error(
-        { id: entry.id, outcome: entry.type },
-        'the outcome of a change could not be recorded: the request is no longer in a state this replica owns',
-      );
-    } catch (error) {
-      this.unrecorded.set(entry.id, { entry, from });
-      this.options.logger.error(
-        { err: error, id: entry.id },
-        'could not record the outcome of a change; retrying with the next sweep',
-      );
-    }
-    return applyEvent(request, { ...entry, seq: 0, at: new Date(at).toISOString(), prev: '' });
-  }
-
-  private async retryUnrecorded(): Promise<void> {
-    for (const [id, { entry, from }] of this.unrecorded) {
-      try {
-        await this.store.transition(id, entry, { from, at: this.now(), ownedBySelf: true });
-        this.unrecorded.delete(id);
-        this.options.logger.info({ id, outcome: entry.type }, 'recorded a delayed change outcome');
-      } catch (error) {
-        this.options.logger.warn({ err: error, id }, 'still cannot record the outcome of a change');
-      }
-    }
   }
 }
