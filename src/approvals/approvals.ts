@@ -12,13 +12,11 @@ import { type ApproveOutcome, summarize } from '../changes/outcomes.js';
 import { newRequestId } from '../changes/request-id.js';
 import { compareImages, inverseOf, nowRead } from '../changes/revert.js';
 import { type ChangePlans, ChangeRunner } from '../changes/runner.js';
-import { ConflictError, NotAuthorizedError, ResourceNotFoundError, ValidationError } from '../errors.js';
-import { isNoOpPreview } from '../format/plain-text.js';
+import { ConflictError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { canonicalJson, diffPreviews, previewHash } from '../lib/canonical.js';
 import { redactSecrets } from '../lib/redact.js';
 import { settle } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
-import { formatDuration } from '../policy/duration.js';
 import { deniedText, Gate, type GateAction, type GateFace, type GateVerdict } from '../policy/gate.js';
 import { DEFAULT_POLICY } from '../policy/policy.js';
 import type { DeadlineStore } from '../store/deadlines.js';
@@ -41,15 +39,31 @@ import type {
 import type { ToolContext } from '../tools/define-tool.js';
 import { assessChange, type ChangeAssessment } from '../tools/impact.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { isConsoleActor } from './console-requester.js';
 import { isMcpRequester, personOf } from './mcp-requester.js';
 import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPolicy } from './policy.js';
 import { claimDueReminders } from './reminders.js';
 import { snapshotContext } from './snapshot-context.js';
+import {
+  AUTOMATIC_REASONS,
+  approveBlocked,
+  assessmentRecord,
+  type ChangeTiming,
+  commandLine,
+  faceOf,
+  type GateChange,
+  gateRefusal,
+  refuseNoOp,
+  setAsProposed,
+  setChange,
+  timingFields,
+  timingOf,
+  verdictDecision,
+} from './terms.js';
 import type { Actor, CancelOutcome, ChangeRequest, ErrorSummary, MessageRef } from './types.js';
 
 export { SYSTEM_ACTOR } from '../store/records.js';
+export { type ChangeTiming, faceOf, type GateChange, gateRefusal, timingOf } from './terms.js';
 
 /** What Approvals needs. */
 export interface ApprovalsOptions {
@@ -75,30 +89,11 @@ export interface ApprovalsOptions {
   timerKeeper?: () => Promise<string | undefined>;
 }
 
-/** A change as the gate is asked about it: what it does, who asked, what it has so far. */
-export interface GateChange {
-  tool: string;
-  args: Record<string, unknown>;
-  requester: Actor;
-  channel?: string;
-  set?: ChangeSetRecord;
-  approvedBy?: Actor[];
-  assessment?: ChangeAssessmentRecord;
-}
-
-/** A write's deadline as the request keeps it, and the shortest one in words for the gate. */
-export interface ChangeTiming {
-  revertAfterSeconds?: number;
-  forSeconds?: number;
-  /** The earliest deadline: what the gate weighs and every preview states. */
-  first?: { seconds: number; kind: 'keep_or_revert' | 'temporary'; source: string };
-}
-
 /** What a front end wants to hear during an approval. */
 export interface ApproveHooks {
   /**
    * Called once the claim is won, before the change runs (the UI edits the preview to
-   * "Running…"). Awaited a little (the runner's CLAIM_NOTICE_WAIT_MS) before the write; a failure is logged only.
+   * "Running…"). The runner awaits it a little before the write; a failure is logged only.
    */
   onClaimed?: (request: ChangeRequest) => Promise<void>;
 }
@@ -107,162 +102,6 @@ export interface ApproveHooks {
 export interface SweepResult {
   expired: ChangeRequest[];
   interrupted: InterruptedRequest[];
-}
-
-/** Why an approve click cannot proceed (not pending), or undefined if it can. */
-function approveBlocked(request: ChangeRequest): ApproveOutcome | undefined {
-  if (request.state === 'expired') return { kind: 'expired', request };
-  if (request.state !== 'pending') return { kind: 'already', request };
-  return undefined;
-}
-
-/** Why an automatic revert ran, as its note says. */
-const AUTOMATIC_REASONS = {
-  keep_timeout: 'nobody kept it before its deadline',
-  temporary: 'its time was up (a temporary change)',
-  unreachable: 'the controller could not be read after the change',
-} as const;
-
-/**
- * A preview that changes nothing (update_network to the values a network has) is answered
- * "nothing to change" on every face; nobody is asked to approve it.
- */
-function refuseNoOp(tool: string, preview: unknown): void {
-  if (isNoOpPreview(preview)) {
-    const name = (preview as { name?: unknown }).name;
-    throw new ConflictError(
-      `nothing to change: ${typeof name === 'string' ? name : 'the target'} already has these settings (${tool} not proposed)`,
-    );
-  }
-}
-
-/** A write as a `/net` line, for a refusal that says where to propose it instead. */
-function commandLine(tool: string, args: Record<string, unknown>): string {
-  const words = Object.entries(args)
-    .filter(([key]) => key !== 'confirm' && key !== 'dry_run')
-    .map(([key, value]) => {
-      const text = Array.isArray(value) ? value.join(',') : String(value);
-      return `${key}=${/[\s"]/.test(text) ? JSON.stringify(text) : text}`;
-    });
-  return [tool, ...words].join(' ');
-}
-
-/** Through which face an actor acts (the CEL variable `face` of what they ask). */
-export function faceOf(actor: Actor): GateFace {
-  if (isMcpRequester(actor)) return 'mcp';
-  if (isConsoleActor(actor)) return 'console';
-  if (actor.userId.startsWith('system:')) return 'system';
-  return 'slack';
-}
-
-/**
- * The deadlines a write gets: the request's `for=` and `revert_after=` and the policy's
- * `revert_after`, the shortest of each kind; a temporary change under a shorter keep-or-revert
- * rule gets both (the earlier one applies first).
- */
-export function timingOf(
-  meta: { revertAfterSeconds?: number; forSeconds?: number },
-  decision: { revertAfterSeconds?: number; matched: string[] },
-): ChangeTiming {
-  const keeps = [
-    ...(meta.revertAfterSeconds !== undefined
-      ? [
-          {
-            seconds: meta.revertAfterSeconds,
-            source: `revert_after=${formatDuration(meta.revertAfterSeconds)}`,
-          },
-        ]
-      : []),
-    ...(decision.revertAfterSeconds !== undefined
-      ? [
-          {
-            seconds: decision.revertAfterSeconds,
-            source: `the policy's revert_after ${formatDuration(decision.revertAfterSeconds)}`,
-          },
-        ]
-      : []),
-  ].sort((a, b) => a.seconds - b.seconds);
-  const keep = keeps[0];
-  const timing: ChangeTiming = {};
-  if (meta.forSeconds !== undefined) timing.forSeconds = meta.forSeconds;
-  // A keep deadline at or after the temporary one would never act: the change is gone by then.
-  if (keep && (meta.forSeconds === undefined || keep.seconds < meta.forSeconds))
-    timing.revertAfterSeconds = keep.seconds;
-  if (timing.revertAfterSeconds !== undefined && keep) {
-    timing.first = { seconds: keep.seconds, kind: 'keep_or_revert', source: keep.source };
-  } else if (timing.forSeconds !== undefined) {
-    timing.first = {
-      seconds: timing.forSeconds,
-      kind: 'temporary',
-      source: `for=${formatDuration(timing.forSeconds)}`,
-    };
-  }
-  return timing;
-}
-
-/** The timing fields a request keeps. */
-function timingFields(timing: ChangeTiming) {
-  return {
-    ...(timing.revertAfterSeconds !== undefined ? { revertAfterSeconds: timing.revertAfterSeconds } : {}),
-    ...(timing.forSeconds !== undefined ? { forSeconds: timing.forSeconds } : {}),
-  };
-}
-
-/** A verdict as a yes, or a no with the reason and how to get what is missing. */
-function verdictDecision(verdict: GateVerdict): { ok: true } | { ok: false; reason: string } {
-  if (verdict.verdict !== 'refuse') return { ok: true };
-  return { ok: false, reason: verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason };
-}
-
-/** A gate refusal as the error every face words: the reason, then how to get what is missing. */
-export function gateRefusal(verdict: Extract<GateVerdict, { verdict: 'refuse' }>): NotAuthorizedError {
-  return new NotAuthorizedError(verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason);
-}
-
-/** What the request keeps of an assessment: risk, reasons, self-lockout, what the policy requires. */
-function assessmentRecord({ facts, radius, decision }: ChangeAssessment): ChangeAssessmentRecord {
-  return {
-    risk: radius.risk,
-    reasons: decision.reasons,
-    ...(radius.selfLockoutWarning ? { selfLockout: radius.selfLockoutWarning } : {}),
-    ...(facts.target ? { target: facts.target } : {}),
-    approvals: decision.approvals,
-    ...(decision.approvers ? { approvers: decision.approvers } : {}),
-    rules: decision.matched,
-    ...(decision.window
-      ? {
-          window: {
-            name: decision.window.name,
-            open: decision.window.open,
-            ...(decision.window.nextOpening ? { nextOpening: decision.window.nextOpening } : {}),
-          },
-        }
-      : {}),
-  };
-}
-
-/** A set as the gate and the journal see it: one write of the change-set tool. */
-function setChange(set: ChangeSetRecord, requester: Actor): GateChange & { tool: string } {
-  const site = set.steps.find((s) => typeof s.args.site_id === 'string')?.args.site_id;
-  return {
-    tool: CHANGE_SET_TOOL,
-    args: {
-      ...(typeof site === 'string' ? { site_id: site } : {}),
-      ...(set.title ? { title: set.title } : {}),
-      on_failure: set.onFailure,
-      steps: set.steps.map((step) => ({ tool: step.tool, args: step.args })),
-    },
-    requester,
-    set,
-  };
-}
-
-/** A set as proposed again (a drifted set's replacement): the steps without any progress. */
-function setAsProposed(set: ChangeSetRecord): ChangeSetRecord {
-  return {
-    ...set,
-    steps: set.steps.map(({ tool, args, revertOf }) => ({ tool, args, ...(revertOf ? { revertOf } : {}) })),
-  };
 }
 
 /**
