@@ -1,20 +1,10 @@
-import {
-  CHANGE_SET_TOOL,
-  combineAssessments,
-  planSet,
-  type SetProposal,
-  setPreview,
-  validateSet,
-} from '../changes/change-set.js';
-import { readImage } from '../changes/images.js';
+import { CHANGE_SET_TOOL, type SetProposal, validateSet } from '../changes/change-set.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
 import { type ApproveOutcome, summarize } from '../changes/outcomes.js';
 import { newRequestId } from '../changes/request-id.js';
-import { compareImages, inverseOf, nowRead } from '../changes/revert.js';
 import { type ChangePlans, ChangeRunner } from '../changes/runner.js';
 import { ConflictError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { canonicalJson, diffPreviews, previewHash } from '../lib/canonical.js';
-import { redactSecrets } from '../lib/redact.js';
 import { settle } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
 import { deniedText, Gate, type GateAction, type GateFace, type GateVerdict } from '../policy/gate.js';
@@ -23,9 +13,7 @@ import type { DeadlineStore } from '../store/deadlines.js';
 import {
   CHANGE_STATES,
   type ChangeAssessmentRecord,
-  type ChangeImage,
   type ChangeSetRecord,
-  type SetStep,
   SYSTEM_ACTOR,
 } from '../store/records.js';
 import type {
@@ -42,6 +30,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { isMcpRequester, personOf } from './mcp-requester.js';
 import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPolicy } from './policy.js';
+import { Previews } from './previews.js';
 import { claimDueReminders } from './reminders.js';
 import { snapshotContext } from './snapshot-context.js';
 import {
@@ -117,6 +106,8 @@ export class Approvals {
   private readonly listeners = new Set<ChangeListener>();
   /** The one decision every path asks (src/policy/gate.ts). */
   readonly gate: Gate;
+  /** What a change would do: dry runs, reverts, sets on the planned state. */
+  private readonly previews: Previews;
   /** What runs a change once it is claimed (src/changes/runner.ts). */
   private readonly runner: ChangeRunner;
 
@@ -124,6 +115,13 @@ export class Approvals {
     this.now = options.now ?? Date.now;
     this.store = observeChanges(options.store, (request) => this.changed(request));
     this.gate = new Gate(options.policy);
+    this.previews = new Previews({
+      store: this.store,
+      registry: options.registry,
+      context: options.context,
+      now: this.now,
+      assess: (change, context) => this.assess(change, context),
+    });
     this.runner = new ChangeRunner({
       store: this.store,
       registry: options.registry,
@@ -143,18 +141,18 @@ export class Approvals {
         const snapshot = snapshotContext(this.options.context);
         // The preview of a set is every step's, computed on the planned state.
         if (request.set) {
-          const planned = await this.planSet(request.set, request, snapshot);
+          const planned = await this.previews.planSet(request.set, request, snapshot);
           return [planned.preview, planned.assessment] as const;
         }
-        return Promise.all([this.previewFor(request, snapshot), this.assess(request, snapshot)]);
+        return Promise.all([this.previews.previewFor(request, snapshot), this.assess(request, snapshot)]);
       },
       previewStep: (step) => {
         const snapshot = snapshotContext(this.options.context);
         return step.revertOf
-          ? this.previewFor({ tool: step.tool, args: step.args, revertOf: step.revertOf }, snapshot)
-          : this.dryRun(step.tool, step.args, snapshot);
+          ? this.previews.previewFor({ tool: step.tool, args: step.args, revertOf: step.revertOf }, snapshot)
+          : this.previews.dryRun(step.tool, step.args, snapshot);
       },
-      previewFor: (change) => this.previewFor(change),
+      previewFor: (change) => this.previews.previewFor(change),
       // On behalf of the original requester: the approver clicked; they did not ask for a change.
       replaceDrifted: (request, replacement) =>
         this.create({
@@ -234,7 +232,7 @@ export class Approvals {
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
     // The preview and its blast radius share one fresh snapshot of the controller.
     const snapshot = snapshotContext(this.options.context);
-    const preview = await this.dryRun(input.tool, args, snapshot);
+    const preview = await this.previews.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
     const assessment = await this.assess({ ...input, args }, snapshot);
     await this.require({
@@ -339,7 +337,7 @@ export class Approvals {
     context: ToolContext = snapshotContext(this.options.context),
   ): Promise<ChangeAssessment> {
     // A set is assessed step by step on the planned state, and the strictest step rules.
-    if (change.set) return (await this.planSet(change.set, change, context)).assessment;
+    if (change.set) return (await this.previews.planSet(change.set, change, context)).assessment;
     return assessChange(
       context,
       {
@@ -371,7 +369,7 @@ export class Approvals {
     const asker = await this.gate.mayAsk(input.requester, channel);
     if (asker.verdict === 'refuse') throw gateRefusal(asker);
     if (original.set) return this.proposeSetRevert(original, input.requester, channel);
-    const { tool, args, preview } = await this.revertPreview(original);
+    const { tool, args, preview } = await this.previews.revertPreview(original);
     const change = { tool, args, requester: input.requester, ...(channel !== undefined ? { channel } : {}) };
     const assessment = await this.assess(change);
     await this.require({ action: 'propose', actor: input.requester, change, decision: assessment });
@@ -404,8 +402,8 @@ export class Approvals {
     const original = await this.store.get(changeId);
     if (!original) throw new ResourceNotFoundError('change request', changeId);
     if (original.set) {
-      const set = await this.setRevertOf(original);
-      const planned = await this.planSet(set, { requester }, snapshotContext(this.options.context));
+      const set = await this.previews.setRevertOf(original);
+      const planned = await this.previews.planSet(set, { requester }, snapshotContext(this.options.context));
       const change = setChange(set, requester);
       const { verdict } = await this.decide({
         action: 'confirm',
@@ -422,7 +420,7 @@ export class Approvals {
         verdict,
       };
     }
-    const plan = await this.revertPreview(original);
+    const plan = await this.previews.revertPreview(original);
     const change = { tool: plan.tool, args: plan.args, requester };
     const assessment = await this.assess(change);
     const { verdict } = await this.decide({
@@ -440,16 +438,6 @@ export class Approvals {
     };
   }
 
-  /** The inverse of a change with its preview; one that would change nothing is refused. */
-  private async revertPreview(
-    original: ChangeRequest,
-  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown }> {
-    const { tool, args } = this.inverse(original);
-    const preview = await this.previewFor({ tool, args, revertOf: original.id });
-    refuseNoOp(tool, preview);
-    return { tool, args, preview };
-  }
-
   /**
    * Runs the inverse of `changeId` at once, without a new approval (the original approval covered
    * it): a Keep deadline passed, a temporary change ended, or the controller was unreachable after
@@ -464,7 +452,7 @@ export class Approvals {
   }): Promise<ApproveOutcome> {
     const original = await this.store.get(input.changeId);
     if (!original) return { kind: 'not_found', id: input.changeId };
-    const { tool, args } = this.inverse(original);
+    const { tool, args } = this.previews.inverse(original);
     const actor = input.actor ?? SYSTEM_ACTOR;
     const face = faceOf(actor);
     // The revert is a write: the policy is asked about it now, as the one who makes it happen.
@@ -488,7 +476,7 @@ export class Approvals {
         reason: verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason,
       };
     }
-    const preview = await this.previewFor({ tool, args, revertOf: original.id });
+    const preview = await this.previews.previewFor({ tool, args, revertOf: original.id });
     const request = await this.create({
       tool,
       args,
@@ -551,7 +539,7 @@ export class Approvals {
     change: ChangeRequest,
     actor: Actor,
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
-    const { tool, args } = this.inverse(change);
+    const { tool, args } = this.previews.inverse(change);
     const face = faceOf(actor);
     const { verdict } = await this.decide({
       action: 'revert_now',
@@ -581,10 +569,10 @@ export class Approvals {
     const original = await this.store.get(input.changeId);
     if (!original) throw new ResourceNotFoundError('change request', input.changeId);
     if (original.set) {
-      const set = await this.setRevertOf(original);
+      const set = await this.previews.setRevertOf(original);
       return this.runSetOnOwnAuthority(set, { ...input, revertOf: original.id });
     }
-    const { tool, args, preview } = await this.revertPreview(original);
+    const { tool, args, preview } = await this.previews.revertPreview(original);
     const change = { tool, args, requester: input.requester };
     const assessment = await this.assess(change);
     await this.require({ action: 'confirm', actor: input.requester, change, decision: assessment });
@@ -636,14 +624,6 @@ export class Approvals {
     if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already')
       return outcome;
     throw new Error(`a change run at once ended as ${outcome.kind}`);
-  }
-
-  /** The inverse of a change, validated, or a ConflictError saying why there is none. */
-  private inverse(original: ChangeRequest): { tool: string; args: Record<string, unknown> } {
-    const plan = inverseOf(original);
-    if ('reason' in plan) throw new ConflictError(`change ${original.id} cannot be reverted: ${plan.reason}`);
-    const { confirm: _c, dry_run: _d, ...args } = this.options.registry.validate(plan.tool, plan.args);
-    return { tool: plan.tool, args };
   }
 
   /**
@@ -701,7 +681,7 @@ export class Approvals {
     const meta = splitMetaArgs(input.args);
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
     const snapshot = snapshotContext(this.options.context);
-    const preview = await this.dryRun(input.tool, args, snapshot);
+    const preview = await this.previews.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
     const change = { tool: input.tool, args, requester: input.requester };
     const assessment = await this.assess(change, snapshot);
@@ -1156,62 +1136,6 @@ export class Approvals {
     return this.store.journalHead();
   }
 
-  private async dryRun(
-    tool: string,
-    args: Record<string, unknown>,
-    context: ToolContext = this.options.context,
-  ): Promise<unknown> {
-    return redactSecrets(await this.options.registry.run(tool, { ...args, dry_run: true }, context));
-  }
-
-  /**
-   * The preview of a request: the tool's dry run, and for a revert what it undoes, its notes, and
-   * (when the object changed since the change ran) before / after / now side by side. Computed the
-   * same way at proposal and at approval, so the drift check compares like with like.
-   */
-  private async previewFor(
-    request: {
-      tool: string;
-      args: Record<string, unknown>;
-      revertOf?: string;
-    },
-    context?: ToolContext,
-  ): Promise<unknown> {
-    const dry = await this.dryRun(request.tool, request.args, context);
-    if (!request.revertOf) return dry;
-    const original = await this.store.get(request.revertOf);
-    if (!original) throw new ResourceNotFoundError('change request', request.revertOf);
-    const plan = inverseOf({ ...original, revertedBy: undefined });
-    const notes = 'reason' in plan ? [] : plan.notes;
-    const read = nowRead(original);
-    const now: ChangeImage = read
-      ? await readImage(read, this.options.registry, this.options.context, this.now)
-      : { at: new Date(this.now()).toISOString(), error: 'the object is not read back' };
-    const compared = compareImages(original.before, original.after, now);
-    const base =
-      typeof dry === 'object' && dry !== null && !Array.isArray(dry)
-        ? (dry as Record<string, unknown>)
-        : { dry_run: true, preview: dry };
-    const warnings = Array.isArray(base.warnings) ? [...(base.warnings as unknown[])] : [];
-    if (compared.changedSince) {
-      warnings.unshift(
-        `${Object.keys(original.after?.objects ?? { object: 0 })[0]} changed since ${original.id} ran: ` +
-          'reverting puts back the values from before it, over what was changed since (compare before / after / now)',
-      );
-    }
-    return {
-      ...base,
-      revert_of: original.id,
-      reverts: `${original.tool} ${Object.entries(original.args)
-        .filter(([key]) => key !== 'site_id')
-        .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
-        .join(' ')}`.trim(),
-      ...(notes.length > 0 ? { revert_notes: notes } : {}),
-      ...(compared.changedSince ? { changed_since: true, before_after_now: compared.rows } : {}),
-      ...(compared.unreadable ? { now_unreadable: compared.unreadable } : {}),
-      warnings,
-    };
-  }
   /** The request as stored now, expired first if it is pending past its time. */
   private async current(known: ChangeRequest): Promise<ChangeRequest> {
     return this.settle((await this.store.get(known.id)) ?? known);
@@ -1318,7 +1242,7 @@ export class Approvals {
     set: ChangeSetRecord,
     input: { requester: Actor; channel?: string; revertOf?: string },
   ): Promise<ChangeRequest> {
-    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    const planned = await this.previews.planSet(set, input, snapshotContext(this.options.context));
     await this.require({
       action: 'propose',
       actor: input.requester,
@@ -1357,7 +1281,7 @@ export class Approvals {
     verdict: GateVerdict;
   }> {
     const set = validateSet(this.options.registry, input);
-    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    const planned = await this.previews.planSet(set, input, snapshotContext(this.options.context));
     const { verdict } = await this.decide({
       action: 'confirm',
       actor: input.requester,
@@ -1384,7 +1308,7 @@ export class Approvals {
     set: ChangeSetRecord,
     input: { requester: Actor; shownHash?: string; revertOf?: string },
   ): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
-    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    const planned = await this.previews.planSet(set, input, snapshotContext(this.options.context));
     await this.require({
       action: 'confirm',
       actor: input.requester,
@@ -1400,34 +1324,6 @@ export class Approvals {
     return this.runOnOwnAuthority(request, input.requester);
   }
 
-  /** A set's preview (each step's dry run on the planned state) and its combined assessment. */
-  private async planSet(
-    set: ChangeSetRecord,
-    change: { requester: Actor; channel?: string },
-    context: ToolContext,
-  ): Promise<{ preview: unknown; assessment: ChangeAssessment }> {
-    const assessed: ChangeAssessment[] = [];
-    const steps = await planSet(
-      this.options.registry,
-      context,
-      set,
-      async (step, _n, planned) => {
-        assessed.push(
-          await this.assess({ ...step, requester: change.requester, channel: change.channel }, planned),
-        );
-      },
-      // The steps of a set's revert show what each undoes, with before / after / now when it drifted.
-      (step, planned) =>
-        step.revertOf
-          ? this.previewFor({ tool: step.tool, args: step.args, revertOf: step.revertOf }, planned)
-          : this.dryRun(step.tool, step.args, planned),
-    );
-    return {
-      preview: redactSecrets(setPreview(set, steps)),
-      assessment: combineAssessments(assessed),
-    };
-  }
-
   /**
    * Issue 24: the revert of a whole set: one new set whose steps undo the original's steps that are
    * done, in reverse order, each previewed as a single revert is (before / after / now on drift).
@@ -1437,45 +1333,7 @@ export class Approvals {
     requester: Actor,
     channel: string | undefined,
   ): Promise<ChangeRequest> {
-    const revert = await this.setRevertOf(original);
+    const revert = await this.previews.setRevertOf(original);
     return this.createSet(revert, { requester, ...(channel ? { channel } : {}), revertOf: original.id });
-  }
-
-  /**
-   * The revert of a whole set: one new set whose steps undo the original's steps that are done, in
-   * reverse order, each previewed as a single revert is (before / after / now on drift).
-   */
-  private async setRevertOf(original: ChangeRequest): Promise<ChangeSetRecord> {
-    const set = original.set as ChangeSetRecord;
-    if (original.revertedBy) {
-      throw new ConflictError(
-        `change set ${original.id} cannot be reverted: it was reverted already by ${original.revertedBy}`,
-      );
-    }
-    const steps: SetStep[] = [];
-    for (const step of [...set.steps].reverse()) {
-      if (step.status !== 'done' || !step.changeId) continue;
-      const child = await this.store.get(step.changeId);
-      if (!child) continue;
-      const plan = inverseOf(child);
-      if ('reason' in plan) {
-        throw new ConflictError(
-          `change set ${original.id} cannot be reverted: its step ${child.setStep ?? '?'} (${child.tool}) cannot: ${plan.reason}`,
-        );
-      }
-      const { confirm: _c, dry_run: _d, ...args } = this.options.registry.validate(plan.tool, plan.args);
-      steps.push({ tool: plan.tool, args, revertOf: child.id });
-    }
-    if (steps.length === 0) {
-      throw new ConflictError(
-        `change set ${original.id} cannot be reverted: none of its steps is in place (${original.state})`,
-      );
-    }
-    const revert: ChangeSetRecord = {
-      title: `revert of ${set.title ? `"${set.title}" ` : ''}${original.id}`,
-      onFailure: set.onFailure,
-      steps,
-    };
-    return revert;
   }
 }
