@@ -66,7 +66,7 @@ export interface ApprovalsOptions {
   /** Milliseconds since the epoch; tests pass a controllable clock. */
   now?: () => number;
   /**
-   * Issue 22: where a change approved outside its policy window gets its run time (a `window`
+   * Where a change approved outside its policy window gets its run time (a `window`
    * deadline, fired by the ChangeTimers ticker like keep-or-revert deadlines). Without it such a
    * change is refused at its last approval rather than left waiting with nothing to run it.
    */
@@ -321,7 +321,7 @@ export class Approvals {
   }
 
   /**
-   * Issue 22: the change's blast radius and what the policy in effect requires of it, read fresh
+   * The change's blast radius and what the policy in effect requires of it, read fresh
    * from the controller now (at proposal, at each approval, right before it runs).
    */
   async assess(
@@ -353,7 +353,7 @@ export class Approvals {
   }
 
   /**
-   * Proposes the change that undoes `changeId` (issue 21): a new request, previewed and approved
+   * Proposes the change that undoes `changeId`: a new request, previewed and approved
    * like any other, built from the change's before-image. When the object changed since the change
    * ran, the preview compares before / after / now and says so. A change that cannot be reverted
    * is refused with the reason (ConflictError).
@@ -769,7 +769,7 @@ export class Approvals {
     let request = this.runner.knownTruth(await this.settle(found));
     const early = approveBlocked(request);
     if (early) return early;
-    // Issue 24: a step's own request is the set's to run; approved on its own it would run outside
+    // A step's own request is the set's to run; approved on its own it would run outside
     // the set's order and compensation (it is pending only between its creation and its run).
     if (request.setOf !== undefined) {
       return {
@@ -856,7 +856,7 @@ export class Approvals {
   }
 
   /**
-   * Issue 22: the last approval of a change whose window is closed: the request becomes
+   * The last approval of a change whose window is closed: the request becomes
    * `scheduled` and a `window` deadline is stored for the opening (the timers' ticker fires it).
    */
   private async schedule(
@@ -896,7 +896,7 @@ export class Approvals {
   }
 
   /**
-   * Issue 22: runs a scheduled change (its window opened, or Run now): claimed from `scheduled`
+   * Runs a scheduled change (its window opened, or Run now): claimed from `scheduled`
    * exactly once across replicas, then checked afresh like any approved change (drift: the target
    * changed since the approval, so it does not run; the policy: denied now, so it does not run).
    */
@@ -940,7 +940,7 @@ export class Approvals {
   }
 
   /**
-   * Issue 22, App Home's Run now: a scheduled change runs before its window only if the policy,
+   * App Home's Run now: a scheduled change runs before its window only if the policy,
    * evaluated now on a fresh read, allows it (no window required now, or the window is open), and
    * only for someone who may approve it.
    */
@@ -980,7 +980,7 @@ export class Approvals {
     const found = await this.store.get(id);
     if (!found) return { kind: 'not_found', id };
     const request = await this.settle(found);
-    // Issue 22: a scheduled change can be cancelled until its window opens.
+    // A scheduled change can be cancelled until its window opens.
     const scheduled = request.state === 'scheduled';
     if (request.state !== 'pending' && !scheduled) return { kind: 'already', request };
     const { verdict } = await this.decide({
@@ -1039,7 +1039,7 @@ export class Approvals {
     }
   }
 
-  /** Scheduled changes (issue 22), soonest first: App Home lists them with Run now and Cancel. */
+  /** Scheduled changes, soonest first: App Home lists them with Run now and Cancel. */
   async scheduledChanges(): Promise<ChangeRequest[]> {
     const found = await this.store.list({ state: 'scheduled' });
     return found.sort((a, b) => Date.parse(a.scheduledFor ?? '') - Date.parse(b.scheduledFor ?? ''));
@@ -1085,7 +1085,7 @@ export class Approvals {
       this.options.logger.warn({ err: error }, 'could not check the deadlines of scheduled changes');
     });
     const interrupted = await this.recoverInterrupted();
-    // Issue 24: a set cut off mid-run is settled here, once (the recovery hands it to one caller).
+    // A set cut off mid-run is settled here, once (the recovery hands it to one caller).
     for (const entry of interrupted) {
       if (!entry.request.set || entry.request.state !== 'unknown') continue;
       try {
@@ -1116,12 +1116,12 @@ export class Approvals {
     return this.store.count(filter);
   }
 
-  /** Issue 26: pending requests live at `filter.liveAt`, soonest expiry first, a page at a time. */
+  /** Pending requests live at `filter.liveAt`, soonest expiry first, a page at a time. */
   async pendingByExpiry(filter: PendingFilter): Promise<ChangeRequest[]> {
     return this.store.pendingByExpiry(filter);
   }
 
-  /** Issue 26: how many pending requests `pendingByExpiry` would list without paging. */
+  /** How many pending requests `pendingByExpiry` would list without paging. */
   async countPending(filter: Omit<PendingFilter, 'limit' | 'offset'>): Promise<number> {
     return this.store.countPending(filter);
   }
@@ -1223,7 +1223,7 @@ export class Approvals {
     return stored;
   }
   /**
-   * Issue 24: proposes a change set: several writes previewed on the planned state (the controller
+   * Proposes a change set: several writes previewed on the planned state (the controller
    * now plus the steps before each), assessed together (the strictest step's approvals, approvers
    * and window) and approved as one request. A step that fails its preview is refused, naming the
    * step and the argument; nothing is proposed or sent.
@@ -1325,7 +1325,7 @@ export class Approvals {
   }
 
   /**
-   * Issue 24: the revert of a whole set: one new set whose steps undo the original's steps that are
+   * The revert of a whole set: one new set whose steps undo the original's steps that are
    * done, in reverse order, each previewed as a single revert is (before / after / now on drift).
    */
   private async proposeSetRevert(

@@ -1,8 +1,8 @@
 /**
- * Issue 24: change sets. What a set is made of, how its steps are checked and previewed against the
+ * Change sets. What a set is made of, how its steps are checked and previewed against the
  * planned state (the controller now plus the earlier steps), and how the assessments of its steps
- * combine into the one the approvers see. Running a set is in approvals/ (approvals.ts), which
- * runs each step as a change request of its own with the single-change machinery.
+ * combine into the one the approvers see. Running a set is in set-runner.ts, which runs each
+ * step as a change request of its own with the single-change machinery (runner.ts).
  */
 import { isBotError, ValidationError } from '../errors.js';
 import type { ChangeSetRecord, SetStep } from '../store/records.js';

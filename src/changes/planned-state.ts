@@ -35,7 +35,7 @@ interface Planned {
 }
 
 /**
- * Issue 24: the controller as it will be once some writes have run. A change set's preview runs
+ * The controller as it will be once some writes have run. A change set's preview runs
  * every step's ordinary dry run against this, so step 4 sees the network step 1 creates (by name,
  * with a placeholder id) and a typo in any step is found before anyone approves.
  *
