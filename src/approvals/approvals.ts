@@ -50,6 +50,7 @@ import {
   verdictDecision,
 } from './terms.js';
 import type { Actor, CancelOutcome, ChangeRequest, ErrorSummary, MessageRef } from './types.js';
+import { Windows } from './windows.js';
 
 export { SYSTEM_ACTOR } from '../store/records.js';
 export { type ChangeTiming, faceOf, type GateChange, gateRefusal, timingOf } from './terms.js';
@@ -108,6 +109,8 @@ export class Approvals {
   readonly gate: Gate;
   /** What a change would do: dry runs, reverts, sets on the planned state. */
   private readonly previews: Previews;
+  /** Changes waiting for their window, and the deadlines that run them. */
+  private readonly windows: Windows;
   /** What runs a change once it is claimed (src/changes/runner.ts). */
   private readonly runner: ChangeRunner;
 
@@ -121,6 +124,12 @@ export class Approvals {
       context: options.context,
       now: this.now,
       assess: (change, context) => this.assess(change, context),
+    });
+    this.windows = new Windows({
+      store: this.store,
+      ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+      logger: options.logger,
+      now: this.now,
     });
     this.runner = new ChangeRunner({
       store: this.store,
@@ -827,7 +836,7 @@ export class Approvals {
           return { kind: 'endorsed', request: endorsed, needed };
         }
       } else if (verdict.runAt !== undefined) {
-        const scheduled = await this.schedule(request, approver, verdict.runAt, {
+        const scheduled = await this.windows.schedule(request, approver, verdict.runAt, {
           ...guard,
           approvalsAtLeast: needed - 1,
         });
@@ -853,46 +862,6 @@ export class Approvals {
       if (blocked) return blocked;
     }
     return { kind: 'already', request };
-  }
-
-  /**
-   * The last approval of a change whose window is closed: the request becomes
-   * `scheduled` and a `window` deadline is stored for the opening (the timers' ticker fires it).
-   */
-  private async schedule(
-    request: ChangeRequest,
-    approver: Actor,
-    runAt: number,
-    guard: Parameters<ChangeStore['transition']>[2],
-  ): Promise<ApproveOutcome | undefined> {
-    const { id } = request;
-    const deadlines = this.options.deadlines;
-    if (!deadlines) {
-      return {
-        kind: 'refused',
-        request,
-        reason:
-          'this change may only run in its window, which is closed, and this process cannot schedule it',
-      };
-    }
-    const scheduled = await this.store.transition(
-      id,
-      {
-        type: 'scheduled',
-        id,
-        actor: approver,
-        previewHash: request.previewHash,
-        runAt: new Date(runAt).toISOString(),
-      },
-      guard,
-    );
-    if (!scheduled) return undefined;
-    await deadlines.schedule({ kind: 'window', changeId: id, dueAt: runAt, at: this.now() });
-    this.options.logger.info(
-      { id, tool: request.tool, approver: approver.userId, runAt: scheduled.scheduledFor },
-      'change request approved outside its window; scheduled',
-    );
-    return { kind: 'scheduled', request: scheduled };
   }
 
   /**
@@ -1001,42 +970,8 @@ export class Approvals {
       scheduled ? { from: ['scheduled'], at: this.now() } : { from: ['pending'], at: this.now(), live: true },
     );
     if (!cancelled) return { kind: 'already', request: await this.current(request) };
-    if (scheduled) await this.dropWindowDeadline(id, actor);
+    if (scheduled) await this.windows.drop(id, actor);
     return { kind: 'cancelled', request: cancelled };
-  }
-
-  /** The `window` deadline of a cancelled scheduled change, cancelled too (its run would find it cancelled anyway). */
-  private async dropWindowDeadline(id: string, actor: Actor): Promise<void> {
-    const deadlines = this.options.deadlines;
-    if (!deadlines) return;
-    try {
-      for (const d of await deadlines.list({ changeId: id, kind: 'window', state: 'scheduled' }))
-        await deadlines.cancel(d.id, this.now(), actor.userId);
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error, id },
-        'could not cancel the window deadline of a cancelled change',
-      );
-    }
-  }
-
-  /**
-   * Scheduled changes whose `window` deadline is missing (the process stopped between recording
-   * the approval and storing the deadline) get it now: scheduling is idempotent per change.
-   */
-  private async rescheduleOrphans(): Promise<void> {
-    const deadlines = this.options.deadlines;
-    if (!deadlines) return;
-    for (const request of await this.store.list({ state: 'scheduled' })) {
-      const found = await deadlines.list({ changeId: request.id, kind: 'window' });
-      if (found.length > 0 || !request.scheduledFor) continue;
-      await deadlines.schedule({
-        kind: 'window',
-        changeId: request.id,
-        dueAt: Date.parse(request.scheduledFor),
-        at: this.now(),
-      });
-    }
   }
 
   /** Scheduled changes, soonest first: App Home lists them with Run now and Cancel. */
@@ -1081,7 +1016,7 @@ export class Approvals {
    */
   async sweep(): Promise<SweepResult> {
     await this.runner.retryUnrecorded();
-    await this.rescheduleOrphans().catch((error: unknown) => {
+    await this.windows.rescheduleOrphans().catch((error: unknown) => {
       this.options.logger.warn({ err: error }, 'could not check the deadlines of scheduled changes');
     });
     const interrupted = await this.recoverInterrupted();
