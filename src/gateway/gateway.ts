@@ -246,10 +246,14 @@ class ControllerGateway implements Gateway {
 
   async warmUp(site: string): Promise<boolean> {
     try {
-      await this.pipeline.prepare();
-      if (this.options.apiKey !== undefined) await this.sites.resolve(site);
-      // Which official operations this console offers (help and /healthz show it).
-      await this.consoleVersion.read();
+      // Detection, the site lookup and the console's version (help and /healthz show it) go out
+      // together: one round, which the first commands' reads join instead of queueing behind,
+      // and on a controller that never answers one wait, not one per step.
+      await Promise.all([
+        this.pipeline.prepare(),
+        this.options.apiKey === undefined ? undefined : this.sites.resolve(site),
+        this.consoleVersion.read(),
+      ]);
       this.logger.debug({ site }, 'controller warm-up done');
       return true;
     } catch (error) {
