@@ -221,10 +221,11 @@ describe('one read budget covers every attempt, detection and login included', (
       const answer = () => bot.slack.responses.find((r) => responseUrl.endsWith(r.path));
       await bot.slack.waitFor(() => answer() !== undefined, 30_000);
 
-      const text = JSON.stringify(answer()?.body);
+      const body = answer()?.body as { text?: string } | undefined;
+      const text = JSON.stringify(body);
       expect(text.match(/Controller unreachable/g)).toHaveLength(2); // the fallback text and its one block
       expect(text.match(/did not answer within/g)).toHaveLength(2);
-      expect((answer()?.body as { text?: string }).text).toMatch(
+      expect(body?.text).toMatch(
         /^:electric_plug: Controller unreachable: 127\.0\.0\.1:\d+ did not answer within \d+\.\d s( \(\d attempts\))?\. Nothing was changed; try again in a minute\.$/,
       );
     } finally {
