@@ -32,22 +32,24 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
   let port: number;
 
   beforeAll(async () => {
-    [slack, socket, sim, port] = await Promise.all([
+    [slack, socket, sim] = await Promise.all([
       startFakeSlack(),
       startFakeSocketMode(),
       startSimulator({ apiVersion: '9.0' }),
-      freePort(),
     ]);
     slack.socketModeUrl = socket.url;
+    // PORT=0: the bot binds a free port itself and says which (a port picked here first can be
+    // taken by another process before the bot binds it).
     bot = spawnBot({
       SLACK_BOT_TOKEN: 'xoxb-process-test',
       SLACK_APP_TOKEN: 'xapp-process-test',
       SLACK_API_URL: slack.apiUrl,
-      PORT: String(port),
+      PORT: '0',
       GATEWAY_URL: sim.url,
       GATEWAY_API_KEY: sim.apiKey,
     });
-    await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
+    const connected = await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
+    port = Number(connected.port);
   });
 
   /** An Approve click by `userId` on the request `requestId`; the envelope id. */
