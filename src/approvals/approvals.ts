@@ -880,6 +880,8 @@ export class Approvals {
         actor: SYSTEM_ACTOR,
         face: 'system',
         change: request,
+        // The change as it was asked for (its requester's face), now: the bot only carries it out.
+        decision: await this.assess(request),
       });
       if (verdict.verdict === 'refuse') {
         return this.refusedByPolicy(
