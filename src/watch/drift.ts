@@ -114,6 +114,9 @@ function classicDnsArgs(before: Raw): Record<string, unknown> | undefined {
   return Object.fromEntries(servers.map((v, i) => [`dhcp_dns_${i + 1}`, v]));
 }
 
+/** A classic VPN network (remote access, site-to-site, a VPN client): the official API has no such record. */
+const isVpnNetwork = (record: Raw) => /vpn/i.test(str(record.purpose) ?? '');
+
 const dhcpOf = (record: Raw) => {
   const ipv4 = isObject(record.ipv4Configuration) ? record.ipv4Configuration : undefined;
   return isObject(ipv4?.dhcpConfiguration) ? ipv4.dhcpConfiguration : undefined;
@@ -189,9 +192,14 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
     official: {
       operation: 'networks',
       generation: 'official',
-      shape: 'details',
+      shape: 'details+vpn',
       // The list is an overview: subnet, DHCP and isolation are watched in each network's details.
-      read: (g, site) => readOfficialNetworkDetails(g, site, FRESH),
+      // VPN servers and clients are in no official record, yet hold WireGuard keys and pre-shared
+      // secrets: they are read from classic networkconf, fingerprinted like every secret.
+      read: async (g, site) => [
+        ...(await readOfficialNetworkDetails(g, site, FRESH)),
+        ...(await classic('rest/networkconf')(g, site)).filter(isVpnNetwork),
+      ],
       id: byId,
       name: byName,
       nested: true,
