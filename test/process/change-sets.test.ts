@@ -300,6 +300,19 @@ describe('the console: plan <file> and plan typed until an empty line', () => {
     expect(sim.state.site('default')?.networks.find((n) => n.name === 'Doorcams')?.dhcpd_dns_1).toBe(
       '9.9.9.9',
     );
+
+    // The first set reverts as one at the console, newest step first: the network goes back to the
+    // zone it was in, then is deleted.
+    const preview = await runBot(['revert', answer.change_id], { env });
+    expect(preview.code).toBe(3);
+    expect(preview.stdout).toMatch(/at the console: your own confirmation is the approval this change needs/);
+    const reverted = await runBot(['revert', answer.change_id, '--yes', '--json'], { env });
+    expect(reverted.code, reverted.stderr).toBe(0);
+    expect((JSON.parse(reverted.stdout) as { steps: string[] }).steps).toEqual([
+      expect.stringMatching(/^1\. done: assign_network_to_zone/),
+      expect.stringMatching(/^2\. done: delete_network/),
+    ]);
+    expect(sim.state.site('default')?.networks.find((n) => n.name === 'Doorcams')).toBeUndefined();
   }, 60_000);
 });
 
