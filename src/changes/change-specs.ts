@@ -160,7 +160,32 @@ function networkCreateArgs(before: Json, args: Json): Json {
     if (typeof before.domain_name === 'string' && before.domain_name !== '')
       create.domain_name = before.domain_name;
   }
+  const restore = storedSettingsOf(before);
+  if (Object.keys(restore).length > 0) create.restore = restore;
   return create;
+}
+
+/** What get_network_details shows beside the record (its own names for stored fields). */
+const NETWORK_VIEW_FIELDS = new Set(['id', 'name', 'purpose', 'vlan_id', 'ip_subnet', 'dhcpd_enabled']);
+/** Fields the controller owns: never sent back. */
+const CONTROLLER_FIELDS = /^(_id|id|site_id|external_id|attr_.*)$/;
+
+/**
+ * Every other stored setting of a deleted network, as it was, for create_network's `restore`: a
+ * re-created network gets what it had, not the tool's defaults. Masked secrets and nested objects
+ * (the official model's) are left out; the preview says what was not restored.
+ */
+function storedSettingsOf(before: Json): Json {
+  const restore: Json = {};
+  for (const [key, value] of Object.entries(before)) {
+    if (NETWORK_VIEW_FIELDS.has(key) || CONTROLLER_FIELDS.test(key) || value === '[redacted]') continue;
+    const plain =
+      value === null ||
+      ['string', 'number', 'boolean'].includes(typeof value) ||
+      (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number'));
+    if (plain) restore[key] = value;
+  }
+  return restore;
 }
 
 const network: Record<string, ChangeSpec> = {

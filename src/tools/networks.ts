@@ -98,6 +98,47 @@ const settingsShape = {
   domain_name: domainName.optional().describe('Domain name clients get by DHCP, e.g. lan.example.com'),
 };
 
+/** Whether `key` is a field anywhere in `value` (an official body nests what classic keeps flat). */
+function hasKey(value: unknown, key: string): boolean {
+  if (Array.isArray(value)) return value.some((v) => hasKey(v, key));
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([k, v]) => k === key || hasKey(v, key));
+}
+
+// Fields the controller computes or owns; the UI never sends them back on a PUT.
+const READ_ONLY_FIELDS = /^(_id|id|site_id|external_id|attr_.*)$/;
+
+/**
+ * Stored settings of a deleted network, set again as they were (what a revert of delete_network
+ * sends): plain values only, never a field the controller owns nor a masked secret.
+ */
+const storedSettings = z
+  .record(
+    z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, { error: 'must be a stored field name' }),
+    z.union([
+      z.string().max(1000),
+      z.number(),
+      z.boolean(),
+      z.null(),
+      z.array(z.union([z.string().max(1000), z.number()])).max(100),
+    ]),
+    { error: 'must be stored field names and their values' },
+  )
+  .superRefine((fields, ctx) => {
+    for (const [key, value] of Object.entries(fields)) {
+      if (READ_ONLY_FIELDS.test(key))
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'is the controller’s own field; it is not sent',
+        });
+      if (value === '[redacted]')
+        ctx.addIssue({ code: 'custom', path: [key], message: 'is a masked secret; it cannot be restored' });
+    }
+  })
+  .optional()
+  .describe('Stored settings of a deleted network to set again as they were (a revert sends them)');
+
 /** An update value that may also be empty, which clears the stored setting. */
 function orEmpty(schema: z.ZodType<string>, rule: string) {
   return z
@@ -182,12 +223,18 @@ const createNetwork = defineTool({
       .boolean({ error: 'must be true or false' })
       .default(true)
       .describe('Whether the gateway hands out addresses on the network'),
+    restore: storedSettings,
     confirm,
     dry_run: dryRun,
   }),
   async run(args, { gateway }) {
-    const payload = buildCreatePayload(args);
+    const restore = args.restore ?? {};
+    const fromArgs = buildCreatePayload(args);
     const set = await loadNetworks(gateway, args.site_id, { fresh: true });
+    // A revert re-creates a deleted network with every stored setting it had, not this tool's
+    // defaults (a lease time, flags left off). The official API takes only its own model, so there
+    // the settings beyond the arguments are named as not restored instead.
+    const payload = set.official ? fromArgs : { ...fromArgs, ...restore };
     const networks = set.records;
     const cidrOf = typeof payload.ip_subnet === 'string' ? parseCidr(payload.ip_subnet) : undefined;
     assertNoClash(networks, { name: args.name, vlan: args.vlan_id, cidr: cidrOf });
@@ -196,7 +243,16 @@ const createNetwork = defineTool({
       warnings.push('vlan-only networks have no subnet or DHCP on the gateway; those arguments are ignored');
     }
     // On a console whose official API serves networks, the body is the official one (shown as sent).
-    const body = set.official ? officialBody(undefined, payload) : payload;
+    // There the settings the official model has (its flags) come from the record being restored.
+    const restoring = Object.keys(restore).length > 0;
+    const body = set.official ? officialBody(restoring ? restore : undefined, payload) : payload;
+    const lost = set.official
+      ? Object.keys(restore).filter((key) => !(key in fromArgs) && !hasKey(body, key))
+      : [];
+    if (lost.length > 0)
+      warnings.push(
+        `not restored: ${lost.join(', ')} (this console takes networks through its official API, which has no place for them)`,
+      );
     if (args.dry_run) {
       return {
         dry_run: true,
@@ -215,9 +271,6 @@ const createNetwork = defineTool({
     return { success: true, network: record.success ? toNetwork(record.data) : created, warnings };
   },
 });
-
-// Fields the controller computes or owns; the UI never sends them back on a PUT.
-const READ_ONLY_FIELDS = /^(_id|site_id|external_id|attr_.*)$/;
 
 // The address plan and DHCP service of a gateway network; a vlan-only network has neither.
 // `dhcpd_enabled` is sent as false instead (a PUT merges keys, so leaving it out would keep DHCP on).

@@ -54,6 +54,35 @@ describe('a write the controller stores differently', () => {
     expect(JSON.parse(verified.stdout)).toMatchObject({ verification: { status: 'verified' } });
   });
 
+  it('re-creates a deleted network with every stored setting it had, equal but for the ids the controller gives', async () => {
+    const run = (args: string[]) => runBot(args, { env: { ...env, DATA_DIR: dataDir } });
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-verify-restore-'));
+    expect(
+      (await run(['create_network', 'name=Lab', 'vlan_id=44', 'subnet=10.44.0.0/24', '--yes'])).code,
+    ).toBe(0);
+    // Settings no tool argument sets, changed on the controller: a lease time, flags, an empty value.
+    const lab = sim.state.site('default')?.networks.find((n) => n.name === 'Lab') as Record<string, unknown>;
+    Object.assign(lab, {
+      dhcpd_leasetime: 1800,
+      dhcpd_boot_enabled: false,
+      dhcpd_wpad_url: '',
+      igmp_snooping: true,
+    });
+    const deleted = structuredClone(lab);
+
+    const gone = await run(['delete_network', 'network_id=Lab', '--yes', '--json']);
+    expect(gone.code, gone.stderr).toBe(0);
+    const changeId = (JSON.parse(gone.stdout) as { change_id: string }).change_id;
+    const reverted = await run(['revert', changeId, '--yes', '--json']);
+    expect(reverted.code, reverted.stderr).toBe(0);
+    expect(JSON.parse(reverted.stdout)).toMatchObject({ verification: { status: 'verified' } });
+
+    const back = sim.state.site('default')?.networks.find((n) => n.name === 'Lab') as Record<string, unknown>;
+    const { _id: _a, external_id: _b, ...was } = deleted;
+    const { _id: _c, external_id: _d, ...now } = back;
+    expect(now).toEqual(was);
+  });
+
   it('says it in an MCP answer (confirm mode)', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
