@@ -135,6 +135,8 @@ const DEMO_READ_ARGUMENTS: Readonly<Record<string, string>> = {
   // The official id: a 10.1 console shows it, and the v2 record carries it (`external_id`).
   policy_id: DEMO_FIREWALL_POLICY_UUIDS.blockIotToInternal,
   format: 'graphml',
+  // check_policy's would-be change: one the demo site has a target for.
+  command: 'delete_network network_id=IoT',
 };
 
 /** Tools that need one of several optional arguments (get_client_dpi: client or client_mac). */
