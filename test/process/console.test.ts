@@ -8,7 +8,7 @@ describe.concurrent('the console, as `node dist/main.js` runs it with no Slack v
   it('runs the interactive console on stdin: lists, previews a create, runs it once approved', async () => {
     const script = [
       'list_vlans',
-      '/net create_network name=Lab vlan_id=40 subnet=10.40.0.0/24',
+      '/net create_network name=Lab vlan_id=40 subnet=10.70.0.0/24',
       'y',
       'vlans',
       'quit',
