@@ -151,6 +151,19 @@ export function budgetRows(results: PartResults): BudgetRow[] {
       budget: '≤ 2 rounds, every read tool',
       met: tools.length > 0 && over.length === 0,
     });
+    const racing = tools.filter((t) => t.coldDuringWarmUp !== undefined);
+    const racingOver = racing.filter((t) => (t.coldDuringWarmUp?.rounds ?? 0) > 2);
+    const racingWorst = [...racing].sort(
+      (a, b) => (b.coldDuringWarmUp?.rounds ?? 0) - (a.coldDuringWarmUp?.rounds ?? 0),
+    )[0];
+    rows.push({
+      measure: `sequential controller rounds, a fresh bot's first read sent while its warm-up runs, the warm-up's requests (detection, site, version) counted (${ISSUE_ROUND_TOOLS.join(' / ')})`,
+      now: `${named.map((t) => (t?.coldDuringWarmUp ? fmt(t.coldDuringWarmUp.rounds) : '–')).join(' / ')}; worst ${racingWorst?.coldDuringWarmUp ? `${racingWorst.tool} ${racingWorst.coldDuringWarmUp.rounds}` : '–'}; ${racingOver.length} of ${racing.length} read tools over 2`,
+      floor: '1',
+      ratio: racingWorst?.coldDuringWarmUp ? times(racingWorst.coldDuringWarmUp.rounds) : '–',
+      budget: '≤ 2 rounds, every read tool',
+      met: racing.length > 0 ? racingOver.length === 0 : undefined,
+    });
     const warm = tools.filter((t) => t.warm.requests > 0);
     rows.push({
       measure: 'controller requests for a repeated read within the cache lifetime',

@@ -33,6 +33,11 @@ export interface ToolRounds {
   warm: CallFigures;
   /** Absent in results saved before the warm-up existed. */
   coldNoWarmUp?: CallFigures;
+  /**
+   * A fresh bot's first read sent while its warm-up runs, the warm-up's requests (detection, site,
+   * version) counted with the read's: absent in results saved before this was measured.
+   */
+  coldDuringWarmUp?: CallFigures;
   /** The cold requests, in order, as `METHOD /path` with their times relative to the first. */
   coldRequests: { request: string; start: number; end: number }[];
 }
@@ -97,11 +102,16 @@ export async function runRounds(ctx: PartContext): Promise<RoundsResult> {
           .filter((a) => a.required && a.name !== 'site_id')
           .map((a) => a.name);
         const args = demoReadArguments(tool, required);
-        const call = async (on = app): Promise<{ figures: CallFigures; intervals: Interval[] }> => {
+        const call = async (
+          on = app,
+          alongside?: () => Promise<unknown>,
+        ): Promise<{ figures: CallFigures; intervals: Interval[] }> => {
           controller.clearRequests();
           const started = performance.now();
+          const side = alongside?.();
           await on.registry.run(tool, args, on.context);
           const ms = performance.now() - started;
+          await side;
           const intervals = controller.intervals();
           return {
             intervals,
@@ -128,11 +138,19 @@ export async function runRounds(ctx: PartContext): Promise<RoundsResult> {
         } finally {
           await unwarmed.close();
         }
+        const racing = fresh();
+        let duringWarmUp: Awaited<ReturnType<typeof call>>;
+        try {
+          duringWarmUp = await call(racing.app, () => racing.gateway.warmUp(toolConfig.defaultSite));
+        } finally {
+          await racing.app.close();
+        }
         tools.push({
           tool,
           args,
           cold: cold.figures,
           warm: warm.figures,
+          coldDuringWarmUp: duringWarmUp.figures,
           coldNoWarmUp: noWarmUp.figures,
           coldRequests: coldLog,
         });

@@ -1,46 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import {
-  CHANGE_SET_TOOL,
-  combineAssessments,
-  inStep,
-  planSet,
-  type SetProposal,
-  setPreview,
-  stepLines,
-  validateSet,
-} from '../changes/change-set.js';
-import { changeSpec, noSpecReason } from '../changes/change-specs.js';
-import { imageObject, readImage, verify } from '../changes/images.js';
+import { CHANGE_SET_TOOL, type SetProposal, validateSet } from '../changes/change-set.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
-import { compareImages, inverseOf, nowRead } from '../changes/revert.js';
-import { timedRevert } from '../changes/revert-deadline.js';
-import {
-  ConflictError,
-  GatewayRejectedError,
-  isBotError,
-  NotAuthorizedError,
-  ResourceNotFoundError,
-  ValidationError,
-} from '../errors.js';
-import { isNoOpPreview } from '../format/plain-text.js';
-import { type Settled, settle, settledWithin } from '../lib/settle-within.js';
-import { type Logger, scrubSecrets } from '../log.js';
-import { formatDuration } from '../policy/duration.js';
+import { type ApproveOutcome, summarize } from '../changes/outcomes.js';
+import { newRequestId } from '../changes/request-id.js';
+import { type ChangePlans, ChangeRunner } from '../changes/runner.js';
+import { ConflictError, ResourceNotFoundError, ValidationError } from '../errors.js';
+import { canonicalJson, diffPreviews, previewHash } from '../lib/canonical.js';
+import { settle } from '../lib/settle-within.js';
+import type { Logger } from '../log.js';
 import { deniedText, Gate, type GateAction, type GateFace, type GateVerdict } from '../policy/gate.js';
 import { DEFAULT_POLICY } from '../policy/policy.js';
-import { applyEvent } from '../store/apply-event.js';
-import { type DeadlineStore, newDeadlineId } from '../store/deadlines.js';
-import type { TransitionEntry } from '../store/journal-format.js';
+import type { DeadlineStore } from '../store/deadlines.js';
 import {
   CHANGE_STATES,
   type ChangeAssessmentRecord,
-  type ChangeImage,
   type ChangeSetRecord,
-  type JournaledDeadlineKind,
-  type SetStep,
-  type SetStepStatus,
   SYSTEM_ACTOR,
-  type Verification,
 } from '../store/records.js';
 import type {
   ChangeFilter,
@@ -53,25 +27,33 @@ import type {
 import type { ToolContext } from '../tools/define-tool.js';
 import { assessChange, type ChangeAssessment } from '../tools/impact.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { canonicalJson, diffPreviews, previewHash } from './canonical.js';
-import { isConsoleActor } from './console-requester.js';
 import { isMcpRequester, personOf } from './mcp-requester.js';
 import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPolicy } from './policy.js';
-import { capForJournal, redactSecrets } from './redact.js';
+import { Previews } from './previews.js';
 import { claimDueReminders } from './reminders.js';
 import { snapshotContext } from './snapshot-context.js';
-import type {
-  Actor,
-  ApproveOutcome,
-  CancelOutcome,
-  ChangeRequest,
-  ChangeState,
-  ErrorSummary,
-  MessageRef,
-} from './types.js';
+import {
+  AUTOMATIC_REASONS,
+  approveBlocked,
+  assessmentRecord,
+  type ChangeTiming,
+  commandLine,
+  faceOf,
+  type GateChange,
+  gateRefusal,
+  refuseNoOp,
+  setAsProposed,
+  setChange,
+  timingFields,
+  timingOf,
+  verdictDecision,
+} from './terms.js';
+import type { Actor, CancelOutcome, ChangeRequest, ErrorSummary, MessageRef } from './types.js';
+import { Windows } from './windows.js';
 
 export { SYSTEM_ACTOR } from '../store/records.js';
+export { type ChangeTiming, faceOf, type GateChange, gateRefusal, timingOf } from './terms.js';
 
 /** What Approvals needs. */
 export interface ApprovalsOptions {
@@ -85,7 +67,7 @@ export interface ApprovalsOptions {
   /** Milliseconds since the epoch; tests pass a controllable clock. */
   now?: () => number;
   /**
-   * Issue 22: where a change approved outside its policy window gets its run time (a `window`
+   * Where a change approved outside its policy window gets its run time (a `window`
    * deadline, fired by the ChangeTimers ticker like keep-or-revert deadlines). Without it such a
    * change is refused at its last approval rather than left waiting with nothing to run it.
    */
@@ -97,215 +79,19 @@ export interface ApprovalsOptions {
   timerKeeper?: () => Promise<string | undefined>;
 }
 
-/** A change as the gate is asked about it: what it does, who asked, what it has so far. */
-export interface GateChange {
-  tool: string;
-  args: Record<string, unknown>;
-  requester: Actor;
-  channel?: string;
-  set?: ChangeSetRecord;
-  approvedBy?: Actor[];
-  assessment?: ChangeAssessmentRecord;
-}
-
-/** A write's deadline as the request keeps it, and the shortest one in words for the gate. */
-export interface ChangeTiming {
-  revertAfterSeconds?: number;
-  forSeconds?: number;
-  /** The earliest deadline: what the gate weighs and every preview states. */
-  first?: { seconds: number; kind: 'keep_or_revert' | 'temporary'; source: string };
-}
-
 /** What a front end wants to hear during an approval. */
 export interface ApproveHooks {
   /**
    * Called once the claim is won, before the change runs (the UI edits the preview to
-   * "Running…"). Awaited up to CLAIM_NOTICE_WAIT_MS before the write; a failure is logged only.
+   * "Running…"). The runner awaits it a little before the write; a failure is logged only.
    */
   onClaimed?: (request: ChangeRequest) => Promise<void>;
 }
-
-// A slow or failing Slack must not hold a change back for long, nor stop it.
-const CLAIM_NOTICE_WAIT_MS = 2_000;
 
 /** What a sweep changed, so the UI can edit the messages of those requests (each reported once). */
 export interface SweepResult {
   expired: ChangeRequest[];
   interrupted: InterruptedRequest[];
-}
-
-const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
-
-/** 'cr_' + 20 base32 characters (100 random bits): unguessable, URL-safe, fits a button value. */
-function newId(): string {
-  // 256 is a multiple of 32, so masking each byte keeps the characters uniform.
-  return `cr_${[...randomBytes(20)].map((byte) => BASE32[byte & 31]).join('')}`;
-}
-
-/** An error as kept on the request: its stable code and its sentence, secrets scrubbed, never a stack. */
-function summarize(error: unknown): ErrorSummary {
-  const message = scrubSecrets(error instanceof Error ? error.message : String(error));
-  const summary: ErrorSummary = { code: isBotError(error) ? error.code : 'internal_error', message };
-  if (error instanceof GatewayRejectedError) summary.controllerCode = error.controllerCode;
-  return summary;
-}
-
-/** Why an approve click cannot proceed (not pending), or undefined if it can. */
-function approveBlocked(request: ChangeRequest): ApproveOutcome | undefined {
-  if (request.state === 'expired') return { kind: 'expired', request };
-  if (request.state !== 'pending') return { kind: 'already', request };
-  return undefined;
-}
-
-type Outcome = Extract<TransitionEntry, { type: 'succeeded' | 'failed' }>;
-
-/** Why an automatic revert ran, as its note says. */
-const AUTOMATIC_REASONS = {
-  keep_timeout: 'nobody kept it before its deadline',
-  temporary: 'its time was up (a temporary change)',
-  unreachable: 'the controller could not be read after the change',
-} as const;
-
-/**
- * A preview that changes nothing (update_network to the values a network has) is answered
- * "nothing to change" on every face; nobody is asked to approve it.
- */
-function refuseNoOp(tool: string, preview: unknown): void {
-  if (isNoOpPreview(preview)) {
-    const name = (preview as { name?: unknown }).name;
-    throw new ConflictError(
-      `nothing to change: ${typeof name === 'string' ? name : 'the target'} already has these settings (${tool} not proposed)`,
-    );
-  }
-}
-
-/** A write as a `/net` line, for a refusal that says where to propose it instead. */
-function commandLine(tool: string, args: Record<string, unknown>): string {
-  const words = Object.entries(args)
-    .filter(([key]) => key !== 'confirm' && key !== 'dry_run')
-    .map(([key, value]) => {
-      const text = Array.isArray(value) ? value.join(',') : String(value);
-      return `${key}=${/[\s"]/.test(text) ? JSON.stringify(text) : text}`;
-    });
-  return [tool, ...words].join(' ');
-}
-
-/** Through which face an actor acts (the CEL variable `face` of what they ask). */
-export function faceOf(actor: Actor): GateFace {
-  if (isMcpRequester(actor)) return 'mcp';
-  if (isConsoleActor(actor)) return 'console';
-  if (actor.userId.startsWith('system:')) return 'system';
-  return 'slack';
-}
-
-/**
- * The deadlines a write gets: the request's `for=` and `revert_after=` and the policy's
- * `revert_after`, the shortest of each kind; a temporary change under a shorter keep-or-revert
- * rule gets both (the earlier one applies first).
- */
-export function timingOf(
-  meta: { revertAfterSeconds?: number; forSeconds?: number },
-  decision: { revertAfterSeconds?: number; matched: string[] },
-): ChangeTiming {
-  const keeps = [
-    ...(meta.revertAfterSeconds !== undefined
-      ? [
-          {
-            seconds: meta.revertAfterSeconds,
-            source: `revert_after=${formatDuration(meta.revertAfterSeconds)}`,
-          },
-        ]
-      : []),
-    ...(decision.revertAfterSeconds !== undefined
-      ? [
-          {
-            seconds: decision.revertAfterSeconds,
-            source: `the policy's revert_after ${formatDuration(decision.revertAfterSeconds)}`,
-          },
-        ]
-      : []),
-  ].sort((a, b) => a.seconds - b.seconds);
-  const keep = keeps[0];
-  const timing: ChangeTiming = {};
-  if (meta.forSeconds !== undefined) timing.forSeconds = meta.forSeconds;
-  // A keep deadline at or after the temporary one would never act: the change is gone by then.
-  if (keep && (meta.forSeconds === undefined || keep.seconds < meta.forSeconds))
-    timing.revertAfterSeconds = keep.seconds;
-  if (timing.revertAfterSeconds !== undefined && keep) {
-    timing.first = { seconds: keep.seconds, kind: 'keep_or_revert', source: keep.source };
-  } else if (timing.forSeconds !== undefined) {
-    timing.first = {
-      seconds: timing.forSeconds,
-      kind: 'temporary',
-      source: `for=${formatDuration(timing.forSeconds)}`,
-    };
-  }
-  return timing;
-}
-
-/** The timing fields a request keeps. */
-function timingFields(timing: ChangeTiming) {
-  return {
-    ...(timing.revertAfterSeconds !== undefined ? { revertAfterSeconds: timing.revertAfterSeconds } : {}),
-    ...(timing.forSeconds !== undefined ? { forSeconds: timing.forSeconds } : {}),
-  };
-}
-
-/** A verdict as a yes, or a no with the reason and how to get what is missing. */
-function verdictDecision(verdict: GateVerdict): { ok: true } | { ok: false; reason: string } {
-  if (verdict.verdict !== 'refuse') return { ok: true };
-  return { ok: false, reason: verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason };
-}
-
-/** A gate refusal as the error every face words: the reason, then how to get what is missing. */
-export function gateRefusal(verdict: Extract<GateVerdict, { verdict: 'refuse' }>): NotAuthorizedError {
-  return new NotAuthorizedError(verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason);
-}
-
-/** What the request keeps of an assessment: risk, reasons, self-lockout, what the policy requires. */
-function assessmentRecord({ facts, radius, decision }: ChangeAssessment): ChangeAssessmentRecord {
-  return {
-    risk: radius.risk,
-    reasons: decision.reasons,
-    ...(radius.selfLockoutWarning ? { selfLockout: radius.selfLockoutWarning } : {}),
-    ...(facts.target ? { target: facts.target } : {}),
-    approvals: decision.approvals,
-    ...(decision.approvers ? { approvers: decision.approvers } : {}),
-    rules: decision.matched,
-    ...(decision.window
-      ? {
-          window: {
-            name: decision.window.name,
-            open: decision.window.open,
-            ...(decision.window.nextOpening ? { nextOpening: decision.window.nextOpening } : {}),
-          },
-        }
-      : {}),
-  };
-}
-
-/** A set as the gate and the journal see it: one write of the change-set tool. */
-function setChange(set: ChangeSetRecord, requester: Actor): GateChange & { tool: string } {
-  const site = set.steps.find((s) => typeof s.args.site_id === 'string')?.args.site_id;
-  return {
-    tool: CHANGE_SET_TOOL,
-    args: {
-      ...(typeof site === 'string' ? { site_id: site } : {}),
-      ...(set.title ? { title: set.title } : {}),
-      on_failure: set.onFailure,
-      steps: set.steps.map((step) => ({ tool: step.tool, args: step.args })),
-    },
-    requester,
-    set,
-  };
-}
-
-/** A set as proposed again (a drifted set's replacement): the steps without any progress. */
-function setAsProposed(set: ChangeSetRecord): ChangeSetRecord {
-  return {
-    ...set,
-    steps: set.steps.map(({ tool, args, revertOf }) => ({ tool, args, ...(revertOf ? { revertOf } : {}) })),
-  };
 }
 
 /**
@@ -318,16 +104,78 @@ export class Approvals {
   /** The clock every decision uses (injectable, so tests can move it). */
   readonly now: () => number;
   private readonly store: ChangeStore;
-  // Outcomes of writes that ran but could not be recorded (store unreachable); retried by sweep().
-  private readonly unrecorded = new Map<string, { entry: Outcome; from: readonly ChangeState[] }>();
   private readonly listeners = new Set<ChangeListener>();
-  /** The one decision every path asks (src/approvals/gate.ts). */
+  /** The one decision every path asks (src/policy/gate.ts). */
   readonly gate: Gate;
+  /** What a change would do: dry runs, reverts, sets on the planned state. */
+  private readonly previews: Previews;
+  /** Changes waiting for their window, and the deadlines that run them. */
+  private readonly windows: Windows;
+  /** What runs a change once it is claimed (src/changes/runner.ts). */
+  private readonly runner: ChangeRunner;
 
   constructor(private readonly options: ApprovalsOptions) {
     this.now = options.now ?? Date.now;
     this.store = observeChanges(options.store, (request) => this.changed(request));
     this.gate = new Gate(options.policy);
+    this.previews = new Previews({
+      store: this.store,
+      registry: options.registry,
+      context: options.context,
+      now: this.now,
+      assess: (change, context) => this.assess(change, context),
+    });
+    this.windows = new Windows({
+      store: this.store,
+      ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+      logger: options.logger,
+      now: this.now,
+    });
+    this.runner = new ChangeRunner({
+      store: this.store,
+      registry: options.registry,
+      context: options.context,
+      logger: options.logger,
+      now: this.now,
+      ttlSeconds: options.ttlSeconds,
+      ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+      plans: this.plans(),
+    });
+  }
+
+  /** What the runner asks of approvals while it runs a change: previews, and a drifted change's replacement. */
+  private plans(): ChangePlans {
+    return {
+      recheck: async (request) => {
+        const snapshot = snapshotContext(this.options.context);
+        // The preview of a set is every step's, computed on the planned state.
+        if (request.set) {
+          const planned = await this.previews.planSet(request.set, request, snapshot);
+          return [planned.preview, planned.assessment] as const;
+        }
+        return Promise.all([this.previews.previewFor(request, snapshot), this.assess(request, snapshot)]);
+      },
+      previewStep: (step) => {
+        const snapshot = snapshotContext(this.options.context);
+        return step.revertOf
+          ? this.previews.previewFor({ tool: step.tool, args: step.args, revertOf: step.revertOf }, snapshot)
+          : this.previews.dryRun(step.tool, step.args, snapshot);
+      },
+      previewFor: (change) => this.previews.previewFor(change),
+      // On behalf of the original requester: the approver clicked; they did not ask for a change.
+      replaceDrifted: (request, replacement) =>
+        this.create({
+          tool: request.tool,
+          args: request.args,
+          requester: request.requester,
+          channel: request.channel,
+          preview: replacement.preview,
+          id: replacement.id,
+          replaces: request.id,
+          ...(replacement.assessment ? { assessment: assessmentRecord(replacement.assessment) } : {}),
+          ...(request.set ? { set: setAsProposed(request.set) } : {}),
+        }),
+    };
   }
 
   /** Who may request, approve and cancel (App Home lists what a user may approve with it). */
@@ -393,7 +241,7 @@ export class Approvals {
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
     // The preview and its blast radius share one fresh snapshot of the controller.
     const snapshot = snapshotContext(this.options.context);
-    const preview = await this.dryRun(input.tool, args, snapshot);
+    const preview = await this.previews.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
     const assessment = await this.assess({ ...input, args }, snapshot);
     await this.require({
@@ -482,7 +330,7 @@ export class Approvals {
   }
 
   /**
-   * Issue 22: the change's blast radius and what the policy in effect requires of it, read fresh
+   * The change's blast radius and what the policy in effect requires of it, read fresh
    * from the controller now (at proposal, at each approval, right before it runs).
    */
   async assess(
@@ -498,7 +346,7 @@ export class Approvals {
     context: ToolContext = snapshotContext(this.options.context),
   ): Promise<ChangeAssessment> {
     // A set is assessed step by step on the planned state, and the strictest step rules.
-    if (change.set) return (await this.planSet(change.set, change, context)).assessment;
+    if (change.set) return (await this.previews.planSet(change.set, change, context)).assessment;
     return assessChange(
       context,
       {
@@ -514,7 +362,7 @@ export class Approvals {
   }
 
   /**
-   * Proposes the change that undoes `changeId` (issue 21): a new request, previewed and approved
+   * Proposes the change that undoes `changeId`: a new request, previewed and approved
    * like any other, built from the change's before-image. When the object changed since the change
    * ran, the preview compares before / after / now and says so. A change that cannot be reverted
    * is refused with the reason (ConflictError).
@@ -530,7 +378,7 @@ export class Approvals {
     const asker = await this.gate.mayAsk(input.requester, channel);
     if (asker.verdict === 'refuse') throw gateRefusal(asker);
     if (original.set) return this.proposeSetRevert(original, input.requester, channel);
-    const { tool, args, preview } = await this.revertPreview(original);
+    const { tool, args, preview } = await this.previews.revertPreview(original);
     const change = { tool, args, requester: input.requester, ...(channel !== undefined ? { channel } : {}) };
     const assessment = await this.assess(change);
     await this.require({ action: 'propose', actor: input.requester, change, decision: assessment });
@@ -563,8 +411,8 @@ export class Approvals {
     const original = await this.store.get(changeId);
     if (!original) throw new ResourceNotFoundError('change request', changeId);
     if (original.set) {
-      const set = await this.setRevertOf(original);
-      const planned = await this.planSet(set, { requester }, snapshotContext(this.options.context));
+      const set = await this.previews.setRevertOf(original);
+      const planned = await this.previews.planSet(set, { requester }, snapshotContext(this.options.context));
       const change = setChange(set, requester);
       const { verdict } = await this.decide({
         action: 'confirm',
@@ -581,7 +429,7 @@ export class Approvals {
         verdict,
       };
     }
-    const plan = await this.revertPreview(original);
+    const plan = await this.previews.revertPreview(original);
     const change = { tool: plan.tool, args: plan.args, requester };
     const assessment = await this.assess(change);
     const { verdict } = await this.decide({
@@ -599,16 +447,6 @@ export class Approvals {
     };
   }
 
-  /** The inverse of a change with its preview; one that would change nothing is refused. */
-  private async revertPreview(
-    original: ChangeRequest,
-  ): Promise<{ tool: string; args: Record<string, unknown>; preview: unknown }> {
-    const { tool, args } = this.inverse(original);
-    const preview = await this.previewFor({ tool, args, revertOf: original.id });
-    refuseNoOp(tool, preview);
-    return { tool, args, preview };
-  }
-
   /**
    * Runs the inverse of `changeId` at once, without a new approval (the original approval covered
    * it): a Keep deadline passed, a temporary change ended, or the controller was unreachable after
@@ -623,7 +461,7 @@ export class Approvals {
   }): Promise<ApproveOutcome> {
     const original = await this.store.get(input.changeId);
     if (!original) return { kind: 'not_found', id: input.changeId };
-    const { tool, args } = this.inverse(original);
+    const { tool, args } = this.previews.inverse(original);
     const actor = input.actor ?? SYSTEM_ACTOR;
     const face = faceOf(actor);
     // The revert is a write: the policy is asked about it now, as the one who makes it happen.
@@ -647,7 +485,7 @@ export class Approvals {
         reason: verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason,
       };
     }
-    const preview = await this.previewFor({ tool, args, revertOf: original.id });
+    const preview = await this.previews.previewFor({ tool, args, revertOf: original.id });
     const request = await this.create({
       tool,
       args,
@@ -669,7 +507,7 @@ export class Approvals {
       { id: request.id, revertOf: original.id, reason: input.reason, actor: actor.userId },
       'automatic revert',
     );
-    return this.execute(claimed, actor, { recheck: false });
+    return this.runner.execute(claimed, actor, { recheck: false });
   }
 
   /** Keep (the gate's `keep`): someone the policy lets approve the change, from their face. */
@@ -710,7 +548,7 @@ export class Approvals {
     change: ChangeRequest,
     actor: Actor,
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
-    const { tool, args } = this.inverse(change);
+    const { tool, args } = this.previews.inverse(change);
     const face = faceOf(actor);
     const { verdict } = await this.decide({
       action: 'revert_now',
@@ -740,10 +578,10 @@ export class Approvals {
     const original = await this.store.get(input.changeId);
     if (!original) throw new ResourceNotFoundError('change request', input.changeId);
     if (original.set) {
-      const set = await this.setRevertOf(original);
+      const set = await this.previews.setRevertOf(original);
       return this.runSetOnOwnAuthority(set, { ...input, revertOf: original.id });
     }
-    const { tool, args, preview } = await this.revertPreview(original);
+    const { tool, args, preview } = await this.previews.revertPreview(original);
     const change = { tool, args, requester: input.requester };
     const assessment = await this.assess(change);
     await this.require({ action: 'confirm', actor: input.requester, change, decision: assessment });
@@ -791,18 +629,10 @@ export class Approvals {
       { from: ['pending'], at: this.now(), live: true },
     );
     if (!claimed) return { kind: 'already', request: (await this.store.get(request.id)) ?? request };
-    const outcome = await this.execute(claimed, requester, { recheck: false });
+    const outcome = await this.runner.execute(claimed, requester, { recheck: false });
     if (outcome.kind === 'succeeded' || outcome.kind === 'failed' || outcome.kind === 'already')
       return outcome;
     throw new Error(`a change run at once ended as ${outcome.kind}`);
-  }
-
-  /** The inverse of a change, validated, or a ConflictError saying why there is none. */
-  private inverse(original: ChangeRequest): { tool: string; args: Record<string, unknown> } {
-    const plan = inverseOf(original);
-    if ('reason' in plan) throw new ConflictError(`change ${original.id} cannot be reverted: ${plan.reason}`);
-    const { confirm: _c, dry_run: _d, ...args } = this.options.registry.validate(plan.tool, plan.args);
-    return { tool: plan.tool, args };
   }
 
   /**
@@ -860,7 +690,7 @@ export class Approvals {
     const meta = splitMetaArgs(input.args);
     const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
     const snapshot = snapshotContext(this.options.context);
-    const preview = await this.dryRun(input.tool, args, snapshot);
+    const preview = await this.previews.dryRun(input.tool, args, snapshot);
     refuseNoOp(input.tool, preview);
     const change = { tool: input.tool, args, requester: input.requester };
     const assessment = await this.assess(change, snapshot);
@@ -945,10 +775,10 @@ export class Approvals {
       );
       return { kind: 'mismatch', request: found, shownHash };
     }
-    let request = this.knownTruth(await this.settle(found));
+    let request = this.runner.knownTruth(await this.settle(found));
     const early = approveBlocked(request);
     if (early) return early;
-    // Issue 24: a step's own request is the set's to run; approved on its own it would run outside
+    // A step's own request is the set's to run; approved on its own it would run outside
     // the set's order and compensation (it is pending only between its creation and its run).
     if (request.setOf !== undefined) {
       return {
@@ -1006,7 +836,7 @@ export class Approvals {
           return { kind: 'endorsed', request: endorsed, needed };
         }
       } else if (verdict.runAt !== undefined) {
-        const scheduled = await this.schedule(request, approver, verdict.runAt, {
+        const scheduled = await this.windows.schedule(request, approver, verdict.runAt, {
           ...guard,
           approvalsAtLeast: needed - 1,
         });
@@ -1024,10 +854,10 @@ export class Approvals {
             'change request approved',
           );
           const notice = hooks.onClaimed ? settle(hooks.onClaimed(claimed)) : undefined;
-          return this.execute(claimed, approver, { recheck: true, ...(notice ? { notice } : {}) });
+          return this.runner.execute(claimed, approver, { recheck: true, ...(notice ? { notice } : {}) });
         }
       }
-      request = this.knownTruth(await this.current(request));
+      request = this.runner.knownTruth(await this.current(request));
       const blocked = approveBlocked(request);
       if (blocked) return blocked;
     }
@@ -1035,47 +865,7 @@ export class Approvals {
   }
 
   /**
-   * Issue 22: the last approval of a change whose window is closed: the request becomes
-   * `scheduled` and a `window` deadline is stored for the opening (the timers' ticker fires it).
-   */
-  private async schedule(
-    request: ChangeRequest,
-    approver: Actor,
-    runAt: number,
-    guard: Parameters<ChangeStore['transition']>[2],
-  ): Promise<ApproveOutcome | undefined> {
-    const { id } = request;
-    const deadlines = this.options.deadlines;
-    if (!deadlines) {
-      return {
-        kind: 'refused',
-        request,
-        reason:
-          'this change may only run in its window, which is closed, and this process cannot schedule it',
-      };
-    }
-    const scheduled = await this.store.transition(
-      id,
-      {
-        type: 'scheduled',
-        id,
-        actor: approver,
-        previewHash: request.previewHash,
-        runAt: new Date(runAt).toISOString(),
-      },
-      guard,
-    );
-    if (!scheduled) return undefined;
-    await deadlines.schedule({ kind: 'window', changeId: id, dueAt: runAt, at: this.now() });
-    this.options.logger.info(
-      { id, tool: request.tool, approver: approver.userId, runAt: scheduled.scheduledFor },
-      'change request approved outside its window; scheduled',
-    );
-    return { kind: 'scheduled', request: scheduled };
-  }
-
-  /**
-   * Issue 22: runs a scheduled change (its window opened, or Run now): claimed from `scheduled`
+   * Runs a scheduled change (its window opened, or Run now): claimed from `scheduled`
    * exactly once across replicas, then checked afresh like any approved change (drift: the target
    * changed since the approval, so it does not run; the policy: denied now, so it does not run).
    */
@@ -1115,11 +905,11 @@ export class Approvals {
     );
     if (!claimed) return { kind: 'already', request: (await this.store.get(id)) ?? request };
     this.options.logger.info({ id, tool: request.tool }, 'scheduled change request runs');
-    return this.execute(claimed, claimed.approver ?? actor, { recheck: true });
+    return this.runner.execute(claimed, claimed.approver ?? actor, { recheck: true });
   }
 
   /**
-   * Issue 22, App Home's Run now: a scheduled change runs before its window only if the policy,
+   * App Home's Run now: a scheduled change runs before its window only if the policy,
    * evaluated now on a fresh read, allows it (no window required now, or the window is open), and
    * only for someone who may approve it.
    */
@@ -1159,7 +949,7 @@ export class Approvals {
     const found = await this.store.get(id);
     if (!found) return { kind: 'not_found', id };
     const request = await this.settle(found);
-    // Issue 22: a scheduled change can be cancelled until its window opens.
+    // A scheduled change can be cancelled until its window opens.
     const scheduled = request.state === 'scheduled';
     if (request.state !== 'pending' && !scheduled) return { kind: 'already', request };
     const { verdict } = await this.decide({
@@ -1180,45 +970,11 @@ export class Approvals {
       scheduled ? { from: ['scheduled'], at: this.now() } : { from: ['pending'], at: this.now(), live: true },
     );
     if (!cancelled) return { kind: 'already', request: await this.current(request) };
-    if (scheduled) await this.dropWindowDeadline(id, actor);
+    if (scheduled) await this.windows.drop(id, actor);
     return { kind: 'cancelled', request: cancelled };
   }
 
-  /** The `window` deadline of a cancelled scheduled change, cancelled too (its run would find it cancelled anyway). */
-  private async dropWindowDeadline(id: string, actor: Actor): Promise<void> {
-    const deadlines = this.options.deadlines;
-    if (!deadlines) return;
-    try {
-      for (const d of await deadlines.list({ changeId: id, kind: 'window', state: 'scheduled' }))
-        await deadlines.cancel(d.id, this.now(), actor.userId);
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error, id },
-        'could not cancel the window deadline of a cancelled change',
-      );
-    }
-  }
-
-  /**
-   * Scheduled changes whose `window` deadline is missing (the process stopped between recording
-   * the approval and storing the deadline) get it now: scheduling is idempotent per change.
-   */
-  private async rescheduleOrphans(): Promise<void> {
-    const deadlines = this.options.deadlines;
-    if (!deadlines) return;
-    for (const request of await this.store.list({ state: 'scheduled' })) {
-      const found = await deadlines.list({ changeId: request.id, kind: 'window' });
-      if (found.length > 0 || !request.scheduledFor) continue;
-      await deadlines.schedule({
-        kind: 'window',
-        changeId: request.id,
-        dueAt: Date.parse(request.scheduledFor),
-        at: this.now(),
-      });
-    }
-  }
-
-  /** Scheduled changes (issue 22), soonest first: App Home lists them with Run now and Cancel. */
+  /** Scheduled changes, soonest first: App Home lists them with Run now and Cancel. */
   async scheduledChanges(): Promise<ChangeRequest[]> {
     const found = await this.store.list({ state: 'scheduled' });
     return found.sort((a, b) => Date.parse(a.scheduledFor ?? '') - Date.parse(b.scheduledFor ?? ''));
@@ -1259,16 +1015,16 @@ export class Approvals {
    * by a dead process become unknown, and overdue requests expire.
    */
   async sweep(): Promise<SweepResult> {
-    await this.retryUnrecorded();
-    await this.rescheduleOrphans().catch((error: unknown) => {
+    await this.runner.retryUnrecorded();
+    await this.windows.rescheduleOrphans().catch((error: unknown) => {
       this.options.logger.warn({ err: error }, 'could not check the deadlines of scheduled changes');
     });
     const interrupted = await this.recoverInterrupted();
-    // Issue 24: a set cut off mid-run is settled here, once (the recovery hands it to one caller).
+    // A set cut off mid-run is settled here, once (the recovery hands it to one caller).
     for (const entry of interrupted) {
       if (!entry.request.set || entry.request.state !== 'unknown') continue;
       try {
-        entry.request = await this.resumeSet(entry.request);
+        entry.request = await this.runner.resumeSet(entry.request);
       } catch (error) {
         this.options.logger.error(
           { err: error, id: entry.request.id },
@@ -1295,12 +1051,12 @@ export class Approvals {
     return this.store.count(filter);
   }
 
-  /** Issue 26: pending requests live at `filter.liveAt`, soonest expiry first, a page at a time. */
+  /** Pending requests live at `filter.liveAt`, soonest expiry first, a page at a time. */
   async pendingByExpiry(filter: PendingFilter): Promise<ChangeRequest[]> {
     return this.store.pendingByExpiry(filter);
   }
 
-  /** Issue 26: how many pending requests `pendingByExpiry` would list without paging. */
+  /** How many pending requests `pendingByExpiry` would list without paging. */
   async countPending(filter: Omit<PendingFilter, 'limit' | 'offset'>): Promise<number> {
     return this.store.countPending(filter);
   }
@@ -1313,73 +1069,6 @@ export class Approvals {
   /** The journal's event count and last hash. */
   async journalHead(): Promise<JournalHead> {
     return this.store.journalHead();
-  }
-
-  private async dryRun(
-    tool: string,
-    args: Record<string, unknown>,
-    context: ToolContext = this.options.context,
-  ): Promise<unknown> {
-    return redactSecrets(await this.options.registry.run(tool, { ...args, dry_run: true }, context));
-  }
-
-  /**
-   * The preview of a request: the tool's dry run, and for a revert what it undoes, its notes, and
-   * (when the object changed since the change ran) before / after / now side by side. Computed the
-   * same way at proposal and at approval, so the drift check compares like with like.
-   */
-  private async previewFor(
-    request: {
-      tool: string;
-      args: Record<string, unknown>;
-      revertOf?: string;
-    },
-    context?: ToolContext,
-  ): Promise<unknown> {
-    const dry = await this.dryRun(request.tool, request.args, context);
-    if (!request.revertOf) return dry;
-    const original = await this.store.get(request.revertOf);
-    if (!original) throw new ResourceNotFoundError('change request', request.revertOf);
-    const plan = inverseOf({ ...original, revertedBy: undefined });
-    const notes = 'reason' in plan ? [] : plan.notes;
-    const read = nowRead(original);
-    const now: ChangeImage = read
-      ? await readImage(read, this.options.registry, this.options.context, this.now)
-      : { at: new Date(this.now()).toISOString(), error: 'the object is not read back' };
-    const compared = compareImages(original.before, original.after, now);
-    const base =
-      typeof dry === 'object' && dry !== null && !Array.isArray(dry)
-        ? (dry as Record<string, unknown>)
-        : { dry_run: true, preview: dry };
-    const warnings = Array.isArray(base.warnings) ? [...(base.warnings as unknown[])] : [];
-    if (compared.changedSince) {
-      warnings.unshift(
-        `${Object.keys(original.after?.objects ?? { object: 0 })[0]} changed since ${original.id} ran: ` +
-          'reverting puts back the values from before it, over what was changed since (compare before / after / now)',
-      );
-    }
-    return {
-      ...base,
-      revert_of: original.id,
-      reverts: `${original.tool} ${Object.entries(original.args)
-        .filter(([key]) => key !== 'site_id')
-        .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
-        .join(' ')}`.trim(),
-      ...(notes.length > 0 ? { revert_notes: notes } : {}),
-      ...(compared.changedSince ? { changed_since: true, before_after_now: compared.rows } : {}),
-      ...(compared.unreadable ? { now_unreadable: compared.unreadable } : {}),
-      warnings,
-    };
-  }
-
-  /**
-   * The request with the outcome this process knows but could not record yet (the store refused
-   * it): a change approved and then not run because the disk filled is "not run", never "running".
-   */
-  private knownTruth(request: ChangeRequest): ChangeRequest {
-    const owed = this.unrecorded.get(request.id);
-    if (!owed?.from.includes(request.state)) return request;
-    return applyEvent(request, { ...owed.entry, seq: 0, at: new Date(this.now()).toISOString(), prev: '' });
   }
 
   /** The request as stored now, expired first if it is pending past its time. */
@@ -1418,7 +1107,7 @@ export class Approvals {
     assessment?: ChangeAssessmentRecord;
     set?: ChangeSetRecord;
   }): Promise<ChangeRequest> {
-    const id = input.id ?? newId();
+    const id = input.id ?? newRequestId();
     const key = canonicalJson([input.tool, input.args]);
     const pending = await this.store.list({ state: 'pending', tool: input.tool });
     const same = pending
@@ -1468,137 +1157,8 @@ export class Approvals {
     this.options.logger.info({ id, tool: request.tool, site: request.site }, 'change request proposed');
     return stored;
   }
-
-  /** After a won claim: re-run the dry run, compare, then run with confirm exactly once. */
-  private async execute(
-    request: ChangeRequest,
-    approver: Actor,
-    options: { recheck: boolean; notice?: Promise<Settled<void>> } = { recheck: true },
-  ): Promise<ApproveOutcome> {
-    const { id, tool, args } = request;
-    let fresh: unknown = request.preview;
-    // Issue 24: the preview of a set is every step's, computed on the planned state.
-    const previewNow: (snapshot: ToolContext) => Promise<readonly [unknown, ChangeAssessment]> = request.set
-      ? async (snapshot: ToolContext) => {
-          const planned = await this.planSet(request.set as ChangeSetRecord, request, snapshot);
-          return [planned.preview, planned.assessment] as const;
-        }
-      : (snapshot: ToolContext) =>
-          Promise.all([this.previewFor(request, snapshot), this.assess(request, snapshot)]);
-    let assessed: ChangeAssessment | undefined;
-    try {
-      if (options.recheck) {
-        // Issue 22: the policy once more, right before the write, on a fresh read.
-        [fresh, assessed] = await previewNow(snapshotContext(this.options.context));
-      }
-    } catch (error) {
-      const found = summarize(error);
-      const summary: ErrorSummary = {
-        ...found,
-        message: `not run, the check at approval failed: ${found.message}`,
-      };
-      const failed = await this.recordOutcome(
-        request,
-        { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
-        // Not run either way; if a sweep already called it unknown, this is the truth.
-        ['approved', 'unknown'],
-      );
-      return { kind: 'failed', request: failed, error: summary };
-    }
-    const deny = assessed?.decision.deny;
-    if (deny) {
-      const summary: ErrorSummary = {
-        code: 'not_authorized',
-        message: `not run: the policy refuses it now, ${deniedText(deny)}`,
-      };
-      const failed = await this.recordOutcome(
-        request,
-        { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
-        ['approved', 'unknown'],
-      );
-      return { kind: 'failed', request: failed, error: summary };
-    }
-    let executing: ChangeRequest | undefined;
-    try {
-      if (previewHash(fresh) !== request.previewHash)
-        return await this.drift(request, approver, fresh, assessed);
-      // The before-image (issue 21): read fresh right before the write; a failed read is noted, never fatal.
-      // A set has none of its own: each step reads its own before its write.
-      const before = request.set ? undefined : await this.readBefore(tool, args);
-      executing = await this.store.transition(
-        id,
-        { type: 'executing', id, actor: approver, ...(before ? { before } : {}) },
-        { from: ['approved'], at: this.now(), ownedBySelf: true },
-      );
-    } catch (error) {
-      // The store failed between the claim and the write: nothing ran, and the record must say so.
-      const summary = { code: 'internal_error', message: `not run: ${summarize(error).message}` };
-      this.options.logger.error(
-        { err: error, id },
-        'could not record a step before running a change; not run',
-      );
-      const failed = await this.recordOutcome(
-        request,
-        { type: 'failed', id, actor: approver, error: summary, stage: 'recheck' },
-        ['approved', 'executing', 'unknown'],
-      );
-      return { kind: 'failed', request: failed, error: summary };
-    }
-    if (!executing) {
-      // Recovered as unknown meanwhile (this replica's lease lapsed): never run it now.
-      const current = (await this.store.get(id)) ?? request;
-      this.options.logger.warn({ id, state: current.state }, 'claimed change request changed state; not run');
-      return { kind: 'already', request: current };
-    }
-    if (options.notice) {
-      const shown = await settledWithin(options.notice, CLAIM_NOTICE_WAIT_MS);
-      if (shown && !shown.ok) {
-        this.options.logger.warn({ err: shown.error, id }, 'could not show that a change is running');
-      }
-    }
-    if (executing.set) return this.runSteps(executing, approver, 0);
-    let result: unknown;
-    try {
-      result = await this.options.registry.run(
-        tool,
-        { ...args, confirm: true },
-        { ...this.options.context, actor: approver },
-      );
-    } catch (error) {
-      const summary = summarize(error);
-      this.options.logger.warn({ id, tool, error: summary }, 'change request failed');
-      const failed = await this.recordOutcome(
-        executing,
-        { type: 'failed', id, actor: approver, error: summary, stage: 'execute' },
-        ['executing', 'unknown'],
-      );
-      return { kind: 'failed', request: failed, error: summary };
-    }
-    // A timed change's revert is part of its success: journaled in the same step, so a crash
-    // right after cannot leave a change that was meant to end without its deadline.
-    const deadline = this.revertDeadline(executing);
-    const succeeded = await this.recordOutcome(
-      executing,
-      {
-        type: 'succeeded',
-        id,
-        actor: approver,
-        result: capForJournal(redactSecrets(result)),
-        ...(deadline ? { deadline } : {}),
-      },
-      ['executing', 'unknown'],
-    );
-    this.options.logger.info({ id, tool }, 'change request succeeded');
-    const unscheduled = deadline ? await this.storeRevertDeadline(id, deadline) : undefined;
-    const verified = await this.verifyAfter(succeeded, result);
-    if (request.revertOf) await this.markReverted(request.revertOf, id);
-    // Not journaled (the store that failed may be the journal): every face shows it with the result.
-    const shown = unscheduled ? { ...verified, error: unscheduled } : verified;
-    return { kind: 'succeeded', request: shown, result };
-  }
-
   /**
-   * Issue 24: proposes a change set: several writes previewed on the planned state (the controller
+   * Proposes a change set: several writes previewed on the planned state (the controller
    * now plus the steps before each), assessed together (the strictest step's approvals, approvers
    * and window) and approved as one request. A step that fails its preview is refused, naming the
    * step and the argument; nothing is proposed or sent.
@@ -1617,7 +1177,7 @@ export class Approvals {
     set: ChangeSetRecord,
     input: { requester: Actor; channel?: string; revertOf?: string },
   ): Promise<ChangeRequest> {
-    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    const planned = await this.previews.planSet(set, input, snapshotContext(this.options.context));
     await this.require({
       action: 'propose',
       actor: input.requester,
@@ -1656,7 +1216,7 @@ export class Approvals {
     verdict: GateVerdict;
   }> {
     const set = validateSet(this.options.registry, input);
-    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    const planned = await this.previews.planSet(set, input, snapshotContext(this.options.context));
     const { verdict } = await this.decide({
       action: 'confirm',
       actor: input.requester,
@@ -1683,7 +1243,7 @@ export class Approvals {
     set: ChangeSetRecord,
     input: { requester: Actor; shownHash?: string; revertOf?: string },
   ): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
-    const planned = await this.planSet(set, input, snapshotContext(this.options.context));
+    const planned = await this.previews.planSet(set, input, snapshotContext(this.options.context));
     await this.require({
       action: 'confirm',
       actor: input.requester,
@@ -1699,36 +1259,8 @@ export class Approvals {
     return this.runOnOwnAuthority(request, input.requester);
   }
 
-  /** A set's preview (each step's dry run on the planned state) and its combined assessment. */
-  private async planSet(
-    set: ChangeSetRecord,
-    change: { requester: Actor; channel?: string },
-    context: ToolContext,
-  ): Promise<{ preview: unknown; assessment: ChangeAssessment }> {
-    const assessed: ChangeAssessment[] = [];
-    const steps = await planSet(
-      this.options.registry,
-      context,
-      set,
-      async (step, _n, planned) => {
-        assessed.push(
-          await this.assess({ ...step, requester: change.requester, channel: change.channel }, planned),
-        );
-      },
-      // The steps of a set's revert show what each undoes, with before / after / now when it drifted.
-      (step, planned) =>
-        step.revertOf
-          ? this.previewFor({ tool: step.tool, args: step.args, revertOf: step.revertOf }, planned)
-          : this.dryRun(step.tool, step.args, planned),
-    );
-    return {
-      preview: redactSecrets(setPreview(set, steps)),
-      assessment: combineAssessments(assessed),
-    };
-  }
-
   /**
-   * Issue 24: the revert of a whole set: one new set whose steps undo the original's steps that are
+   * The revert of a whole set: one new set whose steps undo the original's steps that are
    * done, in reverse order, each previewed as a single revert is (before / after / now on drift).
    */
   private async proposeSetRevert(
@@ -1736,651 +1268,7 @@ export class Approvals {
     requester: Actor,
     channel: string | undefined,
   ): Promise<ChangeRequest> {
-    const revert = await this.setRevertOf(original);
+    const revert = await this.previews.setRevertOf(original);
     return this.createSet(revert, { requester, ...(channel ? { channel } : {}), revertOf: original.id });
-  }
-
-  /**
-   * The revert of a whole set: one new set whose steps undo the original's steps that are done, in
-   * reverse order, each previewed as a single revert is (before / after / now on drift).
-   */
-  private async setRevertOf(original: ChangeRequest): Promise<ChangeSetRecord> {
-    const set = original.set as ChangeSetRecord;
-    if (original.revertedBy) {
-      throw new ConflictError(
-        `change set ${original.id} cannot be reverted: it was reverted already by ${original.revertedBy}`,
-      );
-    }
-    const steps: SetStep[] = [];
-    for (const step of [...set.steps].reverse()) {
-      if (step.status !== 'done' || !step.changeId) continue;
-      const child = await this.store.get(step.changeId);
-      if (!child) continue;
-      const plan = inverseOf(child);
-      if ('reason' in plan) {
-        throw new ConflictError(
-          `change set ${original.id} cannot be reverted: its step ${child.setStep ?? '?'} (${child.tool}) cannot: ${plan.reason}`,
-        );
-      }
-      const { confirm: _c, dry_run: _d, ...args } = this.options.registry.validate(plan.tool, plan.args);
-      steps.push({ tool: plan.tool, args, revertOf: child.id });
-    }
-    if (steps.length === 0) {
-      throw new ConflictError(
-        `change set ${original.id} cannot be reverted: none of its steps is in place (${original.state})`,
-      );
-    }
-    const revert: ChangeSetRecord = {
-      title: `revert of ${set.title ? `"${set.title}" ` : ''}${original.id}`,
-      onFailure: set.onFailure,
-      steps,
-    };
-    return revert;
-  }
-
-  /**
-   * Runs the steps of a claimed set from `start`, in order, each as a change request of its own
-   * (approved with the set): dry run, before-image, write, outcome, verification, exactly as a
-   * single change. The set's own record says `running` before each step's write is sent and
-   * `done` or `failed` once it answered, so a restart knows where it stopped.
-   */
-  private async runSteps(parent: ChangeRequest, approver: Actor, start: number): Promise<ApproveOutcome> {
-    let request = parent;
-    const steps = (parent.set as ChangeSetRecord).steps;
-    for (let index = start; index < steps.length; index += 1) {
-      try {
-        const ran = await this.runSetStep(request, index, approver);
-        request = ran.parent;
-        if (!ran.ok) return this.finishSet(request, index);
-      } catch (error) {
-        // The set's record could not be kept: stop here; what is known is reported and compensated.
-        this.options.logger.error(
-          { err: error, id: parent.id, step: index + 1 },
-          'a change set could not record a step; stopped',
-        );
-        return this.finishSet(request, index, summarize(error));
-      }
-    }
-    return this.finishSet(request, undefined);
-  }
-
-  /** One step of a set: previewed now (the steps before it ran), then run as its own request. */
-  private async runSetStep(
-    parent: ChangeRequest,
-    index: number,
-    approver: Actor,
-  ): Promise<{ parent: ChangeRequest; ok: boolean }> {
-    const n = index + 1;
-    const step = (parent.set as ChangeSetRecord).steps[index] as SetStep;
-    let preview: unknown;
-    try {
-      preview = step.revertOf
-        ? await this.previewFor(
-            { tool: step.tool, args: step.args, revertOf: step.revertOf },
-            snapshotContext(this.options.context),
-          )
-        : await this.dryRun(step.tool, step.args, snapshotContext(this.options.context));
-    } catch (error) {
-      const failed = await this.recordStep(parent, n, {
-        status: 'failed',
-        error: summarize(inStep(error, n, step.tool)),
-      });
-      return { parent: failed, ok: false };
-    }
-    const child = await this.createStep(parent, n, step, preview, step.revertOf);
-    let current = await this.recordStep(parent, n, { status: 'running', changeId: child.id });
-    const outcome = await this.runChild(
-      child,
-      approver,
-      `step ${n} of change set ${parent.id}, approved with it`,
-    );
-    if (outcome.kind === 'succeeded') {
-      current = await this.recordStep(current, n, { status: 'done', changeId: child.id });
-      return { parent: current, ok: true };
-    }
-    const error =
-      outcome.kind === 'failed'
-        ? outcome.error
-        : {
-            code: 'conflict',
-            message: `not run: its request is ${'request' in outcome ? outcome.request.state : 'gone'}`,
-          };
-    current = await this.recordStep(current, n, { status: 'failed', changeId: child.id, error });
-    return { parent: current, ok: false };
-  }
-
-  /** A step's own request, pending for a moment: never superseding anything, never posted on its own. */
-  private async createStep(
-    parent: ChangeRequest,
-    n: number,
-    step: { tool: string; args: Record<string, unknown> },
-    preview: unknown,
-    revertOf?: string,
-  ): Promise<ChangeRequest> {
-    const created = this.now();
-    const request: ChangeRequest = {
-      id: newId(),
-      tool: step.tool,
-      site: typeof step.args.site_id === 'string' ? step.args.site_id : '',
-      args: step.args,
-      requester: parent.requester,
-      preview,
-      previewHash: previewHash(preview),
-      createdAt: new Date(created).toISOString(),
-      expiresAt: new Date(created + this.options.ttlSeconds * 1000).toISOString(),
-      state: 'pending',
-      setOf: parent.id,
-      setStep: n,
-      ...(revertOf ? { revertOf } : {}),
-    };
-    return this.store.create(request, parent.requester, created);
-  }
-
-  /** Claims a step's request for `actor` (the set's approval covered it) and runs it once. */
-  private async runChild(child: ChangeRequest, actor: Actor, note: string): Promise<ApproveOutcome> {
-    const claimed = await this.store.transition(
-      child.id,
-      { type: 'approved', id: child.id, actor, previewHash: child.previewHash, note },
-      { from: ['pending'], at: this.now() },
-    );
-    if (!claimed) return { kind: 'already', request: (await this.store.get(child.id)) ?? child };
-    return this.execute(claimed, actor, { recheck: false });
-  }
-
-  /** Journals where a step of a set is; only the replica running the set may. */
-  private async recordStep(
-    parent: ChangeRequest,
-    step: number,
-    fields: { status: SetStepStatus; changeId?: string; revertId?: string; error?: ErrorSummary },
-  ): Promise<ChangeRequest> {
-    const recorded = await this.store.transition(
-      parent.id,
-      { type: 'set_step', id: parent.id, actor: SYSTEM_ACTOR, step, ...fields },
-      { from: ['executing'], at: this.now(), ownedBySelf: true },
-    );
-    if (!recorded) throw new ConflictError(`change set ${parent.id} is no longer run by this process`);
-    return recorded;
-  }
-
-  /**
-   * The end of a set's run. All done: succeeded. A step failed at `failedAt`: with on_failure
-   * rollback the steps done before it are reverted in reverse order (each a change request approved
-   * by the set's approval), with stop they stay; the set ends failed, each step saying what became
-   * of it.
-   */
-  private async finishSet(
-    parent: ChangeRequest,
-    failedAt: number | undefined,
-    cause?: ErrorSummary,
-  ): Promise<ApproveOutcome> {
-    let request = parent;
-    const set = () => request.set as ChangeSetRecord;
-    if (failedAt === undefined) {
-      const result = { change_set: parent.id, steps: stepLines(set()) };
-      const succeeded = await this.recordOutcome(
-        request,
-        { type: 'succeeded', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, result },
-        ['executing', 'unknown'],
-      );
-      this.options.logger.info({ id: parent.id, steps: set().steps.length }, 'change set succeeded');
-      if (parent.revertOf) await this.markReverted(parent.revertOf, parent.id);
-      return { kind: 'succeeded', request: succeeded, result };
-    }
-    const failedStep = set().steps[failedAt];
-    if (set().onFailure === 'rollback') {
-      for (let index = failedAt - 1; index >= 0; index -= 1) {
-        if (set().steps[index]?.status !== 'done') continue;
-        try {
-          request = (await this.compensate(request, index)).parent;
-        } catch (error) {
-          this.options.logger.error(
-            { err: error, id: parent.id, step: index + 1 },
-            'a step of a change set could not be reverted',
-          );
-        }
-      }
-    }
-    // Counted from what the set records (a resumed compensation reverted some before the restart).
-    const before = set().steps.slice(0, failedAt);
-    const reverted = before.filter((s) => s.status === 'reverted').length;
-    const notReverted = before.filter((s) => s.status === 'done' || s.status === 'unknown').length;
-    const why = cause ?? failedStep?.error ?? { code: 'internal_error', message: 'it did not run' };
-    const done = set().steps.filter((s) => s.status === 'done').length;
-    const tail =
-      set().onFailure === 'stop'
-        ? `on_failure=stop: the ${done} step(s) done before it stay`
-        : notReverted > 0
-          ? `${reverted} step(s) done before it were reverted, ${notReverted} could not be: check the steps`
-          : `the ${reverted} step(s) done before it were reverted in reverse order`;
-    const error: ErrorSummary = {
-      code: why.code,
-      message: `step ${failedAt + 1} (${failedStep?.tool ?? '?'}) failed: ${why.message.replace(/^step \d+ \([^)]*\): /, '')}; ${tail}`,
-      ...(why.controllerCode ? { controllerCode: why.controllerCode } : {}),
-    };
-    const failed = await this.recordOutcome(
-      request,
-      { type: 'failed', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, error, stage: 'execute' },
-      ['executing', 'unknown'],
-    );
-    this.options.logger.warn(
-      { id: parent.id, step: failedAt + 1, reverted, notReverted },
-      'change set failed',
-    );
-    return { kind: 'failed', request: failed, error };
-  }
-
-  /** Reverts one done step of a set (compensation): its inverse, run at once, recorded on the set. */
-  private async compensate(
-    parent: ChangeRequest,
-    index: number,
-  ): Promise<{ parent: ChangeRequest; ok: boolean }> {
-    const n = index + 1;
-    const step = (parent.set as ChangeSetRecord).steps[index] as SetStep;
-    const original = step.changeId ? await this.store.get(step.changeId) : undefined;
-    const plan = original ? inverseOf(original) : { reason: 'its change request is not found' };
-    const notUndone = async (reason: string) => ({
-      parent: await this.recordStep(parent, n, {
-        status: 'done',
-        error: { code: 'conflict', message: `could not be reverted: ${reason}` },
-      }),
-      ok: false,
-    });
-    if (!original || 'reason' in plan) return notUndone('reason' in plan ? plan.reason : 'unknown');
-    let child: ChangeRequest;
-    try {
-      const { confirm: _c, dry_run: _d, ...args } = this.options.registry.validate(plan.tool, plan.args);
-      const preview = await this.previewFor({ tool: plan.tool, args, revertOf: original.id });
-      child = await this.createStep(parent, n, { tool: plan.tool, args }, preview, original.id);
-    } catch (error) {
-      return notUndone(summarize(error).message);
-    }
-    let current = await this.recordStep(parent, n, { status: 'done', revertId: child.id });
-    const outcome = await this.runChild(
-      child,
-      SYSTEM_ACTOR,
-      `compensation of change set ${parent.id}: a later step failed; reverted without a new approval, the approval of the set covered it`,
-    );
-    if (outcome.kind === 'succeeded') {
-      current = await this.recordStep(current, n, { status: 'reverted', revertId: child.id });
-      return { parent: current, ok: true };
-    }
-    const reason =
-      outcome.kind === 'failed'
-        ? outcome.error.message
-        : `its revert is ${'request' in outcome ? outcome.request.state : 'gone'}`;
-    return {
-      parent: await this.recordStep(current, n, {
-        status: 'done',
-        revertId: child.id,
-        error: { code: 'conflict', message: `could not be reverted: ${reason}` },
-      }),
-      ok: false,
-    };
-  }
-
-  /**
-   * A set whose process stopped mid-run (now `unknown`, handed to this replica alone by the
-   * recovery): claimed again, the step that was in progress settled (a write whose outcome is not
-   * recorded is read back on the controller, never sent again), then treated as a failure there:
-   * compensated, or left as it is with on_failure=stop.
-   */
-  private async resumeSet(interrupted: ChangeRequest): Promise<ChangeRequest> {
-    const reclaimed = await this.store.transition(
-      interrupted.id,
-      {
-        type: 'approved',
-        id: interrupted.id,
-        actor: interrupted.approver ?? SYSTEM_ACTOR,
-        previewHash: interrupted.previewHash,
-        note: 'the bot stopped while this change set ran; resumed after the restart to settle it (no step is run again)',
-      },
-      { from: ['unknown'], at: this.now() },
-    );
-    if (!reclaimed) return interrupted;
-    let parent = await this.store.transition(
-      interrupted.id,
-      { type: 'executing', id: interrupted.id, actor: SYSTEM_ACTOR },
-      { from: ['approved'], at: this.now(), ownedBySelf: true },
-    );
-    if (!parent) return (await this.store.get(interrupted.id)) ?? interrupted;
-    const steps = (parent.set as ChangeSetRecord).steps;
-    // Failed before the restart (the compensation was under way): that failure is the one reported.
-    const failedBefore = steps.findIndex((s) => s.status === 'failed');
-    for (const [index, step] of steps.entries()) {
-      if (step.status === 'done' && step.revertId) {
-        // Its undoing write may have been in flight: read back, never sent again.
-        const undone = await this.settleInterruptedStep(step.revertId);
-        if (undone === 'done') {
-          await this.markReverted(step.changeId ?? '', step.revertId);
-          parent = await this.recordStep(parent, index + 1, { status: 'reverted', revertId: step.revertId });
-        } else if (undone === 'unknown') {
-          parent = await this.recordStep(parent, index + 1, {
-            status: 'unknown',
-            revertId: step.revertId,
-            error: {
-              code: 'interrupted',
-              message:
-                'the bot stopped while this step was being reverted and the controller does not tell whether the revert happened: verify it by hand',
-            },
-          });
-        }
-        continue;
-      }
-      if (step.status !== 'running' || !step.changeId) continue;
-      const status = await this.settleInterruptedStep(step.changeId);
-      parent = await this.recordStep(parent, index + 1, {
-        status,
-        changeId: step.changeId,
-        ...(status === 'done'
-          ? {}
-          : {
-              error: {
-                code: 'interrupted',
-                message:
-                  status === 'unknown'
-                    ? 'the bot stopped while this step ran and the controller does not tell whether it happened: verify it by hand'
-                    : 'the bot stopped before this step was applied',
-              },
-            }),
-      });
-    }
-    const after = (parent.set as ChangeSetRecord).steps;
-    const unsettled = after.findIndex((s) => s.status !== 'done' && s.status !== 'reverted');
-    const stoppedAt = failedBefore >= 0 ? failedBefore : unsettled;
-    this.options.logger.warn(
-      { id: parent.id, step: stoppedAt + 1 },
-      'change set interrupted by a restart; settling it',
-    );
-    const interruptedHere = after[stoppedAt];
-    const outcome = await this.finishSet(
-      parent,
-      stoppedAt < 0 ? undefined : stoppedAt,
-      stoppedAt < 0 || failedBefore >= 0
-        ? undefined
-        : {
-            code: 'interrupted',
-            message: `the bot stopped during this step${interruptedHere?.error ? ` (${interruptedHere.error.message})` : ''}`,
-          },
-    );
-    return outcome.kind === 'succeeded' || outcome.kind === 'failed' ? outcome.request : parent;
-  }
-
-  /**
-   * What became of a step whose process stopped: its request's outcome when recorded; for one
-   * caught mid-write, the object read now compared with its before-image (unchanged: not applied;
-   * changed: applied, recorded so it can be reverted); `unknown` when that cannot tell.
-   */
-  private async settleInterruptedStep(changeId: string): Promise<SetStepStatus> {
-    const child = await this.store.get(changeId);
-    if (!child) return 'failed';
-    if (child.state === 'succeeded') return 'done';
-    if (child.state === 'pending') {
-      await this.withdraw(child.id).catch(() => undefined);
-      await this.store.transition(
-        child.id,
-        { type: 'cancelled', id: child.id, actor: SYSTEM_ACTOR },
-        { from: ['pending'], at: this.now() },
-      );
-      return 'failed';
-    }
-    if (child.state !== 'unknown') return 'failed';
-    const spec = changeSpec(child.tool);
-    if (spec?.kind === 'create') return this.settleInterruptedCreate(child);
-    const read = spec?.beforeRead?.(child.args);
-    const before = imageObject(child.before);
-    if (!read || before === undefined) return 'unknown';
-    const now = await readImage(read, this.options.registry, this.options.context, this.now);
-    if (now.error) return 'unknown';
-    if (canonicalJson(imageObject(now)) === canonicalJson(before)) return 'failed';
-    return this.recordRecovered(child, now, {});
-  }
-
-  /**
-   * A create cut off by a restart has no before-image. When its tool refuses a taken name, the
-   * object found by that name now is the one it made: holding what was sent, applied (recorded with
-   * a result naming it, so the set's compensation deletes it); absent, not applied. Anything else
-   * (no such lookup, a read that fails, an object that differs) stays `unknown` for a person.
-   */
-  private async settleInterruptedCreate(child: ChangeRequest): Promise<SetStepStatus> {
-    const spec = changeSpec(child.tool);
-    const read = spec?.createdByName?.read(child.args);
-    if (!spec?.createdByName || !read) return 'unknown';
-    const now = await readImage(read, this.options.registry, this.options.context, this.now);
-    if (now.error) return 'unknown';
-    const object = imageObject(now);
-    if (object === null) return 'failed';
-    if (!object || verify(spec.expected?.(child.args, child.preview, undefined), now).status !== 'verified')
-      return 'unknown';
-    return this.recordRecovered(child, now, spec.createdByName.result(object) as Record<string, unknown>);
-  }
-
-  /** An interrupted write found applied: recorded as the late outcome it is, the object now as its after-image. */
-  private async recordRecovered(
-    child: ChangeRequest,
-    now: ChangeImage,
-    result: Record<string, unknown>,
-  ): Promise<SetStepStatus> {
-    const at = this.now();
-    const done = await this.store.transition(
-      child.id,
-      {
-        type: 'succeeded',
-        id: child.id,
-        actor: SYSTEM_ACTOR,
-        result: {
-          ...result,
-          recovered: 'the bot stopped while it ran; read back after the restart: applied',
-        },
-      },
-      { from: ['unknown'], at },
-    );
-    if (!done) return 'unknown';
-    await this.store.transition(
-      child.id,
-      {
-        type: 'verified',
-        id: child.id,
-        actor: SYSTEM_ACTOR,
-        after: now,
-        verification: { status: 'unverified', reason: 'read back after a restart: the object changed' },
-      },
-      { from: ['succeeded'], at },
-    );
-    return 'done';
-  }
-
-  /** The before-image of a write, or undefined for a tool with nothing to read before (a create). */
-  private async readBefore(tool: string, args: Record<string, unknown>): Promise<ChangeImage | undefined> {
-    const read = changeSpec(tool)?.beforeRead?.(args);
-    if (!read) return undefined;
-    return readImage(read, this.options.registry, this.options.context, this.now);
-  }
-
-  /**
-   * Reads the after-image right after a write and compares it with what was sent, then journals
-   * both (`verified`). Nothing here can fail or repeat the write: a read that fails is recorded as
-   * "not verified: why", and a store that refuses the record is logged.
-   */
-  private async verifyAfter(request: ChangeRequest, result: unknown): Promise<ChangeRequest> {
-    const spec = changeSpec(request.tool);
-    const at = new Date(this.now()).toISOString();
-    let after: ChangeImage;
-    let verification: Verification;
-    const read = spec?.afterRead?.(request.args, result, imageObject(request.before));
-    if (!spec) {
-      after = { at, error: noSpecReason(request.tool) };
-      verification = {
-        status: 'unverified',
-        reason: `the bot does not read back ${request.tool} changes yet`,
-      };
-    } else if (!read) {
-      after = { at, error: 'nothing to read back' };
-      verification = { status: 'unverified', reason: 'nothing the change sends can be read back' };
-    } else {
-      after = await readImage(read, this.options.registry, this.options.context, this.now);
-      verification = verify(spec.expected?.(request.args, request.preview, result), after);
-    }
-    const entry = { type: 'verified' as const, id: request.id, actor: SYSTEM_ACTOR, after, verification };
-    try {
-      const recorded = await this.store.transition(request.id, entry, {
-        from: ['succeeded'],
-        at: this.now(),
-      });
-      if (recorded) return recorded;
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error, id: request.id },
-        'could not record the verification of a change',
-      );
-    }
-    return { ...request, after, verification };
-  }
-
-  /**
-   * The automatic revert a timed change gets when it succeeds, due its seconds from now; none
-   * without a deadline store (ChangeTimers then schedules it when it hears of the success).
-   */
-  private revertDeadline(
-    request: ChangeRequest,
-  ): { id: string; kind: JournaledDeadlineKind; dueAt: string } | undefined {
-    const timed = timedRevert(request);
-    if (!timed || !this.options.deadlines) return undefined;
-    return {
-      id: newDeadlineId(),
-      kind: timed.kind,
-      dueAt: new Date(this.now() + timed.seconds * 1000).toISOString(),
-    };
-  }
-
-  /**
-   * Stores the revert deadline journaled with a change's success, the id the journal gave it. Why
-   * it could not be, as the error a succeeded change shows (undefined once stored): a change meant
-   * to end whose revert is not in place must say so, not only log it.
-   */
-  private async storeRevertDeadline(
-    changeId: string,
-    deadline: { id: string; kind: JournaledDeadlineKind; dueAt: string },
-  ): Promise<ErrorSummary | undefined> {
-    const store = this.options.deadlines;
-    let why: string;
-    let later: string;
-    try {
-      const journaled = (await this.store.get(changeId))?.deadlines?.some((d) => d.id === deadline.id);
-      if (!journaled) {
-        why = 'the change’s outcome could not be recorded in the journal';
-        later = 'the bot schedules it once the outcome is recorded (at a later sweep)';
-      } else {
-        const stored = await store?.schedule({
-          id: deadline.id,
-          kind: deadline.kind,
-          changeId,
-          dueAt: Date.parse(deadline.dueAt),
-          at: this.now(),
-        });
-        if (stored?.id === deadline.id) return undefined;
-        why = `the deadline store holds another deadline (${stored?.id ?? 'none'}) for this change`;
-        later = 'the bot does not act on a deadline the journal does not record';
-      }
-    } catch (error) {
-      why = summarize(error).message;
-      later = 'the bot stores it again from the journal at its next sweep';
-    }
-    this.options.logger.error(
-      { id: changeId, deadline: deadline.id, why },
-      'the automatic revert of a timed change could not be scheduled',
-    );
-    return {
-      code: 'revert_not_scheduled',
-      message: `the change was made, but its automatic revert (due ${deadline.dueAt}) could not be scheduled: ${why}; ${later}. Until then it does not revert itself: check it, and revert it by hand if it must end on time.`,
-    };
-  }
-
-  /** Records on a change that a revert undid it (so it offers no second Revert). */
-  private async markReverted(originalId: string, revertId: string): Promise<void> {
-    try {
-      await this.store.transition(
-        originalId,
-        { type: 'reverted', id: originalId, actor: SYSTEM_ACTOR, revertedBy: revertId },
-        { from: ['succeeded'], at: this.now() },
-      );
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error, id: originalId, revertId },
-        'could not record that a change was reverted',
-      );
-    }
-  }
-
-  /** The target changed since the preview: supersede the approved request and offer a new preview. */
-  private async drift(
-    request: ChangeRequest,
-    approver: Actor,
-    fresh: unknown,
-    assessed?: ChangeAssessment,
-  ): Promise<ApproveOutcome> {
-    const { id, tool, args } = request;
-    const found = diffPreviews(request.preview, fresh);
-    const differences = found.length > 0 ? found : ['the preview changed'];
-    const replacementId = newId();
-    const superseded = await this.store.transition(
-      id,
-      { type: 'superseded', id, actor: approver, supersededBy: replacementId, differences },
-      { from: ['approved'], at: this.now(), ownedBySelf: true },
-    );
-    if (!superseded) return { kind: 'already', request: (await this.store.get(id)) ?? request };
-    // On behalf of the original requester: the approver clicked; they did not ask for a change.
-    const replacement = await this.create({
-      tool,
-      args,
-      requester: request.requester,
-      channel: request.channel,
-      preview: fresh,
-      id: replacementId,
-      replaces: id,
-      ...(assessed ? { assessment: assessmentRecord(assessed) } : {}),
-      ...(request.set ? { set: setAsProposed(request.set) } : {}),
-    });
-    this.options.logger.info({ id, replacement: replacementId, differences }, 'preview drifted; not run');
-    return { kind: 'drift', request: superseded, replacement, differences };
-  }
-
-  /**
-   * Records the outcome of a write that already ran (or never will). If the store cannot take it
-   * now, the answer still tells the truth, and the outcome is recorded by a later sweep; should
-   * this process die first, the request shows "outcome unknown", which is then the honest answer.
-   */
-  private async recordOutcome(
-    request: ChangeRequest,
-    entry: Outcome,
-    from: readonly ChangeState[],
-  ): Promise<ChangeRequest> {
-    const at = this.now();
-    try {
-      const recorded = await this.store.transition(entry.id, entry, { from, at, ownedBySelf: true });
-      if (recorded) return recorded;
-      this.options.logger.error(
-        { id: entry.id, outcome: entry.type },
-        'the outcome of a change could not be recorded: the request is no longer in a state this replica owns',
-      );
-    } catch (error) {
-      this.unrecorded.set(entry.id, { entry, from });
-      this.options.logger.error(
-        { err: error, id: entry.id },
-        'could not record the outcome of a change; retrying with the next sweep',
-      );
-    }
-    return applyEvent(request, { ...entry, seq: 0, at: new Date(at).toISOString(), prev: '' });
-  }
-
-  private async retryUnrecorded(): Promise<void> {
-    for (const [id, { entry, from }] of this.unrecorded) {
-      try {
-        await this.store.transition(id, entry, { from, at: this.now(), ownedBySelf: true });
-        this.unrecorded.delete(id);
-        this.options.logger.info({ id, outcome: entry.type }, 'recorded a delayed change outcome');
-      } catch (error) {
-        this.options.logger.warn({ err: error, id }, 'still cannot record the outcome of a change');
-      }
-    }
   }
 }

@@ -1,16 +1,16 @@
 /**
- * Issue 24: change sets. What a set is made of, how its steps are checked and previewed against the
+ * Change sets. What a set is made of, how its steps are checked and previewed against the
  * planned state (the controller now plus the earlier steps), and how the assessments of its steps
- * combine into the one the approvers see. Running a set is in approvals/ (approvals.ts), which
- * runs each step as a change request of its own with the single-change machinery.
+ * combine into the one the approvers see. Running a set is in set-runner.ts, which runs each
+ * step as a change request of its own with the single-change machinery (runner.ts).
  */
 import { isBotError, ValidationError } from '../errors.js';
 import type { ChangeSetRecord, SetStep } from '../store/records.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ChangeAssessment } from '../tools/impact.js';
-import { PlannedState } from '../tools/planned-state.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { META_ARGS } from './meta-args.js';
+import { PlannedState } from './planned-state.js';
 
 /** The tool name a change set's request carries (no registry tool has it). */
 export const CHANGE_SET_TOOL = 'change_set';

@@ -4,7 +4,7 @@ import { assessmentLines, deadlineLine, verdictLine } from '../approvals/guardra
 import { HISTORY_HELP, isHistoryCommand } from '../approvals/history.js';
 import type { Actor, ChangeRequest, ErrorSummary } from '../approvals/types.js';
 import { type SetProposal, stepLines } from '../changes/change-set.js';
-import { timingText } from '../changes/describe.js';
+import { timingText, verificationText } from '../changes/describe.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
 import {
   aliasHelpText,
@@ -31,7 +31,7 @@ import {
 import { isNoOpPreview, render } from '../format/plain-text.js';
 import type { Logger } from '../log.js';
 import type { GateVerdict } from '../policy/gate.js';
-import type { ChangeAssessmentRecord } from '../store/records.js';
+import type { ChangeAssessmentRecord, Verification } from '../store/records.js';
 import type { ChangeReader } from '../store/types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import { riskLines } from '../tools/policy-tools.js';
@@ -311,6 +311,8 @@ interface Executed {
   changeId?: string;
   /** When it reverts itself, if it does. */
   deadline?: string;
+  /** What reading the object back after the write found. */
+  verification?: Verification;
   /** The change ran but something it needs did not happen (its automatic revert is not scheduled). */
   warning?: string;
 }
@@ -364,10 +366,12 @@ async function execute(deps: ConsoleDeps, command: ResolvedCommand, shownHash?: 
 function executedOf(outcome: RunOutcome): Executed {
   if (outcome.kind === 'succeeded') {
     const deadline = timingText(outcome.request);
+    const { verification } = outcome.request;
     return {
       result: outcome.result,
       changeId: outcome.request.id,
       ...(deadline ? { deadline } : {}),
+      ...(verification ? { verification } : {}),
       ...(outcome.request.error ? { warning: outcome.request.error.message } : {}),
     };
   }
@@ -380,10 +384,16 @@ function executedOf(outcome: RunOutcome): Executed {
 
 /** The answer to a write that ran: `--json` carries `change_id`; text says where it is recorded. */
 function executedText(executed: Executed, json: boolean, deps: ConsoleDeps, tool: string): string {
-  const { result, changeId, deadline, warning } = executed;
+  const { result, changeId, deadline, warning, verification } = executed;
   if (changeId === undefined) return formatResult(result, json, deps, tool);
+  const verified = verificationText(verification);
   if (json) {
-    const extra = { change_id: changeId, ...(deadline ? { deadline } : {}), ...(warning ? { warning } : {}) };
+    const extra = {
+      change_id: changeId,
+      ...(verification ? { verification: verificationJson(verification) } : {}),
+      ...(deadline ? { deadline } : {}),
+      ...(warning ? { warning } : {}),
+    };
     const body =
       result !== null && typeof result === 'object' && !Array.isArray(result)
         ? { ...result, ...extra }
@@ -392,10 +402,30 @@ function executedText(executed: Executed, json: boolean, deps: ConsoleDeps, tool
   }
   return [
     formatResult(result, json, deps, tool),
+    ...(verified ? [`verification: ${verified}`] : []),
     ...(deadline ? [`deadline: ${deadline}`] : []),
     `recorded as change ${changeId} (change ${changeId} shows it)`,
     ...(warning ? [`WARNING: ${warning}`] : []),
   ].join('\n');
+}
+
+/** The verification as data: its status, the sentence every face shows, each field sent and held. */
+function verificationJson(verification: Verification): Record<string, unknown> {
+  return {
+    status: verification.status,
+    summary: verificationText(verification),
+    ...(verification.mismatches
+      ? {
+          mismatches: verification.mismatches.map((m) => ({
+            ...(m.object ? { object: m.object } : {}),
+            field: m.field,
+            sent: m.sent,
+            held: m.holds,
+          })),
+        }
+      : {}),
+    ...(verification.reason ? { reason: verification.reason } : {}),
+  };
 }
 
 /**
@@ -555,8 +585,17 @@ async function planFile(path: string): Promise<string> {
 }
 
 /** What a set that ran prints: its steps, each with what became of it. */
-function setResultText(executed: Executed & { steps: string[] }, json: boolean): string {
-  if (json) return JSON.stringify({ change_id: executed.changeId, steps: executed.steps }, null, 2);
+function setResultText(executed: Executed & { steps: string[] }, json: boolean, preview?: unknown): string {
+  if (json)
+    return JSON.stringify(
+      {
+        change_id: executed.changeId,
+        steps: executed.steps,
+        ...(preview !== undefined ? { preview } : {}),
+      },
+      null,
+      2,
+    );
   return [
     `change set ${executed.changeId ?? ''} done:`,
     ...executed.steps,
@@ -775,6 +814,11 @@ export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<num
       }
       const plan = await setPlan(deps, parsed, await planFile(file));
       if (flags.has('--yes') && plan.refused) throw new NotAuthorizedError(plan.refused);
+      // One JSON document: the result carries the preview it ran.
+      if (json && flags.has('--yes')) {
+        writeLine(output, setResultText(await plan.run(), json, plan.preview));
+        return EXIT.ok;
+      }
       writeLine(output, formatResult(plan.preview, json, deps));
       if (!json && !flags.has('--yes')) writeLine(output, plan.lines.join('\n'));
       if (plan.refused) {

@@ -36,11 +36,13 @@ export type Version = readonly [number, number];
 export const NEWEST_KNOWN: Version = [10, 1];
 
 /**
- * The first version known to offer each operation. 9.0: the first official API (7 endpoints: info,
- * sites, devices list/get/latest statistics, device action, clients list); 9.4: the 9.4.19
- * document (port action, client get and actions, vouchers); 10.1: the 10.1.85 document (the rest).
- * An operation may be older than its entry (a version between was not read): the bot then uses the
- * private endpoint a little longer than it must, never an official one that is missing.
+ * The first version whose document was read that offers each operation. 9.0: the first official
+ * API (7 endpoints: info, sites, devices list/get/latest statistics, device action, clients list);
+ * 9.4: the 9.4.19 document (port action, client get and actions, vouchers); 10.1: the 10.1.85
+ * document (the rest). An entry is an upper bound on when the operation appeared, not a lower one
+ * (versions between were not read, and consoles served `acl-rules` before 10.x). So it only
+ * chooses between an official endpoint and a private one; an operation without a private one
+ * (NO_PRIVATE_FALLBACK) is asked on every version, and only the console's 404 refuses it.
  */
 export const OFFICIAL_SINCE: Readonly<Record<OfficialOperation, Version>> = {
   info: [9, 0],
@@ -63,6 +65,17 @@ export const OFFICIAL_SINCE: Readonly<Record<OfficialOperation, Version>> = {
   'dpi.catalogue': [10, 1],
 };
 
+/**
+ * Official operations the bot has no private (classic or v2) endpoint for: the version cannot
+ * choose anything for them, so they are tried on any console with an API key.
+ */
+export const NO_PRIVATE_FALLBACK: ReadonlySet<OfficialOperation> = new Set<OfficialOperation>([
+  'firewall.zones',
+  'acl-rules',
+  'acl-rules.ordering',
+  'traffic-matching-lists',
+]);
+
 /** `10.1.85` → `[10, 1]`; anything unreadable → undefined. */
 export function parseVersion(text: string | undefined): Version | undefined {
   const match = /^\s*(\d+)\.(\d+)/.exec(text ?? '');
@@ -75,8 +88,9 @@ function atLeast(version: Version, since: Version): boolean {
 }
 
 /**
- * Whether a console reporting `version` offers `operation`. `undefined` means the console has no
- * official API the bot can reach (no API key, or `info` not found: before Network 9.0).
+ * Whether the table picks the official endpoint of `operation` on a console reporting `version`.
+ * `undefined` means the console has no official API the bot can reach (no API key, or `info` not
+ * found: before Network 9.0). False does not mean the console lacks it (see OFFICIAL_SINCE).
  */
 export function offersOfficial(version: Version | undefined, operation: OfficialOperation): boolean {
   if (version === undefined) return false;
@@ -117,6 +131,30 @@ const only =
   () => ({ generations });
 
 /**
+ * A group with no private endpoint: official wherever an official API answers, whatever the version
+ * (the console's 404 refuses it, not the table); the note says when the version predates the
+ * document that describes it.
+ */
+const officialOnly =
+  (operation: OfficialOperation): Rule =>
+  (v) => {
+    if (v === undefined) return { generations: [], note: 'needs the official API and an API key' };
+    if (offersOfficial(v, operation)) return { generations: ['official'] };
+    return {
+      generations: ['official'],
+      note: `tried: documented from Network ${sinceText(operation)}; refused if this console answers 404`,
+    };
+  };
+
+/** The group whose only endpoint is an official operation, for a refusal remembered per console. */
+export const GROUP_OF_OFFICIAL_ONLY: Readonly<Partial<Record<OfficialOperation, ApiGroup>>> = {
+  'firewall.zones': 'firewall-zones',
+  'acl-rules': 'acl-rules',
+  'acl-rules.ordering': 'acl-rules',
+  'traffic-matching-lists': 'traffic-matching-lists',
+};
+
+/**
  * The table: tool group × version → generations. It says what the bot does today, which is what
  * the tests check (docs/decisions.md lists where the bot still uses a private endpoint although
  * the official API has one).
@@ -125,22 +163,13 @@ const TABLE: Readonly<Record<ApiGroup, Rule>> = {
   // 10.1: read and written through the official `networks` operations, mapped to the spec's
   // results (tools/official-network-model.ts); older consoles: classic networkconf.
   networks: (v) => ({ generations: offersOfficial(v, 'networks') ? ['official'] : ['classic'] }),
-  'firewall-zones': (v) =>
-    offersOfficial(v, 'firewall.zones')
-      ? { generations: ['official'] }
-      : { generations: [], note: 'needs the official API (Network 10.1 or later) and an API key' },
+  'firewall-zones': officialOnly('firewall.zones'),
   'firewall-rules': only('classic', 'v2'),
   'firewall-policies': (v) => ({
     generations: offersOfficial(v, 'firewall.policies') ? ['official'] : ['v2'],
   }),
-  'acl-rules': (v) =>
-    offersOfficial(v, 'acl-rules')
-      ? { generations: ['official'] }
-      : { generations: [], note: 'needs the official API (Network 10.1 or later) and an API key' },
-  'traffic-matching-lists': (v) =>
-    offersOfficial(v, 'traffic-matching-lists')
-      ? { generations: ['official'] }
-      : { generations: [], note: 'needs the official API (Network 10.1 or later) and an API key' },
+  'acl-rules': officialOnly('acl-rules'),
+  'traffic-matching-lists': officialOnly('traffic-matching-lists'),
   'traffic-routes': only('v2'),
   dpi: (v) => ({ generations: offersOfficial(v, 'dpi.catalogue') ? ['classic', 'official'] : ['classic'] }),
   bandwidth: only('classic'),
@@ -163,9 +192,28 @@ const TABLE: Readonly<Record<ApiGroup, Rule>> = {
   }),
 };
 
-/** Every group's generations on a console reporting `version` (undefined: no official API reachable). */
-export function groupApis(version: Version | undefined): GroupApis[] {
-  return (Object.keys(TABLE) as ApiGroup[]).map((group) => ({ group, ...TABLE[group](version) }));
+/**
+ * Every group's generations on a console reporting `version` (undefined: no official API
+ * reachable); a group whose only operation the console answered 404 (`missing`) is not offered.
+ */
+export function groupApis(
+  version: Version | undefined,
+  missing: ReadonlySet<OfficialOperation> = new Set(),
+): GroupApis[] {
+  const refused = new Map<ApiGroup, OfficialOperation>();
+  for (const operation of missing) {
+    const group = GROUP_OF_OFFICIAL_ONLY[operation];
+    if (group !== undefined && !refused.has(group)) refused.set(group, operation);
+  }
+  return (Object.keys(TABLE) as ApiGroup[]).map((group) => {
+    const operation = refused.get(group);
+    if (operation === undefined) return { group, ...TABLE[group](version) };
+    return {
+      group,
+      generations: [],
+      note: `this console answered 404 for ${OPERATION_WORDS[operation]} in its official API`,
+    };
+  });
 }
 
 /** One group's generations, as help and App Home print them: `official`, `classic + v2`, `not offered (…)`. */
@@ -196,6 +244,18 @@ export function operationOfPath(path: string): OfficialOperation | undefined {
   if (p.startsWith('traffic-matching-lists')) return 'traffic-matching-lists';
   if (p.startsWith('wifi/broadcasts')) return 'wifi.broadcasts';
   return undefined;
+}
+
+/**
+ * Whether an Integration path names a whole collection (a list, a create, an ordering), not one
+ * object in it: a 404 there means the console lacks the route, while on `acl-rules/{id}` it may
+ * only mean that the rule is gone.
+ */
+export function isCollectionPath(path: string): boolean {
+  const p = path.split('?')[0]?.replace(/^\/+|\/+$/g, '') ?? '';
+  return /^(info|sites|devices|clients|networks|hotspot\/vouchers|firewall\/zones|firewall\/policies(\/ordering)?|acl-rules(\/ordering)?|traffic-matching-lists|wifi\/broadcasts|dpi\/[a-z-]+)$/.test(
+    p,
+  );
 }
 
 /** Words for an operation in a refusal. */

@@ -12,6 +12,9 @@ import {
 
 // A console is upgraded rarely and restarts when it is; this long is a read of `info` trusted.
 const CONSOLE_TTL_MS = 10 * 60_000;
+// This long an official operation the console answered 404 for is refused without asking again:
+// long enough that repeated commands cost nothing, short enough that an upgrade is noticed.
+export const MISSING_TTL_MS = 10 * 60_000;
 
 const infoSchema = z.looseObject({ applicationVersion: z.string().optional() });
 
@@ -36,6 +39,10 @@ export interface ConsoleInfo {
 export class ConsoleVersion {
   private pending: Promise<ConsoleInfo> | undefined;
   private known: { info: ConsoleInfo; at: number } | undefined;
+  /** Official operations this console answered 404 for, and when. */
+  private readonly missing = new Map<OfficialOperation, number>();
+  /** Official-only groups this console has answered a request of (so they need no probe). */
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly readInfo: (() => Promise<unknown>) | undefined,
@@ -44,12 +51,46 @@ export class ConsoleVersion {
 
   /** The last info read, without a request (help and /healthz show it). */
   current(): ConsoleInfo | undefined {
-    return this.known?.info;
+    const info = this.known?.info;
+    if (info === undefined) return undefined;
+    const missing = this.missingNow();
+    if (missing.size === 0) return info;
+    return { ...info, apis: groupApis(versionOf(info), missing) };
   }
 
-  /** Drops what is known: the next `read` asks the console again. */
+  /** Drops what is known, the 404s included: the next `read` asks the console again. */
   forget(): void {
     this.known = undefined;
+    this.missing.clear();
+    this.seen.clear();
+  }
+
+  /** Notes that the console answered a request of an official-only group (not with a 404). */
+  markAnswered(group: string): void {
+    this.seen.add(group);
+  }
+
+  /** Whether the console has answered a request of this group since it was last forgotten. */
+  answered(group: string): boolean {
+    return this.seen.has(group);
+  }
+
+  /** Notes that the console answered 404 for an official operation: refused for a while, unasked. */
+  markMissing(operation: OfficialOperation): void {
+    this.missing.set(operation, this.now());
+  }
+
+  /** Whether the console answered 404 for `operation` recently enough to refuse it unasked. */
+  isMissing(operation: OfficialOperation): boolean {
+    const at = this.missing.get(operation);
+    if (at === undefined) return false;
+    if (this.now() - at < MISSING_TTL_MS) return true;
+    this.missing.delete(operation);
+    return false;
+  }
+
+  private missingNow(): Set<OfficialOperation> {
+    return new Set([...this.missing.keys()].filter((operation) => this.isMissing(operation)));
   }
 
   /** Info read fresh enough, or read now. */
@@ -61,10 +102,13 @@ export class ConsoleVersion {
     return this.pending;
   }
 
-  /** Whether the console offers an official operation (reads `info` when not known). */
+  /**
+   * Whether the table picks the official endpoint of an operation on this console (reads `info`
+   * when not known): false where the version predates its document or the console answered 404.
+   */
   async offers(operation: OfficialOperation): Promise<boolean> {
     const info = await this.read();
-    if (!info.official) return false;
+    if (!info.official || this.isMissing(operation)) return false;
     return offersOfficial(versionOf(info), operation);
   }
 

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { z } from 'zod';
 import {
   GatewayRejectedError,
-  type GatewayUnavailableError,
+  GatewayUnavailableError,
   isBotError,
   NotSupportedError,
   ResourceNotFoundError,
@@ -11,6 +11,9 @@ import { mapBounded } from '../lib/map-bounded.js';
 import { noteUnreadable } from '../lib/unreadable-records.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import {
+  GROUP_OF_OFFICIAL_ONLY,
+  isCollectionPath,
+  NO_PRIVATE_FALLBACK,
   type OfficialOperation,
   OPERATION_WORDS,
   offersOfficial,
@@ -62,6 +65,8 @@ class ControllerGateway implements Gateway {
   private readonly logger: Logger;
   private readonly probe: StatusProbe;
   private readonly consoleVersion: ConsoleVersion;
+  /** Official-only operation groups whose first request on an older console is out (probeTurn). */
+  private readonly probes = new Map<string, Promise<void>>();
 
   constructor(private readonly options: ResolvedGatewayOptions) {
     this.apiType = options.apiType;
@@ -174,11 +179,14 @@ class ControllerGateway implements Gateway {
   ): Promise<ParsedList<T>> {
     this.requireApiKey();
     this.refuseKnownMissing(path);
+    const version = this.versionAlongside(path);
     const uuid = await this.resolveSiteUuid(site);
     const call = this.call('integration', 'GET', site, uuid, path);
     if (options.filter !== undefined) call.query = { ...call.query, filter: options.filter };
-    const entry = await this.offered(path, () =>
-      this.cache.read(this.keyOf(call, site), options.fresh === true, () => this.allPages(call)),
+    const entry = await this.offered(
+      path,
+      () => this.cache.read(this.keyOf(call, site), options.fresh === true, () => this.allPages(call)),
+      version,
     );
     return this.parsedList(entry, schema, call, (data) => asArray(data, call));
   }
@@ -191,9 +199,10 @@ class ControllerGateway implements Gateway {
   ): Promise<T> {
     this.requireApiKey();
     this.refuseKnownMissing(path);
+    const version = this.versionAlongside(path);
     const uuid = await this.resolveSiteUuid(site);
     const call = this.call('integration', 'GET', site, uuid, path);
-    const entry = await this.offered(path, () => this.cachedRead(call, site, options.fresh));
+    const entry = await this.offered(path, () => this.cachedRead(call, site, options.fresh), version);
     return entry.derive(schema, (data) => {
       const parsed = schema.safeParse(data);
       if (parsed.success) return parsed.data;
@@ -207,9 +216,12 @@ class ControllerGateway implements Gateway {
   async integrationWrite(site: string, method: WriteMethod, path: string, body?: unknown): Promise<unknown> {
     this.requireApiKey();
     this.refuseKnownMissing(path);
+    const version = this.versionAlongside(path);
     const uuid = await this.resolveSiteUuid(site);
-    return this.offered(path, () =>
-      this.write(this.call('integration', method, site, uuid, path, body), site),
+    return this.offered(
+      path,
+      () => this.write(this.call('integration', method, site, uuid, path, body), site),
+      version,
     );
   }
 
@@ -234,10 +246,14 @@ class ControllerGateway implements Gateway {
 
   async warmUp(site: string): Promise<boolean> {
     try {
-      await this.pipeline.prepare();
-      if (this.options.apiKey !== undefined) await this.sites.resolve(site);
-      // Which official operations this console offers (help and /healthz show it).
-      await this.consoleVersion.read();
+      // Detection, the site lookup and the console's version (help and /healthz show it) go out
+      // together: one round, which the first commands' reads join instead of queueing behind,
+      // and on a controller that never answers one wait, not one per step.
+      await Promise.all([
+        this.pipeline.prepare(),
+        this.options.apiKey === undefined ? undefined : this.sites.resolve(site),
+        this.consoleVersion.read(),
+      ]);
       this.logger.debug({ site }, 'controller warm-up done');
       return true;
     } catch (error) {
@@ -497,40 +513,107 @@ class ControllerGateway implements Gateway {
   }
 
   /**
-   * Refuses, before any request, an official operation the console is known not to offer (its
-   * version was read): a clear "needs Network 10.1" rather than the 404 an older console answers.
+   * Refuses, before any request, an official operation this console answered 404 for a little
+   * while ago (remembered per console, see MISSING_TTL_MS). The version alone never refuses: its
+   * table is a guess about older consoles, which the console's own answer settles.
    */
   private refuseKnownMissing(path: string): void {
     const operation = operationOfPath(path);
-    const known = this.consoleVersion.current();
-    if (operation === undefined || known === undefined || !known.official) return;
-    if (knownOffers(known, operation)) return;
-    throw notOffered(operation, known.version);
+    if (operation === undefined || !this.consoleVersion.isMissing(operation)) return;
+    throw notOffered(operation, this.consoleVersion.current()?.version);
   }
 
   /**
-   * Runs an official request; a 404 is checked against the console's version (read once, kept): on
-   * a console whose official API lacks the operation it becomes NotSupportedError, else stays
-   * ResourceNotFoundError.
+   * The console's version, asked alongside the site lookup, for an operation only the official API
+   * serves: on a console older than its document the first request of it goes alone (`probeTurn`).
    */
-  private async offered<T>(path: string, send: () => Promise<T>): Promise<T> {
+  private versionAlongside(path: string): Promise<ConsoleInfo | undefined> | undefined {
+    const operation = operationOfPath(path);
+    if (operation === undefined || !NO_PRIVATE_FALLBACK.has(operation)) return undefined;
+    return this.consoleVersion.read().catch(() => undefined);
+  }
+
+  /**
+   * Runs an official request. A 404 on a collection (a list, a create, an ordering) means the
+   * console lacks the operation: it becomes NotSupportedError naming it, and is remembered. A 404
+   * on one object (`acl-rules/{id}`) is that object's, unless the console reports a version older
+   * than the operation's document (then the route is the likelier absentee).
+   */
+  private async offered<T>(
+    path: string,
+    send: () => Promise<T>,
+    version?: Promise<ConsoleInfo | undefined>,
+  ): Promise<T> {
+    const operation = operationOfPath(path);
+    const probe = operation === undefined ? undefined : await this.probeTurn(operation, version);
+    let answered = false;
     try {
-      return await send();
+      const result = await send();
+      answered = true;
+      return result;
     } catch (error) {
-      const operation = operationOfPath(path);
-      if (!(error instanceof ResourceNotFoundError) || operation === undefined) throw error;
-      let offered = true;
-      try {
-        // Only a console that answers `info` with a version lacking the operation turns the 404
-        // into a refusal; without `info` the 404 is the resource's.
-        const info = await this.consoleVersion.read();
-        offered = !info.official || knownOffers(info, operation);
-      } catch {
-        // The version cannot be read now: the 404 stands as it is.
+      if (!(error instanceof ResourceNotFoundError) || operation === undefined) {
+        answered = !(error instanceof GatewayUnavailableError);
+        throw error;
       }
-      if (offered) throw error;
+      let missing = isCollectionPath(path);
+      if (!missing) {
+        try {
+          const info = await this.consoleVersion.read();
+          missing = info.official && !knownOffers(info, operation);
+        } catch {
+          // The version cannot be read now: the 404 stands as it is.
+        }
+      }
+      if (!missing) {
+        answered = true;
+        throw error;
+      }
+      for (const same of sameGroup(operation)) this.consoleVersion.markMissing(same);
+      this.logger.info(
+        { operation, path },
+        'the console answered 404 for an official operation; refused for a while without asking',
+      );
+      throw notOffered(operation, this.consoleVersion.current()?.version);
+    } finally {
+      probe?.(answered);
+    }
+  }
+
+  /**
+   * On a console whose version predates the document of an operation only the official API serves,
+   * the first request of it goes alone and the others wait for its answer: a console without the
+   * route is then asked once, and refuses the rest unasked. Elsewhere (a version that documents it,
+   * or the route seen answering) nothing waits. Returns what to call with the outcome, when this
+   * request is the one that asks.
+   */
+  private async probeTurn(
+    operation: OfficialOperation,
+    version: Promise<ConsoleInfo | undefined> | undefined,
+  ): Promise<((answered: boolean) => void) | undefined> {
+    if (!NO_PRIVATE_FALLBACK.has(operation)) return undefined;
+    const info = version === undefined ? this.consoleVersion.current() : await version;
+    if (info === undefined || !info.official || knownOffers(info, operation)) return undefined;
+    const key = GROUP_OF_OFFICIAL_ONLY[operation] ?? operation;
+    for (let pending = this.probes.get(key); pending !== undefined; pending = this.probes.get(key)) {
+      await pending;
+    }
+    if (this.consoleVersion.isMissing(operation)) {
       throw notOffered(operation, this.consoleVersion.current()?.version);
     }
+    if (this.consoleVersion.answered(key)) return undefined;
+    let settle: () => void = () => undefined;
+    this.probes.set(
+      key,
+      new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+    );
+    return (answered) => {
+      if (answered) this.consoleVersion.markAnswered(key);
+      this.probes.delete(key);
+      settle();
+    };
   }
 
   private requireApiKey(): void {
@@ -538,14 +621,25 @@ class ControllerGateway implements Gateway {
   }
 }
 
+/** An operation and those sharing its group's only endpoint (a 404 on one refuses them all). */
+function sameGroup(operation: OfficialOperation): OfficialOperation[] {
+  const group = GROUP_OF_OFFICIAL_ONLY[operation];
+  if (group === undefined) return [operation];
+  return (Object.keys(GROUP_OF_OFFICIAL_ONLY) as OfficialOperation[]).filter(
+    (other) => GROUP_OF_OFFICIAL_ONLY[other] === group,
+  );
+}
+
 function knownOffers(info: ConsoleInfo, operation: OfficialOperation): boolean {
   return offersOfficial(versionOf(info), operation);
 }
 
+/** The refusal of an operation the console answered 404 for: what is missing, and what would serve it. */
 function notOffered(operation: OfficialOperation, version: string | undefined): NotSupportedError {
   const on = version === undefined ? 'this console' : `this console (UniFi Network ${version})`;
   return new NotSupportedError(
-    `${on} does not offer ${OPERATION_WORDS[operation]} in its official API; that needs UniFi Network ${sinceText(operation)} or later`,
+    `${on} does not offer ${OPERATION_WORDS[operation]} in its official API (it answered 404); ` +
+      `UniFi Network ${sinceText(operation)} documents them: update the console's Network application`,
   );
 }
 

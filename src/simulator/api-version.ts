@@ -37,9 +37,36 @@ const SINCE: readonly { pattern: RegExp; since: readonly [number, number] }[] = 
 ];
 const LATER: readonly [number, number] = [10, 1];
 
-/** Whether a console playing `apiVersion` offers the Integration route `pattern` (`/integration/v1/…`). */
-export function simulatorOffers(apiVersion: string, pattern: string): boolean {
+/**
+ * Official operations a console may serve before the version whose document describes them (real
+ * consoles served `acl-rules` before 10.x): a simulator playing an older version serves these too
+ * when asked to (`officialAlso`), so the bot's try-then-refuse can be held against both kinds.
+ */
+export type OfficialExtra = 'acl-rules' | 'firewall-zones' | 'traffic-matching-lists';
+
+export const OFFICIAL_EXTRAS: readonly OfficialExtra[] = [
+  'acl-rules',
+  'firewall-zones',
+  'traffic-matching-lists',
+];
+
+const EXTRA_ROUTES: Readonly<Record<OfficialExtra, RegExp>> = {
+  'acl-rules': /^sites\/:siteId\/acl-rules(\/|$)/,
+  'firewall-zones': /^sites\/:siteId\/firewall\/zones(\/|$)/,
+  'traffic-matching-lists': /^sites\/:siteId\/traffic-matching-lists(\/|$)/,
+};
+
+/**
+ * Whether a console playing `apiVersion` offers the Integration route `pattern` (`/integration/v1/…`);
+ * `also`: operations it serves whatever the version.
+ */
+export function simulatorOffers(
+  apiVersion: string,
+  pattern: string,
+  also: readonly OfficialExtra[] = [],
+): boolean {
   const relative = pattern.replace(/^\/integration\/v1\//, '');
+  if (also.some((extra) => EXTRA_ROUTES[extra].test(relative))) return true;
   const match = /^(\d+)\.(\d+)/.exec(apiVersion);
   if (!match) return true;
   const version = [Number(match[1]), Number(match[2])] as const;

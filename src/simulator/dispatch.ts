@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { OfficialExtra } from './api-version.js';
 import { headerValue, type Principal, type SessionStore } from './auth.js';
 import { type ApiKind, htmlPage, INTEGRATION_CODES, type Reply, renderError, SimError } from './envelopes.js';
 import type { Router } from './router.js';
@@ -84,6 +85,8 @@ export interface DispatchDeps {
   sessions: SessionStore;
   /** The Network version played (SIMULATOR_API_VERSION): which official operations exist. */
   apiVersion?: string;
+  /** Official operations served although the version played predates their document. */
+  officialAlso?: readonly OfficialExtra[];
 }
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -122,7 +125,7 @@ export class Dispatcher {
   readonly #cloud: Router<Handler>;
 
   constructor(private readonly deps: DispatchDeps) {
-    this.#routers = networkRouters(deps.apiVersion);
+    this.#routers = networkRouters(deps.apiVersion, deps.officialAlso);
     this.#cloud = cloudRouter(deps.consoleId);
   }
 

@@ -300,6 +300,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       actionDelayMs: options.actionDelayMs ?? 20_000,
       trafficIntervalMs: options.trafficIntervalMs ?? 0,
       apiVersion: options.apiVersion ?? DEFAULT_API_VERSION,
+      officialAlso: options.officialAlso ?? [],
       requestLog: requestLogDir(options.requestLog) ?? false,
     },
     server,

@@ -1,3 +1,5 @@
+import type { OfficialExtra } from './api-version.js';
+
 /** How the simulated controller presents itself. */
 export type SimulatorFlavor = 'unifi-os' | 'self-hosted';
 
@@ -44,6 +46,11 @@ export interface SimulatorOptions {
    * every other `/integration/v1/…` route answers 404 as on a real 9.0 console. `info` reports it.
    */
   apiVersion?: string;
+  /**
+   * Official operations served whatever `apiVersion` says (default none): a 9.x console that
+   * already has the ACL, zone or traffic matching list endpoints, as some did before 10.x.
+   */
+  officialAlso?: readonly OfficialExtra[];
   /**
    * A directory where each `/integration/…` request the bot sends is appended as a JSON line
    * (src/simulator/request-log.ts; the test suite checks them against the 10.1.85 document).

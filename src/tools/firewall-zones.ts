@@ -65,6 +65,9 @@ async function loadZones(
   // start that is one round trip to the controller instead of two. Its failure is seen below,
   // through the reads that need it; on a legacy site it is not needed at all.
   context.gateway.resolveSiteUuid(site).catch(() => undefined);
+  // So is the console's version: on a console older than the zones' document the zone read waits
+  // for it (the first zone request goes alone there), and it must not cost a round of its own.
+  context.gateway.console().catch(() => undefined);
   // The networks (with their details, which come after the list) are read alongside the check too.
   const directory = NetworkDirectory.load(context.gateway, site, {
     fresh,

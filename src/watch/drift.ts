@@ -98,6 +98,22 @@ function subnetOf(record: Raw): string | undefined {
   return `${ipv4.hostIpAddress}/${ipv4.prefixLength}`;
 }
 
+/** The VLAN a classic network had, as update_network's argument. */
+function vlanArgs(before: Raw): Record<string, unknown> | undefined {
+  const vlan = Number(before.vlan);
+  return Number.isInteger(vlan) && vlan > 0 ? { vlan_id: vlan } : undefined;
+}
+
+/**
+ * The four DNS servers of a classic network as they were (an empty one clears a slot). Servers kept
+ * while switched off cannot be put back: update_network switches them on whenever it sets one.
+ */
+function classicDnsArgs(before: Raw): Record<string, unknown> | undefined {
+  const servers = [1, 2, 3, 4].map((n) => str(before[`dhcpd_dns_${n}`]) ?? '');
+  if (before.dhcpd_dns_enabled !== true && servers.some((v) => v !== '')) return undefined;
+  return Object.fromEntries(servers.map((v, i) => [`dhcp_dns_${i + 1}`, v]));
+}
+
 const dhcpOf = (record: Raw) => {
   const ipv4 = isObject(record.ipv4Configuration) ? record.ipv4Configuration : undefined;
   return isObject(ipv4?.dhcpConfiguration) ? ipv4.dhcpConfiguration : undefined;
@@ -148,10 +164,25 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
     revert: {
       tool: 'update_network',
       idArg: 'network_id',
+      // Every classic field update_network sets (planUpdate and dnsUpdate in src/tools/), mapped back.
       fields: {
         name: { arg: 'name' },
+        purpose: { arg: 'purpose' },
         vlan: { arg: 'vlan_id', value: Number },
+        // A tag turned off behind the bot: update_network turns it on with the VLAN it had.
+        vlan_enabled: { args: (before) => (before.vlan_enabled === true ? vlanArgs(before) : undefined) },
         ip_subnet: { arg: 'subnet' },
+        dhcpd_enabled: { arg: 'dhcp_enabled', value: (v) => v === true },
+        dhcpd_start: { arg: 'dhcp_start' },
+        dhcpd_stop: { arg: 'dhcp_stop' },
+        // An empty value clears a server added since.
+        dhcpd_dns_1: { arg: 'dhcp_dns_1', value: (v) => str(v) ?? '' },
+        dhcpd_dns_2: { arg: 'dhcp_dns_2', value: (v) => str(v) ?? '' },
+        dhcpd_dns_3: { arg: 'dhcp_dns_3', value: (v) => str(v) ?? '' },
+        dhcpd_dns_4: { arg: 'dhcp_dns_4', value: (v) => str(v) ?? '' },
+        // Follows the DNS servers: putting them back as they were sets it as it was.
+        dhcpd_dns_enabled: { args: classicDnsArgs },
+        domain_name: { arg: 'domain_name', value: (v) => str(v) ?? '' },
       },
     },
     // The official list has no WAN networks (they are not in the model).

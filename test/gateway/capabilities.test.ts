@@ -69,8 +69,16 @@ describe('the capability table (src/gateway/capabilities.ts)', () => {
   it('says per group which generation it uses, and why a group is not offered', () => {
     const old = groupApis([9, 0]);
     const zones = old.find((g) => g.group === 'firewall-zones');
-    expect(zones?.generations).toEqual([]);
-    expect(zones && describeGroupApis(zones)).toMatch(/not offered \(needs the official API \(Network 10\.1/);
+    // Zones have no private endpoint: an older version is asked, never refused by the table.
+    expect(zones?.generations).toEqual(['official']);
+    expect(zones?.note).toMatch(/tried: documented from Network 10\.1; refused if this console answers 404/);
+    const answered404 = groupApis([9, 0], new Set(['acl-rules.ordering'] as const));
+    const acl = answered404.find((g) => g.group === 'acl-rules');
+    expect(acl && describeGroupApis(acl)).toBe(
+      'not offered (this console answered 404 for ACL rule ordering in its official API)',
+    );
+    expect(answered404.find((g) => g.group === 'firewall-zones')?.generations).toEqual(['official']);
+    expect(groupApis(undefined).find((g) => g.group === 'firewall-zones')?.generations).toEqual([]);
     expect(old.find((g) => g.group === 'hotspot')?.generations).toEqual(['classic']);
     const now = groupApis([10, 1]);
     expect(now.find((g) => g.group === 'hotspot')?.generations).toEqual(['official']);
@@ -135,7 +143,7 @@ describe('/healthz shows the console version and the generations (Slack front en
       controller?: { version: string; official_api: boolean; apis: Record<string, string[]> };
     };
     expect(body.controller).toMatchObject({ version: '9.0.114', official_api: true });
-    expect(body.controller?.apis['firewall-zones']).toEqual([]);
+    expect(body.controller?.apis['firewall-zones']).toEqual(['official']);
     expect(body.controller?.apis['device-actions']).toEqual(['official', 'classic']);
     expect(body.controller?.apis.networks).toEqual(['classic']);
   });
@@ -143,6 +151,6 @@ describe('/healthz shows the console version and the generations (Slack front en
   it('App Home’s controller status carries the generations', async () => {
     const status = await bot.app.context.gateway.status('default');
     expect(status.version).toBe('9.0.114');
-    expect(status.apis?.find((a) => a.group === 'acl-rules')?.generations).toEqual([]);
+    expect(status.apis?.find((a) => a.group === 'acl-rules')?.generations).toEqual(['official']);
   });
 });

@@ -4,7 +4,13 @@ import { GatewayUnavailableError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import type { GatewayOptions } from '../../src/gateway/options.js';
 import type { Gateway } from '../../src/gateway/types.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { silentLogger } from '../../src/log.js';
+import { createRegistry } from '../../src/tools/index.js';
+import { startSlackBot } from '../helpers/slack-bot.js';
 import { captureLogs, type FakeServer, networkSchema, sendClassic, sendJson, startFake } from './support.js';
+
+const registry = createRegistry('default');
 
 // Small, so the suite stays fast; the default budget (8 s) works the same way. Only reads that are
 // meant to run out of budget get it: a read meant to succeed gets ROOMY_MS, because on a loaded
@@ -170,6 +176,61 @@ describe('one read budget covers every attempt, detection and login included', (
     expect(seconds).toBeGreaterThanOrEqual(0.4);
     expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
     expect(warmed).toBe(false);
+  });
+
+  it('answers a first command sent during the warm-up, on a controller that never answers, with one error naming one wait', async () => {
+    // A fresh bot: the warm-up (detection, site, version) and the first command's reads go out
+    // together; the version read is shared, so nobody waits for it after their own read gave up.
+    hangs = () => true;
+    const gateway = gatewayWith();
+    const context = { gateway, logger: silentLogger(), store: new MemoryStore() };
+
+    const warming = gateway.warmUp('default');
+    const errors = await Promise.all(
+      ['list_vlans', 'list_traffic_routes', 'list_acl_rules', 'get_device_connections'].map((tool) =>
+        failure(registry.run(tool, {}, context)),
+      ),
+    );
+    const warmed = await warming;
+
+    for (const error of errors) {
+      const { seconds, durations } = statedWait(error);
+      expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
+      expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
+      expect(durations).toBe(1);
+    }
+    expect(warmed).toBe(false);
+    await vi.waitFor(() => expect(server.seen('/integration/v1/info').length).toBeGreaterThan(0), {
+      timeout: 5_000,
+    });
+    expect(server.seen('/integration/v1/info')).toHaveLength(1);
+  });
+
+  it('words a hanging controller once in the Slack answer', async () => {
+    hangs = () => true;
+    const bot = await startSlackBot({
+      gateway: {
+        url: server.url,
+        retry: { attempts: 3, budgetMs: BUDGET_MS, baseDelayMs: 20, maxDelayMs: 50 },
+        timeoutMs: TIMEOUT_MS,
+      },
+    });
+    try {
+      void bot.app.context.gateway.warmUp('default');
+      const { responseUrl } = await bot.command('list_vlans');
+      const answer = () => bot.slack.responses.find((r) => responseUrl.endsWith(r.path));
+      await bot.slack.waitFor(() => answer() !== undefined, 30_000);
+
+      const body = answer()?.body as { text?: string } | undefined;
+      const text = JSON.stringify(body);
+      expect(text.match(/Controller unreachable/g)).toHaveLength(2); // the fallback text and its one block
+      expect(text.match(/did not answer within/g)).toHaveLength(2);
+      expect(body?.text).toMatch(
+        /^:electric_plug: Controller unreachable: 127\.0\.0\.1:\d+ did not answer within \d+\.\d s( \(\d attempts\))?\. Nothing was changed; try again in a minute\.$/,
+      );
+    } finally {
+      await bot.close();
+    }
   });
 
   it('sends a write once with the full per-request timeout, and says that timeout', async () => {

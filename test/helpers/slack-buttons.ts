@@ -1,4 +1,4 @@
-import type { SlackCall } from './fake-slack.js';
+import type { FakeSlack, SlackCall } from './fake-slack.js';
 
 /** A button as the bot renders it in Block Kit. */
 export interface Button {
@@ -16,4 +16,18 @@ export function buttonsIn(blocks: unknown): Button[] {
 /** The buttons of a message the bot posted or updated. */
 export function buttonsOf(call: SlackCall | undefined): Button[] {
   return buttonsIn(call?.args.blocks);
+}
+
+/** Resolves once the Keep prompt of change `id` is posted in its thread (the change ran, timed). */
+export async function keepPromptPosted(slack: FakeSlack, id: string, timeoutMs = 20_000): Promise<void> {
+  await slack.waitFor(
+    () =>
+      slack
+        .callsOf('chat.postMessage')
+        .some(
+          (c) =>
+            c.args.thread_ts && buttonsOf(c).some((b) => b.action_id === 'keep_change' && b.value === id),
+        ),
+    timeoutMs,
+  );
 }

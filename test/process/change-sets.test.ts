@@ -282,12 +282,9 @@ describe('the console: plan <file> and plan typed until an empty line', () => {
     writeFileSync(file, `# door cameras\n${PLAN.slice(0, 2).join('\n')}\n`);
     const ran = await runBot(['plan', file, '--yes', '--json'], { env });
     expect(ran.code, ran.stderr).toBe(0);
-    // The whole preview first, then what ran.
-    expect(ran.stdout.indexOf('10.77.0.1/24')).toBeLessThan(ran.stdout.indexOf('"change_id"'));
-    const answer = JSON.parse(ran.stdout.slice(ran.stdout.lastIndexOf('{\n'))) as {
-      change_id: string;
-      steps: string[];
-    };
+    // One JSON document: what ran, with the whole preview it ran.
+    const answer = JSON.parse(ran.stdout) as { change_id: string; steps: string[]; preview: unknown };
+    expect(JSON.stringify(answer.preview)).toContain('10.77.0.1/24');
     expect(answer.steps).toEqual([
       expect.stringMatching(/^1\. done: create_network/),
       expect.stringMatching(/^2\. done: assign_network_to_zone/),

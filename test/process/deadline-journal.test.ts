@@ -6,6 +6,7 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
 import { type BotProcess, runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { network, putsTo } from '../helpers/network-writes.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
@@ -19,10 +20,6 @@ afterAll(stopAllBots);
 const SECRET = 'deadline-journal-secret';
 const KEY = 'deadline-journal-key-0123456789abcdef';
 const textOf = (call: SlackCall | undefined) => JSON.stringify(call?.args ?? {});
-const putsTo = (sim: Simulator, id: string | undefined) =>
-  sim.requests.filter((r) => r.method === 'PUT' && r.route.endsWith(`rest/networkconf/${id}`)).length;
-const network = (sim: Simulator, name: string) =>
-  structuredClone(sim.state.site('default')?.networks.find((n) => n.name === name));
 
 interface FileDeadline {
   id: string;

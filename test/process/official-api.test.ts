@@ -11,10 +11,10 @@ afterAll(stopAllBots);
 // Issue 25, through the built program with env vars only: SIMULATOR_API_VERSION picks the Network
 // version the built-in simulator plays, and the bot follows what that console offers.
 describe.concurrent('SIMULATOR_API_VERSION, as `node dist/main.js` runs it', () => {
-  it('on 9.0 a zone tool says it needs Network 10.1; the on-call actions still preview', async () => {
+  it('on 9.0 a zone tool is asked and refused by the console’s 404, named; the on-call actions still preview', async () => {
     const zones = await runBot(['list_firewall_zones'], { env: { SIMULATOR_API_VERSION: '9.0' } });
     expect(zones.code).not.toBe(0);
-    expect(zones.stderr).toMatch(/UniFi Network 9\.0\.114.*firewall zones.*UniFi Network 10\.1 or later/s);
+    expect(zones.stderr).toMatch(/UniFi Network 9\.0\.114.*does not offer firewall zones.*answered 404/s);
     const cycle = await runBot(
       ['power_cycle_port', 'device_id=Core Switch', 'port_idx=6', 'dry_run=true', '--json'],
       {

@@ -7,9 +7,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
-import { type BotProcess, MAIN, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { MAIN, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
+import { network, putsTo } from '../helpers/network-writes.js';
+import { buttonsOf, keepPromptPosted } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 // One gate through the built program (`node dist/main.js`, environment only): the Approve button,
@@ -22,12 +23,8 @@ afterAll(stopAllBots);
 const SECRET = 'one-gate-signing-secret';
 const textOf = (call: SlackCall | undefined) =>
   `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
-const putsTo = (sim: Simulator, name: string) => {
-  const id = sim.state.site('default')?.networks.find((n) => n.name === name)?._id;
-  return sim.requests.filter((r) => r.method === 'PUT' && r.route.endsWith(`rest/networkconf/${id}`)).length;
-};
-const vlanOf = (sim: Simulator, name: string) =>
-  sim.state.site('default')?.networks.find((n) => n.name === name)?.vlan;
+const putsToNamed = (sim: Simulator, name: string) => putsTo(sim, network(sim, name)?._id);
+const vlanOf = (sim: Simulator, name: string) => network(sim, name)?.vlan;
 
 /** A bot on the file store with a policy file, Slack over HTTP, the timers ticking every second. */
 async function startBot(policy: string, sim: Simulator, slack: FakeSlack) {
@@ -53,6 +50,20 @@ async function startBot(policy: string, sim: Simulator, slack: FakeSlack) {
   const events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
   const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
   return { bot, env, post };
+}
+
+/** A simulator, the fake Slack and a bot with `policy`, started before the describe's tests. */
+function botWith(policy: string) {
+  const parts = {} as { slack: FakeSlack; sim: Simulator; bot: Awaited<ReturnType<typeof startBot>> };
+  beforeAll(async () => {
+    [parts.slack, parts.sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
+    parts.bot = await startBot(policy, parts.sim, parts.slack);
+  }, 30_000);
+  afterAll(async () => {
+    await parts.bot?.bot.stop('SIGKILL');
+    await Promise.all([parts.slack?.close(), parts.sim?.close()]);
+  });
+  return parts;
 }
 
 /** Slack's side: proposals, clicks, and what the clicker and the channels are told. */
@@ -91,25 +102,11 @@ function slackSide(slack: FakeSlack, post: (body: string) => Promise<unknown>) {
       await slack.waitFor(() => toldPrivately().length > before, 20_000);
       return toldPrivately().slice(before).join('\n');
     },
-    async approved(id: string) {
-      await slack.waitFor(
-        () =>
-          slack
-            .callsOf('chat.postMessage')
-            .some(
-              (c) =>
-                c.args.thread_ts && buttonsOf(c).some((b) => b.action_id === 'keep_change' && b.value === id),
-            ),
-        20_000,
-      );
-    },
+    approved: (id: string) => keepPromptPosted(slack, id),
   };
 }
 
 describe.concurrent('one gate, through the built bot', () => {
-  let slack: FakeSlack;
-  let sim: Simulator;
-  let bot: Awaited<ReturnType<typeof startBot>>;
   const POLICY = `rules:
   - name: networks-by-carol
     when: tool == "update_network"
@@ -117,28 +114,21 @@ describe.concurrent('one gate, through the built bot', () => {
     revert_after: 1h
 `;
 
-  beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-    bot = await startBot(POLICY, sim, slack);
-  }, 30_000);
-  afterAll(async () => {
-    await bot?.bot.stop('SIGKILL');
-    await Promise.all([slack?.close(), sim?.close()]);
-  });
+  const p = botWith(POLICY);
 
   it.sequential('Approve, Keep and Revert now: Bob is refused with the reason, Carol is not', async () => {
-    const side = slackSide(slack, bot.post);
+    const side = slackSide(p.slack, p.bot.post);
     const id = await side.propose('update_network network_id=IoT vlan_id=24');
 
     expect(await side.clickAndHear('approve', id, 'U0BOB')).toMatch(
       /only the approvers the policy named at the proposal \(<@U0CAROL>\) may approve this change/,
     );
-    expect(putsTo(sim, 'IoT')).toBe(0);
+    expect(putsToNamed(p.sim, 'IoT')).toBe(0);
 
     await side.click('approve', id, 'U0CAROL');
     await side.approved(id);
-    expect(vlanOf(sim, 'IoT')).toBe(24);
-    expect(putsTo(sim, 'IoT')).toBe(1);
+    expect(vlanOf(p.sim, 'IoT')).toBe(24);
+    expect(putsToNamed(p.sim, 'IoT')).toBe(1);
 
     expect(await side.clickAndHear('keep_change', id, 'U0BOB')).toMatch(
       /only someone who may approve this change can keep it: only the approvers .*<@U0CAROL>/,
@@ -146,44 +136,44 @@ describe.concurrent('one gate, through the built bot', () => {
     expect(await side.clickAndHear('revert_now', id, 'U0BOB')).toMatch(
       /only someone who may approve this change can revert it now: only the approvers .*<@U0CAROL>/,
     );
-    const deadlines = JSON.parse(readFileSync(join(bot.env.DATA_DIR, DEADLINES_FILE), 'utf8')) as {
+    const deadlines = JSON.parse(readFileSync(join(p.bot.env.DATA_DIR, DEADLINES_FILE), 'utf8')) as {
       deadlines: { changeId: string; state: string }[];
     };
     expect(deadlines.deadlines.find((d) => d.changeId === id)?.state).toBe('scheduled');
-    expect(putsTo(sim, 'IoT')).toBe(1);
+    expect(putsToNamed(p.sim, 'IoT')).toBe(1);
 
     expect(await side.clickAndHear('keep_change', id, 'U0CAROL')).toMatch(/Kept/);
-    await slack.waitFor(() => side.audit().some((c) => textOf(c).includes(`(${id}) kept by`)), 20_000);
+    await p.slack.waitFor(() => side.audit().some((c) => textOf(c).includes(`(${id}) kept by`)), 20_000);
   });
 
   it.sequential('the console’s --yes is refused where the policy names approvers, and runs with the bot keeping its deadline otherwise', async () => {
     const refused = await runBot(['update_network', 'network_id=Guest', 'name=Lobby', '--yes'], {
-      env: bot.env,
+      env: p.bot.env,
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
       /only U0CAROL may approve this change .*propose it in Slack \(\/net update_network/,
     );
-    expect(putsTo(sim, 'Guest')).toBe(0);
+    expect(putsToNamed(p.sim, 'Guest')).toBe(0);
 
     const timed = await runBot(
       ['create_network', 'name=Gate', 'vlan_id=77', 'subnet=10.77.0.0/24', 'for=1h', '--yes'],
-      { env: bot.env },
+      { env: p.bot.env },
     );
     expect(timed.code, timed.stderr).toBe(0);
     expect(timed.stdout).toMatch(/deadline: temporary: reverts by itself 1h after it runs/);
   });
 
   it.sequential('Slack, the console, a revert and a plan show the same risk and who must approve', async () => {
-    const side = slackSide(slack, bot.post);
+    const side = slackSide(p.slack, p.bot.post);
     const id = await side.propose('update_network network_id=Servers name=Srv');
     const shown = textOf(
-      slack.callsOf('chat.postMessage').find((c) => buttonsOf(c).some((b) => b.value === id)),
+      p.slack.callsOf('chat.postMessage').find((c) => buttonsOf(c).some((b) => b.value === id)),
     );
     expect(shown).toContain('0 of 1 approval');
     expect(shown).toContain('may still approve: <@U0CAROL>');
     expect(shown).toMatch(/medium/);
-    const console = await runBot(['update_network', 'network_id=Servers', 'name=Srv'], { env: bot.env });
+    const console = await runBot(['update_network', 'network_id=Servers', 'name=Srv'], { env: p.bot.env });
     expect(console.stdout).toMatch(/risk: medium \(/);
     expect(console.stdout).toContain('needs 1 approval from people other than the requester (only U0CAROL)');
     expect(console.stdout).toMatch(/cannot run at the console: only U0CAROL may approve this change/);
@@ -191,11 +181,11 @@ describe.concurrent('one gate, through the built bot', () => {
     const made = await runBot(
       ['create_network', 'name=Plan', 'vlan_id=78', 'subnet=10.78.0.0/24', '--yes', '--json'],
       {
-        env: bot.env,
+        env: p.bot.env,
       },
     );
     const changeId = (JSON.parse(made.stdout) as { change_id: string }).change_id;
-    const revert = await runBot(['revert', changeId], { env: bot.env });
+    const revert = await runBot(['revert', changeId], { env: p.bot.env });
     expect(revert.code).toBe(3);
     expect(revert.stdout).toMatch(/risk: (low|medium) \(/);
     expect(revert.stdout).toContain('needs 1 approval from people other than the requester');
@@ -208,7 +198,7 @@ describe.concurrent('one gate, through the built bot', () => {
       planFile,
       'update_network network_id=Servers name=Srv2\ncreate_network name=Plan2 vlan_id=79 subnet=10.79.0.0/24\n',
     );
-    const plan = await runBot(['plan', planFile], { env: bot.env });
+    const plan = await runBot(['plan', planFile], { env: p.bot.env });
     expect(plan.code).toBe(3);
     expect(plan.stdout).toMatch(/risk: medium \(step 1: /);
     expect(plan.stdout).toContain('(only U0CAROL)');
@@ -217,12 +207,12 @@ describe.concurrent('one gate, through the built bot', () => {
 
   it.sequential('with no policy file, one y at the console cannot restart a switch 25 clients hang off', async () => {
     const env = {
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      GATEWAY_URL: p.sim.url,
+      GATEWAY_API_KEY: p.sim.apiKey,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-one-gate-')),
     };
     const restarts = () =>
-      sim.requests.filter((r) => r.method === 'POST' && /devmgr|actions/.test(r.route)).length;
+      p.sim.requests.filter((r) => r.method === 'POST' && /devmgr|actions/.test(r.route)).length;
     const check = await runBot(['policy', 'check', 'restart_device', 'device_id=Office Switch'], { env });
     expect(check.stdout, check.stderr).toMatch(
       /at_console: cannot run: this change needs 2 approvals \(high risk\)/,
@@ -251,7 +241,7 @@ describe.concurrent('one gate, through the built bot', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [MAIN, 'mcp'],
-      env: { ...bot.env, MCP_WRITES: 'confirm', PATH: process.env.PATH ?? '' },
+      env: { ...p.bot.env, MCP_WRITES: 'confirm', PATH: process.env.PATH ?? '' },
       stderr: 'pipe',
     });
     const client = new Client({ name: 'one-gate-assistant', version: '1.0' });
@@ -264,7 +254,7 @@ describe.concurrent('one gate, through the built bot', () => {
       expect(result.isError).toBe(true);
       const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
       expect(text).toMatch(/only U0CAROL may approve this change.*MCP_WRITES=approval/);
-      expect(putsTo(sim, 'Cameras')).toBe(0);
+      expect(putsToNamed(p.sim, 'Cameras')).toBe(0);
     } finally {
       await client.close();
     }
@@ -272,9 +262,6 @@ describe.concurrent('one gate, through the built bot', () => {
 });
 
 describe('a timer that fires during a freeze', () => {
-  let slack: FakeSlack;
-  let sim: Simulator;
-  let bot: Awaited<ReturnType<typeof startBot>>;
   const now = Date.now();
   const POLICY = `freezes:
   - name: quarter-close
@@ -284,29 +271,22 @@ describe('a timer that fires during a freeze', () => {
     approvers: [U0CAROL]
 `;
 
-  beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-    bot = await startBot(POLICY, sim, slack);
-  }, 30_000);
-  afterAll(async () => {
-    await bot?.bot.stop('SIGKILL');
-    await Promise.all([slack?.close(), sim?.close()]);
-  });
+  const p = botWith(POLICY);
 
   it('does not revert by itself: the thread and the audit channel say why, and nothing is sent', async () => {
-    const side = slackSide(slack, bot.post);
+    const side = slackSide(p.slack, p.bot.post);
     const id = await side.propose('update_network network_id=Cameras vlan_id=34 revert_after=5s');
     await side.click('approve', id, 'U0CAROL');
     await side.approved(id);
-    expect(putsTo(sim, 'Cameras')).toBe(1);
+    expect(putsToNamed(p.sim, 'Cameras')).toBe(1);
 
-    await slack.waitFor(
+    await p.slack.waitFor(
       () => side.audit().some((c) => textOf(c).includes(`(${id}) was NOT reverted automatically`)),
       30_000,
     );
     const said = side.audit().find((c) => textOf(c).includes(`(${id}) was NOT reverted automatically`));
     expect(textOf(said)).toMatch(/freeze .*quarter-close.* is in force/);
-    expect(putsTo(sim, 'Cameras')).toBe(1);
-    expect(vlanOf(sim, 'Cameras')).toBe(34);
+    expect(putsToNamed(p.sim, 'Cameras')).toBe(1);
+    expect(vlanOf(p.sim, 'Cameras')).toBe(34);
   });
 });

@@ -6,9 +6,10 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
 import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { network, putsTo } from '../helpers/network-writes.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess as Replica, startBotProcess } from '../helpers/replica-process.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
+import { buttonsOf, keepPromptPosted } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
@@ -27,12 +28,6 @@ afterAll(stopAllBots);
 const SECRET = 'revert-timers-secret';
 const textOf = (call: SlackCall | undefined) => JSON.stringify(call?.args ?? {});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Writes to one network record: the change, and each revert of it. */
-const putsTo = (sim: Simulator, id: string | undefined) =>
-  sim.requests.filter((r) => r.method === 'PUT' && r.route.endsWith(`rest/networkconf/${id}`)).length;
-const network = (sim: Simulator, name: string) =>
-  structuredClone(sim.state.site('default')?.networks.find((n) => n.name === name));
 
 interface FileDeadline {
   changeId: string;
@@ -59,16 +54,7 @@ function slackSide(slack: FakeSlack, post: () => (body: string) => Promise<unkno
       await post()(
         buttonBody({ actionId: 'approve', value: id, userId: 'U2', response_url: slack.responseUrl() }),
       );
-      await slack.waitFor(
-        () =>
-          slack
-            .callsOf('chat.postMessage')
-            .some(
-              (c) =>
-                c.args.thread_ts && buttonsOf(c).some((b) => b.action_id === 'keep_change' && b.value === id),
-            ),
-        20_000,
-      );
+      await keepPromptPosted(slack, id);
       return id;
     },
     async keep(id: string) {

@@ -19,9 +19,17 @@ const registry = createRegistry('default');
  * lookup comes first, so that read takes three round trips; after it, two (docs/decisions.md,
  * "Issue 25: Wi-Fi broadcasts").
  */
-function maxColdRounds(tool: string, warmUpMode: 'after' | 'without'): number {
-  return tool === 'list_wifi_broadcasts' && warmUpMode === 'without' ? MAX_COLD_ROUNDS + 1 : MAX_COLD_ROUNDS;
+function maxColdRounds(tool: string, warmUpMode: WarmUpMode): number {
+  return tool === 'list_wifi_broadcasts' && warmUpMode !== 'after' ? MAX_COLD_ROUNDS + 1 : MAX_COLD_ROUNDS;
 }
+
+/**
+ * `after`: the command arrives once the warm-up is done; `without`: there is none (a console
+ * one-shot); `during`: a fresh bot's first command, sent while the warm-up runs. Then every
+ * request of both counts, the warm-up's version read included: it must go out alongside the
+ * command's reads, not in a round of its own.
+ */
+type WarmUpMode = 'after' | 'without' | 'during';
 // Not lookups: show_policy reads nothing from the controller, and check_policy reads fresh on
 // purpose (a blast radius must be current); test/tools/impact.test.ts covers both. get_digest reads
 // the watcher's records in the store, not the controller (test/watch/get-digest.test.ts).
@@ -54,7 +62,7 @@ describe('controller round trips of every read tool, as after a start', () => {
 
   it.each(
     reads.flatMap((tool) =>
-      (['after', 'without'] as const).map(
+      (['after', 'without', 'during'] as const).map(
         (mode) => [tool.name, tool.firewall ?? 'zone-based', mode] as const,
       ),
     ),
@@ -80,7 +88,12 @@ describe('controller round trips of every read tool, as after a start', () => {
         const args = argumentsOf(tool);
 
         // Act
-        const cold = await counter.count(() => registry.run(tool, args, context));
+        const cold = await counter.count(async () => {
+          const warming = warmUpMode === 'during' ? gateway.warmUp('default') : undefined;
+          const result = await registry.run(tool, args, context);
+          expect(await warming).not.toBe(false);
+          return result;
+        });
         const warm = await counter.count(() => registry.run(tool, args, context));
 
         // Assert

@@ -1,4 +1,4 @@
-import { DEFAULT_API_VERSION, reportedVersion, simulatorOffers } from '../api-version.js';
+import { DEFAULT_API_VERSION, type OfficialExtra, reportedVersion, simulatorOffers } from '../api-version.js';
 import { Router } from '../router.js';
 import { registerClassicCommands } from './classic-cmd.js';
 import { firewallrule, networkconf, registerClassicReadOnly, registerClassicRest } from './classic-rest.js';
@@ -29,18 +29,24 @@ export interface NetworkRouters {
  * lacks are left out, so they answer 404 like a real older console (src/simulator/api-version.ts).
  */
 class VersionedRouter extends Router<Handler> {
-  constructor(private readonly apiVersion: string) {
+  constructor(
+    private readonly apiVersion: string,
+    private readonly also: readonly OfficialExtra[],
+  ) {
     super();
   }
 
   override on(method: string, pattern: string, handler: Handler): this {
-    if (simulatorOffers(this.apiVersion, pattern)) super.on(method, pattern, handler);
+    if (simulatorOffers(this.apiVersion, pattern, this.also)) super.on(method, pattern, handler);
     return this;
   }
 }
 
-/** Builds the route tables once per simulator. */
-export function networkRouters(apiVersion: string = DEFAULT_API_VERSION): NetworkRouters {
+/** Builds the route tables once per simulator; `also`: official operations served on any version. */
+export function networkRouters(
+  apiVersion: string = DEFAULT_API_VERSION,
+  also: readonly OfficialExtra[] = [],
+): NetworkRouters {
   const classic = new Router<Handler>();
   registerClassicSites(classic);
   registerClassicStat(classic, reportedVersion(apiVersion));
@@ -54,7 +60,7 @@ export function networkRouters(apiVersion: string = DEFAULT_API_VERSION): Networ
   registerV2(v2);
   registerV2Firewall(v2);
 
-  const integration = new VersionedRouter(apiVersion);
+  const integration = new VersionedRouter(apiVersion, also);
   registerIntegrationCore(integration, reportedVersion(apiVersion));
   registerIntegrationNetworks(integration);
   registerIntegrationCrud(integration, firewallZones);

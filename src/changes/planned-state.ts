@@ -1,8 +1,18 @@
 import { z } from 'zod';
 import { ResourceNotFoundError } from '../errors.js';
-import type { Gateway, ParsedList, ReadOptions, WriteMethod } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
-import type { ToolContext } from './define-tool.js';
+import type { ToolContext } from '../tools/define-tool.js';
+
+// changes/ reaches the controller only through the tools' context, so the gateway's types are
+// taken from there rather than imported from gateway/.
+type Gateway = ToolContext['gateway'];
+type WriteMethod = Parameters<Gateway['classicWrite']>[1];
+type ReadOptions = NonNullable<Parameters<Gateway['v2Read']>[3]>;
+/** A list as the gateway parses it: the records that fit their schema, and how many did not. */
+interface ParsedList<T> {
+  items: T[];
+  skipped: number;
+}
 
 type Json = Record<string, unknown>;
 type Api = 'classic' | 'v2' | 'integration';
@@ -25,7 +35,7 @@ interface Planned {
 }
 
 /**
- * Issue 24: the controller as it will be once some writes have run. A change set's preview runs
+ * The controller as it will be once some writes have run. A change set's preview runs
  * every step's ordinary dry run against this, so step 4 sees the network step 1 creates (by name,
  * with a placeholder id) and a typo in any step is found before anyone approves.
  *
