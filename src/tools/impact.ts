@@ -328,8 +328,7 @@ async function createNetworkImpact(
   const label = `new network ${String(args.name ?? '')}`.trim();
   const subnet = typeof args.subnet === 'string' ? parseCidr(args.subnet) : undefined;
   if (!subnet) return { target: label };
-  const set = await loadNetworks(context.gateway, site, { fresh: true });
-  const vpn = await readVpnPools(context.gateway, site, set);
+  const vpn = await readVpnPools(context.gateway, site);
   const names = vpn.pools.flatMap((pool) => {
     const theirs = pool.ip_subnet ? parseCidr(pool.ip_subnet) : undefined;
     return theirs && overlaps(theirs, subnet) ? vpn.clientsIn(theirs) : [];

@@ -255,7 +255,6 @@ export async function classicIdOf(
 export async function readVpnPools(
   gateway: Gateway,
   site: string,
-  set: NetworkSet,
 ): Promise<{ pools: NetworkRecord[]; clientsIn: (pool: Ipv4Cidr) => string[] }> {
   const [records, clients] = await Promise.all([
     gateway

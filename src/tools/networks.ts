@@ -192,7 +192,7 @@ const createNetwork = defineTool({
     const networks = set.records;
     const cidrOf = typeof payload.ip_subnet === 'string' ? parseCidr(payload.ip_subnet) : undefined;
     assertNoClash(networks, { name: args.name, vlan: args.vlan_id, cidr: cidrOf });
-    const vpn = await readVpnPools(gateway, args.site_id, set);
+    const vpn = await readVpnPools(gateway, args.site_id);
     const warnings = [
       ...vlanWarnings(args.vlan_id),
       ...vpnPoolWarnings(vpn.pools, cidrOf, (pool) => vpn.clientsIn(pool).length),
@@ -423,11 +423,7 @@ const updateNetwork = defineTool({
       clientsByNetwork([current], await readClients(gateway, args.site_id), official).get(current._id) ?? [];
     const warnings = [...plan.warnings, ...changeWarnings(current, changes, clients.length)];
     if ('ip_subnet' in changes && finalSubnet) {
-      const vpn = await readVpnPools(
-        gateway,
-        args.site_id,
-        set ?? { official: false, records: networks, stored: new Map() },
-      );
+      const vpn = await readVpnPools(gateway, args.site_id);
       warnings.push(
         ...vpnPoolWarnings(vpn.pools, parseCidr(finalSubnet), (pool) => vpn.clientsIn(pool).length),
       );
