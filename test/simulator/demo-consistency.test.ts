@@ -12,6 +12,7 @@ import { useTestBot } from '../helpers/tool-test.js';
 
 interface WhoAnswer {
   name: string;
+  connected_since: string | null;
   mac: string;
   ip: string | null;
   network: string | null;
@@ -31,6 +32,8 @@ interface TopAnswer {
 }
 interface DeviceAnswer {
   name: string;
+  state: string;
+  last_seen: string | null;
   mac: string;
   clients: number;
   uplink: string;
@@ -38,9 +41,12 @@ interface DeviceAnswer {
 }
 
 const VERSIONS = ['9.0', '10.1'] as const;
+/** A start time the test fixes; the demo's timestamps are relative to it. */
+const STARTED_AT = Date.UTC(2026, 11, 7, 9, 30);
+const START = STARTED_AT / 1000;
 
 describe.each(VERSIONS)('the demo site agrees with itself across tools on %s', (apiVersion) => {
-  const bot = useTestBot({ simulator: { apiVersion } });
+  const bot = useTestBot({ simulator: { apiVersion, startedAt: STARTED_AT } });
 
   /** Every answer, read once per test: the site is reset before each. */
   async function readAll() {
@@ -216,5 +222,35 @@ describe.each(VERSIONS)('the demo site agrees with itself across tools on %s', (
     }
     const link = topology.connections.find((c) => c.target_node_id === mac);
     expect(link?.source_port ?? null).toBeNull();
+  });
+
+  it('dates every connection and sighting from the simulator’s start: connected_since, uptime and last_seen agree', async () => {
+    const { site, who, devices } = await readAll();
+
+    for (const record of site.clients) {
+      const answer = who.get(String(record.mac));
+      const uptime = Number(record.uptime);
+      expect(record.assoc_time, answer?.name).toBe(START - uptime);
+      expect(record.latest_assoc_time, answer?.name).toBe(START - uptime);
+      expect(Date.parse(answer?.connected_since ?? ''), answer?.name).toBe((START - uptime) * 1000);
+      expect(Number(record.last_seen), answer?.name).toBeGreaterThanOrEqual(START - 30);
+      expect(Number(record.last_seen), answer?.name).toBeLessThanOrEqual(START);
+      expect(Number(record.first_seen), answer?.name).toBeLessThanOrEqual(START - uptime);
+    }
+    for (const record of site.devices) {
+      const answer = devices.get(String(record.mac));
+      const seen = Number(record.last_seen);
+      // An online device was heard from seconds before the start; the offline AP days before.
+      if (answer?.state === 'online') {
+        expect(seen, answer.name).toBeGreaterThanOrEqual(START - 20);
+        expect(seen, answer.name).toBeLessThanOrEqual(START);
+      } else {
+        expect(seen, answer?.name).toBeLessThan(START - 3 * 86400 + 1);
+        expect(seen, answer?.name).toBeGreaterThan(START - 4 * 86400);
+      }
+      expect(answer?.last_seen, answer?.name).toBe(
+        new Date(seen * 1000).toISOString().slice(0, 16).replace('T', ' '),
+      );
+    }
   });
 });

@@ -24,8 +24,12 @@ describe('demo site generator', () => {
     expect(JSON.stringify(a?.clients)).not.toBe(JSON.stringify(b?.clients));
   });
 
-  it('serves the same state JSON from two simulators started with one seed', async () => {
-    const [one, two] = await Promise.all([startSimulator({ seed: 7 }), startSimulator({ seed: 7 })]);
+  it('serves the same state JSON from two simulators started with one seed at one start time', async () => {
+    const startedAt = Date.UTC(2026, 5, 1, 8);
+    const [one, two] = await Promise.all([
+      startSimulator({ seed: 7, startedAt }),
+      startSimulator({ seed: 7, startedAt }),
+    ]);
     try {
       const [devicesOne, devicesTwo] = await Promise.all([
         api(one, 'GET', '/api/s/default/stat/device'),
@@ -85,6 +89,19 @@ describe('demo site composition', () => {
       ip_subnet: '10.40.0.1/24',
     });
     expect(byName.get('WireGuard VPN')).not.toHaveProperty('vlan');
+  });
+
+  it('dates the demo from its own start, and a reset keeps those dates', () => {
+    const start = sim.state.startedAt;
+    const clients = sim.state.site('default')?.clients ?? [];
+
+    expect(clients.every((c) => c.assoc_time === start - Number(c.uptime))).toBe(true);
+    expect(clients.every((c) => Number(c.last_seen) <= start && Number(c.last_seen) >= start - 30)).toBe(
+      true,
+    );
+    const before = JSON.stringify(sim.state.site('default')?.clients);
+    sim.reset();
+    expect(JSON.stringify(sim.state.site('default')?.clients)).toBe(before);
   });
 
   it('has a gateway, three switches (depth 1 and 2) and three APs', async () => {
