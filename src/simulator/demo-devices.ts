@@ -22,7 +22,7 @@ interface SwitchSpec {
   sfpFrom: number;
   uplinkPort: number;
   parent: DemoDeviceKey;
-  /** Omitted on purpose for one switch: real records often lack it. */
+  /** The parent's port this switch is cabled to (every demo switch names it, as its parent's port does). */
   remotePort?: number;
   depth: number;
   /** PoE budget in watts. */
@@ -32,7 +32,7 @@ interface SwitchSpec {
 // biome-ignore format: one switch per line reads as a table
 const SWITCHES: Record<DemoSwitchKey, SwitchSpec> = {
   coreSwitch: { model: 'US24P250', ip: '192.168.1.2', ports: 26, poePorts: 24, sfpFrom: 25, uplinkPort: 24, parent: 'gateway', remotePort: 1, depth: 1, poeBudget: 250 },
-  officeSwitch: { model: 'USL16LP', ip: '192.168.1.3', ports: 16, poePorts: 8, sfpFrom: 17, uplinkPort: 16, parent: 'coreSwitch', depth: 2, poeBudget: 45 },
+  officeSwitch: { model: 'USL16LP', ip: '192.168.1.3', ports: 16, poePorts: 8, sfpFrom: 17, uplinkPort: 16, parent: 'coreSwitch', remotePort: 23, depth: 2, poeBudget: 45 },
   flexSwitch: { model: 'USMINI', ip: '192.168.1.4', ports: 5, poePorts: 0, sfpFrom: 6, uplinkPort: 1, parent: 'coreSwitch', remotePort: 22, depth: 2, poeBudget: 0 },
 };
 

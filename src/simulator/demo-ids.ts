@@ -15,7 +15,7 @@ export const DEMO_SITE = {
 } as const;
 
 /** Keys of the demo networks. */
-export type DemoNetworkKey = 'wan' | 'defaultLan' | 'iot' | 'guest' | 'cameras' | 'servers';
+export type DemoNetworkKey = 'wan' | 'defaultLan' | 'iot' | 'guest' | 'cameras' | 'servers' | 'vpn';
 
 /** Classic `_id` and Integration UUID (`external_id`) of every demo network. */
 export const DEMO_NETWORKS: Readonly<Record<DemoNetworkKey, { id: string; uuid: string; name: string }>> = {
@@ -29,6 +29,8 @@ export const DEMO_NETWORKS: Readonly<Record<DemoNetworkKey, { id: string; uuid: 
   guest: { id: '65b3c8e1f4a9d20c7e5a1013', uuid: '409629cf-35f2-454b-bc99-e7b58c308205', name: 'Guest' },
   cameras: { id: '65b3c8e1f4a9d20c7e5a1014', uuid: 'eebdb547-7347-4c17-b2c0-3f61eb899b25', name: 'Cameras' },
   servers: { id: '65b3c8e1f4a9d20c7e5a1015', uuid: 'ce108e73-d93b-43d1-b59b-ed6edd4b6089', name: 'Servers' },
+  // The WireGuard server's client pool: a networkconf record the official networks list leaves out.
+  vpn: { id: '65b3c8e1f4a9d20c7e5a1016', uuid: '', name: 'WireGuard VPN' },
 };
 
 /** Keys of the demo devices. */

@@ -28,7 +28,7 @@ const LAN_COMMON = {
 
 /** The demo networks, shaped like the UDM capture (quirks included). */
 export function demoNetworks(): NetworkConf[] {
-  const { wan, defaultLan, iot, guest, cameras, servers } = DEMO_NETWORKS;
+  const { wan, defaultLan, iot, guest, cameras, servers, vpn } = DEMO_NETWORKS;
   return [
     {
       _id: wan.id,
@@ -140,6 +140,20 @@ export function demoNetworks(): NetworkConf[] {
       vlan: 50,
       igmp_snooping: false,
       dhcpguard_enabled: false,
+    },
+    // The remote-access server: its client pool is a subnet of the site (the VPN client's 10.40.0.23).
+    {
+      _id: vpn.id,
+      site_id: DEMO_SITE.id,
+      name: vpn.name,
+      enabled: true,
+      purpose: 'remote-user-vpn',
+      vpn_type: 'wireguard-server',
+      ip_subnet: '10.40.0.1/24',
+      wireguard_interface: 'wan',
+      wireguard_local_port: 51820,
+      x_wireguard_private_key: 'demo-wireguard-private-key-not-a-secret=',
+      dhcpd_dns_enabled: false,
     },
   ];
 }

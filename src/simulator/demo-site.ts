@@ -25,12 +25,19 @@ export const DEFAULT_SEED = 20_240_611;
  * counters only. The generator is consumed in a fixed order, so the same seed gives the same state.
  * A zone-based site has zones and policies and no traditional rules; a legacy one the reverse.
  */
-export function createDemoSites(seed: number, firewall: SimulatorFirewall = 'zone-based'): SiteState[] {
+export function createDemoSites(
+  seed: number,
+  firewall: SimulatorFirewall = 'zone-based',
+  startedAt: number = DEMO_NOW,
+): SiteState[] {
   const zoneBased = firewall === 'zone-based';
   const rng = createPrng(seed);
-  const devices = demoDevices(rng);
-  const clients = demoClients(rng);
+  // Generated around DEMO_NOW, then moved to the start: the seed alone fixes every duration.
+  const shift = startedAt - DEMO_NOW;
+  const devices = demoDevices(rng).map((d) => shifted(d, DEVICE_TIMES, shift));
+  const clients = demoClients(rng).map((c) => shifted(c, CLIENT_TIMES, shift));
   const dpi = demoDpi(rng);
+  dpi.lastUpdated += shift;
   // Cloned so no two records (or two simulators) share a nested array from a module constant.
   return structuredClone<SiteState[]>([
     {
@@ -53,7 +60,22 @@ export function createDemoSites(seed: number, firewall: SimulatorFirewall = 'zon
       wlans: demoWlans(),
       portProfiles: demoPortProfiles(),
       dpi,
-      ...demoLiveActionState(DEMO_NOW * 1000),
+      ...demoLiveActionState(startedAt * 1000),
     },
   ]);
+}
+
+// Epoch-second fields of the seeded records: moved together, so a client connected `uptime`
+// seconds before the start says so in `assoc_time`, and `last_seen` is seconds before the start.
+const DEVICE_TIMES = ['last_seen'] as const;
+const CLIENT_TIMES = ['first_seen', 'last_seen', 'assoc_time', 'latest_assoc_time'] as const;
+
+function shifted<T extends object>(record: T, fields: readonly string[], shift: number): T {
+  if (shift === 0) return record;
+  const moved = { ...record } as Record<string, unknown>;
+  for (const field of fields) {
+    const value = moved[field];
+    if (typeof value === 'number') moved[field] = value + shift;
+  }
+  return moved as T;
 }

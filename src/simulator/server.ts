@@ -150,7 +150,7 @@ class RunningSimulator implements Simulator {
     this.consoleId = config.consoleId;
     this.#emptyDpi = config.emptyDpi;
     this.#requestLog = config.requestLog === false ? undefined : config.requestLog;
-    this.state = new SimulatorState(config.seed, config.firewall);
+    this.state = new SimulatorState(config.seed, config.firewall, Math.floor(config.startedAt / 1000));
     this.#dispatcher = new Dispatcher({ ...config, state: this.state, sessions: this.#sessions });
     if (config.emptyDpi) this.setDpiEmpty(true);
     this.state.actionDelayMs = config.actionDelayMs;
@@ -295,6 +295,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       password: options.password ?? SIMULATOR_DEFAULTS.password,
       consoleId: options.consoleId ?? SIMULATOR_DEFAULTS.consoleId,
       seed: options.seed ?? DEFAULT_SEED,
+      startedAt: options.startedAt ?? Date.now(),
       loginRateLimit: options.loginRateLimit ?? SIMULATOR_DEFAULTS.loginRateLimit,
       emptyDpi: options.emptyDpi ?? false,
       actionDelayMs: options.actionDelayMs ?? 20_000,

@@ -1,3 +1,4 @@
+import { DEMO_NOW } from './demo-ids.js';
 import { createDemoSites } from './demo-site.js';
 import { type LiveActionState, newVoucherCode, settleSite } from './live-actions.js';
 import { createPrng, type Prng } from './prng.js';
@@ -292,18 +293,21 @@ export class SimulatorState {
   actionDelayMs = 20_000;
   readonly #seed: number;
   readonly #firewall: SimulatorFirewall;
+  /** Epoch seconds the seeded timestamps are relative to (the simulator's start). */
+  readonly startedAt: number;
   #ids: Prng;
 
-  constructor(seed: number, firewall: SimulatorFirewall = 'zone-based') {
+  constructor(seed: number, firewall: SimulatorFirewall = 'zone-based', startedAt: number = DEMO_NOW) {
     this.#seed = seed;
     this.#firewall = firewall;
-    this.sites = createDemoSites(seed, firewall);
+    this.startedAt = startedAt;
+    this.sites = createDemoSites(seed, firewall, startedAt);
     this.#ids = idGenerator(seed);
   }
 
-  /** Back to the freshly seeded demo (in place, so held references stay valid). */
+  /** Back to the freshly seeded demo (in place, so held references stay valid), as at the start. */
   reset(): void {
-    this.sites = createDemoSites(this.#seed, this.#firewall);
+    this.sites = createDemoSites(this.#seed, this.#firewall, this.startedAt);
     this.#ids = idGenerator(this.#seed);
   }
 

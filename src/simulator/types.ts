@@ -25,6 +25,12 @@ export interface SimulatorOptions {
   password?: string;
   /** Seed of the demo site's generator; same seed, same site. */
   seed?: number;
+  /**
+   * When the simulator started, in epoch ms: the demo's `last_seen`, `assoc_time` and the like are
+   * this long before it, and agree with `uptime`. Default: the moment it starts (a demo reads as
+   * current); tests fix it for byte-identical state.
+   */
+  startedAt?: number;
   /** Id of the console behind the simulated cloud connector (`/v1/connector/consoles/{id}/…`). */
   consoleId?: string;
   /** UniFi OS login attempts allowed per rolling 60 s before 429 (default 5, like a real console). */

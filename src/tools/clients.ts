@@ -148,7 +148,8 @@ export function bytesSinceConnect(client: LiveClient): { down: number; up: numbe
   };
 }
 
-function networkOf(client: LiveClient, networks: readonly NetworkRecord[]): NetworkRecord | undefined {
+/** The network a client is on: its `network_id`, or for a record without one, its VLAN (what `who` shows). */
+export function networkOf(client: LiveClient, networks: readonly NetworkRecord[]): NetworkRecord | undefined {
   if (client.network_id) {
     const byId = networks.find((n) => n._id === client.network_id);
     if (byId) return byId;

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { isBotError } from '../errors.js';
-import { isHostIn, isIpv4, parseCidr, parseIpv4 } from '../lib/ip.js';
+import { isHostIn, isIpv4, overlaps, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { normalizeMac } from '../lib/mac.js';
 // The policy's modules, not its index (which holds the CEL compiler and the YAML parser: issue 26).
 import { evaluateChange, type PolicyDecision } from '../policy/evaluate.js';
@@ -21,7 +21,7 @@ import {
 } from './live-targets.js';
 import { clientsByNetwork, vlanOf } from './network-model.js';
 import { AFTER_DELETE_TEXT, referencesOfNetwork } from './network-references.js';
-import { findInSet, loadNetworks } from './network-source.js';
+import { findInSet, loadNetworks, readVpnPools } from './network-source.js';
 import { readSsid } from './wifi-broadcasts.js';
 
 /*
@@ -316,6 +316,26 @@ async function wifiImpact(
   };
 }
 
+/**
+ * A new network's subnet over a VPN client pool: the VPN clients with addresses in the overlap
+ * are affected (their traffic and the new network's would be misrouted).
+ */
+async function createNetworkImpact(
+  context: ToolContext,
+  site: string,
+  args: Record<string, unknown>,
+): Promise<ImpactFacts> {
+  const label = `new network ${String(args.name ?? '')}`.trim();
+  const subnet = typeof args.subnet === 'string' ? parseCidr(args.subnet) : undefined;
+  if (!subnet) return { target: label };
+  const vpn = await readVpnPools(context.gateway, site);
+  const names = vpn.pools.flatMap((pool) => {
+    const theirs = pool.ip_subnet ? parseCidr(pool.ip_subnet) : undefined;
+    return theirs && overlaps(theirs, subnet) ? vpn.clientsIn(theirs) : [];
+  });
+  return { target: label, ...(names.length > 0 ? { clients: affected(names) } : {}) };
+}
+
 const NETWORK_TOOLS = new Set(['update_network', 'delete_network']);
 const DEVICE_TOOLS = new Set(['restart_device', 'power_cycle_port']);
 const CLIENT_TOOLS = new Set(['block_client', 'reconnect_client', 'unauthorize_guest']);
@@ -343,6 +363,7 @@ export async function gatherImpact(
   const position = await networkPosition(context.guardrails);
   try {
     if (NETWORK_TOOLS.has(tool)) return await networkImpact(context, site, tool, args, position);
+    if (tool === 'create_network') return await createNetworkImpact(context, site, args);
     if (DEVICE_TOOLS.has(tool)) return await deviceImpact(context, site, tool, args, position);
     if (CLIENT_TOOLS.has(tool)) return await clientImpact(context, site, args, position);
     if (tool === 'set_wifi_broadcast_enabled') return await wifiImpact(context, site, args, position);

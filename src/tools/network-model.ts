@@ -226,6 +226,32 @@ export function dhcpRangeIssues(cidr: Ipv4Cidr, gateway: number, start: string, 
   return issues;
 }
 
+/** A remote-access VPN server's record: its `ip_subnet` is the pool its clients get addresses from. */
+export function isVpnPool(record: NetworkRecord): boolean {
+  return record.purpose === 'remote-user-vpn';
+}
+
+/**
+ * What a preview says of a subnet that overlaps a VPN client pool: the VPN's clients (by address)
+ * and the network's would collide, and routing to either becomes ambiguous.
+ */
+export function vpnPoolWarnings(
+  pools: readonly NetworkRecord[],
+  cidr: Ipv4Cidr | undefined,
+  clientsIn: (pool: Ipv4Cidr) => number,
+): string[] {
+  if (!cidr) return [];
+  return pools.flatMap((pool) => {
+    const theirs = pool.ip_subnet ? parseCidr(pool.ip_subnet) : undefined;
+    if (!theirs || !overlaps(cidr, theirs)) return [];
+    const count = clientsIn(theirs);
+    return [
+      `the subnet overlaps the client pool of VPN ${pool.name} (${pool.ip_subnet}); ${count} VPN client(s) ` +
+        'use addresses in it, and traffic to them or to the new network would be misrouted',
+    ];
+  });
+}
+
 /** Refuses settings that clash with another network on the site (the controller would refuse too). */
 export function assertNoClash(
   others: readonly NetworkRecord[],
@@ -238,7 +264,11 @@ export function assertNoClash(
     if (settings.vlan !== null && vlanOf(other) === settings.vlan) {
       throw new ConflictError(`VLAN ${settings.vlan} is already used by ${other.name} (${other._id})`);
     }
-    const theirs = other.purpose !== 'wan' && other.ip_subnet ? parseCidr(other.ip_subnet) : undefined;
+    // A VPN client pool overlapping is warned about (vpnPoolWarnings), not refused here.
+    const theirs =
+      other.purpose !== 'wan' && !isVpnPool(other) && other.ip_subnet
+        ? parseCidr(other.ip_subnet)
+        : undefined;
     if (settings.cidr && theirs && overlaps(settings.cidr, theirs)) {
       throw new ConflictError(`subnet overlaps ${other.name} (${other.ip_subnet})`);
     }

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { ResourceNotFoundError } from '../errors.js';
+import { clientRecordSchema } from '../gateway/records/client-record.js';
 import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { type Ipv4Cidr, isHostIn, parseIpv4 } from '../lib/ip.js';
 import { mapBounded } from '../lib/map-bounded.js';
-import { findNetwork } from './network-model.js';
+import { findNetwork, isVpnPool } from './network-model.js';
 import { parseOfficial } from './official-network-model.js';
 
 /** Where a site's networks were read from, and the stored official records (for a full-replacement PUT). */
@@ -205,7 +207,9 @@ export async function loadNetworks(
     const ref = options.ref !== undefined && CLASSIC_ID.test(options.ref);
     return { official: true, records, stored, ...(ref && classicEarly ? { classic: classicEarly } : {}) };
   }
-  return { official: false, records: await (classicEarly ?? classicList()), stored: new Map() };
+  // A VPN server's client pool is not a network of the site's VLANs (the official list leaves it out too).
+  const records = (await (classicEarly ?? classicList())).filter((r) => !isVpnPool(r));
+  return { official: false, records, stored: new Map() };
 }
 
 /**
@@ -241,4 +245,36 @@ export async function classicIdOf(
 ): Promise<string | undefined> {
   const { items } = await gateway.classicRead(site, CLASSIC, networkRecordSchema, { fresh });
   return items.find((r) => r.external_id === uuid)?._id;
+}
+
+/**
+ * Remote-access VPN client pools with the clients whose address is in each: only classic
+ * networkconf holds the pools (the official 10.1 networks and `vpn/servers` overviews have no
+ * subnet), and the network tools' sets leave them out. Unreadable: none.
+ */
+export async function readVpnPools(
+  gateway: Gateway,
+  site: string,
+): Promise<{ pools: NetworkRecord[]; clientsIn: (pool: Ipv4Cidr) => string[] }> {
+  const [records, clients] = await Promise.all([
+    gateway
+      .classicRead(site, CLASSIC, networkRecordSchema, { fresh: true })
+      .then((list) => list.items)
+      .catch(() => []),
+    gateway
+      .classicRead(site, 'stat/sta', clientRecordSchema, { fresh: true })
+      .then((list) => list.items)
+      .catch(() => []),
+  ]);
+  const pools = records.filter(isVpnPool);
+  return {
+    pools,
+    clientsIn: (pool) =>
+      clients
+        .filter((c) => {
+          const ip = typeof c.ip === 'string' ? parseIpv4(c.ip) : undefined;
+          return ip !== undefined && isHostIn(pool, ip);
+        })
+        .map((c) => String(c.name || c.hostname || c.mac)),
+  };
 }

@@ -35,10 +35,11 @@ import {
   toSubnetInfo,
   vlanOf,
   vlanWarnings,
+  vpnPoolWarnings,
   WAN_REFUSAL,
 } from './network-model.js';
 import { AFTER_DELETE_TEXT, referencesOfNetwork } from './network-references.js';
-import { findInSet, loadNetworks, usesOfficialNetworks } from './network-source.js';
+import { findInSet, loadNetworks, readVpnPools, usesOfficialNetworks } from './network-source.js';
 import { officialBody, parseOfficial } from './official-network-model.js';
 
 const NETWORKS = 'rest/networkconf';
@@ -207,7 +208,7 @@ const createNetwork = defineTool({
   name: 'create_network',
   description: 'Create a VLAN network (subnet, DHCP, DNS)',
   access: 'write',
-  example: 'name=Lab vlan_id=40 subnet=10.40.0.0/24',
+  example: 'name=Lab vlan_id=40 subnet=10.70.0.0/24',
   args: z.object({
     site_id: siteId,
     name: text(128).describe('Network name'),
@@ -238,7 +239,11 @@ const createNetwork = defineTool({
     const networks = set.records;
     const cidrOf = typeof payload.ip_subnet === 'string' ? parseCidr(payload.ip_subnet) : undefined;
     assertNoClash(networks, { name: args.name, vlan: args.vlan_id, cidr: cidrOf });
-    const warnings = vlanWarnings(args.vlan_id);
+    const vpn = await readVpnPools(gateway, args.site_id);
+    const warnings = [
+      ...vlanWarnings(args.vlan_id),
+      ...vpnPoolWarnings(vpn.pools, cidrOf, (pool) => vpn.clientsIn(pool).length),
+    ];
     if (args.purpose === 'vlan-only' && (args.subnet || args.dhcp_start || args.dhcp_stop)) {
       warnings.push('vlan-only networks have no subnet or DHCP on the gateway; those arguments are ignored');
     }
@@ -470,6 +475,12 @@ const updateNetwork = defineTool({
     const clients =
       clientsByNetwork([current], await readClients(gateway, args.site_id), official).get(current._id) ?? [];
     const warnings = [...plan.warnings, ...changeWarnings(current, changes, clients.length)];
+    if ('ip_subnet' in changes && finalSubnet) {
+      const vpn = await readVpnPools(gateway, args.site_id);
+      warnings.push(
+        ...vpnPoolWarnings(vpn.pools, parseCidr(finalSubnet), (pool) => vpn.clientsIn(pool).length),
+      );
+    }
     if (set && changes.dhcpd_enabled?.to === false) {
       // The official model keeps no DHCP settings for a network whose server is off.
       warnings.push(

@@ -4,7 +4,7 @@ import { byName } from '../lib/collate.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { type Coverage, WINDOW_MS } from '../telemetry/index.js';
 import { idOrName, intInRange, siteId } from './arg-types.js';
-import { liveClientRecords } from './clients.js';
+import { liveClientRecords, networkOf } from './clients.js';
 import { defineTool, type ToolContext, type ToolDefinition } from './define-tool.js';
 import { clientLabel, type LiveClient } from './live-targets.js';
 
@@ -90,10 +90,16 @@ export async function topClients(
   context: ToolContext,
 ): Promise<TopClientsAnswer> {
   const site = args.site_id;
-  const [clients, network] = await Promise.all([
+  const [clients, network, networks] = await Promise.all([
     // The same parsed records as list_clients and get_client (one parse per answer).
     context.gateway.classicRead(site, 'stat/sta', liveClientRecords).then((r) => r.items),
     args.network_id ? networkNamed(context, site, args.network_id) : Promise.resolve(undefined),
+    // The networks `who` names clients by (a record without network_id is placed by its VLAN);
+    // unreadable, each client's own network name is shown.
+    context.gateway
+      .classicRead(site, 'rest/networkconf', networkRecordSchema)
+      .then((r) => r.items)
+      .catch(() => []),
   ]);
   const byMac = new Map(clients.map((c) => [macOf(c), c]));
   const inScope = (mac: string) => {
@@ -112,7 +118,7 @@ export async function topClients(
       rank: 0,
       name: client ? clientLabel(client) : mac,
       rate: formatRate(rx + tx),
-      network: client?.network ?? null,
+      network: (client ? networkOf(client, networks)?.name : undefined) ?? client?.network ?? null,
       ip: client?.ip ?? null,
       mac,
       online: client !== undefined,

@@ -10,11 +10,11 @@ const { registry } = fakeSetup();
 describe('parsePlan', () => {
   it('reads one write per line, with or without /net, skipping blank lines and # comments', () => {
     const steps = parsePlan(
-      '# the lab\n/net create_network name=Lab vlan_id=40 subnet=10.40.0.0/24\n\n  update_traffic_route route_id=r1 enabled=false  \n',
+      '# the lab\n/net create_network name=Lab vlan_id=40 subnet=10.70.0.0/24\n\n  update_traffic_route route_id=r1 enabled=false  \n',
       registry,
     );
     expect(steps).toEqual([
-      { tool: 'create_network', args: { name: 'Lab', vlan_id: '40', subnet: '10.40.0.0/24' }, line: 2 },
+      { tool: 'create_network', args: { name: 'Lab', vlan_id: '40', subnet: '10.70.0.0/24' }, line: 2 },
       { tool: 'update_traffic_route', args: { route_id: 'r1', enabled: 'false' }, line: 4 },
     ]);
   });

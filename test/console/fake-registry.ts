@@ -31,7 +31,7 @@ export const NETWORKS = [
     name: 'IoT',
     purpose: 'corporate',
     vlan_id: 40,
-    ip_subnet: '10.40.0.0/24',
+    ip_subnet: '10.70.0.0/24',
     dhcpd_enabled: true,
   },
   {

@@ -51,7 +51,7 @@ describe('console help per tool', () => {
     expect(h.output.text.match(/create_network: Create a VLAN network/g)).toHaveLength(2);
     expect(h.output.text).toMatch(PURPOSE_LINE);
     expect(h.output.text).toMatch(VLAN_LINE);
-    expect(h.output.text).toContain('Example: create_network name=Lab vlan_id=40 subnet=10.40.0.0/24');
+    expect(h.output.text).toContain('Example: create_network name=Lab vlan_id=40 subnet=10.70.0.0/24');
     expect(h.output.text).toContain('list_vlans: List every network');
     expect(h.errorOutput.text).toBe('invalid input:\n  tool: unknown tool "frobnicate"; `help` lists them\n');
   });
@@ -80,7 +80,7 @@ describe('console help per tool', () => {
   it('refuses vlan=40 on create_network with a suggestion of vlan_id, exit 2, nothing sent', async () => {
     const h = harness();
 
-    const code = await runOneShot(['create_network', 'name=Lab', 'vlan=40', 'subnet=10.40.0.0/24'], h.deps);
+    const code = await runOneShot(['create_network', 'name=Lab', 'vlan=40', 'subnet=10.70.0.0/24'], h.deps);
 
     expect(code).toBe(2);
     expect(h.errorOutput.text).toBe(

@@ -14,7 +14,7 @@ describe('render: tables', () => {
     const lines = text.split('\n');
     expect(lines[0]).toBe('id         name   purpose    vlan_id  ip_subnet       dhcpd_enabled');
     expect(lines[1]).toBe('net-lan    LAN    corporate        -  192.168.1.0/24  yes');
-    expect(lines[2]).toBe('net-iot    IoT    corporate       40  10.40.0.0/24    yes');
+    expect(lines[2]).toBe('net-iot    IoT    corporate       40  10.70.0.0/24    yes');
     expect(lines[3]).toBe('net-guest  Guest  guest           50  10.50.0.0/24    no');
     expect(lines[4]).toBe('(3 rows)');
     expect(lines).toHaveLength(5);

@@ -41,7 +41,7 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     const result = await bot.call('create_network', {
       name: 'Lab',
       vlan_id: 40,
-      subnet: '10.40.0.0/24',
+      subnet: '10.70.0.0/24',
       dry_run: true,
     });
     expect(result.isError).toBeUndefined();
@@ -53,7 +53,7 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
   });
 
   it('refuses a write with neither confirm nor dry_run as a tool error, and changes nothing', async () => {
-    const result = await bot.call('create_network', { name: 'Lab', vlan_id: 40, subnet: '10.40.0.0/24' });
+    const result = await bot.call('create_network', { name: 'Lab', vlan_id: 40, subnet: '10.70.0.0/24' });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ error: { code: 'confirmation_required', fields: [] } });
     expect(textOf(result)).toMatch(
@@ -66,7 +66,7 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     const result = await bot.call('create_network', {
       name: 'Lab',
       vlan_id: 5000,
-      subnet: '10.40.0.0/24',
+      subnet: '10.70.0.0/24',
       confirm: true,
     });
     expect(result.isError).toBe(true);

@@ -8,7 +8,7 @@ describe.concurrent('the console, as `node dist/main.js` runs it with no Slack v
   it('runs the interactive console on stdin: lists, previews a create, runs it once approved', async () => {
     const script = [
       'list_vlans',
-      '/net create_network name=Lab vlan_id=40 subnet=10.40.0.0/24',
+      '/net create_network name=Lab vlan_id=40 subnet=10.70.0.0/24',
       'y',
       'vlans',
       'quit',
@@ -21,7 +21,7 @@ describe.concurrent('the console, as `node dist/main.js` runs it with no Slack v
     expect(run.stdout).toContain('preview (dry run, nothing changed)');
     expect(run.stdout).toContain('approve? [y/N]');
     const afterApproval = run.stdout.slice(run.stdout.lastIndexOf('approve? [y/N]'));
-    expect(afterApproval).toMatch(/Lab\s+corporate\s+40\s+10\.40\.0\.1\/24/);
+    expect(afterApproval).toMatch(/Lab\s+corporate\s+40\s+10\.70\.0\.1\/24/);
   });
 
   it('runs one command as a table, with the simulator note on stderr only', async () => {

@@ -178,7 +178,7 @@ describe('item 11: a write the controller applied and then answered 500', () => 
 
   it('console: says "may have been made" with what a read showed, never plainly failed; the write is sent once', async () => {
     sim.injectFault({ kind: 'apply-then', method: 'POST', route: 'rest/networkconf', status: 500 });
-    const run = await runBot(['create_network', 'name=Lab', 'vlan_id=40', 'subnet=10.40.0.0/24', '--yes'], {
+    const run = await runBot(['create_network', 'name=Lab', 'vlan_id=40', 'subnet=10.70.0.0/24', '--yes'], {
       env: env(),
     });
     expect(networkNamed('Lab')).toBeDefined();

@@ -27,6 +27,8 @@ describe.concurrent('on-call reads from the console (`node dist/main.js <command
     expect(run.stdout).toContain("name: Ana's Laptop (VPN)");
     expect(run.stdout).toContain('connection: vpn');
     expect(run.stdout).toContain('connected_to: VPN via Dream Machine Pro');
+    // The address is in the WireGuard server's client pool, and the client is placed on it.
+    expect(run.stdout).toContain('network: WireGuard VPN');
   });
 
   it('"where is Galaxy-S23" names the AP, SSID, band and signal', async () => {

@@ -47,7 +47,7 @@ describe('classic envelopes and routing', () => {
     const after = await api(sim, 'GET', NETWORKS);
 
     expectError(response, 400, 'api.err.InvalidObject');
-    expect(classicData(after)).toHaveLength(6);
+    expect(classicData(after)).toHaveLength(7);
   });
 
   it('filters stat/device by POSTed macs', async () => {

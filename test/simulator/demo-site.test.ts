@@ -24,8 +24,12 @@ describe('demo site generator', () => {
     expect(JSON.stringify(a?.clients)).not.toBe(JSON.stringify(b?.clients));
   });
 
-  it('serves the same state JSON from two simulators started with one seed', async () => {
-    const [one, two] = await Promise.all([startSimulator({ seed: 7 }), startSimulator({ seed: 7 })]);
+  it('serves the same state JSON from two simulators started with one seed at one start time', async () => {
+    const startedAt = Date.UTC(2026, 5, 1, 8);
+    const [one, two] = await Promise.all([
+      startSimulator({ seed: 7, startedAt }),
+      startSimulator({ seed: 7, startedAt }),
+    ]);
     try {
       const [devicesOne, devicesTwo] = await Promise.all([
         api(one, 'GET', '/api/s/default/stat/device'),
@@ -46,11 +50,19 @@ describe('demo site composition', () => {
   });
   afterAll(() => sim.close());
 
-  it('has the six networks with their VLANs and the WAN quirks', async () => {
+  it('has the seven networks with their VLANs, the WAN quirks and the WireGuard client pool', async () => {
     const networks = classicData(await api(sim, 'GET', '/api/s/default/rest/networkconf'));
 
     const byName = new Map(networks.map((n) => [n.name, n]));
-    expect([...byName.keys()]).toEqual(['WAN', 'Default', 'IoT', 'Guest', 'Cameras', 'Servers']);
+    expect([...byName.keys()]).toEqual([
+      'WAN',
+      'Default',
+      'IoT',
+      'Guest',
+      'Cameras',
+      'Servers',
+      'WireGuard VPN',
+    ]);
     expect(byName.get('WAN')).toMatchObject({ purpose: 'wan', wan_vlan: '', vlan: '' });
     expect(byName.get('Default')).toMatchObject({
       vlan_enabled: false,
@@ -69,6 +81,27 @@ describe('demo site composition', () => {
     expect(byName.get('Servers')).toMatchObject({ purpose: 'vlan-only', vlan: 50 });
     expect(byName.get('Servers')).not.toHaveProperty('ip_subnet');
     expect(byName.get('Servers')).not.toHaveProperty('dhcpd_enabled');
+    // The VPN client's 10.40.0.23 comes from this pool, so the pool is a subnet of the site.
+    expect(byName.get('WireGuard VPN')).toMatchObject({
+      _id: DEMO_NETWORKS.vpn.id,
+      purpose: 'remote-user-vpn',
+      vpn_type: 'wireguard-server',
+      ip_subnet: '10.40.0.1/24',
+    });
+    expect(byName.get('WireGuard VPN')).not.toHaveProperty('vlan');
+  });
+
+  it('dates the demo from its own start, and a reset keeps those dates', () => {
+    const start = sim.state.startedAt;
+    const clients = sim.state.site('default')?.clients ?? [];
+
+    expect(clients.every((c) => c.assoc_time === start - Number(c.uptime))).toBe(true);
+    expect(clients.every((c) => Number(c.last_seen) <= start && Number(c.last_seen) >= start - 30)).toBe(
+      true,
+    );
+    const before = JSON.stringify(sim.state.site('default')?.clients);
+    sim.reset();
+    expect(JSON.stringify(sim.state.site('default')?.clients)).toBe(before);
   });
 
   it('has a gateway, three switches (depth 1 and 2) and three APs', async () => {
@@ -96,11 +129,11 @@ describe('demo site composition', () => {
       uplink_remote_port: 8,
     });
     const office = devices.find((d) => d.mac === DEMO_DEVICES.officeSwitch.mac);
-    expect(office?.uplink).toMatchObject({ uplink_mac: DEMO_DEVICES.coreSwitch.mac });
-    expect(office?.uplink).not.toHaveProperty('uplink_remote_port');
+    // Core Switch's port 23 is where the Office Switch is cabled, and its uplink says so.
+    expect(office?.uplink).toMatchObject({ uplink_mac: DEMO_DEVICES.coreSwitch.mac, uplink_remote_port: 23 });
   });
 
-  it('has 41 clients spread over the networks, four without network_id (one of them on VPN)', async () => {
+  it('has 41 clients spread over the networks, three without network_id, one on the VPN pool', async () => {
     const clients = classicData(await api(sim, 'GET', '/api/s/default/stat/sta'));
 
     const count = (id: string) => clients.filter((c) => c.network_id === id).length;
@@ -110,9 +143,12 @@ describe('demo site composition', () => {
     expect(count(DEMO_NETWORKS.guest.id)).toBe(5);
     expect(count(DEMO_NETWORKS.cameras.id)).toBe(5);
     expect(count(DEMO_NETWORKS.servers.id)).toBe(3);
+    expect(count(DEMO_NETWORKS.vpn.id)).toBe(1);
     const orphans = clients.filter((c) => c.network_id === undefined);
-    expect(orphans.map((c) => c.vlan)).toEqual([20, 20, 60, undefined]);
-    expect(orphans[3]).toMatchObject({ ip: '10.40.0.23', network: 'WireGuard VPN', is_wired: true });
+    expect(orphans.map((c) => c.vlan)).toEqual([20, 20, 60]);
+    const vpnClient = clients.find((c) => c.network_id === DEMO_NETWORKS.vpn.id);
+    expect(vpnClient).toMatchObject({ ip: '10.40.0.23', network: 'WireGuard VPN', is_wired: true });
+    expect(vpnClient).not.toHaveProperty('sw_mac');
   });
 
   it('shapes wired and wireless clients like the real records', () => {

@@ -179,7 +179,7 @@ describe('lifecycle', () => {
 
     sim.reset();
 
-    expect(sim.state.site('default')?.networks).toHaveLength(6);
+    expect(sim.state.site('default')?.networks).toHaveLength(7);
     expect(sim.state.site('default')?.clients).toHaveLength(41);
     expect(JSON.stringify(sim.state)).not.toBe(before);
   });

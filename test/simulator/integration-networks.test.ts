@@ -26,11 +26,11 @@ const LAB = {
   mdnsForwardingEnabled: false,
   ipv4Configuration: {
     autoScaleEnabled: false,
-    hostIpAddress: '10.40.0.1',
+    hostIpAddress: '10.70.0.1',
     prefixLength: 24,
     dhcpConfiguration: {
       mode: 'SERVER',
-      ipAddressRange: { start: '10.40.0.10', stop: '10.40.0.200' },
+      ipAddressRange: { start: '10.70.0.10', stop: '10.70.0.200' },
       leaseTimeSeconds: 3600,
       pingConflictDetectionEnabled: false,
       dnsServerIpAddressesOverride: ['9.9.9.9'],
@@ -87,10 +87,10 @@ describe('Integration networks: writes over the one store', () => {
       purpose: 'corporate',
       vlan_enabled: true,
       vlan: 40,
-      ip_subnet: '10.40.0.1/24',
+      ip_subnet: '10.70.0.1/24',
       dhcpd_enabled: true,
-      dhcpd_start: '10.40.0.10',
-      dhcpd_stop: '10.40.0.200',
+      dhcpd_start: '10.70.0.10',
+      dhcpd_stop: '10.70.0.200',
       dhcpd_leasetime: 3600,
       dhcpd_dns_enabled: true,
       dhcpd_dns_1: '9.9.9.9',
@@ -114,7 +114,7 @@ describe('Integration networks: writes over the one store', () => {
     expect(after).toMatchObject({
       _id: DEMO_NETWORKS.iot.id,
       purpose: 'guest',
-      ip_subnet: '10.40.0.1/24',
+      ip_subnet: '10.70.0.1/24',
       dhcpd_enabled: false,
       igmp_snooping: before?.igmp_snooping,
     });

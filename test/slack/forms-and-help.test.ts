@@ -125,7 +125,7 @@ describe('an incomplete write opens the form', () => {
   it('refuses vlan=40 with a suggestion of vlan_id, and opens no form', async () => {
     const b = await bot();
 
-    const text = await answer(b, 'create_network name=Lab vlan=40 subnet=10.40.0.0/24');
+    const text = await answer(b, 'create_network name=Lab vlan=40 subnet=10.70.0.0/24');
 
     expect(text).toContain('is not an argument of create_network; did you mean vlan_id?');
     expect(b.slack.callsOf('views.open')).toEqual([]);
@@ -153,7 +153,7 @@ describe('/net help <tool>', () => {
     );
     expect(text).toMatch(/vlan_id\s+required {2}whole number 1–4094/);
     expect(text).toContain('Access: write.');
-    expect(text).toContain('Example: create_network name=Lab vlan_id=40 subnet=10.40.0.0/24');
+    expect(text).toContain('Example: create_network name=Lab vlan_id=40 subnet=10.70.0.0/24');
   });
 
   it('answers help for a shortcut with its tool, and an unknown word with suggestions', async () => {

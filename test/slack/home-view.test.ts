@@ -18,7 +18,7 @@ function request(options: Partial<ChangeRequest> & { argLength?: number } = {}):
       site_id: 'default',
       name: `Lab <${counter}> & ${'x'.repeat(argLength)}`,
       vlan_id: 100 + (counter % 3000),
-      subnet: '10.40.0.0/24',
+      subnet: '10.70.0.0/24',
     },
     requester: { userId: 'U0RITA', name: 'rita' },
     channel: 'C0OPS',

@@ -204,7 +204,7 @@ describe('create_network', () => {
     const result = (await bot.run('create_network', {
       name: 'Lab',
       vlan_id: '40',
-      subnet: '10.40.0.0/24',
+      subnet: '10.70.0.0/24',
       confirm: 'true',
     })) as {
       success: boolean;
@@ -214,7 +214,7 @@ describe('create_network', () => {
     expect(result.network).toMatchObject({
       name: 'Lab',
       vlan_id: 40,
-      ip_subnet: '10.40.0.1/24',
+      ip_subnet: '10.70.0.1/24',
       purpose: 'corporate',
     });
     const stored = bot.site().networks.find((n) => n._id === result.network.id);
@@ -222,7 +222,7 @@ describe('create_network', () => {
       vlan_enabled: true,
       vlan: 40,
       dhcpd_enabled: true,
-      dhcpd_start: '10.40.0.6',
+      dhcpd_start: '10.70.0.6',
     });
     const posts = bot.writes();
     expect(posts).toHaveLength(1);

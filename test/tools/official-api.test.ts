@@ -49,11 +49,15 @@ const STILL_PRIVATE: Readonly<Partial<Record<OfficialOperation, string>>> = {
  * Networks are read and written through the official API on 10.1. These tools still GET classic
  * networkconf there, only to translate the classic network `_id`s that the objects they handle
  * carry (legacy firewall rules, v2 firewall policies and traffic routes, stat/sta
- * clients; delete_network and check_policy for the references of those kinds): the official API
- * does not give a network's classic `_id`. Any other tool, or a classic network write, fails.
+ * clients, which top_clients and the digest name by network as list_clients does;
+ * delete_network and check_policy for the references of those kinds): the official API does not
+ * give a network's classic `_id`. create_network and update_network read it for the
+ * remote-access VPN client pools a new subnet must not overlap: 10.1.85's networks list leaves
+ * them out and its `vpn/servers` is an overview without a subnet. Any other tool, or a classic
+ * network write, fails.
  */
 const CLASSIC_NETWORK_IDS =
-  /^(check_policy|delete_network|(list|get|create|update|delete)_firewall_rules?|(list|create|update|delete)_traffic_routes?|list_clients|get_client)$/;
+  /^(check_policy|(create|update|delete)_network|(list|get|create|update|delete)_firewall_rules?|(list|create|update|delete)_traffic_routes?|list_clients|get_client|top_clients|get_digest)$/;
 
 const VERSIONS = ['9.0', '10.1'] as const;
 type Bots = { zoneBased: TestBot; legacy: TestBot };
@@ -260,11 +264,12 @@ describe.each(VERSIONS)('every tool on a simulated UniFi Network %s console', (v
       ).toEqual([]);
       // On 9.0 the official routes asked are those the version documents, the official-only
       // collections (each asked once: the 404 is remembered) and the official network list that
-      // zone and ACL tools use to translate network UUIDs (asked once, its 404 remembered too).
+      // zone and ACL tools use to translate network UUIDs (asked once, its 404 remembered too),
+      // and the DPI catalogue, which only names applications (bundled names serve without it).
       if (version === '9.0') {
         for (const r of requests.filter((q) => q.route.startsWith('/integration/'))) {
           expect(r.route, tool.name).toMatch(
-            /\/integration\/v1\/(info|sites(\/[^/]+\/(devices|clients|networks|firewall\/zones|acl-rules(\/ordering)?|traffic-matching-lists)(\?.*)?)?)$/,
+            /\/integration\/v1\/(info|dpi\/(categories|applications)|sites(\/[^/]+\/(devices|clients|networks|firewall\/zones|acl-rules(\/ordering)?|traffic-matching-lists)(\?.*)?)?)$/,
           );
         }
       }

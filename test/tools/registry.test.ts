@@ -164,7 +164,7 @@ describe('ToolRegistry', () => {
     const registry = createRegistry('default');
     let caught: unknown;
     try {
-      registry.validate('create_network', { name: 'Lab', vlan: '40', subnet: '10.40.0.0/24' });
+      registry.validate('create_network', { name: 'Lab', vlan: '40', subnet: '10.70.0.0/24' });
     } catch (error) {
       caught = error;
     }

@@ -21,7 +21,7 @@ describe('per-tool help generated from the registry', () => {
     expect(lineOf(help, 'dhcp_enabled')).toMatch(/optional {2}true or false \(default: true\)/);
     expect(lineOf(help, 'site_id')).toMatch(/optional {2}text \(default: hq\)/);
     expect(lineOf(help, 'confirm')).toBeUndefined();
-    expect(help).toMatch(/\nExample: create_network name=Lab vlan_id=40 subnet=10\.40\.0\.0\/24$/);
+    expect(help).toMatch(/\nExample: create_network name=Lab vlan_id=40 subnet=10\.70\.0\.0\/24$/);
   });
 
   it('notes a value the tool always refuses beside it: purpose=wan on update_network, protocol=icmp on ACL rules', () => {

@@ -134,12 +134,12 @@ describe('get_network_topology', () => {
     expect(result.connections.filter((c) => c.status === 'down')).toHaveLength(1);
   });
 
-  it('keeps the office switch uplink with a null remote port, and names unnamed clients', async () => {
+  it('gives the office switch uplink the core switch port it names, and names unnamed clients', async () => {
     const result = await topology();
 
     expect(result.connections.find((c) => c.target_node_id === OFFICE)).toMatchObject({
       source_node_id: CORE,
-      source_port: null,
+      source_port: 23,
       target_port: 16,
       speed_mbps: 1000,
       status: 'up',
@@ -272,7 +272,7 @@ describe('get_device_connections', () => {
 });
 
 describe('get_port_mappings', () => {
-  it('maps the core switch ports: its uplink, downstream devices, clients, and an up port with no known peer', async () => {
+  it('maps the core switch ports: its uplink, downstream devices on the ports they name, and clients', async () => {
     const result = (await bot.run('get_port_mappings', { device_id: 'Core Switch' })) as PortMappings;
 
     expect(result.device_id).toBe(CORE);
@@ -301,17 +301,17 @@ describe('get_port_mappings', () => {
       speed_mbps: 1000,
       status: 'up',
     });
-    // Port 23 feeds the office switch, whose record omits uplink_remote_port: up, peer unknown.
+    // Port 23 feeds the office switch: its uplink names the port, so the port names the switch.
     expect(result.ports[23]).toEqual({
-      connected_to: null,
-      connected_names: [],
-      connection_type: null,
+      connected_to: OFFICE,
+      connected_names: ['Office Switch'],
+      connection_type: 'uplink',
       speed_mbps: 1000,
       status: 'up',
       port_name: 'Office Switch',
-      connected_nodes: [],
+      connected_nodes: [OFFICE],
     });
-    expect(result.unmapped.map((e) => e.connected_to)).toEqual([OFFICE]);
+    expect(result.unmapped).toEqual([]);
   });
 
   it('puts the links of an AP that have no port index under unmapped', async () => {

@@ -18,7 +18,7 @@ const WRITES: [string, Record<string, unknown>][] = [
     {
       name: 'Lab',
       vlan_id: 40,
-      subnet: '10.40.0.0/24',
+      subnet: '10.70.0.0/24',
       dhcp_dns_1: '1.1.1.1',
       domain_name: 'lab.example.com',
     },

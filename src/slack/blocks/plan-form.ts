@@ -27,7 +27,7 @@ export function planFormView(channel: string, prefill = ''): types.View {
         block_id: PLAN_STEPS_BLOCK,
         label: text('Steps, one write per line'),
         hint: text(
-          `As after /net, e.g. create_network name=Lab vlan_id=40 subnet=10.40.0.0/24, then assign_network_to_zone zone_id=Dmz network_id=Lab. At most ${MAX_SET_STEPS} steps, run in order.`,
+          `As after /net, e.g. create_network name=Lab vlan_id=40 subnet=10.70.0.0/24, then assign_network_to_zone zone_id=Dmz network_id=Lab. At most ${MAX_SET_STEPS} steps, run in order.`,
         ),
         element: {
           type: 'plain_text_input',
