@@ -220,9 +220,10 @@ describe('VPN secrets on 10.1', () => {
     });
     const watcher = bot.app.watcher as Watcher;
     const site = bot.sim.state.site('default');
+    if (!site) throw new Error('the simulator has no default site');
     const old = 'aGVyZS1pcy10aGUtb2xkLXdpcmVndWFyZC1rZXktMQ==';
     const secret = 'aGVyZS1pcy10aGUtbmV3LXdpcmVndWFyZC1rZXktMg==';
-    (site?.networks as unknown as Record<string, unknown>[]).push({
+    (site.networks as unknown as Record<string, unknown>[]).push({
       _id: '65b3c8e1f4a9d20c7e5a10f0',
       name: 'Road Warriors',
       purpose: 'remote-user-vpn',
