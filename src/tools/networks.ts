@@ -412,7 +412,11 @@ const updateArgs = z.object({
 function changeWarnings(current: NetworkRecord, changes: Changes, clients: number) {
   const warnings: string[] = [];
   if ('vlan' in changes) {
-    warnings.push(`re-tags all traffic on ${current.name}; ${clients} active client(s) will reconnect`);
+    warnings.push(
+      clients > 0
+        ? `re-tags all traffic on ${current.name}; ${clients} active ${clients === 1 ? 'client' : 'clients'} will reconnect`
+        : `re-tags all traffic on ${current.name} (no client is on it now)`,
+    );
     warnings.push(...vlanWarnings(changes.vlan?.to as number));
   }
   if ('ip_subnet' in changes)
@@ -530,9 +534,15 @@ const deleteNetwork = defineTool({
     ]);
     const members = clientsByNetwork([target], clients, set.official).get(target._id) ?? [];
     const vlan = vlanOf(target);
+    const n = members.length;
     const warnings = [
       'deletion is irreversible',
-      `${members.length} active client(s) on ${target.name}${vlan ? ` (VLAN ${vlan})` : ''} lose connectivity immediately`,
+      // Nothing to warn about when nobody is on it: a "0 clients lose connectivity" line is noise.
+      ...(n > 0
+        ? [
+            `${n} active ${n === 1 ? 'client' : 'clients'} on ${target.name}${vlan ? ` (VLAN ${vlan})` : ''} lose connectivity immediately`,
+          ]
+        : []),
     ];
     const dangling = found.references.filter((r) => r.after_delete === AFTER_DELETE_TEXT.dangles);
     if (dangling.length > 0) {

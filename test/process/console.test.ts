@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { runBot, stopAllBots } from '../helpers/bot-process.js';
+import { MAIN, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 
 afterAll(stopAllBots);
 
@@ -31,6 +31,18 @@ describe.concurrent('the console, as `node dist/main.js` runs it with no Slack v
     for (const name of ['Default', 'IoT', 'Guest', 'Servers', 'Cameras']) expect(run.stdout).toContain(name);
     expect(run.stdout).not.toContain('No GATEWAY_URL set');
     expect(run.stderr).toContain('No GATEWAY_URL set');
+  });
+
+  it('prints only its answer and the simulator note with .env.example as shipped (node --env-file)', async () => {
+    const bot = spawnBot(
+      {},
+      { command: [process.execPath, '--env-file=.env.example', MAIN], args: ['list_vlans'] },
+    );
+    const exit = await bot.exited;
+    expect(exit.code).toBe(0);
+    expect(bot.stdout()).toMatch(/^id\s+name\s+purpose/);
+    // No log lines: the example leaves LOG_LEVEL empty, so a one-shot logs warnings only.
+    expect(bot.stderr().trim().split('\n')).toEqual([expect.stringMatching(/^No GATEWAY_URL set/)]);
   });
 
   it('runs one command and prints JSON for scripts', async () => {

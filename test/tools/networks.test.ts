@@ -355,7 +355,7 @@ describe('update_network', () => {
     expect(preview.dry_run).toBe(true);
     expect(preview.changes).toEqual({ vlan: { from: 30, to: 31 } });
     expect(preview.warnings[0]).toMatch(
-      /^re-tags all traffic on Guest; \d+ active client\(s\) will reconnect$/,
+      /^re-tags all traffic on Guest; [1-9]\d* active clients? will reconnect$/,
     );
     expect(JSON.stringify(bot.site().networks)).toBe(before);
     expect(bot.writes()).toHaveLength(0);
@@ -540,6 +540,16 @@ describe('delete_network', () => {
   const bot = useTestBot();
   type DeletePreview = { would_delete: Network; references: NetworkReference[]; warnings: string[] };
 
+  it('says nothing about clients losing connectivity when none is on the network', async () => {
+    await bot.run('create_network', { name: 'Empty', vlan_id: 45, subnet: '10.45.0.0/24', confirm: true });
+    const preview = (await bot.run('delete_network', {
+      network_id: 'Empty',
+      dry_run: true,
+    })) as DeletePreview;
+    expect(preview.warnings).toContain('deletion is irreversible');
+    expect(preview.warnings.filter((w) => /client|connectivity/.test(w))).toEqual([]);
+  });
+
   it('previews with a client count and deletes nothing on a dry run', async () => {
     const preview = (await bot.run('delete_network', {
       network_id: 'Guest',
@@ -550,9 +560,7 @@ describe('delete_network', () => {
     // Volatile facts live only in warnings, so a client joining does not void an approval (drift).
     expect(Object.keys(preview).sort()).toEqual(['dry_run', 'references', 'warnings', 'would_delete']);
     expect(preview.warnings).toContainEqual(
-      expect.stringMatching(
-        /^[1-9]\d* active client\(s\) on Guest \(VLAN 30\) lose connectivity immediately$/,
-      ),
+      expect.stringMatching(/^[1-9]\d* active clients? on Guest \(VLAN 30\) lose connectivity immediately$/),
     );
     expect(preview.warnings).toContain('deletion is irreversible');
     expect(bot.site().networks.some((n) => n.name === 'Guest')).toBe(true);
