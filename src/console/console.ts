@@ -616,8 +616,13 @@ async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<Li
   const { parsed, flags } = takeFlags(parseCommandLine(line), ['--json', '--help']);
   const json = flags.has('--json');
   if (parsed.command === 'quit' || parsed.command === 'exit') return 'quit';
+  if (parsed.command === 'clear' || parsed.command === 'cls') {
+    // A terminal's own clear: the screen and the scrollback's view, nothing when output is piped.
+    if ((output as { isTTY?: unknown }).isTTY === true) output.write('\x1b[2J\x1b[H');
+    return 'continue';
+  }
   if (parsed.command === '' || parsed.command === 'help' || flags.has('--help')) {
-    writeLine(output, helpFor(registry, parsed, 'Type quit (or Ctrl-D) to leave.'));
+    writeLine(output, helpFor(registry, parsed, 'clear clears the screen. Type quit (or Ctrl-D) to leave.'));
     return 'continue';
   }
   if (isPictureAlias(parsed.command)) {

@@ -57,6 +57,13 @@ describe('interactive console', () => {
     expect(h.calls.gatewayTouches).toEqual([]);
   });
 
+  it('takes clear as a command: nothing to refuse, nothing written when the output is not a terminal', async () => {
+    const h = await session(['clear', 'cls', 'help', 'quit']);
+    expect(h.errorOutput.text).toBe('');
+    expect(h.output.text).not.toContain('\x1b[2J');
+    expect(h.output.text).toContain('clear clears the screen');
+  });
+
   it('prints help with the tools and the shortcuts for help and a bare /net', async () => {
     const h = await session(['help', '/net', 'quit']);
 
