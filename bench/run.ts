@@ -108,7 +108,8 @@ async function main(): Promise<number> {
           break;
       }
     } catch (error) {
-      failures[part] = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      // The message, not the stack: results are committed, and a stack names this machine's paths.
+      failures[part] = error instanceof Error ? error.message : String(error);
       progress(`${part}: FAILED: ${error instanceof Error ? error.message : String(error)}`);
     }
     partSeconds[part] = Number(((performance.now() - partStarted) / 1000).toFixed(1));
