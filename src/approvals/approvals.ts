@@ -7,7 +7,14 @@ import { ConflictError, ResourceNotFoundError, ValidationError } from '../errors
 import { canonicalJson, diffPreviews, previewHash } from '../lib/canonical.js';
 import { settle } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
-import { deniedText, Gate, type GateAction, type GateFace, type GateVerdict } from '../policy/gate.js';
+import {
+  deniedText,
+  Gate,
+  type GateAction,
+  type GateFace,
+  type GateVerdict,
+  refusalText,
+} from '../policy/gate.js';
 import { DEFAULT_POLICY } from '../policy/policy.js';
 import type { DeadlineStore } from '../store/deadlines.js';
 import {
@@ -482,7 +489,7 @@ export class Approvals {
       return {
         kind: 'refused',
         request: original,
-        reason: verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason,
+        reason: refusalText(verdict),
       };
     }
     const preview = await this.previews.previewFor({ tool, args, revertOf: original.id });

@@ -1,5 +1,5 @@
 import { formatDuration } from '../policy/duration.js';
-import type { GateFace, GateVerdict } from '../policy/gate.js';
+import { type GateFace, type GateVerdict, refusalText } from '../policy/gate.js';
 import type { ChangeAssessmentRecord } from '../store/records.js';
 import type { ChangeRequest } from './types.js';
 
@@ -61,8 +61,7 @@ export function deadlineLine(
 /** What the requester's own confirmation at this face does: runs it, or why not and how to get it. */
 export function verdictLine(face: GateFace, verdict: GateVerdict): string {
   const where = face === 'mcp' ? 'over MCP (confirm: true)' : `at the ${face}`;
-  if (verdict.verdict === 'refuse')
-    return `cannot run ${where}: ${verdict.reason}${verdict.howTo ? `; ${verdict.howTo}` : ''}`;
+  if (verdict.verdict === 'refuse') return `cannot run ${where}: ${refusalText(verdict)}`;
   const notes =
     verdict.verdict === 'allow' && verdict.notes.length > 0 ? `; ${verdict.notes.join('; ')}` : '';
   return `${where}: your own confirmation is the approval this change needs${notes}`;

@@ -7,7 +7,7 @@ import type { ApproveOutcome } from '../changes/outcomes.js';
 import { ConflictError, NotAuthorizedError } from '../errors.js';
 import { isNoOpPreview } from '../format/plain-text.js';
 import { formatDuration } from '../policy/duration.js';
-import type { GateFace, GateVerdict } from '../policy/gate.js';
+import { type GateFace, type GateVerdict, refusalText } from '../policy/gate.js';
 import type { ChangeAssessmentRecord, ChangeSetRecord } from '../store/records.js';
 import type { ChangeAssessment } from '../tools/impact.js';
 import { isConsoleActor } from './console-requester.js';
@@ -135,12 +135,12 @@ export function timingFields(timing: ChangeTiming) {
 /** A verdict as a yes, or a no with the reason and how to get what is missing. */
 export function verdictDecision(verdict: GateVerdict): { ok: true } | { ok: false; reason: string } {
   if (verdict.verdict !== 'refuse') return { ok: true };
-  return { ok: false, reason: verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason };
+  return { ok: false, reason: refusalText(verdict) };
 }
 
 /** A gate refusal as the error every face words: the reason, then how to get what is missing. */
 export function gateRefusal(verdict: Extract<GateVerdict, { verdict: 'refuse' }>): NotAuthorizedError {
-  return new NotAuthorizedError(verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason);
+  return new NotAuthorizedError(refusalText(verdict));
 }
 
 /** What the request keeps of an assessment: risk, reasons, self-lockout, what the policy requires. */

@@ -89,6 +89,11 @@ export interface GatePeople {
   isRequester(request: { requester: Actor }, user: Actor): boolean;
 }
 
+/** A refusal in words, on every face: why, then how to get what is missing. */
+export function refusalText(verdict: { reason: string; howTo?: string }): string {
+  return verdict.howTo ? `${verdict.reason}; ${verdict.howTo}` : verdict.reason;
+}
+
 /** The sentence a policy refusal is worded in, on every face. */
 export function deniedText(deny: { rule: string; reason: string }): string {
   return `refused by policy rule "${deny.rule}": ${deny.reason}`;

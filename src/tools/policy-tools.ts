@@ -5,7 +5,7 @@ import { NotSupportedError } from '../errors.js';
 import { formatDuration } from '../policy/duration.js';
 import type { PolicyDecision } from '../policy/evaluate.js';
 import { evaluateChange } from '../policy/evaluate.js';
-import { Gate } from '../policy/gate.js';
+import { Gate, refusalText } from '../policy/gate.js';
 import { DEFAULT_POLICY, type Policy, type PolicyRule } from '../policy/policy.js';
 import type { AffectedSet, BlastRadius, ChangeRequest as PolicyChange } from '../policy/types.js';
 import { activeFreezes, isOpen, nextOpening } from '../policy/windows.js';
@@ -221,7 +221,7 @@ async function atEachFace(
         : `; its deadline (revert_after ${formatDuration(decision.revertAfterSeconds)}) needs a running bot on the same store`;
     answers[face === 'console' ? 'at_console' : 'over_mcp_confirm'] =
       verdict.verdict === 'refuse'
-        ? `cannot run: ${verdict.reason}${verdict.howTo ? `; ${verdict.howTo}` : ''}`
+        ? `cannot run: ${refusalText(verdict)}`
         : `the requester's own confirmation is the approval it needs (${decision.selfConfirm.by})${deadline}`;
   }
   return answers;
