@@ -285,7 +285,7 @@ export class Gate {
   private async cancel(q: GateQuestion): Promise<GateVerdict> {
     if (q.face === 'system') return refuse('only the requester or a person who may approve cancels a change');
     if (this.isRequester(q)) return allow(0);
-    const eligible = await this.eligible(q, { face: 'slack' });
+    const eligible = await this.eligible(q, { face: q.face });
     if (eligible.ok) return allow(0);
     const requester = q.change.requester.userId;
     return refuse(
