@@ -235,8 +235,7 @@ export class Approvals {
     action?: Extract<GateAction, 'propose' | 'revert_drift'>;
   }): Promise<ChangeRequest> {
     const { registry } = this.options;
-    const asker = await this.gate.mayAsk(input.requester, input.channel);
-    if (asker.verdict === 'refuse') throw gateRefusal(asker);
+    await this.requireAsker(input.requester, input.channel);
     if (registry.require(input.tool).access !== 'write') {
       throw new ValidationError([
         { field: 'tool', rule: `${input.tool} only reads; change requests are for writes` },
@@ -327,6 +326,12 @@ export class Approvals {
     return verdict;
   }
 
+  /** The gate's REQUESTERS and WRITE_CHANNELS part, asked before anything reads the controller. */
+  private async requireAsker(requester: Actor, channel: string | undefined): Promise<void> {
+    const asker = await this.gate.mayAsk(requester, channel);
+    if (asker.verdict === 'refuse') throw gateRefusal(asker);
+  }
+
   private async timerKeeper(): Promise<string | undefined> {
     try {
       return await this.options.timerKeeper?.();
@@ -382,8 +387,7 @@ export class Approvals {
     const original = await this.store.get(input.changeId);
     if (!original) throw new ResourceNotFoundError('change request', input.changeId);
     const channel = input.channel ?? original.channel;
-    const asker = await this.gate.mayAsk(input.requester, channel);
-    if (asker.verdict === 'refuse') throw gateRefusal(asker);
+    await this.requireAsker(input.requester, channel);
     if (original.set) return this.proposeSetRevert(original, input.requester, channel);
     const { tool, args, preview } = await this.previews.revertPreview(original);
     const change = { tool, args, requester: input.requester, ...(channel !== undefined ? { channel } : {}) };
@@ -1175,8 +1179,7 @@ export class Approvals {
   async proposeSet(
     input: SetProposal & { requester: Actor; channel?: string; revertOf?: string },
   ): Promise<ChangeRequest> {
-    const asker = await this.gate.mayAsk(input.requester, input.channel);
-    if (asker.verdict === 'refuse') throw gateRefusal(asker);
+    await this.requireAsker(input.requester, input.channel);
     const set = validateSet(this.options.registry, input);
     return this.createSet(set, input);
   }
