@@ -448,6 +448,16 @@ function mcpRules(
 }
 
 /**
+ * Whether this process runs in a container (Docker, Podman, Kubernetes): the marker files the
+ * engines create, or the variable Kubernetes sets in every pod.
+ */
+export function runningInContainer(env: NodeJS.ProcessEnv = process.env): boolean {
+  return (
+    Boolean(env.KUBERNETES_SERVICE_HOST) || existsSync('/.dockerenv') || existsSync('/run/.containerenv')
+  );
+}
+
+/**
  * Settings that are valid but do not do what whoever set them likely meant: one line each, logged
  * at start by every face. Not errors, because the console and `netops mcp` stay fully usable.
  */

@@ -3,11 +3,10 @@ import { userInfo } from 'node:os';
 import { pino } from 'pino';
 import { createApp } from './app.js';
 import { consoleActor } from './approvals/console-requester.js';
-import { type Config, configWarnings, loadConfig } from './config.js';
+import { type Config, configWarnings, loadConfig, runningInContainer } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { ConfigError } from './errors.js';
 import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
-import { runningInContainer } from './lib/container.js';
 import { packageVersion } from './lib/package-version.js';
 import {
   createLogger,
@@ -360,7 +359,7 @@ async function main(argv: string[]): Promise<number> {
   let config: Config;
   let policy: Policy;
   try {
-    config = loadConfig(process.env, { slackBot: argv.length === 0 });
+    config = loadConfig(undefined, { slackBot: argv.length === 0 });
     // Issue 22: a POLICY_FILE that does not parse or type-check stops every face here (exit 2).
     policy = await loadPolicy(config);
   } catch (error) {

@@ -5,6 +5,7 @@
  * step as a change request of its own with the single-change machinery (runner.ts).
  */
 import { isBotError, ValidationError } from '../errors.js';
+import { isRecord } from '../lib/is-record.js';
 import type { ChangeSetRecord, SetStep } from '../store/records.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ChangeAssessment } from '../tools/impact.js';
@@ -96,9 +97,6 @@ export function validateSet(registry: ToolRegistry, proposal: SetProposal): Chan
     steps: validated,
   };
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** One step's preview in a set's preview. */
 export interface PlannedStep {

@@ -5,6 +5,7 @@
  * the fields it changed, a create by the delete tool, a delete by the create tool (a new id).
  */
 
+import { isRecord } from '../lib/is-record.js';
 import type { ChangeSpec, InverseInput } from './change-specs.js';
 import {
   asArg,
@@ -13,7 +14,6 @@ import {
   field,
   getRead,
   given,
-  isRecord,
   type Json,
   listRead,
   type PutBack,

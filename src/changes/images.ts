@@ -1,4 +1,5 @@
 import { isBotError, ResourceNotFoundError } from '../errors.js';
+import { isRecord } from '../lib/is-record.js';
 import { redactSecrets } from '../lib/redact.js';
 import { scrubSecrets } from '../lib/secret-text.js';
 import type { ChangeImage, FieldMismatch, Verification } from '../store/records.js';
@@ -8,9 +9,6 @@ import type { Expected, ImageRead } from './change-specs.js';
 import { freshContext } from './fresh-context.js';
 
 type Json = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function pickFields(record: Json, pick: readonly string[] | undefined): Json {
   if (!pick) return record;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ResourceNotFoundError } from '../errors.js';
+import { isRecord } from '../lib/is-record.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { ToolContext } from '../tools/define-tool.js';
 
@@ -18,9 +19,6 @@ type Json = Record<string, unknown>;
 type Api = 'classic' | 'v2' | 'integration';
 
 const anyRecord = z.looseObject({});
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Where a record keeps its id in each API. */
 const ID_FIELD: Record<Api, string> = { classic: '_id', v2: '_id', integration: 'id' };
 

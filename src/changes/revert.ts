@@ -1,11 +1,9 @@
+import { isRecord } from '../lib/is-record.js';
 import type { ChangeImage, ChangeRequest } from '../store/records.js';
 import { changeSpec, type ImageRead, type InversePlan, noSpecReason } from './change-specs.js';
 import { imageObject } from './images.js';
 
 type Json = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The write that undoes a change that ran, or why there is none: it did not run (or not

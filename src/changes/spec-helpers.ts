@@ -3,12 +3,10 @@
  * get or list tool and written by create / update / delete tools (issue 21).
  */
 
+import { isRecord } from '../lib/is-record.js';
 import type { ChangeSpec, ImageRead, InverseInput, InversePlan } from './change-specs.js';
 
 export type Json = Record<string, unknown>;
-
-export const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 

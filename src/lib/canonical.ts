@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isRecord } from './is-record.js';
 
 /** JSON values after canonicalisation: what a preview is compared and hashed as. */
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -6,10 +7,6 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 /** SHA-256 of a text, hex. */
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The value as JSON would carry it, with object keys sorted so equal data always prints the same. */

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { isRecord } from './is-record.js';
 
 /**
  * Controller lists are parsed leniently: a record that fails its schema is left out, never fatal
@@ -34,9 +35,6 @@ export async function withUnreadableTally<T>(
   for (const count of current.values()) unreadable += count;
   return { value, unreadable };
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The result with the count attached: an object gains `unreadable_records`; a list becomes

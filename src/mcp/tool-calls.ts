@@ -9,6 +9,7 @@ import { splitMetaArgs } from '../changes/meta-args.js';
 import type { McpWriteMode } from '../config.js';
 import { ConfirmationRequiredError, ConflictError, NotAuthorizedError } from '../errors.js';
 import { render } from '../format/plain-text.js';
+import { isRecord } from '../lib/is-record.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -48,9 +49,6 @@ export interface McpDeps {
 
 /** Meta key of the change request that journals a write run in confirm mode. */
 export const CHANGE_REQUEST_META = 'netops/change_request_id';
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A result as MCP returns it: structured (an object as is, anything else under `result`) and as text. */
 export function toolResult(result: unknown, meta?: Record<string, unknown>): CallToolResult {

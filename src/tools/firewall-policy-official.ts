@@ -11,14 +11,12 @@
 
 import { type FieldIssue, ValidationError } from '../errors.js';
 import type { OfficialPolicyRecord } from '../gateway/records/firewall-policy-record.js';
+import { isRecord } from '../lib/is-record.js';
 
 type Json = Record<string, unknown>;
 
 /** Where the official original of a translated part is kept, so an untouched part goes back as it was. */
 export const OFFICIAL = '__official';
-
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** IANA protocol numbers the tools' protocol words stand for. */
 const PROTOCOL_NUMBERS: Readonly<Record<string, number>> = { icmp: 1, tcp: 6, udp: 17, icmpv6: 58 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boolish, lenientArray, numberish, stringish } from '../gateway/records/lenient.js';
+import { isRecord } from '../lib/is-record.js';
 import { REDACTED } from '../lib/redact.js';
 
 /**
@@ -86,9 +87,6 @@ const STANDARD_KEYS = [
   'advertiseDeviceName',
   'dtimPeriodByFrequencyGHzOverride',
 ];
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Why the toggle of this broadcast cannot go through the official PUT, or undefined when it can.

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runningInContainer } from '../../src/lib/container.js';
+import { runningInContainer } from '../src/config.js';
 
 describe('runningInContainer', () => {
   it('is true in a Kubernetes pod, whatever the files say', () => {
