@@ -11,9 +11,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { REJECTED, recordParserOf } from '../src/gateway/records/fast-lenient.js';
 import { redactSecrets } from '../src/lib/redact.js';
 import { setConfiguredSecrets } from '../src/lib/secret-text.js';
+import { REJECTED, recordParserOf } from '../src/records/fast-lenient.js';
 import { buildTopology } from '../src/topology/build.js';
 import { toDot, toGraphml } from '../src/topology/exports.js';
 import { topologyClientSchema, topologyDeviceSchema } from '../src/topology/records.js';

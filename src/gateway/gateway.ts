@@ -10,6 +10,7 @@ import {
 import { mapBounded } from '../lib/map-bounded.js';
 import { noteUnreadable } from '../lib/unreadable-records.js';
 import { type Logger, scrubSecrets } from '../log.js';
+import { REJECTED, recordParserOf } from '../records/fast-lenient.js';
 import {
   GROUP_OF_OFFICIAL_ONLY,
   isCollectionPath,
@@ -27,7 +28,6 @@ import { type GatewayOptions, type ResolvedGatewayOptions, resolveGatewayOptions
 import { apiRoute, splitPath } from './paths.js';
 import { type Call, Pipeline } from './pipeline.js';
 import { type CachedRead, GLOBAL_SCOPE, ReadCache } from './read-cache.js';
-import { REJECTED, recordParserOf } from './records/fast-lenient.js';
 import { integrationSiteSchema, SiteResolver } from './site-resolver.js';
 import { createTransport, type Transport } from './transport.js';
 import type { ApiKind, ControllerStatus, Gateway, ParsedList, ReadOptions, WriteMethod } from './types.js';

@@ -2,9 +2,9 @@ import type { webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeRequest } from '../approvals/types.js';
 import type { PendingRevert } from '../changes/timers.js';
-import type { ControllerStatus } from '../gateway/types.js';
 import { settle, settledWithin } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
+import type { ControllerStatus } from '../tools/define-tool.js';
 import {
   type HomeModel,
   homeView,

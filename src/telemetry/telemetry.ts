@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { isBotError } from '../errors.js';
-import { clientDpiRecordSchema, siteDpiRecordSchema } from '../gateway/records/dpi-record.js';
-import { numberish } from '../gateway/records/lenient.js';
 import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
+import { clientDpiRecordSchema, siteDpiRecordSchema } from '../records/dpi-record.js';
+import { numberish } from '../records/lenient.js';
 import type { SampleStore } from '../store/samples.js';
 import { type Coverage, coverage } from './coverage.js';
 import { CounterSeries, type RatePoint, type SeriesOptions } from './series.js';

@@ -1,5 +1,5 @@
 import type { FieldIssue } from '../errors.js';
-import type { AclEndpointRecord, AclRuleRecord } from '../gateway/records/acl-rule-record.js';
+import type { AclEndpointRecord, AclRuleRecord } from '../records/acl-rule-record.js';
 import { missingValue } from './missing-values.js';
 
 /** The spec's endpoint types. */

@@ -1,17 +1,13 @@
 import { z } from 'zod';
 import { NotSupportedError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { invalidResponse } from '../gateway/envelopes.js';
-import {
-  type AclRuleRecord,
-  aclOrderingSchema,
-  aclRuleRecordSchema,
-} from '../gateway/records/acl-rule-record.js';
-import { clientRecordSchema } from '../gateway/records/client-record.js';
-import { deviceRecordSchema } from '../gateway/records/device-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { isIpv4 } from '../lib/ip.js';
 import { normalizeMac } from '../lib/mac.js';
+import { type AclRuleRecord, aclOrderingSchema, aclRuleRecordSchema } from '../records/acl-rule-record.js';
+import { clientRecordSchema } from '../records/client-record.js';
+import { deviceRecordSchema } from '../records/device-record.js';
 import { toControllerFilter } from './acl-filter.js';
 import {
   ACL_ACTIONS,

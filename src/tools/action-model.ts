@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { NotSupportedError, ResourceNotFoundError } from '../errors.js';
 import type { OfficialOperation } from '../gateway/capabilities.js';
-import { stringish } from '../gateway/records/lenient.js';
 import type { Gateway, WriteMethod } from '../gateway/types.js';
 import { normalizeMac } from '../lib/mac.js';
+import { stringish } from '../records/lenient.js';
 import { buildTopology } from '../topology/index.js';
 import { clientLabel, deviceLabel, type LiveClient, type LiveDevice } from './live-targets.js';
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { NotSupportedError } from '../errors.js';
-import { clientDpiRecordSchema } from '../gateway/records/dpi-record.js';
-import { fastLenientObject } from '../gateway/records/fast-lenient.js';
-import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { byName } from '../lib/collate.js';
 import { normalizeMac } from '../lib/mac.js';
+import { clientDpiRecordSchema } from '../records/dpi-record.js';
+import { fastLenientObject } from '../records/fast-lenient.js';
+import { type NetworkRecord, networkRecordSchema } from '../records/network-record.js';
 import { intInRange, siteId } from './arg-types.js';
 import { defineTool } from './define-tool.js';
 import { applicationsOf, BUNDLED_NAMES } from './dpi-model.js';

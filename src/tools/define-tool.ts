@@ -72,3 +72,6 @@ export interface ToolGroup {
   api?: ApiGroup;
   tools: readonly ToolDefinition[];
 }
+
+/** The controller's status as the faces show it (App Home): they reach the gateway only through tools/. */
+export type { ControllerStatus } from '../gateway/types.js';

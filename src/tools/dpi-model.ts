@@ -1,5 +1,5 @@
 import bundled from '../data/dpi-catalogue.json' with { type: 'json' };
-import type { DpiAppRow, DpiCategoryRow } from '../gateway/records/dpi-record.js';
+import type { DpiAppRow, DpiCategoryRow } from '../records/dpi-record.js';
 
 /** The spec's `time_range` values: windows of the bot's samples (the controller itself keeps none). */
 export const TIME_RANGES = ['1h', '6h', '12h', '24h', '7d', '30d'] as const;

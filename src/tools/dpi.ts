@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { isBotError, ResourceNotFoundError } from '../errors.js';
-import { clientRecordSchema } from '../gateway/records/client-record.js';
+import type { Gateway } from '../gateway/types.js';
+import { normalizeMac } from '../lib/mac.js';
+import type { Logger } from '../log.js';
+import { clientRecordSchema } from '../records/client-record.js';
 import {
   clientDpiRecordSchema,
   type DpiAppRow,
   type DpiCategoryRow,
   dpiCatalogueEntrySchema,
   siteDpiRecordSchema,
-} from '../gateway/records/dpi-record.js';
-import type { Gateway } from '../gateway/types.js';
-import { normalizeMac } from '../lib/mac.js';
-import type { Logger } from '../log.js';
+} from '../records/dpi-record.js';
 import { clientAppKey, type SeriesKind, WINDOW_MS, type WindowAnswer } from '../telemetry/index.js';
 import { intInRange, siteId } from './arg-types.js';
 import { defineTool, type ToolContext, type ToolDefinition } from './define-tool.js';

@@ -1,6 +1,6 @@
 import { GatewayAuthError, NotSupportedError, ResourceNotFoundError } from '../errors.js';
-import { siteFeatureRecordSchema } from '../gateway/records/site-feature-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { siteFeatureRecordSchema } from '../records/site-feature-record.js';
 
 /** Which firewall a site runs: zones and policies, or the traditional rulesets. */
 export type FirewallGeneration = 'zone-based' | 'legacy';

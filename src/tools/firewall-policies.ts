@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { type FieldIssue, NotSupportedError, ResourceNotFoundError, ValidationError } from '../errors.js';
 import { invalidResponse } from '../gateway/envelopes.js';
+import type { Gateway } from '../gateway/types.js';
+import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
 import {
   type FirewallPolicyRecord,
   firewallPolicyRecordSchema,
@@ -8,10 +10,8 @@ import {
   officialPolicyRecordSchema,
   type V2ZoneRecord,
   v2ZoneRecordSchema,
-} from '../gateway/records/firewall-policy-record.js';
-import { zoneRecordSchema } from '../gateway/records/zone-record.js';
-import type { Gateway } from '../gateway/types.js';
-import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
+} from '../records/firewall-policy-record.js';
+import { zoneRecordSchema } from '../records/zone-record.js';
 import { confirm, dryRun, idOrName, intInRange, limit, offset, siteId, text } from './arg-types.js';
 import {
   applyDelete,

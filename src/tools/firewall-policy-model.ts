@@ -1,11 +1,11 @@
 import type { FieldIssue } from '../errors.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
+import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
 import type {
   FirewallPolicyRecord,
   PolicyEndpoint,
   V2ZoneRecord,
-} from '../gateway/records/firewall-policy-record.js';
-import { findByIdOrName } from '../lib/find-by-id-or-name.js';
-import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
+} from '../records/firewall-policy-record.js';
 
 /** The controller's verdicts (go-unifi `FirewallPolicy.action`). */
 export const POLICY_ACTIONS = ['ALLOW', 'BLOCK', 'REJECT'] as const;

@@ -10,8 +10,8 @@
  */
 
 import { type FieldIssue, ValidationError } from '../errors.js';
-import type { OfficialPolicyRecord } from '../gateway/records/firewall-policy-record.js';
 import { isRecord } from '../lib/is-record.js';
+import type { OfficialPolicyRecord } from '../records/firewall-policy-record.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import type { FieldIssue } from '../errors.js';
-import type { FirewallRuleRecord } from '../gateway/records/firewall-rule-record.js';
 import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
+import type { FirewallRuleRecord } from '../records/firewall-rule-record.js';
 
 /** Chains the controller accepts (its own `ruleset` values: IPv4 and the IPv6 twins). */
 export const RULESETS = ['WAN', 'LAN', 'GUEST'].flatMap((zone) =>

@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import { ConflictError, type FieldIssue, NotSupportedError, ValidationError } from '../errors.js';
-import {
-  type FirewallRuleRecord,
-  firewallRuleRecordSchema,
-} from '../gateway/records/firewall-rule-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
+import { type FirewallRuleRecord, firewallRuleRecordSchema } from '../records/firewall-rule-record.js';
 import { confirm, dryRun, idOrName, limit, offset, port, siteId, text } from './arg-types.js';
 import {
   applyCreate,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ConflictError, NotSupportedError, ResourceNotFoundError } from '../errors.js';
 import { invalidResponse } from '../gateway/envelopes.js';
-import { v2ZoneRecordSchema } from '../gateway/records/firewall-policy-record.js';
-import { type ZoneRecord, zoneRecordSchema } from '../gateway/records/zone-record.js';
 import type { Gateway } from '../gateway/types.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
+import { v2ZoneRecordSchema } from '../records/firewall-policy-record.js';
+import { type ZoneRecord, zoneRecordSchema } from '../records/zone-record.js';
 import { confirm, dryRun, idOrName, siteId, text } from './arg-types.js';
 import { fieldChanges, namesIn, nothingToChange, sameJson, withStateLeft } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';

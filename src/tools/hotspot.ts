@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ResourceNotFoundError } from '../errors.js';
-import { numberish, stringish } from '../gateway/records/lenient.js';
 import type { Gateway } from '../gateway/types.js';
+import { numberish, stringish } from '../records/lenient.js';
 import {
   actionResultSchema,
   type ControllerCommand,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
-import { clientRecordSchema } from '../gateway/records/client-record.js';
-import { deviceRecordSchema, portSchema } from '../gateway/records/device-record.js';
-import { boolish, lenientArray, numberish, stringish } from '../gateway/records/lenient.js';
 import type { Gateway, ReadOptions } from '../gateway/types.js';
 import { normalizeMac } from '../lib/mac.js';
+import { clientRecordSchema } from '../records/client-record.js';
+import { deviceRecordSchema, portSchema } from '../records/device-record.js';
+import { boolish, lenientArray, numberish, stringish } from '../records/lenient.js';
 
 /*
  * Shared by the on-call tools (issue 20): the live records of `stat/sta` and `stat/device`, parsed

@@ -1,11 +1,11 @@
 import { NotSupportedError, ResourceNotFoundError } from '../errors.js';
+import type { Gateway } from '../gateway/types.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import {
   type IntegrationNetworkRecord,
   integrationNetworkRecordSchema,
-} from '../gateway/records/integration-network-record.js';
-import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
-import type { Gateway } from '../gateway/types.js';
-import { findByIdOrName } from '../lib/find-by-id-or-name.js';
+} from '../records/integration-network-record.js';
+import { type NetworkRecord, networkRecordSchema } from '../records/network-record.js';
 import { findNetwork } from './network-model.js';
 import { findInSet, loadNetworks, type NetworkSet } from './network-source.js';
 

@@ -1,6 +1,4 @@
 import { ConflictError, type FieldIssue, ValidationError } from '../errors.js';
-import type { ClientRecord } from '../gateway/records/client-record.js';
-import type { NetworkRecord } from '../gateway/records/network-record.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import {
   defaultDhcpRange,
@@ -14,6 +12,8 @@ import {
 } from '../lib/ip.js';
 import { REDACTED } from '../lib/redact.js';
 import { isMaskedValue, isSecretField } from '../lib/secret-fields.js';
+import type { ClientRecord } from '../records/client-record.js';
+import type { NetworkRecord } from '../records/network-record.js';
 import { missingValue } from './missing-values.js';
 
 /** The spec's network object (2.1). */

@@ -1,18 +1,15 @@
 import { GatewayRejectedError, isBotError, NotSupportedError } from '../errors.js';
-import { aclRuleRecordSchema } from '../gateway/records/acl-rule-record.js';
-import {
-  firewallPolicyRecordSchema,
-  officialPolicyRecordSchema,
-} from '../gateway/records/firewall-policy-record.js';
-import { firewallRuleRecordSchema } from '../gateway/records/firewall-rule-record.js';
-import { networkReferencesSchema } from '../gateway/records/integration-network-record.js';
-import type { NetworkRecord } from '../gateway/records/network-record.js';
-import { portProfileRecordSchema } from '../gateway/records/port-profile-record.js';
-import { trafficRouteRecordSchema } from '../gateway/records/traffic-route-record.js';
-import { trafficRuleRecordSchema } from '../gateway/records/traffic-rule-record.js';
-import { wlanRecordSchema } from '../gateway/records/wlan-record.js';
-import { zoneRecordSchema } from '../gateway/records/zone-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { aclRuleRecordSchema } from '../records/acl-rule-record.js';
+import { firewallPolicyRecordSchema, officialPolicyRecordSchema } from '../records/firewall-policy-record.js';
+import { firewallRuleRecordSchema } from '../records/firewall-rule-record.js';
+import { networkReferencesSchema } from '../records/integration-network-record.js';
+import type { NetworkRecord } from '../records/network-record.js';
+import { portProfileRecordSchema } from '../records/port-profile-record.js';
+import { trafficRouteRecordSchema } from '../records/traffic-route-record.js';
+import { trafficRuleRecordSchema } from '../records/traffic-rule-record.js';
+import { wlanRecordSchema } from '../records/wlan-record.js';
+import { zoneRecordSchema } from '../records/zone-record.js';
 import { type FirewallGeneration, firewallGeneration } from './firewall-generation.js';
 import { classicIdOf } from './network-source.js';
 import { officialReferences } from './official-network-model.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ResourceNotFoundError } from '../errors.js';
-import { clientRecordSchema } from '../gateway/records/client-record.js';
-import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { type Ipv4Cidr, isHostIn, parseIpv4 } from '../lib/ip.js';
 import { mapBounded } from '../lib/map-bounded.js';
+import { clientRecordSchema } from '../records/client-record.js';
+import { type NetworkRecord, networkRecordSchema } from '../records/network-record.js';
 import { findNetwork, isVpnPool } from './network-model.js';
 import { parseOfficial } from './official-network-model.js';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { type FieldIssue, NotSupportedError, ValidationError } from '../errors.js';
-import { type ClientRecord, clientRecordSchema } from '../gateway/records/client-record.js';
-import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
 import { defaultDhcpRange, parseCidr, parseIpv4 } from '../lib/ip.js';
+import { type ClientRecord, clientRecordSchema } from '../records/client-record.js';
+import { type NetworkRecord, networkRecordSchema } from '../records/network-record.js';
 import {
   cidr,
   confirm,

@@ -1,11 +1,11 @@
 import { ValidationError } from '../errors.js';
+import { parseCidr } from '../lib/ip.js';
 import {
   type IntegrationNetworkRecord,
   integrationNetworkRecordSchema,
   type NetworkReferences,
-} from '../gateway/records/integration-network-record.js';
-import type { NetworkRecord } from '../gateway/records/network-record.js';
-import { parseCidr } from '../lib/ip.js';
+} from '../records/integration-network-record.js';
+import type { NetworkRecord } from '../records/network-record.js';
 
 /**
  * The official (Integration, 10.1) network model mapped to and from the fields the spec's network

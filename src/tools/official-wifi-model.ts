@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { boolish, lenientArray, numberish, stringish } from '../gateway/records/lenient.js';
 import { isRecord } from '../lib/is-record.js';
 import { REDACTED } from '../lib/redact.js';
+import { boolish, lenientArray, numberish, stringish } from '../records/lenient.js';
 
 /**
  * The official (Integration, 10.1) Wi-Fi broadcast model mapped to the spec's broadcast results,

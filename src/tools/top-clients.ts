@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { networkRecordSchema } from '../gateway/records/network-record.js';
 import { byName } from '../lib/collate.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
+import { networkRecordSchema } from '../records/network-record.js';
 import { type Coverage, WINDOW_MS } from '../telemetry/index.js';
 import { idOrName, intInRange, siteId } from './arg-types.js';
 import { liveClientRecords, networkOf } from './clients.js';

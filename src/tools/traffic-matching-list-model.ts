@@ -1,9 +1,9 @@
 import { type FieldIssue, ValidationError } from '../errors.js';
+import { compareIpv4OrIpv6, isIpv6OrCidr, parseCidr, parseIpv4 } from '../lib/ip.js';
 import type {
   TrafficMatchingItemRecord,
   TrafficMatchingListRecord,
-} from '../gateway/records/traffic-matching-list-record.js';
-import { compareIpv4OrIpv6, isIpv6OrCidr, parseCidr, parseIpv4 } from '../lib/ip.js';
+} from '../records/traffic-matching-list-record.js';
 
 /** The list types the controller knows (its field `type`, the spec's `list_type`). */
 export const LIST_TYPES = ['PORTS', 'IPV4_ADDRESSES', 'IPV6_ADDRESSES'] as const;

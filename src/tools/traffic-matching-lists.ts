@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
+import type { Gateway } from '../gateway/types.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
 import {
   type TrafficMatchingListRecord,
   trafficMatchingListRecordSchema,
-} from '../gateway/records/traffic-matching-list-record.js';
-import type { Gateway } from '../gateway/types.js';
-import { findByIdOrName } from '../lib/find-by-id-or-name.js';
+} from '../records/traffic-matching-list-record.js';
 import { confirm, dryRun, limit, offset, siteId, text } from './arg-types.js';
 import { applyCreate, applyDelete, applyUpdate, fieldChanges } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';

@@ -1,7 +1,7 @@
 import { type FieldIssue, NotSupportedError, ResourceNotFoundError, ValidationError } from '../errors.js';
-import type { NetworkRecord } from '../gateway/records/network-record.js';
-import type { TrafficRuleRecord } from '../gateway/records/traffic-rule-record.js';
 import { parseCidr, parseIpv4 } from '../lib/ip.js';
+import type { NetworkRecord } from '../records/network-record.js';
+import type { TrafficRuleRecord } from '../records/traffic-rule-record.js';
 import { BUNDLED_NAMES } from './dpi-model.js';
 import { missingValue } from './missing-values.js';
 import { vlanOf } from './network-model.js';

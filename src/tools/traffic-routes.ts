@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
-import { type NetworkRecord, networkRecordSchema } from '../gateway/records/network-record.js';
+import type { Gateway } from '../gateway/types.js';
+import { findByIdOrName } from '../lib/find-by-id-or-name.js';
+import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
+import { type NetworkRecord, networkRecordSchema } from '../records/network-record.js';
 import {
   type StoredTrafficRule,
   storedTrafficRuleSchema,
   trafficRuleRecordSchema,
-} from '../gateway/records/traffic-rule-record.js';
-import type { Gateway } from '../gateway/types.js';
-import { findByIdOrName } from '../lib/find-by-id-or-name.js';
-import { isIpv4OrCidr, isIpv6OrCidr } from '../lib/ip.js';
+} from '../records/traffic-rule-record.js';
 import { confirm, dryRun, intInRange, siteId, text, vlanId } from './arg-types.js';
 import { applyCreate, applyDelete, applyUpdate, fieldChanges, type NameOf } from './crud-model.js';
 import { defineTool, type ToolDefinition } from './define-tool.js';

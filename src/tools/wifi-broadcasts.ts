@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ConflictError, ResourceNotFoundError, ValidationError } from '../errors.js';
-import { boolish, stringish } from '../gateway/records/lenient.js';
-import { networkRecordSchema } from '../gateway/records/network-record.js';
 import type { Gateway } from '../gateway/types.js';
+import { boolish, stringish } from '../records/lenient.js';
+import { networkRecordSchema } from '../records/network-record.js';
 import {
   actionResultSchema,
   type ControllerCommand,

@@ -1,6 +1,6 @@
 import { NotSupportedError } from '../errors.js';
-import type { ZoneRecord } from '../gateway/records/zone-record.js';
 import { findByIdOrName } from '../lib/find-by-id-or-name.js';
+import type { ZoneRecord } from '../records/zone-record.js';
 import type { NetworkIds } from './network-ids.js';
 
 /** What an admin may change on a zone: everything, only its networks (configurable system zones), or nothing. */

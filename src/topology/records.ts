@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { clientRecordSchema } from '../gateway/records/client-record.js';
-import { deviceRecordSchema, portSchema, uplinkSchema } from '../gateway/records/device-record.js';
-import { fastLenientObject } from '../gateway/records/fast-lenient.js';
+import { clientRecordSchema } from '../records/client-record.js';
+import { deviceRecordSchema, portSchema, uplinkSchema } from '../records/device-record.js';
+import { fastLenientObject } from '../records/fast-lenient.js';
 
 /*
  * The record schemas narrowed to the fields the topology reads. Same field rules as the full

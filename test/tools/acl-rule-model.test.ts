@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aclEndpointSchema, aclRuleRecordSchema } from '../../src/gateway/records/acl-rule-record.js';
+import { aclEndpointSchema, aclRuleRecordSchema } from '../../src/records/acl-rule-record.js';
 import {
   decodeEndpoint,
   encodeEndpoint,

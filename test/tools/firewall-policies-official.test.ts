@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NotSupportedError, ValidationError } from '../../src/errors.js';
-import { officialPolicyRecordSchema } from '../../src/gateway/records/firewall-policy-record.js';
+import { officialPolicyRecordSchema } from '../../src/records/firewall-policy-record.js';
 import {
   DEMO_FIREWALL_POLICIES,
   DEMO_FIREWALL_POLICY_UUIDS,

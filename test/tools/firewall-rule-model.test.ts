@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firewallRuleRecordSchema } from '../../src/gateway/records/firewall-rule-record.js';
+import { firewallRuleRecordSchema } from '../../src/records/firewall-rule-record.js';
 import {
   addressIssue,
   buildRulePayload,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, ResourceNotFoundError, ValidationError } from '../../src/errors.js';
-import { clientRecordSchema } from '../../src/gateway/records/client-record.js';
-import { networkRecordSchema } from '../../src/gateway/records/network-record.js';
+import { clientRecordSchema } from '../../src/records/client-record.js';
+import { networkRecordSchema } from '../../src/records/network-record.js';
 import {
   assertNoClash,
   buildCreatePayload,

@@ -3,7 +3,7 @@ import { ResourceNotFoundError, ValidationError } from '../../src/errors.js';
 import {
   integrationNetworkRecordSchema,
   networkReferencesSchema,
-} from '../../src/gateway/records/integration-network-record.js';
+} from '../../src/records/integration-network-record.js';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
 import type { Network } from '../../src/tools/network-model.js';

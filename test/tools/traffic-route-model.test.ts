@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NetworkRecord } from '../../src/gateway/records/network-record.js';
-import { trafficRuleRecordSchema } from '../../src/gateway/records/traffic-rule-record.js';
+import type { NetworkRecord } from '../../src/records/network-record.js';
+import { trafficRuleRecordSchema } from '../../src/records/traffic-rule-record.js';
 import { routeAction, targetDevices, toTrafficRoute } from '../../src/tools/traffic-route-model.js';
 
 const rule = (fields: Record<string, unknown>) =>

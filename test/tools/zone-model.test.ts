@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NotSupportedError } from '../../src/errors.js';
-import { zoneRecordSchema } from '../../src/gateway/records/zone-record.js';
+import { zoneRecordSchema } from '../../src/records/zone-record.js';
 import type { NetworkIds } from '../../src/tools/network-ids.js';
 import { assertEditable, editableOf, moveBodies, planMoves, toZone } from '../../src/tools/zone-model.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { syntheticSite } from '../../bench/synthetic-site.js';
-import { clientRecordSchema } from '../../src/gateway/records/client-record.js';
-import { deviceRecordSchema } from '../../src/gateway/records/device-record.js';
+import { clientRecordSchema } from '../../src/records/client-record.js';
+import { deviceRecordSchema } from '../../src/records/device-record.js';
 import { buildTopology } from '../../src/topology/build.js';
 import { layeredLayout } from '../../src/topology/layout.js';
 import { portMappings } from '../../src/topology/queries.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordParserOf } from '../../src/gateway/records/fast-lenient.js';
+import { recordParserOf } from '../../src/records/fast-lenient.js';
 import { demoClients } from '../../src/simulator/demo-clients.js';
 import { createPrng } from '../../src/simulator/prng.js';
 import { topologyClientFields, topologyClientSchema } from '../../src/topology/records.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { clientRecordSchema } from '../../../src/gateway/records/client-record.js';
-import { deviceRecordSchema } from '../../../src/gateway/records/device-record.js';
-import { networkRecordSchema } from '../../../src/gateway/records/network-record.js';
-import { fixtureRecords } from '../../helpers/fixtures.js';
+import { clientRecordSchema } from '../../src/records/client-record.js';
+import { deviceRecordSchema } from '../../src/records/device-record.js';
+import { networkRecordSchema } from '../../src/records/network-record.js';
+import { fixtureRecords } from '../helpers/fixtures.js';
 
 const DEVICE_FIXTURES = [
   'classic/stat-device.aiounifi.json',
