@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Approvals } from './approvals/approvals.js';
 import type { ChangeNotifier } from './approvals/notifier.js';
-import { ApprovalPolicy } from './approvals/policy.js';
+import { ApprovalPeople } from './approvals/people.js';
 import { ChangeTimers } from './changes/timers.js';
 import { resolveToolCall } from './commands/aliases.js';
 import type { Config } from './config.js';
@@ -329,7 +329,7 @@ function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, con
   const { config, logger, slackKit } = deps;
   const groups =
     config.slack.botToken && slackKit ? slackKit.userGroups(config, logger, deps.now) : undefined;
-  const policy = new ApprovalPolicy({
+  const policy = new ApprovalPeople({
     approvers: config.approvals.approvers,
     allowSelfApproval: config.approvals.allowSelfApproval,
     requesters: config.approvals.requesters,

@@ -18,7 +18,7 @@ import {
 } from './log.js';
 import type { Policy } from './policy/index.js';
 import { loadPolicy } from './policy-startup.js';
-import { installProcessErrorPolicy } from './process-policy.js';
+import { installProcessErrorHandlers } from './process-errors.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
 
@@ -127,7 +127,7 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
   const logger = serviceLogger(config);
   for (const warning of configWarnings(config, { container: runningInContainer() })) logger.warn(warning);
   // A request or Slack must never stop the bot; only an exception that leaves its state unknown does.
-  installProcessErrorPolicy(logger, (code) => process.exit(code));
+  installProcessErrorHandlers(logger, (code) => process.exit(code));
   const parts = await openParts(config, logger, []);
   if (typeof parts === 'number') return parts;
   const { controller, gatewayOptions, store } = parts;

@@ -60,7 +60,7 @@ const EVERY_LAYER = [
   'mcp',
   'simulator',
   'policy-startup',
-  'process-policy',
+  'process-errors',
   ...TOP,
 ];
 /** Every layer but the ones named: for the bottom modules, which may import almost nothing. */
@@ -75,7 +75,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   // Turns a typed line into a tool call; the faces render what it finds.
   commands: [...FACES_AND_TOP, 'store', 'approvals', 'watch', 'changes'],
   'policy-startup': [...FACES_AND_TOP, 'store', 'approvals', 'tools', 'gateway'],
-  'process-policy': allBut('process-policy', 'log', 'config', 'errors', 'lib'),
+  'process-errors': allBut('process-errors', 'log', 'config', 'errors', 'lib'),
   tools: ['slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
   gateway: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
   store: ['tools', 'slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],

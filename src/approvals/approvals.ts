@@ -36,7 +36,7 @@ import { assessChange, type ChangeAssessment } from '../tools/impact.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { isMcpRequester, personOf } from './mcp-requester.js';
 import { type ChangeListener, observeChanges } from './observed-store.js';
-import type { ApprovalPolicy } from './policy.js';
+import type { ApprovalPeople } from './people.js';
 import { Previews } from './previews.js';
 import { claimDueReminders } from './reminders.js';
 import { snapshotContext } from './snapshot-context.js';
@@ -68,7 +68,7 @@ export interface ApprovalsOptions {
   store: ChangeStore;
   registry: ToolRegistry;
   context: ToolContext;
-  policy: ApprovalPolicy;
+  policy: ApprovalPeople;
   ttlSeconds: number;
   logger: Logger;
   /** Milliseconds since the epoch; tests pass a controllable clock. */
@@ -186,7 +186,7 @@ export class Approvals {
   }
 
   /** Who may request, approve and cancel (App Home lists what a user may approve with it). */
-  get policy(): ApprovalPolicy {
+  get policy(): ApprovalPeople {
     return this.options.policy;
   }
 

@@ -80,7 +80,7 @@ export type GateVerdict =
   /** Refused: why, and (where this face cannot gather what the policy asks) how to get it. */
   | { verdict: 'refuse'; reason: string; howTo?: string; deny?: { rule: string; reason: string } };
 
-/** Who may approve, as the approval variables say (approvals/ApprovalPolicy implements it). */
+/** Who may approve, as the approval variables say (approvals/people.ts implements it). */
 export interface GatePeople {
   readonly allowSelfApproval: boolean;
   canRequest(user: Actor, channel: string | undefined): Promise<Decision>;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type App, createApp } from '../../src/app.js';
 import { Approvals } from '../../src/approvals/approvals.js';
-import type { ApprovalPolicy } from '../../src/approvals/policy.js';
+import type { ApprovalPeople } from '../../src/approvals/people.js';
 import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
@@ -31,7 +31,7 @@ export function openApprovals(
   app: App,
   store: ChangeStore,
   clock: Clock,
-  policy: ApprovalPolicy = policyWith(),
+  policy: ApprovalPeople = policyWith(),
   ttlSeconds = 900,
 ): Promise<Approvals> {
   return Approvals.open({

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApprovalPolicy, type ApprovalPolicyOptions } from '../../src/approvals/policy.js';
+import { ApprovalPeople, type ApprovalPeopleOptions } from '../../src/approvals/people.js';
 import { silentLogger } from '../../src/log.js';
 import { JOURNAL_FILE } from '../../src/store/file/journal.js';
 
@@ -33,8 +33,8 @@ export function tempDataDir(): { dir: string; journal: string; remove: () => voi
 }
 
 /** A policy with the defaults of DESIGN §3 (APPROVERS unset, no self-approval), overridable. */
-export function policyWith(options: Partial<ApprovalPolicyOptions> = {}): ApprovalPolicy {
-  return new ApprovalPolicy({
+export function policyWith(options: Partial<ApprovalPeopleOptions> = {}): ApprovalPeople {
+  return new ApprovalPeople({
     approvers: [],
     allowSelfApproval: false,
     requesters: [],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalPolicy } from '../../src/approvals/policy.js';
+import { ApprovalPeople } from '../../src/approvals/people.js';
 import type { Actor } from '../../src/approvals/types.js';
 import { silentLogger } from '../../src/log.js';
 import {
@@ -106,7 +106,7 @@ const EXPECTED: Record<
 };
 
 const gate = new Gate(
-  new ApprovalPolicy({
+  new ApprovalPeople({
     approvers: [],
     allowSelfApproval: false,
     requesters: [],

@@ -3,11 +3,11 @@ import type { Logger } from '../log.js';
 import { isMcpRequester, personOf, requesterIdsOf } from './mcp-requester.js';
 import type { Actor, ChangeRequest } from './types.js';
 
-/** A policy answer; a refusal says what is missing, in words the clicker can act on. */
+/** An answer about a person; a refusal says what is missing, in words the clicker can act on. */
 export type Decision = { ok: true } | { ok: false; reason: string };
 
-/** Everything the policy is built from: the approval variables of DESIGN §3, and a group resolver. */
-export interface ApprovalPolicyOptions {
+/** Everything these answers are built from: the approval variables of DESIGN §3, and a group resolver. */
+export interface ApprovalPeopleOptions {
   /** APPROVERS: user ids (U…/W…) and user-group ids (S…); empty = anyone but the requester. */
   approvers: string[];
   allowSelfApproval: boolean;
@@ -40,8 +40,8 @@ const mentions = (ids: readonly string[]) => ids.map(mention).join(', ');
 type Membership = { member: true } | { member: false; unresolved: string[] };
 
 /** Who may propose, approve and cancel change requests. Checked on every click, never cached per request. */
-export class ApprovalPolicy {
-  constructor(private readonly options: ApprovalPolicyOptions) {}
+export class ApprovalPeople {
+  constructor(private readonly options: ApprovalPeopleOptions) {}
 
   /**
    * REQUESTERS and WRITE_CHANNELS, when set; a request from no channel fails a WRITE_CHANNELS rule.

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.js';
-import { installProcessErrorPolicy } from '../src/process-policy.js';
+import { installProcessErrorHandlers } from '../src/process-errors.js';
 
 function policy() {
   const lines: Record<string, unknown>[] = [];
@@ -14,7 +14,7 @@ function policy() {
   });
   const events = new EventEmitter();
   const exits: number[] = [];
-  installProcessErrorPolicy(createLogger('info', stream), (code) => exits.push(code), events);
+  installProcessErrorHandlers(createLogger('info', stream), (code) => exits.push(code), events);
   return { events, lines, exits };
 }
 

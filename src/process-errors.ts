@@ -57,7 +57,7 @@ function asError(reason: unknown): Error {
  *   `fatal` line and exit 1. A supervisor restarts the bot; a change it was running is marked
  *   "outcome unknown" at the next start, never run twice.
  */
-export function installProcessErrorPolicy(
+export function installProcessErrorHandlers(
   logger: Logger,
   exit: (code: number) => void,
   target: ProcessEvents = process,

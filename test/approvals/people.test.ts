@@ -17,7 +17,7 @@ const request: ChangeRequest = {
   state: 'pending',
 };
 
-describe('ApprovalPolicy', () => {
+describe('ApprovalPeople', () => {
   it('with APPROVERS unset lets anyone but the requester approve', async () => {
     const policy = policyWith();
 
@@ -148,7 +148,7 @@ describe('ApprovalPolicy', () => {
   });
 });
 
-describe('ApprovalPolicy and requests from MCP clients', () => {
+describe('ApprovalPeople and requests from MCP clients', () => {
   const fromToken = (label: string): ChangeRequest => ({
     ...request,
     requester: mcpRequester(label, { name: 'Claude', version: '1.0' }),
