@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { PostgresStore, StoreIntegrityError } from '../../src/store/postgres/postgres-store.js';
+import { StoreIntegrityError } from '../../src/store/postgres/journal-check.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { databaseJournalReport } from '../../src/store/postgres/report.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { sampleRequest } from './contract.js';

@@ -6,8 +6,8 @@ import { applyEvent } from '../apply-event.js';
 import { BOT_DATA_FILE } from '../file/file-store.js';
 import { JOURNAL_FILE, readJournal } from '../file/journal.js';
 import type { ChangeRequest } from '../records.js';
+import { verifyDatabaseJournal } from './journal-check.js';
 import { inTransaction } from './pool.js';
-import { verifyDatabaseJournal } from './postgres-store.js';
 
 /** What store:import copied. */
 export interface ImportResult {

@@ -1,22 +1,14 @@
 import { hostname } from 'node:os';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../../config.js';
-import type { KeyValueStore } from '../../lib/json-file-store.js';
 import { type Logger, scrubSecrets } from '../../log.js';
 import { applyEvent, stateAfter } from '../apply-event.js';
-import { DeadlineLedgerReader, deadlineDiscrepancies } from '../deadline-audit.js';
 import { interruptedEntry, newReplicaId } from '../file/file-store.js';
 import {
-  type Anchor,
-  ChainChecker,
   chainEvent,
-  GENESIS_HASH,
-  isSigned,
   type JournalEntry,
   type JournalEvent,
-  macMatches,
   parseEvent,
-  sha256Hex,
   type TransitionEntry,
   type VerifyResult,
 } from '../journal-format.js';
@@ -34,19 +26,19 @@ import type {
   TransitionGuard,
 } from '../types.js';
 import { PostgresDeadlineStore } from './deadlines.js';
+import {
+  checkHead,
+  checkWholeChain,
+  readHead,
+  StoreIntegrityError,
+  verifyDatabaseJournal,
+} from './journal-check.js';
+import { PostgresKeyValueStore } from './key-values.js';
 import { PostgresLeaseStore } from './leases.js';
 import { type MigrationResult, migrate } from './migrate.js';
 import { createPool, guardedPool, inTransaction } from './pool.js';
 import { PostgresSampleStore } from './samples.js';
 import { PostgresTimerKeepers } from './timer-keepers.js';
-
-/** The database's journal does not hang together; the bot refuses to run on it rather than guess. */
-export class StoreIntegrityError extends Error {
-  constructor(readonly reason: string) {
-    super(`the PostgreSQL journal fails verification: ${reason}. Run \`npm run audit:verify\` for details.`);
-    this.name = 'StoreIntegrityError';
-  }
-}
 
 /** What PostgresStore.open needs. */
 export interface PostgresStoreOptions {
@@ -59,9 +51,6 @@ export interface PostgresStoreOptions {
 }
 
 const HEALTH_TIMEOUT_MS = 2_000;
-const VERIFY_BATCH = 1_000;
-
-type Queryable = pg.Pool | pg.PoolClient;
 
 interface RequestRow {
   id: string;
@@ -395,148 +384,6 @@ function inCreationOrder(rows: RequestRow[]): RequestRow[] {
   );
 }
 
-async function readHead(db: Queryable): Promise<JournalHead> {
-  const head = await db.query<{ seq: string; hash: string }>(
-    'SELECT seq, hash FROM netops_journal_head WHERE id = 1',
-  );
-  const row = head.rows[0];
-  if (!row) throw new StoreIntegrityError('the chain head row is missing');
-  return { count: Number(row.seq), head: row.hash };
-}
-
-/**
- * Verifies the whole chain in the database from one consistent snapshot: each row's text (seq,
- * hash links, schema), that its columns say what its text says, and that the head row matches the
- * last event, so an edited, deleted, inserted, reordered or cut-off row is reported by position.
- */
-export async function verifyDatabaseJournal(
-  pool: pg.Pool,
-  options: { key?: string; anchors?: readonly Anchor[]; requireSigned?: boolean } = {},
-): Promise<VerifyResult> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const checker = new ChainChecker({ unit: 'entry', ...options });
-    let position = 0;
-    let after = 0;
-    for (;;) {
-      const batch = await client.query<{ seq: string; request_id: string; type: string; line: string }>(
-        'SELECT seq, request_id, type, line FROM netops_journal WHERE seq > $1 ORDER BY seq LIMIT $2',
-        [after, VERIFY_BATCH],
-      );
-      for (const row of batch.rows) {
-        position += 1;
-        const failure = checker.push(row.line) ?? columnMismatch(row, position);
-        if (failure) return failure;
-        after = Number(row.seq);
-      }
-      if (batch.rows.length < VERIFY_BATCH) break;
-    }
-    const result = checker.end();
-    if (!result.ok) return result;
-    const head = await readHead(client);
-    if (head.count !== result.events || head.head !== result.head) {
-      return {
-        ok: false,
-        line: result.events,
-        reason:
-          `the chain head records ${head.count} events ending in ${head.head.slice(0, 12)}, ` +
-          `but the journal has ${result.events} ending in ${result.head.slice(0, 12)}: entries were removed or added at the end`,
-      };
-    }
-    return result;
-  } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release();
-  }
-}
-
-/**
- * netops_deadlines against the journal (see deadlineDiscrepancies), read from one snapshot. Run
- * after the chain verified: the events read here are the signed ones.
- */
-export async function databaseDeadlineDiscrepancies(pool: pg.Pool): Promise<string[]> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const reader = new DeadlineLedgerReader();
-    let after = 0;
-    for (;;) {
-      const batch = await client.query<{ seq: string; line: string }>(
-        `SELECT seq, line FROM netops_journal WHERE seq > $1 AND type IN ('succeeded', 'deadline')
-          ORDER BY seq LIMIT $2`,
-        [after, VERIFY_BATCH],
-      );
-      for (const row of batch.rows) {
-        reader.add(parseEvent(row.line));
-        after = Number(row.seq);
-      }
-      if (batch.rows.length < VERIFY_BATCH) break;
-    }
-    const stored = await new PostgresDeadlineStore(client).list();
-    return deadlineDiscrepancies(reader.deadlines, stored);
-  } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release();
-  }
-}
-
-/** A row whose indexed columns disagree with its (hashed) text was edited outside the bot. */
-function columnMismatch(
-  row: { seq: string; request_id: string; type: string; line: string },
-  position: number,
-): VerifyResult | undefined {
-  let text: { seq?: unknown; id?: unknown; type?: unknown };
-  try {
-    text = JSON.parse(row.line) as typeof text;
-  } catch {
-    // The chain checker reports unparsable text at this position.
-    return undefined;
-  }
-  const columns: [string, unknown, unknown][] = [
-    ['seq', Number(row.seq), text.seq],
-    ['request_id', row.request_id, text.id],
-    ['type', row.type, text.type],
-  ];
-  const wrong = columns.find(([, column, inText]) => column !== inText);
-  if (!wrong) return undefined;
-  return {
-    ok: false,
-    line: position,
-    reason: `the row's ${wrong[0]} column (${String(wrong[1])}) differs from its text (${String(wrong[2])}): the row was edited`,
-  };
-}
-
-/** Bot-kept data in one table, shared by every replica. */
-export class PostgresKeyValueStore implements KeyValueStore {
-  constructor(private readonly pool: pg.Pool) {}
-
-  async get<T = unknown>(key: string): Promise<T | undefined> {
-    const found = await this.pool.query<{ value: T }>('SELECT value FROM netops_bot_data WHERE key = $1', [
-      key,
-    ]);
-    return found.rows[0]?.value;
-  }
-
-  async set(key: string, value: unknown): Promise<void> {
-    if (value === undefined) return this.delete(key);
-    await this.pool.query(
-      `INSERT INTO netops_bot_data (key, value) VALUES ($1, $2::jsonb)
-       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-      [key, JSON.stringify(value)],
-    );
-  }
-
-  async delete(key: string): Promise<void> {
-    await this.pool.query('DELETE FROM netops_bot_data WHERE key = $1', [key]);
-  }
-
-  async keys(): Promise<string[]> {
-    const found = await this.pool.query<{ key: string }>('SELECT key FROM netops_bot_data ORDER BY key');
-    return found.rows.map((row) => row.key);
-  }
-}
-
 /**
  * PostgreSQL when DATABASE_URL is set: one pool, the schema migrated at open, and a lease this
  * replica renews while it lives, so the others can tell its running changes from orphaned ones.
@@ -668,47 +515,6 @@ export class PostgresStore implements Store {
     }, every);
     this.heartbeat.unref();
   }
-}
-
-/**
- * At open: the head row must match the last event, or the chain was cut or edited at its end; a
- * signed last event needs JOURNAL_KEY, and its MAC must match it (a wrong key is found at once).
- */
-async function checkHead(pool: pg.Pool, key: string | undefined): Promise<void> {
-  const head = await readHead(pool);
-  const last = await pool.query<{ seq: string; line: string }>(
-    'SELECT seq, line FROM netops_journal ORDER BY seq DESC LIMIT 1',
-  );
-  const row = last.rows[0];
-  const count = row ? Number(row.seq) : 0;
-  const hash = row ? sha256Hex(row.line) : GENESIS_HASH;
-  if (count !== head.count || hash !== head.head) {
-    throw new StoreIntegrityError(
-      `the chain head records ${head.count} events, but the last journal entry is number ${count}` +
-        (count === head.count ? ' and its hash differs' : ''),
-    );
-  }
-  if (!row || !isSigned(row.line)) return;
-  if (key === undefined) {
-    throw new StoreIntegrityError(
-      'the journal is signed (its entries carry MACs) but JOURNAL_KEY is not set: set it to the key the journal was written with',
-    );
-  }
-  if (!macMatches(row.line, key)) {
-    throw new StoreIntegrityError(
-      `the MAC of the last journal entry (number ${count}) does not match JOURNAL_KEY: the key is not the one the journal was written with, or the entry was forged`,
-    );
-  }
-}
-
-/**
- * With JOURNAL_KEY, the whole chain and every MAC, as audit:verify checks them: a replica never
- * serves a journal audit:verify rejects (issue 18: a journal forged without the key, MACs stripped
- * and the chain rebuilt, passed the head check and then ran a different change).
- */
-async function checkWholeChain(pool: pg.Pool, key: string): Promise<void> {
-  const result = await verifyDatabaseJournal(pool, { key, requireSigned: true });
-  if (!result.ok) throw new StoreIntegrityError(`at entry ${result.line}: ${result.reason}`);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

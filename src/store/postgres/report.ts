@@ -2,8 +2,8 @@ import type { DatabaseConfig } from '../../config.js';
 import { scrubSecrets, silentLogger } from '../../log.js';
 import { discrepancyText } from '../deadline-audit.js';
 import { type Anchor, verifiedSummary } from '../journal-format.js';
+import { databaseDeadlineDiscrepancies, verifyDatabaseJournal } from './journal-check.js';
 import { createPool } from './pool.js';
-import { databaseDeadlineDiscrepancies, verifyDatabaseJournal } from './postgres-store.js';
 
 /** An audit:verify answer: one line to print and the exit code (0 verified, 1 tampered, 2 not checked). */
 export interface Report {
