@@ -56,11 +56,17 @@ function builtHelp(): string {
   return run.stdout;
 }
 
-/** The code of a page: fenced blocks and inline spans, where names are written as typed. */
-function codeOf(markdown: string): string[] {
-  const blocks = [...markdown.matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm)].map((m) => m[1] ?? '');
+/**
+ * The code of a page, where names are written as typed: fenced blocks and inline spans. A block
+ * fenced as `text` is the program's output (client names and all), not something to type.
+ */
+function codeOf(markdown: string): { text: string; output: boolean }[] {
+  const blocks = [...markdown.matchAll(/^```([^\n]*)\n([\s\S]*?)^```/gm)].map((m) => ({
+    text: m[2] ?? '',
+    output: (m[1] ?? '').trim() === 'text',
+  }));
   const prose = markdown.replace(/^```[\s\S]*?^```/gm, '');
-  const spans = [...prose.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? '');
+  const spans = [...prose.matchAll(/`([^`\n]+)`/g)].map((m) => ({ text: m[1] ?? '', output: false }));
   return [...blocks, ...spans];
 }
 
@@ -75,7 +81,7 @@ const helpWords = new Set(help.match(/[a-z][a-z0-9_]*/g) ?? []);
 /** The first word of the tools' names: a backticked `verb_object` with one of these is a tool name. */
 const verbs = new Set([...tools, ...MCP_ONLY_TOOLS].map((name) => name.split('_')[0] ?? ''));
 const code = GUIDES.flatMap((page) =>
-  codeOf(readFileSync(join(ROOT, page), 'utf8')).map((text) => ({ page, text })),
+  codeOf(readFileSync(join(ROOT, page), 'utf8')).map((found) => ({ page, ...found })),
 );
 
 describe('the guides name what the built program knows', () => {
@@ -88,8 +94,8 @@ describe('the guides name what the built program knows', () => {
 
   it('name only environment variables config.ts reads (or another program’s, listed here)', () => {
     const known = new Set<string>(ENV_VARIABLES);
-    const unknown = code.flatMap(({ page, text }) =>
-      (text.match(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g) ?? [])
+    const unknown = code.flatMap(({ page, text, output }) =>
+      (output ? [] : (text.match(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g) ?? []))
         .filter((name) => !known.has(name) && !OTHER_PROGRAMS_VARIABLES.has(name))
         .map((name) => `${page}: ${name}`),
     );
