@@ -594,8 +594,14 @@ export interface WatchConfig {
   webhookSecret?: string;
 }
 
-/** Every variable config.ts reads, in the order the README documents them. */
+/** Every variable config.ts reads, in the schema's order; docs/configuration.md is generated from them. */
 export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof typeof envSchema.shape)[];
+
+/** One variable config.ts reads. */
+export type EnvVariable = (typeof ENV_VARIABLES)[number];
+
+/** Each variable's own schema (its default, its rule): what docs/configuration.md is generated from. */
+export const ENV_FIELDS: Readonly<Record<EnvVariable, z.ZodType>> = envSchema.shape;
 
 /**
  * COLUMNS belongs to the shell, not to the bot: an unusable value is ignored rather than refused,

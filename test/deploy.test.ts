@@ -52,7 +52,7 @@ describe('deploy/compose.yaml', () => {
     );
     return { ...fromFiles, ...listed };
   };
-  // deploy/.env as the README has the admin make it: .env.example copied, every variable filled in.
+  // deploy/.env as docs/deploying.md has the admin make it: .env.example copied, every variable filled in.
   const filledIn = (): Record<string, string> => ({
     ...Object.fromEntries(
       Object.keys(envFile(read('.env.example'))).map((name) => [name, `value-of-${name}`]),
@@ -92,14 +92,14 @@ describe('deploy/compose.yaml', () => {
     expect(Object.keys(compose)).not.toContain('name');
     expect(text).toContain('docker compose -p netops -f deploy/compose.yaml up -d --build');
     expect(text).toContain('docker-compose --compatibility -p netops -f deploy/compose.yaml up -d --build');
-    expect(read('README.md')).toContain('-p netops -f deploy/compose.yaml');
+    expect(read('docs/deploying.md')).toContain('-p netops -f deploy/compose.yaml');
   });
 
-  it('reads the env file the README has the admin create', () => {
+  it('reads the env file docs/deploying.md has the admin create', () => {
     const files = (bot?.env_file ?? []).map((file) => posix.join('deploy', file));
 
     expect(files).toEqual(['deploy/.env']);
-    expect(read('README.md')).toContain('cp .env.example deploy/.env');
+    expect(read('docs/deploying.md')).toContain('cp .env.example deploy/.env');
     expect(read('deploy/compose.yaml')).toContain('cp .env.example deploy/.env');
   });
 
@@ -244,7 +244,7 @@ describe('deploy/kubernetes.yaml', () => {
   it('tells the admin to fill in a copy of the Secret that git ignores', () => {
     const copy = 'deploy/kubernetes-secret.yaml';
 
-    expect(read('README.md')).toContain(copy);
+    expect(read('docs/deploying.md')).toContain(copy);
     expect(read('deploy/kubernetes.yaml')).toContain(`apply -f ${copy}`);
     expect(read('.gitignore').split('\n')).toContain(`/${copy}`);
   });

@@ -1,22 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generatedToolTable, README_PATH, toolTableIn } from '../scripts/readme-tool-table.js';
-import { ENV_VARIABLES } from '../src/config.js';
 
-const readme = readFileSync(README_PATH, 'utf8');
-const envExample = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const docsDir = new URL('../docs/', import.meta.url);
 
-describe('README and .env.example stay true to the code', () => {
-  it('carries the tool table generated from the registry (run `npm run docs:tools` when this fails)', () => {
-    expect(toolTableIn(readme)).toBe(generatedToolTable());
-  });
-
-  it.each(ENV_VARIABLES)('documents %s in the configuration table and in .env.example', (name) => {
-    expect(readme).toMatch(new RegExp(`\\|[^\\n]*\`${name}\`[^\\n]*\\|`));
-    expect(envExample).toMatch(new RegExp(`^${name}=`, 'm'));
-  });
-
-  it('names the Node.js version package.json requires (issue 19)', () => {
+describe('the README a newcomer reads first', () => {
+  it('names the Node.js version package.json requires', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       engines: { node: string };
     };
@@ -29,5 +18,24 @@ describe('README and .env.example stay true to the code', () => {
   it('keeps the two-command quick start', () => {
     expect(readme).toContain('npm ci && npm start');
     expect(readme).toMatch(/^npm test\b/m);
+  });
+
+  it('links every page of docs/, so no guide is reachable only by knowing its name', () => {
+    const pages = readdirSync(docsDir).filter((name) => name.endsWith('.md'));
+    expect(pages.length).toBeGreaterThan(10);
+    for (const page of pages) expect(readme, page).toContain(`](docs/${page}`);
+  });
+
+  it('lists each of its sections in its table of contents', () => {
+    const contents = readme.slice(readme.indexOf('## Contents'), readme.indexOf('## Quick start'));
+    const sections = [...readme.matchAll(/^## (.+)$/gm)]
+      .map((m) => m[1] ?? '')
+      .filter((h) => h !== 'Contents');
+    expect(sections.length).toBeGreaterThan(5);
+    for (const section of sections) expect(contents, section).toContain(`[${section}](#`);
+  });
+
+  it('stays short enough to read in minutes', () => {
+    expect(readme.split('\n').length).toBeLessThan(200);
   });
 });

@@ -11,7 +11,7 @@ const IDLE_MS = 2000;
  * How long after start-up settled the idle RSS that is judged is read: past V8's memory reducer,
  * which shrinks the young generation (grown during start-up to 16 MB in either app) about 8 s after
  * the last full collection. The sample at IDLE_MS falls before or after it at random, a jump of
- * about 9 MiB in either app (docs/performance.md, issue 26 fifth round).
+ * about 9 MiB in either app (docs/decisions.md, "Benchmarks").
  */
 export const STEADY_MS = 20_000;
 
@@ -20,7 +20,7 @@ const SETTLE_TIMEOUT_MS = 30_000;
 
 /**
  * Resolves once the app's start-up work is done: for the bot, when /healthz shows the console it
- * read in its warm-up (`controller`, issue 25), which every bot with a controller does at start and
+ * read in its warm-up (`controller`), which every bot with a controller does at start and
  * which loads the controller client; for the bare Bolt app, at once (it has none). Idle RSS is read
  * `IDLE_MS` after this point in both, so a sample never depends on whether the warm-up had finished.
  * Returns how long the wait took, in ms.
@@ -84,11 +84,11 @@ export interface StartupFigures {
     rssMiB: number;
     settleMs?: number;
     arenaMiB?: number;
-    /** RSS and thread arenas STEADY_MS after start-up settled (absent in runs before issue 26's fifth round). */
+    /** RSS and thread arenas STEADY_MS after start-up settled (absent in older result files). */
     steadyRssMiB?: number;
     steadyArenaMiB?: number;
   }[];
-  /** Median and lowest of the steady samples (absent in runs before issue 26's fifth round). */
+  /** Median and lowest of the steady samples (absent in older result files). */
   steadyRssMiB?: number;
   steadyRssLowestMiB?: number;
 }
@@ -100,7 +100,7 @@ export interface StartupResult {
   startupRatio: number;
   /** Median against median. */
   rssRatio: number;
-  /** Lowest against lowest: neither side decided by the burst. Absent in runs before issue 26's fourth round. */
+  /** Lowest against lowest: neither side decided by the burst. Absent in older result files. */
   rssLowestRatio?: number;
   /** Medians of RSS less thread arenas (for reading only; the budget is judged on RSS). */
   rssLessArenasRatio?: number;

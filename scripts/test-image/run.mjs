@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run test:image`: builds the Dockerfile for real and checks, against running containers, what
-// the README promises of the image and of deploy/compose.yaml. Not part of `npm test`: it needs a
+// docs/deploying.md promises of the image and of deploy/compose.yaml. Not part of `npm test`: it needs a
 // container engine and the base images (node:24-bookworm-slim, postgres:17-bookworm); without them
 // it says so and exits 2. On a Debian host without Docker, `container-engine.sh up` (the team's
 // shared tools) provides both (NO_COMPOSE=1 checks the image alone and exits 3). Prints one PASS/FAIL line per check and the figures (build time,
@@ -8,7 +8,7 @@
 //
 // DOCKER (default /usr/bin/docker when present, else `docker`) and COMPOSE (default `docker
 // compose` when the client has it, else `docker-compose`) choose the clients. The image is tagged
-// netops-bot (as the README builds it, and the tag deploy/compose.yaml runs).
+// netops-bot (as docs/deploying.md builds it, and the tag deploy/compose.yaml runs).
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ const NO_COMPOSE = process.env.NO_COMPOSE === '1';
 const BASE_IMAGES = NO_COMPOSE
   ? ['node:24-bookworm-slim']
   : ['node:24-bookworm-slim', 'postgres:17-bookworm'];
-/** What the image may weigh; the figure itself is printed and written in the README. */
+/** What the image may weigh; the figure itself is printed and written in docs/performance.md. */
 const SIZE_BUDGET_MB = 400;
 const RUN = `netops-image-test-${process.pid}`;
 const SIGNING_SECRET = 'image-test-signing-secret-0123456789';
@@ -196,7 +196,7 @@ async function httpBot() {
   cleanups.push(() => docker('rm', '-f', upstream));
   const bot = `${RUN}-bot`;
   const started = Date.now();
-  // As the README runs it, with the example env file as an admin would pass it (DATA_DIR included).
+  // As docs/deploying.md runs it, with the example env file as an admin would pass it (DATA_DIR included).
   dockerOk(
     'run',
     '-d',

@@ -1,7 +1,7 @@
 // The fault matrix, controller side: every way a controller has a bad day, met by one bot (HTTP
 // mode, Bolt's receiver, the fake Slack) logged in with a session, the simulator behind a proxy
 // that can refuse connections. For each cell: the exact text the user reads, that the next command
-// is answered, and what reached the controller (sim.requests). The README's "What we tested" table
+// is answered, and what reached the controller (sim.requests). docs/testing.md's fault matrix
 // summarises it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';

@@ -1,5 +1,5 @@
 // The Docker image's runtime stage holds dist/ and the production dependencies only
-// (`npm ci --omit=dev`). The programs the README tells operators to run inside it must load there:
+// (`npm ci --omit=dev`). The programs docs/deploying.md tells operators to run inside it must load there:
 // every package they reach, statically or through a dynamic import, is a production dependency.
 
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const deploying = readFileSync(join(ROOT, 'docs', 'deploying.md'), 'utf8');
 
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, { dev?: boolean; peerDependenciesMeta?: Record<string, { optional?: boolean }> }>;
@@ -91,10 +91,10 @@ describe('the programs the image ships', () => {
     },
   );
 
-  it('are the ones the README names, run from the image’s WORKDIR', () => {
+  it('are the ones docs/deploying.md names, run from the image’s WORKDIR', () => {
     const docker = readDockerfile();
     expect(docker.cmd).toEqual(['node', 'dist/main.js']);
-    expect(readme).toContain('node dist/store/verify-cli.js');
-    expect(readme).toContain('node dist/store/import-cli.js');
+    expect(deploying).toContain('node dist/store/verify-cli.js');
+    expect(deploying).toContain('node dist/store/import-cli.js');
   });
 });

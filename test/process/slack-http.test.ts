@@ -50,7 +50,7 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
 
   it('logs JSON lines on stdout and answers GET /healthz with 200', async () => {
     expect(bot.logs().find(isListening)).toMatchObject({ level: 30, mode: 'http' });
-    // The order the README's "Start the bot" gives: start() waits for auth.test's first answer.
+    // The order docs/slack.md's "Start the bot" gives: start() waits for auth.test's first answer.
     const messages = bot.logs().map((l) => l.msg);
     expect(messages.indexOf('SLACK_BOT_TOKEN verified (auth.test)')).toBeGreaterThanOrEqual(0);
     expect(messages.indexOf('SLACK_BOT_TOKEN verified (auth.test)')).toBeLessThan(
