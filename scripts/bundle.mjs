@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node scripts/bundle.mjs`: builds dist/ from src/ with esbuild (issue 26). One file per entry
+ * `node scripts/bundle.mjs`: builds dist/ from src/ with esbuild. One file per entry
  * point (the program, the two store tools, the chart thread, the simulator as a module), plus chunks under dist/chunks/ for
  * what the program imports on demand (the Slack kit, the MCP kit, the simulator, PostgreSQL, the
  * picture engines), so a console one-shot loads neither Slack's SDK nor the MCP SDK. Type checking
@@ -41,7 +41,7 @@ const EXTERNAL = [
   'pg-native',
 ];
 
-// Issue 26, idle memory: costly objects that bundled packages make when their module loads, made on
+// Idle memory: costly objects that bundled packages make when their module loads, made on
 // first use instead (the same objects, the same behaviour). Every bot loads got with its controller
 // warm-up, so an idle bot paid for them:
 // - Intl objects: the first of a process maps ICU's code and data from the node binary, 4.7 MiB of
@@ -99,7 +99,7 @@ const lazyAtLoad = {
   },
 };
 
-// Issue 26, idle memory: data files of bundled packages read from node_modules at run time instead
+// Idle memory: data files of bundled packages read from node_modules at run time instead
 // of being copied into the Slack kit as JavaScript. V8 keeps a module's source text for the life of
 // the process, so a JSON table inside the bundle costs its text and its objects; required from
 // node_modules it costs its objects only, when it is loaded (as in the bare Bolt app). iconv-lite's
@@ -147,7 +147,7 @@ const result = await esbuild
     metafile: true,
     plugins: [lazyAtLoad, packageData],
     legalComments: 'none',
-    // Issue 26, idle memory: V8 keeps every module's source text for the life of the process (lazy
+    // Idle memory: V8 keeps every module's source text for the life of the process (lazy
     // compilation), and parses it whole at start. Without indentation and comments the sources are
     // 2.3 MB smaller and the bot about 3.5 MiB lighter at idle. Names are not minified, so a stack
     // trace still names every function (`at listVlans (file:///app/dist/main.js:3:51234)`); only the
@@ -160,7 +160,7 @@ const result = await esbuild
     process.exit(2);
   });
 
-// Issue 26: every output in ASCII. esbuild escapes non-ASCII characters in code (its default
+// Every output in ASCII. esbuild escapes non-ASCII characters in code (its default
 // charset) but keeps comments as written, and one em dash in a comment makes V8 hold the whole
 // module source as a two-byte string for the life of the process: the 3 MB Slack kit cost 6 MB of
 // heap instead of 3. What is left is in comments, where a \uXXXX escape changes nothing (and

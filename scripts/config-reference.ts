@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ENV_FIELDS, ENV_VARIABLES, type EnvVariable } from '../src/config.js';
 
-/** docs/configuration.md, beside the README. */
+/** docs/configuration.md, the page this script writes. */
 export const CONFIGURATION_DOC_PATH = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
 const GROUPS = {

@@ -5,7 +5,7 @@
 // So this runs vitest with a JSON report beside the usual output and passes only when vitest
 // exited 0 AND the report lists every `*.test.ts` under test/ on disk, each run, none failed or
 // skipped. A subset is for `npx vitest run <file>`, which stays plain vitest.
-// Issue 25: it also fails the run when an Integration request the bot sent anywhere in the suite
+// It also fails the run when an Integration request the bot sent anywhere in the suite
 // does not match Ubiquiti's 10.1.85 document: the global setup test/global/request-log.ts checks
 // the simulators' request logs under SIMULATOR_REQUEST_LOG_ROOT and writes problems-<project>.json.
 // Prints "N passed, N failed" (the line .ci/run shows).

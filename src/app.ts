@@ -74,12 +74,12 @@ export interface App {
   /** The sampler of live counters (started here, stopped by close). */
   telemetry: Telemetry;
   /**
-   * Issue 23: the network's watcher, built with the Slack bot; main.ts starts it in the long-running
+   * The network's watcher, built with the Slack bot; main.ts starts it in the long-running
    * bot only (never in a console run), and close stops it.
    */
   watcher?: Watcher;
   /**
-   * Issue 21: deadlines of keep-or-revert and temporary changes, built with approvals. They follow
+   * Deadlines of keep-or-revert and temporary changes, built with approvals. They follow
    * this process's changes from the start; main.ts starts the ticker that fires them in the
    * long-running bot only, and close stops it.
    */
@@ -106,7 +106,7 @@ export function createApp(deps: AppDeps): App {
     defaultSite: config.defaultSite,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  // Issue 22: the policy and what blast radius and self-lockout are measured against.
+  // The policy and what blast radius and self-lockout are measured against.
   const guardrails: Guardrails = {
     policy: deps.policy ?? policyWithoutFile(config),
     ...(config.gateway.apiType === 'local' && (deps.controllerUrl ?? config.gateway.url)
@@ -117,7 +117,7 @@ export function createApp(deps: AppDeps): App {
     now: deps.now ?? Date.now,
   };
   const context: ToolContext = { gateway: deps.gateway, logger, store: store.data, telemetry, guardrails };
-  // Issue 23: get_digest reads the day from the store in any process (the console beside the bot
+  // get_digest reads the day from the store in any process (the console beside the bot
   // sees what the bot's watcher recorded); tools/ reaches it through the context, like the timers.
   const digests: DigestPort = {
     read: (site) =>
@@ -205,7 +205,7 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       mcp && config.mcp.tokens.length > 0
         ? [{ path: '/mcp', methods: ['POST', 'GET', 'DELETE'], handler: mcp.handleHttp }]
         : [];
-    // Issue 23: Alarm Manager webhooks, on the bot's port in both modes (Socket Mode serves /healthz there too).
+    // Alarm Manager webhooks, on the bot's port in both modes (Socket Mode serves /healthz there too).
     if (watcher && config.watch.webhookSecret)
       routes.push({
         path: '/webhooks/unifi',
@@ -275,7 +275,7 @@ function buildTimers(
     },
     ...(deps.now ? { now: deps.now } : {}),
     tickMs: deps.timerTickMs ?? deps.config.changeTimers.tickSeconds * 1000,
-    // Issue 22: a `window` deadline runs its scheduled change (fresh checks first), shown in Slack.
+    // A `window` deadline runs its scheduled change (fresh checks first), shown in Slack.
     runScheduled: async (changeId) => {
       const outcome = await approvals.runScheduled(changeId);
       await slack()?.showScheduledOutcome(outcome);

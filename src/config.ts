@@ -308,7 +308,7 @@ const envSchema = z
     TELEMETRY_INTERVAL_SECONDS: integer(0, 3600, 60),
     // How often due change timers (Keep-or-revert deadlines, change windows) are checked.
     CHANGE_TIMER_TICK_SECONDS: integer(1, 60, 5),
-    // Issue 23: watch the network (alerts, drift, digest, Alarm Manager webhooks).
+    // Watch the network (alerts, drift, digest, Alarm Manager webhooks).
     ALERT_CHANNEL: channelId,
     ALERT_MENTION: z.preprocess(
       blankToUndefined,
@@ -353,7 +353,7 @@ const envSchema = z
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
       z.enum(SIMULATOR_FIREWALLS, { message: 'must be zone-based or legacy' }).default('zone-based'),
     ),
-    // Issue 25: the Network version the built-in simulator plays (which official operations exist).
+    // The Network version the built-in simulator plays (which official operations exist).
     SIMULATOR_API_VERSION: z.preprocess(
       (v) => (typeof v === 'string' ? blankToUndefined(v.trim()) : v),
       z
@@ -361,7 +361,7 @@ const envSchema = z
         .regex(/^\d{1,2}\.\d{1,2}(\.\d{1,4})?$/, { message: 'must be a version such as 9.0 or 10.1' })
         .default('10.1'),
     ),
-    // Issue 25: where the built-in simulator logs the bot's Integration requests (the test suite's check).
+    // Where the built-in simulator logs the bot's Integration requests (the test suite's check).
     SIMULATOR_REQUEST_LOG: z.preprocess(blankToUndefined, z.string().optional()),
     MCP_TOKEN: mcpTokens,
     MCP_WRITES: z.preprocess(
@@ -376,7 +376,7 @@ const envSchema = z
         .regex(/^[CG][A-Z0-9]{2,}$/, { message: 'must be a Slack channel id (C…)' })
         .optional(),
     ),
-    // Issue 22: guardrail rules (read and checked at start by src/policy-startup.ts).
+    // Guardrail rules (read and checked at start by src/policy-startup.ts).
     POLICY_FILE: readableFile,
     // The bot's own address as the network sees it, when the socket's own is not (NAT, tests).
     BOT_SOURCE_ADDRESS: z.preprocess(
@@ -425,8 +425,8 @@ function mcpRules(
   issue: (path: string, message: string) => void,
 ): void {
   const writes = mcpWrites(env);
-  // Issue 18: a token not labelled with its holder's Slack user id let the holder approve their
-  // own proposal in Slack. Four eyes needs to know whose the token is (docs/decisions.md).
+  // A token not labelled with its holder's Slack user id would let the holder approve their own
+  // proposal in Slack. Four eyes needs to know whose the token is (docs/decisions.md).
   const unowned = (env.MCP_TOKEN ?? []).filter((t) => !/^[UW][A-Z0-9]{2,}$/.test(t.label));
   if (env.SLACK_BOT_TOKEN && writes === 'approval' && !env.ALLOW_SELF_APPROVAL && unowned.length > 0) {
     issue(
@@ -525,7 +525,7 @@ export interface Config {
     timeoutMs: number;
     /** One read's whole wait: detection, login, every attempt and the backoff between them. */
     readBudgetMs: number;
-    /** The largest controller answer read, once decompressed; a longer one is refused (issue 18). */
+    /** The largest controller answer read, once decompressed; a longer one is refused. */
     maxResponseBytes: number;
   };
   defaultSite: string;
@@ -553,13 +553,13 @@ export interface Config {
     /** Where change requests from MCP clients are posted. */
     approvalChannel?: string;
   };
-  /** Sampling of live counters (issue 20): every this many seconds; 0 = off. */
+  /** Sampling of live counters: every this many seconds; 0 = off. */
   telemetry: { intervalSeconds: number };
-  /** Issues 21–22: how often due deadlines (Keep-or-revert, change windows) are looked for. */
+  /** How often due deadlines (Keep-or-revert, change windows) are looked for. */
   changeTimers: { tickSeconds: number };
-  /** Issue 22: POLICY_FILE (unset: the default policy) and BOT_SOURCE_ADDRESS. */
+  /** POLICY_FILE (unset: the default policy) and BOT_SOURCE_ADDRESS. */
   policy: { file?: string; sourceAddress?: string };
-  /** Issue 23: watching the network. */
+  /** Watching the network. */
   watch: WatchConfig;
   /** The built-in simulator (used when no controller is configured). */
   simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number]; apiVersion: string; requestLog?: string };
@@ -571,7 +571,7 @@ export interface Config {
   terminalColumns?: number;
 }
 
-/** Issue 23: alerts, drift, the digest and Alarm Manager webhooks. */
+/** Alerts, drift, the digest and Alarm Manager webhooks. */
 export interface WatchConfig {
   /** Device and WAN incidents go here; unset = no alerts. */
   alertChannel?: string;

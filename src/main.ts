@@ -173,9 +173,9 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
   try {
     const { port, mode, ready } = await slack.start();
     const mcp = app.mcp ? `, POST /mcp (MCP_WRITES=${config.mcp.writes})` : '';
-    // Issue 23: the network's watcher runs in the long-running bot only (one replica polls: a lease).
+    // The network's watcher runs in the long-running bot only (one replica polls: a lease).
     app.watcher?.start();
-    // Issue 21: fires the deadlines of keep-or-revert and temporary changes (once across replicas).
+    // Fires the deadlines of keep-or-revert and temporary changes (once across replicas).
     app.timers?.start();
     // In the background, best effort, once Slack's requests are taken: what the first command
     // would otherwise wait for (detection, login, the site lookup). A failure is logged and tried
@@ -360,7 +360,7 @@ async function main(argv: string[]): Promise<number> {
   let policy: Policy;
   try {
     config = loadConfig(undefined, { slackBot: argv.length === 0 });
-    // Issue 22: a POLICY_FILE that does not parse or type-check stops every face here (exit 2).
+    // A POLICY_FILE that does not parse or type-check stops every face here (exit 2).
     policy = await loadPolicy(config);
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(error, argv);

@@ -8,7 +8,7 @@ import { PolicyFileError } from './policy/policy-error.js';
  * type-checked, or the default policy when it is unset. Throws PolicyFileError (a ConfigError:
  * the bot stops with exit code 2, the file, line and rule named); nothing falls back silently.
  * The parser (YAML, and the CEL compiler for `when` conditions: about 13 MiB and a few hundred ms
- * at start) is loaded only when a file is set (issue 26).
+ * at start) is loaded only when a file is set.
  */
 export async function loadPolicy(config: Pick<Config, 'policy'>): Promise<Policy> {
   const file = config.policy.file;

@@ -4,7 +4,7 @@ import type { ChangeAssessmentRecord } from '../store/records.js';
 import type { ChangeRequest } from './types.js';
 
 /*
- * Issue 22: the guardrails of a change request as data and as text, for the faces that are not
+ * The guardrails of a change request as data and as text, for the faces that are not
  * Slack (MCP answers, the console): risk with its reasons, the self-lockout warning, and how many
  * approvals it needs and has.
  */

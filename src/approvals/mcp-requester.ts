@@ -53,7 +53,7 @@ export function personOf(actor: Actor): string {
 }
 
 /**
- * Issue 26: every requester user id whose `personOf` is `person` (the user, and their MCP token
+ * Every requester user id whose `personOf` is `person` (the user, and their MCP token
  * when its label is their Slack id), so a store query can leave out a viewer's own requests.
  */
 export function requesterIdsOf(person: string): string[] {

@@ -86,7 +86,7 @@ export class ApprovalPeople {
   }
 
   /**
-   * Issue 26: `approvableBy` as a store filter for pending requests: undefined when the user may
+   * `approvableBy` as a store filter for pending requests: undefined when the user may
    * approve none, else the requester ids whose requests they may not approve (their own).
    */
   async approvableFilter(user: Actor): Promise<{ notRequestedBy: string[] } | undefined> {
@@ -115,7 +115,7 @@ export class ApprovalPeople {
   }
 
   /**
-   * Issue 22: a policy rule's `approvers` (user and user-group ids): the user must be listed or a
+   * A policy rule's `approvers` (user and user-group ids): the user must be listed or a
    * member of a listed group; a group that cannot be read counts as "no" (fail closed).
    */
   async canApproveAs(user: Actor, ids: readonly string[], source: string): Promise<Decision> {

@@ -2,7 +2,7 @@ import type { ToolContext } from '../tools/define-tool.js';
 import { freshReads } from '../tools/read-methods.js';
 
 /**
- * Issue 22: one fresh snapshot of the controller for one preview. The tool context with a gateway
+ * One fresh snapshot of the controller for one preview. The tool context with a gateway
  * whose reads all skip the read cache (a preview and its blast radius must see the controller as
  * it is now), and where the same read asked twice within the snapshot (the dry run's stat/sta and
  * the blast radius's stat/sta) goes to the controller once and is shared. A read that fails is not

@@ -1,5 +1,5 @@
 /**
- * Change specs of the firewall and traffic tools (issue 21): zone-based policies, traditional
+ * Change specs of the firewall and traffic tools: zone-based policies, traditional
  * rules, ACL rules, zones and their networks, traffic routes and traffic matching lists. Each
  * object is read through the tool that shows it; an update is undone by the same update tool with
  * the fields it changed, a create by the delete tool, a delete by the create tool (a new id).

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type FieldIssue, ValidationError } from '../errors.js';
 
-/** The write meta-arguments of issue 21: how long until a change reverts itself. */
+/** The write meta-arguments: how long until a change reverts itself. */
 export const META_ARGS = ['revert_after', 'for'] as const;
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };

@@ -32,7 +32,7 @@ export function inverseOf(request: ChangeRequest): InversePlan | { reason: strin
 
 /** Whether a change offers Revert, and if not, why (the UI shows the reason instead of the button). */
 export function revertability(request: ChangeRequest): { ok: true } | { ok: false; reason: string } {
-  // Issue 24: a set is reverted as one, step by step in reverse order, while any of its steps is in place.
+  // A set is reverted as one, step by step in reverse order, while any of its steps is in place.
   if (request.set) {
     if (request.revertedBy) return { ok: false, reason: `it was reverted already by ${request.revertedBy}` };
     return request.set.steps.some((step) => step.status === 'done')

@@ -1,6 +1,6 @@
 /**
  * Small pieces every change spec uses, and the builders for objects read by id through a
- * get or list tool and written by create / update / delete tools (issue 21).
+ * get or list tool and written by create / update / delete tools.
  */
 
 import { isRecord } from '../lib/is-record.js';

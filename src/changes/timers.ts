@@ -14,7 +14,7 @@ import {
 import type { ChangeStore, TimerKeepers } from '../store/types.js';
 import { timedRevert } from './revert-deadline.js';
 
-/** Why the bot reverts a change by itself (issue 21, items 5 and 6). */
+/** Why the bot reverts a change by itself. */
 export type RevertReason = 'keep_timeout' | 'temporary' | 'unreachable';
 
 /**
@@ -102,7 +102,7 @@ export interface ChangeTimersOptions {
   probeAfterMs?: number;
   probeBeforeMs?: number;
   /**
-   * Issue 22 (additive hook): runs the change of a due `window` deadline (a change approved
+   * Runs the change of a due `window` deadline (a change approved
    * outside its policy window). Without it, window deadlines are left alone.
    */
   runScheduled?: (changeId: string) => Promise<RevertOutcome>;
@@ -193,7 +193,7 @@ export interface PendingRevert {
 }
 
 /**
- * Keep-or-revert and temporary changes (issue 21, items 5–7): a timed change that succeeded gets
+ * Keep-or-revert and temporary changes: a timed change that succeeded gets
  * a deadline in the store; one ticker per process claims due deadlines (each fires on one replica,
  * once, also after a restart) and has the change reverted; Keep cancels the deadline before it is
  * due. An automatic revert that fails is reported and never retried.
@@ -349,7 +349,7 @@ export class ChangeTimers {
     return this.withChange(deadline);
   }
 
-  /** Issue 22: a due `window` deadline runs its scheduled change once; the outcome is recorded on the deadline. */
+  /** A due `window` deadline runs its scheduled change once; the outcome is recorded on the deadline. */
   private async runWindow(deadline: Deadline): Promise<void> {
     let outcome: RevertOutcome;
     try {

@@ -56,12 +56,12 @@ const ALIASES: readonly AliasSpec[] = [
   { names: ['lists'], tool: 'list_traffic_matching_lists' },
   { names: ['routes'], tool: 'list_traffic_routes' },
   { names: ['apps'], tool: 'list_top_applications' },
-  // Issue 20: `top` is who eats the bandwidth now (window=now is top_clients' default).
+  // `top` is who eats the bandwidth now (window=now is top_clients' default).
   { names: ['top'], tool: 'top_clients' },
   { names: ['dpi'], tool: 'get_dpi_statistics' },
   { names: ['client'], tool: 'get_client_dpi', positional: { arg: 'client', placeholder: '<client>' } },
   { names: ['topology'], tool: 'get_network_topology', picture: true },
-  // Issue 20: on-call reads.
+  // On-call reads.
   {
     names: ['who'],
     tool: 'get_client',
@@ -73,13 +73,13 @@ const ALIASES: readonly AliasSpec[] = [
   { names: ['devices'], tool: 'list_devices' },
   { names: ['offline'], tool: 'list_devices', fixed: { state: 'offline' } },
   { names: ['ports'], tool: 'get_port_mappings', positional: { arg: 'device_id', placeholder: '<device>' } },
-  // Issue 22: `policy` shows the rules; `policy check <command>` explains a would-be change.
+  // `policy` shows the rules; `policy check <command>` explains a would-be change.
   {
     names: ['policy'],
     tool: 'show_policy',
     on: { word: 'check', tool: 'check_policy', arg: 'command', placeholder: '<command>', rest: true },
   },
-  // Issue 23: the digest now (Slack's `/net digest` posts it in the channel instead).
+  // The digest now (Slack's `/net digest` posts it in the channel instead).
   { names: ['digest'], tool: 'get_digest' },
   {
     names: ['export'],

@@ -11,7 +11,7 @@ export interface PlanStep {
 }
 
 /**
- * Issue 24: a plan's text (`/net plan` and its following lines, a console plan file) as the steps of
+ * A plan's text (`/net plan` and its following lines, a console plan file) as the steps of
  * a change set: one command per line, in the `/net` grammar (with or without `/net`), blank lines
  * and `#` comments skipped. A read, or a line that is no command, is refused naming its line; the
  * steps' own arguments are checked later, with the whole set, on the planned state.

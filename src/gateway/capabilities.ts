@@ -2,7 +2,7 @@
  * Which official Network API (Integration, `/integration/v1/…`) operations a console offers, by the
  * Network application version it reports in `GET /integration/v1/info`, and so which endpoint
  * generation (official, classic `api/s/{site}`, v2 `v2/api/site/{site}`) each tool group uses there.
- * Pure data and functions: the sources of each fact are in docs/decisions.md ("Issue 25").
+ * Pure data and functions: the sources of each fact are in docs/decisions.md, "The official API first".
  */
 
 /** The three endpoint generations the bot speaks. */
@@ -185,7 +185,7 @@ const TABLE: Readonly<Record<ApiGroup, Rule>> = {
     generations: offersOfficial(v, 'clients.action') ? ['official', 'classic'] : ['classic'],
   }),
   hotspot: (v) => ({ generations: offersOfficial(v, 'hotspot.vouchers') ? ['official'] : ['classic'] }),
-  // 10.1: broadcasts read and toggled through the official `wifi/broadcasts` (issue 25); the
+  // 10.1: broadcasts read and toggled through the official `wifi/broadcasts`; the
   // client counts stay classic stat/sta.
   wifi: (v) => ({
     generations: offersOfficial(v, 'wifi.broadcasts') ? ['official', 'classic'] : ['classic'],

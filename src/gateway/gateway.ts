@@ -474,7 +474,7 @@ class ControllerGateway implements Gateway {
   /**
    * Validates the records in slices of at most `parseSliceMs`, giving the event loop a turn between
    * slices: a large answer (50,000 clients take 100 ms or more to validate) would otherwise hold up
-   * every Slack ack that arrives meanwhile (issue 26: acks never wait). An answer that parses
+   * every Slack ack that arrives meanwhile (acks never wait). An answer that parses
    * within one slice, as most do, never yields.
    */
   private async parseList<T>(records: unknown[], schema: z.ZodType<T>, call: Call): Promise<ParsedList<T>> {

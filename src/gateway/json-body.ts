@@ -7,7 +7,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
  * Why not simply `toString('utf8')`: on `stat/sta` of 50,000 clients (44 MB) the UTF-8 decode cost
  * more than the `JSON.parse` itself as soon as one name is not ASCII (`Küche`, `☕`): V8 leaves its
  * fast path for the whole body and builds a two-byte string twice the size (docs/performance.md,
- * issue 20). Here:
+ * "Bandwidth at 50,000 clients"). Here:
  * - an ASCII body (checked with SIMD, a few ms) is decoded as Latin-1, which for ASCII is the
  *   same text, on the fast path;
  * - a JSON body that is valid UTF-8 and holds no `\u` escape is decoded as Latin-1 too, parsed, and

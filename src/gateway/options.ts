@@ -69,9 +69,9 @@ export const GATEWAY_DEFAULTS = {
   pageSize: 200,
   maxPages: 1000,
   // Several times the largest answer of a big site (stat/device of a few hundred devices), and small
-  // enough that a gzip bomb costs the process tens of MB, not GB (issue 18).
+  // enough that a gzip bomb costs the process tens of MB, not GB.
   maxResponseBytes: 32 * 1024 * 1024,
-  // Short enough that an ack waits at most this behind a large answer's validation (issue 26).
+  // Short enough that an ack waits at most this behind a large answer's validation.
   parseSliceMs: 3,
 } as const;
 

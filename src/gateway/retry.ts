@@ -16,7 +16,7 @@ export interface RetryPolicy {
 
 /**
  * Defaults: three attempts within 8 s. A Slack user is answered through `response_url`, and a
- * command that leaves them waiting more than 10 s reads as broken (issue 11); 8 s leaves room
+ * command that leaves them waiting more than 10 s reads as broken; 8 s leaves room
  * for the bot's own work and Slack. The budget covers everything a read waits for: controller
  * detection, the login, every attempt and the backoff between them. Each attempt may use what
  * is left of it, so a hanging controller costs one attempt of 8 s, not two of 10.

@@ -197,11 +197,11 @@ function formatBytes(bytes: number): string {
 }
 
 /**
- * One receive buffer kept between answers. A large answer copied into freshly allocated memory
- * pays a page fault per 4 KiB the first time each page is written: on stat/sta of 50,000 clients
- * (44 MB) that was ~250 ms of CPU on an idle machine and up to 600 ms on a loaded one, against
- * ~30 ms for the same copy into memory already in use (docs/performance.md, issue 20). So the
- * largest buffer of a recent answer is kept, at most `limit` bytes, and dropped after a minute
+ * One receive buffer kept between answers. A large answer copied into freshly allocated memory pays
+ * a page fault per 4 KiB the first time each page is written: on stat/sta of 50,000 clients (44 MB)
+ * that was ~250 ms of CPU on an idle machine and up to 600 ms on a loaded one, against ~30 ms for
+ * the same copy into memory already in use (docs/performance.md, "Bandwidth at 50,000 clients"). So
+ * the largest buffer of a recent answer is kept, at most `limit` bytes, and dropped after a minute
  * without a large answer; the decode (json-body.ts) keeps no reference to it.
  */
 export class ReceiveBuffers {

@@ -35,7 +35,7 @@ export interface ControllerStatus {
   checkedAt: string;
   /** Why it is not reachable, as a sentence without secrets. */
   error?: string;
-  /** Each tool group's endpoint generations on this console, once `info` was read (issue 25). */
+  /** Each tool group's endpoint generations on this console, once `info` was read. */
   apis?: GroupApis[];
 }
 

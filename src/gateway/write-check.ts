@@ -3,10 +3,10 @@ import { scrubSecrets } from '../log.js';
 import type { WriteMethod } from './types.js';
 
 /**
- * After a write that failed in a way that leaves its outcome open (an HTTP 5xx other than 503, or no
- * answer at all), the gateway reads the object back once before anything is said (issue 18 item
- * 11): a controller can apply a change and then answer 500. This module decides what that read
- * proves; the gateway does the read. Writes are still never retried.
+ * After a write that failed in a way that leaves its outcome open (an HTTP 5xx other than 503, or
+ * no answer at all), the gateway reads the object back once before anything is said: a controller
+ * can apply a change and then answer 500. This module decides what that read proves; the gateway
+ * does the read. Writes are still never retried.
  */
 
 /** Where a write's object can be read back: its collection, and its id (PUT, PATCH, DELETE). */

@@ -19,8 +19,8 @@ export interface KeyValueStore {
  * Values are kept as their JSON text (what the file holds, so a value reads back the same before
  * and after a restart). A read parses a fresh copy; a write whose text is what is stored already
  * writes nothing (the watcher saves its state on every poll, unchanged on almost all of them); and
- * the file is put together from the kept texts, never serializing the other values again (issue 26:
- * the whole file, drift baseline included, was serialized and written on the event loop every poll).
+ * the file is put together from the kept texts, never serializing the other values again (the
+ * whole file, drift baseline included, was serialized and written on the event loop every poll).
  */
 export class JsonFileStore implements KeyValueStore {
   private readonly texts: Map<string, string>;

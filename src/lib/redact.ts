@@ -12,7 +12,7 @@ export const REDACTED = '[redacted]';
  *
  * Copy on write: a plain object or array with nothing to mask is returned as it is, and one with
  * something to mask is copied down the path to it. A 50,000-client topology was copied whole, 104,000
- * objects, for every read (issue 26: 270–400 ms, as much as parsing the controller's answer). Other
+ * objects, for every read (270–400 ms, as much as parsing the controller's answer). Other
  * objects (class instances) are copied as their own enumerable fields, as before.
  */
 export function redactSecrets(value: unknown): unknown {

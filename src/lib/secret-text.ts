@@ -37,7 +37,7 @@ const EQUALS = 0x3d;
  * character before it and none, nor `=`, after it. Found from each
  * `=` backwards rather than by a regular expression with a lookbehind, which tried every position:
  * the same matches (a test holds them equal to that expression's), but a 33 MB topology export, full
- * of `key="…"`, is scanned in milliseconds instead of a quarter of a second (issue 26).
+ * of `key="…"`, is scanned in milliseconds instead of a quarter of a second.
  */
 function scrubWireguardKeys(text: string): string {
   let at = text.indexOf('=', 43);

@@ -102,18 +102,18 @@ export function changeRequestView(
     ...(request.result !== undefined ? { result: request.result } : {}),
     ...(request.error ? { error: request.error } : {}),
     ...(request.supersededBy ? { superseded_by: request.supersededBy } : {}),
-    // Issue 21: what the controller held before and after, and how it compares with what was sent.
+    // What the controller held before and after, and how it compares with what was sent.
     ...(request.verification ? { verification: verificationText(request.verification) } : {}),
     ...(request.before ? { before: request.before } : {}),
     ...(request.after ? { after: request.after } : {}),
     ...(request.revertOf ? { revert_of: request.revertOf } : {}),
-    // Issue 24: a change set's steps, each with what became of it.
+    // A change set's steps, each with what became of it.
     ...(request.set ? { steps: stepLines(request.set) } : {}),
     ...(request.setOf ? { step_of: request.setOf, step: request.setStep } : {}),
     ...(request.revertedBy ? { reverted_by: request.revertedBy } : {}),
     ...(request.revertAfterSeconds !== undefined ? { revert_after_seconds: request.revertAfterSeconds } : {}),
     ...(request.forSeconds !== undefined ? { for_seconds: request.forSeconds } : {}),
-    // Issue 22: risk, self-lockout, approvals needed and given, window.
+    // Risk, self-lockout, approvals needed and given, window.
     ...guardrailFields(request),
   };
 }
@@ -134,7 +134,7 @@ export function requireRequest(request: ChangeRequest | undefined, id: string, c
   return request;
 }
 
-/** The tool that proposes (approval) or runs (confirm) the change undoing an earlier one (issue 21). */
+/** The tool that proposes (approval) or runs (confirm) the change undoing an earlier one. */
 export const REVERT_CHANGE = 'revert_change';
 
 const revertArgsSchema = z
@@ -178,7 +178,7 @@ export function revertArgsOf(raw: Record<string, unknown>): { changeId: string; 
   );
 }
 
-/** Issue 24: the tool that proposes several writes as one change set. */
+/** The tool that proposes several writes as one change set. */
 export const PROPOSE_CHANGE_SET = 'propose_change_set';
 
 const setArgsSchema = z

@@ -111,7 +111,7 @@ export class McpTools {
         `${name} changes the network, and writes through MCP are off (MCP_WRITES=off)`,
       );
     }
-    // revert_after and for (issue 21) are for approvals; the tool validates the rest.
+    // revert_after and for are for approvals; the tool validates the rest.
     const valid = registry.validate(name, splitMetaArgs(args).args);
     if (valid.dry_run === true) return this.preview(name, args, requester);
     if (valid.confirm !== true) throw new ConfirmationRequiredError(name);
@@ -186,7 +186,7 @@ export class McpTools {
         ? { revert_after_seconds: request.revertAfterSeconds }
         : {}),
       ...(request.forSeconds !== undefined ? { for_seconds: request.forSeconds } : {}),
-      // Issue 22: risk with its reasons, self-lockout, approvals needed.
+      // Risk with its reasons, self-lockout, approvals needed.
       ...guardrailFields(request),
     };
     const where = link ?? (message ? `<#${message.channel}>` : `channel ${request.channel}`);
@@ -327,7 +327,7 @@ export class McpTools {
   }
 
   /**
-   * Issue 24, propose_change_set: one change request for several writes (approval), or the set run
+   * propose_change_set: one change request for several writes (approval), or the set run
    * at once when confirmed (confirm); either way every step was previewed on the planned state.
    */
   private async proposeSet(args: Record<string, unknown>, requester: Actor): Promise<CallToolResult> {

@@ -19,7 +19,7 @@ const WRITE_VERBS: Record<string, { destructive: boolean; idempotent: boolean }>
   // Removes something; a second call finds nothing left to remove.
   delete: { destructive: true, idempotent: true },
   unassign: { destructive: true, idempotent: true },
-  // The on-call actions (issue 20). Restarting, power-cycling and kicking interrupt service, and
+  // The on-call actions. Restarting, power-cycling and kicking interrupt service, and
   // each call interrupts it again; blocking, unauthorizing, revoking and switching an SSID off take
   // something away once.
   restart: { destructive: true, idempotent: false },
@@ -32,7 +32,7 @@ const WRITE_VERBS: Record<string, { destructive: boolean; idempotent: boolean }>
   unauthorize: { destructive: true, idempotent: true },
   revoke: { destructive: true, idempotent: true },
   set: { destructive: true, idempotent: true },
-  // Issue 21: cancels a pending automatic revert; a second keep finds nothing left to cancel.
+  // Cancels a pending automatic revert; a second keep finds nothing left to cancel.
   keep: { destructive: false, idempotent: true },
 };
 
@@ -96,7 +96,7 @@ export function inputSchemaOf(
   if (properties.site_id) properties.site_id = { ...properties.site_id, default: options.defaultSite };
   if (properties.confirm && options.writes !== 'off') {
     properties.confirm = { ...properties.confirm, description: CONFIRM_TEXT[options.writes] };
-    // Issue 21: the write meta-arguments (a duration: 30s, 5m, 2h, 1d).
+    // The write meta-arguments (a duration: 30s, 5m, 2h, 1d).
     properties.revert_after = {
       type: 'string',
       description: 'Reverts the change by itself after this long unless someone keeps it (e.g. 5m)',
@@ -160,7 +160,7 @@ function withUnreadable(shape: JsonObject): JsonObject {
   };
 }
 
-/** A write's result with what every write answer carries (issue 21): its change id and verification. */
+/** A write's result with what every write answer carries: its change id and verification. */
 function withChange(shape: JsonObject): JsonObject {
   const properties = (shape.properties ?? {}) as JsonObject;
   return {

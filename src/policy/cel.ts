@@ -17,7 +17,10 @@ import { TimestampSchema, timestampFromMs } from '@bufbuild/protobuf/wkt';
  * use is declared here with its type; nothing else is in scope.
  */
 
-/** The variables a `when` condition sees, with their CEL types (documented in the README). */
+/**
+ * The variables a `when` condition sees, with their CEL types (documented in docs/changes.md,
+ * "Policy file").
+ */
 export const CEL_VARIABLES = {
   tool: CelScalar.STRING,
   args: mapType(CelScalar.STRING, CelScalar.DYN),

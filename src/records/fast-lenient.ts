@@ -5,15 +5,16 @@ import { boolish, numberish, stringish } from './lenient.js';
  * The same lenient record parse as a `z.looseObject` of `numberish` / `stringish` / `boolish`
  * fields, without zod's per-field machinery. zod builds a result object per field and per unknown
  * key; on `stat/sta` of 50,000 clients (60 keys each) that is millions of short-lived objects and
- * took about four times the JSON.parse of the body (docs/performance.md, issue 20). This walks each
- * record once: the three lenient kinds are decoded inline, any other field (a `z.string().min(1)`
- * MAC, a nested array) still goes through its own zod schema, and unknown keys are copied as
- * looseObject copies them. A record whose fields all already have the type zod would give them
- * (the common case) is not copied at all: it is returned as it is, so a large list costs no
- * allocation per record. Parsed records are shared and read-only anyway (ReadCache), and nothing
- * reads their key order. A record zod would reject is rejected (with the field named), so the
- * gateway counts it in unreadable_records as before. test/gateway/fast-lenient.test.ts holds the
- * output equal to the zod schema's on real fixtures and on every odd value per field.
+ * took about four times the JSON.parse of the body (docs/performance.md, "Bandwidth at 50,000
+ * clients"). This walks each record once: the three lenient kinds are decoded inline, any other
+ * field (a `z.string().min(1)` MAC, a nested array) still goes through its own zod schema, and
+ * unknown keys are copied as looseObject copies them. A record whose fields all already have the
+ * type zod would give them (the common case) is not copied at all: it is returned as it is, so a
+ * large list costs no allocation per record. Parsed records are shared and read-only anyway
+ * (ReadCache), and nothing reads their key order. A record zod would reject is rejected (with the
+ * field named), so the gateway counts it in unreadable_records as before.
+ * test/gateway/fast-lenient.test.ts holds the output equal to the zod schema's on real fixtures and
+ * on every odd value per field.
  */
 
 const BAD = Symbol('bad');

@@ -1,9 +1,9 @@
 /**
  * Which official Network API (Integration) operations the simulated console offers, by the version
- * it plays (`SIMULATOR_API_VERSION`, e.g. `9.0`, `10.1`). A route of an operation the version
- * lacks is never registered, so it answers 404 "No route" as a real older console does. The table
- * is the simulator's own copy of the facts in docs/decisions.md ("Issue 25"); a test checks that it
- * agrees with the bot's capability table.
+ * it plays (`SIMULATOR_API_VERSION`, e.g. `9.0`, `10.1`). A route of an operation the version lacks
+ * is never registered, so it answers 404 "No route" as a real older console does. The table is the
+ * simulator's own copy of the facts in docs/decisions.md ("The official API first"); a test checks
+ * that it agrees with the bot's capability table.
  */
 
 /** The version played when none is given: the document the bot is checked against. */

@@ -105,7 +105,7 @@ export const DEMO_CLIENT_SEEDS: readonly ClientSeed[] = [
   { mac: '00:0d:b9:5a:6b:27', name: '', hostname: 'pfsense-test', oui: 'PC Engines', network: { vlan: 20 }, ip: '10.20.0.201', link: wired('coreSwitch', 14), profile: 'server' },
   { mac: 'b0:a7:b9:0c:1d:28', name: '', hostname: 'tplink-plug-28', oui: 'TP-Link', network: { vlan: 20 }, ip: '10.20.0.202', link: wifi('livingAp', 'Home-IoT', 'ng'), profile: 'iot' },
   { mac: 'e0:63:da:c1:00:29', name: 'Old Camera', hostname: 'UVC-G3-Old', oui: 'Ubiquiti', network: { vlan: 60 }, ip: '10.60.0.99', link: wired('officeSwitch', 6, 100), profile: 'camera' },
-  // Remote access (1): a WireGuard client on the gateway's VPN server pool (issue 20's "who is 10.40.0.23").
+  // Remote access (1): a WireGuard client on the gateway's VPN server pool (for "who is 10.40.0.23").
   { mac: '5e:2b:8c:40:00:23', name: "Ana's Laptop (VPN)", hostname: 'ana-remote', oui: '', network: 'vpn', ip: '10.40.0.23', link: { kind: 'vpn' }, profile: 'laptop' },
 ];
 

@@ -3,7 +3,7 @@ import { DEMO_DEVICES, DEMO_NETWORKS, DEMO_SITE } from './demo-ids.js';
 import type { ClientRecord, DeviceRecord, SiteState } from './state.js';
 
 /**
- * The on-call actions of issue 20 as the simulated controller carries them out, with one
+ * The on-call actions as the simulated controller carries them out, with one
  * consistent state behind both APIs: a restarted device goes offline with everything behind it and
  * comes back after `actionDelayMs`; a power-cycled PoE port drops what it powers for the same
  * time; a kicked client reconnects after it; a blocked client, or one whose SSID is disabled,

@@ -2,12 +2,12 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Issue 25: "every Integration request in the whole test suite matches the 10.1.85 document". A
- * simulator given a request-log directory appends each `/integration/…` request the bot sent (its
- * transport's `user-agent: netops-bot`) as one JSON line to `<dir>/<pid>.jsonl`: method, route,
- * query and body. Requests a test sends itself (attack and fuzz tests posting bad bodies straight
- * at the simulator) carry another agent and are not logged: the check is of the bot, not of
- * them. The test suite's global setup reads the files at the end of the run
+ * So that every Integration request of the whole test suite can be checked against the 10.1.85
+ * document: a simulator given a request-log directory appends each `/integration/…` request the bot
+ * sent (its transport's `user-agent: netops-bot`) as one JSON line to `<dir>/<pid>.jsonl`: method,
+ * route, query and body. Requests a test sends itself (attack and fuzz tests posting bad bodies
+ * straight at the simulator) carry another agent and are not logged: the check is of the bot, not
+ * of them. The test suite's global setup reads the files at the end of the run
  * (test/global/request-log.ts). One synchronous append per request: a few microseconds.
  */
 

@@ -1,7 +1,7 @@
 import type { DeviceRecord, SimulatorState, SiteState } from './state.js';
 
 /**
- * Issue 23: what happens to a network that nobody asked the bot for, so that alerts, drift and the
+ * What happens to a network that nobody asked the bot for, so that alerts, drift and the
  * digest run on a laptop: a device goes down and comes back, the WAN fails over and back (or goes
  * down), and a configuration object is changed behind the bot's back. Tests call these on the
  * simulator's state; they change only what the controller would then serve.

@@ -101,7 +101,7 @@ export interface FirewallPolicyEndpoint {
 
 /**
  * A v2 `firewall-policies` record (zone-based firewall), stored as served. The official
- * `firewall/policies` routes show the same record by `external_id` (issue 25: one state).
+ * `firewall/policies` routes show the same record by `external_id` (one state).
  */
 export interface FirewallPolicy {
   _id: string;

@@ -33,7 +33,7 @@ export const LISTENER_ACK_TIMEOUT_MS = 3001;
 
 /**
  * Bolt's HTTP receiver, minus its own body reading and verification (request-guard.ts did both)
- * and with the ack first (issue 26, item 3: an ack never waits). A request whose ack carries nothing
+ * and with the ack first (an ack never waits). A request whose ack carries nothing
  * (a slash command, a click, an event) is answered as soon as the guard let it through: before
  * Bolt's `authorize`, its middleware and the listeners, and before any store or controller work.
  * Only a modal submission waits for its listener, which may answer with validation errors; Bolt's

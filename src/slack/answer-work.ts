@@ -4,7 +4,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * Posts answers a few at a time, each after a turn of the event loop, so that commands arriving
  * meanwhile are acknowledged first. When one controller read releases hundreds of waiting
  * commands at once, their answers would otherwise be sent back to back while the acks of new
- * commands wait behind them (issue 11: an ack never waits for answer work).
+ * commands wait behind them (an ack never waits for answer work).
  */
 export class AnswerQueue {
   private active = 0;

@@ -22,7 +22,7 @@ export interface AppHomeOptions {
   registry: ToolRegistry;
   context: ToolContext;
   controllerStatus: (site: string) => Promise<ControllerStatus>;
-  /** Issue 21: the change timers, for App Home's temporary and pending-revert changes. */
+  /** The change timers, for App Home's temporary and pending-revert changes. */
   timers?: Pick<ChangeTimers, 'pending'>;
 }
 
@@ -69,7 +69,7 @@ export function createAppHome(options: AppHomeOptions): AppHome {
     site,
     approvers: config.approvals.approvers,
     controllerStatus: options.controllerStatus,
-    // Issue 20: the Controller section names what is down (list_devices, a cached read).
+    // The Controller section names what is down (list_devices, a cached read).
     offlineDevices: async (name) => {
       if (!registry.get('list_devices')) return [];
       const result = await registry.run(

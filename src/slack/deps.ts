@@ -17,7 +17,7 @@ export interface SlackDeps {
   defaultSite: string;
   /** App Home (unset in tests that build listeners without it). */
   home?: HomeService;
-  /** Issue 23: the watcher (`/net digest`, its buttons); unset when the app runs none. */
+  /** The watcher (`/net digest`, its buttons); unset when the app runs none. */
   watch?: WatchActions;
 }
 

@@ -30,7 +30,7 @@ export interface HomeServiceOptions {
   controllerStatus: (site: string) => Promise<ControllerStatus>;
   /** Names of the site's offline devices (App Home's Controller section); unset: not shown. */
   offlineDevices?: (site: string) => Promise<string[]>;
-  /** Issue 21: temporary and keep-or-revert changes still waiting for their deadline; unset: not shown. */
+  /** Temporary and keep-or-revert changes still waiting for their deadline; unset: not shown. */
   pendingReverts?: () => Promise<PendingRevert[]>;
   quickActions: () => Promise<QuickAction[]>;
   /** The channel a quick-action form offers first for its preview (the only WRITE_CHANNELS entry). */
@@ -208,7 +208,7 @@ export class HomeService {
 
   /**
    * The viewer's page of "Waiting for you": pending requests they may approve, soonest to expire
-   * first (one overdue but not yet swept is no longer waiting for anyone). Issue 26: the store
+   * first (one overdue but not yet swept is no longer waiting for anyone). The store
    * counts them and reads one page, so the cost does not grow with the number pending.
    */
   private async waitingPage(user: string, now: number): Promise<HomeModel['waiting']> {
@@ -237,7 +237,7 @@ export class HomeService {
     const timed = this.options.pendingReverts
       ? settledWithin(settle(this.options.pendingReverts()), STATUS_WAIT_MS)
       : Promise.resolve(undefined);
-    // Issue 24: a change set is one item; the requests that ran its steps are shown (and counted)
+    // A change set is one item; the requests that ran its steps are shown (and counted)
     // through it.
     const [waiting, mine, mineTotal, recent, mayApprove, quickActions, scheduled] = await Promise.all([
       this.waitingPage(user, now),
@@ -251,7 +251,7 @@ export class HomeService {
       }),
       approvals.policy.approvableBy({ userId: user }),
       this.options.quickActions().catch(() => []),
-      // Issue 22: changes waiting for their window, for those who may approve them.
+      // Changes waiting for their window, for those who may approve them.
       approvals.scheduledChanges(),
     ]);
     const shown = waiting.requests.filter((r) => r.setOf === undefined);

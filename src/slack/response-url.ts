@@ -18,7 +18,7 @@ const agents = {
 /**
  * Posts one message to a response_url, as Bolt's `respond` does (JSON body; a status other than
  * 2xx is a RespondError), over node:http instead of WHATWG fetch: fetch cost about 1.6 ms of CPU
- * and 37 KB of garbage per answer on the event loop that acks Slack (issue 26, item 3).
+ * and 37 KB of garbage per answer on the event loop that acks Slack.
  */
 export function postToResponseUrl(url: string, message: string | RespondArguments): Promise<void> {
   const body = JSON.stringify(typeof message === 'string' ? { text: message } : message);

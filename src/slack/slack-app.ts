@@ -66,15 +66,15 @@ export interface SlackFrontEndOptions {
   /** The controller as App Home shows it (the gateway's read-only status). */
   controllerStatus: (site: string) => Promise<ControllerStatus>;
   /**
-   * The console as last read (issue 25: its version and each tool group's endpoint generations),
+   * The console as last read (its version and each tool group's endpoint generations),
    * without a request: /healthz shows it under `controller`.
    */
   controllerInfo?: () =>
     | { version?: string; official: boolean; apis: { group: string; generations: string[] }[] }
     | undefined;
-  /** Issue 23: the watcher's Acknowledge, Accept and Revert buttons and `/net digest`. */
+  /** The watcher's Acknowledge, Accept and Revert buttons and `/net digest`. */
   watch?: WatchActions;
-  /** Issue 21: keep-or-revert and temporary changes (Keep and Revert now buttons, App Home). */
+  /** Keep-or-revert and temporary changes (Keep and Revert now buttons, App Home). */
   timers?: ChangeTimers;
 }
 
@@ -118,11 +118,11 @@ export interface SlackFrontEnd {
   sweep(): Promise<{ expired: number; interrupted: number; announced: number }>;
   /** Shows change requests proposed outside Slack (by MCP clients) in their channel. */
   notifier: ChangeNotifier;
-  /** Issue 23: posts the watcher's alerts, drift and digest. */
+  /** Posts the watcher's alerts, drift and digest. */
   watchNotifier: WatchNotifier;
-  /** Issue 21: says in the change's thread and in AUDIT_CHANNEL what its deadline did. */
+  /** Says in the change's thread and in AUDIT_CHANNEL what its deadline did. */
   timerNotifier: TimerNotifier;
-  /** Issue 22: what a scheduled change did at its window's opening, in its message and thread. */
+  /** What a scheduled change did at its window's opening, in its message and thread. */
   showScheduledOutcome(outcome: ApproveOutcome): Promise<void>;
 }
 
@@ -253,7 +253,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     views: [TOOL_FORM_CALLBACK, PLAN_FORM_CALLBACK],
     events: [HOME_OPENED_EVENT],
   };
-  // Issue 26: the ack goes out once a request is verified and decoded (HTTP) or an envelope parsed
+  // The ack goes out once a request is verified and decoded (HTTP) or an envelope parsed
   // and checked (Socket Mode), before Bolt's authorize, middleware and listeners; a form's
   // submission alone waits for its listener (its ack may carry validation errors). While stopping,
   // a command's ack says so.
@@ -484,7 +484,7 @@ function slackTimerNotifier(
   };
 }
 
-/** /healthz's `controller`: the version and which generation each tool group uses (issue 25). */
+/** /healthz's `controller`: the version and which generation each tool group uses. */
 function controllerHealth(
   info: { version?: string; official: boolean; apis: { group: string; generations: string[] }[] } | undefined,
 ): { controller?: { version: string | null; official_api: boolean; apis: Record<string, string[]> } } {

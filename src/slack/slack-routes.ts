@@ -23,7 +23,7 @@ function actionIdOf(args: SlackActionMiddlewareArgs): string | undefined {
  * every view submission, routed here by action_id and callback_id. Bolt runs each incoming request
  * through the middleware chain of every listener registered (matching is middleware too): with a
  * listener per button, 17 chains ran for every command: about 30 KB of garbage per request in Bolt's
- * listener map alone, on the event loop that acks Slack (issue 26, item 3). Commands and events,
+ * listener map alone, on the event loop that acks Slack. Commands and events,
  * one listener each, go to Bolt as they are.
  */
 export class SlackRoutes {

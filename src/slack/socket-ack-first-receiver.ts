@@ -139,7 +139,7 @@ export interface SocketAckFirstReceiverOptions {
 }
 
 /**
- * Bolt's Socket Mode receiver with the ack first (issue 26, item 3), as ack-first-receiver.ts does
+ * Bolt's Socket Mode receiver with the ack first, as ack-first-receiver.ts does
  * for HTTP: a command, a click or an event is acked as soon as its frame is parsed and checked,
  * before Bolt's `authorize`, its middleware and the listeners, then handed to Bolt with a no-op
  * `ack`. A modal submission waits for its listener's ack, which may carry validation errors.

@@ -2,7 +2,7 @@ import type { ToolContext } from '../tools/define-tool.js';
 import { type TopClientsAnswer, topClientsChart } from '../tools/top-clients.js';
 
 /**
- * The PNG `/net top` posts beside its table (issue 20), or undefined when there is nothing to draw.
+ * The PNG `/net top` posts beside its table, or undefined when there is nothing to draw.
  * The chart code (vega, vega-lite) is loaded on the first chart only.
  */
 export async function topClientsChartPng(

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 /**
  * How long one answer of usergroups.users.list is reused [5 s]: long enough to absorb a double
  * click (or twenty concurrent ones), short enough that someone removed from an approver group
- * cannot approve any more a few seconds later. Never more than 10 s (issue 10).
+ * cannot approve any more a few seconds later. Never more than 10 s.
  */
 export const GROUP_MEMBERS_CACHE_MS = 5_000;
 

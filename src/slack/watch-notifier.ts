@@ -7,7 +7,7 @@ import { digestMessage } from './blocks/digest.js';
 import { driftMessage } from './blocks/drift.js';
 import { plain } from './blocks/text.js';
 
-/** The watcher's notifier port, in Slack: alerts, drift and the digest as messages (issue 23). */
+/** The watcher's notifier port, in Slack: alerts, drift and the digest as messages. */
 export function slackWatchNotifier(
   client: webApi.WebClient,
   logger: Logger,

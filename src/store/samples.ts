@@ -1,5 +1,5 @@
 /**
- * Telemetry samples shared through the store (issue 20): one row per site and tick (`slot`), claimed
+ * Telemetry samples shared through the store: one row per site and tick (`slot`), claimed
  * by the one replica that reads the controller for it, then filled with the sample (JSON text).
  * The other replicas read the filled rows instead of polling the controller themselves.
  */

@@ -18,7 +18,7 @@ export interface ChangeFilter {
   site?: string;
   /** Created at or after this time (ISO 8601). */
   since?: string;
-  /** Leaves out the requests that ran a change set's steps (shown through their set, issue 24). */
+  /** Leaves out the requests that ran a change set's steps (shown through their set). */
   withoutSetSteps?: boolean;
   /** At most this many, newest first; unset = all. */
   limit?: number;
@@ -26,7 +26,7 @@ export interface ChangeFilter {
 }
 
 /**
- * Issue 26: pending requests in expiry order, a page at a time (App Home's "Waiting for you",
+ * Pending requests in expiry order, a page at a time (App Home's "Waiting for you",
  * reminder sweeps), so a view costs a page, not every pending request.
  */
 export interface PendingFilter {
@@ -59,11 +59,11 @@ export interface TransitionGuard {
   unannounced?: boolean;
   /** Only if no reminder was recorded for it yet: the `reminded` entry is a one-time claim. */
   notReminded?: boolean;
-  /** Issue 22: only if this user has not approved it yet (`approvedBy`). */
+  /** Only if this user has not approved it yet (`approvedBy`). */
   notApprovedBy?: string;
-  /** Issue 22: only while fewer than this many approvals are recorded (`approvedBy`). */
+  /** Only while fewer than this many approvals are recorded (`approvedBy`). */
   approvalsBelow?: number;
-  /** Issue 22: only once at least this many approvals are recorded (`approvedBy`). */
+  /** Only once at least this many approvals are recorded (`approvedBy`). */
   approvalsAtLeast?: number;
   /** Only while the request journals no revert deadline: of several processes, one schedules it. */
   noDeadline?: boolean;
@@ -113,9 +113,9 @@ export interface ChangeStore {
   /** Requests newest first (by creation time). */
   list(filter?: ChangeFilter): Promise<ChangeRequest[]>;
   count(filter?: Omit<ChangeFilter, 'limit' | 'offset'>): Promise<number>;
-  /** Issue 26: pending requests live at `filter.liveAt`, soonest expiry first (then id), paged. */
+  /** Pending requests live at `filter.liveAt`, soonest expiry first (then id), paged. */
   pendingByExpiry(filter: PendingFilter): Promise<ChangeRequest[]>;
-  /** Issue 26: how many requests `pendingByExpiry` would list without paging. */
+  /** How many requests `pendingByExpiry` would list without paging. */
   countPending(filter: Omit<PendingFilter, 'limit' | 'offset'>): Promise<number>;
   /** One request with all its journal events; undefined for an unknown id. */
   history(id: string): Promise<RequestHistory | undefined>;
@@ -145,7 +145,7 @@ export interface StoreHealth {
 }
 
 /**
- * Named leases (issue 23: one watcher among the replicas). `acquire` takes the lease, or renews it
+ * Named leases (one watcher among the replicas). `acquire` takes the lease, or renews it
  * for its holder, for `ttlMs`; true for exactly one holder at a time. A holder that stops renewing
  * loses it when the time runs out.
  */
@@ -183,9 +183,9 @@ export interface Store {
    * owns it, else (file store) a view that re-reads the journal file without opening it for append.
    */
   changeHistory(): ChangeReader;
-  /** Telemetry samples (issue 20): files under DATA_DIR/telemetry, or a table shared by the replicas. */
+  /** Telemetry samples: files under DATA_DIR/telemetry, or a table shared by the replicas. */
   samples(): SampleStore;
-  /** Durable timers (issue 21): DATA_DIR/deadlines.json, or a table every replica claims from. */
+  /** Durable timers: DATA_DIR/deadlines.json, or a table every replica claims from. */
   deadlines(): DeadlineStore;
   /** Who fires the deadlines (see TimerKeepers). */
   timerKeepers(): TimerKeepers;

@@ -223,7 +223,7 @@ const CONTROLLER_PROPERTIES = new Set([
 /** Resolves a network named in `source_id`/`destination_id` to its Integration UUID. */
 export type NetworkUuidOf = (ref: string, field: string) => Promise<string>;
 
-// A MAC filter reads as `device` (issue 19); `mac`, its former word, is still understood.
+// A MAC filter reads as `device`; `mac`, its former word, is still understood.
 const ENDPOINT_TYPES: Record<string, string> = {
   network: 'NETWORKS',
   ip: 'IP_ADDRESSES_OR_SUBNETS',

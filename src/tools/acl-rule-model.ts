@@ -7,7 +7,7 @@ export const ACL_ENDPOINT_TYPES = ['network', 'device', 'ip', 'any'] as const;
 
 /**
  * The spec's protocols (icmp is refused: see ICMP_REFUSAL), plus `tcp_udp`, which is how a rule
- * listing both reads (issue 19: reads and writes share one vocabulary).
+ * listing both reads (reads and writes share one vocabulary).
  */
 export const ACL_PROTOCOLS = ['tcp', 'udp', 'tcp_udp', 'icmp', 'all'] as const;
 
@@ -153,7 +153,7 @@ function sideOf(endpoint: Endpoint, naming: AclNaming) {
       return { type: 'ip', id: null, name: null, network: endpoint.addresses.join(',') || null };
     case 'mac':
       // A MAC filter is what the spec's `device` means (a MAC rule): reads say `device`, the word
-      // the write tools take, with the MACs as ids (issue 19).
+      // the write tools take, with the MACs as ids.
       return {
         type: 'device',
         id: endpoint.macs.join(',') || null,

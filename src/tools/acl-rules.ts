@@ -175,7 +175,7 @@ interface AclSite {
   ordering: string[];
   networks: NetworkDirectory;
   ids: Map<string, string>;
-  /** Network UUIDs and MACs (lower case) to the names people know them by (issue 19). */
+  /** Network UUIDs and MACs (lower case) to the names people know them by. */
   names: Map<string, string>;
 }
 

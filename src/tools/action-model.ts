@@ -8,8 +8,8 @@ import { buildTopology } from '../topology/index.js';
 import { clientLabel, deviceLabel, type LiveClient, type LiveDevice } from './live-targets.js';
 
 /*
- * What the on-call actions (issue 20) share: the one command each sends (Integration when the
- * console offers it, classic otherwise, docs/decisions.md "Issue 20: actions"), how it is shown in
+ * What the on-call actions share: the one command each sends (Integration when the
+ * console offers it, classic otherwise, docs/decisions.md, "On-call actions"), how it is shown in
  * a preview, and the blast radius, counted on the topology graph.
  */
 
@@ -32,7 +32,7 @@ export async function sendCommand(
 
 /**
  * Whether the official API serves `operation` for the site: it needs an API key (a session reaches
- * only the classic API) and a console whose version offers it (the capability table, issue 25).
+ * only the classic API) and a console whose version offers it (the capability table).
  * Decided without a request when there is no key; else the site lookup and `info` (both cached).
  */
 export async function integrationAvailable(

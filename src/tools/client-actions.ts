@@ -14,7 +14,7 @@ import { defineTool } from './define-tool.js';
 import { clientLabel, type LiveClient, readLiveClients, resolveClient } from './live-targets.js';
 
 /*
- * Client actions (issue 20): block, unblock and kick are classic `cmd/stamgr` (the Integration API
+ * Client actions: block, unblock and kick are classic `cmd/stamgr` (the Integration API
  * has neither); guest authorization is the Integration client action when the console offers it,
  * else classic `cmd/stamgr authorize-guest`.
  */
@@ -200,7 +200,7 @@ const unauthorizeGuest = defineTool({
   },
 });
 
-/** The client actions of issue 20. */
+/** The client actions. */
 export const clientActionTools = [
   blockClient,
   unblockClient,

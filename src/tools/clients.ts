@@ -23,7 +23,7 @@ import {
 import { findNetwork, vlanOf } from './network-model.js';
 
 /*
- * Issue 20, item 1: who is on the network now. Everything comes from three classic reads made
+ * Who is on the network now. Everything comes from three classic reads made
  * together (stat/sta, stat/device, rest/networkconf; cached like every read), which carry all the
  * facts asked for (port, SSID, signal, rates, byte counters, VLAN). The Integration client list
  * has none of those and pages at 200 (250 round trips for 50,000 clients); it is read only for
@@ -482,5 +482,5 @@ const getClient = defineTool({
   },
 });
 
-/** Issue 20: who is on the network now. */
+/** Who is on the network now. */
 export const clientTools = [listClients, getClient];

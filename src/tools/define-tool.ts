@@ -16,9 +16,9 @@ export interface ToolContext {
   logger: Logger;
   /** Durable bot-kept data (files or PostgreSQL) the controller has no field for, e.g. zone descriptions. */
   store: KeyValueStore;
-  /** Sampled live counters (issue 20); absent in a process that samples nothing. */
+  /** Sampled live counters; absent in a process that samples nothing. */
   telemetry?: TelemetryReader;
-  /** The policy in effect and what blast radius and self-lockout are measured against (issue 22). */
+  /** The policy in effect and what blast radius and self-lockout are measured against. */
   guardrails?: Guardrails;
   /**
    * Who approved the write this run carries out (set by the change runner): a tool that acts on
@@ -65,10 +65,10 @@ export function defineTool<A extends z.ZodObject>(definition: ToolDefinition<A>)
   return definition;
 }
 
-/** A named set of tools: one file per group, and the help and README tables follow the groups. */
+/** A named set of tools: one file per group, and the help and docs/tools.md tables follow the groups. */
 export interface ToolGroup {
   title: string;
-  /** The group's row in the gateway's capability table (issue 25): help says which endpoints it uses. */
+  /** The group's row in the gateway's capability table: help says which endpoints it uses. */
   api?: ApiGroup;
   tools: readonly ToolDefinition[];
 }

@@ -26,7 +26,7 @@ import {
 } from './live-targets.js';
 
 /*
- * Device actions (issue 20): restart, PoE power cycle, locate. Restart and power cycle go through
+ * Device actions: restart, PoE power cycle, locate. Restart and power cycle go through
  * the Integration API (`RESTART`, `POWER_CYCLE`) when the console offers it (an API key), else
  * classic `cmd/devmgr`; locate is classic only (the Integration API has no locate).
  */
@@ -237,7 +237,7 @@ const locateDevice = defineTool({
     );
     const warnings: string[] = [];
     if (device.state !== 1) warnings.push(`${deviceLabel(device)} is offline now: its LED cannot blink`);
-    // Classic only: the Integration API has no locate action (docs/decisions.md, Issue 20: actions).
+    // Classic only: the Integration API has no locate action (docs/decisions.md, "On-call actions").
     const command: ControllerCommand = {
       api: 'classic',
       method: 'POST',
@@ -249,5 +249,5 @@ const locateDevice = defineTool({
   },
 });
 
-/** The device actions of issue 20. */
+/** The device actions. */
 export const deviceActionTools = [restartDevice, powerCyclePort, locateDevice];

@@ -14,7 +14,7 @@ import {
 } from './live-targets.js';
 
 /*
- * Issue 20, item 2: what is up, what is down. Classic stat/device (one read) carries every fact
+ * What is up, what is down. Classic stat/device (one read) carries every fact
  * asked for (uptime, clients, last seen, upgrade, ports with PoE and errors, radio load); the
  * Integration device list lacks uptime, client counts and last seen, and its statistics come one
  * device per request (docs/decisions.md).
@@ -298,5 +298,5 @@ const getDevice = defineTool({
   },
 });
 
-/** Issue 20: the devices, and one device in detail. */
+/** The devices, and one device in detail. */
 export const deviceTools = [listDevices, getDevice];

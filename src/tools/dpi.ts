@@ -219,7 +219,7 @@ const getClientDpi = defineTool({
   description: "One client's traffic per application, with each application's share",
   access: 'read',
   example: 'client="Apple TV"',
-  // Issue 19: people name a client as list_clients shows it; `client_mac` stays for callers that
+  // People name a client as list_clients shows it; `client_mac` stays for callers that
   // already pass a MAC. One of the two, resolved by the shared resolver.
   args: z
     .object({

@@ -6,7 +6,7 @@
  * becomes the official body (Ubiquiti's OpenAPI 10.1.85, "Create or update firewall policy"); on
  * an update it starts from the current official record, so what the tools do not write (IPsec and
  * connection-state filters, MAC, region or application filters, one-time schedules) goes back as
- * it was. Sources and choices: docs/decisions.md, "Issue 25: firewall policies".
+ * it was. Sources and choices: docs/decisions.md, "Firewall policies through the official API".
  */
 
 import { type FieldIssue, ValidationError } from '../errors.js';

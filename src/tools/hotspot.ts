@@ -12,7 +12,7 @@ import { confirm, dryRun, intInRange, siteId, text } from './arg-types.js';
 import { defineTool } from './define-tool.js';
 
 /*
- * Hotspot vouchers (issue 20): the Integration API's `hotspot/vouchers` (list, generate, delete)
+ * Hotspot vouchers: the Integration API's `hotspot/vouchers` (list, generate, delete)
  * when the console offers it, else classic `stat/voucher` and `cmd/hotspot`. Both are shown the
  * same way; a voucher's id is the one of the API that listed it.
  */
@@ -259,5 +259,5 @@ const revokeVoucher = defineTool({
   },
 });
 
-/** The hotspot voucher tools of issue 20. */
+/** The hotspot voucher tools. */
 export const hotspotTools = [listVouchers, createVouchers, revokeVoucher];

@@ -33,20 +33,20 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'DPI statistics', api: 'dpi', tools: dpiTools },
   { title: 'Bandwidth', api: 'bandwidth', tools: topClientsTools },
   { title: 'Topology', api: 'topology', tools: topologyTools },
-  // Issue 20: on-call reads.
+  // On-call reads.
   { title: 'Clients', api: 'clients', tools: clientTools },
   { title: 'Devices', api: 'devices', tools: deviceTools },
-  // Issue 20: the on-call actions.
+  // The on-call actions.
   { title: 'Device actions', api: 'device-actions', tools: deviceActionTools },
   { title: 'Client actions', api: 'client-actions', tools: clientActionTools },
   { title: 'Hotspot vouchers', api: 'hotspot', tools: hotspotTools },
   { title: 'Wi-Fi broadcasts', api: 'wifi', tools: wifiBroadcastTools },
-  // Issue 22: the guardrail policy, explained.
+  // The guardrail policy, explained.
   { title: 'Guardrails', tools: policyTools },
-  // Issue 21: cancels the automatic revert of a change made with revert_after= (revert_change is
+  // Cancels the automatic revert of a change made with revert_after= (revert_change is
   // approvals' own: it proposes the inverse of a recorded change).
   { title: 'Changes', tools: keepTools },
-  // Issue 23: the daily digest, read now (the console and MCP cannot receive the Slack message).
+  // The daily digest, read now (the console and MCP cannot receive the Slack message).
   { title: 'Watch', tools: watchTools },
 ];
 

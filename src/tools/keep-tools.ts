@@ -92,5 +92,5 @@ export const keepChange = defineTool({
   },
 });
 
-/** Issue 21's change-control tools (revert_change joins them from the change runner). */
+/** The change-control tools (revert_change joins them from the change runner). */
 export const keepTools = [keepChange];

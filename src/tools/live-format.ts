@@ -1,5 +1,5 @@
 /*
- * Short human text for the on-call answers (issue 20): rates, durations and radio bands as a
+ * Short human text for the on-call answers: rates, durations and radio bands as a
  * person reads them at 3 a.m. The exact numbers stay in the results too (`--json`, MCP).
  */
 

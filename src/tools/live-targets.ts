@@ -7,7 +7,7 @@ import { deviceRecordSchema, portSchema } from '../records/device-record.js';
 import { boolish, lenientArray, numberish, stringish } from '../records/lenient.js';
 
 /*
- * Shared by the on-call tools (issue 20): the live records of `stat/sta` and `stat/device`, parsed
+ * Shared by the on-call tools: the live records of `stat/sta` and `stat/device`, parsed
  * leniently (a bad field becomes undefined, a bad record is skipped, never fatal), and the two
  * resolvers that turn what a person types (a MAC in any notation, an IP, a name, a hostname, an
  * id) into one record, or refuse with the candidates named. The exported signatures are relied on

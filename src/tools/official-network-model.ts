@@ -10,8 +10,9 @@ import type { NetworkRecord } from '../records/network-record.js';
 /**
  * The official (Integration, 10.1) network model mapped to and from the fields the spec's network
  * results are built from (the classic networkconf names: `purpose`, `ip_subnet`, `dhcpd_*`), so the
- * tools' results are the same whichever API served the network (docs/decisions.md "Issue 25:
- * networks"). On an official record `_id` is the UUID: one id per network on a 10.1 console.
+ * tools' results are the same whichever API served the network (docs/decisions.md, "Networks
+ * through the official API"). On an official record `_id` is the UUID: one id per network on a 10.1
+ * console.
  */
 
 /** The official `vlanId` 1 is the untagged default network; the document allows 1–4009. */

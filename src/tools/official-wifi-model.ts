@@ -9,7 +9,7 @@ import { boolish, lenientArray, numberish, stringish } from '../records/lenient.
  * from the fresh `Wifi broadcast details` record with only `enabled` changed. The details carry the
  * SSID's passphrase (the document names it in `Wifi security configuration detailObject`, required
  * for the WPA3 variants), so the body restates it; what a preview, result or log shows has it
- * masked (docs/decisions.md "Issue 25: Wi-Fi broadcasts").
+ * masked (docs/decisions.md, "Wi-Fi broadcasts through the official API").
  */
 
 const lenientObject = <T extends z.ZodRawShape>(shape: T) =>

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotSupportedError } from '../errors.js';
 // The policy's modules, not its index: the index also holds the CEL compiler and the YAML parser,
-// which only a POLICY_FILE needs (issue 26: not loaded at start).
+// which only a POLICY_FILE needs (not loaded at start).
 import { formatDuration } from '../policy/duration.js';
 import type { PolicyDecision } from '../policy/evaluate.js';
 import { evaluateChange } from '../policy/evaluate.js';
@@ -14,7 +14,7 @@ import { defineTool, type ToolContext } from './define-tool.js';
 import { assessChange } from './impact.js';
 
 /*
- * Issue 22, explain: `/net policy` shows the rules in effect; `/net policy check <command>` shows,
+ * Explaining the policy: `/net policy` shows the rules in effect; `/net policy check <command>` shows,
  * without proposing or sending anything, which rules match a would-be change, its risk and its
  * blast radius, and what it would need (approvals, approvers, a window) or why it is refused.
  */
@@ -240,8 +240,8 @@ const CONFIRM_GATE = new Gate({
 });
 
 /**
- * The risk lines a console preview ends with (issue 22: every preview says how risky the change
- * is): the risk with its reasons, and the self-lockout warning. Empty where no guardrails are wired.
+ * The risk lines a console preview ends with (every preview says how risky the change is): the risk
+ * with its reasons, and the self-lockout warning. Empty where no guardrails are wired.
  */
 export async function riskLines(
   context: ToolContext,
@@ -264,5 +264,5 @@ export async function riskLines(
   return lines;
 }
 
-/** Issue 22: the guardrail policy, explained. */
+/** The guardrail policy, explained. */
 export const policyTools = [showPolicy, checkPolicy];

@@ -203,7 +203,7 @@ export class ToolRegistry {
     return lines.join('\n');
   }
 
-  /** The README's tool table (Markdown), generated so it cannot drift from the code. */
+  /** The tool table of docs/tools.md (Markdown), generated so it cannot drift from the code. */
   toolTableMarkdown(): string {
     const rows = ['| Tool | Access | Arguments (required in bold) | What it does |', '|---|---|---|---|'];
     for (const group of this.groups) {

@@ -249,7 +249,7 @@ const topClientsTool = defineTool({
   run: (args, context) => topClients(args, context),
 });
 
-/** Issue 20: who is eating the bandwidth. */
+/** Who is eating the bandwidth. */
 export const topClientsTools: ToolDefinition[] = [topClientsTool];
 
 /** One line per client of the answer (at most `max`): its rate in every sample of the last hour. */

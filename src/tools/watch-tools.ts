@@ -95,7 +95,7 @@ export function digestAnswer(d: DigestReading) {
 }
 
 /**
- * The daily digest, read now (issue 23): what `/net digest` posts and DIGEST_CRON sends, for the
+ * The daily digest, read now: what `/net digest` posts and DIGEST_CRON sends, for the
  * console and MCP clients, which cannot receive the Slack message. Incidents and drift are what the
  * watcher recorded in the store (a console on the bot's DATA_DIR or DATABASE_URL sees the bot's);
  * the chart is posted in Slack only.

@@ -24,12 +24,12 @@ import {
 } from './official-wifi-model.js';
 
 /*
- * Wi-Fi broadcasts (SSIDs, issue 20). On a console whose official API offers `wifi.broadcasts`
+ * Wi-Fi broadcasts (SSIDs). On a console whose official API offers `wifi.broadcasts`
  * (Network 10.1, with an API key) they are read from `GET …/wifi/broadcasts` and toggled by the
- * official full-replacement PUT, its body the fresh details with only `enabled` changed (issue 25);
+ * official full-replacement PUT, its body the fresh details with only `enabled` changed;
  * the tools show and take the official UUID, and still take the classic `_id` and the SSID name.
  * Elsewhere classic `rest/wlanconf`, whose PUT merges `{enabled}` alone (docs/decisions.md,
- * "Issue 20: actions" and "Issue 25: Wi-Fi broadcasts").
+ * "On-call actions" and "Wi-Fi broadcasts through the official API").
  */
 
 const WLANCONF = 'rest/wlanconf';
@@ -334,5 +334,5 @@ const setWifiBroadcastEnabled = defineTool({
   },
 });
 
-/** The Wi-Fi broadcast tools of issue 20 (official first on 10.1, issue 25). */
+/** The Wi-Fi broadcast tools (official first on 10.1). */
 export const wifiBroadcastTools = [listWifiBroadcasts, setWifiBroadcastEnabled];

@@ -14,7 +14,7 @@ export interface Zone {
   description: string | null;
   /**
    * Classic networkconf `_id`s (an Integration UUID only for a network with no networkconf record).
-   * The spec's `networkIds`, snake_cased like every other field and the write tools' argument (issue 19).
+   * The spec's `networkIds`, snake_cased like every other field and the write tools' argument.
    */
   network_ids: string[];
   network_names: (string | null)[];

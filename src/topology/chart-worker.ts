@@ -2,7 +2,7 @@ import { parentPort, threadId } from 'node:worker_threads';
 import { type RateChart, renderRateChartPngHere } from './chart.js';
 
 /*
- * The chart thread (issue 20): vega, vega-lite and resvg load and render here, not on the bot's
+ * The chart thread: vega, vega-lite and resvg load and render here, not on the bot's
  * event loop, so a first `/net top` (about 1.7 s of module loading) holds no ack and no telemetry
  * tick. chart.ts starts this file as a worker and sends it one chart per message.
  */

@@ -5,7 +5,7 @@ import type { ChartReply, ChartRequest } from './chart-worker.js';
 import { svgToPng } from './render-png.js';
 
 /**
- * Charts (issue 20), made next to the topology picture: a Vega-Lite spec compiled by vega-lite,
+ * Charts, made next to the topology picture: a Vega-Lite spec compiled by vega-lite,
  * rendered to SVG by vega's headless View (no canvas, no browser), rasterised by the same resvg and
  * DejaVu fonts as the topology picture. vega and vega-lite are imported on first use only, and
  * only in the chart thread (chart-worker.ts): renderRateChartPng hands the chart to it, so loading

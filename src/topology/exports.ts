@@ -161,7 +161,7 @@ const M = {
 };
 
 // Emitters are written out field by field rather than driven by a table of accessors (half the
-// time of a table on a 50,000-client site), straight into one buffer (TextBytes, issue 26).
+// time of a table on a 50,000-client site), straight into one buffer (TextBytes).
 function graphmlNode(out: TextBytes, n: TopologyNode): void {
   out.bytes(M.nodeOpen);
   out.xml(n.node_id);

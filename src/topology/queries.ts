@@ -96,7 +96,7 @@ export function portMappings(topology: Topology, device: TopologyDevice): PortMa
   const node: TopologyNode | undefined = topology.nodes.find((n) => n.node_id === id);
   if (!node) throw new ResourceNotFoundError('device', device.mac);
   const typeOf = new Map<string, string>();
-  // Issue 19: a port lists who is on it by the name people know, as get_device does.
+  // A port lists who is on it by the name people know, as get_device does.
   const nameById = new Map<string, string>();
   for (const n of topology.nodes) {
     typeOf.set(n.node_id, n.node_type);

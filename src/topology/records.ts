@@ -54,7 +54,7 @@ export const topologyClientFields = clientRecordSchema
 
 /**
  * A `stat/sta` record with only what the topology needs (mac, names, ip, where it is attached).
- * Issue 26: parsed as `topologyClientFields` would, without zod's per-field work (fastLenientObject;
+ * Parsed as `topologyClientFields` would, without zod's per-field work (fastLenientObject;
  * 50,000 of these were most of the topology's record step).
  */
 export const topologyClientSchema = fastLenientObject(topologyClientFields);

@@ -15,7 +15,7 @@ const HEX = ascii('0123456789ABCDEF');
 const REPLACEMENT = 0xfffd;
 
 /**
- * A growing buffer of ASCII text for the GraphML export (issue 26). Building a 33 MB export from a
+ * A growing buffer of ASCII text for the GraphML export. Building a 33 MB export from a
  * string per line kept every line alive (promoted to the old generation) until the final `join`;
  * here every line is written once into one buffer and copied into one string at the end.
  *

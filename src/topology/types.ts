@@ -65,7 +65,10 @@ export interface Topology {
 export interface PortEntry {
   /** The peer's node id; null for a port that is up with no known peer. */
   connected_to: string | null;
-  /** Addition (issue 19): the names of `connected_nodes`, in the same order (device, client alias, hostname, else MAC). */
+  /**
+   * The bot's addition: the names of `connected_nodes`, in the same order (device, client alias,
+   * hostname, else MAC).
+   */
   connected_names: string[];
   connection_type: ConnectionType | null;
   speed_mbps: number | null;

@@ -1,7 +1,7 @@
 import type { Generation } from '../gateway/capabilities.js';
 import type { Actor, ChangeRequest, MessageRef } from '../store/records.js';
 
-/** What kind of trouble an incident is (issue 23). */
+/** What kind of trouble an incident is. */
 export const INCIDENT_KINDS = [
   'device_offline',
   'wan_down',
@@ -67,7 +67,7 @@ export interface Drift {
   site: string;
   kind: DriftKind;
   /**
-   * `official` when the kind was read from the console's official API (issue 25: the id is the
+   * `official` when the kind was read from the console's official API (the id is the
    * official UUID, the fields are the official model's, the Revert maps them); absent: the kind's
    * classic or v2 read, as before.
    */

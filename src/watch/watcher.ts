@@ -67,7 +67,7 @@ interface Baseline {
   takenAt: number;
   checkedAt: number;
   snapshot: Snapshot;
-  /** Which generation each kind was read from (absent in baselines taken before issue 25: private). */
+  /** Which generation each kind was read from (absent in baselines saved by older versions: private). */
   sources?: Sources;
   /** The kinds read in another shape than the list as served (absent: none). */
   shapes?: Shapes;
@@ -165,7 +165,7 @@ function summaryOf(site: string, window: AlarmWindow): AlarmSummary {
 }
 
 /**
- * The network's watcher (issue 23): polls devices for incidents, sweeps the configuration for
+ * The network's watcher: polls devices for incidents, sweeps the configuration for
  * drift, posts the digest on its cron. One replica at a time does it (a lease); every replica
  * answers clicks and webhooks, through the state kept in the store.
  */

@@ -18,7 +18,7 @@ import { describeZodError } from '../validation.js';
 import { type Handler, namedSite, param, type RequestContext } from './context.js';
 
 /*
- * The classic commands of the on-call actions (issue 20), as Art-of-WiFi's client sends them:
+ * The classic commands of the on-call actions, as Art-of-WiFi's client sends them:
  * `cmd/devmgr` (restart, power-cycle, set-locate, unset-locate), `cmd/stamgr` (block-sta,
  * unblock-sta, kick-sta, authorize-guest, unauthorize-guest), `cmd/hotspot` (create-voucher,
  * delete-voucher), and the reads and write around them: `stat/voucher`, `rest/user`,

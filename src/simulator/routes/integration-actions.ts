@@ -69,7 +69,10 @@ const voucherCreate = z.strictObject({
   timeLimitMinutes: z.number().int().min(1).max(1_000_000),
 });
 
-/** Registers the Integration actions, hotspot vouchers and Wi-Fi broadcasts of issue 20 (the device and client reads are in integration-live.ts). */
+/**
+ * Registers the Integration actions, hotspot vouchers and Wi-Fi broadcasts of the on-call tools (the
+ * device and client reads are in integration-live.ts).
+ */
 export function registerIntegrationActions(router: Router<Handler>): void {
   const base = '/integration/v1/sites/:siteId';
   router

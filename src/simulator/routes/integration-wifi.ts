@@ -9,10 +9,10 @@ import { badRequest, listPage, notFound, parseBody } from './integration-common.
 
 /**
  * Integration Wi-Fi broadcasts (10.1): list (`Wifi broadcast overview`), one (`Wifi broadcast
- * details`) and the full-replacement PUT (`Wifi broadcast create or update`, 10.1.85), all over
- * the one classic store (`site.wlans`, what `rest/wlanconf` serves), so a toggle through either
- * API is seen by both (docs/decisions.md "Issue 25: Wi-Fi broadcasts"). The classic fields the
- * official model names are mapped both ways; the official settings the simulator does not model
+ * details`) and the full-replacement PUT (`Wifi broadcast create or update`, 10.1.85), all over the
+ * one classic store (`site.wlans`, what `rest/wlanconf` serves), so a toggle through either API is
+ * seen by both (docs/decisions.md, "Wi-Fi broadcasts through the official API"). The classic fields
+ * the official model names are mapped both ways; the official settings the simulator does not model
  * (mDNS proxy, multicast filter, blackout schedule…) are accepted and not stored.
  */
 

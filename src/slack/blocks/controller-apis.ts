@@ -28,7 +28,7 @@ const GROUP_WORDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * App Home's line under the controller (issue 25): which endpoint generation (official, classic,
+ * App Home's line under the controller: which endpoint generation (official, classic,
  * v2) each tool group uses on this console. Nothing until the console's `info` was read.
  */
 export function controllerApisBlocks(apis: readonly GroupApisView[] | undefined): types.KnownBlock[] {

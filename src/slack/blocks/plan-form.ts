@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import { MAX_SET_STEPS } from '../../changes/change-set.js';
 import { plainText as text } from './text.js';
 
-/** Issue 24: callback_id of the modal `/net plan` alone opens. */
+/** callback_id of the modal `/net plan` alone opens. */
 export const PLAN_FORM_CALLBACK = 'plan_form';
 /** The multi-line input with one write per line. */
 export const PLAN_STEPS_BLOCK = 'steps';

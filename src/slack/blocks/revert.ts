@@ -4,7 +4,7 @@ import { timingText, verificationText } from '../../changes/describe.js';
 import { revertability } from '../../changes/revert.js';
 import { clipMrkdwn, code, mrkdwn, mrkdwnSection, mrkdwnText, plainText } from './text.js';
 
-/** action_id of the Revert button (issue 21): its value is the id of the change to undo. */
+/** action_id of the Revert button: its value is the id of the change to undo. */
 export const REVERT_ACTION = 'revert_change';
 
 /**

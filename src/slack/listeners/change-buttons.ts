@@ -54,7 +54,7 @@ export function registerChangeButtons(routes: SlackRoutes, deps: SlackDeps): voi
       await report(error, click, client, respond, deps);
     }
   });
-  // Issue 21: Revert proposes the undoing change, previewed and approved like any other.
+  // Revert proposes the undoing change, previewed and approved like any other.
   routes.action(REVERT_ACTION, async ({ ack, body, client }) => {
     await ack();
     const respond = respondTo(body);
@@ -91,7 +91,7 @@ export function registerChangeButtons(routes: SlackRoutes, deps: SlackDeps): voi
       await report(error, click, client, respond, deps);
     }
   });
-  // Issue 22: App Home's Run now of a scheduled change (the approvals module checks the policy).
+  // App Home's Run now of a scheduled change (the approvals module checks the policy).
   routes.action(RUN_SCHEDULED_ACTION, async ({ ack, body, client }) => {
     await ack();
     const respond = respondTo(body);

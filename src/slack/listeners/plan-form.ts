@@ -19,7 +19,7 @@ import { FORM_ACK_BUDGET_MS, postFormProposal } from './tool-form-submission.js'
 const metadataSchema = z.object({ channel: z.string().min(1) });
 
 /**
- * Issue 24: the change-set modal (`/net plan` alone). A plan with a bad line or step keeps the
+ * The change-set modal (`/net plan` alone). A plan with a bad line or step keeps the
  * modal open with the reason under the steps; a good one closes it and posts the set's preview.
  */
 export function registerPlanForm(routes: SlackRoutes, deps: SlackDeps): void {

@@ -168,7 +168,7 @@ export class FileChangeStore implements ChangeStore {
   async expireDue(at: number): Promise<ChangeRequest[]> {
     return this.locked(() => {
       const expired: ChangeRequest[] = [];
-      // Issue 26: the overdue ones from the expiry index, not a walk over every request; oldest first.
+      // The overdue ones from the expiry index, not a walk over every request; oldest first.
       const overdue = this.pending
         .overdue(at)
         .flatMap((id) => this.requests.get(id) ?? [])

@@ -441,7 +441,7 @@ export class Journal {
   ): { journal: Journal; events: JournalEvent[]; torn?: TornTail; readOnly?: JournalWriteFailure } {
     const text = readText(full);
     // With a key, the same verdict as audit:verify: an unsigned journal is refused, not adopted,
-    // since stripped MACs look exactly like a key set late (issue 18).
+    // since stripped MACs look exactly like a key set late.
     const checked = check(
       text,
       true,
@@ -452,7 +452,7 @@ export class Journal {
       throw new JournalKeyError(full);
     const opened = openForAppend(full);
     if ('failure' in opened) {
-      // A read-only DATA_DIR (issue 18): the journal is replayed and served for lookups, and every
+      // A read-only DATA_DIR: the journal is replayed and served for lookups, and every
       // append is refused with the reason, as after a failed append, instead of a crash loop.
       openPaths.add(full);
       const journal = new Journal(

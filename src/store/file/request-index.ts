@@ -2,10 +2,10 @@ import type { ChangeRequest, ChangeState } from '../records.js';
 import type { ChangeFilter, PendingFilter } from '../types.js';
 
 /**
- * Listing order for the file store's requests, kept as they change instead of sorting every
- * request on every `changes` page and App Home view (issue 26: a journal of 100,000 entries must
- * answer like one of 100). Newest first is creation time, then id; a request's creation time never
- * changes, so its place is fixed when it is created.
+ * Listing order for the file store's requests, kept as they change instead of sorting every request
+ * on every `changes` page and App Home view (a journal of 100,000 entries must answer like one of
+ * 100). Newest first is creation time, then id; a request's creation time never changes, so its
+ * place is fixed when it is created.
  */
 export class RequestIndex {
   /** Ids, oldest first. */
@@ -173,7 +173,7 @@ export class RequestIndex {
 type Matcher = (request: ChangeRequest, filter: ChangeFilter) => boolean;
 
 /**
- * Issue 26: the file store's pending requests in expiry order (then id), kept as they change, so
+ * The file store's pending requests in expiry order (then id), kept as they change, so
  * App Home's "Waiting for you" page and the expiry sweep read the few requests they show or
  * expire instead of filtering and sorting every pending request each time.
  */

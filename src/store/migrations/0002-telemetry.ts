@@ -1,6 +1,6 @@
 import type { Migration } from './index.js';
 
-/** Telemetry samples (issue 20): one row per site and tick, claimed by one replica, then filled. */
+/** Telemetry samples: one row per site and tick, claimed by one replica, then filled. */
 export const telemetry: Migration = {
   version: 2,
   name: 'telemetry',

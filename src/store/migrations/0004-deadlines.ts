@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Durable timers (issue 21): one row per change and kind, fired exactly once by the replica whose
+ * Durable timers: one row per change and kind, fired exactly once by the replica whose
  * conditional UPDATE claims it (`state = 'scheduled' AND due_at <= now`).
  */
 export const deadlines: Migration = {

@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Issue 23: named leases (the one watcher among the replicas). Versions 3 and 4 belong to other
+ * Named leases (the one watcher among the replicas). Versions 3 and 4 belong to other
  * work; migrations apply by version, so the gap is harmless.
  */
 export const watch: Migration = {

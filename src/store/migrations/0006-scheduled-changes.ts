@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Issue 22: a change fully approved outside its policy window waits in the state `scheduled`
+ * A change fully approved outside its policy window waits in the state `scheduled`
  * until the window opens. The state column's check gains that one value (it only widens, so a
  * replica of the previous version keeps working beside this one).
  */

@@ -1,12 +1,12 @@
 import type { Migration } from './index.js';
 
 /**
- * Issue 26: how many requests there are per state and requester, kept by triggers in the same
- * transaction as every insert, state change and delete of a request (and emptied by a TRUNCATE), so
- * the `changes` page's "page 1 of N", App Home's counts and the pending count read a few rows
- * instead of counting every matching request (docs/decisions.md, "Issue 26: counts kept by
- * triggers"). Triggers, not the store's statements: replicas of the previous version, the journal
- * import and an admin's SQL keep the counts right too.
+ * How many requests there are per state and requester, kept by triggers in the same transaction as
+ * every insert, state change and delete of a request (and emptied by a TRUNCATE), so the `changes`
+ * page's "page 1 of N", App Home's counts and the pending count read a few rows instead of counting
+ * every matching request (docs/decisions.md, "Listing at scale"). Triggers, not the store's
+ * statements: replicas of the previous version, the journal import and an admin's SQL keep the
+ * counts right too.
  *
  * The triggers are per statement with transition tables: a sweep that expires many requests adds
  * its deltas in one statement, locking the counter rows in key order, so two sweeps cannot deadlock.

@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Issue 26: App Home pages the pending requests by expiry (`pendingByExpiry`); this partial index
+ * App Home pages the pending requests by expiry (`pendingByExpiry`); this partial index
  * holds just the pending rows in that order, so a page reads its rows and a count the pending ones,
  * however long the history of decided requests grows.
  */

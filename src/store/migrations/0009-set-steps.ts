@@ -2,7 +2,7 @@ import type { Migration } from './index.js';
 
 /**
  * The requests that ran a change set's steps (`setOf` in their data), by requester: App Home counts
- * a person's requests without them (a set is one item there, issue 24), as the counters of migration
+ * a person's requests without them (a set is one item there), as the counters of migration
  * 7 less the steps found through this index, which holds only steps.
  */
 export const setSteps: Migration = {

@@ -175,8 +175,8 @@ export async function checkHead(pool: pg.Pool, key: string | undefined): Promise
 
 /**
  * With JOURNAL_KEY, the whole chain and every MAC, as audit:verify checks them: a replica never
- * serves a journal audit:verify rejects (issue 18: a journal forged without the key, MACs stripped
- * and the chain rebuilt, passed the head check and then ran a different change).
+ * serves a journal audit:verify rejects (a journal forged without the key, MACs stripped and the
+ * chain rebuilt, would pass the head check and then run a different change).
  */
 export async function checkWholeChain(pool: pg.Pool, key: string): Promise<void> {
   const result = await verifyDatabaseJournal(pool, { key, requireSigned: true });

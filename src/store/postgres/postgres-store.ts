@@ -110,7 +110,7 @@ function whereClause(filter: ChangeFilter, params: unknown[]): string {
   return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
 }
 
-/** Issue 26: the pending rows live at `liveAt`, less the excluded requesters'. */
+/** The pending rows live at `liveAt`, less the excluded requesters'. */
 function pendingWhere(filter: Omit<PendingFilter, 'limit' | 'offset'>, params: unknown[]): string {
   params.push(new Date(filter.liveAt).toISOString());
   let sql = `WHERE state = 'pending' AND expires_at > $${params.length}::timestamptz`;
@@ -277,7 +277,7 @@ export class PostgresChangeStore implements ChangeStore {
 
   async count(filter: Omit<ChangeFilter, 'limit' | 'offset'> = {}): Promise<number> {
     const params: unknown[] = [];
-    // Issue 26: by state and requester (the `changes` page unfiltered or per person, App Home's
+    // By state and requester (the `changes` page unfiltered or per person, App Home's
     // counts) from the counters of migration 7, a few rows however long the history; a filter on
     // tool, site or time counts its rows exactly (docs/decisions.md).
     const byCounters = filter.tool === undefined && filter.site === undefined && filter.since === undefined;
@@ -296,7 +296,7 @@ export class PostgresChangeStore implements ChangeStore {
 
   async pendingByExpiry(filter: PendingFilter): Promise<ChangeRequest[]> {
     const params: unknown[] = [];
-    // Issue 26: served by the partial index of migration 0008, (expires_at, id) of pending rows.
+    // Served by the partial index of migration 0008, (expires_at, id) of pending rows.
     const sql = `SELECT data FROM netops_change_requests ${pendingWhere(filter, params)} ORDER BY expires_at, id`;
     return this.page(sql, params, filter);
   }
@@ -327,7 +327,7 @@ export class PostgresChangeStore implements ChangeStore {
       params.push([...filter.notRequestedBy]);
       notExcluded = 'requester <> ALL($2::text[])';
     }
-    // Issue 26: the pending ones from the counters (migration 7), less those already past their
+    // The pending ones from the counters (migration 7), less those already past their
     // expiry that the sweep has not reached yet (read from the pending-by-expiry index, migration
     // 8: a few at most), in one statement so both parts see the same snapshot.
     const found = await this.pool.query<{ n: string }>(
@@ -454,7 +454,7 @@ export class PostgresStore implements Store {
     return this.keepers;
   }
 
-  /** Issue 23: the watcher's lease, one holder among the replicas (migration 5). */
+  /** The watcher's lease, one holder among the replicas (migration 5). */
   leases(): PostgresLeaseStore {
     return this.leaseStore;
   }
