@@ -1,5 +1,5 @@
 /**
- * What the one redaction of tool output (issue 18) costs on a big result:
+ * What the one redaction of tool output costs on a big result:
  * `node --import tsx bench/redact.ts`. Every tool result passes through redactSecrets, so a
  * 50,000-client topology and its GraphML text are the worst cases the bot produces.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the performance suite of issue 11. Every figure is a ratio to a floor measured
+ * `npm run bench`: the performance suite. Every figure is a ratio to a floor measured
  * in the same run, because the machine is shared and absolute times are noisy. Prints the budget
  * table and one table per part (Markdown) on stdout, progress on stderr, and writes
  * `bench/results/<time>.json` (the summary) and `bench/results/raw/<time>.json` (every sample).
@@ -132,7 +132,7 @@ async function main(): Promise<number> {
   const partial = options.parts.length < PARTS.length ? `-${options.parts.join('-')}` : '';
   const name = `${stamp}${options.quick ? '-quick' : ''}${partial}`;
   const summary = {
-    suite: 'netops-bot performance suite (issue 11)',
+    suite: 'netops-bot performance suite',
     startedAt: new Date(Date.now() - elapsedS * 1000).toISOString(),
     elapsedS: Number(elapsedS.toFixed(1)),
     partSeconds,

@@ -26,7 +26,7 @@ export interface PartResults {
   store?: StoreScaleResult;
 }
 
-/** One row of the issue's budget table, as measured. */
+/** One row of the budget table, as measured. */
 export interface BudgetRow {
   measure: string;
   now: string;
@@ -46,15 +46,15 @@ export function fmt(n: number | undefined, digits = 0): string {
 const times = (n: number) => `${fmt(n, 2)}×`;
 const verdict = (met: boolean | undefined) => (met === undefined ? '—' : met ? 'met' : '**not met**');
 
-/** Tools the issue's table names for rounds, in its order. */
+/** Tools the budget table names for rounds, in its order. */
 const ISSUE_ROUND_TOOLS = ['list_vlans', 'list_firewall_zones', 'list_acl_rules', 'get_dpi_statistics'];
 
-/** The issue's budgets, judged against this run. */
+/** The budgets, judged against this run. */
 export function budgetRows(results: PartResults): BudgetRow[] {
   const rows: BudgetRow[] = [];
   if (results.store) {
     const { small, large, ratios } = results.store;
-    // A result saved before issue 26's second round holds the file store's figures only.
+    // An older saved result holds the file store's figures only.
     const backends =
       results.store.backends ??
       (small && large && ratios ? [{ kind: 'file' as const, small, large, ratios }] : []);
@@ -197,10 +197,10 @@ export function budgetRows(results: PartResults): BudgetRow[] {
       now: `${fmt(s.bot.startupMs)} ms`,
       floor: `${fmt(s.floor.startupMs)} ms (bare Bolt)`,
       ratio: times(s.startupRatio),
-      budget: '≤ 1.30× (issue 26)',
+      budget: '≤ 1.30×',
       met: s.startupRatio <= 1.3,
     });
-    // A run saved before issue 26's fourth round has medians only, and before the fifth no steady sample.
+    // Older saved runs have no steady sample, and the oldest have medians only.
     const old = s.rssLowestRatio === undefined;
     const steady = s.steadyRssRatio !== undefined;
     if (steady)
@@ -209,7 +209,7 @@ export function budgetRows(results: PartResults): BudgetRow[] {
         now: `${fmt(s.bot.steadyRssMiB, 1)} MiB; lowest ${fmt(s.bot.steadyRssLowestMiB, 1)} MiB`,
         floor: `${fmt(s.floor.steadyRssMiB, 1)} MiB; lowest ${fmt(s.floor.steadyRssLowestMiB, 1)} MiB (bare Bolt)`,
         ratio: `${times(s.steadyRssRatio ?? Number.NaN)}; lowest ${times(s.steadyRssLowestRatio ?? Number.NaN)}`,
-        budget: '≤ 1.20× (issue 26), both',
+        budget: '≤ 1.20×, both',
         met: idleRssMet({ rssRatio: s.steadyRssRatio ?? Number.NaN, rssLowestRatio: s.steadyRssLowestRatio }),
       });
     rows.push({
@@ -225,7 +225,7 @@ export function budgetRows(results: PartResults): BudgetRow[] {
       ratio: old
         ? times(s.rssRatio)
         : `${times(s.rssRatio)}; lowest ${times(s.rssLowestRatio ?? Number.NaN)}`,
-      budget: steady ? 'not a budget: a start-up transient' : '≤ 1.20× (issue 26), both',
+      budget: steady ? 'not a budget: a start-up transient' : '≤ 1.20×, both',
       met: steady ? undefined : idleRssMet(s),
     });
   }
@@ -492,7 +492,7 @@ export function markdownReport(results: PartResults): string {
       `${fmt(f.ms)} ms (CPU ${fmt(f.cpuMs)} ms) | ${times(f.ratio)} | ${times(f.cpuRatio)} | ${times(f.decodeCpuRatio ?? Number.NaN)} | ${times(f.fetchRatio)} | ${times(f.staRatio)}`;
     const row = (label: string, f: ToolFigure) => [label, ...tool(f).split(' | ')];
     out.push(
-      `### Issue 20: telemetry (${fmt(t.devices)} devices / ${fmt(t.clients)} clients, stat/sta ${fmt(t.payloadMb, 1)} MB, stat/device + rest/networkconf ${fmt(t.devicePayloadMb, 1)} MB; controller in a ${t.controller}; median of ${t.repeats} rounds)`,
+      `### Telemetry (${fmt(t.devices)} devices / ${fmt(t.clients)} clients, stat/sta ${fmt(t.payloadMb, 1)} MB, stat/device + rest/networkconf ${fmt(t.devicePayloadMb, 1)} MB; controller in a ${t.controller}; median of ${t.repeats} rounds)`,
       table(
         [
           'measure',
@@ -570,7 +570,7 @@ export function markdownReport(results: PartResults): string {
   const g = results.guardrails;
   if (g) {
     out.push(
-      `### Issue 22: preview with blast radius (${fmt(g.devices)} devices / ${fmt(g.clients)} clients, restart of the gateway)`,
+      `### Preview with blast radius (${fmt(g.devices)} devices / ${fmt(g.clients)} clients, restart of the gateway)`,
       table(
         ['measure', 'value (ratio to the JSON.parse floor)'],
         [
@@ -593,7 +593,7 @@ export function markdownReport(results: PartResults): string {
   const w = results.watch;
   if (w) {
     out.push(
-      `### Issue 23: watch (polls every ${w.intervalS} s, sweeps every ${w.driftIntervalS} s, ${w.runS} s run)`,
+      `### Watching (polls every ${w.intervalS} s, sweeps every ${w.driftIntervalS} s, ${w.runS} s run)`,
       table(
         ['measure', 'value'],
         [

@@ -1,5 +1,5 @@
 /**
- * Reading /proc/<pid>/smaps for the idle-memory figure (issue 26). Pure, so it is tested
+ * Reading /proc/<pid>/smaps for the idle-memory figure. Pure, so it is tested
  * (test/bench/smaps.test.ts); processes.ts reads the file.
  *
  * Why: the RSS of a Node process at idle jumps by 9–34 MiB at random from one start to the next, in

@@ -9,7 +9,7 @@ import { median, percentile, ratio } from '../lib/stats.js';
 const COMMAND = 'list_vlans';
 
 /**
- * The second load shape (issue 26, third round): an outage brings `ARRIVAL_PEOPLE` people to the
+ * The second load shape: an outage brings `ARRIVAL_PEOPLE` people to the
  * channel, each typing one command within `ARRIVAL_WINDOW_MS`, at random (open loop: Slack sends a
  * command when the person types it, whether or not earlier ones were acknowledged). The first
  * shape, 50 senders each sending again as soon as acked and 250 ms passed (about 200 commands a
@@ -26,7 +26,7 @@ export const ARRIVAL_WINDOW_MS = 5000;
 export const ARRIVAL_BURSTS = 2;
 
 /**
- * Issue 26, item 3: the bot acks with its background work running, at shorter intervals than the
+ * The bot acks with its background work running, at shorter intervals than the
  * defaults so each runs several times during the load: the watcher polling devices every second
  * and sweeping for drift every 5 s, telemetry sampling every 5 s (each a read of the whole site),
  * the change timers ticking every second. The bare Bolt floor runs none of it.
@@ -90,7 +90,7 @@ export interface AckLatencyResult {
 export interface ArrivalResult {
   people: number;
   windowMs: number;
-  /** Bursts per repeat (absent in runs saved before the fourth round: one burst). */
+  /** Bursts per repeat (absent in older saved runs: one burst). */
   bursts?: number;
   bot: ArrivalFigures;
   floor: ArrivalFigures;
@@ -104,7 +104,7 @@ export interface ArrivalFigures {
   /** Over every ack of every burst and repeat. */
   p50: number;
   p99: number;
-  /** How many acks p50 and p99 are taken over (absent in runs saved before the fourth round). */
+  /** How many acks p50 and p99 are taken over (absent in older saved runs). */
   acks?: number;
   /** Median of the per-repeat slowest ack. */
   max: number;

@@ -41,7 +41,7 @@ export interface BurstRow {
 
 /**
  * 50 people send mixed lookups at once, to one freshly started bot (nothing cached): the controller
- * should see each distinct resource once, however many lookups need it (issue 26, item 4). The
+ * should see each distinct resource once, however many lookups need it. The
  * tools run in-process through the registry against the simulator behind the recording proxy.
  */
 export async function runBurst(ctx: PartContext): Promise<BurstRow> {

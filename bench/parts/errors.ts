@@ -6,7 +6,7 @@ import { startApp } from '../lib/processes.js';
 import { sendCommand } from '../lib/slack-load.js';
 import { durationsIn, median, medianItem, ratio } from '../lib/stats.js';
 
-/** The budget: the user reads an error within 10 s of the command. */
+/** The budget: the user reads an error within 10 s of the command. */
 export const ERROR_BUDGET_MS = 10_000;
 // A message "says how long the user waited" when a duration it names is within this share of the wait.
 const SAYS_WAIT_TOLERANCE = 0.25;

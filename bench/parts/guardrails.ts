@@ -11,7 +11,7 @@ import type { PartContext } from '../lib/context.js';
 import { median, ratio } from '../lib/stats.js';
 import { syntheticSite } from '../synthetic-site.js';
 
-/** Issue 22's figures on the largest synthetic site, ms unless named otherwise. */
+/** The guardrails' figures on the largest synthetic site, ms unless named otherwise. */
 export interface GuardrailsRow {
   devices: number;
   clients: number;
@@ -100,7 +100,7 @@ export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
       await run('restart_device', { device_id: root, dry_run: true });
       await run('check_policy', { command: `restart_device device_id=${root}` });
     });
-    // Issue 22 wired into approvals: the preview and its blast radius share one fresh snapshot.
+    // The guardrails wired into approvals: the preview and its blast radius share one fresh snapshot.
     ctx.progress('guardrails: approvals.propose (one snapshot)');
     const approvals = app.approvals;
     if (!approvals) throw new Error('the bench app has no approvals');

@@ -21,7 +21,7 @@ const waitingForRita = () => ({ liveAt: Date.now(), notRequestedBy: requesterIds
 
 /**
  * The queries a `changes` page and an App Home view make (src/approvals/history.ts,
- * src/slack/home.ts). `budget: false`: shown for comparison, not one of the issue's budgets.
+ * src/slack/home.ts). `budget: false`: shown for comparison, not one of the budgets.
  */
 const QUERIES: { name: string; budget?: false; run: (s: Store) => Promise<unknown> }[] = [
   {
@@ -68,7 +68,7 @@ const QUERIES: { name: string; budget?: false; run: (s: Store) => Promise<unknow
     },
   },
   {
-    name: 'every pending request (what App Home read before issue 26)',
+    name: 'every pending request (what App Home used to read)',
     budget: false,
     run: (s) => s.changes().list({ state: 'pending' }),
   },
@@ -88,12 +88,12 @@ export interface StoreScaleBackend {
   large: StoreScaleRow;
   /** large ÷ small, by query name. */
   ratios: Record<string, number>;
-  /** Query names that are not one of the issue's budgets (shown for comparison). */
+  /** Query names that are not one of the budgets (shown for comparison). */
   unbudgeted?: string[];
 }
 
 export interface StoreScaleResult {
-  /** Issue 26 round 2: the file store and PostgreSQL; a result saved before holds only the file store's fields. */
+  /** The file store and PostgreSQL; an older saved result holds only the file store's fields. */
   backends?: StoreScaleBackend[];
   small?: StoreScaleRow;
   large?: StoreScaleRow;
@@ -313,7 +313,7 @@ function backend(kind: 'file' | 'postgres', small: StoreScaleRow, large: StoreSc
 }
 
 /**
- * Issue 26, item 6: the `changes` and App Home queries at 100 and 100,000 journal entries, in the
+ * The `changes` and App Home queries at 100 and 100,000 journal entries, in the
  * file store and in PostgreSQL.
  */
 export async function runStoreScale(ctx: PartContext): Promise<StoreScaleResult> {

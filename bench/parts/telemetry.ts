@@ -44,7 +44,7 @@ export interface ChartFigures {
   firstMainCpuMs: number;
 }
 
-/** Issue 20's figures on the largest synthetic site, ms unless named otherwise. */
+/** Telemetry's figures on the largest synthetic site, ms unless named otherwise. */
 export interface TelemetryRow {
   devices: number;
   clients: number;
@@ -54,7 +54,7 @@ export interface TelemetryRow {
   /** stat/device and rest/networkconf, which list_clients reads too. */
   devicePayloadMb: number;
   repeats: number;
-  /** JSON.parse of the controller's stat/sta body (the issue's floor). */
+  /** JSON.parse of the controller's stat/sta body (the budget's floor). */
   parseMs: number;
   parseCpuMs: number;
   /** The body's bytes decoded (UTF-8) to a string, then JSON.parse'd: what any client must do. */

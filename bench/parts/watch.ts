@@ -9,7 +9,7 @@ import type { Incident, WatchNotifier } from '../../src/watch/types.js';
 import { type PartContext, sleep } from '../lib/context.js';
 import { median } from '../lib/stats.js';
 
-/** Issue 23's figures: the watcher's load on the controller, and how soon it notices a device going offline. */
+/** The watcher's figures: its load on the controller, and how soon it notices a device going offline. */
 export interface WatchRow {
   /** The run: its poll and sweep intervals (s) and length (s). */
   intervalS: number;
