@@ -125,6 +125,7 @@ async function openParts(
 /** Runs the Slack bot until SIGINT/SIGTERM; resolves only when it could not start. */
 async function runSlack(config: Config, policy: Policy): Promise<number> {
   const logger = serviceLogger(config);
+  // Only the service: a one-shot run in the bot's container (`docker exec`) need not hear it each time.
   for (const warning of configWarnings(config, { container: runningInContainer() })) logger.warn(warning);
   // A request or Slack must never stop the bot; only an exception that leaves its state unknown does.
   installProcessErrorHandlers(logger, (code) => process.exit(code));
@@ -227,7 +228,7 @@ function osUser(): string {
 /** The terminal console: one command from argv, or the interactive loop on stdin. */
 async function runConsole(config: Config, argv: string[], policy: Policy): Promise<number> {
   const logger = consoleLogger(config);
-  for (const warning of configWarnings(config, { container: runningInContainer() })) logger.warn(warning);
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const parts = await openParts(config, logger, argv);
   if (typeof parts === 'number') return parts;
   const { controller, gatewayOptions, store } = parts;
@@ -310,7 +311,7 @@ function mcpStdioRefusal(config: Config): string | undefined {
 async function runMcp(config: Config, policy: Policy): Promise<number> {
   // stdout carries the protocol: every log line goes to stderr.
   const logger = consoleLogger(config);
-  for (const warning of configWarnings(config, { container: runningInContainer() })) logger.warn(warning);
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const refusal = mcpStdioRefusal(config);
   if (refusal) {
     process.stderr.write(`netops mcp: ${refusal}\n`);
