@@ -5,7 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { type NetworkConf, type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { integrationNetwork } from '../../src/simulator/routes/integration-networks.js';
 import { MAIN, runBot, stopAllBots } from '../helpers/bot-process.js';
 
 // What a write's result says when the controller keeps something else than was sent, through the
@@ -158,5 +159,67 @@ describe('what a revert and an assistant are told, on 9.0', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('a deleted network reverted on 10.1', () => {
+  let sim: Simulator;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    sim = await startSimulator({ apiVersion: '10.1' });
+    env = { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey };
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+  const site = () => {
+    const found = sim.state.site('default');
+    if (!found) throw new Error('no default site');
+    return found;
+  };
+  const lab = () => site().networks.find((n) => n.name === 'Lab') as NetworkConf & { external_id: string };
+
+  it('is re-created whole: the stored record and its official details differ only in the ids the controller gives', async () => {
+    const run = (args: string[]) => runBot(args, { env: { ...env, DATA_DIR: dataDir } });
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-verify-restore-ten-'));
+    expect(
+      (await run(['create_network', 'name=Lab', 'vlan_id=44', 'subnet=10.44.0.0/24', '--yes'])).code,
+    ).toBe(0);
+    // Settings changed on the controller: some the official model carries (a lease time, mDNS,
+    // internet access, conflict checking), some only networkconf holds (IGMP snooping, NTP, WPAD).
+    // A lease time stored as text (a real quirk) comes back as text.
+    Object.assign(lab(), {
+      dhcpd_leasetime: '1800',
+      mdns_enabled: true,
+      internet_access_enabled: false,
+      dhcp_conflict_checking: true,
+      igmp_snooping: true,
+      dhcpguard_enabled: true,
+      dhcpd_ntp_enabled: true,
+      dhcpd_ntp_1: '10.44.0.2',
+      dhcpd_wpad_url: 'http://10.44.0.2/wpad.dat',
+      nat_outbound_ip_addresses: [],
+    });
+    const stored = structuredClone(lab());
+    const details = integrationNetwork(lab(), site());
+
+    const gone = await run(['delete_network', 'network_id=Lab', '--yes', '--json']);
+    expect(gone.code, gone.stderr).toBe(0);
+    expect(lab()).toBeUndefined();
+    const changeId = (JSON.parse(gone.stdout) as { change_id: string }).change_id;
+    const reverted = await run(['revert', changeId, '--yes', '--json']);
+    expect(reverted.code, reverted.stderr).toBe(0);
+    const answer = JSON.parse(reverted.stdout) as Record<string, unknown>;
+    expect(answer).toMatchObject({ verification: { status: 'verified' } });
+    expect(JSON.stringify(answer)).not.toMatch(/not restored/);
+
+    const { _id: _a, external_id: _b, ...was } = stored;
+    const { _id: _c, external_id: _d, ...now } = lab();
+    expect(now).toEqual(was);
+    const { id: _e, ...detailsWere } = details;
+    const { id: _f, ...detailsNow } = integrationNetwork(lab(), site());
+    expect(detailsNow).toEqual(detailsWere);
+    // The result names the re-created network by its official id, as every network result on 10.1.
+    expect(JSON.stringify(answer)).toContain(lab().external_id);
   });
 });
