@@ -49,9 +49,38 @@ describe('the classic network revert', () => {
     const reached = new Set<string>();
     for (const [field, mapping] of Object.entries(fields)) {
       if ('arg' in mapping) reached.add(mapping.arg);
-      else
-        for (const arg of Object.keys(mapping.args(before, { ...before, [field]: 'changed' }) ?? {}))
-          reached.add(arg);
+      else {
+        const args = mapping.args(before, { ...before, [field]: 'changed' }) ?? {};
+        for (const arg of 'cannot' in args ? [] : Object.keys(args)) reached.add(arg);
+      }
+    }
+    expect(settableArguments().filter((arg) => !reached.has(arg))).toEqual([]);
+  });
+
+  it('maps every argument update_network takes back from an official network field', () => {
+    const fields = KIND_SPECS.networks.official?.revert?.fields ?? {};
+    const dhcp = {
+      mode: 'SERVER',
+      ipAddressRange: { start: '10.20.0.6', stop: '10.20.0.254' },
+      leaseTimeSeconds: 86400,
+      pingConflictDetectionEnabled: false,
+      dnsServerIpAddressesOverride: ['1.1.1.1'],
+      domainName: 'iot.lan',
+    };
+    const before = {
+      name: 'IoT',
+      management: 'GATEWAY',
+      vlanId: 20,
+      isolationEnabled: false,
+      ipv4Configuration: { hostIpAddress: '10.20.0.1', prefixLength: 24, dhcpConfiguration: dhcp },
+    };
+    const reached = new Set<string>();
+    for (const [field, mapping] of Object.entries(fields)) {
+      if ('arg' in mapping) reached.add(mapping.arg);
+      else {
+        const args = mapping.args(before, { ...before, [field]: 'changed' }) ?? {};
+        for (const arg of 'cannot' in args ? [] : Object.keys(args)) reached.add(arg);
+      }
     }
     expect(settableArguments().filter((arg) => !reached.has(arg))).toEqual([]);
   });
