@@ -435,11 +435,18 @@ function revertArgs(
   fields: FieldChange[],
   before: Raw,
   after: Raw,
-): { args: Record<string, unknown> } | { unmapped: string[] } {
+): { args: Record<string, unknown> } | { unmapped: string[]; added: string[] } {
   const args: Record<string, unknown> = {};
   const unmapped: string[] = [];
+  const added: string[] = [];
   for (const change of fields) {
     const field = spec.fields[change.field];
+    // A field that was not stored before, passed as it was, would be an argument left out: the
+    // update leaves the field as it is now. Taking a stored field away is not something it does.
+    if (field && !('args' in field) && !field.value && change.before === undefined) {
+      added.push(change.field);
+      continue;
+    }
     // A mapping that finds no value (a subnet without its IPv4 block, a VLAN that was not set) cannot
     // put the field back; a plain argument passes the before value as it was.
     const set = !field
@@ -458,7 +465,19 @@ function revertArgs(
     if (!set || lost) unmapped.push(change.field);
     else Object.assign(args, set);
   }
-  return unmapped.length > 0 ? { unmapped: [...new Set(unmapped)] } : { args };
+  return unmapped.length > 0 || added.length > 0 ? { unmapped: [...new Set(unmapped)], added } : { args };
+}
+
+/** Why a change cannot be put back: the fields the tool cannot set, and those it cannot take away. */
+function unavailableText(tool: string, mapped: { unmapped: string[]; added: string[] }): string {
+  return [
+    ...(mapped.unmapped.length > 0 ? [`${mapped.unmapped.join(', ')} cannot be set by ${tool}`] : []),
+    ...(mapped.added.length > 0
+      ? [
+          `${mapped.added.join(', ')} ${mapped.added.length === 1 ? 'was' : 'were'} not set before, and ${tool} cannot remove a stored field`,
+        ]
+      : []),
+  ].join('; ');
 }
 
 function revertAvailability(
@@ -477,8 +496,7 @@ function revertAvailability(
   if (change !== 'changed' || !before || !after)
     return { revertUnavailable: `an ${change} object is put back by hand (the bot reverts field changes)` };
   const mapped = revertArgs(spec, fields, before, after);
-  if ('unmapped' in mapped)
-    return { revertUnavailable: `${mapped.unmapped.join(', ')} cannot be set by ${spec.tool}` };
+  if ('unmapped' in mapped) return { revertUnavailable: unavailableText(spec.tool, mapped) };
   return {};
 }
 

@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { changeBehindBot } from '../../src/simulator/scenario-controls.js';
 import { createRegistry } from '../../src/tools/index.js';
-import { KIND_SPECS, revertCall } from '../../src/watch/drift.js';
+import { compareSnapshots, KIND_SPECS, revertCall } from '../../src/watch/drift.js';
 import type { Drift, WatchNotifier } from '../../src/watch/types.js';
 import { testGateway } from '../helpers/test-gateway.js';
 import { testWatcher } from './watcher-harness.js';
@@ -94,6 +94,23 @@ describe('the classic network revert', () => {
       const args = Object.values(read?.revert?.fields ?? {}).flatMap((m) => ('arg' in m ? [m.arg] : []));
       expect(settable.filter((arg) => !args.includes(arg))).toEqual([]);
     }
+  });
+});
+
+describe('a field added behind the bot', () => {
+  it('is named as one the update tool cannot take away, not reverted by leaving it out', () => {
+    const before = { _id: 'p1', name: 'Kids', action: 'BLOCK', enabled: true };
+    const [drift] = compareSnapshots(
+      'default',
+      { policies: { p1: before } },
+      { policies: { p1: { ...before, enabled: false, description: 'added' } } },
+      0,
+      new Set(),
+    );
+    expect(drift?.revertUnavailable).toBe(
+      'description was not set before, and update_firewall_policy cannot remove a stored field',
+    );
+    expect(drift ? revertCall(drift) : 'no drift').toBeUndefined();
   });
 });
 
