@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NetworkConf, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { changeBehindBot } from '../../src/simulator/scenario-controls.js';
 import { assignDefaultZone } from '../../src/simulator/zone-membership.js';
+import { CLASSIC_NETWORK_FIELDS } from '../../src/watch/network-revert.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
 import { buttonBody } from '../helpers/slack-requests.js';
@@ -164,6 +165,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await slack?.close();
+});
+
+it('covers every networkconf field update_network sets with a case it can revert', () => {
+  const changed = CASES.filter((c) => !c.says?.['9.0']).flatMap((c) => Object.keys(c.change(c.start)));
+  expect(Object.keys(CLASSIC_NETWORK_FIELDS).filter((field) => !changed.includes(field))).toEqual([]);
 });
 
 type Posted = { elements?: { action_id: string; value: string }[] }[];
