@@ -16,7 +16,10 @@ export interface NetworkSet {
   records: NetworkRecord[];
   /** Official records as the console sent them, by UUID (empty for a classic set). */
   stored: Map<string, Record<string, unknown>>;
-  /** On an official set: classic networkconf, read at once because the id looked for was classic. */
+  /**
+   * On an official set: classic networkconf when it was read alongside (a cold read, or the id looked
+   * for was classic), for what translates official ids to classic ones without asking again.
+   */
   classic?: Promise<NetworkRecord[]>;
 }
 
@@ -204,8 +207,7 @@ export async function loadNetworks(
       records.push(record);
       stored.set(String(raw.id), raw);
     }
-    const ref = options.ref !== undefined && CLASSIC_ID.test(options.ref);
-    return { official: true, records, stored, ...(ref && classicEarly ? { classic: classicEarly } : {}) };
+    return { official: true, records, stored, ...(classicEarly ? { classic: classicEarly } : {}) };
   }
   // A VPN server's client pool is not a network of the site's VLANs (the official list leaves it out too).
   const records = (await (classicEarly ?? classicList())).filter((r) => !isVpnPool(r));
