@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { isBotError } from '../errors.js';
+import { networkRecordSchema } from '../gateway/records/network-record.js';
 import { isHostIn, isIpv4, overlaps, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { normalizeMac } from '../lib/mac.js';
 // The policy's modules, not its index (which holds the CEL compiler and the YAML parser: issue 26).
@@ -22,7 +23,7 @@ import {
 } from './live-targets.js';
 import { clientsByNetwork, vlanOf } from './network-model.js';
 import { AFTER_DELETE_TEXT, referencesOfNetwork } from './network-references.js';
-import { findInSet, loadNetworks, readVpnPools } from './network-source.js';
+import { findInSet, loadNetworks, readVpnPools, usesOfficialNetworks } from './network-source.js';
 import { readSsid } from './wifi-broadcasts.js';
 
 /*
@@ -164,6 +165,15 @@ async function networkImpact(
   const clientsEarly = readLiveClients({ gateway, site }, { fresh: true });
   clientsEarly.catch(() => undefined);
   firewallGeneration(gateway, site).catch(() => undefined);
+  // On a console known to serve networks officially, the classic ids its references need too (a
+  // cold read asks networkconf alongside anyway: `set.classic`).
+  const classicEarly =
+    gateway.knownConsole() !== undefined && (await usesOfficialNetworks(gateway))
+      ? gateway
+          .classicRead(site, 'rest/networkconf', networkRecordSchema, { fresh: true })
+          .then((l) => l.items)
+      : undefined;
+  classicEarly?.catch(() => undefined);
   // The network as the network tools read it (official on 10.1), so the target is the one they change.
   const set = await loadNetworks(gateway, site, { fresh: true, ref: String(args.network_id ?? '') });
   const network = await findInSet(gateway, site, set, String(args.network_id ?? ''));
@@ -174,7 +184,7 @@ async function networkImpact(
     removes || Object.keys(args).some((k) => args[k] !== undefined && !HARMLESS_NETWORK_ARGS.has(k));
   const [clients, references] = await Promise.all([
     clientsEarly,
-    referencesOfNetwork(gateway, site, network, set.official, set.classic),
+    referencesOfNetwork(gateway, site, network, set.official, set.classic ?? classicEarly),
   ]);
   const members = clientsByNetwork([network], clients, set.official).get(network._id) ?? [];
   const lockout = touchesPath ? lockoutIn(position, network.ip_subnet, label) : undefined;

@@ -156,10 +156,10 @@ describe('zone and ACL reads', () => {
  * A freshly started bot that has not warmed up (a console one-shot, or the first command racing
  * the start): `list_wifi_broadcasts` within 3 round trips and `check_policy` within 5 (its blast
  * radius is read fresh), on both API generations and both firewall generations. check_policy is
- * held to 3, what every kind of target takes now that what does not depend on the target (clients,
- * the firewall generation, the classic ids a 10.1 console's references need) is read alongside it.
+ * held to 3, warmed up or not: what does not depend on the target (clients, the firewall
+ * generation, the classic ids a 10.1 console's references need) is read alongside it.
  */
-describe('a freshly started bot, without the warm-up', () => {
+describe('a freshly started bot, without the warm-up (and check_policy after it too)', () => {
   const WIFI_MAX_ROUNDS = 3;
   const CHECK_POLICY_MAX_ROUNDS = 3;
   // One command for each kind of target the blast radius reads (tools/impact.ts).
@@ -190,12 +190,7 @@ describe('a freshly started bot, without the warm-up', () => {
   });
 
   /** The rounds of one tool call on a bot just built as main.ts builds it, its warm-up `during` it or none. */
-  async function coldRounds(
-    sim: Simulator,
-    tool: string,
-    args: Record<string, unknown>,
-    mode: 'without' | 'during',
-  ) {
+  async function coldRounds(sim: Simulator, tool: string, args: Record<string, unknown>, mode: WarmUpMode) {
     const counter = new RoundTripCounter(sim);
     const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-rounds-')) });
     const gateway = createGateway({
@@ -213,6 +208,7 @@ describe('a freshly started bot, without the warm-up', () => {
       policy: await loadPolicy(config),
     });
     try {
+      if (mode === 'after') await counter.count(() => gateway.warmUp('default'));
       return await counter.count(async () => {
         const warming = mode === 'during' ? gateway.warmUp('default') : undefined;
         const result = await app.registry.run(tool, args, app.context);
@@ -235,7 +231,11 @@ describe('a freshly started bot, without the warm-up', () => {
     },
   );
 
-  it.each(CONSOLES.flatMap((c) => (['without', 'during'] as const).map((mode) => [keyOf(c), mode] as const)))(
+  it.each(
+    CONSOLES.flatMap((c) =>
+      (['without', 'during', 'after'] as const).map((mode) => [keyOf(c), mode] as const),
+    ),
+  )(
     'check_policy on %s, %s the warm-up: every kind of target within 3 round trips (budget 5)',
     async (key, mode) => {
       const sim = consoles.get(key) as Simulator;
