@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { isRecord } from '../lib/is-record.js';
 import type { ToolContext } from '../tools/define-tool.js';
+import { readStoredNetwork } from '../tools/network-source.js';
 import { readSsid } from '../tools/wifi-broadcasts.js';
 import { FIREWALL_SPECS } from './firewall-specs.js';
 import { changesTo, field, type Json, notRevertible, same, siteOf, str } from './spec-helpers.js';
@@ -168,13 +169,13 @@ function networkCreateArgs(before: Json, args: Json): Json {
 
 /** What get_network_details shows beside the record (its own names for stored fields). */
 const NETWORK_VIEW_FIELDS = new Set(['id', 'name', 'purpose', 'vlan_id', 'ip_subnet', 'dhcpd_enabled']);
-/** Fields the controller owns: never sent back. */
-const CONTROLLER_FIELDS = /^(_id|id|site_id|external_id|attr_.*)$/;
+/** Fields the controller owns: never sent back (an official record's `metadata` too). */
+const CONTROLLER_FIELDS = /^(_id|id|site_id|external_id|metadata|attr_.*)$/;
 
 /**
  * Every other stored setting of a deleted network, as it was, for create_network's `restore`: a
  * re-created network gets what it had, not the tool's defaults. Masked secrets and nested objects
- * (the official model's) are left out; the preview says what was not restored.
+ * are left out; the revert's notes name them.
  */
 function storedSettingsOf(before: Json): Json {
   const restore: Json = {};
@@ -223,7 +224,18 @@ const network: Record<string, ChangeSpec> = {
   },
   delete_network: {
     kind: 'delete',
-    beforeRead: (args) => networkRead(args, String(args.network_id)),
+    // Everything the network stores, which the official details of a 10.1 console do not hold
+    // (readStoredNetwork): what a revert re-creates it from.
+    beforeRead: (args) => ({
+      ...networkRead(args, String(args.network_id)),
+      tool: 'rest/networkconf',
+      direct: ({ gateway }) =>
+        readStoredNetwork(
+          gateway,
+          typeof args.site_id === 'string' ? args.site_id : 'default',
+          String(args.network_id),
+        ),
+    }),
     afterRead: (args, result, before) =>
       networkRead(
         args,
@@ -248,7 +260,18 @@ const network: Record<string, ChangeSpec> = {
         .map(([k]) => k);
       if (masked.length > 0)
         notes.push(`secrets are never kept, so these are not re-created: ${masked.join(', ')}`);
-      return { tool: 'create_network', args: networkCreateArgs(before, args), notes };
+      const create = networkCreateArgs(before, args);
+      const restored = isRecord(create.restore) ? create.restore : {};
+      const nested = Object.keys(before).filter(
+        (k) =>
+          !(k in restored) &&
+          !NETWORK_VIEW_FIELDS.has(k) &&
+          !CONTROLLER_FIELDS.test(k) &&
+          !masked.includes(k),
+      );
+      if (nested.length > 0)
+        notes.push(`nested settings are not re-created (restore takes plain values): ${nested.join(', ')}`);
+      return { tool: 'create_network', args: create, notes };
     },
   },
 };

@@ -111,6 +111,26 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * A write body with `set`'s fields replaced: a dotted key names a field inside nested objects (the
+ * official bodies nest what classic records keep flat, e.g. a DHCP range), created where missing.
+ */
+function storedAs(body: Record<string, unknown>, set: Record<string, unknown>): Record<string, unknown> {
+  const stored = structuredClone(body);
+  for (const [path, value] of Object.entries(set)) {
+    const keys = path.split('.');
+    const last = keys.pop() as string;
+    let at = stored;
+    for (const key of keys) {
+      const inner = at[key];
+      if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) at[key] = {};
+      at = at[key] as Record<string, unknown>;
+    }
+    at[last] = value;
+  }
+  return stored;
+}
+
 class RunningSimulator implements Simulator {
   readonly requests: RecordedRequest[] = [];
   readonly state: SimulatorState;
@@ -200,7 +220,7 @@ class RunningSimulator implements Simulator {
 
     const fault = this.#faults.take(method, target.route);
     if (fault?.kind === 'store-as' && body.ok && typeof body.value === 'object' && body.value !== null) {
-      const stored = { ...(body.value as Record<string, unknown>), ...fault.set };
+      const stored = storedAs(body.value as Record<string, unknown>, fault.set);
       return send(
         res,
         this.#dispatcher.handle(

@@ -105,6 +105,7 @@ export type FaultSpec = {
   /**
    * The write is carried out with these fields of its JSON body replaced, and answered as usual:
    * a controller that stores a value other than the one sent (issue 21, "applied, not as sent").
+   * A dotted key names a nested field of an official body (`ipv4Configuration.prefixLength`).
    */
   | { kind: 'store-as'; set: Record<string, unknown> }
 );

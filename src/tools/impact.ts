@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { isBotError } from '../errors.js';
+import { networkRecordSchema } from '../gateway/records/network-record.js';
 import { isHostIn, isIpv4, overlaps, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { normalizeMac } from '../lib/mac.js';
 // The policy's modules, not its index (which holds the CEL compiler and the YAML parser: issue 26).
@@ -9,6 +10,7 @@ import { assessImpact, MAX_NAMES } from '../policy/risk.js';
 import type { AffectedSet, BlastRadius, ChangeRequest, ImpactFacts } from '../policy/types.js';
 import { buildTopology } from '../topology/build.js';
 import type { ToolAccess, ToolContext } from './define-tool.js';
+import { firewallGeneration } from './firewall-generation.js';
 import {
   clientLabel,
   deviceLabel,
@@ -21,7 +23,7 @@ import {
 } from './live-targets.js';
 import { clientsByNetwork, vlanOf } from './network-model.js';
 import { AFTER_DELETE_TEXT, referencesOfNetwork } from './network-references.js';
-import { findInSet, loadNetworks, readVpnPools } from './network-source.js';
+import { findInSet, loadNetworks, readVpnPools, usesOfficialNetworks } from './network-source.js';
 import { readSsid } from './wifi-broadcasts.js';
 
 /*
@@ -158,6 +160,20 @@ async function networkImpact(
   position: NetworkPosition,
 ): Promise<ImpactFacts> {
   const { gateway } = context;
+  // What does not depend on which network it is starts with the network read, not after it: the
+  // clients, and the firewall generation that decides which references are asked.
+  const clientsEarly = readLiveClients({ gateway, site }, { fresh: true });
+  clientsEarly.catch(() => undefined);
+  firewallGeneration(gateway, site).catch(() => undefined);
+  // On a console known to serve networks officially, the classic ids its references need too (a
+  // cold read asks networkconf alongside anyway: `set.classic`).
+  const classicEarly =
+    gateway.knownConsole() !== undefined && (await usesOfficialNetworks(gateway))
+      ? gateway
+          .classicRead(site, 'rest/networkconf', networkRecordSchema, { fresh: true })
+          .then((l) => l.items)
+      : undefined;
+  classicEarly?.catch(() => undefined);
   // The network as the network tools read it (official on 10.1), so the target is the one they change.
   const set = await loadNetworks(gateway, site, { fresh: true, ref: String(args.network_id ?? '') });
   const network = await findInSet(gateway, site, set, String(args.network_id ?? ''));
@@ -167,8 +183,8 @@ async function networkImpact(
   const touchesPath =
     removes || Object.keys(args).some((k) => args[k] !== undefined && !HARMLESS_NETWORK_ARGS.has(k));
   const [clients, references] = await Promise.all([
-    readLiveClients({ gateway, site }, { fresh: true }),
-    referencesOfNetwork(gateway, site, network, set.official),
+    clientsEarly,
+    referencesOfNetwork(gateway, site, network, set.official, set.classic ?? classicEarly),
   ]);
   const members = clientsByNetwork([network], clients, set.official).get(network._id) ?? [];
   const lockout = touchesPath ? lockoutIn(position, network.ip_subnet, label) : undefined;
@@ -297,14 +313,15 @@ async function wifiImpact(
 ): Promise<ImpactFacts> {
   const { gateway } = context;
   const wanted = String(args.wifi_id ?? '');
+  // Turning an SSID off drops its clients: they are read alongside the SSID, not after it.
+  const clients = args.enabled === false ? readLiveClients({ gateway, site }, { fresh: true }) : undefined;
+  clients?.catch(() => undefined);
   // As the Wi-Fi tools read it: the official list on 10.1 (issue 25), else classic wlanconf.
   const { name, record } = await readSsid(gateway, site, wanted);
   const wlan = { ...record, name };
   const label = `Wi-Fi ${wlan.name}`;
-  if (args.enabled !== false) return { target: label, targetRecord: wlan as Record<string, unknown> };
-  const on = (await readLiveClients({ gateway, site }, { fresh: true })).filter(
-    (c) => c.is_wired !== true && c.essid === wlan.name,
-  );
+  if (!clients) return { target: label, targetRecord: wlan as Record<string, unknown> };
+  const on = (await clients).filter((c) => c.is_wired !== true && c.essid === wlan.name);
   const self = on.find((c) => addressIs(position, c.ip ?? undefined));
   return {
     target: label,

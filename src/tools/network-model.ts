@@ -45,10 +45,17 @@ export function toNetwork(record: NetworkRecord): Network {
   };
 }
 
-/** Every stored field, with secrets masked: details are shown in chat. */
-export function toNetworkDetails(record: NetworkRecord): Network & Record<string, unknown> {
+/**
+ * Every stored field, with secrets masked: details are shown in chat. `raw`: the record as the
+ * controller sent it, for the stored fields beside the view (a lease time stored as "3600" stays
+ * the text it is, so a record set again from them is the one stored).
+ */
+export function toNetworkDetails(
+  record: NetworkRecord,
+  raw: Record<string, unknown> = record,
+): Network & Record<string, unknown> {
   const details: Network & Record<string, unknown> = { ...toNetwork(record) };
-  for (const [key, value] of Object.entries(record)) {
+  for (const [key, value] of Object.entries(raw)) {
     if (key === '_id' || key in details) continue;
     // The same rule as every other output (lib/secret-fields.ts), here for the field list itself.
     details[key] = isSecretField(key) && isMaskedValue(value) ? REDACTED : value;

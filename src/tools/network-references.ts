@@ -455,8 +455,12 @@ export async function officialNetworkReferences(
   gateway: Gateway,
   site: string,
   target: NetworkRecord,
+  classic?: Promise<NetworkRecord[]>,
 ): Promise<ReferenceReport> {
-  const classicId = await classicIdOf(gateway, site, target._id, true);
+  const known = await classic?.catch(() => undefined);
+  const classicId = known
+    ? known.find((r) => r.external_id === target._id)?._id
+    : await classicIdOf(gateway, site, target._id, true);
   return findNetworkReferences(
     gateway,
     site,
@@ -471,9 +475,10 @@ export function referencesOfNetwork(
   site: string,
   network: NetworkRecord,
   official: boolean,
+  classic?: Promise<NetworkRecord[]>,
 ): Promise<ReferenceReport> {
   return official
-    ? officialNetworkReferences(gateway, site, network)
+    ? officialNetworkReferences(gateway, site, network, classic)
     : findNetworkReferences(gateway, site, {
         id: network._id,
         uuid: network.external_id,

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { ResourceNotFoundError } from '../errors.js';
+import { isBotError, ResourceNotFoundError } from '../errors.js';
 import type { Gateway } from '../gateway/types.js';
 import { type Ipv4Cidr, isHostIn, parseIpv4 } from '../lib/ip.js';
 import { mapBounded } from '../lib/map-bounded.js';
 import { clientRecordSchema } from '../records/client-record.js';
 import { type NetworkRecord, networkRecordSchema } from '../records/network-record.js';
-import { findNetwork, isVpnPool } from './network-model.js';
+import { findNetwork, isVpnPool, toNetworkDetails } from './network-model.js';
 import { parseOfficial } from './official-network-model.js';
 
 /** Where a site's networks were read from, and the stored official records (for a full-replacement PUT). */
@@ -16,7 +16,10 @@ export interface NetworkSet {
   records: NetworkRecord[];
   /** Official records as the console sent them, by UUID (empty for a classic set). */
   stored: Map<string, Record<string, unknown>>;
-  /** On an official set: classic networkconf, read at once because the id looked for was classic. */
+  /**
+   * On an official set: classic networkconf when it was read alongside (a cold read, or the id looked
+   * for was classic), for what translates official ids to classic ones without asking again.
+   */
   classic?: Promise<NetworkRecord[]>;
 }
 
@@ -204,8 +207,7 @@ export async function loadNetworks(
       records.push(record);
       stored.set(String(raw.id), raw);
     }
-    const ref = options.ref !== undefined && CLASSIC_ID.test(options.ref);
-    return { official: true, records, stored, ...(ref && classicEarly ? { classic: classicEarly } : {}) };
+    return { official: true, records, stored, ...(classicEarly ? { classic: classicEarly } : {}) };
   }
   // A VPN server's client pool is not a network of the site's VLANs (the official list leaves it out too).
   const records = (await (classicEarly ?? classicList())).filter((r) => !isVpnPool(r));
@@ -234,6 +236,39 @@ export async function findInSet(
     if (!classic?.external_id) throw error;
     return findNetwork(set.records, classic.external_id, field);
   }
+}
+
+const rawSchema = z.looseObject({ _id: z.string().min(1) });
+
+/**
+ * A network with every setting the controller stores (secrets masked), as the record a deleted
+ * network is re-created from. On a console whose official API serves networks the official details
+ * hold only the official model, which has no place for much a network stores (IGMP snooping, DHCP
+ * guarding, NTP, WPAD, boot and IPv6 settings…): the network's classic networkconf record is read
+ * instead, shown under its official id. 10.1 consoles still serve networkconf, the record their own
+ * UI writes, so only it says what the network was. Not there (unreadable, no `external_id`): the
+ * official details, as get_network_details shows them.
+ */
+export async function readStoredNetwork(
+  gateway: Gateway,
+  site: string,
+  ref: string,
+): Promise<Record<string, unknown>> {
+  // Asked alongside the network tools' own read, not after it.
+  const stored = gateway.classicRead(site, CLASSIC, rawSchema, { fresh: true }).then((list) => list.items);
+  stored.catch(() => undefined);
+  const set = await loadNetworks(gateway, site, { fresh: true, ref });
+  const network = await findInSet(gateway, site, set, ref);
+  const records = await stored.catch((error: unknown) => {
+    if (set.official && isBotError(error)) return [];
+    throw error;
+  });
+  const classic = records.find((raw) =>
+    set.official ? raw.external_id === network._id : raw._id === network._id,
+  );
+  const parsed = classic ? networkRecordSchema.safeParse(classic) : undefined;
+  if (!classic || !parsed?.success) return toNetworkDetails(network);
+  return toNetworkDetails({ ...parsed.data, _id: network._id }, classic);
 }
 
 /** The classic `_id` of an official network (classic and v2 objects point at networks by it). */

@@ -233,9 +233,14 @@ const createNetwork = defineTool({
     const fromArgs = buildCreatePayload(args);
     const set = await loadNetworks(gateway, args.site_id, { fresh: true });
     // A revert re-creates a deleted network with every stored setting it had, not this tool's
-    // defaults (a lease time, flags left off). The official API takes only its own model, so there
-    // the settings beyond the arguments are named as not restored instead.
-    const payload = set.official ? fromArgs : { ...fromArgs, ...restore };
+    // defaults (a lease time, flags left off). Those are networkconf's fields (the record read
+    // before the delete), and the official model has no place for many of them (IGMP snooping,
+    // NTP, WPAD, DHCP guarding…): on any console they go back through networkconf, which 10.1
+    // consoles still serve and their own UI writes. Only a restore taken from the official details
+    // (`management`: an image that networkconf could not give) goes through the official API,
+    // which names what it cannot place.
+    const official = set.official && (Object.keys(restore).length === 0 || 'management' in restore);
+    const payload = official ? fromArgs : { ...fromArgs, ...restore };
     const networks = set.records;
     const cidrOf = typeof payload.ip_subnet === 'string' ? parseCidr(payload.ip_subnet) : undefined;
     assertNoClash(networks, { name: args.name, vlan: args.vlan_id, cidr: cidrOf });
@@ -250,8 +255,8 @@ const createNetwork = defineTool({
     // On a console whose official API serves networks, the body is the official one (shown as sent).
     // There the settings the official model has (its flags) come from the record being restored.
     const restoring = Object.keys(restore).length > 0;
-    const body = set.official ? officialBody(restoring ? restore : undefined, payload) : payload;
-    const lost = set.official
+    const body = official ? officialBody(restoring ? restore : undefined, payload) : payload;
+    const lost = official
       ? Object.keys(restore).filter((key) => !(key in fromArgs) && !hasKey(body, key))
       : [];
     if (lost.length > 0)
@@ -262,18 +267,21 @@ const createNetwork = defineTool({
       return {
         dry_run: true,
         would_create: payload,
-        ...(set.official ? { would_send: body } : {}),
+        ...(official ? { would_send: body } : {}),
         warnings,
       };
     }
-    if (set.official) {
+    if (official) {
       const created = await gateway.integrationWrite(args.site_id, 'POST', 'networks', body);
       const record = parseOfficial(created);
       return { success: true, network: record ? toNetwork(record) : created, warnings };
     }
     const [created] = await gateway.classicWrite(args.site_id, 'POST', NETWORKS, payload);
     const record = networkRecordSchema.safeParse(created);
-    return { success: true, network: record.success ? toNetwork(record.data) : created, warnings };
+    if (!record.success) return { success: true, network: created, warnings };
+    // Where the official API serves networks, a network is named by its official id.
+    const id = set.official ? (record.data.external_id ?? record.data._id) : record.data._id;
+    return { success: true, network: toNetwork({ ...record.data, _id: id }), warnings };
   },
 });
 

@@ -5,20 +5,12 @@ import type { Generation, OfficialOperation } from '../gateway/capabilities.js';
 import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
 import { readOfficialNetworkDetails } from '../tools/network-source.js';
+import { CLASSIC_NETWORK_FIELDS, type FieldRevert, OFFICIAL_NETWORK_FIELDS } from './network-revert.js';
 import { fingerprintSecrets, sameWithSecrets, shownSecrets } from './secret-fingerprints.js';
 import type { Drift, DriftKind, FieldChange } from './types.js';
 
 type Raw = Record<string, unknown>;
 const rawRecord = z.record(z.string(), z.unknown());
-
-/**
- * How one changed field is put back by the kind's update tool: one argument (`value` turns the
- * before value, or the whole before record, into it), or several at once (`args`; undefined when
- * this change is one the tool cannot make).
- */
-type FieldRevert =
-  | { arg: string; value?: (v: unknown, before: Raw) => unknown }
-  | { args: (before: Raw, after: Raw) => Record<string, unknown> | undefined };
 
 /** How one kind of configuration object is read from one endpoint generation, named, and put back. */
 interface KindRead {
@@ -91,61 +83,8 @@ async function officialWifiDetails(g: Gateway, site: string): Promise<Raw[]> {
  */
 const userDefined = (r: Raw) => !isObject(r.metadata) || r.metadata.origin === 'USER_DEFINED';
 
-/** `10.0.10.1/24` from an official network's IPv4 block (what update_network's `subnet` takes). */
-function subnetOf(record: Raw): string | undefined {
-  const ipv4 = isObject(record.ipv4Configuration) ? record.ipv4Configuration : undefined;
-  if (typeof ipv4?.hostIpAddress !== 'string' || typeof ipv4.prefixLength !== 'number') return undefined;
-  return `${ipv4.hostIpAddress}/${ipv4.prefixLength}`;
-}
-
-/** The VLAN a classic network had, as update_network's argument. */
-function vlanArgs(before: Raw): Record<string, unknown> | undefined {
-  const vlan = Number(before.vlan);
-  return Number.isInteger(vlan) && vlan > 0 ? { vlan_id: vlan } : undefined;
-}
-
-/**
- * The four DNS servers of a classic network as they were (an empty one clears a slot). Servers kept
- * while switched off cannot be put back: update_network switches them on whenever it sets one.
- */
-function classicDnsArgs(before: Raw): Record<string, unknown> | undefined {
-  const servers = [1, 2, 3, 4].map((n) => str(before[`dhcpd_dns_${n}`]) ?? '');
-  if (before.dhcpd_dns_enabled !== true && servers.some((v) => v !== '')) return undefined;
-  return Object.fromEntries(servers.map((v, i) => [`dhcp_dns_${i + 1}`, v]));
-}
-
 /** A classic VPN network (remote access, site-to-site, a VPN client): the official API has no such record. */
 const isVpnNetwork = (record: Raw) => /vpn/i.test(str(record.purpose) ?? '');
-
-const dhcpOf = (record: Raw) => {
-  const ipv4 = isObject(record.ipv4Configuration) ? record.ipv4Configuration : undefined;
-  return isObject(ipv4?.dhcpConfiguration) ? ipv4.dhcpConfiguration : undefined;
-};
-// What update_network sets of an official DHCP server; any other difference (lease time, options,
-// a relay) is not put back by it, so such a change has no Revert.
-const DHCP_SETTABLE = new Set(['mode', 'ipAddressRange', 'dnsServerIpAddressesOverride', 'domainName']);
-
-/** update_network's DHCP arguments that bring an official network's DHCP back to `before`'s. */
-function dhcpArgs(before: Raw, after: Raw): Record<string, unknown> | undefined {
-  const was = dhcpOf(before);
-  const now = dhcpOf(after);
-  const differs = [...new Set([...Object.keys(was ?? {}), ...Object.keys(now ?? {})])].filter(
-    (k) => JSON.stringify(was?.[k]) !== JSON.stringify(now?.[k]),
-  );
-  if (differs.some((k) => !DHCP_SETTABLE.has(k))) return undefined;
-  if (was === undefined) return { dhcp_enabled: false };
-  if (was.mode !== 'SERVER') return undefined;
-  const range = isObject(was.ipAddressRange) ? was.ipAddressRange : {};
-  const dns = Array.isArray(was.dnsServerIpAddressesOverride) ? was.dnsServerIpAddressesOverride : [];
-  return {
-    dhcp_enabled: true,
-    ...(typeof range.start === 'string' ? { dhcp_start: range.start } : {}),
-    ...(typeof range.stop === 'string' ? { dhcp_stop: range.stop } : {}),
-    // Four slots, each set: an empty one clears a server added since.
-    ...Object.fromEntries([0, 1, 2, 3].map((i) => [`dhcp_dns_${i + 1}`, str(dns[i]) ?? ''])),
-    domain_name: str(was.domainName) ?? '',
-  };
-}
 
 /**
  * An official policy's `action.allowReturnTraffic` back as it was: update_firewall_policy sets it
@@ -167,26 +106,7 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
     revert: {
       tool: 'update_network',
       idArg: 'network_id',
-      // Every classic field update_network sets (planUpdate and dnsUpdate in src/tools/), mapped back.
-      fields: {
-        name: { arg: 'name' },
-        purpose: { arg: 'purpose' },
-        vlan: { arg: 'vlan_id', value: Number },
-        // A tag turned off behind the bot: update_network turns it on with the VLAN it had.
-        vlan_enabled: { args: (before) => (before.vlan_enabled === true ? vlanArgs(before) : undefined) },
-        ip_subnet: { arg: 'subnet' },
-        dhcpd_enabled: { arg: 'dhcp_enabled', value: (v) => v === true },
-        dhcpd_start: { arg: 'dhcp_start' },
-        dhcpd_stop: { arg: 'dhcp_stop' },
-        // An empty value clears a server added since.
-        dhcpd_dns_1: { arg: 'dhcp_dns_1', value: (v) => str(v) ?? '' },
-        dhcpd_dns_2: { arg: 'dhcp_dns_2', value: (v) => str(v) ?? '' },
-        dhcpd_dns_3: { arg: 'dhcp_dns_3', value: (v) => str(v) ?? '' },
-        dhcpd_dns_4: { arg: 'dhcp_dns_4', value: (v) => str(v) ?? '' },
-        // Follows the DNS servers: putting them back as they were sets it as it was.
-        dhcpd_dns_enabled: { args: classicDnsArgs },
-        domain_name: { arg: 'domain_name', value: (v) => str(v) ?? '' },
-      },
+      fields: CLASSIC_NETWORK_FIELDS,
     },
     // The official list has no WAN networks (they are not in the model).
     official: {
@@ -203,22 +123,7 @@ export const KIND_SPECS: Record<DriftKind, KindSpec> = {
       id: byId,
       name: byName,
       nested: true,
-      revert: {
-        tool: 'update_network',
-        idArg: 'network_id',
-        fields: {
-          name: { arg: 'name' },
-          vlanId: { arg: 'vlan_id', value: Number },
-          'ipv4Configuration.hostIpAddress': { arg: 'subnet', value: (_v, before) => subnetOf(before) },
-          'ipv4Configuration.prefixLength': { arg: 'subnet', value: (_v, before) => subnetOf(before) },
-          'ipv4Configuration.dhcpConfiguration': { args: dhcpArgs },
-          isolationEnabled: {
-            arg: 'purpose',
-            value: (v, before) =>
-              before.management === 'UNMANAGED' ? 'vlan-only' : v === true ? 'guest' : 'corporate',
-          },
-        },
-      },
+      revert: { tool: 'update_network', idArg: 'network_id', fields: OFFICIAL_NETWORK_FIELDS },
     },
   },
   zones: {
@@ -530,11 +435,18 @@ function revertArgs(
   fields: FieldChange[],
   before: Raw,
   after: Raw,
-): { args: Record<string, unknown> } | { unmapped: string[] } {
+): { args: Record<string, unknown> } | { unmapped: string[]; added: string[] } {
   const args: Record<string, unknown> = {};
   const unmapped: string[] = [];
+  const added: string[] = [];
   for (const change of fields) {
     const field = spec.fields[change.field];
+    // A field that was not stored before, passed as it was, would be an argument left out: the
+    // update leaves the field as it is now. Taking a stored field away is not something it does.
+    if (field && !('args' in field) && !field.value && change.before === undefined) {
+      added.push(change.field);
+      continue;
+    }
     // A mapping that finds no value (a subnet without its IPv4 block, a VLAN that was not set) cannot
     // put the field back; a plain argument passes the before value as it was.
     const set = !field
@@ -544,11 +456,28 @@ function revertArgs(
         : field.value
           ? { [field.arg]: field.value(change.before, before) }
           : { [field.arg]: change.before };
+    // A mapping that knows which inner fields stand in the way names them, not the whole field.
+    if (set && 'cannot' in set) {
+      unmapped.push(...(set.cannot as string[]));
+      continue;
+    }
     const lost = field && !('args' in field) && field.value && Object.values(set ?? {}).some(missing);
     if (!set || lost) unmapped.push(change.field);
     else Object.assign(args, set);
   }
-  return unmapped.length > 0 ? { unmapped } : { args };
+  return unmapped.length > 0 || added.length > 0 ? { unmapped: [...new Set(unmapped)], added } : { args };
+}
+
+/** Why a change cannot be put back: the fields the tool cannot set, and those it cannot take away. */
+function unavailableText(tool: string, mapped: { unmapped: string[]; added: string[] }): string {
+  return [
+    ...(mapped.unmapped.length > 0 ? [`${mapped.unmapped.join(', ')} cannot be set by ${tool}`] : []),
+    ...(mapped.added.length > 0
+      ? [
+          `${mapped.added.join(', ')} ${mapped.added.length === 1 ? 'was' : 'were'} not set before, and ${tool} cannot remove a stored field`,
+        ]
+      : []),
+  ].join('; ');
 }
 
 function revertAvailability(
@@ -567,8 +496,7 @@ function revertAvailability(
   if (change !== 'changed' || !before || !after)
     return { revertUnavailable: `an ${change} object is put back by hand (the bot reverts field changes)` };
   const mapped = revertArgs(spec, fields, before, after);
-  if ('unmapped' in mapped)
-    return { revertUnavailable: `${mapped.unmapped.join(', ')} cannot be set by ${spec.tool}` };
+  if ('unmapped' in mapped) return { revertUnavailable: unavailableText(spec.tool, mapped) };
   return {};
 }
 

@@ -147,6 +147,42 @@ describe('Integration networks: writes over the one store', () => {
     expect(body(servers)).toMatchObject({ management: 'UNMANAGED', vlanId: 55 });
   });
 
+  it('stores another value than sent on a store-as fault, at the top level or nested by a dotted key, on PUT and POST', async () => {
+    const route = /\/integration\/v1\/sites\/[^/]+\/networks/;
+    const iot = body(await api(sim, 'GET', `${I}/networks/${DEMO_NETWORKS.iot.uuid}`));
+    const { id: _id, metadata: _metadata, default: _default, zoneId: _zone, ...sent } = iot;
+    const stop = 'ipv4Configuration.dhcpConfiguration.ipAddressRange.stop';
+    sim.injectFault({ kind: 'store-as', method: 'PUT', route, set: { vlanId: 1071, [stop]: '10.20.0.199' } });
+    const put = await api(sim, 'PUT', `${I}/networks/${DEMO_NETWORKS.iot.uuid}`, {
+      body: { ...sent, vlanId: 21 },
+    });
+    expect(put.status).toBe(200);
+    expect(await classicNetwork('IoT')).toMatchObject({
+      vlan: 1071,
+      dhcpd_start: '10.20.0.100',
+      dhcpd_stop: '10.20.0.199',
+    });
+    sim.injectFault({
+      kind: 'store-as',
+      method: 'POST',
+      route,
+      set: { 'ipv4Configuration.prefixLength': 16 },
+    });
+    const created = await api(sim, 'POST', `${I}/networks`, { body: LAB });
+    expect(created.status).toBe(201);
+    expect(body(created)).toMatchObject({
+      ipv4Configuration: { hostIpAddress: '10.70.0.1', prefixLength: 16 },
+    });
+    // Used up: the next write is stored as sent.
+    const again = await api(sim, 'PUT', `${I}/networks/${DEMO_NETWORKS.iot.uuid}`, {
+      body: { ...sent, vlanId: 21 },
+    });
+    expect(body(again)).toMatchObject({
+      vlanId: 21,
+      ipv4Configuration: { dhcpConfiguration: { ipAddressRange: { stop: '10.20.0.250' } } },
+    });
+  });
+
   it('refuses a taken VLAN, a missing field and a switch-managed network with 400, changing nothing', async () => {
     const taken = await api(sim, 'POST', `${I}/networks`, { body: { ...LAB, vlanId: 20 } });
     expect(taken.status).toBe(400);

@@ -531,4 +531,36 @@ describe('network tools on a 10.1 console (official networks)', () => {
       ResourceNotFoundError,
     );
   });
+
+  it('re-creates a network from its stored networkconf settings (a revert’s restore) through networkconf, named by its official id; a restore of official details stays official', async () => {
+    bot.sim.clearRequests();
+    const result = (await bot.run('create_network', {
+      name: 'Restored',
+      vlan_id: 47,
+      subnet: '10.47.0.0/24',
+      restore: { igmp_snooping: true, dhcpd_leasetime: '1800', dhcpd_ntp_1: '10.47.0.2' },
+      confirm: true,
+    })) as { network: Network; warnings: string[] };
+    expect(bot.writes().map((r) => `${r.method} ${r.route}`)).toEqual([
+      'POST /api/s/default/rest/networkconf',
+    ]);
+    const stored = bot.site().networks.find((n) => n.name === 'Restored');
+    expect(stored).toMatchObject({ igmp_snooping: true, dhcpd_leasetime: '1800', dhcpd_ntp_1: '10.47.0.2' });
+    expect(result.network.id).toBe(stored?.external_id);
+    expect(result.warnings.join()).not.toMatch(/not restored/);
+
+    bot.sim.clearRequests();
+    const official = (await bot.run('create_network', {
+      name: 'Restored-2',
+      vlan_id: 48,
+      subnet: '10.48.0.0/24',
+      restore: { management: 'GATEWAY', mdnsForwardingEnabled: true, igmp_snooping: true },
+      confirm: true,
+    })) as { warnings: string[] };
+    expect(bot.writes().map((r) => `${r.method} ${r.route}`)).toEqual([
+      `POST /integration/v1/sites/${SITE}/networks`,
+    ]);
+    expect(official.warnings.join()).toMatch(/not restored: igmp_snooping/);
+    expect(bot.site().networks.find((n) => n.name === 'Restored-2')).toMatchObject({ mdns_enabled: true });
+  });
 });

@@ -54,7 +54,8 @@ const STILL_PRIVATE: Readonly<Partial<Record<OfficialOperation, string>>> = {
  * give a network's classic `_id`. create_network and update_network read it for the
  * remote-access VPN client pools a new subnet must not overlap: 10.1.85's networks list leaves
  * them out and its `vpn/servers` is an overview without a subnet. Any other tool, or a classic
- * network write, fails.
+ * network write, fails. (A revert re-creating a deleted network, create_network with `restore`,
+ * writes networkconf on purpose: tools/networks-official.test.ts holds that one.)
  */
 const CLASSIC_NETWORK_IDS =
   /^(check_policy|(create|update|delete)_network|(list|get|create|update|delete)_firewall_rules?|(list|create|update|delete)_traffic_routes?|list_clients|get_client|top_clients|get_digest)$/;

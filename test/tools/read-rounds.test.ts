@@ -1,9 +1,16 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { createGateway } from '../../src/gateway/index.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
+import { loadPolicy } from '../../src/policy-startup.js';
 import { demoReadArguments, type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { FileStore } from '../../src/store/file/file-store.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { RoundTripCounter } from '../helpers/round-trips.js';
 
@@ -31,8 +38,9 @@ function maxColdRounds(tool: string, warmUpMode: WarmUpMode): number {
  */
 type WarmUpMode = 'after' | 'without' | 'during';
 // Not lookups: show_policy reads nothing from the controller, and check_policy reads fresh on
-// purpose (a blast radius must be current); test/tools/impact.test.ts covers both. get_digest reads
-// the watcher's records in the store, not the controller (test/watch/get-digest.test.ts).
+// purpose (a blast radius must be current; its rounds are counted below, without the warm-up).
+// get_digest reads the watcher's records in the store, not the controller
+// (test/watch/get-digest.test.ts).
 const NOT_LOOKUPS = new Set(['show_policy', 'check_policy', 'get_digest']);
 const reads = registry.list().filter((tool) => tool.access === 'read' && !NOT_LOOKUPS.has(tool.name));
 
@@ -139,6 +147,108 @@ describe('zone and ACL reads', () => {
       } finally {
         sim.clearFaults();
         await gateway.close();
+      }
+    },
+  );
+});
+
+/**
+ * A freshly started bot that has not warmed up (a console one-shot, or the first command racing
+ * the start): `list_wifi_broadcasts` within 3 round trips and `check_policy` within 5 (its blast
+ * radius is read fresh), on both API generations and both firewall generations. check_policy is
+ * held to 3, warmed up or not: what does not depend on the target (clients, the firewall
+ * generation, the classic ids a 10.1 console's references need) is read alongside it.
+ */
+describe('a freshly started bot, without the warm-up (and check_policy after it too)', () => {
+  const WIFI_MAX_ROUNDS = 3;
+  const CHECK_POLICY_MAX_ROUNDS = 3;
+  // One command for each kind of target the blast radius reads (tools/impact.ts).
+  const COMMANDS = [
+    'delete_network network_id=IoT',
+    'update_network network_id=IoT vlan_id=21',
+    'update_network network_id=Cameras name=Cams',
+    'create_network name=Lab vlan_id=44 subnet=10.40.0.0/24',
+    'restart_device device_id="Core Switch"',
+    'power_cycle_port device_id="Core Switch" port_idx=3',
+    'set_wifi_broadcast_enabled wifi_id=Home-IoT enabled=false',
+    'set_wifi_broadcast_enabled wifi_id=Home-IoT enabled=true',
+    'block_client client=Galaxy-S23',
+  ];
+  const CONSOLES = [
+    { apiVersion: '9.0', firewall: 'zone-based' },
+    { apiVersion: '9.0', firewall: 'legacy' },
+    { apiVersion: '10.1', firewall: 'zone-based' },
+    { apiVersion: '10.1', firewall: 'legacy' },
+  ] as const;
+  const consoles = new Map<string, Simulator>();
+  const keyOf = (c: (typeof CONSOLES)[number]) => `${c.apiVersion} ${c.firewall}`;
+  beforeAll(async () => {
+    for (const c of CONSOLES) consoles.set(keyOf(c), await startSimulator(c));
+  });
+  afterAll(async () => {
+    await Promise.all([...consoles.values()].map((sim) => sim.close()));
+  });
+
+  /** The rounds of one tool call on a bot just built as main.ts builds it, its warm-up `during` it or none. */
+  async function coldRounds(sim: Simulator, tool: string, args: Record<string, unknown>, mode: WarmUpMode) {
+    const counter = new RoundTripCounter(sim);
+    const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-rounds-')) });
+    const gateway = createGateway({
+      apiType: 'local',
+      url: sim.url,
+      apiKey: sim.apiKey,
+      logger: silentLogger(),
+    });
+    const store = new FileStore(config.dataDir, { data: new MemoryStore() });
+    const app = createApp({
+      config,
+      logger: silentLogger(),
+      gateway,
+      store,
+      policy: await loadPolicy(config),
+    });
+    try {
+      if (mode === 'after') await counter.count(() => gateway.warmUp('default'));
+      return await counter.count(async () => {
+        const warming = mode === 'during' ? gateway.warmUp('default') : undefined;
+        const result = await app.registry.run(tool, args, app.context);
+        await warming;
+        return result;
+      });
+    } finally {
+      sim.clearFaults();
+      await app.close();
+    }
+  }
+
+  it.each(CONSOLES.flatMap((c) => (['without', 'during'] as const).map((mode) => [keyOf(c), mode] as const)))(
+    'list_wifi_broadcasts on %s, %s the warm-up: at most 3 round trips',
+    async (key, mode) => {
+      const sim = consoles.get(key) as Simulator;
+      const cold = await coldRounds(sim, 'list_wifi_broadcasts', {}, mode);
+      expect(cold.outcome.ok ? undefined : cold.outcome.error).toBeUndefined();
+      expect(cold.waves.length, JSON.stringify(cold.waves, null, 1)).toBeLessThanOrEqual(WIFI_MAX_ROUNDS);
+    },
+  );
+
+  it.each(
+    CONSOLES.flatMap((c) =>
+      (['without', 'during', 'after'] as const).map((mode) => [keyOf(c), mode] as const),
+    ),
+  )(
+    'check_policy on %s, %s the warm-up: every kind of target within 3 round trips (budget 5)',
+    async (key, mode) => {
+      const sim = consoles.get(key) as Simulator;
+      for (const command of COMMANDS) {
+        const cold = await coldRounds(sim, 'check_policy', { command }, mode);
+        expect(cold.outcome.ok ? undefined : cold.outcome.error, command).toBeUndefined();
+        // The blast radius was read, not skipped: a target is named.
+        expect(cold.outcome.ok ? cold.outcome.value : undefined, command).toMatchObject({
+          target: expect.any(String),
+        });
+        expect(cold.waves.length, `${command}\n${JSON.stringify(cold.waves, null, 1)}`).toBeLessThanOrEqual(
+          CHECK_POLICY_MAX_ROUNDS,
+        );
       }
     },
   );

@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { changeBehindBot } from '../../src/simulator/scenario-controls.js';
 import { createRegistry } from '../../src/tools/index.js';
-import { KIND_SPECS, revertCall } from '../../src/watch/drift.js';
+import { compareSnapshots, KIND_SPECS, revertCall } from '../../src/watch/drift.js';
 import type { Drift, WatchNotifier } from '../../src/watch/types.js';
 import { testGateway } from '../helpers/test-gateway.js';
 import { testWatcher } from './watcher-harness.js';
@@ -49,9 +49,38 @@ describe('the classic network revert', () => {
     const reached = new Set<string>();
     for (const [field, mapping] of Object.entries(fields)) {
       if ('arg' in mapping) reached.add(mapping.arg);
-      else
-        for (const arg of Object.keys(mapping.args(before, { ...before, [field]: 'changed' }) ?? {}))
-          reached.add(arg);
+      else {
+        const args = mapping.args(before, { ...before, [field]: 'changed' }) ?? {};
+        for (const arg of 'cannot' in args ? [] : Object.keys(args)) reached.add(arg);
+      }
+    }
+    expect(settableArguments().filter((arg) => !reached.has(arg))).toEqual([]);
+  });
+
+  it('maps every argument update_network takes back from an official network field', () => {
+    const fields = KIND_SPECS.networks.official?.revert?.fields ?? {};
+    const dhcp = {
+      mode: 'SERVER',
+      ipAddressRange: { start: '10.20.0.6', stop: '10.20.0.254' },
+      leaseTimeSeconds: 86400,
+      pingConflictDetectionEnabled: false,
+      dnsServerIpAddressesOverride: ['1.1.1.1'],
+      domainName: 'iot.lan',
+    };
+    const before = {
+      name: 'IoT',
+      management: 'GATEWAY',
+      vlanId: 20,
+      isolationEnabled: false,
+      ipv4Configuration: { hostIpAddress: '10.20.0.1', prefixLength: 24, dhcpConfiguration: dhcp },
+    };
+    const reached = new Set<string>();
+    for (const [field, mapping] of Object.entries(fields)) {
+      if ('arg' in mapping) reached.add(mapping.arg);
+      else {
+        const args = mapping.args(before, { ...before, [field]: 'changed' }) ?? {};
+        for (const arg of 'cannot' in args ? [] : Object.keys(args)) reached.add(arg);
+      }
     }
     expect(settableArguments().filter((arg) => !reached.has(arg))).toEqual([]);
   });
@@ -65,6 +94,23 @@ describe('the classic network revert', () => {
       const args = Object.values(read?.revert?.fields ?? {}).flatMap((m) => ('arg' in m ? [m.arg] : []));
       expect(settable.filter((arg) => !args.includes(arg))).toEqual([]);
     }
+  });
+});
+
+describe('a field added behind the bot', () => {
+  it('is named as one the update tool cannot take away, not reverted by leaving it out', () => {
+    const before = { _id: 'p1', name: 'Kids', action: 'BLOCK', enabled: true };
+    const [drift] = compareSnapshots(
+      'default',
+      { policies: { p1: before } },
+      { policies: { p1: { ...before, enabled: false, description: 'added' } } },
+      0,
+      new Set(),
+    );
+    expect(drift?.revertUnavailable).toBe(
+      'description was not set before, and update_firewall_policy cannot remove a stored field',
+    );
+    expect(drift ? revertCall(drift) : 'no drift').toBeUndefined();
   });
 });
 

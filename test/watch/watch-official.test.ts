@@ -479,6 +479,7 @@ describe('Revert of an official record', () => {
     mode: 'SERVER',
     ipAddressRange: { start: '10.0.20.6', stop: '10.0.20.254' },
     leaseTimeSeconds: 86400,
+    pingConflictDetectionEnabled: false,
     dnsServerIpAddressesOverride: ['1.1.1.1'],
     ...more,
   });
@@ -527,16 +528,66 @@ describe('Revert of an official record', () => {
     });
   });
 
-  it('offers no Revert for what update_network cannot set (a lease time, enabled)', () => {
+  it('offers no Revert for what update_network cannot set, naming the inner field (a lease time, enabled)', () => {
     const d = drift(
       'networks',
       net({ dhcpConfiguration: server() }, { enabled: true }),
       net({ dhcpConfiguration: server({ leaseTimeSeconds: 600 }) }, { enabled: false }),
     );
     expect(d.revertUnavailable).toBe(
-      'ipv4Configuration.dhcpConfiguration, enabled cannot be set by update_network',
+      'ipv4Configuration.dhcpConfiguration.leaseTimeSeconds, enabled cannot be set by update_network',
     );
     expect(revertCall(d)).toBeUndefined();
+  });
+
+  it('turns a DHCP server switched off back on, unless its lease time is one a new server does not get', () => {
+    const off = net({});
+    const back = drift('networks', net({ dhcpConfiguration: server() }), off);
+    expect(revertCall(back)?.args).toMatchObject({ dhcp_enabled: true, dhcp_start: '10.0.20.6' });
+    const short = drift('networks', net({ dhcpConfiguration: server({ leaseTimeSeconds: 3600 }) }), off);
+    expect(short.revertUnavailable).toBe(
+      'ipv4Configuration.dhcpConfiguration.leaseTimeSeconds cannot be set by update_network',
+    );
+  });
+
+  it('puts a network made vlan-only back as the gateway network it was, and one made a gateway network back to vlan-only', () => {
+    const gateway = net(
+      { autoScaleEnabled: false, dhcpConfiguration: server() },
+      {
+        isolationEnabled: true,
+        cellularBackupEnabled: false,
+        internetAccessEnabled: true,
+        mdnsForwardingEnabled: false,
+        zoneId: 'z1',
+      },
+    );
+    const vlanOnly = { id: 'n1', name: 'IoT', management: 'UNMANAGED', vlanId: 20 };
+    const made = drift('networks', gateway, vlanOnly);
+    expect(made.revertUnavailable).toBeUndefined();
+    expect(revertCall(made)?.args).toMatchObject({
+      purpose: 'guest',
+      subnet: '10.0.20.1/24',
+      dhcp_enabled: true,
+      dhcp_dns_1: '1.1.1.1',
+    });
+    const unmade = drift('networks', vlanOnly, gateway);
+    expect(revertCall(unmade)?.args).toEqual({ site_id: 'default', network_id: 'n1', purpose: 'vlan-only' });
+    // A flag update_network does not give a new gateway network: named, no Revert.
+    const mdns = drift('networks', { ...gateway, mdnsForwardingEnabled: true }, vlanOnly);
+    expect(mdns.revertUnavailable).toBe('mdnsForwardingEnabled cannot be set by update_network');
+  });
+
+  it('names a zone move and an untagging as what update_network cannot undo', () => {
+    const zoned = (zoneId: string, vlanId: number) => ({ ...net({}), zoneId, vlanId });
+    expect(drift('networks', zoned('z1', 20), zoned('z2', 20)).revertUnavailable).toBe(
+      'zoneId cannot be set by update_network',
+    );
+    expect(drift('networks', zoned('z1', 1), zoned('z1', 5)).revertUnavailable).toBe(
+      'vlanId cannot be set by update_network',
+    );
+    expect(revertCall(drift('networks', zoned('z1', 20), zoned('z1', 5)))?.args).toMatchObject({
+      vlan_id: 20,
+    });
   });
 
   it('restores a policy’s action with its return traffic as update_firewall_policy sets it', () => {

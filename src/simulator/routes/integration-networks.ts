@@ -141,12 +141,22 @@ const networkBody = z.looseObject({
 // A gateway network's address plan and DHCP service (a vlan-only network has none, as classic drops them).
 const ADDRESS_PLAN = /^(ip_subnet|domain_name|dhcpd_(?!enabled$).*)$/;
 
+// How the details read a flag the stored record lacks: a write that restates it adds nothing.
+const FLAGS_WHEN_ABSENT: Record<string, boolean> = {
+  internet_access_enabled: true,
+  mdns_enabled: false,
+  lte_lan_enabled: false,
+  auto_scale_enabled: false,
+  dhcp_conflict_checking: false,
+};
+
 /**
  * The stored record after an official full replacement: what the body says, in classic fields,
  * over the stored record. What the official model does not carry (classic-only keys, a disabled
- * DHCP server's range) stays; what the body leaves out but the model covers is cleared the way the
- * console's own UI clears it (`""`, `false`); a value equal to the stored one keeps its stored
- * form (a lease time stored as "3600" stays a string).
+ * DHCP server's range) stays, and so does a flag left unstored while it reads as its default;
+ * what the body leaves out but the model covers is cleared the way the console's own UI clears it
+ * (`""`, `false`); a value equal to the stored one keeps its stored form (a lease time stored as
+ * "3600" stays a string).
  */
 function replaced(existing: NetworkConf, fields: Record<string, unknown>): NetworkConf {
   const next: Record<string, unknown> = { ...existing };
@@ -169,6 +179,7 @@ function replaced(existing: NetworkConf, fields: Record<string, unknown>): Netwo
   for (const [key, value] of Object.entries(fields)) {
     const stored = existing[key];
     if (stored !== undefined && stored !== null && String(stored) === String(value)) continue;
+    if (stored === undefined && FLAGS_WHEN_ABSENT[key] === value) continue;
     next[key] = value;
   }
   return next as NetworkConf;
@@ -184,9 +195,18 @@ function classicFieldsOf(body: z.output<typeof networkBody>): Record<string, unk
     ...(body.vlanId !== 1 ? { vlan: body.vlanId } : {}),
   };
   if (body.management === 'UNMANAGED') return fields;
+  // The flags the details show, stored under the networkconf names they are read from.
+  for (const [official, classic] of [
+    ['internetAccessEnabled', 'internet_access_enabled'],
+    ['mdnsForwardingEnabled', 'mdns_enabled'],
+    ['cellularBackupEnabled', 'lte_lan_enabled'],
+  ] as const) {
+    if (body[official] !== undefined) fields[classic] = body[official];
+  }
   const ipv4 = body.ipv4Configuration;
   if (!ipv4) throw badRequest('ipv4Configuration is required for a gateway-managed network');
   fields.ip_subnet = `${ipv4.hostIpAddress}/${ipv4.prefixLength}`;
+  fields.auto_scale_enabled = ipv4.autoScaleEnabled;
   const dhcp = ipv4.dhcpConfiguration;
   fields.dhcpd_enabled = dhcp?.mode === 'SERVER';
   if (dhcp?.mode === 'SERVER') {
@@ -195,6 +215,7 @@ function classicFieldsOf(body: z.output<typeof networkBody>): Record<string, unk
       dhcpd_start: server.ipAddressRange.start,
       dhcpd_stop: server.ipAddressRange.stop,
       dhcpd_leasetime: server.leaseTimeSeconds,
+      dhcp_conflict_checking: server.pingConflictDetectionEnabled,
     });
     const dns = server.dnsServerIpAddressesOverride ?? [];
     fields.dhcpd_dns_enabled = dns.length > 0;
