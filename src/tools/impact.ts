@@ -1,6 +1,5 @@
 import { connect } from 'node:net';
 import { isBotError } from '../errors.js';
-import { networkRecordSchema } from '../gateway/records/network-record.js';
 import { isHostIn, isIpv4, overlaps, parseCidr, parseIpv4 } from '../lib/ip.js';
 import { normalizeMac } from '../lib/mac.js';
 // The policy's modules, not its index (which holds the CEL compiler and the YAML parser: issue 26).
@@ -8,6 +7,7 @@ import { evaluateChange, type PolicyDecision } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy.js';
 import { assessImpact, MAX_NAMES } from '../policy/risk.js';
 import type { AffectedSet, BlastRadius, ChangeRequest, ImpactFacts } from '../policy/types.js';
+import { networkRecordSchema } from '../records/network-record.js';
 import { buildTopology } from '../topology/build.js';
 import type { ToolAccess, ToolContext } from './define-tool.js';
 import { firewallGeneration } from './firewall-generation.js';
