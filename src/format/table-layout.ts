@@ -10,10 +10,10 @@
  * - text: the rest: long values are cut with `…`, never below a readable floor.
  *
  * A table that does not fit gives way in this order: a `detail` column moves onto its own line
- * under each row, ids are left out, long text is cut to its floor, lookups wrap at spaces (the
- * least important, the rightmost, first), text is cut further, and last the least important
- * columns move, whole, onto lines of their own under each row (so does a lookup that would wrap
- * onto more than three lines). No word is broken, and the key
+ * under each row, ids are left out, long text is cut to its floor, lookups wrap at spaces (where
+ * that adds the fewest lines), text is cut further, and last the least important columns (the rightmost,
+ * lookups before text) move, whole, onto lines of their own under each row (so does a lookup
+ * that would wrap onto more than three lines). No word is broken, and the key
  * column never gives way, so only a key wider than the width makes a line longer than it.
  */
 
@@ -210,9 +210,18 @@ const headerFloor = (column: LayoutColumn) => Math.max(...headerWords(column.hea
 const hardFloor = (column: LayoutColumn) =>
   Math.min(naturalWidth(column), Math.max(headerFloor(column), MIN_COLUMN));
 
+const floorsSeen = new WeakMap<LayoutColumn, number>();
+
 /** The narrowest a lookup wraps to without splitting a word. */
-const wordFloor = (column: LayoutColumn) =>
-  Math.max(hardFloor(column), ...column.cells.flatMap((cell) => cell.split(' ').map((word) => word.length)));
+function wordFloor(column: LayoutColumn): number {
+  let floor = floorsSeen.get(column);
+  if (floor === undefined) {
+    floor = hardFloor(column);
+    for (const cell of column.cells) for (const word of cell.split(' ')) floor = Math.max(floor, word.length);
+    floorsSeen.set(column, floor);
+  }
+  return floor;
+}
 
 /** The narrowest long text is cut to before anything wraps (a long header wraps after `_` first). */
 const textFloor = (column: LayoutColumn) =>
@@ -237,33 +246,92 @@ function shrinkWidest(
   }
 }
 
-/** Narrows the `which` columns one after the other, the rightmost first, each down to its floor. */
-function shrinkRightmost(
-  widths: number[],
-  columns: readonly LayoutColumn[],
-  which: (column: LayoutColumn) => boolean,
-  floor: (column: LayoutColumn) => number,
-  total: number,
-): void {
-  for (let i = columns.length - 1; i >= 0 && lineWidth(widths) > total; i -= 1) {
-    const column = columns[i];
-    if (!column || !which(column)) continue;
-    const w = widths[i] ?? 0;
-    widths[i] = Math.max(Math.min(w, floor(column)), w - (lineWidth(widths) - total));
+/** The most lines a cell of `column` takes at `width`. */
+const wrapDepth = (column: LayoutColumn, width: number) =>
+  column.role === 'lookup' ? Math.max(1, ...cellLines(column, width)) : 1;
+
+/** A column whose header wraps needs no more room than its widest header line and cell. */
+function tightened(column: LayoutColumn | undefined, width: number): number {
+  if (!column || column.header.length <= width) return width;
+  const header = Math.max(...wrapHeader(column.header, width).map((line) => line.length));
+  return Math.min(width, Math.max(header, dataWidth(column)));
+}
+
+// Fitting tries a column at many widths, and again after another column moves under the rows.
+const linesSeen = new WeakMap<LayoutColumn, Map<number, number[]>>();
+
+/** How many lines each row's cell of `column` takes at `width` (a lookup wraps; the rest is cut). */
+function cellLines(column: LayoutColumn, width: number): number[] {
+  const seen = linesSeen.get(column) ?? new Map<number, number[]>();
+  linesSeen.set(column, seen);
+  let lines = seen.get(width);
+  if (lines === undefined) {
+    lines = column.cells.map((cell) =>
+      column.role === 'lookup' && cell.length > width ? wrapWords(cell, Math.max(1, width)).length : 1,
+    );
+    seen.set(width, lines);
+  }
+  return lines;
+}
+
+/**
+ * Wraps lookups at spaces, one character at a time, down to their longest word: each time the
+ * one whose narrowing adds the fewest lines to the table (a row already two lines high takes a
+ * second line in another cell for free), the widest of those first.
+ */
+function wrapLookups(widths: number[], columns: readonly LayoutColumn[], total: number): void {
+  const lines = columns.map((column, c) => cellLines(column, widths[c] ?? 0));
+  const rows = Math.max(0, ...columns.map((column) => column.cells.length));
+  while (lineWidth(widths) > total) {
+    // Per row, the tallest cell and the tallest of the others, so each trial costs one pass.
+    const first = new Array<number>(rows).fill(1);
+    const second = new Array<number>(rows).fill(1);
+    const tallest = new Array<number>(rows).fill(-1);
+    lines.forEach((column, c) => {
+      for (let r = 0; r < rows; r += 1) {
+        const n = column[r] ?? 1;
+        if (n > (first[r] ?? 1)) {
+          second[r] = first[r] ?? 1;
+          first[r] = n;
+          tallest[r] = c;
+        } else if (n > (second[r] ?? 1)) second[r] = n;
+      }
+    });
+    const added = (c: number, trial: readonly number[]) => {
+      let sum = 0;
+      for (let r = 0; r < rows; r += 1) {
+        const others = tallest[r] === c ? (second[r] ?? 1) : (first[r] ?? 1);
+        sum += Math.max(trial[r] ?? 1, others) - (first[r] ?? 1);
+      }
+      return sum;
+    };
+    const candidates = columns
+      .map((column, c) => ({ column, c, w: widths[c] ?? 0 }))
+      .filter(({ column, w }) => column.role === 'lookup' && w > wordFloor(column))
+      .sort((a, b) => b.w - a.w);
+    let best: { c: number; cost: number; trial: number[] } | undefined;
+    for (const { column, c, w } of candidates) {
+      const trial = cellLines(column, w - 1);
+      const cost = added(c, trial);
+      if (best === undefined || cost < best.cost) best = { c, cost, trial };
+      // Nothing is cheaper than a step that adds no line.
+      if (cost === 0) break;
+    }
+    if (best === undefined) return;
+    widths[best.c] = (widths[best.c] ?? 0) - 1;
+    lines[best.c] = best.trial;
   }
 }
 
-/** The most lines a cell of `column` takes at `width`. */
-const wrapDepth = (column: LayoutColumn, width: number) =>
-  Math.max(1, ...column.cells.map((cell) => wrapWords(cell, Math.max(1, width)).length));
-
-/** Narrows `columns` toward `total`: long text is cut, lookups wrap at spaces, then text is cut further. */
+/**
+ * Narrows `columns` toward `total`: long text is cut, lookups wrap at spaces (adding as few lines
+ * as they can), then text is cut further.
+ */
 function narrowed(columns: readonly LayoutColumn[], total: number): number[] {
   const widths = columns.map(naturalWidth);
   const isText = (c: LayoutColumn) => c.role === 'text' || c.role === 'id';
-  const isLookup = (c: LayoutColumn) => c.role === 'lookup';
   shrinkWidest(widths, columns, isText, textFloor, total);
-  shrinkRightmost(widths, columns, isLookup, wordFloor, total);
+  wrapLookups(widths, columns, total);
   shrinkWidest(widths, columns, isText, hardFloor, total);
   return widths;
 }
@@ -299,7 +367,7 @@ export function fitColumns(all: readonly LayoutColumn[], total: number, detail?:
           under.find((c) => c.role === 'text' || c.role === 'id')));
     if (next === undefined) {
       const shown = all.filter((c) => details.includes(c));
-      return { columns, widths, hidden, details: shown };
+      return { columns, widths: widths.map((w, i) => tightened(columns[i], w)), hidden, details: shown };
     }
     details.push(next);
     columns = columns.filter((c) => c !== next);
