@@ -1,6 +1,7 @@
 import { verificationText } from '../changes/describe.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
 import { suggestNames } from '../lib/suggest.js';
+import { formatDuration } from '../policy/duration.js';
 import type { JournalEvent } from '../store/journal-format.js';
 import type { ChangeFilter, ChangeReader, RequestHistory } from '../store/types.js';
 import { CHANGE_STATES, type ChangeRequest, type ChangeState } from './types.js';
@@ -281,6 +282,10 @@ export function requestSummary(request: ChangeRequest): string {
   const args = Object.entries(request.args)
     .filter(([key]) => key !== 'site_id')
     .map(([key, value]) => `${key}=${argumentText(value, request.preview)}`);
+  // The deadline a change asked for is part of what was asked (it is kept apart from the arguments).
+  if (request.forSeconds !== undefined) args.push(`for=${formatDuration(request.forSeconds)}`);
+  else if (request.revertAfterSeconds !== undefined && request.revertAfterRule === undefined)
+    args.push(`revert_after=${formatDuration(request.revertAfterSeconds)}`);
   const step = request.setOf ? ` (step ${request.setStep ?? '?'} of ${request.setOf})` : '';
   return `${[request.tool, ...args].join(' ')}${step}`;
 }
