@@ -1,20 +1,20 @@
 /**
  * How a table fits a width. Each column has a role:
  *
- * - key: what a row is (its `name`, else the first column that is not an id): never cut, wrapped
- *   or left out;
+ * - key: what a row is (its name, else a short column that is neither an id nor a count): never
+ *   cut, wrapped or left out;
  * - lookup: what a lookup is about (names, addresses, places, times, and the columns a tool
  *   declares): never cut; wrapped at spaces when the width is short;
- * - id: opaque ids and MACs: left out first when the width is short (the count line says so and
- *   how to show them), whole when shown;
+ * - id: opaque ids and MACs: left out first when the width is short (the count line says which
+ *   and how to show them), whole when shown;
  * - text: the rest: long values are cut with `…`, never below a readable floor.
  *
  * A table that does not fit gives way in this order: a `detail` column moves onto its own line
  * under each row, ids are left out, long text is cut to its floor, lookups wrap at spaces (where
- * that adds the fewest lines), text is cut further, and last the least important columns (the rightmost,
- * lookups before text) move, whole, onto lines of their own under each row (so does a lookup
- * that would wrap onto more than three lines). No word is broken, and the key
- * column never gives way, so only a key wider than the width makes a line longer than it.
+ * that adds the fewest lines), text is cut further, and last the least important columns (the
+ * rightmost, lookups before text) move, whole, onto lines of their own under each row (so does a
+ * lookup that would wrap onto more than three lines). No word is broken, and the key column never
+ * gives way, so only a key wider than the width makes a line longer than it.
  */
 
 export type ColumnRole = 'key' | 'lookup' | 'id' | 'text';
@@ -27,7 +27,10 @@ export interface LayoutColumn {
   cells: string[];
 }
 
-/** What `fitColumns` decided: the columns in the table and their widths, the ids left out, and the columns shown under each row. */
+/**
+ * What `fitColumns` decided: the columns in the table and their widths, the ids left out, and the
+ * columns shown under each row instead.
+ */
 export interface TableLayout {
   columns: LayoutColumn[];
   widths: number[];
@@ -35,7 +38,7 @@ export interface TableLayout {
   details: LayoutColumn[];
 }
 
-export const GAP = '  ';
+const GAP = '  ';
 /** The narrowest a column gets, whatever its role (a header word may ask for more). */
 const MIN_COLUMN = 6;
 /** Text shorter than this is never cut; longer text keeps at least this much before its `…`. */
@@ -197,7 +200,7 @@ export function truncate(text: string, max: number): string {
   return `${text.slice(0, max - 1)}…`;
 }
 
-export const lineWidth = (widths: readonly number[]) =>
+const lineWidth = (widths: readonly number[]) =>
   widths.reduce((sum, w) => sum + w, 0) + GAP.length * Math.max(0, widths.length - 1);
 
 const dataWidth = (column: LayoutColumn) => Math.max(1, ...column.cells.map((cell) => cell.length));
