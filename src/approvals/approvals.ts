@@ -44,6 +44,7 @@ import {
   AUTOMATIC_REASONS,
   approveBlocked,
   assessmentRecord,
+  automaticActor,
   type ChangeTiming,
   commandLine,
   faceOf,
@@ -473,7 +474,8 @@ export class Approvals {
     const original = await this.store.get(input.changeId);
     if (!original) return { kind: 'not_found', id: input.changeId };
     const { tool, args } = this.previews.inverse(original);
-    const actor = input.actor ?? SYSTEM_ACTOR;
+    // Without a person, the revert is the timer's or the policy rule's doing, and is shown as theirs.
+    const actor = input.actor ?? automaticActor(original, input.reason);
     const face = faceOf(actor);
     // The revert is a write: the policy is asked about it now, as the one who makes it happen.
     const { verdict } = await this.decide({
@@ -500,7 +502,7 @@ export class Approvals {
     const request = await this.create({
       tool,
       args,
-      requester: SYSTEM_ACTOR,
+      requester: actor,
       channel: original.channel,
       preview,
       revertOf: original.id,
@@ -1115,6 +1117,7 @@ export class Approvals {
     id?: string;
     replaces?: string;
     revertAfterSeconds?: number;
+    revertAfterRule?: string;
     forSeconds?: number;
     revertOf?: string;
     assessment?: ChangeAssessmentRecord;
@@ -1160,6 +1163,7 @@ export class Approvals {
       replaces: input.replaces ?? replaced,
     };
     if (input.revertAfterSeconds !== undefined) request.revertAfterSeconds = input.revertAfterSeconds;
+    if (input.revertAfterRule !== undefined) request.revertAfterRule = input.revertAfterRule;
     if (input.forSeconds !== undefined) request.forSeconds = input.forSeconds;
     if (input.revertOf !== undefined) request.revertOf = input.revertOf;
     if (input.assessment !== undefined) request.assessment = input.assessment;

@@ -1,6 +1,7 @@
 import { verificationText } from '../changes/describe.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
 import { suggestNames } from '../lib/suggest.js';
+import { formatDuration } from '../policy/duration.js';
 import type { JournalEvent } from '../store/journal-format.js';
 import type { ChangeFilter, ChangeReader, RequestHistory } from '../store/types.js';
 import { CHANGE_STATES, type ChangeRequest, type ChangeState } from './types.js';
@@ -231,6 +232,45 @@ export async function showChange(
 
 const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
+const OPAQUE_ID = /^([0-9a-f]{24}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The name a preview gives an id: its `names` map (id → name), or an object in it that holds the
+ * id (`network_id`, `id`, `_id`) beside a `name`. Looked for a few levels deep only.
+ */
+function nameInPreview(preview: unknown, id: string, depth = 0): string | undefined {
+  if (depth > 3) return undefined;
+  if (Array.isArray(preview)) {
+    for (const item of preview) {
+      const name = nameInPreview(item, id, depth + 1);
+      if (name) return name;
+    }
+    return undefined;
+  }
+  if (!isRecord(preview)) return undefined;
+  const names = preview.names;
+  if (isRecord(names) && typeof names[id] === 'string' && names[id] !== '') return names[id];
+  const holds = Object.entries(preview).some(([key, value]) => value === id && /(^|_)id$/.test(key));
+  if (holds && typeof preview.name === 'string' && preview.name !== '') return preview.name;
+  for (const value of Object.values(preview)) {
+    const name = nameInPreview(value, id, depth + 1);
+    if (name) return name;
+  }
+  return undefined;
+}
+
+/**
+ * An argument as a reader knows it: an id the request's preview names is shown by that name, as a
+ * person would have typed it (`network_id=IoT`). A revert the bot made by itself carries ids only.
+ */
+function argumentText(value: unknown, preview: unknown): string {
+  if (typeof value === 'string' && OPAQUE_ID.test(value)) return nameInPreview(preview, value) ?? value;
+  return shown(value);
+}
+
 /** `create_network name=Lab vlan_id=40 …`: the tool and its arguments (the site is shown apart). */
 export function requestSummary(request: ChangeRequest): string {
   // Issue 24: a change set is named by its title and the tools of its steps, in order.
@@ -241,7 +281,11 @@ export function requestSummary(request: ChangeRequest): string {
   }
   const args = Object.entries(request.args)
     .filter(([key]) => key !== 'site_id')
-    .map(([key, value]) => `${key}=${shown(value)}`);
+    .map(([key, value]) => `${key}=${argumentText(value, request.preview)}`);
+  // The deadline a change asked for is part of what was asked (it is kept apart from the arguments).
+  if (request.forSeconds !== undefined) args.push(`for=${formatDuration(request.forSeconds)}`);
+  else if (request.revertAfterSeconds !== undefined && request.revertAfterRule === undefined)
+    args.push(`revert_after=${formatDuration(request.revertAfterSeconds)}`);
   const step = request.setOf ? ` (step ${request.setStep ?? '?'} of ${request.setOf})` : '';
   return `${[request.tool, ...args].join(' ')}${step}`;
 }

@@ -28,6 +28,8 @@ export interface GateChange {
 /** A write's deadline as the request keeps it, and the shortest one in words for the gate. */
 export interface ChangeTiming {
   revertAfterSeconds?: number;
+  /** The policy rule whose `revert_after` set `revertAfterSeconds` (unset: the request's own). */
+  revertAfterRule?: string;
   forSeconds?: number;
   /** The earliest deadline: what the gate weighs and every preview states. */
   first?: { seconds: number; kind: 'keep_or_revert' | 'temporary'; source: string };
@@ -46,6 +48,29 @@ export const AUTOMATIC_REASONS = {
   temporary: 'its time was up (a temporary change)',
   unreachable: 'the controller could not be read after the change',
 } as const;
+
+/**
+ * Who an automatic revert is done by: the timer or the policy rule that set its deadline, named
+ * as the change was asked for (`timer: revert_after 10m`, `timer: for 1h`, `policy rule "Lab
+ * changes": revert_after 10m`), so every history shows what caused it rather than the bot.
+ */
+export function automaticActor(
+  original: Pick<ChangeRequest, 'revertAfterSeconds' | 'revertAfterRule' | 'forSeconds'>,
+  reason: keyof typeof AUTOMATIC_REASONS,
+): Actor {
+  const keep = original.revertAfterSeconds;
+  const temporary = reason === 'temporary' || keep === undefined;
+  const rule = temporary ? undefined : original.revertAfterRule;
+  const cause = temporary
+    ? `timer: for ${formatDuration(original.forSeconds ?? 0)}`
+    : rule
+      ? `policy rule "${rule}": revert_after ${formatDuration(keep)}`
+      : `timer: revert_after ${formatDuration(keep)}`;
+  return {
+    userId: rule ? 'system:policy' : 'system:timer',
+    name: reason === 'unreachable' ? `${cause}, controller unreachable` : cause,
+  };
+}
 
 /**
  * A preview that changes nothing (update_network to the values a network has) is answered
@@ -86,9 +111,9 @@ export function faceOf(actor: Actor): GateFace {
  */
 export function timingOf(
   meta: { revertAfterSeconds?: number; forSeconds?: number },
-  decision: { revertAfterSeconds?: number; matched: string[] },
+  decision: { revertAfterSeconds?: number; revertAfterRule?: string; matched: string[] },
 ): ChangeTiming {
-  const keeps = [
+  const keeps: { seconds: number; source: string; rule?: string }[] = [
     ...(meta.revertAfterSeconds !== undefined
       ? [
           {
@@ -101,7 +126,8 @@ export function timingOf(
       ? [
           {
             seconds: decision.revertAfterSeconds,
-            source: `the policy's revert_after ${formatDuration(decision.revertAfterSeconds)}`,
+            source: `the policy's revert_after ${formatDuration(decision.revertAfterSeconds)}${decision.revertAfterRule ? ` (rule "${decision.revertAfterRule}")` : ''}`,
+            ...(decision.revertAfterRule ? { rule: decision.revertAfterRule } : {}),
           },
         ]
       : []),
@@ -110,8 +136,10 @@ export function timingOf(
   const timing: ChangeTiming = {};
   if (meta.forSeconds !== undefined) timing.forSeconds = meta.forSeconds;
   // A keep deadline at or after the temporary one would never act: the change is gone by then.
-  if (keep && (meta.forSeconds === undefined || keep.seconds < meta.forSeconds))
+  if (keep && (meta.forSeconds === undefined || keep.seconds < meta.forSeconds)) {
     timing.revertAfterSeconds = keep.seconds;
+    if (keep.rule !== undefined) timing.revertAfterRule = keep.rule;
+  }
   if (timing.revertAfterSeconds !== undefined && keep) {
     timing.first = { seconds: keep.seconds, kind: 'keep_or_revert', source: keep.source };
   } else if (timing.forSeconds !== undefined) {
@@ -128,6 +156,7 @@ export function timingOf(
 export function timingFields(timing: ChangeTiming) {
   return {
     ...(timing.revertAfterSeconds !== undefined ? { revertAfterSeconds: timing.revertAfterSeconds } : {}),
+    ...(timing.revertAfterRule !== undefined ? { revertAfterRule: timing.revertAfterRule } : {}),
     ...(timing.forSeconds !== undefined ? { forSeconds: timing.forSeconds } : {}),
   };
 }

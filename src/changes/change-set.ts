@@ -197,6 +197,9 @@ export function combineAssessments(assessed: readonly ChangeAssessment[]): Chang
   const reverts = assessed
     .map((a) => a.decision.revertAfterSeconds)
     .filter((s): s is number => s !== undefined);
+  const revertRule = assessed.find(
+    (a) => reverts.length > 0 && a.decision.revertAfterSeconds === Math.min(...reverts),
+  )?.decision.revertAfterRule;
   const freezes = assessed.find((a) => a.decision.freezes)?.decision.freezes;
   const targets = assessed.map((a) => a.facts.target).filter((t): t is string => t !== undefined);
   return {
@@ -220,6 +223,7 @@ export function combineAssessments(assessed: readonly ChangeAssessment[]): Chang
       // The set counts a requester's own confirmation only where every step's does.
       selfConfirm: (notSelf ?? first).decision.selfConfirm,
       ...(reverts.length > 0 ? { revertAfterSeconds: Math.min(...reverts) } : {}),
+      ...(revertRule ? { revertAfterRule: revertRule } : {}),
       ...(freezes ? { freezes } : {}),
       matched: [...new Set(assessed.flatMap((a) => a.decision.matched))],
       errors: assessed.flatMap((a) => a.decision.errors),

@@ -69,6 +69,8 @@ export interface ConsoleDeps {
   recorder?: ChangeRecorder;
   /** Who is at the console: requester and approver of its writes (`console:<OS user>`). */
   operator?: Actor;
+  /** `--ids`: tables show their id columns even when the width is short. */
+  showIds?: boolean;
 }
 
 type RunOutcome =
@@ -126,6 +128,7 @@ const CONTROL_ARGS = ['confirm', 'dry_run'];
 const VALUE_HELP = [
   'Values: bare words, "quoted strings", a,b,c for lists, true/false, numbers; site= picks a site.',
   'Writes show a dry-run preview first and run only when approved.',
+  'Tables fit the terminal: ids and MACs are left out first when it is narrow; --ids shows them, --json shows everything.',
   'help <tool> (or <tool> --help) explains one tool: arguments, types, defaults, bounds, an example.',
   'topology [file=<path>] writes the picture as a PNG (default topology-<site>.png).',
   'Every write run here is recorded as a change (changes, change <id>); revert <id> and keep <id> act on one.',
@@ -134,7 +137,7 @@ const VALUE_HELP = [
 
 const NOTHING_TO_CHANGE = 'nothing to change: the values given are the current ones; nothing was sent.';
 
-const ONE_SHOT_USAGE = 'usage: npm start -- <tool|shortcut> [key=value …] [--json] [--yes] [--help]';
+const ONE_SHOT_USAGE = 'usage: npm start -- <tool|shortcut> [key=value …] [--json] [--yes] [--ids] [--help]';
 
 function writeLine(stream: NodeJS.WritableStream, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -153,7 +156,11 @@ function formatResult(result: unknown, json: boolean, deps: ConsoleDeps, tool?: 
   if (json) return JSON.stringify(result ?? null, null, 2);
   const width = outputWidth(deps);
   const identifiers = (tool === undefined ? undefined : deps.registry.get(tool)?.identifierColumns) ?? [];
-  return render(result, width === undefined ? { identifiers } : { width, identifiers });
+  return render(result, {
+    identifiers,
+    ...(width === undefined ? {} : { width }),
+    ...(deps.showIds ? { ids: true } : {}),
+  });
 }
 
 /** Whether the words ask for `--json`, read before parsing so a parse error is JSON too. */
@@ -218,6 +225,11 @@ function takeFlags(
   }
   const [command = '', ...positionals] = rest;
   return { parsed: { command: command.toLowerCase(), positionals, args: parsed.args }, flags };
+}
+
+/** The console as one command asked for it: `--ids` shows id columns the width would leave out. */
+function withFlags(deps: ConsoleDeps, flags: ReadonlySet<string>): ConsoleDeps {
+  return flags.has('--ids') ? { ...deps, showIds: true } : deps;
 }
 
 function withoutControlArgs(args: Record<string, unknown>): Record<string, unknown> {
@@ -464,6 +476,7 @@ function history(deps: ConsoleDeps, parsed: ParsedCommand, json: boolean): Promi
     tools: deps.registry.list().map((tool) => tool.name),
     ...(deps.changes ? { changes: deps.changes } : {}),
     ...(width === undefined ? {} : { width }),
+    ...(deps.showIds ? { showIds: true } : {}),
   });
 }
 
@@ -610,10 +623,11 @@ const INTERRUPTED = Symbol('interrupted');
 
 type Ask = (prompt: string) => Promise<string | undefined | typeof INTERRUPTED>;
 
-async function handleLine(line: string, deps: ConsoleDeps, ask: Ask): Promise<LineOutcome> {
-  const { registry, context, output } = deps;
+async function handleLine(line: string, base: ConsoleDeps, ask: Ask): Promise<LineOutcome> {
   if (line.trim() === '') return 'continue';
-  const { parsed, flags } = takeFlags(parseCommandLine(line), ['--json', '--help']);
+  const { parsed, flags } = takeFlags(parseCommandLine(line), ['--json', '--help', '--ids']);
+  const deps = withFlags(base, flags);
+  const { registry, context, output } = deps;
   const json = flags.has('--json');
   if (parsed.command === 'quit' || parsed.command === 'exit') return 'quit';
   if (parsed.command === 'clear' || parsed.command === 'cls') {
@@ -784,11 +798,13 @@ export function exitCodeFor(error: unknown): number {
  * tool or controller error, 2 bad usage or validation, 3 a write shown as a preview but not run
  * (it needs --yes). The shell has already split and unquoted the words, so they are not tokenized again.
  */
-export async function runOneShot(argv: string[], deps: ConsoleDeps): Promise<number> {
-  const { registry, context, output, errorOutput } = deps;
+export async function runOneShot(argv: string[], base: ConsoleDeps): Promise<number> {
+  const { registry, context, output, errorOutput } = base;
   const json = wantsJson(argv);
+  let deps = base;
   try {
-    const { parsed, flags } = takeFlags(parseCommand([...argv]), ['--json', '--yes', '--help']);
+    const { parsed, flags } = takeFlags(parseCommand([...argv]), ['--json', '--yes', '--help', '--ids']);
+    deps = withFlags(base, flags);
     if (flags.has('--help') || parsed.command === 'help') {
       writeLine(output, helpFor(registry, parsed, ONE_SHOT_USAGE));
       return EXIT.ok;

@@ -1,4 +1,4 @@
-import { approverText } from '../approvals/console-requester.js';
+import { approverText, CONSOLE_REQUESTER_PREFIX, isConsoleActor } from '../approvals/console-requester.js';
 import {
   type ChangesPage,
   eventDetail,
@@ -7,7 +7,7 @@ import {
   requestSummary,
   showChange,
 } from '../approvals/history.js';
-import type { ChangeRequest } from '../approvals/types.js';
+import type { Actor, ChangeRequest } from '../approvals/types.js';
 import { stepLines } from '../changes/change-set.js';
 import type { ParsedCommand } from '../commands/parse-command-line.js';
 import { NotSupportedError } from '../errors.js';
@@ -20,33 +20,48 @@ export interface HistoryDeps {
   changes?: ChangeReader;
   tools: readonly string[];
   width?: number;
+  /** `--ids`: the tables show their ids even when the width is short. */
+  showIds?: boolean;
   now?: () => number;
 }
 
 const minute = (iso: string | undefined) => (iso ? `${iso.slice(0, 16).replace('T', ' ')}Z` : '');
+
+/** Who, in a table cell: a console operator as `alex (console)`, anyone else by name. */
+function whoText(actor: Actor | undefined): string {
+  if (!actor) return '';
+  if (isConsoleActor(actor)) return `${actor.userId.slice(CONSOLE_REQUESTER_PREFIX.length)} (console)`;
+  return actor.name ?? actor.userId;
+}
 
 function row(request: ChangeRequest): Record<string, unknown> {
   return {
     id: request.id,
     state: request.state,
     site: request.site,
-    requested_by: request.requester.name ?? request.requester.userId,
-    approved_by: approverText(request.approver) ?? '',
+    requested_by: whoText(request.requester),
+    approved_by: whoText(request.approver),
     created: minute(request.createdAt),
     change: requestSummary(request),
   };
 }
 
-function pageText(page: ChangesPage): string {
+/** The layout of the changes table: the id is what a row is; the change moves under it when narrow. */
+const LISTING = { key: 'id', detail: 'change', identifiers: ['requested_by', 'approved_by', 'change'] };
+
+function pageText(page: ChangesPage, width: number | undefined): string {
   const what = page.criteria.length > 0 ? ` (${page.criteria.join(', ')})` : '';
   if (page.total === 0) return `no change requests${what}.`;
   const heading = `${page.total} change request(s)${what}, newest first; page ${page.page} of ${page.pages}:`;
-  const rows = page.requests.length > 0 ? renderTable(page.requests.map(row)) : '(no rows on this page)';
+  const rows =
+    page.requests.length > 0
+      ? renderTable(page.requests.map(row), { ...LISTING, ...(width === undefined ? {} : { width }) })
+      : '(no rows on this page)';
   const next = page.page < page.pages ? `\nnext: changes … page=${page.page + 1}` : '';
   return `${heading}\n${rows}${next}`;
 }
 
-function historyText(found: RequestHistory, width: number | undefined): string {
+function historyText(found: RequestHistory, width: number | undefined, showIds: boolean): string {
   const { request, events } = found;
   const fields: Record<string, unknown> = {
     id: request.id,
@@ -82,6 +97,7 @@ function historyText(found: RequestHistory, width: number | undefined): string {
       by: event.actor.name ?? event.actor.userId,
       detail: eventDetail(event),
     })),
+    { detail: 'detail', identifiers: ['by', 'detail'], ...(width === undefined ? {} : { width }) },
   );
   // Issue 24: a set's steps, each with what became of it and the request that ran it.
   const steps = request.set
@@ -89,7 +105,9 @@ function historyText(found: RequestHistory, width: number | undefined): string {
     : [];
   const parts = [head, ...steps, preview, `journal:\n${journal}`];
   if (request.state === 'succeeded') {
-    parts.push(`result:\n${render(request.result, width === undefined ? {} : { width })}`);
+    parts.push(
+      `result:\n${render(request.result, { ...(width === undefined ? {} : { width }), ...(showIds ? { ids: true } : {}) })}`,
+    );
   }
   if (request.error) {
     const controller = request.error.controllerCode ? ` (${request.error.controllerCode})` : '';
@@ -113,8 +131,8 @@ export async function historyAnswer(
       now: (deps.now ?? Date.now)(),
       tools: deps.tools,
     });
-    return json ? JSON.stringify(page, null, 2) : pageText(page);
+    return json ? JSON.stringify(page, null, 2) : pageText(page, deps.width);
   }
   const found = await showChange(deps.changes, parsed);
-  return json ? JSON.stringify(found, null, 2) : historyText(found, deps.width);
+  return json ? JSON.stringify(found, null, 2) : historyText(found, deps.width, deps.showIds === true);
 }

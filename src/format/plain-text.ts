@@ -1,27 +1,43 @@
 import { splitUnreadable, unreadableLine } from '../lib/unreadable-records.js';
 import { renderPreview } from './preview-text.js';
+import {
+  columnRoles,
+  fitColumns,
+  isIdColumn,
+  isLookupColumn,
+  type LayoutColumn,
+  layoutLines,
+  truncate,
+  wrapWords,
+} from './table-layout.js';
 
 /** Layout limits for plain-text output (terminal, or a Slack code block). */
 export interface RenderOptions {
   /**
    * Total line width a table may take; unset means unbounded (output piped to a file or a
-   * program). Wider tables shrink their descriptive columns, never an identifier column.
+   * program). A wider table leaves out its ids, cuts long text, then wraps lookups (table-layout.ts).
    */
   width?: number;
-  /** Longest cell of a descriptive column before it is cut with `…`; identifiers are never cut. */
+  /** Longest cell of a text column before it is cut with `…`; lookups and ids are never cut. */
   maxCell?: number;
   /** Rows shown per table before the rest is summarised. */
   maxRows?: number;
   /**
-   * Columns (and `key: value` keys) the tool declares as identifiers a reader copies, beyond those
-   * recognised by key or value (see `isIdentifierColumn`): never cut, like ids, names and addresses.
+   * Columns (and `key: value` keys) the tool declares as what its lookups are about, beyond those
+   * recognised by key or value (see `isLookupColumn`): never cut, like names and addresses.
    */
   identifiers?: readonly string[];
+  /** Ids (ids, UUIDs, MACs) are shown even when the width is short (`--ids`, Slack's `ids`). */
+  ids?: boolean;
+  /** How the reader asks for the ids a short width left out, for the count line [`--ids`]. */
+  idsHint?: string;
+  /** The column that moves onto its own line under each row when the table does not fit. */
+  detail?: string;
+  /** The column a row is about (never cut, wrapped or left out); by default its name. */
+  key?: string;
 }
 
-const DEFAULTS: Required<Omit<RenderOptions, 'identifiers'>> = { width: 120, maxCell: 40, maxRows: 40 };
-const MIN_COLUMN = 6;
-const GAP = '  ';
+const DEFAULTS = { maxRows: 40, idsHint: '--ids' };
 
 type Row = Record<string, unknown>;
 
@@ -51,12 +67,6 @@ function oneLine(text: string): string {
     .trim();
 }
 
-function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= 1) return '…'.slice(0, max);
-  return `${text.slice(0, max - 1)}…`;
-}
-
 const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
 
 /** Byte counters run to eleven digits; a unit reads faster. `--json` keeps the exact number. */
@@ -75,7 +85,13 @@ function isByteField(key: string): boolean {
   return /bytes$/i.test(key);
 }
 
-/** Short text for a nested value inside a cell or a `key: value` line; deeper levels only say their size. */
+const isSet = ([, v]: [string, unknown]) => v !== null && v !== undefined;
+
+/**
+ * Short text for a value inside a cell or a `key: value` line: a list as its items, an object as
+ * `key=value` pairs, and what is nested deeper in braces and brackets (`body={cmd: block-sta,
+ * mac: 62:10:c4:8d:5e:1d}`), so every value is shown, never only its size.
+ */
 function compact(value: unknown, depth = 0): string {
   if (value === null || value === undefined) return '-';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
@@ -85,16 +101,14 @@ function compact(value: unknown, depth = 0): string {
   if (typeof value === 'bigint') return String(value);
   if (Array.isArray(value)) {
     if (value.length === 0) return depth === 0 ? '(none)' : '[]';
-    if (value.some((v) => typeof v === 'object' && v !== null)) return `[${value.length} items]`;
     const items = value.map((v) => compact(v, depth + 1));
-    return depth === 0 ? items.join(', ') : `[${items.join(',')}]`;
+    return depth === 0 ? items.join(', ') : `[${items.join(', ')}]`;
   }
   if (isPlainObject(value)) {
-    const entries = Object.entries(value);
-    if (entries.length === 0) return '{}';
-    if (depth > 0) return `{${entries.length} fields}`;
     // Unset criteria say nothing and would push the set ones (a destination address) off the line.
-    const set = entries.filter(([, v]) => v !== null && v !== undefined);
+    const set = Object.entries(value).filter(isSet);
+    if (depth > 0) return `{${set.map(([k, v]) => `${k}: ${compact(v, depth + 1)}`).join(', ')}}`;
+    if (Object.keys(value).length === 0) return '{}';
     if (set.length === 0) return '-';
     return set.map(([k, v]) => `${k}=${compact(v, depth + 1)}`).join(' ');
   }
@@ -113,200 +127,74 @@ function isNumericColumn(key: string, rows: readonly Row[]): boolean {
 }
 
 /**
- * Whether a column holds identifiers a reader copies (ids, names, MACs, addresses, subnets): the
- * tool declares it (`declared`), its key says so (`id`, `_id`, `*_id`, `name`, `*_name`, `mac`,
- * `ip`, `macAddress`…), every value it holds has the shape of one, or a value carries one inside
- * (`client 00:11:32:8a:bc:04`, `Internal: 192.168.1.20`). Such a column is never cut.
+ * Whether a column is never cut: it holds ids (ids, UUIDs, MACs: whole when shown, left out
+ * when the width is short) or what a lookup is about (names, addresses, places, times, the
+ * columns a tool declares, and values that carry an address inside: `client 00:11:32:8a:bc:04`).
  */
 export function isIdentifierColumn(
   key: string,
   values: readonly unknown[],
   declared: readonly string[] = [],
 ): boolean {
-  if (declared.includes(key)) return true;
-  const snake = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-  if (/(^|_)(ids?|macs?|names?|ips?|address(es)?|subnets?|hostname|mac_address|ip_address)$/.test(snake)) {
-    return true;
-  }
-  const present = values.filter((v) => v !== null && v !== undefined && v !== '');
-  if (present.length === 0) return false;
-  if (present.every((v) => typeof v === 'string' && looksLikeIdentifier(v))) return true;
-  return present.some((v) => carriesIdentifier(compact(v)));
+  return isIdColumn(key, values) || isLookupColumn(key, values, declared, compact);
 }
 
-const IDENTIFIER_SHAPES = [
-  /^[0-9a-f]{24}$/i,
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
-  /^[0-9a-f]{2}([:-][0-9a-f]{2}){5}$/i,
-  /^\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?$/,
-  /^[0-9a-f]*:[0-9a-f:]*:[0-9a-f]*(\/\d{1,3})?$/i,
-];
-
-/** A MAC, an IPv4 address or subnet, or a UUID inside longer text. */
-const EMBEDDED_IDENTIFIER =
-  /(^|[^0-9a-f:.])([0-9a-f]{2}(:[0-9a-f]{2}){5}|\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})($|[^0-9a-f:.])/i;
-
-function looksLikeIdentifier(text: string): boolean {
-  return IDENTIFIER_SHAPES.some((shape) => shape.test(text));
-}
-
-function carriesIdentifier(text: string): boolean {
-  return EMBEDDED_IDENTIFIER.test(text);
-}
-
-/** Takes one character from the widest column that can still give above its floor; false if none can. */
-function shrinkOne(widths: number[], floors: readonly number[]): boolean {
-  let widest = -1;
-  for (let i = 0; i < widths.length; i += 1) {
-    const w = widths[i] ?? 0;
-    if (w > (floors[i] ?? 0) && (widest === -1 || w > (widths[widest] ?? 0))) widest = i;
-  }
-  if (widest === -1) return false;
-  widths[widest] = (widths[widest] ?? 0) - 1;
-  return true;
-}
-
-const lineWidth = (widths: readonly number[]) =>
-  widths.reduce((sum, w) => sum + w, 0) + GAP.length * (widths.length - 1);
-
-/** A header's words: split after each `_`, so `total_tx_bytes` may stand on three lines. */
-function headerWords(key: string): string[] {
-  return key.split(/(?<=_)/);
-}
-
-/** The narrowest a header gets without cutting a word. */
-function headerFloor(key: string): number {
-  return Math.max(...headerWords(key).map((word) => word.length));
-}
-
-/** A header on as many lines as `width` needs, broken only after `_`; never cut. */
-function wrapHeader(key: string, width: number): string[] {
-  if (key.length <= width) return [key];
-  const lines: string[] = [];
-  let current = '';
-  for (const word of headerWords(key)) {
-    if (current !== '' && current.length + word.length > width) {
-      lines.push(current);
-      current = '';
-    }
-    current += word;
-  }
-  lines.push(current);
-  return lines;
-}
-
-/**
- * Narrows descriptive columns (the widest first) until a row fits `total`, never below a few
- * characters or the widest word of their header (which then wraps after `_`): a header is never
- * cut, nor is an identifier column. Undefined when even that does not fit: the caller shows one
- * record per row instead.
- */
-function fitWidths(
-  natural: readonly number[],
-  headers: readonly string[],
-  identifier: readonly boolean[],
-  total: number,
-): number[] | undefined {
-  const out = [...natural];
-  const floors = natural.map((w, c) =>
-    identifier[c] ? w : Math.min(w, Math.max(headerFloor(headers[c] ?? ''), MIN_COLUMN)),
-  );
-  while (lineWidth(out) > total) {
-    if (!shrinkOne(out, floors)) break;
-  }
-  return lineWidth(out) <= total ? out : undefined;
-}
-
-/** The closing line of a table or a record list. */
-function countLine(total: number, shown: number): string {
-  if (shown < total) return `(${total} rows, first ${shown} shown; --json shows all)`;
-  return total === 1 ? '(1 row)' : `(${total} rows)`;
-}
-
-/**
- * A table too wide for its width, one `key: value` block per row: identifiers stay whole, other
- * values are cut to the width.
- */
-function recordView(
-  columns: readonly string[],
-  cells: readonly string[][],
-  identifier: readonly boolean[],
-  width: number,
-): string[] {
-  const keyWidth = Math.max(...columns.map((c) => c.length));
-  const valueWidth = Math.max(width - keyWidth - 2, MIN_COLUMN);
-  return cells.map((row) =>
-    columns
-      .map((key, c) => {
-        const value = row[c] ?? '';
-        return `${`${key}:`.padEnd(keyWidth + 1)} ${identifier[c] ? value : truncate(value, valueWidth)}`.trimEnd();
-      })
-      .join('\n'),
-  );
+/** The closing line of a table: how many rows, how many shown, and how to show the ids left out. */
+function countLine(total: number, shown: number, hidden: readonly string[], idsHint: string): string {
+  const parts = [total === 1 ? '1 row' : `${total} rows`];
+  if (shown < total) parts[0] = `${total} rows, first ${shown} shown; --json shows all`;
+  if (hidden.length > 0) parts.push(`${idsHint} shows ${hidden.join(', ')}`);
+  return `(${parts.join('; ')})`;
 }
 
 /**
  * An aligned table: columns are the union of keys in order of first appearance, numbers are
- * right-aligned, and a `(N rows)` line closes it. It fits `width` by narrowing descriptive
- * columns; identifier columns (ids, names, MACs, addresses) are never cut, and when the table
- * cannot fit without cutting one, each row is shown as its own `key: value` block instead.
+ * right-aligned, and a `(N rows)` line closes it. It fits `width` (table-layout.ts): ids are
+ * left out first, long text is cut, lookups wrap; the key column, names, addresses, places and
+ * times are never cut.
  */
 export function renderTable(rows: readonly Row[], options: RenderOptions = {}): string {
   const width = options.width ?? Number.POSITIVE_INFINITY;
   const maxCell = options.maxCell ?? Number.POSITIVE_INFINITY;
   const maxRows = options.maxRows ?? DEFAULTS.maxRows;
   if (rows.length === 0) return '(0 rows)';
-  const columns: string[] = [];
+  const keys: string[] = [];
   const seen = new Set<string>();
   for (const row of rows) {
     for (const key of Object.keys(row)) {
       if (!seen.has(key)) {
         seen.add(key);
-        columns.push(key);
+        keys.push(key);
       }
     }
   }
   const shown = rows.slice(0, maxRows);
-  const identifier = columns.map((key) =>
-    isIdentifierColumn(
-      key,
-      shown.map((row) => row[key]),
-      options.identifiers,
-    ),
+  const roles = columnRoles(
+    keys.map((header) => ({ header, values: shown.map((row) => row[header]) })),
+    {
+      declared: options.identifiers ?? [],
+      showIds: options.ids === true,
+      text: compact,
+      ...(options.key !== undefined ? { key: options.key } : {}),
+    },
   );
-  const cells = shown.map((row) =>
-    columns.map((key, c) => {
-      const text = cellText(key, row[key]);
-      return identifier[c] ? text : truncate(text, maxCell);
-    }),
-  );
-  const data = columns.map((_, c) => Math.max(1, ...cells.map((row) => (row[c] ?? '').length)));
-  const natural = columns.map((key, c) => Math.max(key.length, data[c] ?? 0));
-  const widths = fitWidths(natural, columns, identifier, width);
-  if (widths === undefined) {
-    const records = recordView(columns, cells, identifier, width);
-    return [...records, countLine(rows.length, shown.length)].join('\n\n');
-  }
-  const numeric = columns.map((key) => isNumericColumn(key, shown));
-  const line = (values: readonly string[], header: boolean) =>
-    values
-      .map((value, c) => {
-        const w = widths[c] ?? 0;
-        const text = truncate(value, w);
-        return numeric[c] && !header ? text.padStart(w) : text.padEnd(w);
-      })
-      .join(GAP)
-      .trimEnd();
-  const headers = columns.map((key, c) => wrapHeader(key, widths[c] ?? key.length));
-  const headerLines = Array.from({ length: Math.max(...headers.map((h) => h.length)) }, (_, i) =>
-    line(
-      headers.map((h) => h[i] ?? ''),
-      true,
-    ),
-  );
-  const out = [...headerLines, ...cells.map((row) => line(row, false))];
-  out.push(countLine(rows.length, shown.length));
-  return out.join('\n');
+  const columns: LayoutColumn[] = keys.map((header, c) => {
+    const role = roles[c] ?? 'text';
+    return {
+      header,
+      role,
+      numeric: isNumericColumn(header, shown),
+      cells: shown.map((row) => {
+        const text = cellText(header, row[header]);
+        return role === 'text' ? truncate(text, maxCell) : text;
+      }),
+    };
+  });
+  const layout = fitColumns(columns, width, options.detail);
+  const lines = layoutLines(layout, width);
+  const count = countLine(rows.length, shown.length, layout.hidden, options.idsHint ?? DEFAULTS.idsHint);
+  lines.push(...wrapWords(count, Number.isFinite(width) ? width : count.length));
+  return lines.join('\n');
 }
 
 /** Turns `ports: {"1": {...}, "2": {...}}` into rows with the key as the first column. */
@@ -315,22 +203,36 @@ function keyedRows(field: string, value: Record<string, Row>): Row[] {
   return Object.entries(value).map(([key, row]) => ({ [keyColumn]: key, ...row }));
 }
 
+/** A warnings field with nothing in it: a `warnings: (none)` line would only be noise. */
+function isEmptyWarnings(key: string, field: unknown): boolean {
+  if (!/(^|_)warnings$/i.test(key)) return false;
+  return field === null || field === undefined || (Array.isArray(field) && field.length === 0);
+}
+
 /**
  * `key: value` lines for an object's scalars, then each list of objects as its own titled table.
- * A line fits the width (unbounded when unset) unless it holds an identifier, which stays whole.
+ * A line fits the width (unbounded when unset): cut, or when it holds a name, an address or an id,
+ * wrapped at its spaces.
  */
 export function renderObject(value: Row, options: RenderOptions = {}): string {
   const lineMax = options.width ?? Number.POSITIVE_INFINITY;
   const lines: string[] = [];
   const tables: string[] = [];
   for (const [key, field] of Object.entries(value)) {
+    if (isEmptyWarnings(key, field)) continue;
     if (isTable(field)) {
       tables.push(`${key}:\n${renderTable(field, options)}`);
     } else if (isKeyedTable(field)) {
       tables.push(`${key}:\n${renderTable(keyedRows(key, field), options)}`);
     } else {
       const line = `${key}: ${cellText(key, field)}`;
-      lines.push(isIdentifierColumn(key, [field], options.identifiers) ? line : truncate(line, lineMax));
+      if (!isIdentifierColumn(key, [field], options.identifiers)) lines.push(truncate(line, lineMax));
+      else if (line.length <= lineMax) lines.push(line);
+      else {
+        // Never cut, so wrapped at its spaces, continued two spaces in.
+        const [first = '', ...rest] = wrapWords(line, lineMax);
+        lines.push(first, ...wrapWords(rest.join(' '), Math.max(1, lineMax - 2)).map((l) => `  ${l}`));
+      }
     }
   }
   return [lines.join('\n'), ...tables].filter((part) => part !== '').join('\n\n');

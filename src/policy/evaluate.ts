@@ -29,6 +29,8 @@ export interface PolicyDecision {
   window?: WindowRequirement;
   /** Set: the change is reverted after this long unless someone keeps it. */
   revertAfterSeconds?: number;
+  /** The rule whose `revert_after` that is (the first in file order of those with the shortest). */
+  revertAfterRule?: string;
   /**
    * Whether the requester's own confirmation at this face (the console's y, MCP's confirm) counts
    * as one approval, and which setting said so: `defaults.self_confirm` or a rule's `self_confirm`.
@@ -216,6 +218,10 @@ export function evaluateChange(
   }
 
   const reverts = matched.map((r) => r.revertAfterSeconds).filter((s): s is number => s !== undefined);
-  if (reverts.length > 0) decision.revertAfterSeconds = Math.min(...reverts);
+  if (reverts.length > 0) {
+    decision.revertAfterSeconds = Math.min(...reverts);
+    const rule = matched.find((r) => r.revertAfterSeconds === decision.revertAfterSeconds);
+    if (rule) decision.revertAfterRule = rule.name;
+  }
   return decision;
 }

@@ -15,7 +15,7 @@ import {
   resultThreadMessage,
 } from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
-import { code, codeBlock, mention, mrkdwn, mrkdwnSection, slackDate } from './blocks/text.js';
+import { actorText, code, codeBlock, mrkdwn, mrkdwnSection, slackDate } from './blocks/text.js';
 import { SlackStepError, slackProblem, slackRefused, slackRefusedContent } from './error-text.js';
 
 /** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
@@ -551,7 +551,7 @@ function undecidedText(outcome: Undecided): string {
 }
 
 function alreadyText(request: ChangeRequest): string {
-  const by = request.approver ? ` (approved by ${mention(request.approver.userId)})` : '';
+  const by = request.approver ? ` (approved by ${actorText(request.approver)})` : '';
   switch (request.state) {
     case 'approved':
     case 'executing':

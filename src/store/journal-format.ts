@@ -87,6 +87,7 @@ export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
   replaces: z.string().optional(),
   remindedAt: z.string().optional(),
   revertAfterSeconds: z.number().optional(),
+  revertAfterRule: z.string().optional(),
   forSeconds: z.number().optional(),
   before: imageSchema.optional(),
   after: imageSchema.optional(),

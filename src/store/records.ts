@@ -191,6 +191,8 @@ export interface ChangeRequest {
   remindedAt?: string;
   /** `revert_after=<duration>` (issue 21): reverted unless someone keeps it within this many seconds. */
   revertAfterSeconds?: number;
+  /** The policy rule whose `revert_after` set `revertAfterSeconds` (unset: the request's own `revert_after=`). */
+  revertAfterRule?: string;
   /** `for=<duration>` (issue 21): a temporary change, reverted after this many seconds. */
   forSeconds?: number;
   /** The target(s) read fresh right before the write. */

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Approvals, SYSTEM_ACTOR } from '../../src/approvals/approvals.js';
+import { requestSummary } from '../../src/approvals/history.js';
 import { splitMetaArgs } from '../../src/changes/meta-args.js';
 import { ConflictError, GatewayUnavailableError, ValidationError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
@@ -250,13 +251,22 @@ describe('revert', () => {
     );
   });
 
-  it('revertAutomatically runs the inverse at once, approved by the system with a note, once', async () => {
+  it('revertAutomatically runs the inverse at once, by the timer that caused it, with a note, once', async () => {
     const start = networks();
-    const { request } = await approved('update_network', { network_id: 'IoT', vlan_id: 22 });
+    const { request } = await approved('update_network', {
+      network_id: 'IoT',
+      vlan_id: 22,
+      revert_after: '10m',
+    });
     const outcome = await approvals.revertAutomatically({ changeId: request.id, reason: 'keep_timeout' });
     expect(outcome.kind).toBe('succeeded');
     if (outcome.kind !== 'succeeded') return;
-    expect(outcome.request.approver).toEqual(SYSTEM_ACTOR);
+    const timer = { userId: 'system:timer', name: 'timer: revert_after 10m' };
+    expect(outcome.request.approver).toEqual(timer);
+    expect(outcome.request.requester).toEqual(timer);
+    expect(outcome.request.approver).not.toEqual(SYSTEM_ACTOR);
+    // The revert names the network as the change it undoes did, not by its id.
+    expect(requestSummary(outcome.request)).toBe('update_network network_id=IoT vlan_id=20');
     expect(outcome.request.approvalNote).toContain(`the approval of ${request.id} covered it`);
     expect(networks()).toEqual(start);
     await expect(

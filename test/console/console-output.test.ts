@@ -70,13 +70,24 @@ describe('console tables fit the terminal', () => {
     expect(lines.some((line) => line.length > 120)).toBe(true);
   });
 
-  it("fit the TTY's width, narrowing the note and keeping every identifier whole", async () => {
+  it("fit the TTY's width, leaving out the ids first and keeping the names whole", async () => {
     const lines = await tableLines(new TerminalSink(90));
 
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(90);
+    expect(lines[0]).toMatch(/^name\s+note$/);
+    expect(lines[1]).toMatch(/^Meeting room ceiling display {2}roams between.*…$/);
+    expect(lines.at(-1)).toBe('(2 rows; --ids shows mac, network_id)');
+  });
+
+  it('show the ids whole with --ids, cutting the note instead', async () => {
+    const output = new TerminalSink(90);
+    expect(await runOneShot(['list_clients', '--ids'], clientsDeps(output))).toBe(0);
+    const lines = output.text.trimEnd().split('\n');
+
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(90);
     expect(lines[0]).toMatch(/^mac\s+name\s+network_id\s+note$/);
-    expect(lines[1]).toMatch(/…$/);
     for (const id of IDENTIFIERS) expect(lines.join('\n')).toContain(id);
+    expect(lines.at(-1)).toBe('(2 rows)');
   });
 
   it('fit COLUMNS when the shell sets it, over the TTY width', async () => {
@@ -86,18 +97,15 @@ describe('console tables fit the terminal', () => {
     expect(lines[1]?.length).toBe(100);
   });
 
-  it('turn into one key: value block per row when the identifiers alone are wider, never cutting one', async () => {
+  it('stay a table at 40 columns, never key: value blocks: the name whole, the note cut', async () => {
     const lines = await tableLines(new TerminalSink(40));
 
-    expect(lines.slice(0, 5)).toEqual([
-      'mac:        aa:bb:cc:dd:ee:01',
-      'name:       Meeting room ceiling display',
-      'network_id: 6500f0c4e1b2a3000c0ffee1',
-      'note:       roams between the two acces…',
-      '',
-    ]);
-    for (const id of IDENTIFIERS) expect(lines).toContainEqual(expect.stringContaining(id));
-    expect(lines.at(-1)).toBe('(2 rows)');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(40);
+    expect(lines[0]).toMatch(/^name\s+note$/);
+    expect(lines[1]).toMatch(/^Meeting room ceiling display {2}\S.*…$/);
+    expect(lines[2]).toMatch(/^Lab bench\s+wired$/);
+    expect(lines.join('\n')).not.toMatch(/^(mac|name|note):/m);
+    expect(lines.at(-1)).toBe('(2 rows; --ids shows mac, network_id)');
   });
 });
 
@@ -147,7 +155,7 @@ describe('--json errors are JSON on stdout, with the usual exit codes', () => {
       { field: 'tool', rule: 'unknown tool "frobnicate"; `help` lists them' },
     ]);
     expect((JSON.parse(option.stdout) as JsonError).error.fields).toEqual([
-      { field: 'option', rule: 'unknown option --verbose (known: --json, --yes, --help)' },
+      { field: 'option', rule: 'unknown option --verbose (known: --json, --yes, --help, --ids)' },
     ]);
     expect((JSON.parse(empty.stdout) as JsonError).error).toMatchObject({
       code: 'validation_failed',

@@ -271,7 +271,9 @@ describe('one-shot', () => {
     expect(unknown.errorOutput.text).toContain('unknown tool "frobnicate"');
     expect(badValue.errorOutput.text).toContain('vlan_id: ');
     expect(badValue.calls.createNetwork).toEqual([]);
-    expect(badOption.errorOutput.text).toContain('unknown option --verbose (known: --json, --yes, --help)');
+    expect(badOption.errorOutput.text).toContain(
+      'unknown option --verbose (known: --json, --yes, --help, --ids)',
+    );
     expect(empty.errorOutput.text).toContain('usage: npm start --');
   });
 

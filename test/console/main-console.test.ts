@@ -82,18 +82,21 @@ describe.concurrent('the console as main.ts wires it', () => {
     expect(run.stderr).toBe('');
   }, 30_000);
 
-  it("fits tables to the shell's COLUMNS without cutting an id", async () => {
+  it("fits tables to the shell's COLUMNS: one line per network, the ids whole with --ids", async () => {
     // The built-in simulator plays a 10.1 console: networks carry their official UUIDs (36
-    // characters; the widest record line is 51), and the official list has no WAN.
+    // characters), and the official list has no WAN.
     const run = await runMain(['list_vlans'], { COLUMNS: '56' });
 
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(56);
-    const ids = lines.filter((line) => line.startsWith('id:')).map((line) => line.replace(/^id:\s+/, ''));
-    expect(ids.length).toBeGreaterThanOrEqual(5);
-    for (const id of ids)
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect(run.stdout).toMatch(/\(\d+ rows\)\n$/);
+    expect(lines.filter((line) => /^(Default|IoT|Guest|Servers|Cameras)\s/.test(line))).toHaveLength(5);
+    expect(run.stdout).toMatch(/\(\d+ rows; --ids shows id\)\n$/);
+
+    const ids = await runMain(['list_vlans', '--ids'], { COLUMNS: '56' });
+    expect(ids.code).toBe(0);
+    const uuids = ids.stdout.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [];
+    expect(uuids.length).toBeGreaterThanOrEqual(5);
+    for (const line of ids.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(56);
   }, 30_000);
 });

@@ -60,7 +60,9 @@ describe('render: tables', () => {
     const row = text.split('\n')[1] ?? '';
     expect(row).toContain('destination_port=443 protocol=tcp');
     expect(row).toContain('a, b');
-    expect(row).toContain('[1 items]');
+    // A nested object is shown by its values, never by its size.
+    expect(row).toContain('{x: 1}');
+    expect(text).not.toMatch(/items|fields/);
   });
 
   it('cuts very wide descriptive cells with an ellipsis, but never a name', () => {
@@ -127,14 +129,25 @@ describe('render: tables that fit their width without cutting an identifier', ()
     expect(text).toContain(rows[0]?.description ?? '?');
   });
 
-  it('narrows only descriptive columns at a terminal width, and every identifier stays whole', () => {
+  it('leaves the ids (ids and MACs) out first at a terminal width, says so, and keeps the rest whole', () => {
     const lines = renderTable(rows, { width: 120 }).split('\n');
+
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(120);
+    expect(lines[0]).toMatch(/^name\s+description$/);
+    expect(lines[1]).toContain('Building B second floor printers');
+    expect(lines[1]).toContain(rows[0]?.description ?? '?');
+    expect(lines.at(-1)).toBe('(2 rows; --ids shows network_id, mac, uplink)');
+  });
+
+  it('shows the ids whole when asked, cutting descriptive text instead', () => {
+    const lines = renderTable(rows, { width: 120, ids: true, idsHint: 'ids' }).split('\n');
 
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(120);
     expect(lines[0]).toMatch(/^network_id\s+name\s+mac\s+description\s+uplink$/);
     for (const id of ids) expect(lines.join('\n')).toContain(id);
     expect(lines[1]).toContain('the printers and');
     expect(lines[1]).toContain('…');
+    expect(lines.at(-1)).toBe('(2 rows)');
   });
 
   it('keeps an id column copyable: the cell under its header is the bare id, with no ellipsis', () => {
@@ -146,41 +159,76 @@ describe('render: tables that fit their width without cutting an identifier', ()
     expect(lines[1]).toBe(`${id}  ${'d'.repeat(13)}…`);
   });
 
-  it('shows a key: value block per row when the identifiers alone are wider than the width', () => {
-    const text = renderTable(rows, { width: 60 });
+  const places = [
+    {
+      name: 'Kitchen Plug',
+      ip: '10.20.0.101',
+      where: 'Garden Mesh AP · Home-IoT · 2.4 GHz · -64 dBm',
+      uptime: '13d',
+    },
+    { name: 'Hue Bridge', ip: '10.20.0.10', where: 'Core Switch #13', uptime: '3d' },
+  ];
 
-    const blocks = text.split('\n\n');
-    expect(blocks).toHaveLength(3);
-    expect(blocks[0]?.split('\n')).toEqual([
-      'network_id:  6500f0c4e1b2a3000c0ffee1',
-      'name:        Building B second floor printers',
-      'mac:         aa:bb:cc:dd:ee:01',
-      `description: ${'the printers and the label makers on the second floor of building B'.slice(0, 46)}…`,
-      'uplink:      00:11:22:33:44:55',
-    ]);
-    expect(blocks[2]).toBe('(2 rows)');
-    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(60);
+  it('stays a table where it used to become key: value blocks: a long place wraps in its column', () => {
+    const lines = renderTable(places, { width: 60 }).split('\n');
+
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    expect(lines[0]).toMatch(/^name\s+ip\s+where\s+uptime$/);
+    const at = lines[0]?.indexOf('where') ?? -1;
+    const last = lines.findIndex((line) => line.startsWith('Hue Bridge'));
+    // The first row takes several lines; its place, read down the column, is whole.
+    expect(last).toBe(3);
+    expect(lines[1]).toMatch(/^Kitchen Plug\s+10\.20\.0\.101\s+Garden Mesh AP · Home-IoT\s+13d$/);
+    const where = lines.slice(1, last).map((line) =>
+      line
+        .slice(at)
+        .replace(/\s+13d$/, '')
+        .trim(),
+    );
+    expect(where.join(' ')).toBe(places[0]?.where);
+    expect(lines[last]).toMatch(/^Hue Bridge\s+10\.20\.0\.10\s+Core Switch #13\s+3d$/);
+    expect(lines.join('\n')).not.toMatch(/…|^\w+: /m);
   });
 
-  it('never cuts an identifier even when it alone is wider than the width', () => {
-    const text = renderTable([{ id: 'x'.repeat(50), note: 'n'.repeat(50) }], { width: 20 });
+  it('moves a place that would wrap onto more than three lines under its row, whole', () => {
+    const lines = renderTable(places, { width: 40 }).split('\n');
 
-    expect(text).toContain(`id:   ${'x'.repeat(50)}`);
-    expect(text).toContain(`note: ${'n'.repeat(13)}…`);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(40);
+    expect(lines[0]).toMatch(/^name\s+ip\s+uptime$/);
+    expect(lines[1]).toMatch(/^Kitchen Plug\s+10\.20\.0\.101\s+13d$/);
+    expect(lines[2]).toBe('  where: Garden Mesh AP · Home-IoT · 2.4');
+    expect(lines[3]).toBe('    GHz · -64 dBm');
+    expect(lines[5]).toBe('  where: Core Switch #13');
   });
 
-  it('treats id-shaped values as identifiers whatever the column is called', () => {
-    const text = renderTable([{ port: 1, connected_to: 'aa:bb:cc:dd:ee:ff', comment: 'c'.repeat(40) }], {
-      width: 34,
-    });
+  it('never cuts the key column, even when it alone is wider than the width', () => {
+    const note = 'a note that runs on for a while';
+    const lines = renderTable([{ id: 'x'.repeat(50), note }], { width: 20 }).split('\n');
 
-    expect(text.split('\n')[1]).toMatch(/^\s*1\s+aa:bb:cc:dd:ee:ff\s+c+…$/);
+    expect(lines[0]).toBe('id');
+    expect(lines[1]).toBe('x'.repeat(50));
+    expect(lines.slice(2, -1)).toEqual(['  note: a note that', '    runs on for a', '    while']);
   });
 
-  it('keeps identifier lines of an object whole and cuts other lines to the width', () => {
+  it('treats id-shaped values as ids whatever the column is called', () => {
+    const row = { port: 1, connected_to: 'aa:bb:cc:dd:ee:ff', comment: 'c'.repeat(40) };
+
+    const narrow = renderTable([row], { width: 34 }).split('\n');
+    const asked = renderTable([row], { width: 34, ids: true }).split('\n');
+
+    expect(narrow[0]).toMatch(/^port\s+comment$/);
+    expect(narrow.at(-1)).toBe('(1 row; --ids shows connected_to)');
+    expect(asked[1]).toMatch(/^\s*1\s+aa:bb:cc:dd:ee:ff\s+c+…$/);
+  });
+
+  it('keeps identifier lines of an object whole, wrapped at a space, and cuts other lines to the width', () => {
     const text = render({ network_id: '6500f0c4e1b2a3000c0ffee1', notes: 'n'.repeat(80) }, { width: 30 });
 
-    expect(text.split('\n')).toEqual(['network_id: 6500f0c4e1b2a3000c0ffee1', `notes: ${'n'.repeat(22)}…`]);
+    expect(text.split('\n')).toEqual([
+      'network_id:',
+      '  6500f0c4e1b2a3000c0ffee1',
+      `notes: ${'n'.repeat(22)}…`,
+    ]);
   });
 });
 
@@ -245,7 +293,27 @@ describe('render: objects and strings', () => {
 
     expect(lines.length).toBeLessThanOrEqual(24);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
-    expect(lines.at(-1)).toBe('(6 rows)');
+    expect(lines.at(-1)).toBe('(6 rows; --ids shows network_id)');
+  });
+
+  it('prints no `warnings: (none)` line for a result with nothing to warn about', () => {
+    const text = render({ success: true, name: 'Guest', warnings: [] });
+
+    expect(text).toBe('success: yes\nname: Guest');
+    expect(render({ success: true, warnings: ['deletion is irreversible'] })).toContain(
+      'warnings: deletion is irreversible',
+    );
+  });
+
+  it('prints nested values as values, never as a count of fields', () => {
+    const text = render({
+      sent: { api: 'classic', path: 'cmd/stamgr', body: { cmd: 'block-sta', mac: '62:10:c4:8d:5e:1d' } },
+    });
+    const table = renderTable([{ name: 'r1', match: [{ port: 443, protocol: 'tcp' }, { port: 80 }] }]);
+
+    expect(text).toBe('sent: api=classic path=cmd/stamgr body={cmd: block-sta, mac: 62:10:c4:8d:5e:1d}');
+    expect(table.split('\n')[1]).toBe('r1    {port: 443, protocol: tcp}, {port: 80}');
+    expect(table).not.toMatch(/fields|items/);
   });
 });
 

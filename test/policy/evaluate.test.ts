@@ -135,9 +135,16 @@ describe('effects and strictest-wins', () => {
     );
   });
 
-  it('revert_after: the shortest of the matching rules', () => {
-    expect(evaluateChange(policy, change('update_network'), LOW, {}, NOON).revertAfterSeconds).toBe(600);
-    expect(evaluateChange(policy, change('update_zone'), LOW, {}, NOON).revertAfterSeconds).toBe(3600);
+  it('revert_after: the shortest of the matching rules, with the rule that set it', () => {
+    expect(evaluateChange(policy, change('update_network'), LOW, {}, NOON)).toMatchObject({
+      revertAfterSeconds: 600,
+      revertAfterRule: 'revert-quick',
+    });
+    expect(evaluateChange(policy, change('update_zone'), LOW, {}, NOON)).toMatchObject({
+      revertAfterSeconds: 3600,
+      revertAfterRule: 'revert-slow',
+    });
+    expect(evaluateChange(policy, change('restart_device'), LOW, {}, NOON).revertAfterRule).toBeUndefined();
   });
 
   it('window: closed at noon, with the next opening at 22:00 Berlin time', () => {

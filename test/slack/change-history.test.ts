@@ -37,6 +37,26 @@ function request(i: number, overrides: Partial<ChangeRequest> = {}): ChangeReque
 }
 
 describe('history answers in Slack', () => {
+  it('shows an automatic revert by the timer that caused it, and the network by name', () => {
+    const timer = { userId: 'system:timer', name: 'timer: revert_after 10m' };
+    const id = '105d70c6-d0c6-464b-b972-ce7509dddcfb';
+    const revert = request(1, {
+      args: { site_id: 'default', network_id: id, vlan_id: 20 },
+      preview: { dry_run: true, network_id: id, name: 'IoT', changes: { vlan: { from: 24, to: 20 } } },
+      requester: timer,
+      approver: timer,
+      revertOf: 'cr_original',
+    });
+    const page: ChangesPage = { requests: [revert], total: 1, page: 1, pages: 1, criteria: [] };
+
+    const text = JSON.stringify(changesMessage(page).blocks);
+
+    expect(text).toContain('network_id=IoT vlan_id=20');
+    expect(text).not.toContain(id);
+    expect(text).toContain('by timer: revert_after 10m · approved by timer: revert_after 10m');
+    expect(text).not.toContain('system:');
+  });
+
   it('keeps a full page of long requests within one message, escaped, with thread links', () => {
     const page: ChangesPage = {
       requests: Array.from({ length: 20 }, (_, i) => request(i)),

@@ -23,27 +23,44 @@ describe('readResultMessage: tables in code blocks', () => {
     note: 'signal fine; roams between the two access points of the east wing every few minutes',
   }));
 
-  it('keeps every line within the code block width and every identifier whole', () => {
+  it('keeps every line within the code block width and every name, address and place whole', () => {
     const lines = codeLines(readResultMessage('list_clients', 'default', clients));
 
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
     const text = lines.join('\n');
-    for (const client of clients) {
-      for (const id of [client.mac, client.name, client.network_id, client.ip, client.uplink_device_name]) {
-        expect(text).toContain(id);
-      }
-    }
-    expect(text).toContain('(4 rows)');
+    clients.forEach((client, i) => {
+      for (const whole of [client.name, client.ip]) expect(text).toContain(whole);
+      // The uplink is wrapped at a space in its column: its last words on the row's next line.
+      expect(text).toMatch(new RegExp(`${client.ip} +Access point, east wing, +signal.*\\n +floor ${i}\\n`));
+    });
+    expect(text).not.toMatch(/^\w+: /m);
+    // The ids gave way first, and the count line says how to ask for them in Slack.
+    expect(text).toContain('(4 rows; /net … ids shows mac, network_id)');
   });
 
-  it('narrows a table only in its descriptive columns when it can still be a table', () => {
+  it('shows the ids whole when asked (`/net … ids`), cutting the note instead', () => {
     const narrow = clients.map(({ mac, ip, note }) => ({ mac, ip, note }));
 
-    const lines = codeLines(readResultMessage('list_clients', 'default', narrow));
+    const plain = codeLines(readResultMessage('list_clients', 'default', narrow));
+    const asked = codeLines(readResultMessage('list_clients', 'default', narrow, undefined, { ids: true }));
 
-    expect(lines[0]).toMatch(/^mac\s+ip\s+note$/);
-    expect(lines[1]).toMatch(/^aa:bb:cc:dd:ee:00 {2}10\.20\.0\.100 {2}signal fine.*…$/);
-    expect(lines[1]?.length).toBe(100);
+    expect(plain[0]).toMatch(/^ip\s+note$/);
+    expect(plain[1]).toBe(`10.20.0.100  ${clients[0]?.note}`);
+    expect(asked[0]).toMatch(/^mac\s+ip\s+note$/);
+    expect(asked[1]).toMatch(/^aa:bb:cc:dd:ee:00 {2}10\.20\.0\.100 {2}signal fine.*…$/);
+    expect(asked[1]?.length).toBe(100);
+  });
+
+  it("keeps a column the tool declares whole, wrapped at its spaces within Slack's width", () => {
+    const rows = [{ name: 'r1', applies_to: `network ${'Living Room Devices '.repeat(6)}(VLAN 20)` }];
+
+    const lines = codeLines(
+      readResultMessage('list_x', 'default', rows, undefined, { identifiers: ['applies_to'] }),
+    );
+
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
+    expect(lines.join(' ')).not.toContain('…');
+    expect(lines.slice(1, -1).join(' ').replace(/\s+/g, ' ')).toContain(rows[0]?.applies_to.trim());
   });
 });

@@ -9,7 +9,7 @@ import type { RequestHistory } from '../../store/types.js';
 import { LIMITS } from './limits.js';
 import { codeSections, type SlackMessage } from './read-result.js';
 import { revertBlocks, verificationBlocks } from './revert.js';
-import { channelMention, clip, code, humanize, link, mention, mrkdwn, slackDate } from './text.js';
+import { actorText, channelMention, clip, code, humanize, link, mrkdwn, slackDate } from './text.js';
 
 /** One emoji per state, shared by the history answers and App Home. */
 export const STATE_EMOJI: Record<ChangeState, string> = {
@@ -42,9 +42,9 @@ const BY_LINE_MAX = 600;
 export function requestLine(request: ChangeRequest, link: string | undefined): string {
   const what = `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* on ${code(request.site)} · ${request.state}`;
   const decided = request.approver
-    ? ` · approved by ${mention(request.approver.userId)}`
+    ? ` · approved by ${actorText(request.approver)}`
     : request.cancelledBy
-      ? ` · cancelled by ${mention(request.cancelledBy.userId)}`
+      ? ` · cancelled by ${actorText(request.cancelledBy)}`
       : '';
   const where = request.message
     ? ` · ${linked('thread', link)}`
@@ -52,7 +52,7 @@ export function requestLine(request: ChangeRequest, link: string | undefined): s
       ? ` · ${channelMention(request.channel)}`
       : '';
   const who = clip(
-    `by ${mention(request.requester.userId)}${decided} · ${slackDate(request.createdAt)}${where} · \`${request.id}\``,
+    `by ${actorText(request.requester)}${decided} · ${slackDate(request.createdAt)}${where} · \`${request.id}\``,
     BY_LINE_MAX,
   );
   return `${what}\n> ${summaryText(request, 300)}\n${who}`;
@@ -89,7 +89,7 @@ function journalSections(found: RequestHistory): types.KnownBlock[] {
   let size = 0;
   for (const event of [...found.events].reverse()) {
     const line = clip(
-      `\`#${event.seq}\` ${slackDate(event.at)} *${event.type}* by ${mention(event.actor.userId)}: ${mrkdwn(eventDetail(event))}`,
+      `\`#${event.seq}\` ${slackDate(event.at)} *${event.type}* by ${actorText(event.actor)}: ${mrkdwn(eventDetail(event))}`,
       JOURNAL_LINE_MAX,
     );
     if (size + line.length + 1 > JOURNAL_CHARS) break;
@@ -130,15 +130,15 @@ export function changeDetailMessage(found: RequestHistory, link?: string): Slack
   const fields: types.MrkdwnElement[] = [
     { type: 'mrkdwn', text: `*Tool*\n\`${request.tool}\`` },
     { type: 'mrkdwn', text: `*Site*\n${code(request.site)}` },
-    { type: 'mrkdwn', text: `*Requested by*\n${mention(request.requester.userId)}` },
+    { type: 'mrkdwn', text: `*Requested by*\n${actorText(request.requester)}` },
     { type: 'mrkdwn', text: `*Created*\n${slackDate(request.createdAt)}` },
     { type: 'mrkdwn', text: `*State*\n${STATE_EMOJI[request.state]} ${request.state}` },
     { type: 'mrkdwn', text: `*Preview hash*\n\`${request.previewHash.slice(0, 8)}\`` },
   ];
   if (request.approver)
-    fields.push({ type: 'mrkdwn', text: `*Approved by*\n${mention(request.approver.userId)}` });
+    fields.push({ type: 'mrkdwn', text: `*Approved by*\n${actorText(request.approver)}` });
   if (request.cancelledBy)
-    fields.push({ type: 'mrkdwn', text: `*Cancelled by*\n${mention(request.cancelledBy.userId)}` });
+    fields.push({ type: 'mrkdwn', text: `*Cancelled by*\n${actorText(request.cancelledBy)}` });
   if (request.channel || request.message) {
     const channel = request.message?.channel ?? request.channel;
     fields.push({

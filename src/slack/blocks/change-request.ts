@@ -8,6 +8,7 @@ import { LIMITS } from './limits.js';
 import { codeSections, type SlackMessage } from './read-result.js';
 import { revertBlocks, timingBlocks, verificationBlocks } from './revert.js';
 import {
+  actorText,
   clipMrkdwn,
   code,
   humanize,
@@ -183,7 +184,7 @@ function approvalsSection(request: ChangeRequest): types.SectionBlock | undefine
   const all = [...given, ...decided.filter((d) => !given.some((g) => g.userId === d.userId))];
   const count = `*${Math.min(all.length, a.approvals)} of ${a.approvals} approval${a.approvals === 1 ? '' : 's'}*`;
   const parts = [`:busts_in_silhouette: ${count}`];
-  if (all.length > 0) parts.push(`approved by ${all.map((x) => mention(x.userId)).join(', ')}`);
+  if (all.length > 0) parts.push(`approved by ${all.map((x) => actorText(x)).join(', ')}`);
   if (request.state === 'pending') {
     const done = new Set(all.map((x) => x.userId));
     const still = a.approvers
@@ -206,7 +207,7 @@ function succeededWarning(request: ChangeRequest): string {
 }
 
 function statusLine(request: ChangeRequest): string {
-  const by = request.approver ? ` · approved by ${mention(request.approver.userId)}` : '';
+  const by = request.approver ? ` · approved by ${actorText(request.approver)}` : '';
   const when = request.decidedAt ? ` · ${slackDate(request.decidedAt)}` : '';
   switch (request.state) {
     case 'pending':
@@ -220,7 +221,7 @@ function statusLine(request: ChangeRequest): string {
       // Not run: the write was provably never sent; "Failed" would say it was tried.
       return `${request.notRun ? ':no_entry_sign: *Not run*' : ':x: *Failed*'}${by}${when}\n> ${clipMrkdwn(mrkdwn(request.notRun ? errorLine(request).replace(/^not run[,:] /, '') : errorLine(request)), 500)}`;
     case 'cancelled':
-      return `:no_entry_sign: *Cancelled*${request.cancelledBy ? ` by ${mention(request.cancelledBy.userId)}` : ''}${when} · not run`;
+      return `:no_entry_sign: *Cancelled*${request.cancelledBy ? ` by ${actorText(request.cancelledBy)}` : ''}${when} · not run`;
     case 'expired':
       return ':hourglass: *Expired, not run*';
     case 'superseded':
@@ -333,7 +334,7 @@ export function auditLine(request: ChangeRequest, anchor?: { count: number; head
     request.state === 'failed'
       ? `${request.notRun ? 'NOT RUN' : 'FAILED'} (${mrkdwn(request.error?.controllerCode ?? request.error?.code ?? 'error')})`
       : request.state.toUpperCase();
-  const approver = request.approver ? mention(request.approver.userId) : 'nobody';
+  const approver = request.approver ? actorText(request.approver) : 'nobody';
   return `${outcome}: ${code(request.tool)} on ${code(request.site)} requested by ${requesterText(request.requester)}, approved by ${approver} (preview ${code(request.previewHash.slice(0, 8))}, request ${code(request.id)})${anchor ? `; journal anchor ${code(`${anchor.count}:${anchor.head}`)}` : ''}`;
 }
 

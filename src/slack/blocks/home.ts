@@ -9,7 +9,17 @@ import { controllerApisBlocks } from './controller-apis.js';
 import { pendingRevertBlocks } from './keep-prompt.js';
 import { LIMITS } from './limits.js';
 import { REVERT_ACTION } from './revert.js';
-import { channelMention, clip, code, humanize, mention, mrkdwn, plainText, slackDate } from './text.js';
+import {
+  actorText,
+  channelMention,
+  clip,
+  code,
+  humanize,
+  mention,
+  mrkdwn,
+  plainText,
+  slackDate,
+} from './text.js';
 
 /** action_ids of the Home tab's own buttons (Approve and Cancel reuse the channel buttons' ids). */
 export const HOME_REFRESH_ACTION = 'home_refresh';
@@ -110,7 +120,7 @@ function waitingItem(model: HomeModel, request: ChangeRequest): types.KnownBlock
   const text = [
     `*${mrkdwn(humanize(request.tool))}* on ${code(request.site)} · :hourglass_flowing_sand: ${duration(left)} left`,
     `> ${summaryText(request, 300)}`,
-    `by ${mention(request.requester.userId)} ${where(model, request)} · asked ${duration(age)} ago (${slackDate(request.createdAt)}) · \`${request.id}\``,
+    `by ${actorText(request.requester)} ${where(model, request)} · asked ${duration(age)} ago (${slackDate(request.createdAt)}) · \`${request.id}\``,
   ].join('\n');
   return [
     section(text),
@@ -190,7 +200,7 @@ function mineBlocks(model: HomeModel): types.KnownBlock[] {
       request.state === 'pending'
         ? `pending, ${duration(Date.parse(request.expiresAt) - model.now)} left`
         : request.state;
-    const by = request.approver ? ` · approved by ${mention(request.approver.userId)}` : '';
+    const by = request.approver ? ` · approved by ${actorText(request.approver)}` : '';
     return clip(
       `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* · ${state}${by} · ${summaryText(request, 120)} · ${slackDate(request.createdAt)} · ${where(model, request)} · \`${request.id}\``,
       LINE_MAX,
@@ -217,7 +227,7 @@ function scheduledBlocks(model: HomeModel): types.KnownBlock[] {
     blocks.push(
       section(
         clip(
-          `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* · runs ${when}${window} · ${summaryText(request, 120)} · asked by ${mention(request.requester.userId)} · ${where(model, request)} · \`${request.id}\``,
+          `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* · runs ${when}${window} · ${summaryText(request, 120)} · asked by ${actorText(request.requester)} · ${where(model, request)} · \`${request.id}\``,
           LINE_MAX,
         ),
       ),
@@ -246,10 +256,10 @@ function recentBlocks(model: HomeModel): types.KnownBlock[] {
     return blocks;
   }
   const lines = model.recent.slice(0, RECENT_SHOWN).map((request) => {
-    const approver = request.approver ? `, approved by ${mention(request.approver.userId)}` : '';
+    const approver = request.approver ? `, approved by ${actorText(request.approver)}` : '';
     const when = slackDate(request.decidedAt ?? request.createdAt);
     return clip(
-      `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* · ${request.state} · ${summaryText(request, 120)} · asked by ${mention(request.requester.userId)}${approver} · ${when} · ${where(model, request)} · \`${request.id}\``,
+      `${STATE_EMOJI[request.state]} *${mrkdwn(humanize(request.tool))}* · ${request.state} · ${summaryText(request, 120)} · asked by ${actorText(request.requester)}${approver} · ${when} · ${where(model, request)} · \`${request.id}\``,
       LINE_MAX,
     );
   });

@@ -19,7 +19,18 @@ const isScalar = (v: unknown) =>
   v === null || ['string', 'number', 'boolean', 'undefined'].includes(typeof v);
 
 // Code blocks render in a fixed-width font on every client; 100 columns fit a desktop window.
-const TABLE_WIDTH = 100;
+export const SLACK_TABLE_WIDTH = 100;
+const TABLE_WIDTH = SLACK_TABLE_WIDTH;
+
+/** How a read's tables are laid out: the tool's own lookup columns, and whether ids were asked for. */
+export interface ReadView {
+  identifiers?: readonly string[];
+  /** `/net … ids`: id columns are shown even when the width is short. */
+  ids?: boolean;
+}
+
+/** How a reader asks Slack for the ids a table left out. */
+const IDS_HINT = '/net … ids';
 const FENCE = '```';
 
 /** Splits text into code-block sections within Slack's per-section and per-message budgets. */
@@ -94,6 +105,8 @@ export const READ_MORE_ACTION = 'read_more';
 export interface ReadMoreRequest {
   tool: string;
   args: Record<string, unknown>;
+  /** The page asked for the ids (`/net … ids`), and so does the next. */
+  ids?: boolean;
 }
 
 /**
@@ -103,7 +116,11 @@ export interface ReadMoreRequest {
  */
 function moreButton(result: unknown, more: ReadMoreRequest | undefined): types.ActionsBlock | undefined {
   if (!more || !isRow(result) || typeof result.next_offset !== 'number') return undefined;
-  const value = JSON.stringify({ tool: more.tool, args: { ...more.args, offset: result.next_offset } });
+  const value = JSON.stringify({
+    tool: more.tool,
+    args: { ...more.args, offset: result.next_offset },
+    ...(more.ids ? { ids: true } : {}),
+  });
   if (value.length > LIMITS.buttonValue) return undefined;
   const total = typeof result.total === 'number' ? ` of ${result.total}` : '';
   return {
@@ -120,16 +137,25 @@ function moreButton(result: unknown, more: ReadMoreRequest | undefined): types.A
 }
 
 /**
- * A read tool's answer: tables as aligned code blocks, objects as fields, always within Slack's
- * limits; what does not fit is cut with a line saying how much more there is and how to page.
- * With `more` (the arguments it ran with), a paged result gets a "More" button for the next page.
+ * A read tool's answer: tables as aligned code blocks within Slack's width (ids left out first,
+ * names, places and addresses whole), objects as fields, always within Slack's limits; what does
+ * not fit is cut with a line saying how much more there is and how to page. With `more` (the
+ * arguments it ran with), a paged result gets a "More" button for the next page.
  */
 export function readResultMessage(
   tool: string,
   site: string,
   answer: unknown,
   more?: ReadMoreRequest,
+  view: ReadView = {},
 ): SlackMessage {
+  const layout = {
+    width: TABLE_WIDTH,
+    maxRows: 1000,
+    idsHint: IDS_HINT,
+    ...(view.identifiers ? { identifiers: view.identifiers } : {}),
+    ...(view.ids ? { ids: true } : {}),
+  };
   const { result, unreadable } = splitUnreadable(answer);
   const title = `*${mrkdwn(humanize(tool))}* · site ${code(site)}`;
   const blocks: types.KnownBlock[] = [context(title)];
@@ -154,7 +180,7 @@ export function readResultMessage(
     addText(result);
   } else if (isTable(result)) {
     summary = `${humanize(tool)}: ${result.length} row(s)`;
-    addText(renderTable(result, { width: TABLE_WIDTH, maxRows: 1000 }));
+    addText(renderTable(result, layout));
   } else if (Array.isArray(result) && result.length === 0) {
     summary = `${humanize(tool)}: nothing found`;
     blocks.push(mrkdwnSection('_Nothing found._'));
@@ -170,7 +196,7 @@ export function readResultMessage(
       chars += (section.fields ?? []).reduce((n, f) => n + f.text.length, 0);
     }
     const nested = Object.fromEntries(Object.entries(result).filter(([, v]) => !isScalar(v)));
-    if (Object.keys(nested).length > 0) addText(renderObject(nested, { width: TABLE_WIDTH, maxRows: 1000 }));
+    if (Object.keys(nested).length > 0) addText(renderObject(nested, layout));
   } else {
     summary = `${humanize(tool)}: ${String(result)}`;
     blocks.push(mrkdwnSection(mrkdwn(String(result)), 2900));

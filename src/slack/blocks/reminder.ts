@@ -1,7 +1,7 @@
 import type { ChangeRequest } from '../../approvals/types.js';
 import { duration } from './home.js';
 import type { SlackMessage } from './read-result.js';
-import { code, humanize, mention, mrkdwn, slackDate } from './text.js';
+import { actorText, code, humanize, mention, mrkdwn, slackDate } from './text.js';
 
 /** Who is asked: APPROVERS' groups and users as mentions, or a plain sentence when it is unset. */
 export function approversCall(approvers: readonly string[]): string {
@@ -21,7 +21,7 @@ export function reminderMessage(request: ChangeRequest, approvers: readonly stri
   );
   const text =
     `:bell: Still waiting for approval after ${waited}: *${mrkdwn(humanize(request.tool))}* on ` +
-    `${code(request.site)}, requested by ${mention(request.requester.userId)}. ` +
+    `${code(request.site)}, requested by ${actorText(request.requester)}. ` +
     `${approversCall(approvers)} It expires ${slackDate(request.expiresAt)}; this is the only reminder.`;
   return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }

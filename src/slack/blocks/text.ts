@@ -113,11 +113,21 @@ export function mention(userId: string): string {
 }
 
 /**
+ * Anyone who did something to a change: a Slack user as a mention; the console's operator, a
+ * timer or a policy rule (an automatic revert) by the name it was given; else its id as text.
+ */
+export function actorText(actor: Actor): string {
+  if (isMcpRequester(actor)) return requesterText(actor);
+  if (/^[UW][A-Z0-9]+$/.test(actor.userId) || !actor.name) return mention(actor.userId);
+  return mrkdwn(clip(actor.name, 200));
+}
+
+/**
  * Who asked for a change: a Slack user as a mention; an MCP client by its name and token label,
  * with the person behind the token when its label is a Slack user id.
  */
 export function requesterText(actor: Actor): string {
-  if (!isMcpRequester(actor)) return mention(actor.userId);
+  if (!isMcpRequester(actor)) return actorText(actor);
   const person = personOf(actor);
   const behind = person === actor.userId ? '' : ` for ${mention(person)}`;
   // Names are plain and bounded when made (mcpRequester); requests journaled before were not.

@@ -144,14 +144,21 @@ async function handle(
     await deps.presenter.postProposal(revert, command.channel_id);
     return;
   }
-  const { tool, args } = await resolveCommandOnSite(parsed, registry, deps.context.gateway);
+  const asked = idsAsked(parsed);
+  const resolved = await resolveCommandOnSite(asked.parsed, registry, deps.context.gateway);
+  // `ids` is a word of reads only: a write keeps its words as typed (and refuses a stray one).
+  const { tool, args } =
+    registry.require(resolved.tool).access === 'read' || !asked.ids
+      ? resolved
+      : await resolveCommandOnSite(parsed, registry, deps.context.gateway);
   const definition = registry.require(tool);
   if (definition.access === 'read') {
     const validated = registry.validate(tool, args);
+    const view = { identifiers: definition.identifierColumns ?? [], ids: asked.ids };
     const site = String(validated.site_id ?? deps.defaultSite);
     if (tool === EXPORT_TOOL) {
       const result = await registry.run(tool, validated, deps.context);
-      if (typeof result !== 'string') return reply(readResultMessage(tool, site, result));
+      if (typeof result !== 'string') return reply(readResultMessage(tool, site, result, undefined, view));
       await upload(client, command.channel_id, {
         content: result,
         filename: plain(`topology-${site}.${String(validated.format)}`),
@@ -162,7 +169,7 @@ async function handle(
     }
     if (tool === TOP_TOOL) {
       const answer = (await registry.run(tool, validated, deps.context)) as TopClientsAnswer;
-      await reply(readResultMessage(tool, site, answer));
+      await reply(readResultMessage(tool, site, answer, undefined, view));
       // The chart goes beside the table, as a file in the channel (issue 20).
       const chart = await topClientsChartPng(answer, deps.context);
       if (chart) {
@@ -177,8 +184,16 @@ async function handle(
     }
     // Identical reads in flight share one run and one message: the burst of commands that one
     // controller read releases builds its answer once, not once per command.
-    const message = await reads.run(`${tool} ${canonicalJson(validated)}`, async () =>
-      readResultMessage(tool, site, await registry.run(tool, validated, deps.context), { tool, args }),
+    const message = await reads.run(
+      `${tool} ${canonicalJson(validated)}${asked.ids ? ' ids' : ''}`,
+      async () =>
+        readResultMessage(
+          tool,
+          site,
+          await registry.run(tool, validated, deps.context),
+          { tool, args },
+          view,
+        ),
     );
     await reply(message);
     return;
@@ -208,6 +223,16 @@ async function handle(
   const missing = missingValueIssues(proposal.error);
   if (!missing) throw proposal.error;
   await openForm(client, command, deps, tool, request, missing);
+}
+
+/**
+ * `ids` (or `--ids`) as the last word of a read: show the id columns a short width leaves out.
+ * Taken off before the words are read as arguments, so `/net who on IoT ids` asks about IoT.
+ */
+function idsAsked(parsed: ParsedCommand): { parsed: ParsedCommand; ids: boolean } {
+  const last = parsed.positionals.at(-1)?.toLowerCase();
+  if (last !== 'ids' && last !== '--ids') return { parsed, ids: false };
+  return { parsed: { ...parsed, positionals: parsed.positionals.slice(0, -1) }, ids: true };
 }
 
 async function openForm(

@@ -13,6 +13,7 @@ import type { SlackRoutes } from '../slack-routes.js';
 const moreValueSchema = z.object({
   tool: z.string().min(1).max(100),
   args: z.record(z.string(), z.unknown()),
+  ids: z.boolean().optional(),
 });
 
 /**
@@ -53,7 +54,10 @@ export function registerReadMore(routes: SlackRoutes, deps: SlackDeps): void {
       const validated = deps.registry.validate(more.tool, more.args);
       const site = String(validated.site_id ?? deps.defaultSite);
       const result = await deps.registry.run(more.tool, validated, deps.context);
-      await answer(readResultMessage(more.tool, site, result, more));
+      const identifiers = deps.registry.get(more.tool)?.identifierColumns ?? [];
+      await answer(
+        readResultMessage(more.tool, site, result, more, { identifiers, ...(more.ids ? { ids: true } : {}) }),
+      );
     } catch (error) {
       if (!click) return;
       await answer(noticeMessage(slackErrorText(error, deps.logger)));
