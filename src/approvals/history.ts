@@ -24,7 +24,7 @@ export const HISTORY_HELP = [
   '      previewed together, approved once, run in order, undone together if a step fails',
 ].join('\n');
 
-/** `revert <id>` and `revert_change change_id=<id>` (issue 21): propose the change that undoes one. */
+/** `revert <id>` and `revert_change change_id=<id>`: propose the change that undoes one. */
 export const REVERT_COMMANDS: readonly string[] = ['revert', 'revert_change'];
 
 /** Is this command word `revert` or `revert_change`? */
@@ -273,7 +273,7 @@ function argumentText(value: unknown, preview: unknown): string {
 
 /** `create_network name=Lab vlan_id=40 …`: the tool and its arguments (the site is shown apart). */
 export function requestSummary(request: ChangeRequest): string {
-  // Issue 24: a change set is named by its title and the tools of its steps, in order.
+  // A change set is named by its title and the tools of its steps, in order.
   if (request.set) {
     const title = request.set.title ? ` "${request.set.title}"` : '';
     const steps = request.set.steps.map((step) => step.tool).join(', ');

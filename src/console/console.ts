@@ -545,7 +545,7 @@ function changeCommand(parsed: ParsedCommand, registry: ToolRegistry): ParsedCom
 }
 
 /**
- * Issue 24, `plan`: a change set from a file (`plan changes.txt`) or from the lines typed after it
+ * `plan`: a change set from a file (`plan changes.txt`) or from the lines typed after it
  * (until an empty line). Previewed whole on the planned state, then run once approved.
  */
 interface SetPlan {

@@ -78,7 +78,7 @@ function historyText(found: RequestHistory, width: number | undefined, showIds: 
     preview_hash: request.previewHash.slice(0, 8),
     replaces: request.replaces,
     superseded_by: request.supersededBy,
-    // Issue 24: a step's own request names its set.
+    // A step's own request names its set.
     step_of: request.setOf ? `${request.setOf} (step ${request.setStep ?? '?'})` : undefined,
   };
   const head = renderObject(
@@ -99,7 +99,7 @@ function historyText(found: RequestHistory, width: number | undefined, showIds: 
     })),
     { detail: 'detail', identifiers: ['by', 'detail'], ...(width === undefined ? {} : { width }) },
   );
-  // Issue 24: a set's steps, each with what became of it and the request that ran it.
+  // A set's steps, each with what became of it and the request that ran it.
   const steps = request.set
     ? [`steps (on_failure=${request.set.onFailure}):\n${stepLines(request.set).join('\n')}`]
     : [];

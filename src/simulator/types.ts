@@ -47,7 +47,7 @@ export interface SimulatorOptions {
    */
   trafficIntervalMs?: number;
   /**
-   * The UniFi Network version played (issue 25): `10.1` (default) offers every official operation
+   * The UniFi Network version played: `10.1` (default) offers every official operation
    * of the 10.1.85 document the bot uses; `9.0` only info, sites, devices and the clients list, and
    * every other `/integration/v1/…` route answers 404 as on a real 9.0 console. `info` reports it.
    */
@@ -99,12 +99,12 @@ export type FaultSpec = {
   /**
    * The request is carried out (a write changes the site), then its answer is replaced: by `status`
    * (and `body`, as for a `status` fault) or, with `drop`, by a dropped connection. A controller that
-   * applied a change and answered 500 (issue 18).
+   * applied a change and answered 500.
    */
   | { kind: 'apply-then'; status?: number; body?: unknown; contentType?: string; drop?: boolean }
   /**
    * The write is carried out with these fields of its JSON body replaced, and answered as usual:
-   * a controller that stores a value other than the one sent (issue 21, "applied, not as sent").
+   * a controller that stores a value other than the one sent.
    * A dotted key names a nested field of an official body (`ipv4Configuration.prefixLength`).
    */
   | { kind: 'store-as'; set: Record<string, unknown> }

@@ -291,7 +291,7 @@ export class ChangePresenter {
         );
         return;
       case 'endorsed': {
-        // Issue 22: one approval of several; the message shows "1 of 2 approvals" and who may still approve.
+        // One approval of several; the message shows "1 of 2 approvals" and who may still approve.
         const given = outcome.request.approvedBy?.length ?? 0;
         await this.refreshOrOwe(outcome.request);
         await whisper(
@@ -300,7 +300,7 @@ export class ChangePresenter {
         return;
       }
       case 'scheduled': {
-        // Issue 22: approved outside its window; it runs at the opening.
+        // Approved outside its window; it runs at the opening.
         const { request } = outcome;
         await this.refreshOrOwe(request);
         await this.threadNote(
@@ -491,7 +491,7 @@ export class ChangePresenter {
     }
   }
 
-  /** A line in the request's thread (issue 22: scheduled, or why a scheduled change did not run); logged when Slack refuses. */
+  /** A line in the request's thread (scheduled, or why a scheduled change did not run); logged when Slack refuses. */
   async threadNote(request: ChangeRequest, text: string): Promise<void> {
     const message = request.message;
     if (!message) return;
@@ -510,7 +510,7 @@ export class ChangePresenter {
   private async audit(request: ChangeRequest): Promise<void> {
     if (!this.auditChannel) return;
     try {
-      // Every outcome line anchors the journal (issue 18): a tail cut after the last periodic
+      // Every outcome line anchors the journal: a tail cut after the last periodic
       // anchor is still found, back to the last change that ran.
       // A store that cannot say where the journal ends leaves this line without an anchor (the
       // periodic anchor tries again); the outcome line itself must still be posted.

@@ -123,7 +123,7 @@ const entrySchema = z.discriminatedUnion('type', [
     // Why the system approved (an automatic revert: the original approval covered it).
     note: z.string().optional(),
   }),
-  // `before`: the target read fresh right before the write (issue 21).
+  // `before`: the target read fresh right before the write.
   z.object({ type: z.literal('executing'), ...base, before: imageSchema.optional() }),
   // `deadline`: a timed change's automatic revert, scheduled in the same step as its success.
   z.object({
@@ -150,20 +150,20 @@ const entrySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('outcome_unknown'), ...base, previous: z.enum(['approved', 'executing']) }),
   // The one reminder of a request still pending; recorded before it is posted, so it is posted once.
   z.object({ type: z.literal('reminded'), ...base }),
-  // Issue 21: the after-image of a change that ran, and how it compares with what was sent.
+  // The after-image of a change that ran, and how it compares with what was sent.
   z.object({
     type: z.literal('verified'),
     ...base,
     after: imageSchema,
     verification: verificationSchema,
   }),
-  // Issue 21: a later change (revertedBy) undid this one.
+  // A later change (revertedBy) undid this one.
   z.object({ type: z.literal('reverted'), ...base, revertedBy: z.string() }),
-  // Issue 22: one approval of several required; the request stays pending until the last one.
+  // One approval of several required; the request stays pending until the last one.
   z.object({ type: z.literal('endorsed'), ...base, previewHash: z.string() }),
-  // Issue 22: fully approved outside its window; it runs at `runAt` (the window's next opening).
+  // Fully approved outside its window; it runs at `runAt` (the window's next opening).
   z.object({ type: z.literal('scheduled'), ...base, previewHash: z.string(), runAt: z.iso.datetime() }),
-  // Issue 24: one step of a change set moved on; recorded before its write is sent and after it answered.
+  // One step of a change set moved on; recorded before its write is sent and after it answered.
   z.object({
     type: z.literal('set_step'),
     ...base,
@@ -294,7 +294,7 @@ export interface ChainCheckOptions {
   keep?: boolean;
   /**
    * JOURNAL_KEY: every MAC must match. With or without it, a journal with one signed event must
-   * have a MAC on every event: an unsigned one before or after it is tampering (issue 18: MACs
+   * have a MAC on every event: an unsigned one before or after it is tampering (MACs
    * stripped, the chain rebuilt, and the bot's next signed event made the forgery look old).
    */
   key?: string;

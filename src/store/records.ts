@@ -9,7 +9,7 @@ export const CHANGE_STATES = [
   'expired',
   'superseded',
   'unknown',
-  // Issue 22: every approval is in, and the change waits for its policy window to open.
+  // Every approval is in, and the change waits for its policy window to open.
   'scheduled',
 ] as const;
 
@@ -40,7 +40,7 @@ export interface ErrorSummary {
 }
 
 /**
- * The object(s) a change touches, read fresh right before or right after the write (issue 21),
+ * The object(s) a change touches, read fresh right before or right after the write,
  * secrets masked. `objects` maps a label (`network 6650…`) to the record as the read tool answers;
  * `null` means it does not exist (a delete verified gone, a create's target before it). `error`
  * says why it could not be read: a failed read never blocks or repeats the write.
@@ -71,7 +71,7 @@ export interface Verification {
 }
 
 /**
- * Issue 22: what the guardrails said of a change when it was proposed (blast radius, risk, what
+ * What the guardrails said of a change when it was proposed (blast radius, risk, what
  * the policy requires), kept on the request so every face and the journal show it.
  */
 export interface ChangeAssessmentRecord {
@@ -92,7 +92,7 @@ export interface ChangeAssessmentRecord {
 }
 
 /**
- * Issue 24: where one step of a change set is. `running`: its write may be under way (recorded
+ * Where one step of a change set is. `running`: its write may be under way (recorded
  * before it is sent); `done`: it ran; `reverted`: it ran and the set's compensation undid it;
  * `failed`: the controller refused it (or it was cut off); `not_run`: a step before it failed.
  */
@@ -113,7 +113,7 @@ export interface SetStep {
   error?: ErrorSummary;
 }
 
-/** Issue 24: several writes proposed, previewed and approved as one, run in order. */
+/** Several writes proposed, previewed and approved as one, run in order. */
 export interface ChangeSetRecord {
   title?: string;
   /** `rollback` (default): a failed step undoes the steps done before it; `stop`: they stay. */
@@ -189,11 +189,11 @@ export interface ChangeRequest {
   replaces?: string;
   /** When the one reminder of a request still pending was claimed (APPROVAL_REMIND_SECONDS). */
   remindedAt?: string;
-  /** `revert_after=<duration>` (issue 21): reverted unless someone keeps it within this many seconds. */
+  /** `revert_after=<duration>`: reverted unless someone keeps it within this many seconds. */
   revertAfterSeconds?: number;
   /** The policy rule whose `revert_after` set `revertAfterSeconds` (unset: the request's own `revert_after=`). */
   revertAfterRule?: string;
-  /** `for=<duration>` (issue 21): a temporary change, reverted after this many seconds. */
+  /** `for=<duration>`: a temporary change, reverted after this many seconds. */
   forSeconds?: number;
   /** The target(s) read fresh right before the write. */
   before?: ChangeImage;
@@ -207,17 +207,17 @@ export interface ChangeRequest {
   revertedBy?: string;
   /** Why the approver may be the system: "the original approval covered it" (an automatic revert). */
   approvalNote?: string;
-  /** Issue 22: the blast radius, risk and policy requirements at proposal. */
+  /** The blast radius, risk and policy requirements at proposal. */
   assessment?: ChangeAssessmentRecord;
-  /** Issue 22: the approvals recorded before the last required one (N approvals), in order. */
+  /** The approvals recorded before the last required one (N approvals), in order. */
   approvedBy?: Actor[];
-  /** Issue 22: approved outside its window; runs at this time (the window's next opening). */
+  /** Approved outside its window; runs at this time (the window's next opening). */
   scheduledFor?: string;
-  /** Issue 24: this request is a change set (tool `change_set`): its steps and their progress. */
+  /** This request is a change set (tool `change_set`): its steps and their progress. */
   set?: ChangeSetRecord;
-  /** Issue 24: this request runs one step of that change set (approved with it, never on its own). */
+  /** This request runs one step of that change set (approved with it, never on its own). */
   setOf?: string;
-  /** Issue 24: which step of its set (1-based). */
+  /** Which step of its set (1-based). */
   setStep?: number;
   /** The automatic revert of a `revert_after=` / `for=` change, as journaled (normally one). */
   deadlines?: JournaledDeadline[];

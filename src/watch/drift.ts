@@ -397,7 +397,7 @@ export function compareSnapshots(
     const spec = readOf(kind, generation);
     for (const id of new Set([...Object.keys(was), ...Object.keys(now)])) {
       // Almost every object is as it was: both sides are fingerprinted with this process's key, so
-      // equal texts settle it without the field by field comparison (issue 26: comparing every
+      // equal texts settle it without the field by field comparison (comparing every
       // object field by field held the event loop for 5–10 ms a sweep on a small site).
       if (was[id] !== undefined && JSON.stringify(was[id]) === JSON.stringify(now[id])) continue;
       // A baseline stored before secrets were fingerprinted holds them in the clear: fingerprinted here.
@@ -411,7 +411,7 @@ export function compareSnapshots(
         id: `dr_${noticedAt.toString(36)}_${randomBytes(5).toString('hex')}`,
         site,
         kind,
-        // Only an official read is recorded: a drift without it is read as before issue 25.
+        // Only an official read is recorded: a drift without it is read as a classic one.
         ...(generation === 'official' && spec !== KIND_SPECS[kind] ? { generation } : {}),
         objectId: id,
         objectName: spec.name((after ?? before) as Raw),

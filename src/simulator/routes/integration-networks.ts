@@ -15,7 +15,7 @@ import { integrationWifiId } from './integration-wifi.js';
  * Integration `networks` (10.1): list (overviews), get (details), create, full-replacement PUT, delete and references,
  * all over the one classic store (`site.networks`), so a network reads the same whichever API
  * wrote it. The official model has no `purpose`: the simulator shows a guest network as an isolated
- * gateway network and stores an isolated one as `guest` (docs/decisions.md "Issue 25: networks").
+ * gateway network and stores an isolated one as `guest` (docs/decisions.md, "Networks through the official API").
  */
 
 type StoredNetwork = NetworkConf & { external_id: string };

@@ -188,7 +188,7 @@ export function changeDetailMessage(found: RequestHistory, link?: string): Slack
   };
 }
 
-/** Issue 24: a set's steps, each with what became of it, in a code block. */
+/** A set's steps, each with what became of it, in a code block. */
 function stepBlocks(request: ChangeRequest): types.KnownBlock[] {
   if (!request.set) return [];
   return [
@@ -230,7 +230,7 @@ function outcomeBlocks(request: ChangeRequest): types.KnownBlock[] {
   ];
 }
 
-/** The fields the change changed, before and after (issue 21), as a small table. */
+/** The fields the change changed, before and after, as a small table. */
 function imageBlocks(request: ChangeRequest): types.KnownBlock[] {
   const rows = beforeAfterRows(request);
   if (rows.length === 0) return [];

@@ -32,7 +32,7 @@ const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !
 /** A change a reviewer must think twice about: it removes something or cuts clients off. */
 export function isDestructive(request: ChangeRequest): boolean {
   if (/^(delete|unassign)_/.test(request.tool)) return true;
-  // Issue 24: a set is destructive when any of its steps is.
+  // A set is destructive when any of its steps is.
   if (request.set?.steps.some((step) => /^(delete|unassign)_/.test(step.tool))) return true;
   const warnings =
     isRow(request.preview) && Array.isArray(request.preview.warnings) ? request.preview.warnings : [];
@@ -49,14 +49,14 @@ function shown(value: unknown): string {
 const PREVIEW_WIDTH = 90;
 // A note is the bot's own summary (drift, supersession); it is kept to this size.
 const NOTE_MAX = 2000;
-// Issue 22: the most each of the risk and approvals sections shows.
+// The most each of the risk and approvals sections shows.
 const GUARDRAIL_MAX = 1500;
 // Block text besides the preview, its warnings and the note: header, fields, status, the
 // buttons' context line, the attachment line, and the fences of the code blocks.
 const OTHER_CHARS = 2000;
 // Blocks besides the preview and its warnings: header, fields, attachment line, note, status, actions, context.
 const OTHER_BLOCKS = 7;
-// Issue 22: what a request with an assessment reserves for its risk and approvals sections; fixed
+// What a request with an assessment reserves for its risk and approvals sections; fixed
 // at proposal, so every later edit of the message still shows the same preview lines.
 const guardrailReserve = (request: ChangeRequest) =>
   request.assessment ? { blocks: 2, chars: 2 * GUARDRAIL_MAX } : { blocks: 0, chars: 0 };
@@ -148,7 +148,7 @@ function errorLine(request: ChangeRequest): string {
 }
 
 /**
- * Issue 22: the risk with its reasons, and the self-lockout warning in bold; undefined for a
+ * The risk with its reasons, and the self-lockout warning in bold; undefined for a
  * request proposed before the guardrails (it has no assessment).
  */
 function riskSection(request: ChangeRequest): types.SectionBlock | undefined {
@@ -303,7 +303,7 @@ export function changeRequestMessage(request: ChangeRequest, note?: string): Sla
 
 /** The tool's result, posted in the preview's thread after it ran. */
 export function resultThreadMessage(request: ChangeRequest): SlackMessage {
-  // Issue 24: a set's result lists each step with what became of it (done, reverted, failed, not run).
+  // A set's result lists each step with what became of it (done, reverted, failed, not run).
   const steps = request.set ? { steps: stepLines(request.set) } : {};
   const body = request.state === 'failed' ? { error: request.error, ...steps } : request.result;
   const rendered = isRow(body) ? renderObject(body, { width: 90 }) : shown(body);
@@ -318,7 +318,7 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
     blocks: [
       mrkdwnSection(heading, 2900),
       ...codeSections(rendered, { blocks: 10, chars: 8000 }).blocks,
-      // Issue 21: what the controller holds now, and the way back.
+      // What the controller holds now, and the way back.
       ...verificationBlocks(request),
       ...revertBlocks(request, 'revert-result'),
     ],

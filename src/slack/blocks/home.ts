@@ -36,7 +36,7 @@ export const MINE_SHOWN = 10;
 /** Finished changes shown under "Recent changes". */
 export const RECENT_SHOWN = 20;
 
-/** Issue 22: Run now of a scheduled change on App Home (Cancel reuses the channel button's id). */
+/** Run now of a scheduled change on App Home (Cancel reuses the channel button's id). */
 export const RUN_SCHEDULED_ACTION = 'run_scheduled_now';
 /** Scheduled changes shown on App Home, soonest first. */
 export const SCHEDULED_SHOWN = 10;
@@ -64,9 +64,9 @@ export interface HomeModel {
   recent: ChangeRequest[];
   /** Undefined: the controller did not answer in time to say. */
   controller?: ControllerStatus;
-  /** Issue 22: changes approved outside their window, waiting for it (Run now, Cancel). */
+  /** Changes approved outside their window, waiting for it (Run now, Cancel). */
   scheduled?: readonly ChangeRequest[];
-  /** Issue 21: changes that revert themselves at a deadline (time left, Keep, Revert now). */
+  /** Changes that revert themselves at a deadline (time left, Keep, Revert now). */
   pendingReverts?: readonly PendingRevert[];
   /** Names of the offline devices; undefined: not known (no answer in time, or not asked). */
   offlineDevices?: string[];
@@ -214,7 +214,7 @@ function mineBlocks(model: HomeModel): types.KnownBlock[] {
 }
 
 /**
- * Issue 22: "Scheduled changes": approved outside their policy window, each with when it runs,
+ * "Scheduled changes": approved outside their policy window, each with when it runs,
  * Run now (the bot checks that the policy allows it) and Cancel.
  */
 function scheduledBlocks(model: HomeModel): types.KnownBlock[] {
@@ -264,7 +264,7 @@ function recentBlocks(model: HomeModel): types.KnownBlock[] {
     );
   });
   blocks.push(...lineSections(lines));
-  // Issue 21: Revert for the recent changes that can be undone (the button proposes the undoing change).
+  // Revert for the recent changes that can be undone (the button proposes the undoing change).
   const revertible = model.recent
     .slice(0, RECENT_SHOWN)
     .filter((request) => request.state === 'succeeded' && revertability(request).ok)

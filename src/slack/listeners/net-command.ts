@@ -78,7 +78,7 @@ async function handle(
   reads: SharedWork<SlackMessage>,
 ) {
   const { registry } = deps;
-  // Issue 24: `/net plan` and one write per following line (Slack keeps the newlines).
+  // `/net plan` and one write per following line (Slack keeps the newlines).
   const [head = '', ...lines] = command.text.split(/\r?\n/);
   const first = parseCommandLine(head);
   if (first.command === 'plan') {
@@ -125,7 +125,7 @@ async function handle(
     await uploadPicture(command, client, deps, parsed);
     return;
   }
-  // Issue 23: the digest, posted in this channel now.
+  // The digest, posted in this channel now.
   if (parsed.command === 'digest' && deps.watch && parsed.positionals.length === 0) {
     await deps.watch.postDigest(command.channel_id);
     await reply(noticeMessage('Digest posted in this channel.'));
@@ -170,7 +170,7 @@ async function handle(
     if (tool === TOP_TOOL) {
       const answer = (await registry.run(tool, validated, deps.context)) as TopClientsAnswer;
       await reply(readResultMessage(tool, site, answer, undefined, view));
-      // The chart goes beside the table, as a file in the channel (issue 20).
+      // The chart goes beside the table, as a file in the channel.
       const chart = await topClientsChartPng(answer, deps.context);
       if (chart) {
         await upload(client, command.channel_id, {
