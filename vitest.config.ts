@@ -12,10 +12,9 @@ export default defineConfig({
     // importing was most of the suite's time (an isolated run of test/tools took 3× as long). No
     // test mocks modules or stubs globals, and each file builds its own app, simulator and store.
     isolate: false,
-    // A few gateway tests measure a read budget of a few hundred ms against hanging sockets; on a
-    // loaded 2-core machine the first request of a file can overrun it. One retry keeps such a
-    // test honest (it must pass whole, on its own) without letting a real failure through twice.
-    retry: 1,
+    // No retries: a test that passes only on its second run is flaky, and a retry hides it. A test
+    // that depends on timing waits for the event it needs (a log line, a request) instead.
+    retry: 0,
     testTimeout: 15_000,
     hookTimeout: 15_000,
     reporters: ['default'],

@@ -144,18 +144,32 @@ describe('one read budget covers every attempt, detection and login included', (
     const { seconds } = statedWait(error);
     expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
     expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
+    // Sent before the budget ran out, but on a busy machine it may reach the server after: wait for it.
+    await vi.waitFor(() => expect(server.seen('/rest/networkconf').length).toBeGreaterThan(0), {
+      timeout: 5_000,
+    });
     expect(server.seen('/rest/networkconf')).toHaveLength(1);
   });
 
   it('counts a hanging login against the read budget', async () => {
     hangs = (req) => req.path === '/api/auth/login';
-    const gateway = gatewayWith({ apiKey: undefined, username: 'admin', password: 'pw-secret' });
+    // The deployment given: no detection to answer first, so the whole budget falls on the login
+    // (with detection in front, a busy machine could spend the budget before the login is sent).
+    const gateway = gatewayWith({
+      apiKey: undefined,
+      username: 'admin',
+      password: 'pw-secret',
+      deployment: 'unifi-os',
+    });
 
     const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
 
     const { seconds } = statedWait(error);
     expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
     expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
+    await vi.waitFor(() => expect(server.seen('/api/auth/login').length).toBeGreaterThan(0), {
+      timeout: 5_000,
+    });
     expect(server.seen('/api/auth/login')).toHaveLength(1);
     expect(server.seen('/rest/networkconf')).toHaveLength(0);
     expect((error as Error).message).not.toContain('pw-secret');
@@ -167,7 +181,10 @@ describe('one read budget covers every attempt, detection and login included', (
     hangs = () => true;
     const gateway = gatewayWith({ retry: { attempts: 3, budgetMs: 600, baseDelayMs: 20, maxDelayMs: 50 } });
     const warming = gateway.warmUp('default');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The read joins once the warm-up's detection is under way at the controller.
+    await vi.waitFor(() => expect(server.seen('/', 'GET').some((r) => r.path === '/')).toBe(true), {
+      timeout: 5_000,
+    });
 
     const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
     const warmed = await warming;

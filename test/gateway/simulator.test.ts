@@ -17,6 +17,9 @@ import { captureLogs, networkSchema, timed } from './support.js';
 const NETWORKS_ROUTE = '/api/s/default/rest/networkconf';
 // Room for a loaded 2-core CI machine: three 300 ms attempts and their pauses fit well inside the budget.
 const BUDGET_MS = 2500;
+// Per attempt, where the simulator is made to hang. Where it answers (data, a 503, a 429, a
+// dropped connection) an attempt may take the whole budget: a slow machine must not turn an
+// answer into a timeout and change which error a test sees.
 const TIMEOUT_MS = 300;
 
 /** A tag-only network: the simulator validates it like the controller, without subnet rules. */
@@ -44,7 +47,7 @@ function gatewayFor(sim: Simulator, options: Partial<GatewayOptions>): Gateway {
   return createGateway({
     apiType: 'local',
     url: sim.url,
-    timeoutMs: TIMEOUT_MS * 4,
+    timeoutMs: BUDGET_MS,
     retry: { attempts: 3, budgetMs: BUDGET_MS, baseDelayMs: 20, maxDelayMs: 100 },
     ...options,
   });
@@ -242,8 +245,15 @@ describe('simulator: UniFi OS console', () => {
 
   describe('retries and faults', () => {
     beforeEach(() => {
-      gateway = gatewayFor(sim, { apiKey: sim.apiKey, timeoutMs: TIMEOUT_MS });
+      gateway = gatewayFor(sim, { apiKey: sim.apiKey });
     });
+
+    /** This test's gateway, made one that gives up on an attempt after TIMEOUT_MS (for latency faults). */
+    async function impatient(): Promise<Gateway> {
+      await gateway.close();
+      gateway = gatewayFor(sim, { apiKey: sim.apiKey, timeoutMs: TIMEOUT_MS });
+      return gateway;
+    }
 
     it('retries a read that gets 503 and fails as GatewayUnavailableError within the budget', async () => {
       sim.injectFault({ kind: 'status', status: 503, route: NETWORKS_ROUTE, times: 10 });
@@ -256,8 +266,9 @@ describe('simulator: UniFi OS console', () => {
 
     it('retries a read that times out and fails within the budget', async () => {
       sim.injectFault({ kind: 'latency', ms: 2000, route: NETWORKS_ROUTE, times: 10 });
+      const hurried = await impatient();
 
-      const { error } = await timed(() => gateway.classicRead('default', 'rest/networkconf', networkSchema));
+      const { error } = await timed(() => hurried.classicRead('default', 'rest/networkconf', networkSchema));
 
       expect(error).toBeInstanceOf(GatewayUnavailableError);
       expect((error as Error).message).toContain('did not answer within');
@@ -304,9 +315,10 @@ describe('simulator: UniFi OS console', () => {
       'never retries a POST that fails with %s: the simulator saw exactly one',
       async (_name, fault, vlan) => {
         sim.injectFault({ ...fault, route: NETWORKS_ROUTE, method: 'POST', times: 5 });
+        const writer = fault.kind === 'latency' ? await impatient() : gateway;
 
         const { error } = await timed(() =>
-          gateway.classicWrite('default', 'POST', 'rest/networkconf', vlanOnly(vlan)),
+          writer.classicWrite('default', 'POST', 'rest/networkconf', vlanOnly(vlan)),
         );
 
         expect(error).toBeInstanceOf(GatewayUnavailableError);

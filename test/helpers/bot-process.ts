@@ -1,6 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,6 +32,13 @@ export interface BotProcess {
   logs(): LogLine[];
   /** Resolves with the first log line that matches; rejects if the process exits or time runs out. */
   waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /**
+   * The port the bot listens on (/slack/events, /healthz), from the line that announces it: run
+   * with PORT=0, the bot binds a free port itself and says which. (A port found free here first
+   * can be taken by another process before the bot binds it.) In Socket Mode the line comes once
+   * Slack first answered auth.test, refusing or not.
+   */
+  listeningPort(timeoutMs?: number): Promise<number>;
   exited: Promise<Exit>;
   /** Sends a signal and resolves when the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<Exit>;
@@ -126,6 +132,18 @@ export function spawnBot(
     }
     return [...parsed, ...parse(stdout.slice(parsedUpTo))];
   };
+  const waitForLog: BotProcess['waitForLog'] = async (predicate, timeoutMs = 15_000) => {
+    const started = Date.now();
+    for (;;) {
+      const line = logs().find(predicate);
+      if (line) return line;
+      if (done) throw new Error(`the bot exited before logging it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+      if (Date.now() - started > timeoutMs) {
+        throw new Error(`the bot never logged it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
   return {
     child,
     dataDir,
@@ -133,18 +151,13 @@ export function spawnBot(
     stderr: () => stderr,
     logs,
     exited,
-    async waitForLog(predicate, timeoutMs = 15_000) {
-      const started = Date.now();
-      for (;;) {
-        const line = logs().find(predicate);
-        if (line) return line;
-        if (done)
-          throw new Error(`the bot exited before logging it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-        if (Date.now() - started > timeoutMs) {
-          throw new Error(`the bot never logged it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
+    waitForLog,
+    async listeningPort(timeoutMs) {
+      const line = await waitForLog(
+        (l) => typeof l.port === 'number' && (l.mode === 'http' || l.mode === 'socket'),
+        timeoutMs,
+      );
+      return line.port as number;
     },
     async stop(signal = 'SIGTERM') {
       if (!done && child.pid) process.kill(-child.pid, signal);
@@ -199,17 +212,4 @@ export async function stopAllBots(): Promise<void> {
     }
   }
   await Promise.all(left.map((child) => new Promise((resolve) => child.once('close', resolve))));
-}
-
-/** A loopback port that was free a moment ago (for tests that must name PORT up front). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, freePort, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import {
@@ -143,18 +143,19 @@ describe('gap: HEAD /healthz answers as GET does, without a body', () => {
   }, 30_000);
 
   it('in Socket Mode', async () => {
-    const [socket, port] = await Promise.all([startFakeSocketMode(), freePort()]);
+    const socket = await startFakeSocketMode();
     slack.socketModeUrl = socket.url;
     try {
       const bot = spawnBot({
         SLACK_BOT_TOKEN: 'xoxb-controller-attacks',
         SLACK_APP_TOKEN: 'xapp-controller-attacks',
         SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
+        PORT: '0',
         GATEWAY_URL: sim.url,
         GATEWAY_API_KEY: sim.apiKey,
       });
       await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
+      const port = await bot.listeningPort();
       const { get, head } = await probe(`http://127.0.0.1:${port}`);
       expect(JSON.parse(get.body)).toMatchObject({ status: 'ok', mode: 'socket' });
       expect(head).toEqual({ status: get.status, type: get.type, body: '' });

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, freePort, ROOT, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, ROOT, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import { readDockerfile } from '../helpers/shipped-files.js';
@@ -38,8 +38,6 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
       startSimulator({ apiVersion: '9.0' }),
     ]);
     slack.socketModeUrl = socket.url;
-    // PORT=0: the bot binds a free port itself and says which (a port picked here first can be
-    // taken by another process before the bot binds it).
     bot = spawnBot({
       SLACK_BOT_TOKEN: 'xoxb-process-test',
       SLACK_APP_TOKEN: 'xapp-process-test',
@@ -48,8 +46,8 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
       GATEWAY_URL: sim.url,
       GATEWAY_API_KEY: sim.apiKey,
     });
-    const connected = await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
-    port = Number(connected.port);
+    await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
+    port = await bot.listeningPort();
   });
 
   /** An Approve click by `userId` on the request `requestId`; the envelope id. */
@@ -261,7 +259,7 @@ describe('starting the Slack bot in Socket Mode', () => {
   });
 
   it('waits for Slack before connecting: /healthz 503 until auth.test answers, then connects', async () => {
-    const [slack, socket, port] = await Promise.all([startFakeSlack(), startFakeSocketMode(), freePort()]);
+    const [slack, socket] = await Promise.all([startFakeSlack(), startFakeSocketMode()]);
     slack.socketModeUrl = socket.url;
     slack.authTestError = 'service_unavailable';
     try {
@@ -269,9 +267,10 @@ describe('starting the Slack bot in Socket Mode', () => {
         SLACK_BOT_TOKEN: 'xoxb-process-test',
         SLACK_APP_TOKEN: 'xapp-process-test',
         SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
+        PORT: '0',
       });
       await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
+      const port = await bot.listeningPort();
       const waiting = await fetch(`http://127.0.0.1:${port}/healthz`);
       const openedWhileWaiting = slack.callsOf('apps.connections.open').length;
 
@@ -293,7 +292,7 @@ describe('starting the Slack bot in Socket Mode', () => {
   });
 
   it('stopped before Slack ever answered: logs "stopping" and "stopped", never "connected"', async () => {
-    const [slack, socket, port] = await Promise.all([startFakeSlack(), startFakeSocketMode(), freePort()]);
+    const [slack, socket] = await Promise.all([startFakeSlack(), startFakeSocketMode()]);
     slack.socketModeUrl = socket.url;
     slack.authTestError = 'service_unavailable';
     try {
@@ -301,7 +300,7 @@ describe('starting the Slack bot in Socket Mode', () => {
         SLACK_BOT_TOKEN: 'xoxb-process-test',
         SLACK_APP_TOKEN: 'xapp-process-test',
         SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
+        PORT: '0',
       });
       await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
 

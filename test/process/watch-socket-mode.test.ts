@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import { pngDimensions } from '../../src/topology/index.js';
-import { type BotProcess, freePort, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
@@ -35,18 +35,17 @@ describe('the watcher with the bot in Socket Mode', () => {
   beforeAll(async () => {
     // The controller's counters move every 250 ms and the bot samples every second: the digest's
     // chart has a span to draw within seconds.
-    [slack, socket, sim, port] = await Promise.all([
+    [slack, socket, sim] = await Promise.all([
       startFakeSlack(),
       startFakeSocketMode(),
       startSimulator({ trafficIntervalMs: 250 }),
-      freePort(),
     ]);
     slack.socketModeUrl = socket.url;
     bot = spawnBot({
       SLACK_BOT_TOKEN: 'xoxb-watch-socket',
       SLACK_APP_TOKEN: 'xapp-watch-socket',
       SLACK_API_URL: slack.apiUrl,
-      PORT: String(port),
+      PORT: '0',
       GATEWAY_URL: sim.url,
       GATEWAY_API_KEY: sim.apiKey,
       ALERT_CHANNEL: 'C9ALERTS',
@@ -59,6 +58,7 @@ describe('the watcher with the bot in Socket Mode', () => {
       TELEMETRY_INTERVAL_SECONDS: '1',
     });
     await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'), 30_000);
+    port = await bot.listeningPort();
   }, 40_000);
 
   afterAll(async () => {

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { REFUSED_TOKEN_ERRORS, SlackTokenCheck } from '../../src/slack/token-check.js';
-import { freePort } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { closedPort } from '../helpers/ports.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 
 function capture() {
@@ -89,7 +89,9 @@ describe('SlackTokenCheck: auth.test at start', () => {
   });
 
   it('keeps retrying an unreachable Slack at the last delay, and stops when told', async () => {
-    const { check, lines } = tokenCheck(`http://127.0.0.1:${await freePort()}/api`, [1, 2]);
+    const unreachable = await closedPort();
+    opened.push({ close: unreachable.release });
+    const { check, lines } = tokenCheck(`${unreachable.url}/api`, [1, 2]);
     const retries = () => lines.filter((l) => String(l.msg).startsWith('could not reach Slack'));
     let settled = false;
     void check.untilVerified().finally(() => {
