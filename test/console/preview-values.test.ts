@@ -5,8 +5,8 @@ import { silentLogger } from '../../src/log.js';
 import { DEMO_FIREWALL_POLICY_UUIDS, DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
 import { expectPreviewShowsEveryValue } from '../helpers/preview-values.js';
 import type { TestBot } from '../helpers/test-bot.js';
+import { TextSink } from '../helpers/text-sink.js';
 import { useTestBot } from '../helpers/tool-test.js';
-import { TextSink } from './fake-registry.js';
 
 const bot = useTestBot();
 // The traditional firewall rules live on the legacy demo site; the default one is zone-based.

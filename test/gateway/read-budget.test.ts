@@ -7,8 +7,9 @@ import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { createRegistry } from '../../src/tools/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { startSlackBot } from '../helpers/slack-bot.js';
-import { captureLogs, type FakeServer, networkSchema, sendClassic, sendJson, startFake } from './support.js';
+import { type FakeServer, networkSchema, sendClassic, sendJson, startFake } from './support.js';
 
 const registry = createRegistry('default');
 
@@ -277,7 +278,7 @@ describe('warm-up at start', () => {
   });
 
   it('logs a failure instead of throwing, and the first command tries again', async () => {
-    const logs = captureLogs();
+    const logs = captureLogger();
     hangs = () => true;
     // One budget serves the warm-up that must fail and the read that must succeed: 2 s of each.
     const gateway = gatewayWith({

@@ -12,7 +12,8 @@ import type { GatewayOptions } from '../../src/gateway/options.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { DEMO_SITE, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
-import { captureLogs, networkSchema, timed } from './support.js';
+import { captureLogger } from '../helpers/capture-logger.js';
+import { networkSchema, timed } from './support.js';
 
 const NETWORKS_ROUTE = '/api/s/default/rest/networkconf';
 // Room for a loaded 2-core CI machine: three 300 ms attempts and their pauses fit well inside the budget.
@@ -286,7 +287,7 @@ describe('simulator: UniFi OS console', () => {
     });
 
     it('honours Retry-After on a 429', async () => {
-      const logs = captureLogs();
+      const logs = captureLogger();
       const patient = gatewayFor(sim, {
         apiKey: sim.apiKey,
         retry: { attempts: 3, budgetMs: 3000 },
@@ -298,9 +299,7 @@ describe('simulator: UniFi OS console', () => {
       await patient.close();
 
       // The wait the retry planned (logged with each retry), not a measured time.
-      const planned = logs.lines
-        .map((l) => JSON.parse(l) as { delayMs?: number })
-        .flatMap((l) => (l.delayMs === undefined ? [] : [l.delayMs]));
+      const planned = logs.lines().flatMap((l) => (l.delayMs === undefined ? [] : [l.delayMs]));
       expect(value?.items.length).toBeGreaterThan(0);
       expect(onRoute(sim, NETWORKS_ROUTE, 'GET')).toHaveLength(2);
       expect(planned).toHaveLength(1);
@@ -361,7 +360,7 @@ describe('simulator: UniFi OS console', () => {
   describe('logging', () => {
     it('writes no password, API key, cookie or CSRF token, at level trace', async () => {
       // Arrange
-      const logs = captureLogs();
+      const logs = captureLogger();
       gateway = gatewayFor(sim, { username: sim.username, password: sim.password, logger: logs.logger });
       const keyed = gatewayFor(sim, { apiKey: sim.apiKey, logger: logs.logger });
 
@@ -383,7 +382,7 @@ describe('simulator: UniFi OS console', () => {
       }
       expect(secrets.size).toBeGreaterThanOrEqual(5);
       const text = logs.text();
-      expect(logs.lines.length).toBeGreaterThan(5);
+      expect(logs.lines().length).toBeGreaterThan(5);
       for (const secret of secrets) expect(text).not.toContain(secret);
     });
   });

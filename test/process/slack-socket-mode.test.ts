@@ -5,22 +5,11 @@ import { type BotProcess, ROOT, spawnBot, stopAllBots } from '../helpers/bot-pro
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import { readDockerfile } from '../helpers/shipped-files.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
-import { buttonBody, commandBody } from '../helpers/slack-requests.js';
+import { buttonsOf, clickPayload } from '../helpers/slack-buttons.js';
+import { commandBody, socketPayload } from '../helpers/slack-requests.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
-
-/** A slash command as Socket Mode carries it: the form fields of the HTTP request, as JSON. */
-function commandPayload(fields: Parameters<typeof commandBody>[0]): Record<string, unknown> {
-  return Object.fromEntries(new URLSearchParams(commandBody(fields)));
-}
-
-/** A button click as Socket Mode carries it: the block_actions payload itself. */
-function clickPayload(fields: Parameters<typeof buttonBody>[0]): Record<string, unknown> {
-  const body = buttonBody(fields);
-  return JSON.parse(decodeURIComponent(body.slice('payload='.length))) as Record<string, unknown>;
-}
 
 afterAll(stopAllBots);
 
@@ -87,7 +76,7 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     const responseUrl = slack.responseUrl();
     const id = socket.send(
       'slash_commands',
-      commandPayload({ text: 'list_vlans', response_url: responseUrl }),
+      socketPayload(commandBody({ text: 'list_vlans', response_url: responseUrl })),
     );
     await socket.waitFor(() => socket.ackOf(id) !== undefined);
     expect(socket.ackOf(id)).toMatchObject({ envelope_id: id });
@@ -99,11 +88,13 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
   it('acks a write and an interactive Approve click, runs the change once, and threads the result', async () => {
     const command = socket.send(
       'slash_commands',
-      commandPayload({
-        text: 'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24',
-        user_id: 'U1',
-        response_url: slack.responseUrl(),
-      }),
+      socketPayload(
+        commandBody({
+          text: 'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24',
+          user_id: 'U1',
+          response_url: slack.responseUrl(),
+        }),
+      ),
     );
     await slack.waitFor(() => slack.callsOf('chat.postMessage').length > 0, 10_000);
     expect(socket.ackOf(command)).toMatchObject({ envelope_id: command });
@@ -128,15 +119,17 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     const posted = slack.callsOf('chat.postMessage').length;
     const command = socket.send(
       'slash_commands',
-      commandPayload({
-        text: [
-          'plan title="Lab pair"',
-          'create_network name=LabA vlan_id=92 subnet=10.92.0.0/24',
-          'create_network name=LabB vlan_id=93 subnet=10.93.0.0/24',
-        ].join('\n'),
-        user_id: 'U1',
-        response_url: slack.responseUrl(),
-      }),
+      socketPayload(
+        commandBody({
+          text: [
+            'plan title="Lab pair"',
+            'create_network name=LabA vlan_id=92 subnet=10.92.0.0/24',
+            'create_network name=LabB vlan_id=93 subnet=10.93.0.0/24',
+          ].join('\n'),
+          user_id: 'U1',
+          response_url: slack.responseUrl(),
+        }),
+      ),
     );
     await slack.waitFor(() => slack.callsOf('chat.postMessage').length > posted, 10_000);
     expect(socket.ackOf(command)).toMatchObject({ envelope_id: command });
@@ -165,7 +158,10 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     await socket.waitFor(() => ['bad-1', 'bad-2', 'bad-3'].every((id) => socket.ackOf(id) !== undefined));
 
     const responseUrl = slack.responseUrl();
-    const id = socket.send('slash_commands', commandPayload({ text: 'vlans', response_url: responseUrl }));
+    const id = socket.send(
+      'slash_commands',
+      socketPayload(commandBody({ text: 'vlans', response_url: responseUrl })),
+    );
     await socket.waitFor(() => socket.ackOf(id) !== undefined);
     await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 10_000);
 
@@ -184,11 +180,13 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     const posted = slack.callsOf('chat.postMessage').length;
     socket.send(
       'slash_commands',
-      commandPayload({
-        text: 'create_network name=Drain vlan_id=94 subnet=10.94.0.0/24',
-        user_id: 'U1',
-        response_url: slack.responseUrl(),
-      }),
+      socketPayload(
+        commandBody({
+          text: 'create_network name=Drain vlan_id=94 subnet=10.94.0.0/24',
+          user_id: 'U1',
+          response_url: slack.responseUrl(),
+        }),
+      ),
     );
     await slack.waitFor(() => slack.callsOf('chat.postMessage').length > posted, 10_000);
 
@@ -196,7 +194,7 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     await bot.waitForLog((l) => l.msg.startsWith('stopping: waiting for running work'));
     const refused = socket.send(
       'slash_commands',
-      commandPayload({ text: 'vlans', response_url: slack.responseUrl() }),
+      socketPayload(commandBody({ text: 'vlans', response_url: slack.responseUrl() })),
     );
     await socket.waitFor(() => socket.ackOf(refused) !== undefined);
 

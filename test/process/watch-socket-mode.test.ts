@@ -12,16 +12,9 @@ import { pngDimensions } from '../../src/topology/index.js';
 import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
-import { buttonBody } from '../helpers/slack-requests.js';
+import { buttonsOf, clickPayload } from '../helpers/slack-buttons.js';
 
 const HOOK_SECRET = 'socket-mode-hook-secret-0123';
-
-/** A button click as Socket Mode carries it: the block_actions payload itself. */
-function clickPayload(fields: Parameters<typeof buttonBody>[0]): Record<string, unknown> {
-  const body = buttonBody(fields);
-  return JSON.parse(decodeURIComponent(body.slice('payload='.length))) as Record<string, unknown>;
-}
 
 afterAll(stopAllBots);
 

@@ -12,13 +12,8 @@ import { SlackTokenCheck } from '../../src/slack/token-check.js';
 import { captureLogger, silentBoltLogger } from '../helpers/capture-logger.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
-import {
-  buttonBody,
-  commandBody,
-  homeOpenedBody,
-  socketPayload,
-  viewSubmissionBody,
-} from '../helpers/slack-requests.js';
+import { clickPayload } from '../helpers/slack-buttons.js';
+import { commandBody, homeOpenedBody, socketPayload, viewSubmissionBody } from '../helpers/slack-requests.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -76,9 +71,7 @@ async function standIn(h: Harness): Promise<ReceiverEvent[]> {
 
 const command = (text: string) => socketPayload(commandBody({ text, response_url: 'https://hooks/1' }));
 const click = () =>
-  socketPayload(
-    buttonBody({ actionId: 'approve', value: 'r1', userId: 'U2', response_url: 'https://hooks/2' }),
-  );
+  clickPayload({ actionId: 'approve', value: 'r1', userId: 'U2', response_url: 'https://hooks/2' });
 
 describe('Socket Mode: the ack comes first (issue 26)', () => {
   it('acks a command, a click and an event at once while their listener never finishes', async () => {
