@@ -18,8 +18,8 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-const SECRET = 'attack-journal-signing-secret';
-const KEY = 'attack-journal-key-0123456789abcdef0123';
+const SECRET = 'journal-tampering-signing-secret';
+const KEY = 'journal-tampering-key-0123456789abcdef0123';
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 let sim: Simulator;
@@ -47,7 +47,7 @@ interface Running {
 /** The built bot on `dataDir` with `env` on top of the Slack and controller variables. */
 async function startBot(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   const bot = spawnBot({
-    SLACK_BOT_TOKEN: 'xoxb-attack-journal',
+    SLACK_BOT_TOKEN: 'xoxb-journal-tampering',
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_API_URL: slack.apiUrl,
     PORT: '0',
@@ -151,7 +151,7 @@ describe('issue 18, item 1: a journal forged without JOURNAL_KEY', () => {
     forge(dir, shown.id);
     const verified = await runAuditVerify({ DATA_DIR: dir, JOURNAL_KEY: KEY });
     const refused = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-attack-journal',
+      SLACK_BOT_TOKEN: 'xoxb-journal-tampering',
       SLACK_SIGNING_SECRET: SECRET,
       SLACK_API_URL: slack.apiUrl,
       PORT: '0',
@@ -282,7 +282,7 @@ describe('issue 18, item 1, with PostgreSQL: a journal forged without JOURNAL_KE
     await forgeRows(shown.id);
     const verified = await runAuditVerify({ DATABASE_URL: db.url, JOURNAL_KEY: KEY });
     const refused = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-attack-journal',
+      SLACK_BOT_TOKEN: 'xoxb-journal-tampering',
       SLACK_SIGNING_SECRET: SECRET,
       SLACK_API_URL: slack.apiUrl,
       PORT: '0',

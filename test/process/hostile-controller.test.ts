@@ -19,7 +19,7 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // Issue 18, the controller side of the attack run: each test drives the built bot through a real
 // interface against the simulator, or against a hostile stand-in in front of it on loopback.
 
-const SECRET = 'controller-attacks-signing-secret';
+const SECRET = 'hostile-controller-signing-secret';
 const MB = 1024 * 1024;
 
 let slack: FakeSlack;
@@ -48,7 +48,7 @@ async function startSlackBot(
   env: Record<string, string> = {},
 ): Promise<{ bot: BotProcess; base: string }> {
   const bot = spawnBot({
-    SLACK_BOT_TOKEN: 'xoxb-controller-attacks',
+    SLACK_BOT_TOKEN: 'xoxb-hostile-controller',
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_API_URL: slack.apiUrl,
     PORT: '0',
@@ -147,8 +147,8 @@ describe('gap: HEAD /healthz answers as GET does, without a body', () => {
     slack.socketModeUrl = socket.url;
     try {
       const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-controller-attacks',
-        SLACK_APP_TOKEN: 'xapp-controller-attacks',
+        SLACK_BOT_TOKEN: 'xoxb-hostile-controller',
+        SLACK_APP_TOKEN: 'xapp-hostile-controller',
         SLACK_API_URL: slack.apiUrl,
         PORT: '0',
         GATEWAY_URL: sim.url,
