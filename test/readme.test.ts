@@ -16,7 +16,7 @@ describe('README and .env.example stay true to the code', () => {
     expect(envExample).toMatch(new RegExp(`^${name}=`, 'm'));
   });
 
-  it('names the Node.js version package.json requires (issue 19)', () => {
+  it('names the Node.js version package.json requires', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       engines: { node: string };
     };

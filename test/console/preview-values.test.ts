@@ -123,7 +123,7 @@ describe('console previews show every value the controller receives', () => {
       'create_firewall_policy name="Cameras to NAS" action=ALLOW source_zone="IoT Devices" source_networks=Cameras destination_zone=Internal destination_ips=192.168.1.20 protocol=tcp destination_port=445 position=1',
     );
 
-    // Network 10.1: the official endpoints (issue 25), which name zones and networks by UUID.
+    // Network 10.1: the official endpoints, which name zones and networks by UUID.
     expect(bot.writes().map((r) => `${r.method} ${r.route.split('/').at(-1)}`)).toEqual([
       'POST policies',
       'PUT ordering',

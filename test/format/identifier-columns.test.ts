@@ -6,8 +6,8 @@ import type { ToolDefinition } from '../../src/tools/index.js';
 import { exampleLine } from '../../src/tools/tool-help.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
-// Issue 19 item 2: every read tool's table, at 80 and 160 columns, keeps every identifier whole.
-// It walks the registry, so tools added later (issue 20's list_clients, list_devices…) are covered
+// Every read tool's table, at 80 and 160 columns, keeps every identifier whole.
+// It walks the registry, so tools added later (list_clients, list_devices…) are covered
 // as soon as they are registered, and a tool marks a column of its own with `identifierColumns`.
 
 let zoneBased: TestBot;
@@ -70,7 +70,7 @@ async function exampleResult(tool: ToolDefinition): Promise<unknown> {
   return bot.run(tool.name, args);
 }
 
-describe('tables never cut an identifier (issue 19)', () => {
+describe('tables never cut an identifier', () => {
   it('covers every read tool of the registry', () => {
     expect(readTools(zoneBased).length).toBeGreaterThanOrEqual(20);
   });

@@ -224,7 +224,7 @@ describe('writes are never retried', () => {
       );
 
       expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
-      // The read back (issue 18) meets the same fault, so it proves nothing either way.
+      // The read back meets the same fault, so it proves nothing either way.
       const message = (error as Error).message;
       expect(
         message.startsWith(

@@ -67,7 +67,7 @@ function environment(env: Record<string, string>): { env: Record<string, string>
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? tmpdir(),
       DATA_DIR: dataDir,
-      // The test's request log (issue 25): a built-in simulator logs the bot's Integration requests there.
+      // The test's request log: a built-in simulator logs the bot's Integration requests there.
       ...(process.env.SIMULATOR_REQUEST_LOG
         ? { SIMULATOR_REQUEST_LOG: process.env.SIMULATOR_REQUEST_LOG }
         : {}),

@@ -104,7 +104,7 @@ describe('App Home and history, as `node dist/main.js` serves them', () => {
     expect(approvable(member)).toEqual([id]);
     expect(approvable(requester)).toEqual([]);
     expect(JSON.stringify(viewBlocks(requester))).toContain('Your requests (1)');
-    // Issue 20: the Controller section names the offline device.
+    // The Controller section names the offline device.
     expect(JSON.stringify(viewBlocks(requester))).toContain('*Offline devices (1)*\\n:red_circle: Garage AP');
     for (const call of slack.callsOf('views.publish')) expect(viewProblems(call.args.view)).toEqual([]);
   });

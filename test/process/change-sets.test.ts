@@ -1,4 +1,4 @@
-// Issue 24 through the built program (`node dist/main.js`, environment variables only): a change set
+// Change sets through the built program (`node dist/main.js`, environment variables only): a change set
 // proposed with `/net plan` (and over MCP), previewed whole, approved once in Slack, run in order;
 // a step the controller refuses undoes the steps before it (or leaves them, on_failure=stop); a
 // typo is refused before anything is sent; a SIGKILL mid-set is settled once by the next start.

@@ -151,7 +151,7 @@ describe('the built bot after the disk filled up during appends', () => {
     expect(networkPosts('Lost')).toEqual([]);
     expect(journalOf(dataDir)).not.toContain('Lost');
     expect(audit.code).toBe(0);
-    // Issue 21: the change's `verified` event is the sixth.
+    // The change's `verified` event is the sixth.
     expect(audit.stdout).toMatch(/^journal OK: 6 events, chain verified/);
     expect(exit).toEqual({ code: 0, signal: null });
   }, 30_000);

@@ -16,7 +16,7 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-// Issue 18, the controller side of the attack run: each test drives the built bot through a real
+// A controller that attacks the bot or lies to it: each test drives the built bot through a real
 // interface against the simulator, or against a hostile stand-in in front of it on loopback.
 
 const SECRET = 'hostile-controller-signing-secret';
@@ -75,7 +75,7 @@ async function command(base: string, text: string, user = 'U1'): Promise<string>
   return `${String(answer.text ?? '')} ${JSON.stringify(answer.blocks ?? [])}`;
 }
 
-describe('item 5: a gzip bomb from the controller', () => {
+describe('a gzip bomb from the controller', () => {
   let bomb: Buffer;
   beforeAll(async () => {
     // The attack run's bomb: about 0.7 MB that inflates to 700 MB.
@@ -122,7 +122,7 @@ describe('item 5: a gzip bomb from the controller', () => {
   }, 60_000);
 });
 
-describe('gap: HEAD /healthz answers as GET does, without a body', () => {
+describe('HEAD /healthz answers as GET does, without a body', () => {
   /** GET and HEAD of /healthz side by side: status, content type and the body HEAD sends. */
   async function probe(base: string) {
     const get = await fetch(`${base}/healthz`);
@@ -166,7 +166,7 @@ describe('gap: HEAD /healthz answers as GET does, without a body', () => {
   }, 30_000);
 });
 
-describe('item 11: a write the controller applied and then answered 500', () => {
+describe('a write the controller applied and then answered 500', () => {
   const env = () => ({ GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey });
   const networkNamed = (name: string) => sim.state.findNetworkByName('default', name);
   const posts = (name: string) =>

@@ -1,5 +1,6 @@
-// Issue 18 (attack run), as the attacker did it: the built program, signed Slack requests against
-// the fake Slack, the built audit:verify, and a DATA_DIR edited or remounted behind the bot's back.
+// A tampered journal, as an attacker with access to DATA_DIR or the database does it: the built
+// program, signed Slack requests against the fake Slack, the built audit:verify, and a DATA_DIR
+// edited or remounted behind the bot's back.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -136,7 +137,7 @@ function forge(dir: string, id: string): void {
   writeFileSync(journalPath(dir), `${out.join('\n')}\n`);
 }
 
-describe('issue 18, item 1: a journal forged without JOURNAL_KEY', () => {
+describe('a journal forged without JOURNAL_KEY', () => {
   it('is rejected by audit:verify, the bot with the key refuses to start on it, and a click on the message that showed 802 never runs 999', async () => {
     // Arrange: a pending VLAN 802 request, proposed on the built bot with JOURNAL_KEY.
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-forged-'));
@@ -262,7 +263,7 @@ async function forgeRows(id: string): Promise<void> {
   );
 }
 
-describe('issue 18, item 1, with PostgreSQL: a journal forged without JOURNAL_KEY', () => {
+describe('with PostgreSQL: a journal forged without JOURNAL_KEY', () => {
   it('is rejected by audit:verify, a replica with the key refuses to start on it, and a click on the 802 message never runs 999', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-pg-'));
     const keyed = await startBot(dir, { DATABASE_URL: db.url, JOURNAL_KEY: KEY });
@@ -313,7 +314,7 @@ describe('issue 18, item 1, with PostgreSQL: a journal forged without JOURNAL_KE
   }, 60_000);
 });
 
-describe('issue 18, item 13: the same command typed by someone else', () => {
+describe('the same command typed by someone else', () => {
   it('leaves the first requester’s request pending beside a separate one, so they cannot approve their own change', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-supersede-'));
     const bot = await startBot(dir, { APPROVERS: 'U0RITA,U0ALEX' });
@@ -345,7 +346,7 @@ describe('issue 18, item 13: the same command typed by someone else', () => {
   }, 30_000);
 });
 
-describe('issue 18, item 12: what is provable after a run was cut off before it started', () => {
+describe('what is provable after a run was cut off before it started', () => {
   it('shows a request killed after `approved` as not run, in the message and to the next click', async () => {
     // What a bot killed between recording the approval and recording `executing` leaves behind.
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-killed-'));
@@ -402,7 +403,7 @@ describe('issue 18, item 12: what is provable after a run was cut off before it 
   }, 30_000);
 });
 
-describe('issue 18, gap: a journal tail cut without anchors', () => {
+describe('a journal tail cut without anchors', () => {
   it('is found with the anchor the AUDIT_CHANNEL line of the last change carries, even after a crash', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-tail-'));
     const bot = await startBot(dir, { AUDIT_CHANNEL: 'C9AUDIT' });
@@ -434,7 +435,7 @@ describe('issue 18, gap: a journal tail cut without anchors', () => {
     const cut = await runAuditVerify({ DATA_DIR: dir }, ['--anchor-file', anchors]);
     const plain = await runAuditVerify({ DATA_DIR: dir });
 
-    // created, message, approved, executing, succeeded, and (issue 21) verified when it was
+    // created, message, approved, executing, succeeded, and verified when it was
     // appended before the line was posted: the anchor names the head as it was then.
     const anchor = /; journal anchor `(\d+):[0-9a-f]{64}`$/.exec(String(auditLines()[0]?.args.text));
     const count = Number(anchor?.[1]);
@@ -458,7 +459,7 @@ function bindReadOnly(source: string, target: string): void {
   execFileSync('mount', ['-o', 'remount,bind,ro', target]);
 }
 
-describe('issue 18, item 8: a read-only DATA_DIR with a journal in it', () => {
+describe('a read-only DATA_DIR with a journal in it', () => {
   it('starts degraded: lookups answered, a change refused with EROFS, /healthz says so', async () => {
     const source = mkdtempSync(join(tmpdir(), 'netops-attack-rw-'));
     const seeded = await startBot(source);

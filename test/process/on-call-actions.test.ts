@@ -5,7 +5,7 @@ import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
-// Issue 20's actions through the built program (`node dist/main.js`), against a simulator this test
+// The on-call actions through the built program (`node dist/main.js`), against a simulator this test
 // holds, so every request the bot sends is counted where it arrives.
 
 afterAll(stopAllBots);

@@ -4,7 +4,7 @@ import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-p
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
-// Issue 20's on-call questions, each one command, answered with names (not counts or MACs).
+// On-call questions, each one command, answered with names (not counts or MACs).
 const SECRET = 'on-call-signing-secret';
 
 afterAll(stopAllBots);

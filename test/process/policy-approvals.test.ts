@@ -18,8 +18,9 @@ import {
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-// Issue 22 through the built program (`node dist/main.js`, Slack over HTTP, the simulator, the
-// file store): the policy file wired into the approval flow. One bot serves every test here.
+// The policy file (POLICY_FILE) through the built program (`node dist/main.js`, Slack over HTTP,
+// the simulator, the file store): the policy file wired into the approval flow. One bot serves
+// every test here.
 
 afterAll(stopAllBots);
 

@@ -16,7 +16,7 @@ import { type BotProcess, requireBuild, startBotProcess } from '../helpers/repli
 const SECRET = 'replica-test-signing-secret';
 const LEASE_SECONDS = 2;
 
-// Issue 22: a policy needing two approvals for networks whose name starts with "Two" (the other
+// A policy needing two approvals for networks whose name starts with "Two" (the other
 // changes here keep the default of one).
 const POLICY_FILE = join(mkdtempSync(join(tmpdir(), 'netops-replica-policy-')), 'policy.yaml');
 writeFileSync(
@@ -270,7 +270,7 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     expect((await auditVerify()).code).toBe(0);
   }, 30_000);
 
-  it('run a change set (issue 24) once for 10 concurrent clicks spread over both', async () => {
+  it('run a change set once for 10 concurrent clicks spread over both', async () => {
     const { id, ts } = await propose(
       a,
       'plan\ncreate_network name=RepSet vlan_id=66 subnet=10.66.0.0/24\nupdate_network network_id=RepSet dhcp_dns_1=9.9.9.9',

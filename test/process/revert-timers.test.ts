@@ -15,7 +15,7 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-// Issue 21, items 5 and 7, through the built program (`node dist/main.js`, env only) with the
+// Timed reverts (revert_after=) through the built program (`node dist/main.js`, env only) with the
 // fake Slack and the simulator: a change made with revert_after= reverts itself once when nobody
 // keeps it, not at all when someone does, once at start when its deadline passed while the bot
 // was killed, and once with two replicas on one PostgreSQL. The bot ticks every 5 s.

@@ -8,7 +8,7 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-// Issue 21 through the built program (`node dist/main.js`): a Slack-approved change, then its
+// Reverting a change through the built program (`node dist/main.js`): a Slack-approved change, then its
 // Revert button, leaves the simulator's records exactly as they were (whole records compared).
 
 afterAll(stopAllBots);

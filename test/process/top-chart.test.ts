@@ -12,7 +12,7 @@ const SECRET = 'process-test-signing-secret';
 
 afterAll(stopAllBots);
 
-describe('/net top in the built bot (issue 20)', () => {
+describe('/net top in the built bot', () => {
   let slack: FakeSlack;
   let sim: Simulator;
   let bot: BotProcess;

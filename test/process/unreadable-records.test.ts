@@ -1,4 +1,4 @@
-// Issue 18 (a gap the attack run showed): controller records the bot drops as malformed are
+// Controller records the bot drops as malformed are
 // counted in the answer. The built program, on every face, against the simulator answering
 // `GET rest/networkconf` with nine records of which seven cannot be read.
 import { mkdtempSync } from 'node:fs';
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 const gatewayEnv = () => ({ GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey });
 
-describe('gap: records the bot could not read are counted in the answer', () => {
+describe('records the bot could not read are counted in the answer', () => {
   it('console one-shot: the table of the two networks, then the line; --json carries the count', async () => {
     sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
 

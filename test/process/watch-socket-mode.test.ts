@@ -1,7 +1,7 @@
-// Issue 23 with the bot in Socket Mode (`node dist/main.js`, environment variables only): the watcher
-// posts its alerts through the Web API as in HTTP mode, the Acknowledge button comes over the socket,
-// the Alarm Manager webhook is served on PORT (the listener that serves /healthz), and the digest is
-// posted at DIGEST_CRON with its chart.
+// The network watcher with the bot in Socket Mode (`node dist/main.js`, environment variables
+// only): the watcher posts its alerts through the Web API as in HTTP mode, the Acknowledge button
+// comes over the socket, the Alarm Manager webhook is served on PORT (the listener that serves
+// /healthz), and the digest is posted at DIGEST_CRON with its chart.
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

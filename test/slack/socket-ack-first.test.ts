@@ -1,4 +1,4 @@
-// Issue 26 item 3 in Socket Mode: our receiver (src/slack/socket-ack-first-receiver.ts) acks an
+// The ack comes first in Socket Mode too: our receiver (src/slack/socket-ack-first-receiver.ts) acks an
 // envelope before Bolt's authorize, middleware and listeners, as the HTTP receiver does; a modal
 // submission alone waits for its listener's ack. Over a real WebSocket to the fake Socket Mode
 // endpoint, with apps.connections.open answered by the fake Slack Web API.
@@ -73,7 +73,7 @@ const command = (text: string) => socketPayload(commandBody({ text, response_url
 const click = () =>
   clickPayload({ actionId: 'approve', value: 'r1', userId: 'U2', response_url: 'https://hooks/2' });
 
-describe('Socket Mode: the ack comes first (issue 26)', () => {
+describe('Socket Mode: the ack comes first', () => {
   it('acks a command, a click and an event at once while their listener never finishes', async () => {
     const h = await harness();
     const events = await standIn(h);

@@ -53,7 +53,7 @@ const filters = fc.record(
   { requiredKeys: ['liveAt'] },
 );
 
-describe('PendingByExpiry (the file store’s pending requests by expiry, issue 26)', () => {
+describe('PendingByExpiry (the file store’s pending requests by expiry)', () => {
   it('pages, counts and finds the overdue exactly as filtering and sorting every request would, after any creates and moves', () => {
     fc.assert(
       fc.property(operations, fc.array(filters, { minLength: 1, maxLength: 5 }), (ops, asked) => {

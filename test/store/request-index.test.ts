@@ -51,7 +51,7 @@ const filters = fc.record(
   { requiredKeys: [] },
 );
 
-describe('RequestIndex (the file store’s listing order, issue 26)', () => {
+describe('RequestIndex (the file store’s listing order)', () => {
   it('lists and counts exactly as filtering and sorting every request would, after any creates and moves', () => {
     fc.assert(
       fc.property(operations, fc.array(filters, { minLength: 1, maxLength: 5 }), (ops, asked) => {

@@ -10,10 +10,10 @@ import { integrationProblems, integrationRequestProblems, operationIdOf } from '
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 import { rejection } from '../helpers/tool-test.js';
 
-// Issue 25: every tool's read example and write preview runs on a simulated 9.0 console and a 10.1
+// Every tool's read example and write preview runs on a simulated 9.0 console and a 10.1
 // console; every request to /integration/v1/… matches Ubiquiti's 10.1.85 document; on 10.1 the
 // bot sends no classic or v2 request for an operation the official API offers, apart from the
-// listed ones (each with its reason, docs/decisions.md "Issue 25").
+// listed ones (each with its reason, docs/decisions.md, its section on the official API).
 
 /** The official operation a classic or v2 request stands in for, when the official API has one. */
 function officialEquivalent(request: RecordedRequest): OfficialOperation | undefined {
@@ -37,8 +37,8 @@ function officialEquivalent(request: RecordedRequest): OfficialOperation | undef
 
 /**
  * Private requests the bot still sends on 10.1 for an operation the official API offers: why each
- * stays (docs/decisions.md "Issue 25"). A new one fails the test until it is either moved to the
- * official API or listed here with its reason.
+ * stays (docs/decisions.md, its section on the official API). A new one fails the test until it is
+ * either moved to the official API or listed here with its reason.
  */
 const STILL_PRIVATE: Readonly<Partial<Record<OfficialOperation, string>>> = {
   'devices.read': 'stat/device carries uplinks, ports and counters the official list lacks',

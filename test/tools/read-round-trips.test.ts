@@ -7,17 +7,18 @@ import { demoReadArguments, type Simulator, startSimulator } from '../../src/sim
 import { createRegistry } from '../../src/tools/index.js';
 import { RoundTripCounter } from '../helpers/round-trips.js';
 
-// Issue 11: the first read after a start needs at most two sequential round trips to the
-// controller (requests sent together count as one), and a repeat within the cache lifetime none.
+// The first read after a start needs at most two sequential round trips to the controller
+// (requests sent together count as one), so a command is answered while its user still waits; a
+// repeat within the cache lifetime needs none.
 const MAX_COLD_ROUNDS = 2;
 
 const registry = createRegistry('default');
 
 /**
- * Issue 25: on 10.1 `list_wifi_broadcasts` reads each broadcast's details after the official list
+ * On 10.1 `list_wifi_broadcasts` reads each broadcast's details after the official list
  * (only the details say whether an SSID is hidden). Without the warm-up the site and version
- * lookup comes first, so that read takes three round trips; after it, two (docs/decisions.md,
- * "Issue 25: Wi-Fi broadcasts").
+ * lookup comes first, so that read takes three round trips; after it, two (docs/decisions.md, on
+ * the Wi-Fi broadcasts of the official API).
  */
 function maxColdRounds(tool: string, warmUpMode: WarmUpMode): number {
   return tool === 'list_wifi_broadcasts' && warmUpMode !== 'after' ? MAX_COLD_ROUNDS + 1 : MAX_COLD_ROUNDS;
@@ -126,7 +127,7 @@ describe('zone and ACL reads', () => {
 
         const cold = await counter.count(() => registry.run(tool, {}, context));
 
-        // Issue 25: networks come from the official API on 10.1, as the network tools read them.
+        // Networks come from the official API on 10.1, as the network tools read them.
         expect(cold.waves.flat().filter((r) => r.endsWith('/rest/networkconf'))).toEqual([]);
         const own = tool === 'list_acl_rules' ? /\/acl-rules$/ : /\/firewall\/zones$/;
         const ownWave = cold.waves.findIndex((wave) => wave.some((r) => own.test(r)));

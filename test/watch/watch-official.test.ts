@@ -1,8 +1,9 @@
-// Issue 25, the watcher: on a console whose official API offers networks, zones and policies, the
-// drift sweep reads them there (not classic networkconf, v2 zones or v2 policies), shows their
-// official ids, and a Revert goes through the official endpoint. A baseline read from another
-// generation is taken again instead of being compared. The device poll stays one `stat/device`
-// request (docs/decisions.md, "Issue 25: the watcher", says field by field why).
+// The watcher on the official API: on a console whose official API offers networks, zones and
+// policies, the drift sweep reads them there (not classic networkconf, v2 zones or v2 policies),
+// shows their official ids, and a Revert goes through the official endpoint. A baseline read from
+// another generation is taken again instead of being compared. The device poll stays one
+// `stat/device` request (docs/decisions.md, in its section on the watcher and the official API,
+// says field by field why).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/types.js';
 import { silentLogger } from '../../src/log.js';
