@@ -166,6 +166,53 @@ export function spawnBot(
   };
 }
 
+/**
+ * The environment of the built bot in Slack HTTP mode: the fake Slack's Web API, the signing
+ * secret, PORT=0, and the simulator as its controller when given. SLACK_BOT_TOKEN is
+ * `xoxb-process-test` (a test that looks for the token in the output knows it).
+ */
+export function slackHttpEnv(
+  slack: { apiUrl: string },
+  secret: string,
+  sim?: { url: string; apiKey: string },
+): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: 'xoxb-process-test',
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    ...(sim ? { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey } : {}),
+  };
+}
+
+/**
+ * The environment of the built bot in Socket Mode: both tokens (`xoxb-process-test`,
+ * `xapp-process-test`), the fake Slack's Web API, PORT=0 for /healthz, and the simulator as its
+ * controller when given.
+ */
+export function slackSocketEnv(
+  slack: { apiUrl: string },
+  sim?: { url: string; apiKey: string },
+): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: 'xoxb-process-test',
+    SLACK_APP_TOKEN: 'xapp-process-test',
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    ...(sim ? { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey } : {}),
+  };
+}
+
+/** Starts the built bot with `env` (slackHttpEnv and more) and resolves once it listens: its base URL. */
+export async function spawnListeningBot(
+  env: Record<string, string>,
+  timeoutMs?: number,
+): Promise<{ bot: BotProcess; url: string; events: string }> {
+  const bot = spawnBot(env);
+  const url = `http://127.0.0.1:${await bot.listeningPort(timeoutMs)}`;
+  return { bot, url, events: `${url}/slack/events` };
+}
+
 /** Runs the built program to completion (a console command) and collects its output. */
 export async function runBot(
   args: string[],

@@ -1,7 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  runBot,
+  slackHttpEnv,
+  slackSocketEnv,
+  spawnBot,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import {
@@ -40,24 +48,18 @@ afterAll(async () => {
   await Promise.all([slack?.close(), sim?.close(), hostile?.close()]);
 });
 
-const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
-
 /** The bot in Slack HTTP mode against `gatewayUrl`; its base URL. */
 async function startSlackBot(
   gatewayUrl: string,
   env: Record<string, string> = {},
 ): Promise<{ bot: BotProcess; base: string }> {
-  const bot = spawnBot({
-    SLACK_BOT_TOKEN: 'xoxb-hostile-controller',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    PORT: '0',
+  const { bot, url } = await spawnListeningBot({
+    ...slackHttpEnv(slack, SECRET),
     GATEWAY_URL: gatewayUrl,
     GATEWAY_API_KEY: sim.apiKey,
     ...env,
   });
-  const listening = await bot.waitForLog(isListening);
-  return { bot, base: `http://127.0.0.1:${String(listening.port)}` };
+  return { bot, base: url };
 }
 
 /** Runs `/net <text>` and returns the text of the bot's answer on the response URL. */
@@ -146,14 +148,7 @@ describe('HEAD /healthz answers as GET does, without a body', () => {
     const socket = await startFakeSocketMode();
     slack.socketModeUrl = socket.url;
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-hostile-controller',
-        SLACK_APP_TOKEN: 'xapp-hostile-controller',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
-        GATEWAY_URL: sim.url,
-        GATEWAY_API_KEY: sim.apiKey,
-      });
+      const bot = spawnBot(slackSocketEnv(slack, sim));
       await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
       const port = await bot.listeningPort();
       const { get, head } = await probe(`http://127.0.0.1:${port}`);

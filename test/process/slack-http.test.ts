@@ -2,7 +2,14 @@ import { statSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, MAIN, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  MAIN,
+  slackHttpEnv,
+  spawnBot,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { closedPort } from '../helpers/ports.js';
 import { BOT_SCOPE_OF, readManifest } from '../helpers/shipped-files.js';
@@ -32,16 +39,7 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
 
   beforeAll(async () => {
     [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-process-test',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
-    });
-    const listening = await bot.waitForLog(isListening);
-    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+    ({ bot, events } = await spawnListeningBot(slackHttpEnv(slack, SECRET, sim)));
   });
 
   afterAll(async () => {

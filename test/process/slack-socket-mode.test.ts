@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, ROOT, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, ROOT, slackSocketEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import { readDockerfile } from '../helpers/shipped-files.js';
@@ -27,14 +27,7 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
       startSimulator({ apiVersion: '9.0' }),
     ]);
     slack.socketModeUrl = socket.url;
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-process-test',
-      SLACK_APP_TOKEN: 'xapp-process-test',
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
-    });
+    bot = spawnBot(slackSocketEnv(slack, sim));
     await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
     port = await bot.listeningPort();
   });
@@ -236,12 +229,7 @@ describe('starting the Slack bot in Socket Mode', () => {
     const slack = await startFakeSlack();
     slack.authTestError = 'token_revoked';
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-revoked-token',
-        SLACK_APP_TOKEN: 'xapp-process-test',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
-      });
+      const bot = spawnBot({ ...slackSocketEnv(slack), SLACK_BOT_TOKEN: 'xoxb-revoked-token' });
 
       const exit = await bot.exited;
 
@@ -256,18 +244,19 @@ describe('starting the Slack bot in Socket Mode', () => {
     }
   });
 
-  it('waits for Slack before connecting: /healthz 503 until auth.test answers, then connects', async () => {
+  /** A bot in Socket Mode whose first auth.test failed: it is retrying, not connected. */
+  async function waitingForSlack(): Promise<{ slack: FakeSlack; socket: FakeSocketMode; bot: BotProcess }> {
     const [slack, socket] = await Promise.all([startFakeSlack(), startFakeSocketMode()]);
     slack.socketModeUrl = socket.url;
     slack.authTestError = 'service_unavailable';
+    const bot = spawnBot(slackSocketEnv(slack));
+    await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
+    return { slack, socket, bot };
+  }
+
+  it('waits for Slack before connecting: /healthz 503 until auth.test answers, then connects', async () => {
+    const { slack, socket, bot } = await waitingForSlack();
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-process-test',
-        SLACK_APP_TOKEN: 'xapp-process-test',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
-      });
-      await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
       const port = await bot.listeningPort();
       const waiting = await fetch(`http://127.0.0.1:${port}/healthz`);
       const openedWhileWaiting = slack.callsOf('apps.connections.open').length;
@@ -290,18 +279,8 @@ describe('starting the Slack bot in Socket Mode', () => {
   });
 
   it('stopped before Slack ever answered: logs "stopping" and "stopped", never "connected"', async () => {
-    const [slack, socket] = await Promise.all([startFakeSlack(), startFakeSocketMode()]);
-    slack.socketModeUrl = socket.url;
-    slack.authTestError = 'service_unavailable';
+    const { slack, socket, bot } = await waitingForSlack();
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-process-test',
-        SLACK_APP_TOKEN: 'xapp-process-test',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
-      });
-      await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
-
       const exit = await bot.stop('SIGTERM');
 
       const said = bot.logs().map((l) => l.msg);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import { pngDimensions } from '../../src/topology/index.js';
-import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, slackSocketEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import { buttonsOf, clickPayload } from '../helpers/slack-buttons.js';
@@ -35,12 +35,7 @@ describe('the watcher with the bot in Socket Mode', () => {
     ]);
     slack.socketModeUrl = socket.url;
     bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-watch-socket',
-      SLACK_APP_TOKEN: 'xapp-watch-socket',
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      ...slackSocketEnv(slack, sim),
       ALERT_CHANNEL: 'C9ALERTS',
       WATCH_INTERVAL_SECONDS: '1',
       UNIFI_WEBHOOK_SECRET: HOOK_SECRET,
