@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import { runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { runAuditVerify, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
@@ -97,12 +97,7 @@ describe('the built bot after the disk filled up during appends', () => {
 
     // Act 2: the built program on the same DATA_DIR, no faults; the first request approved there.
     const bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-disk-full-restart',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      ...slackHttpEnv(slack, SECRET, sim),
       DATA_DIR: dataDir,
     });
     const listening = await bot.waitForLog((l) => l.msg.startsWith('listening on port'));

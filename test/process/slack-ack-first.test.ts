@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { startFakeSlack } from '../helpers/fake-slack.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
@@ -16,12 +16,7 @@ describe('the built program acks before anything else', () => {
     // longer than Bolt's 3 s ack timeout: a bot that acks after authorize leaves Slack a 404 here.
     slack.authTestError = 'service_unavailable';
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-process-test',
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
-      });
+      const bot = spawnBot(slackHttpEnv(slack, SECRET));
       const listening = await bot.waitForLog((l) => l.msg.startsWith('listening on port'));
       await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
       slack.delays['auth.test'] = 4000;

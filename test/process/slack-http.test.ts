@@ -218,12 +218,7 @@ describe('starting the Slack bot in HTTP mode', () => {
     const slack = await startFakeSlack();
     slack.authTestError = 'service_unavailable';
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-process-test',
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
-      });
+      const bot = spawnBot(slackHttpEnv(slack, SECRET));
       const listening = await bot.waitForLog(isListening);
       await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
       const healthz = `http://127.0.0.1:${String(listening.port)}/healthz`;
@@ -255,10 +250,8 @@ describe('starting the Slack bot in HTTP mode', () => {
     slack.authTestError = 'invalid_auth';
     try {
       const bot = spawnBot({
+        ...slackHttpEnv(slack, SECRET),
         SLACK_BOT_TOKEN: 'xoxb-revoked-token',
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
       });
 
       const exit = await bot.exited;
@@ -299,15 +292,7 @@ describe('starting the Slack bot in HTTP mode', () => {
     const builtAt = statSync(MAIN).mtimeMs;
     const slack = await startFakeSlack();
     try {
-      const bot = spawnBot(
-        {
-          SLACK_BOT_TOKEN: 'xoxb-process-test',
-          SLACK_SIGNING_SECRET: SECRET,
-          SLACK_API_URL: slack.apiUrl,
-          PORT: '0',
-        },
-        { command: ['npm', 'start', '--silent'] },
-      );
+      const bot = spawnBot(slackHttpEnv(slack, SECRET), { command: ['npm', 'start', '--silent'] });
       const listening = await bot.waitForLog(isListening, 20_000);
       const health = await fetch(`http://127.0.0.1:${String(listening.port)}/healthz`);
       expect(health.status).toBe(200);

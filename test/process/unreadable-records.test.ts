@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { MAIN, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { MAIN, runBot, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { textOf } from '../helpers/mcp.js';
 import { nineNetworks, SEVEN_LEFT_OUT } from '../helpers/odd-records.js';
@@ -82,10 +82,7 @@ describe('records the bot could not read are counted in the answer', () => {
   it('Slack: the ephemeral answer says it under the table and in its text', async () => {
     sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
     const bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-unreadable-records',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
+      ...slackHttpEnv(slack, SECRET),
       ...gatewayEnv(),
     });
     const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'));
