@@ -11,6 +11,7 @@ import {
   stopAllBots,
 } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { BOT_SCOPE_OF, readManifest } from '../helpers/shipped-files.js';
 import { buttonsIn } from '../helpers/slack-buttons.js';
 import {
@@ -176,14 +177,7 @@ describe('App Home and history, as `node dist/main.js` serves them', () => {
       expect(listed).toContain(request.state);
     }
     expect(consoleDetail.code).toBe(0);
-    expect(events.map((e) => e.type)).toEqual([
-      'created',
-      'message',
-      'approved',
-      'executing',
-      'succeeded',
-      'verified',
-    ]);
+    expect(events.map((e) => e.type)).toEqual(SLACK_CHANGE_VERIFIED);
     for (const event of events) expect(shown).toContain(`\`#${event.seq}\``);
     for (const event of events) expect(shown).toContain(`*${event.type}*`);
     // The console read the bot's journal beside it and appended nothing.

@@ -29,6 +29,13 @@ const PLAN = [
 let sim: Simulator;
 let slack: FakeSlack;
 
+/** The controller refuses every network update (classic or official path): the plan's first is step 4. */
+const REFUSE_STEP_4 = {
+  kind: 'status',
+  status: 400,
+  method: 'PUT',
+  route: /rest\/networkconf|\/networks\/[^/]+$/,
+} as const;
 const controller = () => {
   const site = sim.state.site('default');
   return structuredClone({
@@ -152,12 +159,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
   it('step 4 refused by the controller: every record is as before; the result lists each step', async () => {
     const start = controller();
     const preview = await plan(bot, 'plan', PLAN);
-    sim.injectFault({
-      kind: 'status',
-      status: 400,
-      method: 'PUT',
-      route: /rest\/networkconf|\/networks\/[^/]+$/,
-    });
+    sim.injectFault(REFUSE_STEP_4);
     const result = await approve(bot, approveId(preview));
     const text = textOf(result);
     expect(text).toMatch(/step 4 \(update_network\) failed/);
@@ -169,12 +171,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
 
   it('on_failure=stop leaves steps 1–3', async () => {
     const preview = await plan(bot, 'plan on_failure=stop', PLAN);
-    sim.injectFault({
-      kind: 'status',
-      status: 400,
-      method: 'PUT',
-      route: /rest\/networkconf|\/networks\/[^/]+$/,
-    });
+    sim.injectFault(REFUSE_STEP_4);
     const result = await approve(bot, approveId(preview));
     expect(textOf(result)).toMatch(/on_failure=stop/);
     const site = sim.state.site('default');

@@ -8,6 +8,7 @@ import { FileStore } from '../../src/store/file/file-store.js';
 import { runAuditVerify, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
+import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
@@ -132,14 +133,7 @@ describe('the built bot after the disk filled up during appends', () => {
     expect(readdirSync(dataDir).filter((f) => f.startsWith('approvals.jsonl.torn-'))).toEqual([]);
     // The kept request ran once; the refused one never reached the journal or the controller.
     expect(approved.status).toBe(200);
-    expect(journalTypes(dataDir, id)).toEqual([
-      'created',
-      'message',
-      'approved',
-      'executing',
-      'succeeded',
-      'verified',
-    ]);
+    expect(journalTypes(dataDir, id)).toEqual(SLACK_CHANGE_VERIFIED);
     expect(networkPosts('Kept')).toHaveLength(1);
     expect(threadOf(ts).map((c) => c.args.text)).toEqual([':white_check_mark: Create network done.']);
     expect(sim.state.findNetworkByName('default', 'Kept')).toMatchObject({ vlan: 83 });

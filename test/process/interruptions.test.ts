@@ -12,6 +12,7 @@ import {
   stopAllBots,
 } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
@@ -169,14 +170,7 @@ describe('SIGTERM while a change is being written', () => {
     expect(textOf(updatesOf(ts).at(-1))).toContain('*Done*');
     expect(buttonsOf(updatesOf(ts).at(-1))).toEqual([]);
     expect(slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
-    expect(journalTypes(dataDir, id)).toEqual([
-      'created',
-      'message',
-      'approved',
-      'executing',
-      'succeeded',
-      'verified',
-    ]);
+    expect(journalTypes(dataDir, id)).toEqual(SLACK_CHANGE_VERIFIED);
     expect(bot.logs().map((l) => l.msg)).toContain('stopped');
     expect((await auditVerifyOf(dataDir)).code).toBe(0);
   }, 30_000);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
 
@@ -182,14 +183,7 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     const told = slack.responses.filter((r) => urls.some((u) => u.endsWith(r.path)));
     expect(told).toHaveLength(19);
     for (const answer of told) expect(String(answer.body.text)).toMatch(/Already (running|ran)/);
-    expect(await journalTypes(id)).toEqual([
-      'created',
-      'message',
-      'approved',
-      'executing',
-      'succeeded',
-      'verified',
-    ]);
+    expect(await journalTypes(id)).toEqual(SLACK_CHANGE_VERIFIED);
     const audit = await auditVerify();
     expect(audit.code).toBe(0);
     expect(audit.stdout).toMatch(/^journal OK: \d+ events, chain verified \(PostgreSQL /);
