@@ -71,8 +71,14 @@ async function plan(bot: BotProcess, head: string, steps: readonly string[]): Pr
 /** Approves as U2, and as U3 too when the risk asks two approvals; the result posted in the thread. */
 async function approve(bot: BotProcess, id: string): Promise<SlackCall | undefined> {
   const before = results().length;
-  await bot.click('approve', id, 'U2', slack.responseUrl());
-  await new Promise((r) => setTimeout(r, 300));
+  const first = slack.responseUrl();
+  await bot.click('approve', id, 'U2', first);
+  // U3 clicks once U2's click is decided, so it never races the first approval: with two needed,
+  // U2 is told the approval is recorded; with one, the set runs and its result is posted.
+  await slack.waitFor(
+    () => slack.responses.some((r) => first.endsWith(r.path)) || results().length > before,
+    30_000,
+  );
   await bot.click('approve', id, 'U3', slack.responseUrl());
   await slack.waitFor(() => results().length > before, 30_000);
   return results().at(-1);
@@ -345,8 +351,14 @@ describe('a bot killed (SIGKILL) in the middle of a set', () => {
           arrived();
         }),
     });
-    await first.click('approve', id, 'U2', slack.responseUrl());
-    await new Promise((r) => setTimeout(r, 300));
+    const told = slack.responseUrl();
+    await first.click('approve', id, 'U2', told);
+    let held = false;
+    void inFlight.then(() => {
+      held = true;
+    });
+    // As approve() does: U3 clicks once U2's click is decided (told, or the set already running).
+    await slack.waitFor(() => held || slack.responses.some((r) => told.endsWith(r.path)), 30_000);
     await first.click('approve', id, 'U3', slack.responseUrl());
     await inFlight;
     await first.kill('SIGKILL');
