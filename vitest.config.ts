@@ -27,7 +27,8 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, 'test/process/**'],
           // One throwaway PostgreSQL server per run (or TEST_DATABASE_URL); each file makes its own database.
           globalSetup: ['test/global/postgres.ts', 'test/global/request-log.ts'],
-          // Issue 25: the bot's Integration requests of every file are logged and checked at the end.
+          // The bot's Integration requests of every file are logged and checked against Ubiquiti's
+          // document at the end: a request the real console would refuse fails the run.
           setupFiles: ['test/setup/request-log.ts'],
         },
       },
