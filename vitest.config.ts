@@ -12,10 +12,9 @@ export default defineConfig({
     // importing was most of the suite's time (an isolated run of test/tools took 3× as long). No
     // test mocks modules or stubs globals, and each file builds its own app, simulator and store.
     isolate: false,
-    // A few gateway tests measure a read budget of a few hundred ms against hanging sockets; on a
-    // loaded 2-core machine the first request of a file can overrun it. One retry keeps such a
-    // test honest (it must pass whole, on its own) without letting a real failure through twice.
-    retry: 1,
+    // No retries: a test that passes only on its second run is flaky, and a retry hides it. A test
+    // that depends on timing waits for the event it needs (a log line, a request) instead.
+    retry: 0,
     testTimeout: 15_000,
     hookTimeout: 15_000,
     reporters: ['default'],
@@ -28,7 +27,8 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, 'test/process/**'],
           // One throwaway PostgreSQL server per run (or TEST_DATABASE_URL); each file makes its own database.
           globalSetup: ['test/global/postgres.ts', 'test/global/request-log.ts'],
-          // Issue 25: the bot's Integration requests of every file are logged and checked at the end.
+          // The bot's Integration requests of every file are logged and checked against Ubiquiti's
+          // document at the end: a request the real console would refuse fails the run.
           setupFiles: ['test/setup/request-log.ts'],
         },
       },

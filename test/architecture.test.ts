@@ -138,7 +138,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
     'main',
   ],
   watch: ['slack', 'console', 'mcp', 'simulator', 'app', 'main'],
-  // DESIGN §8 (issue 21): runs an approved change; approvals/ decides whether and when.
+  // DESIGN §8: runs an approved change; approvals/ decides whether and when.
   changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],
 };
 

@@ -164,7 +164,7 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('picks the Network version the simulator plays from SIMULATOR_API_VERSION (issue 25)', () => {
+  it('picks the Network version the simulator plays from SIMULATOR_API_VERSION', () => {
     expect(loadConfig({ SIMULATOR_API_VERSION: ' 9.0 ' }).simulator.apiVersion).toBe('9.0');
     expect(loadConfig({ SIMULATOR_API_VERSION: '10.1.85' }).simulator.apiVersion).toBe('10.1.85');
     expect(configError({ SIMULATOR_API_VERSION: 'ten' }).issues).toEqual([
@@ -391,7 +391,7 @@ describe('MCP variables', () => {
     ]);
   });
 
-  it('issue 18: in approval mode each MCP_TOKEN label must be its holder’s Slack user id, or the holder could approve their own proposal', () => {
+  it('in approval mode each MCP_TOKEN label must be its holder’s Slack user id, or the holder could approve their own proposal', () => {
     const approval = { ...slack, MCP_APPROVAL_CHANNEL: 'C0NETOPS' };
     const error = configError({ ...approval, MCP_TOKEN: `U0ALICE:${SECRET},ci:${'b'.repeat(20)}` });
     expect(error.issues.map((i) => i.field)).toEqual(['MCP_TOKEN']);
@@ -436,7 +436,7 @@ describe('MCP variables', () => {
   });
 });
 
-describe('watch variables (issue 23)', () => {
+describe('watch variables', () => {
   it('defaults: no alerts, drift to AUDIT_CHANNEL, the digest at 8:00, 30 s polls, 300 s sweeps', () => {
     const config = loadConfig({ AUDIT_CHANNEL: 'C0AUDIT' });
     expect(config.watch).toEqual({

@@ -1,39 +1,20 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { detectDeployment } from '../src/gateway/deployment.js';
 import { createTransport } from '../src/gateway/transport.js';
 import { createLogger, readableLogDestination, scrubSecrets } from '../src/log.js';
 import { sendJson, startFake } from './gateway/support.js';
-
-/** A writable that keeps what is written to it. */
-class TextCapture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
-function capture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { lines, logger: createLogger('trace', stream) };
-}
+import { captureLogger } from './helpers/capture-logger.js';
+import { TextSink } from './helpers/text-sink.js';
 
 describe('logging', () => {
   it('logs a thrown value that is not an Error instead of throwing from the log call', () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = captureLogger();
 
     logger.error({ err: 'token xoxb-1-2-secret refused' }, 'a string');
     logger.error({ err: { error: 'invalid_auth' } }, 'an object');
     logger.error({ err: null }, 'null');
 
-    const logged = lines.map((line) => JSON.parse(line) as { msg: string; err: { message: string } });
+    const logged = lines() as unknown as { msg: string; err: { message: string } }[];
     expect(logged.map((l) => [l.msg, l.err.message])).toEqual([
       ['a string', "'token xox?-[redacted] refused'"],
       ['an object', "{ error: 'invalid_auth' }"],
@@ -42,7 +23,7 @@ describe('logging', () => {
   });
 
   it('redacts secret-bearing keys at any depth we log', () => {
-    const { lines, logger } = capture();
+    const { logger, text: written } = captureLogger();
     logger.info(
       {
         apiKey: 'k-123',
@@ -53,7 +34,7 @@ describe('logging', () => {
       },
       'request sent',
     );
-    const text = lines.join('');
+    const text = written();
     for (const secret of ['k-123', 'k-456', 'TOKEN=abc', 'csrf-1', 'xoxb-1-2', 's3cr3t', 'hunter2']) {
       expect(text).not.toContain(secret);
     }
@@ -62,10 +43,10 @@ describe('logging', () => {
   });
 
   it('scrubs token-shaped text in messages and error stacks', () => {
-    const { lines, logger } = capture();
+    const { logger, text: written } = captureLogger();
     logger.warn('posting with xoxb-1234-abcd failed');
     logger.error({ err: new Error('cookie TOKEN=eyJhbGciOi; rejected xapp-1-A-2') }, 'boom');
-    const text = lines.join('');
+    const text = written();
     expect(text).not.toContain('xoxb-1234-abcd');
     expect(text).not.toContain('eyJhbGciOi');
     expect(text).not.toContain('xapp-1-A-2');
@@ -79,7 +60,7 @@ describe('logging', () => {
 
 describe('console logging (readable lines)', () => {
   function readable(level: 'warn' | 'trace' = 'warn') {
-    const sink = new TextCapture();
+    const sink = new TextSink();
     return { sink, logger: createLogger(level, readableLogDestination(sink)) };
   }
 

@@ -1,21 +1,14 @@
 import { EventEmitter } from 'node:events';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log.js';
 import { installProcessErrorHandlers } from '../src/process-errors.js';
+import { captureLogger } from './helpers/capture-logger.js';
 
 function policy() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
+  const log = captureLogger('info');
   const events = new EventEmitter();
   const exits: number[] = [];
-  installProcessErrorHandlers(createLogger('info', stream), (code) => exits.push(code), events);
-  return { events, lines, exits };
+  installProcessErrorHandlers(log.logger, (code) => exits.push(code), events);
+  return { events, lines: log.lines, exits };
 }
 
 describe('the process error policy of the Slack bot', () => {
@@ -28,16 +21,16 @@ describe('the process error policy of the Slack bot', () => {
     events.emit('unhandledRejection', null);
 
     expect(exits).toEqual([]);
-    expect(lines).toHaveLength(4);
-    expect(lines.every((l) => l.level === 50)).toBe(true);
-    expect(lines[0]?.msg).toMatch(/^unhandled promise rejection: .*still serving/);
-    expect(lines.map((l) => (l.err as { message: string }).message)).toEqual([
+    expect(lines()).toHaveLength(4);
+    expect(lines().every((l) => l.level === 50)).toBe(true);
+    expect(lines()[0]?.msg).toMatch(/^unhandled promise rejection: .*still serving/);
+    expect(lines().map((l) => (l.err as { message: string }).message)).toEqual([
       "Cannot read properties of null (reading 'ssl_check')",
       "non-error value: 'a string'",
       "non-error value: { error: 'invalid_auth' }",
       'non-error value: null',
     ]);
-    expect(lines.map((l) => l.unhandled_errors)).toEqual([1, 2, 3, 4]);
+    expect(lines().map((l) => l.unhandled_errors)).toEqual([1, 2, 3, 4]);
   });
 
   it('logs an uncaught error of one network connection and keeps serving', () => {
@@ -55,7 +48,7 @@ describe('the process error policy of the Slack bot', () => {
     );
 
     expect(exits).toEqual([]);
-    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+    expect(lines().map((l) => [l.level, l.msg])).toEqual([
       [50, 'uncaught error of one network connection; still serving'],
       [50, 'uncaught error of one network connection; still serving'],
     ]);
@@ -67,12 +60,12 @@ describe('the process error policy of the Slack bot', () => {
     events.emit('uncaughtException', new RangeError('Maximum call stack size exceeded'), 'uncaughtException');
 
     expect(exits).toEqual([1]);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 60, origin: 'uncaughtException' });
-    expect(lines[0]?.msg).toMatch(
+    expect(lines()).toHaveLength(1);
+    expect(lines()[0]).toMatchObject({ level: 60, origin: 'uncaughtException' });
+    expect(lines()[0]?.msg).toMatch(
       /^uncaught exception: the state of the process is unknown; stopping \(exit 1\)/,
     );
-    expect((lines[0]?.err as { message?: string } | undefined)?.message).toBe(
+    expect((lines()[0]?.err as { message?: string } | undefined)?.message).toBe(
       'Maximum call stack size exceeded',
     );
   });
@@ -82,6 +75,6 @@ describe('the process error policy of the Slack bot', () => {
 
     events.emit('unhandledRejection', new Error('auth failed for xoxb-1234-5678-abcdef'));
 
-    expect(JSON.stringify(lines)).not.toContain('xoxb-1234');
+    expect(JSON.stringify(lines())).not.toContain('xoxb-1234');
   });
 });

@@ -202,7 +202,7 @@ describe('approve', () => {
       'approved',
       'executing',
       'succeeded',
-      // Issue 21: the after-image and its verification.
+      // The after-image and its verification.
       'verified',
     ]);
     expect((await approvals.get(request.id))?.state).toBe('succeeded');
@@ -688,7 +688,7 @@ describe('changes from MCP clients', () => {
       'approved',
       'executing',
       'succeeded',
-      // Issue 21: the after-image and its verification.
+      // The after-image and its verification.
       'verified',
     ]);
     expect(outcome.request).toMatchObject({ state: 'succeeded', requester: CLIENT, approver: CLIENT });
@@ -830,7 +830,7 @@ describe('change listeners', () => {
       'cr_:approved',
       'cr_:executing',
       'cr_:succeeded',
-      // Issue 21: the verification is recorded after the outcome (still succeeded).
+      // The verification is recorded after the outcome (still succeeded).
       'cr_:succeeded',
     ]);
   });

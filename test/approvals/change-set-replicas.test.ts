@@ -7,7 +7,7 @@ import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 import { openApprovals } from './bot-harness.js';
 import { ALEX, Clock, RITA, STAN } from './harness.js';
 
-// Issue 24: a change set on two replicas sharing PostgreSQL runs once, and a set whose replica died
+// A change set on two replicas sharing PostgreSQL runs once, and a set whose replica died
 // mid-run is settled (compensated) by exactly one of the others.
 
 const db = useTestDatabase();

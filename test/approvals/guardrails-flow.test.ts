@@ -10,7 +10,7 @@ import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 import { openApprovals } from './bot-harness.js';
 import { ALEX, Clock, journalEvents, RITA, STAN, tempDataDir } from './harness.js';
 
-// Issue 22 in process: the policy is evaluated again, on a fresh read, at each approval; a change
+// The policy in process: it is evaluated again, on a fresh read, at each approval; a change
 // it now denies is not run and says why.
 const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-flow-policy-')), 'policy.yaml');
 writeFileSync(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isMcpRequester, mcpRequester, personOf } from '../../src/approvals/mcp-requester.js';
 import type { ChangeRequest } from '../../src/approvals/types.js';
-import { createLogger } from '../../src/log.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { ALEX, policyWith, RITA, STAN } from './harness.js';
 
 const request: ChangeRequest = {
@@ -69,8 +69,7 @@ describe('ApprovalPeople', () => {
   });
 
   it('logs a group lookup failure and refuses', async () => {
-    const lines: string[] = [];
-    const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
+    const { lines, logger } = captureLogger('info');
     const policy = policyWith({
       approvers: ['S0NETOPS'],
       logger,
@@ -82,8 +81,8 @@ describe('ApprovalPeople', () => {
     const decision = await policy.canApprove(request, ALEX);
 
     expect(decision.ok).toBe(false);
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
+    expect(lines()).toHaveLength(1);
+    expect(lines()[0]).toMatchObject({
       level: 50,
       group: 'S0NETOPS',
       err: { message: 'missing_scope' },

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { snapshotContext } from '../../src/approvals/snapshot-context.js';
 import type { ToolContext } from '../../src/tools/define-tool.js';
 
-// Issue 22: a preview and its blast radius share one fresh snapshot of the controller.
+// A preview and its blast radius share one fresh snapshot of the controller.
 function countingContext(failFirst = false) {
   const calls: { path: string; options: unknown }[] = [];
   let failures = failFirst ? 1 : 0;

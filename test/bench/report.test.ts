@@ -17,7 +17,7 @@ const burst = (over: Partial<BurstRow>): BurstRow => ({
   ...over,
 });
 
-describe('the burst budget row (issue 26: requests in a burst = distinct resources)', () => {
+describe('the burst budget row (requests in a burst = distinct resources)', () => {
   it('is met when the controller saw each distinct resource once and every lookup answered', () => {
     const [row] = budgetRows({ burst: burst({}) });
     expect(row?.met).toBe(true);
@@ -37,7 +37,7 @@ describe('the burst budget row (issue 26: requests in a burst = distinct resourc
   });
 });
 
-describe('the topology budget rows (issue 26: topology within 2× of JSON.parse at 50,000 clients)', () => {
+describe('the topology budget rows (topology within 2× of JSON.parse at 50,000 clients)', () => {
   const row = (over: Partial<TopologyRow>): TopologyRow => ({
     devices: 2000,
     clients: 50_000,
@@ -97,7 +97,7 @@ const startup = (bot: number[], floor: number[]): StartupResult => {
   };
 };
 
-describe('the idle RSS budget row (issue 26: ≤ 1.2× a bare Bolt app)', () => {
+describe('the idle RSS budget row (≤ 1.2× a bare Bolt app)', () => {
   const rssRow = (result: StartupResult) =>
     budgetRows({ startup: result }).find((r) => r.measure.startsWith('RSS'));
 

@@ -8,7 +8,7 @@ const entry = (start: bigint, end: bigint, perms: string, rssKiB: number, name =
 const MiB = 1024n * 1024n;
 const arenaBase = 0x7f3a_2c00_0000n; // 64 MiB-aligned, as glibc places a thread arena's heap
 
-describe('threadArenaKiB (issue 26: the idle RSS burst is a thread malloc arena)', () => {
+describe('threadArenaKiB (the idle RSS burst is a thread malloc arena)', () => {
   it('counts the resident part of a 64 MiB-aligned heap followed by its reserved rest', () => {
     const text =
       entry(arenaBase, arenaBase + 36n * MiB, 'rw-p', 10_420) +

@@ -120,7 +120,7 @@ describe('medianItem', () => {
   });
 });
 
-describe('idleRssMet (issue 26: idle RSS ≤ 1.2× a bare Bolt app, not decided by a random burst)', () => {
+describe('idleRssMet (idle RSS ≤ 1.2× a bare Bolt app, not decided by a random burst)', () => {
   it('is met when median against median and lowest against lowest both hold', () => {
     expect(idleRssMet({ rssRatio: 1.15, rssLowestRatio: 1.16 })).toBe(true);
     expect(idleRssMet({ rssRatio: 1.2, rssLowestRatio: 1.2 })).toBe(true);

@@ -9,7 +9,7 @@ import { openApprovals } from '../approvals/bot-harness.js';
 import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, tempDataDir } from '../approvals/harness.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
-// Issue 24 in process: a change set is previewed on the planned state, approved once, run in order,
+// Change sets in process: a change set is previewed on the planned state, approved once, run in order,
 // and compensated in reverse order when a step fails.
 
 let bot: TestBot;

@@ -23,7 +23,7 @@ const withoutIds = (record: unknown) => {
   return rest;
 };
 
-/** ALEX approves; a high-risk change (issue 22: two approvals by default) is approved by STAN too. */
+/** ALEX approves; a high-risk change (two approvals by default) is approved by STAN too. */
 async function approveAll(id: string) {
   const first = await approvals.approve(id, ALEX);
   return first.kind === 'endorsed' ? approvals.approve(id, STAN) : first;

@@ -4,7 +4,7 @@ import { resolveCommand } from '../../src/commands/aliases.js';
 import { parseCommandLine } from '../../src/commands/parse-command-line.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
-// Issue 24: every write tool's own example, as a one-step set, previews on the planned state and
+// Every write tool's own example, as a one-step set, previews on the planned state and
 // records its effect there without sending anything (the planned state answers each write as the
 // controller would, so the tool's confirmed run completes).
 

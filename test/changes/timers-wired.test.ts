@@ -39,6 +39,10 @@ async function keepPrompt(id: string) {
   return threadPosts().find((c) => buttonsOf(c).some((b) => b.action_id === 'keep_change' && b.value === id));
 }
 
+/** A click on Keep by `userId` in the change's thread. */
+const keep = (id: string, userId: string) =>
+  bot.post(buttonBody({ actionId: 'keep_change', value: id, userId, response_url: bot.slack.responseUrl() }));
+
 beforeAll(async () => {
   // Networks serve as the sample here on their classic path (networkconf, its faults and stored
   // fields): a 9.0 console. The official path (10.1): tools/networks-official.test.ts.
@@ -86,14 +90,7 @@ describe('keep or revert, wired into the bot', () => {
     await approve(id);
     await keepPrompt(id);
 
-    await bot.post(
-      buttonBody({
-        actionId: 'keep_change',
-        value: id,
-        userId: 'U0ALEX',
-        response_url: bot.slack.responseUrl(),
-      }),
-    );
+    await keep(id, 'U0ALEX');
     await bot.slack.waitFor(async () => (await timers().pendingRevert(id)) === undefined, 15_000);
     // The keep is said in AUDIT_CHANNEL too (wait for it: the next test counts the channel's posts).
     await bot.slack.waitFor(() => audit().some((c) => textOf(c).includes(`(${id}) kept by`)), 15_000);
@@ -109,14 +106,7 @@ describe('keep or revert, wired into the bot', () => {
     await approve(id);
     await keepPrompt(id);
 
-    await bot.post(
-      buttonBody({
-        actionId: 'keep_change',
-        value: id,
-        userId: 'U0MALLORY',
-        response_url: bot.slack.responseUrl(),
-      }),
-    );
+    await keep(id, 'U0MALLORY');
     clock += 31_000;
     await timers().tick();
 

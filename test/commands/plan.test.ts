@@ -3,7 +3,7 @@ import { parsePlan, planOptions } from '../../src/commands/plan.js';
 import { ValidationError } from '../../src/errors.js';
 import { fakeSetup } from '../console/fake-registry.js';
 
-// Issue 24: the text of a plan (Slack's lines after /net plan, a console file) as a set's steps.
+// The text of a plan (Slack's lines after /net plan, a console file) as a set's steps.
 
 const { registry } = fakeSetup();
 

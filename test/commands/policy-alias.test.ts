@@ -7,7 +7,7 @@ import { createRegistry } from '../../src/tools/index.js';
 const registry = createRegistry('default');
 const resolve = (line: string) => resolveCommand(parseCommandLine(line), registry);
 
-describe('/net policy and /net policy check (issue 22)', () => {
+describe('/net policy and /net policy check', () => {
   it('`policy` shows the policy; `policy check` takes the rest of the line, key=value words included', () => {
     expect(resolve('/net policy')).toEqual({ tool: 'show_policy', args: {} });
     expect(resolve('/net policy check delete_network network_id=IoT')).toEqual({

@@ -7,8 +7,10 @@ import { silentLogger } from '../../src/log.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { type FakeServer, startFake } from '../gateway/support.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
-import { capturingLogger, fakeSetup, TextSink } from './fake-registry.js';
+import { TextSink } from '../helpers/text-sink.js';
+import { fakeSetup } from './fake-registry.js';
 
 const CLIENTS = [
   {
@@ -128,7 +130,7 @@ function fakeDeps(): ConsoleDeps {
     input: new PassThrough(),
     output: new TextSink(),
     errorOutput: new TextSink(),
-    logger: capturingLogger().logger,
+    logger: captureLogger('error').logger,
   };
 }
 

@@ -1,20 +1,23 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { type ConsoleDeps, runInteractiveConsole, runOneShot } from '../../src/console/console.js';
-import { capturingLogger, type FakeCalls, fakeSetup, TextSink } from './fake-registry.js';
+import { captureLogger } from '../helpers/capture-logger.js';
+import { TextSink } from '../helpers/text-sink.js';
+import { type FakeCalls, fakeSetup } from './fake-registry.js';
 
 interface Harness {
   deps: ConsoleDeps;
   input: PassThrough;
   output: TextSink;
   errorOutput: TextSink;
-  logSink: TextSink;
+  /** What the console logged. */
+  logged(): string;
   calls: FakeCalls;
 }
 
 function harness(): Harness {
   const { registry, context, calls } = fakeSetup();
-  const { logger, sink: logSink } = capturingLogger();
+  const { logger, text: logged } = captureLogger('error');
   const input = new PassThrough();
   const output = new TextSink();
   const errorOutput = new TextSink();
@@ -27,7 +30,7 @@ function harness(): Harness {
     logger,
     banner: 'netops console',
   };
-  return { deps, input, output, errorOutput, logSink, calls };
+  return { deps, input, output, errorOutput, logged, calls };
 }
 
 /** Feeds every line at once (as a pipe would) and waits for the console to finish. */
@@ -156,7 +159,7 @@ describe('interactive console', () => {
     expect(h.errorOutput.text).toMatch(/internal error: [0-9a-f]{8}; see the log/);
     expect(h.errorOutput.text).not.toContain('TypeError');
     expect(h.errorOutput.text).not.toMatch(/\n\s+at /);
-    expect(h.logSink.text).toContain('TypeError: cannot read properties of undefined');
+    expect(h.logged()).toContain('TypeError: cannot read properties of undefined');
     expect(h.output.text).toContain('(3 rows)');
   });
 
@@ -251,7 +254,7 @@ describe('one-shot', () => {
 
     expect(code).toBe(1);
     expect(h.errorOutput.text).toMatch(/^internal error: [0-9a-f]{8}; see the log\n$/);
-    expect(h.logSink.text).toContain('"stack"');
+    expect(h.logged()).toContain('"stack"');
   });
 
   it('exits 2 on an unknown command, a bad value, an unknown option, or no command', async () => {

@@ -14,11 +14,11 @@ import {
   ResourceNotFoundError,
   ValidationError,
 } from '../../src/errors.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { errorSamples, repeatedFragments } from '../helpers/error-samples.js';
-import { capturingLogger } from './fake-registry.js';
 
 describe('consoleErrorText', () => {
-  const { logger } = capturingLogger();
+  const { logger } = captureLogger('error');
 
   it('lists every field and rule of a validation error', () => {
     const error = new ValidationError([
@@ -128,14 +128,14 @@ describe('consoleErrorText', () => {
   });
 
   it('hides anything that is not a BotError behind an id and logs it with its stack', () => {
-    const capture = capturingLogger();
+    const capture = captureLogger('error');
     const bug = new TypeError('cannot read properties of undefined (reading uplink)');
 
     const text = consoleErrorText(bug, capture.logger);
 
     const match = /^internal error: ([0-9a-f]{8}); see the log$/.exec(text);
     expect(match).not.toBeNull();
-    const logged = JSON.parse(capture.sink.text.trim()) as { errorId: string; err: { stack: string } };
+    const logged = JSON.parse(capture.text().trim()) as { errorId: string; err: { stack: string } };
     expect(logged.errorId).toBe(match?.[1]);
     expect(logged.err.stack).toContain('TypeError: cannot read properties of undefined');
     expect(text).not.toContain('TypeError');
@@ -144,7 +144,7 @@ describe('consoleErrorText', () => {
 });
 
 describe('consoleErrorJson', () => {
-  const { logger } = capturingLogger();
+  const { logger } = captureLogger('error');
 
   it('gives the code, a one-line message and every field of a validation error', () => {
     const error = new ValidationError([
@@ -194,7 +194,7 @@ describe('consoleErrorJson', () => {
   });
 
   it('hides a bug behind an id, as internal_error, and logs its stack', () => {
-    const capture = capturingLogger();
+    const capture = captureLogger('error');
 
     const parsed = JSON.parse(consoleErrorJson(new TypeError('boom'), capture.logger)) as {
       error: { code: string; message: string; fields: unknown[] };
@@ -203,6 +203,6 @@ describe('consoleErrorJson', () => {
     expect(parsed.error.code).toBe('internal_error');
     expect(parsed.error.message).toMatch(/^internal error: [0-9a-f]{8}; see the log$/);
     expect(parsed.error.fields).toEqual([]);
-    expect(capture.sink.text).toContain('TypeError: boom');
+    expect(capture.text()).toContain('TypeError: boom');
   });
 });

@@ -1,21 +1,10 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { z } from 'zod';
 import { GatewayUnavailableError } from '../../src/errors.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
-import type { Logger } from '../../src/log.js';
+import { silentLogger } from '../../src/log.js';
 import { defineTool, type ToolContext } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-
-/** A writable that keeps everything written to it, for asserting on console output. */
-export class TextSink extends Writable {
-  text = '';
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
-    this.text += chunk.toString();
-    callback();
-  }
-}
 
 export const NETWORKS = [
   {
@@ -147,15 +136,5 @@ export function fakeSetup(): { registry: ToolRegistry; context: ToolContext; cal
       throw new Error(`a console test touched the gateway (${String(property)})`);
     },
   });
-  return { registry, context: { gateway, logger: silentTestLogger(), store: new MemoryStore() }, calls };
-}
-
-function silentTestLogger(): Logger {
-  return pino({ level: 'silent' });
-}
-
-/** A logger whose JSON lines land in a sink, to check what was logged. */
-export function capturingLogger(): { logger: Logger; sink: TextSink } {
-  const sink = new TextSink();
-  return { logger: pino({ level: 'error', base: undefined }, sink), sink };
+  return { registry, context: { gateway, logger: silentLogger(), store: new MemoryStore() }, calls };
 }

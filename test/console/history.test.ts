@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleDeps, runInteractiveConsole, runOneShot } from '../../src/console/console.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { ChangeRequest } from '../../src/store/records.js';
+import { captureLogger } from '../helpers/capture-logger.js';
+import { TextSink } from '../helpers/text-sink.js';
 import { sampleRequest } from '../store/contract.js';
-import { capturingLogger, fakeSetup, TextSink } from './fake-registry.js';
+import { fakeSetup } from './fake-registry.js';
 
 const RITA = { userId: 'U0RITA', name: 'rita' };
 const ALEX = { userId: 'U0ALEX', name: 'alex' };
@@ -66,7 +68,7 @@ function harness(): { deps: ConsoleDeps; output: TextSink; errorOutput: TextSink
     input,
     output,
     errorOutput,
-    logger: capturingLogger().logger,
+    logger: captureLogger('error').logger,
     changes: new FileStore(dir).changeHistory(),
   };
   return { deps, output, errorOutput, input };

@@ -5,8 +5,8 @@ import { silentLogger } from '../../src/log.js';
 import { DEMO_FIREWALL_POLICY_UUIDS, DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
 import { expectPreviewShowsEveryValue } from '../helpers/preview-values.js';
 import type { TestBot } from '../helpers/test-bot.js';
+import { TextSink } from '../helpers/text-sink.js';
 import { useTestBot } from '../helpers/tool-test.js';
-import { TextSink } from './fake-registry.js';
 
 const bot = useTestBot();
 // The traditional firewall rules live on the legacy demo site; the default one is zone-based.
@@ -123,7 +123,7 @@ describe('console previews show every value the controller receives', () => {
       'create_firewall_policy name="Cameras to NAS" action=ALLOW source_zone="IoT Devices" source_networks=Cameras destination_zone=Internal destination_ips=192.168.1.20 protocol=tcp destination_port=445 position=1',
     );
 
-    // Network 10.1: the official endpoints (issue 25), which name zones and networks by UUID.
+    // Network 10.1: the official endpoints, which name zones and networks by UUID.
     expect(bot.writes().map((r) => `${r.method} ${r.route.split('/').at(-1)}`)).toEqual([
       'POST policies',
       'PUT ordering',

@@ -8,7 +8,8 @@ import { type ConsoleDeps, runInteractiveConsole, runOneShot } from '../../src/c
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { createRegistry } from '../../src/tools/index.js';
-import { capturingLogger, TextSink } from './fake-registry.js';
+import { captureLogger } from '../helpers/capture-logger.js';
+import { TextSink } from '../helpers/text-sink.js';
 
 // Help and argument checks need no controller: a gateway that throws proves none is used.
 const untouchableGateway = new Proxy({} as Gateway, {
@@ -18,7 +19,7 @@ const untouchableGateway = new Proxy({} as Gateway, {
 });
 
 function harness() {
-  const { logger } = capturingLogger();
+  const { logger } = captureLogger('error');
   const output = new TextSink();
   const errorOutput = new TextSink();
   const input = new PassThrough();

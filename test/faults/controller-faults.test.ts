@@ -190,7 +190,7 @@ const READS: ReadCell[] = [
           },
         }),
       ),
-    // The two records that are not objects are left out, and the answer says so (issue 18).
+    // The two records that are not objects are left out, and the answer says so.
     reads: () => 'List vlans: 2 row(s); 2 controller records the bot could not read were left out.',
   },
 ];
@@ -267,7 +267,7 @@ interface WriteCell {
 
 const post = (spec: Partial<FaultSpec> & Pick<FaultSpec, 'kind'>): FaultSpec =>
   ({ route: 'rest/networkconf', method: 'POST', ...spec }) as FaultSpec;
-// After a write with no answer the bot reads it back once (issue 18): what the read found is said,
+// After a write with no answer the bot reads it back once: what the read found is said,
 // and "not made" never, since the controller may still be working on it.
 const mayHaveBeenMade = (what: string) =>
   exactly(
@@ -296,7 +296,7 @@ const WRITES: WriteCell[] = [
   },
   {
     // Before the hanging cell: a write that lands unanswered leaves a session's CSRF token stale.
-    fault: 'HTTP 500 after the controller made the change (issue 18)',
+    fault: 'HTTP 500 after the controller made the change',
     arrange: () => sim.injectFault(post({ kind: 'apply-then', status: 500 })),
     state: 'failed',
     thread: () =>

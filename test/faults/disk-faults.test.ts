@@ -15,6 +15,7 @@ import { FileStore } from '../../src/store/file/file-store.js';
 import { journalReport } from '../../src/store/file/journal.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
+import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'netops-disk-'));
@@ -140,18 +141,9 @@ const CELLS: DiskCell[] = [
           expect(b.slack.callsOf('chat.update').filter((c) => c.args.ts === ts)).toEqual([]);
           expect(await approve(id)).toBeUndefined();
           // The verification is recorded right after the outcome the click answers with.
-          await vi.waitFor(
-            () =>
-              expect(journalTypes(id)).toEqual([
-                'created',
-                'message',
-                'approved',
-                'executing',
-                'succeeded',
-                'verified',
-              ]),
-            { timeout: 10_000 },
-          );
+          await vi.waitFor(() => expect(journalTypes(id)).toEqual(SLACK_CHANGE_VERIFIED), {
+            timeout: 10_000,
+          });
         },
       };
     },

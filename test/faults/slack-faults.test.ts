@@ -398,6 +398,8 @@ const CELLS: Cell[] = [
       const audits = auditPosts().length;
       // The approver reads nothing more: the channel shows *Done* and the result.
       const read = await click('approve', id, 'U0BOB', { expected: false });
+      // The audit line is the last thing an approval posts: no answer marks the end, this does.
+      await b.slack.waitFor(() => auditPosts().length > audits, 15_000);
       return {
         read,
         async check() {
@@ -494,12 +496,17 @@ const CELLS: Cell[] = [
         responseUrl: DEAD_RESPONSE_URL,
         expected: false,
       });
+      // Nothing reaches the clicker, so no answer marks the end: the refused ephemerals do.
+      const ephemeralsSince = () =>
+        b.slack.calls.slice(from).filter((c) => c.method === 'chat.postEphemeral');
+      await b.slack.waitFor(() => ephemeralsSince().length >= 3, 15_000);
+      await quiet();
       return {
         read: ephemeral,
         async check() {
           // With both ways closed Slack leaves the bot no way to reach the clicker: logged, nothing run.
           expect(nowhere).toBeUndefined();
-          const ephemerals = b.slack.calls.slice(from).filter((c) => c.method === 'chat.postEphemeral');
+          const ephemerals = ephemeralsSince();
           expect(ephemerals[0]?.answer?.ok).toBe(true);
           expect(ephemerals.slice(1).map((c) => c.answer?.ok)).toEqual([false, false]);
           expect((await b.approvals.get(id))?.state).toBe('pending');

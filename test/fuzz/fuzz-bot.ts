@@ -9,8 +9,8 @@ import { slackTextProblems } from '../helpers/slack-text.js';
 
 /**
  * Cases per property: 250 in `npm test`, more with `FUZZ_RUNS=20000 npm run fuzz`. The count is
- * arbitrary, set by the suite's 5-minute budget on 2 cores (2,000, then 1,000, then 400, then 250 in
- * issue 26 as the suite grew); the seed is fixed, so the 250 are the first 250 of the larger runs. Tests may
+ * arbitrary, set by the suite's 5-minute budget on 2 cores (2,000, then 1,000, then 400, then 250
+ * as the suite grew); the seed is fixed, so the 250 are the first 250 of the larger runs. Tests may
  * read the environment (the rule that only config.ts does is for src/).
  */
 export const FUZZ_RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 250) || 250);

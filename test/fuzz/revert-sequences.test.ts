@@ -8,7 +8,7 @@ import { openApprovals } from '../approvals/bot-harness.js';
 import { ALEX, Clock, RITA, STAN, tempDataDir } from '../approvals/harness.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
-// Issue 21: random sequences of approved writes, then approved reverts in reverse order, end with
+// Random sequences of approved writes, then approved reverts in reverse order, end with
 // the controller's records exactly as before the sequence (networks, Wi-Fi, blocked clients; and
 // firewall policies, ACL rules and their order, zones, traffic routes and matching lists).
 
@@ -201,7 +201,7 @@ function firewallRecords() {
   });
 }
 
-/** Approves as the default policy asks: a second approver for a high-risk change (issue 22). */
+/** Approves as the default policy asks: a second approver for a high-risk change. */
 async function approveFully(approvals: Approvals, id: string) {
   const first = await approvals.approve(id, ALEX);
   return first.kind === 'endorsed' ? approvals.approve(id, STAN) : first;

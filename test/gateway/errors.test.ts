@@ -9,22 +9,15 @@ import {
 } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import type { Gateway } from '../../src/gateway/types.js';
-import {
-  captureLogs,
-  type FakeServer,
-  fixture,
-  networkSchema,
-  sendClassic,
-  sendJson,
-  startFake,
-} from './support.js';
+import { captureLogger } from '../helpers/capture-logger.js';
+import { type FakeServer, fixture, networkSchema, sendClassic, sendJson, startFake } from './support.js';
 
 const SITE_UUID = '88f7af54-98f8-306a-a1c7-c9349722b1f6';
 const MISSING_ID = '64ab0c9e8f1a2b3c4d5e0000';
 
 let server: FakeServer;
 let gateway: Gateway;
-const logs = captureLogs();
+const logs = captureLogger();
 
 beforeAll(async () => {
   server = await startFake((req, res) => {
@@ -189,7 +182,7 @@ describe('lenient records', () => {
 
     expect(list.items.map((n) => n.name)).toEqual(['LAN', 'IoT']);
     expect(list.skipped).toBe(1);
-    const skippedLine = logs.lines.find((l) => l.includes('skipped a record'));
+    const skippedLine = JSON.stringify(logs.lines().find((l) => l.msg.includes('skipped a record')));
     expect(skippedLine).toContain('/api/s/default/rest/networkconf');
     expect(skippedLine).toContain('name');
     expect(logs.text()).not.toContain('wifi-secret-never-logged');

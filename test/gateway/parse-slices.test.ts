@@ -59,7 +59,7 @@ function slowSchema(ms: number, seen: number[], turns: () => number) {
   });
 }
 
-describe('list validation in slices (issue 26: acks never wait behind a large parse)', () => {
+describe('list validation in slices (acks never wait behind a large parse)', () => {
   it('gives the event loop turns while a long list is validated, keeping every record in order', async () => {
     // Arrange: 40 records of 0.5 ms each, about 20 ms of validation against 3 ms slices.
     const counter = turnCounter();

@@ -7,8 +7,9 @@ import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { createRegistry } from '../../src/tools/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { startSlackBot } from '../helpers/slack-bot.js';
-import { captureLogs, type FakeServer, networkSchema, sendClassic, sendJson, startFake } from './support.js';
+import { type FakeServer, networkSchema, sendClassic, sendJson, startFake } from './support.js';
 
 const registry = createRegistry('default');
 
@@ -144,18 +145,32 @@ describe('one read budget covers every attempt, detection and login included', (
     const { seconds } = statedWait(error);
     expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
     expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
+    // Sent before the budget ran out, but on a busy machine it may reach the server after: wait for it.
+    await vi.waitFor(() => expect(server.seen('/rest/networkconf').length).toBeGreaterThan(0), {
+      timeout: 5_000,
+    });
     expect(server.seen('/rest/networkconf')).toHaveLength(1);
   });
 
   it('counts a hanging login against the read budget', async () => {
     hangs = (req) => req.path === '/api/auth/login';
-    const gateway = gatewayWith({ apiKey: undefined, username: 'admin', password: 'pw-secret' });
+    // The deployment given: no detection to answer first, so the whole budget falls on the login
+    // (with detection in front, a busy machine could spend the budget before the login is sent).
+    const gateway = gatewayWith({
+      apiKey: undefined,
+      username: 'admin',
+      password: 'pw-secret',
+      deployment: 'unifi-os',
+    });
 
     const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
 
     const { seconds } = statedWait(error);
     expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
     expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
+    await vi.waitFor(() => expect(server.seen('/api/auth/login').length).toBeGreaterThan(0), {
+      timeout: 5_000,
+    });
     expect(server.seen('/api/auth/login')).toHaveLength(1);
     expect(server.seen('/rest/networkconf')).toHaveLength(0);
     expect((error as Error).message).not.toContain('pw-secret');
@@ -167,7 +182,10 @@ describe('one read budget covers every attempt, detection and login included', (
     hangs = () => true;
     const gateway = gatewayWith({ retry: { attempts: 3, budgetMs: 600, baseDelayMs: 20, maxDelayMs: 50 } });
     const warming = gateway.warmUp('default');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The read joins once the warm-up's detection is under way at the controller.
+    await vi.waitFor(() => expect(server.seen('/', 'GET').some((r) => r.path === '/')).toBe(true), {
+      timeout: 5_000,
+    });
 
     const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
     const warmed = await warming;
@@ -260,7 +278,7 @@ describe('warm-up at start', () => {
   });
 
   it('logs a failure instead of throwing, and the first command tries again', async () => {
-    const logs = captureLogs();
+    const logs = captureLogger();
     hangs = () => true;
     // One budget serves the warm-up that must fail and the read that must succeed: 2 s of each.
     const gateway = gatewayWith({

@@ -12,11 +12,15 @@ import type { GatewayOptions } from '../../src/gateway/options.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { DEMO_SITE, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
-import { captureLogs, networkSchema, timed } from './support.js';
+import { captureLogger } from '../helpers/capture-logger.js';
+import { networkSchema, timed } from './support.js';
 
 const NETWORKS_ROUTE = '/api/s/default/rest/networkconf';
 // Room for a loaded 2-core CI machine: three 300 ms attempts and their pauses fit well inside the budget.
 const BUDGET_MS = 2500;
+// Per attempt, where the simulator is made to hang. Where it answers (data, a 503, a 429, a
+// dropped connection) an attempt may take the whole budget: a slow machine must not turn an
+// answer into a timeout and change which error a test sees.
 const TIMEOUT_MS = 300;
 
 /** A tag-only network: the simulator validates it like the controller, without subnet rules. */
@@ -44,7 +48,7 @@ function gatewayFor(sim: Simulator, options: Partial<GatewayOptions>): Gateway {
   return createGateway({
     apiType: 'local',
     url: sim.url,
-    timeoutMs: TIMEOUT_MS * 4,
+    timeoutMs: BUDGET_MS,
     retry: { attempts: 3, budgetMs: BUDGET_MS, baseDelayMs: 20, maxDelayMs: 100 },
     ...options,
   });
@@ -242,8 +246,15 @@ describe('simulator: UniFi OS console', () => {
 
   describe('retries and faults', () => {
     beforeEach(() => {
-      gateway = gatewayFor(sim, { apiKey: sim.apiKey, timeoutMs: TIMEOUT_MS });
+      gateway = gatewayFor(sim, { apiKey: sim.apiKey });
     });
+
+    /** This test's gateway, made one that gives up on an attempt after TIMEOUT_MS (for latency faults). */
+    async function impatient(): Promise<Gateway> {
+      await gateway.close();
+      gateway = gatewayFor(sim, { apiKey: sim.apiKey, timeoutMs: TIMEOUT_MS });
+      return gateway;
+    }
 
     it('retries a read that gets 503 and fails as GatewayUnavailableError within the budget', async () => {
       sim.injectFault({ kind: 'status', status: 503, route: NETWORKS_ROUTE, times: 10 });
@@ -256,8 +267,9 @@ describe('simulator: UniFi OS console', () => {
 
     it('retries a read that times out and fails within the budget', async () => {
       sim.injectFault({ kind: 'latency', ms: 2000, route: NETWORKS_ROUTE, times: 10 });
+      const hurried = await impatient();
 
-      const { error } = await timed(() => gateway.classicRead('default', 'rest/networkconf', networkSchema));
+      const { error } = await timed(() => hurried.classicRead('default', 'rest/networkconf', networkSchema));
 
       expect(error).toBeInstanceOf(GatewayUnavailableError);
       expect((error as Error).message).toContain('did not answer within');
@@ -275,7 +287,7 @@ describe('simulator: UniFi OS console', () => {
     });
 
     it('honours Retry-After on a 429', async () => {
-      const logs = captureLogs();
+      const logs = captureLogger();
       const patient = gatewayFor(sim, {
         apiKey: sim.apiKey,
         retry: { attempts: 3, budgetMs: 3000 },
@@ -287,9 +299,7 @@ describe('simulator: UniFi OS console', () => {
       await patient.close();
 
       // The wait the retry planned (logged with each retry), not a measured time.
-      const planned = logs.lines
-        .map((l) => JSON.parse(l) as { delayMs?: number })
-        .flatMap((l) => (l.delayMs === undefined ? [] : [l.delayMs]));
+      const planned = logs.lines().flatMap((l) => (l.delayMs === undefined ? [] : [l.delayMs]));
       expect(value?.items.length).toBeGreaterThan(0);
       expect(onRoute(sim, NETWORKS_ROUTE, 'GET')).toHaveLength(2);
       expect(planned).toHaveLength(1);
@@ -304,9 +314,10 @@ describe('simulator: UniFi OS console', () => {
       'never retries a POST that fails with %s: the simulator saw exactly one',
       async (_name, fault, vlan) => {
         sim.injectFault({ ...fault, route: NETWORKS_ROUTE, method: 'POST', times: 5 });
+        const writer = fault.kind === 'latency' ? await impatient() : gateway;
 
         const { error } = await timed(() =>
-          gateway.classicWrite('default', 'POST', 'rest/networkconf', vlanOnly(vlan)),
+          writer.classicWrite('default', 'POST', 'rest/networkconf', vlanOnly(vlan)),
         );
 
         expect(error).toBeInstanceOf(GatewayUnavailableError);
@@ -349,7 +360,7 @@ describe('simulator: UniFi OS console', () => {
   describe('logging', () => {
     it('writes no password, API key, cookie or CSRF token, at level trace', async () => {
       // Arrange
-      const logs = captureLogs();
+      const logs = captureLogger();
       gateway = gatewayFor(sim, { username: sim.username, password: sim.password, logger: logs.logger });
       const keyed = gatewayFor(sim, { apiKey: sim.apiKey, logger: logs.logger });
 
@@ -371,7 +382,7 @@ describe('simulator: UniFi OS console', () => {
       }
       expect(secrets.size).toBeGreaterThanOrEqual(5);
       const text = logs.text();
-      expect(logs.lines.length).toBeGreaterThan(5);
+      expect(logs.lines().length).toBeGreaterThan(5);
       for (const secret of secrets) expect(text).not.toContain(secret);
     });
   });

@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { z } from 'zod';
 import type { Gateway } from '../../src/gateway/types.js';
-import { createLogger, type Logger } from '../../src/log.js';
 
 /** One request as a fake server saw it. */
 export interface SeenRequest {
@@ -93,20 +92,6 @@ export function sendClassic(
   headers: Record<string, string> = {},
 ): void {
   sendJson(res, 200, { meta: { rc: 'ok' }, data }, headers);
-}
-
-/** Captured pino output at level trace, through the project's own logger (redaction included). */
-export interface LogCapture {
-  logger: Logger;
-  lines: string[];
-  text(): string;
-}
-
-/** A real project logger writing JSON lines into an array. */
-export function captureLogs(): LogCapture {
-  const lines: string[] = [];
-  const logger = createLogger('trace', { write: (line: string) => lines.push(line) });
-  return { logger, lines, text: () => lines.join('') };
 }
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'unifi');

@@ -4,7 +4,7 @@ import { judgeReadBack, openOutcome, readBackTarget } from '../../src/gateway/wr
 
 const ID = '65b3c8e1f4a9d20c7e5a1012';
 
-describe('reading a write back after a 5xx or no answer (issue 18 item 11)', () => {
+describe('reading a write back after a 5xx or no answer', () => {
   it('finds the collection of an object write, and none for commands and bulk paths', () => {
     expect(readBackTarget('classic', 'POST', 'rest/networkconf')).toEqual({ collection: 'rest/networkconf' });
     expect(readBackTarget('classic', 'PUT', `rest/networkconf/${ID}`)).toEqual({

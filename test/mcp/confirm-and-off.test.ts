@@ -104,7 +104,7 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
       'approved',
       'executing',
       'succeeded',
-      // Issue 21: the after-image and its verification.
+      // The after-image and its verification.
       'verified',
     ]);
     expect(history?.request).toMatchObject({

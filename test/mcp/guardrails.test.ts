@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpBot, startMcpBot } from '../helpers/mcp.js';
 
-// Issue 22: an assistant gets show_policy and check_policy through the same registry.
+// An assistant gets show_policy and check_policy through the same registry.
 let bot: McpBot;
 beforeAll(async () => {
   bot = await startMcpBot({ env: { BOT_SOURCE_ADDRESS: '10.20.0.103' } });

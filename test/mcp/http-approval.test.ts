@@ -120,7 +120,7 @@ describe('POST /mcp on the bot’s port (HTTP mode), MCP_WRITES=approval', () =>
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     for (const tool of bot.app.registry.list()) expect(names).toContain(tool.name);
-    // Issue 21: revert_change follows get_change_request; issue 24: propose_change_set comes last.
+    // revert_change follows get_change_request; propose_change_set comes last.
     expect(names.slice(-3)).toEqual(['get_change_request', 'revert_change', 'propose_change_set']);
     const list = await call('list_vlans', {});
     expect(textOf(list)).toContain('IoT');

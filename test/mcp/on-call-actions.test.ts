@@ -8,7 +8,7 @@ import { createRegistry } from '../../src/tools/index.js';
 import { wifiBroadcastTools } from '../../src/tools/wifi-broadcasts.js';
 import { type McpBot, startMcpBot } from '../helpers/mcp.js';
 
-// Issue 20's tools over MCP. The SDK's client checks every structured result against the tool's
+// The on-call tools over MCP. The SDK's client checks every structured result against the tool's
 // output schema (a result that does not match is an error on the client), so these calls prove the
 // schemas describe what the tools really answer.
 const ON_CALL = [...deviceActionTools, ...clientActionTools, ...hotspotTools, ...wifiBroadcastTools].map(

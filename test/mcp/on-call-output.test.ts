@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpBot, startMcpBot } from '../helpers/mcp.js';
 
-// Issue 20: every new tool describes every argument and declares its output, and its answers conform.
+// Every new tool describes every argument and declares its output, and its answers conform.
 const CALLS: { tool: string; args: Record<string, unknown> }[] = [
   { tool: 'list_clients', args: { network_id: 'IoT' } },
   { tool: 'get_client', args: { client: '10.40.0.23' } },

@@ -3,8 +3,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { viewProblems } from '../../src/slack/blocks/limits.js';
-import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  runBot,
+  slackHttpEnv,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { BOT_SCOPE_OF, readManifest } from '../helpers/shipped-files.js';
 import { buttonsIn } from '../helpers/slack-buttons.js';
 import {
@@ -20,7 +27,6 @@ import {
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
 const SECRET = 'process-home-signing-secret';
-const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
 
 const viewBlocks = (call: SlackCall | undefined) =>
   (call?.args.view as { blocks?: unknown[] } | undefined)?.blocks;
@@ -34,17 +40,7 @@ afterAll(stopAllBots);
 /** The built bot in HTTP mode against a fake Slack and the simulator, with extra environment. */
 async function startBot(env: Record<string, string>) {
   const [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-  const bot = spawnBot({
-    SLACK_BOT_TOKEN: 'xoxb-process-home',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    PORT: '0',
-    GATEWAY_URL: sim.url,
-    GATEWAY_API_KEY: sim.apiKey,
-    ...env,
-  });
-  const listening = await bot.waitForLog(isListening);
-  const events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+  const { bot, events } = await spawnListeningBot({ ...slackHttpEnv(slack, SECRET, sim), ...env });
   const post = async (body: string, headers: Record<string, string> = slackHeaders(SECRET, body)) => {
     const response = await fetch(events, { method: 'POST', headers, body });
     return response.status;
@@ -104,7 +100,7 @@ describe('App Home and history, as `node dist/main.js` serves them', () => {
     expect(approvable(member)).toEqual([id]);
     expect(approvable(requester)).toEqual([]);
     expect(JSON.stringify(viewBlocks(requester))).toContain('Your requests (1)');
-    // Issue 20: the Controller section names the offline device.
+    // The Controller section names the offline device.
     expect(JSON.stringify(viewBlocks(requester))).toContain('*Offline devices (1)*\\n:red_circle: Garage AP');
     for (const call of slack.callsOf('views.publish')) expect(viewProblems(call.args.view)).toEqual([]);
   });
@@ -181,14 +177,7 @@ describe('App Home and history, as `node dist/main.js` serves them', () => {
       expect(listed).toContain(request.state);
     }
     expect(consoleDetail.code).toBe(0);
-    expect(events.map((e) => e.type)).toEqual([
-      'created',
-      'message',
-      'approved',
-      'executing',
-      'succeeded',
-      'verified',
-    ]);
+    expect(events.map((e) => e.type)).toEqual(SLACK_CHANGE_VERIFIED);
     for (const event of events) expect(shown).toContain(`\`#${event.seq}\``);
     for (const event of events) expect(shown).toContain(`*${event.type}*`);
     // The console read the bot's journal beside it and appended nothing.

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { Journal } from '../../src/store/file/journal.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { freePort, runAuditVerify } from '../helpers/bot-process.js';
+import { runAuditVerify } from '../helpers/bot-process.js';
+import { closedPort } from '../helpers/ports.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 
 const KEY = 'process-test-journal-key-0123456789abcdef';
@@ -126,13 +127,14 @@ describe('audit:verify as shipped, on DATA_DIR', () => {
 
 describe('audit:verify as shipped, on PostgreSQL', () => {
   it('exits 2 when the database is unreachable: the journal was not checked, the URL’s password not shown', async () => {
-    // A port that was free a moment ago and that nothing listens on: the connection is refused.
-    const port = await freePort();
+    // A port held closed: the connection is refused.
+    const closed = await closedPort();
+    const { port } = closed;
     const password = 'unreachable-db-Pa55word';
 
     const result = await runAuditVerify({
       DATABASE_URL: `postgres://netops:${password}@127.0.0.1:${port}/netops`,
-    });
+    }).finally(closed.release);
 
     expect(result.code).toBe(2);
     expect(result.stdout).toBe(

@@ -1,4 +1,4 @@
-// Issue 24 through the built program (`node dist/main.js`, environment variables only): a change set
+// Change sets through the built program (`node dist/main.js`, environment variables only): a change set
 // proposed with `/net plan` (and over MCP), previewed whole, approved once in Slack, run in order;
 // a step the controller refuses undoes the steps before it (or leaves them, on_failure=stop); a
 // typo is refused before anything is sent; a SIGKILL mid-set is settled once by the next start.
@@ -29,6 +29,13 @@ const PLAN = [
 let sim: Simulator;
 let slack: FakeSlack;
 
+/** The controller refuses every network update (classic or official path): the plan's first is step 4. */
+const REFUSE_STEP_4 = {
+  kind: 'status',
+  status: 400,
+  method: 'PUT',
+  route: /rest\/networkconf|\/networks\/[^/]+$/,
+} as const;
 const controller = () => {
   const site = sim.state.site('default');
   return structuredClone({
@@ -64,8 +71,14 @@ async function plan(bot: BotProcess, head: string, steps: readonly string[]): Pr
 /** Approves as U2, and as U3 too when the risk asks two approvals; the result posted in the thread. */
 async function approve(bot: BotProcess, id: string): Promise<SlackCall | undefined> {
   const before = results().length;
-  await bot.click('approve', id, 'U2', slack.responseUrl());
-  await new Promise((r) => setTimeout(r, 300));
+  const first = slack.responseUrl();
+  await bot.click('approve', id, 'U2', first);
+  // U3 clicks once U2's click is decided, so it never races the first approval: with two needed,
+  // U2 is told the approval is recorded; with one, the set runs and its result is posted.
+  await slack.waitFor(
+    () => slack.responses.some((r) => first.endsWith(r.path)) || results().length > before,
+    30_000,
+  );
   await bot.click('approve', id, 'U3', slack.responseUrl());
   await slack.waitFor(() => results().length > before, 30_000);
   return results().at(-1);
@@ -152,12 +165,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
   it('step 4 refused by the controller: every record is as before; the result lists each step', async () => {
     const start = controller();
     const preview = await plan(bot, 'plan', PLAN);
-    sim.injectFault({
-      kind: 'status',
-      status: 400,
-      method: 'PUT',
-      route: /rest\/networkconf|\/networks\/[^/]+$/,
-    });
+    sim.injectFault(REFUSE_STEP_4);
     const result = await approve(bot, approveId(preview));
     const text = textOf(result);
     expect(text).toMatch(/step 4 \(update_network\) failed/);
@@ -169,12 +177,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
 
   it('on_failure=stop leaves steps 1–3', async () => {
     const preview = await plan(bot, 'plan on_failure=stop', PLAN);
-    sim.injectFault({
-      kind: 'status',
-      status: 400,
-      method: 'PUT',
-      route: /rest\/networkconf|\/networks\/[^/]+$/,
-    });
+    sim.injectFault(REFUSE_STEP_4);
     const result = await approve(bot, approveId(preview));
     expect(textOf(result)).toMatch(/on_failure=stop/);
     const site = sim.state.site('default');
@@ -348,8 +351,14 @@ describe('a bot killed (SIGKILL) in the middle of a set', () => {
           arrived();
         }),
     });
-    await first.click('approve', id, 'U2', slack.responseUrl());
-    await new Promise((r) => setTimeout(r, 300));
+    const told = slack.responseUrl();
+    await first.click('approve', id, 'U2', told);
+    let held = false;
+    void inFlight.then(() => {
+      held = true;
+    });
+    // As approve() does: U3 clicks once U2's click is decided (told, or the set already running).
+    await slack.waitFor(() => held || slack.responses.some((r) => told.endsWith(r.path)), 30_000);
     await first.click('approve', id, 'U3', slack.responseUrl());
     await inFlight;
     await first.kill('SIGKILL');

@@ -8,7 +8,7 @@ afterAll(stopAllBots);
 
 const me = userInfo().username;
 
-describe('console writes are recorded changes (issue 21)', () => {
+describe('console writes are recorded changes', () => {
   let sim: Simulator;
   afterAll(async () => {
     await sim?.close();

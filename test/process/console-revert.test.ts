@@ -8,9 +8,10 @@ import { runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-// Issue 21 at the interactive console (`node dist/main.js` on stdin): `revert <id>` shows the
-// preview of the undoing change and asks y/N; what runs is the revert whose preview was shown.
-// When the object changed between the preview and the "y", nothing runs and the console says so.
+// Reverting a recorded change at the interactive console (`node dist/main.js` on stdin): `revert
+// <id>` shows the preview of the undoing change and asks y/N; what runs is the revert whose preview
+// was shown. When the object changed between the preview and the "y", nothing runs and the console
+// says so.
 
 afterAll(stopAllBots);
 

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
-import { type BotProcess, runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  runAuditVerify,
+  slackHttpEnv,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { network, putsTo } from '../helpers/network-writes.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
@@ -47,20 +53,16 @@ describe('revert deadlines in the signed journal, the built bot on files', () =>
   const verify = () => runAuditVerify({ DATA_DIR: dataDir, JOURNAL_KEY: KEY });
 
   async function start() {
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-deadline-journal',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
-      AUDIT_CHANNEL: 'CAUDIT',
-      DATA_DIR: dataDir,
-      JOURNAL_KEY: KEY,
-      CHANGE_TIMER_TICK_SECONDS: '1',
-    });
-    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'), 20_000);
-    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+    ({ bot, events } = await spawnListeningBot(
+      {
+        ...slackHttpEnv(slack, SECRET, sim),
+        AUDIT_CHANNEL: 'CAUDIT',
+        DATA_DIR: dataDir,
+        JOURNAL_KEY: KEY,
+        CHANGE_TIMER_TICK_SECONDS: '1',
+      },
+      20_000,
+    ));
   }
 
   /** Proposes as U1 and approves as U2; resolves once the journal records the change's success. */

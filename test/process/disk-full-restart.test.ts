@@ -5,9 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import { runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { runAuditVerify, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
+import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
@@ -97,12 +98,7 @@ describe('the built bot after the disk filled up during appends', () => {
 
     // Act 2: the built program on the same DATA_DIR, no faults; the first request approved there.
     const bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-disk-full-restart',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      ...slackHttpEnv(slack, SECRET, sim),
       DATA_DIR: dataDir,
     });
     const listening = await bot.waitForLog((l) => l.msg.startsWith('listening on port'));
@@ -137,21 +133,14 @@ describe('the built bot after the disk filled up during appends', () => {
     expect(readdirSync(dataDir).filter((f) => f.startsWith('approvals.jsonl.torn-'))).toEqual([]);
     // The kept request ran once; the refused one never reached the journal or the controller.
     expect(approved.status).toBe(200);
-    expect(journalTypes(dataDir, id)).toEqual([
-      'created',
-      'message',
-      'approved',
-      'executing',
-      'succeeded',
-      'verified',
-    ]);
+    expect(journalTypes(dataDir, id)).toEqual(SLACK_CHANGE_VERIFIED);
     expect(networkPosts('Kept')).toHaveLength(1);
     expect(threadOf(ts).map((c) => c.args.text)).toEqual([':white_check_mark: Create network done.']);
     expect(sim.state.findNetworkByName('default', 'Kept')).toMatchObject({ vlan: 83 });
     expect(networkPosts('Lost')).toEqual([]);
     expect(journalOf(dataDir)).not.toContain('Lost');
     expect(audit.code).toBe(0);
-    // Issue 21: the change's `verified` event is the sixth.
+    // The change's `verified` event is the sixth.
     expect(audit.stdout).toMatch(/^journal OK: 6 events, chain verified/);
     expect(exit).toEqual({ code: 0, signal: null });
   }, 30_000);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../src/store/file/journal.js';
 import { MAIN, runBot, stopAllBots } from '../helpers/bot-process.js';
 
-// Issue 22 through the built program: POLICY_FILE is checked at start, and `policy` / `policy
+// The policy file through the built program: POLICY_FILE is checked at start, and `policy` / `policy
 // check` explain it from the console.
 afterAll(stopAllBots);
 
@@ -127,7 +127,7 @@ describe.concurrent('policy and policy check from the console', () => {
   });
 });
 
-// Issue 22 wired into approvals: a write the policy denies is refused on the console and through
+// The policy wired into approvals: a write the policy denies is refused on the console and through
 // MCP too (Slack: test/process/policy-approvals.test.ts), with the rule's reason, and nothing is
 // written or journaled.
 const DENIED = 'refused by policy rule "no-delete-with-clients": Move the clients off the network first';

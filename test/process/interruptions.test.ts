@@ -4,8 +4,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { Journal } from '../../src/store/file/journal.js';
-import { type BotProcess, runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  runAuditVerify,
+  slackHttpEnv,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
@@ -28,21 +35,9 @@ afterAll(async () => {
   await Promise.all([slack?.close(), sim?.close()]);
 });
 
-const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
-
 /** The bot in HTTP mode on `dataDir`, with the port it listens on. */
-async function start(dataDir: string): Promise<{ bot: BotProcess; url: string }> {
-  const bot = spawnBot({
-    SLACK_BOT_TOKEN: 'xoxb-interruptions',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    PORT: '0',
-    GATEWAY_URL: sim.url,
-    GATEWAY_API_KEY: sim.apiKey,
-    DATA_DIR: dataDir,
-  });
-  const listening = await bot.waitForLog(isListening);
-  return { bot, url: `http://127.0.0.1:${String(listening.port)}` };
+function start(dataDir: string): Promise<{ bot: BotProcess; url: string }> {
+  return spawnListeningBot({ ...slackHttpEnv(slack, SECRET, sim), DATA_DIR: dataDir });
 }
 
 async function post(url: string, body: string): Promise<{ status: number; text: string }> {
@@ -175,14 +170,7 @@ describe('SIGTERM while a change is being written', () => {
     expect(textOf(updatesOf(ts).at(-1))).toContain('*Done*');
     expect(buttonsOf(updatesOf(ts).at(-1))).toEqual([]);
     expect(slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
-    expect(journalTypes(dataDir, id)).toEqual([
-      'created',
-      'message',
-      'approved',
-      'executing',
-      'succeeded',
-      'verified',
-    ]);
+    expect(journalTypes(dataDir, id)).toEqual(SLACK_CHANGE_VERIFIED);
     expect(bot.logs().map((l) => l.msg)).toContain('stopped');
     expect((await auditVerifyOf(dataDir)).code).toBe(0);
   }, 30_000);

@@ -58,7 +58,7 @@ describe('`netops mcp` on stdio (the built program, the built-in simulator)', ()
     const listed = tools.map((t) => t.name);
     const missing = registry.list().filter((t) => !listed.includes(t.name));
     expect(missing.map((t) => t.name)).toEqual([]);
-    // Issue 21: revert_change is beyond the registry (MCP_WRITES=confirm); issue 24: propose_change_set too.
+    // revert_change and propose_change_set are MCP's own, beyond the registry (MCP_WRITES=confirm).
     expect(listed).toHaveLength(registry.list().length + 2);
     expect(listed.slice(-2)).toEqual(['revert_change', 'propose_change_set']);
     const check = schemaValidator(tools);

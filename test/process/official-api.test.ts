@@ -8,8 +8,8 @@ import { integrationProblems } from '../helpers/openapi-check.js';
 
 afterAll(stopAllBots);
 
-// Issue 25, through the built program with env vars only: SIMULATOR_API_VERSION picks the Network
-// version the built-in simulator plays, and the bot follows what that console offers.
+// The official API, through the built program with env vars only: SIMULATOR_API_VERSION picks the
+// Network version the built-in simulator plays, and the bot follows what that console offers.
 describe.concurrent('SIMULATOR_API_VERSION, as `node dist/main.js` runs it', () => {
   it('on 9.0 a zone tool is asked and refused by the console’s 404, named; the on-call actions still preview', async () => {
     const zones = await runBot(['list_firewall_zones'], { env: { SIMULATOR_API_VERSION: '9.0' } });

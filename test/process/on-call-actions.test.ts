@@ -1,11 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_DEVICES, DEMO_SITE, type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  runBot,
+  slackHttpEnv,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
-// Issue 20's actions through the built program (`node dist/main.js`), against a simulator this test
+// The on-call actions through the built program (`node dist/main.js`), against a simulator this test
 // holds, so every request the bot sends is counted where it arrives.
 
 afterAll(stopAllBots);
@@ -114,16 +120,7 @@ describe('Slack over HTTP, with the fake Slack', () => {
 
   beforeAll(async () => {
     [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ actionDelayMs: 60_000 })]);
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-on-call',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
-    });
-    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'));
-    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+    ({ bot, events } = await spawnListeningBot(slackHttpEnv(slack, SECRET, sim)));
   });
   afterAll(async () => {
     await bot?.stop('SIGKILL');

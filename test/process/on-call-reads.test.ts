@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  runBot,
+  slackHttpEnv,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
-// Issue 20's on-call questions, each one command, answered with names (not counts or MACs).
+// On-call questions, each one command, answered with names (not counts or MACs).
 const SECRET = 'on-call-signing-secret';
 
 afterAll(stopAllBots);
@@ -82,16 +88,7 @@ describe('on-call reads from Slack (signed HTTP requests, fake Slack)', () => {
 
   beforeAll(async () => {
     [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-on-call',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
-    });
-    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'));
-    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+    ({ bot, events } = await spawnListeningBot(slackHttpEnv(slack, SECRET, sim)));
   });
 
   afterAll(async () => {

@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
-import { MAIN, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { MAIN, runBot, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { network, putsTo } from '../helpers/network-writes.js';
 import { buttonsOf, keepPromptPosted } from '../helpers/slack-buttons.js';
@@ -39,10 +39,7 @@ async function startBot(policy: string, sim: Simulator, slack: FakeSlack) {
   };
   const bot = spawnBot({
     ...env,
-    SLACK_BOT_TOKEN: 'xoxb-one-gate',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    PORT: '0',
+    ...slackHttpEnv(slack, SECRET),
     AUDIT_CHANNEL: 'CAUDIT',
     CHANGE_TIMER_TICK_SECONDS: '1',
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { JOURNAL_FILE } from '../../src/store/file/journal.js';
-import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, slackHttpEnv, spawnListeningBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonsIn, buttonsOf } from '../helpers/slack-buttons.js';
 import {
@@ -18,8 +18,9 @@ import {
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-// Issue 22 through the built program (`node dist/main.js`, Slack over HTTP, the simulator, the
-// file store): the policy file wired into the approval flow. One bot serves every test here.
+// The policy file (POLICY_FILE) through the built program (`node dist/main.js`, Slack over HTTP,
+// the simulator, the file store): the policy file wired into the approval flow. One bot serves
+// every test here.
 
 afterAll(stopAllBots);
 
@@ -113,19 +114,12 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
 
   beforeAll(async () => {
     [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-policy',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+    ({ bot, events } = await spawnListeningBot({
+      ...slackHttpEnv(slack, SECRET, sim),
       POLICY_FILE: POLICY,
       // The bot's own address inside the demo IoT network (10.20.0.0/24).
       BOT_SOURCE_ADDRESS: '10.20.0.103',
-    });
-    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'));
-    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+    }));
   }, 30_000);
   afterAll(async () => {
     await bot?.stop('SIGKILL');

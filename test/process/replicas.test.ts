@@ -10,13 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
 
 const SECRET = 'replica-test-signing-secret';
 const LEASE_SECONDS = 2;
 
-// Issue 22: a policy needing two approvals for networks whose name starts with "Two" (the other
+// A policy needing two approvals for networks whose name starts with "Two" (the other
 // changes here keep the default of one).
 const POLICY_FILE = join(mkdtempSync(join(tmpdir(), 'netops-replica-policy-')), 'policy.yaml');
 writeFileSync(
@@ -182,14 +183,7 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     const told = slack.responses.filter((r) => urls.some((u) => u.endsWith(r.path)));
     expect(told).toHaveLength(19);
     for (const answer of told) expect(String(answer.body.text)).toMatch(/Already (running|ran)/);
-    expect(await journalTypes(id)).toEqual([
-      'created',
-      'message',
-      'approved',
-      'executing',
-      'succeeded',
-      'verified',
-    ]);
+    expect(await journalTypes(id)).toEqual(SLACK_CHANGE_VERIFIED);
     const audit = await auditVerify();
     expect(audit.code).toBe(0);
     expect(audit.stdout).toMatch(/^journal OK: \d+ events, chain verified \(PostgreSQL /);
@@ -270,7 +264,7 @@ describe('two replicas of the built bot on one PostgreSQL', () => {
     expect((await auditVerify()).code).toBe(0);
   }, 30_000);
 
-  it('run a change set (issue 24) once for 10 concurrent clicks spread over both', async () => {
+  it('run a change set once for 10 concurrent clicks spread over both', async () => {
     const { id, ts } = await propose(
       a,
       'plan\ncreate_network name=RepSet vlan_id=66 subnet=10.66.0.0/24\nupdate_network network_id=RepSet dhcp_dns_1=9.9.9.9',

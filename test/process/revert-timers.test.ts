@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
-import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, slackHttpEnv, spawnListeningBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { network, putsTo } from '../helpers/network-writes.js';
 import { useTestDatabase } from '../helpers/postgres.js';
@@ -15,7 +15,7 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-// Issue 21, items 5 and 7, through the built program (`node dist/main.js`, env only) with the
+// Timed reverts (revert_after=) through the built program (`node dist/main.js`, env only) with the
 // fake Slack and the simulator: a change made with revert_after= reverts itself once when nobody
 // keeps it, not at all when someone does, once at start when its deadline passed while the bot
 // was killed, and once with two replicas on one PostgreSQL. The bot ticks every 5 s.
@@ -85,20 +85,16 @@ describe.concurrent('keep or revert, the built bot on files', () => {
   const side = () => slackSide(slack, () => post);
 
   async function start() {
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-timers',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
-      AUDIT_CHANNEL: 'CAUDIT',
-      DATA_DIR: dataDir,
-      // A tick a second: deadlines fire within a second, and "one more tick" is a short wait.
-      CHANGE_TIMER_TICK_SECONDS: '1',
-    });
-    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'), 20_000);
-    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+    ({ bot, events } = await spawnListeningBot(
+      {
+        ...slackHttpEnv(slack, SECRET, sim),
+        AUDIT_CHANNEL: 'CAUDIT',
+        DATA_DIR: dataDir,
+        // A tick a second: deadlines fire within a second, and "one more tick" is a short wait.
+        CHANGE_TIMER_TICK_SECONDS: '1',
+      },
+      20_000,
+    ));
   }
 
   beforeAll(async () => {

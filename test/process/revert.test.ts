@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, slackHttpEnv, spawnListeningBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
@@ -8,7 +8,7 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-// Issue 21 through the built program (`node dist/main.js`): a Slack-approved change, then its
+// Reverting a change through the built program (`node dist/main.js`): a Slack-approved change, then its
 // Revert button, leaves the simulator's records exactly as they were (whole records compared).
 
 afterAll(stopAllBots);
@@ -66,16 +66,7 @@ describe('Revert over Slack HTTP, with the fake Slack', () => {
 
   beforeAll(async () => {
     [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-revert',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
-    });
-    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'));
-    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+    ({ bot, events } = await spawnListeningBot(slackHttpEnv(slack, SECRET, sim)));
   });
   afterAll(async () => {
     await bot?.stop('SIGKILL');

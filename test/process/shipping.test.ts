@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { freePort, MAIN, ROOT, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { MAIN, ROOT, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { startFakeSlack } from '../helpers/fake-slack.js';
 import { readDockerfile, readManifest } from '../helpers/shipped-files.js';
 import { slackHeaders } from '../helpers/slack-requests.js';
@@ -83,7 +83,7 @@ describe('the Dockerfile, package.json and manifest.yml agree with what the entr
   });
 
   it("starts from the Dockerfile's CMD and ENV, serves the manifest's /net on /slack/events, and passes its HEALTHCHECK", async () => {
-    const [slack, port] = await Promise.all([startFakeSlack(), freePort()]);
+    const slack = await startFakeSlack();
     try {
       const [node, ...args] = docker.cmd;
       expect(node).toBe('node');
@@ -91,14 +91,14 @@ describe('the Dockerfile, package.json and manifest.yml agree with what the entr
         {
           // The image's ENV, but a fresh DATA_DIR here instead of its /data volume.
           ...Object.fromEntries(Object.entries(docker.env).filter(([name]) => name !== 'DATA_DIR')),
-          PORT: String(port),
+          PORT: '0',
           SLACK_BOT_TOKEN: 'xoxb-process-test',
           SLACK_SIGNING_SECRET: 'docker-test-signing-secret',
           SLACK_API_URL: slack.apiUrl,
         },
         { command: [process.execPath, ...args] },
       );
-      await bot.waitForLog((l) => l.msg.startsWith('listening on port'));
+      const port = await bot.listeningPort();
       expect(healthcheck(port)).toBe(0);
 
       const responseUrl = slack.responseUrl();

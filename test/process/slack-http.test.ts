@@ -2,8 +2,16 @@ import { statSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, freePort, MAIN, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  MAIN,
+  slackHttpEnv,
+  spawnBot,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { closedPort } from '../helpers/ports.js';
 import { BOT_SCOPE_OF, readManifest } from '../helpers/shipped-files.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { fuzzedRequests, headersFor, mayPassSignature, NASTY_BODIES } from '../helpers/slack-envelopes.js';
@@ -31,16 +39,7 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
 
   beforeAll(async () => {
     [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-process-test',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
-    });
-    const listening = await bot.waitForLog(isListening);
-    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+    ({ bot, events } = await spawnListeningBot(slackHttpEnv(slack, SECRET, sim)));
   });
 
   afterAll(async () => {
@@ -186,41 +185,40 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
 
 describe('starting the Slack bot in HTTP mode', () => {
   it('keeps retrying while Slack is unreachable at start, /healthz 503 "not ready: waiting for Slack"', async () => {
-    const closedPort = await freePort();
-    const bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-process-test',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: `http://127.0.0.1:${closedPort}/api`,
-      PORT: '0',
-    });
-    const listening = await bot.waitForLog(isListening);
-    const warning = await bot.waitForLog((l) =>
-      l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'),
-    );
-    await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack') && l.attempt === 2, 5_000);
-    const health = await fetch(`http://127.0.0.1:${String(listening.port)}/healthz`);
+    const unreachable = await closedPort();
+    try {
+      const bot = spawnBot({
+        SLACK_BOT_TOKEN: 'xoxb-process-test',
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: `${unreachable.url}/api`,
+        PORT: '0',
+      });
+      const listening = await bot.waitForLog(isListening);
+      const warning = await bot.waitForLog((l) =>
+        l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'),
+      );
+      await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack') && l.attempt === 2);
+      const health = await fetch(`http://127.0.0.1:${String(listening.port)}/healthz`);
 
-    expect(warning.level).toBe(40);
-    expect(health.status).toBe(503);
-    expect(await health.json()).toMatchObject({
-      status: 'unavailable',
-      slack: { ok: false, error: 'not ready: waiting for Slack' },
-    });
-    const exit = await bot.stop('SIGINT');
-    expect(exit).toEqual({ code: 0, signal: null });
-    expect(bot.stderr()).toBe('');
+      expect(warning.level).toBe(40);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({
+        status: 'unavailable',
+        slack: { ok: false, error: 'not ready: waiting for Slack' },
+      });
+      const exit = await bot.stop('SIGINT');
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(bot.stderr()).toBe('');
+    } finally {
+      await unreachable.release();
+    }
   });
 
   it('becomes ready when Slack answers auth.test after all, and then serves commands', async () => {
     const slack = await startFakeSlack();
     slack.authTestError = 'service_unavailable';
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-process-test',
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
-      });
+      const bot = spawnBot(slackHttpEnv(slack, SECRET));
       const listening = await bot.waitForLog(isListening);
       await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
       const healthz = `http://127.0.0.1:${String(listening.port)}/healthz`;
@@ -252,10 +250,8 @@ describe('starting the Slack bot in HTTP mode', () => {
     slack.authTestError = 'invalid_auth';
     try {
       const bot = spawnBot({
+        ...slackHttpEnv(slack, SECRET),
         SLACK_BOT_TOKEN: 'xoxb-revoked-token',
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
       });
 
       const exit = await bot.exited;
@@ -296,15 +292,7 @@ describe('starting the Slack bot in HTTP mode', () => {
     const builtAt = statSync(MAIN).mtimeMs;
     const slack = await startFakeSlack();
     try {
-      const bot = spawnBot(
-        {
-          SLACK_BOT_TOKEN: 'xoxb-process-test',
-          SLACK_SIGNING_SECRET: SECRET,
-          SLACK_API_URL: slack.apiUrl,
-          PORT: '0',
-        },
-        { command: ['npm', 'start', '--silent'] },
-      );
+      const bot = spawnBot(slackHttpEnv(slack, SECRET), { command: ['npm', 'start', '--silent'] });
       const listening = await bot.waitForLog(isListening, 20_000);
       const health = await fetch(`http://127.0.0.1:${String(listening.port)}/healthz`);
       expect(health.status).toBe(200);

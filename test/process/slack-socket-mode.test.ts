@@ -1,26 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, freePort, ROOT, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, ROOT, slackSocketEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import { readDockerfile } from '../helpers/shipped-files.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
-import { buttonBody, commandBody } from '../helpers/slack-requests.js';
+import { buttonsOf, clickPayload } from '../helpers/slack-buttons.js';
+import { commandBody, socketPayload } from '../helpers/slack-requests.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
-
-/** A slash command as Socket Mode carries it: the form fields of the HTTP request, as JSON. */
-function commandPayload(fields: Parameters<typeof commandBody>[0]): Record<string, unknown> {
-  return Object.fromEntries(new URLSearchParams(commandBody(fields)));
-}
-
-/** A button click as Socket Mode carries it: the block_actions payload itself. */
-function clickPayload(fields: Parameters<typeof buttonBody>[0]): Record<string, unknown> {
-  const body = buttonBody(fields);
-  return JSON.parse(decodeURIComponent(body.slice('payload='.length))) as Record<string, unknown>;
-}
 
 afterAll(stopAllBots);
 
@@ -38,18 +27,9 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
       startSimulator({ apiVersion: '9.0' }),
     ]);
     slack.socketModeUrl = socket.url;
-    // PORT=0: the bot binds a free port itself and says which (a port picked here first can be
-    // taken by another process before the bot binds it).
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-process-test',
-      SLACK_APP_TOKEN: 'xapp-process-test',
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
-    });
-    const connected = await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
-    port = Number(connected.port);
+    bot = spawnBot(slackSocketEnv(slack, sim));
+    await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
+    port = await bot.listeningPort();
   });
 
   /** An Approve click by `userId` on the request `requestId`; the envelope id. */
@@ -89,7 +69,7 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     const responseUrl = slack.responseUrl();
     const id = socket.send(
       'slash_commands',
-      commandPayload({ text: 'list_vlans', response_url: responseUrl }),
+      socketPayload(commandBody({ text: 'list_vlans', response_url: responseUrl })),
     );
     await socket.waitFor(() => socket.ackOf(id) !== undefined);
     expect(socket.ackOf(id)).toMatchObject({ envelope_id: id });
@@ -101,11 +81,13 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
   it('acks a write and an interactive Approve click, runs the change once, and threads the result', async () => {
     const command = socket.send(
       'slash_commands',
-      commandPayload({
-        text: 'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24',
-        user_id: 'U1',
-        response_url: slack.responseUrl(),
-      }),
+      socketPayload(
+        commandBody({
+          text: 'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24',
+          user_id: 'U1',
+          response_url: slack.responseUrl(),
+        }),
+      ),
     );
     await slack.waitFor(() => slack.callsOf('chat.postMessage').length > 0, 10_000);
     expect(socket.ackOf(command)).toMatchObject({ envelope_id: command });
@@ -130,15 +112,17 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     const posted = slack.callsOf('chat.postMessage').length;
     const command = socket.send(
       'slash_commands',
-      commandPayload({
-        text: [
-          'plan title="Lab pair"',
-          'create_network name=LabA vlan_id=92 subnet=10.92.0.0/24',
-          'create_network name=LabB vlan_id=93 subnet=10.93.0.0/24',
-        ].join('\n'),
-        user_id: 'U1',
-        response_url: slack.responseUrl(),
-      }),
+      socketPayload(
+        commandBody({
+          text: [
+            'plan title="Lab pair"',
+            'create_network name=LabA vlan_id=92 subnet=10.92.0.0/24',
+            'create_network name=LabB vlan_id=93 subnet=10.93.0.0/24',
+          ].join('\n'),
+          user_id: 'U1',
+          response_url: slack.responseUrl(),
+        }),
+      ),
     );
     await slack.waitFor(() => slack.callsOf('chat.postMessage').length > posted, 10_000);
     expect(socket.ackOf(command)).toMatchObject({ envelope_id: command });
@@ -167,7 +151,10 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     await socket.waitFor(() => ['bad-1', 'bad-2', 'bad-3'].every((id) => socket.ackOf(id) !== undefined));
 
     const responseUrl = slack.responseUrl();
-    const id = socket.send('slash_commands', commandPayload({ text: 'vlans', response_url: responseUrl }));
+    const id = socket.send(
+      'slash_commands',
+      socketPayload(commandBody({ text: 'vlans', response_url: responseUrl })),
+    );
     await socket.waitFor(() => socket.ackOf(id) !== undefined);
     await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 10_000);
 
@@ -186,11 +173,13 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     const posted = slack.callsOf('chat.postMessage').length;
     socket.send(
       'slash_commands',
-      commandPayload({
-        text: 'create_network name=Drain vlan_id=94 subnet=10.94.0.0/24',
-        user_id: 'U1',
-        response_url: slack.responseUrl(),
-      }),
+      socketPayload(
+        commandBody({
+          text: 'create_network name=Drain vlan_id=94 subnet=10.94.0.0/24',
+          user_id: 'U1',
+          response_url: slack.responseUrl(),
+        }),
+      ),
     );
     await slack.waitFor(() => slack.callsOf('chat.postMessage').length > posted, 10_000);
 
@@ -198,7 +187,7 @@ describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from th
     await bot.waitForLog((l) => l.msg.startsWith('stopping: waiting for running work'));
     const refused = socket.send(
       'slash_commands',
-      commandPayload({ text: 'vlans', response_url: slack.responseUrl() }),
+      socketPayload(commandBody({ text: 'vlans', response_url: slack.responseUrl() })),
     );
     await socket.waitFor(() => socket.ackOf(refused) !== undefined);
 
@@ -240,12 +229,7 @@ describe('starting the Slack bot in Socket Mode', () => {
     const slack = await startFakeSlack();
     slack.authTestError = 'token_revoked';
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-revoked-token',
-        SLACK_APP_TOKEN: 'xapp-process-test',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
-      });
+      const bot = spawnBot({ ...slackSocketEnv(slack), SLACK_BOT_TOKEN: 'xoxb-revoked-token' });
 
       const exit = await bot.exited;
 
@@ -260,18 +244,20 @@ describe('starting the Slack bot in Socket Mode', () => {
     }
   });
 
-  it('waits for Slack before connecting: /healthz 503 until auth.test answers, then connects', async () => {
-    const [slack, socket, port] = await Promise.all([startFakeSlack(), startFakeSocketMode(), freePort()]);
+  /** A bot in Socket Mode whose first auth.test failed: it is retrying, not connected. */
+  async function waitingForSlack(): Promise<{ slack: FakeSlack; socket: FakeSocketMode; bot: BotProcess }> {
+    const [slack, socket] = await Promise.all([startFakeSlack(), startFakeSocketMode()]);
     slack.socketModeUrl = socket.url;
     slack.authTestError = 'service_unavailable';
+    const bot = spawnBot(slackSocketEnv(slack));
+    await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
+    return { slack, socket, bot };
+  }
+
+  it('waits for Slack before connecting: /healthz 503 until auth.test answers, then connects', async () => {
+    const { slack, socket, bot } = await waitingForSlack();
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-process-test',
-        SLACK_APP_TOKEN: 'xapp-process-test',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
-      });
-      await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
+      const port = await bot.listeningPort();
       const waiting = await fetch(`http://127.0.0.1:${port}/healthz`);
       const openedWhileWaiting = slack.callsOf('apps.connections.open').length;
 
@@ -293,18 +279,8 @@ describe('starting the Slack bot in Socket Mode', () => {
   });
 
   it('stopped before Slack ever answered: logs "stopping" and "stopped", never "connected"', async () => {
-    const [slack, socket, port] = await Promise.all([startFakeSlack(), startFakeSocketMode(), freePort()]);
-    slack.socketModeUrl = socket.url;
-    slack.authTestError = 'service_unavailable';
+    const { slack, socket, bot } = await waitingForSlack();
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-process-test',
-        SLACK_APP_TOKEN: 'xapp-process-test',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
-      });
-      await bot.waitForLog((l) => l.msg.startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'));
-
       const exit = await bot.stop('SIGTERM');
 
       const said = bot.logs().map((l) => l.msg);

@@ -106,14 +106,14 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
     expect(onDemand(transport ?? '')).toContain('node_modules/got/dist/source/index.js');
   });
 
-  it('is ASCII in every output, so V8 keeps each module source as a one-byte string (issue 26)', () => {
+  it('is ASCII in every output, so V8 keeps each module source as a one-byte string', () => {
     const outputs = Object.keys(meta.outputs).filter((output) => output.endsWith('.js'));
     expect(outputs).toContain(MAIN);
     const nonAscii = outputs.filter((output) => readFileSync(join(ROOT, output)).some((byte) => byte > 0x7f));
     expect(nonAscii).toEqual([]);
   });
 
-  it('loads the policy file parser (YAML and the CEL compiler) only when POLICY_FILE is set (issue 26)', () => {
+  it('loads the policy file parser (YAML and the CEL compiler) only when POLICY_FILE is set', () => {
     const slackGraph = staticGraph(MAIN, outputOf('src/slack/slack-kit.ts'));
     expect(slackGraph.inputs).toContain('src/policy/evaluate.ts');
     expect(fromPackage(slackGraph.inputs, 'yaml/')).toEqual([]);
@@ -124,7 +124,7 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
     expect(onDemand(MAIN)).toContain('src/policy/parse.ts');
   });
 
-  it('makes no Intl object when a module loads, in our code or a bundled package (issue 26, idle memory)', () => {
+  it('makes no Intl object when a module loads, in our code or a bundled package (idle memory)', () => {
     // The first Intl object of a process maps ICU's code and data (2.7-4.7 MiB of resident pages);
     // esbuild turns a module's top-level const into `var`, so `var x = new Intl.` is one made at load.
     const outputs = Object.keys(meta.outputs).filter((output) => output.endsWith('.js'));
@@ -143,7 +143,7 @@ describe('what `node dist/main.js` loads before it runs (start-up cost of a cons
     );
   });
 
-  it('makes no TLS secure context for a controller and a console on plain HTTP (issue 26, idle memory)', () => {
+  it('makes no TLS secure context for a controller and a console on plain HTTP (idle memory)', () => {
     // http2-wrapper (got's HTTP/2 support) made a TLS socket when its module loaded, and with it a
     // secure context holding the root certificates: 3.5 MiB and 12 ms for a bot that never asks for
     // TLS. The built console against its built-in simulator loads got as every bot's warm-up does.
@@ -177,13 +177,13 @@ process.on('exit', () => process.stderr.write('secure contexts made: ' + made + 
     expect(readFileSync(join(ROOT, got?.[0] ?? MAIN), 'utf8')).toContain('JSStreamSocketClass??=');
   });
 
-  it('is built without indentation or comments, so V8 keeps less module source (issue 26, idle memory)', () => {
+  it('is built without indentation or comments, so V8 keeps less module source (idle memory)', () => {
     const main = readFileSync(join(ROOT, MAIN), 'utf8');
     // A line ends only where a template literal holds one (13,766 lines before, 21 after).
     expect(main.split('\n').length).toBeLessThan(100);
   });
 
-  it("reads bundled packages' data files from node_modules, where each resolves from its output (issue 26, idle memory)", () => {
+  it("reads bundled packages' data files from node_modules, where each resolves from its output (idle memory)", () => {
     const data = Object.entries(meta.outputs).flatMap(([output, o]) =>
       o.imports.filter((i) => i.external && i.path.endsWith('.json')).map((i) => ({ output, path: i.path })),
     );

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { pngDimensions } from '../../src/topology/index.js';
-import { type BotProcess, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, slackHttpEnv, spawnListeningBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
@@ -12,7 +12,7 @@ const SECRET = 'process-test-signing-secret';
 
 afterAll(stopAllBots);
 
-describe('/net top in the built bot (issue 20)', () => {
+describe('/net top in the built bot', () => {
   let slack: FakeSlack;
   let sim: Simulator;
   let bot: BotProcess;
@@ -21,17 +21,10 @@ describe('/net top in the built bot (issue 20)', () => {
   beforeAll(async () => {
     // The controller's counters move every 250 ms; the bot samples every second.
     [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ trafficIntervalMs: 250 })]);
-    bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-process-test',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+    ({ bot, events } = await spawnListeningBot({
+      ...slackHttpEnv(slack, SECRET, sim),
       TELEMETRY_INTERVAL_SECONDS: '1',
-    });
-    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'));
-    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+    }));
   });
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-// Issue 18 (a gap the attack run showed): controller records the bot drops as malformed are
+// Controller records the bot drops as malformed are
 // counted in the answer. The built program, on every face, against the simulator answering
 // `GET rest/networkconf` with nine records of which seven cannot be read.
 import { mkdtempSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { MAIN, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { MAIN, runBot, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { textOf } from '../helpers/mcp.js';
 import { nineNetworks, SEVEN_LEFT_OUT } from '../helpers/odd-records.js';
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 const gatewayEnv = () => ({ GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey });
 
-describe('gap: records the bot could not read are counted in the answer', () => {
+describe('records the bot could not read are counted in the answer', () => {
   it('console one-shot: the table of the two networks, then the line; --json carries the count', async () => {
     sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
 
@@ -82,10 +82,7 @@ describe('gap: records the bot could not read are counted in the answer', () => 
   it('Slack: the ephemeral answer says it under the table and in its text', async () => {
     sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
     const bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-unreadable-records',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
+      ...slackHttpEnv(slack, SECRET),
       ...gatewayEnv(),
     });
     const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'));

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { freePort, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { type ClosedPort, closedPort } from '../helpers/ports.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
@@ -13,12 +14,14 @@ const isListening = (line: { msg: string }) => line.msg.startsWith('listening on
 
 let slack: FakeSlack | undefined;
 let sim: Simulator | undefined;
+let controllerPort: ClosedPort | undefined;
 
 afterEach(async () => {
   await stopAllBots();
-  await Promise.all([slack?.close(), sim?.close()]);
+  await Promise.all([slack?.close(), sim?.close(), controllerPort?.release()]);
   slack = undefined;
   sim = undefined;
+  controllerPort = undefined;
 });
 afterAll(stopAllBots);
 
@@ -63,17 +66,17 @@ describe('warm-up at start (`node dist/main.js`, Slack HTTP mode)', () => {
   });
 
   it('starts with the controller unreachable, and answers the first command once it is up', async () => {
-    // Arrange: nothing listens on the controller's port yet.
+    // Arrange: nothing listens on the controller's port yet, and nothing else may take it.
     slack = await startFakeSlack();
-    const controllerPort = await freePort();
-    const bot = spawnBot(botEnv(controllerPort, 'sim-demo-key-0000'));
+    controllerPort = await closedPort();
+    const bot = spawnBot(botEnv(controllerPort.port, 'sim-demo-key-0000'));
     const listening = await bot.waitForLog(isListening);
     await bot.waitForLog((line) => line.msg === 'controller warm-up failed; the first command tries again');
     const base = `http://127.0.0.1:${String(listening.port)}`;
     const health = await fetch(`${base}/healthz`);
 
     // Act: the controller comes up; a user asks.
-    sim = await startSimulator({ port: controllerPort, apiVersion: '9.0' });
+    sim = await startSimulator({ port: controllerPort.port, apiVersion: '9.0' });
     const responseUrl = slack.responseUrl();
     const ack = await listVlans(`${base}/slack/events`, responseUrl);
     const current = slack;

@@ -1,7 +1,7 @@
-// Issue 23 with the bot in Socket Mode (`node dist/main.js`, environment variables only): the watcher
-// posts its alerts through the Web API as in HTTP mode, the Acknowledge button comes over the socket,
-// the Alarm Manager webhook is served on PORT (the listener that serves /healthz), and the digest is
-// posted at DIGEST_CRON with its chart.
+// The network watcher with the bot in Socket Mode (`node dist/main.js`, environment variables
+// only): the watcher posts its alerts through the Web API as in HTTP mode, the Acknowledge button
+// comes over the socket, the Alarm Manager webhook is served on PORT (the listener that serves
+// /healthz), and the digest is posted at DIGEST_CRON with its chart.
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,19 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import { pngDimensions } from '../../src/topology/index.js';
-import { type BotProcess, freePort, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, slackSocketEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
-import { buttonBody } from '../helpers/slack-requests.js';
+import { buttonsOf, clickPayload } from '../helpers/slack-buttons.js';
 
 const HOOK_SECRET = 'socket-mode-hook-secret-0123';
-
-/** A button click as Socket Mode carries it: the block_actions payload itself. */
-function clickPayload(fields: Parameters<typeof buttonBody>[0]): Record<string, unknown> {
-  const body = buttonBody(fields);
-  return JSON.parse(decodeURIComponent(body.slice('payload='.length))) as Record<string, unknown>;
-}
 
 afterAll(stopAllBots);
 
@@ -35,20 +28,14 @@ describe('the watcher with the bot in Socket Mode', () => {
   beforeAll(async () => {
     // The controller's counters move every 250 ms and the bot samples every second: the digest's
     // chart has a span to draw within seconds.
-    [slack, socket, sim, port] = await Promise.all([
+    [slack, socket, sim] = await Promise.all([
       startFakeSlack(),
       startFakeSocketMode(),
       startSimulator({ trafficIntervalMs: 250 }),
-      freePort(),
     ]);
     slack.socketModeUrl = socket.url;
     bot = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-watch-socket',
-      SLACK_APP_TOKEN: 'xapp-watch-socket',
-      SLACK_API_URL: slack.apiUrl,
-      PORT: String(port),
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      ...slackSocketEnv(slack, sim),
       ALERT_CHANNEL: 'C9ALERTS',
       WATCH_INTERVAL_SECONDS: '1',
       UNIFI_WEBHOOK_SECRET: HOOK_SECRET,
@@ -59,6 +46,7 @@ describe('the watcher with the bot in Socket Mode', () => {
       TELEMETRY_INTERVAL_SECONDS: '1',
     });
     await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'), 30_000);
+    port = await bot.listeningPort();
   }, 40_000);
 
   afterAll(async () => {

@@ -1,5 +1,6 @@
-// Issue 23 through the built program (`node dist/main.js`, environment variables only): alerts from
-// the watcher, Alarm Manager webhooks, and one watcher among two replicas on one PostgreSQL.
+// The network watcher through the built program (`node dist/main.js`, environment variables only):
+// alerts from the watcher, Alarm Manager webhooks, and one watcher among two replicas on one
+// PostgreSQL.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,7 +155,7 @@ describe('the watcher in the built program', () => {
     const blocks = JSON.stringify(driftAbout("Kids' bedtime")[0]?.args.blocks);
     expect(blocks).toContain('enabled: true → false');
     // The simulator plays Network 10.1 with an API key: policies are read from the official API, so
-    // the fields are the official model's (issue 25), and no v2 policy list is read.
+    // the fields are the official model's, and no v2 policy list is read.
     expect(blocks).toContain('action.type: \\"BLOCK\\" → \\"ALLOW\\"');
     expect(JSON.stringify(driftAbout('Allow Plex from WAN')[0]?.args.blocks)).toContain(
       'loggingEnabled: false → true',

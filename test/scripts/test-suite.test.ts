@@ -138,7 +138,7 @@ describe('npm test (scripts/test-suite.mjs) passes only when every test file on 
   });
 });
 
-describe('the Integration request check (test/global/request-log.ts, issue 25)', () => {
+describe('the Integration request check (test/global/request-log.ts)', () => {
   // A test that makes a simulator log what a bot bug would send: a zone without its networkIds.
   const SENDS_A_BAD_REQUEST = `import { expect, inject, it } from 'vitest';
 import { startSimulator } from ${JSON.stringify(join(ROOT, 'src', 'simulator', 'index.ts'))};

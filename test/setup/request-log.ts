@@ -1,4 +1,4 @@
-// Vitest setupFiles (issue 25): before each test file, simulators started in this worker log the
+// Vitest setupFiles: before each test file, simulators started in this worker log the
 // bot's Integration requests under the file's own directory, and the built programs the file
 // spawns are told the same directory (SIMULATOR_REQUEST_LOG, passed on by test/helpers/bot-process.ts).
 // Kept to the simulator's small log module: the checker (ajv) loads only in the global teardown.

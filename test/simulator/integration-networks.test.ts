@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_NETWORKS, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { api, classicData, I, type JsonResponse } from './support.js';
 
-// Issue 25: the simulated 10.1 console serves the official network writes and references over the
+// The simulated 10.1 console serves the official network writes and references over the
 // one store the classic networkconf routes use; a 9.0 console has none of them.
 
 let sim: Simulator;

@@ -10,7 +10,7 @@ import {
 } from '../../src/simulator/index.js';
 import { api, I } from './support.js';
 
-// Issue 25: the official firewall policy routes of a 10.1 console, over the same state as v2.
+// The official firewall policy routes of a 10.1 console, over the same state as v2.
 
 let sim: Simulator;
 let old: Simulator;

@@ -8,8 +8,8 @@ import {
 import { integrationIdOf } from '../../src/simulator/routes/integration-live.js';
 import { api, classicData, classicError, field, SITE_UUID } from './support.js';
 
-// The simulated controller's side of issue 20: what it accepts and refuses on each API, and the
-// state both APIs share.
+// The simulated controller's side of the on-call actions: what it accepts and refuses on each API,
+// and the state both APIs share.
 
 let sim: Simulator;
 beforeAll(async () => {

@@ -54,7 +54,7 @@ describe('npm run simulator', () => {
     }
   }, 30_000);
 
-  it('plays UniFi Network 9.0 with --api-version 9.0: info says so and a 10.1 operation answers 404 (issue 25)', async () => {
+  it('plays UniFi Network 9.0 with --api-version 9.0: info says so and a 10.1 operation answers 404', async () => {
     const child = await start(['--port', '0', '--api-version', '9.0']);
     const exit = new Promise((resolve) => child.on('close', resolve));
     try {

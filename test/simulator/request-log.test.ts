@@ -6,8 +6,9 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { checkRequestLog, describeProblems } from '../helpers/request-log-check.js';
 import { I, networkBase } from './support.js';
 
-// Issue 25's suite-wide check: simulators log the bot's Integration requests; the end of the run
-// checks every logged request against the 10.1.85 document (test/global/request-log.ts).
+// The suite-wide check of Integration requests: simulators log the bot's Integration requests; the
+// end of the run checks every logged request against the 10.1.85 document
+// (test/global/request-log.ts).
 
 const root = mkdtempSync(join(tmpdir(), 'netops-request-log-test-'));
 const fileDir = join(root, encodeURIComponent('test/some/file.test.ts'));

@@ -70,7 +70,7 @@ async function receiverOn(
   return { events, post };
 }
 
-describe('the ack comes first (issue 26)', () => {
+describe('the ack comes first', () => {
   it('acks a command, a click and an event with an empty 200 while their listener never finishes', async () => {
     const r = await receiverOn();
     const command = await r.post(commandBody({ text: 'list_vlans', response_url: 'https://hooks/1' }));
@@ -137,8 +137,8 @@ describe('the ack comes first (issue 26)', () => {
 
   it('acks a command at once while Slack has not yet confirmed the token, and answers it once Slack does', async () => {
     // The first auth.test fails (retried in the background after 1 s); the retry and Bolt's
-    // authorize then hang for 4 s, longer than Bolt's 3 s ack timeout: before issue 26 the command
-    // waited on authorize and Slack got a 404 ("dispatch_failed") after 3 s.
+    // authorize then hang for 4 s, longer than Bolt's 3 s ack timeout: a command that waits on
+    // authorize gets Slack's 404 ("dispatch_failed") after 3 s.
     const b = await startSlackBot({ authTestError: 'service_unavailable' });
     cleanup.push(() => b.close());
     b.slack.delays['auth.test'] = 4000;

@@ -130,7 +130,7 @@ describe('a failed change', () => {
   });
 });
 
-describe('a change set (issue 24)', () => {
+describe('a change set', () => {
   it('carries the confirm dialog on Approve when any step deletes', () => {
     const approveOf = (message: ReturnType<typeof changeRequestMessage>) =>
       message.blocks

@@ -12,7 +12,7 @@ import { sampleRequest } from '../store/contract.js';
 
 /**
  * Approvals as the Home service reads them: one list of requests, everyone may approve others'
- * requests. `read` counts the pending requests handed to Home (issue 26: a page, not all of them).
+ * requests. `read` counts the pending requests handed to Home (a page, not all of them).
  */
 type Filter = { state?: unknown; requester?: string; withoutSetSteps?: boolean };
 
@@ -174,7 +174,7 @@ describe('HomeService', () => {
     home.stop();
   });
 
-  it('reads one page of the pending requests, not all of them, and pages them by expiry (issue 26)', async () => {
+  it('reads one page of the pending requests, not all of them, and pages them by expiry', async () => {
     const now = Date.now();
     // 1,000 pending, expiring in shuffled order; every tenth is the viewer's own (not waiting for them).
     const requests = Array.from({ length: 1000 }, (_, i) => ({
@@ -226,7 +226,7 @@ describe('HomeService', () => {
     home.stop();
   });
 
-  it('shows a change set as one item: the requests that ran its steps are not listed beside it (issue 24)', async () => {
+  it('shows a change set as one item: the requests that ran its steps are not listed beside it', async () => {
     const slack = client();
     const rita = { userId: 'U0RITA', name: 'rita' };
     const set: ChangeRequest = {

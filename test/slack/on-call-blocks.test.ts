@@ -9,7 +9,7 @@ import { createRegistry } from '../../src/tools/index.js';
 const registry = createRegistry('default');
 const resolve = (line: string) => resolveCommand(parseCommandLine(line), registry);
 
-describe('issue 20 shortcuts', () => {
+describe('on-call shortcuts', () => {
   it('map who, who on, where, offline, devices and clients to the on-call tools', () => {
     expect(resolve('who on IoT')).toEqual({ tool: 'list_clients', args: { network_id: 'IoT' } });
     expect(resolve('who is on Guest WiFi')).toEqual({

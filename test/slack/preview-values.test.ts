@@ -143,7 +143,7 @@ describe('Slack change requests show every value the controller receives', () =>
     const created = b.sim.state.site('default')?.firewallPolicies.find((p) => p.name === 'Cameras to NAS');
     if (!created?.external_id) throw new Error('the policy was not created');
     // The new policy's id is the controller's to give: the preview holds a placeholder there. On
-    // Network 10.1 the official bodies name zones, networks and policies by UUID (issue 25).
+    // Network 10.1 the official bodies name zones, networks and policies by UUID.
     expectPreviewShowsEveryValue(text.replace('- (the new policy)', `- ${created.external_id}`), bodies);
     expect(text).toContain(`zoneId: ${DEMO_ZONES.iotDevices} (IoT Devices)`);
     expect(text).toContain(`- ${N.cameras.uuid} (Cameras)`);

@@ -40,7 +40,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-describe('posting to a response_url (issue 26: answers without WHATWG fetch)', () => {
+describe('posting to a response_url (answers without WHATWG fetch)', () => {
   it('posts the message as JSON and resolves on 200', async () => {
     // Act
     await postToResponseUrl(`${base}/commands/T1/1/abc`, {

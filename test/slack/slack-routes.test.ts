@@ -63,7 +63,7 @@ async function send(receiver: TestReceiver, body: Record<string, unknown>): Prom
 /** Bolt's own listener list (private): what every request is run through. */
 const boltListeners = (app: App) => (app as unknown as { listeners: unknown[] }).listeners.length;
 
-describe('SlackRoutes (issue 26: one Bolt listener per kind, not one per button)', () => {
+describe('SlackRoutes (one Bolt listener per kind, not one per button)', () => {
   it('adds one Bolt listener for all actions and one for all views, however many are routed', () => {
     // Arrange
     const { app } = boltApp();

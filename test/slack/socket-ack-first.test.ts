@@ -1,4 +1,4 @@
-// Issue 26 item 3 in Socket Mode: our receiver (src/slack/socket-ack-first-receiver.ts) acks an
+// The ack comes first in Socket Mode too: our receiver (src/slack/socket-ack-first-receiver.ts) acks an
 // envelope before Bolt's authorize, middleware and listeners, as the HTTP receiver does; a modal
 // submission alone waits for its listener's ack. Over a real WebSocket to the fake Socket Mode
 // endpoint, with apps.connections.open answered by the fake Slack Web API.
@@ -12,13 +12,8 @@ import { SlackTokenCheck } from '../../src/slack/token-check.js';
 import { captureLogger, silentBoltLogger } from '../helpers/capture-logger.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
-import {
-  buttonBody,
-  commandBody,
-  homeOpenedBody,
-  socketPayload,
-  viewSubmissionBody,
-} from '../helpers/slack-requests.js';
+import { clickPayload } from '../helpers/slack-buttons.js';
+import { commandBody, homeOpenedBody, socketPayload, viewSubmissionBody } from '../helpers/slack-requests.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -76,11 +71,9 @@ async function standIn(h: Harness): Promise<ReceiverEvent[]> {
 
 const command = (text: string) => socketPayload(commandBody({ text, response_url: 'https://hooks/1' }));
 const click = () =>
-  socketPayload(
-    buttonBody({ actionId: 'approve', value: 'r1', userId: 'U2', response_url: 'https://hooks/2' }),
-  );
+  clickPayload({ actionId: 'approve', value: 'r1', userId: 'U2', response_url: 'https://hooks/2' });
 
-describe('Socket Mode: the ack comes first (issue 26)', () => {
+describe('Socket Mode: the ack comes first', () => {
   it('acks a command, a click and an event at once while their listener never finishes', async () => {
     const h = await harness();
     const events = await standIn(h);

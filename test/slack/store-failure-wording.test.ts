@@ -1,5 +1,5 @@
-// Issue 18, item 12: after the store failed between the approval and the run, every answer says
-// what is provable: the change was approved and not run, never "running" nor "ran and failed".
+// After the store failed between the approval and the run, every answer says what is provable: the
+// change was approved and not run, never "running" nor "ran and failed".
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

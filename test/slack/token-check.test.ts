@@ -1,23 +1,11 @@
-import { Writable } from 'node:stream';
 import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { createLogger } from '../../src/log.js';
 import { REFUSED_TOKEN_ERRORS, SlackTokenCheck } from '../../src/slack/token-check.js';
-import { freePort } from '../helpers/bot-process.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { closedPort } from '../helpers/ports.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger('debug', stream) };
-}
 
 const opened: { close(): Promise<void> }[] = [];
 const checks: SlackTokenCheck[] = [];
@@ -34,7 +22,7 @@ async function fakeSlack(): Promise<FakeSlack> {
 }
 
 function tokenCheck(apiUrl: string, delaysMs: number[] = [5, 10, 20]) {
-  const { lines, logger } = capture();
+  const { lines, logger } = captureLogger('debug');
   const client = new webApi.WebClient('xoxb-under-test', {
     slackApiUrl: `${apiUrl}/`,
     retryConfig: { retries: 0 },
@@ -79,18 +67,20 @@ describe('SlackTokenCheck: auth.test at start', () => {
     await verified;
 
     expect(check.verified).toBe(true);
-    const retries = lines.filter((l) =>
+    const retries = lines().filter((l) =>
       String(l.msg).startsWith('could not reach Slack to verify SLACK_BOT_TOKEN'),
     );
     expect(retries.length).toBeGreaterThanOrEqual(3);
     expect(retries.slice(0, 3).map((l) => l.retry_in_ms)).toEqual([5, 10, 20]);
-    expect(lines.filter((l) => l.msg === 'SLACK_BOT_TOKEN verified (auth.test)')).toHaveLength(1);
-    expect(JSON.stringify(lines)).not.toContain('xoxb-under-test');
+    expect(lines().filter((l) => l.msg === 'SLACK_BOT_TOKEN verified (auth.test)')).toHaveLength(1);
+    expect(JSON.stringify(lines())).not.toContain('xoxb-under-test');
   });
 
   it('keeps retrying an unreachable Slack at the last delay, and stops when told', async () => {
-    const { check, lines } = tokenCheck(`http://127.0.0.1:${await freePort()}/api`, [1, 2]);
-    const retries = () => lines.filter((l) => String(l.msg).startsWith('could not reach Slack'));
+    const unreachable = await closedPort();
+    opened.push({ close: unreachable.release });
+    const { check, lines } = tokenCheck(`${unreachable.url}/api`, [1, 2]);
+    const retries = () => lines().filter((l) => String(l.msg).startsWith('could not reach Slack'));
     let settled = false;
     void check.untilVerified().finally(() => {
       settled = true;

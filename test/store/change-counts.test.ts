@@ -14,7 +14,7 @@ import { createTestDatabase, useTestDatabase } from '../helpers/postgres.js';
 import { sampleRequest } from './contract.js';
 
 /*
- * Issue 26: PostgreSQL answers counts by state and requester from netops_change_counts, kept by
+ * PostgreSQL answers counts by state and requester from netops_change_counts, kept by
  * the triggers of migration 7. These tests hold the counters equal to count(*) of the rows through
  * every way a request's state changes, and the store's counts equal to the file store's.
  */

@@ -256,7 +256,7 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
         expect(await changes.count({ state: 'pending', requester: RITA.userId })).toBe(2);
       });
 
-      it("leaves out the requests that ran a change set's steps when asked, in lists and counts (issue 24)", async () => {
+      it("leaves out the requests that ran a change set's steps when asked, in lists and counts", async () => {
         const store = await fresh();
         const changes = store.changes();
         const set = await changes.create(sampleRequest({ createdS: 0, tool: 'change_set' }), RITA, at(0));
@@ -435,7 +435,7 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
       });
     });
 
-    describe('pending by expiry (issue 26)', () => {
+    describe('pending by expiry', () => {
       it('pages the live pending requests soonest expiry first, leaves out requesters, counts them, and after a reopen', async () => {
         const store = await fresh();
         const changes = store.changes();

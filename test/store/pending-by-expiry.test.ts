@@ -4,6 +4,7 @@ import { personOf, requesterIdsOf } from '../../src/approvals/mcp-requester.js';
 import { PendingByExpiry } from '../../src/store/file/request-index.js';
 import { CHANGE_STATES, type ChangeRequest, type ChangeState } from '../../src/store/records.js';
 import type { PendingFilter } from '../../src/store/types.js';
+import { replay } from './index-replay.js';
 
 const T0 = Date.parse('2026-11-26T00:00:00Z');
 const minute = (m: number) => T0 + m * 60_000;
@@ -53,28 +54,12 @@ const filters = fc.record(
   { requiredKeys: ['liveAt'] },
 );
 
-describe('PendingByExpiry (the file store’s pending requests by expiry, issue 26)', () => {
+describe('PendingByExpiry (the file store’s pending requests by expiry)', () => {
   it('pages, counts and finds the overdue exactly as filtering and sorting every request would, after any creates and moves', () => {
     fc.assert(
       fc.property(operations, fc.array(filters, { minLength: 1, maxLength: 5 }), (ops, asked) => {
         const index = new PendingByExpiry();
-        const requests = new Map<string, ChangeRequest>();
-        let n = 0;
-        for (const op of ops) {
-          if (op.kind === 'create') {
-            const id = `cr_${String(n++).padStart(3, '0')}`;
-            const created = request(id, op.expires, 'pending', op.who);
-            requests.set(id, created);
-            index.put(undefined, created);
-          } else if (requests.size > 0) {
-            const ids = [...requests.keys()];
-            const id = ids[op.pick % ids.length] as string;
-            const before = requests.get(id) as ChangeRequest;
-            const after = { ...before, state: op.to };
-            requests.set(id, after);
-            index.put(before, after);
-          }
-        }
+        const requests = replay(ops, index, (id, op) => request(id, op.expires, 'pending', op.who));
         const all = [...requests.values()];
         for (const filter of asked) {
           expect(index.list(requests, filter).map((r) => r.id)).toEqual(naive(all, filter).map((r) => r.id));

@@ -4,6 +4,7 @@ import { matchesFilter, newestFirst } from '../../src/store/file/file-store.js';
 import { RequestIndex } from '../../src/store/file/request-index.js';
 import { CHANGE_STATES, type ChangeRequest, type ChangeState } from '../../src/store/records.js';
 import type { ChangeFilter } from '../../src/store/types.js';
+import { replay } from './index-replay.js';
 
 const T0 = Date.parse('2026-11-26T00:00:00Z');
 
@@ -51,28 +52,12 @@ const filters = fc.record(
   { requiredKeys: [] },
 );
 
-describe('RequestIndex (the file store’s listing order, issue 26)', () => {
+describe('RequestIndex (the file store’s listing order)', () => {
   it('lists and counts exactly as filtering and sorting every request would, after any creates and moves', () => {
     fc.assert(
       fc.property(operations, fc.array(filters, { minLength: 1, maxLength: 5 }), (ops, asked) => {
         const index = new RequestIndex();
-        const requests = new Map<string, ChangeRequest>();
-        let n = 0;
-        for (const op of ops) {
-          if (op.kind === 'create') {
-            const id = `cr_${String(n++).padStart(3, '0')}`;
-            const created = request(id, op.minute, 'pending', op.who, op.tool);
-            requests.set(id, created);
-            index.put(undefined, created);
-          } else if (requests.size > 0) {
-            const ids = [...requests.keys()];
-            const id = ids[op.pick % ids.length] as string;
-            const before = requests.get(id) as ChangeRequest;
-            const after = { ...before, state: op.to };
-            requests.set(id, after);
-            index.put(before, after);
-          }
-        }
+        const requests = replay(ops, index, (id, op) => request(id, op.minute, 'pending', op.who, op.tool));
         const all = [...requests.values()];
         for (const filter of asked) {
           expect(index.list(requests, filter, matchesFilter).map((r) => r.id)).toEqual(

@@ -3,7 +3,7 @@ import type { ClientTraffic } from '../../src/simulator/index.js';
 import type { TopClientsAnswer } from '../../src/tools/top-clients.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
-// Issue 20: windows are computed from samples. The simulator's counters move by known amounts
+// Windows are computed from samples. The simulator's counters move by known amounts
 // between ticks driven by hand on the app's clock; rates and ordering follow from those amounts.
 
 const GAMING_PC = 'd8:bb:c1:02:77:05'; // desktop: its first DPI application is Steam

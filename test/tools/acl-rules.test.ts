@@ -67,7 +67,7 @@ describe('list_acl_rules', () => {
     });
     expect(rules[1]).toMatchObject({ action: 'allow', protocol: 'tcp_udp', source_id: N.cameras.uuid });
     expect(rules[2]).toMatchObject({ enabled: false, destination_type: 'any', dst_port: 22 });
-    // A MAC filter reads as the spec's `device`, the word the write tools take (issue 19).
+    // A MAC filter reads as the spec's `device`, the word the write tools take.
     expect(rules[3]).toMatchObject({
       rule_type: 'MAC',
       source_type: 'device',

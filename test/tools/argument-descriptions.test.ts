@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { registryToolsFor } from '../../src/mcp/tool-catalog.js';
 import { createRegistry } from '../../src/tools/index.js';
 
-// Issue 19 item 6: about 70 arguments had no description in MCP. Every argument of every tool
+// An assistant fills in arguments from their descriptions alone: every argument of every tool
 // (tools added later included) says what it is for, and MCP shows the words per-tool help shows.
 const registry = createRegistry('default');
 
-describe('every tool argument has a description (issue 19)', () => {
+describe('every tool argument has a description', () => {
   it('in the registry, which per-tool help prints', () => {
     const missing = registry
       .list()

@@ -7,9 +7,9 @@ import {
 } from '../../src/tools/network-references.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
-// Issue 19 item 4: the delete_network preview said the Internal zone would still point at the
-// network; after the delete the zone no longer listed it. A preview states only what will be true:
-// each reference kind's `after_delete` is checked against the simulator's state after the delete.
+// A preview states only what will be true: a delete_network preview that says a zone still points
+// at the network, while the delete takes it off the zone, misleads the approver. Each reference
+// kind's `after_delete` is checked against the simulator's state after the delete.
 
 let zoneBased: TestBot;
 let legacy: TestBot;
@@ -34,7 +34,7 @@ async function previewThenDelete(bot: TestBot, name: string) {
   if (!network) throw new Error(`no ${name} in the demo`);
   const preview = (await bot.run('delete_network', { network_id: name, dry_run: true })) as Preview;
   await bot.run('delete_network', { network_id: name, confirm: true });
-  // Read as a 10.1 console's delete preview reads them (SSIDs by official id, issue 25).
+  // Read as a 10.1 console's delete preview reads them (SSIDs by official id).
   const after = await findNetworkReferences(
     bot.app.context.gateway,
     'default',

@@ -18,7 +18,7 @@ import {
 import { integrationProblems } from '../helpers/openapi-check.js';
 import { rejection, useTestBot, validationIssues } from '../helpers/tool-test.js';
 
-// Issue 25: the policy tools on a 10.1 console read and write the official `firewall/policies`
+// The policy tools on a 10.1 console read and write the official `firewall/policies`
 // (and `policies/ordering`); the same tools on 9.0 use v2 (firewall-policies.test.ts). Both show
 // the same policy the same way, but for its id and its zones' ids.
 

@@ -133,7 +133,7 @@ describe('get_firewall_policy', () => {
       index: 10000,
       predefined: false,
       description: null,
-      source_zone_id: DEMO_ZONES.iotDevices, // the id the zone tools show (issue 19)
+      source_zone_id: DEMO_ZONES.iotDevices, // the id the zone tools show
       destination_zone_id: DEMO_ZONES.internal,
     });
     expect(await bot.run('get_firewall_policy', { policy_id: P.allowPlexFromWan })).toMatchObject({

@@ -16,7 +16,7 @@ import {
 import { integrationRequestProblems } from '../helpers/openapi-check.js';
 import { rejection, useTestBot } from '../helpers/tool-test.js';
 
-// Issue 25: on a 10.1 console networks are read and written through the official `networks`
+// On a 10.1 console networks are read and written through the official `networks`
 // operations; the spec's results are mapped from the official model (tools/official-network-model.ts).
 
 const SITE = '88f7af54-98f8-306a-a1c7-c9349722b1f6';

@@ -574,7 +574,7 @@ describe('delete_network', () => {
       {
         kind: 'firewall policy',
         name: 'Block IoT to Internal',
-        // The official id: policies are read through the official API on 10.1 (issue 25).
+        // The official id: policies are read through the official API on 10.1.
         id: DEMO_FIREWALL_POLICY_UUIDS.blockIotToInternal,
         via: 'source',
         listed_by: 'list_firewall_policies',
@@ -607,7 +607,7 @@ describe('delete_network', () => {
       {
         kind: 'Wi-Fi network',
         name: 'Home-IoT',
-        // On 10.1 the SSID by its official broadcast id, as the Wi-Fi tools show it (issue 25).
+        // On 10.1 the SSID by its official broadcast id, as the Wi-Fi tools show it.
         id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
         via: 'network',
         listed_by: 'list_wifi_broadcasts',

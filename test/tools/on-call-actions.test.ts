@@ -71,7 +71,7 @@ describe('every action: a dry run sends nothing, a confirmed run sends exactly o
     [
       'set_wifi_broadcast_enabled',
       { wifi_id: 'Guest WiFi', enabled: false },
-      // 10.1: the official full replacement (issue 25); its body: test/tools/wifi-official.test.ts.
+      // 10.1: the official full replacement; its body: test/tools/wifi-official.test.ts.
       `PUT ${INTEGRATION}/wifi/broadcasts/`,
     ],
   ];

@@ -209,7 +209,7 @@ describe('the registered tools', () => {
   const registry = createRegistry('default');
 
   it('are the 40 tools of the spec, the 5 zone-based firewall policy tools, 4 live reads, 13 on-call actions and top_clients', () => {
-    // And issue 22's show_policy and check_policy, issue 21's keep_change, and issue 23's get_digest.
+    // And show_policy and check_policy, keep_change, and get_digest.
     expect(registry.list()).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1);
     expect(
       registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
@@ -235,7 +235,8 @@ describe('the registered tools', () => {
   it('name tools verb-first in snake_case', () => {
     for (const tool of registry.list())
       expect(tool.name).toMatch(
-        // The on-call actions of issue 20 add their own verbs (MCP annotations know each); top_clients reads as "top clients", the name the issue fixes; issue 22 shows and checks the policy.
+        // The on-call actions add their own verbs (MCP annotations know each); top_clients reads as
+        // "top clients", the name it is asked by; the policy tools show and check the policy.
         /^(list|get|create|update|delete|assign|unassign|export|restart|power|locate|block|unblock|reconnect|authorize|unauthorize|revoke|set|top|show|check|keep)_[a-z_]+$/,
       );
   });

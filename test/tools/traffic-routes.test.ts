@@ -79,7 +79,7 @@ describe('list_traffic_routes', () => {
   it('skips a record it cannot read rather than failing the list', async () => {
     bot.site().trafficRules.push({ _id: '', action: 'ALLOW' } as never);
 
-    // The rule the bot could not read is counted in the answer (issue 18), not silently dropped.
+    // The rule the bot could not read is counted in the answer, not silently dropped.
     expect(await bot.run('list_traffic_routes')).toMatchObject({
       result: expect.any(Array),
       unreadable_records: 1,

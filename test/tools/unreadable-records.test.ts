@@ -11,7 +11,7 @@ import { createRegistry } from '../../src/tools/index.js';
 import { nineNetworks, SEVEN_LEFT_OUT } from '../helpers/odd-records.js';
 import { testGateway } from '../helpers/test-gateway.js';
 
-// Issue 18: networkconf records the bot cannot read are left out of a list, and the answer says
+// Networkconf records the bot cannot read are left out of a list, and the answer says
 // how many, from the registry's result to the console and Slack renderings; a cache hit too.
 
 const LINE = SEVEN_LEFT_OUT;

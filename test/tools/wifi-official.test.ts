@@ -18,7 +18,7 @@ import { integrationRequestProblems } from '../helpers/openapi-check.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 import { rejection, useTestBot } from '../helpers/tool-test.js';
 
-// Issue 25: on a 10.1 console Wi-Fi broadcasts are read from the official `wifi/broadcasts` and
+// On a 10.1 console Wi-Fi broadcasts are read from the official `wifi/broadcasts` and
 // toggled by its full-replacement PUT (tools/official-wifi-model.ts); 9.0 stays classic wlanconf.
 
 const SITE = DEMO_SITE.uuid;

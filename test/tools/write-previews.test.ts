@@ -113,7 +113,7 @@ const WRITES: [string, Record<string, unknown>][] = [
   ],
   ['update_traffic_route', { route_id: 'Block social media on IoT', enabled: false }],
   ['delete_traffic_route', { route_id: 'Block social media on IoT' }],
-  // Issue 20: the on-call actions.
+  // The on-call actions.
   ['restart_device', { device_id: 'Office Switch' }],
   ['power_cycle_port', { device_id: 'Core Switch', port_idx: 6 }],
   ['locate_device', { device_id: 'Living Room AP', enabled: true }],

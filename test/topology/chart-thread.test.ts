@@ -28,7 +28,7 @@ function isPng(png: Uint8Array): boolean {
   return Buffer.from(png.subarray(0, 8)).toString('hex') === '89504e470d0a1a0a';
 }
 
-describe('charts are drawn in a thread of their own (issue 20)', () => {
+describe('charts are drawn in a thread of their own', () => {
   it('draws the first chart (libraries loading) in another thread while this event loop keeps ticking', async () => {
     let ticks = 0;
     let last = performance.now();

@@ -7,7 +7,7 @@ import { fixtureRecords } from '../helpers/fixtures.js';
 
 const ODD = [1, 0, '7', ' 42 ', '', 'abc', null, true, 'false', {}, [], 'aa:bb:cc:dd:ee:ff'];
 
-describe('topology client records (issue 26: parsed without zod per field)', () => {
+describe('topology client records (parsed without zod per field)', () => {
   it('have a plain record parser, so a list of 50,000 is parsed the fast way', () => {
     expect(recordParserOf(topologyClientSchema)).toBeTypeOf('function');
   });

@@ -5,7 +5,7 @@ import { TextBytes } from '../../src/topology/text-bytes.js';
 import type { Topology, TopologyConnection, TopologyNode } from '../../src/topology/types.js';
 
 /*
- * Issue 26: the GraphML export is written into one byte buffer instead of being built from
+ * The GraphML export is written into one byte buffer instead of being built from
  * strings. These properties hold it equal, character for character, to a straightforward
  * rendering written here from the format's rules, for graphs whose names and ids are hostile.
  */

@@ -1,4 +1,4 @@
-// get_digest (issue 23): the digest read now, for faces that cannot receive the Slack message. In
+// get_digest: the digest read now, for faces that cannot receive the Slack message. In
 // process through createApp; the built console is in test/process/watch.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';

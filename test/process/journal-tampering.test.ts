@@ -1,5 +1,6 @@
-// Issue 18 (attack run), as the attacker did it: the built program, signed Slack requests against
-// the fake Slack, the built audit:verify, and a DATA_DIR edited or remounted behind the bot's back.
+// A tampered journal, as an attacker with access to DATA_DIR or the database does it: the built
+// program, signed Slack requests against the fake Slack, the built audit:verify, and a DATA_DIR
+// edited or remounted behind the bot's back.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,14 @@ import { previewHash } from '../../src/approvals/canonical.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { Journal } from '../../src/store/file/journal.js';
 import { chainEvent } from '../../src/store/journal-format.js';
-import { type BotProcess, runAuditVerify, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  runAuditVerify,
+  slackHttpEnv,
+  spawnBot,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
@@ -18,8 +26,8 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-const SECRET = 'attack-journal-signing-secret';
-const KEY = 'attack-journal-key-0123456789abcdef0123';
+const SECRET = 'journal-tampering-signing-secret';
+const KEY = 'journal-tampering-key-0123456789abcdef0123';
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 let sim: Simulator;
@@ -40,35 +48,48 @@ interface Running {
   post(body: string): Promise<number>;
   /** `/net <text>` by `user` in C1; what the user read on response_url, if anything within the wait. */
   command(text: string, user: string): Promise<void>;
+  /** `/net <text>` by `user` in C1 for a write: the preview it posted. */
+  propose(text: string, user: string): Promise<Shown>;
   /** A click on Approve or Cancel; the text the clicker read. */
   click(action: 'approve' | 'cancel', id: string, user: string, blockId?: string): Promise<string>;
+  /** Approve clicked by `user` on the message that showed `shown` (its block_id); no wait for an answer. */
+  approve(shown: Shown, user: string): Promise<number>;
 }
 
 /** The built bot on `dataDir` with `env` on top of the Slack and controller variables. */
 async function startBot(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const bot = spawnBot({
-    SLACK_BOT_TOKEN: 'xoxb-attack-journal',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    PORT: '0',
-    GATEWAY_URL: sim.url,
-    GATEWAY_API_KEY: sim.apiKey,
+  const { bot, url } = await spawnListeningBot({
+    ...slackHttpEnv(slack, SECRET, sim),
     DATA_DIR: dataDir,
     ...env,
   });
-  const listening = await bot.waitForLog((l) => l.msg.startsWith('listening on port'));
-  const url = `http://127.0.0.1:${String(listening.port)}`;
   await slack.waitFor(async () => (await fetch(`${url}/healthz`)).status === 200, 10_000);
   const post = async (body: string) =>
     (await fetch(`${url}/slack/events`, { method: 'POST', headers: slackHeaders(SECRET, body), body }))
       .status;
+  const command = async (text: string, user: string) => {
+    await post(commandBody({ text, user_id: user, channel_id: 'C1', response_url: slack.responseUrl() }));
+  };
   return {
     bot,
     url,
     post,
-    async command(text, user) {
-      await post(commandBody({ text, user_id: user, channel_id: 'C1', response_url: slack.responseUrl() }));
+    command,
+    async propose(text, user) {
+      const before = previewCount();
+      await command(text, user);
+      return nextPreview(before);
     },
+    approve: (shown, user) =>
+      post(
+        buttonBody({
+          actionId: 'approve',
+          value: shown.id,
+          userId: user,
+          response_url: slack.responseUrl(),
+          blockId: shown.blockId,
+        }),
+      ),
     async click(action, id, user, blockId) {
       const responseUrl = slack.responseUrl();
       await post(
@@ -110,6 +131,9 @@ const previewCount = () =>
 const journalPath = (dir: string) => join(dir, 'approvals.jsonl');
 const journalLines = (dir: string) => readFileSync(journalPath(dir), 'utf8').split('\n').filter(Boolean);
 const events = (dir: string) => journalLines(dir).map((l) => JSON.parse(l) as Record<string, unknown>);
+/** Resolves once the file journal in `dir` has request `id`'s message event (its preview is on record). */
+const messageJournaled = (dir: string, id: string) =>
+  slack.waitFor(() => events(dir).some((e) => e.type === 'message' && e.id === id), 10_000);
 const vlanWrites = (vlan: number) =>
   sim.requests.filter(
     (r) =>
@@ -136,27 +160,20 @@ function forge(dir: string, id: string): void {
   writeFileSync(journalPath(dir), `${out.join('\n')}\n`);
 }
 
-describe('issue 18, item 1: a journal forged without JOURNAL_KEY', () => {
+describe('a journal forged without JOURNAL_KEY', () => {
   it('is rejected by audit:verify, the bot with the key refuses to start on it, and a click on the message that showed 802 never runs 999', async () => {
     // Arrange: a pending VLAN 802 request, proposed on the built bot with JOURNAL_KEY.
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-forged-'));
     const keyed = await startBot(dir, { JOURNAL_KEY: KEY });
-    const before = previewCount();
-    await keyed.command('create_network name=Attack802 vlan_id=802 subnet=10.82.0.0/24', 'U1');
-    const shown = await nextPreview(before);
-    await slack.waitFor(() => events(dir).some((e) => e.type === 'message' && e.id === shown.id), 10_000);
+    const shown = await keyed.propose('create_network name=Attack802 vlan_id=802 subnet=10.82.0.0/24', 'U1');
+    await messageJournaled(dir, shown.id);
     await keyed.bot.stop('SIGTERM');
 
     // Act 1: the forgery, then audit:verify with the key and the bot with the key.
     forge(dir, shown.id);
     const verified = await runAuditVerify({ DATA_DIR: dir, JOURNAL_KEY: KEY });
     const refused = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-attack-journal',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      ...slackHttpEnv(slack, SECRET, sim),
       DATA_DIR: dir,
       JOURNAL_KEY: KEY,
     });
@@ -209,20 +226,10 @@ describe('issue 18, item 1: a journal forged without JOURNAL_KEY', () => {
   it('runs a click whose block_id carries the preview hash it showed, once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-honest-'));
     const bot = await startBot(dir, { JOURNAL_KEY: KEY });
-    const before = previewCount();
-    await bot.command('create_network name=Honest803 vlan_id=803 subnet=10.83.0.0/24', 'U1');
-    const shown = await nextPreview(before);
-    await slack.waitFor(() => events(dir).some((e) => e.type === 'message' && e.id === shown.id), 10_000);
+    const shown = await bot.propose('create_network name=Honest803 vlan_id=803 subnet=10.83.0.0/24', 'U1');
+    await messageJournaled(dir, shown.id);
 
-    await bot.post(
-      buttonBody({
-        actionId: 'approve',
-        value: shown.id,
-        userId: 'U2',
-        response_url: slack.responseUrl(),
-        blockId: shown.blockId,
-      }),
-    );
+    await bot.approve(shown, 'U2');
     await slack.waitFor(() => events(dir).some((e) => e.type === 'succeeded' && e.id === shown.id), 10_000);
     const verified = await runAuditVerify({ DATA_DIR: dir, JOURNAL_KEY: KEY });
 
@@ -262,13 +269,14 @@ async function forgeRows(id: string): Promise<void> {
   );
 }
 
-describe('issue 18, item 1, with PostgreSQL: a journal forged without JOURNAL_KEY', () => {
+describe('with PostgreSQL: a journal forged without JOURNAL_KEY', () => {
   it('is rejected by audit:verify, a replica with the key refuses to start on it, and a click on the 802 message never runs 999', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-pg-'));
     const keyed = await startBot(dir, { DATABASE_URL: db.url, JOURNAL_KEY: KEY });
-    const before = previewCount();
-    await keyed.command('create_network name=AttackPg802 vlan_id=802 subnet=10.82.0.0/24', 'U1');
-    const shown = await nextPreview(before);
+    const shown = await keyed.propose(
+      'create_network name=AttackPg802 vlan_id=802 subnet=10.82.0.0/24',
+      'U1',
+    );
     const types = async () =>
       (
         await db.query<{ type: string }>(
@@ -282,12 +290,7 @@ describe('issue 18, item 1, with PostgreSQL: a journal forged without JOURNAL_KE
     await forgeRows(shown.id);
     const verified = await runAuditVerify({ DATABASE_URL: db.url, JOURNAL_KEY: KEY });
     const refused = spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-attack-journal',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      ...slackHttpEnv(slack, SECRET, sim),
       DATA_DIR: dir,
       DATABASE_URL: db.url,
       JOURNAL_KEY: KEY,
@@ -313,18 +316,14 @@ describe('issue 18, item 1, with PostgreSQL: a journal forged without JOURNAL_KE
   }, 60_000);
 });
 
-describe('issue 18, item 13: the same command typed by someone else', () => {
+describe('the same command typed by someone else', () => {
   it('leaves the first requester’s request pending beside a separate one, so they cannot approve their own change', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-supersede-'));
     const bot = await startBot(dir, { APPROVERS: 'U0RITA,U0ALEX' });
     const command = 'create_network name=Twice804 vlan_id=804 subnet=10.84.0.0/24';
-    let before = previewCount();
-    await bot.command(command, 'U0RITA');
-    const first = await nextPreview(before);
-    before = previewCount();
-    await bot.command(command, 'U0MALLORY');
-    const second = await nextPreview(before);
-    await slack.waitFor(() => events(dir).some((e) => e.type === 'message' && e.id === second.id), 10_000);
+    const first = await bot.propose(command, 'U0RITA');
+    const second = await bot.propose(command, 'U0MALLORY');
+    await messageJournaled(dir, second.id);
 
     const own = await bot.click('approve', first.id, 'U0RITA', first.blockId);
     const byType = (id: string) =>
@@ -345,7 +344,7 @@ describe('issue 18, item 13: the same command typed by someone else', () => {
   }, 30_000);
 });
 
-describe('issue 18, item 12: what is provable after a run was cut off before it started', () => {
+describe('what is provable after a run was cut off before it started', () => {
   it('shows a request killed after `approved` as not run, in the message and to the next click', async () => {
     // What a bot killed between recording the approval and recording `executing` leaves behind.
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-killed-'));
@@ -402,23 +401,13 @@ describe('issue 18, item 12: what is provable after a run was cut off before it 
   }, 30_000);
 });
 
-describe('issue 18, gap: a journal tail cut without anchors', () => {
+describe('a journal tail cut without anchors', () => {
   it('is found with the anchor the AUDIT_CHANNEL line of the last change carries, even after a crash', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-tail-'));
     const bot = await startBot(dir, { AUDIT_CHANNEL: 'C9AUDIT' });
-    const before = previewCount();
-    await bot.command('create_network name=Tail809 vlan_id=809 subnet=10.89.0.0/24', 'U1');
-    const shown = await nextPreview(before);
-    await slack.waitFor(() => events(dir).some((e) => e.type === 'message' && e.id === shown.id), 10_000);
-    await bot.post(
-      buttonBody({
-        actionId: 'approve',
-        value: shown.id,
-        userId: 'U2',
-        response_url: slack.responseUrl(),
-        blockId: shown.blockId,
-      }),
-    );
+    const shown = await bot.propose('create_network name=Tail809 vlan_id=809 subnet=10.89.0.0/24', 'U1');
+    await messageJournaled(dir, shown.id);
+    await bot.approve(shown, 'U2');
     const auditLines = () =>
       slack
         .callsOf('chat.postMessage')
@@ -434,7 +423,7 @@ describe('issue 18, gap: a journal tail cut without anchors', () => {
     const cut = await runAuditVerify({ DATA_DIR: dir }, ['--anchor-file', anchors]);
     const plain = await runAuditVerify({ DATA_DIR: dir });
 
-    // created, message, approved, executing, succeeded, and (issue 21) verified when it was
+    // created, message, approved, executing, succeeded, and verified when it was
     // appended before the line was posted: the anchor names the head as it was then.
     const anchor = /; journal anchor `(\d+):[0-9a-f]{64}`$/.exec(String(auditLines()[0]?.args.text));
     const count = Number(anchor?.[1]);
@@ -458,14 +447,12 @@ function bindReadOnly(source: string, target: string): void {
   execFileSync('mount', ['-o', 'remount,bind,ro', target]);
 }
 
-describe('issue 18, item 8: a read-only DATA_DIR with a journal in it', () => {
+describe('a read-only DATA_DIR with a journal in it', () => {
   it('starts degraded: lookups answered, a change refused with EROFS, /healthz says so', async () => {
     const source = mkdtempSync(join(tmpdir(), 'netops-attack-rw-'));
     const seeded = await startBot(source);
-    const before = previewCount();
-    await seeded.command('create_network name=Seed806 vlan_id=806 subnet=10.86.0.0/24', 'U1');
-    const seed = await nextPreview(before);
-    await slack.waitFor(() => events(source).some((e) => e.type === 'message' && e.id === seed.id), 10_000);
+    const seed = await seeded.propose('create_network name=Seed806 vlan_id=806 subnet=10.86.0.0/24', 'U1');
+    await messageJournaled(source, seed.id);
     await seeded.bot.stop('SIGTERM');
     const target = mkdtempSync(join(tmpdir(), 'netops-attack-ro-'));
     bindReadOnly(source, target);

@@ -1,4 +1,4 @@
-// Issue 19 (items 2–6): what a newcomer met, checked on the built program as it ships:
+// What a first-time user meets, checked on the built program as it ships:
 // `node dist/main.js` one-shot and interactive, and `node dist/main.js mcp` with the SDK's client.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +26,7 @@ async function mcpClient(): Promise<Client> {
 
 afterAll(stopAllBots);
 
-describe.concurrent('issue 19: tables keep ids, names, MACs and addresses whole', () => {
+describe.concurrent('tables keep ids, names, MACs and addresses whole', () => {
   it('routes at 160 columns shows the client MAC, the network and the destination whole', async () => {
     const run = await runBot(['routes'], { env: { COLUMNS: '160' } });
     expect(run.code).toBe(0);
@@ -66,7 +66,7 @@ async function until(text: () => string, ok: (t: string) => boolean, what: strin
   }
 }
 
-describe.concurrent('issue 19: small things a newcomer noticed', () => {
+describe.concurrent('small things a newcomer notices', () => {
   it('prints the package version for --version, without starting a controller', async () => {
     const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
     const run = await runBot(['--version']);
@@ -102,7 +102,7 @@ describe.concurrent('issue 19: small things a newcomer noticed', () => {
   });
 });
 
-describe.concurrent('issue 19: dead ends and wrong words', () => {
+describe.concurrent('dead ends and wrong words', () => {
   it('`firewall` and `rules` list the policies on the zone-based demo, the rules on a traditional one', async () => {
     const [firewall, rules, legacy] = await Promise.all([
       runBot(['firewall', '--json']),
@@ -144,7 +144,7 @@ describe.concurrent('issue 19: dead ends and wrong words', () => {
   });
 });
 
-describe.concurrent('issue 19: one id per object', () => {
+describe.concurrent('one id per object', () => {
   it('a policy shows its zones by the id the zone tools show, and `zone` takes either id', async () => {
     const [policy, byV2, byUuid] = await Promise.all([
       runBot(['get_firewall_policy', 'policy_id=Block IoT to Internal', '--json']),
@@ -165,7 +165,7 @@ describe.concurrent('issue 19: one id per object', () => {
   });
 });
 
-describe.concurrent('issue 19: names where a newcomer types and reads them', () => {
+describe.concurrent('names where a newcomer types and reads them', () => {
   it('`client "Apple TV"` takes a name (or hostname or IP) as well as a MAC', async () => {
     const [byName, byIp, byMac] = await Promise.all([
       runBot(['client', 'Apple TV', '--json']),
@@ -215,7 +215,7 @@ interface ListedAclRule {
   protocol: string;
 }
 
-describe.concurrent('issue 19: the ACL table in the words the write tools take', () => {
+describe.concurrent('the ACL table in the words the write tools take', () => {
   // Both tests read the same `acl --json` of the demo: the command runs once for them.
   let aclListing: ReturnType<typeof runBot> | undefined;
   const aclJson = () => {

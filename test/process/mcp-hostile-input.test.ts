@@ -1,4 +1,4 @@
-// Issue 18, the attack run's MCP and secrets findings, replayed against the built program:
+// Hostile input over MCP and secrets that must stay hidden, against the built program:
 // `node dist/main.js` in HTTP mode with MCP_TOKEN, a fake Slack on loopback, the simulator as the
 // controller (with secrets stored in a network, as a real one has), and the SDK's client or raw
 // JSON-RPC on POST /mcp.
@@ -24,7 +24,7 @@ const SIGNING = 'attack-run-signing-secret-0123';
 const BOT_TOKEN = 'xoxb-attack-run-0123';
 const CHANNEL = 'C0NETOPS';
 
-// Secrets a controller stores in a network (field names from public sources, issue 18).
+// Secrets a controller stores in a network (field names from public sources).
 const PSK = 'ipsec-psk-Do-Not-Show-4711';
 const RADIUS = 'radius-secret-Do-Not-Show-4712';
 const OVPN_KEY = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDoNotShow';
@@ -134,8 +134,8 @@ afterAll(async () => {
   await Promise.all([slack?.close(), sim?.close()]);
 });
 
-describe('issue 18 over the real interfaces: MCP and secrets', () => {
-  it('item 2/3: update_network dry_run over MCP, the Slack preview, the journal and the console mask every secret field', async () => {
+describe('MCP and secrets over the real interfaces', () => {
+  it('update_network dry_run over MCP, the Slack preview, the journal and the console mask every secret field', async () => {
     const alice = await connect(ALICE);
     const dry = await call(alice, 'update_network', {
       network_id: 'IoT',
@@ -171,7 +171,7 @@ describe('issue 18 over the real interfaces: MCP and secrets', () => {
     expectNoSecret(consoleRun.stdout + consoleRun.stderr, 'the console');
   });
 
-  it('item 4: a client name with markup shows as one plain quoted line of at most 64 characters', async () => {
+  it('a client name with markup shows as one plain quoted line of at most 64 characters', async () => {
     const client = await connect(
       ALICE,
       'claude-desktop\n\n:white_check_mark: *Approved by the network admin* — safe to click Approve',
@@ -194,7 +194,7 @@ describe('issue 18 over the real interfaces: MCP and secrets', () => {
     expect(label).not.toMatch(/\\n|[*:_~`<>]/);
   });
 
-  it('item 7: a 2,000-character client name stays within Block Kit limits; a preview Slack refuses for content is withdrawn, the proposer told why, and not tried again', async () => {
+  it('a 2,000-character client name stays within Block Kit limits; a preview Slack refuses for content is withdrawn, the proposer told why, and not tried again', async () => {
     const long = await connect(ALICE, 'x'.repeat(2000));
     const fine = await call(long, 'create_network', {
       name: 'Long',
@@ -233,7 +233,7 @@ describe('issue 18 over the real interfaces: MCP and secrets', () => {
     expect(slack.callsOf('chat.postMessage').length).toBe(before + 1);
   });
 
-  it('item 6: 300 initialize calls with one token do not push out another token’s session', async () => {
+  it('300 initialize calls with one token do not push out another token’s session', async () => {
     const alice = await connect(ALICE);
     expect((await alice.listTools()).tools.length).toBeGreaterThan(10);
     for (let i = 0; i < 300; i += 1) {
@@ -244,7 +244,7 @@ describe('issue 18 over the real interfaces: MCP and secrets', () => {
     expect(list.tools.map((t) => t.name)).toContain('get_change_request');
   });
 
-  it('item 9: a malformed resource URI and badly typed tools/call params are "invalid params" naming the field', async () => {
+  it('a malformed resource URI and badly typed tools/call params are "invalid params" naming the field', async () => {
     const { session } = await rpc(ALICE, initialize());
     expect(session).toBeTruthy();
     const read = await rpc(
@@ -281,7 +281,7 @@ describe('issue 18 over the real interfaces: MCP and secrets', () => {
     expect(bot.stdout()).not.toMatch(/URIError|unexpected error in the MCP front end/);
   });
 
-  it('item 10: a controller error that echoes the API key reaches neither Slack, MCP nor the log', async () => {
+  it('a controller error that echoes the API key reaches neither Slack, MCP nor the log', async () => {
     const echo = { meta: { rc: 'error', msg: `api.err.Invalid (key ${sim.apiKey} refused)` }, data: [] };
     sim.injectFault({
       method: 'GET',
@@ -318,7 +318,7 @@ describe('issue 18 over the real interfaces: MCP and secrets', () => {
     expectNoSecret(bot.stdout() + bot.stderr(), 'the log');
   });
 
-  it('gap: an MCP token whose label is not a Slack user id is refused at start when MCP writes need approval', async () => {
+  it('an MCP token whose label is not a Slack user id is refused at start when MCP writes need approval', async () => {
     const run = await runBot([], {
       env: {
         SLACK_BOT_TOKEN: BOT_TOKEN,

@@ -1,7 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type BotProcess, freePort, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import {
+  type BotProcess,
+  runBot,
+  slackHttpEnv,
+  slackSocketEnv,
+  spawnBot,
+  spawnListeningBot,
+  stopAllBots,
+} from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { startFakeSocketMode } from '../helpers/fake-socket-mode.js';
 import {
@@ -16,10 +24,10 @@ import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
-// Issue 18, the controller side of the attack run: each test drives the built bot through a real
+// A controller that attacks the bot or lies to it: each test drives the built bot through a real
 // interface against the simulator, or against a hostile stand-in in front of it on loopback.
 
-const SECRET = 'controller-attacks-signing-secret';
+const SECRET = 'hostile-controller-signing-secret';
 const MB = 1024 * 1024;
 
 let slack: FakeSlack;
@@ -40,24 +48,18 @@ afterAll(async () => {
   await Promise.all([slack?.close(), sim?.close(), hostile?.close()]);
 });
 
-const isListening = (line: { msg: string }) => line.msg.startsWith('listening on port');
-
 /** The bot in Slack HTTP mode against `gatewayUrl`; its base URL. */
 async function startSlackBot(
   gatewayUrl: string,
   env: Record<string, string> = {},
 ): Promise<{ bot: BotProcess; base: string }> {
-  const bot = spawnBot({
-    SLACK_BOT_TOKEN: 'xoxb-controller-attacks',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    PORT: '0',
+  const { bot, url } = await spawnListeningBot({
+    ...slackHttpEnv(slack, SECRET),
     GATEWAY_URL: gatewayUrl,
     GATEWAY_API_KEY: sim.apiKey,
     ...env,
   });
-  const listening = await bot.waitForLog(isListening);
-  return { bot, base: `http://127.0.0.1:${String(listening.port)}` };
+  return { bot, base: url };
 }
 
 /** Runs `/net <text>` and returns the text of the bot's answer on the response URL. */
@@ -75,7 +77,7 @@ async function command(base: string, text: string, user = 'U1'): Promise<string>
   return `${String(answer.text ?? '')} ${JSON.stringify(answer.blocks ?? [])}`;
 }
 
-describe('item 5: a gzip bomb from the controller', () => {
+describe('a gzip bomb from the controller', () => {
   let bomb: Buffer;
   beforeAll(async () => {
     // The attack run's bomb: about 0.7 MB that inflates to 700 MB.
@@ -122,7 +124,7 @@ describe('item 5: a gzip bomb from the controller', () => {
   }, 60_000);
 });
 
-describe('gap: HEAD /healthz answers as GET does, without a body', () => {
+describe('HEAD /healthz answers as GET does, without a body', () => {
   /** GET and HEAD of /healthz side by side: status, content type and the body HEAD sends. */
   async function probe(base: string) {
     const get = await fetch(`${base}/healthz`);
@@ -143,18 +145,12 @@ describe('gap: HEAD /healthz answers as GET does, without a body', () => {
   }, 30_000);
 
   it('in Socket Mode', async () => {
-    const [socket, port] = await Promise.all([startFakeSocketMode(), freePort()]);
+    const socket = await startFakeSocketMode();
     slack.socketModeUrl = socket.url;
     try {
-      const bot = spawnBot({
-        SLACK_BOT_TOKEN: 'xoxb-controller-attacks',
-        SLACK_APP_TOKEN: 'xapp-controller-attacks',
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
-        GATEWAY_URL: sim.url,
-        GATEWAY_API_KEY: sim.apiKey,
-      });
+      const bot = spawnBot(slackSocketEnv(slack, sim));
       await bot.waitForLog((l) => l.msg.startsWith('connected to Slack in Socket Mode'));
+      const port = await bot.listeningPort();
       const { get, head } = await probe(`http://127.0.0.1:${port}`);
       expect(JSON.parse(get.body)).toMatchObject({ status: 'ok', mode: 'socket' });
       expect(head).toEqual({ status: get.status, type: get.type, body: '' });
@@ -165,7 +161,7 @@ describe('gap: HEAD /healthz answers as GET does, without a body', () => {
   }, 30_000);
 });
 
-describe('item 11: a write the controller applied and then answered 500', () => {
+describe('a write the controller applied and then answered 500', () => {
   const env = () => ({ GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey });
   const networkNamed = (name: string) => sim.state.findNetworkByName('default', name);
   const posts = (name: string) =>

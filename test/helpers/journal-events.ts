@@ -1,0 +1,12 @@
+/**
+ * The journal of a change proposed in Slack that was approved, ran and was verified afterwards,
+ * event by event: what a file or PostgreSQL journal holds for it, in order.
+ */
+export const SLACK_CHANGE_VERIFIED = [
+  'created',
+  'message',
+  'approved',
+  'executing',
+  'succeeded',
+  'verified',
+] as const;
