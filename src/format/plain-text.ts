@@ -209,6 +209,20 @@ function isEmptyWarnings(key: string, field: unknown): boolean {
   return field === null || field === undefined || (Array.isArray(field) && field.length === 0);
 }
 
+/** A list of several texts (a change set's steps, warnings): one item a line when they do not fit one. */
+function isTextList(field: unknown): field is string[] {
+  return Array.isArray(field) && field.length > 1 && field.every((item) => typeof item === 'string');
+}
+
+/** Each item on its own line, two spaces in, wrapped at its spaces (never cut) four spaces in. */
+function listLines(items: readonly string[], lineMax: number): string[] {
+  return items.flatMap((item) => {
+    const [first = '', ...rest] = wrapWords(oneLine(item), Math.max(1, lineMax - 2));
+    const more = rest.length > 0 ? wrapWords(rest.join(' '), Math.max(1, lineMax - 4)) : [];
+    return [`  ${first}`, ...more.map((l) => `    ${l}`)];
+  });
+}
+
 /**
  * `key: value` lines for an object's scalars, then each list of objects as its own titled table.
  * A line fits the width (unbounded when unset): cut, or when it holds a name, an address or an id,
@@ -226,7 +240,8 @@ export function renderObject(value: Row, options: RenderOptions = {}): string {
       tables.push(`${key}:\n${renderTable(keyedRows(key, field), options)}`);
     } else {
       const line = `${key}: ${cellText(key, field)}`;
-      if (!isIdentifierColumn(key, [field], options.identifiers)) lines.push(truncate(line, lineMax));
+      if (line.length > lineMax && isTextList(field)) lines.push(`${key}:`, ...listLines(field, lineMax));
+      else if (!isIdentifierColumn(key, [field], options.identifiers)) lines.push(truncate(line, lineMax));
       else if (line.length <= lineMax) lines.push(line);
       else {
         // Never cut, so wrapped at its spaces, continued two spaces in.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, render, renderTable } from '../../src/format/plain-text.js';
+import { formatBytes, render, renderObject, renderTable } from '../../src/format/plain-text.js';
 import { NETWORKS } from '../console/fake-registry.js';
 
 /** Start index of each column header, used to check that every row lines up under it. */
@@ -323,5 +323,23 @@ describe('formatBytes', () => {
     expect(formatBytes(1500)).toBe('1.5 kB');
     expect(formatBytes(250_000_000)).toBe('250 MB');
     expect(formatBytes(3_200_000_000_000)).toBe('3.2 TB');
+  });
+});
+
+describe('a list of texts too long for one line', () => {
+  it('puts each item on its own line, wrapped but never cut', () => {
+    const steps = [
+      '1. reverted: create_network name=Doorcams vlan_id=77 subnet=10.77.0.0/24 purpose=corporate',
+      '2. failed: update_network network_id=Guest name=Visitors — the controller rejected the input',
+      '3. not run: update_network network_id=Doorcams dhcp_dns_1=9.9.9.9',
+    ];
+    const text = renderObject({ status: 'failed', steps }, { width: 60 });
+    const lines = text.split('\n');
+    expect(lines[1]).toBe('steps:');
+    expect(lines.filter((line) => /^ {2}\d\. /.test(line))).toHaveLength(3);
+    expect(lines.every((line) => line.length <= 60)).toBe(true);
+    expect(text.replace(/\n\s+/g, ' ')).toContain(steps[1]);
+    // One line when it fits.
+    expect(renderObject({ steps: ['a', 'b'] }, { width: 60 })).toBe('steps: a, b');
   });
 });
