@@ -222,10 +222,11 @@ function consolesFileOf(consoles: readonly FleetConsole[], cloud: FleetCloudHand
     return { name: each.name, url: each.url, api_key_env: envName(each.name), labels };
   });
   const [first] = consoles;
-  const channels: Record<string, unknown> = { C0FLEETEU: { label: { region: 'eu' } } };
+  const channels: Record<string, unknown> = {};
   if (first !== undefined) {
     channels.C0FLEET01 = { console: first.name };
     channels.C0FLEET02 = { console: first.name, site: 'default' };
+    channels.C0FLEET03 = { label: { region: regionOf(first.name) } };
   }
   const document = { cloud: { url: cloud.url, api_key_env: CLOUD_KEY_ENV }, consoles: entries, channels };
   const text = `# Simulated fleet: ${consoles.length} consoles. Secrets are named here and held in the environment.\n${stringify(document)}`;
