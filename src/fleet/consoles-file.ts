@@ -331,7 +331,9 @@ function checkChannels(
   locate: Locator,
 ): ConsolesFileProblem[] {
   const problems: ConsolesFileProblem[] = [];
-  const byName = new Map(consoles.map((entry) => [entry.name, entry]));
+  // The first entry of a name counts; a later one is already refused as a duplicate.
+  const byName = new Map<string, ConsoleEntry>();
+  for (const entry of consoles) if (!byName.has(entry.name)) byName.set(entry.name, entry);
   for (const [channel, binding] of channels) {
     const path = ['channels', channel];
     if (binding.kind === 'label') {
