@@ -2,6 +2,7 @@
  * What Site Manager reports about a fleet's consoles: host, site and device records shaped like the
  * fixtures under site-manager/, and the `pageSize` / `nextToken` paging its list routes share.
  */
+import { reportedVersion } from './api-version.js';
 import { SimError } from './envelopes.js';
 import type { SiteState } from './state.js';
 
@@ -46,13 +47,15 @@ export function hostRecord(console: CloudConsole) {
       role: 'owner',
       status: 'ACTIVE',
     },
+    // `name`, `state` and `controllers` are not in the fixture: this simulator's reading of what a
+    // fleet view needs (the console's name, whether it reports in, which Network version it runs).
     reportedState: {
       hostname: console.name,
       name: console.name,
       state: console.down ? 'disconnected' : 'connected',
       hardware: { shortname: 'UDMPRO', firmwareVersion: firmwareOf(console.version) },
       version: firmwareOf(console.version),
-      controllers: [{ name: 'network', version: console.version }],
+      controllers: [{ name: 'network', version: reportedVersion(console.version) }],
     },
   };
 }
