@@ -9,6 +9,7 @@ import { FleetCloud } from './fleet-cloud.js';
 import { consoleLabel, FLEET_LIMITS, fleetSites } from './fleet-seed.js';
 import { type Simulator, startSimulator } from './server.js';
 import type { SimulatorState } from './state.js';
+import type { TrafficStep } from './traffic.js';
 import type { FaultSpec, RecordedRequest, SimulatorFirewall } from './types.js';
 
 /** How the bot reaches a console: its local address, or only through the cloud connector. */
@@ -79,6 +80,9 @@ export interface FleetConsole {
   clearFaults(): void;
   /** Back to the freshly seeded sites. */
   reset(): void;
+  expireSessions(): void;
+  setDpiEmpty(empty: boolean): void;
+  advanceTraffic(step: TrafficStep, site?: string): void;
 }
 
 /** The fleet's cloud: Site Manager and the connector. */
@@ -210,6 +214,9 @@ function consoleHandle(planned: Planned, sim: Simulator): FleetConsole {
     injectFault: (spec) => sim.injectFault(spec),
     clearFaults: () => sim.clearFaults(),
     reset: () => sim.reset(),
+    expireSessions: () => sim.expireSessions(),
+    setDpiEmpty: (empty) => sim.setDpiEmpty(empty),
+    advanceTraffic: (step, site) => sim.advanceTraffic(step, site),
   };
 }
 

@@ -118,6 +118,21 @@ describe('startFleet: consoles', () => {
     expect(fleet.console('vienna').requests).toEqual([]);
   });
 
+  it('advances traffic on the one console asked, on the site named', () => {
+    const bytes = (name: string, site: number) =>
+      (fleet.console(name).state.sites[site]?.clients ?? []).reduce(
+        (sum, c) => sum + Number(c.rx_bytes ?? 0) + Number(c['wired-rx_bytes'] ?? 0),
+        0,
+      );
+    const before = [bytes('berlin', 0), bytes('berlin', 1), bytes('boston', 0)];
+
+    fleet.console('berlin').advanceTraffic({ seconds: 60 }, fleet.console('berlin').siteNames[1]);
+
+    expect(bytes('berlin', 0)).toBe(before[0]);
+    expect(bytes('berlin', 1)).toBeGreaterThan(before[1] ?? 0);
+    expect(bytes('boston', 0)).toBe(before[2]);
+  });
+
   it('resets a console to its own seeded sites, not the single demo site', () => {
     const berlin = fleet.console('berlin');
     berlin.state.sites.pop();
