@@ -15,6 +15,18 @@ export {
   demoReadArguments,
 } from './demo-ids.js';
 export { DEFAULT_SEED } from './demo-site.js';
+export {
+  type Fleet,
+  type FleetCloudHandle,
+  type FleetConsole,
+  type FleetConsoleOptions,
+  type FleetConsolesFile,
+  type FleetOptions,
+  type FleetReach,
+  fleetConsoleName,
+  startFleet,
+} from './fleet.js';
+export { FLEET_LIMITS, FLEET_SHARED_CLIENT_NAMES } from './fleet-seed.js';
 export { SIMULATOR_DEFAULTS, type Simulator, startSimulator } from './server.js';
 export type {
   AclRule,

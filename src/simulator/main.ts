@@ -1,14 +1,55 @@
 /**
  * `npm run simulator [-- --port N] [--flavor self-hosted] [--firewall legacy] [--seed N]`: runs
- * the simulated controller alone and prints how to point the bot at it.
+ * the simulated controller alone and prints how to point the bot at it. With `--consoles N
+ * [--sites M]` it runs a fleet instead and prints each console and a consoles file for it.
  */
 import { parseArgs } from 'node:util';
 import { API_VERSION_PATTERN } from './api-version.js';
+import { type FleetOptions, startFleet } from './fleet.js';
+import { FLEET_LIMITS } from './fleet-seed.js';
 import { startSimulator } from './server.js';
 import { SIMULATOR_FIREWALLS, type SimulatorFirewall, type SimulatorOptions } from './types.js';
 
-const USAGE =
-  'usage: npm run simulator -- [--port N] [--flavor unifi-os|self-hosted] [--firewall zone-based|legacy] [--seed N] [--api-version 9.0|10.1]';
+const USAGE = [
+  'usage: npm run simulator -- [--port N] [--flavor unifi-os|self-hosted] [--firewall zone-based|legacy] [--seed N] [--api-version 9.0|10.1]',
+  '       npm run simulator -- --consoles N [--sites M] [--seed N]',
+].join('\n');
+
+const FLEET_FLAGS = ['consoles', 'sites'] as const;
+const SINGLE_ONLY = ['port', 'flavor', 'firewall', 'api-version'] as const;
+
+function count(text: string, flag: string, max: number): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max)
+    throw new Error(`--${flag} must be 1–${max}`);
+  return Number(text);
+}
+
+/** Fleet options from argv, or undefined when argv asks for one console. */
+function fleetFromArgv(argv: readonly string[]): FleetOptions | undefined {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: Object.fromEntries(
+      [...FLEET_FLAGS, ...SINGLE_ONLY, 'seed'].map((name) => [name, { type: 'string' as const }]),
+    ),
+    strict: true,
+  });
+  if (values.consoles === undefined) {
+    if (values.sites !== undefined) throw new Error('--sites needs --consoles');
+    return undefined;
+  }
+  const clash = SINGLE_ONLY.find((name) => values[name] !== undefined);
+  if (clash !== undefined)
+    throw new Error(`--${clash} is for one console; a fleet's consoles each pick their own`);
+  const options: FleetOptions = {
+    consoles: count(String(values.consoles), 'consoles', FLEET_LIMITS.consoles),
+    sites: values.sites === undefined ? 2 : count(String(values.sites), 'sites', FLEET_LIMITS.sites),
+  };
+  if (values.seed !== undefined) {
+    if (!/^\d+$/.test(String(values.seed))) throw new Error('--seed must be a whole number');
+    options.seed = Number(values.seed);
+  }
+  return options;
+}
 
 /** Turns argv into simulator options; throws with a usage hint on bad input. */
 function optionsFromArgv(argv: readonly string[]): SimulatorOptions {
@@ -53,9 +94,45 @@ function optionsFromArgv(argv: readonly string[]): SimulatorOptions {
   return options;
 }
 
+async function runFleet(options: FleetOptions): Promise<void> {
+  const fleet = await startFleet(options);
+  const file = fleet.consolesFile();
+  const lines = [
+    `UniFi fleet simulator: ${fleet.consoles.length} consoles, cloud (Site Manager and connector) on ${fleet.cloud.url}`,
+    ...fleet.consoles.map(
+      (each) =>
+        `  ${each.name.padEnd(12)} Network ${each.version.padEnd(5)} ${each.url ?? 'connector only'}  sites: ${each.siteNames.join(', ')}`,
+    ),
+    '',
+    'Consoles file (CONSOLES_FILE):',
+    file.text.trimEnd(),
+    '',
+    'Its secrets:',
+    ...Object.entries(file.env).map(([name, value]) => `  export ${name}=${value}`),
+    '',
+    'Ctrl+C to stop.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  stopOnSignal(() => fleet.close(), 'the fleet');
+}
+
+function stopOnSignal(close: () => Promise<void>, what: string): void {
+  const stop = (signal: string) => {
+    process.stdout.write(`\n${signal}: stopping ${what}\n`);
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
 async function main(): Promise<void> {
   let options: SimulatorOptions;
   try {
+    const fleet = fleetFromArgv(process.argv.slice(2));
+    if (fleet !== undefined) return await runFleet(fleet);
     options = optionsFromArgv(process.argv.slice(2));
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
@@ -77,15 +154,7 @@ async function main(): Promise<void> {
     'Ctrl+C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  const stop = (signal: string) => {
-    process.stdout.write(`\n${signal}: stopping the simulator\n`);
-    simulator.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  stopOnSignal(() => simulator.close(), 'the simulator');
 }
 
 await main();

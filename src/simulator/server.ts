@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_API_VERSION } from './api-version.js';
 import { SessionStore } from './auth.js';
-import { DEFAULT_SEED } from './demo-site.js';
+import { createDemoSites, DEFAULT_SEED } from './demo-site.js';
 import {
   Dispatcher,
   type DispatchRequest,
@@ -155,6 +155,7 @@ class RunningSimulator implements Simulator {
   readonly consoleId: string;
   readonly #emptyDpi: boolean;
   readonly #requestLog: string | undefined;
+  readonly #delayMs: number;
   #trafficTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -170,7 +171,13 @@ class RunningSimulator implements Simulator {
     this.consoleId = config.consoleId;
     this.#emptyDpi = config.emptyDpi;
     this.#requestLog = config.requestLog === false ? undefined : config.requestLog;
-    this.state = new SimulatorState(config.seed, config.firewall, Math.floor(config.startedAt / 1000));
+    this.#delayMs = config.delayMs;
+    this.state = new SimulatorState(
+      config.seed,
+      config.firewall,
+      Math.floor(config.startedAt / 1000),
+      config.sites,
+    );
     this.#dispatcher = new Dispatcher({ ...config, state: this.state, sessions: this.#sessions });
     if (config.emptyDpi) this.setDpiEmpty(true);
     this.state.actionDelayMs = config.actionDelayMs;
@@ -215,6 +222,7 @@ class RunningSimulator implements Simulator {
     if (this.#requestLog !== undefined) {
       logRequest(this.#requestLog, { ...record, userAgent: req.headers['user-agent'] });
     }
+    if (this.#delayMs > 0) await sleep(this.#delayMs, undefined, { signal: this.#closing.signal });
     if (raw === undefined)
       return send(res, { status: 413, body: classicErrorBody('api.err.InvalidPayload') });
 
@@ -323,6 +331,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       apiVersion: options.apiVersion ?? DEFAULT_API_VERSION,
       officialAlso: options.officialAlso ?? [],
       requestLog: requestLogDir(options.requestLog) ?? false,
+      sites: options.sites ?? createDemoSites,
+      delayMs: options.delayMs ?? 0,
     },
     server,
   );

@@ -286,6 +286,12 @@ export interface SiteState extends LiveActionState {
   dpi: SiteDpi;
 }
 
+/**
+ * Builds a console's seeded sites from the seed, firewall generation and start (epoch seconds).
+ * The default is the one demo site; a fleet's consoles build several, each its own.
+ */
+export type SiteBuilder = (seed: number, firewall: SimulatorFirewall, startedAt: number) => SiteState[];
+
 /** The live in-memory store behind every route. JSON-serialisable: `JSON.stringify(state)` is stable. */
 export class SimulatorState {
   sites: SiteState[];
@@ -295,19 +301,26 @@ export class SimulatorState {
   readonly #firewall: SimulatorFirewall;
   /** Epoch seconds the seeded timestamps are relative to (the simulator's start). */
   readonly startedAt: number;
+  readonly #build: SiteBuilder;
   #ids: Prng;
 
-  constructor(seed: number, firewall: SimulatorFirewall = 'zone-based', startedAt: number = DEMO_NOW) {
+  constructor(
+    seed: number,
+    firewall: SimulatorFirewall = 'zone-based',
+    startedAt: number = DEMO_NOW,
+    build: SiteBuilder = createDemoSites,
+  ) {
     this.#seed = seed;
     this.#firewall = firewall;
     this.startedAt = startedAt;
-    this.sites = createDemoSites(seed, firewall, startedAt);
+    this.#build = build;
+    this.sites = build(seed, firewall, startedAt);
     this.#ids = idGenerator(seed);
   }
 
   /** Back to the freshly seeded demo (in place, so held references stay valid), as at the start. */
   reset(): void {
-    this.sites = createDemoSites(this.#seed, this.#firewall, this.startedAt);
+    this.sites = this.#build(this.#seed, this.#firewall, this.startedAt);
     this.#ids = idGenerator(this.#seed);
   }
 

@@ -1,4 +1,5 @@
 import type { OfficialExtra } from './api-version.js';
+import type { SiteBuilder } from './state.js';
 
 /** How the simulated controller presents itself. */
 export type SimulatorFlavor = 'unifi-os' | 'self-hosted';
@@ -63,6 +64,13 @@ export interface SimulatorOptions {
    * `false`: never, even when the process sets a default (a test that sends bad bodies on purpose).
    */
   requestLog?: string | false;
+  /**
+   * Builds the seeded sites instead of the one demo site (a fleet console's own sites); called
+   * again on reset(), so it must be deterministic.
+   */
+  sites?: SiteBuilder;
+  /** Every answer waits this many ms before it is sent (a slow console far away). Default 0. */
+  delayMs?: number;
 }
 
 /** One request as the simulator received it (after the prefix is stripped from `route`). */

@@ -93,4 +93,41 @@ describe('npm run simulator', () => {
     expect(err).toContain('--firewall must be zone-based or legacy');
     expect(err).toContain('[--firewall zone-based|legacy]');
   }, 30_000);
+
+  it('runs a fleet with --consoles 3 --sites 2 and prints each console and a consoles file for it', async () => {
+    const child = await start(['--consoles', '3', '--sites', '2']);
+    const exit = new Promise((resolve) => child.on('close', resolve));
+    try {
+      const { match, out } = await waitFor(child, /Ctrl\+C to stop/);
+      expect(match).toBeDefined();
+      expect(out).toMatch(/3 consoles, cloud \(Site Manager and connector\) on http:\/\/127\.0\.0\.1:\d+/);
+      const munich = /munich\s+Network 9\.0\s+(http:\/\/\S+)\s+sites: default, \w{8}/.exec(out);
+      expect(munich).not.toBeNull();
+      const key = /export FLEET_MUNICH_API_KEY=(\S+)/.exec(out)?.[1] ?? '';
+      const info = await fetch(`${munich?.[1]}/proxy/network/integration/v1/info`, {
+        headers: { 'X-API-KEY': key },
+      });
+      expect(await info.json()).toEqual({ applicationVersion: expect.stringMatching(/^9\.0\./) });
+      expect(out).toContain('api_key_env: FLEET_MUNICH_API_KEY');
+      expect(out).not.toMatch(/^\s+api_key: /m);
+    } finally {
+      child.kill('SIGTERM');
+      await exit;
+    }
+  }, 30_000);
+
+  it('refuses --sites without --consoles, and --port with a fleet, with exit code 2', async () => {
+    for (const [args, message] of [
+      [['--sites', '2'], '--sites needs --consoles'],
+      [['--consoles', '2', '--port', '9000'], '--port is for one console'],
+      [['--consoles', '0'], '--consoles must be 1–4096'],
+    ] as const) {
+      const child = await start([...args]);
+      const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const { err } = await waitFor(child, /(?!)/);
+      expect(await exit).toBe(2);
+      expect(err).toContain(message);
+      expect(err).toContain('--consoles N [--sites M]');
+    }
+  }, 30_000);
 });
