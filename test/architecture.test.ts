@@ -61,6 +61,7 @@ const EVERY_LAYER = [
   'simulator',
   'policy-startup',
   'process-errors',
+  'fleet',
   ...TOP,
 ];
 /** Every layer but the ones named: for the bottom modules, which may import almost nothing. */
@@ -115,6 +116,21 @@ const FORBIDDEN: Record<string, readonly string[]> = {
     'policy',
     'app',
     'main',
+  ],
+  // Which consoles and sites the bot serves, read from CONSOLES_FILE: below every part that uses it.
+  fleet: [
+    'tools',
+    'slack',
+    'console',
+    'mcp',
+    'approvals',
+    'store',
+    'gateway',
+    'simulator',
+    'commands',
+    'changes',
+    'watch',
+    ...TOP,
   ],
   // Pure: builds the picture from records it is given, never reads the controller.
   topology: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'simulator'],
