@@ -5,11 +5,11 @@
 
 import { z } from 'zod';
 import { isRecord } from '../lib/is-record.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import { readStoredNetwork } from '../tools/network-source.js';
-import { readSsid } from '../tools/wifi-broadcasts.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import { changesTo, field, type Json, notRevertible, same, siteOf, str } from '../tools/core/spec-helpers.js';
+import { readStoredNetwork } from '../tools/networks/network-source.js';
+import { readSsid } from '../tools/wifi/wifi-broadcasts.js';
 import { FIREWALL_SPECS } from './firewall-specs.js';
-import { changesTo, field, type Json, notRevertible, same, siteOf, str } from './spec-helpers.js';
 
 /** One object to read: a read tool, its arguments, and which record of its answer is the object. */
 export interface ImageRead {

@@ -6,7 +6,6 @@
  */
 
 import { isRecord } from '../lib/is-record.js';
-import type { ChangeSpec, InverseInput } from './change-specs.js';
 import {
   asArg,
   changesTo,
@@ -19,7 +18,8 @@ import {
   type PutBack,
   siteOf,
   str,
-} from './spec-helpers.js';
+} from '../tools/core/spec-helpers.js';
+import type { ChangeSpec, InverseInput } from './change-specs.js';
 
 const descriptionBack: PutBack = (value) => ({ description: typeof value === 'string' ? value : '' });
 

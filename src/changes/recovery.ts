@@ -8,8 +8,8 @@ import {
   SYSTEM_ACTOR,
 } from '../store/records.js';
 import type { ChangeStore } from '../store/types.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { changeSpec } from './change-specs.js';
 import { imageObject, readImage, verify } from './images.js';
 import type { OutcomeJournal } from './outcome-journal.js';

@@ -14,9 +14,9 @@ import {
   type Verification,
 } from '../store/records.js';
 import type { ChangeStore } from '../store/types.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ChangeAssessment } from '../tools/impact.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ChangeAssessment } from '../tools/core/impact.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { changeSpec, noSpecReason } from './change-specs.js';
 import { imageObject, readImage, verify } from './images.js';
 import { capForJournal } from './journal-cap.js';

@@ -5,8 +5,8 @@ import { GatewayUnavailableError } from '../../src/errors.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import type { Logger } from '../../src/log.js';
-import { defineTool, type ToolContext } from '../../src/tools/define-tool.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
+import { defineTool, type ToolContext } from '../../src/tools/core/define-tool.js';
+import { ToolRegistry } from '../../src/tools/core/registry.js';
 
 /** A writable that keeps everything written to it, for asserting on console output. */
 export class TextSink extends Writable {

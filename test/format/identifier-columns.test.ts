@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCommand } from '../../src/commands/aliases.js';
 import { parseCommandLine } from '../../src/commands/parse-command-line.js';
 import { cellText, isIdentifierColumn, render } from '../../src/format/plain-text.js';
+import { exampleLine } from '../../src/tools/core/tool-help.js';
 import type { ToolDefinition } from '../../src/tools/index.js';
-import { exampleLine } from '../../src/tools/tool-help.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
 // Issue 19 item 2: every read tool's table, at 80 and 160 columns, keeps every identifier whole.
