@@ -19,7 +19,7 @@ import { Telemetry } from './telemetry/index.js';
 import type { KeepPort } from './tools/bot/keep-tools.js';
 import type { DigestPort } from './tools/bot/watch-tools.js';
 import type { ToolContext } from './tools/core/define-tool.js';
-import type { Guardrails } from './tools/core/impact.js';
+import type { Guardrails } from './tools/core/guardrails.js';
 import type { ToolRegistry } from './tools/core/registry.js';
 import { createRegistry } from './tools/index.js';
 import { readDigest, Watcher, webhookHandler } from './watch/index.js';

@@ -31,8 +31,8 @@ import type {
   PendingFilter,
   RequestHistory,
 } from '../store/types.js';
+import { assessChange, type ChangeAssessment } from '../tools/core/assess.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
-import { assessChange, type ChangeAssessment } from '../tools/core/impact.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 import { isMcpRequester, personOf } from './mcp-requester.js';
 import { type ChangeListener, observeChanges } from './observed-store.js';

@@ -5,8 +5,8 @@ import { scrubSecrets } from '../lib/secret-text.js';
 import type { ChangeImage, FieldMismatch, Verification } from '../store/records.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
-import type { Expected, ImageRead } from './change-specs.js';
 import { freshContext } from './fresh-context.js';
+import type { Expected, ImageRead } from './tool-changes.js';
 
 type Json = Record<string, unknown>;
 

@@ -10,10 +10,10 @@ import {
 import type { ChangeStore } from '../store/types.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
-import { changeSpec } from './change-specs.js';
 import { imageObject, readImage, verify } from './images.js';
 import type { OutcomeJournal } from './outcome-journal.js';
 import type { SetRunner } from './set-runner.js';
+import { changeSpec } from './tool-changes.js';
 
 export interface SetRecoveryOptions {
   store: ChangeStore;

@@ -6,6 +6,7 @@ import { clientActionTools } from './clients/client-actions.js';
 import { clientTools } from './clients/clients.js';
 import { hotspotTools } from './clients/hotspot.js';
 import { topClientsTools } from './clients/top-clients.js';
+import { useToolGroups } from './core/catalog.js';
 import type { ToolGroup } from './core/define-tool.js';
 import { ToolRegistry } from './core/registry.js';
 import { deviceActionTools } from './devices/device-actions.js';
@@ -49,6 +50,9 @@ export const toolGroups: readonly ToolGroup[] = [
   // The daily digest, read now (the console and MCP cannot receive the Slack message).
   { title: 'Watch', tools: watchTools },
 ];
+
+// check_policy and the console's risk lines find a tool's impact by name through the catalog.
+useToolGroups(toolGroups);
 
 /**
  * The registry of all tools; `defaultSite` fills `site_id` when a command names none, and

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConflictError, NotSupportedError } from '../../errors.js';
 import { confirm, dryRun } from '../core/arg-types.js';
 import { defineTool, type ToolContext } from '../core/define-tool.js';
+import { notRevertible } from '../core/spec-helpers.js';
 
 /**
  * What keep_change needs from the change timers (src/changes/timers.ts `ChangeTimers` has this
@@ -39,6 +40,9 @@ const changeId = z
  */
 export const keepChange = defineTool({
   name: 'keep_change',
+  change: notRevertible(
+    'Keep only cancels the automatic revert of another change; revert that change itself to undo it',
+  ),
   description:
     'Keep a change made with revert_after= (or for=): cancels its automatic revert before the deadline.',
   access: 'write',

@@ -10,8 +10,8 @@ import { DEFAULT_POLICY, type Policy, type PolicyRule } from '../../policy/polic
 import type { AffectedSet, BlastRadius, ChangeRequest as PolicyChange } from '../../policy/types.js';
 import { activeFreezes, isOpen, nextOpening } from '../../policy/windows.js';
 import { siteId } from '../core/arg-types.js';
+import { assessChange } from '../core/assess.js';
 import { defineTool, type ToolContext } from '../core/define-tool.js';
-import { assessChange } from '../core/impact.js';
 
 /*
  * Explaining the policy: `/net policy` shows the rules in effect; `/net policy check <command>` shows,

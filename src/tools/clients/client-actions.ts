@@ -12,6 +12,9 @@ import {
 import { confirm, dryRun, intInRange, siteId } from '../core/arg-types.js';
 import { defineTool } from '../core/define-tool.js';
 import { clientLabel, type LiveClient, readLiveClients, resolveClient } from '../core/live-targets.js';
+import { notRevertible } from '../core/spec-helpers.js';
+import { clientChanges } from './changes.js';
+import { clientImpact } from './impact.js';
 
 /*
  * Client actions: block, unblock and kick are classic `cmd/stamgr` (the Integration API
@@ -60,6 +63,8 @@ function where(client: LiveClient): string {
 
 const blockClient = defineTool({
   name: 'block_client',
+  change: clientChanges.block_client,
+  impact: clientImpact,
   description: 'Block a client: it is disconnected and cannot reconnect until unblocked',
   access: 'write',
   example: 'client=Galaxy-S23',
@@ -80,6 +85,7 @@ const blockClient = defineTool({
 
 const unblockClient = defineTool({
   name: 'unblock_client',
+  change: clientChanges.unblock_client,
   description: 'Unblock a blocked client so it may connect again',
   access: 'write',
   example: 'client="Unknown Tablet"',
@@ -96,6 +102,8 @@ const unblockClient = defineTool({
 
 const reconnectClient = defineTool({
   name: 'reconnect_client',
+  change: notRevertible('a client kicked off Wi-Fi has reconnected by itself; there is nothing to undo'),
+  impact: clientImpact,
   description: 'Kick a Wi-Fi client off its access point; it reconnects by itself within seconds',
   access: 'write',
   example: 'client="Guest Laptop"',
@@ -128,6 +136,7 @@ function requireGuest(client: LiveClient): void {
 
 const authorizeGuest = defineTool({
   name: 'authorize_guest',
+  change: clientChanges.authorize_guest,
   description: 'Let a guest client through the hotspot portal, optionally with time, rate and data limits',
   access: 'write',
   example: 'client=Galaxy-S23 minutes=120',
@@ -179,6 +188,8 @@ const authorizeGuest = defineTool({
 
 const unauthorizeGuest = defineTool({
   name: 'unauthorize_guest',
+  change: clientChanges.unauthorize_guest,
+  impact: clientImpact,
   description: "Withdraw a guest client's hotspot authorization; it is sent back to the portal",
   access: 'write',
   example: 'client=Galaxy-S23',

@@ -10,6 +10,7 @@ import {
 } from '../core/action-model.js';
 import { confirm, dryRun, intInRange, siteId, text } from '../core/arg-types.js';
 import { defineTool } from '../core/define-tool.js';
+import { notRevertible } from '../core/spec-helpers.js';
 
 /*
  * Hotspot vouchers: the Integration API's `hotspot/vouchers` (list, generate, delete)
@@ -137,6 +138,9 @@ const listVouchers = defineTool({
 
 const createVouchers = defineTool({
   name: 'create_vouchers',
+  change: notRevertible(
+    'vouchers may have been handed out already; revoke the ones you want gone with revoke_voucher',
+  ),
   description: 'Make hotspot vouchers for guests (each good for `minutes` from first use)',
   access: 'write',
   example: 'count=3 minutes=480 note="Workshop"',
@@ -206,6 +210,7 @@ const createVouchers = defineTool({
 
 const revokeVoucher = defineTool({
   name: 'revoke_voucher',
+  change: notRevertible('a revoked voucher cannot be restored (a new one has a new code)'),
   description: 'Revoke a hotspot voucher so it can no longer be used',
   access: 'write',
   example: 'voucher_id=48614-09510',

@@ -4,8 +4,10 @@
  * after-image against `expected` and offers `inverse` as the Revert.
  */
 
-import type { ToolContext } from './define-tool.js';
-import type { Json } from './spec-helpers.js';
+import type { ToolContext } from './context.js';
+
+/** A JSON object: arguments, results and images as changes/ handles them. */
+export type Json = Record<string, unknown>;
 
 /** One object to read: a read tool, its arguments, and which record of its answer is the object. */
 export interface ImageRead {

@@ -1,31 +1,9 @@
 import type { z } from 'zod';
 import type { ApiGroup } from '../../gateway/capabilities.js';
-import type { Gateway } from '../../gateway/types.js';
-import type { KeyValueStore } from '../../lib/json-file-store.js';
-import type { Logger } from '../../log.js';
-import type { TelemetryReader } from '../../telemetry/index.js';
+import type { ChangeSpec } from './change-spec.js';
+import type { ToolAccess, ToolContext } from './context.js';
 import type { FirewallGeneration } from './firewall-generation.js';
-import type { Guardrails } from './impact.js';
-
-/** Reads change nothing; writes need confirm (or dry_run) and go through approvals in Slack. */
-export type ToolAccess = 'read' | 'write';
-
-/** What a tool gets besides its arguments. */
-export interface ToolContext {
-  gateway: Gateway;
-  logger: Logger;
-  /** Durable bot-kept data (files or PostgreSQL) the controller has no field for, e.g. zone descriptions. */
-  store: KeyValueStore;
-  /** Sampled live counters; absent in a process that samples nothing. */
-  telemetry?: TelemetryReader;
-  /** The policy in effect and what blast radius and self-lockout are measured against. */
-  guardrails?: Guardrails;
-  /**
-   * Who approved the write this run carries out (set by the change runner): a tool that acts on
-   * another change (keep_change) is decided for this person, never for the bot.
-   */
-  actor?: { userId: string; name?: string };
-}
+import type { ImpactGatherer } from './guardrails.js';
 
 /** One tool of the spec: a name, a zod schema for its arguments, and what it does. */
 export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
@@ -56,6 +34,16 @@ export interface ToolDefinition<A extends z.ZodObject = z.ZodObject> {
    * cut them: ids, names, MACs and addresses are recognised by key and shape already.
    */
   identifierColumns?: readonly string[];
+  /**
+   * A write tool's change: the object it touches, how to read it before and after, what the
+   * after-image must hold, and the write that undoes it. Unset: changes/ offers no Revert.
+   */
+  change?: ChangeSpec;
+  /**
+   * A write tool's blast radius, read fresh before approval (clients, devices, references,
+   * self-lockout). Unset: the target is named from the arguments and nothing is counted.
+   */
+  impact?: ImpactGatherer;
   // Method syntax keeps tools with different argument types assignable to one array.
   run(args: z.output<A>, context: ToolContext): Promise<unknown>;
 }
@@ -75,3 +63,4 @@ export interface ToolGroup {
 
 /** The controller's status as the faces show it (App Home): they reach the gateway only through tools/. */
 export type { ControllerStatus } from '../../gateway/types.js';
+export type { ToolAccess, ToolContext } from './context.js';

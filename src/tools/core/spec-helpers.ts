@@ -3,10 +3,10 @@
  * get or list tool and written by create / update / delete tools.
  */
 
-import type { ChangeSpec, ImageRead, InverseInput, InversePlan } from './change-spec.js';
 import { isRecord } from '../../lib/is-record.js';
+import type { ChangeSpec, ImageRead, InverseInput, InversePlan, Json } from './change-spec.js';
 
-export type Json = Record<string, unknown>;
+export type { Json } from './change-spec.js';
 
 export const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 

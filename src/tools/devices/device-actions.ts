@@ -24,6 +24,8 @@ import {
   readLiveClients,
   readLiveDevices,
 } from '../core/live-targets.js';
+import { notRevertible } from '../core/spec-helpers.js';
+import { deviceImpact } from './impact.js';
 
 /*
  * Device actions: restart, PoE power cycle, locate. Restart and power cycle go through
@@ -67,6 +69,8 @@ async function finish(
 
 const restartDevice = defineTool({
   name: 'restart_device',
+  change: notRevertible('a restart cannot be taken back: the device has rebooted'),
+  impact: deviceImpact,
   description: 'Restart a device (gateway, switch or AP); what is behind it drops until it is back',
   access: 'write',
   example: 'device_id="Office Switch"',
@@ -138,6 +142,8 @@ function onPort(
 
 const powerCyclePort = defineTool({
   name: 'power_cycle_port',
+  change: notRevertible('a power cycle cannot be taken back: the port was already switched off and on'),
+  impact: deviceImpact,
   description: 'Cut and restore PoE power on a switch port, restarting what it powers (a camera, an AP)',
   access: 'write',
   example: 'device_id="Core Switch" port_idx=6',
@@ -213,6 +219,7 @@ const powerCyclePort = defineTool({
 
 const locateDevice = defineTool({
   name: 'locate_device',
+  change: notRevertible('locate only blinks the device; it stops by itself and changes nothing to undo'),
   description: "Blink a device's LED so it can be found in the rack (enabled=false stops it)",
   access: 'write',
   example: 'device_id="Living Room AP"',

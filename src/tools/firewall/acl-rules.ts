@@ -64,6 +64,7 @@ import {
   toProtocolFilter,
   withoutNulls,
 } from './acl-rule-model.js';
+import { aclRuleChanges } from './changes.js';
 
 const ACL = 'acl-rules';
 const ORDERING = 'acl-rules/ordering';
@@ -477,6 +478,7 @@ const getAclRule = defineTool({
 
 const createAclRule = defineTool({
   name: 'create_acl_rule',
+  change: aclRuleChanges.create_acl_rule,
   description: 'Create an ACL rule (TCP/UDP only) and put it at its priority',
   access: 'write',
   example:
@@ -557,6 +559,7 @@ const createAclRule = defineTool({
 
 const updateAclRule = defineTool({
   name: 'update_acl_rule',
+  change: aclRuleChanges.update_acl_rule,
   description: 'Change some fields of an ACL rule; omitted fields stay as they are',
   access: 'write',
   example: 'acl_rule_id="Block guest SSH" enabled=true',
@@ -640,6 +643,7 @@ const updateAclRule = defineTool({
 
 const deleteAclRule = defineTool({
   name: 'delete_acl_rule',
+  change: aclRuleChanges.delete_acl_rule,
   description: 'Delete an ACL rule (user-defined rules only)',
   access: 'write',
   example: 'acl_rule_id="Block guest SSH"',

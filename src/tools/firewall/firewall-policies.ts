@@ -25,6 +25,7 @@ import { defineTool, type ToolDefinition } from '../core/define-tool.js';
 import { requireZoneBasedFirewall } from '../core/firewall-generation.js';
 import { NetworkDirectory } from '../networks/network-ids.js';
 import { findNetwork } from '../networks/network-model.js';
+import { firewallPolicyChanges } from './changes.js';
 import {
   DAYS,
   endpointBody,
@@ -577,6 +578,7 @@ function addIssues(issues: readonly FieldIssue[], ctx: z.RefinementCtx): void {
 
 const createFirewallPolicy = defineTool({
   name: 'create_firewall_policy',
+  change: firewallPolicyChanges.create_firewall_policy,
   description:
     'Create a zone-based firewall policy from one zone to another (networks, addresses, ports, schedule)',
   access: 'write',
@@ -709,6 +711,7 @@ const createFirewallPolicy = defineTool({
 
 const updateFirewallPolicy = defineTool({
   name: 'update_firewall_policy',
+  change: firewallPolicyChanges.update_firewall_policy,
   description: 'Change some fields of a firewall policy, or its place in its zone pair; omitted fields stay',
   access: 'write',
   firewall: 'zone-based',
@@ -868,6 +871,7 @@ const updateFirewallPolicy = defineTool({
 
 const deleteFirewallPolicy = defineTool({
   name: 'delete_firewall_policy',
+  change: firewallPolicyChanges.delete_firewall_policy,
   description: 'Delete a firewall policy of your own (irreversible)',
   access: 'write',
   firewall: 'zone-based',

@@ -20,6 +20,7 @@ import {
 } from '../core/firewall-generation.js';
 import { NetworkDirectory } from '../networks/network-ids.js';
 import { findNetwork } from '../networks/network-model.js';
+import { firewallRuleChanges } from './changes.js';
 import {
   addressIssue,
   buildRulePayload,
@@ -118,6 +119,7 @@ const listFirewallRules = defineTool({
 
 const createFirewallRule = defineTool({
   name: 'create_firewall_rule',
+  change: firewallRuleChanges.create_firewall_rule,
   description: 'Create a traditional firewall rule (inter-VLAN: source and destination networks, LAN_IN)',
   access: 'write',
   firewall: 'legacy',
@@ -215,6 +217,7 @@ const createFirewallRule = defineTool({
 
 const updateFirewallRule = defineTool({
   name: 'update_firewall_rule',
+  change: firewallRuleChanges.update_firewall_rule,
   description: 'Change some fields of a firewall rule; omitted fields stay as they are',
   access: 'write',
   firewall: 'legacy',
@@ -291,6 +294,7 @@ const updateFirewallRule = defineTool({
 
 const deleteFirewallRule = defineTool({
   name: 'delete_firewall_rule',
+  change: firewallRuleChanges.delete_firewall_rule,
   description: 'Delete a firewall rule (irreversible)',
   access: 'write',
   firewall: 'legacy',

@@ -11,6 +11,7 @@ import { defineTool, type ToolDefinition } from '../core/define-tool.js';
 import { requireZoneBasedFirewall } from '../core/firewall-generation.js';
 import { NetworkDirectory, type NetworkIds } from '../networks/network-ids.js';
 import { toNetwork } from '../networks/network-model.js';
+import { zoneChanges, zoneMembershipChanges } from './changes.js';
 import {
   assertEditable,
   describeMoves,
@@ -203,6 +204,7 @@ const listFirewallZones = defineTool({
 
 const createFirewallZone = defineTool({
   name: 'create_firewall_zone',
+  change: zoneChanges.create_firewall_zone,
   description: 'Create a firewall zone, optionally with networks (moved from their old zone)',
   access: 'write',
   firewall: 'zone-based',
@@ -249,6 +251,7 @@ const createFirewallZone = defineTool({
 
 const updateFirewallZone = defineTool({
   name: 'update_firewall_zone',
+  change: zoneChanges.update_firewall_zone,
   description: 'Rename a zone, change its description, or replace its whole network list',
   access: 'write',
   firewall: 'zone-based',
@@ -326,6 +329,7 @@ const updateFirewallZone = defineTool({
 
 const deleteFirewallZone = defineTool({
   name: 'delete_firewall_zone',
+  change: zoneChanges.delete_firewall_zone,
   description: 'Delete a firewall zone (its networks stay, in no zone)',
   access: 'write',
   firewall: 'zone-based',
@@ -376,6 +380,7 @@ async function loadMembership(
 
 const assignNetworkToZone = defineTool({
   name: 'assign_network_to_zone',
+  change: zoneMembershipChanges.assign_network_to_zone,
   description: 'Add a network to a zone (moved from its old zone; no change if already a member)',
   access: 'write',
   firewall: 'zone-based',
@@ -424,6 +429,7 @@ const assignNetworkToZone = defineTool({
 
 const unassignNetworkFromZone = defineTool({
   name: 'unassign_network_from_zone',
+  change: zoneMembershipChanges.unassign_network_from_zone,
   description: 'Remove a network from a zone (an error if it is not a member)',
   access: 'write',
   firewall: 'zone-based',

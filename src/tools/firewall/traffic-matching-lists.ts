@@ -9,6 +9,7 @@ import {
 import { confirm, dryRun, limit, offset, siteId, text } from '../core/arg-types.js';
 import { applyCreate, applyDelete, applyUpdate, fieldChanges } from '../core/crud-model.js';
 import { defineTool, type ToolDefinition } from '../core/define-tool.js';
+import { trafficMatchingListChanges } from './changes.js';
 import {
   isListType,
   itemText,
@@ -100,6 +101,7 @@ const getTrafficMatchingList = defineTool({
 
 const createTrafficMatchingList = defineTool({
   name: 'create_traffic_matching_list',
+  change: trafficMatchingListChanges.create_traffic_matching_list,
   description: 'Create a list of ports or addresses for firewall policies to match',
   access: 'write',
   example: 'list_type=PORTS name="Mail Ports" items=25,465,587',
@@ -130,6 +132,7 @@ const createTrafficMatchingList = defineTool({
 
 const updateTrafficMatchingList = defineTool({
   name: 'update_traffic_matching_list',
+  change: trafficMatchingListChanges.update_traffic_matching_list,
   description: 'Rename a list, change its type, or replace all its items',
   access: 'write',
   example: 'list_id="Web Ports" items=80,443,8080',
@@ -179,6 +182,7 @@ const updateTrafficMatchingList = defineTool({
 
 const deleteTrafficMatchingList = defineTool({
   name: 'delete_traffic_matching_list',
+  change: trafficMatchingListChanges.delete_traffic_matching_list,
   description: 'Delete a traffic matching list (irreversible)',
   access: 'write',
   example: 'list_id="IPv6 Cloud DNS"',

@@ -12,6 +12,7 @@ import {
 import { confirm, dryRun, intInRange, siteId, text, vlanId } from '../core/arg-types.js';
 import { applyCreate, applyDelete, applyUpdate, fieldChanges, type NameOf } from '../core/crud-model.js';
 import { defineTool, type ToolDefinition } from '../core/define-tool.js';
+import { trafficRouteChanges } from './changes.js';
 import {
   assertSupported,
   buildTrafficRulePayload,
@@ -101,6 +102,7 @@ const listTrafficRoutes = defineTool({
 
 const createTrafficRoute = defineTool({
   name: 'create_traffic_route',
+  change: trafficRouteChanges.create_traffic_route,
   description: 'Allow, block or bandwidth-limit traffic to a destination, for a network or every client',
   access: 'write',
   example: 'name="Block DNS bypass" action=deny destination_ip=1.1.1.1 destination_port=53 vlan_id=20',
@@ -156,6 +158,7 @@ const createTrafficRoute = defineTool({
 
 const updateTrafficRoute = defineTool({
   name: 'update_traffic_route',
+  change: trafficRouteChanges.update_traffic_route,
   description: 'Enable or disable a traffic route',
   access: 'write',
   example: 'route_id="Guest bandwidth cap" enabled=false',
@@ -193,6 +196,7 @@ const updateTrafficRoute = defineTool({
 
 const deleteTrafficRoute = defineTool({
   name: 'delete_traffic_route',
+  change: trafficRouteChanges.delete_traffic_route,
   description: 'Delete a traffic route (irreversible)',
   access: 'write',
   example: 'route_id="Guest bandwidth cap"',

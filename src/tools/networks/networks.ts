@@ -24,6 +24,8 @@ import {
   replacementBody,
 } from '../core/crud-model.js';
 import { defineTool } from '../core/define-tool.js';
+import { networkChanges } from './changes.js';
+import { createNetworkImpact, networkImpact } from './impact.js';
 import {
   assertNoClash,
   buildCreatePayload,
@@ -212,6 +214,8 @@ const getNetworkStatistics = defineTool({
 
 const createNetwork = defineTool({
   name: 'create_network',
+  change: networkChanges.create_network,
+  impact: createNetworkImpact,
   description: 'Create a VLAN network (subnet, DHCP, DNS)',
   access: 'write',
   example: 'name=Lab vlan_id=40 subnet=10.70.0.0/24',
@@ -445,6 +449,8 @@ function changeWarnings(current: NetworkRecord, changes: Changes, clients: numbe
 
 const updateNetwork = defineTool({
   name: 'update_network',
+  change: networkChanges.update_network,
+  impact: networkImpact,
   description: 'Change some settings of a network; omitted settings stay as they are',
   access: 'write',
   example: 'network_id=Guest dhcp_dns_1=1.1.1.1',
@@ -525,6 +531,8 @@ const updateNetwork = defineTool({
 
 const deleteNetwork = defineTool({
   name: 'delete_network',
+  change: networkChanges.delete_network,
+  impact: networkImpact,
   description: 'Delete a network (irreversible; its clients lose connectivity)',
   access: 'write',
   example: 'network_id=Servers',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConflictError, ResourceNotFoundError, ValidationError } from '../../errors.js';
 import type { Gateway } from '../../gateway/types.js';
+import type { ImpactFacts } from '../../policy/types.js';
 import { boolish, stringish } from '../../records/lenient.js';
 import { networkRecordSchema } from '../../records/network-record.js';
 import {
@@ -10,8 +11,11 @@ import {
   sendCommand,
 } from '../core/action-model.js';
 import { confirm, dryRun, siteId } from '../core/arg-types.js';
+import type { ChangeSpec, ImageRead } from '../core/change-spec.js';
 import { defineTool } from '../core/define-tool.js';
-import { type LiveClient, readLiveClients } from '../core/live-targets.js';
+import { addressIs, affected, type ImpactInput } from '../core/guardrails.js';
+import { clientLabel, type LiveClient, readLiveClients } from '../core/live-targets.js';
+import { type Json, siteOf, str } from '../core/spec-helpers.js';
 import { loadNetworks } from '../networks/network-source.js';
 import {
   bandsOfOfficial,
@@ -286,8 +290,64 @@ async function officialToggle(
   };
 }
 
+// Read as the toggle resolves it (official id, classic `_id` or name): a classic `_id` given on a
+// console whose Wi-Fi tools show official ids is still found, so such a toggle has a before-image.
+const wifiRead = (args: Json, ref: string): ImageRead => ({
+  kind: 'wifi',
+  ref,
+  tool: 'list_wifi_broadcasts',
+  args: siteOf(args),
+  direct: async ({ gateway }) => {
+    const { name, record } = await readSsid(gateway, String(args.site_id ?? 'default'), ref);
+    return { id: String(record.id ?? record._id), name, enabled: record.enabled !== false };
+  },
+  pick: ['id', 'name', 'enabled'],
+});
+
+/** set_wifi_broadcast_enabled is undone by itself with the state the SSID had. */
+const toggleChange: ChangeSpec = {
+  kind: 'update',
+  beforeRead: (args) => wifiRead(args, String(args.wifi_id)),
+  afterRead: (args, _result, before) => wifiRead(args, str(before?.id) ?? String(args.wifi_id)),
+  expected: (args) => ({ kind: 'fields', fields: { enabled: args.enabled } }),
+  inverse: ({ args, before }) => {
+    if (!before) return { reason: 'the Wi-Fi network could not be read before the change' };
+    return {
+      tool: 'set_wifi_broadcast_enabled',
+      args: { ...siteOf(args), wifi_id: str(before.id) ?? args.wifi_id, enabled: before.enabled === true },
+      notes: [],
+    };
+  },
+};
+
+/** The blast radius of an SSID toggle: turning it off drops its wireless clients. */
+export async function wifiImpact({ context, site, args, position }: ImpactInput): Promise<ImpactFacts> {
+  const { gateway } = context;
+  const wanted = String(args.wifi_id ?? '');
+  // Turning an SSID off drops its clients: they are read alongside the SSID, not after it.
+  const clients = args.enabled === false ? readLiveClients({ gateway, site }, { fresh: true }) : undefined;
+  clients?.catch(() => undefined);
+  // As the Wi-Fi tools read it: the official list on 10.1 (issue 25), else classic wlanconf.
+  const { name, record } = await readSsid(gateway, site, wanted);
+  const wlan = { ...record, name };
+  const label = `Wi-Fi ${wlan.name}`;
+  if (!clients) return { target: label, targetRecord: wlan as Record<string, unknown> };
+  const on = (await clients).filter((c) => c.is_wired !== true && c.essid === wlan.name);
+  const self = on.find((c) => addressIs(position, c.ip ?? undefined));
+  return {
+    target: label,
+    targetRecord: wlan as Record<string, unknown>,
+    clients: affected(on.map((c) => clientLabel(c))),
+    ...(self
+      ? { selfLockout: `${addressIs(position, self.ip ?? undefined)} ${self.ip} is on ${label}` }
+      : {}),
+  };
+}
+
 const setWifiBroadcastEnabled = defineTool({
   name: 'set_wifi_broadcast_enabled',
+  change: toggleChange,
+  impact: wifiImpact,
   description: 'Turn a Wi-Fi network (SSID) on or off; turning it off drops its clients',
   access: 'write',
   example: 'wifi_id="Guest WiFi" enabled=false',

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ResourceNotFoundError } from '../../../src/errors.js';
-import { type Guardrails, networkPosition } from '../../../src/tools/core/impact.js';
+import { type Guardrails, networkPosition } from '../../../src/tools/core/guardrails.js';
 import { rejection, useTestBot } from '../../helpers/tool-test.js';
 
 // The bot's address is the Nest Thermostat's (10.20.0.103): on IoT, on the Home-IoT SSID, behind

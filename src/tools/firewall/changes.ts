@@ -1,11 +1,12 @@
 /**
- * Change specs of the firewall and traffic tools: zone-based policies, traditional
+ * The change specs of the firewall and traffic tools: zone-based policies, traditional
  * rules, ACL rules, zones and their networks, traffic routes and traffic matching lists. Each
  * object is read through the tool that shows it; an update is undone by the same update tool with
  * the fields it changed, a create by the delete tool, a delete by the create tool (a new id).
  */
 
-import { isRecord } from '../lib/is-record.js';
+import { isRecord } from '../../lib/is-record.js';
+import type { ChangeSpec, InverseInput } from '../core/change-spec.js';
 import {
   asArg,
   changesTo,
@@ -18,8 +19,7 @@ import {
   type PutBack,
   siteOf,
   str,
-} from '../tools/core/spec-helpers.js';
-import type { ChangeSpec, InverseInput } from './change-specs.js';
+} from '../core/spec-helpers.js';
 
 const descriptionBack: PutBack = (value) => ({ description: typeof value === 'string' ? value : '' });
 
@@ -73,7 +73,7 @@ function policyCreate(before: Json): Json | { cannot: string } {
   };
 }
 
-const firewallPolicies = crudSpecs({
+export const firewallPolicyChanges = crudSpecs({
   kind: 'firewall policy',
   read: (args, ref) => getRead('firewall policy', 'get_firewall_policy', 'policy_id', args, ref),
   idArg: 'policy_id',
@@ -118,7 +118,7 @@ const ruleValue =
 
 const RULE_FLAGS = ['state_established', 'state_related', 'state_new', 'state_invalid', 'logging'];
 
-const firewallRules = crudSpecs({
+export const firewallRuleChanges = crudSpecs({
   kind: 'firewall rule',
   read: (args, ref) => listRead('firewall rule', 'list_firewall_rules', args, ref, { limit: 100 }),
   idArg: 'rule_id',
@@ -208,7 +208,7 @@ function aclSideFields(side: 'source' | 'destination'): Record<string, PutBack> 
   };
 }
 
-const aclRules = crudSpecs({
+export const aclRuleChanges = crudSpecs({
   kind: 'ACL rule',
   read: (args, ref) => getRead('ACL rule', 'get_acl_rule', 'acl_rule_id', args, ref),
   idArg: 'acl_rule_id',
@@ -265,7 +265,7 @@ function movedNotes({ result }: InverseInput): string[] {
 
 const zoneRead = (args: Json, ref: string) => listRead('firewall zone', 'list_firewall_zones', args, ref);
 
-const zones = crudSpecs({
+export const zoneChanges = crudSpecs({
   kind: 'firewall zone',
   read: zoneRead,
   idArg: 'zone_id',
@@ -294,7 +294,7 @@ const zones = crudSpecs({
 
 const assignment = (result: unknown, key: string) => str(field(result, 'assignment', key));
 
-const membership: Record<string, ChangeSpec> = {
+export const zoneMembershipChanges: Record<string, ChangeSpec> = {
   assign_network_to_zone: {
     kind: 'update',
     beforeRead: (args) => zoneRead(args, String(args.zone_id)),
@@ -352,7 +352,7 @@ const membership: Record<string, ChangeSpec> = {
 
 // Traffic routes: the image is the route's row of list_traffic_routes.
 
-const trafficRoutes = crudSpecs({
+export const trafficRouteChanges = crudSpecs({
   kind: 'traffic route',
   read: (args, ref) => listRead('traffic route', 'list_traffic_routes', args, ref),
   idArg: 'route_id',
@@ -388,7 +388,7 @@ const trafficRoutes = crudSpecs({
 
 // Traffic matching lists: the image is get_traffic_matching_list.
 
-const trafficMatchingLists = crudSpecs({
+export const trafficMatchingListChanges = crudSpecs({
   kind: 'traffic matching list',
   read: (args, ref) => getRead('traffic matching list', 'get_traffic_matching_list', 'list_id', args, ref),
   idArg: 'list_id',
@@ -405,13 +405,3 @@ const trafficMatchingLists = crudSpecs({
   recreate: (before) => ({ list_type: before.list_type, name: before.name, items: before.items }),
   recreateNotes: () => ['firewall policies that used the old list do not follow it'],
 });
-
-export const FIREWALL_SPECS: Record<string, ChangeSpec> = {
-  ...firewallPolicies,
-  ...firewallRules,
-  ...aclRules,
-  ...zones,
-  ...membership,
-  ...trafficRoutes,
-  ...trafficMatchingLists,
-};
