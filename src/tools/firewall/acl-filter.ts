@@ -295,6 +295,75 @@ function oneOf(property: string, value: string, choices: Record<string, string>,
   return mapped;
 }
 
+/** A property of one side of a rule (`source_…`, `destination_…`, `src_port`, `dst_port`). */
+async function translateSideCall(
+  node: Extract<FilterNode, { op: 'call' }>,
+  networkUuid: NetworkUuidOf,
+): Promise<FilterNode> {
+  const { property } = node;
+  switch (property) {
+    case 'source_type':
+    case 'destination_type': {
+      const side = property === 'source_type' ? 'sourceFilter' : 'destinationFilter';
+      return byValue(
+        node,
+        (v) => {
+          const wanted = v.value.toLowerCase();
+          // `any` reads back for a rule with no filter, or one that only names ports.
+          if (wanted === 'any') {
+            return {
+              op: 'or',
+              args: [call(`${side}.type`, 'isNull'), call(`${side}.type`, 'eq', [text('PORTS')])],
+            };
+          }
+          return call(`${side}.type`, 'eq', [
+            text(oneOf(property, v.value, ENDPOINT_TYPES, 'network, device, ip or any')),
+          ]);
+        },
+        "'network', 'device', 'ip' or 'any'",
+      );
+    }
+    case 'source_id':
+    case 'destination_id': {
+      const side = property === 'source_id' ? 'sourceFilter' : 'destinationFilter';
+      return byValue(
+        node,
+        async (v) => {
+          const mac = normalizeMac(v.value);
+          if (mac) return call(`${side}.macAddresses`, 'contains', [text(mac)]);
+          return call(`${side}.networkIds`, 'contains', [
+            { kind: 'bare', value: await networkUuid(v.value, 'filter_expr') },
+          ]);
+        },
+        'a network id or name, or a MAC',
+      );
+    }
+    case 'source_network':
+    case 'destination_network': {
+      const side = property === 'source_network' ? 'sourceFilter' : 'destinationFilter';
+      return byValue(
+        node,
+        (v) => call(`${side}.ipAddressesOrSubnets`, 'contains', [text(v.value)]),
+        'an address or CIDR',
+      );
+    }
+    case 'src_port':
+    case 'dst_port': {
+      const side = property === 'src_port' ? 'sourceFilter' : 'destinationFilter';
+      return byValue(
+        node,
+        (v) => {
+          if (v.kind !== 'bare' || !/^\d+$/.test(v.value)) refuse(`${property} values are port numbers`);
+          return call(`${side}.portFilter`, 'contains', [{ kind: 'bare', value: v.value }]);
+        },
+        'a port number',
+      );
+    }
+    default:
+      return refuse(`unknown property ${property}; filter on ${SPEC_PROPERTIES.join(', ')}`);
+  }
+}
+
 async function translateCall(
   node: Extract<FilterNode, { op: 'call' }>,
   networkUuid: NetworkUuidOf,
@@ -354,62 +423,14 @@ async function translateCall(
         "'USER_DEFINED', 'SYSTEM_DEFINED' or 'DERIVED'",
       );
     case 'source_type':
-    case 'destination_type': {
-      const side = property === 'source_type' ? 'sourceFilter' : 'destinationFilter';
-      return byValue(
-        node,
-        (v) => {
-          const wanted = v.value.toLowerCase();
-          // `any` reads back for a rule with no filter, or one that only names ports.
-          if (wanted === 'any') {
-            return {
-              op: 'or',
-              args: [call(`${side}.type`, 'isNull'), call(`${side}.type`, 'eq', [text('PORTS')])],
-            };
-          }
-          return call(`${side}.type`, 'eq', [
-            text(oneOf(property, v.value, ENDPOINT_TYPES, 'network, device, ip or any')),
-          ]);
-        },
-        "'network', 'device', 'ip' or 'any'",
-      );
-    }
+    case 'destination_type':
     case 'source_id':
-    case 'destination_id': {
-      const side = property === 'source_id' ? 'sourceFilter' : 'destinationFilter';
-      return byValue(
-        node,
-        async (v) => {
-          const mac = normalizeMac(v.value);
-          if (mac) return call(`${side}.macAddresses`, 'contains', [text(mac)]);
-          return call(`${side}.networkIds`, 'contains', [
-            { kind: 'bare', value: await networkUuid(v.value, 'filter_expr') },
-          ]);
-        },
-        'a network id or name, or a MAC',
-      );
-    }
+    case 'destination_id':
     case 'source_network':
-    case 'destination_network': {
-      const side = property === 'source_network' ? 'sourceFilter' : 'destinationFilter';
-      return byValue(
-        node,
-        (v) => call(`${side}.ipAddressesOrSubnets`, 'contains', [text(v.value)]),
-        'an address or CIDR',
-      );
-    }
+    case 'destination_network':
     case 'src_port':
-    case 'dst_port': {
-      const side = property === 'src_port' ? 'sourceFilter' : 'destinationFilter';
-      return byValue(
-        node,
-        (v) => {
-          if (v.kind !== 'bare' || !/^\d+$/.test(v.value)) refuse(`${property} values are port numbers`);
-          return call(`${side}.portFilter`, 'contains', [{ kind: 'bare', value: v.value }]);
-        },
-        'a port number',
-      );
-    }
+    case 'dst_port':
+      return translateSideCall(node, networkUuid);
     case 'protocol':
       return byValue(
         node,

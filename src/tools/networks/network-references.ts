@@ -133,7 +133,7 @@ export const firewallPolicyReferences: ReferenceKind = {
   listedBy: 'list_firewall_policies',
   afterDelete: 'dangles',
   async find(gateway, site, network) {
-    // Network 10.1+: the official policies, whose network filters name UUIDs (issue 25).
+    // Network 10.1+: the official policies, whose network filters name UUIDs.
     if (await gateway.offers('firewall.policies')) {
       const uuid = uuidOf(network);
       const official = await gateway.integrationList(
@@ -284,7 +284,7 @@ export const wlanReferences: ReferenceKind = {
 
 /**
  * SSIDs whose clients join the network, read as the Wi-Fi tools read them on a console whose
- * official API serves Wi-Fi broadcasts (10.1, issue 25): by official id, SPECIFIC network by UUID.
+ * official API serves Wi-Fi broadcasts (10.1): by official id, SPECIFIC network by UUID.
  */
 export const officialWlanReferences: ReferenceKind = {
   label: 'Wi-Fi networks',

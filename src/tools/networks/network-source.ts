@@ -32,7 +32,7 @@ const CLASSIC_ID = /^[0-9a-f]{24}$/i;
  * The tools' record of each official record, kept while the gateway's answer holding it lives: readers
  * of one answer get its records, parsed once, as readers of classic lists do (read-only). Parsing
  * and mapping every network again for each command was a quarter of what a `list_vlans` allocated
- * (issue 26, acks: docs/performance.md).
+ * (acks: docs/performance.md).
  */
 const officialRecords = new WeakMap<object, NetworkRecord | null>();
 

@@ -327,7 +327,7 @@ export async function wifiImpact({ context, site, args, position }: ImpactInput)
   // Turning an SSID off drops its clients: they are read alongside the SSID, not after it.
   const clients = args.enabled === false ? readLiveClients({ gateway, site }, { fresh: true }) : undefined;
   clients?.catch(() => undefined);
-  // As the Wi-Fi tools read it: the official list on 10.1 (issue 25), else classic wlanconf.
+  // As the Wi-Fi tools read it: the official list on 10.1, else classic wlanconf.
   const { name, record } = await readSsid(gateway, site, wanted);
   const wlan = { ...record, name };
   const label = `Wi-Fi ${wlan.name}`;
