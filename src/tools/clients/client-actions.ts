@@ -61,6 +61,9 @@ function where(client: LiveClient): string {
   return client.is_wired ? 'its wired port' : `Wi-Fi${client.essid ? ` (${client.essid})` : ''}`;
 }
 
+/** The arguments of an action on one client. */
+const clientActionArgs = z.object({ site_id: siteId, client: clientRef, confirm, dry_run: dryRun });
+
 const blockClient = defineTool({
   name: 'block_client',
   change: clientChanges.block_client,
@@ -68,7 +71,7 @@ const blockClient = defineTool({
   description: 'Block a client: it is disconnected and cannot reconnect until unblocked',
   access: 'write',
   example: 'client=Galaxy-S23',
-  args: z.object({ site_id: siteId, client: clientRef, confirm, dry_run: dryRun }),
+  args: clientActionArgs,
   output: clientOutput,
   async run({ site_id, client, dry_run }, { gateway }) {
     const target = await resolveClient({ gateway, site: site_id }, client, { known: true, fresh: true });
@@ -89,7 +92,7 @@ const unblockClient = defineTool({
   description: 'Unblock a blocked client so it may connect again',
   access: 'write',
   example: 'client="Unknown Tablet"',
-  args: z.object({ site_id: siteId, client: clientRef, confirm, dry_run: dryRun }),
+  args: clientActionArgs,
   output: clientOutput,
   async run({ site_id, client, dry_run }, { gateway }) {
     const target = await resolveClient({ gateway, site: site_id }, client, { known: true, fresh: true });
@@ -107,7 +110,7 @@ const reconnectClient = defineTool({
   description: 'Kick a Wi-Fi client off its access point; it reconnects by itself within seconds',
   access: 'write',
   example: 'client="Guest Laptop"',
-  args: z.object({ site_id: siteId, client: clientRef, confirm, dry_run: dryRun }),
+  args: clientActionArgs,
   output: clientOutput,
   async run({ site_id, client, dry_run }, { gateway }) {
     const target = await resolveClient({ gateway, site: site_id }, client, { fresh: true });
@@ -123,6 +126,19 @@ const reconnectClient = defineTool({
     return finish(gateway, site_id, dry_run, 'reconnect', target, stamgr('kick-sta', target), warnings);
   },
 });
+
+/** A guest action: the official client action where the console offers it, else classic `stamgr`. */
+async function guestCommand(
+  gateway: Gateway,
+  site: string,
+  target: LiveClient,
+  body: Record<string, unknown>,
+  classic: ControllerCommand,
+): Promise<ControllerCommand> {
+  if (!(await integrationAvailable(gateway, site, 'clients.action'))) return classic;
+  const id = await integrationClientId(gateway, site, target);
+  return { api: 'integration', method: 'POST', path: `clients/${id}/actions`, body };
+}
 
 function requireGuest(client: LiveClient): void {
   if (client.is_guest === true) return;
@@ -156,25 +172,24 @@ const authorizeGuest = defineTool({
   async run({ site_id, client, minutes, down_kbps, up_kbps, data_mb, dry_run }, { gateway }) {
     const target = await resolveClient({ gateway, site: site_id }, client, { fresh: true });
     requireGuest(target);
-    const command: ControllerCommand = (await integrationAvailable(gateway, site_id, 'clients.action'))
-      ? {
-          api: 'integration',
-          method: 'POST',
-          path: `clients/${await integrationClientId(gateway, site_id, target)}/actions`,
-          body: {
-            action: 'AUTHORIZE_GUEST_ACCESS',
-            ...(minutes === undefined ? {} : { timeLimitMinutes: minutes }),
-            ...(data_mb === undefined ? {} : { dataUsageLimitMBytes: data_mb }),
-            ...(down_kbps === undefined ? {} : { rxRateLimitKbps: down_kbps }),
-            ...(up_kbps === undefined ? {} : { txRateLimitKbps: up_kbps }),
-          },
-        }
-      : stamgr('authorize-guest', target, {
-          ...(minutes === undefined ? {} : { minutes }),
-          ...(down_kbps === undefined ? {} : { down: down_kbps }),
-          ...(up_kbps === undefined ? {} : { up: up_kbps }),
-          ...(data_mb === undefined ? {} : { bytes: data_mb }),
-        });
+    const command = await guestCommand(
+      gateway,
+      site_id,
+      target,
+      {
+        action: 'AUTHORIZE_GUEST_ACCESS',
+        ...(minutes === undefined ? {} : { timeLimitMinutes: minutes }),
+        ...(data_mb === undefined ? {} : { dataUsageLimitMBytes: data_mb }),
+        ...(down_kbps === undefined ? {} : { rxRateLimitKbps: down_kbps }),
+        ...(up_kbps === undefined ? {} : { txRateLimitKbps: up_kbps }),
+      },
+      stamgr('authorize-guest', target, {
+        ...(minutes === undefined ? {} : { minutes }),
+        ...(down_kbps === undefined ? {} : { down: down_kbps }),
+        ...(up_kbps === undefined ? {} : { up: up_kbps }),
+        ...(data_mb === undefined ? {} : { bytes: data_mb }),
+      }),
+    );
     const limits = [
       minutes === undefined ? "for the site's default guest time" : `for ${minutes} min`,
       ...(down_kbps === undefined ? [] : [`down ${down_kbps} kbit/s`]),
@@ -193,19 +208,18 @@ const unauthorizeGuest = defineTool({
   description: "Withdraw a guest client's hotspot authorization; it is sent back to the portal",
   access: 'write',
   example: 'client=Galaxy-S23',
-  args: z.object({ site_id: siteId, client: clientRef, confirm, dry_run: dryRun }),
+  args: clientActionArgs,
   output: clientOutput,
   async run({ site_id, client, dry_run }, { gateway }) {
     const target = await resolveClient({ gateway, site: site_id }, client, { fresh: true });
     requireGuest(target);
-    const command: ControllerCommand = (await integrationAvailable(gateway, site_id, 'clients.action'))
-      ? {
-          api: 'integration',
-          method: 'POST',
-          path: `clients/${await integrationClientId(gateway, site_id, target)}/actions`,
-          body: { action: 'UNAUTHORIZE_GUEST_ACCESS' },
-        }
-      : stamgr('unauthorize-guest', target);
+    const command = await guestCommand(
+      gateway,
+      site_id,
+      target,
+      { action: 'UNAUTHORIZE_GUEST_ACCESS' },
+      stamgr('unauthorize-guest', target),
+    );
     const warnings = [`${clientLabel(target)} loses internet access until authorized again`];
     return finish(gateway, site_id, dry_run, 'unauthorize guest', target, command, warnings);
   },

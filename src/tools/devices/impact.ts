@@ -58,13 +58,8 @@ function downstream(
   return found;
 }
 
-export async function deviceImpact({
-  context,
-  site,
-  tool,
-  args,
-  position,
-}: ImpactInput): Promise<ImpactFacts> {
+export async function deviceImpact(input: ImpactInput): Promise<ImpactFacts> {
+  const { context, site, tool, args, position } = input;
   const live = { gateway: context.gateway, site };
   const [devices, clients] = await Promise.all([
     readLiveDevices(live, { fresh: true }),

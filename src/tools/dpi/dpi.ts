@@ -73,6 +73,11 @@ function header(site: string, range: string, window: Windowed) {
   };
 }
 
+/** The answer when the controller has no DPI counters yet: empty lists, and why. */
+function noData(site: string, range: string, empty: Record<string, unknown>) {
+  return { ...header(site, range, {}), has_data: false, message: NO_DATA, ...empty };
+}
+
 /** A window of the bot's samples, or why there is none (no sampler here, or no span yet). */
 interface Windowed {
   answer?: WindowAnswer;
@@ -146,15 +151,12 @@ const getDpiStatistics = defineTool({
       sampled(context, site_id, 'apps', time_range),
     ]);
     if (apps.appRows.length === 0) {
-      return {
-        ...header(site_id, time_range, {}),
-        has_data: false,
-        message: NO_DATA,
+      return noData(site_id, time_range, {
         applications: [],
         categories: [],
         total_applications: 0,
         total_categories: 0,
-      };
+      });
     }
     // A window counts what moved in its span; categories are then summed from its applications.
     const appRows = window.answer ? rowsOfTotals(window.answer.totals) : apps.appRows;
@@ -191,13 +193,7 @@ const listTopApplications = defineTool({
       sampled(context, site_id, 'apps', time_range),
     ]);
     if (apps.appRows.length === 0) {
-      return {
-        ...header(site_id, time_range, {}),
-        has_data: false,
-        message: NO_DATA,
-        applications: [],
-        total_applications: 0,
-      };
+      return noData(site_id, time_range, { applications: [], total_applications: 0 });
     }
     const applications = applicationsOf(
       window.answer ? rowsOfTotals(window.answer.totals) : apps.appRows,

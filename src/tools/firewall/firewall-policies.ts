@@ -390,26 +390,19 @@ const updateFirewallPolicy = defineTool({
     const protocolNow = args.protocol ?? current.protocol ?? 'all';
     const ipVersionNow = args.ip_version ?? current.ip_version ?? 'BOTH';
     const warnings: string[] = [];
-    const source = updatedSide(
-      s,
-      from,
-      'source',
-      stored.source as Record<string, unknown>,
-      current.source,
-      sideArgs(args, 'source'),
-      protocolNow,
-      warnings,
-    );
-    const destination = updatedSide(
-      s,
-      to,
-      'destination',
-      stored.destination as Record<string, unknown>,
-      current.destination,
-      sideArgs(args, 'destination'),
-      protocolNow,
-      warnings,
-    );
+    const sideOf = (side: 'source' | 'destination') =>
+      updatedSide(
+        s,
+        side === 'source' ? from : to,
+        side,
+        stored[side] as Record<string, unknown>,
+        current[side],
+        sideArgs(args, side),
+        protocolNow,
+        warnings,
+      );
+    const source = sideOf('source');
+    const destination = sideOf('destination');
     const issues: FieldIssue[] = [
       ...ipIssues('source_ips', sideIps(source), ipVersionNow),
       ...ipIssues('destination_ips', sideIps(destination), ipVersionNow),

@@ -24,13 +24,8 @@ const HARMLESS_NETWORK_ARGS = new Set([
   'dhcp_dns_4',
 ]);
 
-export async function networkImpact({
-  context,
-  site,
-  tool,
-  args,
-  position,
-}: ImpactInput): Promise<ImpactFacts> {
+export async function networkImpact(input: ImpactInput): Promise<ImpactFacts> {
+  const { context, site, tool, args, position } = input;
   const { gateway } = context;
   // What does not depend on which network it is starts with the network read, not after it: the
   // clients, and the firewall generation that decides which references are asked.
