@@ -16,12 +16,12 @@ import type { SlackKit } from './slack/slack-kit.js';
 import { FileStore } from './store/file/file-store.js';
 import type { Store } from './store/types.js';
 import { Telemetry } from './telemetry/index.js';
-import type { ToolContext } from './tools/define-tool.js';
-import type { Guardrails } from './tools/impact.js';
+import type { KeepPort } from './tools/bot/keep-tools.js';
+import type { DigestPort } from './tools/bot/watch-tools.js';
+import type { ToolContext } from './tools/core/define-tool.js';
+import type { Guardrails } from './tools/core/guardrails.js';
+import type { ToolRegistry } from './tools/core/registry.js';
 import { createRegistry } from './tools/index.js';
-import type { KeepPort } from './tools/keep-tools.js';
-import type { ToolRegistry } from './tools/registry.js';
-import type { DigestPort } from './tools/watch-tools.js';
 import { readDigest, Watcher, webhookHandler } from './watch/index.js';
 import type { WatchNotifier } from './watch/types.js';
 

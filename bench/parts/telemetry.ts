@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
 import { silentLogger } from '../../src/log.js';
 import { CounterSeries } from '../../src/telemetry/series.js';
-import { type TopClientsAnswer, topClientsChart } from '../../src/tools/top-clients.js';
+import { type TopClientsAnswer, topClientsChart } from '../../src/tools/clients/top-clients.js';
 import { closeChartThread, renderRateChartPng } from '../../src/topology/chart.js';
 import type { PartContext } from '../lib/context.js';
 import { startSyntheticController } from '../lib/controller.js';

@@ -31,9 +31,9 @@ import type {
   PendingFilter,
   RequestHistory,
 } from '../store/types.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import { assessChange, type ChangeAssessment } from '../tools/impact.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import { assessChange, type ChangeAssessment } from '../tools/core/assess.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { isMcpRequester, personOf } from './mcp-requester.js';
 import { type ChangeListener, observeChanges } from './observed-store.js';
 import type { ApprovalPeople } from './people.js';

@@ -5,9 +5,9 @@ import { ConflictError, ResourceNotFoundError } from '../errors.js';
 import { redactSecrets } from '../lib/redact.js';
 import type { ChangeImage, ChangeSetRecord, SetStep } from '../store/records.js';
 import type { ChangeStore } from '../store/types.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ChangeAssessment } from '../tools/impact.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ChangeAssessment } from '../tools/core/assess.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { refuseNoOp } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
 

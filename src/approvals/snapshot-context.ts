@@ -1,5 +1,5 @@
-import type { ToolContext } from '../tools/define-tool.js';
-import { freshReads } from '../tools/read-methods.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import { freshReads } from '../tools/core/read-methods.js';
 
 /**
  * One fresh snapshot of the controller for one preview. The tool context with a gateway

@@ -9,7 +9,7 @@ import { isNoOpPreview } from '../format/plain-text.js';
 import { formatDuration } from '../policy/duration.js';
 import { type GateFace, type GateVerdict, refusalText } from '../policy/gate.js';
 import type { ChangeAssessmentRecord, ChangeSetRecord } from '../store/records.js';
-import type { ChangeAssessment } from '../tools/impact.js';
+import type { ChangeAssessment } from '../tools/core/assess.js';
 import { isConsoleActor } from './console-requester.js';
 import { isMcpRequester } from './mcp-requester.js';
 import type { Actor, ChangeRequest } from './types.js';

@@ -7,9 +7,9 @@
 import { isBotError, ValidationError } from '../errors.js';
 import { isRecord } from '../lib/is-record.js';
 import type { ChangeSetRecord, SetStep } from '../store/records.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ChangeAssessment } from '../tools/impact.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ChangeAssessment } from '../tools/core/assess.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { META_ARGS } from './meta-args.js';
 import { PlannedState } from './planned-state.js';
 

@@ -3,10 +3,10 @@ import { isRecord } from '../lib/is-record.js';
 import { redactSecrets } from '../lib/redact.js';
 import { scrubSecrets } from '../lib/secret-text.js';
 import type { ChangeImage, FieldMismatch, Verification } from '../store/records.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import type { Expected, ImageRead } from './change-specs.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { freshContext } from './fresh-context.js';
+import type { Expected, ImageRead } from './tool-changes.js';
 
 type Json = Record<string, unknown>;
 

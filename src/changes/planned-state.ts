@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ResourceNotFoundError } from '../errors.js';
 import { isRecord } from '../lib/is-record.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
-import type { ToolContext } from '../tools/define-tool.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
 
 // changes/ reaches the controller only through the tools' context, so the gateway's types are
 // taken from there rather than imported from gateway/.

@@ -8,12 +8,12 @@ import {
   SYSTEM_ACTOR,
 } from '../store/records.js';
 import type { ChangeStore } from '../store/types.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { changeSpec } from './change-specs.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { imageObject, readImage, verify } from './images.js';
 import type { OutcomeJournal } from './outcome-journal.js';
 import type { SetRunner } from './set-runner.js';
+import { changeSpec } from './tool-changes.js';
 
 export interface SetRecoveryOptions {
   store: ChangeStore;

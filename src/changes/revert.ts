@@ -1,7 +1,7 @@
 import { isRecord } from '../lib/is-record.js';
 import type { ChangeImage, ChangeRequest } from '../store/records.js';
-import { changeSpec, type ImageRead, type InversePlan, noSpecReason } from './change-specs.js';
 import { imageObject } from './images.js';
+import { changeSpec, type ImageRead, type InversePlan, noSpecReason } from './tool-changes.js';
 
 type Json = Record<string, unknown>;
 

@@ -14,10 +14,9 @@ import {
   type Verification,
 } from '../store/records.js';
 import type { ChangeStore } from '../store/types.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ChangeAssessment } from '../tools/impact.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { changeSpec, noSpecReason } from './change-specs.js';
+import type { ChangeAssessment } from '../tools/core/assess.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { imageObject, readImage, verify } from './images.js';
 import { capForJournal } from './journal-cap.js';
 import { OutcomeJournal } from './outcome-journal.js';
@@ -26,6 +25,7 @@ import { SetRecovery } from './recovery.js';
 import { newRequestId } from './request-id.js';
 import { timedRevert } from './revert-deadline.js';
 import { SetRunner } from './set-runner.js';
+import { changeSpec, noSpecReason } from './tool-changes.js';
 
 /**
  * What the runner asks of the side that decides (approvals/ implements it): the previews a run

@@ -11,7 +11,7 @@ import {
   SYSTEM_ACTOR,
 } from '../store/records.js';
 import type { ChangeStore } from '../store/types.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { inStep, stepLines } from './change-set.js';
 import type { OutcomeJournal } from './outcome-journal.js';
 import { type ApproveOutcome, summarize } from './outcomes.js';

@@ -1,8 +1,8 @@
 import { ValidationError } from '../errors.js';
 import type { Gateway } from '../gateway/types.js';
-import type { ToolAccess } from '../tools/define-tool.js';
-import { firewallGeneration } from '../tools/firewall-generation.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolAccess } from '../tools/core/define-tool.js';
+import { firewallGeneration } from '../tools/core/firewall-generation.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { type ParsedCommand, parseCommandLine } from './parse-command-line.js';
 
 /** One friendly alias: the words that call it, the tool it runs, and the argument its bare word fills. */

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { resolveCommand } from './aliases.js';
 import { parseCommandLine } from './parse-command-line.js';
 

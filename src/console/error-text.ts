@@ -7,7 +7,7 @@ import {
 } from '../errors.js';
 import { type FaceWording, fieldIssuesOf, logUnexpected, plainErrorText } from '../format/error-wording.js';
 import { type Logger, scrubSecrets } from '../log.js';
-import { TOOL_LIST_HINT } from '../tools/registry.js';
+import { TOOL_LIST_HINT } from '../tools/core/registry.js';
 
 /** The console's own help, where a shared message names Slack's. */
 const ownHelp = (text: string) => text.replace(TOOL_LIST_HINT, '`help` lists them');

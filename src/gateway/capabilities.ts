@@ -161,7 +161,7 @@ export const GROUP_OF_OFFICIAL_ONLY: Readonly<Partial<Record<OfficialOperation, 
  */
 const TABLE: Readonly<Record<ApiGroup, Rule>> = {
   // 10.1: read and written through the official `networks` operations, mapped to the spec's
-  // results (tools/official-network-model.ts); older consoles: classic networkconf.
+  // results (tools/networks/official-network-model.ts); older consoles: classic networkconf.
   networks: (v) => ({ generations: offersOfficial(v, 'networks') ? ['official'] : ['classic'] }),
   'firewall-zones': officialOnly('firewall.zones'),
   'firewall-rules': only('classic', 'v2'),

@@ -3,7 +3,7 @@ import type { McpWriteMode } from '../config.js';
 import { ConfirmationRequiredError, type FieldIssue, isBotError, ValidationError } from '../errors.js';
 import { type FaceWording, fieldIssuesOf, logUnexpected, plainErrorText } from '../format/error-wording.js';
 import { type Logger, scrubSecrets } from '../log.js';
-import { TOOL_LIST_HINT } from '../tools/registry.js';
+import { TOOL_LIST_HINT } from '../tools/core/registry.js';
 
 /** MCP's own help, where a shared message names Slack's. */
 const ownHelp = (text: string) => text.replace(TOOL_LIST_HINT, 'the tools/list request lists them');

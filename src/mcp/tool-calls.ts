@@ -11,8 +11,8 @@ import { ConfirmationRequiredError, ConflictError, NotAuthorizedError } from '..
 import { render } from '../format/plain-text.js';
 import { isRecord } from '../lib/is-record.js';
 import { type Logger, scrubSecrets } from '../log.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import {
   changeRequestIdOf,
   changeRequestTool,

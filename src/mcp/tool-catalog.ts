@@ -2,9 +2,9 @@ import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpWriteMode } from '../config.js';
 import { UNREADABLE_FIELD } from '../lib/unreadable-records.js';
-import type { ToolDefinition } from '../tools/define-tool.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { argumentsOf } from '../tools/schema-introspection.js';
+import type { ToolDefinition } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
+import { argumentsOf } from '../tools/core/schema-introspection.js';
 
 type JsonObject = Record<string, unknown>;
 

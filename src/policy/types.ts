@@ -23,7 +23,7 @@ export interface ImpactReference {
 }
 
 /**
- * What the tools layer gathers about a would-be write (src/tools/impact.ts): read fresh from the
+ * What the tools layer gathers about a would-be write (the tools' `impact`, src/tools/core/assess.ts): read fresh from the
  * controller, never computed here. Every field is optional: a tool that touches no network has
  * no clients to count.
  */

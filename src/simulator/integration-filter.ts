@@ -3,7 +3,7 @@
  * Literals: 'strings' ('' escapes a quote), integers, decimals, true/false, bare UUIDs and ISO
  * timestamps, and sets `[a, b]`. `like` patterns: `.` one character, `*` any run, `\` escapes.
  *
- * Written apart from the bot's own reader (tools/acl-filter.ts) on purpose: the simulator plays
+ * Written apart from the bot's own reader (tools/firewall/acl-filter.ts) on purpose: the simulator plays
  * the controller, and a parser shared by both sides could not catch the bot reading the
  * language wrong.
  */

@@ -1,8 +1,8 @@
 import type { webApi } from '@slack/bolt';
 import type { Approvals } from '../approvals/approvals.js';
 import type { Logger } from '../log.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import type { ChangePresenter } from './change-presenter.js';
 import type { HomeService } from './home.js';
 import type { WatchActions } from './listeners/watch-buttons.js';

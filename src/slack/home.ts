@@ -4,7 +4,7 @@ import type { ChangeRequest } from '../approvals/types.js';
 import type { PendingRevert } from '../changes/timers.js';
 import { settle, settledWithin } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
-import type { ControllerStatus } from '../tools/define-tool.js';
+import type { ControllerStatus } from '../tools/core/define-tool.js';
 import {
   type HomeModel,
   homeView,

@@ -1,5 +1,5 @@
-import type { ToolContext } from '../tools/define-tool.js';
-import { type TopClientsAnswer, topClientsChart } from '../tools/top-clients.js';
+import { type TopClientsAnswer, topClientsChart } from '../tools/clients/top-clients.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
 
 /**
  * The PNG `/net top` posts beside its table, or undefined when there is nothing to draw.

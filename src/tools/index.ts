@@ -1,25 +1,26 @@
 import type { ConsoleInfo } from '../gateway/console-info.js';
-import { aclRuleTools } from './acl-rules.js';
-import { clientActionTools } from './client-actions.js';
-import { clientTools } from './clients.js';
-import type { ToolGroup } from './define-tool.js';
-import { deviceActionTools } from './device-actions.js';
-import { deviceTools } from './devices.js';
-import { dpiTools } from './dpi.js';
-import { firewallPolicyTools } from './firewall-policies.js';
-import { firewallRuleTools } from './firewall-rules.js';
-import { firewallZoneTools } from './firewall-zones.js';
-import { hotspotTools } from './hotspot.js';
-import { keepTools } from './keep-tools.js';
-import { networkTools } from './networks.js';
-import { policyTools } from './policy-tools.js';
-import { ToolRegistry } from './registry.js';
-import { topClientsTools } from './top-clients.js';
-import { topologyTools } from './topology.js';
-import { trafficMatchingListTools } from './traffic-matching-lists.js';
-import { trafficRouteTools } from './traffic-routes.js';
-import { watchTools } from './watch-tools.js';
-import { wifiBroadcastTools } from './wifi-broadcasts.js';
+import { keepTools } from './bot/keep-tools.js';
+import { policyTools } from './bot/policy-tools.js';
+import { watchTools } from './bot/watch-tools.js';
+import { clientActionTools } from './clients/client-actions.js';
+import { clientTools } from './clients/clients.js';
+import { hotspotTools } from './clients/hotspot.js';
+import { topClientsTools } from './clients/top-clients.js';
+import { useToolGroups } from './core/catalog.js';
+import type { ToolGroup } from './core/define-tool.js';
+import { ToolRegistry } from './core/registry.js';
+import { deviceActionTools } from './devices/device-actions.js';
+import { deviceTools } from './devices/devices.js';
+import { dpiTools } from './dpi/dpi.js';
+import { aclRuleTools } from './firewall/acl-rules.js';
+import { firewallPolicyTools } from './firewall/firewall-policies.js';
+import { firewallRuleTools } from './firewall/firewall-rules.js';
+import { firewallZoneTools } from './firewall/firewall-zones.js';
+import { trafficMatchingListTools } from './firewall/traffic-matching-lists.js';
+import { trafficRouteTools } from './firewall/traffic-routes.js';
+import { networkTools } from './networks/networks.js';
+import { topologyTools } from './topology/topology.js';
+import { wifiBroadcastTools } from './wifi/wifi-broadcasts.js';
 
 /** Every tool group of the spec, in the spec's order (4.1 … 4.9), with the zone-based firewall's policies after the rules. */
 export const toolGroups: readonly ToolGroup[] = [
@@ -50,6 +51,9 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Watch', tools: watchTools },
 ];
 
+// check_policy and the console's risk lines find a tool's impact by name through the catalog.
+useToolGroups(toolGroups);
+
 /**
  * The registry of all tools; `defaultSite` fills `site_id` when a command names none, and
  * `consoleInfo` (the gateway's last `info` read) lets help say which endpoints each group uses.
@@ -61,6 +65,6 @@ export function createRegistry(
   return new ToolRegistry(toolGroups, { site: defaultSite }, consoleInfo);
 }
 
-export type { ToolContext, ToolDefinition, ToolGroup } from './define-tool.js';
-export { defineTool } from './define-tool.js';
-export { ToolRegistry } from './registry.js';
+export type { ToolContext, ToolDefinition, ToolGroup } from './core/define-tool.js';
+export { defineTool } from './core/define-tool.js';
+export { ToolRegistry } from './core/registry.js';

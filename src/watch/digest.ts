@@ -1,9 +1,9 @@
 import { isBotError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChangeReader } from '../store/types.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { type TopClientsAnswer, topClientsChart } from '../tools/top-clients.js';
+import { type TopClientsAnswer, topClientsChart } from '../tools/clients/top-clients.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import type { ObservedState } from './observe.js';
 import type { Digest, DigestChart, Drift, Incident } from './types.js';
 

@@ -4,7 +4,7 @@ import { isBotError } from '../errors.js';
 import type { Generation, OfficialOperation } from '../gateway/capabilities.js';
 import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
-import { readOfficialNetworkDetails } from '../tools/network-source.js';
+import { readOfficialNetworkDetails } from '../tools/networks/network-source.js';
 import { CLASSIC_NETWORK_FIELDS, type FieldRevert, OFFICIAL_NETWORK_FIELDS } from './network-revert.js';
 import { fingerprintSecrets, sameWithSecrets, shownSecrets } from './secret-fingerprints.js';
 import type { Drift, DriftKind, FieldChange } from './types.js';

@@ -7,8 +7,8 @@ import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
 import type { Actor, ChangeRequest } from '../store/records.js';
 import type { ChangeReader, KeyValueStore, LeaseStore } from '../store/types.js';
-import type { ToolContext } from '../tools/define-tool.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
+import type { ToolRegistry } from '../tools/core/registry.js';
 import { buildDigest, digestChart } from './digest.js';
 import {
   compareSnapshots,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { snapshotContext } from '../../src/approvals/snapshot-context.js';
-import type { ToolContext } from '../../src/tools/define-tool.js';
+import type { ToolContext } from '../../src/tools/core/define-tool.js';
 
 // A preview and its blast radius share one fresh snapshot of the controller.
 function countingContext(failFirst = false) {

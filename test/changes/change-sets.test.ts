@@ -4,7 +4,7 @@ import { combineAssessments } from '../../src/changes/change-set.js';
 import { ValidationError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import type { ChangeAssessment } from '../../src/tools/impact.js';
+import type { ChangeAssessment } from '../../src/tools/core/assess.js';
 import { openApprovals } from '../approvals/bot-harness.js';
 import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, tempDataDir } from '../approvals/harness.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
-import { changeSpec } from '../../src/changes/change-specs.js';
+import { changeSpec } from '../../src/changes/tool-changes.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import type { SiteState } from '../../src/simulator/state.js';
 import { FileStore } from '../../src/store/file/file-store.js';

@@ -3,8 +3,8 @@ import { GatewayUnavailableError } from '../../src/errors.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
-import { defineTool, type ToolContext } from '../../src/tools/define-tool.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
+import { defineTool, type ToolContext } from '../../src/tools/core/define-tool.js';
+import { ToolRegistry } from '../../src/tools/core/registry.js';
 
 export const NETWORKS = [
   {

@@ -3,8 +3,8 @@ import { resolveCommand } from '../../src/commands/aliases.js';
 import { parseCommandLine } from '../../src/commands/parse-command-line.js';
 import { cellText, isIdentifierColumn, render } from '../../src/format/plain-text.js';
 import { isIdColumn } from '../../src/format/table-layout.js';
+import { exampleLine } from '../../src/tools/core/tool-help.js';
 import type { ToolDefinition } from '../../src/tools/index.js';
-import { exampleLine } from '../../src/tools/tool-help.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
 // Every read tool's table, at 80 and 160 columns, keeps every name, address, place and time whole

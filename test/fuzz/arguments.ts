@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DEMO_DEVICES, DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
-import type { ArgumentInfo } from '../../src/tools/schema-introspection.js';
+import type { ArgumentInfo } from '../../src/tools/core/schema-introspection.js';
 import { anyText } from './fuzz-bot.js';
 
 const networks = Object.values(DEMO_NETWORKS).flatMap((n) => [n.name, n.id]);

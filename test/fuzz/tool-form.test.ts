@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageProblems } from '../../src/slack/blocks/limits.js';
+import type { ArgumentInfo } from '../../src/tools/core/schema-introspection.js';
 import { createRegistry } from '../../src/tools/index.js';
-import type { ArgumentInfo } from '../../src/tools/schema-introspection.js';
 import { viewSubmissionBody } from '../helpers/slack-requests.js';
 import { slackTextProblems } from '../helpers/slack-text.js';
 import { argumentValue } from './arguments.js';

@@ -16,8 +16,8 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { Store } from '../../src/store/types.js';
-import type { ToolRegistry } from '../../src/tools/registry.js';
-import { exampleLine } from '../../src/tools/tool-help.js';
+import type { ToolRegistry } from '../../src/tools/core/registry.js';
+import { exampleLine } from '../../src/tools/core/tool-help.js';
 import { testGateway } from './test-gateway.js';
 
 /** The spec's 40 tools (section 4), in its order: every one must have a call in SPEC_CALLS. */

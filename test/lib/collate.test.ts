@@ -23,8 +23,8 @@ describe('byName (the name collator is made on first use)', () => {
       }
     } as typeof Intl.Collator;
     const { byName } = await import('../../src/lib/collate.js');
-    await import('../../src/tools/clients.js');
-    await import('../../src/tools/top-clients.js');
+    await import('../../src/tools/clients/clients.js');
+    await import('../../src/tools/clients/top-clients.js');
     expect(made).toBe(0);
     expect(byName('a', 'b')).toBeLessThan(0);
     expect(byName('b', 'a')).toBeGreaterThan(0);

@@ -1,11 +1,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputSchemaOf } from '../../src/mcp/tool-catalog.js';
-import { clientActionTools } from '../../src/tools/client-actions.js';
-import { deviceActionTools } from '../../src/tools/device-actions.js';
-import { hotspotTools } from '../../src/tools/hotspot.js';
+import { clientActionTools } from '../../src/tools/clients/client-actions.js';
+import { hotspotTools } from '../../src/tools/clients/hotspot.js';
+import { deviceActionTools } from '../../src/tools/devices/device-actions.js';
 import { createRegistry } from '../../src/tools/index.js';
-import { wifiBroadcastTools } from '../../src/tools/wifi-broadcasts.js';
+import { wifiBroadcastTools } from '../../src/tools/wifi/wifi-broadcasts.js';
 import { type McpBot, startMcpBot } from '../helpers/mcp.js';
 
 // The on-call tools over MCP. The SDK's client checks every structured result against the tool's

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fastLenientObject } from '../../src/records/fast-lenient.js';
 import { demoClients } from '../../src/simulator/demo-clients.js';
 import { createPrng } from '../../src/simulator/prng.js';
-import { liveClientSchema, liveDeviceSchema } from '../../src/tools/live-targets.js';
+import { liveClientSchema, liveDeviceSchema } from '../../src/tools/core/live-targets.js';
 import { fixtureRecords } from '../helpers/fixtures.js';
 
 // Every kind of value a controller (or a broken one) might put in a field.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { viewProblems } from '../../src/slack/blocks/limits.js';
 import { formArguments, type ToolFormOptions, toolFormView } from '../../src/slack/blocks/tool-form.js';
+import { missingValue } from '../../src/tools/core/missing-values.js';
 import { createRegistry } from '../../src/tools/index.js';
-import { missingValue } from '../../src/tools/missing-values.js';
 
 const registry = createRegistry('default');
 

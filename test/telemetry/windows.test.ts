@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClientTraffic } from '../../src/simulator/index.js';
-import type { TopClientsAnswer } from '../../src/tools/top-clients.js';
+import type { TopClientsAnswer } from '../../src/tools/clients/top-clients.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
 // Windows are computed from samples. The simulator's counters move by known amounts

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { NotSupportedError } from '../../src/errors.js';
 import { zoneRecordSchema } from '../../src/records/zone-record.js';
-import type { NetworkIds } from '../../src/tools/network-ids.js';
-import { assertEditable, editableOf, moveBodies, planMoves, toZone } from '../../src/tools/zone-model.js';
+import {
+  assertEditable,
+  editableOf,
+  moveBodies,
+  planMoves,
+  toZone,
+} from '../../src/tools/firewall/zone-model.js';
+import type { NetworkIds } from '../../src/tools/networks/network-ids.js';
 
 const zone = (id: string, networkIds: string[], metadata?: Record<string, unknown>) =>
   zoneRecordSchema.parse({ id, name: id.toUpperCase(), networkIds, metadata });

@@ -2,7 +2,7 @@
 // process through createApp; the built console is in test/process/watch.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
-import { durationText } from '../../src/tools/watch-tools.js';
+import { durationText } from '../../src/tools/bot/watch-tools.js';
 import type { Watcher } from '../../src/watch/index.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 

@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import type { ChangeRequest } from '../../approvals/types.js';
 import { revertability } from '../../changes/revert.js';
 import type { PendingRevert } from '../../changes/timers.js';
-import type { ControllerStatus } from '../../tools/define-tool.js';
+import type { ControllerStatus } from '../../tools/core/define-tool.js';
 import { linked, STATE_EMOJI, summaryText } from './change-history.js';
 import { CANCEL_ACTION, decisionActions } from './change-request.js';
 import { controllerApisBlocks } from './controller-apis.js';

@@ -1,7 +1,7 @@
 import type { types } from '@slack/bolt';
 import type { FieldIssue } from '../../errors.js';
-import type { ArgumentInfo } from '../../tools/schema-introspection.js';
-import { argumentHint } from '../../tools/tool-help.js';
+import type { ArgumentInfo } from '../../tools/core/schema-introspection.js';
+import { argumentHint } from '../../tools/core/tool-help.js';
 import { LIMITS } from './limits.js';
 import { clip, clipMrkdwn, code, humanize, mrkdwn, mrkdwnText, plainText } from './text.js';
 

@@ -11,8 +11,8 @@ import { type ParsedCommand, parseCommandLine } from '../../commands/parse-comma
 import { parsePlan, planOptions } from '../../commands/plan.js';
 import { type FieldIssue, ValidationError } from '../../errors.js';
 import { settle } from '../../lib/settle-within.js';
-import { missingValueIssues } from '../../tools/missing-values.js';
-import type { TopClientsAnswer } from '../../tools/top-clients.js';
+import type { TopClientsAnswer } from '../../tools/clients/top-clients.js';
+import { missingValueIssues } from '../../tools/core/missing-values.js';
 import { isTopology, renderTopologyPng } from '../../topology/index.js';
 import { AnswerQueue, SharedWork } from '../answer-work.js';
 import { helpMessage, noticeMessage, toolHelpMessage } from '../blocks/notice.js';

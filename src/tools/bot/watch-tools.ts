@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { NotSupportedError } from '../../errors.js';
+import { siteId } from '../core/arg-types.js';
+import { defineTool, type ToolContext } from '../core/define-tool.js';
+
+/**
+ * The day as the watcher keeps it (src/watch/types.ts `Digest` has this shape). Declared here so
+ * tools/ imports no layer above it; times are ms since the epoch.
+ */
+export interface DigestReading {
+  site: string;
+  from: number;
+  to: number;
+  changes: readonly {
+    id: string;
+    tool: string;
+    requester: string;
+    approver?: string;
+    state: string;
+    at: string;
+  }[];
+  drift: readonly {
+    kind: string;
+    objectName: string;
+    change: string;
+    noticedAt: number;
+    accepted: boolean;
+  }[];
+  incidents: readonly { subject: string; kind: string; startedAt: number; resolvedAt?: number }[];
+  offlineNow: readonly string[];
+  topClients: readonly { name: string; bytes: number }[];
+  topApps: readonly { name: string; bytes: number }[];
+  pendingApprovals: readonly { id: string; tool: string; requester: string }[];
+  notes: readonly string[];
+}
+
+/** What get_digest needs (`app.ts` puts it in the ToolContext as `digests`, over the store). */
+export interface DigestPort {
+  read(site: string): Promise<DigestReading>;
+}
+
+/** The ToolContext with the digest port (absent where no store-backed app was built). */
+type DigestContext = ToolContext & { digests?: DigestPort };
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** "17 min", "2 h 5 min", "40 s": how long an incident lasted. */
+export function durationText(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+}
+
+/** The digest in the tools' snake_case, with times as ISO 8601 (UTC) and durations in words. */
+export function digestAnswer(d: DigestReading) {
+  return {
+    site: d.site,
+    from: iso(d.from),
+    to: iso(d.to),
+    changes: d.changes.map((c) => ({
+      change_id: c.id,
+      tool: c.tool,
+      requester: c.requester,
+      approver: c.approver ?? null,
+      state: c.state,
+      at: Number.isNaN(Date.parse(c.at)) ? c.at : iso(Date.parse(c.at)),
+    })),
+    drift: d.drift.map((x) => ({
+      object_name: x.objectName,
+      kind: x.kind,
+      change: x.change,
+      noticed_at: iso(x.noticedAt),
+      accepted: x.accepted,
+    })),
+    incidents: d.incidents.map((i) => ({
+      subject: i.subject,
+      kind: i.kind,
+      started_at: iso(i.startedAt),
+      resolved_at: i.resolvedAt === undefined ? null : iso(i.resolvedAt),
+      duration: i.resolvedAt === undefined ? 'still open' : durationText(i.resolvedAt - i.startedAt),
+    })),
+    offline_now: [...d.offlineNow],
+    top_clients: d.topClients.map((c) => ({ name: c.name, bytes: c.bytes })),
+    top_applications: d.topApps.map((a) => ({ name: a.name, bytes: a.bytes })),
+    pending_approvals: d.pendingApprovals.map((p) => ({
+      change_id: p.id,
+      tool: p.tool,
+      requester: p.requester,
+    })),
+    notes: [...d.notes],
+  };
+}
+
+/**
+ * The daily digest, read now: what `/net digest` posts and DIGEST_CRON sends, for the
+ * console and MCP clients, which cannot receive the Slack message. Incidents and drift are what the
+ * watcher recorded in the store (a console on the bot's DATA_DIR or DATABASE_URL sees the bot's);
+ * the chart is posted in Slack only.
+ */
+export const getDigest = defineTool({
+  name: 'get_digest',
+  description:
+    'The daily digest now: changes of the last 24 h, drift, incidents and durations, devices offline, top clients and applications, pending approvals',
+  access: 'read',
+  example: '',
+  args: z.object({ site_id: siteId }),
+  async run({ site_id }, context) {
+    const digests = (context as DigestContext).digests;
+    if (!digests)
+      throw new NotSupportedError('get_digest needs the bot’s store, which this process has not opened');
+    return digestAnswer(await digests.read(site_id));
+  },
+});
+
+export const watchTools = [getDigest];
