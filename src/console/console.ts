@@ -4,14 +4,12 @@ import { type ConsoleDeps, withFlags } from './deps.js';
 import { type Approvable, planFile, revertPlan, setPlan, writePlan } from './execution.js';
 import {
   formatResult,
-  helpFor,
-  history,
   NOTHING_TO_CHANGE,
+  plainAnswer,
   reportError,
   resultText,
   wantsJson,
   writeLine,
-  writeTopologyPicture,
 } from './render.js';
 
 export type { ChangeRecorder, ConsoleDeps } from './deps.js';
@@ -34,26 +32,24 @@ async function handleLine(line: string, base: ConsoleDeps, ask: Ask): Promise<Li
   });
   const { intent, flags } = routed;
   const deps = withFlags(base, flags);
-  const { registry, context, output } = deps;
+  const { output } = deps;
   const json = flags.has('--json');
+  const plain = await plainAnswer(
+    intent,
+    deps,
+    json,
+    'clear clears the screen. Type quit (or Ctrl-D) to leave.',
+  );
+  if (plain !== undefined) {
+    writeLine(output, plain);
+    return 'continue';
+  }
   switch (intent.kind) {
     case 'quit':
       return 'quit';
     case 'clear':
       // A terminal's own clear: the screen and the scrollback's view, nothing when output is piped.
       if ((output as { isTTY?: unknown }).isTTY === true) output.write('\x1b[2J\x1b[H');
-      return 'continue';
-    case 'help':
-      writeLine(
-        output,
-        helpFor(registry, intent.tool, 'clear clears the screen. Type quit (or Ctrl-D) to leave.'),
-      );
-      return 'continue';
-    case 'picture':
-      writeLine(output, await writeTopologyPicture(deps, intent.command, json));
-      return 'continue';
-    case 'history':
-      writeLine(output, await history(deps, intent.command, json));
       return 'continue';
     case 'plan':
       return approveAtPrompt(
@@ -64,13 +60,6 @@ async function handleLine(line: string, base: ConsoleDeps, ask: Ask): Promise<Li
       );
     case 'revert':
       return approveAtPrompt(deps, await revertPlan(deps, intent.changeId), json, ask);
-    case 'read':
-    case 'dry_run':
-      writeLine(
-        output,
-        formatResult(await registry.run(intent.tool, intent.args, context), json, deps, intent.tool),
-      );
-      return 'continue';
     case 'write':
     case 'keep':
       return approveAtPrompt(deps, await writePlan(deps, intent), json, ask);

@@ -4,14 +4,12 @@ import { type ConsoleDeps, withFlags } from './deps.js';
 import { type Approvable, execute, planFile, revertPlan, setPlan, writePlan } from './execution.js';
 import {
   formatResult,
-  helpFor,
-  history,
   NOTHING_TO_CHANGE,
+  plainAnswer,
   reportError,
   resultText,
   wantsJson,
   writeLine,
-  writeTopologyPicture,
 } from './render.js';
 
 /** One-shot exit codes. */
@@ -50,22 +48,18 @@ export async function runOneShot(argv: string[], base: ConsoleDeps): Promise<num
 }
 
 async function answer({ intent, flags }: Routed, deps: ConsoleDeps, json: boolean): Promise<number> {
-  const { registry, context, output, errorOutput } = deps;
+  const { output, errorOutput } = deps;
   const yes = flags.has('--yes');
+  const plain = await plainAnswer(intent, deps, json, ONE_SHOT_USAGE);
+  if (plain !== undefined) {
+    writeLine(output, plain);
+    return EXIT.ok;
+  }
   switch (intent.kind) {
-    case 'help':
-      writeLine(output, helpFor(registry, intent.tool, ONE_SHOT_USAGE));
-      return EXIT.ok;
     case 'usage':
       if (json) throw new ValidationError([{ field: 'command', rule: `is required (${ONE_SHOT_USAGE})` }]);
       writeLine(errorOutput, ONE_SHOT_USAGE);
       return EXIT.usage;
-    case 'picture':
-      writeLine(output, await writeTopologyPicture(deps, intent.command, json));
-      return EXIT.ok;
-    case 'history':
-      writeLine(output, await history(deps, intent.command, json));
-      return EXIT.ok;
     case 'plan': {
       if (intent.file === undefined) {
         throw new ValidationError([
@@ -94,13 +88,6 @@ async function answer({ intent, flags }: Routed, deps: ConsoleDeps, json: boolea
       const notRun = `not run: ${plan.tool} (the revert of ${intent.changeId}) changes the network; add --yes to run it`;
       return previewed(deps, plan, yes, json, notRun);
     }
-    case 'read':
-    case 'dry_run':
-      writeLine(
-        output,
-        formatResult(await registry.run(intent.tool, intent.args, context), json, deps, intent.tool),
-      );
-      return EXIT.ok;
     case 'write':
     case 'keep':
       if (yes) {

@@ -3,6 +3,7 @@ import { verificationText } from '../changes/describe.js';
 import { aliasHelpText, resolveCommand } from '../commands/aliases.js';
 import { HISTORY_HELP } from '../commands/history.js';
 import type { ParsedCommand } from '../commands/parse-command-line.js';
+import type { Intent } from '../commands/router.js';
 import { ValidationError } from '../errors.js';
 import { render } from '../format/plain-text.js';
 import type { Verification } from '../store/records.js';
@@ -82,7 +83,7 @@ function helpText(registry: ToolRegistry, extra: string): string {
 }
 
 /** `help`, or one tool's generated help. */
-export function helpFor(registry: ToolRegistry, tool: string | undefined, extra: string): string {
+function helpFor(registry: ToolRegistry, tool: string | undefined, extra: string): string {
   return tool === undefined ? helpText(registry, extra) : registry.toolHelp(tool);
 }
 
@@ -154,7 +155,7 @@ function verificationJson(verification: Verification): Record<string, unknown> {
  * `topology [file=…] [site=…]`: the topology drawn as a PNG and written to a file (the console's
  * counterpart of the picture Slack uploads). Returns the line to print.
  */
-export async function writeTopologyPicture(
+async function writeTopologyPicture(
   deps: ConsoleDeps,
   parsed: ParsedCommand,
   json: boolean,
@@ -180,7 +181,7 @@ export async function writeTopologyPicture(
 }
 
 /** `changes …` and `change <id>` over the store, read-only. */
-export function history(deps: ConsoleDeps, parsed: ParsedCommand, json: boolean): Promise<string> {
+function history(deps: ConsoleDeps, parsed: ParsedCommand, json: boolean): Promise<string> {
   const width = outputWidth(deps);
   return historyAnswer(parsed, json, {
     tools: deps.registry.list().map((tool) => tool.name),
@@ -207,4 +208,34 @@ function setResultText(executed: Executed & { steps: string[] }, json: boolean, 
     ...executed.steps,
     `recorded as change ${executed.changeId ?? ''} (change ${executed.changeId ?? ''} shows it)`,
   ].join('\n');
+}
+
+/**
+ * The text of what both console modes answer alike: help (with the mode's own last paragraph),
+ * the topology picture, the history, a read or a dry run. Undefined for a change to approve.
+ */
+export async function plainAnswer(
+  intent: Intent,
+  deps: ConsoleDeps,
+  json: boolean,
+  helpExtra: string,
+): Promise<string | undefined> {
+  switch (intent.kind) {
+    case 'help':
+      return helpFor(deps.registry, intent.tool, helpExtra);
+    case 'picture':
+      return writeTopologyPicture(deps, intent.command, json);
+    case 'history':
+      return history(deps, intent.command, json);
+    case 'read':
+    case 'dry_run':
+      return formatResult(
+        await deps.registry.run(intent.tool, intent.args, deps.context),
+        json,
+        deps,
+        intent.tool,
+      );
+    default:
+      return undefined;
+  }
 }
