@@ -4,7 +4,7 @@ import type { ParsedCommand } from './parse-command-line.js';
 
 /** The two history commands every face offers (`/net changes …`, console `changes …`). */
 export const LIST_CHANGES = 'changes';
-export const SHOW_CHANGE = 'change';
+const SHOW_CHANGE = 'change';
 
 /** One help paragraph for the history commands, shared by Slack and the console. */
 export const HISTORY_HELP = [
@@ -18,7 +18,7 @@ export const HISTORY_HELP = [
 ].join('\n');
 
 /** `revert <id>` and `revert_change change_id=<id>`: propose the change that undoes one. */
-export const REVERT_COMMANDS: readonly string[] = ['revert', 'revert_change'];
+const REVERT_COMMANDS: readonly string[] = ['revert', 'revert_change'];
 
 /** Is this command word `revert` or `revert_change`? */
 export function isRevertCommand(command: string): boolean {
