@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { NotSupportedError, ValidationError } from '../errors.js';
 import type { Gateway } from '../gateway/types.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { helpTopicTool, isAlias, isPictureAlias, resolveCommandOnSite } from './aliases.js';
+import { suggestNames } from '../lib/suggest.js';
+import { TOOL_LIST_HINT, type ToolRegistry } from '../tools/registry.js';
+import { helpTopicTool, isAlias, isPictureAlias, listAliases, resolveCommandOnSite } from './aliases.js';
 import { consoleChangeId, isHistoryCommand, isRevertCommand, revertChangeId } from './history.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from './parse-command-line.js';
 
@@ -124,14 +125,28 @@ export async function intentOf(parsed: ParsedCommand, help: boolean, context: Ro
   return face === 'slack' ? slackCall(parsed, context) : consoleCall(parsed, context);
 }
 
+/** The words each face answers besides tools and shortcuts, offered when a verb is mistyped. */
+const VERBS: Record<Face, readonly string[]> = {
+  slack: ['help', 'form', 'plan', 'changes', 'change', 'revert'],
+  console: ['help', 'plan', 'changes', 'change', 'revert', 'keep', 'quit', 'exit', 'clear'],
+  'one-shot': ['help', 'plan', 'changes', 'change', 'revert', 'keep'],
+};
+
 /**
- * The one refusal of a word that is no command: the registry's "unknown tool", with the tools
- * nearest to it. Reached after every face's own words were tried.
+ * The one refusal of a word that is no command, at every face: the nearest tools, shortcuts and
+ * the face's own words, in the registry's wording. Reached after every face's own words were tried.
  */
-function refuseUnknown(command: string, context: RouteContext): void {
-  if (context.registry.get(command) || isAlias(command)) return;
-  if (context.face !== 'slack' && command === 'keep') return;
-  context.registry.require(command);
+function refuseUnknown(command: string, { face, registry }: RouteContext): void {
+  if (registry.get(command) || isAlias(command)) return;
+  if (face !== 'slack' && command === 'keep') return;
+  const known = new Set([
+    ...registry.list().map((tool) => tool.name),
+    ...listAliases(registry).map((alias) => alias.alias),
+    ...VERBS[face],
+  ]);
+  const near = suggestNames(command, [...known], 5);
+  const hint = near.length > 0 ? `did you mean ${near.join(', ')}?` : TOOL_LIST_HINT;
+  throw new ValidationError([{ field: 'tool', rule: `unknown tool "${command}"; ${hint}` }]);
 }
 
 function planIntent(parsed: ParsedCommand, lines: string[]): Intent {

@@ -85,6 +85,20 @@ describe('routeLine: one line, one intent, whichever face it was typed at', () =
     expect(console).toEqual(slack);
   });
 
+  it("offers the face's own words and the shortcuts when a verb is mistyped", async () => {
+    expect((await refusal('qit', 'console'))[0]?.rule).toBe('unknown tool "qit"; did you mean quit?');
+    expect((await refusal('chnages', 'slack'))[0]?.rule).toBe(
+      'unknown tool "chnages"; did you mean changes?',
+    );
+    expect((await refusal('vlasn', 'slack'))[0]?.rule).toMatch(
+      /^unknown tool "vlasn"; did you mean vlans[,?]/,
+    );
+    // A word near nothing names where the list is.
+    expect((await refusal('frobnicate', 'console'))[0]?.rule).toBe(
+      'unknown tool "frobnicate"; /net help lists them',
+    );
+  });
+
   it("refuses the other face's own words as unknown verbs", async () => {
     expect(await refusal(`keep ${CHANGE}`, 'slack')).toEqual([
       { field: 'tool', rule: expect.stringMatching(/^unknown tool "keep"; did you mean keep_change/) },
