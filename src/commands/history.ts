@@ -70,13 +70,10 @@ export function revertChangeId(command: Words): string {
 const word = z.string().min(1);
 const wordOrList = z.union([word, z.array(z.string())]);
 
-/**
- * The change id the console's `revert <id>` (one word) and `keep <id>` name: the first bare word,
- * else `change_id=`. The store says whether it exists, so any word is taken; `keep` passes a
- * list (`keep a,b`) on for its tool to refuse.
- */
-export function consoleChangeId(command: Words & { command: string }, list: boolean): string | string[] {
-  const schema = list ? wordOrList : word;
+type Named = Words & { command: string };
+
+/** The first bare word, else `change_id=`, as the schema takes it; else "is required". */
+function givenChangeId<T>(command: Named, schema: z.ZodType<T>): T {
   const checked = schema.safeParse(command.positionals[0] ?? command.args.change_id);
   if (!checked.success) {
     throw new ValidationError([
@@ -84,4 +81,14 @@ export function consoleChangeId(command: Words & { command: string }, list: bool
     ]);
   }
   return checked.data;
+}
+
+/** The change id of the console's `revert <id>`: any one word, since the store says whether it exists. */
+export function consoleRevertId(command: Named): string {
+  return givenChangeId(command, word);
+}
+
+/** The change id of the console's `keep <id>`: a list (`keep a,b`) is passed on for its tool to refuse. */
+export function consoleKeepId(command: Named): string | string[] {
+  return givenChangeId(command, wordOrList);
 }

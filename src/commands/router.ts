@@ -4,7 +4,13 @@ import type { Gateway } from '../gateway/types.js';
 import { suggestNames } from '../lib/suggest.js';
 import { TOOL_LIST_HINT, type ToolRegistry } from '../tools/registry.js';
 import { helpTopicTool, isAlias, isPictureAlias, listAliases, resolveCommandOnSite } from './aliases.js';
-import { consoleChangeId, isHistoryCommand, isRevertCommand, revertChangeId } from './history.js';
+import {
+  consoleKeepId,
+  consoleRevertId,
+  isHistoryCommand,
+  isRevertCommand,
+  revertChangeId,
+} from './history.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from './parse-command-line.js';
 
 /**
@@ -118,7 +124,7 @@ export async function intentOf(parsed: ParsedCommand, help: boolean, context: Ro
   }
   if (isHistoryCommand(command)) return { kind: 'history', command: parsed };
   if (isRevertCommand(command)) {
-    const changeId = face === 'slack' ? revertChangeId(parsed) : (consoleChangeId(parsed, false) as string);
+    const changeId = face === 'slack' ? revertChangeId(parsed) : consoleRevertId(parsed);
     return { kind: 'revert', changeId };
   }
   refuseUnknown(command, context);
@@ -202,7 +208,7 @@ async function consoleCall(parsed: ParsedCommand, { registry, gateway }: RouteCo
 
 /** `keep <id>` as the tool call it stands for, so it is previewed, approved and recorded like any write. */
 function keepCommand(parsed: ParsedCommand, registry: ToolRegistry): ParsedCommand {
-  const id = consoleChangeId(parsed, true);
+  const id = consoleKeepId(parsed);
   if (!registry.get(KEEP_TOOL)) {
     throw new NotSupportedError(`keep needs the ${KEEP_TOOL} tool, which this build does not have`);
   }
