@@ -6,54 +6,8 @@ import type { JournalEvent } from '../store/journal-format.js';
 import type { ChangeFilter, ChangeReader, RequestHistory } from '../store/types.js';
 import { CHANGE_STATES, type ChangeRequest, type ChangeState } from './types.js';
 
-/** The two history commands every front end offers (`/net changes …`, console `changes …`). */
-export const LIST_CHANGES = 'changes';
-export const SHOW_CHANGE = 'change';
-
 /** Requests per page of `changes`. */
 export const HISTORY_PAGE_SIZE = 20;
-
-/** One help paragraph for both commands, shared by Slack and the console. */
-export const HISTORY_HELP = [
-  'History:',
-  '  changes [state=pending,failed] [user=@name|U…|me] [since=24h|7d|2030-01-31] [tool=…] [page=N]',
-  '      change requests, newest first, 20 a page',
-  '  change <id>   one request in full: preview, every journal entry, result or error',
-  '  revert_change change_id=<id>   (or revert <id>) propose the change that undoes one that ran',
-  '  plan [on_failure=stop] [title="…"], then one write per line   several writes as one change set:',
-  '      previewed together, approved once, run in order, undone together if a step fails',
-].join('\n');
-
-/** `revert <id>` and `revert_change change_id=<id>`: propose the change that undoes one. */
-export const REVERT_COMMANDS: readonly string[] = ['revert', 'revert_change'];
-
-/** Is this command word `revert` or `revert_change`? */
-export function isRevertCommand(command: string): boolean {
-  return REVERT_COMMANDS.includes(command);
-}
-
-const CHANGE_ID = /^cr_[a-z2-7]{20}$/;
-
-/** The change id of a revert command (`revert cr_…`, `revert_change change_id=cr_…`), or a ValidationError. */
-export function revertChangeId(command: { args: Args; positionals: readonly string[] }): string {
-  const given = [...command.positionals, ...[text(command.args.change_id)].filter((v) => v !== undefined)];
-  const extra = Object.keys(command.args).filter((key) => key !== 'change_id');
-  if (extra.length > 0)
-    throw invalid(extra[0] as string, 'is not an argument of revert_change (it takes change_id)');
-  const id = (given[0] ?? '').trim();
-  if (given.length !== 1 || !CHANGE_ID.test(id)) {
-    throw invalid(
-      'change_id',
-      'must be one change request id (cr_…), e.g. revert_change change_id=cr_abc…; changes lists them',
-    );
-  }
-  return id;
-}
-
-/** Is this command word one of the history commands? */
-export function isHistoryCommand(command: string): boolean {
-  return command === LIST_CHANGES || command === SHOW_CHANGE;
-}
 
 // `finished` is what "what changed" means: the runs that ended, whatever the outcome.
 const STATE_GROUPS: Record<string, readonly ChangeState[]> = {

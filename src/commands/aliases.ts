@@ -240,6 +240,11 @@ export function helpTopicTool(topic: string, registry: ToolRegistry): string {
   return registry.require(word).name;
 }
 
+/** True for a shortcut's word (`vlans`, `who`), whether or not its tool is in this build. */
+export function isAlias(command: string): boolean {
+  return BY_NAME.has(command);
+}
+
 /** True for an alias whose result front ends render as a PNG picture (`topology`). */
 export function isPictureAlias(command: string): boolean {
   return BY_NAME.get(command)?.picture === true;

@@ -2,13 +2,13 @@ import { approverText, CONSOLE_REQUESTER_PREFIX, isConsoleActor } from '../appro
 import {
   type ChangesPage,
   eventDetail,
-  LIST_CHANGES,
   listChanges,
   requestSummary,
   showChange,
 } from '../approvals/history.js';
 import type { Actor, ChangeRequest } from '../approvals/types.js';
 import { stepLines } from '../changes/change-set.js';
+import { LIST_CHANGES } from '../commands/history.js';
 import type { ParsedCommand } from '../commands/parse-command-line.js';
 import { NotSupportedError } from '../errors.js';
 import { render, renderObject, renderTable } from '../format/plain-text.js';

@@ -1,4 +1,5 @@
-import { LIST_CHANGES, listChanges, showChange } from '../approvals/history.js';
+import { listChanges, showChange } from '../approvals/history.js';
+import { LIST_CHANGES } from '../commands/history.js';
 import type { ParsedCommand } from '../commands/parse-command-line.js';
 import { changeDetailMessage, changesMessage } from './blocks/change-history.js';
 import type { SlackMessage } from './blocks/read-result.js';

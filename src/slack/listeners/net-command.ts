@@ -1,15 +1,11 @@
+import type { types } from '@slack/bolt';
 import { canonicalJson } from '../../approvals/canonical.js';
-import { HISTORY_HELP, isHistoryCommand, isRevertCommand, revertChangeId } from '../../approvals/history.js';
-import {
-  aliasHelpText,
-  helpTopicTool,
-  isPictureAlias,
-  resolveCommand,
-  resolveCommandOnSite,
-} from '../../commands/aliases.js';
-import { type ParsedCommand, parseCommandLine } from '../../commands/parse-command-line.js';
+import { aliasHelpText, resolveCommand } from '../../commands/aliases.js';
+import { HISTORY_HELP } from '../../commands/history.js';
+import type { ParsedCommand } from '../../commands/parse-command-line.js';
 import { parsePlan, planOptions } from '../../commands/plan.js';
-import { type FieldIssue, ValidationError } from '../../errors.js';
+import { type Intent, routeLine } from '../../commands/router.js';
+import type { FieldIssue } from '../../errors.js';
 import { settle } from '../../lib/settle-within.js';
 import type { TopClientsAnswer } from '../../tools/clients/top-clients.js';
 import { missingValueIssues } from '../../tools/core/missing-values.js';
@@ -78,161 +74,153 @@ async function handle(
   reads: SharedWork<SlackMessage>,
 ) {
   const { registry } = deps;
-  // `/net plan` and one write per following line (Slack keeps the newlines).
-  const [head = '', ...lines] = command.text.split(/\r?\n/);
-  const first = parseCommandLine(head);
-  if (first.command === 'plan') {
-    if (lines.every((line) => line.trim() === '')) {
-      // `/net plan` alone: a modal with a multi-line input, one write per line.
-      try {
-        await client.views.open({ trigger_id: command.trigger_id, view: planFormView(command.channel_id) });
-      } catch (error) {
-        throw new SlackStepError('open_form', command.channel_id, error);
+  const { intent } = await routeLine(command.text, {
+    face: 'slack',
+    registry,
+    gateway: deps.context.gateway,
+    digest: deps.watch !== undefined,
+  });
+  const requester = { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) };
+  switch (intent.kind) {
+    case 'plan':
+      return plan(intent, command, client, deps, requester);
+    case 'help':
+      if (intent.tool === undefined) {
+        return reply(helpMessage(registry.helpText(), `${aliasHelpText(registry)}\n\n${HISTORY_HELP}`));
       }
-      return;
+      return reply(toolHelpMessage(intent.tool, registry.toolHelp(intent.tool)));
+    case 'form':
+      return openForm(client, command, deps, intent.tool, intent.args);
+    case 'picture':
+      return uploadPicture(command, client, deps, intent.command);
+    case 'digest':
+      await deps.watch?.postDigest(command.channel_id);
+      return reply(noticeMessage('Digest posted in this channel.'));
+    case 'history':
+      return reply(await historyMessage(intent.command, command.user_id, deps));
+    case 'revert': {
+      const input = { changeId: intent.changeId, requester, channel: command.channel_id };
+      return deps.presenter.postProposal(await deps.approvals.proposeRevert(input), command.channel_id);
     }
-    const set = await deps.approvals.proposeSet({
-      steps: parsePlan(lines.join('\n'), registry),
-      ...planOptions(first.args),
-      requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
-      channel: command.channel_id,
+    case 'read':
+      return read(intent, command, reply, client, deps, reads);
+    case 'dry_run': {
+      const validated = registry.validate(intent.tool, intent.args);
+      const preview = await registry.run(intent.tool, validated, deps.context);
+      return reply(readResultMessage(intent.tool, String(validated.site_id), preview));
+    }
+    case 'write':
+    case 'keep':
+      return write(intent, command, client, deps, requester);
+    default:
+      // The console's own words (quit, clear, usage): the Slack face never routes to them.
+      throw new Error(`no Slack answer for ${intent.kind}`);
+  }
+}
+
+type Requester = { userId: string; name?: string };
+
+/** `/net plan` alone opens a modal (one write per line); with lines, they are the set proposed. */
+async function plan(
+  intent: Extract<Intent, { kind: 'plan' }>,
+  command: SlashCommand,
+  client: SlackClient,
+  deps: SlackDeps,
+  requester: Requester,
+): Promise<void> {
+  if (intent.lines.every((line) => line.trim() === '')) {
+    await openView(client, command, planFormView(command.channel_id));
+    return;
+  }
+  const set = await deps.approvals.proposeSet({
+    steps: parsePlan(intent.lines.join('\n'), deps.registry),
+    ...planOptions(intent.options),
+    requester,
+    channel: command.channel_id,
+  });
+  await deps.presenter.postProposal(set, command.channel_id);
+}
+
+/** A read, answered privately; an export or the top chart also goes into the channel as a file. */
+async function read(
+  intent: Extract<Intent, { kind: 'read' }>,
+  command: SlashCommand,
+  reply: Reply,
+  client: SlackClient,
+  deps: SlackDeps,
+  reads: SharedWork<SlackMessage>,
+): Promise<void> {
+  const { tool, args, ids } = intent;
+  const { registry } = deps;
+  const validated = registry.validate(tool, args);
+  const view = { identifiers: registry.require(tool).identifierColumns ?? [], ids };
+  const site = String(validated.site_id ?? deps.defaultSite);
+  if (tool === EXPORT_TOOL) {
+    const result = await registry.run(tool, validated, deps.context);
+    if (typeof result !== 'string') return reply(readResultMessage(tool, site, result, undefined, view));
+    await upload(client, command.channel_id, {
+      content: result,
+      filename: plain(`topology-${site}.${String(validated.format)}`),
+      title: plain(`Topology of ${site} (${String(validated.format)})`),
+      initial_comment: `Topology export of ${code(site)}, requested by ${mention(command.user_id)}.`,
     });
-    await deps.presenter.postProposal(set, command.channel_id);
     return;
   }
-  const parsed = parseCommandLine(command.text);
-  if (parsed.command === '' || parsed.command === 'help') {
-    const [topic] = parsed.positionals;
-    if (topic === undefined) {
-      await reply(helpMessage(registry.helpText(), `${aliasHelpText(registry)}\n\n${HISTORY_HELP}`));
-      return;
-    }
-    const tool = helpTopicTool(topic, registry);
-    await reply(toolHelpMessage(tool, registry.toolHelp(tool)));
-    return;
-  }
-  if (parsed.command === 'form') {
-    const [tool] = parsed.positionals;
-    if (!tool || registry.require(tool).access !== 'write') {
-      throw new ValidationError([
-        { field: 'tool', rule: '"/net form <tool>" opens a form for a write tool' },
-      ]);
-    }
-    await openForm(client, command, deps, tool, parsed.args);
-    return;
-  }
-  if (isPictureAlias(parsed.command)) {
-    await uploadPicture(command, client, deps, parsed);
-    return;
-  }
-  // The digest, posted in this channel now.
-  if (parsed.command === 'digest' && deps.watch && parsed.positionals.length === 0) {
-    await deps.watch.postDigest(command.channel_id);
-    await reply(noticeMessage('Digest posted in this channel.'));
-    return;
-  }
-  if (isHistoryCommand(parsed.command)) {
-    await reply(await historyMessage(parsed, command.user_id, deps));
-    return;
-  }
-  if (isRevertCommand(parsed.command)) {
-    const revert = await deps.approvals.proposeRevert({
-      changeId: revertChangeId(parsed),
-      requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
-      channel: command.channel_id,
-    });
-    await deps.presenter.postProposal(revert, command.channel_id);
-    return;
-  }
-  const asked = idsAsked(parsed);
-  const resolved = await resolveCommandOnSite(asked.parsed, registry, deps.context.gateway);
-  // `ids` is a word of reads only: a write keeps its words as typed (and refuses a stray one).
-  const { tool, args } =
-    registry.require(resolved.tool).access === 'read' || !asked.ids
-      ? resolved
-      : await resolveCommandOnSite(parsed, registry, deps.context.gateway);
-  const definition = registry.require(tool);
-  if (definition.access === 'read') {
-    const validated = registry.validate(tool, args);
-    const view = { identifiers: definition.identifierColumns ?? [], ids: asked.ids };
-    const site = String(validated.site_id ?? deps.defaultSite);
-    if (tool === EXPORT_TOOL) {
-      const result = await registry.run(tool, validated, deps.context);
-      if (typeof result !== 'string') return reply(readResultMessage(tool, site, result, undefined, view));
+  if (tool === TOP_TOOL) {
+    const answer = (await registry.run(tool, validated, deps.context)) as TopClientsAnswer;
+    await reply(readResultMessage(tool, site, answer, undefined, view));
+    // The chart goes beside the table, as a file in the channel.
+    const chart = await topClientsChartPng(answer, deps.context);
+    if (chart) {
       await upload(client, command.channel_id, {
-        content: result,
-        filename: plain(`topology-${site}.${String(validated.format)}`),
-        title: plain(`Topology of ${site} (${String(validated.format)})`),
-        initial_comment: `Topology export of ${code(site)}, requested by ${mention(command.user_id)}.`,
+        file: Buffer.from(chart.png),
+        filename: plain(`top-clients-${site}.png`),
+        title: plain(`Top clients on ${site}, ${chart.subtitle}`),
+        initial_comment: `Top clients of ${code(site)} over the last hour (${plain(chart.subtitle)}). Requested by ${mention(command.user_id)}.`,
       });
-      return;
     }
-    if (tool === TOP_TOOL) {
-      const answer = (await registry.run(tool, validated, deps.context)) as TopClientsAnswer;
-      await reply(readResultMessage(tool, site, answer, undefined, view));
-      // The chart goes beside the table, as a file in the channel.
-      const chart = await topClientsChartPng(answer, deps.context);
-      if (chart) {
-        await upload(client, command.channel_id, {
-          file: Buffer.from(chart.png),
-          filename: plain(`top-clients-${site}.png`),
-          title: plain(`Top clients on ${site}, ${chart.subtitle}`),
-          initial_comment: `Top clients of ${code(site)} over the last hour (${plain(chart.subtitle)}). Requested by ${mention(command.user_id)}.`,
-        });
-      }
-      return;
-    }
-    // Identical reads in flight share one run and one message: the burst of commands that one
-    // controller read releases builds its answer once, not once per command.
-    const message = await reads.run(
-      `${tool} ${canonicalJson(validated)}${asked.ids ? ' ids' : ''}`,
-      async () =>
-        readResultMessage(
-          tool,
-          site,
-          await registry.run(tool, validated, deps.context),
-          { tool, args },
-          view,
-        ),
-    );
-    await reply(message);
     return;
   }
-  // The Approve button is what supplies confirm; a typed one is ignored rather than trusted.
-  const { confirm: _ignored, ...request } = args;
-  if (request.dry_run === true || request.dry_run === 'true') {
-    const validated = registry.validate(tool, request);
-    const preview = await registry.run(tool, validated, deps.context);
-    await reply(readResultMessage(tool, String(validated.site_id), preview));
-    return;
-  }
+  // Identical reads in flight share one run and one message: the burst of commands that one
+  // controller read releases builds its answer once, not once per command.
+  const message = await reads.run(`${tool} ${canonicalJson(validated)}${ids ? ' ids' : ''}`, async () =>
+    readResultMessage(tool, site, await registry.run(tool, validated, deps.context), { tool, args }, view),
+  );
+  await reply(message);
+}
+
+/**
+ * A write proposed for approval. Values missing (required by the schema, or by the other
+ * arguments such as a subnet unless vlan-only) are asked for in the form, prefilled with what was
+ * typed; other errors are told.
+ */
+async function write(
+  intent: { tool: string; args: Record<string, unknown> },
+  command: SlashCommand,
+  client: SlackClient,
+  deps: SlackDeps,
+  requester: Requester,
+): Promise<void> {
+  const { tool, args } = intent;
   const proposal = await settle(
-    deps.approvals.propose({
-      tool,
-      args: request,
-      requester: { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) },
-      channel: command.channel_id,
-    }),
+    deps.approvals.propose({ tool, args, requester, channel: command.channel_id }),
   );
   if (proposal.ok) {
     await deps.presenter.postProposal(proposal.value, command.channel_id);
     return;
   }
-  // Values missing (required by the schema, or by the other arguments such as a subnet unless
-  // vlan-only) are asked for in the form, prefilled with what was typed; other errors are told.
   const missing = missingValueIssues(proposal.error);
   if (!missing) throw proposal.error;
-  await openForm(client, command, deps, tool, request, missing);
+  await openForm(client, command, deps, tool, args, missing);
 }
 
-/**
- * `ids` (or `--ids`) as the last word of a read: show the id columns a short width leaves out.
- * Taken off before the words are read as arguments, so `/net who on IoT ids` asks about IoT.
- */
-function idsAsked(parsed: ParsedCommand): { parsed: ParsedCommand; ids: boolean } {
-  const last = parsed.positionals.at(-1)?.toLowerCase();
-  if (last !== 'ids' && last !== '--ids') return { parsed, ids: false };
-  return { parsed: { ...parsed, positionals: parsed.positionals.slice(0, -1) }, ids: true };
+/** views.open on the command's trigger; what Slack refuses is told as a form that could not open. */
+async function openView(client: SlackClient, command: SlashCommand, view: types.View): Promise<void> {
+  try {
+    await client.views.open({ trigger_id: command.trigger_id, view });
+  } catch (error) {
+    throw new SlackStepError('open_form', command.channel_id, error);
+  }
 }
 
 async function openForm(
@@ -251,11 +239,7 @@ async function openForm(
     site: deps.defaultSite,
     missing,
   });
-  try {
-    await client.views.open({ trigger_id: command.trigger_id, view });
-  } catch (error) {
-    throw new SlackStepError('open_form', command.channel_id, error);
-  }
+  await openView(client, command, view);
 }
 
 /** files.uploadV2 into the channel; what Slack refuses is told as a file that could not be posted. */
