@@ -61,6 +61,7 @@ const EVERY_LAYER = [
   'simulator',
   'policy-startup',
   'process-errors',
+  'http-server',
   ...TOP,
 ];
 /** Every layer but the ones named: for the bottom modules, which may import almost nothing. */
@@ -76,6 +77,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   commands: [...FACES_AND_TOP, 'store', 'approvals', 'watch', 'changes'],
   'policy-startup': [...FACES_AND_TOP, 'store', 'approvals', 'tools', 'gateway'],
   'process-errors': allBut('process-errors', 'log', 'config', 'errors', 'lib'),
+  // The process's HTTP server: the faces register their routes on it, it knows none of them.
+  'http-server': allBut('http-server'),
   tools: ['slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
   gateway: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
   store: ['tools', 'slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],

@@ -1,12 +1,12 @@
 import { Writable } from 'node:stream';
 import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
-import { createLogger } from '../../src/log.js';
-import { REFUSED_TOKEN_ERRORS, SlackTokenCheck } from '../../src/slack/token-check.js';
-import { freePort } from '../helpers/bot-process.js';
-import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
-import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { ConfigError } from '../../../src/errors.js';
+import { createLogger } from '../../../src/log.js';
+import { REFUSED_TOKEN_ERRORS, SlackTokenCheck } from '../../../src/slack/transport/token-check.js';
+import { freePort } from '../../helpers/bot-process.js';
+import { type FakeSlack, startFakeSlack } from '../../helpers/fake-slack.js';
+import { type SlackBot, startSlackBot } from '../../helpers/slack-bot.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
