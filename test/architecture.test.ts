@@ -43,6 +43,7 @@ const EVERY_LAYER = [
   'config',
   'log',
   'lib',
+  'model',
   'records',
   'gateway',
   'format',
@@ -73,6 +74,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   errors: allBut('errors'),
   config: allBut('config', 'errors', 'lib'),
   log: allBut('log', 'config', 'errors', 'lib'),
+  // The change-request domain types, below the store that keeps them and approvals that move them.
+  model: allBut('model'),
   // Turns a typed line into a tool call; the faces render what it finds.
   commands: [...FACES_AND_TOP, 'store', 'approvals', 'watch', 'changes'],
   'policy-startup': [...FACES_AND_TOP, 'store', 'approvals', 'tools', 'gateway'],

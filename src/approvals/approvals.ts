@@ -8,6 +8,12 @@ import { canonicalJson, diffPreviews, previewHash } from '../lib/canonical.js';
 import { settle } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
 import {
+  CHANGE_STATES,
+  type ChangeAssessmentRecord,
+  type ChangeSetRecord,
+  SYSTEM_ACTOR,
+} from '../model/change-request.js';
+import {
   deniedText,
   Gate,
   type GateAction,
@@ -17,12 +23,6 @@ import {
 } from '../policy/gate.js';
 import { DEFAULT_POLICY } from '../policy/policy.js';
 import type { DeadlineStore } from '../store/deadlines.js';
-import {
-  CHANGE_STATES,
-  type ChangeAssessmentRecord,
-  type ChangeSetRecord,
-  SYSTEM_ACTOR,
-} from '../store/records.js';
 import type {
   ChangeFilter,
   ChangeStore,
@@ -60,7 +60,7 @@ import {
 import type { Actor, CancelOutcome, ChangeRequest, ErrorSummary, MessageRef } from './types.js';
 import { Windows } from './windows.js';
 
-export { SYSTEM_ACTOR } from '../store/records.js';
+export { SYSTEM_ACTOR } from '../model/change-request.js';
 export { type ChangeTiming, faceOf, type GateChange, gateRefusal, timingOf } from './terms.js';
 
 /** What Approvals needs. */

@@ -2,7 +2,7 @@ import { isBotError, ResourceNotFoundError } from '../errors.js';
 import { isRecord } from '../lib/is-record.js';
 import { redactSecrets } from '../lib/redact.js';
 import { scrubSecrets } from '../lib/secret-text.js';
-import type { ChangeImage, FieldMismatch, Verification } from '../store/records.js';
+import type { ChangeImage, FieldMismatch, Verification } from '../model/change-request.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { Expected, ImageRead } from './change-specs.js';

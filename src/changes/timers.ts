@@ -1,8 +1,6 @@
 import { hostname } from 'node:os';
 import { ConflictError, NotAuthorizedError, ResourceNotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { isJournaledKind } from '../store/deadline-audit.js';
-import { type Deadline, type DeadlineKind, type DeadlineStore, newDeadlineId } from '../store/deadlines.js';
 import {
   type Actor,
   CHANGE_STATES,
@@ -10,7 +8,9 @@ import {
   type JournaledDeadline,
   type JournaledDeadlineState,
   SYSTEM_ACTOR,
-} from '../store/records.js';
+} from '../model/change-request.js';
+import { isJournaledKind } from '../store/deadline-audit.js';
+import { type Deadline, type DeadlineKind, type DeadlineStore, newDeadlineId } from '../store/deadlines.js';
 import type { ChangeStore, TimerKeepers } from '../store/types.js';
 import { timedRevert } from './revert-deadline.js';
 

@@ -1,5 +1,5 @@
 import { NotAuthorizedError } from '../errors.js';
-import type { Actor, ChangeRequest } from '../store/records.js';
+import type { Actor, ChangeRequest } from '../model/change-request.js';
 import {
   compareSnapshots,
   generationChanges,

@@ -1,6 +1,6 @@
 import { isBotError } from '../errors.js';
 import type { Gateway } from '../gateway/types.js';
-import type { Actor } from '../store/records.js';
+import type { Actor } from '../model/change-request.js';
 import { pruneIncidents, trackConditions } from './incidents.js';
 import { EMPTY_OBSERVED, observeDevices, watchedDeviceSchema } from './observe.js';
 import type { Incident, RecordOutcome } from './types.js';

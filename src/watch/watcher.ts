@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Actor } from '../store/records.js';
+import type { Actor } from '../model/change-request.js';
 import { AlarmWatch } from './alarm-watch.js';
 import { DigestWatch } from './digest-watch.js';
 import { DriftWatch } from './drift-watch.js';

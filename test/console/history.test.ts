@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleDeps, runInteractiveConsole, runOneShot } from '../../src/console/console.js';
+import type { ChangeRequest } from '../../src/model/change-request.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import type { ChangeRequest } from '../../src/store/records.js';
 import { sampleRequest } from '../store/contract.js';
 import { capturingLogger, fakeSetup, TextSink } from './fake-registry.js';
 

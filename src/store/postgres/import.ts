@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { JsonFileStore } from '../../lib/json-file-store.js';
+import type { ChangeRequest } from '../../model/change-request.js';
 import { applyEvent } from '../apply-event.js';
 import { BOT_DATA_FILE } from '../file/file-store.js';
 import { JOURNAL_FILE, readJournal } from '../file/journal.js';
-import type { ChangeRequest } from '../records.js';
 import { verifyDatabaseJournal } from './journal-check.js';
 import { inTransaction } from './pool.js';
 

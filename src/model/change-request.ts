@@ -1,0 +1,224 @@
+/** Every lifecycle state (DESIGN §4), in order; the journal's schema is built from this list. */
+export const CHANGE_STATES = [
+  'pending',
+  'approved',
+  'executing',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'expired',
+  'superseded',
+  'unknown',
+  // Every approval is in, and the change waits for its policy window to open.
+  'scheduled',
+] as const;
+
+/** Where a change request is in its lifecycle; `unknown` = caught mid-run by a crash. */
+export type ChangeState = (typeof CHANGE_STATES)[number];
+
+/** Who did something: a Slack user id (U…), or e.g. 'console:alice'. */
+export interface Actor {
+  userId: string;
+  name?: string;
+}
+
+/** The actor of events nobody clicked: expiry, recovery after a crash, message bookkeeping. */
+export const SYSTEM_ACTOR: Actor = { userId: 'system:approvals' };
+
+/** The Slack message showing the preview. */
+export interface MessageRef {
+  channel: string;
+  ts: string;
+}
+
+/** An error as kept on a request and in the journal: a stable code and a sentence, never a stack. */
+export interface ErrorSummary {
+  code: string;
+  message: string;
+  /** The controller's own code (`api.err.VlanUsed`) when the controller refused: what an admin searches for. */
+  controllerCode?: string;
+}
+
+/**
+ * The object(s) a change touches, read fresh right before or right after the write,
+ * secrets masked. `objects` maps a label (`network 6650…`) to the record as the read tool answers;
+ * `null` means it does not exist (a delete verified gone, a create's target before it). `error`
+ * says why it could not be read: a failed read never blocks or repeats the write.
+ */
+export interface ChangeImage {
+  at: string;
+  objects?: Record<string, Record<string, unknown> | null>;
+  error?: string;
+}
+
+/** One field the controller holds differently from what was sent. */
+export interface FieldMismatch {
+  object: string;
+  field: string;
+  sent: unknown;
+  holds: unknown;
+}
+
+/**
+ * How the after-image compares with what was sent: `verified`, `not_as_sent` (the fields differ:
+ * "applied, not as sent"), or `unverified` (an image could not be read, or the tool changes nothing
+ * that can be read back), with the reason.
+ */
+export interface Verification {
+  status: 'verified' | 'not_as_sent' | 'unverified';
+  mismatches?: FieldMismatch[];
+  reason?: string;
+}
+
+/**
+ * What the guardrails said of a change when it was proposed (blast radius, risk, what
+ * the policy requires), kept on the request so every face and the journal show it.
+ */
+export interface ChangeAssessmentRecord {
+  risk: 'low' | 'medium' | 'high';
+  reasons: string[];
+  /** The self-lockout warning (shown in bold), when the change may cut the bot off. */
+  selfLockout?: string;
+  /** What the change touches, e.g. `network IoT (VLAN 20)`. */
+  target?: string;
+  /** Distinct approvers needed, never the requester. */
+  approvals: number;
+  /** Only these user or user-group ids may approve (the policy's `approvers`). */
+  approvers?: string[];
+  /** The policy rules that matched. */
+  rules: string[];
+  /** The window the change must run in, and its next opening when it is closed now. */
+  window?: { name: string; open: boolean; nextOpening?: string };
+}
+
+/**
+ * Where one step of a change set is. `running`: its write may be under way (recorded
+ * before it is sent); `done`: it ran; `reverted`: it ran and the set's compensation undid it;
+ * `failed`: the controller refused it (or it was cut off); `not_run`: a step before it failed.
+ */
+export type SetStepStatus = 'running' | 'done' | 'reverted' | 'failed' | 'not_run' | 'unknown';
+
+/** One step of a change set: the write as proposed, and (once the set runs) what became of it. */
+export interface SetStep {
+  tool: string;
+  /** Validated arguments, without confirm and dry_run; may name what earlier steps create. */
+  args: Record<string, unknown>;
+  status?: SetStepStatus;
+  /** The change request that ran this step (one per step, approved with the set). */
+  changeId?: string;
+  /** The change request that undid it (compensation, or the revert of the whole set). */
+  revertId?: string;
+  /** In the revert of a set: the step's change request this step undoes. */
+  revertOf?: string;
+  error?: ErrorSummary;
+}
+
+/** Several writes proposed, previewed and approved as one, run in order. */
+export interface ChangeSetRecord {
+  title?: string;
+  /** `rollback` (default): a failed step undoes the steps done before it; `stop`: they stay. */
+  onFailure: 'rollback' | 'stop';
+  steps: SetStep[];
+}
+
+/** The deadline kinds the journal records: the automatic reverts of timed changes. */
+export const JOURNALED_DEADLINE_KINDS = ['keep_or_revert', 'temporary'] as const;
+export type JournaledDeadlineKind = (typeof JOURNALED_DEADLINE_KINDS)[number];
+
+/**
+ * Where a revert deadline is as the journal says: the deadline store's states, and `unsettled`
+ * (the change's outcome is unknown after a crash, so no revert was scheduled; people were told).
+ */
+export const JOURNALED_DEADLINE_STATES = [
+  'scheduled',
+  'claimed',
+  'fired',
+  'failed',
+  'cancelled',
+  'unsettled',
+] as const;
+export type JournaledDeadlineState = (typeof JOURNALED_DEADLINE_STATES)[number];
+
+/**
+ * The automatic revert of a timed change as its signed record holds it: the deadline store is an
+ * index of these, and a stored deadline the journal does not back is never acted on.
+ */
+export interface JournaledDeadline {
+  /** The deadline's id in the deadline store ('dl_…'). */
+  id: string;
+  kind: JournaledDeadlineKind;
+  dueAt: string;
+  state: JournaledDeadlineState;
+  /** When it reached this state. */
+  at: string;
+  /** Why it failed, or why it was not scheduled. */
+  note?: string;
+}
+
+/** One proposed write, from preview to outcome. */
+export interface ChangeRequest {
+  /** Opaque, unguessable, URL-safe ('cr_' + 20 base32 characters); the button value. */
+  id: string;
+  tool: string;
+  site: string;
+  /** Validated arguments, without confirm and dry_run. */
+  args: Record<string, unknown>;
+  requester: Actor;
+  channel?: string;
+  /** The dry-run result shown to approvers, secrets masked. */
+  preview: unknown;
+  /** SHA-256 hex of the canonical preview without `warnings`; the UI shows the first 8 characters. */
+  previewHash: string;
+  createdAt: string;
+  expiresAt: string;
+  state: ChangeState;
+  message?: MessageRef;
+  approver?: Actor;
+  /** Who cancelled it (the requester or an approver). */
+  cancelledBy?: Actor;
+  decidedAt?: string;
+  /** The tool's result as journaled (secrets masked, very large results capped). */
+  result?: unknown;
+  error?: ErrorSummary;
+  /**
+   * On a failed request: the write was provably never sent (the check at approval failed, or the
+   * bot stopped or could not record a step before the write), so the UI says "not run".
+   */
+  notRun?: boolean;
+  supersededBy?: string;
+  replaces?: string;
+  /** When the one reminder of a request still pending was claimed (APPROVAL_REMIND_SECONDS). */
+  remindedAt?: string;
+  /** `revert_after=<duration>`: reverted unless someone keeps it within this many seconds. */
+  revertAfterSeconds?: number;
+  /** The policy rule whose `revert_after` set `revertAfterSeconds` (unset: the request's own `revert_after=`). */
+  revertAfterRule?: string;
+  /** `for=<duration>`: a temporary change, reverted after this many seconds. */
+  forSeconds?: number;
+  /** The target(s) read fresh right before the write. */
+  before?: ChangeImage;
+  /** The target(s) read fresh right after the write. */
+  after?: ChangeImage;
+  /** The after-image compared with what was sent. */
+  verification?: Verification;
+  /** This request undoes that change (a revert). */
+  revertOf?: string;
+  /** The revert that undid this change, once it succeeded. */
+  revertedBy?: string;
+  /** Why the approver may be the system: "the original approval covered it" (an automatic revert). */
+  approvalNote?: string;
+  /** The blast radius, risk and policy requirements at proposal. */
+  assessment?: ChangeAssessmentRecord;
+  /** The approvals recorded before the last required one (N approvals), in order. */
+  approvedBy?: Actor[];
+  /** Approved outside its window; runs at this time (the window's next opening). */
+  scheduledFor?: string;
+  /** This request is a change set (tool `change_set`): its steps and their progress. */
+  set?: ChangeSetRecord;
+  /** This request runs one step of that change set (approved with it, never on its own). */
+  setOf?: string;
+  /** Which step of its set (1-based). */
+  setStep?: number;
+  /** The automatic revert of a `revert_after=` / `for=` change, as journaled (normally one). */
+  deadlines?: JournaledDeadline[];
+}
