@@ -183,6 +183,47 @@ describe('the layers keep to their import rules', () => {
     expect(sourceFiles().filter((file) => layerOf(file) === 'policy').length).toBeGreaterThan(3);
   });
 
+  it('raises only BotErrors: every error class outside simulator/ extends BotError', () => {
+    // The simulator's errors are the fake controller's own, not the bot's. RecordedFailure only
+    // carries a BotError (and its change) to the console's exit code and wording.
+    const exempt = ['console/console.ts RecordedFailure'];
+    const parents = new Map<string, string>();
+    const declared: { where: string; name: string }[] = [];
+    for (const file of sourceFiles()) {
+      const text = readFileSync(join(SRC, file), 'utf8');
+      for (const match of text.matchAll(/\bclass\s+(\w+)(?:<[^>]*>)?\s+extends\s+([\w.]+)/g)) {
+        const [, name = '', parent = ''] = match;
+        parents.set(name, parent);
+        if (layerOf(file) !== 'simulator') declared.push({ where: file, name });
+      }
+    }
+    /** Follows `extends` through the classes of src/ to the first class declared elsewhere. */
+    const root = (name: string): string => {
+      const seen = new Set<string>();
+      let current = name;
+      while (current !== 'BotError' && parents.has(current) && !seen.has(current)) {
+        seen.add(current);
+        current = parents.get(current) ?? current;
+      }
+      return current;
+    };
+    const errors = declared.filter(({ name }) => /Error$/.test(root(name)));
+    const plain = errors
+      .filter(({ name }) => root(name) !== 'BotError')
+      .map(({ where, name }) => `${where} ${name}`)
+      .filter((entry) => !exempt.includes(entry));
+    expect(plain).toEqual([]);
+    // The check finds the error classes it judges, subclasses of subclasses included.
+    expect(errors.map((e) => e.name)).toEqual(
+      expect.arrayContaining([
+        'ValidationError',
+        'NoControllerError',
+        'JournalIntegrityError',
+        'ProtocolError',
+      ]),
+    );
+  });
+
   it('reads the environment only in config.ts', () => {
     const readers = sourceFiles().filter((file) =>
       /process\.env\b/.test(readFileSync(join(SRC, file), 'utf8').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '')),
