@@ -6,12 +6,13 @@ import { ChangeTimers } from './changes/timers.js';
 import { resolveToolCall } from './commands/aliases.js';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/types.js';
+import { createHttpServer } from './http-server.js';
 import type { Logger } from './log.js';
 import type { McpFrontEnd } from './mcp/mcp-front-end.js';
 import type { McpKit } from './mcp/mcp-kit.js';
 import type { Policy } from './policy/index.js';
 import { policyWithoutFile } from './policy-startup.js';
-import type { HttpRoute, SlackFrontEnd } from './slack/slack-app.js';
+import type { SlackFrontEnd } from './slack/slack-app.js';
 import type { SlackKit } from './slack/slack-kit.js';
 import { FileStore } from './store/file/file-store.js';
 import type { Store } from './store/types.js';
@@ -201,13 +202,12 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       ? buildWatcher(deps, store, registry, context, approvals, () => slack)
       : undefined;
   if (withSlack && slackKit && approvals) {
-    const routes: HttpRoute[] =
-      mcp && config.mcp.tokens.length > 0
-        ? [{ path: '/mcp', methods: ['POST', 'GET', 'DELETE'], handler: mcp.handleHttp }]
-        : [];
-    // Alarm Manager webhooks, on the bot's port in both modes (Socket Mode serves /healthz there too).
+    // The bot's port carries `/mcp` and the Alarm Manager webhooks in both modes, beside /healthz.
+    const server = createHttpServer();
+    if (mcp && config.mcp.tokens.length > 0)
+      server.route({ path: '/mcp', methods: ['POST', 'GET', 'DELETE'], handler: mcp.handleHttp });
     if (watcher && config.watch.webhookSecret)
-      routes.push({
+      server.route({
         path: '/webhooks/unifi',
         methods: ['POST'],
         handler: webhookHandler({
@@ -225,7 +225,7 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       storeHealth: () => store.health(),
       controllerStatus: (site) => deps.gateway.status(site),
       controllerInfo: () => deps.gateway.knownConsole?.(),
-      routes,
+      server,
       ...(watcher ? { watch: watcher } : {}),
       ...(timers ? { timers } : {}),
       ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),

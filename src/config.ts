@@ -1,8 +1,25 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Cron } from 'croner';
 import { z } from 'zod';
+import {
+  blankToUndefined,
+  booleanFlag,
+  channelId,
+  httpUrl,
+  idList,
+  integer,
+  isCronPattern,
+  isTimeZone,
+  type McpToken,
+  mcpTokens,
+  optionalString,
+  readableFile,
+} from './config/fields.js';
+import { type StoreConfig, storeConfig, storeEnvSchema, storeRules, storeShape } from './config/store.js';
 import { ConfigError, type FieldIssue } from './errors.js';
+
+export type { McpToken } from './config/fields.js';
+export type { DatabaseConfig, DatabaseSsl, StoreConfig } from './config/store.js';
 
 /** Firewall generations the built-in simulator's demo site can run (SIMULATOR_FIREWALL). */
 export const SIMULATOR_FIREWALLS = ['zone-based', 'legacy'] as const;
@@ -17,233 +34,6 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The shortest SLACK_SIGNING_SECRET accepted in HTTP mode (Slack's own are 32 hex characters). */
 export const MIN_SIGNING_SECRET_LENGTH = 16;
-
-const blankToUndefined = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
-
-const optionalString = z.preprocess(blankToUndefined, z.string().trim().optional());
-
-const booleanFlag = (fallback: boolean) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .trim()
-      .toLowerCase()
-      .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v), {
-        message: 'must be true or false',
-      })
-      .transform((v) => ['true', '1', 'yes', 'on'].includes(v))
-      .optional()
-      .transform((v) => v ?? fallback),
-  );
-
-const integer = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .trim()
-      .regex(/^\d+$/, { message: `must be a whole number from ${min} to ${max}` })
-      .transform(Number)
-      .refine((n) => n >= min && n <= max, { message: `must be a whole number from ${min} to ${max}` })
-      .optional()
-      .transform((v) => v ?? fallback),
-  );
-
-/** A Slack channel id (C…, G…), optional. */
-const channelId = z.preprocess(
-  blankToUndefined,
-  z
-    .string()
-    .trim()
-    .regex(/^[CG][A-Z0-9]{2,}$/, { message: 'must be a Slack channel id (C…)' })
-    .optional(),
-);
-
-function isCronPattern(pattern: string): boolean {
-  try {
-    new Cron(pattern, { paused: true }).stop();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const idList = (pattern: RegExp, what: string) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .optional()
-      .transform((v) =>
-        (v ?? '')
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
-      .refine((ids) => ids.every((id) => pattern.test(id)), {
-        message: `must be a comma-separated list of ${what}`,
-      }),
-  );
-
-const httpUrl = z.preprocess(
-  blankToUndefined,
-  z
-    .string()
-    .trim()
-    .refine(
-      (v) => {
-        try {
-          const u = new URL(v);
-          return u.protocol === 'http:' || u.protocol === 'https:';
-        } catch {
-          return false;
-        }
-      },
-      { message: 'must be an http:// or https:// URL' },
-    )
-    .transform((v) => v.replace(/\/+$/, ''))
-    .optional(),
-);
-
-const readableFile = z.preprocess(
-  blankToUndefined,
-  z
-    .string()
-    .trim()
-    .refine((p) => existsSync(p), { message: 'must name a readable file' })
-    .optional(),
-);
-
-/** DATABASE_SSL: TLS to PostgreSQL, with the server's certificate verified or not, or no TLS. */
-export type DatabaseSsl = 'verify' | 'no-verify' | 'off';
-
-const DATABASE_SSL_VALUES: Record<string, DatabaseSsl> = {
-  true: 'verify',
-  on: 'verify',
-  require: 'verify',
-  'verify-full': 'verify',
-  'no-verify': 'no-verify',
-  false: 'off',
-  off: 'off',
-  disable: 'off',
-};
-
-// Shared by the bot's whole configuration and by the store tools (audit:verify, store:import),
-// which read only these variables.
-const storeShape = {
-  DATA_DIR: z.preprocess(blankToUndefined, z.string().default('./data')),
-  DATABASE_URL: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .trim()
-      // Never echo the value: it usually carries a password.
-      .refine(
-        (v) => {
-          try {
-            return ['postgres:', 'postgresql:'].includes(new URL(v).protocol);
-          } catch {
-            return false;
-          }
-        },
-        { message: 'must be a postgres:// or postgresql:// URL' },
-      )
-      .optional(),
-  ),
-  DATABASE_SSL: z.preprocess(
-    (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),
-    z
-      .string()
-      .refine((v) => v in DATABASE_SSL_VALUES, {
-        message: 'must be true (TLS, certificate verified), no-verify (TLS, not verified) or false',
-      })
-      .transform((v) => DATABASE_SSL_VALUES[v] as DatabaseSsl)
-      .optional(),
-  ),
-  DATABASE_CA_FILE: readableFile,
-  REPLICA_LEASE_SECONDS: integer(2, 600, 30),
-  // A secret: never echoed. 32 characters or more, e.g. `openssl rand -hex 32`.
-  JOURNAL_KEY: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .trim()
-      .refine((v) => v.length >= 32, {
-        message: 'must be at least 32 characters (for example the output of `openssl rand -hex 32`)',
-      })
-      .optional(),
-  ),
-};
-
-type StoreEnv = z.output<z.ZodObject<typeof storeShape>>;
-
-function storeRules(env: StoreEnv, ctx: z.RefinementCtx): void {
-  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-  if (!env.DATABASE_URL) {
-    if (env.DATABASE_SSL) issue('DATABASE_SSL', 'is used only with DATABASE_URL');
-    if (env.DATABASE_CA_FILE) issue('DATABASE_CA_FILE', 'is used only with DATABASE_URL');
-  } else if (env.DATABASE_CA_FILE && env.DATABASE_SSL && env.DATABASE_SSL !== 'verify') {
-    issue(
-      'DATABASE_CA_FILE',
-      'verifies the server certificate, so DATABASE_SSL must be true (or unset) with it',
-    );
-  }
-}
-
-/** One MCP bearer token and the label that names its holder in change requests. */
-export interface McpToken {
-  label: string;
-  /** A secret: compared in constant time, never logged or echoed. */
-  secret: string;
-}
-
-const MCP_LABEL = /^[A-Za-z0-9._-]{1,64}$/;
-const MCP_SECRET_MIN = 16;
-
-/** `secret` or `label:secret`, comma-separated for several holders; a bare secret is labelled `mcp`. */
-function parseMcpTokens(text: string): McpToken[] | string {
-  const tokens: McpToken[] = [];
-  for (const entry of text.split(',').map((e) => e.trim())) {
-    const colon = entry.indexOf(':');
-    const label = colon === -1 ? 'mcp' : entry.slice(0, colon);
-    const secret = colon === -1 ? entry : entry.slice(colon + 1);
-    // Never echo the value: the rule alone says what is wrong.
-    if (!MCP_LABEL.test(label))
-      return 'each label (before ":") must be 1–64 letters, digits, ".", "_" or "-"';
-    if (secret.length < MCP_SECRET_MIN || /\s/.test(secret)) {
-      return `each secret must be at least ${MCP_SECRET_MIN} characters without spaces (e.g. openssl rand -hex 32)`;
-    }
-    if (tokens.some((t) => t.label === label)) return `label "${label}" is used twice`;
-    tokens.push({ label, secret });
-  }
-  return tokens;
-}
-
-const mcpTokens = z.preprocess(
-  blankToUndefined,
-  z
-    .string()
-    .transform((text, ctx) => {
-      const parsed = parseMcpTokens(text);
-      if (typeof parsed === 'string') {
-        ctx.addIssue({ code: 'custom', message: parsed });
-        return z.NEVER;
-      }
-      return parsed;
-    })
-    .optional(),
-);
 
 const envSchema = z
   .object({
@@ -483,117 +273,6 @@ export function configWarnings(config: Config, host: { container?: boolean } = {
   return warnings;
 }
 
-/** PostgreSQL as the shared store (DATABASE_URL and its TLS settings). */
-export interface DatabaseConfig {
-  /** postgres://user:password@host:5432/db — a secret: never log it. */
-  url: string;
-  /** Unset: whatever the URL says (sslmode=…). */
-  ssl?: DatabaseSsl;
-  caFile?: string;
-}
-
-/** Where the bot keeps change requests, the journal and bot data. */
-export interface StoreConfig {
-  dataDir: string;
-  /** Set: PostgreSQL, shared by several replicas. Unset: files under dataDir, one process. */
-  database?: DatabaseConfig;
-  /** A replica that has not renewed its lease for this long is presumed dead (its runs become unknown). */
-  replicaLeaseSeconds: number;
-  /** JOURNAL_KEY: each journal event carries an HMAC-SHA256 under it. A secret: never log it. */
-  journalKey?: string;
-}
-
-/** The whole runtime configuration, parsed once from the environment. */
-export interface Config {
-  slack: {
-    botToken?: string;
-    signingSecret?: string;
-    appToken?: string;
-    apiUrl?: string;
-    port: number;
-  };
-  gateway: {
-    apiType: 'local' | 'cloud';
-    /** Unset in local mode means: start the built-in simulator. */
-    url?: string;
-    apiKey?: string;
-    username?: string;
-    password?: string;
-    verifyTls: boolean;
-    caFile?: string;
-    consoleId?: string;
-    timeoutMs: number;
-    /** One read's whole wait: detection, login, every attempt and the backoff between them. */
-    readBudgetMs: number;
-    /** The largest controller answer read, once decompressed; a longer one is refused. */
-    maxResponseBytes: number;
-  };
-  defaultSite: string;
-  approvals: {
-    approvers: string[];
-    allowSelfApproval: boolean;
-    requesters: string[];
-    writeChannels: string[];
-    ttlSeconds: number;
-    /** One reminder in the thread of a request still pending after this long; 0 = none. */
-    remindSeconds: number;
-    auditChannel?: string;
-    /** How often the journal's head is posted to AUDIT_CHANNEL as an anchor; 0 = only at start and stop. */
-    anchorMinutes: number;
-  };
-  /** On SIGTERM: how long running changes may take to finish before the process exits anyway. */
-  shutdownGraceSeconds: number;
-  dataDir: string;
-  /** The MCP front end: `netops mcp` on stdio, and POST /mcp on the bot's port when tokens are set. */
-  mcp: {
-    /** MCP_TOKEN: the bearer tokens of POST /mcp; empty = no HTTP endpoint. */
-    tokens: McpToken[];
-    /** MCP_WRITES, or its default (approval with SLACK_BOT_TOKEN, else confirm). */
-    writes: McpWriteMode;
-    /** Where change requests from MCP clients are posted. */
-    approvalChannel?: string;
-  };
-  /** Sampling of live counters: every this many seconds; 0 = off. */
-  telemetry: { intervalSeconds: number };
-  /** How often due deadlines (Keep-or-revert, change windows) are looked for. */
-  changeTimers: { tickSeconds: number };
-  /** POLICY_FILE (unset: the default policy) and BOT_SOURCE_ADDRESS. */
-  policy: { file?: string; sourceAddress?: string };
-  /** Watching the network. */
-  watch: WatchConfig;
-  /** The built-in simulator (used when no controller is configured). */
-  simulator: { firewall: (typeof SIMULATOR_FIREWALLS)[number]; apiVersion: string; requestLog?: string };
-  store: StoreConfig;
-  logLevel: LogLevel;
-  /** True when LOG_LEVEL was set explicitly (the console quietens logs otherwise). */
-  logLevelExplicit: boolean;
-  /** The shell's COLUMNS, when it exports a usable one: the console's table width. */
-  terminalColumns?: number;
-}
-
-/** Alerts, drift, the digest and Alarm Manager webhooks. */
-export interface WatchConfig {
-  /** Device and WAN incidents go here; unset = no alerts. */
-  alertChannel?: string;
-  /** A user group (S…) mentioned on new incidents. */
-  alertMention?: string;
-  /** Down and up again within this many seconds is one incident (flap suppression). */
-  flapSeconds: number;
-  /** Alarm Manager alarms posted one by one per channel per minute; the rest are summed up in one message. */
-  alarmsPerMinute: number;
-  /** Configuration changed outside the bot; DRIFT_CHANNEL, else AUDIT_CHANNEL; unset = no drift messages. */
-  driftChannel?: string;
-  /** The daily digest goes here; unset = no scheduled digest. */
-  digestChannel?: string;
-  digestCron: string;
-  /** TZ: the digest's time zone (else the process's). */
-  timeZone?: string;
-  intervalSeconds: number;
-  driftIntervalSeconds: number;
-  /** Enables POST /webhooks/unifi. */
-  webhookSecret?: string;
-}
-
 /** Every variable config.ts reads, in the schema's order; docs/configuration.md is generated from them. */
 export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof typeof envSchema.shape)[];
 
@@ -621,25 +300,6 @@ function configError(error: z.ZodError): ConfigError {
   }));
   return new ConfigError(issues);
 }
-
-function storeConfig(e: StoreEnv): StoreConfig {
-  return {
-    dataDir: resolve(e.DATA_DIR),
-    ...(e.DATABASE_URL
-      ? {
-          database: {
-            url: e.DATABASE_URL,
-            ...(e.DATABASE_SSL ? { ssl: e.DATABASE_SSL } : {}),
-            ...(e.DATABASE_CA_FILE ? { caFile: e.DATABASE_CA_FILE } : {}),
-          },
-        }
-      : {}),
-    replicaLeaseSeconds: e.REPLICA_LEASE_SECONDS,
-    ...(e.JOURNAL_KEY ? { journalKey: e.JOURNAL_KEY } : {}),
-  };
-}
-
-const storeEnvSchema = z.object(storeShape).superRefine(storeRules);
 
 /**
  * What the Slack bot in HTTP mode needs beyond what every face needs. Only where the Slack bot would
@@ -690,7 +350,14 @@ export function loadConfig(
   if (!parsed.success || slackIssues.length > 0) {
     throw new ConfigError([...(parsed.success ? [] : configError(parsed.error).issues), ...slackIssues]);
   }
-  const e = parsed.data;
+  return configFrom(parsed.data, env);
+}
+
+/** The variables as the schema parsed them. */
+type Env = z.output<typeof envSchema>;
+
+/** The whole runtime configuration, parsed once from the environment: `Config` is what this returns. */
+function configFrom(e: Env, env: NodeJS.ProcessEnv) {
   return {
     slack: {
       botToken: e.SLACK_BOT_TOKEN,
@@ -701,6 +368,7 @@ export function loadConfig(
     },
     gateway: {
       apiType: e.GATEWAY_API_TYPE,
+      /** Unset in local mode means: start the built-in simulator. */
       url: e.GATEWAY_URL ?? (e.GATEWAY_API_TYPE === 'cloud' ? 'https://api.ui.com' : undefined),
       apiKey: e.GATEWAY_API_KEY,
       username: e.GATEWAY_USERNAME,
@@ -709,7 +377,9 @@ export function loadConfig(
       caFile: e.GATEWAY_CA_FILE,
       consoleId: e.GATEWAY_CONSOLE_ID,
       timeoutMs: e.GATEWAY_TIMEOUT_MS,
+      /** One read's whole wait: detection, login, every attempt and the backoff between them. */
       readBudgetMs: e.GATEWAY_READ_BUDGET_MS,
+      /** The largest controller answer read, once decompressed; a longer one is refused. */
       maxResponseBytes: e.GATEWAY_MAX_RESPONSE_BYTES,
     },
     defaultSite: e.DEFAULT_SITE,
@@ -719,36 +389,36 @@ export function loadConfig(
       requesters: e.REQUESTERS,
       writeChannels: e.WRITE_CHANNELS,
       ttlSeconds: e.APPROVAL_TTL_SECONDS,
+      /** One reminder in the thread of a request still pending after this long; 0 = none. */
       remindSeconds: e.APPROVAL_REMIND_SECONDS,
       auditChannel: e.AUDIT_CHANNEL,
+      /** How often the journal's head is posted to AUDIT_CHANNEL as an anchor; 0 = only at start and stop. */
       anchorMinutes: e.JOURNAL_ANCHOR_MINUTES,
     },
+    /** On SIGTERM: how long running changes may take to finish before the process exits anyway. */
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     dataDir: resolve(e.DATA_DIR),
+    /** The MCP front end: `netops mcp` on stdio, and POST /mcp on the bot's port when tokens are set. */
     mcp: {
+      /** MCP_TOKEN: the bearer tokens of POST /mcp; empty = no HTTP endpoint. */
       tokens: e.MCP_TOKEN ?? [],
+      /** MCP_WRITES, or its default (approval with SLACK_BOT_TOKEN, else confirm). */
       writes: mcpWrites(e),
+      /** Where change requests from MCP clients are posted. */
       ...(e.MCP_APPROVAL_CHANNEL ? { approvalChannel: e.MCP_APPROVAL_CHANNEL } : {}),
     },
+    /** Sampling of live counters: every this many seconds; 0 = off. */
     telemetry: { intervalSeconds: e.TELEMETRY_INTERVAL_SECONDS },
+    /** How often due deadlines (Keep-or-revert, change windows) are looked for. */
     changeTimers: { tickSeconds: e.CHANGE_TIMER_TICK_SECONDS },
+    /** POLICY_FILE (unset: the default policy) and BOT_SOURCE_ADDRESS. */
     policy: {
       ...(e.POLICY_FILE ? { file: resolve(e.POLICY_FILE) } : {}),
       ...(e.BOT_SOURCE_ADDRESS ? { sourceAddress: e.BOT_SOURCE_ADDRESS } : {}),
     },
-    watch: {
-      ...(e.ALERT_CHANNEL ? { alertChannel: e.ALERT_CHANNEL } : {}),
-      ...(e.ALERT_MENTION ? { alertMention: e.ALERT_MENTION } : {}),
-      flapSeconds: e.ALERT_FLAP_SECONDS,
-      alarmsPerMinute: e.ALERT_ALARMS_PER_MINUTE,
-      ...((e.DRIFT_CHANNEL ?? e.AUDIT_CHANNEL) ? { driftChannel: e.DRIFT_CHANNEL ?? e.AUDIT_CHANNEL } : {}),
-      ...(e.DIGEST_CHANNEL ? { digestChannel: e.DIGEST_CHANNEL } : {}),
-      digestCron: e.DIGEST_CRON,
-      ...(e.TZ ? { timeZone: e.TZ } : {}),
-      intervalSeconds: e.WATCH_INTERVAL_SECONDS,
-      driftIntervalSeconds: e.DRIFT_INTERVAL_SECONDS,
-      ...(e.UNIFI_WEBHOOK_SECRET ? { webhookSecret: e.UNIFI_WEBHOOK_SECRET } : {}),
-    },
+    /** Watching the network. */
+    watch: watchConfig(e),
+    /** The built-in simulator (used when no controller is configured). */
     simulator: {
       firewall: e.SIMULATOR_FIREWALL,
       apiVersion: e.SIMULATOR_API_VERSION,
@@ -756,7 +426,40 @@ export function loadConfig(
     },
     store: storeConfig(e),
     logLevel: e.LOG_LEVEL,
+    /** True when LOG_LEVEL was set explicitly (the console quietens logs otherwise). */
     logLevelExplicit: typeof env.LOG_LEVEL === 'string' && env.LOG_LEVEL.trim() !== '',
+    /** The shell's COLUMNS, when it exports a usable one: the console's table width. */
     ...(columnsOf(env.COLUMNS) === undefined ? {} : { terminalColumns: columnsOf(env.COLUMNS) }),
   };
 }
+
+/** Alerts, drift, the digest and Alarm Manager webhooks. */
+function watchConfig(e: Env) {
+  return {
+    /** Device and WAN incidents go here; unset = no alerts. */
+    ...(e.ALERT_CHANNEL ? { alertChannel: e.ALERT_CHANNEL } : {}),
+    /** A user group (S…) mentioned on new incidents. */
+    ...(e.ALERT_MENTION ? { alertMention: e.ALERT_MENTION } : {}),
+    /** Down and up again within this many seconds is one incident (flap suppression). */
+    flapSeconds: e.ALERT_FLAP_SECONDS,
+    /** Alarm Manager alarms posted one by one per channel per minute; the rest are summed up in one message. */
+    alarmsPerMinute: e.ALERT_ALARMS_PER_MINUTE,
+    /** Configuration changed outside the bot; DRIFT_CHANNEL, else AUDIT_CHANNEL; unset = no drift messages. */
+    ...((e.DRIFT_CHANNEL ?? e.AUDIT_CHANNEL) ? { driftChannel: e.DRIFT_CHANNEL ?? e.AUDIT_CHANNEL } : {}),
+    /** The daily digest goes here; unset = no scheduled digest. */
+    ...(e.DIGEST_CHANNEL ? { digestChannel: e.DIGEST_CHANNEL } : {}),
+    digestCron: e.DIGEST_CRON,
+    /** TZ: the digest's time zone (else the process's). */
+    ...(e.TZ ? { timeZone: e.TZ } : {}),
+    intervalSeconds: e.WATCH_INTERVAL_SECONDS,
+    driftIntervalSeconds: e.DRIFT_INTERVAL_SECONDS,
+    /** Enables POST /webhooks/unifi. */
+    ...(e.UNIFI_WEBHOOK_SECRET ? { webhookSecret: e.UNIFI_WEBHOOK_SECRET } : {}),
+  };
+}
+
+/** The whole runtime configuration, parsed once from the environment. */
+export type Config = ReturnType<typeof configFrom>;
+
+/** Alerts, drift, the digest and Alarm Manager webhooks. */
+export type WatchConfig = Config['watch'];

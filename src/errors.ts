@@ -11,7 +11,13 @@ export type ErrorCode =
   | 'gateway_rejected'
   | 'rate_limited'
   | 'config_invalid'
-  | 'store_unavailable';
+  | 'store_unavailable'
+  /** The approvals journal does not verify: the bot refuses to run on it rather than guess. */
+  | 'journal_invalid'
+  /** Slack refused (or did not answer) a Web API call the bot made for a user. */
+  | 'slack_refused'
+  /** An MCP request the protocol layer refuses, with its own JSON-RPC code. */
+  | 'protocol_error';
 
 /** One problem with one input field: the field's name and the rule it broke. */
 export interface FieldIssue {

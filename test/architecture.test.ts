@@ -43,6 +43,7 @@ const EVERY_LAYER = [
   'config',
   'log',
   'lib',
+  'model',
   'records',
   'gateway',
   'format',
@@ -62,6 +63,7 @@ const EVERY_LAYER = [
   'policy-startup',
   'process-errors',
   'fleet',
+  'http-server',
   ...TOP,
 ];
 /** Every layer but the ones named: for the bottom modules, which may import almost nothing. */
@@ -73,10 +75,14 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   errors: allBut('errors'),
   config: allBut('config', 'errors', 'lib'),
   log: allBut('log', 'config', 'errors', 'lib'),
+  // The change-request domain types, below the store that keeps them and approvals that move them.
+  model: allBut('model'),
   // Turns a typed line into a tool call; the faces render what it finds.
   commands: [...FACES_AND_TOP, 'store', 'approvals', 'watch', 'changes'],
   'policy-startup': [...FACES_AND_TOP, 'store', 'approvals', 'tools', 'gateway'],
   'process-errors': allBut('process-errors', 'log', 'config', 'errors', 'lib'),
+  // The process's HTTP server: the faces register their routes on it, it knows none of them.
+  'http-server': allBut('http-server'),
   tools: ['slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
   gateway: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
   store: ['tools', 'slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],
@@ -191,6 +197,47 @@ describe('the layers keep to their import rules', () => {
       );
     expect(impure).toEqual([]);
     expect(sourceFiles().filter((file) => layerOf(file) === 'policy').length).toBeGreaterThan(3);
+  });
+
+  it('raises only BotErrors: every error class outside simulator/ extends BotError', () => {
+    // The simulator's errors are the fake controller's own, not the bot's. RecordedFailure only
+    // carries a BotError (and its change) to the console's exit code and wording.
+    const exempt = ['console/console.ts RecordedFailure'];
+    const parents = new Map<string, string>();
+    const declared: { where: string; name: string }[] = [];
+    for (const file of sourceFiles()) {
+      const text = readFileSync(join(SRC, file), 'utf8');
+      for (const match of text.matchAll(/\bclass\s+(\w+)(?:<[^>]*>)?\s+extends\s+([\w.]+)/g)) {
+        const [, name = '', parent = ''] = match;
+        parents.set(name, parent);
+        if (layerOf(file) !== 'simulator') declared.push({ where: file, name });
+      }
+    }
+    /** Follows `extends` through the classes of src/ to the first class declared elsewhere. */
+    const root = (name: string): string => {
+      const seen = new Set<string>();
+      let current = name;
+      while (current !== 'BotError' && parents.has(current) && !seen.has(current)) {
+        seen.add(current);
+        current = parents.get(current) ?? current;
+      }
+      return current;
+    };
+    const errors = declared.filter(({ name }) => /Error$/.test(root(name)));
+    const plain = errors
+      .filter(({ name }) => root(name) !== 'BotError')
+      .map(({ where, name }) => `${where} ${name}`)
+      .filter((entry) => !exempt.includes(entry));
+    expect(plain).toEqual([]);
+    // The check finds the error classes it judges, subclasses of subclasses included.
+    expect(errors.map((e) => e.name)).toEqual(
+      expect.arrayContaining([
+        'ValidationError',
+        'NoControllerError',
+        'JournalIntegrityError',
+        'ProtocolError',
+      ]),
+    );
   });
 
   it('reads the environment only in config.ts', () => {

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { HISTORY_PAGE_SIZE } from '../../src/approvals/history.js';
 import { requesterIdsOf } from '../../src/approvals/mcp-requester.js';
 import { silentLogger } from '../../src/log.js';
+import type { Actor, ChangeRequest } from '../../src/model/change-request.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { Actor, ChangeRequest } from '../../src/store/records.js';
 import type { ChangeFilter, Store } from '../../src/store/types.js';
 import type { PartContext } from '../lib/context.js';
 import { median } from '../lib/stats.js';
@@ -16,12 +16,12 @@ const ALEX: Actor = { userId: 'U0ALEX', name: 'alex' };
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 const WAITING_PAGE = 10; // src/slack/blocks/home.ts WAITING_PAGE_SIZE
-/** Rita's view of "Waiting for you": live pending requests less her own (src/slack/home.ts). */
+/** Rita's view of "Waiting for you": live pending requests less her own (src/slack/home/home.ts). */
 const waitingForRita = () => ({ liveAt: Date.now(), notRequestedBy: requesterIdsOf(RITA.userId) });
 
 /**
  * The queries a `changes` page and an App Home view make (src/approvals/history.ts,
- * src/slack/home.ts). `budget: false`: shown for comparison, not one of the budgets.
+ * src/slack/home/home.ts). `budget: false`: shown for comparison, not one of the budgets.
  */
 const QUERIES: { name: string; budget?: false; run: (s: Store) => Promise<unknown> }[] = [
   {

@@ -1,6 +1,6 @@
+import type { ChangeAssessmentRecord } from '../model/change-request.js';
 import { formatDuration } from '../policy/duration.js';
 import { type GateFace, type GateVerdict, refusalText } from '../policy/gate.js';
-import type { ChangeAssessmentRecord } from '../store/records.js';
 import type { ChangeRequest } from './types.js';
 
 /*

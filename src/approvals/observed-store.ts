@@ -1,4 +1,4 @@
-import type { ChangeRequest } from '../store/records.js';
+import type { ChangeRequest } from '../model/change-request.js';
 import type { ChangeStore } from '../store/types.js';
 
 /** Told about a request after a change this process made to it took effect; must not throw or block. */

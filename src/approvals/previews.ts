@@ -3,7 +3,7 @@ import { readImage } from '../changes/images.js';
 import { compareImages, inverseOf, nowRead } from '../changes/revert.js';
 import { ConflictError, ResourceNotFoundError } from '../errors.js';
 import { redactSecrets } from '../lib/redact.js';
-import type { ChangeImage, ChangeSetRecord, SetStep } from '../store/records.js';
+import type { ChangeImage, ChangeSetRecord, SetStep } from '../model/change-request.js';
 import type { ChangeStore } from '../store/types.js';
 import type { ChangeAssessment } from '../tools/core/assess.js';
 import type { ToolContext } from '../tools/core/define-tool.js';

@@ -1,4 +1,4 @@
-import { SYSTEM_ACTOR } from '../store/records.js';
+import { SYSTEM_ACTOR } from '../model/change-request.js';
 import type { ChangeStore } from '../store/types.js';
 import type { ChangeRequest } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { ChangeRequest } from '../store/records.js';
+import type { ChangeRequest } from '../model/change-request.js';
 
 // What a run ended in is the runner's answer too: changes/outcomes.ts.
 export type { ApproveOutcome } from '../changes/outcomes.js';
@@ -10,7 +10,7 @@ export {
   type ChangeState,
   type ErrorSummary,
   type MessageRef,
-} from '../store/records.js';
+} from '../model/change-request.js';
 
 /** What a click on Cancel led to. */
 export type CancelOutcome =

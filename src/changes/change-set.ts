@@ -6,7 +6,7 @@
  */
 import { isBotError, ValidationError } from '../errors.js';
 import { isRecord } from '../lib/is-record.js';
-import type { ChangeSetRecord, SetStep } from '../store/records.js';
+import type { ChangeSetRecord, SetStep } from '../model/change-request.js';
 import type { ChangeAssessment } from '../tools/core/assess.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';

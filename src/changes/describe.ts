@@ -1,4 +1,4 @@
-import type { ChangeRequest, FieldMismatch, Verification } from '../store/records.js';
+import type { ChangeRequest, FieldMismatch, Verification } from '../model/change-request.js';
 import { durationText } from './meta-args.js';
 
 const shown = (value: unknown): string =>

@@ -2,7 +2,7 @@ import { isBotError, ResourceNotFoundError } from '../errors.js';
 import { isRecord } from '../lib/is-record.js';
 import { redactSecrets } from '../lib/redact.js';
 import { scrubSecrets } from '../lib/secret-text.js';
-import type { ChangeImage, FieldMismatch, Verification } from '../store/records.js';
+import type { ChangeImage, FieldMismatch, Verification } from '../model/change-request.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 import { freshContext } from './fresh-context.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
+import { type ChangeRequest, type ChangeState, SYSTEM_ACTOR } from '../model/change-request.js';
 import { applyEvent } from '../store/apply-event.js';
 import type { TransitionEntry } from '../store/journal-format.js';
-import { type ChangeRequest, type ChangeState, SYSTEM_ACTOR } from '../store/records.js';
 import type { ChangeStore } from '../store/types.js';
 
 /** The last word on a run: it succeeded or it failed. */

@@ -1,6 +1,6 @@
 import { GatewayRejectedError, isBotError } from '../errors.js';
 import { scrubSecrets } from '../log.js';
-import type { ChangeRequest, ErrorSummary } from '../store/records.js';
+import type { ChangeRequest, ErrorSummary } from '../model/change-request.js';
 
 /**
  * What a click on Approve led to; every kind is something the UI must say, none is silent. The

@@ -6,7 +6,7 @@ import {
   type ChangeSetRecord,
   type SetStepStatus,
   SYSTEM_ACTOR,
-} from '../store/records.js';
+} from '../model/change-request.js';
 import type { ChangeStore } from '../store/types.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';

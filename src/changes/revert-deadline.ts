@@ -1,4 +1,4 @@
-import type { ChangeRequest, JournaledDeadlineKind } from '../store/records.js';
+import type { ChangeRequest, JournaledDeadlineKind } from '../model/change-request.js';
 
 /**
  * The automatic revert a change asks for: `for=` (temporary) or `revert_after=` (keep or revert),

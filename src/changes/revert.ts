@@ -1,5 +1,5 @@
 import { isRecord } from '../lib/is-record.js';
-import type { ChangeImage, ChangeRequest } from '../store/records.js';
+import type { ChangeImage, ChangeRequest } from '../model/change-request.js';
 import { imageObject } from './images.js';
 import { changeSpec, type ImageRead, type InversePlan, noSpecReason } from './tool-changes.js';
 

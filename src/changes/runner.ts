@@ -2,8 +2,6 @@ import { diffPreviews, previewHash } from '../lib/canonical.js';
 import { redactSecrets } from '../lib/redact.js';
 import { type Settled, settledWithin } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
-import { deniedText } from '../policy/gate.js';
-import { type DeadlineStore, newDeadlineId } from '../store/deadlines.js';
 import {
   type Actor,
   type ChangeImage,
@@ -12,7 +10,9 @@ import {
   type JournaledDeadlineKind,
   SYSTEM_ACTOR,
   type Verification,
-} from '../store/records.js';
+} from '../model/change-request.js';
+import { deniedText } from '../policy/gate.js';
+import { type DeadlineStore, newDeadlineId } from '../store/deadlines.js';
 import type { ChangeStore } from '../store/types.js';
 import type { ChangeAssessment } from '../tools/core/assess.js';
 import type { ToolContext } from '../tools/core/define-tool.js';

@@ -9,7 +9,7 @@ import {
   type SetStep,
   type SetStepStatus,
   SYSTEM_ACTOR,
-} from '../store/records.js';
+} from '../model/change-request.js';
 import type { ChangeStore } from '../store/types.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 import { inStep, stepLines } from './change-set.js';

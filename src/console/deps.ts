@@ -1,8 +1,8 @@
 import type { Actor, ChangeRequest, ErrorSummary } from '../approvals/types.js';
 import type { SetProposal } from '../changes/change-set.js';
 import type { Logger } from '../log.js';
+import type { ChangeAssessmentRecord } from '../model/change-request.js';
 import type { GateVerdict } from '../policy/gate.js';
-import type { ChangeAssessmentRecord } from '../store/records.js';
 import type { ChangeReader } from '../store/types.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';

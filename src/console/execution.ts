@@ -19,7 +19,7 @@ import {
   ValidationError,
 } from '../errors.js';
 import { isNoOpPreview } from '../format/plain-text.js';
-import type { Verification } from '../store/records.js';
+import type { Verification } from '../model/change-request.js';
 import { riskLines } from '../tools/bot/policy-tools.js';
 import type { ConsoleDeps, Judged, RunOutcome } from './deps.js';
 import { consoleErrorText } from './error-text.js';

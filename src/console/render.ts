@@ -6,7 +6,7 @@ import type { ParsedCommand } from '../commands/parse-command-line.js';
 import type { Intent } from '../commands/router.js';
 import { ValidationError } from '../errors.js';
 import { render } from '../format/plain-text.js';
-import type { Verification } from '../store/records.js';
+import type { Verification } from '../model/change-request.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 import { isTopology } from '../topology/queries.js';
 import { pngDimensions, renderTopologyPng } from '../topology/render-png.js';

@@ -61,6 +61,11 @@ export function plainErrorText(error: BotError, face: FaceWording): string {
     }
     case 'store_unavailable':
       return `not recorded: ${error.message}`;
+    case 'journal_invalid':
+    case 'slack_refused':
+    case 'protocol_error':
+      // Each message is the whole sentence: what failed verification, what Slack refused, the request's fault.
+      return error.message;
   }
 }
 

@@ -1,6 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpWriteMode } from '../config.js';
-import { ConfirmationRequiredError, type FieldIssue, isBotError, ValidationError } from '../errors.js';
+import {
+  BotError,
+  ConfirmationRequiredError,
+  type FieldIssue,
+  isBotError,
+  ValidationError,
+} from '../errors.js';
 import { type FaceWording, fieldIssuesOf, logUnexpected, plainErrorText } from '../format/error-wording.js';
 import { type Logger, scrubSecrets } from '../log.js';
 import { TOOL_LIST_HINT } from '../tools/core/registry.js';
@@ -66,18 +72,31 @@ export function toolErrorResult(error: McpError): CallToolResult {
 }
 
 /**
- * A JSON-RPC error for a request handler to throw: its code, and its message as is. The SDK's
- * `McpError` puts "MCP error <code>: " into its message, and the client's McpError adds it again
- * when it reads the answer, which showed the prefix twice.
+ * A JSON-RPC error for a request handler to throw: its JSON-RPC code, and its message as is. The
+ * SDK's `McpError` puts "MCP error <code>: " into its message, and the client's McpError adds it
+ * again when it reads the answer, which showed the prefix twice. `code` is the bot's, as on every
+ * BotError; the handler hands the SDK `onTheWire()`.
  */
-export class ProtocolError extends Error {
+export class ProtocolError extends BotError {
+  readonly code = 'protocol_error';
   constructor(
-    readonly code: number,
+    /** The JSON-RPC error code sent to the client (-32602 invalid params, …). */
+    readonly rpcCode: number,
     message: string,
     /** Sent as the JSON-RPC error's `data` (the SDK's protocol layer passes it on). */
     readonly data?: unknown,
   ) {
     super(message);
     this.name = 'ProtocolError';
+  }
+
+  /** What the SDK's protocol layer sends: it reads a numeric `code`, the message and `data`. */
+  onTheWire(): Error & { code: number; data?: unknown } {
+    const wire = Object.assign(new Error(this.message), {
+      code: this.rpcCode,
+      ...(this.data !== undefined ? { data: this.data } : {}),
+    });
+    wire.name = this.name;
+    return wire;
   }
 }

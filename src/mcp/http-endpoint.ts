@@ -4,6 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToken } from '../config.js';
+import { BotError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 /** The largest request body accepted on POST /mcp (a tool call's arguments are a few KB). */
@@ -53,7 +54,10 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
   );
 }
 
-class BodyTooLargeError extends Error {}
+/** A request body over the limit: answered 413 and the connection closed, the rest unread. */
+class BodyTooLargeError extends BotError {
+  readonly code = 'validation_failed';
+}
 
 /** Reads the body up to `limit` bytes. */
 async function readBody(req: IncomingMessage, limit: number): Promise<string> {

@@ -65,9 +65,13 @@ function handlerOn(server: Server) {
       server,
       request as never,
       (async (raw: { params?: unknown }) => {
-        const parsed = params.safeParse(raw.params);
-        if (!parsed.success) throw invalidParams(paramIssues(parsed.error));
-        return await handler(parsed.data);
+        try {
+          const parsed = params.safeParse(raw.params);
+          if (!parsed.success) throw invalidParams(paramIssues(parsed.error));
+          return await handler(parsed.data);
+        } catch (error) {
+          throw error instanceof ProtocolError ? error.onTheWire() : error;
+        }
       }) as never,
     );
   };

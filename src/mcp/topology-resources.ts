@@ -1,4 +1,5 @@
 import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { BotError } from '../errors.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 
@@ -17,7 +18,8 @@ const uriOf = (site: string, format: Format) =>
 const URI = /^topology:\/\/([^/?#]+)(?:\/(json|graphml|dot))?\/?$/;
 
 /** A resource URI that names no topology of ours (the client reads it as "resource not found"). */
-export class UnknownResourceError extends Error {
+export class UnknownResourceError extends BotError {
+  readonly code = 'not_found';
   constructor(readonly uri: string) {
     super(`no such resource: ${uri} (topology://<site>, topology://<site>/graphml or topology://<site>/dot)`);
     this.name = 'UnknownResourceError';
@@ -25,7 +27,8 @@ export class UnknownResourceError extends Error {
 }
 
 /** A topology URI whose site is not valid percent-encoding (`topology://%ZZ`): bad params, not a bug. */
-export class BadResourceUriError extends Error {
+export class BadResourceUriError extends BotError {
+  readonly code = 'validation_failed';
   constructor(readonly rule: string) {
     super(rule);
     this.name = 'BadResourceUriError';

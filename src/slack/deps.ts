@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 import type { ChangePresenter } from './change-presenter.js';
-import type { HomeService } from './home.js';
+import type { HomeService } from './home/home.js';
 import type { WatchActions } from './listeners/watch-buttons.js';
 
 /** What the Slack listeners work with; built once by the Slack front end. */

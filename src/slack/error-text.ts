@@ -1,5 +1,5 @@
 import {
-  type BotError,
+  BotError,
   ConfigError,
   GatewayAuthError,
   GatewayRejectedError,
@@ -81,6 +81,13 @@ function botErrorText(error: BotError): string {
       return error instanceof ConfigError ? `Invalid configuration:\n${issueLines(error.issues)}` : message;
     case 'store_unavailable':
       return `:floppy_disk: Not recorded: ${message}. Nothing was run; ask an admin to check the bot's storage (/healthz says why), then try again.`;
+    case 'journal_invalid':
+      // The message names the journal's file or database: for the admin's log, not the channel.
+      return ':rotating_light: The approvals journal fails verification: nothing was recorded or run. Ask an admin to check it (`npm run audit:verify` says where).';
+    case 'slack_refused':
+      return error instanceof SlackStepError ? slackStepText(error) : `:warning: ${sentence(message)}`;
+    case 'protocol_error':
+      return `:warning: ${sentence(message)}`;
   }
 }
 
@@ -91,7 +98,8 @@ export type SlackStep = 'post_preview' | 'open_form' | 'upload_file';
  * Slack refused (or did not answer) a Web API call the bot made for a user: posting a change
  * request, opening a form, uploading a file. Thrown where the call is made, worded here.
  */
-export class SlackStepError extends Error {
+export class SlackStepError extends BotError {
+  readonly code = 'slack_refused';
   constructor(
     readonly step: SlackStep,
     readonly channel: string | undefined,
@@ -247,11 +255,9 @@ function slackStepText(error: SlackStepError): string {
  * id that the user sees instead.
  */
 export function slackErrorText(error: unknown, logger: Logger): string {
-  if (isBotError(error)) return botErrorText(error);
-  if (error instanceof SlackStepError) {
+  if (error instanceof SlackStepError)
     logger.warn({ err: error.cause, step: error.step, channel: error.channel }, 'Slack refused a call');
-    return slackStepText(error);
-  }
+  if (isBotError(error)) return botErrorText(error);
   const problem = slackProblem(error);
   if (problem !== undefined) {
     logger.warn({ err: error }, 'Slack refused a call');

@@ -1,7 +1,8 @@
 import { webApi } from '@slack/bolt';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { createSlackFrontEnd, slackClientOptions } from './slack-app.js';
+import { createSlackFrontEnd } from './slack-app.js';
+import { slackClientOptions } from './slack-client.js';
 import { SlackUserGroups } from './user-groups.js';
 
 /**

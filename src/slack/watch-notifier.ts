@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../log.js';
-import type { MessageRef } from '../store/records.js';
+import type { MessageRef } from '../model/change-request.js';
 import type { AlarmSummary, Digest, DigestChart, Drift, Incident, WatchNotifier } from '../watch/types.js';
 import { alarmSummaryMessage, incidentMessage } from './blocks/alerts.js';
 import { digestMessage } from './blocks/digest.js';

@@ -1,5 +1,5 @@
+import type { ChangeRequest, ChangeState, JournaledDeadline } from '../model/change-request.js';
 import type { JournalEvent, TransitionEntry } from './journal-format.js';
-import type { ChangeRequest, ChangeState, JournaledDeadline } from './records.js';
 
 /** The request's deadlines with `deadline` put in place of the one with its id. */
 function withDeadline(request: ChangeRequest, deadline: JournaledDeadline): JournaledDeadline[] {

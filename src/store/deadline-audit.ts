@@ -1,6 +1,6 @@
+import { JOURNALED_DEADLINE_KINDS, type JournaledDeadline } from '../model/change-request.js';
 import type { Deadline } from './deadlines.js';
 import type { JournalEvent } from './journal-format.js';
-import { JOURNALED_DEADLINE_KINDS, type JournaledDeadline } from './records.js';
 
 /** A revert deadline as the journal last left it, with the change it belongs to. */
 export type LedgerDeadline = JournaledDeadline & { changeId: string };

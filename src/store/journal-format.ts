@@ -5,7 +5,7 @@ import {
   type ChangeRequest,
   JOURNALED_DEADLINE_KINDS,
   JOURNALED_DEADLINE_STATES,
-} from './records.js';
+} from '../model/change-request.js';
 
 /** `prev` of the first event of a chain: 64 zeros. */
 export const GENESIS_HASH = '0'.repeat(64);

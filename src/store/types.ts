@@ -1,7 +1,7 @@
 import type { KeyValueStore } from '../lib/json-file-store.js';
+import type { Actor, ChangeRequest, ChangeState, JournaledDeadlineState } from '../model/change-request.js';
 import type { DeadlineStore } from './deadlines.js';
 import type { JournalEvent, TransitionEntry, VerifyResult } from './journal-format.js';
-import type { Actor, ChangeRequest, ChangeState, JournaledDeadlineState } from './records.js';
 import type { SampleStore } from './samples.js';
 
 export type { KeyValueStore } from '../lib/json-file-store.js';

@@ -7,6 +7,7 @@
 // A program only (no exports), so it cannot be imported by mistake and silently do nothing.
 import { readFileSync } from 'node:fs';
 import { loadStoreConfig } from '../config.js';
+import { BotError } from '../errors.js';
 import { scrubSecrets } from '../log.js';
 import { journalReport } from './file/journal.js';
 import { ANCHOR_PATTERN, type Anchor, parseAnchor } from './journal-format.js';
@@ -15,7 +16,10 @@ const USAGE =
   'usage: audit:verify [--anchor <count>:<head>]… [--anchor-file <path>]   ' +
   '(DATA_DIR or DATABASE_URL, and JOURNAL_KEY if the journal is signed)';
 
-class UsageError extends Error {}
+/** A command line the program does not take: exit 2 with the usage. */
+class UsageError extends BotError {
+  readonly code = 'validation_failed';
+}
 
 /** The anchors named on the command line: given directly, or every `<count>:<head>` found in a file. */
 function anchorsFrom(argv: readonly string[]): Anchor[] {

@@ -1,3 +1,4 @@
+export { type DigestReadOptions, readDigest } from './digest-watch.js';
 export type * from './types.js';
-export { type DigestReadOptions, randomHolder, readDigest, Watcher, type WatcherOptions } from './watcher.js';
+export { randomHolder, Watcher, type WatcherOptions } from './watcher.js';
 export { type Alarm, parseAlarm, webhookHandler } from './webhook.js';

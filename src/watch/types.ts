@@ -1,5 +1,5 @@
 import type { Generation } from '../gateway/capabilities.js';
-import type { Actor, ChangeRequest, MessageRef } from '../store/records.js';
+import type { Actor, ChangeRequest, MessageRef } from '../model/change-request.js';
 
 /** What kind of trouble an incident is. */
 export const INCIDENT_KINDS = [

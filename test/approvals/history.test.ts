@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventDetail, listChanges, requestSummary, showChange } from '../../src/approvals/history.js';
 import { ResourceNotFoundError, ValidationError } from '../../src/errors.js';
+import type { ChangeRequest } from '../../src/model/change-request.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import type { ChangeRequest } from '../../src/store/records.js';
 import type { ChangeReader } from '../../src/store/types.js';
 import { sampleRequest } from '../store/contract.js';
 

@@ -10,8 +10,8 @@ import {
 } from '../../src/changes/timers.js';
 import { ConflictError, NotAuthorizedError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
+import type { ChangeRequest } from '../../src/model/change-request.js';
 import { FileDeadlineStore } from '../../src/store/file/deadline-file.js';
-import type { ChangeRequest } from '../../src/store/records.js';
 
 const dirs: string[] = [];
 afterAll(() => {

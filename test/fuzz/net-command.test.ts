@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
-import { MAX_BODY_BYTES } from '../../src/slack/request-guard.js';
+import { MAX_BODY_BYTES } from '../../src/slack/transport/request-guard.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { toolArguments } from './arguments.js';
 import {

@@ -6,8 +6,8 @@
  * writers let go together really append at the same moment.
  */
 import { once } from 'node:events';
+import type { ChangeRequest } from '../../src/model/change-request.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import type { ChangeRequest } from '../../src/store/records.js';
 
 const [dataDir = '', label = 'w', countText = '1', start = ''] = process.argv.slice(2);
 const store = new FileStore(dataDir);

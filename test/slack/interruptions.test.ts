@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
-import { SHUTTING_DOWN_TEXT } from '../../src/slack/drain.js';
+import { SHUTTING_DOWN_TEXT } from '../../src/slack/transport/drain.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { journalReport } from '../../src/store/file/journal.js';
 import { Clock } from '../approvals/harness.js';

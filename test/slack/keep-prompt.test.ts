@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { PendingRevert } from '../../src/changes/timers.js';
+import type { ChangeRequest } from '../../src/model/change-request.js';
 import {
   keepPromptMessage,
   pendingRevertBlocks,
   timerEventMessage,
 } from '../../src/slack/blocks/keep-prompt.js';
-import type { ChangeRequest } from '../../src/store/records.js';
 
 const deadline = (kind: 'keep_or_revert' | 'temporary', changeId: string) => ({
   id: `dl_${changeId}`,

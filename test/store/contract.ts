@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChangeRequest, ChangeState } from '../../src/store/records.js';
+import type { ChangeRequest, ChangeState } from '../../src/model/change-request.js';
 import type { Store } from '../../src/store/types.js';
 
 /** How a contract run gets its stores: a fresh empty one, and the same data opened again. */

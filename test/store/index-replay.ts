@@ -1,4 +1,4 @@
-import type { ChangeRequest, ChangeState } from '../../src/store/records.js';
+import type { ChangeRequest, ChangeState } from '../../src/model/change-request.js';
 
 /** A random step of an index test: a new pending request, or a move of an existing one to `to`. */
 export type IndexStep<Create> =

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { personOf, requesterIdsOf } from '../../src/approvals/mcp-requester.js';
+import { CHANGE_STATES, type ChangeRequest, type ChangeState } from '../../src/model/change-request.js';
 import { PendingByExpiry } from '../../src/store/file/request-index.js';
-import { CHANGE_STATES, type ChangeRequest, type ChangeState } from '../../src/store/records.js';
 import type { PendingFilter } from '../../src/store/types.js';
 import { replay } from './index-replay.js';
 

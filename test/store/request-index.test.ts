@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CHANGE_STATES, type ChangeRequest, type ChangeState } from '../../src/model/change-request.js';
 import { matchesFilter, newestFirst } from '../../src/store/file/file-store.js';
 import { RequestIndex } from '../../src/store/file/request-index.js';
-import { CHANGE_STATES, type ChangeRequest, type ChangeState } from '../../src/store/records.js';
 import type { ChangeFilter } from '../../src/store/types.js';
 import { replay } from './index-replay.js';
 

@@ -1,4 +1,4 @@
-import type { Actor } from '../../store/records.js';
+import type { Actor } from '../../model/change-request.js';
 import type { RecordOutcome, RevertOutcome } from '../../watch/types.js';
 import { ACK_INCIDENT_ACTION } from '../blocks/alerts.js';
 import { ACCEPT_DRIFT_ACTION, REVERT_DRIFT_ACTION } from '../blocks/drift.js';

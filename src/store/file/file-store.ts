@@ -3,9 +3,9 @@ import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { JsonFileStore, type KeyValueStore } from '../../lib/json-file-store.js';
 import type { Logger } from '../../log.js';
+import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../../model/change-request.js';
 import { applyEvent, STOPPED_BEFORE_RUN } from '../apply-event.js';
 import type { JournalEvent, TransitionEntry, VerifyResult } from '../journal-format.js';
-import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../records.js';
 import type {
   ChangeFilter,
   ChangeReader,

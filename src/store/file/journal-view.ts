@@ -1,6 +1,6 @@
+import type { ChangeRequest } from '../../model/change-request.js';
 import { applyEvent } from '../apply-event.js';
 import type { JournalEvent } from '../journal-format.js';
-import type { ChangeRequest } from '../records.js';
 import type { ChangeFilter, ChangeReader, RequestHistory } from '../types.js';
 import { matchesFilter, newestFirst } from './file-store.js';
 import { readCommittedEvents } from './journal.js';

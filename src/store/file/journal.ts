@@ -1,6 +1,6 @@
 import * as nodeFs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { StoreUnavailableError } from '../../errors.js';
+import { BotError, StoreUnavailableError } from '../../errors.js';
 import { deadlineDiscrepancies, discrepancyText, journaledDeadlines } from '../deadline-audit.js';
 import {
   type Anchor,
@@ -37,7 +37,8 @@ export function journalLockPath(path: string): string {
 }
 
 /** The journal does not verify; the bot refuses to run on it rather than guess. */
-export class JournalIntegrityError extends Error {
+export class JournalIntegrityError extends BotError {
+  readonly code = 'journal_invalid';
   constructor(
     readonly path: string,
     readonly line: number,
@@ -52,7 +53,8 @@ export class JournalIntegrityError extends Error {
 }
 
 /** The journal is signed (JOURNAL_KEY was set when it was written) and no key is set now. */
-export class JournalKeyError extends Error {
+export class JournalKeyError extends BotError {
+  readonly code = 'config_invalid';
   constructor(readonly path: string) {
     super(
       `approvals journal ${path} is signed (its events carry MACs) but JOURNAL_KEY is not set: ` +

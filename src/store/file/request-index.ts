@@ -1,4 +1,4 @@
-import type { ChangeRequest, ChangeState } from '../records.js';
+import type { ChangeRequest, ChangeState } from '../../model/change-request.js';
 import type { ChangeFilter, PendingFilter } from '../types.js';
 
 /**

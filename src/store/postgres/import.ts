@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
+import { BotError } from '../../errors.js';
 import { JsonFileStore } from '../../lib/json-file-store.js';
+import type { ChangeRequest } from '../../model/change-request.js';
 import { applyEvent } from '../apply-event.js';
 import { BOT_DATA_FILE } from '../file/file-store.js';
 import { JOURNAL_FILE, readJournal } from '../file/journal.js';
-import type { ChangeRequest } from '../records.js';
 import { verifyDatabaseJournal } from './journal-check.js';
 import { inTransaction } from './pool.js';
 
@@ -18,7 +19,8 @@ export interface ImportResult {
 }
 
 /** The target already holds a journal: importing would fork the chain or mix two histories. */
-export class ImportRefusedError extends Error {
+export class ImportRefusedError extends BotError {
+  readonly code = 'conflict';
   constructor(message: string) {
     super(message);
     this.name = 'ImportRefusedError';

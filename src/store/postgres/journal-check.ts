@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { BotError } from '../../errors.js';
 import { DeadlineLedgerReader, deadlineDiscrepancies } from '../deadline-audit.js';
 import {
   type Anchor,
@@ -23,7 +24,8 @@ const VERIFY_BATCH = 1_000;
 type Queryable = pg.Pool | pg.PoolClient;
 
 /** The database's journal does not hang together; the bot refuses to run on it rather than guess. */
-export class StoreIntegrityError extends Error {
+export class StoreIntegrityError extends BotError {
+  readonly code = 'journal_invalid';
   constructor(readonly reason: string) {
     super(`the PostgreSQL journal fails verification: ${reason}. Run \`npm run audit:verify\` for details.`);
     this.name = 'StoreIntegrityError';

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../../config.js';
 import { type Logger, scrubSecrets } from '../../log.js';
+import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../../model/change-request.js';
 import { applyEvent, stateAfter } from '../apply-event.js';
 import { interruptedEntry, newReplicaId } from '../file/file-store.js';
 import {
@@ -12,7 +13,6 @@ import {
   type TransitionEntry,
   type VerifyResult,
 } from '../journal-format.js';
-import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../records.js';
 import type {
   ChangeFilter,
   ChangeReader,

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ChangeTimers } from '../../../src/changes/timers.js';
 import { ConflictError, NotSupportedError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
+import type { ChangeRequest } from '../../../src/model/change-request.js';
 import { FileDeadlineStore } from '../../../src/store/file/deadline-file.js';
-import type { ChangeRequest } from '../../../src/store/records.js';
 import { keepChange } from '../../../src/tools/bot/keep-tools.js';
 import type { ToolContext } from '../../../src/tools/core/define-tool.js';
 

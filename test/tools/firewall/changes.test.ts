@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ChangeTimers } from '../../../src/changes/timers.js';
 import { changeSpec, type InverseInput, type InversePlan } from '../../../src/changes/tool-changes.js';
 import { silentLogger } from '../../../src/log.js';
+import type { ChangeRequest } from '../../../src/model/change-request.js';
 import { FileDeadlineStore } from '../../../src/store/file/deadline-file.js';
-import type { ChangeRequest } from '../../../src/store/records.js';
 
 // The inverses as pure functions of a change's images: what each undoing write sends, what it
 // says it cannot put back, and why some changes have no Revert at all.

@@ -1,6 +1,6 @@
 import type { AuthorizeResult, webApi } from '@slack/bolt';
-import { ConfigError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { ConfigError } from '../../errors.js';
+import type { Logger } from '../../log.js';
 
 /**
  * auth.test answers that mean the token itself is refused: waiting will not change them, so the

@@ -7,7 +7,7 @@ import {
   type Receiver,
   type ReceiverEvent,
 } from '@slack/bolt';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import { SHUTTING_DOWN_TEXT } from './drain.js';
 
 /** The ack a request gets before any listener runs, or `undefined`: its listener acks (a form). */
@@ -56,7 +56,7 @@ export class AckFirstReceiver implements Receiver {
     this.app = app;
   }
 
-  // The server is the front end's own (slack-app.ts): nothing to start or stop here.
+  // The server is the process's (http-server.ts), started by the front end: nothing to start or stop here.
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
 

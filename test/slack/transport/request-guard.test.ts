@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeRequestMessage } from '../../src/slack/blocks/change-request.js';
-import { MAX_BODY_BYTES } from '../../src/slack/request-guard.js';
-import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
-import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { changeRequestMessage } from '../../../src/slack/blocks/change-request.js';
+import { MAX_BODY_BYTES } from '../../../src/slack/transport/request-guard.js';
+import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../../helpers/slack-bot.js';
+import { buttonBody, commandBody, slackHeaders } from '../../helpers/slack-requests.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';

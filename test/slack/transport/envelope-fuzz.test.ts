@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES } from '../../src/slack/request-guard.js';
-import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
-import { fuzzedRequests, headersFor, mayPassSignature } from '../helpers/slack-envelopes.js';
+import { MAX_BODY_BYTES } from '../../../src/slack/transport/request-guard.js';
+import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../../helpers/slack-bot.js';
+import { fuzzedRequests, headersFor, mayPassSignature } from '../../helpers/slack-envelopes.js';
 
 /**
  * Cases per property: 1,000 in `npm test` (2,000 until the suite reached its 5 minutes on 2 cores

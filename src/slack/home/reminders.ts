@@ -1,7 +1,7 @@
 import type { webApi } from '@slack/bolt';
-import type { Approvals } from '../approvals/approvals.js';
-import type { Logger } from '../log.js';
-import { reminderMessage } from './blocks/reminder.js';
+import type { Approvals } from '../../approvals/approvals.js';
+import type { Logger } from '../../log.js';
+import { reminderMessage } from '../blocks/reminder.js';
 
 /** What reminders need: APPROVAL_REMIND_SECONDS (0: none) and APPROVERS. */
 export interface ReminderOptions {

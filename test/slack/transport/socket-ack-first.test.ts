@@ -4,16 +4,21 @@
 // endpoint, with apps.connections.open answered by the fake Slack Web API.
 import { App, type ReceiverEvent, webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
-import { slackEarlyAck } from '../../src/slack/ack-first-receiver.js';
-import { SHUTTING_DOWN_TEXT } from '../../src/slack/drain.js';
-import { SocketAckFirstReceiver } from '../../src/slack/socket-ack-first-receiver.js';
-import { SlackTokenCheck } from '../../src/slack/token-check.js';
-import { captureLogger, silentBoltLogger } from '../helpers/capture-logger.js';
-import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
-import { type FakeSocketMode, startFakeSocketMode } from '../helpers/fake-socket-mode.js';
-import { clickPayload } from '../helpers/slack-buttons.js';
-import { commandBody, homeOpenedBody, socketPayload, viewSubmissionBody } from '../helpers/slack-requests.js';
+import { silentLogger } from '../../../src/log.js';
+import { slackEarlyAck } from '../../../src/slack/transport/ack-first-receiver.js';
+import { SHUTTING_DOWN_TEXT } from '../../../src/slack/transport/drain.js';
+import { SocketAckFirstReceiver } from '../../../src/slack/transport/socket-ack-first-receiver.js';
+import { SlackTokenCheck } from '../../../src/slack/transport/token-check.js';
+import { captureLogger, silentBoltLogger } from '../../helpers/capture-logger.js';
+import { type FakeSlack, startFakeSlack } from '../../helpers/fake-slack.js';
+import { type FakeSocketMode, startFakeSocketMode } from '../../helpers/fake-socket-mode.js';
+import { clickPayload } from '../../helpers/slack-buttons.js';
+import {
+  commandBody,
+  homeOpenedBody,
+  socketPayload,
+  viewSubmissionBody,
+} from '../../helpers/slack-requests.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

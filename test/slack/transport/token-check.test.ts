@@ -1,11 +1,11 @@
 import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
-import { REFUSED_TOKEN_ERRORS, SlackTokenCheck } from '../../src/slack/token-check.js';
-import { captureLogger } from '../helpers/capture-logger.js';
-import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
-import { closedPort } from '../helpers/ports.js';
-import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { ConfigError } from '../../../src/errors.js';
+import { REFUSED_TOKEN_ERRORS, SlackTokenCheck } from '../../../src/slack/transport/token-check.js';
+import { captureLogger } from '../../helpers/capture-logger.js';
+import { type FakeSlack, startFakeSlack } from '../../helpers/fake-slack.js';
+import { closedPort } from '../../helpers/ports.js';
+import { type SlackBot, startSlackBot } from '../../helpers/slack-bot.js';
 
 const opened: { close(): Promise<void> }[] = [];
 const checks: SlackTokenCheck[] = [];

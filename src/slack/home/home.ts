@@ -1,10 +1,10 @@
 import type { webApi } from '@slack/bolt';
-import type { Approvals } from '../approvals/approvals.js';
-import type { ChangeRequest } from '../approvals/types.js';
-import type { PendingRevert } from '../changes/timers.js';
-import { settle, settledWithin } from '../lib/settle-within.js';
-import type { Logger } from '../log.js';
-import type { ControllerStatus } from '../tools/core/define-tool.js';
+import type { Approvals } from '../../approvals/approvals.js';
+import type { ChangeRequest } from '../../approvals/types.js';
+import type { PendingRevert } from '../../changes/timers.js';
+import { settle, settledWithin } from '../../lib/settle-within.js';
+import type { Logger } from '../../log.js';
+import type { ControllerStatus } from '../../tools/core/define-tool.js';
 import {
   type HomeModel,
   homeView,
@@ -12,7 +12,7 @@ import {
   type QuickAction,
   RECENT_SHOWN,
   WAITING_PAGE_SIZE,
-} from './blocks/home.js';
+} from '../blocks/home.js';
 import type { HomeViewers } from './home-viewers.js';
 import type { Permalinks } from './permalinks.js';
 

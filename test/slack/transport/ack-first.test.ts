@@ -2,11 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App, ReceiverEvent } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
-import { AckFirstReceiver, type EarlyAck } from '../../src/slack/ack-first-receiver.js';
-import { guardSlackRequests } from '../../src/slack/request-guard.js';
-import { silentBoltLogger } from '../helpers/capture-logger.js';
-import { startSlackBot } from '../helpers/slack-bot.js';
+import { silentLogger } from '../../../src/log.js';
+import { AckFirstReceiver, type EarlyAck } from '../../../src/slack/transport/ack-first-receiver.js';
+import { guardSlackRequests } from '../../../src/slack/transport/request-guard.js';
+import { silentBoltLogger } from '../../helpers/capture-logger.js';
+import { startSlackBot } from '../../helpers/slack-bot.js';
 import {
   buttonBody,
   commandBody,
@@ -14,7 +14,7 @@ import {
   slackHeaders,
   slackJsonHeaders,
   viewSubmissionBody,
-} from '../helpers/slack-requests.js';
+} from '../../helpers/slack-requests.js';
 
 const SECRET = 'ack-first-secret';
 const cleanup: (() => Promise<void>)[] = [];

@@ -1,5 +1,5 @@
-import type { KeyValueStore } from '../lib/json-file-store.js';
-import type { Logger } from '../log.js';
+import type { KeyValueStore } from '../../lib/json-file-store.js';
+import type { Logger } from '../../log.js';
 
 const PREFIX = 'home-viewer:';
 // A user who has not opened the tab for a week is not refreshed until they open it again.

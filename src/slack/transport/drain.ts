@@ -1,5 +1,5 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, App } from '@slack/bolt';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 
 /** What a command, click or form gets while the bot is stopping. */
 export const SHUTTING_DOWN_TEXT =

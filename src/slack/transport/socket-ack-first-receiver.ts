@@ -8,7 +8,7 @@ import {
 } from '@slack/bolt';
 import { SocketModeClient, type SocketModeOptions } from '@slack/socket-mode';
 import { z } from 'zod';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import type { EarlyAck } from './ack-first-receiver.js';
 import { firstIssue, judgeEnvelope, type ServedEnvelopes } from './request-guard.js';
 

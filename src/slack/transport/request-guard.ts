@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { type BufferedIncomingMessage, HTTPModuleFunctions, verifySlackRequest } from '@slack/bolt';
 import { z } from 'zod';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 
 /**
  * The largest body accepted on /slack/events [64 KB]. Slack's own are a few KB; the largest the bot
  * can cause is a click on a preview at its full message budget, about 26 KB form-encoded
- * (test/slack/request-guard.test.ts). Bolt's receiver would buffer up to 4 MB before checking the
+ * (test/slack/transport/request-guard.test.ts). Bolt's receiver would buffer up to 4 MB before checking the
  * signature.
  */
 export const MAX_BODY_BYTES = 64 * 1024;

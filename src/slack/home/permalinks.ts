@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
-import type { MessageRef } from '../approvals/types.js';
-import type { Logger } from '../log.js';
+import type { MessageRef } from '../../approvals/types.js';
+import type { Logger } from '../../log.js';
 
 // A message's permalink never changes; a few thousand cover any Home and history page.
 const MAX_CACHED = 5000;

@@ -1,14 +1,14 @@
 import type { webApi } from '@slack/bolt';
 import { describe, expect, it, vi } from 'vitest';
-import type { Approvals } from '../../src/approvals/approvals.js';
-import type { ChangeRequest } from '../../src/approvals/types.js';
-import { MemoryStore } from '../../src/lib/json-file-store.js';
-import { silentLogger } from '../../src/log.js';
-import { viewProblems } from '../../src/slack/blocks/limits.js';
-import { HomeService } from '../../src/slack/home.js';
-import { HomeViewers } from '../../src/slack/home-viewers.js';
-import { Permalinks } from '../../src/slack/permalinks.js';
-import { sampleRequest } from '../store/contract.js';
+import type { Approvals } from '../../../src/approvals/approvals.js';
+import type { ChangeRequest } from '../../../src/approvals/types.js';
+import { MemoryStore } from '../../../src/lib/json-file-store.js';
+import { silentLogger } from '../../../src/log.js';
+import { viewProblems } from '../../../src/slack/blocks/limits.js';
+import { HomeService } from '../../../src/slack/home/home.js';
+import { HomeViewers } from '../../../src/slack/home/home-viewers.js';
+import { Permalinks } from '../../../src/slack/home/permalinks.js';
+import { sampleRequest } from '../../store/contract.js';
 
 /**
  * Approvals as the Home service reads them: one list of requests, everyone may approve others'
