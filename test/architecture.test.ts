@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve('src');
@@ -245,5 +246,39 @@ describe('the layers keep to their import rules', () => {
       /process\.env\b/.test(readFileSync(join(SRC, file), 'utf8').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '')),
     );
     expect(readers).toEqual(['config.ts']);
+  });
+});
+
+describe('rooms that read at a glance', () => {
+  const MAX_FILE_LINES = 700;
+  const MAX_FUNCTION_LINES = 120;
+
+  it(`keeps every source file under ${MAX_FILE_LINES} lines`, () => {
+    const long = sourceFiles()
+      .map((file) => ({ file, lines: readFileSync(join(SRC, file), 'utf8').split('\n').length }))
+      .filter(({ lines }) => lines > MAX_FILE_LINES)
+      .map(({ file, lines }) => `${file}: ${lines}`);
+    expect(long).toEqual([]);
+  });
+
+  it(`says why a function runs over ${MAX_FUNCTION_LINES} lines ("One function: …" in its comment)`, () => {
+    const unexplained: string[] = [];
+    for (const file of sourceFiles()) {
+      const text = readFileSync(join(SRC, file), 'utf8');
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+          const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
+          const end = source.getLineAndCharacterOfPosition(node.end).line;
+          const owner = ts.isVariableDeclaration(node.parent) ? node.parent.parent.parent : node;
+          const comment = text.slice(owner.getFullStart(), owner.getStart());
+          if (end - start + 1 > MAX_FUNCTION_LINES && !comment.includes('One function:'))
+            unexplained.push(`${file}:${start + 1} (${end - start + 1} lines)`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(unexplained).toEqual([]);
   });
 });

@@ -26,7 +26,10 @@ const LAN_COMMON = {
   is_nat: true,
 } as const;
 
-/** The demo networks, shaped like the UDM capture (quirks included). */
+/**
+ * The demo networks, shaped like the UDM capture (quirks included). One function: it is data, one
+ * record after another.
+ */
 export function demoNetworks(): NetworkConf[] {
   const { wan, defaultLan, iot, guest, cameras, servers, vpn } = DEMO_NETWORKS;
   return [

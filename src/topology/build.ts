@@ -90,6 +90,10 @@ function clientName(client: TopologyClient, mac: string): string {
  * walks the chain (order-independent; cycles broken; unknown parents make roots). The output
  * order is fixed by the data, never by the input order: devices in tree order (roots first,
  * children by name), then clients grouped under their device.
+ *
+ * One function: its passes over devices, ports and clients share the indexes they build, and it
+ * runs once per read of a site of up to 50,000 clients, where each pass is measured
+ * (docs/performance.md, "Topology").
  */
 export function buildTopology(
   deviceRecords: readonly TopologyDevice[],

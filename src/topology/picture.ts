@@ -283,6 +283,9 @@ function deviceTree(topology: Topology): {
  * by name in a grey note; on big sites they are a count in the device's box. When the site is too
  * big for one legible picture, the deepest device levels (and siblings beyond `maxSiblings`) fold
  * into "N more devices" summaries that still count their clients and offline devices.
+ *
+ * One function: it is the picture's script, node by node and edge by edge in drawing order, and
+ * reads best top to bottom.
  */
 export function topologyPicture(topology: Topology, options: PictureOptions = {}): PictureModel {
   const settings = { ...DEFAULTS, ...options };

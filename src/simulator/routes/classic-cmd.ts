@@ -176,7 +176,10 @@ export function createVouchers(
   return created;
 }
 
-/** Registers `cmd/devmgr`, `cmd/stamgr`, `cmd/hotspot`, `stat/voucher`, `rest/user` and `PUT rest/wlanconf/{_id}`. */
+/**
+ * Registers `cmd/devmgr`, `cmd/stamgr`, `cmd/hotspot`, `stat/voucher`, `rest/user` and `PUT
+ * rest/wlanconf/{_id}`. One function: a table of routes, each a few lines, read as one list.
+ */
 export function registerClassicCommands(router: Router<Handler>): void {
   const base = '/api/s/:site';
   router
