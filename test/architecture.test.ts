@@ -70,6 +70,8 @@ const EVERY_LAYER = [
 /** Every layer but the ones named: for the bottom modules, which may import almost nothing. */
 const allBut = (...allowed: string[]) => EVERY_LAYER.filter((layer) => !allowed.includes(layer));
 const FACES_AND_TOP = ['slack', 'console', 'mcp', 'simulator', ...TOP];
+/** The layers that use a pure, low module (format, topology, lib, records…) and so sit above it. */
+const USERS_OF_PURE = ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'simulator'];
 
 /** Layers a layer must never import (DESIGN §2 and docs/architecture.md). */
 const FORBIDDEN: Record<string, readonly string[]> = {
@@ -92,74 +94,19 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   slack: ['console', 'mcp', 'gateway', 'records', 'simulator', 'app', 'main'],
   console: ['slack', 'mcp', 'gateway', 'records', 'simulator', 'app', 'main'],
   mcp: ['slack', 'console', 'gateway', 'records', 'simulator', 'app', 'main'],
-  format: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'simulator'],
-  lib: [
-    'tools',
-    'slack',
-    'console',
-    'mcp',
-    'approvals',
-    'store',
-    'gateway',
-    'records',
-    'simulator',
-    'format',
-  ],
+  format: USERS_OF_PURE,
+  lib: [...USERS_OF_PURE, 'records', 'format'],
   // The controller's record schemas: pure zod, below the gateway that parses with them.
-  records: [
-    'tools',
-    'slack',
-    'console',
-    'mcp',
-    'approvals',
-    'store',
-    'gateway',
-    'simulator',
-    'format',
-    'topology',
-    'telemetry',
-    'watch',
-    'changes',
-    'policy',
-    'app',
-    'main',
-  ],
+  records: [...USERS_OF_PURE, 'format', 'topology', 'telemetry', 'watch', 'changes', 'policy', 'app', 'main'],
   // Which consoles and sites the bot serves, read from CONSOLES_FILE: below every part that uses it.
-  fleet: [
-    'tools',
-    'slack',
-    'console',
-    'mcp',
-    'approvals',
-    'store',
-    'gateway',
-    'simulator',
-    'commands',
-    'changes',
-    'watch',
-    ...TOP,
-  ],
+  fleet: [...USERS_OF_PURE, 'commands', 'changes', 'watch', ...TOP],
   // Pure: builds the picture from records it is given, never reads the controller.
-  topology: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'simulator'],
+  topology: USERS_OF_PURE,
   simulator: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'app', 'main'],
   // DESIGN §8: imported by tools/, never the reverse; never a front end.
   telemetry: ['tools', 'slack', 'console', 'mcp', 'approvals', 'simulator', 'app', 'main'],
   // DESIGN §8: pure; the tools gather its facts, approvals and the faces call it.
-  policy: [
-    'tools',
-    'slack',
-    'console',
-    'mcp',
-    'approvals',
-    'store',
-    'gateway',
-    'simulator',
-    'telemetry',
-    'topology',
-    'commands',
-    'app',
-    'main',
-  ],
+  policy: [...USERS_OF_PURE, 'telemetry', 'topology', 'commands', 'app', 'main'],
   watch: ['slack', 'console', 'mcp', 'simulator', 'app', 'main'],
   // DESIGN §8: runs an approved change; approvals/ decides whether and when.
   changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],

@@ -42,6 +42,15 @@ async function open(
   }
 }
 
+/** Rita proposes under `policy`; Stan, then Alex, approve: the two outcomes, in that order. */
+async function stanThenAlex(policy: ReturnType<typeof policyWith>) {
+  const approvals = await open({ policy });
+  const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
+  const refused = await approvals.approve(request.id, STAN);
+  const accepted = await approvals.approve(request.id, ALEX);
+  return { refused, accepted };
+}
+
 /** Closes the store under `approvals`, as a stopping bot does. */
 async function close(approvals: Approvals): Promise<void> {
   await opened.get(approvals)?.close();
@@ -258,11 +267,7 @@ describe('approve', () => {
   });
 
   it('with APPROVERS listing a user: refuses others by name of the list, accepts the user', async () => {
-    const approvals = await open({ policy: policyWith({ approvers: [ALEX.userId] }) });
-    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
-
-    const refused = await approvals.approve(request.id, STAN);
-    const accepted = await approvals.approve(request.id, ALEX);
+    const { refused, accepted } = await stanThenAlex(policyWith({ approvers: [ALEX.userId] }));
 
     expect(refused).toMatchObject({
       kind: 'refused',
@@ -281,11 +286,7 @@ describe('approve', () => {
         return group === 'S0NETOPS' ? [ALEX.userId] : [];
       },
     });
-    const approvals = await open({ policy });
-    const request = await approvals.propose({ tool: 'create_network', args: LAB, requester: RITA });
-
-    const refused = await approvals.approve(request.id, STAN);
-    const accepted = await approvals.approve(request.id, ALEX);
+    const { refused, accepted } = await stanThenAlex(policy);
 
     expect(refused).toMatchObject({
       kind: 'refused',

@@ -8,6 +8,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../../src/simulator/index.js';
+import { NAS_ADDRESS_DESTINATION } from '../helpers/official-bodies.js';
 import { api, I } from './support.js';
 
 // The official firewall policy routes of a 10.1 console, over the same state as v2.
@@ -38,28 +39,7 @@ const body = {
       networkFilter: { networkIds: [DEMO_NETWORKS.cameras.uuid], matchOpposite: false },
     },
   },
-  destination: {
-    zoneId: DEMO_ZONES.internal,
-    trafficFilter: {
-      type: 'IP_ADDRESS',
-      ipAddressFilter: {
-        type: 'IP_ADDRESSES',
-        matchOpposite: false,
-        items: [
-          { type: 'IP_ADDRESS', value: '192.168.1.20' },
-          { type: 'SUBNET', value: '192.168.1.64/28' },
-        ],
-      },
-      portFilter: {
-        type: 'PORTS',
-        matchOpposite: false,
-        items: [
-          { type: 'PORT_NUMBER', value: 445 },
-          { type: 'PORT_NUMBER_RANGE', start: 8000, stop: 8100 },
-        ],
-      },
-    },
-  },
+  destination: NAS_ADDRESS_DESTINATION,
   ipProtocolScope: {
     ipVersion: 'IPV4',
     protocolFilter: { type: 'PROTOCOL_NUMBER', protocolNumber: 6, matchOpposite: false },

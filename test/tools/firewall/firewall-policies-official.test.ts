@@ -15,6 +15,7 @@ import {
   policyFromOfficial,
   policyToOfficial,
 } from '../../../src/tools/firewall/firewall-policy-official.js';
+import { NAS_ADDRESS_DESTINATION } from '../../helpers/official-bodies.js';
 import { integrationProblems } from '../../helpers/openapi-check.js';
 import { rejection, useTestBot, validationIssues } from '../../helpers/tool-test.js';
 
@@ -58,28 +59,7 @@ const record = {
       macAddressFilter: 'aa:bb:cc:dd:ee:ff',
     },
   },
-  destination: {
-    zoneId: DEMO_ZONES.internal,
-    trafficFilter: {
-      type: 'IP_ADDRESS',
-      ipAddressFilter: {
-        type: 'IP_ADDRESSES',
-        matchOpposite: false,
-        items: [
-          { type: 'IP_ADDRESS', value: '192.168.1.20' },
-          { type: 'SUBNET', value: '192.168.1.64/28' },
-        ],
-      },
-      portFilter: {
-        type: 'PORTS',
-        matchOpposite: false,
-        items: [
-          { type: 'PORT_NUMBER', value: 445 },
-          { type: 'PORT_NUMBER_RANGE', start: 8000, stop: 8100 },
-        ],
-      },
-    },
-  },
+  destination: NAS_ADDRESS_DESTINATION,
   ipProtocolScope: {
     ipVersion: 'IPV4',
     protocolFilter: { type: 'NAMED_PROTOCOL', protocol: { name: 'tcp' }, matchOpposite: false },

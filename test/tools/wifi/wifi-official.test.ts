@@ -147,6 +147,12 @@ const wlan = (bot: TestBot, name: string) => {
   return found;
 };
 
+/** Turns an SSID off, confirmed: what the tool answers. */
+const turnOff = async (bot: TestBot, wifiId: string) =>
+  (await bot.run('set_wifi_broadcast_enabled', { wifi_id: wifiId, enabled: false, confirm: true })) as Toggle;
+/** The one-key classic PUT that turns an SSID off. */
+const classicOff = (path: string) => ({ api: 'classic', method: 'PUT', path, body: { enabled: false } });
+
 describe('Wi-Fi tools on a 10.1 console (official broadcasts)', () => {
   const bot = useTestBot();
 
@@ -205,11 +211,7 @@ describe('Wi-Fi tools on a 10.1 console (official broadcasts)', () => {
     const guest = wlan(bot, 'Guest WiFi');
     guest.hide_ssid = true;
     const passphrase = String(guest.x_passphrase);
-    const result = (await bot.run('set_wifi_broadcast_enabled', {
-      wifi_id: integrationWifiId(guest),
-      enabled: false,
-      confirm: true,
-    })) as Toggle;
+    const result = await turnOff(bot, integrationWifiId(guest));
     expect(result.wifi).toEqual({ id: integrationWifiId(guest), name: 'Guest WiFi' });
     expect(JSON.stringify(result)).not.toContain(passphrase);
     const writes = bot.writes();
@@ -267,17 +269,8 @@ describe('Wi-Fi tools on a 10.1 console (official broadcasts)', () => {
 
   it('stays classic, saying why, for a PSK SSID whose official details carry no passphrase', async () => {
     delete wlan(bot, 'Home-IoT').x_passphrase;
-    const result = (await bot.run('set_wifi_broadcast_enabled', {
-      wifi_id: 'Home-IoT',
-      enabled: false,
-      confirm: true,
-    })) as Toggle;
-    expect(result.sent).toEqual({
-      api: 'classic',
-      method: 'PUT',
-      path: 'rest/wlanconf/65b3c8e1f4a9d20c7e5a1502',
-      body: { enabled: false },
-    });
+    const result = await turnOff(bot, 'Home-IoT');
+    expect(result.sent).toEqual(classicOff('rest/wlanconf/65b3c8e1f4a9d20c7e5a1502'));
     expect(result.warnings.join()).toMatch(/did not return its passphrase/);
     expect(wlan(bot, 'Home-IoT').enabled).toBe(false);
   });
@@ -304,17 +297,8 @@ describe('Wi-Fi tools on a 9.0 console (classic wlanconf, as before)', () => {
   it('lists by wlanconf _id and toggles with the one-key classic PUT, asking no official Wi-Fi route', async () => {
     const list = (await bot.run('list_wifi_broadcasts', {})) as Broadcast[];
     expect(list.map((b) => b.id)).toEqual(bot.site().wlans.map((w) => w._id));
-    const result = (await bot.run('set_wifi_broadcast_enabled', {
-      wifi_id: 'Guest WiFi',
-      enabled: false,
-      confirm: true,
-    })) as Toggle;
-    expect(result.sent).toEqual({
-      api: 'classic',
-      method: 'PUT',
-      path: `rest/wlanconf/${GUEST_CLASSIC_ID}`,
-      body: { enabled: false },
-    });
+    const result = await turnOff(bot, 'Guest WiFi');
+    expect(result.sent).toEqual(classicOff(`rest/wlanconf/${GUEST_CLASSIC_ID}`));
     expect(bot.sim.requests.filter((r) => r.route.includes('wifi/broadcasts'))).toEqual([]);
   });
 
@@ -332,11 +316,7 @@ describe('Wi-Fi tools on a 10.1 console without an API key (a session reaches on
   it('lists and toggles through classic wlanconf, asking no Integration route', async () => {
     const list = (await bot.run('list_wifi_broadcasts', {})) as Broadcast[];
     expect(list.map((b) => b.id)).toEqual(bot.site().wlans.map((w) => w._id));
-    const result = (await bot.run('set_wifi_broadcast_enabled', {
-      wifi_id: 'Home',
-      enabled: false,
-      confirm: true,
-    })) as Toggle;
+    const result = await turnOff(bot, 'Home');
     expect(result.sent).toMatchObject({ api: 'classic', path: 'rest/wlanconf/65b3c8e1f4a9d20c7e5a1501' });
     expect(bot.sim.requests.filter((r) => r.route.startsWith('/integration/'))).toEqual([]);
   });
