@@ -221,11 +221,23 @@ describe('the gate', () => {
     });
   });
 
-  it('refuses every console confirmation when the policy counts it nowhere (self_confirm: [])', async () => {
-    const policy = parsePolicy('defaults:\n  self_confirm: []\n', 'p.yaml');
+  it.each([
+    {
+      what: 'refuses every console confirmation when the policy counts it nowhere (self_confirm: [])',
+      yaml: 'defaults:\n  self_confirm: []\n',
+      tool: 'create_network',
+      because: /does not count your own confirmation at the console \(defaults\.self_confirm\)/,
+    },
+    {
+      what: 'lets a policy rule take the console’s own confirmation away, and says which rule',
+      yaml: 'rules:\n  - name: no-console-wifi\n    when: face == "console"\n    self_confirm: false\n',
+      tool: 'set_wifi_broadcast_enabled',
+      because: /does not count your own confirmation at the console \(rule "no-console-wifi"\)/,
+    },
+  ])('$what', async ({ yaml, tool, because }) => {
     const decision = evaluateChange(
-      policy,
-      { tool: 'create_network', args: {}, requester: 'console:rita', channel: '', face: 'console' },
+      parsePolicy(yaml, 'p.yaml'),
+      { tool, args: {}, requester: 'console:rita', channel: '', face: 'console' },
       assessImpact({}),
       {},
       NOON,
@@ -237,44 +249,6 @@ describe('the gate', () => {
       change: { requester: { userId: 'console:rita' } },
       decision,
     });
-    expect(verdict).toMatchObject({
-      verdict: 'refuse',
-      reason: expect.stringMatching(
-        /does not count your own confirmation at the console \(defaults\.self_confirm\)/,
-      ),
-    });
-  });
-
-  it('lets a policy rule take the console’s own confirmation away, and says which rule', async () => {
-    const policy = parsePolicy(
-      'rules:\n  - name: no-console-wifi\n    when: face == "console"\n    self_confirm: false\n',
-      'p.yaml',
-    );
-    const decision = evaluateChange(
-      policy,
-      {
-        tool: 'set_wifi_broadcast_enabled',
-        args: {},
-        requester: 'console:rita',
-        channel: '',
-        face: 'console',
-      },
-      assessImpact({}),
-      {},
-      NOON,
-    );
-    const verdict = await gate.decide({
-      action: 'confirm',
-      face: 'console',
-      actor: { userId: 'console:rita' },
-      change: { requester: { userId: 'console:rita' } },
-      decision,
-    });
-    expect(verdict).toMatchObject({
-      verdict: 'refuse',
-      reason: expect.stringMatching(
-        /does not count your own confirmation at the console \(rule "no-console-wifi"\)/,
-      ),
-    });
+    expect(verdict).toMatchObject({ verdict: 'refuse', reason: expect.stringMatching(because) });
   });
 });
