@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeRequest, ChangeState } from '../../src/model/change-request.js';
-import type { Store } from '../../src/store/types.js';
+import type { ChangeStore, Store } from '../../src/store/types.js';
 
 /** How a contract run gets its stores: a fresh empty one, and the same data opened again. */
 export interface StoreHarness {
@@ -49,6 +49,50 @@ export function sampleRequest(
     expiresAt: new Date(created + (options.ttlS ?? 900) * 1000).toISOString(),
     state: 'pending',
   };
+}
+
+/** Approves a pending request and starts it, one and two seconds after `t0`, as the bot that runs it. */
+export async function approveAndStart(
+  changes: ChangeStore,
+  request: ChangeRequest,
+  actor: { userId: string },
+  t0: number,
+): Promise<void> {
+  await changes.transition(
+    request.id,
+    { type: 'approved', id: request.id, actor, previewHash: request.previewHash },
+    { from: ['pending'], at: t0 + 1000, live: true },
+  );
+  await changes.transition(
+    request.id,
+    { type: 'executing', id: request.id, actor },
+    { from: ['approved'], at: t0 + 2000, ownedBySelf: true },
+  );
+}
+
+/** Records a started request's success, three seconds after `t0`. */
+export async function succeed(
+  changes: ChangeStore,
+  request: ChangeRequest,
+  actor: { userId: string },
+  t0: number,
+): Promise<void> {
+  await changes.transition(
+    request.id,
+    { type: 'succeeded', id: request.id, actor, result: { success: true } },
+    { from: ['executing'], at: t0 + 3000, ownedBySelf: true },
+  );
+}
+
+/** A pending request approved, run and succeeded, a second apart from `t0`. */
+export async function runToSuccess(
+  changes: ChangeStore,
+  request: ChangeRequest,
+  actor: { userId: string },
+  t0: number,
+): Promise<void> {
+  await approveAndStart(changes, request, actor, t0);
+  await succeed(changes, request, actor, t0);
 }
 
 /**

@@ -12,7 +12,7 @@ import { ImportRefusedError, importDataDir } from '../../src/store/postgres/impo
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { useTestDatabase } from '../helpers/postgres.js';
-import { sampleRequest } from './contract.js';
+import { approveAndStart, sampleRequest, succeed } from './contract.js';
 
 const db = useTestDatabase();
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -39,23 +39,8 @@ async function dataDirWithHistory() {
   const ran = await changes.create(sampleRequest(), RITA, T0);
   const crashed = await changes.create(sampleRequest(), RITA, T0);
   const waiting = await changes.create(sampleRequest({ ttlS: 3600 }), RITA, T0);
-  for (const r of [ran, crashed]) {
-    await changes.transition(
-      r.id,
-      { type: 'approved', id: r.id, actor: ALEX, previewHash: r.previewHash },
-      { from: ['pending'], at: T0 + 1000, live: true },
-    );
-    await changes.transition(
-      r.id,
-      { type: 'executing', id: r.id, actor: ALEX },
-      { from: ['approved'], at: T0 + 2000, ownedBySelf: true },
-    );
-  }
-  await changes.transition(
-    ran.id,
-    { type: 'succeeded', id: ran.id, actor: ALEX, result: { success: true } },
-    { from: ['executing'], at: T0 + 3000, ownedBySelf: true },
-  );
+  for (const r of [ran, crashed]) await approveAndStart(changes, r, ALEX, T0);
+  await succeed(changes, ran, ALEX, T0);
   await store.data.set('zone-description:default:z1', 'Cameras & NVR');
   const head = await changes.journalHead();
   const requests = await changes.list();

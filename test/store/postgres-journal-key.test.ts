@@ -5,7 +5,7 @@ import { StoreIntegrityError } from '../../src/store/postgres/journal-check.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { databaseJournalReport } from '../../src/store/postgres/report.js';
 import { useTestDatabase } from '../helpers/postgres.js';
-import { sampleRequest } from './contract.js';
+import { runToSuccess, sampleRequest } from './contract.js';
 
 const KEY = 'journal-key-for-tests-0123456789abcdef';
 const RITA = { userId: 'U0RITA' };
@@ -39,22 +39,7 @@ afterEach(async () => {
 async function fiveEvents(): Promise<PostgresStore> {
   const store = await replica();
   const changes = store.changes();
-  const one = await changes.create(sampleRequest(), RITA, T0);
-  await changes.transition(
-    one.id,
-    { type: 'approved', id: one.id, actor: ALEX, previewHash: one.previewHash },
-    { from: ['pending'], at: T0 + 1000, live: true },
-  );
-  await changes.transition(
-    one.id,
-    { type: 'executing', id: one.id, actor: ALEX },
-    { from: ['approved'], at: T0 + 2000, ownedBySelf: true },
-  );
-  await changes.transition(
-    one.id,
-    { type: 'succeeded', id: one.id, actor: ALEX, result: { success: true } },
-    { from: ['executing'], at: T0 + 3000, ownedBySelf: true },
-  );
+  await runToSuccess(changes, await changes.create(sampleRequest(), RITA, T0), ALEX, T0);
   await changes.create(sampleRequest(), RITA, T0 + 4000);
   return store;
 }

@@ -11,7 +11,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { databaseJournalReport } from '../../src/store/postgres/report.js';
 import { createTestDatabase, useTestDatabase } from '../helpers/postgres.js';
 import { bundledScript } from '../helpers/script-process.js';
-import { sampleRequest } from './contract.js';
+import { runToSuccess, sampleRequest } from './contract.js';
 
 const db = useTestDatabase();
 const stores: PostgresStore[] = [];
@@ -200,18 +200,7 @@ describe('two replicas on one database', () => {
 async function fiveEvents(): Promise<PostgresStore> {
   const a = await replica();
   const changes = a.changes();
-  const one = await changes.create(sampleRequest(), RITA, T0);
-  await claim(a, one);
-  await changes.transition(
-    one.id,
-    { type: 'executing', id: one.id, actor: ALEX },
-    { from: ['approved'], at: T0 + 2000, ownedBySelf: true },
-  );
-  await changes.transition(
-    one.id,
-    { type: 'succeeded', id: one.id, actor: ALEX, result: { success: true } },
-    { from: ['executing'], at: T0 + 3000, ownedBySelf: true },
-  );
+  await runToSuccess(changes, await changes.create(sampleRequest(), RITA, T0), ALEX, T0);
   await changes.create(sampleRequest(), RITA, T0 + 4000);
   return a;
 }
