@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { silentLogger } from '../../src/log.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { useTestDatabase } from '../helpers/postgres.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { useTestBot } from '../helpers/tool-test.js';
 import { openApprovals } from './bot-harness.js';
 import { ALEX, Clock, RITA, STAN } from './harness.js';
 
@@ -11,7 +11,7 @@ import { ALEX, Clock, RITA, STAN } from './harness.js';
 // mid-run is settled (compensated) by exactly one of the others.
 
 const db = useTestDatabase();
-let bot: TestBot;
+const bot = useTestBot();
 let clock: Clock;
 const stores: PostgresStore[] = [];
 
@@ -29,17 +29,9 @@ async function replica(leaseSeconds = 30): Promise<Approvals> {
 
 const writes = () => bot.writes();
 
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
 beforeEach(async () => {
   await db.reset();
-  bot.sim.reset();
   bot.sim.clearFaults();
-  bot.sim.clearRequests();
   clock = new Clock();
 });
 afterEach(async () => {

@@ -1,16 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { silentLogger } from '../../src/log.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { useTestDatabase } from '../helpers/postgres.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { useTestBot } from '../helpers/tool-test.js';
 import { openApprovals } from './bot-harness.js';
 import { ALEX, Clock, RITA, STAN } from './harness.js';
 
 const LAB = { name: 'Lab', vlan_id: '44', subnet: '10.44.0.0/24' };
 
 const db = useTestDatabase();
-let bot: TestBot;
+const bot = useTestBot();
 let clock: Clock;
 const stores: PostgresStore[] = [];
 
@@ -27,16 +27,8 @@ async function replica(ttl = 900): Promise<Approvals> {
 
 const posts = () => bot.writes().filter((r) => r.method === 'POST');
 
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
 beforeEach(async () => {
   await db.reset();
-  bot.sim.reset();
-  bot.sim.clearRequests();
   clock = new Clock();
 });
 afterEach(async () => {

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { TransitionEntry } from '../../src/store/journal-format.js';
 import type { ChangeStore, TransitionGuard } from '../../src/store/types.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { useTestBot } from '../helpers/tool-test.js';
 import { openApprovals } from './bot-harness.js';
 import { ALEX, Clock, RITA, tempDataDir } from './harness.js';
 
@@ -23,19 +23,11 @@ function flaky(store: ChangeStore, type: TransitionEntry['type']) {
   return { store: wrapped, state };
 }
 
-let bot: TestBot;
+const bot = useTestBot();
 let data: ReturnType<typeof tempDataDir>;
 let files: FileStore;
 
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
 beforeEach(() => {
-  bot.sim.reset();
-  bot.sim.clearRequests();
   data = tempDataDir();
   files = new FileStore(data.dir, { data: new MemoryStore() });
 });

@@ -1,5 +1,5 @@
 import type { FakeSlack, SlackCall } from './fake-slack.js';
-import { buttonBody, socketPayload } from './slack-requests.js';
+import { buttonBody, commandBody, socketPayload } from './slack-requests.js';
 
 /** A button as the bot renders it in Block Kit. */
 export interface Button {
@@ -36,4 +36,34 @@ export async function keepPromptPosted(slack: FakeSlack, id: string, timeoutMs =
         ),
     timeoutMs,
   );
+}
+
+/** Previews the bot posted at the top of channel C1 (not in a thread). */
+const c1Previews = (slack: FakeSlack) =>
+  slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
+
+/**
+ * Posts the signed `/net <text>` as `userId` in C1, waits for the preview the bot posts there,
+ * and returns its Approve button's change id.
+ */
+export async function proposeInC1(
+  slack: FakeSlack,
+  post: (body: string) => Promise<unknown>,
+  text: string,
+  userId = 'U1',
+): Promise<string> {
+  const before = c1Previews(slack).length;
+  await post(commandBody({ text, user_id: userId, channel_id: 'C1', response_url: slack.responseUrl() }));
+  await slack.waitFor(() => c1Previews(slack).length > before, 20_000);
+  return buttonsOf(c1Previews(slack).at(-1)).find((b) => b.action_id === 'approve')?.value ?? '';
+}
+
+/** Clicks Approve on change `id` as `userId`, a signed request; waits for nothing. */
+export async function clickApprove(
+  slack: FakeSlack,
+  post: (body: string) => Promise<unknown>,
+  id: string,
+  userId = 'U2',
+): Promise<void> {
+  await post(buttonBody({ actionId: 'approve', value: id, userId, response_url: slack.responseUrl() }));
 }

@@ -13,8 +13,8 @@ import {
 } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { network, putsTo } from '../helpers/network-writes.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
-import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
+import { slackHeaders } from '../helpers/slack-requests.js';
 
 // The built bot (env only) with JOURNAL_KEY: a temporary change's revert deadline is part of its
 // signed journal. Killed (SIGKILL) right after the change succeeded, before the deadline reached
@@ -67,15 +67,8 @@ describe('revert deadlines in the signed journal, the built bot on files', () =>
 
   /** Proposes as U1 and approves as U2; resolves once the journal records the change's success. */
   async function run(text: string): Promise<string> {
-    const previews = () =>
-      slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
-    const before = previews().length;
-    await post(commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: slack.responseUrl() }));
-    await slack.waitFor(() => previews().length > before, 20_000);
-    const id = buttonsOf(previews().at(-1)).find((b) => b.action_id === 'approve')?.value ?? '';
-    await post(
-      buttonBody({ actionId: 'approve', value: id, userId: 'U2', response_url: slack.responseUrl() }),
-    );
+    const id = await proposeInC1(slack, post, text);
+    await clickApprove(slack, post, id);
     await slack.waitFor(
       () => journal().includes(`"type":"succeeded","id":"${id}"`) && journal().includes('"deadline":{'),
       20_000,

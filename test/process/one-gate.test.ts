@@ -10,8 +10,8 @@ import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
 import { MAIN, runBot, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { network, putsTo } from '../helpers/network-writes.js';
-import { buttonsOf, keepPromptPosted } from '../helpers/slack-buttons.js';
-import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { buttonsOf, keepPromptPosted, proposeInC1 } from '../helpers/slack-buttons.js';
+import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
 
 // One gate through the built program (`node dist/main.js`, environment only): the Approve button,
 // Keep, Revert now, a timer firing, the console's --yes and an MCP confirm all get the same answer
@@ -65,8 +65,6 @@ function botWith(policy: string) {
 
 /** Slack's side: proposals, clicks, and what the clicker and the channels are told. */
 function slackSide(slack: FakeSlack, post: (body: string) => Promise<unknown>) {
-  const previews = () =>
-    slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
   const audit = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT');
   /** What the clicker was told privately (response_url answers and ephemeral posts). */
   const toldPrivately = () => [
@@ -82,12 +80,7 @@ function slackSide(slack: FakeSlack, post: (body: string) => Promise<unknown>) {
     audit,
     toldPrivately,
     async propose(text: string): Promise<string> {
-      const before = previews().length;
-      await post(
-        commandBody({ text, user_id: 'U0RITA', channel_id: 'C1', response_url: slack.responseUrl() }),
-      );
-      await slack.waitFor(() => previews().length > before, 20_000);
-      return buttonsOf(previews().at(-1)).find((b) => b.action_id === 'approve')?.value ?? '';
+      return proposeInC1(slack, post, text, 'U0RITA');
     },
     /** Clicks, without waiting for an answer (an approval that runs is answered in the channel). */
     async click(actionId: string, value: string, userId: string): Promise<void> {

@@ -9,8 +9,8 @@ import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-
 import { network, putsTo } from '../helpers/network-writes.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess as Replica, startBotProcess } from '../helpers/replica-process.js';
-import { buttonsOf, keepPromptPosted } from '../helpers/slack-buttons.js';
-import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { clickApprove, keepPromptPosted, proposeInC1 } from '../helpers/slack-buttons.js';
+import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
@@ -40,20 +40,13 @@ const deadlinesIn = (dataDir: string) =>
 
 /** Slack's side of a bot: propose with /net, approve, keep, all as signed HTTP requests. */
 function slackSide(slack: FakeSlack, post: () => (body: string) => Promise<unknown>) {
-  const previews = () =>
-    slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
   const audit = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT');
   return {
     audit,
     /** Proposes as U1 and approves as U2; resolves once the Keep prompt is in the thread. */
     async run(text: string): Promise<string> {
-      const before = previews().length;
-      await post()(commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: slack.responseUrl() }));
-      await slack.waitFor(() => previews().length > before, 20_000);
-      const id = buttonsOf(previews().at(-1)).find((b) => b.action_id === 'approve')?.value ?? '';
-      await post()(
-        buttonBody({ actionId: 'approve', value: id, userId: 'U2', response_url: slack.responseUrl() }),
-      );
+      const id = await proposeInC1(slack, post(), text);
+      await clickApprove(slack, post(), id);
       await keepPromptPosted(slack, id);
       return id;
     },

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
-import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
+import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 // Tables keep what answers the question, through the built program: Slack's `who` and `top` on
 // the demo site within Slack's width, the console at COLUMNS=80 and 100, and the history of
@@ -77,15 +77,8 @@ describe('Slack and the console keep names and places whole within their width',
 
   /** Proposes as U1, approves as U2, and waits until the audit channel says it ran; its id. */
   async function change(text: string): Promise<string> {
-    const previews = () =>
-      slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
-    const before = previews().length;
-    await post(commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: slack.responseUrl() }));
-    await slack.waitFor(() => previews().length > before, 20_000);
-    const id = buttonsOf(previews().at(-1)).find((b) => b.action_id === 'approve')?.value ?? '';
-    await post(
-      buttonBody({ actionId: 'approve', value: id, userId: 'U2', response_url: slack.responseUrl() }),
-    );
+    const id = await proposeInC1(slack, post, text);
+    await clickApprove(slack, post, id);
     await slack.waitFor(() => audit().some((c) => textOf(c).includes(id)), 20_000);
     return id;
   }

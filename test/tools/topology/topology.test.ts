@@ -1,5 +1,5 @@
 import { XMLValidator } from 'fast-xml-parser';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceNotFoundError, ValidationError } from '../../../src/errors.js';
 import { DEMO_DEVICES } from '../../../src/simulator/index.js';
 import type {
@@ -8,20 +8,10 @@ import type {
   TopologyConnection,
   TopologyStatistics,
 } from '../../../src/topology/types.js';
-import { startTestBot, type TestBot } from '../../helpers/test-bot.js';
+import { startTestBot } from '../../helpers/test-bot.js';
+import { useTestBot } from '../../helpers/tool-test.js';
 
-let bot: TestBot;
-
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
-beforeEach(() => {
-  bot.sim.reset();
-  bot.sim.clearRequests();
-});
+const bot = useTestBot();
 
 const GATEWAY = DEMO_DEVICES.gateway.mac;
 const CORE = DEMO_DEVICES.coreSwitch.mac;
