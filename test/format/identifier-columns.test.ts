@@ -1,28 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveCommand } from '../../src/commands/aliases.js';
 import { parseCommandLine } from '../../src/commands/parse-command-line.js';
 import { cellText, isIdentifierColumn, render } from '../../src/format/plain-text.js';
 import { isIdColumn } from '../../src/format/table-layout.js';
 import { exampleLine } from '../../src/tools/core/tool-help.js';
 import type { ToolDefinition } from '../../src/tools/index.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import type { TestBot } from '../helpers/test-bot.js';
+import { useTestBots } from '../helpers/tool-test.js';
 
 // Every read tool's table, at 80 and 160 columns, keeps every name, address, place and time whole
 // and fits the width; an id column is whole or left out (and the count line says so). It walks the
 // registry, so tools added later are covered as soon as they are registered, and a tool marks a
 // column of its own with `identifierColumns`.
 
-let zoneBased: TestBot;
-let legacy: TestBot;
-beforeAll(async () => {
-  [zoneBased, legacy] = await Promise.all([
-    startTestBot(),
-    startTestBot({ simulator: { firewall: 'legacy' } }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([zoneBased.close(), legacy.close()]);
-});
+const [zoneBased, legacy] = useTestBots({}, { simulator: { firewall: 'legacy' } });
 
 type Row = Record<string, unknown>;
 const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,12 +1,13 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { inverseOf } from '../../src/changes/revert.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { openApprovals } from '../approvals/bot-harness.js';
 import { ALEX, Clock, RITA, STAN, tempDataDir } from '../approvals/harness.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import type { TestBot } from '../helpers/test-bot.js';
+import { useTestBots } from '../helpers/tool-test.js';
 
 // Random sequences of approved writes, then approved reverts in reverse order, end with
 // the controller's records exactly as before the sequence (networks, Wi-Fi, blocked clients; and
@@ -239,18 +240,10 @@ async function writesThenReverts(steps: { tool: string; args: Record<string, unk
   }
 }
 
-let official: TestBot;
-let classic: TestBot;
-beforeAll(async () => {
-  // Networks are written through the official API on 10.1 (the default) and through networkconf on 9.0.
-  [official, classic] = await Promise.all([
-    startTestBot(),
-    startTestBot({ simulator: { apiVersion: '9.0' } }),
-  ]);
+// Networks are written through the official API on 10.1 (the default) and through networkconf on 9.0.
+const [official, classic] = useTestBots({}, { simulator: { apiVersion: '9.0' } });
+beforeAll(() => {
   bot = official;
-});
-afterAll(async () => {
-  await Promise.all([official.close(), classic.close()]);
 });
 
 /**

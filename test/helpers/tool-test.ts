@@ -4,7 +4,6 @@ import { startTestBot, type TestBot } from './test-bot.js';
 
 /**
  * One bot per test file, the simulator reset and its request log cleared before each test.
- * Returns a stand-in that forwards to the running bot, so tests read `bot.run(…)` as usual.
  */
 export function useTestBot(options?: Parameters<typeof startTestBot>[0]): TestBot {
   let current: TestBot | undefined;
@@ -18,11 +17,36 @@ export function useTestBot(options?: Parameters<typeof startTestBot>[0]): TestBo
     current?.sim.reset();
     current?.sim.clearRequests();
   });
+  return forwardTo(() => current);
+}
+
+type BotOptions = Parameters<typeof startTestBot>[0];
+
+/**
+ * Several bots for the file, started side by side and closed after it; unlike useTestBot, nothing
+ * is reset between tests (the files that use it compare the bots, and read more than they write).
+ */
+export function useTestBots<const T extends readonly BotOptions[]>(
+  ...options: T
+): { [K in keyof T]: TestBot } {
+  let bots: TestBot[] = [];
+  beforeAll(async () => {
+    bots = await Promise.all(options.map((o) => startTestBot(o)));
+  });
+  afterAll(async () => {
+    await Promise.all(bots.map((b) => b.close()));
+  });
+  return options.map((_, i) => forwardTo(() => bots[i])) as { [K in keyof T]: TestBot };
+}
+
+/** A stand-in that forwards to the bot running now, so tests read `bot.run(…)` as usual. */
+function forwardTo(current: () => TestBot | undefined): TestBot {
   return new Proxy({} as TestBot, {
     get(_target, property) {
-      if (!current) throw new Error('the test bot is used outside a test');
-      const value = current[property as keyof TestBot];
-      return typeof value === 'function' ? value.bind(current) : value;
+      const bot = current();
+      if (!bot) throw new Error('the test bot is used outside a test');
+      const value = bot[property as keyof TestBot];
+      return typeof value === 'function' ? value.bind(bot) : value;
     },
   });
 }

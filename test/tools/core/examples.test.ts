@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveCommand } from '../../../src/commands/aliases.js';
 import { parseCommandLine } from '../../../src/commands/parse-command-line.js';
 import { NotSupportedError } from '../../../src/errors.js';
 import { POLICY_TOOL_NAMES, RULE_TOOL_NAMES } from '../../../src/tools/core/firewall-generation.js';
 import { exampleLine } from '../../../src/tools/core/tool-help.js';
 import type { ToolDefinition } from '../../../src/tools/index.js';
-import { startTestBot, type TestBot } from '../../helpers/test-bot.js';
-import { rejection } from '../../helpers/tool-test.js';
+import { rejection, useTestBots } from '../../helpers/tool-test.js';
 
 // The demo site is zone-based, as a console on current firmware; a tool that works only on the
 // traditional firewall (`firewall: 'legacy'`) runs its example on the legacy demo.
-let zoneBased: TestBot;
-let legacy: TestBot;
-beforeAll(async () => {
-  [zoneBased, legacy] = await Promise.all([
-    startTestBot(),
-    startTestBot({ simulator: { firewall: 'legacy' } }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([zoneBased.close(), legacy.close()]);
-});
+const [zoneBased, legacy] = useTestBots({}, { simulator: { firewall: 'legacy' } });
 
 const botFor = (tool: ToolDefinition) => (tool.firewall === 'legacy' ? legacy : zoneBased);
 const otherBot = (tool: ToolDefinition) => (tool.firewall === 'legacy' ? zoneBased : legacy);

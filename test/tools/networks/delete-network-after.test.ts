@@ -1,27 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AFTER_DELETE_TEXT,
   findNetworkReferences,
   type NetworkReference,
   OFFICIAL_REFERENCE_KINDS,
 } from '../../../src/tools/networks/network-references.js';
-import { startTestBot, type TestBot } from '../../helpers/test-bot.js';
+import type { TestBot } from '../../helpers/test-bot.js';
+import { useTestBots } from '../../helpers/tool-test.js';
 
 // A preview states only what will be true: a delete_network preview that says a zone still points
 // at the network, while the delete takes it off the zone, misleads the approver. Each reference
 // kind's `after_delete` is checked against the simulator's state after the delete.
 
-let zoneBased: TestBot;
-let legacy: TestBot;
-beforeAll(async () => {
-  [zoneBased, legacy] = await Promise.all([
-    startTestBot(),
-    startTestBot({ simulator: { firewall: 'legacy' } }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([zoneBased.close(), legacy.close()]);
-});
+const [zoneBased, legacy] = useTestBots({}, { simulator: { firewall: 'legacy' } });
 
 interface Preview {
   would_delete: { id: string; name: string };
