@@ -11,7 +11,7 @@ import type { Simulator } from '../../src/simulator/index.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { ChangeStore } from '../../src/store/types.js';
 import { testGateway } from '../helpers/test-gateway.js';
-import { type Clock, policyWith } from './harness.js';
+import { Clock, policyWith, tempDataDir } from './harness.js';
 
 /** A second bot (new gateway, registry and context) over the same simulator: what a restart builds. */
 export function appFor(sim: Simulator): App {
@@ -43,4 +43,11 @@ export function openApprovals(
     logger: silentLogger(),
     now: clock.now,
   });
+}
+
+/** Approvals over `app` on a file store in a new DATA_DIR, as each test of a file opens afresh. */
+export async function approvalsInTempDir(app: App, policy?: ApprovalPeople) {
+  const data = tempDataDir();
+  const store = new FileStore(data.dir, { data: new MemoryStore() });
+  return { data, store, approvals: await openApprovals(app, store.changes(), new Clock(), policy) };
 }

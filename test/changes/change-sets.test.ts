@@ -5,8 +5,16 @@ import { ValidationError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { ChangeAssessment } from '../../src/tools/core/assess.js';
-import { openApprovals } from '../approvals/bot-harness.js';
-import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, tempDataDir } from '../approvals/harness.js';
+import { approvalsInTempDir, openApprovals } from '../approvals/bot-harness.js';
+import {
+  ALEX,
+  Clock,
+  journalEvents,
+  policyWith,
+  RITA,
+  STAN,
+  type tempDataDir,
+} from '../approvals/harness.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
 // Change sets in process: a change set is previewed on the planned state, approved once, run in order,
@@ -43,6 +51,15 @@ const writeMethodsSince = (count: number) =>
     .slice(count)
     .map((r) => r.method);
 
+/** The controller refuses every network update (step 4 of PLAN) with a 400, on either API. */
+const refuseNetworkUpdates = () =>
+  bot.sim.injectFault({
+    kind: 'status',
+    status: 400,
+    method: 'PUT',
+    route: /rest\/networkconf|\/networks\/[^/]+$/,
+  });
+
 async function approveAll(id: string) {
   const first = await approvals.approve(id, ALEX);
   return first.kind === 'endorsed' ? approvals.approve(id, STAN) : first;
@@ -57,9 +74,7 @@ afterAll(async () => {
 beforeEach(async () => {
   bot.sim.reset();
   bot.sim.clearFaults();
-  data = tempDataDir();
-  store = new FileStore(data.dir, { data: new MemoryStore() });
-  approvals = await openApprovals(bot.app, store.changes(), new Clock(), policyWith());
+  ({ data, store, approvals } = await approvalsInTempDir(bot.app, policyWith()));
 });
 afterEach(async () => {
   await store.close();
@@ -133,12 +148,7 @@ describe('change sets', () => {
   it('step 4 refused by the controller: steps 3, 2, 1 are reverted in reverse order; the controller is exactly as before', async () => {
     const start = controller();
     const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
-    bot.sim.injectFault({
-      kind: 'status',
-      status: 400,
-      method: 'PUT',
-      route: /rest\/networkconf|\/networks\/[^/]+$/,
-    });
+    refuseNetworkUpdates();
     const outcome = await approveAll(request.id);
     expect(outcome.kind).toBe('failed');
     const done = await approvals.get(request.id);
@@ -158,12 +168,7 @@ describe('change sets', () => {
   it('a restart in the middle of the compensation finishes it once: the revert in flight is read back (applied), not sent again', async () => {
     const start = controller();
     const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
-    bot.sim.injectFault({
-      kind: 'status',
-      status: 400,
-      method: 'PUT',
-      route: /rest\/networkconf|\/networks\/[^/]+$/,
-    });
+    refuseNetworkUpdates();
     // Step 3's revert (the list's delete) reaches the controller and is held; the process dies
     // (its store closes), then the controller applies the delete: its outcome was never recorded.
     let arrived: () => void = () => undefined;
@@ -283,12 +288,7 @@ describe('change sets', () => {
 
   it('with on_failure=stop, steps 1–3 stay', async () => {
     const request = await approvals.proposeSet({ steps: PLAN, requester: RITA, onFailure: 'stop' });
-    bot.sim.injectFault({
-      kind: 'status',
-      status: 400,
-      method: 'PUT',
-      route: /rest\/networkconf|\/networks\/[^/]+$/,
-    });
+    refuseNetworkUpdates();
     expect((await approveAll(request.id)).kind).toBe('failed');
     const done = await approvals.get(request.id);
     expect(done?.set?.steps.map((s) => s.status)).toEqual(['done', 'done', 'done', 'failed', undefined]);

@@ -3,11 +3,18 @@ import { Approvals, SYSTEM_ACTOR } from '../../src/approvals/approvals.js';
 import { requestSummary } from '../../src/approvals/history.js';
 import { splitMetaArgs } from '../../src/changes/meta-args.js';
 import { ConflictError, GatewayUnavailableError, ValidationError } from '../../src/errors.js';
-import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
-import { FileStore } from '../../src/store/file/file-store.js';
-import { openApprovals } from '../approvals/bot-harness.js';
-import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, tempDataDir } from '../approvals/harness.js';
+import type { FileStore } from '../../src/store/file/file-store.js';
+import { approvalsInTempDir } from '../approvals/bot-harness.js';
+import {
+  ALEX,
+  Clock,
+  journalEvents,
+  policyWith,
+  RITA,
+  STAN,
+  type tempDataDir,
+} from '../approvals/harness.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 
 let bot: TestBot;
@@ -54,9 +61,7 @@ afterAll(async () => {
 beforeEach(async () => {
   bot.sim.reset();
   bot.sim.clearFaults();
-  data = tempDataDir();
-  store = new FileStore(data.dir, { data: new MemoryStore() });
-  approvals = await openApprovals(bot.app, store.changes(), new Clock());
+  ({ data, store, approvals } = await approvalsInTempDir(bot.app));
 });
 afterEach(async () => {
   await store.close();

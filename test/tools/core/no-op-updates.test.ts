@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../../src/approvals/approvals.js';
-import { MemoryStore } from '../../../src/lib/json-file-store.js';
-import { FileStore } from '../../../src/store/file/file-store.js';
-import { openApprovals } from '../../approvals/bot-harness.js';
-import { Clock, RITA, tempDataDir } from '../../approvals/harness.js';
+import type { FileStore } from '../../../src/store/file/file-store.js';
+import { approvalsInTempDir } from '../../approvals/bot-harness.js';
+import { RITA } from '../../approvals/harness.js';
 import { startTestBot, type TestBot } from '../../helpers/test-bot.js';
 
 // An update whose values are the current ones changes nothing: every update tool's preview says
@@ -30,10 +29,9 @@ afterAll(async () => {
 });
 
 async function approvalsOf(bot: TestBot): Promise<{ approvals: Approvals; store: FileStore }> {
-  const data = tempDataDir();
-  const store = new FileStore(data.dir, { data: new MemoryStore() });
+  const { data, store, approvals } = await approvalsInTempDir(bot.app);
   stores.push({ close: () => store.close(), remove: data.remove });
-  return { approvals: await openApprovals(bot.app, store.changes(), new Clock()), store };
+  return { approvals, store };
 }
 
 /** A tool and arguments restating what the demo site already has, read from the bot's own listing. */

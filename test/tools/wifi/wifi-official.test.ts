@@ -1,19 +1,18 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../../src/approvals/approvals.js';
 import { ResourceNotFoundError } from '../../../src/errors.js';
-import { MemoryStore } from '../../../src/lib/json-file-store.js';
 import { DEMO_NETWORKS, DEMO_SITE } from '../../../src/simulator/index.js';
 import { integrationWifiId } from '../../../src/simulator/routes/integration-wifi.js';
 import type { RecordedRequest } from '../../../src/simulator/types.js';
-import { FileStore } from '../../../src/store/file/file-store.js';
+import type { FileStore } from '../../../src/store/file/file-store.js';
 import {
   maskWifiSecrets,
   officialToggleBlocker,
   officialWifiBody,
   UNCHANGED_SECRET,
 } from '../../../src/tools/wifi/official-wifi-model.js';
-import { openApprovals } from '../../approvals/bot-harness.js';
-import { ALEX, Clock, RITA, STAN, tempDataDir } from '../../approvals/harness.js';
+import { approvalsInTempDir } from '../../approvals/bot-harness.js';
+import { ALEX, RITA, STAN, type tempDataDir } from '../../approvals/harness.js';
 import { integrationRequestProblems } from '../../helpers/openapi-check.js';
 import { startTestBot, type TestBot } from '../../helpers/test-bot.js';
 import { rejection, useTestBot } from '../../helpers/tool-test.js';
@@ -335,9 +334,7 @@ describe('revert of a toggle on a 10.1 console', () => {
   });
   beforeEach(async () => {
     bot.sim.reset();
-    data = tempDataDir();
-    store = new FileStore(data.dir, { data: new MemoryStore() });
-    approvals = await openApprovals(bot.app, store.changes(), new Clock());
+    ({ data, store, approvals } = await approvalsInTempDir(bot.app));
   });
   afterEach(async () => {
     await store.close();
