@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { combineAssessments } from '../../src/changes/change-set.js';
 import { ValidationError } from '../../src/errors.js';
@@ -15,12 +15,12 @@ import {
   STAN,
   type tempDataDir,
 } from '../approvals/harness.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { useTestBot } from '../helpers/tool-test.js';
 
 // Change sets in process: a change set is previewed on the planned state, approved once, run in order,
 // and compensated in reverse order when a step fails.
 
-let bot: TestBot;
+const bot = useTestBot();
 let data: ReturnType<typeof tempDataDir>;
 let store: FileStore;
 let approvals: Approvals;
@@ -65,14 +65,7 @@ async function approveAll(id: string) {
   return first.kind === 'endorsed' ? approvals.approve(id, STAN) : first;
 }
 
-beforeAll(async () => {
-  bot = await startTestBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
 beforeEach(async () => {
-  bot.sim.reset();
   bot.sim.clearFaults();
   ({ data, store, approvals } = await approvalsInTempDir(bot.app, policyWith()));
 });

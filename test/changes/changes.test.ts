@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Approvals, SYSTEM_ACTOR } from '../../src/approvals/approvals.js';
 import { requestSummary } from '../../src/approvals/history.js';
 import { splitMetaArgs } from '../../src/changes/meta-args.js';
@@ -15,9 +15,11 @@ import {
   STAN,
   type tempDataDir,
 } from '../approvals/harness.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { useTestBot } from '../helpers/tool-test.js';
 
-let bot: TestBot;
+// Networks serve as the sample here on their classic path (networkconf, its faults and stored
+// fields): a 9.0 console. The official path (10.1): tools/networks-official.test.ts.
+const bot = useTestBot({ simulator: { apiVersion: '9.0' } });
 let data: ReturnType<typeof tempDataDir>;
 let store: FileStore;
 let approvals: Approvals;
@@ -50,16 +52,7 @@ async function revert(id: string) {
   return { request, outcome };
 }
 
-beforeAll(async () => {
-  // Networks serve as the sample here on their classic path (networkconf, its faults and stored
-  // fields): a 9.0 console. The official path (10.1): tools/networks-official.test.ts.
-  bot = await startTestBot({ simulator: { apiVersion: '9.0' } });
-});
-afterAll(async () => {
-  await bot.close();
-});
 beforeEach(async () => {
-  bot.sim.reset();
   bot.sim.clearFaults();
   ({ data, store, approvals } = await approvalsInTempDir(bot.app));
 });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../../src/approvals/approvals.js';
 import { ResourceNotFoundError } from '../../../src/errors.js';
 import { DEMO_NETWORKS, DEMO_SITE } from '../../../src/simulator/index.js';
@@ -14,7 +14,7 @@ import {
 import { approvalsInTempDir } from '../../approvals/bot-harness.js';
 import { ALEX, RITA, STAN, type tempDataDir } from '../../approvals/harness.js';
 import { integrationRequestProblems } from '../../helpers/openapi-check.js';
-import { startTestBot, type TestBot } from '../../helpers/test-bot.js';
+import type { TestBot } from '../../helpers/test-bot.js';
 import { rejection, useTestBot } from '../../helpers/tool-test.js';
 
 // On a 10.1 console Wi-Fi broadcasts are read from the official `wifi/broadcasts` and
@@ -322,18 +322,11 @@ describe('Wi-Fi tools on a 10.1 console without an API key (a session reaches on
 });
 
 describe('revert of a toggle on a 10.1 console', () => {
-  let bot: TestBot;
+  const bot = useTestBot();
   let data: ReturnType<typeof tempDataDir>;
   let store: FileStore;
   let approvals: Approvals;
-  beforeAll(async () => {
-    bot = await startTestBot();
-  });
-  afterAll(async () => {
-    await bot.close();
-  });
   beforeEach(async () => {
-    bot.sim.reset();
     ({ data, store, approvals } = await approvalsInTempDir(bot.app));
   });
   afterEach(async () => {
