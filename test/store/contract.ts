@@ -51,13 +51,16 @@ export function sampleRequest(
   };
 }
 
-/** Approves a pending request and starts it, one and two seconds after `t0`, as the bot that runs it. */
-export async function approveAndStart(
+/** One step of a request's life in a store, timed from `t0`. */
+type Step = (
   changes: ChangeStore,
   request: ChangeRequest,
   actor: { userId: string },
   t0: number,
-): Promise<void> {
+) => Promise<void>;
+
+/** Approves a pending request and starts it, one and two seconds after `t0`, as the bot that runs it. */
+export const approveAndStart: Step = async (changes, request, actor, t0) => {
   await changes.transition(
     request.id,
     { type: 'approved', id: request.id, actor, previewHash: request.previewHash },
@@ -68,32 +71,22 @@ export async function approveAndStart(
     { type: 'executing', id: request.id, actor },
     { from: ['approved'], at: t0 + 2000, ownedBySelf: true },
   );
-}
+};
 
 /** Records a started request's success, three seconds after `t0`. */
-export async function succeed(
-  changes: ChangeStore,
-  request: ChangeRequest,
-  actor: { userId: string },
-  t0: number,
-): Promise<void> {
+export const succeed: Step = async (changes, request, actor, t0) => {
   await changes.transition(
     request.id,
     { type: 'succeeded', id: request.id, actor, result: { success: true } },
     { from: ['executing'], at: t0 + 3000, ownedBySelf: true },
   );
-}
+};
 
 /** A pending request approved, run and succeeded, a second apart from `t0`. */
-export async function runToSuccess(
-  changes: ChangeStore,
-  request: ChangeRequest,
-  actor: { userId: string },
-  t0: number,
-): Promise<void> {
-  await approveAndStart(changes, request, actor, t0);
-  await succeed(changes, request, actor, t0);
-}
+export const runToSuccess: Step = async (...args) => {
+  await approveAndStart(...args);
+  await succeed(...args);
+};
 
 /**
  * The behaviour every store must have, whatever keeps the data: the same tests run against the

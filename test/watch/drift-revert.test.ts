@@ -30,6 +30,21 @@ function settableArguments(): string[] {
   );
 }
 
+type RevertFields = NonNullable<(typeof KIND_SPECS.networks)['revert']>['fields'];
+
+/** The tool arguments a revert reaches when each mapped field of `before` changes. */
+function argumentsReached(fields: RevertFields, before: Record<string, unknown>): Set<string> {
+  const reached = new Set<string>();
+  for (const [field, mapping] of Object.entries(fields)) {
+    if ('arg' in mapping) reached.add(mapping.arg);
+    else {
+      const args = mapping.args(before, { ...before, [field]: 'changed' }) ?? {};
+      for (const arg of 'cannot' in args ? [] : Object.keys(args)) reached.add(arg);
+    }
+  }
+  return reached;
+}
+
 describe('the classic network revert', () => {
   it('maps every argument update_network takes back from a classic record field', () => {
     const fields = KIND_SPECS.networks.revert?.fields ?? {};
@@ -46,14 +61,7 @@ describe('the classic network revert', () => {
       dhcpd_dns_1: '1.1.1.1',
       domain_name: 'iot.lan',
     };
-    const reached = new Set<string>();
-    for (const [field, mapping] of Object.entries(fields)) {
-      if ('arg' in mapping) reached.add(mapping.arg);
-      else {
-        const args = mapping.args(before, { ...before, [field]: 'changed' }) ?? {};
-        for (const arg of 'cannot' in args ? [] : Object.keys(args)) reached.add(arg);
-      }
-    }
+    const reached = argumentsReached(fields, before);
     expect(settableArguments().filter((arg) => !reached.has(arg))).toEqual([]);
   });
 
@@ -74,14 +82,7 @@ describe('the classic network revert', () => {
       isolationEnabled: false,
       ipv4Configuration: { hostIpAddress: '10.20.0.1', prefixLength: 24, dhcpConfiguration: dhcp },
     };
-    const reached = new Set<string>();
-    for (const [field, mapping] of Object.entries(fields)) {
-      if ('arg' in mapping) reached.add(mapping.arg);
-      else {
-        const args = mapping.args(before, { ...before, [field]: 'changed' }) ?? {};
-        for (const arg of 'cannot' in args ? [] : Object.keys(args)) reached.add(arg);
-      }
-    }
+    const reached = argumentsReached(fields, before);
     expect(settableArguments().filter((arg) => !reached.has(arg))).toEqual([]);
   });
 
