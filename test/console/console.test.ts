@@ -1,36 +1,15 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type ConsoleDeps, runInteractiveConsole, runOneShot } from '../../src/console/console.js';
-import { captureLogger } from '../helpers/capture-logger.js';
-import { TextSink } from '../helpers/text-sink.js';
+import { runInteractiveConsole, runOneShot } from '../../src/console/console.js';
+import { type ConsoleHarness, consoleHarness } from '../helpers/console-harness.js';
 import { type FakeCalls, fakeSetup } from './fake-registry.js';
 
-interface Harness {
-  deps: ConsoleDeps;
-  input: PassThrough;
-  output: TextSink;
-  errorOutput: TextSink;
-  /** What the console logged. */
-  logged(): string;
+interface Harness extends ConsoleHarness {
   calls: FakeCalls;
 }
 
 function harness(): Harness {
   const { registry, context, calls } = fakeSetup();
-  const { logger, text: logged } = captureLogger('error');
-  const input = new PassThrough();
-  const output = new TextSink();
-  const errorOutput = new TextSink();
-  const deps: ConsoleDeps = {
-    registry,
-    context,
-    input,
-    output,
-    errorOutput,
-    logger,
-    banner: 'netops console',
-  };
-  return { deps, input, output, errorOutput, logged, calls };
+  return { ...consoleHarness({ registry, context, banner: 'netops console' }), calls };
 }
 
 /** Feeds every line at once (as a pipe would) and waits for the console to finish. */

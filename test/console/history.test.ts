@@ -1,13 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleDeps, runInteractiveConsole, runOneShot } from '../../src/console/console.js';
+import { runInteractiveConsole, runOneShot } from '../../src/console/console.js';
 import type { ChangeRequest } from '../../src/model/change-request.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import { captureLogger } from '../helpers/capture-logger.js';
-import { TextSink } from '../helpers/text-sink.js';
+import { consoleHarness } from '../helpers/console-harness.js';
 import { sampleRequest } from '../store/contract.js';
 import { fakeSetup } from './fake-registry.js';
 
@@ -57,21 +55,9 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function harness(): { deps: ConsoleDeps; output: TextSink; errorOutput: TextSink; input: PassThrough } {
+function harness() {
   const { registry, context } = fakeSetup();
-  const output = new TextSink();
-  const errorOutput = new TextSink();
-  const input = new PassThrough();
-  const deps: ConsoleDeps = {
-    registry,
-    context,
-    input,
-    output,
-    errorOutput,
-    logger: captureLogger('error').logger,
-    changes: new FileStore(dir).changeHistory(),
-  };
-  return { deps, output, errorOutput, input };
+  return consoleHarness({ registry, context, changes: new FileStore(dir).changeHistory() });
 }
 
 async function oneShot(args: string[]) {

@@ -2,14 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type ConsoleDeps, runInteractiveConsole, runOneShot } from '../../src/console/console.js';
+import { runInteractiveConsole, runOneShot } from '../../src/console/console.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { silentLogger } from '../../src/log.js';
 import { createRegistry } from '../../src/tools/index.js';
-import { captureLogger } from '../helpers/capture-logger.js';
-import { TextSink } from '../helpers/text-sink.js';
+import { consoleHarness } from '../helpers/console-harness.js';
 
 // Help and argument checks need no controller: a gateway that throws proves none is used.
 const untouchableGateway = new Proxy({} as Gateway, {
@@ -19,19 +18,8 @@ const untouchableGateway = new Proxy({} as Gateway, {
 });
 
 function harness() {
-  const { logger } = captureLogger('error');
-  const output = new TextSink();
-  const errorOutput = new TextSink();
-  const input = new PassThrough();
-  const deps: ConsoleDeps = {
-    registry: createRegistry('default'),
-    context: { gateway: untouchableGateway, logger, store: new MemoryStore() },
-    input,
-    output,
-    errorOutput,
-    logger,
-  };
-  return { deps, input, output, errorOutput };
+  const context = { gateway: untouchableGateway, logger: silentLogger(), store: new MemoryStore() };
+  return consoleHarness({ registry: createRegistry('default'), context });
 }
 
 const PURPOSE_LINE =
