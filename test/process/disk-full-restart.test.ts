@@ -9,6 +9,7 @@ import { runAuditVerify, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
 import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
+import { networkPostsWhere } from '../helpers/network-writes.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
@@ -37,13 +38,7 @@ afterAll(async () => {
   await Promise.all([sim?.close(), slack?.close()]);
 });
 
-const networkPosts = (name: string) =>
-  sim.requests.filter(
-    (r) =>
-      r.method === 'POST' &&
-      r.route.endsWith('rest/networkconf') &&
-      (r.body as { name?: string }).name === name,
-  );
+const networkPosts = (name: string) => networkPostsWhere(sim, 'name', name);
 const threadOf = (ts: string) => slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts);
 const journalOf = (dataDir: string) => readFileSync(join(dataDir, 'approvals.jsonl'), 'utf8');
 const journalTypes = (dataDir: string, id: string) =>

@@ -18,6 +18,7 @@ import {
   peakRss,
   startHostileController,
 } from '../helpers/hostile-controller.js';
+import { networkPostsWhere } from '../helpers/network-writes.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
@@ -164,13 +165,7 @@ describe('HEAD /healthz answers as GET does, without a body', () => {
 describe('a write the controller applied and then answered 500', () => {
   const env = () => ({ GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey });
   const networkNamed = (name: string) => sim.state.findNetworkByName('default', name);
-  const posts = (name: string) =>
-    sim.requests.filter(
-      (r) =>
-        r.method === 'POST' &&
-        r.route.endsWith('rest/networkconf') &&
-        (r.body as { name?: string }).name === name,
-    );
+  const posts = (name: string) => networkPostsWhere(sim, 'name', name);
 
   it('console: says "may have been made" with what a read showed, never plainly failed; the write is sent once', async () => {
     sim.injectFault({ kind: 'apply-then', method: 'POST', route: 'rest/networkconf', status: 500 });

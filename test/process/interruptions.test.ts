@@ -13,6 +13,7 @@ import {
 } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
+import { networkPostsWhere } from '../helpers/network-writes.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
@@ -52,13 +53,7 @@ async function post(url: string, body: string): Promise<{ status: number; text: 
 const textOf = (call: SlackCall | undefined) =>
   `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
 const updatesOf = (ts: string) => slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
-const networkPosts = (name: string) =>
-  sim.requests.filter(
-    (r) =>
-      r.method === 'POST' &&
-      r.route.endsWith('rest/networkconf') &&
-      (r.body as { name?: string }).name === name,
-  );
+const networkPosts = (name: string) => networkPostsWhere(sim, 'name', name);
 
 /** Proposes a network through the bot; the request id, and the preview's ts once the bot recorded it. */
 async function propose(

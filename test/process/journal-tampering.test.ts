@@ -20,6 +20,7 @@ import {
   stopAllBots,
 } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { networkPostsWhere } from '../helpers/network-writes.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
@@ -134,13 +135,7 @@ const events = (dir: string) => journalLines(dir).map((l) => JSON.parse(l) as Re
 /** Resolves once the file journal in `dir` has request `id`'s message event (its preview is on record). */
 const messageJournaled = (dir: string, id: string) =>
   slack.waitFor(() => events(dir).some((e) => e.type === 'message' && e.id === id), 10_000);
-const vlanWrites = (vlan: number) =>
-  sim.requests.filter(
-    (r) =>
-      r.method === 'POST' &&
-      r.route.endsWith('rest/networkconf') &&
-      (r.body as { vlan?: number }).vlan === vlan,
-  );
+const vlanWrites = (vlan: number) => networkPostsWhere(sim, 'vlan', vlan);
 
 /** What the attacker without the key did: every MAC removed, one request's change swapped, the chain rebuilt. */
 function forge(dir: string, id: string): void {
