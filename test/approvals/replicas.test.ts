@@ -1,38 +1,26 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
-import { silentLogger } from '../../src/log.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { useTestDatabase } from '../helpers/postgres.js';
+import { usePostgresReplicas } from '../helpers/postgres.js';
 import { useTestBot } from '../helpers/tool-test.js';
 import { openApprovals } from './bot-harness.js';
 import { ALEX, Clock, RITA, STAN } from './harness.js';
 
 const LAB = { name: 'Lab', vlan_id: '44', subnet: '10.44.0.0/24' };
 
-const db = useTestDatabase();
+const { stores, open } = usePostgresReplicas();
 const bot = useTestBot();
 let clock: Clock;
-const stores: PostgresStore[] = [];
 
 /** One replica: its own store (pool, lease) on the shared database, over the same controller. */
 async function replica(ttl = 900): Promise<Approvals> {
-  const store = await PostgresStore.open({
-    database: { url: db.url },
-    logger: silentLogger(),
-    leaseSeconds: 30,
-  });
-  stores.push(store);
+  const store = await open();
   return openApprovals(bot.app, store.changes(), clock, undefined, ttl);
 }
 
 const posts = () => bot.writes().filter((r) => r.method === 'POST');
 
-beforeEach(async () => {
-  await db.reset();
+beforeEach(() => {
   clock = new Clock();
-});
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
 });
 
 describe('approvals on two replicas sharing PostgreSQL', () => {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 
 /** A database of its own for one test file, on the run's PostgreSQL server (test/global/postgres.ts). */
 export interface TestDatabase {
@@ -103,5 +105,40 @@ export function useTestDatabase(): TestDatabase {
     admin: (sql, params) => need().admin(sql, params),
     reset: () => need().reset(),
     drop: () => need().drop(),
+  };
+}
+
+/** The file's database and the replicas a test opens on it. */
+export interface PostgresReplicas {
+  db: TestDatabase;
+  /** The replicas open now, oldest first (a test may close them early with `splice`). */
+  stores: PostgresStore[];
+  /** Opens one replica (30 s lease unless told; signed when `key` is given), closed after the test. */
+  open(options?: { leaseSeconds?: number; key?: string }): Promise<PostgresStore>;
+}
+
+/** One database for the file, emptied before each test; the replicas a test opens are closed after it. */
+export function usePostgresReplicas(): PostgresReplicas {
+  const db = useTestDatabase();
+  const stores: PostgresStore[] = [];
+  beforeEach(async () => {
+    await db.reset();
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+  });
+  return {
+    db,
+    stores,
+    async open({ leaseSeconds = 30, key } = {}) {
+      const store = await PostgresStore.open({
+        database: { url: db.url },
+        logger: silentLogger(),
+        leaseSeconds,
+        ...(key ? { key } : {}),
+      });
+      stores.push(store);
+      return store;
+    },
   };
 }

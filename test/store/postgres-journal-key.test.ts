@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
+import { describe, expect, it } from 'vitest';
 import { StoreIntegrityError } from '../../src/store/postgres/journal-check.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { databaseJournalReport } from '../../src/store/postgres/report.js';
-import { useTestDatabase } from '../helpers/postgres.js';
+import { usePostgresReplicas } from '../helpers/postgres.js';
 import { runToSuccess, sampleRequest } from './contract.js';
 
 const KEY = 'journal-key-for-tests-0123456789abcdef';
@@ -13,27 +12,10 @@ const ALEX = { userId: 'U0ALEX' };
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-const db = useTestDatabase();
-const stores: PostgresStore[] = [];
+const { db, stores, open } = usePostgresReplicas();
 
 /** One replica; `null`: without JOURNAL_KEY. */
-async function replica(key: string | null = KEY): Promise<PostgresStore> {
-  const store = await PostgresStore.open({
-    database: { url: db.url },
-    logger: silentLogger(),
-    leaseSeconds: 30,
-    ...(key ? { key } : {}),
-  });
-  stores.push(store);
-  return store;
-}
-
-beforeEach(async () => {
-  await db.reset();
-});
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
+const replica = (key: string | null = KEY) => open(key ? { key } : {});
 
 /** Five signed events: one request run, one pending. */
 async function fiveEvents(): Promise<PostgresStore> {

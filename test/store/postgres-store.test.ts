@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { ChangeRequest } from '../../src/model/change-request.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
@@ -9,29 +9,17 @@ import { StoreIntegrityError } from '../../src/store/postgres/journal-check.js';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { databaseJournalReport } from '../../src/store/postgres/report.js';
-import { createTestDatabase, useTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, usePostgresReplicas } from '../helpers/postgres.js';
 import { bundledScript } from '../helpers/script-process.js';
 import { runToSuccess, sampleRequest } from './contract.js';
 
-const db = useTestDatabase();
-const stores: PostgresStore[] = [];
+const { db, stores, open: openReplica } = usePostgresReplicas();
 const ALEX = { userId: 'U0ALEX' };
 const RITA = { userId: 'U0RITA' };
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 
 /** Opens one replica on the file's database. */
-async function replica(leaseSeconds = 30): Promise<PostgresStore> {
-  const store = await PostgresStore.open({ database: { url: db.url }, logger: silentLogger(), leaseSeconds });
-  stores.push(store);
-  return store;
-}
-
-beforeEach(async () => {
-  await db.reset();
-});
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
+const replica = (leaseSeconds = 30) => openReplica({ leaseSeconds });
 
 async function claim(store: PostgresStore, request: ChangeRequest, actor = ALEX, at = T0 + 1000) {
   return store

@@ -6,10 +6,9 @@ import type { Gateway } from '../../src/gateway/types.js';
 import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { FileSampleStore } from '../../src/store/file/sample-files.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { SampleStore } from '../../src/store/samples.js';
 import { Telemetry } from '../../src/telemetry/index.js';
-import { useTestDatabase } from '../helpers/postgres.js';
+import { usePostgresReplicas } from '../helpers/postgres.js';
 import { testGateway } from '../helpers/test-gateway.js';
 
 // Samples shared through the store: one replica reads the controller per tick, every replica
@@ -80,23 +79,7 @@ describe('samples in DATA_DIR', () => {
 });
 
 describe('samples in PostgreSQL, shared by replicas', () => {
-  const db = useTestDatabase();
-  const stores: PostgresStore[] = [];
-  const open = async () => {
-    const store = await PostgresStore.open({
-      database: { url: db.url },
-      logger: silentLogger(),
-      leaseSeconds: 30,
-    });
-    stores.push(store);
-    return store;
-  };
-  beforeEach(async () => {
-    await db.reset();
-  });
-  afterEach(async () => {
-    for (const store of stores.splice(0)) await store.close();
-  });
+  const { open } = usePostgresReplicas();
 
   it('one replica reads the controller per tick; both answer the same window', async () => {
     const [a, b] = [telemetry((await open()).samples()), telemetry((await open()).samples())];
