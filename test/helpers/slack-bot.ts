@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { loadConfig } from '../../src/config.js';
@@ -162,5 +163,29 @@ export async function startSlackBot(
       await slack.close();
       if (!options.sim) await sim.close();
     },
+  };
+}
+
+/**
+ * Starts the Slack bots a test asks for; after the test each is checked by `check` (what every
+ * message it sent must satisfy) and closed, even when the check fails.
+ */
+export function useSlackBots(
+  check?: (bot: SlackBot) => void,
+): (options?: Parameters<typeof startSlackBot>[0]) => Promise<SlackBot> {
+  const bots: SlackBot[] = [];
+  afterEach(async () => {
+    for (const b of bots.splice(0)) {
+      try {
+        check?.(b);
+      } finally {
+        await b.close();
+      }
+    }
+  });
+  return async (options) => {
+    const started = await startSlackBot(options);
+    bots.push(started);
+    return started;
   };
 }

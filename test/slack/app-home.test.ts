@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
-import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { SIGNING_SECRET, type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
 import { buttonsIn } from '../helpers/slack-buttons.js';
 import {
   homeButtonBody,
@@ -10,26 +10,15 @@ import {
   viewSubmissionBody,
 } from '../helpers/slack-requests.js';
 
-const bots: SlackBot[] = [];
-
-async function bot(options?: Parameters<typeof startSlackBot>[0]): Promise<SlackBot> {
-  const started = await startSlackBot(options);
-  bots.push(started);
-  return started;
-}
-
-afterEach(async () => {
-  for (const b of bots.splice(0)) {
-    for (const call of b.slack.calls) {
-      if (call.method === 'views.publish' || call.method === 'views.open') {
-        expect(viewProblems(call.args.view), call.method).toEqual([]);
-      }
-      if (['chat.postMessage', 'chat.update'].includes(call.method))
-        expect(messageProblems(call.args)).toEqual([]);
+const bot = useSlackBots((b) => {
+  for (const call of b.slack.calls) {
+    if (call.method === 'views.publish' || call.method === 'views.open') {
+      expect(viewProblems(call.args.view), call.method).toEqual([]);
     }
-    for (const response of b.slack.responses) expect(messageProblems(response.body)).toEqual([]);
-    await b.close();
+    if (['chat.postMessage', 'chat.update'].includes(call.method))
+      expect(messageProblems(call.args)).toEqual([]);
   }
+  for (const response of b.slack.responses) expect(messageProblems(response.body)).toEqual([]);
 });
 
 const publishesTo = (b: SlackBot, user: string) =>

@@ -1,24 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
-import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
 import { slackTextProblems } from '../helpers/slack-text.js';
 
 // A network renamed on the controller to this must not ping, mention, link or break a code block.
 const EVIL = 'x``` <!channel> <@U0EVIL> <https://evil.example|click>';
 const GUEST = DEMO_NETWORKS.guest.id;
 
-const bots: SlackBot[] = [];
-
-afterEach(async () => {
-  for (const b of bots.splice(0)) await b.close();
-});
-
-async function bot(): Promise<SlackBot> {
-  const started = await startSlackBot();
-  bots.push(started);
-  return started;
-}
+const bot = useSlackBots();
 
 function rename(b: SlackBot, id: string, name: string): void {
   const network = b.sim.state.findNetworkById('default', id);

@@ -1,21 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
-import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
 
-const bots: SlackBot[] = [];
-
-async function bot(options?: Parameters<typeof startSlackBot>[0]): Promise<SlackBot> {
-  const started = await startSlackBot(options);
-  bots.push(started);
-  return started;
-}
-
-afterEach(async () => {
-  for (const b of bots.splice(0)) {
-    for (const call of b.slack.callsOf('views.open')) expect(viewProblems(call.args.view)).toEqual([]);
-    for (const response of b.slack.responses) expect(messageProblems(response.body)).toEqual([]);
-    await b.close();
-  }
+const bot = useSlackBots((b) => {
+  for (const call of b.slack.callsOf('views.open')) expect(viewProblems(call.args.view)).toEqual([]);
+  for (const response of b.slack.responses) expect(messageProblems(response.body)).toEqual([]);
 });
 
 interface FormView {

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { SHUTTING_DOWN_TEXT } from '../../src/slack/transport/drain.js';
 import { FileStore } from '../../src/store/file/file-store.js';
@@ -10,21 +10,11 @@ import { Clock } from '../approvals/harness.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
-import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { viewSubmissionBody } from '../helpers/slack-requests.js';
 
-const bots: SlackBot[] = [];
-
-async function bot(options?: Parameters<typeof startSlackBot>[0]): Promise<SlackBot> {
-  const started = await startSlackBot(options);
-  bots.push(started);
-  return started;
-}
-
-afterEach(async () => {
-  for (const b of bots.splice(0)) await b.close();
-});
+const bot = useSlackBots();
 
 const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
 const textOf = (call: SlackCall | undefined) =>

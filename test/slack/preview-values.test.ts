@@ -1,29 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_FIREWALL_POLICY_UUIDS, DEMO_NETWORKS, DEMO_ZONES } from '../../src/simulator/index.js';
 import { messageProblems } from '../../src/slack/blocks/limits.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { expectPreviewShowsEveryValue, valuesMissingFromPreview } from '../helpers/preview-values.js';
-import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
 
 const N = DEMO_NETWORKS;
-const bots: SlackBot[] = [];
-
-afterEach(async () => {
-  for (const b of bots.splice(0)) {
-    for (const call of b.slack.calls) {
-      if (call.method === 'chat.postMessage' || call.method === 'chat.update') {
-        expect(messageProblems(call.args), call.method).toEqual([]);
-      }
+const bot = useSlackBots((b) => {
+  for (const call of b.slack.calls) {
+    if (call.method === 'chat.postMessage' || call.method === 'chat.update') {
+      expect(messageProblems(call.args), call.method).toEqual([]);
     }
-    await b.close();
   }
 });
-
-async function bot(options: Parameters<typeof startSlackBot>[0] = {}): Promise<SlackBot> {
-  const started = await startSlackBot(options);
-  bots.push(started);
-  return started;
-}
 
 type Block = {
   type: string;

@@ -1,21 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
 import { verifyJournal } from '../../src/store/file/journal.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
-import { SIGNING_SECRET, type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
+import { SIGNING_SECRET, type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
-const bots: SlackBot[] = [];
-
-async function bot(options?: Parameters<typeof startSlackBot>[0]): Promise<SlackBot> {
-  const started = await startSlackBot(options);
-  bots.push(started);
-  return started;
-}
+const bot = useSlackBots((b) => assertWithinBlockKitLimits(b));
 
 /** Every message and view the bot sent must pass the Block Kit limits check. */
 function assertWithinBlockKitLimits(b: SlackBot): void {
@@ -27,13 +21,6 @@ function assertWithinBlockKitLimits(b: SlackBot): void {
   }
   for (const response of b.slack.responses) expect(messageProblems(response.body), response.path).toEqual([]);
 }
-
-afterEach(async () => {
-  for (const b of bots.splice(0)) {
-    assertWithinBlockKitLimits(b);
-    await b.close();
-  }
-});
 
 const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
 
