@@ -12,6 +12,7 @@ import { ALEX, Clock, journalEvents, RITA, STAN, tempDataDir } from './harness.j
 
 // The policy in process: it is evaluated again, on a fresh read, at each approval; a change
 // it now denies is not run and says why.
+// Deliberately alike: a policy file is data; each file writes the rules its own tests need.
 const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-flow-policy-')), 'policy.yaml');
 writeFileSync(
   policyFile,

@@ -139,6 +139,7 @@ describe('zone-based firewall kinds', () => {
           enabled: false,
         },
       ],
+      // Deliberately alike: tool arguments are data; the same demo policy serves the preview tests.
       create: [
         'create_firewall_policy',
         {

@@ -107,6 +107,7 @@ describe('the built bot after a crash tore the journal’s last line', () => {
   it('moves the torn line aside with a warning, starts with its pending request, and audit:verify passes', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'netops-torn-'));
     const now = Date.now();
+    // Deliberately alike: a journal written by hand is data: the record a crash left, whole.
     const { journal } = Journal.open(join(dataDir, 'approvals.jsonl'));
     const request = {
       id: 'cr_tornlinetestaaaaaaaaa',

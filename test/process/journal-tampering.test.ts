@@ -343,6 +343,7 @@ describe('what is provable after a run was cut off before it started', () => {
   it('shows a request killed after `approved` as not run, in the message and to the next click', async () => {
     // What a bot killed between recording the approval and recording `executing` leaves behind.
     const dir = mkdtempSync(join(tmpdir(), 'netops-attack-killed-'));
+    // Deliberately alike: a journal written by hand is data: the record a killed run left, whole.
     const { journal } = Journal.open(journalPath(dir));
     const request = {
       id: 'cr_killedafterapproval0000',

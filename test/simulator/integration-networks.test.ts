@@ -15,6 +15,7 @@ afterAll(async () => {
 });
 beforeEach(() => sim.reset());
 
+// Deliberately alike: the official network body whole, as a console takes it; networks-official.test.ts expects the tool to send this shape.
 const LAB = {
   management: 'GATEWAY',
   name: 'Lab',

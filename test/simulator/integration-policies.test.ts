@@ -26,6 +26,7 @@ const V2 = '/v2/api/site/default/firewall-policies';
 const ordering = (source: string, destination: string) =>
   `${POLICIES}/ordering?sourceFirewallZoneId=${source}&destinationFirewallZoneId=${destination}`;
 
+// Deliberately alike: an official policy body is data; the model's test reads the same policy.
 /** A whole official body: a network source with a port, an address destination, a weekly schedule. */
 const body = {
   enabled: true,

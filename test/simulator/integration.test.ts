@@ -145,6 +145,7 @@ describe('Integration filter', () => {
   });
 });
 
+// Deliberately alike: the demo zones are data, listed whole here and in firewall-zones.test.ts.
 describe('firewall zones', () => {
   const ZONES = `${I}/firewall/zones`;
 

@@ -10,6 +10,7 @@ import { rejection, useTestBot } from '../../helpers/tool-test.js';
 // The bot's address is the Nest Thermostat's (10.20.0.103): on IoT, on the Home-IoT SSID, behind
 // the Living Room AP, which hangs off the Core Switch.
 const dir = mkdtempSync(join(tmpdir(), 'netops-policy-'));
+// Deliberately alike: a policy file is data; each file writes the rules its own tests need.
 const policyFile = join(dir, 'policy.yaml');
 writeFileSync(
   policyFile,

@@ -51,6 +51,7 @@ const WRITES: [string, Record<string, unknown>][] = [
     { rule_id: 'Block IoT to LAN', dst_address: '10.9.0.0/16', protocol: 'tcp', port: 8080 },
   ],
   ['delete_firewall_rule', { rule_id: 'Drop Telnet from WAN' }],
+  // Deliberately alike: tool arguments are data; the same demo policy serves the revert tests.
   [
     'create_firewall_policy',
     {

@@ -468,6 +468,7 @@ describe('create_acl_rule', () => {
     expect(bot.sim.requests).toHaveLength(0);
   });
 
+  // Deliberately alike: each write tool proves its own refusals (bad fields, unknown names); firewall-rules.test.ts does the same for its tool.
   it('raises ResourceNotFoundError for an unknown network or device, and sends nothing', async () => {
     const network = await rejection(
       bot.run('create_acl_rule', {

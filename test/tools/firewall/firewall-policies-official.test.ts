@@ -43,6 +43,7 @@ const ids: PolicyNetworkIds = {
   uuidOf: async (id) => (id === N.cameras.id ? N.cameras.uuid : id),
 };
 
+// Deliberately alike: an official policy record is data; the simulator's test posts the same policy.
 /** A whole official record, with parts the tools never write (MAC, IPsec, states, one-time schedule). */
 const record = {
   id: '0b8f7d7e-3a43-4d55-9a5c-6a3bb1a7e001',
@@ -207,6 +208,7 @@ describe('the policy tools on a 10.1 console', () => {
       U.camerasNoInternet,
       U.blockIotToInternal,
     ]);
+    // Deliberately alike: the same row as on 9.0 (firewall-policies.test.ts): a policy shows the same on both APIs but for its ids.
     expect(rows[0]).toEqual({
       id: U.allowPlexFromWan,
       name: 'Allow Plex from WAN',

@@ -37,6 +37,7 @@ describe('list_firewall_policies', () => {
   it('lists the admin’s policies by zone pair, one line each with both sides in words', async () => {
     const rows = (await bot.run('list_firewall_policies')) as FirewallPolicyRow[];
 
+    // Deliberately alike: the same rows as on 10.1 (firewall-policies-official.test.ts): a policy shows the same on both APIs but for its ids.
     expect(rows).toEqual([
       {
         id: P.allowPlexFromWan,

@@ -404,6 +404,7 @@ describe('create_firewall_rule', () => {
     expect(bot.sim.requests).toHaveLength(0);
   });
 
+  // Deliberately alike: each write tool proves its own refusals (bad fields, unknown names); acl-rules.test.ts does the same for its tool.
   it('raises ResourceNotFoundError for an unknown network and sends nothing', async () => {
     const error = await rejection(
       bot.run('create_firewall_rule', {

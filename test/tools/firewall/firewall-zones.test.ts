@@ -35,6 +35,7 @@ function zoneWrites() {
     .map((r) => ({ method: r.method, route: r.route.replace(ZONES_ROUTE, ''), body: r.body }));
 }
 
+// Deliberately alike: the demo zones are data, listed whole here and in the simulator's test.
 describe('list_firewall_zones', () => {
   it('lists every zone with classic network ids, names, origin and what may change', async () => {
     const zones = (await bot.run('list_firewall_zones')) as Zone[];

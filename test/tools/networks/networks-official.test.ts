@@ -186,6 +186,7 @@ describe('the official network model (both directions, whole records)', () => {
       dhcpd_dns_enabled: true,
       dhcpd_dns_1: '1.1.1.1',
     });
+    // Deliberately alike: the body the tool must send, written out whole; the simulator's own test posts this shape.
     expect(create).toEqual({
       management: 'GATEWAY',
       name: 'Lab',
