@@ -137,18 +137,31 @@ const messageJournaled = (dir: string, id: string) =>
   slack.waitFor(() => events(dir).some((e) => e.type === 'message' && e.id === id), 10_000);
 const vlanWrites = (vlan: number) => networkPostsWhere(sim, 'vlan', vlan);
 
+type JournalEvent = Record<string, unknown> & { request?: Record<string, unknown> };
+
+/** A journal line as an event, its MAC dropped: what an attacker without the key starts from. */
+function withoutMac(line: string): JournalEvent {
+  const event = JSON.parse(line) as JournalEvent;
+  delete event.mac;
+  return event;
+}
+
+/** Swaps request `id`'s VLAN 802 for 999 in its created event, preview and hash to match; the request, if swapped. */
+function swapVlan(event: JournalEvent, id: string): Record<string, unknown> | undefined {
+  if (event.type !== 'created' || event.id !== id || !event.request) return undefined;
+  const request = event.request;
+  request.args = { ...(request.args as object), vlan_id: 999 };
+  request.preview = JSON.parse(JSON.stringify(request.preview).replaceAll('802', '999'));
+  request.previewHash = previewHash(request.preview);
+  return request;
+}
+
 /** What the attacker without the key did: every MAC removed, one request's change swapped, the chain rebuilt. */
 function forge(dir: string, id: string): void {
   const out: string[] = [];
   for (const line of journalLines(dir)) {
-    const event = JSON.parse(line) as Record<string, unknown> & { request?: Record<string, unknown> };
-    delete event.mac;
-    if (event.type === 'created' && event.id === id && event.request) {
-      const request = event.request;
-      request.args = { ...(request.args as object), vlan_id: 999 };
-      request.preview = JSON.parse(JSON.stringify(request.preview).replaceAll('802', '999'));
-      request.previewHash = previewHash(request.preview);
-    }
+    const event = withoutMac(line);
+    swapVlan(event, id);
     event.prev = out.length === 0 ? '0'.repeat(64) : sha256(out.at(-1) ?? '');
     out.push(JSON.stringify(event));
   }
@@ -244,15 +257,8 @@ async function forgeRows(id: string): Promise<void> {
   const out: string[] = [];
   let forged: Record<string, unknown> | undefined;
   for (const row of rows.rows) {
-    const event = JSON.parse(row.line) as Record<string, unknown> & { request?: Record<string, unknown> };
-    delete event.mac;
-    if (event.type === 'created' && event.id === id && event.request) {
-      const request = event.request;
-      request.args = { ...(request.args as object), vlan_id: 999 };
-      request.preview = JSON.parse(JSON.stringify(request.preview).replaceAll('802', '999'));
-      request.previewHash = previewHash(request.preview);
-      forged = request;
-    }
+    const event = withoutMac(row.line);
+    forged = swapVlan(event, id) ?? forged;
     event.prev = out.length === 0 ? '0'.repeat(64) : sha256(out.at(-1) ?? '');
     out.push(JSON.stringify(event));
     await db.query('UPDATE netops_journal SET line = $1 WHERE seq = $2', [out.at(-1), row.seq]);
