@@ -48,7 +48,6 @@ export class JournalIntegrityError extends BotError {
       `approvals journal ${path} fails verification at line ${line}: ${reason}. ` +
         'Refusing to open it: keep the file as evidence, move it aside, and restart to begin a new journal.',
     );
-    this.name = 'JournalIntegrityError';
   }
 }
 
@@ -60,7 +59,6 @@ export class JournalKeyError extends BotError {
       `approvals journal ${path} is signed (its events carry MACs) but JOURNAL_KEY is not set: ` +
         'set JOURNAL_KEY to the key it was written with, so new events are signed and old ones checked',
     );
-    this.name = 'JournalKeyError';
   }
 }
 
