@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { headerValue } from './auth.js';
 import { apiKindOf } from './dispatch.js';
-import { type Reply, renderError, SimError, traceId } from './envelopes.js';
+import { type Reply, renderError, SimError, send, traceId } from './envelopes.js';
 import { FaultQueue, faultReply } from './faults.js';
 import { type CloudConsole, hostDevices, hostRecord, paged, pageOf, siteRecord } from './fleet-records.js';
 import type { FaultSpec, RecordedRequest } from './types.js';
@@ -75,21 +75,6 @@ function rateLimited(retryAfterMs: number): Reply {
     ...renderError('site-manager', error, ''),
     headers: { 'Retry-After': String(Math.ceil(seconds)) },
   };
-}
-
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.destroyed || res.writableEnded) return;
-  const headers: Record<string, string> = { ...reply.headers };
-  let payload: string | undefined;
-  if (reply.text !== undefined) {
-    payload = reply.text;
-    headers['Content-Type'] = reply.contentType ?? 'text/plain; charset=utf-8';
-  } else if (reply.body !== undefined) {
-    payload = JSON.stringify(reply.body);
-    headers['Content-Type'] = 'application/json; charset=utf-8';
-  }
-  res.writeHead(reply.status, headers);
-  res.end(payload);
 }
 
 async function readRaw(req: IncomingMessage): Promise<Buffer> {

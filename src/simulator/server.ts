@@ -12,7 +12,7 @@ import {
   type ResolvedRoute,
   resolveRoute,
 } from './dispatch.js';
-import { classicErrorBody, type Reply, renderError, SimError } from './envelopes.js';
+import { classicErrorBody, renderError, SimError, send } from './envelopes.js';
 import { FaultQueue, faultReply } from './faults.js';
 import { logRequest, requestLogDir } from './request-log.js';
 import { SimulatorState } from './state.js';
@@ -82,21 +82,6 @@ function parseJson(raw: string): DispatchRequest['body'] {
   } catch {
     return { ok: false };
   }
-}
-
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.destroyed || res.writableEnded) return;
-  const headers: Record<string, string> = { ...reply.headers };
-  let payload: string | undefined;
-  if (reply.text !== undefined) {
-    payload = reply.text;
-    headers['Content-Type'] = reply.contentType ?? 'text/plain; charset=utf-8';
-  } else if (reply.body !== undefined) {
-    payload = JSON.stringify(reply.body);
-    headers['Content-Type'] = 'application/json; charset=utf-8';
-  }
-  res.writeHead(reply.status, headers);
-  res.end(payload);
 }
 
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
