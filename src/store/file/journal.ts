@@ -450,14 +450,10 @@ export class Journal {
     if (!checked.ok) throw new JournalIntegrityError(full, checked.line, checked.reason);
     if (options.key === undefined && checked.events.at(-1)?.mac !== undefined)
       throw new JournalKeyError(full);
-    const opened = openForAppend(full);
-    if ('failure' in opened) {
-      // A read-only DATA_DIR: the journal is replayed and served for lookups, and every
-      // append is refused with the reason, as after a failed append, instead of a crash loop.
-      openPaths.add(full);
-      const journal = new Journal(
+    const journalOn = (fd: number | undefined) =>
+      new Journal(
         full,
-        undefined,
+        fd,
         checked.result.head,
         checked.events.length,
         checked.good,
@@ -466,6 +462,12 @@ export class Journal {
         options.fs ?? realFs,
         options.lock ?? {},
       );
+    const opened = openForAppend(full);
+    if ('failure' in opened) {
+      // A read-only DATA_DIR: the journal is replayed and served for lookups, and every
+      // append is refused with the reason, as after a failed append, instead of a crash loop.
+      openPaths.add(full);
+      const journal = journalOn(undefined);
       journal.failure = { ...opened.failure, at: new Date(journal.now()).toISOString() };
       // A torn tail cannot be moved aside now: appends stay refused until a restart does it.
       journal.reopenable = !checked.torn;
@@ -483,17 +485,7 @@ export class Journal {
     }
     if (checked.events.length === 0 || torn) syncDirectory(dirname(full));
     openPaths.add(full);
-    const journal = new Journal(
-      full,
-      fd,
-      checked.result.head,
-      checked.events.length,
-      checked.good,
-      options.now ?? Date.now,
-      options.key,
-      options.fs ?? realFs,
-      options.lock ?? {},
-    );
+    const journal = journalOn(fd);
     return { journal, events: checked.events, ...(torn ? { torn } : {}) };
   }
 
