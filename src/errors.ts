@@ -123,8 +123,7 @@ export class NoControllerError extends GatewayUnavailableError {
  * A write was sent and no answer came back (a timeout, a dropped connection): the controller may
  * or may not have made the change. Never retried; the message says to check before trying again.
  */
-export class WriteOutcomeUnknownError extends GatewayUnavailableError {
-}
+export class WriteOutcomeUnknownError extends GatewayUnavailableError {}
 
 /** The controller understood the request and refused it, with its own code (api.err.*). */
 export class GatewayRejectedError extends BotError {
