@@ -428,6 +428,7 @@ function positionWarning(wanted: number, position: number): string[] {
     : [];
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listAclRules = defineTool({
   name: 'list_acl_rules',
   description: 'List the ACL rules by priority; filter_expr narrows them (Integration filter syntax)',

@@ -107,6 +107,7 @@ const description = z
   .max(256, { error: 'must be at most 256 characters' })
   .describe('Free text shown with the policy');
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listFirewallPolicies = defineTool({
   name: 'list_firewall_policies',
   description: 'List the zone-based firewall policies by zone pair, in evaluation order (one line each)',

@@ -189,6 +189,7 @@ async function writeWithMoves(
   }
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listFirewallZones = defineTool({
   name: 'list_firewall_zones',
   description: 'List the firewall zones with their networks (local API only)',
