@@ -13,6 +13,7 @@ import { apiKindOf } from './dispatch.js';
 import { type Reply, renderError, SimError, send, traceId } from './envelopes.js';
 import { FaultQueue, faultReply } from './faults.js';
 import { type CloudConsole, hostDevices, hostRecord, paged, pageOf, siteRecord } from './fleet-records.js';
+import { recordOf } from './request-log.js';
 import type { FaultSpec, RecordedRequest } from './types.js';
 
 /** A console as the cloud reaches it: what Site Manager reports, and where its server listens. */
@@ -161,14 +162,7 @@ export class FleetCloud {
     } catch {
       // Recorded as sent.
     }
-    const record: RecordedRequest = {
-      method,
-      path: url.pathname,
-      route: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers: { ...req.headers },
-      body,
-    };
+    const record = recordOf(req, method, url, url.pathname, body);
     this.requests.push(record);
     const fault = this.#faults.take(method, url.pathname);
     if (fault?.kind === 'drop') return void req.socket.destroy();

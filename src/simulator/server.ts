@@ -14,7 +14,7 @@ import {
 } from './dispatch.js';
 import { classicErrorBody, renderError, SimError, send } from './envelopes.js';
 import { FaultQueue, faultReply } from './faults.js';
-import { logRequest, requestLogDir } from './request-log.js';
+import { logRequest, recordOf, requestLogDir } from './request-log.js';
 import { SimulatorState } from './state.js';
 import { advanceTraffic, type TrafficStep } from './traffic.js';
 import type {
@@ -195,14 +195,7 @@ class RunningSimulator implements Simulator {
     const target: ResolvedRoute = resolveRoute(this.flavor, url.pathname);
     const raw = await readBody(req);
     const body = raw === undefined ? ({ ok: false } as const) : parseJson(raw);
-    const record: RecordedRequest = {
-      method,
-      path: url.pathname,
-      route: target.route,
-      query: Object.fromEntries(url.searchParams),
-      headers: { ...req.headers },
-      body: body.ok ? body.value : raw,
-    };
+    const record = recordOf(req, method, url, target.route, body.ok ? body.value : raw);
     this.requests.push(record);
     if (this.#requestLog !== undefined) {
       logRequest(this.#requestLog, { ...record, userAgent: req.headers['user-agent'] });
