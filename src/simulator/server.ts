@@ -131,6 +131,7 @@ class RunningSimulator implements Simulator {
   readonly #dispatcher: Dispatcher;
   #url = '';
 
+  // Deliberately alike: these fields implement the Simulator interface above, one for one.
   readonly flavor: SimulatorFlavor;
   readonly firewall: SimulatorFirewall;
   readonly apiVersion: string;

@@ -41,6 +41,7 @@ function toDeadline(row: DeadlineRow): Deadline {
 
 const ts = (param: string) => `to_timestamp(${param} / 1000.0)`;
 
+// Deliberately alike: the file and PostgreSQL stores implement one DeadlineStore; signatures match, bodies do not.
 /**
  * Deadlines in netops_deadlines (migration 4), shared by every replica: each claim is one
  * conditional UPDATE … RETURNING, so of replicas asking at once exactly one gets each row.
