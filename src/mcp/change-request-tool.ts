@@ -137,6 +137,7 @@ export function requireRequest(request: ChangeRequest | undefined, id: string, c
 /** The tool that proposes (approval) or runs (confirm) the change undoing an earlier one. */
 export const REVERT_CHANGE = 'revert_change';
 
+// Deliberately alike: each MCP change tool declares its own zod arguments; the shared part is inputSchemaOf.
 const revertArgsSchema = z
   .object({
     change_id: z
