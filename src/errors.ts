@@ -30,6 +30,11 @@ export interface FieldIssue {
 /** Base of every error the bot raises on purpose; anything else is a bug. */
 export abstract class BotError extends Error {
   abstract readonly code: ErrorCode;
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    // Each subclass is named after itself, so logs and `name` checks read the class.
+    this.name = new.target.name;
+  }
 }
 
 /** Input broke a rule; nothing was sent to the controller. */
@@ -40,7 +45,6 @@ export class ValidationError extends BotError {
     message = issues.map((i) => `${i.field}: ${i.rule}`).join('; '),
   ) {
     super(message);
-    this.name = 'ValidationError';
   }
 }
 
@@ -53,7 +57,6 @@ export class ResourceNotFoundError extends BotError {
     message = `${resource} ${id} not found`,
   ) {
     super(message);
-    this.name = 'ResourceNotFoundError';
   }
 }
 
@@ -62,35 +65,22 @@ export class ConfirmationRequiredError extends BotError {
   readonly code = 'confirmation_required';
   constructor(readonly tool: string) {
     super(`${tool} changes the network: pass confirm=true to run it, or dry_run=true to preview`);
-    this.name = 'ConfirmationRequiredError';
   }
 }
 
 /** The operation cannot be done with this controller or configuration. */
 export class NotSupportedError extends BotError {
   readonly code = 'not_supported';
-  constructor(message: string) {
-    super(message);
-    this.name = 'NotSupportedError';
-  }
 }
 
 /** The caller may not do this (approval policy); nothing changed. */
 export class NotAuthorizedError extends BotError {
   readonly code = 'not_authorized';
-  constructor(message: string) {
-    super(message);
-    this.name = 'NotAuthorizedError';
-  }
 }
 
 /** The request clashes with the current state (already run, already decided, changed since preview). */
 export class ConflictError extends BotError {
   readonly code = 'conflict';
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConflictError';
-  }
 }
 
 /** The controller refused our credentials (401/403), or a login failed. */
@@ -101,7 +91,6 @@ export class GatewayAuthError extends BotError {
     readonly status?: number,
   ) {
     super(message);
-    this.name = 'GatewayAuthError';
   }
 }
 
@@ -113,7 +102,6 @@ export class GatewayUnavailableError extends BotError {
     readonly status?: number,
   ) {
     super(message);
-    this.name = 'GatewayUnavailableError';
   }
 }
 
@@ -128,7 +116,6 @@ export class NoControllerError extends GatewayUnavailableError {
     status?: number,
   ) {
     super(message, status);
-    this.name = 'NoControllerError';
   }
 }
 
@@ -136,12 +123,7 @@ export class NoControllerError extends GatewayUnavailableError {
  * A write was sent and no answer came back (a timeout, a dropped connection): the controller may
  * or may not have made the change. Never retried; the message says to check before trying again.
  */
-export class WriteOutcomeUnknownError extends GatewayUnavailableError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WriteOutcomeUnknownError';
-  }
-}
+export class WriteOutcomeUnknownError extends GatewayUnavailableError {}
 
 /** The controller understood the request and refused it, with its own code (api.err.*). */
 export class GatewayRejectedError extends BotError {
@@ -152,7 +134,6 @@ export class GatewayRejectedError extends BotError {
     readonly status?: number,
   ) {
     super(message);
-    this.name = 'GatewayRejectedError';
   }
 }
 
@@ -164,17 +145,12 @@ export class RateLimitedError extends BotError {
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
-    this.name = 'RateLimitedError';
   }
 }
 
 /** The bot cannot record a change (its journal cannot be written): nothing was recorded or run. */
 export class StoreUnavailableError extends BotError {
   readonly code = 'store_unavailable';
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreUnavailableError';
-  }
 }
 
 /** The environment is invalid; every bad variable is listed. */
@@ -182,7 +158,6 @@ export class ConfigError extends BotError {
   readonly code = 'config_invalid';
   constructor(readonly issues: FieldIssue[]) {
     super(`invalid configuration:\n${issues.map((i) => `  ${i.field}: ${i.rule}`).join('\n')}`);
-    this.name = 'ConfigError';
   }
 }
 

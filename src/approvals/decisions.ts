@@ -132,6 +132,7 @@ export class DecidingApprovals extends ProposingApprovals {
       const given = request.approvedBy ?? [];
       const at = this.now();
       const guard = { from: ['pending'] as const, at, live: true, notApprovedBy: approver.userId };
+      // Deliberately alike: endorse and approve are separate journal transitions, each with its own guard, log line and answer.
       if (verdict.verdict === 'endorse') {
         const endorsed = await this.store.transition(
           id,

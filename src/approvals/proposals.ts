@@ -32,21 +32,12 @@ export class ProposingApprovals extends ApprovalsCore {
     /** What the gate calls it: a proposal, or the revert of a drift. */
     action?: Extract<GateAction, 'propose' | 'revert_drift'>;
   }): Promise<ChangeRequest> {
-    const { registry } = this.options;
     await this.requireAsker(input.requester, input.channel);
-    if (registry.require(input.tool).access !== 'write') {
-      throw new ValidationError([
-        { field: 'tool', rule: `${input.tool} only reads; change requests are for writes` },
-      ]);
-    }
-    // revert_after and for say when a change undoes itself, not what it changes.
-    const meta = splitMetaArgs(input.args);
-    // confirm and dry_run are how a request is run, not what it changes.
-    const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
-    // The preview and its blast radius share one fresh snapshot of the controller.
-    const snapshot = snapshotContext(this.options.context);
-    const preview = await this.previews.dryRun(input.tool, args, snapshot);
-    refuseNoOp(input.tool, preview);
+    const { meta, args, snapshot, preview } = await this.dryRunWrite(
+      input.tool,
+      input.args,
+      'only reads; change requests are for writes',
+    );
     const assessment = await this.assess({ ...input, args }, snapshot);
     await this.require({
       action: input.action ?? 'propose',
@@ -151,6 +142,26 @@ export class ProposingApprovals extends ApprovalsCore {
   }
 
   /**
+   * The first steps of proposing or previewing a write: refuses a tool that only reads (`readRule`
+   * says why), splits the timing arguments off, validates, and dry-runs on one fresh snapshot.
+   */
+  private async dryRunWrite(tool: string, input: Record<string, unknown>, readRule: string) {
+    const { registry } = this.options;
+    if (registry.require(tool).access !== 'write') {
+      throw new ValidationError([{ field: 'tool', rule: `${tool} ${readRule}` }]);
+    }
+    // revert_after and for say when a change undoes itself, not what it changes.
+    const meta = splitMetaArgs(input);
+    // confirm and dry_run are how a request is run, not what it changes.
+    const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(tool, meta.args);
+    // The preview and its blast radius share one fresh snapshot of the controller.
+    const snapshot = snapshotContext(this.options.context);
+    const preview = await this.previews.dryRun(tool, args, snapshot);
+    refuseNoOp(tool, preview);
+    return { meta, args, snapshot, preview };
+  }
+
+  /**
    * What a change confirmed at the console or over MCP would do, without proposing or sending
    * anything: its preview, risk and blast radius, its deadlines, and the gate's verdict on the
    * requester's own confirmation (who must approve it when that is not enough). Every face shows
@@ -165,17 +176,11 @@ export class ProposingApprovals extends ApprovalsCore {
     timing: ChangeTiming;
     verdict: GateVerdict;
   }> {
-    const { registry } = this.options;
-    if (registry.require(input.tool).access !== 'write') {
-      throw new ValidationError([
-        { field: 'tool', rule: `${input.tool} only reads; it needs no change request` },
-      ]);
-    }
-    const meta = splitMetaArgs(input.args);
-    const { confirm: _confirm, dry_run: _dryRun, ...args } = registry.validate(input.tool, meta.args);
-    const snapshot = snapshotContext(this.options.context);
-    const preview = await this.previews.dryRun(input.tool, args, snapshot);
-    refuseNoOp(input.tool, preview);
+    const { meta, args, snapshot, preview } = await this.dryRunWrite(
+      input.tool,
+      input.args,
+      'only reads; it needs no change request',
+    );
     const change = { tool: input.tool, args, requester: input.requester };
     const assessment = await this.assess(change, snapshot);
     const timing = timingOf(meta, assessment.decision);

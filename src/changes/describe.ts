@@ -1,5 +1,5 @@
 import type { ChangeRequest, FieldMismatch, Verification } from '../model/change-request.js';
-import { durationText } from './meta-args.js';
+import { durationText } from '../policy/duration.js';
 
 const shown = (value: unknown): string =>
   value === null || value === undefined

@@ -195,44 +195,27 @@ export class KeepOrRevertTimers extends TimerCore {
   protected async claimInJournal(
     deadline: Deadline,
   ): Promise<{ journaled: JournaledDeadline } | { refused: TimerEvent }> {
+    const refused = async (change: ChangeRequest | undefined, reason: string) => ({
+      refused: await this.refuse(deadline, change, reason),
+    });
     let change: ChangeRequest | undefined;
     try {
       change = await this.options.ledger?.get(deadline.changeId);
     } catch (error) {
-      return {
-        refused: await this.refuse(
-          deadline,
-          undefined,
-          `the journal could not be read (${errorText(error)})`,
-        ),
-      };
+      return refused(undefined, `the journal could not be read (${errorText(error)})`);
     }
     const problem = this.mismatch(deadline, change, ['scheduled']);
     const journaled = change?.deadlines?.find((d) => d.id === deadline.id);
-    if (problem || !change || !journaled) {
-      return { refused: await this.refuse(deadline, change, problem ?? 'no journal record') };
-    }
+    if (problem || !change || !journaled) return refused(change, problem ?? 'no journal record');
     let claimed: ChangeRequest | undefined;
     try {
       claimed = await this.journalStep(change.id, journaled, 'claimed', ['scheduled']);
     } catch (error) {
-      return {
-        refused: await this.refuse(
-          deadline,
-          change,
-          `its claim could not be journaled (${errorText(error)})`,
-        ),
-      };
+      return refused(change, `its claim could not be journaled (${errorText(error)})`);
     }
     if (!claimed) {
       const now = await this.options.ledger?.get(change.id).catch(() => undefined);
-      return {
-        refused: await this.refuse(
-          deadline,
-          now ?? change,
-          'the journal recorded another step of it meanwhile',
-        ),
-      };
+      return refused(now ?? change, 'the journal recorded another step of it meanwhile');
     }
     return { journaled };
   }

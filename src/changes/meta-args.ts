@@ -58,21 +58,3 @@ export function splitMetaArgs(raw: Record<string, unknown>): MetaArgs {
   if (issues.length > 0) throw new ValidationError(issues);
   return result;
 }
-
-/** `30s`, `5m`, `2h 30m`, `1d`: a number of seconds as people write it. */
-export function durationText(seconds: number): string {
-  const parts: string[] = [];
-  let left = Math.round(seconds);
-  for (const [unit, size] of [
-    ['d', 86_400],
-    ['h', 3_600],
-    ['m', 60],
-  ] as const) {
-    if (left >= size) {
-      parts.push(`${Math.floor(left / size)}${unit}`);
-      left %= size;
-    }
-  }
-  if (left > 0 || parts.length === 0) parts.push(`${left}s`);
-  return parts.join(' ');
-}

@@ -12,7 +12,6 @@ export class RecordedFailure extends BotError {
     readonly changeId: string,
   ) {
     super(error.message);
-    this.name = 'RecordedFailure';
     this.code = error.code;
   }
 }

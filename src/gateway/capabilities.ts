@@ -35,6 +35,7 @@ export type Version = readonly [number, number];
 /** The newest version whose document was read: unknown or unreadable versions are treated as this. */
 export const NEWEST_KNOWN: Version = [10, 1];
 
+// Deliberately alike: a version table, one row per operation.
 /**
  * The first version whose document was read that offers each operation. 9.0: the first official
  * API (7 endpoints: info, sites, devices list/get/latest statistics, device action, clients list);

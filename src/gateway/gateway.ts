@@ -128,6 +128,7 @@ class ControllerGateway implements Gateway {
     return this.consoleVersion.offers(operation);
   }
 
+  // Deliberately alike: one read per API family, each with its own envelope and options.
   async classicRead<T>(
     site: string,
     path: string,

@@ -124,16 +124,7 @@ export function createTransport(options: TransportOptions): Transport {
         const decoded = decodeBody(body, contentType);
         // Decoded: nothing refers to the bytes any more, so the next answer may reuse them.
         if (sink.backing !== undefined) buffers.give(sink.backing);
-        logger.debug(
-          {
-            method: request.method,
-            path,
-            status: response.statusCode,
-            ms: Date.now() - started,
-            attempt: request.attempt ?? 1,
-          },
-          'gateway request',
-        );
+        logger.debug(attemptLog(request, path, started, { status: response.statusCode }), 'gateway request');
         return {
           status: response.statusCode,
           headers: response.headers,
@@ -153,13 +144,7 @@ export function createTransport(options: TransportOptions): Transport {
         }
         const mapped = mapNetworkFailure(got, error, hostOf(request.url), timeoutMs);
         logger.debug(
-          {
-            method: request.method,
-            path,
-            failure: mapped.message,
-            ms: Date.now() - started,
-            attempt: request.attempt ?? 1,
-          },
+          attemptLog(request, path, started, { failure: mapped.message }),
           'gateway request failed',
         );
         throw mapped;
@@ -412,4 +397,20 @@ function pathOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** One attempt's debug line: what was sent, how long it took, and how it ended (`outcome`). */
+function attemptLog(
+  request: OutgoingRequest,
+  path: string,
+  started: number,
+  outcome: { status: number } | { failure: string },
+): Record<string, unknown> {
+  return {
+    method: request.method,
+    path,
+    ...outcome,
+    ms: Date.now() - started,
+    attempt: request.attempt ?? 1,
+  };
 }

@@ -39,6 +39,7 @@ export interface ControllerStatus {
   apis?: GroupApis[];
 }
 
+// Deliberately alike: one read and one write per API family; their signatures differ in the options each family takes.
 /**
  * Everything the tools know about the controller. Paths are relative to the API's site root:
  * classic `api/s/{site}/<path>`, v2 `v2/api/site/{site}/<path>`, Integration

@@ -19,18 +19,18 @@ const argsSchema = z
   })
   .strict();
 
+/** A tool's arguments as MCP lists them: the JSON Schema of what the caller sends, without `$schema`. */
+function inputSchemaOf(args: z.ZodType): Tool['inputSchema'] {
+  const { $schema: _schema, ...schema } = z.toJSONSchema(args, { io: 'input' }) as Record<string, unknown>;
+  return schema as Tool['inputSchema'];
+}
+
 /** get_change_request as MCP lists it. */
 export const changeRequestTool: Tool = {
   name: GET_CHANGE_REQUEST,
   description:
     'The state of a change request a write through this token proposed (pending, approved, executing, succeeded, failed, cancelled, expired, superseded, unknown) and, once it ran, its result. A superseded request names the one that replaced it.',
-  inputSchema: (() => {
-    const { $schema: _schema, ...schema } = z.toJSONSchema(argsSchema, { io: 'input' }) as Record<
-      string,
-      unknown
-    >;
-    return schema as Tool['inputSchema'];
-  })(),
+  inputSchema: inputSchemaOf(argsSchema),
   annotations: {
     title: 'Get change request',
     readOnlyHint: true,
@@ -137,6 +137,7 @@ export function requireRequest(request: ChangeRequest | undefined, id: string, c
 /** The tool that proposes (approval) or runs (confirm) the change undoing an earlier one. */
 export const REVERT_CHANGE = 'revert_change';
 
+// Deliberately alike: each MCP change tool declares its own zod arguments; the shared part is inputSchemaOf.
 const revertArgsSchema = z
   .object({
     change_id: z
@@ -156,13 +157,7 @@ export const revertChangeTool: Tool = {
   name: REVERT_CHANGE,
   description:
     'Undo a change that ran, from its before-image: an update puts back the fields it changed, a create deletes what it created, a delete re-creates the object (a new id). The revert is a new change (with MCP_WRITES=approval a person approves it in Slack; with confirm it runs when confirm is true). A change that cannot be reverted (a restart) answers why.',
-  inputSchema: (() => {
-    const { $schema: _schema, ...schema } = z.toJSONSchema(revertArgsSchema, { io: 'input' }) as Record<
-      string,
-      unknown
-    >;
-    return schema as Tool['inputSchema'];
-  })(),
+  inputSchema: inputSchemaOf(revertArgsSchema),
   annotations: { title: 'Revert change', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 };
 
@@ -219,13 +214,7 @@ export const proposeChangeSetTool: Tool = {
   name: PROPOSE_CHANGE_SET,
   description:
     'Propose several writes as one change set: every step is previewed against the planned state (the controller now plus the steps before it, so later steps may name what earlier ones create), approved once, and run in order. If a step fails, the steps done before it are reverted in reverse order (on_failure=rollback, the default) or left in place (stop). With MCP_WRITES=approval a person approves it in Slack; with confirm it runs when confirm is true. At most 50 steps, writes only.',
-  inputSchema: (() => {
-    const { $schema: _schema, ...schema } = z.toJSONSchema(setArgsSchema, { io: 'input' }) as Record<
-      string,
-      unknown
-    >;
-    return schema as Tool['inputSchema'];
-  })(),
+  inputSchema: inputSchemaOf(setArgsSchema),
   annotations: {
     title: 'Propose change set',
     readOnlyHint: false,

@@ -87,7 +87,6 @@ export class ProtocolError extends BotError {
     readonly data?: unknown,
   ) {
     super(message);
-    this.name = 'ProtocolError';
   }
 
   /** What the SDK's protocol layer sends: it reads a numeric `code`, the message and `data`. */

@@ -95,6 +95,7 @@ export class McpTools {
     }
   }
 
+  // Deliberately alike: each handler takes the call's name, arguments and requester; their bodies differ.
   private async dispatch(
     name: string,
     args: Record<string, unknown>,

@@ -146,34 +146,29 @@ const CHANGE_REQUEST_OUTPUT: JsonObject = {
 
 /** A read's shape with the count of controller records it left out (lib/unreadable-records.ts). */
 function withUnreadable(shape: JsonObject): JsonObject {
-  const properties = (shape.properties ?? {}) as JsonObject;
-  return {
-    ...shape,
-    properties: {
-      ...properties,
-      [UNREADABLE_FIELD]: {
-        type: 'integer',
-        minimum: 1,
-        description: 'Controller records the bot could not read and left out; absent when none',
-      },
+  return withProperties(shape, {
+    [UNREADABLE_FIELD]: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Controller records the bot could not read and left out; absent when none',
     },
-  };
+  });
 }
 
 /** A write's result with what every write answer carries: its change id and verification. */
 function withChange(shape: JsonObject): JsonObject {
-  const properties = (shape.properties ?? {}) as JsonObject;
-  return {
-    ...shape,
-    properties: {
-      ...properties,
-      change_id: { type: 'string', description: 'The recorded change (change <id>, revert_change)' },
-      verification: {
-        type: 'string',
-        description: 'verified, applied, not as sent (with the fields), or not verified (why)',
-      },
+  return withProperties(shape, {
+    change_id: { type: 'string', description: 'The recorded change (change <id>, revert_change)' },
+    verification: {
+      type: 'string',
+      description: 'verified, applied, not as sent (with the fields), or not verified (why)',
     },
-  };
+  });
+}
+
+/** An object schema with `extra` properties added after its own. */
+function withProperties(shape: JsonObject, extra: JsonObject): JsonObject {
+  return { ...shape, properties: { ...((shape.properties ?? {}) as JsonObject), ...extra } };
 }
 
 /**

@@ -22,7 +22,6 @@ export class UnknownResourceError extends BotError {
   readonly code = 'not_found';
   constructor(readonly uri: string) {
     super(`no such resource: ${uri} (topology://<site>, topology://<site>/graphml or topology://<site>/dot)`);
-    this.name = 'UnknownResourceError';
   }
 }
 
@@ -31,7 +30,6 @@ export class BadResourceUriError extends BotError {
   readonly code = 'validation_failed';
   constructor(readonly rule: string) {
     super(rule);
-    this.name = 'BadResourceUriError';
   }
 }
 

@@ -19,6 +19,19 @@ export function parseDuration(text: string): number | undefined {
 
 /** Seconds as the shortest exact duration text (`5400` → `1h30m`). */
 export function formatDuration(seconds: number): string {
+  return durationParts(seconds).join('') || '0s';
+}
+
+/**
+ * Seconds as people write them, one part per unit (`5400` → `1h 30m`): how a message spells a
+ * duration in a sentence.
+ */
+export function durationText(seconds: number): string {
+  return durationParts(seconds).join(' ') || '0s';
+}
+
+/** Whole days, hours, minutes and seconds, largest first, each only when not zero. */
+function durationParts(seconds: number): string[] {
   let rest = Math.round(seconds);
   const parts: string[] = [];
   for (const [unit, size] of [
@@ -32,5 +45,5 @@ export function formatDuration(seconds: number): string {
       rest %= size;
     }
   }
-  return parts.join('') || '0s';
+  return parts;
 }

@@ -23,7 +23,6 @@ export class PolicyFileError extends ConfigError {
         rule: `${file}${p.line ? `:${p.line}` : ''}: ${p.rule ? `rule "${p.rule}": ` : ''}${p.message}`,
       })),
     );
-    this.name = 'PolicyFileError';
   }
 
   /** The first problem's line, for callers that show one. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { boolish, lenientArray, numberish, stringish } from './lenient.js';
 import { integrationMetadataSchema } from './zone-record.js';
 
+// Deliberately alike: record schemas list their own fields with the shared lenient types; each types only what its tools read.
 /** One side of an ACL rule (`sourceFilter` / `destinationFilter`): a union keyed on `type`, read loosely. */
 export const aclEndpointSchema = z.looseObject({
   type: z.string(),

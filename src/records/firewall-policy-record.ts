@@ -40,6 +40,7 @@ export const policyScheduleSchema = z.looseObject({
   date_end: stringish,
 });
 
+// Deliberately alike: record schemas list their own fields with the shared lenient types; each types only what its tools read.
 /** A v2 `firewall-policies` record (zone-based firewall), typed where the tools read it. */
 export const firewallPolicyRecordSchema = z.looseObject({
   _id: z.string().min(1),

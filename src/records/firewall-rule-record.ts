@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { boolish, numberish, stringish } from './lenient.js';
 
+// Deliberately alike: record schemas list their own fields with the shared lenient types; each types only what its tools read.
 /** A classic `rest/firewallrule` record. Loose: only the fields the tools read are typed. */
 export const firewallRuleRecordSchema = z.looseObject({
   _id: z.string().min(1),

@@ -7,6 +7,7 @@ const lenientObject = <T extends z.ZodRawShape>(shape: T) =>
     .optional()
     .catch(() => undefined);
 
+// Deliberately alike: record schemas list their own fields with the shared lenient types; each types only what its tools read.
 /**
  * An Integration `/networks` record (`Network details` in the 10.1.85 document; the list shows the
  * same shape). Loose: every field is kept, so a full-replacement PUT built from it carries the

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { boolish, numberish, stringish } from './lenient.js';
 
+// Deliberately alike: record schemas list their own fields with the shared lenient types; each types only what its tools read.
 /**
  * A classic `rest/networkconf` record. Loose: every stored field is kept (get_network_details
  * returns them), and only the fields the tools read are typed.

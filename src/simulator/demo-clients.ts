@@ -166,34 +166,37 @@ function buildClient(seed: ClientSeed, rng: Prng): ClientRecord {
 
 // A VPN client counts as wired (no radio) and has no switch port: the gateway is its only hop.
 function vpnFields(rng: Prng): Record<string, unknown> {
-  const tx = rng.int(5, 800) * 1_000_000;
-  const rx = rng.int(20, 4000) * 1_000_000;
+  return { is_wired: true, ...wiredCounters(rng, { txMb: 800, rxMb: 4000, txRate: 20000, rxRate: 90000 }) };
+}
+
+/**
+ * The hyphenated wired counters, drawn in a fixed order (bytes, then rates) so a seed gives the
+ * same site: `txMb`/`rxMb` cap the bytes in millions, `txRate`/`rxRate` the rates.
+ */
+function wiredCounters(
+  rng: Prng,
+  limits: { txMb: number; rxMb: number; txRate: number; rxRate: number },
+): Record<string, number> {
+  const tx = rng.int(5, limits.txMb) * 1_000_000;
+  const rx = rng.int(20, limits.rxMb) * 1_000_000;
   return {
-    is_wired: true,
     'wired-tx_bytes': tx,
     'wired-rx_bytes': rx,
     'wired-tx_packets': Math.round(tx / 900),
     'wired-rx_packets': Math.round(rx / 1200),
-    'wired-tx_bytes-r': rng.int(0, 20000),
-    'wired-rx_bytes-r': rng.int(0, 90000),
+    'wired-tx_bytes-r': rng.int(0, limits.txRate),
+    'wired-rx_bytes-r': rng.int(0, limits.rxRate),
   };
 }
 
 function wiredFields(link: Extract<ClientLink, { kind: 'wired' }>, rng: Prng): Record<string, unknown> {
-  const tx = rng.int(5, 4000) * 1_000_000;
-  const rx = rng.int(20, 40000) * 1_000_000;
   // The fixture's wired client has only the hyphenated counters: no tx_bytes/rx_bytes, no vlan.
   return {
     sw_mac: DEMO_DEVICES[link.device].mac,
     sw_port: link.port,
     sw_depth: SWITCH_DEPTH[link.device],
     wired_rate_mbps: link.rate,
-    'wired-tx_bytes': tx,
-    'wired-rx_bytes': rx,
-    'wired-tx_packets': Math.round(tx / 900),
-    'wired-rx_packets': Math.round(rx / 1200),
-    'wired-tx_bytes-r': rng.int(0, 40000),
-    'wired-rx_bytes-r': rng.int(0, 250000),
+    ...wiredCounters(rng, { txMb: 4000, rxMb: 40000, txRate: 40000, rxRate: 250000 }),
   };
 }
 

@@ -57,6 +57,7 @@ export const DEMO_DEVICES: Readonly<Record<DemoDeviceKey, { id: string; mac: str
 /** Integration UUID of the core switch (used by an ACL rule's enforcing-device filter). */
 export const DEMO_CORE_SWITCH_UUID = '28910c6a-2cff-4ec0-b92e-5e20c1a21c3b';
 
+// Deliberately alike: fixed demo ids, one table per id space (Integration UUIDs, v2 _ids).
 /** Integration UUIDs of the firewall zones. */
 export const DEMO_ZONES = {
   internal: 'b5eb9b3a-d6db-407d-80b1-79f669a5be5f',

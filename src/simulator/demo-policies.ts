@@ -228,6 +228,7 @@ function predefinedPolicy(
   };
 }
 
+// Deliberately alike: demo fixtures: each policy spelled out as the controller stores it.
 /**
  * The zone-based flavour's policies: four of the admin's own (controller-assigned indexes from
  * 10000 per zone pair) and a few of the controller's generated ones (a real console ships 86).

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 
 /**
  * Integration error codes. Only `api.authentication.missing-credentials`, `api.rate-limit.exceeded`,
@@ -27,6 +28,22 @@ export interface Reply {
   text?: string;
   contentType?: string;
   headers?: Record<string, string>;
+}
+
+/** Writes a reply (JSON body, raw text or nothing); a closed response is left alone. */
+export function send(res: ServerResponse, reply: Reply): void {
+  if (res.destroyed || res.writableEnded) return;
+  const headers: Record<string, string> = { ...reply.headers };
+  let payload: string | undefined;
+  if (reply.text !== undefined) {
+    payload = reply.text;
+    headers['Content-Type'] = reply.contentType ?? 'text/plain; charset=utf-8';
+  } else if (reply.body !== undefined) {
+    payload = JSON.stringify(reply.body);
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+  }
+  res.writeHead(reply.status, headers);
+  res.end(payload);
 }
 
 /**

@@ -10,9 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { headerValue } from './auth.js';
 import { apiKindOf } from './dispatch.js';
-import { type Reply, renderError, SimError, traceId } from './envelopes.js';
+import { type Reply, renderError, SimError, send, traceId } from './envelopes.js';
 import { FaultQueue, faultReply } from './faults.js';
 import { type CloudConsole, hostDevices, hostRecord, paged, pageOf, siteRecord } from './fleet-records.js';
+import { recordOf } from './request-log.js';
 import type { FaultSpec, RecordedRequest } from './types.js';
 
 /** A console as the cloud reaches it: what Site Manager reports, and where its server listens. */
@@ -75,21 +76,6 @@ function rateLimited(retryAfterMs: number): Reply {
     ...renderError('site-manager', error, ''),
     headers: { 'Retry-After': String(Math.ceil(seconds)) },
   };
-}
-
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.destroyed || res.writableEnded) return;
-  const headers: Record<string, string> = { ...reply.headers };
-  let payload: string | undefined;
-  if (reply.text !== undefined) {
-    payload = reply.text;
-    headers['Content-Type'] = reply.contentType ?? 'text/plain; charset=utf-8';
-  } else if (reply.body !== undefined) {
-    payload = JSON.stringify(reply.body);
-    headers['Content-Type'] = 'application/json; charset=utf-8';
-  }
-  res.writeHead(reply.status, headers);
-  res.end(payload);
 }
 
 async function readRaw(req: IncomingMessage): Promise<Buffer> {
@@ -176,14 +162,7 @@ export class FleetCloud {
     } catch {
       // Recorded as sent.
     }
-    const record: RecordedRequest = {
-      method,
-      path: url.pathname,
-      route: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers: { ...req.headers },
-      body,
-    };
+    const record = recordOf(req, method, url, url.pathname, body);
     this.requests.push(record);
     const fault = this.#faults.take(method, url.pathname);
     if (fault?.kind === 'drop') return void req.socket.destroy();

@@ -1,5 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import type { RecordedRequest } from './types.js';
 
 /**
  * So that every Integration request of the whole test suite can be checked against the 10.1.85
@@ -10,6 +12,24 @@ import { join } from 'node:path';
  * of them. The test suite's global setup reads the files at the end of the run
  * (test/global/request-log.ts). One synchronous append per request: a few microseconds.
  */
+
+/** A request as a simulator records it: as sent, with the route it was matched to. */
+export function recordOf(
+  req: IncomingMessage,
+  method: string,
+  url: URL,
+  route: string,
+  body: unknown,
+): RecordedRequest {
+  return {
+    method,
+    path: url.pathname,
+    route,
+    query: Object.fromEntries(url.searchParams),
+    headers: { ...req.headers },
+    body,
+  };
+}
 
 /** The bot's transport's user agent (src/gateway/transport.ts). */
 export const BOT_USER_AGENT = 'netops-bot';

@@ -54,30 +54,36 @@ function wans(gateway: DeviceRecord): { wan1: Wan; wan2: Wan; uplink: Uplink } {
   return { wan1: gateway.wan1 as Wan, wan2: gateway.wan2 as Wan, uplink: gateway.uplink as Uplink };
 }
 
+/**
+ * Sets which WANs are up and which one the gateway's uplink runs on (none: the uplink is down and
+ * keeps the name it had).
+ */
+function setWans(
+  state: SimulatorState,
+  site: string,
+  up: { wan1: boolean; wan2: boolean },
+  on?: 'wan1' | 'wan2',
+): void {
+  const links = wans(gatewayOf(state, site));
+  links.wan1.up = up.wan1;
+  links.wan2.up = up.wan2;
+  if (on) links.uplink.name = links[on].ifname;
+  links.uplink.up = on !== undefined;
+}
+
 /** WAN1 goes down; the gateway runs on WAN2. */
 export function failWanOver(state: SimulatorState, site = 'default'): void {
-  const { wan1, wan2, uplink } = wans(gatewayOf(state, site));
-  wan1.up = false;
-  wan2.up = true;
-  uplink.name = wan2.ifname;
-  uplink.up = true;
+  setWans(state, site, { wan1: false, wan2: true }, 'wan2');
 }
 
 /** WAN1 is back and carries the traffic again. */
 export function restoreWan(state: SimulatorState, site = 'default'): void {
-  const { wan1, wan2, uplink } = wans(gatewayOf(state, site));
-  wan1.up = true;
-  wan2.up = true;
-  uplink.name = wan1.ifname;
-  uplink.up = true;
+  setWans(state, site, { wan1: true, wan2: true }, 'wan1');
 }
 
 /** Every WAN is down: no internet. */
 export function takeWanDown(state: SimulatorState, site = 'default'): void {
-  const { wan1, wan2, uplink } = wans(gatewayOf(state, site));
-  wan1.up = false;
-  wan2.up = false;
-  uplink.up = false;
+  setWans(state, site, { wan1: false, wan2: false });
 }
 
 /** The collections a configuration change behind the bot's back can touch. */

@@ -12,9 +12,9 @@ import {
   type ResolvedRoute,
   resolveRoute,
 } from './dispatch.js';
-import { classicErrorBody, type Reply, renderError, SimError } from './envelopes.js';
+import { classicErrorBody, renderError, SimError, send } from './envelopes.js';
 import { FaultQueue, faultReply } from './faults.js';
-import { logRequest, requestLogDir } from './request-log.js';
+import { logRequest, recordOf, requestLogDir } from './request-log.js';
 import { SimulatorState } from './state.js';
 import { advanceTraffic, type TrafficStep } from './traffic.js';
 import type {
@@ -84,21 +84,6 @@ function parseJson(raw: string): DispatchRequest['body'] {
   }
 }
 
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.destroyed || res.writableEnded) return;
-  const headers: Record<string, string> = { ...reply.headers };
-  let payload: string | undefined;
-  if (reply.text !== undefined) {
-    payload = reply.text;
-    headers['Content-Type'] = reply.contentType ?? 'text/plain; charset=utf-8';
-  } else if (reply.body !== undefined) {
-    payload = JSON.stringify(reply.body);
-    headers['Content-Type'] = 'application/json; charset=utf-8';
-  }
-  res.writeHead(reply.status, headers);
-  res.end(payload);
-}
-
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -146,6 +131,7 @@ class RunningSimulator implements Simulator {
   readonly #dispatcher: Dispatcher;
   #url = '';
 
+  // Deliberately alike: these fields implement the Simulator interface above, one for one.
   readonly flavor: SimulatorFlavor;
   readonly firewall: SimulatorFirewall;
   readonly apiVersion: string;
@@ -210,14 +196,7 @@ class RunningSimulator implements Simulator {
     const target: ResolvedRoute = resolveRoute(this.flavor, url.pathname);
     const raw = await readBody(req);
     const body = raw === undefined ? ({ ok: false } as const) : parseJson(raw);
-    const record: RecordedRequest = {
-      method,
-      path: url.pathname,
-      route: target.route,
-      query: Object.fromEntries(url.searchParams),
-      headers: { ...req.headers },
-      body: body.ok ? body.value : raw,
-    };
+    const record = recordOf(req, method, url, target.route, body.ok ? body.value : raw);
     this.requests.push(record);
     if (this.#requestLog !== undefined) {
       logRequest(this.#requestLog, { ...record, userAgent: req.headers['user-agent'] });

@@ -159,6 +159,7 @@ export type AclRule =
       networkIdFilter?: string | null;
     });
 
+// Deliberately alike: the simulator types list items on its own, apart from tools/firewall/traffic-matching-list-model.ts, so each checks the other.
 /** One typed item of a traffic matching list. */
 export type TrafficMatchingItem =
   | { type: 'PORT_NUMBER'; value: number }

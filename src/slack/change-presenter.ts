@@ -83,6 +83,7 @@ export class ChangePresenter {
     return shown;
   }
 
+  // Deliberately alike: postOrWithdraw wraps postPreview, so the two take the same arguments.
   private async postOrWithdraw(
     request: ChangeRequest,
     channel: string,

@@ -109,7 +109,6 @@ export class SlackStepError extends BotError {
       `Slack refused to ${step.replace('_', ' ')}: ${cause instanceof Error ? cause.message : String(cause)}`,
       { cause },
     );
-    this.name = 'SlackStepError';
   }
 }
 

@@ -48,19 +48,22 @@ export interface DeadlineFilter {
   changeId?: string;
 }
 
+/** What `schedule` is given: the change, the kind, when it falls due, and (when journaled first) its id. */
+export interface ScheduleInput {
+  kind: DeadlineKind;
+  changeId: string;
+  dueAt: number;
+  at: number;
+  id?: string;
+}
+
 export interface DeadlineStore {
   /**
    * Stores a scheduled deadline for a change. One per change and kind: scheduling the same again
    * returns the one already there, so a repeated notice schedules nothing twice. `id`: the id the
    * journal recorded for it (a revert deadline is journaled before it is stored).
    */
-  schedule(input: {
-    kind: DeadlineKind;
-    changeId: string;
-    dueAt: number;
-    at: number;
-    id?: string;
-  }): Promise<Deadline>;
+  schedule(input: ScheduleInput): Promise<Deadline>;
   get(id: string): Promise<Deadline | undefined>;
   list(filter?: DeadlineFilter): Promise<Deadline[]>;
   /**

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadStoreConfig } from '../config.js';
 import { scrubSecrets, silentLogger } from '../log.js';
+import { finishCli } from './cli-output.js';
 import { JournalIntegrityError } from './file/journal.js';
 
 async function run(argv: string[]): Promise<{ exitCode: 0 | 1 | 2; line: string }> {
@@ -46,14 +47,4 @@ async function run(argv: string[]): Promise<{ exitCode: 0 | 1 | 2; line: string 
   }
 }
 
-run(process.argv.slice(2)).then(
-  ({ exitCode, line }) => {
-    process.stdout.write(`${line}\n`);
-    process.exitCode = exitCode;
-  },
-  (error: unknown) => {
-    const message = scrubSecrets(error instanceof Error ? error.message : String(error));
-    process.stdout.write(`not imported: ${message.replace(/\s*\n\s*/g, '; ')}\n`);
-    process.exitCode = 2;
-  },
-);
+finishCli(run(process.argv.slice(2)), 'not imported');

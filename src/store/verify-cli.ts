@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { loadStoreConfig } from '../config.js';
 import { BotError } from '../errors.js';
-import { scrubSecrets } from '../log.js';
+import { finishCli } from './cli-output.js';
 import { journalReport } from './file/journal.js';
 import { ANCHOR_PATTERN, type Anchor, parseAnchor } from './journal-format.js';
 
@@ -70,14 +70,4 @@ async function report(argv: readonly string[]): Promise<{ exitCode: 0 | 1 | 2; l
   return databaseJournalReport(config.database, options);
 }
 
-report(process.argv.slice(2)).then(
-  ({ exitCode, line }) => {
-    process.stdout.write(`${line}\n`);
-    process.exitCode = exitCode;
-  },
-  (error: unknown) => {
-    const message = scrubSecrets(error instanceof Error ? error.message : String(error));
-    process.stdout.write(`journal not checked: ${message.replace(/\s*\n\s*/g, '; ')}\n`);
-    process.exitCode = 2;
-  },
-);
+finishCli(report(process.argv.slice(2)), 'journal not checked');

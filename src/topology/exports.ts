@@ -190,6 +190,7 @@ function graphmlNode(out: TextBytes, n: TopologyNode): void {
   out.bytes(M.nodeClose);
 }
 
+// Deliberately alike: node and edge writers emit different GraphML elements field by field, straight to bytes.
 function graphmlEdge(out: TextBytes, c: TopologyConnection): void {
   out.bytes(M.edgeOpen);
   out.xml(c.connection_id);

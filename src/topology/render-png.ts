@@ -66,6 +66,7 @@ function once<T>(
   return loading;
 }
 
+// Deliberately alike: each renderer loads once through `once`; only its slot and loader differ.
 const readyRasteriser = () =>
   once(
     () => rasteriser,

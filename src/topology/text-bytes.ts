@@ -44,6 +44,7 @@ export class TextBytes {
     this.buffer = bigger;
   }
 
+  // Deliberately alike: bytes and raw copy in their own hand loops; a shared callback would cost the hot path a call per byte.
   /** Markup prepared with `ascii` (copied as it is). */
   bytes(piece: Uint8Array): void {
     const n = piece.length;

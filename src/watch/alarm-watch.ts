@@ -96,6 +96,7 @@ export class AlarmWatch {
   #alarmFlushTimer: NodeJS.Timeout | undefined;
   #alarmFlushAt: number | undefined;
 
+  // Deliberately alike: each watcher part (alarms, digest) owns its timer and queue; what they share is field wiring.
   constructor(options: WatcherOptions, now: () => number, stopped: () => boolean) {
     this.#o = options;
     this.#now = now;

@@ -182,6 +182,7 @@ export function createVouchers(
  */
 export function registerClassicCommands(router: Router<Handler>): void {
   const base = '/api/s/:site';
+  // Deliberately alike: route registrations share the router's chain shape; each handler reads its own records.
   router
     .on(
       'POST',

@@ -135,6 +135,7 @@ export const networkconf: ClassicCollection<NetworkConf> = {
     assignDefaultZone(site, network);
     return network;
   },
+  // Deliberately alike: each classic collection merges and validates with its own rules; only the merge step reads the same.
   update(site, existing, body) {
     const merged: NetworkConf = { ...existing, ...body };
     validateNetworkConf(

@@ -112,6 +112,7 @@ function toRule(id: string, body: AclBody): AclRule {
     enforcingDeviceFilter: body.enforcingDeviceFilter ?? null,
     metadata: { origin: 'USER_DEFINED' as const },
   };
+  // Deliberately alike: the MAC and IPV4 rule kinds carry different filters; each branch builds its own variant.
   if (body.type === 'MAC') {
     return {
       ...base,

@@ -108,6 +108,7 @@ function clientView(site: SiteState, client: ClientRecord) {
 /** Registers GET `devices`, `devices/{id}`, `clients` and `clients/{id}` under a site. */
 export function registerIntegrationLive(router: Router<Handler>): void {
   const base = '/integration/v1/sites/:siteId';
+  // Deliberately alike: route registrations share the router's chain shape; each handler reads its own records.
   router
     .on(
       'GET',

@@ -517,6 +517,7 @@ export function registerIntegrationPolicies(router: Router<Handler>): void {
     refuseUnmodelled(ctx);
     return toV2(site, parseBody(policyBody, ctx));
   };
+  // Deliberately alike: route registrations share the router's chain shape; each handler reads its own records.
   router
     .on(
       'GET',

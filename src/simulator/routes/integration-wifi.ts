@@ -271,6 +271,7 @@ function wlanById(site: SiteState, id: string): WlanConf {
 /** Registers the official Wi-Fi broadcast list, details and replacement (10.1 only, by api-version.ts). */
 export function registerIntegrationWifi(router: Router<Handler>): void {
   const base = '/integration/v1/sites/:siteId/wifi/broadcasts';
+  // Deliberately alike: route registrations share the router's chain shape; each handler reads its own records.
   router
     .on(
       'GET',

@@ -51,6 +51,7 @@ function checkNetworks(site: SiteState, networkIds: readonly string[], self?: Fi
   }
 }
 
+// Deliberately alike: IntegrationResource declarations share the resource framework's shape; each has its own view and rules.
 /** Integration `firewall/zones`: system zones are protected; a network sits in at most one zone. */
 export const firewallZones: IntegrationResource<FirewallZone> = {
   path: 'firewall/zones',

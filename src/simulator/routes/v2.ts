@@ -102,6 +102,7 @@ function findRule(site: SiteState, id: string): TrafficRule {
 /** Registers v2 `trafficrules` (CRUD; PUT is a full replace) and `trafficroutes` (read). */
 export function registerV2(router: Router<Handler>): void {
   const base = '/v2/api/site/:site';
+  // Deliberately alike: route registrations share the router's chain shape; each handler reads its own records.
   router
     .on(
       'GET',

@@ -60,6 +60,17 @@ function numberWithin(arg: ArgumentInfo, value: string | undefined): string | un
     : undefined;
 }
 
+/** A single-choice menu of `options`, on `initial` when it is one of them. */
+function staticSelect(options: types.PlainTextOption[], initial: string | undefined): types.StaticSelect {
+  const selected = options.find((o) => o.value === initial);
+  return {
+    type: 'static_select',
+    action_id: FORM_VALUE_ACTION,
+    options,
+    ...(selected ? { initial_option: selected } : {}),
+  };
+}
+
 function elementFor(arg: ArgumentInfo, prefill: unknown): types.InputBlock['element'] {
   const typed = prefillText(prefill) ?? prefillText(arg.defaultValue);
   const initial = arg.kind === 'number' ? numberWithin(arg, typed) : typed;
@@ -79,13 +90,7 @@ function elementFor(arg: ArgumentInfo, prefill: unknown): types.InputBlock['elem
         .filter((v) => arg.refused?.[v] === undefined)
         .slice(0, 100)
         .map(option);
-      const selected = options.find((o) => o.value === initial);
-      return {
-        type: 'static_select',
-        action_id: FORM_VALUE_ACTION,
-        options,
-        ...(selected ? { initial_option: selected } : {}),
-      };
+      return staticSelect(options, initial);
     }
     case 'boolean': {
       if (hasTwoStates(arg)) {
@@ -99,13 +104,7 @@ function elementFor(arg: ArgumentInfo, prefill: unknown): types.InputBlock['elem
       }
       // An update's optional flag has three states: on, off, and leave as it is; a checkbox has two.
       const options = [option('true'), option('false')];
-      const selected = options.find((o) => o.value === initial);
-      return {
-        type: 'static_select',
-        action_id: FORM_VALUE_ACTION,
-        options,
-        ...(selected ? { initial_option: selected } : {}),
-      };
+      return staticSelect(options, initial);
     }
     case 'array':
       return {

@@ -6,10 +6,10 @@ import {
   DEADLINE_STATES,
   type Deadline,
   type DeadlineFilter,
-  type DeadlineKind,
   type DeadlineStore,
   matchesDeadline,
   newDeadlineId,
+  type ScheduleInput,
   soonestFirst,
 } from '../deadlines.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
@@ -86,13 +86,7 @@ export class FileDeadlineStore implements DeadlineStore {
     this.keepFinishedMs = options.keepFinishedMs ?? KEEP_FINISHED_MS;
   }
 
-  async schedule(input: {
-    kind: DeadlineKind;
-    changeId: string;
-    dueAt: number;
-    at: number;
-    id?: string;
-  }): Promise<Deadline> {
+  async schedule(input: ScheduleInput): Promise<Deadline> {
     return this.change((all) => {
       const existing = all.find((d) => d.changeId === input.changeId && d.kind === input.kind);
       if (existing) return { result: existing };

@@ -48,7 +48,6 @@ export class JournalIntegrityError extends BotError {
       `approvals journal ${path} fails verification at line ${line}: ${reason}. ` +
         'Refusing to open it: keep the file as evidence, move it aside, and restart to begin a new journal.',
     );
-    this.name = 'JournalIntegrityError';
   }
 }
 
@@ -60,7 +59,6 @@ export class JournalKeyError extends BotError {
       `approvals journal ${path} is signed (its events carry MACs) but JOURNAL_KEY is not set: ` +
         'set JOURNAL_KEY to the key it was written with, so new events are signed and old ones checked',
     );
-    this.name = 'JournalKeyError';
   }
 }
 
@@ -452,14 +450,10 @@ export class Journal {
     if (!checked.ok) throw new JournalIntegrityError(full, checked.line, checked.reason);
     if (options.key === undefined && checked.events.at(-1)?.mac !== undefined)
       throw new JournalKeyError(full);
-    const opened = openForAppend(full);
-    if ('failure' in opened) {
-      // A read-only DATA_DIR: the journal is replayed and served for lookups, and every
-      // append is refused with the reason, as after a failed append, instead of a crash loop.
-      openPaths.add(full);
-      const journal = new Journal(
+    const journalOn = (fd: number | undefined) =>
+      new Journal(
         full,
-        undefined,
+        fd,
         checked.result.head,
         checked.events.length,
         checked.good,
@@ -468,6 +462,12 @@ export class Journal {
         options.fs ?? realFs,
         options.lock ?? {},
       );
+    const opened = openForAppend(full);
+    if ('failure' in opened) {
+      // A read-only DATA_DIR: the journal is replayed and served for lookups, and every
+      // append is refused with the reason, as after a failed append, instead of a crash loop.
+      openPaths.add(full);
+      const journal = journalOn(undefined);
       journal.failure = { ...opened.failure, at: new Date(journal.now()).toISOString() };
       // A torn tail cannot be moved aside now: appends stay refused until a restart does it.
       journal.reopenable = !checked.torn;
@@ -485,17 +485,7 @@ export class Journal {
     }
     if (checked.events.length === 0 || torn) syncDirectory(dirname(full));
     openPaths.add(full);
-    const journal = new Journal(
-      full,
-      fd,
-      checked.result.head,
-      checked.events.length,
-      checked.good,
-      options.now ?? Date.now,
-      options.key,
-      options.fs ?? realFs,
-      options.lock ?? {},
-    );
+    const journal = journalOn(fd);
     return { journal, events: checked.events, ...(torn ? { torn } : {}) };
   }
 

@@ -1,5 +1,6 @@
 import type { Migration } from './index.js';
 
+// Deliberately alike: one trigger per statement kind, spelled out: a shipped migration's SQL stays as it ran.
 /**
  * How many requests there are per state and requester, kept by triggers in the same transaction as
  * every insert, state change and delete of a request (and emptied by a TRUNCATE), so the `changes`

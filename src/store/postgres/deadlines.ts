@@ -1,5 +1,12 @@
 import type pg from 'pg';
-import type { Deadline, DeadlineFilter, DeadlineKind, DeadlineState, DeadlineStore } from '../deadlines.js';
+import type {
+  Deadline,
+  DeadlineFilter,
+  DeadlineKind,
+  DeadlineState,
+  DeadlineStore,
+  ScheduleInput,
+} from '../deadlines.js';
 import { newDeadlineId } from '../file/deadline-file.js';
 
 interface DeadlineRow {
@@ -34,6 +41,7 @@ function toDeadline(row: DeadlineRow): Deadline {
 
 const ts = (param: string) => `to_timestamp(${param} / 1000.0)`;
 
+// Deliberately alike: the file and PostgreSQL stores implement one DeadlineStore; signatures match, bodies do not.
 /**
  * Deadlines in netops_deadlines (migration 4), shared by every replica: each claim is one
  * conditional UPDATE … RETURNING, so of replicas asking at once exactly one gets each row.
@@ -41,13 +49,7 @@ const ts = (param: string) => `to_timestamp(${param} / 1000.0)`;
 export class PostgresDeadlineStore implements DeadlineStore {
   constructor(private readonly pool: Pick<pg.Pool, 'query'>) {}
 
-  async schedule(input: {
-    kind: DeadlineKind;
-    changeId: string;
-    dueAt: number;
-    at: number;
-    id?: string;
-  }): Promise<Deadline> {
+  async schedule(input: ScheduleInput): Promise<Deadline> {
     await this.pool.query(
       `INSERT INTO netops_deadlines (id, kind, change_id, due_at, created_at, state)
        VALUES ($1, $2, $3, ${ts('$4')}, ${ts('$5')}, 'scheduled')

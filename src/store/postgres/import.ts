@@ -21,10 +21,6 @@ export interface ImportResult {
 /** The target already holds a journal: importing would fork the chain or mix two histories. */
 export class ImportRefusedError extends BotError {
   readonly code = 'conflict';
-  constructor(message: string) {
-    super(message);
-    this.name = 'ImportRefusedError';
-  }
 }
 
 const BATCH = 500;

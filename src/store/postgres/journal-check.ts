@@ -28,7 +28,6 @@ export class StoreIntegrityError extends BotError {
   readonly code = 'journal_invalid';
   constructor(readonly reason: string) {
     super(`the PostgreSQL journal fails verification: ${reason}. Run \`npm run audit:verify\` for details.`);
-    this.name = 'StoreIntegrityError';
   }
 }
 

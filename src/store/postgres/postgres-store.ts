@@ -438,6 +438,7 @@ export class PostgresStore implements Store {
     }
   }
 
+  // Deliberately alike: one accessor per store part, each typed as its own part.
   changes(): PostgresChangeStore {
     return this.changeStore;
   }

@@ -46,6 +46,7 @@ function approvalsText(policy: Policy): string {
     : one(approvals);
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const showPolicy = defineTool({
   name: 'show_policy',
   description: 'The guardrail policy in effect: default approvals, rules, change windows and freezes',

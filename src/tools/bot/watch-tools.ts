@@ -3,6 +3,7 @@ import { NotSupportedError } from '../../errors.js';
 import { siteId } from '../core/arg-types.js';
 import { defineTool, type ToolContext } from '../core/define-tool.js';
 
+// Deliberately alike: mirrors watch/types.ts Digest so tools/ imports no layer above it.
 /**
  * The day as the watcher keeps it (src/watch/types.ts `Digest` has this shape). Declared here so
  * tools/ imports no layer above it; times are ms since the epoch.

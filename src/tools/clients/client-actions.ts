@@ -64,6 +64,7 @@ function where(client: LiveClient): string {
 /** The arguments of an action on one client. */
 const clientActionArgs = z.object({ site_id: siteId, client: clientRef, confirm, dry_run: dryRun });
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const blockClient = defineTool({
   name: 'block_client',
   change: clientChanges.block_client,

@@ -18,6 +18,7 @@ import { notRevertible } from '../core/spec-helpers.js';
  * same way; a voucher's id is the one of the API that listed it.
  */
 
+// Deliberately alike: the Integration and classic voucher records are two APIs' shapes, each validated on its own.
 const integrationVoucherSchema = z.looseObject({
   id: z.string().min(1),
   createdAt: stringish,
@@ -119,6 +120,7 @@ async function readVouchers(
   return items.map(fromClassic);
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listVouchers = defineTool({
   name: 'list_vouchers',
   description: 'List the hotspot vouchers: code, note, minutes, guests allowed and used, limits',

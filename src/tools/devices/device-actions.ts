@@ -67,6 +67,7 @@ async function finish(
   return { success: true as const, action, ...facts, sent: command, warnings };
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const restartDevice = defineTool({
   name: 'restart_device',
   change: notRevertible('a restart cannot be taken back: the device has rebooted'),

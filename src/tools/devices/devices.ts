@@ -101,6 +101,7 @@ async function readDevices(gateway: Gateway, site: string): Promise<LiveDevice[]
   return (await gateway.classicRead(site, 'stat/device', liveDeviceSchema)).items;
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listDevices = defineTool({
   name: 'list_devices',
   description:

@@ -136,6 +136,7 @@ async function loadNames(gateway: Gateway, logger: Logger): Promise<DpiNames> {
   }
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const getDpiStatistics = defineTool({
   name: 'get_dpi_statistics',
   description: 'Traffic per application and per category (cumulative DPI counters)',

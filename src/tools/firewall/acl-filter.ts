@@ -22,6 +22,7 @@ export type FilterNode =
   | { op: 'not'; arg: FilterNode }
   | { op: 'call'; property: string; fn: string; args: Literal[] };
 
+// Deliberately alike: simulator/integration-filter.ts reads the controller's filter syntax on its own, so each parser checks the other.
 // The documented functions and how many arguments each takes.
 const ARITY: Record<string, 0 | 1 | 'many'> = {
   isNull: 0,

@@ -65,6 +65,7 @@ import {
   withoutNulls,
 } from './acl-rule-model.js';
 import { aclRuleChanges } from './changes.js';
+import { descriptionArg } from './firewall-args.js';
 
 const ACL = 'acl-rules';
 const ORDERING = 'acl-rules/ordering';
@@ -85,11 +86,7 @@ const protocol = refusingValues(
 const priority = intInRange(1, 10000).describe(
   'Position in the evaluation order, 1 first (past the end: last)',
 );
-const description = z
-  .string({ error: 'must be text' })
-  .trim()
-  .max(256, { error: 'must be at most 256 characters' })
-  .describe('Free text shown with the rule');
+const description = descriptionArg('Free text shown with the rule');
 
 /** Every create_acl_rule field but site_id, optional (update takes them all that way). */
 const ruleFields = {
@@ -428,6 +425,7 @@ function positionWarning(wanted: number, position: number): string[] {
     : [];
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listAclRules = defineTool({
   name: 'list_acl_rules',
   description: 'List the ACL rules by priority; filter_expr narrows them (Integration filter syntax)',

@@ -73,6 +73,7 @@ function policyCreate(before: Json): Json | { cannot: string } {
   };
 }
 
+// Deliberately alike: each crudSpecs declaration names one kind's tools and fields; the shared steps are crudSpecs.
 export const firewallPolicyChanges = crudSpecs({
   kind: 'firewall policy',
   read: (args, ref) => getRead('firewall policy', 'get_firewall_policy', 'policy_id', args, ref),

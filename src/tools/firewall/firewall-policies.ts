@@ -6,6 +6,7 @@ import { confirm, dryRun, idOrName, intInRange, limit, offset, siteId, text } fr
 import { applyDelete, fieldChanges, nothingToChange } from '../core/crud-model.js';
 import { defineTool, type ToolDefinition } from '../core/define-tool.js';
 import { firewallPolicyChanges } from './changes.js';
+import { descriptionArg } from './firewall-args.js';
 import {
   DAYS,
   endpointBody,
@@ -101,12 +102,9 @@ const scheduleTime = z
 const position = intInRange(1, 10_000).describe(
   'Place among the policies of its zone pair, 1 = evaluated first (default: last)',
 );
-const description = z
-  .string({ error: 'must be text' })
-  .trim()
-  .max(256, { error: 'must be at most 256 characters' })
-  .describe('Free text shown with the policy');
+const description = descriptionArg('Free text shown with the policy');
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listFirewallPolicies = defineTool({
   name: 'list_firewall_policies',
   description: 'List the zone-based firewall policies by zone pair, in evaluation order (one line each)',

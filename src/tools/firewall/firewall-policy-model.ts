@@ -213,6 +213,7 @@ export function sortPolicies(policies: readonly FirewallPolicy[]): FirewallPolic
   );
 }
 
+// Deliberately alike: the v2 and classic finders are findByIdOrName declarations, each naming its own resource and id fields.
 /** A v2 zone named by its v2 `_id`, its Integration UUID, or its name. */
 export function findPolicyZone(zones: readonly V2ZoneRecord[], ref: string, field: string): V2ZoneRecord {
   return findByIdOrName(zones, ref, {

@@ -98,6 +98,7 @@ function addressIssues(
   });
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listFirewallRules = defineTool({
   name: 'list_firewall_rules',
   description: 'List the traditional firewall rules, by ruleset then rule_index',

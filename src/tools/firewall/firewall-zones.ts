@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConflictError, NotSupportedError, ResourceNotFoundError } from '../../errors.js';
+import { ConflictError, ResourceNotFoundError } from '../../errors.js';
 import { invalidResponse } from '../../gateway/envelopes.js';
 import type { Gateway } from '../../gateway/types.js';
 import type { KeyValueStore } from '../../lib/json-file-store.js';
@@ -12,6 +12,7 @@ import { requireZoneBasedFirewall } from '../core/firewall-generation.js';
 import { NetworkDirectory, type NetworkIds } from '../networks/network-ids.js';
 import { toNetwork } from '../networks/network-model.js';
 import { zoneChanges, zoneMembershipChanges } from './changes.js';
+import { descriptionArg, requireLocal } from './firewall-args.js';
 import {
   assertEditable,
   describeMoves,
@@ -32,20 +33,7 @@ const ZONES = 'firewall/zones';
 
 const zoneRef = idOrName('zone');
 const networkRef = idOrName('network');
-const description = z
-  .string({ error: 'must be text' })
-  .trim()
-  .max(256, { error: 'must be at most 256 characters' })
-  .describe('Kept by the bot (the controller has no zone description)');
-
-/** Spec 5: zone tools work only against the local gateway; refused before any request. */
-function requireLocal(gateway: Gateway): void {
-  if (gateway.apiType !== 'local') {
-    throw new NotSupportedError(
-      'firewall zone tools need GATEWAY_API_TYPE=local: they use the gateway’s local API, which the cloud API does not offer',
-    );
-  }
-}
+const description = descriptionArg('Kept by the bot (the controller has no zone description)');
 
 /** The site's zones and networks, read together. */
 interface ZoneSite {
@@ -61,7 +49,11 @@ async function loadZones(
   site: string,
   fresh: boolean,
 ): Promise<ZoneSite> {
-  requireLocal(context.gateway);
+  requireLocal(
+    context.gateway,
+    'firewall zone tools',
+    'they use the gateway’s local API, which the cloud API does not offer',
+  );
   // The Integration site id is looked up alongside the generation check, not after it: on a cold
   // start that is one round trip to the controller instead of two. Its failure is seen below,
   // through the reads that need it; on a legacy site it is not needed at all.
@@ -189,6 +181,7 @@ async function writeWithMoves(
   }
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listFirewallZones = defineTool({
   name: 'list_firewall_zones',
   description: 'List the firewall zones with their networks (local API only)',

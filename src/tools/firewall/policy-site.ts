@@ -15,6 +15,7 @@ import { namesIn, parseEach, withStateLeft } from '../core/crud-model.js';
 import { requireZoneBasedFirewall } from '../core/firewall-generation.js';
 import { NetworkDirectory } from '../networks/network-ids.js';
 import { findNetwork } from '../networks/network-model.js';
+import { requireLocal } from './firewall-args.js';
 import {
   endpointBody,
   type FirewallPolicy,
@@ -56,15 +57,6 @@ export const NEW_POLICY = '(the new policy)';
 const storedPolicySchema = z.looseObject({ _id: z.string().min(1) });
 type StoredPolicy = z.output<typeof storedPolicySchema>;
 
-/** Spec §5 applies as to zones: the cloud connector does not forward the v2 API these tools use. */
-function requireLocal(gateway: Gateway): void {
-  if (gateway.apiType !== 'local') {
-    throw new NotSupportedError(
-      'firewall policy tools need GATEWAY_API_TYPE=local: they use the console’s v2 API, which the cloud connector does not forward',
-    );
-  }
-}
-
 /** The site's policies, zones and networks, read together, from the endpoints this console offers. */
 interface PolicySite {
   gateway: Gateway;
@@ -82,7 +74,12 @@ interface PolicySite {
 }
 
 export async function loadPolicies(gateway: Gateway, site: string, fresh: boolean): Promise<PolicySite> {
-  requireLocal(gateway);
+  // Spec §5 applies as to zones: the cloud connector does not forward the v2 API these tools use.
+  requireLocal(
+    gateway,
+    'firewall policy tools',
+    'they use the console’s v2 API, which the cloud connector does not forward',
+  );
   // Which API serves policies, the Integration site id and the generation check are asked together:
   // on a cold start that is one round trip before the lists instead of three. A failure to resolve
   // the site id shows through the official reads that need it; v2 does not need it.

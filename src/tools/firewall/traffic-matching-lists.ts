@@ -77,6 +77,7 @@ function typedItemsFor(itemsText: readonly string[], type: ListType, keptForNewT
   }
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listTrafficMatchingLists = defineTool({
   name: 'list_traffic_matching_lists',
   description: 'List the traffic matching lists (ports or addresses) with their items',

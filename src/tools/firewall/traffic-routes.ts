@@ -86,6 +86,7 @@ function findRule(rules: SiteRules, ref: string): { stored: StoredTrafficRule; v
   });
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listTrafficRoutes = defineTool({
   name: 'list_traffic_routes',
   description: 'List the traffic routes (allow, deny and bandwidth-limit rules)',

@@ -70,6 +70,7 @@ export function sortNetworks(networks: Network[]): Network[] {
   );
 }
 
+// Deliberately alike: the v2 and classic finders are findByIdOrName declarations, each naming its own resource and id fields.
 /**
  * Finds a network by classic `_id`, Integration id (`external_id`), or name (case-insensitive).
  * A name shared by several networks is refused rather than guessed.

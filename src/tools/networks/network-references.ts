@@ -105,6 +105,7 @@ function uuidOf(network: ReferencedNetwork): string {
   return network.uuid;
 }
 
+// Deliberately alike: each reference kind is a declaration (its read, identity and fields); the shared steps are pointingAt.
 /** Legacy firewall rules: `src_networkconf_id` / `dst_networkconf_id` (classic `_id`). */
 export const firewallRuleReferences: ReferenceKind = {
   label: 'firewall rules',

@@ -159,6 +159,7 @@ function orEmpty(schema: z.ZodType<string>, rule: string) {
 
 const dnsOrEmpty = orEmpty(ipv4, 'must be an IPv4 address such as 10.0.0.1, or empty to clear it');
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listVlans = defineTool({
   name: 'list_vlans',
   description: 'List every network of the site with its VLAN, subnet and DHCP state',

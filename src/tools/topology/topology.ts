@@ -47,6 +47,7 @@ export async function loadTopology(
   return { topology, devices };
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const getNetworkTopology = defineTool({
   name: 'get_network_topology',
   description: 'Devices, clients and the links between them, with uplink depth (and a layout on request)',

@@ -167,6 +167,7 @@ async function officialBroadcasts(gateway: Gateway, site: string): Promise<Broad
   });
 }
 
+// Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
 const listWifiBroadcasts = defineTool({
   name: 'list_wifi_broadcasts',
   description: 'List the Wi-Fi networks (SSIDs): on or off, network, security, bands, clients now',
