@@ -64,6 +64,7 @@ const EVERY_LAYER = [
   'policy-startup',
   'process-errors',
   'fleet',
+  'consoles',
   'http-server',
   ...TOP,
 ];
@@ -84,14 +85,28 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   'process-errors': allBut('process-errors', 'log', 'config', 'errors', 'lib'),
   // The process's HTTP server: the faces register their routes on it, it knows none of them.
   'http-server': allBut('http-server'),
-  tools: ['slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
-  gateway: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
+  tools: ['slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'consoles', 'app', 'main'],
+  gateway: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'consoles', 'app', 'main'],
+  // One gateway per console of the fleet: above gateway/ and fleet/, below the process wiring;
+  // the faces reach it only through the ToolContext's ConsolePort.
+  consoles: [
+    'slack',
+    'console',
+    'mcp',
+    'approvals',
+    'store',
+    'simulator',
+    'commands',
+    'changes',
+    'watch',
+    ...TOP,
+  ],
   store: ['tools', 'slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],
-  approvals: ['slack', 'console', 'mcp', 'gateway', 'simulator', 'app', 'main'],
+  approvals: ['slack', 'console', 'mcp', 'gateway', 'simulator', 'consoles', 'app', 'main'],
   // The faces see the controller only through tools/ and approvals/ (its status type included).
-  slack: ['console', 'mcp', 'gateway', 'records', 'simulator', 'app', 'main'],
-  console: ['slack', 'mcp', 'gateway', 'records', 'simulator', 'app', 'main'],
-  mcp: ['slack', 'console', 'gateway', 'records', 'simulator', 'app', 'main'],
+  slack: ['console', 'mcp', 'gateway', 'records', 'simulator', 'consoles', 'app', 'main'],
+  console: ['slack', 'mcp', 'gateway', 'records', 'simulator', 'consoles', 'app', 'main'],
+  mcp: ['slack', 'console', 'gateway', 'records', 'simulator', 'consoles', 'app', 'main'],
   format: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'simulator'],
   lib: [
     'tools',
@@ -126,6 +141,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   ],
   // Which consoles and sites the bot serves, read from CONSOLES_FILE: below every part that uses it.
   fleet: [
+    'consoles',
     'tools',
     'slack',
     'console',
@@ -162,7 +178,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   ],
   watch: ['slack', 'console', 'mcp', 'simulator', 'app', 'main'],
   // DESIGN §8: runs an approved change; approvals/ decides whether and when.
-  changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],
+  changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'consoles', 'app', 'main'],
 };
 
 describe('the layers keep to their import rules', () => {

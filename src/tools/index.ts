@@ -18,6 +18,7 @@ import { firewallRuleTools } from './firewall/firewall-rules.js';
 import { firewallZoneTools } from './firewall/firewall-zones.js';
 import { trafficMatchingListTools } from './firewall/traffic-matching-lists.js';
 import { trafficRouteTools } from './firewall/traffic-routes.js';
+import { fleetTools } from './fleet/fleet-tools.js';
 import { networkTools } from './networks/networks.js';
 import { topologyTools } from './topology/topology.js';
 import { wifiBroadcastTools } from './wifi/wifi-broadcasts.js';
@@ -49,6 +50,8 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Changes', tools: keepTools },
   // The daily digest, read now (the console and MCP cannot receive the Slack message).
   { title: 'Watch', tools: watchTools },
+  // Every console at once (CONSOLES_FILE); with one console, that one.
+  { title: 'Consoles', tools: fleetTools },
 ];
 
 // check_policy and the console's risk lines find a tool's impact by name through the catalog.

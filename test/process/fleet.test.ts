@@ -1,0 +1,125 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
+import { runBot, stopAllBots } from '../helpers/bot-process.js';
+
+let fleet: Fleet;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  // Three consoles on two versions, one reached only through the connector, one down.
+  fleet = await startFleet({
+    consoles: [
+      { name: 'berlin', version: '10.1' },
+      { name: 'munich', version: '9.0', reach: 'connector' },
+      { name: 'hamburg', version: '10.1', down: true },
+    ],
+  });
+  const file = fleet.consolesFile();
+  const path = join(mkdtempSync(join(tmpdir(), 'netops-fleet-')), 'consoles.yaml');
+  writeFileSync(path, file.text);
+  // A short read budget: the down console is named within it, not waited for.
+  env = { ...file.env, CONSOLES_FILE: path, GATEWAY_READ_BUDGET_MS: '2000', GATEWAY_TIMEOUT_MS: '1000' };
+});
+
+afterAll(async () => {
+  await stopAllBots();
+  await fleet?.close();
+});
+
+describe.concurrent('a bot serving a fleet of consoles (CONSOLES_FILE), one-shot at the console', () => {
+  it('lists the consoles: reachable or not, version and API generation, how each is reached', async () => {
+    const run = await runBot(['list_consoles', '--json'], { env });
+    expect(run.code).toBe(0);
+    // The down console is logged by name; no key is.
+    expect(run.stderr).not.toContain('sim-fleet-key');
+    const rows = JSON.parse(run.stdout) as Record<string, unknown>[];
+    expect(rows).toEqual([
+      expect.objectContaining({
+        console: 'berlin',
+        via: 'local',
+        reachable: true,
+        version: expect.stringMatching(/^10\.1\./),
+        api: 'official',
+      }),
+      expect.objectContaining({
+        console: 'munich',
+        via: 'connector',
+        reachable: true,
+        version: expect.stringMatching(/^9\.0\./),
+      }),
+      expect.objectContaining({
+        console: 'hamburg',
+        reachable: false,
+        version: null,
+        error: expect.stringContaining('refused'),
+      }),
+    ]);
+  });
+
+  it('finds a client on the console that has it, naming the console that did not answer', async () => {
+    // A client only munich (reached through the connector) has: its MAC is unique to its seed.
+    const site = fleet.console('munich').state.sites[0];
+    const client = site?.clients.find((each) => each.ip !== undefined);
+    if (!site || !client) throw new Error('the fleet seeds clients');
+    const started = Date.now();
+    const run = await runBot(['find_client', `client=${client.mac}`, '--json'], { env });
+    expect(run.code).toBe(0);
+    const answer = JSON.parse(run.stdout) as {
+      found: { console: string; site: string; mac: string }[];
+      unanswered: { console: string }[];
+      consoles_asked: number;
+    };
+    expect(answer.consoles_asked).toBe(3);
+    expect(answer.found).toEqual([
+      expect.objectContaining({ console: 'munich', site: 'default', mac: client.mac.toLowerCase() }),
+    ]);
+    expect(answer.unanswered.map((each) => each.console)).toEqual(['hamburg']);
+    // The down console costs at most its read budget (2 s), not a wait per console.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('reads one console by console=, and asks which console when none is named', async () => {
+    const [berlin, unnamed, unknown] = await Promise.all([
+      runBot(['list_vlans', 'console=berlin', '--json'], { env }),
+      runBot(['list_vlans', '--json'], { env }),
+      runBot(['list_vlans', 'console=berlln'], { env }),
+    ]);
+    expect(berlin.code).toBe(0);
+    const networks = JSON.parse(berlin.stdout) as { name: string }[];
+    const seeded = fleet.console('berlin').state.sites[0]?.networks.map((n) => n.name) ?? [];
+    // Its networks (WAN and VPN ones are not VLANs), read from berlin itself.
+    expect(networks.length).toBeGreaterThan(2);
+    for (const network of networks) expect(seeded).toContain(network.name);
+    expect(fleet.console('berlin').requests.some((r) => /networkconf|networks/.test(r.path))).toBe(true);
+    expect(unnamed.code).not.toBe(0);
+    expect(unnamed.stdout + unnamed.stderr).toContain('console');
+    expect(unnamed.stdout + unnamed.stderr).toContain('berlin, munich, hamburg');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('did you mean berlin');
+  });
+
+  it('stops at start with exit 2 when the consoles file is invalid, naming the line', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'netops-fleet-')), 'consoles.yaml');
+    writeFileSync(path, 'consoles:\n  - name: berlin\n    url: https://10.0.0.1\n    api_key: hunter2\n');
+    const run = await runBot(['list_consoles'], { env: { CONSOLES_FILE: path } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`CONSOLES_FILE ${path} is invalid`);
+    expect(run.stderr).toMatch(/line 4, consoles\[0\]\.api_key: secrets are never written in the file/);
+    expect(run.stderr).not.toContain('hunter2');
+    expect(run.stdout).toBe('');
+  });
+
+  it('previews a write on the console it names, and changes nothing', async () => {
+    const before = fleet.console('munich').state.sites[0]?.networks.length;
+    const run = await runBot(
+      ['create_network', 'console=munich', 'name=Lab', 'vlan_id=40', 'subnet=10.70.0.0/24', '--json'],
+      { env },
+    );
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({ console: 'munich', dry_run: true });
+    expect(fleet.console('munich').state.sites[0]?.networks.length).toBe(before);
+  });
+});
