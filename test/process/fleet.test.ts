@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
-import { runBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 let fleet: Fleet;
 let env: Record<string, string>;
@@ -121,5 +123,63 @@ describe.concurrent('a bot serving a fleet of consoles (CONSOLES_FILE), one-shot
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout)).toMatchObject({ console: 'munich', dry_run: true });
     expect(fleet.console('munich').state.sites[0]?.networks.length).toBe(before);
+  });
+});
+
+describe('a Slack channel bound to one console and site in the consoles file', () => {
+  const SECRET = 'fleet-signing-secret';
+  let slack: FakeSlack;
+  let bot: BotProcess;
+  let events = '';
+
+  beforeAll(async () => {
+    slack = await startFakeSlack();
+    bot = spawnBot({
+      ...env,
+      SLACK_BOT_TOKEN: 'xoxb-fleet',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: '0',
+    });
+    const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'), 20_000);
+    events = `http://127.0.0.1:${String(listening.port)}/slack/events`;
+  }, 30_000);
+  afterAll(async () => {
+    await bot?.stop('SIGKILL');
+    await slack?.close();
+  });
+
+  /** `/net <text>` in `channel`; the answer posted to its response_url, as text. */
+  async function ask(text: string, channel: string): Promise<string> {
+    const responseUrl = slack.responseUrl();
+    const body = commandBody({ text, user_id: 'U1', channel_id: channel, response_url: responseUrl });
+    await fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
+    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 20_000);
+    return JSON.stringify(slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {});
+  }
+
+  it('reads its console without console=, and refuses a write aimed at another console or site', async () => {
+    // C0FLEET02 is bound to berlin, site default (fleet.consolesFile()).
+    const vlans = await ask('list_vlans', 'C0FLEET02');
+    expect(vlans).toContain('IoT');
+    expect(vlans).not.toContain('console');
+    const munichBefore = fleet.console('munich').state.sites[0]?.networks.length;
+    const elsewhere = await ask(
+      'create_network console=munich name=Lab vlan_id=40 subnet=10.70.0.0/24',
+      'C0FLEET02',
+    );
+    expect(elsewhere).toContain(
+      'this channel is bound to berlin, site default: a write here cannot reach munich',
+    );
+    const otherSite = await ask(
+      'create_network site=other name=Lab vlan_id=40 subnet=10.70.0.0/24',
+      'C0FLEET02',
+    );
+    expect(otherSite).toContain('a write here cannot reach site other');
+    // Nothing was proposed, and munich was never written to.
+    expect(slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C0FLEET02')).toEqual([]);
+    expect(fleet.console('munich').state.sites[0]?.networks.length).toBe(munichBefore);
+    // An unbound channel is asked which console.
+    expect(await ask('list_vlans', 'C0UNBOUND')).toContain('berlin, munich, hamburg');
   });
 });
