@@ -134,6 +134,11 @@ export class ToolRegistry {
     return consoles.fleet ? given : undefined;
   }
 
+  /** Whether the bot serves several consoles (a call must name one; `where` asks them all). */
+  servesFleet(): boolean {
+    return this.#consoles?.fleet === true;
+  }
+
   /** Every tool, in group order. */
   list(): ToolDefinition[] {
     return [...this.byName.values()];
