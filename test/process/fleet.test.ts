@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +116,34 @@ describe.concurrent('a bot serving a fleet of consoles (CONSOLES_FILE), one-shot
     expect(run.stderr).toMatch(/line 4, consoles\[0\]\.api_key: secrets are never written in the file/);
     expect(run.stderr).not.toContain('hunter2');
     expect(run.stdout).toBe('');
+  });
+
+  it('runs a confirmed write on the console it names only, and the journal names that console', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'netops-fleet-data-'));
+    const networksOf = (name: string) =>
+      fleet.console(name).state.sites[0]?.networks.map((n) => n.name) ?? [];
+    const run = await runBot(
+      [
+        'create_network',
+        'console=berlin',
+        'name=Fleet-Lab',
+        'vlan_id=41',
+        'subnet=10.71.0.0/24',
+        '--yes',
+        '--json',
+      ],
+      { env: { ...env, DATA_DIR: dataDir } },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ console: 'berlin' });
+    expect(networksOf('berlin')).toContain('Fleet-Lab');
+    expect(networksOf('munich')).not.toContain('Fleet-Lab');
+    const journal = readFileSync(join(dataDir, 'approvals.jsonl'), 'utf8');
+    expect(journal).toContain('"console":"berlin"');
+    // Read back and verified on berlin too: no image is missing for want of a console.
+    expect(journal).not.toContain('could not be read');
+    expect(journal).toContain('"verification":{"status":"verified"');
+    expect(journal).not.toContain('sim-fleet-key');
   });
 
   it('previews a write on the console it names, and changes nothing', async () => {
