@@ -44,3 +44,21 @@ export function scopeToChannel(
     ]);
   return scoped;
 }
+
+/** The steps of a plan typed or submitted in `channel`, each scoped as a command there would be. */
+export function scopePlanToChannel<S extends { tool: string; args: Record<string, unknown>; line: number }>(
+  steps: readonly S[],
+  channel: string,
+  deps: Pick<SlackDeps, 'context'> & { registry: ToolRegistry },
+): S[] {
+  return steps.map((step) => {
+    try {
+      return { ...step, args: scopeToChannel(step.tool, step.args, channel, deps) };
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      throw new ValidationError(
+        error.issues.map((issue) => ({ ...issue, field: `line ${step.line} ${issue.field}` })),
+      );
+    }
+  });
+}

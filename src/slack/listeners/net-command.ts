@@ -24,7 +24,7 @@ import { answerPrivately } from '../private-answer.js';
 import { type Respond, respondTo } from '../response-url.js';
 import type { SlackRoutes } from '../slack-routes.js';
 import { topClientsChartPng } from '../top-chart.js';
-import { scopeToChannel } from './channel-scope.js';
+import { scopePlanToChannel, scopeToChannel } from './channel-scope.js';
 
 const EXPORT_TOOL = 'export_topology';
 const TOP_TOOL = 'top_clients';
@@ -142,7 +142,7 @@ async function plan(
     return;
   }
   const set = await deps.approvals.proposeSet({
-    steps: parsePlan(intent.lines.join('\n'), deps.registry),
+    steps: scopePlanToChannel(parsePlan(intent.lines.join('\n'), deps.registry), command.channel_id, deps),
     ...planOptions(intent.options),
     requester,
     channel: command.channel_id,

@@ -3,7 +3,7 @@ import { ValidationError } from '../../../src/errors.js';
 import type { Gateway } from '../../../src/gateway/types.js';
 import { MemoryStore } from '../../../src/lib/json-file-store.js';
 import { silentLogger } from '../../../src/log.js';
-import { scopeToChannel } from '../../../src/slack/listeners/channel-scope.js';
+import { scopePlanToChannel, scopeToChannel } from '../../../src/slack/listeners/channel-scope.js';
 import type { ChannelScope, ConsolePort, ToolContext } from '../../../src/tools/core/context.js';
 import { createRegistry } from '../../../src/tools/index.js';
 
@@ -87,5 +87,21 @@ describe('a command in a channel bound in the consoles file', () => {
         console: 'munich',
       },
     );
+  });
+
+  it('scopes every step of a plan, naming the line of a step aimed elsewhere', () => {
+    const steps = [
+      { tool: 'create_network', args: { name: 'Lab', vlan_id: '40', subnet: '10.70.0.0/24' }, line: 1 },
+      { tool: 'delete_network', args: { network_id: 'Lab', console: 'munich' }, line: 3 },
+    ];
+    const first = steps[0];
+    if (!first) throw new Error('two steps');
+    expect(scopePlanToChannel([first], 'C0BERLIN1', deps)).toEqual([
+      { ...first, args: { ...first.args, console: 'berlin' } },
+    ]);
+    const refused = refusal(() => scopePlanToChannel(steps, 'C0BERLIN1', deps));
+    expect(refused?.issues).toEqual([
+      { field: 'line 3 console', rule: 'this channel is bound to berlin: a write here cannot reach munich' },
+    ]);
   });
 });
