@@ -258,6 +258,12 @@ export class ToolRegistry {
     const lines: string[] = [];
     const info = this.consoleInfo?.();
     if (info !== undefined) lines.push(consoleLine(info));
+    if (this.#consoles?.fleet === true) {
+      const names = this.#consoles.list().map((each) => each.name);
+      lines.push(
+        `Consoles: ${names.join(', ')}. Every tool takes console=<name>; list_consoles and find_client ask them all.`,
+      );
+    }
     for (const group of this.groups) {
       const apis = info?.apis.find((a) => a.group === group.api);
       lines.push(apis === undefined ? `${group.title}:` : `${group.title}: [${describeGroupApis(apis)}]`);

@@ -110,6 +110,13 @@ describe('the registry picks the console of a call (console=)', () => {
     expect(port.built).toEqual([]);
   });
 
+  it('says in help which consoles there are, and nothing of consoles with one', () => {
+    expect(registryWith(portOf(['berlin', 'munich'])).helpText()).toContain(
+      'Consoles: berlin, munich. Every tool takes console=<name>',
+    );
+    expect(registryWith(portOf(['default'])).helpText()).not.toContain('Consoles:');
+  });
+
   it('refuses a console not served, by field', () => {
     const registry = registryWith(portOf(['berlin', 'munich']));
     expect(() => registry.validate('read_thing', { console: 'paris' })).toThrow(ValidationError);
