@@ -145,11 +145,9 @@ function fleetParts(config: Config, logger: Logger, argv: readonly string[]): Om
   }
   // The keys read from the environment or files are scrubbed from any text, like GATEWAY_API_KEY.
   setConfiguredSecrets([...configuredSecretValues(config), ...fleet.secretValues()]);
-  const [first] = fleet.list();
-  if (first === undefined) throw new Error('a checked consoles file lists a console');
   return {
     controller: { overrides: {}, stop: async () => {} },
-    gateway: fleet.gateway(first.name),
+    gateway: fleet.defaultGateway(),
     controllerUrl: undefined,
     consoles: fleet,
   };

@@ -72,17 +72,27 @@ export function fleetGatewayOptions(entry: ResolvedConsole, config: Config, logg
   };
 }
 
-/** Every console of a consoles file; `makeGateway` builds one on first use (tests pass their own). */
+/** How many consoles' gateways stay open at once by default: each holds sockets, caches and timers. */
+export const MAX_OPEN_GATEWAYS = 64;
+
+/**
+ * Every console of a consoles file; `makeGateway` builds one on first use (tests pass their own).
+ * At most `maxOpen` stay open: the least recently used is closed (and built again when asked),
+ * except the one background work uses (`defaultGateway`).
+ */
 export class FleetConsoles implements Consoles {
   readonly fleet: boolean;
+  /** In order of last use, oldest first. */
   readonly #gateways = new Map<string, Gateway>();
   readonly #byName: ReadonlyMap<string, ResolvedConsole>;
+  #pinned: string | undefined;
 
   constructor(
     private readonly file: ConsolesFile,
     private readonly consoles: readonly ResolvedConsole[],
     private readonly makeGateway: (entry: ResolvedConsole) => Gateway,
     readonly readBudgetMs: number,
+    private readonly maxOpen = MAX_OPEN_GATEWAYS,
   ) {
     this.#byName = new Map(consoles.map((entry) => [entry.name, entry]));
     this.fleet = consoles.length > 1;
@@ -97,14 +107,42 @@ export class FleetConsoles implements Consoles {
     }));
   }
 
+  /** The first console's gateway, never closed while the process runs: telemetry and the watcher use it. */
+  defaultGateway(): Gateway {
+    const [first] = this.consoles;
+    if (first === undefined) throw new Error('a checked consoles file lists a console');
+    this.#pinned = first.name;
+    return this.gateway(first.name);
+  }
+
   gateway(name: string): Gateway {
     const existing = this.#gateways.get(name);
-    if (existing) return existing;
+    if (existing) {
+      this.#gateways.delete(name);
+      this.#gateways.set(name, existing);
+      return existing;
+    }
     const entry = this.#byName.get(name);
     if (!entry) throw unknownConsole(name, [...this.#byName.keys()]);
     const gateway = this.makeGateway(entry);
     this.#gateways.set(name, gateway);
+    this.#evict();
     return gateway;
+  }
+
+  /** Names of the consoles whose gateway is open, oldest use first. */
+  open(): string[] {
+    return [...this.#gateways.keys()];
+  }
+
+  #evict(): void {
+    for (const [name, gateway] of this.#gateways) {
+      if (this.#gateways.size <= this.maxOpen) return;
+      if (name === this.#pinned) continue;
+      this.#gateways.delete(name);
+      // Closing only stops its timers and idle sockets; a read still running on it finishes or fails alone.
+      void gateway.close().catch(() => undefined);
+    }
   }
 
   channel(channelId: string): ChannelScope | undefined {

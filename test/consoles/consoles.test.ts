@@ -68,6 +68,27 @@ describe('the consoles of a fleet', () => {
     expect(made).toEqual(['munich']);
   });
 
+  it('keeps at most maxOpen gateways open, closing the least recently used but never the default one', async () => {
+    const closed: string[] = [];
+    const file = parseConsolesFile(FILE, '/etc/netops/consoles.yaml');
+    const fleet = new FleetConsoles(
+      file,
+      resolveConsoles(file, ENV),
+      (entry) =>
+        ({ name: entry.name, close: async () => void closed.push(entry.name) }) as unknown as Gateway,
+      2000,
+      2,
+    );
+    fleet.defaultGateway(); // berlin, kept for background work
+    fleet.gateway('munich');
+    fleet.gateway('boston'); // three open: munich, the least recently used but for berlin, is closed
+    expect(fleet.open()).toEqual(['berlin', 'boston']);
+    fleet.gateway('munich'); // built again; boston goes
+    expect(fleet.open()).toEqual(['berlin', 'munich']);
+    await Promise.resolve();
+    expect(closed).toEqual(['munich', 'boston']);
+  });
+
   it('refuses a name not served, naming the consoles and the nearest', () => {
     const fleet = fleetOf([]);
     const error = (() => {

@@ -130,7 +130,8 @@ export class ToolRegistry {
     }
     if (typeof given !== 'string' || consoles === undefined)
       throw new ValidationError([{ field: 'console', rule: 'must name a console' }]);
-    consoles.gateway(given); // refuses a name not served, naming those that are
+    // A name not served is refused by the port, naming those that are; a served one is not built yet.
+    if (!names.includes(given)) consoles.gateway(given);
     return consoles.fleet ? given : undefined;
   }
 

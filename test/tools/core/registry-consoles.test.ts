@@ -91,12 +91,15 @@ describe('the registry picks the console of a call (console=)', () => {
   });
 
   it('keeps the console among validated arguments, so a change request runs where it was previewed', () => {
-    const registry = registryWith(portOf(['berlin', 'munich']));
+    const port = portOf(['berlin', 'munich']);
+    const registry = registryWith(port);
     expect(registry.validate('update_thing', { console: 'berlin', dry_run: 'true' })).toEqual({
       console: 'berlin',
       site_id: 'default',
       dry_run: true,
     });
+    // Validating builds no gateway: only running on a console does.
+    expect(port.built).toEqual([]);
   });
 
   it('asks for the console in a fleet, naming every one, as a missing value forms prompt for', async () => {
