@@ -101,6 +101,12 @@ const DESCRIBED: Record<EnvVariable, Described> = {
     meaning:
       'The largest controller answer the bot reads, counted after decompression (32 MiB). A longer one, such as a gzip bomb, is refused with an error naming this variable. `stat/sta` is about 1–3 KB per client: a site of more than about 10,000 clients needs it raised (64 MiB for 50,000).',
   },
+  CONSOLES_FILE: {
+    group: 'controller',
+    defaultText: 'one console',
+    meaning:
+      'A YAML file listing several consoles (each by `url` with `api_key_env` or `api_key_file`, or through the cloud `connector`), their labels, and Slack channels bound to a console or site. Set, every tool takes `console=` and the `GATEWAY_*` address and key are not used. A file that does not parse stops the bot at start, naming the line. See [A fleet of consoles](fleet.md).',
+  },
   DEFAULT_SITE: { group: 'controller', meaning: 'The `site_id` a command means when it names none.' },
   APPROVERS: {
     group: 'approvals',

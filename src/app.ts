@@ -5,6 +5,7 @@ import { ApprovalPeople } from './approvals/people.js';
 import { ChangeTimers } from './changes/timers.js';
 import { resolveToolCall } from './commands/aliases.js';
 import type { Config } from './config.js';
+import { type Consoles, singleConsole } from './consoles/consoles.js';
 import type { Gateway } from './gateway/types.js';
 import { createHttpServer } from './http-server.js';
 import type { Logger } from './log.js';
@@ -31,6 +32,11 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   gateway: Gateway;
+  /**
+   * The consoles served, each with its gateway (CONSOLES_FILE); unset: the one `gateway` above,
+   * named `default`. `close()` closes them.
+   */
+  consoles?: Consoles;
   /**
    * Where change requests, the journal and bot data live, already opened (`openStore`, which
    * main.ts awaits). Defaults to the file store in DATA_DIR. `close()` closes it.
@@ -117,7 +123,17 @@ export function createApp(deps: AppDeps): App {
     resolve: (line) => resolveToolCall(line, registry),
     now: deps.now ?? Date.now,
   };
-  const context: ToolContext = { gateway: deps.gateway, logger, store: store.data, telemetry, guardrails };
+  const consoles = deps.consoles ?? singleConsole(deps.gateway, config.gateway.readBudgetMs);
+  // The registry picks a call's console (`console=`) here; fleet-wide tools read every one.
+  registry.useConsoles(consoles);
+  const context: ToolContext = {
+    gateway: deps.gateway,
+    logger,
+    store: store.data,
+    telemetry,
+    guardrails,
+    consoles,
+  };
   // get_digest reads the day from the store in any process (the console beside the bot
   // sees what the bot's watcher recorded); tools/ reaches it through the context, like the timers.
   const digests: DigestPort = {
@@ -158,7 +174,7 @@ export function createApp(deps: AppDeps): App {
       await parts.slack?.stop();
       await parts.mcp?.close();
       await store.close();
-      await deps.gateway.close();
+      await consoles.close();
     },
   };
 }

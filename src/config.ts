@@ -70,6 +70,8 @@ const envSchema = z
     GATEWAY_TIMEOUT_MS: integer(100, 120_000, 10_000),
     GATEWAY_READ_BUDGET_MS: integer(100, 120_000, 8_000),
     GATEWAY_MAX_RESPONSE_BYTES: integer(65_536, 1_073_741_824, 33_554_432),
+    // Several consoles (src/fleet/consoles-file.ts); read and checked at start by src/consoles/.
+    CONSOLES_FILE: readableFile,
     DEFAULT_SITE: z.preprocess(
       blankToUndefined,
       z
@@ -382,6 +384,11 @@ function configFrom(e: Env, env: NodeJS.ProcessEnv) {
       /** The largest controller answer read, once decompressed; a longer one is refused. */
       maxResponseBytes: e.GATEWAY_MAX_RESPONSE_BYTES,
     },
+    /**
+     * CONSOLES_FILE: the consoles one bot serves; unset: the one console above (named `default`).
+     * The file names each key by its variable, looked up in `env` when the file is loaded.
+     */
+    ...(e.CONSOLES_FILE ? { consolesFile: { path: resolve(e.CONSOLES_FILE), env: env as ConsolesEnv } } : {}),
     defaultSite: e.DEFAULT_SITE,
     approvals: {
       approvers: e.APPROVERS,
@@ -457,6 +464,9 @@ function watchConfig(e: Env) {
     ...(e.UNIFI_WEBHOOK_SECRET ? { webhookSecret: e.UNIFI_WEBHOOK_SECRET } : {}),
   };
 }
+
+/** The environment a consoles file's `api_key_env` names are read from. */
+export type ConsolesEnv = Readonly<Record<string, string | undefined>>;
 
 /** The whole runtime configuration, parsed once from the environment. */
 export type Config = ReturnType<typeof configFrom>;

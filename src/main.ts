@@ -5,10 +5,18 @@ import { createApp } from './app.js';
 import { consoleActor } from './approvals/console-requester.js';
 import { type Config, configWarnings, loadConfig, runningInContainer } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
+import { type Consoles, type FleetConsoles, loadFleet, singleConsole } from './consoles/consoles.js';
 import { ConfigError } from './errors.js';
-import { createGateway, type GatewayOptions, gatewayOptionsFromConfig } from './gateway/index.js';
-import { packageVersion } from './lib/package-version.js';
 import {
+  createGateway,
+  type Gateway,
+  type GatewayOptions,
+  gatewayOptionsFromConfig,
+} from './gateway/index.js';
+import { packageVersion } from './lib/package-version.js';
+import { setConfiguredSecrets } from './lib/secret-text.js';
+import {
+  configuredSecretValues,
   createLogger,
   type Logger,
   readableLogDestination,
@@ -94,32 +102,75 @@ async function openStoreOrSay(config: Config, logger: Logger): Promise<Store | u
   }
 }
 
-/**
- * What every face starts from: the controller (the built-in simulator when none is configured), the
- * gateway options and the store; or the exit code when one of them cannot be had (2: a bad
- * variable, 1: the store cannot be opened), with whatever was started stopped again.
- */
-async function openParts(
+/** What every face starts from, once opened. */
+interface Parts {
+  controller: Awaited<ReturnType<typeof controllerFor>>;
+  /** The gateway background work (telemetry, watch) uses: the one console's, or a fleet's first. */
+  gateway: Gateway;
+  /** The controller's URL as reached, for self-lockout; unset in a fleet and in cloud mode. */
+  controllerUrl: string | undefined;
+  consoles: Consoles;
+  store: Store;
+}
+
+/** The single console's gateway and controller, or exit code 2 when the configuration cannot give one. */
+async function singleParts(
   config: Config,
   logger: Logger,
   argv: readonly string[],
-): Promise<
-  | { controller: Awaited<ReturnType<typeof controllerFor>>; gatewayOptions: GatewayOptions; store: Store }
-  | 1
-  | 2
-> {
+): Promise<Omit<Parts, 'store'> | 2> {
   const controller = await controllerFor(config);
   const gatewayOptions = gatewayOptionsOr2(config, logger, controller.overrides, argv);
   if (gatewayOptions === 2) {
     await controller.stop();
     return 2;
   }
+  const gateway = createGateway(gatewayOptions);
+  return {
+    controller,
+    gateway,
+    controllerUrl: gatewayOptions.url,
+    consoles: singleConsole(gateway, config.gateway.readBudgetMs),
+  };
+}
+
+/** CONSOLES_FILE's consoles (no simulator), or exit code 2 when the file is invalid. */
+function fleetParts(config: Config, logger: Logger, argv: readonly string[]): Omit<Parts, 'store'> | 2 {
+  let fleet: FleetConsoles;
+  try {
+    fleet = loadFleet(config, logger);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return reportConfigError(error, argv);
+  }
+  // The keys read from the environment or files are scrubbed from any text, like GATEWAY_API_KEY.
+  setConfiguredSecrets([...configuredSecretValues(config), ...fleet.secretValues()]);
+  return {
+    controller: { overrides: {}, stop: async () => {} },
+    gateway: fleet.defaultGateway(),
+    controllerUrl: undefined,
+    consoles: fleet,
+  };
+}
+
+/**
+ * What every face starts from: the consoles (the built-in simulator when none is configured) and
+ * the store; or the exit code when one of them cannot be had (2: a bad variable or consoles file,
+ * 1: the store cannot be opened), with whatever was started stopped again.
+ */
+async function openParts(config: Config, logger: Logger, argv: readonly string[]): Promise<Parts | 1 | 2> {
+  const served =
+    config.consolesFile === undefined
+      ? await singleParts(config, logger, argv)
+      : fleetParts(config, logger, argv);
+  if (served === 2) return 2;
   const store = await openStoreOrSay(config, logger);
   if (!store) {
-    await controller.stop();
+    await served.consoles.close();
+    await served.controller.stop();
     return 1;
   }
-  return { controller, gatewayOptions, store };
+  return { ...served, store };
 }
 
 /** Runs the Slack bot until SIGINT/SIGTERM; resolves only when it could not start. */
@@ -131,20 +182,20 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
   installProcessErrorHandlers(logger, (code) => process.exit(code));
   const parts = await openParts(config, logger, []);
   if (typeof parts === 'number') return parts;
-  const { controller, gatewayOptions, store } = parts;
+  const { controller, gateway, store, consoles } = parts;
   const { slackKit } = await import('./slack/slack-kit.js');
   // The MCP SDK is loaded only when POST /mcp is served.
   const mcpKit = config.mcp.tokens.length > 0 ? (await import('./mcp/mcp-kit.js')).mcpKit : undefined;
-  const gateway = createGateway(gatewayOptions);
   const app = createApp({
     config,
     logger,
     gateway,
+    consoles,
     store,
     slackKit,
     ...(mcpKit ? { mcpKit } : {}),
     policy,
-    controllerUrl: gatewayOptions.url,
+    ...(parts.controllerUrl ? { controllerUrl: parts.controllerUrl } : {}),
   });
   const slack = app.slack;
   if (!slack) throw new Error('SLACK_BOT_TOKEN is set but the app has no Slack front end');
@@ -231,7 +282,7 @@ async function runConsole(config: Config, argv: string[], policy: Policy): Promi
   for (const warning of configWarnings(config)) logger.warn(warning);
   const parts = await openParts(config, logger, argv);
   if (typeof parts === 'number') return parts;
-  const { controller, gatewayOptions, store } = parts;
+  const { controller, gateway, store, consoles } = parts;
   // A console run beside the bot (same environment) builds no Slack parts. Its writes are recorded
   // in the same store: PostgreSQL takes many writers, and the file journal is appended under a
   // cross-process lock after reading what the bot appended (store/file/file-lock.ts).
@@ -239,11 +290,12 @@ async function runConsole(config: Config, argv: string[], policy: Policy): Promi
   const app = createApp({
     config: consoleConfig,
     logger,
-    gateway: createGateway(gatewayOptions),
+    gateway,
+    consoles,
     store,
     ownsChanges: true,
     policy,
-    controllerUrl: gatewayOptions.url,
+    ...(parts.controllerUrl ? { controllerUrl: parts.controllerUrl } : {}),
   });
   const shutdown = async () => {
     await app.close();
@@ -319,19 +371,20 @@ async function runMcp(config: Config, policy: Policy): Promise<number> {
   }
   const parts = await openParts(config, logger, []);
   if (typeof parts === 'number') return parts;
-  const { controller, gatewayOptions, store } = parts;
+  const { controller, gateway, store, consoles } = parts;
   const { mcpKit } = await import('./mcp/mcp-kit.js');
   // No Slack bot in this process: the bot (sharing the store) posts and runs approval requests.
   const mcpConfig: Config = { ...config, slack: { ...config.slack, botToken: undefined } };
   const app = createApp({
     config: mcpConfig,
     logger,
-    gateway: createGateway(gatewayOptions),
+    gateway,
+    consoles,
     store,
     mcpKit,
     ownsChanges: config.mcp.writes !== 'off',
     policy,
-    controllerUrl: gatewayOptions.url,
+    ...(parts.controllerUrl ? { controllerUrl: parts.controllerUrl } : {}),
   });
   const shutdown = async () => {
     await app.close();

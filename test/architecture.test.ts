@@ -64,6 +64,7 @@ const EVERY_LAYER = [
   'policy-startup',
   'process-errors',
   'fleet',
+  'consoles',
   'http-server',
   ...TOP,
 ];
@@ -86,20 +87,34 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   'process-errors': allBut('process-errors', 'log', 'config', 'errors', 'lib'),
   // The process's HTTP server: the faces register their routes on it, it knows none of them.
   'http-server': allBut('http-server'),
-  tools: ['slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
-  gateway: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'app', 'main'],
+  tools: ['slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'consoles', 'app', 'main'],
+  gateway: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'simulator', 'consoles', 'app', 'main'],
+  // One gateway per console of the fleet: above gateway/ and fleet/, below the process wiring;
+  // the faces reach it only through the ToolContext's ConsolePort.
+  consoles: [
+    'slack',
+    'console',
+    'mcp',
+    'approvals',
+    'store',
+    'simulator',
+    'commands',
+    'changes',
+    'watch',
+    ...TOP,
+  ],
   store: ['tools', 'slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],
-  approvals: ['slack', 'console', 'mcp', 'gateway', 'simulator', 'app', 'main'],
+  approvals: ['slack', 'console', 'mcp', 'gateway', 'simulator', 'consoles', 'app', 'main'],
   // The faces see the controller only through tools/ and approvals/ (its status type included).
-  slack: ['console', 'mcp', 'gateway', 'records', 'simulator', 'app', 'main'],
-  console: ['slack', 'mcp', 'gateway', 'records', 'simulator', 'app', 'main'],
-  mcp: ['slack', 'console', 'gateway', 'records', 'simulator', 'app', 'main'],
+  slack: ['console', 'mcp', 'gateway', 'records', 'simulator', 'consoles', 'app', 'main'],
+  console: ['slack', 'mcp', 'gateway', 'records', 'simulator', 'consoles', 'app', 'main'],
+  mcp: ['slack', 'console', 'gateway', 'records', 'simulator', 'consoles', 'app', 'main'],
   format: USERS_OF_PURE,
   lib: [...USERS_OF_PURE, 'records', 'format'],
   // The controller's record schemas: pure zod, below the gateway that parses with them.
   records: [...USERS_OF_PURE, 'format', 'topology', 'telemetry', 'watch', 'changes', 'policy', 'app', 'main'],
   // Which consoles and sites the bot serves, read from CONSOLES_FILE: below every part that uses it.
-  fleet: [...USERS_OF_PURE, 'commands', 'changes', 'watch', ...TOP],
+  fleet: ['consoles', ...USERS_OF_PURE, 'commands', 'changes', 'watch', ...TOP],
   // Pure: builds the picture from records it is given, never reads the controller.
   topology: USERS_OF_PURE,
   simulator: ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'app', 'main'],
@@ -109,7 +124,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   policy: [...USERS_OF_PURE, 'telemetry', 'topology', 'commands', 'app', 'main'],
   watch: ['slack', 'console', 'mcp', 'simulator', 'app', 'main'],
   // DESIGN §8: runs an approved change; approvals/ decides whether and when.
-  changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'app', 'main'],
+  changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'consoles', 'app', 'main'],
 };
 
 describe('the layers keep to their import rules', () => {

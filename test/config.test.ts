@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configWarnings, ENV_VARIABLES, loadConfig, loadStoreConfig } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
@@ -189,6 +190,16 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads CONSOLES_FILE as an absolute path with the environment its key names are read from', () => {
+    const config = loadConfig({ CONSOLES_FILE: 'package.json', BERLIN_API_KEY: 'k' });
+    expect(config.consolesFile?.path).toBe(resolve('package.json'));
+    expect(config.consolesFile?.env.BERLIN_API_KEY).toBe('k');
+    expect(loadConfig({}).consolesFile).toBeUndefined();
+    expect(configError({ CONSOLES_FILE: '/nonexistent/consoles.yaml' }).issues[0]?.field).toBe(
+      'CONSOLES_FILE',
+    );
+  });
+
   it('lists every variable of the public contract', () => {
     expect(ENV_VARIABLES).toEqual(
       expect.arrayContaining([
@@ -245,9 +256,10 @@ describe('loadConfig', () => {
         'DRIFT_INTERVAL_SECONDS',
         'UNIFI_WEBHOOK_SECRET',
         'CHANGE_TIMER_TICK_SECONDS',
+        'CONSOLES_FILE',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(54);
+    expect(ENV_VARIABLES).toHaveLength(55);
   });
 });
 

@@ -29,6 +29,8 @@ interface AliasSpec {
 
   /** The tool it runs instead on a site with the zone-based firewall, where `tool` is refused. */
   onZoneBased?: string;
+  /** The tool it runs instead when the bot serves several consoles and the line names none. */
+  inFleet?: string;
 }
 
 /**
@@ -68,7 +70,13 @@ const ALIASES: readonly AliasSpec[] = [
     positional: { arg: 'client', placeholder: '<client>' },
     on: { word: 'on', tool: 'list_clients', arg: 'network_id', placeholder: '<network>' },
   },
-  { names: ['where'], tool: 'get_client', positional: { arg: 'client', placeholder: '<client>' } },
+  // In a fleet, `where` asks every console (find_client) unless console= names one.
+  {
+    names: ['where'],
+    tool: 'get_client',
+    positional: { arg: 'client', placeholder: '<client>' },
+    inFleet: 'find_client',
+  },
   { names: ['clients'], tool: 'list_clients' },
   { names: ['devices'], tool: 'list_devices' },
   { names: ['offline'], tool: 'list_devices', fixed: { state: 'offline' } },
@@ -136,7 +144,11 @@ export function resolveCommand(command0: ParsedCommand, registry: ToolRegistry):
     refusePositionals(parsed, command, keyValueHint(registry, command));
     return { tool: command, args: { ...parsed.args } };
   }
-  const spec = BY_NAME.get(command);
+  const named = BY_NAME.get(command);
+  const spec =
+    named?.inFleet !== undefined && registry.servesFleet() && parsed.args.console === undefined
+      ? { ...named, tool: named.inFleet }
+      : named;
   if (!spec) {
     registry.require(command);
     // require() throws for an unknown name; reaching here would mean the registry changed meanwhile.
@@ -149,7 +161,11 @@ export function resolveCommand(command0: ParsedCommand, registry: ToolRegistry):
   }
   const args: Record<string, unknown> = { ...spec.fixed, ...parsed.args };
   let words = parsed.positionals;
-  if (spec.tool === 'get_client' && words.length > 1 && words[0]?.toLowerCase() === 'is')
+  if (
+    (spec.tool === 'get_client' || spec.tool === 'find_client') &&
+    words.length > 1 &&
+    words[0]?.toLowerCase() === 'is'
+  )
     words = words.slice(1);
   if (spec.on?.rest && words[0]?.toLowerCase() === spec.on.word) {
     const { tool, arg } = spec.on;

@@ -7,6 +7,7 @@ import { clientTools } from './clients/clients.js';
 import { hotspotTools } from './clients/hotspot.js';
 import { topClientsTools } from './clients/top-clients.js';
 import { useToolGroups } from './core/catalog.js';
+import { withConsoleSpec } from './core/console-spec.js';
 import type { ToolGroup } from './core/define-tool.js';
 import { ToolRegistry } from './core/registry.js';
 import { deviceActionTools } from './devices/device-actions.js';
@@ -18,12 +19,13 @@ import { firewallRuleTools } from './firewall/firewall-rules.js';
 import { firewallZoneTools } from './firewall/firewall-zones.js';
 import { trafficMatchingListTools } from './firewall/traffic-matching-lists.js';
 import { trafficRouteTools } from './firewall/traffic-routes.js';
+import { fleetTools } from './fleet/fleet-tools.js';
 import { networkTools } from './networks/networks.js';
 import { topologyTools } from './topology/topology.js';
 import { wifiBroadcastTools } from './wifi/wifi-broadcasts.js';
 
 /** Every tool group of the spec, in the spec's order (4.1 … 4.9), with the zone-based firewall's policies after the rules. */
-export const toolGroups: readonly ToolGroup[] = [
+const definedGroups: readonly ToolGroup[] = [
   { title: 'Networks and VLANs', api: 'networks', tools: networkTools },
   { title: 'Firewall zones', api: 'firewall-zones', tools: firewallZoneTools },
   { title: 'Firewall rules', api: 'firewall-rules', tools: firewallRuleTools },
@@ -49,7 +51,18 @@ export const toolGroups: readonly ToolGroup[] = [
   { title: 'Changes', tools: keepTools },
   // The daily digest, read now (the console and MCP cannot receive the Slack message).
   { title: 'Watch', tools: watchTools },
+  // Every console at once (CONSOLES_FILE); with one console, that one.
+  { title: 'Consoles', tools: fleetTools },
 ];
+
+/**
+ * Every tool group, each write tool's change spec kept on the console of its write: a change made
+ * with `console=` is read back, verified and undone there.
+ */
+export const toolGroups: readonly ToolGroup[] = definedGroups.map((group) => ({
+  ...group,
+  tools: group.tools.map(withConsoleSpec),
+}));
 
 // check_policy and the console's risk lines find a tool's impact by name through the catalog.
 useToolGroups(toolGroups);

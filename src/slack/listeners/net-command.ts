@@ -24,6 +24,7 @@ import { answerPrivately } from '../private-answer.js';
 import { type Respond, respondTo } from '../response-url.js';
 import type { SlackRoutes } from '../slack-routes.js';
 import { topClientsChartPng } from '../top-chart.js';
+import { scopePlanToChannel, scopeToChannel } from './channel-scope.js';
 
 const EXPORT_TOOL = 'export_topology';
 const TOP_TOOL = 'top_clients';
@@ -74,12 +75,20 @@ async function handle(
   reads: SharedWork<SlackMessage>,
 ) {
   const { registry } = deps;
-  const { intent } = await routeLine(command.text, {
+  const routed = await routeLine(command.text, {
     face: 'slack',
     registry,
     gateway: deps.context.gateway,
     digest: deps.watch !== undefined,
   });
+  // A channel bound to a console (CONSOLES_FILE) runs its calls there, and its writes nowhere else.
+  const intent =
+    'tool' in routed.intent && 'args' in routed.intent && typeof routed.intent.tool === 'string'
+      ? {
+          ...routed.intent,
+          args: scopeToChannel(routed.intent.tool, routed.intent.args, command.channel_id, deps),
+        }
+      : routed.intent;
   const requester = { userId: command.user_id, ...(command.user_name ? { name: command.user_name } : {}) };
   switch (intent.kind) {
     case 'plan':
@@ -133,7 +142,7 @@ async function plan(
     return;
   }
   const set = await deps.approvals.proposeSet({
-    steps: parsePlan(intent.lines.join('\n'), deps.registry),
+    steps: scopePlanToChannel(parsePlan(intent.lines.join('\n'), deps.registry), command.channel_id, deps),
     ...planOptions(intent.options),
     requester,
     channel: command.channel_id,

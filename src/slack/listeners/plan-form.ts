@@ -14,6 +14,7 @@ import type { SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { parsePayload, viewSubmissionSchema } from '../payloads.js';
 import type { SlackRoutes } from '../slack-routes.js';
+import { scopePlanToChannel } from './channel-scope.js';
 import { FORM_ACK_BUDGET_MS, postFormProposal } from './tool-form-submission.js';
 
 const metadataSchema = z.object({ channel: z.string().min(1) });
@@ -39,7 +40,12 @@ export function registerPlanForm(routes: SlackRoutes, deps: SlackDeps): void {
       const value = (block: string) => values[block]?.[PLAN_VALUE_ACTION];
       const title = value(PLAN_TITLE_BLOCK)?.value?.trim();
       const onFailure = value(PLAN_FAILURE_BLOCK)?.selected_option?.value === 'stop' ? 'stop' : 'rollback';
-      const steps = parsePlan(value(PLAN_STEPS_BLOCK)?.value ?? '', deps.registry);
+      // A channel bound in CONSOLES_FILE: each step on its console, none aimed elsewhere.
+      const steps = scopePlanToChannel(
+        parsePlan(value(PLAN_STEPS_BLOCK)?.value ?? '', deps.registry),
+        channel,
+        deps,
+      );
       proposal = settle(
         deps.approvals.proposeSet({
           steps,

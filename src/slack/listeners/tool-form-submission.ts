@@ -15,6 +15,7 @@ import type { SlackClient, SlackDeps } from '../deps.js';
 import { slackErrorText } from '../error-text.js';
 import { parsePayload, viewSubmissionSchema } from '../payloads.js';
 import type { SlackRoutes } from '../slack-routes.js';
+import { scopeToChannel } from './channel-scope.js';
 
 // channel '' = opened from App Home: the form itself asks where to post the preview.
 const metadataSchema = z.object({ tool: z.string().min(1), channel: z.string() });
@@ -99,7 +100,7 @@ function parseSubmission(body: unknown, deps: SlackDeps) {
     throw new ValidationError([{ field: 'private_metadata', rule: 'is not a form this bot opened' }]);
   }
   const infos = deps.registry.argumentsOf(metadata.tool);
-  const args = formArguments(infos, submission.view.state.values);
+  const typed = formArguments(infos, submission.view.state.values);
   const picked = pickedSchema.safeParse(
     submission.view.state.values[FORM_CHANNEL_BLOCK]?.[FORM_CHANNEL_ACTION],
   );
@@ -109,6 +110,8 @@ function parseSubmission(body: unknown, deps: SlackDeps) {
       { field: FORM_CHANNEL_BLOCK, rule: 'pick the channel to post the preview in' },
     ]);
   }
+  // The channel's console and site, and its refusal of a write aimed elsewhere (CONSOLES_FILE).
+  const args = scopeToChannel(metadata.tool, typed, channel, deps);
   // Validate now, while the modal can still show errors; the dry run follows.
   deps.registry.validate(metadata.tool, args);
   return { tool: metadata.tool, channel, args, user: submission.user.id };

@@ -22,6 +22,44 @@ export interface ToolContext {
    * another change (keep_change) is decided for this person, never for the bot.
    */
   actor?: { userId: string; name?: string };
+  /**
+   * Every console this bot serves (one, `default`, without CONSOLES_FILE); the registry picks the
+   * gateway of a call's `console=` from it. Fleet-wide tools (list_consoles) read them all.
+   */
+  consoles?: ConsolePort;
+  /** The console this call runs against, when the registry picked one by name. */
+  console?: string;
+}
+
+/** One console as tools see it: its name, labels and how it is reached (no secret). */
+export interface ConsoleSummary {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+  /** `local`: its own address; `connector`: through the cloud; `single`: the GATEWAY_* console. */
+  via: 'local' | 'connector' | 'single';
+  /** Classic site names it serves; undefined: every site. */
+  sites: readonly string[] | undefined;
+}
+
+/** The consoles of this process (src/consoles/ builds it); each gateway is built on first use. */
+export interface ConsolePort {
+  /** More than one console: a call must name its console (`console=`). */
+  readonly fleet: boolean;
+  list(): readonly ConsoleSummary[];
+  /** The gateway of the console named `name`; ValidationError on a name not served. */
+  gateway(name: string): Gateway;
+  /** How long one read may wait in all (GATEWAY_READ_BUDGET_MS): a fan-out stops waiting after it. */
+  readonly readBudgetMs: number;
+  /** The consoles (and site) a Slack channel is bound to; undefined for a channel not bound. */
+  channel(channelId: string): ChannelScope | undefined;
+}
+
+/** What a Slack channel is bound to, as a command in it sees it. */
+export interface ChannelScope {
+  /** The consoles the channel reaches (one for a console binding, every labelled one for a label binding). */
+  consoles: readonly string[];
+  /** The one site, when the binding names it. */
+  site: string | undefined;
 }
 
 /** The guardrails of this process: the policy in effect and what self-lockout is measured against. */

@@ -5,6 +5,7 @@ import type { ConsoleInfo } from '../../gateway/console-info.js';
 import { redactSecrets } from '../../lib/redact.js';
 import { suggestNames } from '../../lib/suggest.js';
 import { attachUnreadable, withUnreadableTally } from '../../lib/unreadable-records.js';
+import type { ConsolePort } from './context.js';
 import type { ToolContext, ToolDefinition, ToolGroup } from './define-tool.js';
 import { missingValue } from './missing-values.js';
 import { type ArgumentInfo, argumentsOf } from './schema-introspection.js';
@@ -74,9 +75,20 @@ function consoleLine(info: ConsoleInfo): string {
   return `Controller: ${version}, ${official}; each group says which endpoints it uses here [official, classic, v2].`;
 }
 
+/**
+ * A fleet's answer names its console: an object answer (a record, a preview, a write's outcome)
+ * gets a `console` field first; a list is left as it is, its command named the console.
+ */
+function namedFor(console: string | undefined, value: unknown): unknown {
+  if (console === undefined || value === null || typeof value !== 'object' || Array.isArray(value))
+    return value;
+  return { console, ...(value as Record<string, unknown>) };
+}
+
 /** All tools by name: validates arguments with each tool's schema and runs it. */
 export class ToolRegistry {
   private readonly byName = new Map<string, ToolDefinition>();
+  #consoles: ConsolePort | undefined;
 
   constructor(
     readonly groups: readonly ToolGroup[],
@@ -89,6 +101,43 @@ export class ToolRegistry {
         this.byName.set(tool.name, tool);
       }
     }
+  }
+
+  /** The consoles a call's `console=` names (app.ts wires them); unset: `console=` is refused. */
+  useConsoles(consoles: ConsolePort): void {
+    this.#consoles = consoles;
+  }
+
+  /**
+   * The console a call runs against, taken out of its arguments: the one named, or none where a
+   * single console is served. A fleet asks for it (a missing value, so forms prompt for it).
+   * Tools that declare `console` themselves (fleet-wide reads) get it as an argument instead.
+   */
+  #takeConsole(tool: ToolDefinition, input: RawArguments): string | undefined {
+    if (argumentsOf(tool.args).some((info) => info.name === 'console')) return undefined;
+    const given = input.console;
+    delete input.console;
+    const consoles = this.#consoles;
+    const names = consoles?.list().map((each) => each.name) ?? [];
+    if (given === undefined || given === '') {
+      if (consoles?.fleet !== true) return undefined;
+      throw new ValidationError([
+        missingValue(
+          'console',
+          `is required: this bot serves ${names.length} consoles (${names.join(', ')})`,
+        ),
+      ]);
+    }
+    if (typeof given !== 'string' || consoles === undefined)
+      throw new ValidationError([{ field: 'console', rule: 'must name a console' }]);
+    // A name not served is refused by the port, naming those that are; a served one is not built yet.
+    if (!names.includes(given)) consoles.gateway(given);
+    return consoles.fleet ? given : undefined;
+  }
+
+  /** Whether the bot serves several consoles (a call must name one; `where` asks them all). */
+  servesFleet(): boolean {
+    return this.#consoles?.fleet === true;
   }
 
   /** Every tool, in group order. */
@@ -148,6 +197,7 @@ export class ToolRegistry {
     const tool = this.require(name);
     const known = argumentsOf(tool.args).map((i) => i.name);
     const input = this.coerce(name, raw);
+    const console = this.#takeConsole(tool, input);
     const issues: FieldIssue[] = [];
     for (const key of Object.keys(input)) {
       if (known.includes(key)) continue;
@@ -159,23 +209,44 @@ export class ToolRegistry {
     if (issues.length > 0) throw new ValidationError(issues);
     const parsed = tool.args.safeParse(input);
     if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error, input));
-    return parsed.data;
+    // The console stays in the validated arguments: a change request keeps it, and runs there.
+    return console === undefined ? parsed.data : { console, ...parsed.data };
   }
 
   /** Validates, enforces the write guard, and runs. A write needs confirm=true unless it is a dry run. */
   async run(name: string, raw: RawArguments, context: ToolContext): Promise<unknown> {
     const tool = this.require(name);
-    const args = this.validate(name, raw);
-    if (tool.access === 'write' && args.dry_run !== true && args.confirm !== true) {
+    // A tool called from within a console's call (a read before a write) runs on that console.
+    const inherited =
+      context.console !== undefined && raw.console === undefined ? { ...raw, console: context.console } : raw;
+    const validated = this.validate(name, inherited);
+    if (tool.access === 'write' && validated.dry_run !== true && validated.confirm !== true) {
       throw new ConfirmationRequiredError(name);
     }
+    const { args, context: scoped, console } = this.#onConsole(tool, validated, context);
     // The one redaction of tool output (lib/redact.ts): every face shows, and the journal keeps,
     // the same masked values; the controller still receives what the tool sends.
-    if (tool.access !== 'read') return redactSecrets(await tool.run(args, context));
+    if (tool.access !== 'read') return namedFor(console, redactSecrets(await tool.run(args, scoped)));
     // A read says how many controller records it left out as unreadable (lib/unreadable-records.ts);
     // previews and write outcomes stay as they are, so a preview's hash never depends on it.
-    const { value, unreadable } = await withUnreadableTally(() => tool.run(args, context));
-    return redactSecrets(attachUnreadable(value, unreadable));
+    const { value, unreadable } = await withUnreadableTally(() => tool.run(args, scoped));
+    return namedFor(console, redactSecrets(attachUnreadable(value, unreadable)));
+  }
+
+  /** The arguments without `console`, and a context whose gateway is that console's. */
+  #onConsole(
+    tool: ToolDefinition,
+    validated: Record<string, unknown>,
+    context: ToolContext,
+  ): { args: Record<string, unknown>; context: ToolContext; console: string | undefined } {
+    const declares = argumentsOf(tool.args).some((info) => info.name === 'console');
+    const console = validated.console;
+    if (declares || typeof console !== 'string') return { args: validated, context, console: undefined };
+    const { console: _console, ...args } = validated;
+    const consoles = context.consoles ?? this.#consoles;
+    if (consoles === undefined)
+      throw new ValidationError([{ field: 'console', rule: 'must name a console' }]);
+    return { args, context: { ...context, gateway: consoles.gateway(console), console }, console };
   }
 
   /** Help for one tool: every argument with its type, bounds, default and allowed values, and an example. */
@@ -188,6 +259,12 @@ export class ToolRegistry {
     const lines: string[] = [];
     const info = this.consoleInfo?.();
     if (info !== undefined) lines.push(consoleLine(info));
+    if (this.#consoles?.fleet === true) {
+      const names = this.#consoles.list().map((each) => each.name);
+      lines.push(
+        `Consoles: ${names.join(', ')}. Every tool takes console=<name>; list_consoles and find_client ask them all.`,
+      );
+    }
     for (const group of this.groups) {
       const apis = info?.apis.find((a) => a.group === group.api);
       lines.push(apis === undefined ? `${group.title}:` : `${group.title}: [${describeGroupApis(apis)}]`);

@@ -53,7 +53,7 @@ const STILL_PRIVATE: Readonly<Partial<Record<OfficialOperation, string>>> = {
  * Networks are read and written through the official API on 10.1. These tools still GET classic
  * networkconf there, only to translate the classic network `_id`s that the objects they handle
  * carry (legacy firewall rules, v2 firewall policies and traffic routes, stat/sta
- * clients, which top_clients and the digest name by network as list_clients does;
+ * clients, which top_clients, the digest and find_client name by network as list_clients does;
  * delete_network and check_policy for the references of those kinds): the official API does not
  * give a network's classic `_id`. create_network and update_network read it for the
  * remote-access VPN client pools a new subnet must not overlap: 10.1.85's networks list leaves
@@ -62,7 +62,7 @@ const STILL_PRIVATE: Readonly<Partial<Record<OfficialOperation, string>>> = {
  * writes networkconf on purpose: tools/networks-official.test.ts holds that one.)
  */
 const CLASSIC_NETWORK_IDS =
-  /^(check_policy|(create|update|delete)_network|(list|get|create|update|delete)_firewall_rules?|(list|create|update|delete)_traffic_routes?|list_clients|get_client|top_clients|get_digest)$/;
+  /^(check_policy|(create|update|delete)_network|(list|get|create|update|delete)_firewall_rules?|(list|create|update|delete)_traffic_routes?|list_clients|get_client|find_client|top_clients|get_digest)$/;
 
 const VERSIONS = ['9.0', '10.1'] as const;
 type Bots = { zoneBased: TestBot; legacy: TestBot };

@@ -209,8 +209,12 @@ describe('the registered tools', () => {
   const registry = createRegistry('default');
 
   it('are the 40 tools of the spec, the 5 zone-based firewall policy tools, 4 live reads, 13 on-call actions and top_clients', () => {
-    // And show_policy and check_policy, keep_change, and get_digest.
-    expect(registry.list()).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1);
+    // And show_policy and check_policy, keep_change, get_digest, and the fleet's two reads.
+    expect(registry.list()).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1 + 2);
+    expect(registry.groups.find((g) => g.title === 'Consoles')?.tools.map((t) => t.name)).toEqual([
+      'list_consoles',
+      'find_client',
+    ]);
     expect(
       registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
     ).toEqual([
@@ -236,8 +240,9 @@ describe('the registered tools', () => {
     for (const tool of registry.list())
       expect(tool.name).toMatch(
         // The on-call actions add their own verbs (MCP annotations know each); top_clients reads as
-        // "top clients", the name it is asked by; the policy tools show and check the policy.
-        /^(list|get|create|update|delete|assign|unassign|export|restart|power|locate|block|unblock|reconnect|authorize|unauthorize|revoke|set|top|show|check|keep)_[a-z_]+$/,
+        // "top clients", the name it is asked by; the policy tools show and check the policy;
+        // find_client looks across every console.
+        /^(list|get|create|update|delete|assign|unassign|export|restart|power|locate|block|unblock|reconnect|authorize|unauthorize|revoke|set|top|show|check|keep|find)_[a-z_]+$/,
       );
   });
 });
