@@ -5,7 +5,7 @@ import { createApp } from './app.js';
 import { consoleActor } from './approvals/console-requester.js';
 import { type Config, configWarnings, loadConfig, runningInContainer } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
-import { type Consoles, type FleetConsoles, loadFleet, singleConsole } from './consoles/consoles.js';
+import { type Consoles, singleConsole } from './consoles/consoles.js';
 import { ConfigError } from './errors.js';
 import {
   createGateway,
@@ -135,8 +135,14 @@ async function singleParts(
 }
 
 /** CONSOLES_FILE's consoles (no simulator), or exit code 2 when the file is invalid. */
-function fleetParts(config: Config, logger: Logger, argv: readonly string[]): Omit<Parts, 'store'> | 2 {
-  let fleet: FleetConsoles;
+async function fleetParts(
+  config: Config,
+  logger: Logger,
+  argv: readonly string[],
+): Promise<Omit<Parts, 'store'> | 2> {
+  // Loaded only for a fleet: its file parser (YAML) is no part of a one-console start.
+  const { loadFleet } = await import('./consoles/fleet-consoles.js');
+  let fleet: ReturnType<typeof loadFleet>;
   try {
     fleet = loadFleet(config, logger);
   } catch (error) {
@@ -162,7 +168,7 @@ async function openParts(config: Config, logger: Logger, argv: readonly string[]
   const served =
     config.consolesFile === undefined
       ? await singleParts(config, logger, argv)
-      : fleetParts(config, logger, argv);
+      : await fleetParts(config, logger, argv);
   if (served === 2) return 2;
   const store = await openStoreOrSay(config, logger);
   if (!store) {

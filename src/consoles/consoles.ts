@@ -1,22 +1,11 @@
 /**
- * The consoles one process serves, each with its own gateway: the single GATEWAY_* console, or
- * every console of CONSOLES_FILE. A fleet's gateways are built on first use, so a bot serving
- * many consoles connects only to those it is asked about.
+ * The consoles one process serves, each with its own gateway: the single GATEWAY_* console here,
+ * every console of CONSOLES_FILE in fleet-consoles.ts.
  */
-import { readFileSync } from 'node:fs';
-import type { Config } from '../config.js';
 import { ValidationError } from '../errors.js';
-import {
-  type ChannelBinding,
-  type ConsolesFile,
-  ConsolesFileError,
-  parseConsolesFile,
-} from '../fleet/consoles-file.js';
-import { bindingTargets, type ResolvedConsole, resolveConsoles } from '../fleet/resolve.js';
-import { createGateway, type Gateway, type GatewayOptions } from '../gateway/index.js';
+import type { Gateway } from '../gateway/index.js';
 import { suggestNames } from '../lib/suggest.js';
-import type { Logger } from '../log.js';
-import type { ChannelScope, ConsolePort, ConsoleSummary } from '../tools/core/context.js';
+import type { ConsolePort, ConsoleSummary } from '../tools/core/context.js';
 
 /** The name of the one console a bot without CONSOLES_FILE serves. */
 export const SINGLE_CONSOLE_NAME = 'default';
@@ -26,7 +15,7 @@ export interface Consoles extends ConsolePort {
   close(): Promise<void>;
 }
 
-function unknownConsole(name: string, names: readonly string[]): ValidationError {
+export function unknownConsole(name: string, names: readonly string[]): ValidationError {
   const close = suggestNames(name, names);
   const hint = close.length > 0 ? `; did you mean ${close.join(', ')}?` : '';
   return new ValidationError([
@@ -48,151 +37,4 @@ export function singleConsole(gateway: Gateway, readBudgetMs: number): Consoles 
     channel: () => undefined,
     close: () => gateway.close(),
   };
-}
-
-/** The gateway options of one console of the file; timeouts and limits come from GATEWAY_*. */
-export function fleetGatewayOptions(entry: ResolvedConsole, config: Config, logger: Logger): GatewayOptions {
-  const g = config.gateway;
-  const common = {
-    timeoutMs: g.timeoutMs,
-    retry: { budgetMs: g.readBudgetMs },
-    maxResponseBytes: g.maxResponseBytes,
-    logger: logger.child({ console: entry.name }),
-  };
-  const c = entry.connection;
-  if (c.kind === 'connector')
-    return { ...common, apiType: 'cloud', url: c.cloudUrl, apiKey: c.apiKey, consoleId: c.consoleId };
-  return {
-    ...common,
-    apiType: 'local',
-    url: c.url,
-    apiKey: c.apiKey,
-    verifyTls: c.verifyTls,
-    ...(c.ca !== undefined ? { ca: c.ca } : {}),
-  };
-}
-
-/** How many consoles' gateways stay open at once by default: each holds sockets, caches and timers. */
-export const MAX_OPEN_GATEWAYS = 64;
-
-/**
- * Every console of a consoles file; `makeGateway` builds one on first use (tests pass their own).
- * At most `maxOpen` stay open: the least recently used is closed (and built again when asked),
- * except the one background work uses (`defaultGateway`).
- */
-export class FleetConsoles implements Consoles {
-  readonly fleet: boolean;
-  /** In order of last use, oldest first. */
-  readonly #gateways = new Map<string, Gateway>();
-  readonly #byName: ReadonlyMap<string, ResolvedConsole>;
-  #pinned: string | undefined;
-
-  constructor(
-    private readonly file: ConsolesFile,
-    private readonly consoles: readonly ResolvedConsole[],
-    private readonly makeGateway: (entry: ResolvedConsole) => Gateway,
-    readonly readBudgetMs: number,
-    private readonly maxOpen = MAX_OPEN_GATEWAYS,
-  ) {
-    this.#byName = new Map(consoles.map((entry) => [entry.name, entry]));
-    this.fleet = consoles.length > 1;
-  }
-
-  list(): readonly ConsoleSummary[] {
-    return this.consoles.map((entry) => ({
-      name: entry.name,
-      labels: entry.labels,
-      via: entry.connection.kind,
-      sites: entry.sites,
-    }));
-  }
-
-  /** The first console's gateway, never closed while the process runs: telemetry and the watcher use it. */
-  defaultGateway(): Gateway {
-    const [first] = this.consoles;
-    if (first === undefined) throw new Error('a checked consoles file lists a console');
-    this.#pinned = first.name;
-    return this.gateway(first.name);
-  }
-
-  gateway(name: string): Gateway {
-    const existing = this.#gateways.get(name);
-    if (existing) {
-      this.#gateways.delete(name);
-      this.#gateways.set(name, existing);
-      return existing;
-    }
-    const entry = this.#byName.get(name);
-    if (!entry) throw unknownConsole(name, [...this.#byName.keys()]);
-    const gateway = this.makeGateway(entry);
-    this.#gateways.set(name, gateway);
-    this.#evict();
-    return gateway;
-  }
-
-  /** Names of the consoles whose gateway is open, oldest use first. */
-  open(): string[] {
-    return [...this.#gateways.keys()];
-  }
-
-  #evict(): void {
-    for (const [name, gateway] of this.#gateways) {
-      if (this.#gateways.size <= this.maxOpen) return;
-      if (name === this.#pinned) continue;
-      this.#gateways.delete(name);
-      // Closing only stops its timers and idle sockets; a read still running on it finishes or fails alone.
-      void gateway.close().catch(() => undefined);
-    }
-  }
-
-  channel(channelId: string): ChannelScope | undefined {
-    const binding: ChannelBinding | undefined = this.file.channels.get(channelId);
-    if (binding === undefined) return undefined;
-    const targets = bindingTargets(binding, this.consoles);
-    return {
-      consoles: targets.map((target) => target.console),
-      site: binding.kind === 'console' ? binding.site : undefined,
-    };
-  }
-
-  /** Every key read for the file's consoles, for the scrubber (never for a message). */
-  secretValues(): string[] {
-    return this.consoles.map((entry) => entry.connection.apiKey);
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.#gateways.values()].map((gateway) => gateway.close()));
-  }
-}
-
-/**
- * Reads, checks and resolves CONSOLES_FILE: secrets from the environment now, gateways later. Throws
- * ConsolesFileError (a ConfigError: the process exits 2) naming the line of each problem.
- */
-export function loadFleet(config: Config, logger: Logger): FleetConsoles {
-  if (config.consolesFile === undefined) throw new Error('loadFleet needs CONSOLES_FILE');
-  const { path, env } = config.consolesFile;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw new ConsolesFileError(path, [{ line: undefined, path: '', rule: 'cannot be read' }]);
-  }
-  const file = parseConsolesFile(text, path);
-  // Discovery would ask Site Manager at start, which this process does not do yet: refused, not ignored.
-  if (file.discover !== undefined)
-    throw new ConsolesFileError(path, [
-      {
-        line: undefined,
-        path: 'discover',
-        rule: 'discover: site_manager is not served yet; list the consoles',
-      },
-    ]);
-  const resolved = resolveConsoles(file, env);
-  return new FleetConsoles(
-    file,
-    resolved,
-    (entry) => createGateway(fleetGatewayOptions(entry, config, logger)),
-    config.gateway.readBudgetMs,
-  );
 }
