@@ -5,20 +5,7 @@ import type { Actor } from '../../src/approvals/types.js';
 import { DEMO_TRAFFIC_MATCHING_LISTS, type FaultSpec } from '../../src/simulator/index.js';
 import type { SlackBot } from '../helpers/slack-bot.js';
 import { commandBody } from '../helpers/slack-requests.js';
-import {
-  FUZZ_RUNS,
-  fuzzParameters,
-  fuzzTimeoutMs,
-  INJECTED_MARKUP,
-  nextCase,
-  send,
-  shownJson,
-  startFuzzBot,
-  Timing,
-  textProblemsOf,
-  until,
-  writesOf,
-} from './fuzz-bot.js';
+import * as kit from './fuzz-bot.js';
 
 // APPROVERS lists Bob, Carol and the group S0APPROVERS, whose only member is Dave. Alice and
 // Carol request changes; Eve may do nothing.
@@ -90,7 +77,7 @@ const click = fc.record({
 
 let bot: SlackBot;
 let now = Date.now();
-const timing = new Timing();
+const timing = new kit.Timing();
 /** Every request id a preview offered, in order: requests in every state once the run is under way. */
 const offered: string[] = [];
 /** Requests known to have run (an `executing` event), so a second run is caught. */
@@ -141,14 +128,14 @@ async function keepPending(): Promise<void> {
       }),
     );
     const before = offered.length;
-    const shown = await until(() => {
+    const shown = await kit.until(() => {
       collectOffered();
       return offered.length > before || bot.slack.responses.some((r) => responseUrl.endsWith(r.path));
     });
     if (!shown) throw new Error('a proposal was never answered');
     const id = offered.at(-1);
-    // The click must find the message to edit: wait until the preview's message is recorded.
-    while (id && (await bot.approvals.get(id))?.message === undefined) await until(() => false, 1);
+    // The click must find the message to edit: wait kit.until the preview's message is recorded.
+    while (id && (await bot.approvals.get(id))?.message === undefined) await kit.until(() => false, 1);
   }
 }
 
@@ -168,7 +155,7 @@ function payloadOf(action: string, value: unknown, user: string, responseUrl: st
 }
 
 beforeAll(async () => {
-  bot = await startFuzzBot(
+  bot = await kit.startFuzzBot(
     { APPROVERS: 'U0BOB,U0CAROL,S0APPROVERS', AUDIT_CHANNEL: 'CAUDIT', APPROVAL_TTL_SECONDS: '60' },
     () => now,
   );
@@ -184,7 +171,7 @@ afterAll(async () => {
 
 describe('random button payloads', () => {
   it(
-    `never run a change twice, nor without an approval by an allowed user (${FUZZ_RUNS} cases)`,
+    `never run a change twice, nor without an approval by an allowed user (${kit.FUZZ_RUNS} cases)`,
     async () => {
       await fc.assert(
         fc.asyncProperty(click, async ({ action, target, user, times, fault, expire }) => {
@@ -205,25 +192,25 @@ describe('random button payloads', () => {
           const requestsBefore = bot.sim.requests.length;
           const firstCall = bot.slack.calls.length;
           const firstResponse = bot.slack.responses.length;
-          nextCase();
+          kit.nextCase();
 
           const started = performance.now();
           const bodies = Array.from({ length: times }, () =>
             payloadOf(action, value, user, bot.slack.responseUrl()),
           );
-          const answers = bodies.map((body) => send(bot, body, () => true));
+          const answers = bodies.map((body) => kit.send(bot, body, () => true));
           if (action !== 'approve' && action !== 'cancel') unanswered.push(...answers);
           else await Promise.all(answers);
           // Done once no approval is at work and Slack has been quiet for a moment.
           let calls = -1;
-          await until(() => {
+          await kit.until(() => {
             const quiet = inFlight === 0 && calls === bot.slack.calls.length + bot.slack.responses.length;
             calls = bot.slack.calls.length + bot.slack.responses.length;
             return quiet;
           });
           bot.sim.clearFaults();
           collectOffered();
-          const writes = writesOf(bot.sim, requestsBefore);
+          const writes = kit.writesOf(bot.sim, requestsBefore);
           timing.add(performance.now() - started, writes.length > 0 ? 'ran' : 'did not run');
 
           expect(writes.length, `${times} click(s) wrote ${writes.length} times`).toBeLessThanOrEqual(1);
@@ -252,10 +239,10 @@ describe('random button payloads', () => {
             calls: bot.slack.calls.slice(firstCall),
             responses: bot.slack.responses.slice(firstResponse).map((r) => r.body),
           };
-          expect(textProblemsOf(bot, seen, value)).toEqual([]);
-          expect(shownJson(seen)).not.toMatch(INJECTED_MARKUP);
+          expect(kit.textProblemsOf(bot, seen, value)).toEqual([]);
+          expect(kit.shownJson(seen)).not.toMatch(kit.INJECTED_MARKUP);
         }),
-        fuzzParameters(),
+        kit.fuzzParameters(),
       );
 
       // Over the whole run: each write belongs to one run of one request, approved by an allowed user.
@@ -273,13 +260,13 @@ describe('random button payloads', () => {
         }
         runs += executions;
       }
-      expect(writesOf(bot.sim)).toHaveLength(runs);
+      expect(kit.writesOf(bot.sim)).toHaveLength(runs);
       expect(runs).toBeGreaterThan(0);
       console.info(
         `random button payloads: ${all.length} requests, ${runs} ran, states ${JSON.stringify(countStates(all))}`,
       );
     },
-    fuzzTimeoutMs(),
+    kit.fuzzTimeoutMs(),
   );
 });
 

@@ -4,21 +4,7 @@ import type { FaultSpec, SiteState } from '../../src/simulator/index.js';
 import { messageProblems } from '../../src/slack/blocks/limits.js';
 import type { SlackBot } from '../helpers/slack-bot.js';
 import { commandBody } from '../helpers/slack-requests.js';
-import {
-  type Answer,
-  FUZZ_RUNS,
-  fuzzParameters,
-  fuzzTimeoutMs,
-  INJECTED_MARKUP,
-  MARKUP_STRINGS,
-  NASTY_STRINGS,
-  nextCase,
-  send,
-  shownJson,
-  textProblemsOf,
-  useFuzzBot,
-  writesOf,
-} from './fuzz-bot.js';
+import * as kit from './fuzz-bot.js';
 
 /** Every read tool once, with arguments that work on the demo site (the tools' own examples). */
 const READS = [
@@ -76,12 +62,12 @@ const ROUTES: (string | RegExp)[] = [
 
 /** Controller data chosen to break things: markup, backticks, bidi and zero-width characters, wrong types. */
 const nasty = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom(...MARKUP_STRINGS) },
-  { weight: 2, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
+  { weight: 4, arbitrary: fc.constantFrom(...kit.MARKUP_STRINGS) },
+  { weight: 2, arbitrary: fc.constantFrom(...kit.NASTY_STRINGS) },
   {
     weight: 2,
     arbitrary: fc
-      .tuple(fc.constantFrom(...MARKUP_STRINGS), fc.constantFrom('IoT', 'Core Switch', 'Guest'))
+      .tuple(fc.constantFrom(...kit.MARKUP_STRINGS), fc.constantFrom('IoT', 'Core Switch', 'Guest'))
       .map(([a, b]) => `${b}${a}`),
   },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
@@ -134,7 +120,7 @@ const envelope = (data: unknown) =>
     { meta: { rc: 'ok' }, data },
     { offset: 0, limit: 200, count: 1, totalCount: 1, data },
     data,
-    { meta: { rc: 'error', msg: String(NASTY_STRINGS[0]) }, data: [] },
+    { meta: { rc: 'error', msg: String(kit.NASTY_STRINGS[0]) }, data: [] },
     { data: { data } },
   );
 
@@ -227,9 +213,9 @@ function serve(bot: SlackBot, what: Junk): () => void {
   return restore;
 }
 
-const fuzz = useFuzzBot('random controller responses');
+const fuzz = kit.useFuzzBot('random controller responses');
 
-function outcomeOf(answer: Answer): string {
+function outcomeOf(answer: kit.Answer): string {
   if (answer.calls.some((c) => c.method === 'files.completeUploadExternal')) return 'file';
   const reply = JSON.stringify(answer.responses);
   if (reply.includes(':boom:')) return 'internal error';
@@ -238,16 +224,16 @@ function outcomeOf(answer: Answer): string {
 
 describe('random controller responses', () => {
   it(
-    `are answered with a result or a clear error, and controller markup never reaches Slack (${FUZZ_RUNS} cases)`,
+    `are answered with a result or a clear error, and controller markup never reaches Slack (${kit.FUZZ_RUNS} cases)`,
     async () => {
       await fc.assert(
         fc.asyncProperty(read, junk, async (command, what) => {
           const restore = serve(fuzz.bot, what);
-          const channel = `C${nextCase()}`;
+          const channel = `C${kit.nextCase()}`;
           const responseUrl = fuzz.bot.slack.responseUrl();
-          let answer: Awaited<ReturnType<typeof send>>;
+          let answer: Awaited<ReturnType<typeof kit.send>>;
           try {
-            answer = await send(
+            answer = await kit.send(
               fuzz.bot,
               commandBody({ text: command, channel_id: channel, response_url: responseUrl }),
               (calls, responses) =>
@@ -269,14 +255,14 @@ describe('random controller responses', () => {
           expect(outcome, `${seen}: ${JSON.stringify(answer.responses).slice(0, 400)}`).not.toBe(
             'internal error',
           );
-          expect(writesOf(fuzz.bot.sim)).toEqual([]);
-          expect(textProblemsOf(fuzz.bot, answer, what), seen).toEqual([]);
-          expect(shownJson(answer), seen).not.toMatch(INJECTED_MARKUP);
+          expect(kit.writesOf(fuzz.bot.sim)).toEqual([]);
+          expect(kit.textProblemsOf(fuzz.bot, answer, what), seen).toEqual([]);
+          expect(kit.shownJson(answer), seen).not.toMatch(kit.INJECTED_MARKUP);
           for (const r of answer.responses) expect(messageProblems(r), seen).toEqual([]);
         }),
-        fuzzParameters(),
+        kit.fuzzParameters(),
       );
     },
-    fuzzTimeoutMs(),
+    kit.fuzzTimeoutMs(),
   );
 });

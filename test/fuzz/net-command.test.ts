@@ -4,20 +4,7 @@ import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js'
 import { MAX_BODY_BYTES } from '../../src/slack/transport/request-guard.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { toolArguments } from './arguments.js';
-import {
-  type Answer,
-  anyText,
-  FUZZ_RUNS,
-  fuzzParameters,
-  fuzzTimeoutMs,
-  INJECTED_MARKUP,
-  nextCase,
-  send,
-  shownJson,
-  textProblemsOf,
-  useFuzzBot,
-  writesOf,
-} from './fuzz-bot.js';
+import * as kit from './fuzz-bot.js';
 
 const registry = createRegistry('default');
 const TOOLS = registry.list().map((t) => t.name);
@@ -78,7 +65,7 @@ const word = fc.oneof(
   // The picture is drawn with resvg: a real case, but a slow one, so it comes up rarely.
   { weight: 1, arbitrary: fc.constant('topology') },
   { weight: 2, arbitrary: nearName },
-  { weight: 1, arbitrary: anyText(20) },
+  { weight: 1, arbitrary: kit.anyText(20) },
 );
 
 const quoted = (inner: fc.Arbitrary<string>) =>
@@ -87,10 +74,10 @@ const quoted = (inner: fc.Arbitrary<string>) =>
     .map(([text, [open, close]]) => `${open}${text}${close}`);
 
 const value = fc.oneof(
-  { weight: 3, arbitrary: anyText() },
-  { weight: 2, arbitrary: quoted(anyText()) },
+  { weight: 3, arbitrary: kit.anyText() },
+  { weight: 2, arbitrary: quoted(kit.anyText()) },
   { weight: 2, arbitrary: fc.integer({ min: -10, max: 5000 }).map(String) },
-  { weight: 1, arbitrary: fc.array(anyText(8), { maxLength: 5 }).map((items) => items.join(',')) },
+  { weight: 1, arbitrary: fc.array(kit.anyText(8), { maxLength: 5 }).map((items) => items.join(',')) },
   {
     weight: 1,
     arbitrary: fc.constantFrom('true', 'false', 'yes', '', '1.5', '10.20.0.0/24', 'IoT', 'Guest'),
@@ -100,12 +87,12 @@ const value = fc.oneof(
 const key = fc.oneof(
   { weight: 5, arbitrary: fc.constantFrom(...ARG_NAMES) },
   { weight: 2, arbitrary: fc.constantFrom('site', 'confirm', 'dry_run', 'vlan', 'name', 'id') },
-  { weight: 1, arbitrary: anyText(12) },
+  { weight: 1, arbitrary: kit.anyText(12) },
 );
 
 const argument = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(key, value).map(([k, v]) => `${k}=${v}`) },
-  { weight: 1, arbitrary: anyText(15) },
+  { weight: 1, arbitrary: kit.anyText(15) },
   {
     weight: 1,
     arbitrary: fc.constantFrom('dry_run=true', 'confirm=true', 'site=default', '--json', '=x', 'x='),
@@ -142,17 +129,17 @@ const netLine = fc.oneof(
       )
       .map(([prefix, command, args, sep]) => `${prefix}${[command, ...args].join(sep)}`),
   },
-  { weight: 1, arbitrary: anyText(200) },
+  { weight: 1, arbitrary: kit.anyText(200) },
   {
     weight: 1,
     arbitrary: fc
-      .tuple(word, anyText(), fc.integer({ min: 1000, max: 8000 }))
+      .tuple(word, kit.anyText(), fc.integer({ min: 1000, max: 8000 }))
       .map(([command, text, size]) => `${command} name=${(text || 'x').repeat(size).slice(0, size)}`),
   },
 );
 
 /** What a command led to, for the summary: how much of the bot the cases reached. */
-function outcomeOf(answer: Answer): string {
+function outcomeOf(answer: kit.Answer): string {
   if (answer.calls.some((c) => c.method === 'views.open')) return 'form';
   if (answer.calls.some((c) => c.method === 'chat.postMessage')) return 'preview';
   if (answer.calls.some((c) => c.method === 'files.completeUploadExternal')) return 'upload';
@@ -161,11 +148,11 @@ function outcomeOf(answer: Answer): string {
   return /netops help/.test(reply) ? 'help' : 'read result';
 }
 
-const fuzz = useFuzzBot('random /net texts');
+const fuzz = kit.useFuzzBot('random /net texts');
 
 describe('random /net texts', () => {
   it(
-    `are each answered (a reply, a form or a preview), within Slack's limits and escaped, and never write (${FUZZ_RUNS} cases)`,
+    `are each answered (a reply, a form or a preview), within Slack's limits and escaped, and never write (${kit.FUZZ_RUNS} cases)`,
     async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -176,7 +163,7 @@ describe('random /net texts', () => {
             { weight: 1, arbitrary: fc.constantFrom('u-not-an-id', '<!channel>', 'S0GROUP') },
           ),
           async (text, user) => {
-            const n = nextCase();
+            const n = kit.nextCase();
             const channel = `C${n}`;
             const trigger = `trigger-${n}`;
             const responseUrl = fuzz.bot.slack.responseUrl();
@@ -198,10 +185,10 @@ describe('random /net texts', () => {
               const refused = await fuzz.bot.post(body);
               fuzz.timing.add(0, 'too large (413)');
               expect(refused.status, `${body.length} bytes`).toBe(413);
-              expect(writesOf(fuzz.bot.sim)).toEqual([]);
+              expect(kit.writesOf(fuzz.bot.sim)).toEqual([]);
               return;
             }
-            const answer = await send(
+            const answer = await kit.send(
               fuzz.bot,
               body,
               (calls, responses) =>
@@ -217,9 +204,9 @@ describe('random /net texts', () => {
 
             expect(answer.status, text).toBe(200);
             expect(answer.answered, `no answer to ${JSON.stringify(text)}`).toBe(true);
-            expect(writesOf(fuzz.bot.sim), text).toEqual([]);
-            expect(textProblemsOf(fuzz.bot, answer, text), text).toEqual([]);
-            expect(shownJson(answer), text).not.toMatch(INJECTED_MARKUP);
+            expect(kit.writesOf(fuzz.bot.sim), text).toEqual([]);
+            expect(kit.textProblemsOf(fuzz.bot, answer, text), text).toEqual([]);
+            expect(kit.shownJson(answer), text).not.toMatch(kit.INJECTED_MARKUP);
             for (const r of answer.responses) expect(messageProblems(r), text).toEqual([]);
             for (const c of answer.calls) {
               if (c.method === 'views.open') expect(viewProblems(c.args.view), text).toEqual([]);
@@ -227,9 +214,9 @@ describe('random /net texts', () => {
             }
           },
         ),
-        fuzzParameters(),
+        kit.fuzzParameters(),
       );
     },
-    fuzzTimeoutMs(),
+    kit.fuzzTimeoutMs(),
   );
 });

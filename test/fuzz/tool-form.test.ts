@@ -6,20 +6,7 @@ import { createRegistry } from '../../src/tools/index.js';
 import { viewSubmissionBody } from '../helpers/slack-requests.js';
 import { slackTextProblems } from '../helpers/slack-text.js';
 import { argumentValue } from './arguments.js';
-import {
-  type Answer,
-  anyText,
-  FUZZ_RUNS,
-  fuzzParameters,
-  fuzzTimeoutMs,
-  INJECTED_MARKUP,
-  nextCase,
-  send,
-  shownJson,
-  textProblemsOf,
-  useFuzzBot,
-  writesOf,
-} from './fuzz-bot.js';
+import * as kit from './fuzz-bot.js';
 
 const registry = createRegistry('default');
 const WRITE_TOOLS = registry
@@ -64,7 +51,7 @@ const illTyped: fc.Arbitrary<unknown> = fc.oneof(
     type: fc.constant('checkboxes'),
     selected_options: fc.oneof(fc.anything(), fc.array(fc.record({ value: fc.anything() }))),
   }),
-  anyText().map((value) => ({ type: 'datepicker', selected_date: value })),
+  kit.anyText().map((value) => ({ type: 'datepicker', selected_date: value })),
 );
 
 /**
@@ -87,7 +74,7 @@ function formValues(tool: string, dirty: boolean): fc.Arbitrary<Record<string, R
         { freq: arg.required ? 8 : 1, nil: undefined },
       ),
     );
-  const extra = fc.array(fc.tuple(anyText(12), fc.constant('value'), illTyped), {
+  const extra = fc.array(fc.tuple(kit.anyText(12), fc.constant('value'), illTyped), {
     maxLength: dirty ? 2 : 0,
   });
   return fc.tuple(fc.tuple(...inputs), extra).map(([picked, more]) => {
@@ -135,9 +122,9 @@ function metadataFor(tool: string, channel: string, how: string): string {
   }
 }
 
-const fuzz = useFuzzBot('random modal submissions');
+const fuzz = kit.useFuzzBot('random modal submissions');
 
-function outcomeOf(answer: Answer): string {
+function outcomeOf(answer: kit.Answer): string {
   if (answer.body.includes('"errors"')) return 'errors in the form';
   if (answer.calls.some((c) => c.method === 'chat.postMessage')) return 'preview';
   return 'error told';
@@ -145,20 +132,20 @@ function outcomeOf(answer: Answer): string {
 
 describe('random modal submissions', () => {
   it(
-    `are answered with errors or a preview, escaped, and never write (${FUZZ_RUNS} cases)`,
+    `are answered with errors or a preview, escaped, and never write (${kit.FUZZ_RUNS} cases)`,
     async () => {
       await fc.assert(
         fc.asyncProperty(
           submission,
           fc.constantFrom('U1', 'U2', 'U0FUZZ'),
           async ([tool, values, how], user) => {
-            const channel = `C${nextCase()}`;
+            const channel = `C${kit.nextCase()}`;
             const body = viewSubmissionBody({
               userId: user,
               privateMetadata: metadataFor(tool, channel, how),
               values,
             });
-            const answer = await send(
+            const answer = await kit.send(
               fuzz.bot,
               body,
               (calls) =>
@@ -175,9 +162,9 @@ describe('random modal submissions', () => {
 
             expect(answer.status).toBe(200);
             expect(answer.answered, `no answer to ${JSON.stringify(input)}`).toBe(true);
-            expect(writesOf(fuzz.bot.sim)).toEqual([]);
-            expect(textProblemsOf(fuzz.bot, answer, input)).toEqual([]);
-            expect(shownJson(answer)).not.toMatch(INJECTED_MARKUP);
+            expect(kit.writesOf(fuzz.bot.sim)).toEqual([]);
+            expect(kit.textProblemsOf(fuzz.bot, answer, input)).toEqual([]);
+            expect(kit.shownJson(answer)).not.toMatch(kit.INJECTED_MARKUP);
             if (answer.body !== '') {
               const ack = JSON.parse(answer.body) as {
                 response_action?: string;
@@ -193,9 +180,9 @@ describe('random modal submissions', () => {
             }
           },
         ),
-        fuzzParameters(),
+        kit.fuzzParameters(),
       );
     },
-    fuzzTimeoutMs(),
+    kit.fuzzTimeoutMs(),
   );
 });
