@@ -9,11 +9,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runBot } from '../helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import type { SlackCall } from '../helpers/fake-slack.js';
 import { type BotProcess, startBotProcess } from '../helpers/replica-process.js';
 import { buttonBody, slackHeaders, viewSubmissionBody } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
 
 const SECRET = 'change-set-signing-secret';
 const MCP_SECRET = 'change-set-mcp-secret-0123456789';
@@ -26,8 +26,7 @@ const PLAN = [
   'update_network network_id=Doorcams dhcp_dns_1=9.9.9.9',
 ];
 
-let sim: Simulator;
-let slack: FakeSlack;
+const rig = useSlackRig();
 
 /** The controller refuses every network update (classic or official path): the plan's first is step 4. */
 const REFUSE_STEP_4 = {
@@ -37,19 +36,19 @@ const REFUSE_STEP_4 = {
   route: /rest\/networkconf|\/networks\/[^/]+$/,
 } as const;
 const controller = () => {
-  const site = sim.state.site('default');
+  const site = rig.sim.state.site('default');
   return structuredClone({
     networks: site?.networks,
     zones: site?.zones,
     lists: site?.trafficMatchingLists,
   });
 };
-const writes = () => sim.requests.filter((r) => r.method !== 'GET');
+const writes = () => rig.sim.requests.filter((r) => r.method !== 'GET');
 const previews = () =>
-  slack
+  rig.slack
     .callsOf('chat.postMessage')
     .filter((c) => !c.args.thread_ts && String(c.args.channel).startsWith('C'));
-const results = () => slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts);
+const results = () => rig.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts);
 const textOf = (call: SlackCall | undefined) =>
   `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
 
@@ -63,33 +62,26 @@ function approveId(call: SlackCall | undefined): string {
 /** `/net plan` with the steps on the lines after it; the preview it posts. */
 async function plan(bot: BotProcess, head: string, steps: readonly string[]): Promise<SlackCall | undefined> {
   const before = previews().length;
-  expect(await bot.command([head, ...steps].join('\n'), 'U1', slack.responseUrl())).toBe(200);
-  await slack.waitFor(() => previews().length > before, 20_000);
+  expect(await bot.command([head, ...steps].join('\n'), 'U1', rig.slack.responseUrl())).toBe(200);
+  await rig.slack.waitFor(() => previews().length > before, 20_000);
   return previews().at(-1);
 }
 
 /** Approves as U2, and as U3 too when the risk asks two approvals; the result posted in the thread. */
 async function approve(bot: BotProcess, id: string): Promise<SlackCall | undefined> {
   const before = results().length;
-  const first = slack.responseUrl();
+  const first = rig.slack.responseUrl();
   await bot.click('approve', id, 'U2', first);
   // U3 clicks once U2's click is decided, so it never races the first approval: with two needed,
   // U2 is told the approval is recorded; with one, the set runs and its result is posted.
-  await slack.waitFor(
-    () => slack.responses.some((r) => first.endsWith(r.path)) || results().length > before,
+  await rig.slack.waitFor(
+    () => rig.slack.responses.some((r) => first.endsWith(r.path)) || results().length > before,
     30_000,
   );
-  await bot.click('approve', id, 'U3', slack.responseUrl());
-  await slack.waitFor(() => results().length > before, 30_000);
+  await bot.click('approve', id, 'U3', rig.slack.responseUrl());
+  await rig.slack.waitFor(() => results().length > before, 30_000);
   return results().at(-1);
 }
-
-beforeAll(async () => {
-  [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
-});
-afterAll(async () => {
-  await Promise.all([slack?.close(), sim?.close()]);
-});
 
 describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', () => {
   let bot: BotProcess;
@@ -98,9 +90,9 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
       'change-sets',
       {
         SLACK_BOT_TOKEN: 'xoxb-change-sets',
-        SLACK_API_URL: slack.apiUrl,
-        GATEWAY_URL: sim.url,
-        GATEWAY_API_KEY: sim.apiKey,
+        SLACK_API_URL: rig.slack.apiUrl,
+        GATEWAY_URL: rig.sim.url,
+        GATEWAY_API_KEY: rig.sim.apiKey,
         MCP_TOKEN: `U0ASSIST:${MCP_SECRET}`,
         MCP_APPROVAL_CHANNEL: 'C0SETS',
       },
@@ -111,8 +103,8 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     await bot?.kill('SIGKILL');
   });
   beforeEach(() => {
-    sim.reset();
-    sim.clearFaults();
+    rig.sim.reset();
+    rig.sim.clearFaults();
   });
 
   it('previews all five steps (step 2 names the network step 1 creates) and runs them in order after one approval', async () => {
@@ -138,7 +130,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
       expect.stringMatching(/^PUT .*\/integration\/v1\/sites\/[^/]+\/networks\/<id>$/),
       expect.stringMatching(/^PUT .*\/integration\/v1\/sites\/[^/]+\/networks\/<id>$/),
     ]);
-    const site = sim.state.site('default');
+    const site = rig.sim.state.site('default');
     expect(site?.networks.find((n) => n.name === 'Doorcams')?.dhcpd_dns_1).toBe('9.9.9.9');
     expect(site?.networks.some((n) => n.name === 'Visitors')).toBe(true);
 
@@ -153,10 +145,10 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
         actionId: 'revert_change',
         value: revert?.value ?? '',
         userId: 'U1',
-        response_url: slack.responseUrl(),
+        response_url: rig.slack.responseUrl(),
       }),
     );
-    await slack.waitFor(() => previews().length > posted, 20_000);
+    await rig.slack.waitFor(() => previews().length > posted, 20_000);
     expect(textOf(previews().at(-1))).toMatch(/revert of/);
     await approve(bot, approveId(previews().at(-1)));
     expect(controller()).toEqual(start);
@@ -165,7 +157,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
   it('step 4 refused by the controller: every record is as before; the result lists each step', async () => {
     const start = controller();
     const preview = await plan(bot, 'plan', PLAN);
-    sim.injectFault(REFUSE_STEP_4);
+    rig.sim.injectFault(REFUSE_STEP_4);
     const result = await approve(bot, approveId(preview));
     const text = textOf(result);
     expect(text).toMatch(/step 4 \(update_network\) failed/);
@@ -177,10 +169,10 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
 
   it('on_failure=stop leaves steps 1–3', async () => {
     const preview = await plan(bot, 'plan on_failure=stop', PLAN);
-    sim.injectFault(REFUSE_STEP_4);
+    rig.sim.injectFault(REFUSE_STEP_4);
     const result = await approve(bot, approveId(preview));
     expect(textOf(result)).toMatch(/on_failure=stop/);
-    const site = sim.state.site('default');
+    const site = rig.sim.state.site('default');
     expect(site?.networks.some((n) => n.name === 'Doorcams')).toBe(true);
     expect(site?.trafficMatchingLists.some((l) => l.name === 'Cam Ports')).toBe(true);
     expect(site?.networks.some((n) => n.name === 'Visitors')).toBe(false);
@@ -190,21 +182,21 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     const before = { previews: previews().length, writes: writes().length };
     const steps = [...PLAN];
     steps[2] = 'create_traffic_matching_list list_type=PORTS name="Cam Ports" itemz=554';
-    const url = slack.responseUrl();
+    const url = rig.slack.responseUrl();
     expect(await bot.command(['plan', ...steps].join('\n'), 'U1', url)).toBe(200);
     const path = new URL(url).pathname;
-    await slack.waitFor(() => slack.responses.some((r) => r.path === path), 20_000);
-    const answer = JSON.stringify(slack.responses.filter((r) => r.path === path));
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => r.path === path), 20_000);
+    const answer = JSON.stringify(rig.slack.responses.filter((r) => r.path === path));
     expect(answer).toMatch(/step 3 \(create_traffic_matching_list\) itemz/);
     expect(previews()).toHaveLength(before.previews);
     expect(writes()).toHaveLength(before.writes);
   }, 30_000);
 
   it('/net plan alone opens a modal; a bad line keeps it open with the reason, a good plan posts its preview', async () => {
-    const opened = slack.callsOf('views.open').length;
-    expect(await bot.command('plan', 'U1', slack.responseUrl())).toBe(200);
-    await slack.waitFor(() => slack.callsOf('views.open').length > opened, 10_000);
-    const view = slack.callsOf('views.open').at(-1)?.args.view as {
+    const opened = rig.slack.callsOf('views.open').length;
+    expect(await bot.command('plan', 'U1', rig.slack.responseUrl())).toBe(200);
+    await rig.slack.waitFor(() => rig.slack.callsOf('views.open').length > opened, 10_000);
+    const view = rig.slack.callsOf('views.open').at(-1)?.args.view as {
       callback_id: string;
       private_metadata: string;
     };
@@ -232,7 +224,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     ).toMatch(/"steps":".*line 2 \(list_firewall_zones\).*writes only/);
     const before = previews().length;
     await submit(PLAN.slice(0, 2).join('\n'));
-    await slack.waitFor(() => previews().length > before, 15_000);
+    await rig.slack.waitFor(() => previews().length > before, 15_000);
     expect(textOf(previews().at(-1))).toContain('Doorcams');
   }, 30_000);
 
@@ -257,13 +249,13 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     expect(result.isError).toBeUndefined();
     const answer = result.structuredContent as { change_request_id: string; state: string; steps: number };
     expect(answer).toMatchObject({ state: 'pending', steps: 2 });
-    await slack.waitFor(() => previews().length > before, 10_000);
+    await rig.slack.waitFor(() => previews().length > before, 10_000);
     expect(previews()).toHaveLength(before + 1);
     expect(approveId(previews().at(-1))).toBe(answer.change_request_id);
     const done = await approve(bot, answer.change_request_id);
     expect(textOf(done)).toContain('done');
-    const lab = sim.state.site('default')?.networks.find((n) => n.name === 'Lab');
-    expect(sim.state.site('default')?.zones.find((z) => z.name === 'Dmz')?.networkIds).toContain(
+    const lab = rig.sim.state.site('default')?.networks.find((n) => n.name === 'Lab');
+    expect(rig.sim.state.site('default')?.zones.find((z) => z.name === 'Dmz')?.networkIds).toContain(
       lab?.external_id,
     );
     const followed = (await client.callTool({
@@ -277,10 +269,10 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
 
 describe('the console: plan <file> and plan typed until an empty line', () => {
   it('previews the set, runs it with --yes (or y), records it as one change with its steps', async () => {
-    sim.reset();
-    sim.clearFaults();
+    rig.sim.reset();
+    rig.sim.clearFaults();
     const dataDir = mkdtempSync(join(tmpdir(), 'netops-set-console-'));
-    const env = { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey, DATA_DIR: dataDir };
+    const env = { GATEWAY_URL: rig.sim.url, GATEWAY_API_KEY: rig.sim.apiKey, DATA_DIR: dataDir };
     const file = join(dataDir, 'changes.txt');
     writeFileSync(file, `# door cameras\n${PLAN.slice(0, 2).join('\n')}\n`);
     const ran = await runBot(['plan', file, '--yes', '--json'], { env });
@@ -300,7 +292,7 @@ describe('the console: plan <file> and plan typed until an empty line', () => {
       input: `plan on_failure=stop\nupdate_network network_id=Doorcams dhcp_dns_1=9.9.9.9\n\ny\nquit\n`,
     });
     expect(typed.stdout).toMatch(/1\. done: update_network/);
-    expect(sim.state.site('default')?.networks.find((n) => n.name === 'Doorcams')?.dhcpd_dns_1).toBe(
+    expect(rig.sim.state.site('default')?.networks.find((n) => n.name === 'Doorcams')?.dhcpd_dns_1).toBe(
       '9.9.9.9',
     );
 
@@ -315,20 +307,20 @@ describe('the console: plan <file> and plan typed until an empty line', () => {
       expect.stringMatching(/^1\. done: assign_network_to_zone/),
       expect.stringMatching(/^2\. done: delete_network/),
     ]);
-    expect(sim.state.site('default')?.networks.find((n) => n.name === 'Doorcams')).toBeUndefined();
+    expect(rig.sim.state.site('default')?.networks.find((n) => n.name === 'Doorcams')).toBeUndefined();
   }, 60_000);
 });
 
 describe('a bot killed (SIGKILL) in the middle of a set', () => {
   it('is settled by the next start: the step in flight is read back, not re-sent; steps 3, 2, 1 are reverted once', async () => {
-    sim.reset();
-    sim.clearFaults();
+    rig.sim.reset();
+    rig.sim.clearFaults();
     const dataDir = mkdtempSync(join(tmpdir(), 'netops-set-kill-'));
     const env = {
       SLACK_BOT_TOKEN: 'xoxb-change-sets-kill',
-      SLACK_API_URL: slack.apiUrl,
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      SLACK_API_URL: rig.slack.apiUrl,
+      GATEWAY_URL: rig.sim.url,
+      GATEWAY_API_KEY: rig.sim.apiKey,
       DATA_DIR: dataDir,
     };
     const start = controller();
@@ -341,7 +333,7 @@ describe('a bot killed (SIGKILL) in the middle of a set', () => {
       arrived = resolve;
     });
     let drop: (reason: Error) => void = () => undefined;
-    sim.injectFault({
+    rig.sim.injectFault({
       kind: 'hold',
       method: 'PUT',
       route: /rest\/networkconf|\/networks\/[^/]+$/,
@@ -351,15 +343,15 @@ describe('a bot killed (SIGKILL) in the middle of a set', () => {
           arrived();
         }),
     });
-    const told = slack.responseUrl();
+    const told = rig.slack.responseUrl();
     await first.click('approve', id, 'U2', told);
     let held = false;
     void inFlight.then(() => {
       held = true;
     });
     // As approve() does: U3 clicks once U2's click is decided (told, or the set already running).
-    await slack.waitFor(() => held || slack.responses.some((r) => told.endsWith(r.path)), 30_000);
-    await first.click('approve', id, 'U3', slack.responseUrl());
+    await rig.slack.waitFor(() => held || rig.slack.responses.some((r) => told.endsWith(r.path)), 30_000);
+    await first.click('approve', id, 'U3', rig.slack.responseUrl());
     await inFlight;
     await first.kill('SIGKILL');
     drop(new Error('the bot is gone'));
@@ -367,7 +359,7 @@ describe('a bot killed (SIGKILL) in the middle of a set', () => {
 
     const second = await startBotProcess('set-kill-2', env, SECRET);
     try {
-      await slack.waitFor(() => JSON.stringify(controller()) === JSON.stringify(start), 20_000);
+      await rig.slack.waitFor(() => JSON.stringify(controller()) === JSON.stringify(start), 20_000);
       const events = readFileSync(join(dataDir, 'approvals.jsonl'), 'utf8')
         .split('\n')
         .filter((l) => l !== '')

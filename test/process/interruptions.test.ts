@@ -1,8 +1,7 @@
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/store/file/journal.js';
 import {
   type BotProcess,
@@ -11,34 +10,27 @@ import {
   spawnListeningBot,
   stopAllBots,
 } from '../helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import type { SlackCall } from '../helpers/fake-slack.js';
 import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { networkPostsWhere } from '../helpers/network-writes.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
 const SECRET = 'interruptions-signing-secret';
 
-let slack: FakeSlack;
-let sim: Simulator;
-
-beforeAll(async () => {
-  [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-});
+const rig = useSlackRig({ apiVersion: '9.0' });
 afterEach(async () => {
   await stopAllBots();
-  sim.clearFaults();
-});
-afterAll(async () => {
-  await Promise.all([slack?.close(), sim?.close()]);
+  rig.sim.clearFaults();
 });
 
 /** The bot in HTTP mode on `dataDir`, with the port it listens on. */
 function start(dataDir: string): Promise<{ bot: BotProcess; url: string }> {
-  return spawnListeningBot({ ...slackHttpEnv(slack, SECRET, sim), DATA_DIR: dataDir });
+  return spawnListeningBot({ ...slackHttpEnv(rig.slack, SECRET, rig.sim), DATA_DIR: dataDir });
 }
 
 async function post(url: string, body: string): Promise<{ status: number; text: string }> {
@@ -52,8 +44,8 @@ async function post(url: string, body: string): Promise<{ status: number; text: 
 
 const textOf = (call: SlackCall | undefined) =>
   `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
-const updatesOf = (ts: string) => slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
-const networkPosts = (name: string) => networkPostsWhere(sim, 'name', name);
+const updatesOf = (ts: string) => rig.slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
+const networkPosts = (name: string) => networkPostsWhere(rig.sim, 'name', name);
 
 /** Proposes a network through the bot; the request id, and the preview's ts once the bot recorded it. */
 async function propose(
@@ -62,21 +54,24 @@ async function propose(
   name: string,
   vlan: number,
 ): Promise<{ id: string; ts: string }> {
-  const before = slack.callsOf('chat.postMessage').length;
+  const before = rig.slack.callsOf('chat.postMessage').length;
   const text = `create_network name=${name} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`;
-  await post(url, commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: slack.responseUrl() }));
+  await post(
+    url,
+    commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: rig.slack.responseUrl() }),
+  );
   const preview = () =>
-    slack
+    rig.slack
       .callsOf('chat.postMessage')
       .slice(before)
       .find((c) => textOf(c).includes(name));
-  await slack.waitFor(() => preview() !== undefined, 10_000);
+  await rig.slack.waitFor(() => preview() !== undefined, 10_000);
   const id = buttonsOf(preview()).find((b) => b.action_id === 'approve')?.value ?? '';
   const recorded = () =>
     journalEvents(dataDir).find((e) => e.id === id && e.type === 'message') as
       | { message: { ts: string } }
       | undefined;
-  await slack.waitFor(() => recorded() !== undefined, 5_000);
+  await rig.slack.waitFor(() => recorded() !== undefined, 5_000);
   return { id, ts: recorded()?.message.ts ?? '' };
 }
 
@@ -90,7 +85,7 @@ function journalEvents(dataDir: string): { id: string; type: string }[] {
 function approve(url: string, id: string, user = 'U2'): Promise<{ status: number; text: string }> {
   return post(
     url,
-    buttonBody({ actionId: 'approve', value: id, userId: user, response_url: slack.responseUrl() }),
+    buttonBody({ actionId: 'approve', value: id, userId: user, response_url: rig.slack.responseUrl() }),
   );
 }
 
@@ -146,26 +141,26 @@ describe('SIGTERM while a change is being written', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'netops-sigterm-'));
     const { bot, url } = await start(dataDir);
     const { id, ts } = await propose(url, dataDir, 'Sigterm', 78);
-    sim.injectFault({ kind: 'latency', ms: 1_500, method: 'POST', route: 'rest/networkconf' });
+    rig.sim.injectFault({ kind: 'latency', ms: 1_500, method: 'POST', route: 'rest/networkconf' });
     await approve(url, id);
-    await slack.waitFor(() => networkPosts('Sigterm').length === 1, 10_000);
+    await rig.slack.waitFor(() => networkPosts('Sigterm').length === 1, 10_000);
 
     const exit = bot.stop('SIGTERM');
     await bot.waitForLog((l) => l.msg.startsWith('stopping: waiting for running work'));
     const refused = await post(
       url,
-      commandBody({ text: 'list_vlans', user_id: 'U3', response_url: slack.responseUrl() }),
+      commandBody({ text: 'list_vlans', user_id: 'U3', response_url: rig.slack.responseUrl() }),
     );
 
     expect(await exit).toEqual({ code: 0, signal: null });
     expect(refused.status).toBe(200);
     expect(JSON.parse(refused.text).text).toMatch(/^:hourglass: The bot is restarting and takes no new work/);
     expect(networkPosts('Sigterm')).toHaveLength(1);
-    expect(sim.state.findNetworkByName('default', 'Sigterm')).toMatchObject({ vlan: 78 });
+    expect(rig.sim.state.findNetworkByName('default', 'Sigterm')).toMatchObject({ vlan: 78 });
     expect(textOf(updatesOf(ts)[0])).toContain('*Running…*');
     expect(textOf(updatesOf(ts).at(-1))).toContain('*Done*');
     expect(buttonsOf(updatesOf(ts).at(-1))).toEqual([]);
-    expect(slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
+    expect(rig.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
     expect(journalTypes(dataDir, id)).toEqual(SLACK_CHANGE_VERIFIED);
     expect(bot.logs().map((l) => l.msg)).toContain('stopped');
     expect((await auditVerifyOf(dataDir)).code).toBe(0);
@@ -177,15 +172,15 @@ describe('SIGKILL while a change is being written', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'netops-sigkill-'));
     const first = await start(dataDir);
     const { id, ts } = await propose(first.url, dataDir, 'Sigkill', 79);
-    sim.injectFault({ kind: 'latency', ms: 1_500, method: 'POST', route: 'rest/networkconf' });
+    rig.sim.injectFault({ kind: 'latency', ms: 1_500, method: 'POST', route: 'rest/networkconf' });
     await approve(first.url, id);
-    await slack.waitFor(() => networkPosts('Sigkill').length === 1, 10_000);
+    await rig.slack.waitFor(() => networkPosts('Sigkill').length === 1, 10_000);
     await first.bot.stop('SIGKILL');
 
     const second = await start(dataDir);
-    await slack.waitFor(() => updatesOf(ts).some((c) => textOf(c).includes('Outcome unknown')), 10_000);
+    await rig.slack.waitFor(() => updatesOf(ts).some((c) => textOf(c).includes('Outcome unknown')), 10_000);
     const retry = await approve(second.url, id, 'U3');
-    await slack.waitFor(() => sim.state.findNetworkByName('default', 'Sigkill') !== undefined, 5_000);
+    await rig.slack.waitFor(() => rig.sim.state.findNetworkByName('default', 'Sigkill') !== undefined, 5_000);
 
     const unknown = updatesOf(ts).find((c) => textOf(c).includes('Outcome unknown'));
     expect(textOf(unknown)).toContain('may or may not have reached the controller');

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import {
   type BotProcess,
   runBot,
@@ -7,8 +6,8 @@ import {
   spawnListeningBot,
   stopAllBots,
 } from '../helpers/bot-process.js';
-import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
 
 // On-call questions, each one command, answered with names (not counts or MACs).
 const SECRET = 'on-call-signing-secret';
@@ -68,8 +67,7 @@ describe.concurrent('on-call reads from the console (`node dist/main.js <command
 });
 
 describe('on-call reads from Slack (signed HTTP requests, fake Slack)', () => {
-  let slack: FakeSlack;
-  let sim: Simulator;
+  const rig = useSlackRig();
   let bot: BotProcess;
   let events: string;
 
@@ -80,20 +78,18 @@ describe('on-call reads from Slack (signed HTTP requests, fake Slack)', () => {
 
   /** Sends `/net <text>` and returns the private answer posted to its response_url. */
   const ask = async (text: string) => {
-    const responseUrl = slack.responseUrl();
+    const responseUrl = rig.slack.responseUrl();
     expect(await post(commandBody({ text, user_id: 'U1', response_url: responseUrl }))).toBe(200);
-    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)));
-    return slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {};
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => responseUrl.endsWith(r.path)));
+    return rig.slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {};
   };
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
-    ({ bot, events } = await spawnListeningBot(slackHttpEnv(slack, SECRET, sim)));
+    ({ bot, events } = await spawnListeningBot(slackHttpEnv(rig.slack, SECRET, rig.sim)));
   });
 
   afterAll(async () => {
     await bot?.stop('SIGKILL');
-    await Promise.all([slack?.close(), sim?.close()]);
   });
 
   it('answers the four questions with names, each in one command', async () => {
@@ -117,7 +113,7 @@ describe('on-call reads from Slack (signed HTTP requests, fake Slack)', () => {
     expect(JSON.parse(button.value)).toEqual({ tool: 'list_clients', args: { limit: '15', offset: 15 } });
     expect(JSON.stringify(first)).not.toContain('more line(s) not shown');
 
-    const responseUrl = slack.responseUrl();
+    const responseUrl = rig.slack.responseUrl();
     const click = buttonBody({
       actionId: 'read_more',
       value: button.value,
@@ -125,8 +121,8 @@ describe('on-call reads from Slack (signed HTTP requests, fake Slack)', () => {
       response_url: responseUrl,
     });
     expect(await post(click)).toBe(200);
-    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)));
-    const second = slack.responses.find((r) => responseUrl.endsWith(r.path))?.body as {
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => responseUrl.endsWith(r.path)));
+    const second = rig.slack.responses.find((r) => responseUrl.endsWith(r.path))?.body as {
       response_type: string;
       blocks: { type: string; elements?: { value: string }[] }[];
     };
@@ -137,16 +133,16 @@ describe('on-call reads from Slack (signed HTTP requests, fake Slack)', () => {
   });
 
   it('refuses a More button that names a write tool, and nothing reaches the controller', async () => {
-    sim.clearRequests();
-    const responseUrl = slack.responseUrl();
+    rig.sim.clearRequests();
+    const responseUrl = rig.slack.responseUrl();
     const value = JSON.stringify({ tool: 'delete_network', args: { network_id: 'Guest', confirm: true } });
     expect(
       await post(buttonBody({ actionId: 'read_more', value, userId: 'U2', response_url: responseUrl })),
     ).toBe(200);
-    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)));
-    expect(JSON.stringify(slack.responses.find((r) => responseUrl.endsWith(r.path))?.body)).toContain(
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => responseUrl.endsWith(r.path)));
+    expect(JSON.stringify(rig.slack.responses.find((r) => responseUrl.endsWith(r.path))?.body)).toContain(
       'pages read tools only',
     );
-    expect(sim.requests.filter((r) => r.method !== 'GET' && !r.route.includes('/stat/'))).toEqual([]);
+    expect(rig.sim.requests.filter((r) => r.method !== 'GET' && !r.route.includes('/stat/'))).toEqual([]);
   });
 });

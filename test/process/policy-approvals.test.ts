@@ -2,10 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { JOURNAL_FILE } from '../../src/store/file/journal.js';
 import { type BotProcess, slackHttpEnv, spawnListeningBot, stopAllBots } from '../helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import type { SlackCall } from '../helpers/fake-slack.js';
 import { buttonsIn, buttonsOf } from '../helpers/slack-buttons.js';
 import {
   buttonBody,
@@ -14,6 +13,7 @@ import {
   slackHeaders,
   slackJsonHeaders,
 } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
@@ -52,14 +52,14 @@ rules:
 );
 
 describe('the policy in the approval flow (Slack over HTTP, file store)', () => {
-  let slack: FakeSlack;
-  let sim: Simulator;
+  const rig = useSlackRig({ apiVersion: '9.0' });
   let bot: BotProcess;
   let events: string;
   const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
-  const previews = () => slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
-  const threadOf = (ts: string) => slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts);
-  const updatesOf = (ts: string) => slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
+  const previews = () => rig.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
+  const threadOf = (ts: string) =>
+    rig.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts);
+  const updatesOf = (ts: string) => rig.slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
   const textOf = (call: SlackCall | undefined) =>
     `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
   const journal = () => {
@@ -85,7 +85,7 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
 
   /** `/net <text>` as U1; the response_url it was given. */
   async function command(text: string): Promise<string> {
-    const url = slack.responseUrl();
+    const url = rig.slack.responseUrl();
     await post(commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: url }));
     return url;
   }
@@ -94,28 +94,27 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
   async function propose(text: string): Promise<{ id: string; ts: string; preview: SlackCall }> {
     const before = previews().length;
     await command(text);
-    await slack.waitFor(() => previews().length > before, 20_000);
+    await rig.slack.waitFor(() => previews().length > before, 20_000);
     const preview = previews().at(-1) as SlackCall;
     const id = buttonsOf(preview).find((b) => b.action_id === 'approve')?.value ?? '';
-    await slack.waitFor(() => typesOf(id).includes('message'), 10_000);
+    await rig.slack.waitFor(() => typesOf(id).includes('message'), 10_000);
     return { id, ts: String(preview.answer?.ts ?? ''), preview };
   }
 
   /** Clicks Approve as `user` and resolves with what the clicker was told. */
   async function click(id: string, user: string): Promise<string> {
-    const url = slack.responseUrl();
+    const url = rig.slack.responseUrl();
     await post(buttonBody({ actionId: 'approve', value: id, userId: user, response_url: url }));
-    await slack.waitFor(() => slack.responses.some((r) => url.endsWith(r.path)), 20_000);
-    return String(slack.responses.find((r) => url.endsWith(r.path))?.body.text);
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => url.endsWith(r.path)), 20_000);
+    return String(rig.slack.responses.find((r) => url.endsWith(r.path))?.body.text);
   }
 
   const writesTo = (route: string) =>
-    sim.requests.filter((r) => r.method !== 'GET' && r.route.includes(route));
+    rig.sim.requests.filter((r) => r.method !== 'GET' && r.route.includes(route));
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
     ({ bot, events } = await spawnListeningBot({
-      ...slackHttpEnv(slack, SECRET, sim),
+      ...slackHttpEnv(rig.slack, SECRET, rig.sim),
       POLICY_FILE: POLICY,
       // The bot's own address inside the demo IoT network (10.20.0.0/24).
       BOT_SOURCE_ADDRESS: '10.20.0.103',
@@ -123,14 +122,13 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
   }, 30_000);
   afterAll(async () => {
     await bot?.stop('SIGKILL');
-    await Promise.all([slack?.close(), sim?.close()]);
   });
 
   it('refuses delete_network of a network with clients with the rule’s reason, and writes nothing', async () => {
     const posted = previews().length;
     const url = await command('delete_network network_id=IoT');
-    await slack.waitFor(() => slack.responses.some((r) => url.endsWith(r.path)), 20_000);
-    const told = String(slack.responses.find((r) => url.endsWith(r.path))?.body.text);
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => url.endsWith(r.path)), 20_000);
+    const told = String(rig.slack.responses.find((r) => url.endsWith(r.path))?.body.text);
 
     expect(told).toContain(
       'refused by policy rule "no-delete-with-clients": Move the clients off the network first',
@@ -138,7 +136,7 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
     expect(previews()).toHaveLength(posted);
     expect(journal().filter((e) => e.request?.tool === 'delete_network')).toEqual([]);
     expect(writesTo('networkconf')).toEqual([]);
-    expect(sim.state.findNetworkByName('default', 'IoT')).toBeDefined();
+    expect(rig.sim.state.findNetworkByName('default', 'IoT')).toBeDefined();
   }, 30_000);
 
   it('previews a change to the bot’s own network as high risk with the self-lockout warning in bold, then needs two distinct approvers', async () => {
@@ -152,7 +150,7 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
 
     const first = await click(id, 'U2');
     expect(first).toContain('1 of 2 approvals');
-    await slack.waitFor(() => updatesOf(ts).some((c) => textOf(c).includes('1 of 2 approvals')));
+    await rig.slack.waitFor(() => updatesOf(ts).some((c) => textOf(c).includes('1 of 2 approvals')));
     const edited = textOf(updatesOf(ts).find((c) => textOf(c).includes('1 of 2 approvals')));
     expect(edited).toContain('approved by <@U2>');
     expect(edited).toContain('may still approve');
@@ -162,11 +160,11 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
 
     // The last approval runs it; its clicker sees the message change, nothing is whispered.
     await post(
-      buttonBody({ actionId: 'approve', value: id, userId: 'U3', response_url: slack.responseUrl() }),
+      buttonBody({ actionId: 'approve', value: id, userId: 'U3', response_url: rig.slack.responseUrl() }),
     );
-    await slack.waitFor(() => typesOf(id).includes('succeeded'), 20_000);
+    await rig.slack.waitFor(() => typesOf(id).includes('succeeded'), 20_000);
     expect(writesTo('networkconf')).toHaveLength(1);
-    expect(sim.state.findNetworkByName('default', 'IoT')).toMatchObject({ vlan: 21 });
+    expect(rig.sim.state.findNetworkByName('default', 'IoT')).toMatchObject({ vlan: 21 });
     const approvals = journal().filter((e) => e.id === id && ['endorsed', 'approved'].includes(e.type));
     expect(approvals.map((e) => [e.type, e.actor.userId])).toEqual([
       ['endorsed', 'U2'],
@@ -183,22 +181,22 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
     // Approve well inside a closed stretch, a few seconds before the next opening.
     const inPeriod = () => (Math.floor(Date.now() / 1000) - PHASE_S + PERIOD_S) % PERIOD_S;
     while (inPeriod() < 2 || inPeriod() > 7) await new Promise((r) => setTimeout(r, 250));
-    const guest = sim.state.findNetworkByName('default', 'Guest');
+    const guest = rig.sim.state.findNetworkByName('default', 'Guest');
     const runs = await propose('update_network network_id=Cameras name=WinCams');
     const drifts = await propose(`update_network network_id=${String(guest?._id)} name=WinGuest`);
     expect(textOf(runs.preview)).toContain('Runs only in window `soon`');
 
     expect(await click(runs.id, 'U2')).toContain('scheduled for');
     expect(await click(drifts.id, 'U2')).toContain('scheduled for');
-    await slack.waitFor(() => updatesOf(runs.ts).some((c) => textOf(c).includes('*Scheduled*')));
+    await rig.slack.waitFor(() => updatesOf(runs.ts).some((c) => textOf(c).includes('*Scheduled*')));
     expect(typesOf(runs.id)).toContain('scheduled');
-    expect(sim.state.findNetworkByName('default', 'WinCams')).toBeUndefined();
+    expect(rig.sim.state.findNetworkByName('default', 'WinCams')).toBeUndefined();
     // App Home lists them with Run now and Cancel; Run now is refused while the policy requires the window.
     const body = homeOpenedBody('U2');
-    const published = slack.callsOf('views.publish').length;
+    const published = rig.slack.callsOf('views.publish').length;
     await fetch(events, { method: 'POST', headers: slackJsonHeaders(SECRET, body), body });
-    await slack.waitFor(() => slack.callsOf('views.publish').length > published, 10_000);
-    const home = slack.callsOf('views.publish').at(-1);
+    await rig.slack.waitFor(() => rig.slack.callsOf('views.publish').length > published, 10_000);
+    const home = rig.slack.callsOf('views.publish').at(-1);
     const view = JSON.stringify(home?.args.view);
     expect(view).toContain('Scheduled changes');
     const homeButtons = buttonsIn((home?.args.view as { blocks?: unknown } | undefined)?.blocks);
@@ -206,12 +204,12 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
       expect.objectContaining({ action_id: 'run_scheduled_now', value: runs.id }),
     );
     expect(homeButtons).toContainEqual(expect.objectContaining({ action_id: 'cancel', value: runs.id }));
-    const runNow = slack.responseUrl();
+    const runNow = rig.slack.responseUrl();
     await post(
       buttonBody({ actionId: 'run_scheduled_now', value: runs.id, userId: 'U2', response_url: runNow }),
     );
-    await slack.waitFor(() => slack.responses.some((r) => runNow.endsWith(r.path)), 20_000);
-    expect(String(slack.responses.find((r) => runNow.endsWith(r.path))?.body.text)).toContain(
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => runNow.endsWith(r.path)), 20_000);
+    expect(String(rig.slack.responses.find((r) => runNow.endsWith(r.path))?.body.text)).toContain(
       'the policy lets this change run only in window soon',
     );
     // A third one is scheduled, then cancelled: it never runs.
@@ -222,23 +220,25 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
         actionId: 'cancel',
         value: cancelled.id,
         userId: 'U1',
-        response_url: slack.responseUrl(),
+        response_url: rig.slack.responseUrl(),
       }),
     );
-    await slack.waitFor(() => typesOf(cancelled.id).includes('cancelled'), 10_000);
+    await rig.slack.waitFor(() => typesOf(cancelled.id).includes('cancelled'), 10_000);
     // Someone renames Guest on the controller before the window opens.
     if (guest) guest.name = 'Visitors';
 
-    await slack.waitFor(() => typesOf(runs.id).includes('succeeded'), (PERIOD_S + 10) * 1000);
-    expect(sim.state.findNetworkByName('default', 'WinCams')).toBeDefined();
-    await slack.waitFor(() => typesOf(drifts.id).includes('superseded'), 10_000);
-    await slack.waitFor(() => threadOf(drifts.ts).some((c) => textOf(c).includes('Not run at the opening')));
+    await rig.slack.waitFor(() => typesOf(runs.id).includes('succeeded'), (PERIOD_S + 10) * 1000);
+    expect(rig.sim.state.findNetworkByName('default', 'WinCams')).toBeDefined();
+    await rig.slack.waitFor(() => typesOf(drifts.id).includes('superseded'), 10_000);
+    await rig.slack.waitFor(() =>
+      threadOf(drifts.ts).some((c) => textOf(c).includes('Not run at the opening')),
+    );
     expect(textOf(threadOf(drifts.ts).find((c) => textOf(c).includes('Not run at the opening')))).toContain(
       'the target changed since it was approved',
     );
-    expect(sim.state.findNetworkByName('default', 'WinGuest')).toBeUndefined();
-    expect(sim.state.findNetworkByName('default', 'Visitors')).toBeDefined();
-    expect(sim.state.findNetworkByName('default', 'WinIoT')).toBeUndefined();
+    expect(rig.sim.state.findNetworkByName('default', 'WinGuest')).toBeUndefined();
+    expect(rig.sim.state.findNetworkByName('default', 'Visitors')).toBeDefined();
+    expect(rig.sim.state.findNetworkByName('default', 'WinIoT')).toBeUndefined();
     expect(typesOf(cancelled.id).at(-1)).toBe('cancelled');
   }, 90_000);
 });

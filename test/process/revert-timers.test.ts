@@ -2,15 +2,15 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
 import { type BotProcess, slackHttpEnv, spawnListeningBot, stopAllBots } from '../helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import type { FakeSlack, SlackCall } from '../helpers/fake-slack.js';
 import { network, putsTo } from '../helpers/network-writes.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess as Replica, startBotProcess } from '../helpers/replica-process.js';
 import { clickApprove, keepPromptPosted, proposeInC1 } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
@@ -69,18 +69,17 @@ function slackSide(slack: FakeSlack, post: () => (body: string) => Promise<unkno
 }
 
 describe.concurrent('keep or revert, the built bot on files', () => {
-  let slack: FakeSlack;
-  let sim: Simulator;
+  const rig = useSlackRig({ apiVersion: '9.0' });
   let bot: BotProcess;
   let events = '';
   const dataDir = mkdtempSync(join(tmpdir(), 'netops-revert-timers-'));
   const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
-  const side = () => slackSide(slack, () => post);
+  const side = () => slackSide(rig.slack, () => post);
 
   async function start() {
     ({ bot, events } = await spawnListeningBot(
       {
-        ...slackHttpEnv(slack, SECRET, sim),
+        ...slackHttpEnv(rig.slack, SECRET, rig.sim),
         AUDIT_CHANNEL: 'CAUDIT',
         DATA_DIR: dataDir,
         // A tick a second: deadlines fire within a second, and "one more tick" is a short wait.
@@ -91,17 +90,15 @@ describe.concurrent('keep or revert, the built bot on files', () => {
   }
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
     await start();
   }, 30_000);
   afterAll(async () => {
     await bot?.stop('SIGKILL');
-    await Promise.all([slack?.close(), sim?.close()]);
   });
 
   it.sequential('revert_after=5s with no Keep reverts once; another kept before its deadline is never reverted', async () => {
-    const iotStart = network(sim, 'IoT');
-    const camerasStart = network(sim, 'Cameras');
+    const iotStart = network(rig.sim, 'IoT');
+    const camerasStart = network(rig.sim, 'Cameras');
     // The kept one first: the lapsed one's 5 s then run out about when the kept one's 10 s do.
     const kept = await side().run('update_network network_id=Cameras vlan_id=34 revert_after=10s');
     await side().keep(kept);
@@ -113,31 +110,31 @@ describe.concurrent('keep or revert, the built bot on files', () => {
     const due = Date.parse(deadlinesIn(dataDir).find((d) => d.changeId === kept)?.dueAt ?? '');
     await sleep(Math.max(0, due - Date.now()) + 2_500);
 
-    expect(network(sim, 'IoT')).toEqual(iotStart);
-    expect(putsTo(sim, iotStart?._id)).toBe(2);
+    expect(network(rig.sim, 'IoT')).toEqual(iotStart);
+    expect(putsTo(rig.sim, iotStart?._id)).toBe(2);
     expect(side().revertedPosts(lapsed)).toHaveLength(1);
     expect(deadlinesIn(dataDir).find((d) => d.changeId === lapsed)?.state).toBe('fired');
 
-    expect(network(sim, 'Cameras')).toEqual({ ...camerasStart, vlan: 34 });
-    expect(putsTo(sim, camerasStart?._id)).toBe(1);
+    expect(network(rig.sim, 'Cameras')).toEqual({ ...camerasStart, vlan: 34 });
+    expect(putsTo(rig.sim, camerasStart?._id)).toBe(1);
     expect(side().revertedPosts(kept)).toHaveLength(0);
   }, 90_000);
 
   it.sequential('killed (SIGKILL) before the deadline and started after it, the bot reverts the change once at start', async () => {
-    const guestStart = network(sim, 'Guest');
+    const guestStart = network(rig.sim, 'Guest');
     const id = await side().run('update_network network_id=Guest vlan_id=35 revert_after=5s');
     await bot.stop('SIGKILL');
     const due = Date.parse(deadlinesIn(dataDir).find((d) => d.changeId === id)?.dueAt ?? '');
     expect(deadlinesIn(dataDir).find((d) => d.changeId === id)?.state).toBe('scheduled');
     await sleep(Math.max(0, due - Date.now()) + 1_000);
-    expect(network(sim, 'Guest')?.vlan).toBe(35);
+    expect(network(rig.sim, 'Guest')?.vlan).toBe(35);
 
     await start();
     await side().reverted(id);
     await sleep(2_500);
 
-    expect(network(sim, 'Guest')).toEqual(guestStart);
-    expect(putsTo(sim, guestStart?._id)).toBe(2);
+    expect(network(rig.sim, 'Guest')).toEqual(guestStart);
+    expect(putsTo(rig.sim, guestStart?._id)).toBe(2);
     expect(side().revertedPosts(id)).toHaveLength(1);
     expect(deadlinesIn(dataDir).find((d) => d.changeId === id)?.state).toBe('fired');
   }, 90_000);
@@ -145,19 +142,17 @@ describe.concurrent('keep or revert, the built bot on files', () => {
 
 describe.concurrent('keep or revert, two replicas of the built bot on one PostgreSQL', () => {
   const db = useTestDatabase();
-  let slack: FakeSlack;
-  let sim: Simulator;
+  const rig = useSlackRig({ apiVersion: '9.0' });
   let a: Replica;
   let b: Replica;
   let next = 0;
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
     const env = {
       SLACK_BOT_TOKEN: 'xoxb-timers-replicas',
-      SLACK_API_URL: slack.apiUrl,
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      SLACK_API_URL: rig.slack.apiUrl,
+      GATEWAY_URL: rig.sim.url,
+      GATEWAY_API_KEY: rig.sim.apiKey,
       DATABASE_URL: db.url,
       AUDIT_CHANNEL: 'CAUDIT',
       CHANGE_TIMER_TICK_SECONDS: '1',
@@ -167,20 +162,19 @@ describe.concurrent('keep or revert, two replicas of the built bot on one Postgr
   }, 40_000);
   afterAll(async () => {
     await Promise.all([a, b].filter(Boolean).map((r) => r.kill('SIGTERM')));
-    await Promise.all([slack?.close(), sim?.close()]);
   });
 
   it.sequential('a revert_after=5s change proposed on one and approved on the other reverts once', async () => {
     // Requests alternate between the replicas: the proposal on A, the approval on B.
-    const side = slackSide(slack, () => (body) => (next++ % 2 === 0 ? a : b).post(body));
-    const start = network(sim, 'IoT');
+    const side = slackSide(rig.slack, () => (body) => (next++ % 2 === 0 ? a : b).post(body));
+    const start = network(rig.sim, 'IoT');
     const id = await side.run('update_network network_id=IoT vlan_id=26 revert_after=5s');
 
     await side.reverted(id);
     await sleep(2_500);
 
-    expect(network(sim, 'IoT')).toEqual(start);
-    expect(putsTo(sim, start?._id)).toBe(2);
+    expect(network(rig.sim, 'IoT')).toEqual(start);
+    expect(putsTo(rig.sim, start?._id)).toBe(2);
     expect(side.revertedPosts(id)).toHaveLength(1);
     const rows = await db.query<{ state: string; claimed_by: string }>(
       'SELECT state, claimed_by FROM netops_deadlines WHERE change_id = $1',

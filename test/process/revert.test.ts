@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type BotProcess, slackHttpEnv, spawnListeningBot, stopAllBots } from '../helpers/bot-process.js';
-import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
@@ -16,19 +15,18 @@ afterAll(stopAllBots);
 const SECRET = 'revert-signing-secret';
 
 describe('Revert over Slack HTTP, with the fake Slack', () => {
-  let slack: FakeSlack;
-  let sim: Simulator;
+  const rig = useSlackRig({ apiVersion: '9.0' });
   let bot: BotProcess;
   let events: string;
   const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
-  const previews = () => slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
-  const results = () => slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts);
+  const previews = () => rig.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
+  const results = () => rig.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts);
 
   /** Posts `/net <text>` and returns the Approve button's request id of the preview it posts. */
   async function propose(text: string): Promise<string> {
     const before = previews().length;
-    await post(commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: slack.responseUrl() }));
-    await slack.waitFor(() => previews().length > before, 20_000);
+    await post(commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: rig.slack.responseUrl() }));
+    await rig.slack.waitFor(() => previews().length > before, 20_000);
     return buttonsOf(previews().at(-1)).find((b) => b.action_id === 'approve')?.value ?? '';
   }
 
@@ -36,9 +34,9 @@ describe('Revert over Slack HTTP, with the fake Slack', () => {
   async function approve(id: string) {
     const before = results().length;
     await post(
-      buttonBody({ actionId: 'approve', value: id, userId: 'U2', response_url: slack.responseUrl() }),
+      buttonBody({ actionId: 'approve', value: id, userId: 'U2', response_url: rig.slack.responseUrl() }),
     );
-    await slack.waitFor(() => results().length > before, 20_000);
+    await rig.slack.waitFor(() => results().length > before, 20_000);
     return results().at(-1);
   }
 
@@ -52,27 +50,25 @@ describe('Revert over Slack HTTP, with the fake Slack', () => {
         actionId: 'revert_change',
         value: button?.value ?? '',
         userId: 'U1',
-        response_url: slack.responseUrl(),
+        response_url: rig.slack.responseUrl(),
       }),
     );
-    await slack.waitFor(() => previews().length > before, 20_000);
+    await rig.slack.waitFor(() => previews().length > before, 20_000);
     const id = buttonsOf(previews().at(-1)).find((b) => b.action_id === 'approve')?.value ?? '';
     return approve(id);
   }
 
-  const networks = () => structuredClone(sim.state.site('default')?.networks);
+  const networks = () => structuredClone(rig.sim.state.site('default')?.networks);
   const withoutIds = (records: unknown) =>
     (records as Record<string, unknown>[]).map(({ _id: _a, external_id: _b, ...rest }) => rest);
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-    ({ bot, events } = await spawnListeningBot(slackHttpEnv(slack, SECRET, sim)));
+    ({ bot, events } = await spawnListeningBot(slackHttpEnv(rig.slack, SECRET, rig.sim)));
   });
   afterAll(async () => {
     await bot?.stop('SIGKILL');
-    await Promise.all([slack?.close(), sim?.close()]);
   });
-  beforeEach(() => sim.clearFaults());
+  beforeEach(() => rig.sim.clearFaults());
 
   it('an update, reverted: every network record is as before', async () => {
     const start = networks();
@@ -104,7 +100,7 @@ describe('Revert over Slack HTTP, with the fake Slack', () => {
     await revertFrom(deleted);
     expect(withoutIds(networks())).toEqual(withoutIds(start));
 
-    sim.injectFault({ kind: 'store-as', method: 'PUT', route: 'rest/networkconf', set: { vlan: 2 } });
+    rig.sim.injectFault({ kind: 'store-as', method: 'PUT', route: 'rest/networkconf', set: { vlan: 2 } });
     const skewed = await approve(await propose('update_network network_id=Lab2 vlan_id=46'));
     expect(JSON.stringify(skewed?.args)).toContain('sent vlan 46, controller holds 2');
   }, 90_000);

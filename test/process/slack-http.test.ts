@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import {
   type BotProcess,
   MAIN,
@@ -10,12 +9,13 @@ import {
   spawnListeningBot,
   stopAllBots,
 } from '../helpers/bot-process.js';
-import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { startFakeSlack } from '../helpers/fake-slack.js';
 import { closedPort } from '../helpers/ports.js';
 import { BOT_SCOPE_OF, readManifest } from '../helpers/shipped-files.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { fuzzedRequests, headersFor, mayPassSignature, NASTY_BODIES } from '../helpers/slack-envelopes.js';
 import { buttonBody, commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
@@ -27,8 +27,7 @@ const isListening = (line: { msg: string }) => line.msg.startsWith('listening on
 afterAll(stopAllBots);
 
 describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the environment', () => {
-  let slack: FakeSlack;
-  let sim: Simulator;
+  const rig = useSlackRig({ apiVersion: '9.0' });
   let bot: BotProcess;
   let events: string;
 
@@ -38,13 +37,11 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
   };
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-    ({ bot, events } = await spawnListeningBot(slackHttpEnv(slack, SECRET, sim)));
+    ({ bot, events } = await spawnListeningBot(slackHttpEnv(rig.slack, SECRET, rig.sim)));
   });
 
   afterAll(async () => {
     await bot?.stop('SIGKILL');
-    await Promise.all([slack?.close(), sim?.close()]);
   });
 
   it('logs JSON lines on stdout and answers GET /healthz with 200', async () => {
@@ -62,11 +59,11 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
   });
 
   it('answers a signed `/net list_vlans` through response_url, to the requester only', async () => {
-    const responseUrl = slack.responseUrl();
+    const responseUrl = rig.slack.responseUrl();
     const ack = await post(commandBody({ text: 'list_vlans', user_id: 'U1', response_url: responseUrl }));
     expect(ack).toEqual({ status: 200, text: '' });
-    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)));
-    const answer = slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {};
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => responseUrl.endsWith(r.path)));
+    const answer = rig.slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {};
     expect(answer.response_type).toBe('ephemeral');
     const shown = JSON.stringify(answer);
     for (const name of ['Default', 'IoT', 'Guest', 'Servers', 'Cameras']) expect(shown).toContain(name);
@@ -78,50 +75,65 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
         text: 'create_network name=Lab vlan_id=91 subnet=10.91.0.0/24',
         user_id: 'U1',
         channel_id: 'C1',
-        response_url: slack.responseUrl(),
+        response_url: rig.slack.responseUrl(),
       }),
     );
-    await slack.waitFor(() => slack.callsOf('chat.postMessage').length > 0, 10_000);
-    const preview = slack.callsOf('chat.postMessage')[0];
+    await rig.slack.waitFor(() => rig.slack.callsOf('chat.postMessage').length > 0, 10_000);
+    const preview = rig.slack.callsOf('chat.postMessage')[0];
     expect(preview?.args.channel).toBe('C1');
     expect(preview?.args.thread_ts).toBeUndefined();
     expect(JSON.stringify(preview?.args.blocks)).toMatch(/Lab[\s\S]*10\.91\.0\./);
     expect(buttonsOf(preview).map((b) => b.action_id)).toEqual(['approve', 'cancel']);
     const networkWrites = () =>
-      sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('networkconf'));
+      rig.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('networkconf'));
     expect(networkWrites()).toEqual([]);
 
     const requestId = buttonsOf(preview).find((b) => b.action_id === 'approve')?.value ?? '';
     const click = await post(
-      buttonBody({ actionId: 'approve', value: requestId, userId: 'U2', response_url: slack.responseUrl() }),
+      buttonBody({
+        actionId: 'approve',
+        value: requestId,
+        userId: 'U2',
+        response_url: rig.slack.responseUrl(),
+      }),
     );
     expect(click.status).toBe(200);
-    await slack.waitFor(() => slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts), 10_000);
+    await rig.slack.waitFor(
+      () => rig.slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts),
+      10_000,
+    );
 
     expect(networkWrites()).toHaveLength(1);
     expect(networkWrites()[0]?.body).toMatchObject({ name: 'Lab', vlan: 91 });
-    const thread = slack.callsOf('chat.postMessage').find((c) => c.args.thread_ts);
-    const edited = slack.callsOf('chat.update').at(-1);
+    const thread = rig.slack.callsOf('chat.postMessage').find((c) => c.args.thread_ts);
+    const edited = rig.slack.callsOf('chat.update').at(-1);
     expect(thread?.args.thread_ts).toBe(edited?.args.ts);
     expect(buttonsOf(edited)).toEqual([]);
   });
 
   it('refuses a request with a bad signature with 401, and does nothing', async () => {
-    const before = { calls: slack.calls.length, responses: slack.responses.length, sim: sim.requests.length };
-    const body = commandBody({ text: 'delete_network network_id=Guest', response_url: slack.responseUrl() });
+    const before = {
+      calls: rig.slack.calls.length,
+      responses: rig.slack.responses.length,
+      sim: rig.sim.requests.length,
+    };
+    const body = commandBody({
+      text: 'delete_network network_id=Guest',
+      response_url: rig.slack.responseUrl(),
+    });
     const forged = await post(body, slackHeaders('not-the-secret', body));
     const unsigned = await post(body, { 'content-type': 'application/x-www-form-urlencoded' });
     expect([forged.status, unsigned.status]).toEqual([401, 401]);
     await new Promise((r) => setTimeout(r, 200));
     expect({
-      calls: slack.calls.length,
-      responses: slack.responses.length,
-      sim: sim.requests.length,
+      calls: rig.slack.calls.length,
+      responses: rig.slack.responses.length,
+      sim: rig.sim.requests.length,
     }).toEqual(before);
   });
 
   it('answers null, array, number, deeply nested, huge and mistyped payloads with 4xx, and keeps serving', async () => {
-    const writesBefore = sim.requests.filter((r) => r.method !== 'GET').length;
+    const writesBefore = rig.sim.requests.filter((r) => r.method !== 'GET').length;
     let exited = false;
     void bot.exited.then(() => {
       exited = true;
@@ -133,7 +145,7 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
       nasty.push({ label, status: answer.status });
     }
     await fc.assert(
-      fc.asyncProperty(fuzzedRequests(slack.responseUrl()), async (request) => {
+      fc.asyncProperty(fuzzedRequests(rig.slack.responseUrl()), async (request) => {
         const response = await fetch(events, {
           method: 'POST',
           headers: headersFor(request, SECRET),
@@ -156,19 +168,19 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
     expect(exited).toBe(false);
     const health = await fetch(events.replace('/slack/events', '/healthz'));
     expect(health.status).toBe(200);
-    const responseUrl = slack.responseUrl();
+    const responseUrl = rig.slack.responseUrl();
     expect((await post(commandBody({ text: 'vlans', response_url: responseUrl }))).status).toBe(200);
-    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)));
-    expect(sim.requests.filter((r) => r.method !== 'GET')).toHaveLength(writesBefore);
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => responseUrl.endsWith(r.path)));
+    expect(rig.sim.requests.filter((r) => r.method !== 'GET')).toHaveLength(writesBefore);
     const crashes =
       /^(unhandled promise rejection|uncaught|Bolt could not process|the Slack request guard failed)/;
     expect(bot.logs().filter((l) => crashes.test(l.msg))).toEqual([]);
   });
 
   it('verified its token once, and called only Web API methods the manifest has scopes for', () => {
-    expect(slack.callsOf('auth.test')).toHaveLength(1);
+    expect(rig.slack.callsOf('auth.test')).toHaveLength(1);
     const scopes = readManifest().oauth_config.scopes.bot;
-    for (const call of slack.calls) {
+    for (const call of rig.slack.calls) {
       expect(Object.keys(BOT_SCOPE_OF), call.method).toContain(call.method);
       const scope = BOT_SCOPE_OF[call.method];
       if (scope) expect(scopes, call.method).toContain(scope);

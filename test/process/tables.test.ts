@@ -2,11 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import type { SlackCall } from '../helpers/fake-slack.js';
 import { clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
 
 // Tables keep what answers the question, through the built program: Slack's `who` and `top` on
 // the demo site within Slack's width, the console at COLUMNS=80 and 100, and the history of
@@ -55,43 +55,41 @@ function column(lines: readonly string[], header: string, next: string): { key: 
 }
 
 describe('Slack and the console keep names and places whole within their width', () => {
-  let slack: FakeSlack;
-  let sim: Simulator;
+  const rig = useSlackRig();
   let bot: BotProcess;
   let events = '';
   const dataDir = mkdtempSync(join(tmpdir(), 'netops-tables-'));
   const atConsole = (args: string[], columns: string) =>
     runBot(args, {
-      env: { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey, DATA_DIR: dataDir, COLUMNS: columns },
+      env: { GATEWAY_URL: rig.sim.url, GATEWAY_API_KEY: rig.sim.apiKey, DATA_DIR: dataDir, COLUMNS: columns },
     });
   const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
-  const audit = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT');
+  const audit = () => rig.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT');
 
   /** `/net <text>` as U1; the answer posted to its response_url. */
   async function ask(text: string): Promise<Record<string, unknown> | undefined> {
-    const responseUrl = slack.responseUrl();
+    const responseUrl = rig.slack.responseUrl();
     await post(commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: responseUrl }));
-    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 20_000);
-    return slack.responses.find((r) => responseUrl.endsWith(r.path))?.body;
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => responseUrl.endsWith(r.path)), 20_000);
+    return rig.slack.responses.find((r) => responseUrl.endsWith(r.path))?.body;
   }
 
   /** Proposes as U1, approves as U2, and waits until the audit channel says it ran; its id. */
   async function change(text: string): Promise<string> {
-    const id = await proposeInC1(slack, post, text);
-    await clickApprove(slack, post, id);
-    await slack.waitFor(() => audit().some((c) => textOf(c).includes(id)), 20_000);
+    const id = await proposeInC1(rig.slack, post, text);
+    await clickApprove(rig.slack, post, id);
+    await rig.slack.waitFor(() => audit().some((c) => textOf(c).includes(id)), 20_000);
     return id;
   }
 
   beforeAll(async () => {
-    [slack, sim] = await Promise.all([startFakeSlack(), startSimulator()]);
     bot = spawnBot({
       SLACK_BOT_TOKEN: 'xoxb-tables',
       SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
+      SLACK_API_URL: rig.slack.apiUrl,
       PORT: '0',
-      GATEWAY_URL: sim.url,
-      GATEWAY_API_KEY: sim.apiKey,
+      GATEWAY_URL: rig.sim.url,
+      GATEWAY_API_KEY: rig.sim.apiKey,
       AUDIT_CHANNEL: 'CAUDIT',
       DATA_DIR: dataDir,
       CHANGE_TIMER_TICK_SECONDS: '1',
@@ -101,7 +99,6 @@ describe('Slack and the console keep names and places whole within their width',
   }, 30_000);
   afterAll(async () => {
     await bot?.stop('SIGKILL');
-    await Promise.all([slack?.close(), sim?.close()]);
   });
 
   it('`/net who on IoT` keeps every name and every place whole within Slack’s width', async () => {
@@ -163,7 +160,7 @@ describe('Slack and the console keep names and places whole within their width',
     await change('create_network name=Lab vlan_id=71 subnet=10.71.0.0/24');
     await change('update_network network_id=Guest dhcp_dns_1=1.1.1.1');
     const temporary = await change('update_network network_id=IoT vlan_id=24 for=5s');
-    await slack.waitFor(
+    await rig.slack.waitFor(
       () => audit().some((c) => textOf(c).includes(`(${temporary}) reverted automatically`)),
       30_000,
     );

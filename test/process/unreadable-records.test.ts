@@ -7,38 +7,29 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MAIN, runBot, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
-import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { textOf } from '../helpers/mcp.js';
 import { nineNetworks, SEVEN_LEFT_OUT } from '../helpers/odd-records.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
 const SECRET = 'unreadable-records-signing-secret';
 
-let slack: FakeSlack;
-let sim: Simulator;
-
-beforeAll(async () => {
-  [slack, sim] = await Promise.all([startFakeSlack(), startSimulator({ apiVersion: '9.0' })]);
-});
+const rig = useSlackRig({ apiVersion: '9.0' });
 afterEach(async () => {
   await stopAllBots();
-  sim.clearFaults();
-});
-afterAll(async () => {
-  await Promise.all([slack?.close(), sim?.close()]);
+  rig.sim.clearFaults();
 });
 
-const gatewayEnv = () => ({ GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey });
+const gatewayEnv = () => ({ GATEWAY_URL: rig.sim.url, GATEWAY_API_KEY: rig.sim.apiKey });
 
 describe('records the bot could not read are counted in the answer', () => {
   it('console one-shot: the table of the two networks, then the line; --json carries the count', async () => {
-    sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
+    rig.sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
 
     const run = await runBot(['list_vlans'], { env: gatewayEnv() });
     expect(run.code).toBe(0);
@@ -54,7 +45,7 @@ describe('records the bot could not read are counted in the answer', () => {
   });
 
   it('MCP over stdio: the count in the structured result and the line in the text', async () => {
-    sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
+    rig.sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [MAIN, 'mcp'],
@@ -80,13 +71,13 @@ describe('records the bot could not read are counted in the answer', () => {
   });
 
   it('Slack: the ephemeral answer says it under the table and in its text', async () => {
-    sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
+    rig.sim.injectFault(nineNetworks(Number.POSITIVE_INFINITY));
     const bot = spawnBot({
-      ...slackHttpEnv(slack, SECRET),
+      ...slackHttpEnv(rig.slack, SECRET),
       ...gatewayEnv(),
     });
     const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'));
-    const responseUrl = slack.responseUrl();
+    const responseUrl = rig.slack.responseUrl();
     const body = commandBody({ text: 'list_vlans', user_id: 'U1', response_url: responseUrl });
     const ack = await fetch(`http://127.0.0.1:${String(listening.port)}/slack/events`, {
       method: 'POST',
@@ -94,8 +85,8 @@ describe('records the bot could not read are counted in the answer', () => {
       body,
     });
     expect(ack.status).toBe(200);
-    await slack.waitFor(() => slack.responses.some((r) => responseUrl.endsWith(r.path)), 20_000);
-    const answer = slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {};
+    await rig.slack.waitFor(() => rig.slack.responses.some((r) => responseUrl.endsWith(r.path)), 20_000);
+    const answer = rig.slack.responses.find((r) => responseUrl.endsWith(r.path))?.body ?? {};
     expect(answer.response_type ?? 'ephemeral').toBe('ephemeral');
     expect(answer.text).toBe(
       'List vlans: 2 row(s); 7 controller records the bot could not read were left out.',
