@@ -167,6 +167,34 @@ const DESCRIBED: Record<EnvVariable, Described> = {
     meaning:
       'Channel id that gets one line per executed or failed change and the journal anchors; drift messages too when `DRIFT_CHANNEL` is unset. See [Finding channel ids](deploying.md#finding-channel-ids).',
   },
+  AUDIT_SYSLOG_URL: {
+    group: 'store',
+    meaning:
+      'Export every journal event, in order, to a syslog receiver: `tcp://host:port` or `tls://host:port` (RFC 5424, octet-counted). See [Security](security.md#sending-the-journal-to-a-siem).',
+  },
+  AUDIT_SYSLOG_FORMAT: {
+    group: 'store',
+    meaning: 'What each syslog message carries: `json` (the event with its chain link) or `cef` (ArcSight CEF).',
+  },
+  AUDIT_SYSLOG_CA_FILE: {
+    group: 'store',
+    meaning: "PEM file of the CA that signed a `tls://` receiver's certificate; unset: the system's CAs.",
+  },
+  AUDIT_WEBHOOK_URL: {
+    group: 'store',
+    meaning:
+      'Export every journal event, in order, as JSON POSTed to this HTTPS URL (plain http only to this machine), signed with `AUDIT_WEBHOOK_SECRET`.',
+  },
+  AUDIT_WEBHOOK_SECRET: {
+    group: 'store',
+    meaning:
+      'A secret of 16 characters or more: each webhook body is signed with HMAC-SHA256 over the timestamp and the body (`X-Netops-Signature`).',
+  },
+  AUDIT_EXPORT_REPLAY_FROM: {
+    group: 'store',
+    meaning:
+      'Export again from this journal event number on, once (the store remembers it was done): for a receiver that lost events.',
+  },
   JOURNAL_ANCHOR_MINUTES: {
     group: 'store',
     meaning:

@@ -15,6 +15,7 @@ import {
   optionalString,
   readableFile,
 } from './config/fields.js';
+import { auditConfig, auditRules, auditShape } from './config/audit.js';
 import { type StoreConfig, storeConfig, storeEnvSchema, storeRules, storeShape } from './config/store.js';
 import { ConfigError, type FieldIssue } from './errors.js';
 
@@ -87,6 +88,7 @@ const envSchema = z
     APPROVAL_TTL_SECONDS: integer(30, 604_800, 900),
     APPROVAL_REMIND_SECONDS: integer(0, 604_800, 300),
     ...storeShape,
+    ...auditShape,
     AUDIT_CHANNEL: z.preprocess(
       blankToUndefined,
       z
@@ -198,6 +200,7 @@ const envSchema = z
       issue('GATEWAY_API_KEY', 'is required with GATEWAY_URL (or set GATEWAY_USERNAME and GATEWAY_PASSWORD)');
     }
     mcpRules(env, issue);
+    auditRules(env, issue);
   });
 
 /** MCP_WRITES when unset: change requests in Slack when the bot has Slack, the spec's confirm flag otherwise. */
@@ -391,6 +394,8 @@ function configFrom(e: Env, env: NodeJS.ProcessEnv) {
      */
     ...(e.CONSOLES_FILE ? { consolesFile: { path: resolve(e.CONSOLES_FILE), env: env as ConsolesEnv } } : {}),
     defaultSite: e.DEFAULT_SITE,
+    /** The journal exported to a SIEM (AUDIT_SYSLOG_URL, AUDIT_WEBHOOK_URL); unset: not exported. */
+    ...(auditConfig(e) ? { audit: auditConfig(e) } : {}),
     approvals: {
       approvers: e.APPROVERS,
       allowSelfApproval: e.ALLOW_SELF_APPROVAL,

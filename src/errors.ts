@@ -17,7 +17,9 @@ export type ErrorCode =
   /** Slack refused (or did not answer) a Web API call the bot made for a user. */
   | 'slack_refused'
   /** An MCP request the protocol layer refuses, with its own JSON-RPC code. */
-  | 'protocol_error';
+  | 'protocol_error'
+  /** The audit export could not hand events to a receiver (syslog, webhook); it tries again. */
+  | 'export_failed';
 
 /** One problem with one input field: the field's name and the rule it broke. */
 export interface FieldIssue {

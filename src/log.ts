@@ -51,6 +51,7 @@ export function configuredSecretValues(config: Config): string[] {
     config.store.journalKey,
     ...config.mcp.tokens.map((t) => t.secret),
     config.watch?.webhookSecret,
+    config.audit?.webhook?.secret,
   ];
   const url = config.store.database?.url;
   if (url) {

@@ -13,6 +13,7 @@ import {
   type GatewayOptions,
   gatewayOptionsFromConfig,
 } from './gateway/index.js';
+import { auditExporter } from './audit/index.js';
 import { packageVersion } from './lib/package-version.js';
 import { setConfiguredSecrets } from './lib/secret-text.js';
 import {
@@ -205,7 +206,10 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
   });
   const slack = app.slack;
   if (!slack) throw new Error('SLACK_BOT_TOKEN is set but the app has no Slack front end');
+  // The journal copied to a SIEM, by the long-running bot only (one replica at a time: a lease).
+  const exporter = config.audit ? auditExporter(config.audit, store, logger) : undefined;
   const shutdown = async () => {
+    await exporter?.stop();
     await app.close();
     await controller.stop();
   };
@@ -235,6 +239,7 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
     app.watcher?.start();
     // Fires the deadlines of keep-or-revert and temporary changes (once across replicas).
     app.timers?.start();
+    exporter?.start();
     // In the background, best effort, once Slack's requests are taken: what the first command
     // would otherwise wait for (detection, login, the site lookup). A failure is logged and tried
     // again by the first command.

@@ -66,6 +66,7 @@ const EVERY_LAYER = [
   'fleet',
   'consoles',
   'http-server',
+  'audit',
   ...TOP,
 ];
 /** Every layer but the ones named: for the bottom modules, which may import almost nothing. */
@@ -125,6 +126,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   watch: ['slack', 'console', 'mcp', 'simulator', 'app', 'main'],
   // DESIGN §8: runs an approved change; approvals/ decides whether and when.
   changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'consoles', 'app', 'main'],
+  // Copies the store's journal to a SIEM; only the process wiring starts it.
+  audit: [...FACES_AND_TOP.filter((l) => l !== 'main'), 'approvals', 'changes', 'watch', 'tools', 'gateway', 'consoles', 'commands'],
 };
 
 describe('the layers keep to their import rules', () => {

@@ -61,6 +61,8 @@ export function plainErrorText(error: BotError, face: FaceWording): string {
     }
     case 'store_unavailable':
       return `not recorded: ${error.message}`;
+    case 'export_failed':
+      return `audit export: ${error.message}`;
     case 'journal_invalid':
     case 'slack_refused':
     case 'protocol_error':

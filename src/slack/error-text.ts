@@ -87,6 +87,7 @@ function botErrorText(error: BotError): string {
     case 'slack_refused':
       return error instanceof SlackStepError ? slackStepText(error) : `:warning: ${sentence(message)}`;
     case 'protocol_error':
+    case 'export_failed':
       return `:warning: ${sentence(message)}`;
   }
 }

@@ -168,6 +168,21 @@ export interface TimerKeepers {
   find(): Promise<string | undefined>;
 }
 
+/** One journal event as it was written: its place in the chain and its exact text. */
+export interface JournalLine {
+  seq: number;
+  line: string;
+}
+
+/**
+ * The journal read in chain order from a position, for what copies it elsewhere (the audit
+ * export): the exact lines, so the copy carries the same hash links the journal has.
+ */
+export interface JournalFeed {
+  /** Up to `limit` events after `afterSeq`, in order; fewer (or none) at the end of the chain. */
+  read(afterSeq: number, limit: number): Promise<JournalLine[]>;
+}
+
 /** Everything the bot keeps, behind one interface: files under DATA_DIR, or PostgreSQL. */
 export interface Store {
   readonly kind: 'file' | 'postgres';
@@ -183,6 +198,8 @@ export interface Store {
    * owns it, else (file store) a view that re-reads the journal file without opening it for append.
    */
   changeHistory(): ChangeReader;
+  /** The journal's lines in order, for any process and without opening it for append. */
+  journalFeed(): JournalFeed;
   /** Telemetry samples: files under DATA_DIR/telemetry, or a table shared by the replicas. */
   samples(): SampleStore;
   /** Durable timers: DATA_DIR/deadlines.json, or a table every replica claims from. */

@@ -14,12 +14,14 @@ import type {
   JournalHead,
   PendingFilter,
   RequestHistory,
+  JournalFeed,
   Store,
   StoreHealth,
   TransitionGuard,
 } from '../types.js';
 import { FileDeadlineStore } from './deadline-file.js';
 import { processAlive } from './file-lock.js';
+import { FileJournalFeed } from './journal-feed.js';
 import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.js';
 import { JournalView } from './journal-view.js';
 import { PendingByExpiry, RequestIndex } from './request-index.js';
@@ -363,6 +365,7 @@ export class FileStore implements Store {
   readonly data: KeyValueStore;
   private changeStore: FileChangeStore | undefined;
   private sampleStore: FileSampleStore | undefined;
+  private feed: FileJournalFeed | undefined;
   private deadlineStore: FileDeadlineStore | undefined;
 
   constructor(
@@ -394,6 +397,11 @@ export class FileStore implements Store {
   changeHistory(): ChangeReader {
     // Only the process that owns the journal opens it for append; any other only reads the file.
     return this.changeStore ?? new JournalView(join(this.dataDir, JOURNAL_FILE));
+  }
+
+  journalFeed(): JournalFeed {
+    this.feed ??= new FileJournalFeed(join(this.dataDir, JOURNAL_FILE));
+    return this.feed;
   }
 
   /**

@@ -21,6 +21,7 @@ import type {
   JournalHead,
   PendingFilter,
   RequestHistory,
+  JournalFeed,
   Store,
   StoreHealth,
   TransitionGuard,
@@ -458,6 +459,19 @@ export class PostgresStore implements Store {
   /** The watcher's lease, one holder among the replicas (migration 5). */
   leases(): PostgresLeaseStore {
     return this.leaseStore;
+  }
+
+  journalFeed(): JournalFeed {
+    const pool = this.pool;
+    return {
+      async read(afterSeq, limit) {
+        const rows = await pool.query<{ seq: string; line: string }>(
+          'SELECT seq, line FROM netops_journal WHERE seq > $1 ORDER BY seq LIMIT $2',
+          [afterSeq, limit],
+        );
+        return rows.rows.map((r) => ({ seq: Number(r.seq), line: r.line }));
+      },
+    };
   }
 
   /** Reads are plain SELECTs: any process may use the change store for history without appending. */
