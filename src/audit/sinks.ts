@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { connect as connectTls } from 'node:tls';
 import got from 'got';
@@ -95,7 +95,7 @@ export class SyslogSink implements ExportSink {
       ? connectTls({
           host,
           port,
-          servername: host,
+          ...(isIP(host) === 0 ? { servername: host } : {}),
           ...(this.options.caFile ? { ca: readFileSync(this.options.caFile) } : {}),
         })
       : connectTcp({ host, port });

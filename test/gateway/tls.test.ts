@@ -1,48 +1,22 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayUnavailableError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway/gateway.js';
+import { type SelfSigned, selfSignedCertificate } from '../helpers/self-signed.js';
 import { networkSchema } from './support.js';
 
-let dir: string;
+let certificate: SelfSigned;
 let cert: string;
 let server: Server;
 let url: string;
 let requests = 0;
 
 beforeAll(async () => {
-  // A throwaway self-signed certificate for 127.0.0.1, made per run so no key material is kept.
-  dir = mkdtempSync(join(tmpdir(), 'gateway-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-  server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (_req, res) => {
+  certificate = selfSignedCertificate('gateway-tls-');
+  cert = certificate.cert;
+  const key = certificate.key;
+  server = createServer({ key, cert }, (_req, res) => {
     requests += 1;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ meta: { rc: 'ok' }, data: [{ _id: 'a', name: 'LAN' }] }));
@@ -54,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  rmSync(dir, { recursive: true, force: true });
+  certificate.remove();
 });
 
 const options = {

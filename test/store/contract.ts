@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeRequest, ChangeState } from '../../src/model/change-request.js';
+import { sha256Hex } from '../../src/store/journal-format.js';
 import type { ChangeStore, Store } from '../../src/store/types.js';
 
 /** How a contract run gets its stores: a fresh empty one, and the same data opened again. */
@@ -110,6 +111,29 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
     });
 
     describe('requests and the journal', () => {
+      it('reads the journal forward as its exact lines, each linked to the one before', async () => {
+        const store = await fresh();
+        const changes = store.changes();
+        const request = sampleRequest();
+        await changes.create(request, RITA, at(0));
+        await runToSuccess(changes, request, ALEX, at(0));
+
+        const lines = await store.journalFeed().read(0, 10);
+        expect(lines.map((l) => [l.seq, JSON.parse(l.line).type])).toEqual([
+          [1, 'created'],
+          [2, 'approved'],
+          [3, 'executing'],
+          [4, 'succeeded'],
+        ]);
+        for (const [i, line] of lines.entries()) {
+          const prev = i === 0 ? '0'.repeat(64) : sha256Hex(lines[i - 1]?.line ?? '');
+          expect(JSON.parse(line.line).prev).toBe(prev);
+        }
+        expect(sha256Hex(lines.at(-1)?.line ?? '')).toBe((await changes.journalHead()).head);
+        expect(await store.journalFeed().read(2, 1)).toEqual(lines.slice(2, 3));
+        expect(await store.journalFeed().read(4, 10)).toEqual([]);
+      });
+
       it('stores a created request and journals it as the first link of the chain', async () => {
         const store = await fresh();
         const changes = store.changes();
