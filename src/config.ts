@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { auditConfig, auditRules, auditShape } from './config/audit.js';
 import {
   blankToUndefined,
   booleanFlag,
@@ -15,7 +16,6 @@ import {
   optionalString,
   readableFile,
 } from './config/fields.js';
-import { auditConfig, auditRules, auditShape } from './config/audit.js';
 import { type StoreConfig, storeConfig, storeEnvSchema, storeRules, storeShape } from './config/store.js';
 import { ConfigError, type FieldIssue } from './errors.js';
 

@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { pino } from 'pino';
 import { createApp } from './app.js';
 import { consoleActor } from './approvals/console-requester.js';
+import { auditExporter } from './audit/index.js';
 import { type Config, configWarnings, loadConfig, runningInContainer } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { type Consoles, singleConsole } from './consoles/consoles.js';
@@ -13,7 +14,6 @@ import {
   type GatewayOptions,
   gatewayOptionsFromConfig,
 } from './gateway/index.js';
-import { auditExporter } from './audit/index.js';
 import { packageVersion } from './lib/package-version.js';
 import { setConfiguredSecrets } from './lib/secret-text.js';
 import {

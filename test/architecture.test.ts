@@ -127,7 +127,16 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   // DESIGN §8: runs an approved change; approvals/ decides whether and when.
   changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'consoles', 'app', 'main'],
   // Copies the store's journal to a SIEM; only the process wiring starts it.
-  audit: [...FACES_AND_TOP.filter((l) => l !== 'main'), 'approvals', 'changes', 'watch', 'tools', 'gateway', 'consoles', 'commands'],
+  audit: [
+    ...FACES_AND_TOP.filter((l) => l !== 'main'),
+    'approvals',
+    'changes',
+    'watch',
+    'tools',
+    'gateway',
+    'consoles',
+    'commands',
+  ],
 };
 
 describe('the layers keep to their import rules', () => {

@@ -42,7 +42,11 @@ class RecordingSink implements ExportSink {
 
 const seqs = (sink: RecordingSink) => sink.took.flat().map((e) => e.seq);
 
-function exporter(lines: JournalLine[], sinks: ExportSink[], more: { data?: MemoryData; replayFrom?: number; leases?: LeaseStore } = {}) {
+function exporter(
+  lines: JournalLine[],
+  sinks: ExportSink[],
+  more: { data?: MemoryData; replayFrom?: number; leases?: LeaseStore } = {},
+) {
   const data = more.data ?? new MemoryData();
   const built = new AuditExporter({
     feed: feedOf(lines),

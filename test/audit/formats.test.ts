@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { exportEventOf } from '../../src/audit/export-event.js';
 import { cefLine, octetFrame, syslogMessage } from '../../src/audit/formats.js';
 import { sha256Hex } from '../../src/store/journal-format.js';
+import type { JournalLine } from '../../src/store/types.js';
 import { journalLines } from './journal-lines.js';
 
 const HEADER = { hostname: 'bot 1', appName: 'netops-bot', procId: '42', version: '0.1.0' };
@@ -12,10 +13,10 @@ describe('an exported event', () => {
   const [first, second] = journalLines(2);
 
   it('carries its chain link: the hash of its journal line and the hash of the one before', () => {
-    const a = exportEventOf(first!);
-    const b = exportEventOf(second!);
+    const a = exportEventOf(first as JournalLine);
+    const b = exportEventOf(second as JournalLine);
     expect(a).toMatchObject({ seq: 1, type: 'cancelled', change: 'c1', actor: { userId: 'U0ALICE' } });
-    expect(a.hash).toBe(sha256Hex(first!.line));
+    expect(a.hash).toBe(sha256Hex((first as JournalLine).line));
     expect(b.prev).toBe(a.hash);
     expect(a.prev).toBe('0'.repeat(64));
   });
@@ -27,14 +28,14 @@ describe('an exported event', () => {
       actor: { userId: 'U0ALICE' },
       result: { name: 'Guest', x_passphrase: 'hunter2hunter2' },
     }));
-    const event = exportEventOf(line!);
+    const event = exportEventOf(line as JournalLine);
     expect(JSON.stringify(event)).not.toContain('hunter2hunter2');
     expect(event.event.result).toEqual({ name: 'Guest', x_passphrase: '[redacted]' });
   });
 });
 
 describe('the syslog message', () => {
-  const event = exportEventOf(journalLines(1)[0]!);
+  const event = exportEventOf(journalLines(1)[0] as JournalLine);
 
   it('is RFC 5424 with facility "log audit", the type as MSGID and the chain link as structured data', () => {
     const found = RFC5424.exec(syslogMessage(event, 'json', HEADER));
@@ -60,7 +61,7 @@ describe('the syslog message', () => {
       stage: 'recheck',
       error: { code: 'conflict', message: 'line one\nline two' },
     }));
-    const cef = cefLine(exportEventOf(line!), '0.1.0');
+    const cef = cefLine(exportEventOf(line as JournalLine), '0.1.0');
     expect(cef.startsWith('CEF:0|netops-bot|netops-bot|0.1.0|failed|change failed|7|')).toBe(true);
     expect(cef).toContain('suser=a\\=b\\\\c');
     expect(cef).toContain('cs1=c|1');

@@ -24,7 +24,14 @@ describe('the syslog sink', () => {
 
   it('writes one octet-counted RFC 5424 message per event over TCP', async () => {
     const receiver = await startSyslogReceiver();
-    const sink = new SyslogSink({ host: '127.0.0.1', port: receiver.port, tls: false, format: 'json', version: '1', settleMs: 50 });
+    const sink = new SyslogSink({
+      host: '127.0.0.1',
+      port: receiver.port,
+      tls: false,
+      format: 'json',
+      version: '1',
+      settleMs: 50,
+    });
     try {
       await sink.send(events);
       await expect.poll(() => receiver.messages.length).toBe(3);
@@ -38,7 +45,14 @@ describe('the syslog sink', () => {
 
   it('speaks TLS to a receiver whose certificate the CA file vouches for, and refuses one it does not', async () => {
     const receiver = await startSyslogReceiver({ key: certificate.key, cert: certificate.cert });
-    const options = { host: '127.0.0.1', port: receiver.port, tls: true, format: 'cef' as const, version: '1', settleMs: 50 };
+    const options = {
+      host: '127.0.0.1',
+      port: receiver.port,
+      tls: true,
+      format: 'cef' as const,
+      version: '1',
+      settleMs: 50,
+    };
     const trusting = new SyslogSink({ ...options, caFile: certificate.certFile });
     const doubting = new SyslogSink(options);
     try {
@@ -56,7 +70,14 @@ describe('the syslog sink', () => {
 
   it('does not count a batch as delivered when the receiver drops the connection, and reconnects for the next', async () => {
     const receiver = await startSyslogReceiver();
-    const sink = new SyslogSink({ host: '127.0.0.1', port: receiver.port, tls: false, format: 'json', version: '1', settleMs: 300 });
+    const sink = new SyslogSink({
+      host: '127.0.0.1',
+      port: receiver.port,
+      tls: false,
+      format: 'json',
+      version: '1',
+      settleMs: 300,
+    });
     try {
       const sending = sink.send(events);
       await expect.poll(() => receiver.messages.length).toBe(3);

@@ -50,11 +50,14 @@ describe('the audit export variables', () => {
       ['AUDIT_SYSLOG_URL', 'must be tcp://host:port or tls://host:port (RFC 5424 over TCP or TLS)'],
     ]);
     expect(refusal({ AUDIT_WEBHOOK_URL: 'https://siem.example.net/hook' })).toEqual([
-      ['AUDIT_WEBHOOK_SECRET', 'is required with AUDIT_WEBHOOK_URL (the receiver checks the signature with it)'],
+      [
+        'AUDIT_WEBHOOK_SECRET',
+        'is required with AUDIT_WEBHOOK_URL (the receiver checks the signature with it)',
+      ],
     ]);
-    expect(refusal({ AUDIT_WEBHOOK_URL: 'http://siem.example.net/hook', AUDIT_WEBHOOK_SECRET: SECRET })).toEqual([
-      ['AUDIT_WEBHOOK_URL', 'must be https:// (plain http only to this machine)'],
-    ]);
+    expect(
+      refusal({ AUDIT_WEBHOOK_URL: 'http://siem.example.net/hook', AUDIT_WEBHOOK_SECRET: SECRET }),
+    ).toEqual([['AUDIT_WEBHOOK_URL', 'must be https:// (plain http only to this machine)']]);
     const short = refusal({ AUDIT_WEBHOOK_URL: 'https://h/x', AUDIT_WEBHOOK_SECRET: 'short-secret' });
     expect(short).toEqual([['AUDIT_WEBHOOK_SECRET', 'must be at least 16 characters']]);
     expect(JSON.stringify(short)).not.toContain('short-secret');

@@ -11,18 +11,18 @@ import type {
   ChangeReader,
   ChangeStore,
   InterruptedRequest,
+  JournalFeed,
   JournalHead,
   PendingFilter,
   RequestHistory,
-  JournalFeed,
   Store,
   StoreHealth,
   TransitionGuard,
 } from '../types.js';
 import { FileDeadlineStore } from './deadline-file.js';
 import { processAlive } from './file-lock.js';
-import { FileJournalFeed } from './journal-feed.js';
 import { JOURNAL_FILE, Journal, type JournalFs, verifyJournal } from './journal.js';
+import { FileJournalFeed } from './journal-feed.js';
 import { JournalView } from './journal-view.js';
 import { PendingByExpiry, RequestIndex } from './request-index.js';
 import { FileSampleStore } from './sample-files.js';

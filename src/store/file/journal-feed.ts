@@ -39,7 +39,11 @@ export class FileJournalFeed implements JournalFeed {
       if (read === 0) break;
       const data = Buffer.concat([carry, buffer.subarray(0, read)]);
       let start = 0;
-      for (let end = data.indexOf(10, start); end !== -1 && out.length < limit; end = data.indexOf(10, start)) {
+      for (
+        let end = data.indexOf(10, start);
+        end !== -1 && out.length < limit;
+        end = data.indexOf(10, start)
+      ) {
         const line = data.subarray(start, end).toString('utf8');
         start = end + 1;
         if (line.trim() === '') continue;
