@@ -238,6 +238,12 @@ describe('loadConfig', () => {
         'SIMULATOR_REQUEST_LOG',
         'JOURNAL_KEY',
         'JOURNAL_ANCHOR_MINUTES',
+        'AUDIT_SYSLOG_URL',
+        'AUDIT_SYSLOG_FORMAT',
+        'AUDIT_SYSLOG_CA_FILE',
+        'AUDIT_WEBHOOK_URL',
+        'AUDIT_WEBHOOK_SECRET',
+        'AUDIT_EXPORT_REPLAY_FROM',
         'SHUTDOWN_GRACE_SECONDS',
         'MCP_TOKEN',
         'MCP_WRITES',
@@ -259,7 +265,7 @@ describe('loadConfig', () => {
         'CONSOLES_FILE',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(55);
+    expect(ENV_VARIABLES).toHaveLength(61);
   });
 });
 
