@@ -9,6 +9,7 @@ import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { Journal, JournalIntegrityError } from '../../src/store/file/journal.js';
+import { CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 import { appFor, openApprovals } from './bot-harness.js';
 import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, START, tempDataDir } from './harness.js';
@@ -206,14 +207,7 @@ describe('approve', () => {
     });
     expect(bot.site().networks.find((n) => n.name === 'Lab')).toMatchObject({ vlan_enabled: true, vlan: 44 });
     expect(posts()).toHaveLength(1);
-    expect(journalEvents(data.journal).map((e) => e.type)).toEqual([
-      'created',
-      'approved',
-      'executing',
-      'succeeded',
-      // The after-image and its verification.
-      'verified',
-    ]);
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual([...CHANGE_VERIFIED]);
     expect((await approvals.get(request.id))?.state).toBe('succeeded');
   });
 
@@ -684,14 +678,7 @@ describe('changes from MCP clients', () => {
 
     expect(outcome.kind).toBe('succeeded');
     expect(posts().filter((r) => r.route.endsWith('networkconf'))).toHaveLength(1);
-    expect(journalEvents(data.journal).map((e) => e.type)).toEqual([
-      'created',
-      'approved',
-      'executing',
-      'succeeded',
-      // The after-image and its verification.
-      'verified',
-    ]);
+    expect(journalEvents(data.journal).map((e) => e.type)).toEqual([...CHANGE_VERIFIED]);
     expect(outcome.request).toMatchObject({ state: 'succeeded', requester: CLIENT, approver: CLIENT });
     expect(outcome.request.args).not.toHaveProperty('confirm');
   });

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
+import { CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { usePostgresReplicas } from '../helpers/postgres.js';
 import { useTestBot } from '../helpers/tool-test.js';
 import { openApprovals } from './bot-harness.js';
@@ -40,13 +41,7 @@ describe('approvals on two replicas sharing PostgreSQL', () => {
     expect(posts()).toHaveLength(1);
     expect(bot.site().networks.filter((n) => n.name === 'Lab')).toHaveLength(1);
     const history = await b.history(request.id);
-    expect(history?.events.map((e) => e.type)).toEqual([
-      'created',
-      'approved',
-      'executing',
-      'succeeded',
-      'verified',
-    ]);
+    expect(history?.events.map((e) => e.type)).toEqual([...CHANGE_VERIFIED]);
     expect(await stores[0]?.changes().verifyJournal()).toMatchObject({ ok: true, events: 5 });
   });
 

@@ -14,6 +14,8 @@ import { journalLines } from './journal-lines.js';
 
 const events = journalLines(3).map(exportEventOf);
 const sdSeq = (message: string) => Number(/seq="(\d+)"/.exec(message)?.[1]);
+const tcpSink = (port: number, settleMs: number) =>
+  new SyslogSink({ host: '127.0.0.1', port, tls: false, format: 'json', version: '1', settleMs });
 
 describe('the syslog sink', () => {
   let certificate: SelfSigned;
@@ -24,14 +26,7 @@ describe('the syslog sink', () => {
 
   it('writes one octet-counted RFC 5424 message per event over TCP', async () => {
     const receiver = await startSyslogReceiver();
-    const sink = new SyslogSink({
-      host: '127.0.0.1',
-      port: receiver.port,
-      tls: false,
-      format: 'json',
-      version: '1',
-      settleMs: 50,
-    });
+    const sink = tcpSink(receiver.port, 50);
     try {
       await sink.send(events);
       await expect.poll(() => receiver.messages.length).toBe(3);
@@ -70,14 +65,7 @@ describe('the syslog sink', () => {
 
   it('does not count a batch as delivered when the receiver drops the connection, and reconnects for the next', async () => {
     const receiver = await startSyslogReceiver();
-    const sink = new SyslogSink({
-      host: '127.0.0.1',
-      port: receiver.port,
-      tls: false,
-      format: 'json',
-      version: '1',
-      settleMs: 300,
-    });
+    const sink = tcpSink(receiver.port, 300);
     try {
       const sending = sink.send(events);
       await expect.poll(() => receiver.messages.length).toBe(3);

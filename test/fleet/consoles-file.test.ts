@@ -207,7 +207,8 @@ consoles:
   });
 
   it('refuses duplicate names, a connector without a cloud key, and channels bound to nothing', () => {
-    const error = refusal(`consoles:
+    // Every line below is wrong in its own way but the last, which the schema refuses first.
+    const file = `consoles:
   - name: a
     url: http://a
     api_key_env: A
@@ -218,22 +219,11 @@ channels:
   C0B1: { console: b }
   C0B2: { console: a, site: lager }
   C0B3: { label: { region: mars } }
-  C0B4: { site: default }
-`);
+`;
+    const error = refusal(`${file}  C0B4: { site: default }\n`);
 
     expect(error.problems.map((p) => [p.line, p.path])).toEqual([[12, 'channels.C0B4']]);
-    const second = refusal(`consoles:
-  - name: a
-    url: http://a
-    api_key_env: A
-    sites: [default]
-  - name: a
-    connector: { console_id: x }
-channels:
-  C0B1: { console: b }
-  C0B2: { console: a, site: lager }
-  C0B3: { label: { region: mars } }
-`);
+    const second = refusal(file);
 
     expect(second.problems).toEqual([
       { line: 6, path: 'consoles[1].name', rule: 'a is already the name of consoles[0]' },

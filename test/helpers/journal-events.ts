@@ -10,3 +10,6 @@ export const SLACK_CHANGE_VERIFIED = [
   'succeeded',
   'verified',
 ] as const;
+
+/** The same for a change that no Slack message shows (an MCP client's, a store test's): no `message`. */
+export const CHANGE_VERIFIED = ['created', 'approved', 'executing', 'succeeded', 'verified'] as const;

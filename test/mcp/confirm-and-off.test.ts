@@ -1,6 +1,7 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANGE_REQUEST_META } from '../../src/mcp/tool-calls.js';
+import { CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
 
 /** The text of a read resource's first content. */
@@ -99,14 +100,7 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     expect(networkPosts(bot)).toHaveLength(1);
     const id = String(result._meta?.[CHANGE_REQUEST_META]);
     const history = await bot.app.approvals?.history(id);
-    expect(history?.events.map((e) => e.type)).toEqual([
-      'created',
-      'approved',
-      'executing',
-      'succeeded',
-      // The after-image and its verification.
-      'verified',
-    ]);
+    expect(history?.events.map((e) => e.type)).toEqual([...CHANGE_VERIFIED]);
     expect(history?.request).toMatchObject({
       state: 'succeeded',
       tool: 'create_network',

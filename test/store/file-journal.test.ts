@@ -11,6 +11,7 @@ import {
   verifyJournal,
 } from '../../src/store/file/journal.js';
 import { ALEX, Clock, RITA, tempDataDir } from '../approvals/harness.js';
+import { catching } from '../helpers/catching.js';
 
 /** The chain starts from 64 zeros (the journal format), pinned here rather than imported. */
 const GENESIS = '0'.repeat(64);
@@ -213,15 +214,6 @@ describe('opening a journal that does not verify', () => {
     expect(events).toHaveLength(5);
   });
 });
-
-function catching(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('audit:verify (verify-cli)', () => {
   it('prints OK with the count for a good journal, and exits 0', () => {

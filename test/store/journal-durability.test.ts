@@ -13,6 +13,7 @@ import {
 } from '../../src/store/file/journal.js';
 import { ALEX, RITA, tempDataDir } from '../approvals/harness.js';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { catching } from '../helpers/catching.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
 import { sampleRequest } from './contract.js';
 
@@ -271,12 +272,3 @@ describe('the journal on a real disk', () => {
     expect(readFileSync(data.journal, 'utf8').split('\n')).toHaveLength(3);
   });
 });
-
-function catching(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
