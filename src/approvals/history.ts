@@ -248,7 +248,7 @@ export function requestSummary(request: ChangeRequest): string {
 export function eventDetail(event: JournalEvent): string {
   switch (event.type) {
     case 'created':
-      return `${event.request.site}: ${requestSummary(event.request)}`;
+      return `${event.request.site}: ${requestSummary(event.request)}${event.request.breakGlass ? ` (break-glass: ${event.request.breakGlass.reason})` : ''}`;
     case 'message':
       return `preview posted in ${event.message.channel} (ts ${event.message.ts})`;
     case 'approved':
@@ -285,6 +285,8 @@ export function eventDetail(event: JournalEvent): string {
       return `preview ${event.previewHash.slice(0, 8)} approved; scheduled for ${event.runAt} (its window)`;
     case 'deadline':
       return `automatic revert ${event.deadline.id} (due ${event.deadline.dueAt}): ${event.state}${event.note ? `: ${event.note}` : ''}`;
+    case 'reviewed':
+      return 'break-glass change reviewed';
     case 'set_step':
       return `step ${event.step}: ${event.status.replace('_', ' ')}${event.changeId ? ` (${event.changeId})` : ''}${event.revertId ? `, undone by ${event.revertId}` : ''}${event.error ? `: ${event.error.message}` : ''}`;
   }

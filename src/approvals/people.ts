@@ -118,10 +118,15 @@ export class ApprovalPeople {
    * A policy rule's `approvers` (user and user-group ids): the user must be listed or a
    * member of a listed group; a group that cannot be read counts as "no" (fail closed).
    */
-  async canApproveAs(user: Actor, ids: readonly string[], source: string): Promise<Decision> {
+  async canApproveAs(
+    user: Actor,
+    ids: readonly string[],
+    source: string,
+    what = 'approve this change',
+  ): Promise<Decision> {
     const membership = await this.membership(user.userId, [...ids]);
     if (membership.member) return { ok: true };
-    return { ok: false, reason: this.notListed(source, [...ids], 'approve this change', membership) };
+    return { ok: false, reason: this.notListed(source, [...ids], what, membership) };
   }
 
   /** Whether the user is the requester (or the person behind the requesting MCP client). */

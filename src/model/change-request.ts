@@ -221,4 +221,18 @@ export interface ChangeRequest {
   setStep?: number;
   /** The automatic revert of a `revert_after=` / `for=` change, as journaled (normally one). */
   deadlines?: JournaledDeadline[];
+  /** Asked under the policy's break-glass terms: why, and the review it owes afterwards. */
+  breakGlass?: BreakGlassRecord;
+}
+
+/** A break-glass change's reason and its review: named reviewers acknowledge it by a deadline. */
+export interface BreakGlassRecord {
+  reason: string;
+  /** The approvals the terms asked instead of the policy's (0: it ran on the requester's word). */
+  approvals: number;
+  /** Slack user or group ids, from the policy's `breakglass.reviewers`. */
+  reviewers: string[];
+  reviewDueAt: string;
+  reviewedBy?: Actor;
+  reviewedAt?: string;
 }

@@ -1,5 +1,5 @@
 import type { CelFacts } from './cel.js';
-import type { Policy, PolicyRule } from './policy.js';
+import type { BreakGlassTerms, Policy, PolicyRule } from './policy.js';
 import type { BlastRadius, ChangeRequest, Risk } from './types.js';
 import { activeFreezes, type ChangeWindow, firstCommonOpening } from './windows.js';
 
@@ -45,6 +45,8 @@ export interface PolicyDecision {
   matched: string[];
   /** Rules whose condition failed on this change: they are applied as if they matched. */
   errors: { rule: string; message: string }[];
+  /** The policy's break-glass terms (`breakglass:`), when it has them. */
+  breakGlass?: BreakGlassTerms;
 }
 
 /** The CEL facts of a change (what the `when` conditions see). */
@@ -141,6 +143,7 @@ export function evaluateChange(
     reasons,
     matched: matched.map((r) => r.name),
     errors,
+    ...(policy.breakGlass ? { breakGlass: policy.breakGlass } : {}),
   };
   if (impact.risk === 'high' && base.approvals > policy.defaults.approvals) {
     reasons.push(`high risk: ${base.approvals} approvals`);

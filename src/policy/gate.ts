@@ -36,6 +36,7 @@ export const GATE_ACTIONS = {
   revert_drift: 'propose the revert of a change made behind the bot',
   timer_fire: 'the bot reverts a timed change at its deadline',
   window_open: 'the bot runs a scheduled change as its window opens',
+  break_glass: "ask for a change under the policy's break-glass terms (fewer approvals, reviewed afterwards)",
 } as const;
 export type GateAction = keyof typeof GATE_ACTIONS;
 export const GATE_ACTION_NAMES = Object.keys(GATE_ACTIONS) as GateAction[];
@@ -52,6 +53,8 @@ export interface GateSubject {
   approvedBy?: readonly Actor[];
   /** What the policy required when the change was proposed (a stored request). */
   assessment?: { approvals: number; approvers?: string[] };
+  /** Asked under the break-glass terms: the approvals they asked instead of the policy's. */
+  breakGlass?: { approvals: number };
 }
 
 export interface GateQuestion {
@@ -85,7 +88,8 @@ export interface GatePeople {
   readonly allowSelfApproval: boolean;
   canRequest(user: Actor, channel: string | undefined): Promise<Decision>;
   approverStanding(user: Actor): Promise<Decision>;
-  canApproveAs(user: Actor, ids: readonly string[], source: string): Promise<Decision>;
+  /** `what` the list allows, in the refusal's words (default: approve this change). */
+  canApproveAs(user: Actor, ids: readonly string[], source: string, what?: string): Promise<Decision>;
   isRequester(request: { requester: Actor }, user: Actor): boolean;
 }
 
@@ -168,7 +172,50 @@ export class Gate {
       case 'timer_fire':
       case 'window_open':
         return this.system(q);
+      case 'break_glass':
+        return this.breakGlass(q);
     }
+  }
+
+  /**
+   * A change asked under the policy's break-glass terms: only the people they allow, never past a
+   * `deny`, with the terms' approvals instead of the policy's (never more), whatever the windows.
+   */
+  private async breakGlass(q: GateQuestion): Promise<GateVerdict> {
+    if (q.face === 'system') return refuse('the bot breaks no glass by itself');
+    if (q.face !== 'slack') {
+      return refuse(
+        `break-glass is for the Slack people the policy names; ${where(q.face)} nobody is one of them`,
+        `ask in Slack: /net breakglass ${q.command ?? '<the command>'} reason="…"`,
+      );
+    }
+    const requester = await this.people.canRequest(q.actor, q.change.channel);
+    if (!requester.ok) return refuse(requester.reason);
+    const decision = required(q);
+    if (decision.deny) return denied(decision.deny, 'break-glass never overrides a deny: ');
+    const terms = decision.breakGlass;
+    if (!terms) {
+      return refuse(
+        'the policy lets nobody break glass',
+        'an admin adds a breakglass: section (allowed, reviewers) to POLICY_FILE',
+      );
+    }
+    const allowed = await this.people.canApproveAs(
+      q.actor,
+      terms.allowed,
+      "the policy's breakglass: allowed",
+      'break glass',
+    );
+    if (!allowed.ok) return refuse(allowed.reason);
+    const usual = needed(q);
+    const n = Math.min(usual, terms.approvals);
+    const reviewers = terms.reviewers.map(mentionText).join(', ');
+    return allow(n, [
+      n === 0
+        ? 'break-glass: runs now on your word'
+        : `break-glass: ${plural(n, 'approval')} instead of ${usual}`,
+      `reviewed afterwards by ${reviewers} within ${formatDuration(terms.reviewWithinSeconds)}`,
+    ]);
   }
 
   /**
@@ -208,7 +255,9 @@ export class Gate {
     if (!standing.ok) return refuse(standing.reason);
     const decision = required(q);
     if (decision.deny) return denied(decision.deny);
-    const n = needed(q);
+    // Break-glass terms lower the count (never below the one approval being given) and ignore windows.
+    const glass = q.change.breakGlass;
+    const n = glass ? Math.max(1, Math.min(needed(q), glass.approvals)) : needed(q);
     if (own && n > 1) return refuse(`you requested this change; it needs ${n} approvals from other people`);
     const listed = await this.listed(q);
     if (!listed.ok) return refuse(listed.reason);
@@ -219,7 +268,7 @@ export class Gate {
       );
     }
     if (given.length + 1 < n) return { verdict: 'endorse', needed: n, given: given.length + 1 };
-    const window = decision.window;
+    const window = glass ? undefined : decision.window;
     if (window && !window.open) {
       if (window.nextOpeningMs === undefined)
         return refuse(`window ${window.name} has no next opening, so this change can never run`);

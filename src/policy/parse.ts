@@ -107,6 +107,18 @@ const freezeSchema = z
     path: ['to'],
   });
 
+const breakGlassSchema = z.strictObject({
+  allowed: z.array(approverId, { error: 'must be a list of Slack user or user-group ids' }).min(1),
+  approvals: z
+    .number({ error: 'must be a whole number from 0 to 10' })
+    .int({ error: 'must be a whole number from 0 to 10' })
+    .min(0, { error: 'must be a whole number from 0 to 10' })
+    .max(10, { error: 'must be a whole number from 0 to 10' })
+    .default(0),
+  reviewers: z.array(approverId, { error: 'must be a list of Slack user or user-group ids' }).min(1),
+  review_within: duration.default('24h'),
+});
+
 const fileSchema = z.strictObject(
   {
     version: z.literal(1, { error: 'must be 1' }).optional(),
@@ -124,8 +136,9 @@ const fileSchema = z.strictObject(
     rules: z.array(ruleSchema, { error: 'must be a list of rules' }).max(MAX_RULES).optional(),
     windows: z.record(name, windowSchema, { error: 'must be a map of window names to windows' }).optional(),
     freezes: z.array(freezeSchema, { error: 'must be a list of freezes' }).optional(),
+    breakglass: breakGlassSchema.optional(),
   },
-  { error: 'must be a map with rules, windows, freezes and defaults' },
+  { error: 'must be a map with rules, windows, freezes, defaults and breakglass' },
 );
 
 type PolicyFile = z.output<typeof fileSchema>;
@@ -294,5 +307,15 @@ function compile(
     rules,
     windows,
     freezes,
+    ...(data.breakglass
+      ? {
+          breakGlass: {
+            allowed: [...new Set(data.breakglass.allowed)],
+            approvals: data.breakglass.approvals,
+            reviewers: [...new Set(data.breakglass.reviewers)],
+            reviewWithinSeconds: parseDuration(data.breakglass.review_within) ?? 86_400,
+          },
+        }
+      : {}),
   };
 }

@@ -21,6 +21,19 @@ export interface PolicyRule {
   selfConfirm?: boolean;
 }
 
+/**
+ * Who may break glass and what it allows (`breakglass:`): a change asked under these terms needs
+ * `approvals` approvals instead of what the policy asks (never more), runs outside change windows,
+ * and is still refused by a `deny`; each one is posted to the audit channel at once and owes a
+ * review by one of `reviewers` within `reviewWithinSeconds`.
+ */
+export interface BreakGlassTerms {
+  allowed: string[];
+  approvals: number;
+  reviewers: string[];
+  reviewWithinSeconds: number;
+}
+
 /** The faces where a requester confirms their own change instead of asking someone in Slack. */
 export const CONFIRM_FACES = ['console', 'mcp'] as const;
 export type ConfirmFace = (typeof CONFIRM_FACES)[number];
@@ -42,6 +55,8 @@ export interface Policy {
   rules: PolicyRule[];
   windows: ReadonlyMap<string, ChangeWindow>;
   freezes: Freeze[];
+  /** Unset: nobody may break glass. */
+  breakGlass?: BreakGlassTerms;
 }
 
 /**

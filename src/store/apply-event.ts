@@ -33,6 +33,7 @@ export function stateAfter(type: TransitionEntry['type']): ChangeState | undefin
     case 'endorsed':
     case 'set_step':
     case 'deadline':
+    case 'reviewed':
       return undefined;
     case 'outcome_unknown':
       return 'unknown';
@@ -108,6 +109,9 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
       break;
     case 'endorsed':
       next.approvedBy = [...(next.approvedBy ?? []), event.actor];
+      break;
+    case 'reviewed':
+      if (next.breakGlass) next.breakGlass = { ...next.breakGlass, reviewedBy: event.actor, reviewedAt: event.at };
       break;
     case 'scheduled':
       // The last approval: who gave it is the approver, as when a change runs at once.

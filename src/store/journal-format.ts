@@ -101,6 +101,16 @@ export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
   set: setSchema.optional(),
   setOf: z.string().optional(),
   setStep: z.number().int().positive().optional(),
+  breakGlass: z
+    .object({
+      reason: z.string(),
+      approvals: z.number().int().min(0),
+      reviewers: z.array(z.string()),
+      reviewDueAt: z.iso.datetime(),
+      reviewedBy: actorSchema.optional(),
+      reviewedAt: z.string().optional(),
+    })
+    .optional(),
 });
 
 const base = { id: z.string().min(1), actor: actorSchema };
@@ -159,6 +169,8 @@ const entrySchema = z.discriminatedUnion('type', [
   }),
   // A later change (revertedBy) undid this one.
   z.object({ type: z.literal('reverted'), ...base, revertedBy: z.string() }),
+  // A reviewer acknowledged a break-glass change (its review is done).
+  z.object({ type: z.literal('reviewed'), ...base }),
   // One approval of several required; the request stays pending until the last one.
   z.object({ type: z.literal('endorsed'), ...base, previewHash: z.string() }),
   // Fully approved outside its window; it runs at `runAt` (the window's next opening).

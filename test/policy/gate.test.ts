@@ -103,7 +103,13 @@ const EXPECTED: Record<
     effect === 'closedWindow' ? 'refuse' : byPerson(face, effect, actor, true),
   timer_fire: (_face, effect) => (effect === 'deny' || effect === 'freeze' ? 'refuse' : 'allow'),
   window_open: (_face, effect) => (effect === 'deny' || effect === 'freeze' ? 'refuse' : 'allow'),
+  // Only the people the terms allow, in Slack, never past a deny; windows and counts give way.
+  break_glass: (face, effect, actor) =>
+    face !== 'slack' || effect === 'deny' || actor !== CAROL ? 'refuse' : 'allow',
 };
+
+/** The break-glass terms every policy above carries: Carol may break glass, Bob reviews. */
+const BREAK_GLASS = 'breakglass:\n  allowed: [U0CAROL]\n  approvals: 0\n  reviewers: [U0BOB]\n';
 
 const gate = new Gate(
   new ApprovalPeople({
@@ -117,7 +123,7 @@ const gate = new Gate(
 );
 
 function question(action: GateAction, face: GateFace, effect: Effect, actor: Actor, keeper: boolean) {
-  const policy = parsePolicy(EFFECTS[effect], `${effect}.yaml`);
+  const policy = parsePolicy(`${EFFECTS[effect]}${BREAK_GLASS}`, `${effect}.yaml`);
   const actingFace = face === 'system' ? 'system' : face;
   const decision = evaluateChange(
     policy,
@@ -250,5 +256,70 @@ describe('the gate', () => {
       decision,
     });
     expect(verdict).toMatchObject({ verdict: 'refuse', reason: expect.stringMatching(because) });
+  });
+});
+
+describe('break-glass at the gate', () => {
+  it('runs on the word of a person the terms allow, and says who reviews it', async () => {
+    const verdict = await gate.decide(question('break_glass', 'slack', 'approvals2', CAROL, false));
+    expect(verdict).toEqual({
+      verdict: 'allow',
+      needed: 0,
+      notes: ['break-glass: runs now on your word', 'reviewed afterwards by <@U0BOB> within 1d'],
+    });
+  });
+
+  it('refuses anyone else, naming the list, and a deny whatever the terms', async () => {
+    const bob = await gate.decide(question('break_glass', 'slack', 'none', BOB, false));
+    expect(bob).toMatchObject({
+      verdict: 'refuse',
+      reason: expect.stringMatching(/only the policy's breakglass: allowed \(<@U0CAROL>\) may break glass/),
+    });
+    const denied = await gate.decide(question('break_glass', 'slack', 'deny', CAROL, false));
+    expect(denied).toMatchObject({
+      verdict: 'refuse',
+      reason: 'break-glass never overrides a deny: refused by policy rule "no": not today',
+    });
+  });
+
+  it('says how to ask from a face where nobody is a Slack person, and when the policy has no terms', async () => {
+    const console = await gate.decide({
+      ...question('break_glass', 'console', 'none', { userId: 'console:rita' }, false),
+      command: 'restart_device device_id=Core',
+    });
+    expect(console).toMatchObject({
+      verdict: 'refuse',
+      howTo: 'ask in Slack: /net breakglass restart_device device_id=Core reason="…"',
+    });
+    const none = parsePolicy('', 'none.yaml');
+    const q = question('break_glass', 'slack', 'none', CAROL, false);
+    const withoutTerms = await gate.decide({
+      ...q,
+      decision: {
+        ...(q.decision ?? { approvals: 1 }),
+        ...(none.breakGlass ? {} : { breakGlass: undefined }),
+      },
+    } as GateQuestion);
+    expect(withoutTerms).toMatchObject({
+      verdict: 'refuse',
+      reason: 'the policy lets nobody break glass',
+      howTo: expect.stringMatching(/breakglass: section/),
+    });
+  });
+
+  it('lowers the approvals of a break-glass change and runs it outside its window', async () => {
+    const two = question('approve', 'slack', 'approvals2', CAROL, false);
+    expect(
+      await gate.decide({ ...two, change: { ...two.change, breakGlass: { approvals: 1 } } }),
+    ).toMatchObject({
+      verdict: 'allow',
+      needed: 1,
+    });
+    const night = question('approve', 'slack', 'closedWindow', CAROL, false);
+    const verdict = await gate.decide({
+      ...night,
+      change: { ...night.change, breakGlass: { approvals: 1 } },
+    });
+    expect(verdict).toEqual({ verdict: 'allow', needed: 1, notes: [] });
   });
 });
