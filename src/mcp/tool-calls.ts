@@ -72,7 +72,12 @@ export class McpTools {
     if (deps.writes === 'approval' && !deps.approvalChannel) {
       throw new Error('MCP_WRITES=approval needs MCP_APPROVAL_CHANNEL');
     }
-    const tools = registryToolsFor(deps.registry, { defaultSite: deps.defaultSite, writes: deps.writes });
+    const port = deps.context.consoles;
+    const tools = registryToolsFor(deps.registry, {
+      defaultSite: deps.defaultSite,
+      writes: deps.writes,
+      ...(port?.fleet === true ? { consoles: port.list().map((each) => each.name) } : {}),
+    });
     this.catalog =
       deps.writes === 'approval'
         ? [...tools, changeRequestTool, revertChangeTool, proposeChangeSetTool]
