@@ -86,7 +86,7 @@ export interface CatalogOptions {
  * site: it is `site_id`'s alias). A fleet's description lists its consoles: the only place an
  * assistant learns the names before calling list_consoles.
  */
-function placeProperties(tool: ToolDefinition, options: CatalogOptions, has: Set<string>): JsonObject {
+function placeProperties(options: CatalogOptions, has: Set<string>): JsonObject {
   const extra: JsonObject = {};
   const names = options.consoles ?? [];
   if (!has.has('console'))
@@ -136,7 +136,7 @@ export function inputSchemaOf(tool: ToolDefinition, options: CatalogOptions): To
       description: 'A temporary change: reverts by itself after this long (e.g. 2h)',
     };
   }
-  Object.assign(properties, placeProperties(tool, options, new Set(Object.keys(properties))));
+  Object.assign(properties, placeProperties(options, new Set(Object.keys(properties))));
   return {
     type: 'object',
     properties,
