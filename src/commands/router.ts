@@ -143,7 +143,7 @@ export async function intentOf(parsed: ParsedCommand, help: boolean, context: Ro
 /** The words each face answers besides tools and shortcuts, offered when a verb is mistyped. */
 const VERBS: Record<Face, readonly string[]> = {
   slack: ['help', 'form', 'plan', 'changes', 'change', 'revert'],
-  console: ['help', 'plan', 'changes', 'change', 'revert', 'keep', 'quit', 'exit', 'clear'],
+  console: ['help', 'plan', 'changes', 'change', 'revert', 'keep', 'use', 'quit', 'exit', 'clear'],
   'one-shot': ['help', 'plan', 'changes', 'change', 'revert', 'keep'],
 };
 

@@ -145,6 +145,11 @@ export class ToolRegistry {
     return this.#consoles?.gateway(name);
   }
 
+  /** DEFAULT_SITE: the site of a call that names none. */
+  defaultSite(): string {
+    return this.defaults.site;
+  }
+
   /** Whether the bot serves several consoles (a call must name one; `where` asks them all). */
   servesFleet(): boolean {
     return this.#consoles?.fleet === true;
