@@ -4,10 +4,13 @@ import type { ChangeTimers } from '../../changes/timers.js';
 import type { Config } from '../../config.js';
 import { settle, settledWithin } from '../../lib/settle-within.js';
 import type { Logger } from '../../log.js';
+import type { ConsolePort } from '../../tools/core/context.js';
 import type { ControllerStatus, ToolContext } from '../../tools/core/define-tool.js';
 import { firewallGeneration } from '../../tools/core/firewall-generation.js';
 import type { ToolRegistry } from '../../tools/core/registry.js';
+import { stateKey, type WatchState } from '../../watch/watch-state.js';
 import type { QuickAction } from '../blocks/home.js';
+import { consoleRows } from './console-rows.js';
 import { HomeService } from './home.js';
 import { HomeViewers } from './home-viewers.js';
 import { Permalinks } from './permalinks.js';
@@ -42,8 +45,36 @@ const QUICK: { tool: string; label: string; firewall?: 'legacy' | 'zone-based' }
   { tool: 'create_acl_rule', label: 'Create ACL rule' },
 ];
 
+/** How long a Home build waits for each console's status before showing "checking". */
+const STATUS_WAIT_MS = 2500;
+
 /** How long a Home build waits to learn the site's firewall generation before offering both kinds. */
 const GENERATION_WAIT_MS = 2000;
+
+/**
+ * Unresolved incidents of the watcher, which watches the console background work uses (a fleet's
+ * first) on DEFAULT_SITE; the other consoles are not watched by this process.
+ */
+function openAlertsOf(options: AppHomeOptions, consoles: ConsolePort) {
+  const watched = consoles.list()[0]?.name;
+  return async (console: string): Promise<number | undefined> => {
+    if (console !== watched) return undefined;
+    const state = await options.context.store.get<WatchState>(stateKey(options.config.defaultSite));
+    if (state === undefined) return undefined;
+    return state.incidents.filter((incident) => incident.resolvedAt === undefined && !incident.event).length;
+  };
+}
+
+function fleetRows(options: AppHomeOptions, consoles: ConsolePort) {
+  return () =>
+    consoleRows({
+      consoles,
+      approvals: options.approvals,
+      site: options.config.defaultSite,
+      openAlerts: openAlertsOf(options, consoles),
+      waitMs: STATUS_WAIT_MS,
+    });
+}
 
 /** Builds App Home (refreshed on every change this process makes) and the reminder poster. */
 export function createAppHome(options: AppHomeOptions): AppHome {
@@ -81,6 +112,7 @@ export function createAppHome(options: AppHomeOptions): AppHome {
       return Array.isArray(offline) ? offline.filter((v): v is string => typeof v === 'string') : [];
     },
     quickActions,
+    ...(context.consoles?.fleet === true ? { consoleRows: fleetRows(options, context.consoles) } : {}),
     ...(options.timers ? { pendingReverts: () => options.timers?.pending() ?? Promise.resolve([]) } : {}),
     ...(writeChannels.length === 1 && writeChannels[0] ? { formChannel: writeChannels[0] } : {}),
   });
