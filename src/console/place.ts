@@ -3,10 +3,10 @@
  * sites, like a Slack channel's binding. Every command after it gets them unless it names its
  * own (`console=`, `site=`); the prompt shows them. A name that is not served changes nothing.
  */
+
+import { z } from 'zod';
 import type { ScopeArgs } from '../commands/aliases.js';
-import { SINGLE_CONSOLE_NAME, unknownConsole } from '../consoles/consoles.js';
 import { ValidationError } from '../errors.js';
-import { integrationSiteSchema } from '../gateway/site-resolver.js';
 import { suggestNames } from '../lib/suggest.js';
 import type { ConsolePort } from '../tools/core/context.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
@@ -25,9 +25,32 @@ export function promptOf(place: Place): string {
   return shown === '' ? 'net> ' : `net ${shown}> `;
 }
 
-/** The names `use` may pick a console from. */
+/** The names `use` may pick a console from (a context without consoles serves one, `default`). */
 function consoleNames(consoles: ConsolePort | undefined): string[] {
-  return consoles?.list().map((each) => each.name) ?? [SINGLE_CONSOLE_NAME];
+  return consoles?.list().map((each) => each.name) ?? ['default'];
+}
+
+/** The part of an Integration site record `use` reads: the classic name it stands for. */
+const siteRecord = z.looseObject({ internalReference: z.string() });
+
+/**
+ * The refusal of a console not served, in the consoles' own words (with the nearest names): the
+ * port refuses the name; a context without consoles names its one.
+ */
+function unknownConsole(
+  name: string,
+  consoles: ConsolePort | undefined,
+  names: readonly string[],
+): ValidationError {
+  try {
+    consoles?.gateway(name);
+  } catch (error) {
+    if (error instanceof ValidationError) return error;
+    throw error;
+  }
+  return new ValidationError([
+    { field: 'console', rule: `no console is named ${name} (this bot serves ${names.join(', ')})` },
+  ]);
 }
 
 /**
@@ -46,7 +69,7 @@ async function sitesOf(
   const listed = port.list().find((each) => each.name === name)?.sites;
   if (listed !== undefined) return [...listed];
   try {
-    const { items } = await port.gateway(name).integrationGlobalList('sites', integrationSiteSchema);
+    const { items } = await port.gateway(name).integrationGlobalList('sites', siteRecord);
     return items.map((site) => site.internalReference);
   } catch {
     return undefined;
@@ -108,12 +131,12 @@ export async function usePlace(
   if (slash >= 0) {
     console = target.slice(0, slash);
     site = target.slice(slash + 1) || undefined;
-    if (!names.includes(console)) throw unknownConsole(console, names);
+    if (!names.includes(console)) throw unknownConsole(console, consoles, names);
   } else if (names.includes(target) && (fleet || target !== defaultSite)) {
     console = target;
   } else if (fleet && current.console === undefined) {
     // A fleet's site belongs to a console: without one in use, the word must name a console.
-    const error = unknownConsole(target, names);
+    const error = unknownConsole(target, consoles, names);
     throw new ValidationError(
       error.issues.map((issue) => ({ ...issue, rule: `${issue.rule} (a site: use <console>/${target})` })),
     );

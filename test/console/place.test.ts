@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NOWHERE, promptOf, scopeToPlace, usePlace } from '../../src/console/place.js';
+import { unknownConsole } from '../../src/consoles/consoles.js';
 import { ValidationError } from '../../src/errors.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import type { ConsolePort, ConsoleSummary } from '../../src/tools/core/context.js';
@@ -30,7 +31,8 @@ function port(consoles: Record<string, readonly string[] | 'down'>, listed: Reco
     gateway(name) {
       asked.push(name);
       const sites = consoles[name];
-      if (sites === undefined) throw new ValidationError([{ field: 'console', rule: 'unknown' }]);
+      // The refusal FleetConsoles gives, with the nearest names.
+      if (sites === undefined) throw unknownConsole(name, Object.keys(consoles));
       return gatewayListing(sites);
     },
     channel: () => undefined,

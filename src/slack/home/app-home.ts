@@ -8,7 +8,6 @@ import type { ConsolePort } from '../../tools/core/context.js';
 import type { ControllerStatus, ToolContext } from '../../tools/core/define-tool.js';
 import { firewallGeneration } from '../../tools/core/firewall-generation.js';
 import type { ToolRegistry } from '../../tools/core/registry.js';
-import { stateKey, type WatchState } from '../../watch/watch-state.js';
 import type { QuickAction } from '../blocks/home.js';
 import { consoleRows } from './console-rows.js';
 import { HomeService } from './home.js';
@@ -27,6 +26,8 @@ export interface AppHomeOptions {
   controllerStatus: (site: string) => Promise<ControllerStatus>;
   /** The change timers, for App Home's temporary and pending-revert changes. */
   timers?: Pick<ChangeTimers, 'pending'>;
+  /** A fleet's open alerts per console (the watcher's unresolved incidents); undefined: not watched. */
+  openAlerts?: (console: string) => Promise<number | undefined>;
 }
 
 /** The running App Home and reminders. */
@@ -51,27 +52,13 @@ const STATUS_WAIT_MS = 2500;
 /** How long a Home build waits to learn the site's firewall generation before offering both kinds. */
 const GENERATION_WAIT_MS = 2000;
 
-/**
- * Unresolved incidents of the watcher, which watches the console background work uses (a fleet's
- * first) on DEFAULT_SITE; the other consoles are not watched by this process.
- */
-function openAlertsOf(options: AppHomeOptions, consoles: ConsolePort) {
-  const watched = consoles.list()[0]?.name;
-  return async (console: string): Promise<number | undefined> => {
-    if (console !== watched) return undefined;
-    const state = await options.context.store.get<WatchState>(stateKey(options.config.defaultSite));
-    if (state === undefined) return undefined;
-    return state.incidents.filter((incident) => incident.resolvedAt === undefined && !incident.event).length;
-  };
-}
-
 function fleetRows(options: AppHomeOptions, consoles: ConsolePort) {
   return () =>
     consoleRows({
       consoles,
       approvals: options.approvals,
       site: options.config.defaultSite,
-      openAlerts: openAlertsOf(options, consoles),
+      ...(options.openAlerts ? { openAlerts: options.openAlerts } : {}),
       waitMs: STATUS_WAIT_MS,
     });
 }
