@@ -51,6 +51,9 @@ describe('`netops mcp` serving a fleet', () => {
     expect(JSON.stringify(vlans?.inputSchema.properties?.console)).toContain('berlin, munich');
     expect(vlans?.inputSchema.properties?.site).toMatchObject({ type: 'string' });
     for (const tool of tools) expect(tool.inputSchema.properties?.console, tool.name).toBeDefined();
+    expect(client.getInstructions()).toContain(
+      'serves 2 consoles (berlin, munich): every tool takes console=',
+    );
   });
 
   it('reads the console console= names, on the site site= names', async () => {
