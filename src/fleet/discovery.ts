@@ -143,10 +143,16 @@ export function discoveredProblems(
       });
   }
   const warnings: string[] = [];
-  const served = new Set(matches.map((m) => m.console.name));
+  const served = new Map(matches.map((m) => [m.console.name, m.host]));
   for (const [channel, binding] of file.channels) {
-    if (binding.kind === 'console' && !served.has(binding.console))
+    if (binding.kind !== 'console') continue;
+    const host = served.get(binding.console);
+    if (host === undefined)
       warnings.push(`channel ${channel} is bound to ${binding.console}, which discovery did not serve`);
+    else if (binding.site !== undefined && host.sites !== undefined && !host.sites.includes(binding.site))
+      warnings.push(
+        `channel ${channel} is bound to site ${binding.site} of ${binding.console}, which Site Manager does not list`,
+      );
   }
   return { problems, warnings };
 }

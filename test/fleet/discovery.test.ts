@@ -25,6 +25,7 @@ consoles:
 channels:
   C0HQ: { console: hq }
   C0GONE: { console: gone }
+  C0OSLO: { console: oslo, site: lab }
 `;
 const file = parseConsolesFile(FILE, '/etc/netops/consoles.yaml');
 
@@ -126,7 +127,10 @@ describe('checking the file against what was discovered', () => {
     expect(problems).toEqual([
       { line: 4, path: 'consoles[0].sites', rule: 'hq has no site default (Site Manager lists lager)' },
     ]);
-    expect(warnings).toEqual(['channel C0GONE is bound to gone, which discovery did not serve']);
+    expect(warnings).toEqual([
+      'channel C0GONE is bound to gone, which discovery did not serve',
+      'channel C0OSLO is bound to site lab of oslo, which Site Manager does not list',
+    ]);
   });
 
   it('discovers from both lists, throwing the file error before serving anything', async () => {
