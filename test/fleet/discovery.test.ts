@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import {
   discoveredProblems,
   hostsOf,
   listAll,
+  readPage,
   type SiteManagerGet,
   siteManagerFetch,
 } from '../../src/fleet/discovery.js';
@@ -52,6 +54,25 @@ describe('reading Site Manager lists', () => {
     await expect(
       listAll(async () => ({ data: [], nextToken: 'again' }), '/v1/sites', 'https://cloud'),
     ).rejects.toBeInstanceOf(DiscoveryError);
+  });
+
+  it('reads the recorded Site Manager answers: a console named by its hostname, its sites by host id', () => {
+    const fixture = (name: string) =>
+      JSON.parse(readFileSync(new URL(`../fixtures/unifi/site-manager/${name}`, import.meta.url), 'utf8'));
+    const hostsPage = readPage(fixture('hosts.json'));
+    const sitesPage = readPage(fixture('sites.json'));
+    if (!hostsPage || !sitesPage) throw new Error('the recorded answers are Site Manager envelopes');
+    // The recorded last page carries an empty nextToken: no further page is asked for.
+    expect(hostsPage.nextToken).toBeUndefined();
+    const { hosts, skipped } = hostsOf(hostsPage.data, sitesPage.data);
+    expect(skipped).toBe(0);
+    expect(hosts).toEqual([
+      {
+        id: '942A6FCE26520000000008A62C8000000000091C92E70000000067801E31:392959371',
+        name: 'example-console',
+      },
+    ]);
+    expect(mergeDiscovered(file, hosts).consoles.map((c) => c.name)).toEqual(['example-console']);
   });
 
   it('names each host from its reported name, hostname or id, with its sites; odd records are counted', () => {
