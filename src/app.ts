@@ -26,6 +26,7 @@ import type { ToolRegistry } from './tools/core/registry.js';
 import { createRegistry } from './tools/index.js';
 import { readDigest, Watcher, webhookHandler } from './watch/index.js';
 import type { WatchNotifier } from './watch/types.js';
+import { openIncidentCount } from './watch/watch-state.js';
 
 /** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
 export interface AppDeps {
@@ -244,6 +245,11 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       server,
       ...(watcher ? { watch: watcher } : {}),
       ...(timers ? { timers } : {}),
+      // The watcher watches the console background work uses (a fleet's first) on DEFAULT_SITE.
+      openAlerts: async (console) =>
+        console === context.consoles?.list()[0]?.name
+          ? openIncidentCount(store.data, config.defaultSite)
+          : undefined,
       ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
     });
     if (config.approvals.approvers.length === 0) {

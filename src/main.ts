@@ -7,7 +7,7 @@ import { auditExporter } from './audit/index.js';
 import { type Config, configWarnings, loadConfig, runningInContainer } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { type Consoles, singleConsole } from './consoles/consoles.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, GatewayUnavailableError } from './errors.js';
 import {
   createGateway,
   type Gateway,
@@ -140,13 +140,19 @@ async function fleetParts(
   config: Config,
   logger: Logger,
   argv: readonly string[],
-): Promise<Omit<Parts, 'store'> | 2> {
+): Promise<Omit<Parts, 'store'> | 1 | 2> {
   // Loaded only for a fleet: its file parser (YAML) is no part of a one-console start.
   const { loadFleet } = await import('./consoles/fleet-consoles.js');
-  let fleet: ReturnType<typeof loadFleet>;
+  let fleet: Awaited<ReturnType<typeof loadFleet>>;
   try {
-    fleet = loadFleet(config, logger);
+    fleet = await loadFleet(config, logger);
   } catch (error) {
+    if (error instanceof GatewayUnavailableError) {
+      // Discovery's Site Manager stayed silent through its retries: a start without the fleet
+      // would answer every console question wrongly, and the process manager restarts with back-off.
+      process.stderr.write(`netops: ${scrubSecrets(error.message)}\n`);
+      return 1;
+    }
     if (!(error instanceof ConfigError)) throw error;
     return reportConfigError(error, argv);
   }
@@ -163,14 +169,15 @@ async function fleetParts(
 /**
  * What every face starts from: the consoles (the built-in simulator when none is configured) and
  * the store; or the exit code when one of them cannot be had (2: a bad variable or consoles file,
- * 1: the store cannot be opened), with whatever was started stopped again.
+ * 1: Site Manager silent at discovery, or the store cannot be opened), with whatever was started
+ * stopped again.
  */
 async function openParts(config: Config, logger: Logger, argv: readonly string[]): Promise<Parts | 1 | 2> {
   const served =
     config.consolesFile === undefined
       ? await singleParts(config, logger, argv)
       : await fleetParts(config, logger, argv);
-  if (served === 2) return 2;
+  if (served === 1 || served === 2) return served;
   const store = await openStoreOrSay(config, logger);
   if (!store) {
     await served.consoles.close();

@@ -226,22 +226,34 @@ export function resolveToolCall(
   return { tool: tool.name, access: tool.access, args: registry.validate(tool.name, resolved.args) };
 }
 
+/** A face's defaults for a call (a Slack channel's binding, the console's `use`): the arguments filled in. */
+export type ScopeArgs = (tool: string, args: Record<string, unknown>) => Record<string, unknown>;
+
 /**
- * `resolveCommand`, then, for a shortcut that means another tool on a zone-based site (`firewall`,
- * `rules`), the tool for the site's firewall: its policies there, its rules on a traditional one.
- * A site whose generation cannot be told keeps the shortcut's own tool (and its answer).
+ * `resolveCommand` with the face's defaults applied (`scope`), then, for a shortcut that means
+ * another tool on a zone-based site (`firewall`, `rules`), the tool for the firewall of the site
+ * the call goes to: on the console it names (or its channel or `use` names), not the default one,
+ * since a fleet mixes generations. Its policies there, its rules on a traditional site. A site
+ * whose generation cannot be told, or a fleet call naming no console, keeps the shortcut's tool.
  */
 export async function resolveCommandOnSite(
   parsed: ParsedCommand,
   registry: ToolRegistry,
   gateway: Gateway,
+  scope?: ScopeArgs,
 ): Promise<ResolvedCommand> {
-  const resolved = resolveCommand(parsed, registry);
+  const plain = resolveCommand(parsed, registry);
+  const resolved = scope === undefined ? plain : { tool: plain.tool, args: scope(plain.tool, plain.args) };
   const spec = BY_NAME.get(parsed.command);
   if (!spec?.onZoneBased || registry.get(parsed.command) || !registry.get(spec.onZoneBased)) return resolved;
   const site = registry.coerce(resolved.tool, resolved.args).site_id;
   if (typeof site !== 'string') return resolved;
-  const generation = await firewallGeneration(gateway, site).catch(() => undefined);
+  const console = resolved.args.console;
+  const named = typeof console === 'string' && console !== '';
+  // A fleet call without a console is refused by the registry; no console is asked on its behalf.
+  if (!named && registry.servesFleet()) return resolved;
+  const target = (named ? registry.consoleGateway(console) : undefined) ?? gateway;
+  const generation = await firewallGeneration(target, site).catch(() => undefined);
   return generation === 'zone-based' ? { tool: spec.onZoneBased, args: resolved.args } : resolved;
 }
 

@@ -3,7 +3,14 @@ import { NotSupportedError, ValidationError } from '../errors.js';
 import type { Gateway } from '../gateway/types.js';
 import { suggestNames } from '../lib/suggest.js';
 import { TOOL_LIST_HINT, type ToolRegistry } from '../tools/core/registry.js';
-import { helpTopicTool, isAlias, isPictureAlias, listAliases, resolveCommandOnSite } from './aliases.js';
+import {
+  helpTopicTool,
+  isAlias,
+  isPictureAlias,
+  listAliases,
+  resolveCommandOnSite,
+  type ScopeArgs,
+} from './aliases.js';
 import {
   consoleKeepId,
   consoleRevertId,
@@ -60,6 +67,8 @@ export interface RouteContext {
   gateway: Gateway;
   /** Slack: the watch runs, so `digest` posts the digest instead of answering it. */
   digest?: boolean;
+  /** The face's defaults (a channel's console and site, the console's `use`), applied before routing. */
+  scope?: ScopeArgs;
 }
 
 /** A routed line: its intent, and the console's `--flags` taken off it. */
@@ -134,7 +143,7 @@ export async function intentOf(parsed: ParsedCommand, help: boolean, context: Ro
 /** The words each face answers besides tools and shortcuts, offered when a verb is mistyped. */
 const VERBS: Record<Face, readonly string[]> = {
   slack: ['help', 'form', 'plan', 'changes', 'change', 'revert'],
-  console: ['help', 'plan', 'changes', 'change', 'revert', 'keep', 'quit', 'exit', 'clear'],
+  console: ['help', 'plan', 'changes', 'change', 'revert', 'keep', 'use', 'quit', 'exit', 'clear'],
   'one-shot': ['help', 'plan', 'changes', 'change', 'revert', 'keep'],
 };
 
@@ -179,14 +188,14 @@ function idsAsked(parsed: ParsedCommand): { parsed: ParsedCommand; ids: boolean 
 }
 
 /** A tool or shortcut typed in Slack: a read, or a write whose typed `confirm` is dropped. */
-async function slackCall(parsed: ParsedCommand, { registry, gateway }: RouteContext): Promise<Intent> {
+async function slackCall(parsed: ParsedCommand, { registry, gateway, scope }: RouteContext): Promise<Intent> {
   const asked = idsAsked(parsed);
-  const resolved = await resolveCommandOnSite(asked.parsed, registry, gateway);
+  const resolved = await resolveCommandOnSite(asked.parsed, registry, gateway, scope);
   // `ids` is a word of reads only: a write keeps its words as typed (and refuses a stray one).
   const { tool, args } =
     registry.require(resolved.tool).access === 'read' || !asked.ids
       ? resolved
-      : await resolveCommandOnSite(parsed, registry, gateway);
+      : await resolveCommandOnSite(parsed, registry, gateway, scope);
   if (registry.require(tool).access === 'read') return { kind: 'read', tool, args, ids: asked.ids };
   // The Approve button is what supplies confirm; a typed one is ignored rather than trusted.
   const { confirm: _ignored, ...request } = args;
@@ -195,10 +204,13 @@ async function slackCall(parsed: ParsedCommand, { registry, gateway }: RouteCont
 }
 
 /** A tool, shortcut or `keep <id>` typed at the console: a read, a dry run, or a write. */
-async function consoleCall(parsed: ParsedCommand, { registry, gateway }: RouteContext): Promise<Intent> {
+async function consoleCall(
+  parsed: ParsedCommand,
+  { registry, gateway, scope }: RouteContext,
+): Promise<Intent> {
   const keep = parsed.command === 'keep';
   const command = keep ? keepCommand(parsed, registry) : parsed;
-  const { tool, args } = await resolveCommandOnSite(command, registry, gateway);
+  const { tool, args } = await resolveCommandOnSite(command, registry, gateway, scope);
   if (registry.require(tool).access === 'read') return { kind: 'read', tool, args, ids: false };
   if (args.dry_run !== undefined && registry.validate(tool, args).dry_run === true) {
     return { kind: 'dry_run', tool, args };

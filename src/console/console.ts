@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { routeLine } from '../commands/router.js';
 import { type ConsoleDeps, withFlags } from './deps.js';
 import { type Approvable, planFile, revertPlan, setPlan, writePlan } from './execution.js';
+import { NOWHERE, type Place, promptOf, scopeToPlace, usePlace } from './place.js';
 import {
   formatResult,
   NOTHING_TO_CHANGE,
@@ -22,23 +23,44 @@ const INTERRUPTED = Symbol('interrupted');
 
 type Ask = (prompt: string) => Promise<string | undefined | typeof INTERRUPTED>;
 
+/** Where the session's commands go (`use`), kept between lines. */
+interface Session {
+  place: Place;
+}
+
+/** `use …` at the prompt (with or without `/net`), or undefined for any other line. */
+function useWords(line: string): string[] | undefined {
+  const words = line.trim().split(/\s+/);
+  if (words[0] === '/net') words.shift();
+  return words[0]?.toLowerCase() === 'use' ? words.slice(1) : undefined;
+}
+
 /** One line at `net> `: routed to its intent, answered, and a change approved at the prompt. */
-async function handleLine(line: string, base: ConsoleDeps, ask: Ask): Promise<LineOutcome> {
+async function handleLine(line: string, base: ConsoleDeps, ask: Ask, session: Session): Promise<LineOutcome> {
   if (line.trim() === '') return 'continue';
+  const use = useWords(line);
+  if (use !== undefined) {
+    const outcome = await usePlace(use, session.place, base.context.consoles, base.registry.defaultSite());
+    session.place = outcome.place;
+    writeLine(base.output, outcome.text);
+    return 'continue';
+  }
+  const scope = scopeToPlace(session.place, base.registry);
   const routed = await routeLine(line, {
     face: 'console',
     registry: base.registry,
     gateway: base.context.gateway,
+    scope,
   });
   const { intent, flags } = routed;
-  const deps = withFlags(base, flags);
+  const deps = { ...withFlags(base, flags), scope };
   const { output } = deps;
   const json = flags.has('--json');
   const plain = await plainAnswer(
     intent,
     deps,
     json,
-    'clear clears the screen. Type quit (or Ctrl-D) to leave.',
+    'use <console>/<site> (or use <site>) sends the following commands there. clear clears the screen. Type quit (or Ctrl-D) to leave.',
   );
   if (plain !== undefined) {
     writeLine(output, plain);
@@ -135,13 +157,14 @@ export async function runInteractiveConsole(deps: ConsoleDeps): Promise<void> {
   };
   rl.on('SIGINT', onInterrupt);
   deps.signals?.on('SIGINT', onInterrupt);
+  const session: Session = { place: NOWHERE };
   const ask: Ask = async (prompt) => {
     rl.setPrompt(prompt);
     rl.prompt();
     pending ??= lines.next();
     const interrupted = new Promise<typeof INTERRUPTED>((resolve) => {
       // Only an approval can be interrupted; Ctrl-C at `net> ` leaves the console.
-      if (prompt !== 'net> ') interrupt = () => resolve(INTERRUPTED);
+      if (prompt !== promptOf(session.place)) interrupt = () => resolve(INTERRUPTED);
     });
     atPrompt = true;
     try {
@@ -158,10 +181,10 @@ export async function runInteractiveConsole(deps: ConsoleDeps): Promise<void> {
   writeLine(output, 'Type help for commands, quit to leave.');
   try {
     for (;;) {
-      const line = await ask('net> ');
+      const line = await ask(promptOf(session.place));
       if (line === undefined || line === INTERRUPTED) break;
       try {
-        if ((await handleLine(line, deps, ask)) === 'quit') break;
+        if ((await handleLine(line, deps, ask, session)) === 'quit') break;
       } catch (error) {
         reportError(deps, error, wantsJson(line.split(/\s+/)));
       }

@@ -1,5 +1,6 @@
 import type { Actor, ChangeRequest, ErrorSummary } from '../approvals/types.js';
 import type { SetProposal } from '../changes/change-set.js';
+import type { ScopeArgs } from '../commands/aliases.js';
 import type { Logger } from '../log.js';
 import type { ChangeAssessmentRecord } from '../model/change-request.js';
 import type { GateVerdict } from '../policy/gate.js';
@@ -37,6 +38,8 @@ export interface ConsoleDeps {
   operator?: Actor;
   /** `--ids`: tables show their id columns even when the width is short. */
   showIds?: boolean;
+  /** Where `use` sends the commands: a plan's steps get it as a typed command does. */
+  scope?: ScopeArgs;
 }
 
 export type RunOutcome =

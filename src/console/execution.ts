@@ -251,7 +251,10 @@ export async function setPlan(
   }
   const runSetNow = recorder.runSetNow.bind(recorder);
   const requester = requesterOf(deps);
-  const proposal: SetProposal = { steps: parsePlan(text, deps.registry), ...planOptions(options) };
+  const steps = parsePlan(text, deps.registry);
+  const { scope } = deps;
+  const scoped = scope ? steps.map((step) => ({ ...step, args: scope(step.tool, step.args) })) : steps;
+  const proposal: SetProposal = { steps: scoped, ...planOptions(options) };
   const judged = await recorder.previewSet({ ...proposal, requester });
   return {
     ...judgedView(judged),

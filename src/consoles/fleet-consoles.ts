@@ -10,6 +10,7 @@ import {
   ConsolesFileError,
   parseConsolesFile,
 } from '../fleet/consoles-file.js';
+import { discoverAtStart, type SiteManagerGet } from '../fleet/discovery.js';
 import { bindingTargets, type ResolvedConsole, resolveConsoles } from '../fleet/resolve.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway/index.js';
 import type { Logger } from '../log.js';
@@ -132,10 +133,15 @@ export class FleetConsoles implements Consoles {
 }
 
 /**
- * Reads, checks and resolves CONSOLES_FILE: secrets from the environment now, gateways later. Throws
- * ConsolesFileError (a ConfigError: the process exits 2) naming the line of each problem.
+ * Reads, checks and resolves CONSOLES_FILE (asking Site Manager for the consoles with discovery):
+ * secrets from the environment now, gateways later. Throws ConsolesFileError (a ConfigError: the
+ * process exits 2) naming the line of each problem, or DiscoveryError when Site Manager is silent.
  */
-export function loadFleet(config: Config, logger: Logger): FleetConsoles {
+export async function loadFleet(
+  config: Config,
+  logger: Logger,
+  siteManager?: SiteManagerGet,
+): Promise<FleetConsoles> {
   if (config.consolesFile === undefined) throw new Error('loadFleet needs CONSOLES_FILE');
   const { path, env } = config.consolesFile;
   let text: string;
@@ -145,16 +151,16 @@ export function loadFleet(config: Config, logger: Logger): FleetConsoles {
     throw new ConsolesFileError(path, [{ line: undefined, path: '', rule: 'cannot be read' }]);
   }
   const file = parseConsolesFile(text, path);
-  // Discovery would ask Site Manager at start, which this process does not do yet: refused, not ignored.
-  if (file.discover !== undefined)
-    throw new ConsolesFileError(path, [
-      {
-        line: undefined,
-        path: 'discover',
-        rule: 'discover: site_manager is not served yet; list the consoles',
-      },
-    ]);
-  const resolved = resolveConsoles(file, env);
+  // Discovery asks Site Manager once, now; the consoles it lists are served like listed ones.
+  const entries =
+    file.discover === undefined
+      ? file.consoles
+      : await discoverAtStart(file, env, {
+          timeoutMs: config.gateway.timeoutMs,
+          logger,
+          ...(siteManager ? { get: siteManager } : {}),
+        });
+  const resolved = resolveConsoles(file, env, undefined, entries);
   return new FleetConsoles(
     file,
     resolved,

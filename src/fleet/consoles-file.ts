@@ -54,7 +54,10 @@ export interface ConsoleEntry {
   name: string;
   /** Line of the entry in the file, for later messages (a variable not set…). */
   line: number | undefined;
-  /** Undefined only with `discover: site_manager`, where entries add labels and sites to discovered consoles. */
+  /**
+   * Undefined only with `discover: site_manager`, where entries add labels and sites to discovered
+   * consoles; there a `connector` entry picks its host by id (and names it), others by name.
+   */
   connection: ConsoleConnection | undefined;
   labels: Readonly<Record<string, string>>;
   /** Classic site names to serve; undefined: every site. */
@@ -80,6 +83,11 @@ export interface ConsolesFile {
   file: string;
   cloud: CloudSettings | undefined;
   discover: 'site_manager' | undefined;
+  /**
+   * With discovery: the discovered consoles to serve, by name or host id (`*` matches any run of
+   * characters); undefined: every one. Each has the line it is on.
+   */
+  include: readonly { pattern: string; line: number | undefined }[] | undefined;
   consoles: readonly ConsoleEntry[];
   channels: ReadonlyMap<string, ChannelBinding>;
 }
@@ -147,6 +155,12 @@ const fileSchema = z.strictObject(
       })
       .optional(),
     discover: z.literal('site_manager', { error: 'the only discovery is site_manager' }).optional(),
+    include: z
+      .array(z.string({ error: 'must be a console name or host id' }).min(1, 'must not be empty'), {
+        error: 'must be a list of console names or host ids',
+      })
+      .min(1, 'lists at least one console')
+      .optional(),
     consoles: z.array(consoleSchema, { error: 'must be a list of consoles' }).optional(),
     channels: z
       .record(
@@ -284,12 +298,13 @@ function connectionOf(
     (key) => entry[key as keyof RawConsole] !== undefined,
   );
   if (discover) {
-    const key = local ? 'url' : viaCloud ? 'connector' : localOnly;
+    const key = local ? 'url' : localOnly;
     if (key !== undefined)
       return {
         key,
-        rule: 'with discover: site_manager, entries only add labels and sites to discovered consoles',
+        rule: 'with discover: site_manager, entries only add labels and sites to discovered consoles (a connector console_id picks one by id)',
       };
+    if (viaCloud) return { connection: { kind: 'connector', consoleId: entry.connector?.console_id ?? '' } };
     return { connection: undefined };
   }
   if (local && viaCloud) return { key: 'connector', rule: 'a console has a url or a connector, not both' };
@@ -474,6 +489,13 @@ export function parseConsolesFile(text: string, file: string): ConsolesFile {
     Object.entries(raw.channels ?? {}).map(([id, binding]) => [id, bindingOf(binding)]),
   );
   const discover = raw.discover;
+  if (raw.include !== undefined && discover === undefined)
+    entryProblems.push({
+      line: locate.at(['include']),
+      path: 'include',
+      rule: 'include picks among discovered consoles: it needs discover: site_manager',
+    });
+  const include = raw.include?.map((pattern, index) => ({ pattern, line: locate.at(['include', index]) }));
   if (consoles.length === 0 && discover === undefined && entryProblems.length === 0)
     entryProblems.push({
       line: locate.at(['consoles']),
@@ -486,7 +508,7 @@ export function parseConsolesFile(text: string, file: string): ConsolesFile {
     ...checkChannels(channels, consoles, discover !== undefined, locate),
   ];
   if (all.length > 0) throw new ConsolesFileError(file, sortProblems(all));
-  return { file, cloud, discover, consoles, channels };
+  return { file, cloud, discover, include, consoles, channels };
 }
 
 function sortProblems(problems: ConsolesFileProblem[]): ConsolesFileProblem[] {

@@ -187,10 +187,12 @@ export function bindingTargets(
     .map((entry) => ({ console: entry.name, site: undefined }));
 }
 
-/** A console Site Manager reported (`/v1/hosts`): its host id and its name. */
+/** A console Site Manager reported (`/v1/hosts`): its host id, its name, and (`/v1/sites`) its sites. */
 export interface DiscoveredHost {
   id: string;
   name: string;
+  /** Classic site names Site Manager lists for it; undefined when it listed none. */
+  sites?: readonly string[];
 }
 
 /** The name a discovered host gets: its name as a slug (`Berlin HQ` → `berlin-hq`). */
@@ -205,31 +207,73 @@ export function hostSlug(name: string): string {
   return slug === '' ? 'console' : slug;
 }
 
+/** One discovered console as served, with the host it is and the file entry that added to it. */
+export interface DiscoveredMatch {
+  console: ConsoleEntry;
+  host: DiscoveredHost;
+  /** The file's entry (by host id, else by name); undefined when the file says nothing of it. */
+  overlay: ConsoleEntry | undefined;
+}
+
+/** `*` matches any run of characters; everything else is itself. */
+function includePattern(pattern: string): RegExp {
+  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*');
+  return new RegExp(`^${escaped}$`, 'i');
+}
+
+/** Whether the file's `include` (undefined: all) takes a console, by its name or host id. */
+function included(file: ConsolesFile, name: string, id: string): boolean {
+  if (file.include === undefined) return true;
+  return file.include.some((each) => {
+    const pattern = includePattern(each.pattern);
+    return pattern.test(name) || pattern.test(id);
+  });
+}
+
 /**
- * With `discover: site_manager`: one connector console per discovered host, named by hostSlug
- * (numbered when two hosts share a name), with the labels and sites of the file's entry of that
- * name. `unmatched` lists file entries no host answered to (a typo, or a console removed).
+ * With `discover: site_manager`: one connector console per discovered host. An entry with a
+ * `connector.console_id` picks its host by id and names it; any other host is named by hostSlug
+ * (numbered when two share a name) and takes the labels and sites of the entry of that name.
+ * `include` then keeps only the consoles it names. `unmatched` lists file entries no host answered
+ * to (a typo, or a console removed); `unusedInclude` the include patterns that matched nothing.
  */
 export function mergeDiscovered(
   file: ConsolesFile,
   hosts: readonly DiscoveredHost[],
-): { consoles: ConsoleEntry[]; unmatched: string[] } {
-  const overlays = new Map(file.consoles.map((entry) => [entry.name, entry]));
-  const used = new Set<string>();
-  const consoles = hosts.map((host) => {
-    const base = hostSlug(host.name);
-    let name = base;
-    for (let n = 2; used.has(name); n += 1) name = `${base}-${n}`;
-    used.add(name);
-    const overlay = overlays.get(name);
-    return {
+): { consoles: ConsoleEntry[]; matches: DiscoveredMatch[]; unmatched: string[]; unusedInclude: string[] } {
+  const byId = new Map<string, ConsoleEntry>();
+  const byName = new Map<string, ConsoleEntry>();
+  for (const entry of file.consoles) {
+    if (entry.connection?.kind === 'connector') byId.set(entry.connection.consoleId, entry);
+    else byName.set(entry.name, entry);
+  }
+  // Names an entry gives by id are taken first, so a host's slug never claims one.
+  const used = new Set(hosts.flatMap((host) => byId.get(host.id)?.name ?? []));
+  const overlays = new Set<ConsoleEntry>();
+  const all = hosts.map((host): DiscoveredMatch => {
+    let overlay = byId.get(host.id);
+    let name = overlay?.name;
+    if (name === undefined) {
+      const base = hostSlug(host.name);
+      name = base;
+      for (let n = 2; used.has(name); n += 1) name = `${base}-${n}`;
+      used.add(name);
+      overlay = byName.get(name);
+    }
+    if (overlay) overlays.add(overlay);
+    const console: ConsoleEntry = {
       name,
       line: overlay?.line,
-      connection: { kind: 'connector' as const, consoleId: host.id },
+      connection: { kind: 'connector', consoleId: host.id },
       labels: overlay?.labels ?? {},
       sites: overlay?.sites,
     };
+    return { console, host, overlay };
   });
-  const unmatched = file.consoles.filter((entry) => !used.has(entry.name)).map((entry) => entry.name);
-  return { consoles, unmatched };
+  const matches = all.filter((match) => included(file, match.console.name, match.host.id));
+  const unmatched = file.consoles.filter((entry) => !overlays.has(entry)).map((entry) => entry.name);
+  const unusedInclude = (file.include ?? [])
+    .filter((each) => !all.some((m) => included({ ...file, include: [each] }, m.console.name, m.host.id)))
+    .map((each) => each.pattern);
+  return { consoles: matches.map((m) => m.console), matches, unmatched, unusedInclude };
 }

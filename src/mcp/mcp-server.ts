@@ -26,6 +26,12 @@ const WRITES_TEXT: Record<McpWriteMode, string> = {
   off: 'This server only reads: write tools are not offered.',
 };
 
+/** What an assistant must know of a fleet before its first call: which consoles, and that it must name one. */
+function fleetText(consoles: readonly string[] | undefined): string {
+  if (consoles === undefined) return '';
+  return `This server serves ${consoles.length} consoles (${consoles.join(', ')}): every tool takes console= (required) and site=; list_consoles says which are reachable. `;
+}
+
 // The params of the requests we answer, checked by us rather than by the SDK, so that a badly
 // typed one is an ordinary "invalid params" answer naming the field (the SDK's own check answered
 // with a raw zod dump, or as an internal error).
@@ -97,7 +103,7 @@ export function createSessionServer(parts: SessionParts): McpServer {
     { name: 'netops', title: 'netops-bot', version: VERSION },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
-      instructions: `netops reads and changes a UniFi network (networks and VLANs, firewall zones, policies and rules, ACL rules, traffic lists and routes, DPI, topology). site_id defaults to the bot's site; ids may be given as names. ${WRITES_TEXT[parts.writes]}`,
+      instructions: `netops reads and changes a UniFi network (networks and VLANs, firewall zones, policies and rules, ACL rules, traffic lists and routes, DPI, topology). site_id defaults to the bot's site; ids may be given as names. ${fleetText(parts.tools.fleetConsoles)}${WRITES_TEXT[parts.writes]}`,
     },
   );
   const server = mcp.server;

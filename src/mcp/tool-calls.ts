@@ -62,6 +62,8 @@ export function toolResult(result: unknown, meta?: Record<string, unknown>): Cal
 /** The registry's tools over MCP: listing, and calls with the write mode's rules. */
 export class McpTools {
   private readonly catalog: Tool[];
+  /** A fleet's console names, which every call must choose among; undefined with one console. */
+  readonly fleetConsoles: readonly string[] | undefined;
 
   constructor(private readonly deps: McpDeps) {
     if (deps.writes !== 'off' && !deps.approvals) {
@@ -72,7 +74,13 @@ export class McpTools {
     if (deps.writes === 'approval' && !deps.approvalChannel) {
       throw new Error('MCP_WRITES=approval needs MCP_APPROVAL_CHANNEL');
     }
-    const tools = registryToolsFor(deps.registry, { defaultSite: deps.defaultSite, writes: deps.writes });
+    const port = deps.context.consoles;
+    this.fleetConsoles = port?.fleet === true ? port.list().map((each) => each.name) : undefined;
+    const tools = registryToolsFor(deps.registry, {
+      defaultSite: deps.defaultSite,
+      writes: deps.writes,
+      ...(this.fleetConsoles ? { consoles: this.fleetConsoles } : {}),
+    });
     this.catalog =
       deps.writes === 'approval'
         ? [...tools, changeRequestTool, revertChangeTool, proposeChangeSetTool]

@@ -73,15 +73,45 @@ const FIREWALL_NOTE = {
   'zone-based': 'Zone-based firewall only.',
 } as const;
 
+/** What the catalogue is built for: the site default, the write mode, and a fleet's console names. */
+export interface CatalogOptions {
+  defaultSite: string;
+  writes: McpWriteMode;
+  /** The consoles of a fleet (a call must name one); undefined or one name: a single console. */
+  consoles?: readonly string[];
+}
+
+/**
+ * `console` and `site`, which the registry takes on every tool (`site` only where a tool has a
+ * site: it is `site_id`'s alias). A fleet's description lists its consoles: the only place an
+ * assistant learns the names before calling list_consoles.
+ */
+function placeProperties(options: CatalogOptions, has: Set<string>): JsonObject {
+  const extra: JsonObject = {};
+  const names = options.consoles ?? [];
+  if (!has.has('console'))
+    extra.console =
+      names.length > 1
+        ? {
+            type: 'string',
+            enum: [...names],
+            description: `The console to run on (required in this fleet): one of ${names.join(', ')}`,
+          }
+        : { type: 'string', description: 'The console to run on; this server serves one, so leave it out' };
+  if (has.has('site_id') && !has.has('site'))
+    extra.site = {
+      type: 'string',
+      description: `The site (short name), the same as site_id; default ${options.defaultSite}`,
+    };
+  return extra;
+}
+
 /**
  * The tool's arguments as JSON Schema, from its zod schema (zod's own conversion, as the caller
- * sends them). `site_id` may be left out: the registry fills it with DEFAULT_SITE. Unknown
- * arguments are refused, as the registry refuses them.
+ * sends them), with `console` and `site` (placeProperties). `site_id` may be left out: the
+ * registry fills it with DEFAULT_SITE. Unknown arguments are refused, as the registry refuses them.
  */
-export function inputSchemaOf(
-  tool: ToolDefinition,
-  options: { defaultSite: string; writes: McpWriteMode },
-): Tool['inputSchema'] {
+export function inputSchemaOf(tool: ToolDefinition, options: CatalogOptions): Tool['inputSchema'] {
   const schema = z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as JsonObject;
   const properties = { ...((schema.properties as Record<string, JsonObject> | undefined) ?? {}) };
   const required = ((schema.required as string[] | undefined) ?? []).filter((name) => name !== 'site_id');
@@ -106,6 +136,7 @@ export function inputSchemaOf(
       description: 'A temporary change: reverts by itself after this long (e.g. 2h)',
     };
   }
+  Object.assign(properties, placeProperties(options, new Set(Object.keys(properties))));
   return {
     type: 'object',
     properties,
@@ -198,10 +229,7 @@ export function outputSchemaOf(tool: ToolDefinition, writes: McpWriteMode): Tool
 }
 
 /** One registry tool as MCP lists it. */
-export function mcpToolOf(
-  tool: ToolDefinition,
-  options: { defaultSite: string; writes: McpWriteMode },
-): Tool {
+export function mcpToolOf(tool: ToolDefinition, options: CatalogOptions): Tool {
   const notes = [
     tool.firewall ? FIREWALL_NOTE[tool.firewall] : '',
     tool.access === 'write' && options.writes !== 'off' ? WRITE_NOTE[options.writes] : '',
@@ -216,10 +244,7 @@ export function mcpToolOf(
 }
 
 /** The registry's tools an MCP client sees: every one, but no write tool when MCP_WRITES=off. */
-export function registryToolsFor(
-  registry: ToolRegistry,
-  options: { defaultSite: string; writes: McpWriteMode },
-): Tool[] {
+export function registryToolsFor(registry: ToolRegistry, options: CatalogOptions): Tool[] {
   return registry
     .list()
     .filter((tool) => tool.access === 'read' || options.writes !== 'off')

@@ -110,6 +110,11 @@ export interface Fleet {
   console(name: string): FleetConsole;
   /** A CONSOLES_FILE for the fleet (secrets by env variable name) and the env map holding them. */
   consolesFile(): FleetConsolesFile;
+  /**
+   * A CONSOLES_FILE that discovers the fleet from its Site Manager (`discover: site_manager`),
+   * adding each console's labels by name, and `include` when given.
+   */
+  discoveryFile(include?: readonly string[]): FleetConsolesFile;
   close(): Promise<void>;
 }
 
@@ -240,6 +245,25 @@ function consolesFileOf(consoles: readonly FleetConsole[], cloud: FleetCloudHand
   return { text, env };
 }
 
+function discoveryFileOf(
+  consoles: readonly FleetConsole[],
+  cloud: FleetCloudHandle,
+  include: readonly string[] | undefined,
+): FleetConsolesFile {
+  const entries = consoles.map((each) => ({
+    name: each.name,
+    labels: { customer: consoleLabel(each.name), region: regionOf(each.name) },
+  }));
+  const document = {
+    cloud: { url: cloud.url, api_key_env: CLOUD_KEY_ENV },
+    discover: 'site_manager',
+    ...(include !== undefined ? { include: [...include] } : {}),
+    consoles: entries,
+  };
+  const text = `# Simulated fleet, discovered from its Site Manager.\n${stringify(document)}`;
+  return { text, env: { [CLOUD_KEY_ENV]: cloud.apiKey } };
+}
+
 /** Starts a fleet of simulated consoles and the cloud in front of them. */
 export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const planned = plan(options);
@@ -301,6 +325,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       return found;
     },
     consolesFile: () => consolesFileOf(consoles, cloudHandle),
+    discoveryFile: (include) => discoveryFileOf(consoles, cloudHandle, include),
     async close() {
       await cloud.close();
       await Promise.all(sims.map((sim, i) => (planned[i]?.down ? undefined : sim.close())));

@@ -77,6 +77,8 @@ export interface SlackFrontEndOptions {
   watch?: WatchActions;
   /** Keep-or-revert and temporary changes (Keep and Revert now buttons, App Home). */
   timers?: ChangeTimers;
+  /** A fleet's open alerts per console, for App Home; undefined for a console not watched. */
+  openAlerts?: (console: string) => Promise<number | undefined>;
 }
 
 /** What `start()` resolves with once the bot listens on its port. */

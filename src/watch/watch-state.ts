@@ -40,3 +40,12 @@ export interface WatchState {
 export const DAY = 24 * 3_600_000;
 export const stateKey = (site: string) => `watch:state:${site}`;
 export const ALARM_PREFIX = 'watch:alarm:';
+
+/**
+ * How many incidents the watcher of `site` has open (not resolved; one-off events are resolved as
+ * they are posted); undefined when it has recorded nothing there.
+ */
+export async function openIncidentCount(data: KeyValueStore, site: string): Promise<number | undefined> {
+  const state = await data.get<WatchState>(stateKey(site));
+  return state?.incidents.filter((incident) => incident.resolvedAt === undefined && !incident.event).length;
+}

@@ -140,21 +140,52 @@ describe('the consoles of a fleet', () => {
     expect(fleetOf([]).secretValues().sort()).toEqual(['berlin-secret', 'boston-secret', 'cloud-secret']);
   });
 
-  it('loads CONSOLES_FILE with its keys from the environment, or names the line of the problem', () => {
+  it('loads CONSOLES_FILE with its keys from the environment, or names the line of the problem', async () => {
     const good = writeFile(FILE);
-    const fleet = loadFleet(loadConfig({ CONSOLES_FILE: good, ...ENV }), silentLogger());
+    const fleet = await loadFleet(loadConfig({ CONSOLES_FILE: good, ...ENV }), silentLogger());
     expect(fleet.list()).toHaveLength(3);
     const unset = () => loadFleet(loadConfig({ CONSOLES_FILE: good, CLOUD_KEY: 'x' }), silentLogger());
-    expect(unset).toThrow(ConsolesFileError);
-    expect(unset).toThrow(/BERLIN_KEY is not set or empty/);
+    await expect(unset()).rejects.toThrow(ConsolesFileError);
+    await expect(unset()).rejects.toThrow(/BERLIN_KEY is not set or empty/);
     const bad = writeFile('consoles:\n  - name: Berlin\n    url: https://10.1.0.1\n    api_key_env: K\n');
-    expect(() => loadFleet(loadConfig({ CONSOLES_FILE: bad, K: 'k' }), silentLogger())).toThrow(
+    await expect(loadFleet(loadConfig({ CONSOLES_FILE: bad, K: 'k' }), silentLogger())).rejects.toThrow(
       /line 2, consoles\[0\]\.name: must be a slug/,
     );
-    const discover = writeFile('cloud: { api_key_env: K }\ndiscover: site_manager\n');
-    expect(() => loadFleet(loadConfig({ CONSOLES_FILE: discover, K: 'k' }), silentLogger())).toThrow(
-      /discover: site_manager is not served yet/,
+  });
+
+  it('with discovery, serves the consoles Site Manager lists, each through the connector', async () => {
+    const discover = writeFile(
+      'cloud: { api_key_env: K }\ndiscover: site_manager\nconsoles:\n  - name: oslo\n    labels: { region: eu }\n',
     );
+    const asked: string[] = [];
+    const siteManager = async (route: string) => {
+      asked.push(route);
+      return route === '/v1/hosts'
+        ? {
+            data: [
+              { id: 'H1', reportedState: { name: 'Oslo' } },
+              { id: 'H2', reportedState: { name: 'Riga' } },
+            ],
+          }
+        : { data: [] };
+    };
+    const fleet = await loadFleet(
+      loadConfig({ CONSOLES_FILE: discover, K: 'k' }),
+      silentLogger(),
+      siteManager,
+    );
+    expect(fleet.list()).toEqual([
+      { name: 'oslo', labels: { region: 'eu' }, via: 'connector', sites: undefined },
+      { name: 'riga', labels: {}, via: 'connector', sites: undefined },
+    ]);
+    expect(asked.sort()).toEqual(['/v1/hosts', '/v1/sites']);
+    expect(fleet.secretValues()).toEqual(['k', 'k']);
+    // The key missing: refused at start on the line of cloud, before Site Manager is asked.
+    asked.length = 0;
+    await expect(
+      loadFleet(loadConfig({ CONSOLES_FILE: discover }), silentLogger(), siteManager),
+    ).rejects.toThrow(/line 1, cloud\.api_key_env: K is not set or empty/);
+    expect(asked).toEqual([]);
   });
 });
 

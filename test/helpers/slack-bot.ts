@@ -5,6 +5,7 @@ import { afterEach } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { loadConfig } from '../../src/config.js';
+import type { Consoles } from '../../src/consoles/consoles.js';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { type Logger, silentLogger } from '../../src/log.js';
@@ -78,6 +79,8 @@ export async function startSlackBot(
     gateway?: Partial<GatewayOptions>;
     /** Where the bot logs (captureLogger() to read the lines); silent by default. */
     logger?: Logger;
+    /** A fleet's consoles (CONSOLES_FILE's, built by the test) instead of the one simulator. */
+    consoles?: Consoles;
   } = {},
 ): Promise<SlackBot> {
   const slack = await startFakeSlack();
@@ -93,11 +96,16 @@ export async function startSlackBot(
     ...options.env,
   });
   const logger = options.logger ?? silentLogger();
-  const gateway = testGateway(sim, {
-    retry: { attempts: 2, budgetMs: 1500, baseDelayMs: 10, maxDelayMs: 50 },
-    timeoutMs: 1000,
-    ...options.gateway,
-  });
+  const first = options.consoles?.list()[0]?.name;
+  // A fleet's background work runs on its first console, as main.ts wires it.
+  const gateway =
+    options.consoles && first !== undefined
+      ? options.consoles.gateway(first)
+      : testGateway(sim, {
+          retry: { attempts: 2, budgetMs: 1500, baseDelayMs: 10, maxDelayMs: 50 },
+          timeoutMs: 1000,
+          ...options.gateway,
+        });
   const app = createApp({
     config,
     logger,
@@ -105,6 +113,7 @@ export async function startSlackBot(
     store: options.store ?? new FileStore(dataDir, { data: new MemoryStore() }),
     policy: await loadPolicy(config),
     slackKit,
+    ...(options.consoles ? { consoles: options.consoles } : {}),
     ...(options.mcp ? { mcpKit } : {}),
     ...(options.now ? { now: options.now } : {}),
   });

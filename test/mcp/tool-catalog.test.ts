@@ -65,6 +65,34 @@ describe('MCP tools come from the registry', () => {
     expect(tool?.inputSchema.properties?.site_id).toMatchObject({ type: 'string', default: 'branch' });
   });
 
+  it('takes console and site on every tool; a fleet names its consoles and refuses others in the schema', () => {
+    const fleet = registryToolsFor(registry, {
+      defaultSite: 'default',
+      writes: 'confirm',
+      consoles: ['berlin', 'munich'],
+    });
+    const check = schemaValidator(fleet);
+    for (const tool of fleet) {
+      const properties = tool.inputSchema.properties as Record<string, { description?: string }>;
+      expect(properties.console?.description, tool.name).toMatch(/console/);
+      // keep_change names a change, which already knows its site.
+      if (tool.name !== 'keep_change') expect(properties.site?.description, tool.name).toMatch(/site_id/);
+    }
+    const vlans = fleet.find((t) => t.name === 'list_vlans');
+    expect(JSON.stringify(vlans?.inputSchema.properties?.console)).toContain('one of berlin, munich');
+    expect(check('list_vlans', { console: 'munich', site: 'default' })).toEqual([]);
+    expect(check('list_vlans', { console: 'hamburg' })).not.toEqual([]);
+    // list_consoles and find_client declare console themselves (only this one): it is described once.
+    expect(fleet.find((t) => t.name === 'list_consoles')?.inputSchema.properties?.console).toMatchObject({
+      description: 'Only this console (by name)',
+    });
+    // One console: console is accepted, described as not needed, and lists no names.
+    const single = approval.find((t) => t.name === 'list_vlans')?.inputSchema.properties?.console;
+    expect(single).toMatchObject({ type: 'string' });
+    expect(JSON.stringify(single)).not.toContain('enum');
+    expect(schemaValidator(approval)('list_vlans', { console: 'default' })).toEqual([]);
+  });
+
   it('says in the description and the confirm argument what confirm does in each mode', () => {
     const byMode = (writes: 'approval' | 'confirm') =>
       registryToolsFor(registry, { defaultSite: 'default', writes }).find((t) => t.name === 'delete_network');

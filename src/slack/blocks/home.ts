@@ -6,6 +6,7 @@ import type { ControllerStatus } from '../../tools/core/define-tool.js';
 import { linked, STATE_EMOJI, summaryText } from './change-history.js';
 import { CANCEL_ACTION, decisionActions } from './change-request.js';
 import { controllerApisBlocks } from './controller-apis.js';
+import { type ConsoleRow, consolesBlocks } from './home-consoles.js';
 import { pendingRevertBlocks } from './keep-prompt.js';
 import { LIMITS } from './limits.js';
 import { REVERT_ACTION } from './revert.js';
@@ -64,6 +65,8 @@ export interface HomeModel {
   recent: ChangeRequest[];
   /** Undefined: the controller did not answer in time to say. */
   controller?: ControllerStatus;
+  /** A fleet's consoles, one section each in place of the Controller section; unset: one console. */
+  consoles?: readonly ConsoleRow[];
   /** Changes approved outside their window, waiting for it (Run now, Cancel). */
   scheduled?: readonly ChangeRequest[];
   /** Changes that revert themselves at a deadline (time left, Keep, Revert now). */
@@ -387,7 +390,7 @@ export function homeView(model: HomeModel): types.HomeView {
     pendingRevertBlocks(model.pendingReverts ?? []),
     mineBlocks(model),
     recentBlocks(model),
-    controllerBlocks(model),
+    model.consoles === undefined ? controllerBlocks(model) : consolesBlocks(model.consoles),
     quickActionBlocks(model),
   ];
   for (const part of parts) {

@@ -4,10 +4,12 @@ import type { ChangeTimers } from '../../changes/timers.js';
 import type { Config } from '../../config.js';
 import { settle, settledWithin } from '../../lib/settle-within.js';
 import type { Logger } from '../../log.js';
+import type { ConsolePort } from '../../tools/core/context.js';
 import type { ControllerStatus, ToolContext } from '../../tools/core/define-tool.js';
 import { firewallGeneration } from '../../tools/core/firewall-generation.js';
 import type { ToolRegistry } from '../../tools/core/registry.js';
 import type { QuickAction } from '../blocks/home.js';
+import { consoleRows } from './console-rows.js';
 import { HomeService } from './home.js';
 import { HomeViewers } from './home-viewers.js';
 import { Permalinks } from './permalinks.js';
@@ -24,6 +26,8 @@ export interface AppHomeOptions {
   controllerStatus: (site: string) => Promise<ControllerStatus>;
   /** The change timers, for App Home's temporary and pending-revert changes. */
   timers?: Pick<ChangeTimers, 'pending'>;
+  /** A fleet's open alerts per console (the watcher's unresolved incidents); undefined: not watched. */
+  openAlerts?: (console: string) => Promise<number | undefined>;
 }
 
 /** The running App Home and reminders. */
@@ -42,8 +46,22 @@ const QUICK: { tool: string; label: string; firewall?: 'legacy' | 'zone-based' }
   { tool: 'create_acl_rule', label: 'Create ACL rule' },
 ];
 
+/** How long a Home build waits for each console's status before showing "checking". */
+const STATUS_WAIT_MS = 2500;
+
 /** How long a Home build waits to learn the site's firewall generation before offering both kinds. */
 const GENERATION_WAIT_MS = 2000;
+
+function fleetRows(options: AppHomeOptions, consoles: ConsolePort) {
+  return () =>
+    consoleRows({
+      consoles,
+      approvals: options.approvals,
+      site: options.config.defaultSite,
+      ...(options.openAlerts ? { openAlerts: options.openAlerts } : {}),
+      waitMs: STATUS_WAIT_MS,
+    });
+}
 
 /** Builds App Home (refreshed on every change this process makes) and the reminder poster. */
 export function createAppHome(options: AppHomeOptions): AppHome {
@@ -81,6 +99,7 @@ export function createAppHome(options: AppHomeOptions): AppHome {
       return Array.isArray(offline) ? offline.filter((v): v is string => typeof v === 'string') : [];
     },
     quickActions,
+    ...(context.consoles?.fleet === true ? { consoleRows: fleetRows(options, context.consoles) } : {}),
     ...(options.timers ? { pendingReverts: () => options.timers?.pending() ?? Promise.resolve([]) } : {}),
     ...(writeChannels.length === 1 && writeChannels[0] ? { formChannel: writeChannels[0] } : {}),
   });

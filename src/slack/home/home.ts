@@ -13,6 +13,7 @@ import {
   RECENT_SHOWN,
   WAITING_PAGE_SIZE,
 } from '../blocks/home.js';
+import type { ConsoleRow } from '../blocks/home-consoles.js';
 import type { HomeViewers } from './home-viewers.js';
 import type { Permalinks } from './permalinks.js';
 
@@ -33,6 +34,8 @@ export interface HomeServiceOptions {
   /** Temporary and keep-or-revert changes still waiting for their deadline; unset: not shown. */
   pendingReverts?: () => Promise<PendingRevert[]>;
   quickActions: () => Promise<QuickAction[]>;
+  /** A fleet's consoles, one row each (each bounded in time by itself); unset: one console. */
+  consoleRows?: () => Promise<ConsoleRow[]>;
   /** The channel a quick-action form offers first for its preview (the only WRITE_CHANNELS entry). */
   formChannel?: string;
   now?: () => number;
@@ -239,6 +242,7 @@ export class HomeService {
       : Promise.resolve(undefined);
     // A change set is one item; the requests that ran its steps are shown (and counted)
     // through it.
+    const rows = this.options.consoleRows?.().catch(() => undefined);
     const [waiting, mine, mineTotal, recent, mayApprove, quickActions, scheduled] = await Promise.all([
       this.waitingPage(user, now),
       approvals.list({ requester: user, withoutSetSteps: true, limit: MINE_SHOWN }),
@@ -260,6 +264,7 @@ export class HomeService {
     const controller = await status;
     const down = await offline;
     const reverts = await timed;
+    const consoles = await rows;
     return {
       user,
       now,
@@ -269,6 +274,7 @@ export class HomeService {
       mine: { requests: mine, total: mineTotal },
       recent,
       ...(controller?.ok ? { controller: controller.value } : {}),
+      ...(consoles !== undefined ? { consoles } : {}),
       ...(down?.ok ? { offlineDevices: down.value } : {}),
       ...(reverts?.ok ? { pendingReverts: reverts.value } : {}),
       scheduled: scheduled.filter((r) => mayApprove(r) || r.requester.userId === user),

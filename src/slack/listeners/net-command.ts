@@ -80,6 +80,8 @@ async function handle(
     registry,
     gateway: deps.context.gateway,
     digest: deps.watch !== undefined,
+    // The channel's console decides what a shortcut means there (its firewall generation).
+    scope: (tool, args) => scopeToChannel(tool, args, command.channel_id, deps),
   });
   // A channel bound to a console (CONSOLES_FILE) runs its calls there, and its writes nowhere else.
   const intent =

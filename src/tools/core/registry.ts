@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ConfirmationRequiredError, type FieldIssue, ValidationError } from '../../errors.js';
 import { describeGroupApis } from '../../gateway/capabilities.js';
 import type { ConsoleInfo } from '../../gateway/console-info.js';
+import type { Gateway } from '../../gateway/types.js';
 import { redactSecrets } from '../../lib/redact.js';
 import { suggestNames } from '../../lib/suggest.js';
 import { attachUnreadable, withUnreadableTally } from '../../lib/unreadable-records.js';
@@ -133,6 +134,20 @@ export class ToolRegistry {
     // A name not served is refused by the port, naming those that are; a served one is not built yet.
     if (!names.includes(given)) consoles.gateway(given);
     return consoles.fleet ? given : undefined;
+  }
+
+  /**
+   * The gateway of the console named `name`, for routing that must look at the console a call
+   * goes to (the firewall shortcut); undefined when no consoles are wired (a test's registry).
+   * A name not served is refused as the call itself would be.
+   */
+  consoleGateway(name: string): Gateway | undefined {
+    return this.#consoles?.gateway(name);
+  }
+
+  /** DEFAULT_SITE: the site of a call that names none. */
+  defaultSite(): string {
+    return this.defaults.site;
   }
 
   /** Whether the bot serves several consoles (a call must name one; `where` asks them all). */

@@ -1,0 +1,120 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { FleetConsoles, fleetGatewayOptions } from '../../../src/consoles/fleet-consoles.js';
+import { parseConsolesFile } from '../../../src/fleet/consoles-file.js';
+import { resolveConsoles } from '../../../src/fleet/resolve.js';
+import { createGateway } from '../../../src/gateway/index.js';
+import { silentLogger } from '../../../src/log.js';
+import { type Fleet, startFleet } from '../../../src/simulator/fleet.js';
+import { viewProblems } from '../../../src/slack/blocks/limits.js';
+import type { SlackCall } from '../../helpers/fake-slack.js';
+import { SIGNING_SECRET, type SlackBot, useSlackBots } from '../../helpers/slack-bot.js';
+import { homeOpenedBody, slackJsonHeaders } from '../../helpers/slack-requests.js';
+
+const bot = useSlackBots((b) => {
+  for (const call of b.slack.callsOf('views.publish')) expect(viewProblems(call.args.view)).toEqual([]);
+});
+
+let fleet: Fleet;
+
+beforeAll(async () => {
+  fleet = await startFleet({
+    consoles: [
+      { name: 'berlin', version: '10.1' },
+      { name: 'munich', version: '9.0' },
+      { name: 'hamburg', version: '10.1', down: true },
+    ],
+  });
+});
+afterAll(() => fleet?.close());
+
+function fleetConsoles(): FleetConsoles {
+  const { text, env } = fleet.consolesFile();
+  const file = parseConsolesFile(text, join(mkdtempSync(join(tmpdir(), 'netops-home-fleet-')), 'c.yaml'));
+  const config = loadConfig({ GATEWAY_TIMEOUT_MS: '800', GATEWAY_READ_BUDGET_MS: '1200' });
+  return new FleetConsoles(
+    file,
+    resolveConsoles(file, env),
+    (entry) => createGateway(fleetGatewayOptions(entry, config, silentLogger())),
+    1200,
+  );
+}
+
+async function openHome(b: SlackBot, user: string): Promise<string> {
+  const before = b.slack.callsOf('views.publish').length;
+  const body = homeOpenedBody(user);
+  expect((await b.post(body, slackJsonHeaders(SIGNING_SECRET, body))).status).toBe(200);
+  await b.slack.waitFor(() => b.slack.callsOf('views.publish').length > before, 15_000);
+  const call = b.slack.callsOf('views.publish').at(-1) as SlackCall;
+  return JSON.stringify((call.args.view as { blocks: unknown[] }).blocks);
+}
+
+/** The text of the section of one console. */
+function consoleSection(home: string, name: string): string {
+  const blocks = JSON.parse(home) as { type: string; text?: { text: string }; fields?: { text: string }[] }[];
+  const block = blocks.find((b) => b.type === 'section' && b.text?.text.startsWith(`*${name}*`));
+  if (!block) throw new Error(`no section for ${name}`);
+  return [block.text?.text ?? '', ...(block.fields ?? []).map((f) => f.text)].join('\n');
+}
+
+describe('App Home on a fleet', () => {
+  it('shows one section per console: reachable, version and API, open alerts, last change', async () => {
+    const b = await bot({ consoles: fleetConsoles(), env: { APPROVERS: 'U02' } });
+    // A change on munich, approved and run there.
+    const { id } = await b.propose(
+      'create_network console=munich name=Lab vlan_id=61 subnet=10.61.0.0/24',
+      'U01',
+    );
+    await b.click('approve', id, 'U02');
+    await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'succeeded', 15_000);
+    // One open incident on the watched console (the first), one resolved.
+    await b.app.context.store.set('watch:state:default', {
+      observed: {},
+      incidents: [
+        {
+          id: 'i1',
+          key: 'device_offline:aa',
+          site: 'default',
+          kind: 'device_offline',
+          subject: 'AP',
+          startedAt: 1,
+          flaps: 0,
+          source: 'poller',
+        },
+        {
+          id: 'i2',
+          key: 'wan_down:x',
+          site: 'default',
+          kind: 'wan_down',
+          subject: 'WAN',
+          startedAt: 1,
+          resolvedAt: 2,
+          flaps: 0,
+          source: 'poller',
+        },
+      ],
+    });
+
+    const home = await openHome(b, 'U03');
+    expect(home).toContain('Consoles (3) · 1 not reachable');
+    // The one-console Controller section gives way to the consoles.
+    expect(home).not.toContain('*Controller*');
+    const berlin = consoleSection(home, 'berlin');
+    expect(berlin).toContain(':large_green_circle: reachable');
+    expect(berlin).toMatch(/Network 10\.1\.[\d.]+ · official API/);
+    expect(berlin).toContain('*Open alerts*\n:red_circle: 1');
+    expect(berlin).toContain('*Last change*\nnone recorded');
+    const munich = consoleSection(home, 'munich');
+    expect(munich).toMatch(/Network 9\.0\.[\d.]+ · /);
+    expect(munich).toContain('*Open alerts*\nnot watched');
+    expect(munich).toContain(id);
+    expect(munich).toMatch(/Create network on `default`/);
+    const hamburg = consoleSection(home, 'hamburg');
+    expect(hamburg).toContain(':red_circle: not reachable');
+    // Trouble first: the console not reachable is listed before the others.
+    expect(home.indexOf('*hamburg*')).toBeLessThan(home.indexOf('*berlin*'));
+  });
+});
