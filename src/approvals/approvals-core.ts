@@ -2,7 +2,12 @@ import { newRequestId } from '../changes/request-id.js';
 import { type ChangePlans, ChangeRunner } from '../changes/runner.js';
 import { canonicalJson, diffPreviews, previewHash } from '../lib/canonical.js';
 import type { Logger } from '../log.js';
-import { type ChangeAssessmentRecord, type ChangeSetRecord, SYSTEM_ACTOR } from '../model/change-request.js';
+import {
+  type BreakGlassRecord,
+  type ChangeAssessmentRecord,
+  type ChangeSetRecord,
+  SYSTEM_ACTOR,
+} from '../model/change-request.js';
 import { Gate, type GateAction, type GateFace, type GateVerdict } from '../policy/gate.js';
 import { DEFAULT_POLICY } from '../policy/policy.js';
 import type { DeadlineStore } from '../store/deadlines.js';
@@ -210,6 +215,7 @@ export class ApprovalsCore {
         ...(input.change.channel !== undefined ? { channel: input.change.channel } : {}),
         ...(input.change.approvedBy ? { approvedBy: input.change.approvedBy } : {}),
         ...(input.change.assessment ? { assessment: input.change.assessment } : {}),
+        ...(input.change.breakGlass ? { breakGlass: { approvals: input.change.breakGlass.approvals } } : {}),
       },
       ...(assessment ? { decision: assessment.decision } : {}),
       ...(first ? { timing: first } : {}),
@@ -356,6 +362,7 @@ export class ApprovalsCore {
     revertOf?: string;
     assessment?: ChangeAssessmentRecord;
     set?: ChangeSetRecord;
+    breakGlass?: BreakGlassRecord;
   }): Promise<ChangeRequest> {
     const id = input.id ?? newRequestId();
     const key = canonicalJson([input.tool, input.args]);
@@ -402,6 +409,7 @@ export class ApprovalsCore {
     if (input.revertOf !== undefined) request.revertOf = input.revertOf;
     if (input.assessment !== undefined) request.assessment = input.assessment;
     if (input.set !== undefined) request.set = input.set;
+    if (input.breakGlass !== undefined) request.breakGlass = input.breakGlass;
     if (request.channel === undefined) delete request.channel;
     if (request.replaces === undefined) delete request.replaces;
     const stored = await this.store.create(request, input.requester, created);

@@ -145,7 +145,7 @@ export class ProposingApprovals extends ApprovalsCore {
    * The first steps of proposing or previewing a write: refuses a tool that only reads (`readRule`
    * says why), splits the timing arguments off, validates, and dry-runs on one fresh snapshot.
    */
-  private async dryRunWrite(tool: string, input: Record<string, unknown>, readRule: string) {
+  protected async dryRunWrite(tool: string, input: Record<string, unknown>, readRule: string) {
     const { registry } = this.options;
     if (registry.require(tool).access !== 'write') {
       throw new ValidationError([{ field: 'tool', rule: `${tool} ${readRule}` }]);

@@ -6,7 +6,7 @@ import { CHANGE_SET_TOOL } from '../changes/change-set.js';
 import type { ApproveOutcome } from '../changes/outcomes.js';
 import { ConflictError, NotAuthorizedError } from '../errors.js';
 import { isNoOpPreview } from '../format/plain-text.js';
-import type { ChangeAssessmentRecord, ChangeSetRecord } from '../model/change-request.js';
+import type { BreakGlassRecord, ChangeAssessmentRecord, ChangeSetRecord } from '../model/change-request.js';
 import { formatDuration } from '../policy/duration.js';
 import { type GateFace, type GateVerdict, refusalText } from '../policy/gate.js';
 import type { ChangeAssessment } from '../tools/core/assess.js';
@@ -23,6 +23,7 @@ export interface GateChange {
   set?: ChangeSetRecord;
   approvedBy?: Actor[];
   assessment?: ChangeAssessmentRecord;
+  breakGlass?: BreakGlassRecord;
 }
 
 /** A write's deadline as the request keeps it, and the shortest one in words for the gate. */

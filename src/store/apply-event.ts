@@ -111,7 +111,8 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
       next.approvedBy = [...(next.approvedBy ?? []), event.actor];
       break;
     case 'reviewed':
-      if (next.breakGlass) next.breakGlass = { ...next.breakGlass, reviewedBy: event.actor, reviewedAt: event.at };
+      if (next.breakGlass)
+        next.breakGlass = { ...next.breakGlass, reviewedBy: event.actor, reviewedAt: event.at };
       break;
     case 'scheduled':
       // The last approval: who gave it is the approver, as when a change runs at once.

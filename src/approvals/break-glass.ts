@@ -1,0 +1,176 @@
+import type { ApproveOutcome } from '../changes/outcomes.js';
+import { ConflictError, ResourceNotFoundError } from '../errors.js';
+import { formatDuration } from '../policy/duration.js';
+import { RunningApprovals } from './runs.js';
+import {
+  assessmentRecord,
+  commandLine,
+  type GateChange,
+  gateRefusal,
+  timingFields,
+  timingOf,
+} from './terms.js';
+import type { Actor, ChangeRequest } from './types.js';
+
+/** Where the open break-glass reviews are listed (ids), so the digest and App Home need not scan. */
+export const OPEN_REVIEWS_KEY = 'breakglass-reviews';
+
+/** A break-glass request as asked: its change, and what happened at once. */
+export interface BreakGlassOutcome {
+  request: ChangeRequest;
+  /** Set when it ran at once (the terms ask no approval). */
+  outcome?: ApproveOutcome;
+  /** The gate's notes: how many approvals instead, who reviews it and by when. */
+  notes: string[];
+}
+
+/**
+ * Break-glass: a change asked under the policy's `breakglass:` terms. The gate decides who may and
+ * how many approvals it needs instead (never past a `deny`); the request records the reason and the
+ * review it owes, and runs at once when the terms ask no approval. A reviewer acknowledges it
+ * afterwards; until one does it is listed as open, and overdue after its deadline.
+ */
+export class BreakGlassApprovals extends RunningApprovals {
+  async breakGlass(input: {
+    tool: string;
+    args: Record<string, unknown>;
+    requester: Actor;
+    channel?: string;
+    reason: string;
+  }): Promise<BreakGlassOutcome> {
+    await this.requireAsker(input.requester, input.channel);
+    const { meta, args, snapshot, preview } = await this.dryRunWrite(
+      input.tool,
+      input.args,
+      'only reads; break-glass is for writes',
+    );
+    const change: GateChange = {
+      tool: input.tool,
+      args,
+      requester: input.requester,
+      ...(input.channel ? { channel: input.channel } : {}),
+    };
+    const assessment = await this.assess({ ...change, face: 'slack' }, snapshot);
+    const { verdict } = await this.decide({
+      action: 'break_glass',
+      actor: input.requester,
+      face: 'slack',
+      change,
+      decision: assessment,
+      command: commandLine(input.tool, args),
+    });
+    if (verdict.verdict === 'refuse') throw gateRefusal(verdict);
+    if (verdict.verdict !== 'allow') throw new ConflictError('break-glass asks no endorsement');
+    const terms = assessment.decision.breakGlass;
+    if (!terms)
+      throw new ConflictError(
+        'the policy changed while the request was checked: it lets nobody break glass now',
+      );
+    const request = await this.create({
+      tool: input.tool,
+      args,
+      requester: input.requester,
+      channel: input.channel,
+      preview,
+      ...timingFields(timingOf(meta, assessment.decision)),
+      assessment: assessmentRecord(assessment),
+      breakGlass: {
+        reason: input.reason,
+        approvals: verdict.needed,
+        reviewers: terms.reviewers,
+        reviewDueAt: new Date(this.now() + terms.reviewWithinSeconds * 1000).toISOString(),
+      },
+    });
+    await this.listOpenReview(request.id);
+    this.options.logger.warn(
+      { id: request.id, tool: request.tool, requester: input.requester.userId, approvals: verdict.needed },
+      'break-glass change requested',
+    );
+    if (verdict.needed > 0) return { request, notes: verdict.notes };
+    const outcome = await this.runOnOwnAuthority(request, input.requester);
+    return { request: outcome.request, outcome, notes: verdict.notes };
+  }
+
+  /** A reviewer acknowledges a break-glass change: journaled once; anyone else is refused. */
+  async reviewBreakGlass(id: string, reviewer: Actor): Promise<ChangeRequest> {
+    const request = await this.store.get(id);
+    if (!request?.breakGlass) throw new ResourceNotFoundError('break-glass change', id);
+    const glass = request.breakGlass;
+    if (glass.reviewedBy) {
+      throw new ConflictError(
+        `reviewed already by ${glass.reviewedBy.name ?? glass.reviewedBy.userId} at ${glass.reviewedAt ?? '?'}`,
+      );
+    }
+    const listed = await this.options.policy.canApproveAs(
+      reviewer,
+      glass.reviewers,
+      "the policy's breakglass: reviewers",
+      'review this break-glass change',
+    );
+    if (!listed.ok) throw gateRefusal({ verdict: 'refuse', reason: listed.reason });
+    const reviewed = await this.store.transition(
+      id,
+      { type: 'reviewed', id, actor: reviewer },
+      {
+        from: [
+          'pending',
+          'approved',
+          'executing',
+          'succeeded',
+          'failed',
+          'cancelled',
+          'expired',
+          'superseded',
+          'unknown',
+          'scheduled',
+        ],
+        at: this.now(),
+      },
+    );
+    if (!reviewed) throw new ConflictError('the change moved on while the review was recorded; try again');
+    await this.closeOpenReview(id);
+    return reviewed;
+  }
+
+  /** Break-glass changes still owing their review, soonest due first; `overdue` marks those past it. */
+  async openReviews(now = this.now()): Promise<{ request: ChangeRequest; overdue: boolean }[]> {
+    const ids = (await this.options.context.store.get<string[]>(OPEN_REVIEWS_KEY)) ?? [];
+    const open: { request: ChangeRequest; overdue: boolean }[] = [];
+    for (const id of ids) {
+      const request = await this.store.get(id);
+      const due =
+        request?.breakGlass && !request.breakGlass.reviewedBy
+          ? Date.parse(request.breakGlass.reviewDueAt)
+          : undefined;
+      if (request && due !== undefined) open.push({ request, overdue: due <= now });
+    }
+    return open.sort((a, b) =>
+      (a.request.breakGlass?.reviewDueAt ?? '').localeCompare(b.request.breakGlass?.reviewDueAt ?? ''),
+    );
+  }
+
+  private async listOpenReview(id: string): Promise<void> {
+    const data = this.options.context.store;
+    const ids = (await data.get<string[]>(OPEN_REVIEWS_KEY)) ?? [];
+    if (!ids.includes(id)) await data.set(OPEN_REVIEWS_KEY, [...ids, id]);
+  }
+
+  private async closeOpenReview(id: string): Promise<void> {
+    const data = this.options.context.store;
+    const ids = (await data.get<string[]>(OPEN_REVIEWS_KEY)) ?? [];
+    await data.set(
+      OPEN_REVIEWS_KEY,
+      ids.filter((i) => i !== id),
+    );
+  }
+}
+
+/** "review by <@U0SEC> within 1d" as a line for any face. */
+export function reviewDueText(request: ChangeRequest, now: number): string {
+  const glass = request.breakGlass;
+  if (!glass) return '';
+  const left = Date.parse(glass.reviewDueAt) - now;
+  return left > 0
+    ? `review due in ${formatDuration(Math.ceil(left / 1000))}`
+    : `review overdue since ${glass.reviewDueAt}`;
+}
