@@ -52,6 +52,8 @@ export type Intent =
   | { kind: 'dry_run'; tool: string; args: Args }
   /** A write: previewed, then approved before it runs. */
   | { kind: 'write'; tool: string; args: Args }
+  /** `breakglass <write> reason="…"`: the write under the policy's break-glass terms. */
+  | { kind: 'breakglass'; tool: string; args: Args; reason: string }
   /** Console `keep <id>`: keep_change, a write like any other. */
   | { kind: 'keep'; tool: string; args: Args }
   /** The interactive console's own words. */
@@ -136,15 +138,56 @@ export async function intentOf(parsed: ParsedCommand, help: boolean, context: Ro
     const changeId = face === 'slack' ? revertChangeId(parsed) : consoleRevertId(parsed);
     return { kind: 'revert', changeId };
   }
+  if (command === 'breakglass') return breakGlassIntent(parsed, context);
   refuseUnknown(command, context);
   return face === 'slack' ? slackCall(parsed, context) : consoleCall(parsed, context);
 }
 
+const breakGlassReason = z
+  .string({ error: 'is required: reason="why this cannot wait for the usual approvals"' })
+  .trim()
+  .min(3, { error: 'must say why, in at least 3 characters' })
+  .max(500, { error: 'must be at most 500 characters' });
+
+/** `breakglass <write> reason="…"`: the write as any face reads it, and why it cannot wait. */
+async function breakGlassIntent(parsed: ParsedCommand, context: RouteContext): Promise<Intent> {
+  const { reason, ...args } = parsed.args;
+  const why = breakGlassReason.safeParse(typeof reason === 'string' ? reason : undefined);
+  if (!why.success)
+    throw new ValidationError([{ field: 'reason', rule: why.error.issues[0]?.message ?? 'is required' }]);
+  const [command = '', ...positionals] = parsed.positionals;
+  const inner = { command: command.toLowerCase(), positionals, args };
+  refuseUnknown(inner.command, context);
+  const intent =
+    context.face === 'slack' ? await slackCall(inner, context) : await consoleCall(inner, context);
+  if (intent.kind !== 'write') {
+    throw new ValidationError([
+      {
+        field: 'command',
+        rule: 'breakglass takes a write, e.g. breakglass restart_device device_id="Core Switch" reason="…"',
+      },
+    ]);
+  }
+  return { kind: 'breakglass', tool: intent.tool, args: intent.args, reason: why.data };
+}
+
 /** The words each face answers besides tools and shortcuts, offered when a verb is mistyped. */
 const VERBS: Record<Face, readonly string[]> = {
-  slack: ['help', 'form', 'plan', 'changes', 'change', 'revert'],
-  console: ['help', 'plan', 'changes', 'change', 'revert', 'keep', 'use', 'quit', 'exit', 'clear'],
-  'one-shot': ['help', 'plan', 'changes', 'change', 'revert', 'keep'],
+  slack: ['help', 'form', 'plan', 'changes', 'change', 'revert', 'breakglass'],
+  console: [
+    'help',
+    'plan',
+    'changes',
+    'change',
+    'revert',
+    'keep',
+    'use',
+    'breakglass',
+    'quit',
+    'exit',
+    'clear',
+  ],
+  'one-shot': ['help', 'plan', 'changes', 'change', 'revert', 'keep', 'breakglass'],
 };
 
 /**

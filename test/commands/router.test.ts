@@ -216,6 +216,23 @@ describe('routeLine: what one face alone offers', () => {
     });
   });
 
+  it('breakglass: a write and its reason; a read, a missing or short reason are refused by field', async () => {
+    expect(await route('breakglass restart_device device_id=Core reason="uplink down"', 'slack')).toEqual({
+      kind: 'breakglass',
+      tool: 'restart_device',
+      args: { device_id: 'Core' },
+      reason: 'uplink down',
+    });
+    expect(await refusal('breakglass restart_device device_id=Core', 'slack')).toEqual([
+      { field: 'reason', rule: 'is required: reason="why this cannot wait for the usual approvals"' },
+    ]);
+    expect(await refusal('breakglass restart_device device_id=Core reason=x', 'console')).toEqual([
+      { field: 'reason', rule: 'must say why, in at least 3 characters' },
+    ]);
+    expect((await refusal('breakglass vlans reason="just looking"', 'slack'))[0]?.field).toBe('command');
+    expect((await refusal('breakglass nosuchtool reason="just looking"', 'slack'))[0]?.field).toBe('tool');
+  });
+
   it('routes every intent kind some face answers, and nothing reaches the controller', async () => {
     const { registry, gateway, calls } = setup();
     const seen = new Set<IntentKind>();
@@ -224,6 +241,7 @@ describe('routeLine: what one face alone offers', () => {
       ['form create_network', 'slack', false],
       ['digest', 'slack', true],
       [`keep ${CHANGE}`, 'console', false],
+      ['breakglass restart_device device_id=Core reason="uplink down"', 'slack', false],
       ['quit', 'console', false],
       ['clear', 'console', false],
     ];
@@ -242,6 +260,7 @@ describe('routeLine: what one face alone offers', () => {
       history: true,
       revert: true,
       plan: true,
+      breakglass: true,
       read: true,
       dry_run: true,
       write: true,
