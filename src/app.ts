@@ -24,7 +24,7 @@ import type { ToolContext } from './tools/core/define-tool.js';
 import type { Guardrails } from './tools/core/guardrails.js';
 import type { ToolRegistry } from './tools/core/registry.js';
 import { createRegistry } from './tools/index.js';
-import { readDigest, Watcher, webhookHandler } from './watch/index.js';
+import { FleetWatcher, readDigest, Watcher, webhookHandler } from './watch/index.js';
 import type { WatchNotifier } from './watch/types.js';
 
 /** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
@@ -84,7 +84,7 @@ export interface App {
    * The network's watcher, built with the Slack bot; main.ts starts it in the long-running
    * bot only (never in a console run), and close stops it.
    */
-  watcher?: Watcher;
+  watcher?: Watcher | FleetWatcher;
   /**
    * Deadlines of keep-or-revert and temporary changes, built with approvals. They follow
    * this process's changes from the start; main.ts starts the ticker that fires them in the
@@ -307,7 +307,7 @@ function buildWatcher(
   context: ToolContext,
   approvals: Approvals,
   slack: () => SlackFrontEnd | undefined,
-): Watcher {
+): Watcher | FleetWatcher {
   const { config, logger } = deps;
   // Slack is built after the watcher (its buttons call it): messages go through it once it exists.
   const via = <K extends keyof WatchNotifier>(name: K) =>
@@ -316,14 +316,10 @@ function buildWatcher(
       if (!notifier) return undefined;
       return (notifier[name] as (...a: unknown[]) => Promise<unknown>)(...args);
     }) as WatchNotifier[K];
-  const leases = store.leases?.();
-  return new Watcher({
+  const common = {
     config: config.watch,
-    site: config.defaultSite,
-    gateway: deps.gateway,
     data: store.data,
     changes: store.changes(),
-    ...(leases ? { leases } : {}),
     holder: store.changes().replicaId,
     notifier: {
       postIncident: via('postIncident'),
@@ -338,6 +334,26 @@ function buildWatcher(
     registry,
     context,
     ...(deps.now ? { now: deps.now } : {}),
+  };
+  // A fleet (CONSOLES_FILE): every console watched, each under its own lease. The one GATEWAY_*
+  // console keeps the single `watch` lease, so a replica of the previous version beside this one
+  // during a rolling deploy never watches it at the same time.
+  const consoles = context.consoles;
+  if (consoles?.list().some((entry) => entry.via !== 'single')) {
+    const consoleLeases = store.consoleLeases?.();
+    return new FleetWatcher({
+      ...common,
+      consoles,
+      defaultSite: config.defaultSite,
+      ...(consoleLeases ? { leases: consoleLeases } : {}),
+    });
+  }
+  const leases = store.leases?.();
+  return new Watcher({
+    ...common,
+    site: config.defaultSite,
+    gateway: deps.gateway,
+    ...(leases ? { leases } : {}),
   });
 }
 

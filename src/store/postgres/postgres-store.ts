@@ -34,6 +34,7 @@ import {
   verifyDatabaseJournal,
 } from './journal-check.js';
 import { PostgresKeyValueStore } from './key-values.js';
+import { PostgresConsoleLeases } from './console-leases.js';
 import { PostgresLeaseStore } from './leases.js';
 import { type MigrationResult, migrate } from './migrate.js';
 import { createPool, guardedPool, inTransaction } from './pool.js';
@@ -395,6 +396,7 @@ export class PostgresStore implements Store {
   private readonly sampleStore: PostgresSampleStore;
   private readonly deadlineStore: PostgresDeadlineStore;
   private readonly leaseStore: PostgresLeaseStore;
+  private readonly consoleLeaseStore: PostgresConsoleLeases;
   private readonly keepers: PostgresTimerKeepers;
   private heartbeat: NodeJS.Timeout | undefined;
   private renewedAt = Date.now();
@@ -414,6 +416,7 @@ export class PostgresStore implements Store {
     this.sampleStore = new PostgresSampleStore(guarded, this.changeStore.replicaId);
     this.deadlineStore = new PostgresDeadlineStore(guarded);
     this.leaseStore = new PostgresLeaseStore(guarded);
+    this.consoleLeaseStore = new PostgresConsoleLeases(guarded);
     this.keepers = new PostgresTimerKeepers(guarded);
   }
 
@@ -458,6 +461,11 @@ export class PostgresStore implements Store {
   /** The watcher's lease, one holder among the replicas (migration 5). */
   leases(): PostgresLeaseStore {
     return this.leaseStore;
+  }
+
+  /** Each console's watch lease, one holder among the replicas (migration 10). */
+  consoleLeases(): PostgresConsoleLeases {
+    return this.consoleLeaseStore;
   }
 
   /** Reads are plain SELECTs: any process may use the change store for history without appending. */
