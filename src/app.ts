@@ -17,14 +17,14 @@ import type { SlackFrontEnd } from './slack/slack-app.js';
 import type { SlackKit } from './slack/slack-kit.js';
 import { FileStore } from './store/file/file-store.js';
 import type { Store } from './store/types.js';
-import { Telemetry } from './telemetry/index.js';
+import { FleetTelemetry, Telemetry } from './telemetry/index.js';
 import type { KeepPort } from './tools/bot/keep-tools.js';
 import type { DigestPort } from './tools/bot/watch-tools.js';
 import type { ToolContext } from './tools/core/define-tool.js';
 import type { Guardrails } from './tools/core/guardrails.js';
 import type { ToolRegistry } from './tools/core/registry.js';
 import { createRegistry } from './tools/index.js';
-import { FleetWatcher, readDigest, Watcher, webhookHandler } from './watch/index.js';
+import { FleetWatcher, readDigest, staggerOffset, Watcher, webhookHandler } from './watch/index.js';
 import type { WatchNotifier } from './watch/types.js';
 
 /** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
@@ -79,7 +79,7 @@ export interface App {
   mcp?: McpFrontEnd;
   store: Store;
   /** The sampler of live counters (started here, stopped by close). */
-  telemetry: Telemetry;
+  telemetry: Telemetry | FleetTelemetry;
   /**
    * The network's watcher, built with the Slack bot; main.ts starts it in the long-running
    * bot only (never in a console run), and close stops it.
@@ -104,15 +104,19 @@ export function createApp(deps: AppDeps): App {
       logger,
       ...(config.store.journalKey !== undefined ? { key: config.store.journalKey } : {}),
     });
-  // Samples the live network while the process runs; tools read windows from it.
-  const telemetry = new Telemetry({
-    gateway: deps.gateway,
+  const consoles = deps.consoles ?? singleConsole(deps.gateway, config.gateway.readBudgetMs);
+  // Samples the live network while the process runs; tools read windows from it. A fleet's
+  // consoles are each sampled, at their own offset in the interval like their watch.
+  const sampling = {
     samples: store.samples(),
     logger: logger.child({ component: 'telemetry' }),
     intervalMs: config.telemetry.intervalSeconds * 1000,
     defaultSite: config.defaultSite,
     ...(deps.now ? { now: deps.now } : {}),
-  });
+  };
+  const telemetry = consoles.list().some((entry) => entry.via !== 'single')
+    ? new FleetTelemetry({ ...sampling, consoles, offsetOf: staggerOffset })
+    : new Telemetry({ ...sampling, gateway: deps.gateway });
   // The policy and what blast radius and self-lockout are measured against.
   const guardrails: Guardrails = {
     policy: deps.policy ?? policyWithoutFile(config),
@@ -123,7 +127,6 @@ export function createApp(deps: AppDeps): App {
     resolve: (line) => resolveToolCall(line, registry),
     now: deps.now ?? Date.now,
   };
-  const consoles = deps.consoles ?? singleConsole(deps.gateway, config.gateway.readBudgetMs);
   // The registry picks a call's console (`console=`) here; fleet-wide tools read every one.
   registry.useConsoles(consoles);
   const context: ToolContext = {
@@ -280,9 +283,12 @@ function buildTimers(
     // Slack is built after the timers: events go through it once it exists.
     notifier: { report: async (event) => slack()?.timerNotifier.report(event) },
     // A fresh read (never the cache, nor the status kept for App Home): can the bot still reach it?
-    probe: async (site) => {
+    probe: async (site, console) => {
       try {
-        await deps.gateway.classicRead(site, 'stat/sysinfo', z.unknown(), { fresh: true });
+        // A fleet's change is probed on the console it was made on.
+        const gateway =
+          console === undefined || !deps.consoles ? deps.gateway : deps.consoles.gateway(console);
+        await gateway.classicRead(site, 'stat/sysinfo', z.unknown(), { fresh: true });
         return true;
       } catch (error) {
         logger.warn({ err: error, site }, 'the controller did not answer the probe after a timed change');

@@ -1,13 +1,6 @@
 import { newIncidentId } from './incidents.js';
 import type { AlarmSummary, Incident } from './types.js';
-import {
-  ALARM_PREFIX,
-  DAY,
-  scopeOf,
-  stateKey,
-  type WatcherOptions,
-  type WatchState,
-} from './watch-state.js';
+import { ALARM_PREFIX, DAY, scopeOf, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
 import type { Alarm } from './webhook.js';
 
 const alarmWindowKey = (site: string, channel: string) => `watch:alarm-window:${site}:${channel}`;
@@ -244,7 +237,7 @@ export class AlarmWatch {
    * asks (its timer, or the watcher's poll); true when it posted one.
    */
   async flushAlarms(): Promise<boolean> {
-    const { data, site, config } = this.#o;
+    const { data, config } = this.#o;
     const channel = config.alertChannel;
     if (!channel) return false;
     const key = alarmWindowKey(scopeOf(this.#o), channel);

@@ -6,14 +6,7 @@ import type { ToolRegistry } from '../tools/core/registry.js';
 import { buildDigest, digestChart } from './digest.js';
 import { EMPTY_OBSERVED } from './observe.js';
 import type { Digest, DigestChart, Drift, Incident } from './types.js';
-import {
-  ALARM_PREFIX,
-  DAY,
-  scopeOf,
-  stateKey,
-  type WatcherOptions,
-  type WatchState,
-} from './watch-state.js';
+import { ALARM_PREFIX, DAY, scopeOf, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
 
 const DIGEST_KEY = 'watch:digest:last';
 /** Each console of a fleet posts its own digest, once per due time. */

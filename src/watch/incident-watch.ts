@@ -4,14 +4,7 @@ import type { Actor } from '../model/change-request.js';
 import { pruneIncidents, trackConditions } from './incidents.js';
 import { EMPTY_OBSERVED, observeDevices, watchedDeviceSchema } from './observe.js';
 import type { Incident, RecordOutcome } from './types.js';
-import {
-  ALARM_PREFIX,
-  DAY,
-  scopeOf,
-  stateKey,
-  type WatcherOptions,
-  type WatchState,
-} from './watch-state.js';
+import { ALARM_PREFIX, DAY, scopeOf, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
 
 const ackKey = (id: string) => `watch:ack:${id}`;
 

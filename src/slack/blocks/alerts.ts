@@ -24,9 +24,7 @@ export function placeContext(where: { site: string; console?: string }): string 
 
 /** The same, after a message's fallback text in a fleet (` (console berlin, site default)`); nothing otherwise. */
 export function placeSuffix(where: { site: string; console?: string }): string {
-  return where.console === undefined
-    ? ''
-    : ` (console ${mrkdwn(where.console)}, site ${mrkdwn(where.site)})`;
+  return where.console === undefined ? '' : ` (console ${mrkdwn(where.console)}, site ${mrkdwn(where.site)})`;
 }
 
 /** `17 min`, `2 h 5 min`, `40 s`. */

@@ -25,6 +25,7 @@ import type {
   StoreHealth,
   TransitionGuard,
 } from '../types.js';
+import { PostgresConsoleLeases } from './console-leases.js';
 import { PostgresDeadlineStore } from './deadlines.js';
 import {
   checkHead,
@@ -34,7 +35,6 @@ import {
   verifyDatabaseJournal,
 } from './journal-check.js';
 import { PostgresKeyValueStore } from './key-values.js';
-import { PostgresConsoleLeases } from './console-leases.js';
 import { PostgresLeaseStore } from './leases.js';
 import { type MigrationResult, migrate } from './migrate.js';
 import { createPool, guardedPool, inTransaction } from './pool.js';
