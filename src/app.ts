@@ -105,6 +105,8 @@ export function createApp(deps: AppDeps): App {
       ...(config.store.journalKey !== undefined ? { key: config.store.journalKey } : {}),
     });
   const consoles = deps.consoles ?? singleConsole(deps.gateway, config.gateway.readBudgetMs);
+  // A fleet (CONSOLES_FILE), even of one console: every console is sampled and watched.
+  const fromFile = consoles.list().some((entry) => entry.via !== 'single');
   // Samples the live network while the process runs; tools read windows from it. A fleet's
   // consoles are each sampled, at their own offset in the interval like their watch.
   const sampling = {
@@ -114,7 +116,7 @@ export function createApp(deps: AppDeps): App {
     defaultSite: config.defaultSite,
     ...(deps.now ? { now: deps.now } : {}),
   };
-  const telemetry = consoles.list().some((entry) => entry.via !== 'single')
+  const telemetry = fromFile
     ? new FleetTelemetry({ ...sampling, consoles, offsetOf: staggerOffset })
     : new Telemetry({ ...sampling, gateway: deps.gateway });
   // The policy and what blast radius and self-lockout are measured against.
@@ -139,12 +141,18 @@ export function createApp(deps: AppDeps): App {
   };
   // get_digest reads the day from the store in any process (the console beside the bot
   // sees what the bot's watcher recorded); tools/ reaches it through the context, like the timers.
+  // A fleet's digest is its console's: what that console's watcher keeps, under its name.
+  const entryOf = (name: string | undefined) =>
+    fromFile ? consoles.list().find((entry) => name === undefined || entry.name === name) : undefined;
   const digests: DigestPort = {
-    read: (site) =>
-      readDigest(
+    read: (site, console) => {
+      const entry = entryOf(console);
+      const watched = entry?.sites?.includes(site) ? site : (entry?.sites?.[0] ?? config.defaultSite);
+      return readDigest(
         {
           site,
-          watchedSite: config.defaultSite,
+          watchedSite: watched,
+          ...(entry ? { console: entry.name } : {}),
           data: store.data,
           changes: store.changeHistory(),
           registry,
@@ -153,7 +161,8 @@ export function createApp(deps: AppDeps): App {
           ...(config.watch.timeZone ? { timeZone: config.watch.timeZone } : {}),
         },
         (deps.now ?? Date.now)(),
-      ),
+      );
+    },
   };
   (context as ToolContext & { digests?: DigestPort }).digests = digests;
   let parts: ReturnType<typeof buildFrontEnds>;
