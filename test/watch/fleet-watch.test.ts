@@ -3,14 +3,16 @@ import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { changeBehindBot } from '../../src/simulator/scenario-controls.js';
+import { changeBehindBot, takeDeviceDown } from '../../src/simulator/scenario-controls.js';
+import { incidentMessage } from '../../src/slack/blocks/alerts.js';
+import { digestMessage } from '../../src/slack/blocks/digest.js';
 import { driftMessage } from '../../src/slack/blocks/drift.js';
 import type { KeyValueStore, LeaseStore } from '../../src/store/types.js';
 import type { ConsolePort } from '../../src/tools/core/context.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { revertCall } from '../../src/watch/drift.js';
 import { FleetWatcher, staggerOffset } from '../../src/watch/index.js';
-import type { Drift, WatchNotifier } from '../../src/watch/types.js';
+import type { Drift, Incident, WatchNotifier } from '../../src/watch/types.js';
 import { usePostgresReplicas } from '../helpers/postgres.js';
 import { testGateway } from '../helpers/test-gateway.js';
 
@@ -42,9 +44,14 @@ function countingGateway(name: string, reads: { console: string; site: string; a
   } as unknown as Gateway;
 }
 
-const quietNotifier = (drifts: Drift[] = []): WatchNotifier => ({
-  postIncident: async () => undefined,
-  updateIncident: async () => undefined,
+const quietNotifier = (drifts: Drift[] = [], incidents: Incident[] = []): WatchNotifier => ({
+  postIncident: async (channel, incident) => {
+    incidents.push(structuredClone(incident));
+    return { channel, ts: `${incidents.length}.5` };
+  },
+  updateIncident: async (incident) => {
+    incidents.push(structuredClone(incident));
+  },
   postAlarmSummary: async () => undefined,
   postDrift: async (channel, drift) => {
     drifts.push(structuredClone(drift));
@@ -178,6 +185,45 @@ describe("a fleet's drift", () => {
     expect(revertCall(posted[0] as Drift)?.args).toMatchObject({ console: 'munich', site_id: 'default' });
     // Seen once: the next sweep has nothing new on either console.
     expect(await watcher.sweepDrift()).toEqual([]);
+  });
+
+  it('alerts name the console a device went down on, and Acknowledge reaches that console’s incident', async () => {
+    const [berlin, munich] = sims as [Simulator, Simulator];
+    berlin.reset();
+    munich.reset();
+    const consoles = portOf({ berlin: testGateway(berlin), munich: testGateway(munich) });
+    const incidents: Incident[] = [];
+    const watcher = fleetWatcher(consoles, { notifier: quietNotifier([], incidents) });
+    await watcher.poll();
+    // Both seeded sites start alike: what each holds at start is posted once per console, named.
+    const named = (name: string) => incidents.filter((i) => i.console === name).length;
+    expect(named('berlin')).toBe(named('munich'));
+    expect(named('berlin') + named('munich')).toBe(incidents.length);
+    const atStart = incidents.length;
+    takeDeviceDown(munich.state, 'Living Room AP');
+    await watcher.poll();
+
+    expect(incidents.slice(atStart)).toEqual([
+      expect.objectContaining({ console: 'munich', site: 'default', subject: 'Living Room AP' }),
+    ]);
+    const incident = incidents[atStart] as Incident;
+    expect(incidentMessage(incident).text).toContain('(console munich, site default)');
+    const ack = await watcher.acknowledge(incident.id, { userId: 'U0ALEX' });
+    expect(ack).toMatchObject({
+      kind: 'done',
+      value: { console: 'munich', acknowledgedBy: { userId: 'U0ALEX' } },
+    });
+    expect(await watcher.acknowledge('in_unknown', { userId: 'U0ALEX' })).toEqual({
+      kind: 'not_found',
+      id: 'in_unknown',
+    });
+    // The digest of munich holds munich's incident; berlin's holds none, and each names its console.
+    const digests = await Promise.all(watcher.sites.map((each) => each.watcher.digest()));
+    const [ofBerlin, ofMunich] = digests.map((d) => d.digest);
+    expect(ofMunich?.incidents.map((i) => i.subject)).toContain('Living Room AP');
+    expect(ofBerlin?.incidents.map((i) => i.subject)).not.toContain('Living Room AP');
+    expect(ofMunich?.incidents.length).toBe((ofBerlin?.incidents.length ?? 0) + 1);
+    expect(digestMessage(ofMunich as never).text).toMatch(/^Network digest for munich \/ default:/);
   });
 });
 
