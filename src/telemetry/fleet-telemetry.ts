@@ -15,7 +15,10 @@ export interface FleetTelemetryOptions {
   samples: SampleStore;
   logger: Logger;
   intervalMs: number;
-  /** Sampled on a console whose entry names no sites, and on each console from the first tick. */
+  /**
+   * Sampled from the first tick on a console whose entry names no sites (DEFAULT_SITE); otherwise its
+   * first site. Other sites are sampled once a tool asks about them, as with one console.
+   */
   defaultSite: string;
   now?: () => number;
   /** Where in the interval a console's ticks fall (the watcher's stagger), so consoles are not read at once. */

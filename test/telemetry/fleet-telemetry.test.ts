@@ -1,12 +1,14 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Gateway } from '../../src/gateway/types.js';
 import { silentLogger } from '../../src/log.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { FileSampleStore } from '../../src/store/file/sample-files.js';
+import type { SampleStore } from '../../src/store/samples.js';
 import { FleetTelemetry } from '../../src/telemetry/index.js';
+import { staggerOffset } from '../../src/watch/index.js';
 import { testGateway } from '../helpers/test-gateway.js';
 
 // A fleet's consoles are each sampled, under keys of their own: two consoles both have a site
@@ -64,5 +66,50 @@ describe('fleet telemetry', () => {
     const kept = readdirSync(dir, { recursive: true }).map(String).join(' ');
     expect(kept).toContain('berlin');
     expect(kept).toContain('munich');
+  });
+
+  describe('ticks', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('fall at each console’s own offset in the interval, as its watch does', async () => {
+      vi.useFakeTimers({ now: T0 });
+      const reads: { console: string; at: number }[] = [];
+      const names = ['berlin', 'munich', 'hamburg'];
+      const gatewayOf = (name: string) =>
+        ({
+          classicRead: async () => {
+            reads.push({ console: name, at: Date.now() });
+            return { items: [] };
+          },
+        }) as unknown as Gateway;
+      const samples: SampleStore = {
+        claim: async () => true,
+        put: async () => undefined,
+        since: async () => [],
+        prune: async () => undefined,
+      };
+      const telemetry = new FleetTelemetry({
+        consoles: { list: () => names.map((name) => ({ name, sites: undefined })), gateway: gatewayOf },
+        samples,
+        logger: silentLogger(),
+        intervalMs: MINUTE,
+        defaultSite: 'default',
+        offsetOf: staggerOffset,
+      });
+      telemetry.start();
+      try {
+        await vi.advanceTimersByTimeAsync(3 * MINUTE);
+      } finally {
+        await telemetry.stop();
+      }
+      for (const name of names) {
+        // Four reads a tick (clients, devices, site DPI, client DPI), from one interval after start.
+        const ticks = [...new Set(reads.filter((r) => r.console === name).map((r) => r.at - T0))];
+        const offset = staggerOffset(name, MINUTE);
+        expect(ticks).toEqual([MINUTE + offset, 2 * MINUTE + offset]);
+      }
+    });
   });
 });
