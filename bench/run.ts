@@ -18,6 +18,7 @@ import { budgetRows, fmt, markdownReport, type PartResults } from './lib/report.
 import { runAcks } from './parts/acks.js';
 import { runBurst } from './parts/burst.js';
 import { runErrors } from './parts/errors.js';
+import { runFleetWatch } from './parts/fleet-watch.js';
 import { runGuardrails } from './parts/guardrails.js';
 import { runReads } from './parts/reads.js';
 import { runRounds } from './parts/rounds.js';
@@ -99,6 +100,7 @@ async function main(): Promise<number> {
           break;
         case 'watch':
           results.watch = await runWatch(ctx);
+          results.fleetWatch = await runFleetWatch(ctx);
           break;
         case 'burst':
           results.burst = await runBurst(ctx);

@@ -17,14 +17,14 @@ import type { SlackFrontEnd } from './slack/slack-app.js';
 import type { SlackKit } from './slack/slack-kit.js';
 import { FileStore } from './store/file/file-store.js';
 import type { Store } from './store/types.js';
-import { Telemetry } from './telemetry/index.js';
+import { FleetTelemetry, Telemetry } from './telemetry/index.js';
 import type { KeepPort } from './tools/bot/keep-tools.js';
 import type { DigestPort } from './tools/bot/watch-tools.js';
 import type { ToolContext } from './tools/core/define-tool.js';
 import type { Guardrails } from './tools/core/guardrails.js';
 import type { ToolRegistry } from './tools/core/registry.js';
 import { createRegistry } from './tools/index.js';
-import { readDigest, Watcher, webhookHandler } from './watch/index.js';
+import { FleetWatcher, readDigest, staggerOffset, Watcher, webhookHandler } from './watch/index.js';
 import type { WatchNotifier } from './watch/types.js';
 import { openIncidentCount } from './watch/watch-state.js';
 
@@ -80,12 +80,12 @@ export interface App {
   mcp?: McpFrontEnd;
   store: Store;
   /** The sampler of live counters (started here, stopped by close). */
-  telemetry: Telemetry;
+  telemetry: Telemetry | FleetTelemetry;
   /**
    * The network's watcher, built with the Slack bot; main.ts starts it in the long-running
    * bot only (never in a console run), and close stops it.
    */
-  watcher?: Watcher;
+  watcher?: Watcher | FleetWatcher;
   /**
    * Deadlines of keep-or-revert and temporary changes, built with approvals. They follow
    * this process's changes from the start; main.ts starts the ticker that fires them in the
@@ -105,15 +105,21 @@ export function createApp(deps: AppDeps): App {
       logger,
       ...(config.store.journalKey !== undefined ? { key: config.store.journalKey } : {}),
     });
-  // Samples the live network while the process runs; tools read windows from it.
-  const telemetry = new Telemetry({
-    gateway: deps.gateway,
+  const consoles = deps.consoles ?? singleConsole(deps.gateway, config.gateway.readBudgetMs);
+  // A fleet (CONSOLES_FILE), even of one console: every console is sampled and watched.
+  const fromFile = consoles.list().some((entry) => entry.via !== 'single');
+  // Samples the live network while the process runs; tools read windows from it. A fleet's
+  // consoles are each sampled, at their own offset in the interval like their watch.
+  const sampling = {
     samples: store.samples(),
     logger: logger.child({ component: 'telemetry' }),
     intervalMs: config.telemetry.intervalSeconds * 1000,
     defaultSite: config.defaultSite,
     ...(deps.now ? { now: deps.now } : {}),
-  });
+  };
+  const telemetry = fromFile
+    ? new FleetTelemetry({ ...sampling, consoles, offsetOf: staggerOffset })
+    : new Telemetry({ ...sampling, gateway: deps.gateway });
   // The policy and what blast radius and self-lockout are measured against.
   const guardrails: Guardrails = {
     policy: deps.policy ?? policyWithoutFile(config),
@@ -124,7 +130,6 @@ export function createApp(deps: AppDeps): App {
     resolve: (line) => resolveToolCall(line, registry),
     now: deps.now ?? Date.now,
   };
-  const consoles = deps.consoles ?? singleConsole(deps.gateway, config.gateway.readBudgetMs);
   // The registry picks a call's console (`console=`) here; fleet-wide tools read every one.
   registry.useConsoles(consoles);
   const context: ToolContext = {
@@ -137,12 +142,18 @@ export function createApp(deps: AppDeps): App {
   };
   // get_digest reads the day from the store in any process (the console beside the bot
   // sees what the bot's watcher recorded); tools/ reaches it through the context, like the timers.
+  // A fleet's digest is its console's: what that console's watcher keeps, under its name.
+  const entryOf = (name: string | undefined) =>
+    fromFile ? consoles.list().find((entry) => name === undefined || entry.name === name) : undefined;
   const digests: DigestPort = {
-    read: (site) =>
-      readDigest(
+    read: (site, console) => {
+      const entry = entryOf(console);
+      const watched = entry?.sites?.includes(site) ? site : (entry?.sites?.[0] ?? config.defaultSite);
+      return readDigest(
         {
           site,
-          watchedSite: config.defaultSite,
+          watchedSite: watched,
+          ...(entry ? { console: entry.name } : {}),
           data: store.data,
           changes: store.changeHistory(),
           registry,
@@ -151,7 +162,8 @@ export function createApp(deps: AppDeps): App {
           ...(config.watch.timeZone ? { timeZone: config.watch.timeZone } : {}),
         },
         (deps.now ?? Date.now)(),
-      ),
+      );
+    },
   };
   (context as ToolContext & { digests?: DigestPort }).digests = digests;
   let parts: ReturnType<typeof buildFrontEnds>;
@@ -286,9 +298,12 @@ function buildTimers(
     // Slack is built after the timers: events go through it once it exists.
     notifier: { report: async (event) => slack()?.timerNotifier.report(event) },
     // A fresh read (never the cache, nor the status kept for App Home): can the bot still reach it?
-    probe: async (site) => {
+    probe: async (site, console) => {
       try {
-        await deps.gateway.classicRead(site, 'stat/sysinfo', z.unknown(), { fresh: true });
+        // A fleet's change is probed on the console it was made on.
+        const gateway =
+          console === undefined || !deps.consoles ? deps.gateway : deps.consoles.gateway(console);
+        await gateway.classicRead(site, 'stat/sysinfo', z.unknown(), { fresh: true });
         return true;
       } catch (error) {
         logger.warn({ err: error, site }, 'the controller did not answer the probe after a timed change');
@@ -313,7 +328,7 @@ function buildWatcher(
   context: ToolContext,
   approvals: Approvals,
   slack: () => SlackFrontEnd | undefined,
-): Watcher {
+): Watcher | FleetWatcher {
   const { config, logger } = deps;
   // Slack is built after the watcher (its buttons call it): messages go through it once it exists.
   const via = <K extends keyof WatchNotifier>(name: K) =>
@@ -322,14 +337,10 @@ function buildWatcher(
       if (!notifier) return undefined;
       return (notifier[name] as (...a: unknown[]) => Promise<unknown>)(...args);
     }) as WatchNotifier[K];
-  const leases = store.leases?.();
-  return new Watcher({
+  const common = {
     config: config.watch,
-    site: config.defaultSite,
-    gateway: deps.gateway,
     data: store.data,
     changes: store.changes(),
-    ...(leases ? { leases } : {}),
     holder: store.changes().replicaId,
     notifier: {
       postIncident: via('postIncident'),
@@ -344,6 +355,26 @@ function buildWatcher(
     registry,
     context,
     ...(deps.now ? { now: deps.now } : {}),
+  };
+  // A fleet (CONSOLES_FILE): every console watched, each under its own lease. The one GATEWAY_*
+  // console keeps the single `watch` lease, so a replica of the previous version beside this one
+  // during a rolling deploy never watches it at the same time.
+  const consoles = context.consoles;
+  if (consoles?.list().some((entry) => entry.via !== 'single')) {
+    const consoleLeases = store.consoleLeases?.();
+    return new FleetWatcher({
+      ...common,
+      consoles,
+      defaultSite: config.defaultSite,
+      ...(consoleLeases ? { leases: consoleLeases } : {}),
+    });
+  }
+  const leases = store.leases?.();
+  return new Watcher({
+    ...common,
+    site: config.defaultSite,
+    gateway: deps.gateway,
+    ...(leases ? { leases } : {}),
   });
 }
 

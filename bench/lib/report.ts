@@ -1,6 +1,7 @@
 import type { AckLatencyResult } from '../parts/acks.js';
 import type { BurstRow } from '../parts/burst.js';
 import { ERROR_BUDGET_MS, type ErrorScenario } from '../parts/errors.js';
+import type { FleetWatchRow } from '../parts/fleet-watch.js';
 import type { GuardrailsRow } from '../parts/guardrails.js';
 import type { ReadsResult } from '../parts/reads.js';
 import type { RoundsResult } from '../parts/rounds.js';
@@ -22,6 +23,8 @@ export interface PartResults {
   telemetry?: TelemetryRow;
   guardrails?: GuardrailsRow;
   watch?: WatchRow;
+  /** Run with the watch part: the same watcher over a simulated fleet. */
+  fleetWatch?: FleetWatchRow;
   burst?: BurstRow;
   store?: StoreScaleResult;
 }
@@ -81,6 +84,17 @@ export function budgetRows(results: PartResults): BudgetRow[] {
       ratio: times(b.requests / Math.max(1, b.distinct)),
       budget: '= distinct resources',
       met: b.requests === b.distinct && b.failed === 0,
+    });
+  }
+  if (results.fleetWatch) {
+    const f = results.fleetWatch;
+    rows.push({
+      measure: `controller requests per console per minute with the watcher on (polls every ${fmt(f.intervalS)} s, sweeps every ${fmt(f.driftIntervalS)} s, ${fmt(f.windowS)} s counted per console), ${fmt(f.consoles)} consoles`,
+      now: `${fmt(f.fleetPerMinute, 1)} (consoles from ${fmt(f.fleetLowest, 1)} to ${fmt(f.fleetHighest, 1)})`,
+      floor: `${fmt(f.onePerMinute, 1)} (1 console)`,
+      ratio: times(f.ratio),
+      budget: '1× ± 0.05',
+      met: Math.abs(f.ratio - 1) <= 0.05,
     });
   }
   // The budget is judged on Slack's traffic shape, the open loop; the closed loop (each sender sends
@@ -609,6 +623,21 @@ export function markdownReport(results: PartResults): string {
             `${fmt(w.noticeMedianMs)} ms`,
           ],
           ['offline device → alert, worst', `${fmt(w.noticeMaxMs)} ms`],
+        ],
+      ),
+    );
+  }
+  const f = results.fleetWatch;
+  if (f) {
+    out.push(
+      `### Watching a fleet (polls every ${f.intervalS} s, sweeps every ${f.driftIntervalS} s, ${f.windowS} s counted per console)`,
+      table(
+        ['measure', 'value'],
+        [
+          ['requests per minute, 1 console (the floor)', fmt(f.onePerMinute, 1)],
+          [`requests per console per minute, ${f.consoles} consoles (mean)`, fmt(f.fleetPerMinute, 1)],
+          ['lowest and highest console', `${fmt(f.fleetLowest, 1)} / ${fmt(f.fleetHighest, 1)}`],
+          ['ratio to the floor', times(f.ratio)],
         ],
       ),
     );

@@ -443,7 +443,8 @@ export class KeepOrRevertTimers extends TimerCore {
       for (const step of due) done.add(step);
       this.probed.set(deadline.id, done);
       const change = await this.options.getChange(deadline.changeId).catch(() => undefined);
-      const reachable = await probe(change?.site ?? '').catch(() => false);
+      const console = typeof change?.args.console === 'string' ? change.args.console : undefined;
+      const reachable = await probe(change?.site ?? '', console).catch(() => false);
       if (reachable) continue;
       const claimed = await this.options.deadlines.claim(deadline.id, this.now(), this.options.replicaId);
       if (claimed) await this.fire(claimed, 'unreachable');

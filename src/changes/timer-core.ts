@@ -87,11 +87,12 @@ export interface ChangeTimersOptions {
   gate?: KeepGate;
   notifier?: TimerNotifier;
   /**
-   * A cheap read of the controller of `site` (true: it answered). Keep-or-revert changes are
+   * A cheap read of `site` on the console the change was made on (`console`, unset for the one
+   * GATEWAY_* console; true: it answered). Keep-or-revert changes are
    * probed once `probeAfterMs` after the write and again `probeBeforeMs` before the deadline; a
    * controller the bot cannot read after the change is reverted at once (reason `unreachable`).
    */
-  probe?: (site: string) => Promise<boolean>;
+  probe?: (site: string, console?: string) => Promise<boolean>;
   now?: () => number;
   /** How often due deadlines are claimed [5 s]. */
   tickMs?: number;

@@ -155,6 +155,22 @@ export interface LeaseStore {
   release(name: string, holder: string): Promise<void>;
 }
 
+/** Who watches a console now, and until when (ms since the epoch) unless renewed. */
+export interface ConsoleLease {
+  console: string;
+  holder: string;
+  until: number;
+}
+
+/**
+ * One watch lease per console (PostgreSQL): `acquire(console, …)` takes or renews it, true for
+ * exactly one replica at a time; a replica that stops renewing loses its consoles when the time
+ * runs out. `list` names the live leases.
+ */
+export interface ConsoleLeaseStore extends LeaseStore {
+  list(): Promise<ConsoleLease[]>;
+}
+
 /**
  * The running bots that fire this store's deadlines (the long-running bot announces itself while
  * its timers run): a change confirmed at the console or over MCP with a deadline needs one.
@@ -208,6 +224,8 @@ export interface Store {
   timerKeepers(): TimerKeepers;
   /** Leases shared by the replicas (PostgreSQL); absent in the file store, which has one process. */
   leases?(): LeaseStore;
+  /** The consoles' watch leases (PostgreSQL); absent in the file store, where one process watches all. */
+  consoleLeases?(): ConsoleLeaseStore;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 export { type Coverage, formatDuration, WINDOW_MS, type WindowName } from './coverage.js';
+export { consoleSamples, FleetTelemetry, type FleetTelemetryOptions } from './fleet-telemetry.js';
 export type { RatePoint } from './series.js';
 export {
   clientAppKey,

@@ -45,6 +45,8 @@ export interface TelemetryReader {
   ): Promise<Map<string, RatePoint[]>>;
   /** Bytes held in memory by the samples (typed arrays), over every site. */
   memoryBytes(): number;
+  /** The samples of one console of a fleet (a tool run with `console=`); absent: one console only. */
+  forConsole?(name: string): TelemetryReader;
 }
 
 export interface TelemetryOptions {
@@ -58,6 +60,8 @@ export interface TelemetryOptions {
   now?: () => number;
   /** Sites sampled at most (each costs four reads a tick). */
   maxSites?: number;
+  /** How far into each interval the ticks fall [0]: a fleet's consoles are spread over it. */
+  offsetMs?: number;
 }
 
 // Only what a sample needs, parsed leniently: a record without a MAC is skipped, a bad counter is 0.
@@ -142,7 +146,8 @@ export class Telemetry implements TelemetryReader {
     if (this.intervalMs <= 0 || this.#stopped) return;
     const schedule = () => {
       const now = this.#now();
-      const next = (Math.floor(now / this.intervalMs) + 1) * this.intervalMs;
+      const offset = this.#options.offsetMs ?? 0;
+      const next = (Math.floor((now - offset) / this.intervalMs) + 1) * this.intervalMs + offset;
       this.#timer = setTimeout(() => {
         this.#running = this.tick().finally(() => {
           this.#running = undefined;

@@ -1,6 +1,6 @@
 import { newIncidentId } from './incidents.js';
 import type { AlarmSummary, Incident } from './types.js';
-import { ALARM_PREFIX, DAY, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
+import { ALARM_PREFIX, DAY, scopeOf, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
 import type { Alarm } from './webhook.js';
 
 const alarmWindowKey = (site: string, channel: string) => `watch:alarm-window:${site}:${channel}`;
@@ -66,7 +66,7 @@ function holdAlarm(window: AlarmWindow, alarm: Alarm): void {
     window.first.push({ subject: alarm.subject, ...(alarm.name ? { name: alarm.name } : {}) });
 }
 
-function summaryOf(site: string, window: AlarmWindow): AlarmSummary {
+function summaryOf(where: { site: string; console?: string }, window: AlarmWindow): AlarmSummary {
   const ranked = (map: Record<string, number>, others: number, word: string) => {
     const list = Object.entries(map)
       .map(([name, count]) => ({ name, count }))
@@ -74,7 +74,8 @@ function summaryOf(site: string, window: AlarmWindow): AlarmSummary {
     return others > 0 ? [...list, { name: word, count: others }] : list;
   };
   return {
-    site,
+    site: where.site,
+    ...(where.console !== undefined ? { console: where.console } : {}),
     from: window.startedAt,
     to: window.startedAt + ALARM_MINUTE,
     count: window.held,
@@ -168,7 +169,7 @@ export class AlarmWatch {
     const { data, site, config } = this.#o;
     const at = this.#now();
     const flapMs = config.flapSeconds * 1000;
-    const state = await data.get<WatchState>(stateKey(site));
+    const state = await data.get<WatchState>(stateKey(scopeOf(this.#o)));
     const mac = alarm.mac?.toLowerCase();
     if (mac) {
       const seen = state?.incidents.some(
@@ -191,6 +192,7 @@ export class AlarmWatch {
       id: newIncidentId(`alarm:${alarm.key}`, at),
       key: `alarm:${alarm.key}`,
       site,
+      ...(this.#o.console !== undefined ? { console: this.#o.console } : {}),
       kind: 'alarm',
       subject: alarm.subject,
       ...(mac ? { mac } : {}),
@@ -204,11 +206,11 @@ export class AlarmWatch {
     await data.set(`${ALARM_PREFIX}${incident.id}`, incident);
     const channel = config.alertChannel;
     if (!channel) return { outcome: 'no_channel' };
-    const key = alarmWindowKey(site, channel);
+    const key = alarmWindowKey(scopeOf(this.#o), channel);
     let window = await data.get<AlarmWindow>(key);
     let summary: AlarmSummary | undefined;
     if (window && at - window.startedAt >= ALARM_MINUTE) {
-      if (window.held > 0 && !window.summarized) summary = summaryOf(site, window);
+      if (window.held > 0 && !window.summarized) summary = summaryOf(this.#o, window);
       window = openWindow(at, at - window.lastAt < ALARM_MINUTE ? window : undefined);
     }
     window ??= openWindow(at);
@@ -235,17 +237,17 @@ export class AlarmWatch {
    * asks (its timer, or the watcher's poll); true when it posted one.
    */
   async flushAlarms(): Promise<boolean> {
-    const { data, site, config } = this.#o;
+    const { data, config } = this.#o;
     const channel = config.alertChannel;
     if (!channel) return false;
-    const key = alarmWindowKey(site, channel);
+    const key = alarmWindowKey(scopeOf(this.#o), channel);
     const found = await this.#serially(async () => {
       const window = await data.get<AlarmWindow>(key);
       if (!window || window.held === 0 || window.summarized) return undefined;
       if (this.#now() - window.startedAt < ALARM_MINUTE) return { closesAt: window.startedAt + ALARM_MINUTE };
       // Claimed before it is posted: another replica finding the same minute does not post it again.
       await data.set(key, { ...window, summarized: true } satisfies AlarmWindow);
-      return { summary: summaryOf(site, window) };
+      return { summary: summaryOf(this.#o, window) };
     });
     if (found?.closesAt !== undefined) this.#flushAlarmsAt(found.closesAt);
     if (!found?.summary) return false;

@@ -6,9 +6,12 @@ import type { ToolRegistry } from '../tools/core/registry.js';
 import { buildDigest, digestChart } from './digest.js';
 import { EMPTY_OBSERVED } from './observe.js';
 import type { Digest, DigestChart, Drift, Incident } from './types.js';
-import { ALARM_PREFIX, DAY, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
+import { ALARM_PREFIX, DAY, scopeOf, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
 
 const DIGEST_KEY = 'watch:digest:last';
+/** Each console of a fleet posts its own digest, once per due time. */
+const digestKey = (o: WatcherOptions) =>
+  o.console === undefined ? DIGEST_KEY : `${DIGEST_KEY}:${scopeOf(o)}`;
 
 /** The day's digest: read from the store, posted on DIGEST_CRON by the replica holding the lease. */
 export class DigestWatch {
@@ -42,11 +45,12 @@ export class DigestWatch {
 
   /** The digest of the day before `at` [now], and its chart when there is traffic to draw. */
   async digest(at = this.#now()): Promise<{ digest: Digest; chart?: DigestChart }> {
-    const { data, site, config, changes, registry, context, logger } = this.#o;
+    const { data, site, config, changes, registry, context, logger, console } = this.#o;
     const digest = await readDigest(
       {
         site,
         watchedSite: site,
+        ...(console !== undefined ? { console } : {}),
         data,
         changes,
         registry,
@@ -56,7 +60,7 @@ export class DigestWatch {
       },
       at,
     );
-    const chart = await digestChart(digest, registry, context, logger);
+    const chart = await digestChart(digest, registry, onConsole(context, console), logger);
     return { digest, ...(chart ? { chart } : {}) };
   }
 
@@ -97,9 +101,9 @@ export class DigestWatch {
   // Posted by the watcher only, once per due time (a replica taking over never posts it twice).
   async #fireDigest(due: number): Promise<void> {
     if (!(await this.#lead())) return;
-    const last = await this.#o.data.get<number>(DIGEST_KEY);
+    const last = await this.#o.data.get<number>(digestKey(this.#o));
     if (last !== undefined && last >= due) return;
-    await this.#o.data.set(DIGEST_KEY, due);
+    await this.#o.data.set(digestKey(this.#o), due);
     await this.postDigest(this.#o.config.digestChannel, this.#now());
     this.#o.logger.info({ due: new Date(due).toISOString() }, 'watch: digest posted');
   }
@@ -110,6 +114,8 @@ export interface DigestReadOptions {
   site: string;
   /** The site the watcher polls (DEFAULT_SITE): incidents and drift are kept for it only. */
   watchedSite: string;
+  /** The console of a fleet whose site it is; unset: the one GATEWAY_* console. */
+  console?: string;
   data: KeyValueStore;
   changes: ChangeReader;
   registry: ToolRegistry;
@@ -123,16 +129,18 @@ export interface DigestReadOptions {
  * the same store (a console beside the bot, an MCP client) reads it with `get_digest`. Reads only.
  */
 export async function readDigest(o: DigestReadOptions, at: number): Promise<Digest> {
-  const state = await o.data.get<WatchState>(stateKey(o.site));
+  const state = await o.data.get<WatchState>(stateKey(scopeOf(o)));
   const drifts: Drift[] = [];
   const alarms: Incident[] = [];
   for (const key of await o.data.keys()) {
     if (key.startsWith('watch:drift:')) {
       const drift = await o.data.get<Drift>(key);
-      if (drift && drift.site === o.site && at - drift.noticedAt <= DAY) drifts.push(drift);
+      if (drift && drift.site === o.site && drift.console === o.console && at - drift.noticedAt <= DAY)
+        drifts.push(drift);
     } else if (key.startsWith(ALARM_PREFIX)) {
       const alarm = await o.data.get<Incident>(key);
-      if (alarm && alarm.site === o.site && at - alarm.startedAt <= DAY) alarms.push(alarm);
+      if (alarm && alarm.site === o.site && alarm.console === o.console && at - alarm.startedAt <= DAY)
+        alarms.push(alarm);
     }
   }
   const digest = await buildDigest({
@@ -144,9 +152,10 @@ export async function readDigest(o: DigestReadOptions, at: number): Promise<Dige
     observed: state?.observed ?? EMPTY_OBSERVED,
     drifts,
     registry: o.registry,
-    context: o.context,
+    context: onConsole(o.context, o.console),
     logger: o.logger,
   });
+  if (o.console !== undefined) digest.console = o.console;
   // Said, not left to guess: an empty incident list may only mean that nobody watched.
   if (o.site !== o.watchedSite)
     digest.notes.push(`incidents and drift are watched on ${o.watchedSite} only (DEFAULT_SITE)`);
@@ -155,4 +164,9 @@ export async function readDigest(o: DigestReadOptions, at: number): Promise<Dige
       'no poll recorded yet: incidents are kept by the Slack bot when ALERT_CHANNEL or DIGEST_CHANNEL is set',
     );
   return digest;
+}
+
+/** The tools' context on a fleet's console: the registry runs its reads there. */
+function onConsole(context: ToolContext, console: string | undefined): ToolContext {
+  return console === undefined ? context : { ...context, console };
 }

@@ -12,7 +12,7 @@ import {
   shapeChanges,
 } from './drift.js';
 import type { Drift, DriftKind, RecordOutcome, RevertOutcome } from './types.js';
-import type { WatcherOptions } from './watch-state.js';
+import { scopeOf, type WatcherOptions } from './watch-state.js';
 
 /** The drift baseline: the last known configuration, and the bot's runs in flight at the last sweep. */
 interface Baseline {
@@ -44,13 +44,14 @@ export class DriftWatch {
    * object that differs and that the bot did not change is posted once, and becomes the baseline.
    */
   async sweep(): Promise<Drift[]> {
-    const { gateway, site, data, logger, config } = this.#o;
+    const { gateway, site, data, logger, config, console } = this.#o;
+    const scope = scopeOf(this.#o);
     const readAt = this.#now();
     const inflightNow = await this.#botRuns();
     const { snapshot: current, sources, shapes } = await readSnapshot(gateway, site, logger);
-    const baseline = await data.get<Baseline>(baselineKey(site));
+    const baseline = await data.get<Baseline>(baselineKey(scope));
     if (!baseline) {
-      await data.set(baselineKey(site), {
+      await data.set(baselineKey(scope), {
         takenAt: readAt,
         checkedAt: readAt,
         snapshot: current,
@@ -58,7 +59,7 @@ export class DriftWatch {
         shapes,
         inflight: inflightNow.inflight,
       } satisfies Baseline);
-      logger.info({ site, kinds: Object.keys(current) }, 'watch: drift baseline taken');
+      logger.info({ console, site, kinds: Object.keys(current) }, 'watch: drift baseline taken');
       return [];
     }
     // The bot's own changes since the last sweep (from the shared change store, so a change run by
@@ -86,7 +87,8 @@ export class DriftWatch {
         'watch: drift baseline taken again for kinds now read in more detail',
       );
     const drifts = compareSnapshots(site, baseline.snapshot, current, readAt, skip, sources);
-    await data.set(baselineKey(site), {
+    if (console !== undefined) for (const drift of drifts) drift.console = console;
+    await data.set(baselineKey(scope), {
       takenAt: baseline.takenAt,
       checkedAt: readAt,
       snapshot: { ...baseline.snapshot, ...current },
@@ -108,7 +110,7 @@ export class DriftWatch {
       }
     }
     if (drifts.length > 0)
-      logger.info({ site, drifts: drifts.length }, 'watch: configuration changed outside the bot');
+      logger.info({ console, site, drifts: drifts.length }, 'watch: configuration changed outside the bot');
     return drifts;
   }
 

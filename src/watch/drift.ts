@@ -506,5 +506,10 @@ export function revertCall(drift: Drift): { tool: string; args: Record<string, u
   if (!spec || drift.revertUnavailable || !drift.before || !drift.after) return undefined;
   const mapped = revertArgs(spec, drift.fields, drift.before, drift.after);
   if ('unmapped' in mapped) return undefined;
-  return { tool: spec.tool, args: { site_id: drift.site, [spec.idArg]: drift.objectId, ...mapped.args } };
+  // A fleet's drift is put back on its own console: the change request keeps \`console\`, and runs there.
+  const console = drift.console === undefined ? {} : { console: drift.console };
+  return {
+    tool: spec.tool,
+    args: { ...console, site_id: drift.site, [spec.idArg]: drift.objectId, ...mapped.args },
+  };
 }

@@ -4,7 +4,7 @@ import type { Actor } from '../model/change-request.js';
 import { pruneIncidents, trackConditions } from './incidents.js';
 import { EMPTY_OBSERVED, observeDevices, watchedDeviceSchema } from './observe.js';
 import type { Incident, RecordOutcome } from './types.js';
-import { ALARM_PREFIX, DAY, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
+import { ALARM_PREFIX, DAY, scopeOf, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
 
 const ackKey = (id: string) => `watch:ack:${id}`;
 
@@ -33,12 +33,15 @@ export class IncidentWatch {
       return;
     }
     const at = this.#now();
-    const state = (await data.get<WatchState>(stateKey(site))) ?? { observed: EMPTY_OBSERVED, incidents: [] };
+    const key = stateKey(scopeOf(this.#o));
+    const state = (await data.get<WatchState>(key)) ?? { observed: EMPTY_OBSERVED, incidents: [] };
     const { conditions, state: observed } = observeDevices(devices, state.observed);
     const incidents = pruneIncidents(state.incidents, at, DAY + config.flapSeconds * 1000);
     const { opened, updated } = trackConditions(incidents, conditions, site, at, config.flapSeconds * 1000);
+    const { console } = this.#o;
+    if (console !== undefined) for (const incident of opened) incident.console = console;
     // Recorded before posting: a replica taking over mid-post never posts the same incident again.
-    await data.set(stateKey(site), { observed, incidents });
+    await data.set(key, { observed, incidents });
     if (!config.alertChannel) return;
     // A minute of alarms whose replica stopped before summing it up is summed up here.
     await this.#flushAlarms().catch((error: unknown) => {
@@ -64,7 +67,7 @@ export class IncidentWatch {
     // The messages are recorded before anything else: an Acknowledge clicked on one from now on is
     // shown by `acknowledge` itself. One clicked before (the alert is visible as soon as it is
     // posted) stored its ack first, so it is found just below and shown here.
-    if (posted) await data.set(stateKey(site), { observed, incidents });
+    if (posted) await data.set(key, { observed, incidents });
     const edit = (incident: Incident) =>
       this.#o.notifier.updateIncident(incident).catch((error: unknown) => {
         logger.warn({ err: error, incident: incident.id }, 'watch: the alert could not be edited');
@@ -89,11 +92,19 @@ export class IncidentWatch {
     return incident;
   }
 
+  /** Whether this console and site keep the incident `id` (a poller's, or an alarm of this console). */
+  async knows(id: string): Promise<boolean> {
+    const state = await this.#o.data.get<WatchState>(stateKey(scopeOf(this.#o)));
+    if (state?.incidents.some((incident) => incident.id === id)) return true;
+    const alarm = await this.#o.data.get<Incident>(`${ALARM_PREFIX}${id}`);
+    return alarm !== undefined && alarm.console === this.#o.console;
+  }
+
   /** Records who acknowledged an incident (any replica: the ack has a key of its own). */
   async acknowledge(id: string, actor: Actor): Promise<RecordOutcome<Incident>> {
-    const { data, site } = this.#o;
+    const { data } = this.#o;
     const find = async () => {
-      const state = await data.get<WatchState>(stateKey(site));
+      const state = await data.get<WatchState>(stateKey(scopeOf(this.#o)));
       return state?.incidents.find((i) => i.id === id) ?? (await data.get<Incident>(`${ALARM_PREFIX}${id}`));
     };
     if (await data.get(ackKey(id))) {

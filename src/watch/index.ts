@@ -1,4 +1,5 @@
 export { type DigestReadOptions, readDigest } from './digest-watch.js';
+export { FleetWatcher, type FleetWatcherOptions, staggerOffset, type WatchedSite } from './fleet-watch.js';
 export type * from './types.js';
 export { randomHolder, Watcher, type WatcherOptions } from './watcher.js';
 export { type Alarm, parseAlarm, webhookHandler } from './webhook.js';

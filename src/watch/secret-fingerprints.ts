@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { canonicalJson } from '../lib/canonical.js';
 import { REDACTED } from '../lib/redact.js';
 import { isMaskedValue, isSecretField } from '../lib/secret-fields.js';
 
@@ -48,9 +49,11 @@ function hasForeignFingerprint(value: unknown): boolean {
  * cannot be compared with one of this process: secrets in such a value count as unchanged.
  */
 export function sameWithSecrets(before: unknown, after: unknown): boolean {
+  // Key order is no difference: a baseline kept in PostgreSQL (jsonb) comes back with its nested
+  // objects' keys reordered.
   if (hasForeignFingerprint(before) || hasForeignFingerprint(after))
-    return JSON.stringify(shownSecrets(before)) === JSON.stringify(shownSecrets(after));
-  return JSON.stringify(before) === JSON.stringify(after);
+    return canonicalJson(shownSecrets(before)) === canonicalJson(shownSecrets(after));
+  return canonicalJson(before) === canonicalJson(after);
 }
 
 /** A fingerprinted value as a person may see it: every fingerprint shown as `[redacted]`. */

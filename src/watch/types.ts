@@ -19,6 +19,8 @@ export interface Incident {
   /** What identifies the trouble while it lasts (`device_offline:<mac>`): the dedup key. */
   key: string;
   site: string;
+  /** The console of a fleet it happened on; unset for the one GATEWAY_* console. */
+  console?: string;
   kind: IncidentKind;
   /** The device, WAN or port in words ("Garage AP"). */
   subject: string;
@@ -65,6 +67,8 @@ export type DriftKind = (typeof DRIFT_KINDS)[number];
 export interface Drift {
   id: string;
   site: string;
+  /** The console of a fleet it happened on; unset for the one GATEWAY_* console. */
+  console?: string;
   kind: DriftKind;
   /**
    * `official` when the kind was read from the console's official API (the id is the
@@ -98,6 +102,8 @@ export interface Drift {
  */
 export interface AlarmSummary {
   site: string;
+  /** The console of a fleet; unset for the one GATEWAY_* console. */
+  console?: string;
   /** The minute: from its first alarm, 60 s. */
   from: number;
   to: number;
@@ -114,6 +120,8 @@ export interface AlarmSummary {
 /** The day in a few lines: what the digest shows. */
 export interface Digest {
   site: string;
+  /** The console of a fleet; unset for the one GATEWAY_* console. */
+  console?: string;
   from: number;
   to: number;
   timeZone?: string;

@@ -15,11 +15,22 @@ import type { Incident, WatchNotifier } from './types.js';
 export interface WatcherOptions {
   config: WatchConfig;
   site: string;
+  /**
+   * The console watched, when a fleet is (CONSOLES_FILE): named on every incident, drift and
+   * digest, and part of the store keys, since two consoles may both have a site \`default\`. Unset:
+   * the one GATEWAY_* console, with the keys and words of a bot without a fleet.
+   */
+  console?: string;
+  /** The console's gateway; read at each use, so a fleet may close and rebuild an idle one. */
   gateway: Gateway;
   data: KeyValueStore;
   changes: ChangeReader;
   /** Shared leases (PostgreSQL); without them this process is the only watcher. */
   leases?: LeaseStore;
+  /** The lease's name [\`watch\`]: a fleet's console name, in its consoles' lease table. */
+  leaseName?: string;
+  /** How long after start the first poll runs [0]: consoles of a fleet are spread over the interval. */
+  offsetMs?: number;
   /** This replica, as the lease names it. */
   holder: string;
   notifier: WatchNotifier;
@@ -39,6 +50,10 @@ export interface WatchState {
 
 export const DAY = 24 * 3_600_000;
 export const stateKey = (site: string) => `watch:state:${site}`;
+
+/** What the store keys of one watched site are made from: the site, behind its console in a fleet. */
+export const scopeOf = (o: { site: string; console?: string }): string =>
+  o.console === undefined ? o.site : `${o.console}/${o.site}`;
 export const ALARM_PREFIX = 'watch:alarm:';
 
 /**

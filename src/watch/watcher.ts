@@ -41,6 +41,10 @@ export class Watcher {
     this.#digest = new DigestWatch(options, this.#now, () => this.lead(), stopped);
   }
 
+  get #lease(): string {
+    return this.#o.leaseName ?? LEASE;
+  }
+
   /** Whether this replica held the lease at its last poll. */
   get leader(): boolean {
     return this.#leader;
@@ -76,9 +80,10 @@ export class Watcher {
       set(first);
     };
     const pollMs = config.intervalSeconds * 1000;
+    const offsetMs = this.#o.offsetMs ?? 0;
     if (config.alertChannel || config.digestChannel)
       every(
-        0,
+        offsetMs,
         pollMs,
         () => this.poll(),
         (t) => {
@@ -87,7 +92,7 @@ export class Watcher {
       );
     if (config.driftChannel)
       every(
-        Math.min(pollMs, config.driftIntervalSeconds * 1000),
+        Math.min(pollMs, config.driftIntervalSeconds * 1000) + offsetMs,
         config.driftIntervalSeconds * 1000,
         () => this.sweepDrift(),
         (t) => {
@@ -118,7 +123,7 @@ export class Watcher {
     await this.#running.catch(() => undefined);
     await this.#alarms.idle();
     await this.#digest.idle();
-    if (this.#leader) await this.#o.leases?.release(LEASE, this.#o.holder).catch(() => undefined);
+    if (this.#leader) await this.#o.leases?.release(this.#lease, this.#o.holder).catch(() => undefined);
   }
 
   /** Takes or renews the lease; true when this replica is the watcher now. */
@@ -133,14 +138,14 @@ export class Watcher {
     const ttl = config.intervalSeconds * 2000;
     const was = this.#leader;
     try {
-      this.#leader = await leases.acquire(LEASE, holder, ttl);
+      this.#leader = await leases.acquire(this.#lease, holder, ttl);
     } catch (error) {
       this.#leader = false;
       this.#o.logger.warn({ err: error }, 'watch: the lease could not be checked; not polling this tick');
     }
     if (this.#leader !== was)
       this.#o.logger.info(
-        { holder },
+        { holder, ...(this.#o.console !== undefined ? { console: this.#o.console } : {}) },
         this.#leader ? 'watch: this replica is the watcher' : 'watch: another replica watches',
       );
     return this.#leader;
@@ -150,6 +155,11 @@ export class Watcher {
   async poll(): Promise<void> {
     if (!(await this.lead())) return;
     await this.#incidents.poll();
+  }
+
+  /** Whether the incident `id` is this watcher's (a fleet routes an Acknowledge to its console). */
+  knowsIncident(id: string): Promise<boolean> {
+    return this.#incidents.knows(id);
   }
 
   /** Records who acknowledged an incident (any replica: the ack has a key of its own). */

@@ -37,4 +37,13 @@ describe('secret fingerprints', () => {
     expect(sameWithSecrets(earlier.x_passphrase, now.x_passphrase)).toBe(true);
     expect(sameWithSecrets({ ...earlier, name: 'Home 2' }, { ...now, enabled: undefined })).toBe(false);
   });
+
+  it('take an object whose keys came back in another order (a jsonb baseline) as unchanged', () => {
+    const served = { zone_id: 'z1', network_ids: ['n1'], matching_target: 'NETWORK' };
+    const stored = { matching_target: 'NETWORK', zone_id: 'z1', network_ids: ['n1'] };
+    expect(sameWithSecrets(served, stored)).toBe(true);
+    expect(sameWithSecrets(served, { ...stored, network_ids: ['n2'] })).toBe(false);
+    // Order within a list still counts.
+    expect(sameWithSecrets({ ids: ['a', 'b'] }, { ids: ['b', 'a'] })).toBe(false);
+  });
 });

@@ -16,6 +16,17 @@ export function clock(at: number, timeZone?: string): string {
   }).format(new Date(at));
 }
 
+/** Where it happened, for a context line: `site default`, or in a fleet `console berlin · site default`. */
+export function placeContext(where: { site: string; console?: string }): string {
+  const site = `site ${mrkdwn(where.site)}`;
+  return where.console === undefined ? site : `console ${mrkdwn(where.console)} · ${site}`;
+}
+
+/** The same, after a message's fallback text in a fleet (` (console berlin, site default)`); nothing otherwise. */
+export function placeSuffix(where: { site: string; console?: string }): string {
+  return where.console === undefined ? '' : ` (console ${mrkdwn(where.console)}, site ${mrkdwn(where.site)})`;
+}
+
 /** `17 min`, `2 h 5 min`, `40 s`. */
 export function duration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
@@ -62,7 +73,7 @@ export function incidentMessage(
     { type: 'section', text: { type: 'mrkdwn', text: clipMrkdwn(`${mention}${line}`, 2900) } },
   ];
   const context = [
-    `site ${mrkdwn(incident.site)}`,
+    placeContext(incident),
     incident.source === 'webhook' ? 'from Alarm Manager' : 'seen by the bot',
   ];
   if (incident.acknowledgedBy)
@@ -83,7 +94,7 @@ export function incidentMessage(
       ],
     });
   }
-  return { text: clipMrkdwn(`${mention}${line}`, 3000), blocks };
+  return { text: clipMrkdwn(`${mention}${line}${placeSuffix(incident)}`, 3000), blocks };
 }
 
 /**
@@ -107,12 +118,12 @@ export function alarmSummaryMessage(
   ];
   const text = clipMrkdwn(lines.join('\n'), 2900);
   return {
-    text: clipMrkdwn(head, 3000),
+    text: clipMrkdwn(`${head}${placeSuffix(summary)}`, 3000),
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text } },
       {
         type: 'context',
-        elements: [{ type: 'mrkdwn', text: `site ${mrkdwn(summary.site)} · from Alarm Manager` }],
+        elements: [{ type: 'mrkdwn', text: `${placeContext(summary)} · from Alarm Manager` }],
       },
     ],
   };

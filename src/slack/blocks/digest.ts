@@ -21,7 +21,7 @@ export function digestMessage(digest: Digest): SlackMessage {
   const blocks: types.KnownBlock[] = [
     {
       type: 'header',
-      text: { type: 'plain_text', text: clip(`Network digest: ${digest.site}`, 150) },
+      text: { type: 'plain_text', text: clip(`Network digest: ${digestPlace(digest)}`, 150) },
     },
     {
       type: 'context',
@@ -88,7 +88,12 @@ export function digestMessage(digest: Digest): SlackMessage {
       elements: [{ type: 'mrkdwn', text: clipMrkdwn(digest.notes.map(mrkdwn).join(' · '), 2900) }],
     });
   return {
-    text: `Network digest for ${digest.site}: ${digest.changes.length} changes, ${digest.drift.length} drift, ${digest.incidents.length} incidents, ${digest.offlineNow.length} offline now`,
+    text: `Network digest for ${digestPlace(digest)}: ${digest.changes.length} changes, ${digest.drift.length} drift, ${digest.incidents.length} incidents, ${digest.offlineNow.length} offline now`,
     blocks,
   };
+}
+
+/** The digest's site, behind its console in a fleet (`berlin / default`). */
+function digestPlace(digest: Digest): string {
+  return digest.console === undefined ? digest.site : `${digest.console} / ${digest.site}`;
 }

@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { Drift } from '../../watch/types.js';
-import { clock } from './alerts.js';
+import { clock, placeContext, placeSuffix } from './alerts.js';
 import type { SlackMessage } from './read-result.js';
 import { clip, clipMrkdwn, code, codeBlock, mrkdwn } from './text.js';
 
@@ -32,7 +32,7 @@ export function driftMessage(drift: Drift, options: { timeZone?: string } = {}):
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: codeBlock(clip(lines.join('\n'), 2800)) } });
   }
   const context = [
-    `site ${mrkdwn(drift.site)}`,
+    placeContext(drift),
     `noticed at ${clock(drift.noticedAt, options.timeZone)}`,
     `changed by ${drift.changedBy ? mrkdwn(drift.changedBy) : 'unknown (no admin log readable)'}`,
   ];
@@ -66,7 +66,7 @@ export function driftMessage(drift: Drift, options: { timeZone?: string } = {}):
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
   return {
     text: clipMrkdwn(
-      `${KIND_WORDS[drift.kind]} ${mrkdwn(drift.objectName)} was ${drift.change} outside the bot`,
+      `${KIND_WORDS[drift.kind]} ${mrkdwn(drift.objectName)} was ${drift.change} outside the bot${placeSuffix(drift)}`,
       3000,
     ),
     blocks,

@@ -26,6 +26,7 @@ import type {
   StoreHealth,
   TransitionGuard,
 } from '../types.js';
+import { PostgresConsoleLeases } from './console-leases.js';
 import { PostgresDeadlineStore } from './deadlines.js';
 import {
   checkHead,
@@ -396,6 +397,7 @@ export class PostgresStore implements Store {
   private readonly sampleStore: PostgresSampleStore;
   private readonly deadlineStore: PostgresDeadlineStore;
   private readonly leaseStore: PostgresLeaseStore;
+  private readonly consoleLeaseStore: PostgresConsoleLeases;
   private readonly keepers: PostgresTimerKeepers;
   private heartbeat: NodeJS.Timeout | undefined;
   private renewedAt = Date.now();
@@ -415,6 +417,7 @@ export class PostgresStore implements Store {
     this.sampleStore = new PostgresSampleStore(guarded, this.changeStore.replicaId);
     this.deadlineStore = new PostgresDeadlineStore(guarded);
     this.leaseStore = new PostgresLeaseStore(guarded);
+    this.consoleLeaseStore = new PostgresConsoleLeases(guarded);
     this.keepers = new PostgresTimerKeepers(guarded);
   }
 
@@ -472,6 +475,11 @@ export class PostgresStore implements Store {
         return rows.rows.map((r) => ({ seq: Number(r.seq), line: r.line }));
       },
     };
+  }
+
+  /** Each console's watch lease, one holder among the replicas (migration 10). */
+  consoleLeases(): PostgresConsoleLeases {
+    return this.consoleLeaseStore;
   }
 
   /** Reads are plain SELECTs: any process may use the change store for history without appending. */

@@ -37,7 +37,8 @@ export interface DigestReading {
 
 /** What get_digest needs (`app.ts` puts it in the ToolContext as `digests`, over the store). */
 export interface DigestPort {
-  read(site: string): Promise<DigestReading>;
+  /** `console`: the fleet's console the call runs on (unset: the one console, or a fleet's first). */
+  read(site: string, console?: string): Promise<DigestReading>;
 }
 
 /** The ToolContext with the digest port (absent where no store-backed app was built). */
@@ -112,7 +113,7 @@ export const getDigest = defineTool({
     const digests = (context as DigestContext).digests;
     if (!digests)
       throw new NotSupportedError('get_digest needs the bot’s store, which this process has not opened');
-    return digestAnswer(await digests.read(site_id));
+    return digestAnswer(await digests.read(site_id, context.console));
   },
 });
 

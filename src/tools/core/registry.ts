@@ -261,7 +261,18 @@ export class ToolRegistry {
     const consoles = context.consoles ?? this.#consoles;
     if (consoles === undefined)
       throw new ValidationError([{ field: 'console', rule: 'must name a console' }]);
-    return { args, context: { ...context, gateway: consoles.gateway(console), console }, console };
+    // Its telemetry too: a fleet samples each console apart.
+    const telemetry = context.telemetry?.forConsole?.(console) ?? context.telemetry;
+    return {
+      args,
+      context: {
+        ...context,
+        gateway: consoles.gateway(console),
+        console,
+        ...(telemetry ? { telemetry } : {}),
+      },
+      console,
+    };
   }
 
   /** Help for one tool: every argument with its type, bounds, default and allowed values, and an example. */
