@@ -217,16 +217,16 @@ describe('routeLine: what one face alone offers', () => {
   });
 
   it('breakglass: a write and its reason; a read, a missing or short reason are refused by field', async () => {
-    expect(await route('breakglass restart_device device_id=Core reason="uplink down"', 'slack')).toEqual({
+    expect(await route('breakglass update_traffic_route route_id=r1 enabled=false reason="uplink down"', 'slack')).toEqual({
       kind: 'breakglass',
-      tool: 'restart_device',
-      args: { device_id: 'Core' },
+      tool: 'update_traffic_route',
+      args: { route_id: 'r1', enabled: 'false' },
       reason: 'uplink down',
     });
-    expect(await refusal('breakglass restart_device device_id=Core', 'slack')).toEqual([
+    expect(await refusal('breakglass update_traffic_route route_id=r1', 'slack')).toEqual([
       { field: 'reason', rule: 'is required: reason="why this cannot wait for the usual approvals"' },
     ]);
-    expect(await refusal('breakglass restart_device device_id=Core reason=x', 'console')).toEqual([
+    expect(await refusal('breakglass update_traffic_route route_id=r1 reason=x', 'console')).toEqual([
       { field: 'reason', rule: 'must say why, in at least 3 characters' },
     ]);
     expect((await refusal('breakglass vlans reason="just looking"', 'slack'))[0]?.field).toBe('command');
@@ -241,7 +241,7 @@ describe('routeLine: what one face alone offers', () => {
       ['form create_network', 'slack', false],
       ['digest', 'slack', true],
       [`keep ${CHANGE}`, 'console', false],
-      ['breakglass restart_device device_id=Core reason="uplink down"', 'slack', false],
+      ['breakglass update_traffic_route route_id=r1 enabled=false reason="uplink down"', 'slack', false],
       ['quit', 'console', false],
       ['clear', 'console', false],
     ];
