@@ -15,11 +15,9 @@ import type { Actor, ChangeRequest } from './types.js';
 /** Where the open break-glass reviews are listed (ids), so the digest and App Home need not scan. */
 export const OPEN_REVIEWS_KEY = 'breakglass-reviews';
 
-/** A break-glass request as asked: its change, and what happened at once. */
+/** A break-glass request as asked: its change (pending), and the gate's notes. */
 export interface BreakGlassOutcome {
   request: ChangeRequest;
-  /** Set when it ran at once (the terms ask no approval). */
-  outcome?: ApproveOutcome;
   /** The gate's notes: how many approvals instead, who reviews it and by when. */
   notes: string[];
 }
@@ -27,7 +25,7 @@ export interface BreakGlassOutcome {
 /**
  * Break-glass: a change asked under the policy's `breakglass:` terms. The gate decides who may and
  * how many approvals it needs instead (never past a `deny`); the request records the reason and the
- * review it owes, and runs at once when the terms ask no approval. A reviewer acknowledges it
+ * review it owes; when the terms ask no approval its requester runs it at once (`runOnWord`). A reviewer acknowledges it
  * afterwards; until one does it is listed as open, and overdue after its deadline.
  */
 export class BreakGlassApprovals extends RunningApprovals {
@@ -73,7 +71,8 @@ export class BreakGlassApprovals extends RunningApprovals {
       channel: input.channel,
       preview,
       ...timingFields(timingOf(meta, assessment.decision)),
-      assessment: assessmentRecord(assessment),
+      // The one approval shown is the requester's own word when the terms ask none.
+      assessment: { ...assessmentRecord(assessment), approvals: Math.max(1, verdict.needed) },
       breakGlass: {
         reason: input.reason,
         approvals: verdict.needed,
@@ -86,9 +85,24 @@ export class BreakGlassApprovals extends RunningApprovals {
       { id: request.id, tool: request.tool, requester: input.requester.userId, approvals: verdict.needed },
       'break-glass change requested',
     );
-    if (verdict.needed > 0) return { request, notes: verdict.notes };
-    const outcome = await this.runOnOwnAuthority(request, input.requester);
-    return { request: outcome.request, outcome, notes: verdict.notes };
+    return { request, notes: verdict.notes };
+  }
+
+  /**
+   * Runs a break-glass change whose terms ask no approval, on its requester's word: only theirs,
+   * only while it is pending, once (the claim is the store's guarded transition).
+   */
+  async runOnWord(id: string, requester: Actor): Promise<ApproveOutcome> {
+    const request = await this.store.get(id);
+    if (!request?.breakGlass) return { kind: 'not_found', id };
+    if (request.breakGlass.approvals > 0 || request.requester.userId !== requester.userId) {
+      return {
+        kind: 'refused',
+        request,
+        reason: 'only its requester runs a break-glass change that needs no approval',
+      };
+    }
+    return this.runOnOwnAuthority(request, requester);
   }
 
   /** A reviewer acknowledges a break-glass change: journaled once; anyone else is refused. */

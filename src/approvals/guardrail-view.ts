@@ -25,12 +25,40 @@ export function guardrailFields(request: ChangeRequest): Record<string, unknown>
     ...(assessment.rules.length > 0 ? { policy_rules: assessment.rules } : {}),
     ...(assessment.window ? { window: assessment.window } : {}),
     ...(request.scheduledFor ? { scheduled_for: request.scheduledFor } : {}),
+    ...(request.breakGlass
+      ? {
+          break_glass: {
+            reason: request.breakGlass.reason,
+            approvals: request.breakGlass.approvals,
+            reviewers: request.breakGlass.reviewers,
+            review_due_at: request.breakGlass.reviewDueAt,
+            ...(request.breakGlass.reviewedBy
+              ? { reviewed_by: request.breakGlass.reviewedBy.name ?? request.breakGlass.reviewedBy.userId }
+              : {}),
+          },
+        }
+      : {}),
   };
+}
+
+/** "break-glass: why; review by …": the mark a break-glass change carries on every face. */
+export function breakGlassLine(request: ChangeRequest): string | undefined {
+  const glass = request.breakGlass;
+  if (!glass) return undefined;
+  const review = glass.reviewedBy
+    ? `reviewed by ${glass.reviewedBy.name ?? glass.reviewedBy.userId} at ${glass.reviewedAt ?? '?'}`
+    : `review by ${glass.reviewers.join(', ')} due ${glass.reviewDueAt}`;
+  const count =
+    glass.approvals === 0
+      ? "runs on the requester's word"
+      : `${glass.approvals} approval${glass.approvals === 1 ? '' : 's'} instead of the policy's`;
+  return `BREAK-GLASS: ${glass.reason} (${count}; ${review})`;
 }
 
 /** The same as lines of plain text (empty when the request was never assessed). */
 export function guardrailLines(request: ChangeRequest): string[] {
-  return request.assessment ? assessmentLines(request.assessment) : [];
+  const glass = breakGlassLine(request);
+  return [...(glass ? [glass] : []), ...(request.assessment ? assessmentLines(request.assessment) : [])];
 }
 
 /** Risk, self-lockout, who must approve and the window, as every text face shows them. */

@@ -8,6 +8,7 @@ import type {
   MessageRef,
 } from '../approvals/types.js';
 import type { Logger } from '../log.js';
+import { breakGlassMessage } from './blocks/break-glass.js';
 import {
   auditLine,
   changeRequestMessage,
@@ -275,6 +276,13 @@ export class ChangePresenter {
       blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
     });
     this.lastAnchor = head;
+  }
+
+  /** The break-glass alarm, at once: in AUDIT_CHANNEL, else in the channel it was asked in. */
+  async postBreakGlass(request: ChangeRequest, channel: string | undefined): Promise<void> {
+    const target = this.auditChannel ?? channel;
+    if (!target) return;
+    await this.client.chat.postMessage({ channel: target, ...breakGlassMessage(request, channel) });
   }
 
   /** Tells the clicker and the channel what an Approve click led to. */

@@ -22,6 +22,7 @@ import type { SlackDeps } from './deps.js';
 import { type ControllerInfo, healthzHandler } from './health.js';
 import { createAppHome } from './home/app-home.js';
 import { SlackHousekeeping } from './housekeeping.js';
+import { registerBreakGlassButtons } from './listeners/break-glass.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
 import { HOME_ACTIONS, HOME_OPENED_EVENT, registerHome } from './listeners/home.js';
 import { KEEP_ACTIONS, registerKeepButtons } from './listeners/keep-change.js';
@@ -152,6 +153,7 @@ function registerListeners(
   const listeners = new SlackRoutes(app, deps.logger);
   registerNetCommand(listeners, deps);
   registerChangeButtons(listeners, deps);
+  registerBreakGlassButtons(listeners, deps);
   registerReadMore(listeners, deps);
   registerToolForm(listeners, deps);
   registerPlanForm(listeners, deps);

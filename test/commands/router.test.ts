@@ -217,7 +217,9 @@ describe('routeLine: what one face alone offers', () => {
   });
 
   it('breakglass: a write and its reason; a read, a missing or short reason are refused by field', async () => {
-    expect(await route('breakglass update_traffic_route route_id=r1 enabled=false reason="uplink down"', 'slack')).toEqual({
+    expect(
+      await route('breakglass update_traffic_route route_id=r1 enabled=false reason="uplink down"', 'slack'),
+    ).toEqual({
       kind: 'breakglass',
       tool: 'update_traffic_route',
       args: { route_id: 'r1', enabled: 'false' },

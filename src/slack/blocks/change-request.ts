@@ -163,6 +163,15 @@ function riskSection(request: ChangeRequest): types.SectionBlock | undefined {
   const lines = [`${icon} *Risk: ${a.risk}*: ${mrkdwn(a.reasons.join('; '))}`];
   if (a.selfLockout) lines.unshift(`:rotating_light: *${mrkdwn(a.selfLockout).replace(/\*/g, '')}*`);
   if (a.rules.length > 0) lines.push(`Policy rules: ${a.rules.map((r) => code(r)).join(', ')}`);
+  const glass = request.breakGlass;
+  if (glass) {
+    const review = glass.reviewedBy
+      ? `reviewed by ${actorText(glass.reviewedBy)}`
+      : `review by ${glass.reviewers.map((id) => (id.startsWith('S') ? `<!subteam^${id}>` : mention(id))).join(', ')} due ${slackDate(glass.reviewDueAt)}`;
+    lines.unshift(
+      `:rotating_light: *Break-glass* by ${requesterText(request.requester)}: ${mrkdwn(glass.reason)} · ${review}`,
+    );
+  }
   if (a.window && !a.window.open && request.state === 'pending') {
     lines.push(
       `:calendar: Runs only in window ${code(a.window.name)}: approved now, it is scheduled for ${a.window.nextOpening ? slackDate(a.window.nextOpening) : 'its next opening'}.`,

@@ -24,6 +24,7 @@ import { answerPrivately } from '../private-answer.js';
 import { type Respond, respondTo } from '../response-url.js';
 import type { SlackRoutes } from '../slack-routes.js';
 import { topClientsChartPng } from '../top-chart.js';
+import { breakGlassCommand } from './break-glass.js';
 import { scopePlanToChannel, scopeToChannel } from './channel-scope.js';
 
 const EXPORT_TOOL = 'export_topology';
@@ -123,6 +124,8 @@ async function handle(
     case 'write':
     case 'keep':
       return write(intent, command, client, deps, requester);
+    case 'breakglass':
+      return breakGlassCommand(intent, command, deps, requester, reply);
     default:
       // The console's own words (quit, clear, usage): the Slack face never routes to them.
       throw new Error(`no Slack answer for ${intent.kind}`);
