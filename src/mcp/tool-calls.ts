@@ -128,8 +128,9 @@ export class McpTools {
       if (valid.confirm !== true) throw new ConfirmationRequiredError(name);
       request = await approvals.propose({ tool: name, args, requester, channel });
     }
-    const { failure } = await this.announce(request);
-    return failure ? ((await approvals.get(request.id)) ?? request) : request;
+    await this.announce(request);
+    // As stored now: with the message that shows it, or withdrawn when Slack refused its preview.
+    return (await approvals.get(request.id)) ?? request;
   }
 
   /** Every tool an MCP client may call, in registry order (get_change_request last, in approval mode). */
