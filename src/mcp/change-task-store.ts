@@ -5,7 +5,13 @@ import type { Approvals } from '../approvals/approvals.js';
 import type { ChangeNotifier } from '../approvals/notifier.js';
 import type { Actor, ChangeRequest } from '../approvals/types.js';
 import type { McpWriteMode } from '../config.js';
-import { isBotError } from '../errors.js';
+import {
+  ConflictError,
+  isBotError,
+  NotAuthorizedError,
+  ResourceNotFoundError,
+  ValidationError,
+} from '../errors.js';
 import type { Logger } from '../log.js';
 import { type TaskContext, taskOf, taskResultOf, taskStatusOf } from './change-task-view.js';
 import { mcpError, mcpErrorText, ProtocolError } from './error-text.js';
@@ -74,7 +80,7 @@ export class ChangeTaskStore implements TaskStore {
   }
 
   async createTask(_options: CreateTaskOptions): Promise<Task> {
-    throw new Error('a task starts only as a write proposed through tools/call');
+    throw new ConflictError('a task starts only as a write proposed through tools/call');
   }
 
   async getTask(taskId: string): Promise<Task | null> {
@@ -83,7 +89,9 @@ export class ChangeTaskStore implements TaskStore {
   }
 
   async storeTaskResult(taskId: string): Promise<void> {
-    throw new Error(`the result of task ${taskId} is its change request's outcome, recorded by the run`);
+    throw new ConflictError(
+      `the result of task ${taskId} is its change request's outcome, recorded by the run`,
+    );
   }
 
   async getTaskResult(taskId: string): Promise<Result> {
@@ -98,13 +106,15 @@ export class ChangeTaskStore implements TaskStore {
    */
   async updateTaskStatus(taskId: string, status: Task['status']): Promise<void> {
     if (status !== 'cancelled')
-      throw new Error(`task ${taskId} moves with its change request, not by request`);
+      throw new ConflictError(`task ${taskId} moves with its change request, not by request`);
+    // Asked here too, not only by the SDK before it: an approver's token must not cancel others' tasks.
+    if (!(await this.own(taskId))) throw new ResourceNotFoundError('task', taskId);
     const outcome = await this.deps.approvals.cancel(taskId, this.caller());
-    if (outcome.kind === 'not_found') throw new Error(`task ${taskId} not found`);
-    if (outcome.kind === 'refused') throw new Error(`not cancelled: ${outcome.reason}`);
+    if (outcome.kind === 'not_found') throw new ResourceNotFoundError('task', taskId);
+    if (outcome.kind === 'refused') throw new NotAuthorizedError(`not cancelled: ${outcome.reason}`);
     if (outcome.kind === 'already') {
       const { statusMessage } = taskStatusOf(outcome.request, await this.context(outcome.request));
-      throw new Error(
+      throw new ConflictError(
         `not cancelled: change request ${taskId} is ${outcome.request.state} (${statusMessage})`,
       );
     }
@@ -123,7 +133,8 @@ export class ChangeTaskStore implements TaskStore {
 
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
     const offset = cursor === undefined ? 0 : Number(cursor);
-    if (!Number.isSafeInteger(offset) || offset < 0) throw new Error('the cursor is not one tasks/list gave');
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new ValidationError([{ field: 'params.cursor', rule: 'must be a cursor tasks/list gave' }]);
     const page = await this.deps.approvals.list({
       requester: this.caller().userId,
       withoutSetSteps: true,

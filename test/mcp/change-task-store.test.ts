@@ -7,6 +7,9 @@ import {
   ErrorCode,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError, ResourceNotFoundError } from '../../src/errors.js';
+import { silentLogger } from '../../src/log.js';
+import { ChangeTaskStore } from '../../src/mcp/change-task-store.js';
 import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
 
 // MCP tasks over change requests, in process: the SDK's client on an in-memory transport, the
@@ -196,6 +199,39 @@ describe('MCP tasks, MCP_WRITES=approval', () => {
     } finally {
       await Promise.all([other.close(), same.close()]);
     }
+  });
+
+  it('the store itself never lets another token cancel a task, not even an approver’s', async () => {
+    const task = await startTask(bot.client, 'create_network', {
+      ...LAB,
+      name: 'Lab7',
+      vlan_id: 72,
+      subnet: '10.72.0.0/24',
+    });
+    const storeOf = (label: string) =>
+      new ChangeTaskStore(
+        {
+          approvals: approvals(),
+          logger: silentLogger(),
+          writes: 'approval',
+          propose: async () => {
+            throw new Error('not proposed here');
+          },
+          taskSupport: () => true,
+        },
+        () => ({ userId: `mcp:${label}` }),
+      );
+    // U0BOB is an approver: as a person in Slack they may cancel it, their token may not.
+    await expect(storeOf('U0BOB').updateTaskStatus(task.taskId, 'cancelled')).rejects.toBeInstanceOf(
+      ResourceNotFoundError,
+    );
+    expect(await storeOf('U0BOB').getTask(task.taskId)).toBeNull();
+    await expect(storeOf('U0AGENT').updateTaskStatus(task.taskId, 'completed')).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    expect((await approvals().get(task.taskId))?.state).toBe('pending');
+    await storeOf('U0AGENT').updateTaskStatus(task.taskId, 'cancelled');
+    expect((await approvals().get(task.taskId))?.state).toBe('cancelled');
   });
 
   it('refuses as JSON-RPC errors what cannot become a change request: a read, a dry run, no confirm', async () => {
