@@ -12,6 +12,7 @@ import {
   ResourceNotFoundError,
   ValidationError,
 } from '../errors.js';
+import { redactSecrets } from '../lib/redact.js';
 import type { Logger } from '../log.js';
 import { type TaskContext, taskOf, taskResultOf, taskStatusOf } from './change-task-view.js';
 import { mcpError, mcpErrorText, ProtocolError } from './error-text.js';
@@ -97,7 +98,8 @@ export class ChangeTaskStore implements TaskStore {
   async getTaskResult(taskId: string): Promise<Result> {
     const request = await this.own(taskId);
     if (!request) throw new ProtocolError(ErrorCode.InvalidParams, `task ${taskId} not found`).onTheWire();
-    return taskResultOf(request, await this.context(request)) satisfies CallToolResult;
+    // tasks/get and tasks/result are answered by the SDK's protocol layer: redacted here, as every answer is.
+    return redactSecrets(taskResultOf(request, await this.context(request))) as CallToolResult;
   }
 
   /**
@@ -153,7 +155,7 @@ export class ChangeTaskStore implements TaskStore {
   }
 
   private async view(request: ChangeRequest): Promise<Task> {
-    return taskOf(request, await this.context(request));
+    return redactSecrets(taskOf(request, await this.context(request))) as Task;
   }
 
   /** The permalink of the request's message, asked of Slack once per session. */

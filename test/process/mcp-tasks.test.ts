@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BotProcess, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { textOf } from '../helpers/mcp.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
 import { useSlackRig } from '../helpers/slack-rig.js';
@@ -53,8 +54,13 @@ async function connect(token = SECRET): Promise<Client> {
   return client;
 }
 
-/** A signed click on the preview of change `id` in the approval channel. */
-async function click(actionId: 'approve' | 'cancel', id: string, userId: string): Promise<void> {
+/** A signed click on the preview of change `id` in the approval channel, sent to the bot on `at`. */
+async function click(
+  actionId: 'approve' | 'cancel',
+  id: string,
+  userId: string,
+  at: number = port,
+): Promise<void> {
   const body = buttonBody({
     actionId,
     value: id,
@@ -62,7 +68,7 @@ async function click(actionId: 'approve' | 'cancel', id: string, userId: string)
     channel: CHANNEL,
     response_url: rig.slack.responseUrl(),
   });
-  const answer = await fetch(`http://127.0.0.1:${port}/slack/events`, {
+  const answer = await fetch(`http://127.0.0.1:${at}/slack/events`, {
     method: 'POST',
     headers: slackHeaders(SIGNING, body),
     body,
@@ -244,4 +250,77 @@ describe('MCP tasks on the built bot, MCP_WRITES=approval', () => {
     expect(ended.status).toBe('cancelled');
     expect(ended.statusMessage).toMatch(/^expired at \S+ before enough people approved it; not run$/);
   }, 45_000);
+});
+
+describe('MCP tasks across two replicas on one PostgreSQL', () => {
+  const db = useTestDatabase();
+  const replicas: { bot: BotProcess; port: number }[] = [];
+  const clients: Client[] = [];
+  beforeAll(async () => {
+    const env = {
+      ...slackHttpEnv(rig.slack, SIGNING, rig.sim),
+      DATABASE_URL: db.url,
+      MCP_TOKEN: `U0AGENT:${SECRET},U0OTHER:${OTHER_SECRET}`,
+      MCP_APPROVAL_CHANNEL: CHANNEL,
+      APPROVERS: 'U0BOB,U0CAROL',
+    };
+    for (const started of await Promise.all(
+      [spawnBot(env), spawnBot(env)].map(async (replica) => ({
+        bot: replica,
+        port: await replica.listeningPort(20_000),
+      })),
+    ))
+      replicas.push(started);
+    for (const { port: at } of replicas) clients.push(await connectTo(at));
+  }, 40_000);
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await stopAllBots();
+  });
+
+  /** An SDK client of the replica listening on `at`. */
+  async function connectTo(at: number, token = SECRET): Promise<Client> {
+    const client = new Client({ name: 'tasks-agent', version: '2.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${at}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    return client;
+  }
+
+  it('proposed on one replica, followed and approved on the other, completed on both', async () => {
+    const [onA, onB] = clients as [Client, Client];
+    const [, second] = replicas as [unknown, { port: number }];
+    const task = await proposeTask(onA, 91);
+    const seenOnB = await onB.experimental.tasks.getTask(task.taskId);
+    expect(seenOnB.status).toBe('working');
+    expect(seenOnB.statusMessage).toContain('from U0BOB or U0CAROL');
+    await click('approve', task.taskId, 'U0BOB', second.port);
+    const done = await pollUntil(onA, task.taskId, (t) => t.status !== 'working');
+    expect(done.status).toBe('completed');
+    const result = await onB.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({
+      network: { name: 'Lab91', vlan_id: 91 },
+      change_id: task.taskId,
+      verification: 'verified',
+    });
+  });
+
+  it('cancelled by its agent on the other replica; another token finds it on neither', async () => {
+    const [onA, onB] = clients as [Client, Client];
+    const task = await proposeTask(onA, 92);
+    expect((await onB.experimental.tasks.cancelTask(task.taskId)).status).toBe('cancelled');
+    expect((await onA.experimental.tasks.getTask(task.taskId)).statusMessage).toMatch(
+      /^cancelled by .+ via MCP \(token U0AGENT\); not run$/,
+    );
+    for (const { port: at } of replicas) {
+      const other = await connectTo(at, OTHER_SECRET);
+      try {
+        await expect(other.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/not found/i);
+      } finally {
+        await other.close();
+      }
+    }
+  });
 });
