@@ -174,7 +174,8 @@ const DESCRIBED: Record<EnvVariable, Described> = {
   },
   AUDIT_SYSLOG_FORMAT: {
     group: 'store',
-    meaning: 'What each syslog message carries: `json` (the event with its chain link) or `cef` (ArcSight CEF).',
+    meaning:
+      'What each syslog message carries: `json` (the event with its chain link) or `cef` (ArcSight CEF).',
   },
   AUDIT_SYSLOG_CA_FILE: {
     group: 'store',

@@ -211,6 +211,7 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
     ? {
         announce: async (request) => slack?.notifier.announce(request),
         link: async (message) => slack?.notifier.link(message),
+        refresh: async (request) => slack?.notifier.refresh?.(request),
       }
     : undefined;
   const mcp = mcpKit

@@ -14,4 +14,9 @@ export interface ChangeNotifier {
   announce(request: ChangeRequest): Promise<MessageRef | undefined>;
   /** A link people can open to a message (undefined when Slack gives none). */
   link(message: MessageRef): Promise<string | undefined>;
+  /**
+   * Re-renders the request's message from its state (buttons gone once it is decided), after a
+   * front end outside Slack decided it (an MCP task cancelled). Rejects when Slack refused the edit.
+   */
+  refresh?(request: ChangeRequest): Promise<void>;
 }

@@ -105,6 +105,11 @@ export class ApprovalPeople {
     return this.options.allowSelfApproval;
   }
 
+  /** APPROVERS as configured (user and group ids; empty: anyone but the requester). */
+  get approvers(): readonly string[] {
+    return this.options.approvers;
+  }
+
   /** A member of APPROVERS, or anyone when it is unset. */
   async approverStanding(user: Actor): Promise<Decision> {
     const { approvers } = this.options;

@@ -3,7 +3,9 @@ import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Actor } from '../approvals/types.js';
 import type { McpToken } from '../config.js';
+import { ChangeTaskStore } from './change-task-store.js';
 import { McpHttpEndpoint } from './http-endpoint.js';
 import { createSessionServer } from './mcp-server.js';
 import { type McpDeps, McpTools } from './tool-calls.js';
@@ -30,8 +32,25 @@ export interface McpFrontEnd {
 export function createMcpFrontEnd(options: McpFrontEndOptions): McpFrontEnd {
   const tools = new McpTools(options);
   const resources = new TopologyResources(options.registry, options.context, options.defaultSite);
+  const { approvals, notifier, logger, writes } = options;
+  // Tasks are change requests waiting for approval: offered in approval mode only.
+  const tasks =
+    writes === 'approval' && approvals
+      ? (caller: () => Actor) =>
+          new ChangeTaskStore(
+            {
+              approvals,
+              ...(notifier ? { notifier } : {}),
+              logger,
+              writes,
+              propose: (name, args, requester) => tools.proposeForTask(name, args, requester),
+              taskSupport: (name) => tools.taskSupport(name),
+            },
+            caller,
+          )
+      : undefined;
   const server = (label: string) =>
-    createSessionServer({ tools, resources, writes: options.writes, logger: options.logger, label });
+    createSessionServer({ tools, resources, writes, logger, label, ...(tasks ? { tasks } : {}) });
   const http = new McpHttpEndpoint(options.tokens, server, options.logger);
   return {
     tools,

@@ -4,11 +4,13 @@ import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { mcpRequester } from '../approvals/mcp-requester.js';
+import type { Actor } from '../approvals/types.js';
 import type { McpWriteMode } from '../config.js';
 import { type FieldIssue, isBotError } from '../errors.js';
 import { packageVersion } from '../lib/package-version.js';
 import { redactSecrets } from '../lib/redact.js';
 import { type Logger, scrubSecrets } from '../log.js';
+import type { ChangeTaskStore } from './change-task-store.js';
 import { mcpError, mcpErrorText, ProtocolError } from './error-text.js';
 import type { McpTools } from './tool-calls.js';
 import { BadResourceUriError, type TopologyResources, UnknownResourceError } from './topology-resources.js';
@@ -20,7 +22,7 @@ const VERSION = packageVersion();
 
 const WRITES_TEXT: Record<McpWriteMode, string> = {
   approval:
-    'Write tools never change the network directly: dry_run=true previews a change; confirm=true posts it as a change request in Slack, where a person approves it, and returns its id at once. Follow it with get_change_request; it runs only after approval.',
+    'Write tools never change the network directly: dry_run=true previews a change; confirm=true posts it as a change request in Slack, where a person approves it, and returns its id at once. Follow it with get_change_request; it runs only after approval. A client with MCP tasks may call a write with confirm=true as a task instead: the task is the change request, working until it is approved and run. Nobody can approve over MCP.',
   confirm:
     'Write tools preview with dry_run=true and run with confirm=true. Preview first and show the user what will change before confirming.',
   off: 'This server only reads: write tools are not offered.',
@@ -38,6 +40,13 @@ function fleetText(consoles: readonly string[] | undefined): string {
 const listParams = z.object({ cursor: z.string({ error: 'must be a string' }).optional() }).optional();
 const callParams = z.object({
   name: z.string({ error: 'must be the name of a tool (a string)' }),
+  // Task augmentation (MCP tasks): the requested ttl is not used, a task lives as long as its change request.
+  task: z
+    .object(
+      { ttl: z.number({ error: 'must be a number of milliseconds' }).nullish() },
+      { error: 'must be an object' },
+    )
+    .optional(),
   arguments: z
     .record(z.string(), z.unknown(), { error: "must be an object of the tool's arguments" })
     .optional(),
@@ -91,7 +100,12 @@ export interface SessionParts {
   logger: Logger;
   /** Who holds the token (HTTP) or `stdio`: the requester of the session's change requests. */
   label: string;
+  /** MCP tasks over change requests (approval mode): the session's task store, for its requester. */
+  tasks?: (caller: () => Actor) => ChangeTaskStore;
 }
+
+/** What a server with MCP tasks declares: tools/call as a task, tasks/list and tasks/cancel. */
+const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 /**
  * An MCP server (the SDK's) for one session: the registry's tools, get_change_request in approval
@@ -99,22 +113,39 @@ export interface SessionParts {
  * schemas, so the handlers are registered on the underlying protocol server directly.
  */
 export function createSessionServer(parts: SessionParts): McpServer {
-  const mcp = new McpServer(
+  // The requester reads the client's name from the handshake, once the server exists.
+  const requester = () => mcpRequester(parts.label, mcp.server.getClientVersion());
+  const tasks = parts.tasks?.(requester);
+  const mcp: McpServer = new McpServer(
     { name: 'netops', title: 'netops-bot', version: VERSION },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        ...(tasks ? { tasks: TASKS_CAPABILITY } : {}),
+      },
+      // The SDK's protocol layer answers tasks/get, tasks/result, tasks/list and tasks/cancel from it.
+      ...(tasks ? { taskStore: tasks } : {}),
       instructions: `netops reads and changes a UniFi network (networks and VLANs, firewall zones, policies and rules, ACL rules, traffic lists and routes, DPI, topology). site_id defaults to the bot's site; ids may be given as names. ${fleetText(parts.tools.fleetConsoles)}${WRITES_TEXT[parts.writes]}`,
     },
   );
   const server = mcp.server;
-  const requester = () => mcpRequester(parts.label, server.getClientVersion());
   // Every answer leaves through the one redaction (tool results are redacted by the registry
   // already; change requests, errors and resources are redacted here as well).
   const handle = handlerOn(server);
   handle('tools/list', listParams, () => ({ tools: parts.tools.list() }));
-  handle('tools/call', callParams, async (params) =>
-    redactSecrets(await parts.tools.call(params.name, params.arguments ?? {}, requester())),
-  );
+  handle('tools/call', callParams, async (params) => {
+    if (params.task) {
+      if (!tasks) {
+        throw new ProtocolError(
+          ErrorCode.MethodNotFound,
+          `${params.name} does not run as a task: tasks are offered with MCP_WRITES=approval; call it without a task`,
+        );
+      }
+      return redactSecrets(await tasks.start(params.name, params.arguments ?? {}));
+    }
+    return redactSecrets(await parts.tools.call(params.name, params.arguments ?? {}, requester()));
+  });
   handle('resources/list', listParams, () => ({ resources: parts.resources.list() }));
   handle('resources/templates/list', listParams, () => ({
     resourceTemplates: parts.resources.templates(),

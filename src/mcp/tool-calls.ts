@@ -7,7 +7,7 @@ import { stepLines } from '../changes/change-set.js';
 import { timingText, verificationText } from '../changes/describe.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
 import type { McpWriteMode } from '../config.js';
-import { ConfirmationRequiredError, ConflictError, NotAuthorizedError } from '../errors.js';
+import { ConfirmationRequiredError, ConflictError, NotAuthorizedError, ValidationError } from '../errors.js';
 import { render } from '../format/plain-text.js';
 import { isRecord } from '../lib/is-record.js';
 import { type Logger, scrubSecrets } from '../log.js';
@@ -59,6 +59,15 @@ export function toolResult(result: unknown, meta?: Record<string, unknown>): Cal
   };
 }
 
+/** What a write listed in approval mode adds: it runs as a task, and nobody approves over MCP. */
+const TASK_NOTE =
+  'Called as an MCP task, it stays working while it waits for approval in Slack and while it runs, then completes with the result and its verification (tasks/get, tasks/result); tasks/cancel withdraws it while it waits. There is no approve over MCP: an agent can never approve its own change.';
+
+/** A tool as listed when it may run as a task. */
+function asTaskTool(tool: Tool): Tool {
+  return { ...tool, description: `${tool.description} ${TASK_NOTE}`, execution: { taskSupport: 'optional' } };
+}
+
 /** The registry's tools over MCP: listing, and calls with the write mode's rules. */
 export class McpTools {
   private readonly catalog: Tool[];
@@ -83,10 +92,53 @@ export class McpTools {
     });
     this.catalog =
       deps.writes === 'approval'
-        ? [...tools, changeRequestTool, revertChangeTool, proposeChangeSetTool]
+        ? [...tools, changeRequestTool, revertChangeTool, proposeChangeSetTool].map((tool) =>
+            this.taskSupport(tool.name) ? asTaskTool(tool) : tool,
+          )
         : deps.writes === 'confirm'
           ? [...tools, revertChangeTool, proposeChangeSetTool]
           : tools;
+  }
+
+  /** Whether `name` may be called as an MCP task: a write (or revert, or set) in approval mode. */
+  taskSupport(name: string): boolean {
+    if (this.deps.writes !== 'approval') return false;
+    if (name === REVERT_CHANGE || name === PROPOSE_CHANGE_SET) return true;
+    return this.deps.registry.get(name)?.access === 'write';
+  }
+
+  /**
+   * A write called as an MCP task: the change request it becomes, posted when Slack is in this
+   * process (withdrawn, and so already cancelled, when Slack refused its preview). Throws what the
+   * plain call answers as a tool error: bad arguments, a dry run, no confirm, a refused asker.
+   */
+  async proposeForTask(
+    name: string,
+    args: Record<string, unknown>,
+    requester: Actor,
+  ): Promise<ChangeRequest> {
+    const approvals = this.approvals();
+    const channel = this.deps.approvalChannel;
+    let request: ChangeRequest;
+    if (name === REVERT_CHANGE) {
+      const { changeId } = revertArgsOf(args);
+      request = await approvals.proposeRevert({ changeId, requester, ...(channel ? { channel } : {}) });
+    } else if (name === PROPOSE_CHANGE_SET) {
+      const { confirm: _confirm, ...proposal } = setArgsOf(args);
+      request = await approvals.proposeSet({ ...proposal, requester, ...(channel ? { channel } : {}) });
+    } else {
+      const valid = this.deps.registry.validate(name, splitMetaArgs(args).args);
+      if (valid.dry_run === true) {
+        throw new ValidationError([
+          { field: 'dry_run', rule: 'a dry run answers at once: call it without a task' },
+        ]);
+      }
+      if (valid.confirm !== true) throw new ConfirmationRequiredError(name);
+      request = await approvals.propose({ tool: name, args, requester, channel });
+    }
+    await this.announce(request);
+    // As stored now: with the message that shows it, or withdrawn when Slack refused its preview.
+    return (await approvals.get(request.id)) ?? request;
   }
 
   /** Every tool an MCP client may call, in registry order (get_change_request last, in approval mode). */

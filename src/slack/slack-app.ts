@@ -308,6 +308,7 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     notifier: {
       announce: (request) => presenter.announce(request),
       link: (message) => presenter.link(message),
+      refresh: (request) => presenter.refresh(request),
     },
     watchNotifier: slackWatchNotifier(client, logger, config.watch?.timeZone),
     timerNotifier: slackTimerNotifier(client, logger, config.approvals.auditChannel, options.timers),
