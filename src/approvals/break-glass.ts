@@ -1,5 +1,6 @@
 import type { ApproveOutcome } from '../changes/outcomes.js';
 import { ConflictError, ResourceNotFoundError } from '../errors.js';
+import { OPEN_BREAKGLASS_REVIEWS_KEY } from '../model/change-request.js';
 import { formatDuration } from '../policy/duration.js';
 import { RunningApprovals } from './runs.js';
 import {
@@ -12,8 +13,8 @@ import {
 } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
 
-/** Where the open break-glass reviews are listed (ids), so the digest and App Home need not scan. */
-export const OPEN_REVIEWS_KEY = 'breakglass-reviews';
+// Listed by id in the store's data, so the digest and App Home need not scan every request.
+const OPEN_REVIEWS_KEY = OPEN_BREAKGLASS_REVIEWS_KEY;
 
 /** A break-glass request as asked: its change (pending), and the gate's notes. */
 export interface BreakGlassOutcome {

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { commandLine, gateRefusal } from '../approvals/terms.js';
 import { verificationText } from '../changes/describe.js';
 import { aliasHelpText, resolveCommand } from '../commands/aliases.js';
 import { HISTORY_HELP } from '../commands/history.js';
@@ -7,6 +8,7 @@ import type { Intent } from '../commands/router.js';
 import { ValidationError } from '../errors.js';
 import { render } from '../format/plain-text.js';
 import type { Verification } from '../model/change-request.js';
+import { breakGlassElsewhere } from '../policy/gate.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 import { isTopology } from '../topology/queries.js';
 import { pngDimensions, renderTopologyPng } from '../topology/render-png.js';
@@ -227,6 +229,9 @@ export async function plainAnswer(
       return writeTopologyPicture(deps, intent.command, json);
     case 'history':
       return history(deps, intent.command, json);
+    case 'breakglass':
+      // The console is no Slack person: the gate's answer says where to ask instead.
+      throw gateRefusal(breakGlassElsewhere('console', commandLine(intent.tool, intent.args)));
     case 'read':
     case 'dry_run':
       return formatResult(

@@ -225,6 +225,9 @@ export interface ChangeRequest {
   breakGlass?: BreakGlassRecord;
 }
 
+/** Where the store's data lists the break-glass changes still owing their review (their ids). */
+export const OPEN_BREAKGLASS_REVIEWS_KEY = 'breakglass-reviews';
+
 /** A break-glass change's reason and its review: named reviewers acknowledge it by a deadline. */
 export interface BreakGlassRecord {
   reason: string;

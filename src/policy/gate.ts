@@ -132,6 +132,22 @@ export function howToGet(face: GateFace, command?: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Break-glass asked at the console or over MCP: the terms name Slack people, and nobody there is
+ * one, so the answer is where to ask instead. The gate answers it; a face without the gate at hand
+ * (the console beside the bot) words it from here too.
+ */
+export function breakGlassElsewhere(
+  face: GateFace,
+  command: string | undefined,
+): Extract<GateVerdict, { verdict: 'refuse' }> {
+  return {
+    verdict: 'refuse',
+    reason: `break-glass is for the Slack people the policy names; ${where(face)} nobody is one of them`,
+    howTo: `ask in Slack: /net breakglass ${command ?? '<the command>'} reason="…"`,
+  };
+}
+
 const refuse = (reason: string, howTo?: string): GateVerdict =>
   howTo === undefined ? { verdict: 'refuse', reason } : { verdict: 'refuse', reason, howTo };
 
@@ -183,12 +199,7 @@ export class Gate {
    */
   private async breakGlass(q: GateQuestion): Promise<GateVerdict> {
     if (q.face === 'system') return refuse('the bot breaks no glass by itself');
-    if (q.face !== 'slack') {
-      return refuse(
-        `break-glass is for the Slack people the policy names; ${where(q.face)} nobody is one of them`,
-        `ask in Slack: /net breakglass ${q.command ?? '<the command>'} reason="…"`,
-      );
-    }
+    if (q.face !== 'slack') return breakGlassElsewhere(q.face, q.command);
     const requester = await this.people.canRequest(q.actor, q.change.channel);
     if (!requester.ok) return refuse(requester.reason);
     const decision = required(q);

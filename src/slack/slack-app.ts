@@ -11,6 +11,7 @@ import type { StoreHealth } from '../store/types.js';
 import type { ControllerStatus, ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 import type { WatchNotifier } from '../watch/types.js';
+import { REVIEW_BREAKGLASS_ACTION } from './blocks/break-glass.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
 import { RUN_SCHEDULED_ACTION } from './blocks/home.js';
 import { PLAN_FORM_CALLBACK } from './blocks/plan-form.js';
@@ -132,6 +133,7 @@ function servedEnvelopes(options: SlackFrontEndOptions): ServedEnvelopes {
       CANCEL_ACTION,
       RUN_SCHEDULED_ACTION,
       REVERT_ACTION,
+      REVIEW_BREAKGLASS_ACTION,
       ...(options.timers ? KEEP_ACTIONS : []),
       READ_MORE_ACTION,
       ...HOME_ACTIONS,

@@ -1,5 +1,6 @@
 import { isBotError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { OPEN_BREAKGLASS_REVIEWS_KEY } from '../model/change-request.js';
 import type { ChangeReader } from '../store/types.js';
 import { type TopClientsAnswer, topClientsChart } from '../tools/clients/top-clients.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
@@ -36,6 +37,7 @@ export async function buildDigest(s: DigestSources): Promise<Digest> {
     readTool(s, 'list_top_applications', { site_id: s.site, limit: 5 }, notes),
   ]);
   const changes = since.filter((r) => r.state !== 'pending');
+  const overdue = await overdueReviews(s);
   return {
     site: s.site,
     from,
@@ -82,8 +84,28 @@ export async function buildDigest(s: DigestSources): Promise<Digest> {
       tool: r.tool,
       requester: r.requester.name ?? r.requester.userId,
     })),
+    ...(overdue.length > 0 ? { overdueReviews: overdue } : {}),
     notes,
   };
+}
+
+/** Break-glass changes whose review is overdue at the digest's time (listed in the store's data). */
+async function overdueReviews(s: DigestSources): Promise<NonNullable<Digest['overdueReviews']>> {
+  const ids = (await s.context.store.get<string[]>(OPEN_BREAKGLASS_REVIEWS_KEY).catch(() => undefined)) ?? [];
+  const overdue: NonNullable<Digest['overdueReviews']> = [];
+  for (const id of ids) {
+    const request = await s.changes.get(id);
+    const glass = request?.breakGlass;
+    if (!request || !glass || glass.reviewedBy || Date.parse(glass.reviewDueAt) > s.at) continue;
+    overdue.push({
+      id,
+      tool: request.tool,
+      requester: request.requester.name ?? request.requester.userId,
+      reason: glass.reason,
+      dueAt: glass.reviewDueAt,
+    });
+  }
+  return overdue;
 }
 
 async function readTool(

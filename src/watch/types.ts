@@ -139,6 +139,8 @@ export interface Digest {
   topClients: { name: string; bytes: number }[];
   topApps: { name: string; bytes: number }[];
   pendingApprovals: { id: string; tool: string; requester: string }[];
+  /** Break-glass changes past their review deadline, unreviewed: raised every day until reviewed. */
+  overdueReviews?: { id: string; tool: string; requester: string; reason: string; dueAt: string }[];
   /** Why a part is missing (the controller did not answer), when one is. */
   notes: string[];
 }

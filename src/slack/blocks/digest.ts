@@ -76,6 +76,18 @@ export function digestMessage(digest: Digest): SlackMessage {
       digest.topApps.map((a, n) => `${n + 1}. ${mrkdwn(a.name)}: ${mb(a.bytes)}`),
       'no DPI data',
     ),
+    ...(digest.overdueReviews
+      ? [
+          section(
+            `:rotating_light: Break-glass reviews overdue (${digest.overdueReviews.length})`,
+            digest.overdueReviews.map(
+              (r) =>
+                `${code(r.tool)} by ${mrkdwn(r.requester)}: ${mrkdwn(r.reason)} (${code(r.id)}, due ${r.dueAt})`,
+            ),
+            'none',
+          ),
+        ]
+      : []),
     section(
       `Pending approvals (${digest.pendingApprovals.length})`,
       digest.pendingApprovals.map((p) => `${code(p.tool)} by ${mrkdwn(p.requester)} (${code(p.id)})`),

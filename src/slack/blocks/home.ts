@@ -3,6 +3,7 @@ import type { ChangeRequest } from '../../approvals/types.js';
 import { revertability } from '../../changes/revert.js';
 import type { PendingRevert } from '../../changes/timers.js';
 import type { ControllerStatus } from '../../tools/core/define-tool.js';
+import { REVIEW_BREAKGLASS_ACTION } from './break-glass.js';
 import { linked, STATE_EMOJI, summaryText } from './change-history.js';
 import { CANCEL_ACTION, decisionActions } from './change-request.js';
 import { controllerApisBlocks } from './controller-apis.js';
@@ -67,6 +68,8 @@ export interface HomeModel {
   controller?: ControllerStatus;
   /** A fleet's consoles, one section each in place of the Controller section; unset: one console. */
   consoles?: readonly ConsoleRow[];
+  /** Break-glass changes owing their review (overdue first is the reviewers' list, soonest due first). */
+  reviews?: readonly { request: ChangeRequest; overdue: boolean }[];
   /** Changes approved outside their window, waiting for it (Run now, Cancel). */
   scheduled?: readonly ChangeRequest[];
   /** Changes that revert themselves at a deadline (time left, Keep, Revert now). */
@@ -220,6 +223,35 @@ function mineBlocks(model: HomeModel): types.KnownBlock[] {
  * "Scheduled changes": approved outside their policy window, each with when it runs,
  * Run now (the bot checks that the policy allows it) and Cancel.
  */
+/** Break-glass changes owing their review, overdue ones marked, each with its Reviewed button. */
+function reviewBlocks(reviews: NonNullable<HomeModel['reviews']>): types.KnownBlock[] {
+  if (reviews.length === 0) return [];
+  const blocks: types.KnownBlock[] = [header('Break-glass reviews')];
+  for (const { request, overdue } of reviews.slice(0, SCHEDULED_SHOWN)) {
+    const glass = request.breakGlass;
+    if (!glass) continue;
+    const due = `${overdue ? ':red_circle: *overdue* since' : 'due'} ${slackDate(glass.reviewDueAt)}`;
+    blocks.push(
+      section(
+        clip(
+          `:rotating_light: *${mrkdwn(humanize(request.tool))}* by ${actorText(request.requester)} · ${mrkdwn(glass.reason)} · review ${due} by ${glass.reviewers.map((id) => (id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`)).join(', ')} · \`${request.id}\``,
+          LINE_MAX,
+        ),
+      ),
+      {
+        type: 'actions',
+        block_id: `home-review-${request.id}`,
+        elements: [
+          { type: 'button', action_id: REVIEW_BREAKGLASS_ACTION, text: plain('Reviewed'), value: request.id },
+        ],
+      },
+    );
+  }
+  if (reviews.length > SCHEDULED_SHOWN)
+    blocks.push(context(`${reviews.length - SCHEDULED_SHOWN} more break-glass reviews are not shown.`));
+  return blocks;
+}
+
 function scheduledBlocks(model: HomeModel): types.KnownBlock[] {
   const scheduled = model.scheduled ?? [];
   if (scheduled.length === 0) return [];
@@ -385,6 +417,7 @@ export function homeView(model: HomeModel): types.HomeView {
   ];
   if (model.notice) blocks.push(section(model.notice));
   const parts = [
+    reviewBlocks(model.reviews ?? []),
     waitingBlocks(model),
     scheduledBlocks(model),
     pendingRevertBlocks(model.pendingReverts ?? []),

@@ -258,6 +258,8 @@ export class HomeService {
       // Changes waiting for their window, for those who may approve them.
       approvals.scheduledChanges(),
     ]);
+    // Break-glass changes still owing their review: shown to everyone until a reviewer clears them.
+    const reviews = await approvals.openReviews(now).catch(() => []);
     const shown = waiting.requests.filter((r) => r.setOf === undefined);
     const messages = [...shown, ...mine, ...recent].flatMap((r) => (r.message ? [r.message] : []));
     const links = await this.options.permalinks.of(messages);
@@ -278,6 +280,7 @@ export class HomeService {
       ...(down?.ok ? { offlineDevices: down.value } : {}),
       ...(reverts?.ok ? { pendingReverts: reverts.value } : {}),
       scheduled: scheduled.filter((r) => mayApprove(r) || r.requester.userId === user),
+      ...(reviews.length > 0 ? { reviews } : {}),
       quickActions,
       approvers: this.options.approvers,
       links,

@@ -33,9 +33,8 @@ export async function breakGlassCommand(
   if (request.breakGlass?.approvals === 0) {
     const outcome = await deps.approvals.runOnWord(request.id, requester);
     await deps.presenter.showApproval(outcome, (text) => reply(noticeMessage(text)));
-    return;
   }
-  await reply(noticeMessage(`Break-glass change ${request.id} posted: ${notes.join('; ')}.`));
+  await reply(noticeMessage(`Break-glass change ${request.id}: ${notes.join('; ')}.`));
 }
 
 /** Reviewed, on the alarm: only a reviewer the policy names records it; the alarm then says who. */
@@ -44,8 +43,10 @@ export function registerBreakGlassButtons(routes: SlackRoutes, deps: SlackDeps):
     await ack();
     const respond = respondTo(body);
     let click: ButtonClick | undefined;
-    const whisper = (text: string) =>
-      answerPrivately(
+    const whisper = async (text: string) => {
+      // A click on App Home: the answer goes on top of the clicker's refreshed Home.
+      if (click?.container?.type === 'view' && deps.home) return deps.home.notify(click.user.id, text);
+      return answerPrivately(
         {
           respond,
           client: client as SlackClient,
@@ -55,6 +56,7 @@ export function registerBreakGlassButtons(routes: SlackRoutes, deps: SlackDeps):
         },
         noticeMessage(text),
       );
+    };
     try {
       click = parsePayload(buttonClickSchema, body, 'action');
       const reviewer = { userId: click.user.id, ...(click.user.name ? { name: click.user.name } : {}) };

@@ -32,6 +32,8 @@ export interface DigestReading {
   topClients: readonly { name: string; bytes: number }[];
   topApps: readonly { name: string; bytes: number }[];
   pendingApprovals: readonly { id: string; tool: string; requester: string }[];
+  /** Break-glass changes past their review deadline, unreviewed: raised every day until reviewed. */
+  overdueReviews?: readonly { id: string; tool: string; requester: string; reason: string; dueAt: string }[];
   notes: readonly string[];
 }
 
@@ -92,6 +94,17 @@ export function digestAnswer(d: DigestReading) {
       tool: p.tool,
       requester: p.requester,
     })),
+    ...(d.overdueReviews
+      ? {
+          break_glass_reviews_overdue: d.overdueReviews.map((r) => ({
+            change_id: r.id,
+            tool: r.tool,
+            requester: r.requester,
+            reason: r.reason,
+            due_at: r.dueAt,
+          })),
+        }
+      : {}),
     notes: [...d.notes],
   };
 }
