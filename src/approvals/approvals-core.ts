@@ -266,6 +266,8 @@ export class ApprovalsCore {
       set?: ChangeSetRecord;
       /** The face it is asked through (the requester's, unless someone acts on it elsewhere). */
       face?: GateFace;
+      /** A step of a rollout: the rollout's shape, for the policy's `rollout.*`. */
+      rollout?: Record<string, unknown>;
     },
     context: ToolContext = snapshotContext(this.options.context),
   ): Promise<ChangeAssessment> {
@@ -279,6 +281,7 @@ export class ApprovalsCore {
         requester: personOf(change.requester),
         channel: change.channel ?? '',
         face: change.face ?? faceOf(change.requester),
+        ...(change.rollout ? { rollout: change.rollout } : {}),
       },
       context.guardrails?.policy ?? DEFAULT_POLICY,
       this.now(),

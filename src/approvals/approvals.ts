@@ -3,7 +3,7 @@ import { CHANGE_STATES, SYSTEM_ACTOR } from '../model/change-request.js';
 import type { InterruptedRequest } from '../store/types.js';
 import type { ApprovalsOptions } from './approvals-core.js';
 import { isMcpRequester } from './mcp-requester.js';
-import { RunningApprovals } from './runs.js';
+import { RolloutApprovals } from './rollouts.js';
 import type { ChangeRequest, MessageRef } from './types.js';
 
 export { SYSTEM_ACTOR } from '../model/change-request.js';
@@ -25,7 +25,7 @@ export interface SweepResult {
  * Built in layers, one file each: the core (store, gate, reads, creating a request), proposals
  * (proposals.ts), decisions (decisions.ts), runs (runs.ts), and here the sweeps and the messages.
  */
-export class Approvals extends RunningApprovals {
+export class Approvals extends RolloutApprovals {
   /** Builds Approvals over a store and recovers what the last run left (see sweep). */
   static async open(options: ApprovalsOptions): Promise<Approvals> {
     const approvals = new Approvals(options);

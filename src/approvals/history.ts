@@ -285,7 +285,11 @@ export function eventDetail(event: JournalEvent): string {
       return `preview ${event.previewHash.slice(0, 8)} approved; scheduled for ${event.runAt} (its window)`;
     case 'deadline':
       return `automatic revert ${event.deadline.id} (due ${event.deadline.dueAt}): ${event.state}${event.note ? `: ${event.note}` : ''}`;
+    case 'rollout':
+      return event.event === 'soaked'
+        ? `wave ${event.wave ?? '?'} soaked${event.note ? `: ${event.note}` : ''}`
+        : `stopped after a halt${event.note ? `: ${event.note}` : ''}; the done sites stay`;
     case 'set_step':
-      return `step ${event.step}: ${event.status.replace('_', ' ')}${event.changeId ? ` (${event.changeId})` : ''}${event.revertId ? `, undone by ${event.revertId}` : ''}${event.error ? `: ${event.error.message}` : ''}`;
+      return `step ${event.step}${event.console ? ` on ${event.console}/${event.site ?? '?'}` : ''}: ${event.status.replace('_', ' ')}${event.changeId ? ` (${event.changeId})` : ''}${event.revertId ? `, undone by ${event.revertId}` : ''}${event.error ? `: ${event.error.message}` : ''}`;
   }
 }

@@ -21,13 +21,17 @@ export function inverseOf(request: ChangeRequest): InversePlan | { reason: strin
   if (request.revertedBy) return { reason: `it was reverted already by ${request.revertedBy}` };
   const spec = changeSpec(request.tool);
   if (!spec) return { reason: noSpecReason(request.tool) };
-  return spec.inverse({
+  const plan = spec.inverse({
     args: request.args,
     preview: request.preview,
     result: request.result,
     before: imageObject(request.before),
     after: imageObject(request.after),
   });
+  // The undoing write goes to the console the change was made on.
+  const console = request.args.console;
+  if ('reason' in plan || typeof console !== 'string' || plan.args.console !== undefined) return plan;
+  return { ...plan, args: { console, ...plan.args } };
 }
 
 /** Whether a change offers Revert, and if not, why (the UI shows the reason instead of the button). */

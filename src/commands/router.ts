@@ -12,6 +12,7 @@ import {
   revertChangeId,
 } from './history.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from './parse-command-line.js';
+import { parseRollout, type RolloutOptions, type RolloutWhat } from './rollout.js';
 
 /**
  * Where a line was typed. `console` is the interactive loop, `one-shot` the words after
@@ -39,6 +40,8 @@ export type Intent =
   | { kind: 'revert'; changeId: string }
   /** `plan`: a change set, from the lines after it (Slack), a file or typed lines (console). */
   | { kind: 'plan'; options: Record<string, string | string[]>; file?: string; lines: string[] }
+  /** `rollout <write or plan> sites=… waves=… soak=…`: one change across many sites, in waves. */
+  | { kind: 'rollout'; what: RolloutWhat; options: RolloutOptions }
   /** A read: run now. `ids` (Slack) asks for the id columns a narrow table leaves out. */
   | { kind: 'read'; tool: string; args: Args; ids: boolean }
   /** A write asked with dry_run=true: its preview, nothing sent. */
@@ -89,6 +92,11 @@ export async function routeLine(line: string, context: RouteContext): Promise<Ro
     const [head = '', ...lines] = line.split(/\r?\n/);
     const first = parseCommandLine(head);
     if (first.command === 'plan') return { intent: planIntent(first, lines), flags: new Set() };
+    if (first.command === 'rollout')
+      return {
+        intent: { kind: 'rollout', ...parseRollout(first, lines, context.registry) },
+        flags: new Set(),
+      };
   }
   return routeParsed(parseCommandLine(line), context);
 }
@@ -118,6 +126,7 @@ export async function intentOf(parsed: ParsedCommand, help: boolean, context: Ro
   }
   if (face === 'slack' && command === 'form') return formIntent(parsed, registry);
   if (face !== 'slack' && command === 'plan') return planIntent(parsed, []);
+  if (command === 'rollout') return { kind: 'rollout', ...parseRollout(parsed, [], registry) };
   if (isPictureAlias(command)) return { kind: 'picture', command: parsed };
   if (face === 'slack' && command === 'digest' && context.digest && parsed.positionals.length === 0) {
     return { kind: 'digest' };
@@ -133,9 +142,9 @@ export async function intentOf(parsed: ParsedCommand, help: boolean, context: Ro
 
 /** The words each face answers besides tools and shortcuts, offered when a verb is mistyped. */
 const VERBS: Record<Face, readonly string[]> = {
-  slack: ['help', 'form', 'plan', 'changes', 'change', 'revert'],
-  console: ['help', 'plan', 'changes', 'change', 'revert', 'keep', 'quit', 'exit', 'clear'],
-  'one-shot': ['help', 'plan', 'changes', 'change', 'revert', 'keep'],
+  slack: ['help', 'form', 'plan', 'rollout', 'changes', 'change', 'revert'],
+  console: ['help', 'plan', 'rollout', 'changes', 'change', 'revert', 'keep', 'quit', 'exit', 'clear'],
+  'one-shot': ['help', 'plan', 'rollout', 'changes', 'change', 'revert', 'keep'],
 };
 
 /**

@@ -1,5 +1,5 @@
 import { type Routed, routeWords } from '../commands/router.js';
-import { isBotError, NotAuthorizedError, ValidationError } from '../errors.js';
+import { isBotError, NotAuthorizedError, NotSupportedError, ValidationError } from '../errors.js';
 import { type ConsoleDeps, withFlags } from './deps.js';
 import { type Approvable, execute, planFile, revertPlan, setPlan, writePlan } from './execution.js';
 import {
@@ -100,6 +100,11 @@ async function answer({ intent, flags }: Routed, deps: ConsoleDeps, json: boolea
         yes,
         json,
         `not run: ${intent.tool} changes the network; add --yes to run it`,
+      );
+    case 'rollout':
+      // A halt asks people to continue, revert or stop: that conversation lives in a Slack thread.
+      throw new NotSupportedError(
+        'a rollout is proposed in Slack (/net rollout … with the same words), where its halts can be answered',
       );
     default:
       // The interactive loop's and Slack's own intents: the one-shot router never yields them.

@@ -28,6 +28,7 @@ import { KEEP_ACTIONS, registerKeepButtons } from './listeners/keep-change.js';
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerPlanForm } from './listeners/plan-form.js';
 import { registerReadMore } from './listeners/read-more.js';
+import { registerRolloutButtons } from './listeners/rollout-buttons.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listeners/watch-buttons.js';
 import { showScheduledOutcome } from './scheduled-outcome.js';
@@ -150,6 +151,7 @@ function registerListeners(
   const listeners = new SlackRoutes(app, deps.logger);
   registerNetCommand(listeners, deps);
   registerChangeButtons(listeners, deps);
+  registerRolloutButtons(listeners, deps);
   registerReadMore(listeners, deps);
   registerToolForm(listeners, deps);
   registerPlanForm(listeners, deps);

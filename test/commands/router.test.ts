@@ -226,6 +226,7 @@ describe('routeLine: what one face alone offers', () => {
       [`keep ${CHANGE}`, 'console', false],
       ['quit', 'console', false],
       ['clear', 'console', false],
+      ['rollout create_network name=Lab vlan_id=40 subnet=10.40.0.0/24 sites=* waves=1,rest', 'slack', false],
     ];
     for (const [line, face, digest] of lines) {
       seen.add((await routeLine(line, { face, registry, gateway, digest })).intent.kind);
@@ -242,6 +243,7 @@ describe('routeLine: what one face alone offers', () => {
       history: true,
       revert: true,
       plan: true,
+      rollout: true,
       read: true,
       dry_run: true,
       write: true,
