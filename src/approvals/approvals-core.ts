@@ -273,8 +273,14 @@ export class ApprovalsCore {
   ): Promise<ChangeAssessment> {
     // A set is assessed step by step on the planned state, and the strictest step rules.
     if (change.set) return (await this.previews.planSet(change.set, change, context)).assessment;
+    // In a fleet the blast radius is read on the change's own console, like its dry run.
+    const named = change.args.console;
+    const on =
+      typeof named === 'string' && context.consoles?.fleet
+        ? { ...context, gateway: context.consoles.gateway(named), console: named }
+        : context;
     return assessChange(
-      context,
+      on,
       {
         tool: change.tool,
         args: change.args,

@@ -30,12 +30,6 @@ export interface RolloutPlanner {
   ) => Promise<ChangeAssessment>;
 }
 
-/** The context a step on `site` runs in: that console's gateway (the planned one, when planning). */
-function onConsole(context: ToolContext, site: RolloutSite): ToolContext {
-  if (!context.consoles?.fleet) return context;
-  return { ...context, gateway: context.consoles.gateway(site.console), console: site.console };
-}
-
 /**
  * Which of `sites` the plan would change: each site's steps dry-run on a planned state of its
  * own. A site whose dry run fails, or where every step would change nothing, is left out, with why.
@@ -118,7 +112,7 @@ export async function planRollout(
         async (step, _n, ctx) => {
           const assessment = await planner.assess(
             { ...step, requester: change.requester, channel: change.channel, rollout: facts },
-            onConsole(ctx, site),
+            ctx,
           );
           assessed.push(assessment);
         },

@@ -117,7 +117,9 @@ export class SetRecovery {
         ? undefined
         : {
             code: 'interrupted',
-            message: `the bot stopped during this step${interruptedHere?.error ? ` (${interruptedHere.error.message})` : ''}`,
+            message: parent.set?.rollout
+              ? 'the bot stopped while the rollout ran; the write in flight was read back on the controller, never sent again'
+              : `the bot stopped during this step${interruptedHere?.error ? ` (${interruptedHere.error.message})` : ''}`,
           },
     );
     return outcome.kind === 'succeeded' || outcome.kind === 'failed' ? outcome.request : parent;

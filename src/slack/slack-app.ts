@@ -28,7 +28,7 @@ import { KEEP_ACTIONS, registerKeepButtons } from './listeners/keep-change.js';
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerPlanForm } from './listeners/plan-form.js';
 import { registerReadMore } from './listeners/read-more.js';
-import { registerRolloutButtons } from './listeners/rollout-buttons.js';
+import { ROLLOUT_ACTIONS, registerRolloutButtons } from './listeners/rollout-buttons.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listeners/watch-buttons.js';
 import { showScheduledOutcome } from './scheduled-outcome.js';
@@ -130,6 +130,7 @@ function servedEnvelopes(options: SlackFrontEndOptions): ServedEnvelopes {
       CANCEL_ACTION,
       RUN_SCHEDULED_ACTION,
       REVERT_ACTION,
+      ...ROLLOUT_ACTIONS,
       ...(options.timers ? KEEP_ACTIONS : []),
       READ_MORE_ACTION,
       ...HOME_ACTIONS,

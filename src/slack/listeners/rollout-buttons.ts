@@ -6,6 +6,9 @@ import { respondTo } from '../response-url.js';
 import type { SlackRoutes } from '../slack-routes.js';
 import { actorOf, report, whisperTo } from './change-buttons.js';
 
+/** The clicks these listeners answer (the guards refuse any action without a listener). */
+export const ROLLOUT_ACTIONS = [ROLLOUT_CONTINUE_ACTION, ROLLOUT_STOP_ACTION];
+
 /**
  * Continue and Stop on a halted rollout's thread (Revert the done sites is the Revert button):
  * acknowledged at once, decided by the approvals module (the gate), shown by the presenter.
