@@ -128,7 +128,8 @@ describe('a rollout to six sites on three consoles, in waves 1, 2, rest, over tw
     const id = approveId(preview);
     // The message is recorded on the request right after posting it: its thread is where results go.
     await slack.waitFor(async () => (await rowOf(id))?.message !== undefined, 10_000);
-    const ts = String((await rowOf(id))?.message && ((await rowOf(id))?.message as { ts: string }).ts);
+    const message = (await rowOf(id))?.message as { ts: string } | undefined;
+    const ts = String(message?.ts);
 
     // munich's write (wave 2) is held 1.5 s at the controller: its replica dies while it waits.
     fleet
