@@ -122,18 +122,20 @@ export class SetRunner {
   ): Promise<string | undefined> {
     const rollout = (parent.set as ChangeSetRecord).rollout;
     if (!rollout || rollout.soakSeconds === 0) return undefined;
-    const until = this.options.now() + rollout.soakSeconds * 1000;
+    // The wait is measured on the monotonic clock: the injectable `now` dates records, not sleeps.
+    const started = performance.now();
+    const left = () => rollout.soakSeconds * 1000 - (performance.now() - started);
     const poll = this.options.soakPollMs ?? 5_000;
     this.options.logger.info({ id: parent.id, wave, seconds: rollout.soakSeconds }, 'rollout soaking');
     for (;;) {
-      await sleep(Math.max(0, Math.min(poll, until - this.options.now())));
+      await sleep(Math.max(0, Math.min(poll, left())));
       for (const [key, before] of health) {
         const [console = '', site = ''] = key.split('/');
         const now = await readSiteHealth(this.options.context, { console, site });
         const regression = healthRegression({ console, site }, before, now);
         if (regression) return `health regression during the soak after wave ${wave}: ${regression}`;
       }
-      if (this.options.now() >= until) break;
+      if (left() <= 0) break;
     }
     await this.options.store.transition(
       parent.id,
