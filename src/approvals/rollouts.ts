@@ -9,12 +9,18 @@ import {
   splitWaves,
 } from '../changes/rollout.js';
 import { ConflictError, ResourceNotFoundError, ValidationError } from '../errors.js';
-import type { ChangeSetRecord, RolloutRecord, RolloutSite } from '../model/change-request.js';
-import { refusalText } from '../policy/gate.js';
+import { previewHash } from '../lib/canonical.js';
+import type {
+  ChangeAssessmentRecord,
+  ChangeSetRecord,
+  RolloutRecord,
+  RolloutSite,
+} from '../model/change-request.js';
+import { type GateVerdict, refusalText } from '../policy/gate.js';
 import { probeSites } from './rollout-plans.js';
 import { RunningApprovals } from './runs.js';
 import { snapshotContext } from './snapshot-context.js';
-import { setChange } from './terms.js';
+import { assessmentRecord, setChange } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
 
 /** A rollout as a face proposes it: the write(s) and `sites=`, `waves=`, `soak=` as typed. */
@@ -44,6 +50,47 @@ export class RolloutApprovals extends RunningApprovals {
    */
   async proposeRollout(input: RolloutProposal): Promise<ChangeRequest> {
     await this.requireAsker(input.requester, input.channel);
+    return this.createSet(await this.buildRollout(input), {
+      requester: input.requester,
+      ...(input.channel !== undefined ? { channel: input.channel } : {}),
+    });
+  }
+
+  /**
+   * A rollout's preview without proposing it (the console shows it before `approve? [y/N]`), with
+   * the gate's verdict on the requester's own confirmation.
+   */
+  async previewRollout(input: RolloutProposal): Promise<{
+    preview: unknown;
+    previewHash: string;
+    assessment: ChangeAssessmentRecord;
+    verdict: GateVerdict;
+  }> {
+    const set = await this.buildRollout(input);
+    const planned = await this.previews.planSet(set, input, snapshotContext(this.options.context));
+    const { verdict } = await this.decide({
+      action: 'confirm',
+      actor: input.requester,
+      change: setChange(set, input.requester),
+      decision: planned.assessment,
+    });
+    return {
+      preview: planned.preview,
+      previewHash: previewHash(planned.preview),
+      assessment: assessmentRecord(planned.assessment),
+      verdict,
+    };
+  }
+
+  /** The console's y: a rollout run at once on its requester's own authority, where the gate allows. */
+  async runRolloutNow(
+    input: RolloutProposal & { shownHash?: string },
+  ): Promise<Extract<ApproveOutcome, { kind: 'succeeded' | 'failed' | 'already' }>> {
+    return this.runSetOnOwnAuthority(await this.buildRollout(input), input);
+  }
+
+  /** The set a rollout is: sites resolved and dry-run, those that would fail or do nothing left out. */
+  private async buildRollout(input: RolloutProposal): Promise<ChangeSetRecord> {
     const context = this.options.context;
     const consoles = context.consoles?.list() ?? [];
     const sites = await resolveSites(input.sites, consoles, async () => ['default']);
@@ -73,7 +120,7 @@ export class RolloutApprovals extends RunningApprovals {
         `the rollout would change no site: ${probed.skipped.map((s) => `${s.console}/${s.site} ${s.reason}`).join('; ')}`,
       );
     }
-    const set = rolloutSet(
+    return rolloutSet(
       input.steps,
       {
         target: [input.sites].flat().join(','),
@@ -84,10 +131,6 @@ export class RolloutApprovals extends RunningApprovals {
       },
       input.title,
     );
-    return this.createSet(set, {
-      requester: input.requester,
-      ...(input.channel !== undefined ? { channel: input.channel } : {}),
-    });
   }
 
   /** A halted rollout, checked: what may go on from it, or why nothing can. */

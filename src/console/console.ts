@@ -1,8 +1,7 @@
 import { createInterface } from 'node:readline';
 import { routeLine } from '../commands/router.js';
-import { NotSupportedError } from '../errors.js';
 import { type ConsoleDeps, withFlags } from './deps.js';
-import { type Approvable, planFile, revertPlan, setPlan, writePlan } from './execution.js';
+import { type Approvable, planFile, revertPlan, rolloutPlan, setPlan, writePlan } from './execution.js';
 import {
   formatResult,
   NOTHING_TO_CHANGE,
@@ -65,10 +64,7 @@ async function handleLine(line: string, base: ConsoleDeps, ask: Ask): Promise<Li
     case 'keep':
       return approveAtPrompt(deps, await writePlan(deps, intent), json, ask);
     case 'rollout':
-      // A halt asks people to continue, revert or stop: that conversation lives in a Slack thread.
-      throw new NotSupportedError(
-        'a rollout is proposed in Slack (/net rollout … with the same words), where its halts can be answered',
-      );
+      return approveAtPrompt(deps, await rolloutPlan(deps, intent, (file) => planText(file, ask)), json, ask);
     default:
       // Slack's and the one-shot's own intents: the console's router never yields them.
       throw new Error(`no console answer for ${intent.kind}`);

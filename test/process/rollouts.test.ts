@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
+import { runBot } from '../helpers/bot-process.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
@@ -24,6 +25,8 @@ let fleet: Fleet;
 let slack: FakeSlack;
 let a: BotProcess;
 let b: BotProcess;
+/** The consoles file and its secrets, for a console run beside the replicas. */
+let fleetEnv: Record<string, string>;
 
 const previews = () =>
   slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
@@ -81,6 +84,7 @@ beforeAll(async () => {
   const file = fleet.consolesFile();
   const path = join(mkdtempSync(join(tmpdir(), 'netops-rollout-')), 'consoles.yaml');
   writeFileSync(path, file.text);
+  fleetEnv = { ...file.env, CONSOLES_FILE: path };
   const env = {
     ...file.env,
     CONSOLES_FILE: path,
@@ -217,4 +221,39 @@ describe('a rollout to six sites on three consoles, in waves 1, 2, rest, over tw
       expect.objectContaining({ event: 'soaked', wave: 1 }),
     ]);
   }, 180_000);
+});
+
+describe('a rollout at the console (one-shot), same words', () => {
+  it('previews every site without --yes (exit 3, nothing sent), then runs wave by wave with --yes', async () => {
+    const [berlin, munich] = fleet.consoles.map((each) => each.siteNames);
+    const sites = `berlin/${berlin?.[1]},munich/${munich?.[1]}`;
+    const env = { ...fleetEnv, DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-rollout-console-')) };
+    const words = [
+      'rollout',
+      'update_network',
+      'network_id=IoT',
+      'dhcp_dns_1=9.9.9.9',
+      `sites=${sites}`,
+      'waves=1,rest',
+      'soak=1s',
+    ];
+    const sent = () => networkWrites('berlin').length + networkWrites('munich').length;
+    const before = sent();
+
+    const preview = await runBot([...words, '--json'], { env });
+    expect(preview.code, preview.stderr).toBe(3);
+    expect(preview.stdout).toContain('2 site(s) on 2 console(s)');
+    expect(sent()).toBe(before);
+
+    const ran = await runBot([...words, '--yes', '--json'], { env, timeoutMs: 60_000 });
+    expect(ran.code, ran.stderr).toBe(0);
+    const answer = JSON.parse(ran.stdout) as { steps: string[] };
+    expect(answer.steps).toEqual([
+      expect.stringMatching(new RegExp(`^1\\. done: berlin/${berlin?.[1]}: update_network`)),
+      expect.stringMatching(new RegExp(`^2\\. done: munich/${munich?.[1]}: update_network`)),
+    ]);
+    expect(sent()).toBe(before + 2);
+    for (const each of [fleet.console('berlin').state.sites[1], fleet.console('munich').state.sites[1]])
+      expect(each?.networks.find((n) => n.name === 'IoT')?.dhcpd_dns_1).toBe('9.9.9.9');
+  }, 90_000);
 });
