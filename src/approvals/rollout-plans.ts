@@ -153,5 +153,21 @@ export async function planRollout(
       : {}),
     warnings,
   };
-  return { preview: redactSecrets(preview), assessment: combineAssessments(assessed) };
+  return { preview: redactSecrets(preview), assessment: bySite(combineAssessments(assessed), rollout) };
+}
+
+/** The combined assessment with each reason named by its site (`berlin/default: …`), not its step. */
+function bySite(assessment: ChangeAssessment, rollout: RolloutRecord): ChangeAssessment {
+  const named = (text: string) =>
+    text.replace(/^step (\d+): /, (_all, n: string) => `${siteName(stepPlace(rollout, Number(n) - 1))}: `);
+  const { radius, decision } = assessment;
+  return {
+    ...assessment,
+    radius: { ...radius, reasons: radius.reasons.map(named) },
+    decision: {
+      ...decision,
+      reasons: decision.reasons.map(named),
+      ...(decision.deny ? { deny: { ...decision.deny, reason: named(decision.deny.reason) } } : {}),
+    },
+  };
 }

@@ -124,7 +124,11 @@ describe('a rollout on three sites', () => {
   it('is refused by a policy rule on its shape (rollout.first_wave), naming the rule; nothing is proposed', async () => {
     await expect(
       approvals.proposeRollout({ steps: DNS, sites: sites(), waves: '2,rest', requester: RITA }),
-    ).rejects.toThrow(/rollouts-start-small|starts with one site/);
+    ).rejects.toThrow(
+      new RegExp(
+        `refused by policy rule "rollouts-start-small": default/${bot.sim.state.sites[0]?.name}: a rollout to more than 2 sites starts with one site`,
+      ),
+    );
     expect(await approvals.list()).toEqual([]);
     expect(networkWrites()).toEqual([]);
   });
