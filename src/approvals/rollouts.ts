@@ -169,10 +169,18 @@ export class RolloutApprovals extends RunningApprovals {
       );
     }
     // The policy on what is left, now: the sites not yet written, on a fresh read.
-    const left = rollout.sites.slice(Math.floor(start / rollout.stepsPerSite));
+    const done = Math.floor(start / rollout.stepsPerSite);
+    const left = rollout.sites.slice(done);
+    // The waves still to run, as the rollout split them (a wave under way keeps what is left of it).
+    let skip = done;
+    const waves = rollout.waves.flatMap((size) => {
+      const kept = Math.max(0, size - skip);
+      skip = Math.max(0, skip - size);
+      return kept > 0 ? [kept] : [];
+    });
     const rest = rolloutSet(
       set.steps.slice(0, rollout.stepsPerSite).map(({ tool, args }) => ({ tool, args })),
-      { ...rollout, sites: left, waveSpec: String(left.length) },
+      { ...rollout, sites: left, waveSpec: waves.join(',') },
       set.title,
     );
     const assessment = await this.assess({ ...setChange(rest, request.requester), set: rest });

@@ -59,6 +59,10 @@ export class SetRunner {
     let request = parent;
     const steps = (parent.set as ChangeSetRecord).steps;
     const health = new Map<string, SiteHealth>();
+    // A rollout continued after a halt watches the sites it wrote before, too.
+    if (parent.set?.rollout)
+      for (let index = 0; index < start; index += 1)
+        if (steps[index]?.status === 'done') await this.watchSite(parent, index, health);
     for (let index = start; index < steps.length; index += 1) {
       const rollout = (request.set as ChangeSetRecord).rollout;
       // A rollout continued after a halt runs only the sites never tried.

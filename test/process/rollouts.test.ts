@@ -197,7 +197,8 @@ describe('a rollout to six sites on three consoles, in waves 1, 2, rest, over tw
     // Every site is as before; each written site got one write and one undoing write, the rest none.
     expect(iotOfEverySite()).toEqual(start);
     for (const name of ['berlin', 'munich', 'vienna']) expect(networkWrites(name)).toHaveLength(2);
-    expect((await rowOf(id))?.revertedBy).toBe(revertId);
+    // The rollout is marked reverted right after its revert's outcome is recorded.
+    await slack.waitFor(async () => (await rowOf(id))?.revertedBy === revertId, 10_000);
 
     // The journal names the console and site of every step.
     const journal = await db.query<{ line: string }>(
