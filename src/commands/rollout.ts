@@ -67,6 +67,11 @@ export function parseRollout(
     const [file] = positionals;
     return { what: { kind: 'plan', ...(file !== undefined ? { file } : {}), lines: [...lines] }, options };
   }
+  if (lines.some((line) => line.trim() !== '')) {
+    throw new ValidationError([
+      { field: 'write', rule: 'lines after a rollout are a plan: start it with rollout plan sites=…' },
+    ]);
+  }
   const { tool, args } = resolveCommand({ command: word.toLowerCase(), positionals, args: rest }, registry);
   if (registry.require(tool).access !== 'write') {
     throw new ValidationError([{ field: 'write', rule: `${tool} only reads; a rollout writes` }]);

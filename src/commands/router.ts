@@ -85,7 +85,7 @@ const formTool = z.string().min(1);
 
 /**
  * A line typed in Slack (`/net …`, newlines kept) or at the console's prompt, as its intent.
- * A `plan` line takes the lines after it as its writes; otherwise newlines are spaces.
+ * A `plan` or `rollout` line takes the lines after it (a plan's writes); otherwise newlines are spaces.
  */
 export async function routeLine(line: string, context: RouteContext): Promise<Routed> {
   if (context.face === 'slack') {

@@ -57,5 +57,10 @@ describe('the rollout grammar', () => {
     expect(issue('rollout sites=*')).toBe('write');
     expect(issue('rollout list_vlans sites=*')).toBe('write');
     expect(issue('rollout plan sites=* name=Lab')).toBe('name');
+    expect(() =>
+      parse('rollout create_network name=Lab vlan_id=40 subnet=10.40.0.0/24 sites=*', [
+        'create_network name=X',
+      ]),
+    ).toThrow(/start it with rollout plan/);
   });
 });
