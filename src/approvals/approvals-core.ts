@@ -272,19 +272,28 @@ export class ApprovalsCore {
       set?: ChangeSetRecord;
       /** The face it is asked through (the requester's, unless someone acts on it elsewhere). */
       face?: GateFace;
+      /** A step of a rollout: the rollout's shape, for the policy's `rollout.*`. */
+      rollout?: Record<string, unknown>;
     },
     context: ToolContext = snapshotContext(this.options.context),
   ): Promise<ChangeAssessment> {
     // A set is assessed step by step on the planned state, and the strictest step rules.
     if (change.set) return (await this.previews.planSet(change.set, change, context)).assessment;
+    // In a fleet the blast radius is read on the change's own console, like its dry run.
+    const named = change.args.console;
+    const on =
+      typeof named === 'string' && context.consoles?.fleet
+        ? { ...context, gateway: context.consoles.gateway(named), console: named }
+        : context;
     return assessChange(
-      context,
+      on,
       {
         tool: change.tool,
         args: change.args,
         requester: personOf(change.requester),
         channel: change.channel ?? '',
         face: change.face ?? faceOf(change.requester),
+        ...(change.rollout ? { rollout: change.rollout } : {}),
       },
       context.guardrails?.policy ?? DEFAULT_POLICY,
       this.now(),

@@ -2,7 +2,7 @@ import type { ApproveOutcome } from '../changes/outcomes.js';
 import { ConflictError, ResourceNotFoundError } from '../errors.js';
 import { OPEN_BREAKGLASS_REVIEWS_KEY } from '../model/change-request.js';
 import { formatDuration } from '../policy/duration.js';
-import { RunningApprovals } from './runs.js';
+import { RolloutApprovals } from './rollouts.js';
 import {
   assessmentRecord,
   commandLine,
@@ -29,7 +29,7 @@ export interface BreakGlassOutcome {
  * review it owes; when the terms ask no approval its requester runs it at once (`runOnWord`). A reviewer acknowledges it
  * afterwards; until one does it is listed as open, and overdue after its deadline.
  */
-export class BreakGlassApprovals extends RunningApprovals {
+export class BreakGlassApprovals extends RolloutApprovals {
   async breakGlass(input: {
     tool: string;
     args: Record<string, unknown>;

@@ -287,7 +287,11 @@ export function eventDetail(event: JournalEvent): string {
       return `automatic revert ${event.deadline.id} (due ${event.deadline.dueAt}): ${event.state}${event.note ? `: ${event.note}` : ''}`;
     case 'reviewed':
       return 'break-glass change reviewed';
+    case 'rollout':
+      return event.event === 'soaked'
+        ? `wave ${event.wave ?? '?'} soaked${event.note ? `: ${event.note}` : ''}`
+        : `stopped after a halt${event.note ? `: ${event.note}` : ''}; the done sites stay`;
     case 'set_step':
-      return `step ${event.step}: ${event.status.replace('_', ' ')}${event.changeId ? ` (${event.changeId})` : ''}${event.revertId ? `, undone by ${event.revertId}` : ''}${event.error ? `: ${event.error.message}` : ''}`;
+      return `step ${event.step}${event.console ? ` on ${event.console}/${event.site ?? '?'}` : ''}: ${event.status.replace('_', ' ')}${event.changeId ? ` (${event.changeId})` : ''}${event.revertId ? `, undone by ${event.revertId}` : ''}${event.error ? `: ${event.error.message}` : ''}`;
   }
 }

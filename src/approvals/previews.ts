@@ -8,6 +8,7 @@ import type { ChangeStore } from '../store/types.js';
 import type { ChangeAssessment } from '../tools/core/assess.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
+import { planRollout } from './rollout-plans.js';
 import { refuseNoOp } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
 
@@ -18,7 +19,13 @@ export interface PreviewsOptions {
   now: () => number;
   /** The policy's assessment of one step of a set on the planned state (Approvals.assess). */
   assess: (
-    change: { tool: string; args: Record<string, unknown>; requester: Actor; channel?: string },
+    change: {
+      tool: string;
+      args: Record<string, unknown>;
+      requester: Actor;
+      channel?: string;
+      rollout?: Record<string, unknown>;
+    },
     context: ToolContext,
   ) => Promise<ChangeAssessment>;
 }
@@ -113,6 +120,15 @@ export class Previews {
     change: { requester: Actor; channel?: string },
     context: ToolContext,
   ): Promise<{ preview: unknown; assessment: ChangeAssessment }> {
+    // A rollout is planned site by site, each on its own console and planned state.
+    if (set.rollout) {
+      const planner = {
+        registry: this.options.registry,
+        assess: this.options.assess,
+        dryRun: (step: SetStep, planned: ToolContext) => this.dryRun(step.tool, step.args, planned),
+      };
+      return planRollout(planner, set, change, context);
+    }
     const assessed: ChangeAssessment[] = [];
     const steps = await planSet(
       this.options.registry,

@@ -10,6 +10,31 @@ import { freshReads } from '../tools/core/read-methods.js';
  * one kept longer would answer from an old picture.
  */
 export function snapshotContext(context: ToolContext): ToolContext {
+  const port = context.consoles;
+  const base = snapshotOf(context);
+  if (!port) return base;
+  // A call naming a console reads that console fresh too, each in a snapshot of its own.
+  const perConsole = new Map<string, ToolContext['gateway']>();
+  return {
+    ...base,
+    consoles: {
+      fleet: port.fleet,
+      readBudgetMs: port.readBudgetMs,
+      list: () => port.list(),
+      channel: (id) => port.channel(id),
+      gateway: (name) => {
+        let gateway = perConsole.get(name);
+        if (!gateway) {
+          gateway = snapshotOf({ ...context, gateway: port.gateway(name) }).gateway;
+          perConsole.set(name, gateway);
+        }
+        return gateway;
+      },
+    },
+  };
+}
+
+function snapshotOf(context: ToolContext): ToolContext {
   const reads = new Map<string, Promise<unknown>>();
   // Schemas (and other objects among the arguments) are told apart by identity: a read parsed with
   // another schema is another answer.

@@ -235,13 +235,18 @@ export function combineAssessments(assessed: readonly ChangeAssessment[]): Chang
 export function stepLines(set: ChangeSetRecord): string[] {
   return set.steps.map((step, index) => {
     const status = (step.status ?? 'not_run').replace('_', ' ');
+    // A step on a fleet's console names where it writes first, as `console/site:`.
+    const where =
+      typeof step.args.console === 'string'
+        ? `${step.args.console}/${String(step.args.site_id ?? 'default')}: `
+        : '';
     const args = Object.entries(step.args)
-      .filter(([key]) => key !== 'site_id')
+      .filter(([key]) => key !== 'site_id' && (where === '' || key !== 'console'))
       .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
       .join(' ');
     const ids = [step.changeId, step.revertId ? `undone by ${step.revertId}` : undefined]
       .filter((x) => x !== undefined)
       .join(', ');
-    return `${index + 1}. ${status}: ${step.tool} ${args}${ids ? ` (${ids})` : ''}${step.error ? ` — ${step.error.message}` : ''}`;
+    return `${index + 1}. ${status}: ${where}${step.tool} ${args}${ids ? ` (${ids})` : ''}${step.error ? ` — ${step.error.message}` : ''}`;
   });
 }

@@ -41,9 +41,15 @@ export async function readImage(
 ): Promise<ChangeImage> {
   const at = () => new Date(now()).toISOString();
   try {
+    // A read of an object on a fleet's console reads that console, directly or through a tool.
+    const console = read.args?.console;
+    const on =
+      typeof console === 'string' && context.consoles?.fleet
+        ? { ...context, gateway: context.consoles.gateway(console), console }
+        : context;
     const answer = read.direct
-      ? await read.direct(freshContext(context))
-      : await registry.run(read.tool, read.args, freshContext(context));
+      ? await read.direct(freshContext(on))
+      : await registry.run(read.tool, read.args, freshContext(on));
     const found = read.select ? read.select(answer) : isRecord(answer) ? answer : undefined;
     const object = found ? (redactSecrets(pickFields(found, read.pick)) as Json) : null;
     return { at: at(), objects: { [labelOf(read, found)]: object } };

@@ -74,7 +74,8 @@ export class OutcomeJournal {
       await this.store.transition(
         originalId,
         { type: 'reverted', id: originalId, actor: SYSTEM_ACTOR, revertedBy: revertId },
-        { from: ['succeeded'], at: this.now() },
+        // A set that stopped part-way (a halted rollout, on_failure=stop) is failed with steps in place.
+        { from: ['succeeded', 'failed'], at: this.now() },
       );
     } catch (error) {
       this.logger.warn(

@@ -47,10 +47,33 @@ export class PlannedState {
   private readonly data = new Map<string, unknown>();
   private readonly deleted = new Set<string>();
   private counter = 0;
+  /** Each console of a fleet has its own planned state: its sites and ids are its own. */
+  private readonly consoles = new Map<string, PlannedState>();
 
-  /** A tool context whose reads see the planned state and whose writes only add to it. */
+  /**
+   * A tool context whose reads see the planned state and whose writes only add to it. A call
+   * naming a console (`console=`) gets that console's gateway, wrapped the same way: a planned
+   * write on any console is never sent.
+   */
   context(base: ToolContext): ToolContext {
-    return { ...base, gateway: this.gateway(base.gateway), store: this.store(base.store) };
+    const store = this.store(base.store);
+    const port = base.consoles;
+    if (!port) return { ...base, gateway: this.gateway(base.gateway), store };
+    const consoles: NonNullable<ToolContext['consoles']> = {
+      fleet: port.fleet,
+      readBudgetMs: port.readBudgetMs,
+      list: () => port.list(),
+      channel: (id) => port.channel(id),
+      gateway: (name) => {
+        let planned = this.consoles.get(name);
+        if (!planned) {
+          planned = new PlannedState();
+          this.consoles.set(name, planned);
+        }
+        return planned.gateway(port.gateway(name));
+      },
+    };
+    return { ...base, gateway: this.gateway(base.gateway), store, consoles };
   }
 
   private key(api: Api, site: string, collection: string): string {

@@ -59,8 +59,11 @@ export class SetRecovery {
     );
     if (!parent) return (await this.options.store.get(interrupted.id)) ?? interrupted;
     const steps = (parent.set as ChangeSetRecord).steps;
+    const rollout = parent.set?.rollout !== undefined;
     // Failed before the restart (the compensation was under way): that failure is the one reported.
-    const failedBefore = steps.findIndex((s) => s.status === 'failed');
+    // A rollout compensates nothing: a site that failed before a Continue is history, not the stop.
+    const failedBefore = rollout ? -1 : steps.findIndex((s) => s.status === 'failed');
+    const settled: number[] = [];
     for (const [index, step] of steps.entries()) {
       if (step.status === 'done' && step.revertId) {
         // Its undoing write may have been in flight: read back, never sent again.
@@ -86,6 +89,7 @@ export class SetRecovery {
       }
       if (step.status !== 'running' || !step.changeId) continue;
       const status = await this.settleInterruptedStep(step.changeId);
+      settled.push(index);
       parent = await this.options.sets.recordStep(parent, index + 1, {
         status,
         changeId: step.changeId,
@@ -103,7 +107,11 @@ export class SetRecovery {
       });
     }
     const after = (parent.set as ChangeSetRecord).steps;
-    const unsettled = after.findIndex((s) => s.status !== 'done' && s.status !== 'reverted');
+    // A rollout stops at the site cut off (when it did not apply), else at the first site never tried.
+    const cutOff = settled.find((index) => after[index]?.status !== 'done');
+    const unsettled = rollout
+      ? (cutOff ?? after.findIndex((s) => s.status === undefined || s.status === 'not_run'))
+      : after.findIndex((s) => s.status !== 'done' && s.status !== 'reverted');
     const stoppedAt = failedBefore >= 0 ? failedBefore : unsettled;
     this.options.logger.warn(
       { id: parent.id, step: stoppedAt + 1 },
@@ -117,7 +125,9 @@ export class SetRecovery {
         ? undefined
         : {
             code: 'interrupted',
-            message: `the bot stopped during this step${interruptedHere?.error ? ` (${interruptedHere.error.message})` : ''}`,
+            message: parent.set?.rollout
+              ? 'the bot stopped while the rollout ran; the write in flight was read back on the controller, never sent again'
+              : `the bot stopped during this step${interruptedHere?.error ? ` (${interruptedHere.error.message})` : ''}`,
           },
     );
     return outcome.kind === 'succeeded' || outcome.kind === 'failed' ? outcome.request : parent;

@@ -28,9 +28,9 @@ export function inverseOf(request: ChangeRequest): InversePlan | { reason: strin
     before: imageObject(request.before),
     after: imageObject(request.after),
   });
-  // A fleet's change is undone on the console it was made on: the request keeps `console`.
+  // The undoing write goes to the console the change was made on.
   const console = request.args.console;
-  if ('reason' in plan || typeof console !== 'string') return plan;
+  if ('reason' in plan || typeof console !== 'string' || plan.args.console !== undefined) return plan;
   return { ...plan, args: { console, ...plan.args } };
 }
 

@@ -122,6 +122,14 @@ export class ChangeRunner {
   }
 
   /**
+   * A halted rollout continued: claimed again (executing, owned by this replica), it runs the
+   * sites never tried, from the first of them, with its waves and soaks.
+   */
+  async continueRollout(request: ChangeRequest, approver: Actor, start: number): Promise<ApproveOutcome> {
+    return this.sets.run(request, approver, start);
+  }
+
+  /**
    * Runs a claimed change (approved, owned by this replica): with `recheck`, its preview and policy
    * once more on a fresh read (drifted: superseded by a new request, not run; denied now: not run);
    * then the before-image, the write with confirm exactly once, its outcome with any revert

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '../errors.js';
 import { previewHash } from '../lib/canonical.js';
 import type { Logger } from '../log.js';
@@ -11,20 +12,27 @@ import {
   SYSTEM_ACTOR,
 } from '../model/change-request.js';
 import type { ChangeStore } from '../store/types.js';
+import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 import { inStep, stepLines } from './change-set.js';
 import type { OutcomeJournal } from './outcome-journal.js';
 import { type ApproveOutcome, summarize } from './outcomes.js';
 import { newRequestId } from './request-id.js';
 import { inverseOf } from './revert.js';
+import { endsWave, siteName, stepPlace } from './rollout.js';
+import { healthRegression, readSiteHealth, type SiteHealth } from './rollout-health.js';
 import type { ChangePlans, RunOptions } from './runner.js';
 
 /** What running a set needs: the runner's store and clock, and the runner itself for each step. */
 export interface SetRunnerOptions {
   store: ChangeStore;
   registry: ToolRegistry;
+  /** Where a rollout reads its sites' health. */
+  context: ToolContext;
   logger: Logger;
   now: () => number;
+  /** How often a rollout's soak reads the health of its sites, ms [5 000]. */
+  soakPollMs?: number;
   /** How long a step's own request would stay pending (it is claimed at once). */
   ttlSeconds: number;
   plans: ChangePlans;
@@ -50,11 +58,37 @@ export class SetRunner {
   async run(parent: ChangeRequest, approver: Actor, start: number): Promise<ApproveOutcome> {
     let request = parent;
     const steps = (parent.set as ChangeSetRecord).steps;
+    const health = new Map<string, SiteHealth>();
+    // A rollout continued after a halt watches the sites it wrote before, too.
+    if (parent.set?.rollout)
+      for (let index = 0; index < start; index += 1)
+        if (steps[index]?.status === 'done') await this.watchSite(parent, index, health);
     for (let index = start; index < steps.length; index += 1) {
+      const rollout = (request.set as ChangeSetRecord).rollout;
+      // A rollout continued after a halt runs only the sites never tried.
+      if (rollout && steps[index]?.status !== undefined && steps[index]?.status !== 'not_run') continue;
       try {
+        if (rollout) await this.watchSite(request, index, health);
         const ran = await this.runStep(request, index, approver);
         request = ran.parent;
         if (!ran.ok) return this.finish(request, index);
+        if (!rollout) continue;
+        if (ran.verification?.status === 'not_as_sent') {
+          const what = (ran.verification.mismatches ?? [])
+            .slice(0, 3)
+            .map((m) => `${m.field} sent ${JSON.stringify(m.sent)}, holds ${JSON.stringify(m.holds)}`)
+            .join('; ');
+          return this.halt(request, index, {
+            code: 'verification_mismatch',
+            message: `verification mismatch: applied, not as sent${what ? ` (${what})` : ''}`,
+          });
+        }
+        const wave = endsWave(rollout, index);
+        if (wave !== undefined) {
+          const regression = await this.soak(request, wave, health);
+          if (regression)
+            return this.halt(request, index, { code: 'health_regression', message: regression });
+        }
       } catch (error) {
         // The set's record could not be kept: stop here; what is known is reported and compensated.
         this.options.logger.error(
@@ -67,12 +101,96 @@ export class SetRunner {
     return this.finish(request, undefined);
   }
 
+  /** The health of a rollout step's site before its first write, so its soak has a baseline. */
+  private async watchSite(
+    parent: ChangeRequest,
+    index: number,
+    health: Map<string, SiteHealth>,
+  ): Promise<void> {
+    const rollout = (parent.set as ChangeSetRecord).rollout;
+    if (!rollout || rollout.soakSeconds === 0) return;
+    const place = stepPlace(rollout, index);
+    const key = siteName(place);
+    if (!health.has(key)) health.set(key, await readSiteHealth(this.options.context, place));
+  }
+
+  /**
+   * The soak after wave `wave`: waits its time reading the health of every site written so far,
+   * and answers the first regression (a device offline, a WAN down) against its baseline. The
+   * soak passing is journaled, so the record shows each wave waited.
+   */
+  private async soak(
+    parent: ChangeRequest,
+    wave: number,
+    health: Map<string, SiteHealth>,
+  ): Promise<string | undefined> {
+    const rollout = (parent.set as ChangeSetRecord).rollout;
+    if (!rollout || rollout.soakSeconds === 0) return undefined;
+    // The wait is measured on the monotonic clock: the injectable `now` dates records, not sleeps.
+    const started = performance.now();
+    const left = () => rollout.soakSeconds * 1000 - (performance.now() - started);
+    const poll = this.options.soakPollMs ?? 5_000;
+    this.options.logger.info({ id: parent.id, wave, seconds: rollout.soakSeconds }, 'rollout soaking');
+    for (;;) {
+      await sleep(Math.max(0, Math.min(poll, left())));
+      for (const [key, before] of health) {
+        const [console = '', site = ''] = key.split('/');
+        const now = await readSiteHealth(this.options.context, { console, site });
+        const regression = healthRegression({ console, site }, before, now);
+        if (regression) return `health regression during the soak after wave ${wave}: ${regression}`;
+      }
+      if (left() <= 0) break;
+    }
+    await this.options.store.transition(
+      parent.id,
+      {
+        type: 'rollout',
+        id: parent.id,
+        actor: SYSTEM_ACTOR,
+        event: 'soaked',
+        wave,
+        note: `${health.size} site(s) healthy`,
+      },
+      { from: ['executing'], at: this.options.now(), ownedBySelf: true },
+    );
+    return undefined;
+  }
+
+  /**
+   * A rollout halted after step `index` (or at it, when it failed): it ends `failed`, the done
+   * sites as they are, with why and where; a person continues it, reverts the done sites, or stops it.
+   */
+  private async halt(parent: ChangeRequest, index: number, cause: ErrorSummary): Promise<ApproveOutcome> {
+    const set = parent.set as ChangeSetRecord;
+    const rollout = set.rollout;
+    if (!rollout) return this.finish(parent, index, cause);
+    const place = stepPlace(rollout, index);
+    const sitesDone = new Set(
+      set.steps.flatMap((step, i) => (step.status === 'done' ? [siteName(stepPlace(rollout, i))] : [])),
+    );
+    const error: ErrorSummary = {
+      code: cause.code,
+      message: `rollout halted at ${siteName(place)} (wave ${place.wave} of ${rollout.waves.length}): ${cause.message}; ${sitesDone.size} of ${rollout.sites.length} site(s) done, they stay as they are: continue, revert the done sites, or stop`,
+      ...(cause.controllerCode ? { controllerCode: cause.controllerCode } : {}),
+    };
+    const failed = await this.options.journal.record(
+      parent,
+      { type: 'failed', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, error, stage: 'execute' },
+      ['executing', 'unknown'],
+    );
+    this.options.logger.warn(
+      { id: parent.id, console: place.console, site: place.site, wave: place.wave, code: cause.code },
+      'rollout halted',
+    );
+    return { kind: 'failed', request: failed, error };
+  }
+
   /** One step of a set: previewed now (the steps before it ran), then run as its own request. */
   private async runStep(
     parent: ChangeRequest,
     index: number,
     approver: Actor,
-  ): Promise<{ parent: ChangeRequest; ok: boolean }> {
+  ): Promise<{ parent: ChangeRequest; ok: boolean; verification?: ChangeRequest['verification'] }> {
     const n = index + 1;
     const step = (parent.set as ChangeSetRecord).steps[index] as SetStep;
     let preview: unknown;
@@ -94,7 +212,8 @@ export class SetRunner {
     );
     if (outcome.kind === 'succeeded') {
       current = await this.recordStep(current, n, { status: 'done', changeId: child.id });
-      return { parent: current, ok: true };
+      const { verification } = outcome.request;
+      return { parent: current, ok: true, ...(verification ? { verification } : {}) };
     }
     const error =
       outcome.kind === 'failed'
@@ -151,9 +270,18 @@ export class SetRunner {
     step: number,
     fields: { status: SetStepStatus; changeId?: string; revertId?: string; error?: ErrorSummary },
   ): Promise<ChangeRequest> {
+    const rollout = parent.set?.rollout;
+    const place = rollout ? stepPlace(rollout, step - 1) : undefined;
     const recorded = await this.options.store.transition(
       parent.id,
-      { type: 'set_step', id: parent.id, actor: SYSTEM_ACTOR, step, ...fields },
+      {
+        type: 'set_step',
+        id: parent.id,
+        actor: SYSTEM_ACTOR,
+        step,
+        ...fields,
+        ...(place ? { console: place.console, site: place.site } : {}),
+      },
       { from: ['executing'], at: this.options.now(), ownedBySelf: true },
     );
     if (!recorded) throw new ConflictError(`change set ${parent.id} is no longer run by this process`);
@@ -185,6 +313,10 @@ export class SetRunner {
       return { kind: 'succeeded', request: succeeded, result };
     }
     const failedStep = set().steps[failedAt];
+    if (set().rollout) {
+      const why = cause ?? failedStep?.error ?? { code: 'internal_error', message: 'it did not run' };
+      return this.halt(request, failedAt, why);
+    }
     if (set().onFailure === 'rollback') {
       for (let index = failedAt - 1; index >= 0; index -= 1) {
         if (set().steps[index]?.status !== 'done') continue;

@@ -19,6 +19,7 @@ import {
   revertChangeId,
 } from './history.js';
 import { type ParsedCommand, parseCommand, parseCommandLine } from './parse-command-line.js';
+import { parseRollout, type RolloutOptions, type RolloutWhat } from './rollout.js';
 
 /**
  * Where a line was typed. `console` is the interactive loop, `one-shot` the words after
@@ -46,6 +47,8 @@ export type Intent =
   | { kind: 'revert'; changeId: string }
   /** `plan`: a change set, from the lines after it (Slack), a file or typed lines (console). */
   | { kind: 'plan'; options: Record<string, string | string[]>; file?: string; lines: string[] }
+  /** `rollout <write or plan> sites=… waves=… soak=…`: one change across many sites, in waves. */
+  | { kind: 'rollout'; what: RolloutWhat; options: RolloutOptions }
   /** A read: run now. `ids` (Slack) asks for the id columns a narrow table leaves out. */
   | { kind: 'read'; tool: string; args: Args; ids: boolean }
   /** A write asked with dry_run=true: its preview, nothing sent. */
@@ -93,13 +96,18 @@ const formTool = z.string().min(1);
 
 /**
  * A line typed in Slack (`/net …`, newlines kept) or at the console's prompt, as its intent.
- * A `plan` line takes the lines after it as its writes; otherwise newlines are spaces.
+ * A `plan` or `rollout` line takes the lines after it (a plan's writes); otherwise newlines are spaces.
  */
 export async function routeLine(line: string, context: RouteContext): Promise<Routed> {
   if (context.face === 'slack') {
     const [head = '', ...lines] = line.split(/\r?\n/);
     const first = parseCommandLine(head);
     if (first.command === 'plan') return { intent: planIntent(first, lines), flags: new Set() };
+    if (first.command === 'rollout')
+      return {
+        intent: { kind: 'rollout', ...parseRollout(first, lines, context.registry) },
+        flags: new Set(),
+      };
   }
   return routeParsed(parseCommandLine(line), context);
 }
@@ -129,6 +137,7 @@ export async function intentOf(parsed: ParsedCommand, help: boolean, context: Ro
   }
   if (face === 'slack' && command === 'form') return formIntent(parsed, registry);
   if (face !== 'slack' && command === 'plan') return planIntent(parsed, []);
+  if (command === 'rollout') return { kind: 'rollout', ...parseRollout(parsed, [], registry) };
   if (isPictureAlias(command)) return { kind: 'picture', command: parsed };
   if (face === 'slack' && command === 'digest' && context.digest && parsed.positionals.length === 0) {
     return { kind: 'digest' };
@@ -173,10 +182,11 @@ async function breakGlassIntent(parsed: ParsedCommand, context: RouteContext): P
 
 /** The words each face answers besides tools and shortcuts, offered when a verb is mistyped. */
 const VERBS: Record<Face, readonly string[]> = {
-  slack: ['help', 'form', 'plan', 'changes', 'change', 'revert', 'breakglass'],
+  slack: ['help', 'form', 'plan', 'rollout', 'changes', 'change', 'revert', 'breakglass'],
   console: [
     'help',
     'plan',
+    'rollout',
     'changes',
     'change',
     'revert',
@@ -187,7 +197,7 @@ const VERBS: Record<Face, readonly string[]> = {
     'exit',
     'clear',
   ],
-  'one-shot': ['help', 'plan', 'changes', 'change', 'revert', 'keep', 'breakglass'],
+  'one-shot': ['help', 'plan', 'rollout', 'changes', 'change', 'revert', 'keep', 'breakglass'],
 };
 
 /**

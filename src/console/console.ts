@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { routeLine } from '../commands/router.js';
 import { type ConsoleDeps, withFlags } from './deps.js';
-import { type Approvable, planFile, revertPlan, setPlan, writePlan } from './execution.js';
+import { type Approvable, planFile, revertPlan, rolloutPlan, setPlan, writePlan } from './execution.js';
 import { NOWHERE, type Place, promptOf, scopeToPlace, usePlace } from './place.js';
 import {
   formatResult,
@@ -85,6 +85,8 @@ async function handleLine(line: string, base: ConsoleDeps, ask: Ask, session: Se
     case 'write':
     case 'keep':
       return approveAtPrompt(deps, await writePlan(deps, intent), json, ask);
+    case 'rollout':
+      return approveAtPrompt(deps, await rolloutPlan(deps, intent, (file) => planText(file, ask)), json, ask);
     default:
       // Slack's and the one-shot's own intents: the console's router never yields them.
       throw new Error(`no console answer for ${intent.kind}`);

@@ -1,3 +1,4 @@
+import type { RolloutProposal } from '../approvals/rollouts.js';
 import type { Actor, ChangeRequest, ErrorSummary } from '../approvals/types.js';
 import type { SetProposal } from '../changes/change-set.js';
 import type { ScopeArgs } from '../commands/aliases.js';
@@ -77,6 +78,9 @@ export interface ChangeRecorder {
   /** A change set's preview, and the set run once approved at the prompt. */
   previewSet?(input: SetProposal & { requester: Actor }): Promise<Judged>;
   runSetNow?(input: SetProposal & { requester: Actor; shownHash?: string }): Promise<RunOutcome>;
+  /** A rollout's preview (every site's dry run), and the rollout run once approved at the prompt. */
+  previewRollout?(input: RolloutProposal): Promise<Judged>;
+  runRolloutNow?(input: RolloutProposal & { shownHash?: string }): Promise<RunOutcome>;
 }
 
 /** The console as one command asked for it: `--ids` shows id columns the width would leave out. */

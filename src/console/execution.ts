@@ -6,6 +6,7 @@ import { timingText } from '../changes/describe.js';
 import { splitMetaArgs } from '../changes/meta-args.js';
 import type { ResolvedCommand } from '../commands/aliases.js';
 import { parsePlan, planOptions } from '../commands/plan.js';
+import type { Intent } from '../commands/router.js';
 import {
   type BotError,
   ConflictError,
@@ -270,6 +271,51 @@ export async function setPlan(
           : { code: 'conflict', message: `not run: the change set is ${outcome.request.state}` };
       throw new RecordedFailure(
         errorOf({ ...error, message: [error.message, ...steps].join('\n') }),
+        outcome.request.id,
+      );
+    },
+  };
+}
+
+/**
+ * `rollout …` at the console: every site's dry run and the combined risk, then (once approved at
+ * the prompt) the rollout run at once, wave by wave. A halt ends the run; the thread's Continue
+ * and Stop are Slack's, and `revert <id>` undoes the done sites here too.
+ */
+export async function rolloutPlan(
+  deps: ConsoleDeps,
+  intent: Extract<Intent, { kind: 'rollout' }>,
+  planText: (file: string | undefined) => Promise<string>,
+): Promise<Approvable> {
+  const recorder = deps.recorder;
+  if (!recorder?.previewRollout || !recorder.runRolloutNow) {
+    throw new NotSupportedError('rollout needs the change store, which this console run did not open');
+  }
+  const runRolloutNow = recorder.runRolloutNow.bind(recorder);
+  const { what, options } = intent;
+  const steps =
+    what.kind === 'write'
+      ? [{ tool: what.tool, args: what.args }]
+      : parsePlan(await planText(what.file), deps.registry).map(({ tool, args }) => ({ tool, args }));
+  const proposal = { steps, ...options, requester: requesterOf(deps) };
+  const judged = await recorder.previewRollout(proposal);
+  return {
+    ...judgedView(judged),
+    run: async () => {
+      const outcome = await runRolloutNow({ ...proposal, shownHash: judged.previewHash });
+      const lines = outcome.request.set ? stepLines(outcome.request.set) : [];
+      if (outcome.kind === 'succeeded')
+        return {
+          result: { rollout: outcome.request.id, steps: lines },
+          changeId: outcome.request.id,
+          steps: lines,
+        };
+      const error =
+        outcome.kind === 'failed'
+          ? outcome.error
+          : { code: 'conflict', message: `not run: the rollout is ${outcome.request.state}` };
+      throw new RecordedFailure(
+        errorOf({ ...error, message: [error.message, ...lines].join('\n') }),
         outcome.request.id,
       );
     },

@@ -1,7 +1,15 @@
 import { type Routed, routeWords } from '../commands/router.js';
 import { isBotError, NotAuthorizedError, ValidationError } from '../errors.js';
 import { type ConsoleDeps, withFlags } from './deps.js';
-import { type Approvable, execute, planFile, revertPlan, setPlan, writePlan } from './execution.js';
+import {
+  type Approvable,
+  execute,
+  planFile,
+  revertPlan,
+  rolloutPlan,
+  setPlan,
+  writePlan,
+} from './execution.js';
 import {
   formatResult,
   NOTHING_TO_CHANGE,
@@ -101,6 +109,31 @@ async function answer({ intent, flags }: Routed, deps: ConsoleDeps, json: boolea
         json,
         `not run: ${intent.tool} changes the network; add --yes to run it`,
       );
+    case 'rollout': {
+      const plan = await rolloutPlan(deps, intent, (file) => {
+        if (file === undefined)
+          throw new ValidationError([
+            {
+              field: 'file',
+              rule: 'is required in a one-shot rollout plan: rollout plan <file> sites=…',
+              missing: true,
+            },
+          ]);
+        return planFile(file);
+      });
+      if (yes && plan.refused) throw new NotAuthorizedError(plan.refused);
+      if (json && yes) {
+        writeLine(output, resultText(await plan.run(), json, deps, undefined, plan.preview));
+        return EXIT.ok;
+      }
+      return previewed(
+        deps,
+        plan,
+        yes,
+        json,
+        'not run: the rollout changes the network; add --yes to run it',
+      );
+    }
     default:
       // The interactive loop's and Slack's own intents: the one-shot router never yields them.
       throw new Error(`no one-shot answer for ${intent.kind}`);

@@ -113,12 +113,44 @@ export interface SetStep {
   error?: ErrorSummary;
 }
 
+/** One site a rollout writes to: a console of the fleet and one of its sites. */
+export interface RolloutSite {
+  console: string;
+  site: string;
+}
+
+/**
+ * A change set that is a rollout: the same write (or plan) on many sites, in waves. Its steps are
+ * the per-site writes, site after site (`stepsPerSite` each, in `sites` order); after each wave but
+ * the last it waits `soakSeconds` watching the done sites' health. A failure, a verification
+ * mismatch or a health regression halts it (the set ends `failed`, done sites stay) until someone
+ * continues, reverts the done sites, or stops it.
+ */
+export interface RolloutRecord {
+  /** `sites=` as typed (a label, a list of console/site pairs, or `*`). */
+  target: string;
+  /** `waves=` as typed (`1,25%,rest`). */
+  waveSpec: string;
+  /** The sites written to, in order. */
+  sites: RolloutSite[];
+  /** How many sites each wave holds, in order (their sum is the number of sites). */
+  waves: number[];
+  soakSeconds: number;
+  stepsPerSite: number;
+  /** Sites asked for whose dry run failed or would change nothing: listed, never written. */
+  skipped?: { console: string; site: string; reason: string }[];
+  /** Who stopped it after a halt: nothing more runs (done sites stay). */
+  stoppedBy?: Actor;
+}
+
 /** Several writes proposed, previewed and approved as one, run in order. */
 export interface ChangeSetRecord {
   title?: string;
   /** `rollback` (default): a failed step undoes the steps done before it; `stop`: they stay. */
   onFailure: 'rollback' | 'stop';
   steps: SetStep[];
+  /** Set: this set is a rollout across sites, in waves. */
+  rollout?: RolloutRecord;
 }
 
 /** The deadline kinds the journal records: the automatic reverts of timed changes. */

@@ -31,6 +31,8 @@ export const CEL_VARIABLES = {
   channel: CelScalar.STRING,
   face: CelScalar.STRING,
   time: objectType(TimestampSchema),
+  /** A rollout's shape (`sites`, `consoles`, `waves`, `first_wave`, `soak_seconds`); empty for other changes. */
+  rollout: mapType(CelScalar.STRING, CelScalar.DYN),
 } as const;
 
 export type CelVariableName = keyof typeof CEL_VARIABLES;
@@ -49,6 +51,8 @@ export interface CelFacts {
   face: string;
   /** Milliseconds since the epoch. */
   time: number;
+  /** Set for a step of a rollout (see CEL_VARIABLES.rollout). */
+  rollout?: Record<string, unknown>;
 }
 
 /** A condition that parsed and type-checked, ready to run on facts. */
@@ -94,6 +98,7 @@ function bindings(facts: CelFacts) {
     channel: facts.channel,
     face: facts.face,
     time: timestampFromMs(facts.time),
+    rollout: toCel(facts.rollout ?? {}) as Map<string, CelInput>,
   };
 }
 
@@ -118,6 +123,7 @@ const PROBE: CelFacts = {
   channel: 'C0PROBE',
   face: 'slack',
   time: Date.UTC(2026, 0, 5, 12, 0, 0),
+  rollout: { sites: 6, consoles: 3, waves: [1, 2, 3], first_wave: 1, soak_seconds: 600 },
 };
 
 // Errors that depend on the data a change brings (a key its args do not have, a zero divisor),

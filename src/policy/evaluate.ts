@@ -73,6 +73,7 @@ export function celFacts(
     channel: change.channel,
     face: change.face,
     time: now,
+    ...(change.rollout ? { rollout: change.rollout } : {}),
   };
 }
 

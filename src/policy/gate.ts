@@ -37,6 +37,8 @@ export const GATE_ACTIONS = {
   timer_fire: 'the bot reverts a timed change at its deadline',
   window_open: 'the bot runs a scheduled change as its window opens',
   break_glass: "ask for a change under the policy's break-glass terms (fewer approvals, reviewed afterwards)",
+  continue_rollout: 'continue a halted rollout on the sites not yet written',
+  stop_rollout: 'stop a halted rollout where it is (the done sites stay)',
 } as const;
 export type GateAction = keyof typeof GATE_ACTIONS;
 export const GATE_ACTION_NAMES = Object.keys(GATE_ACTIONS) as GateAction[];
@@ -108,6 +110,7 @@ const STAND_IN_VERB: Partial<Record<GateAction, string>> = {
   keep: 'keep it',
   revert_now: 'revert it now',
   accept_drift: 'accept it',
+  continue_rollout: 'continue it',
 };
 
 /** Where an actor acts, in words: "at the console", "over MCP", "in Slack". */
@@ -177,11 +180,13 @@ export class Gate {
         return this.confirm(q);
       case 'cancel':
       case 'cancel_scheduled':
+      case 'stop_rollout':
         return this.cancel(q);
       case 'keep':
       case 'accept_drift':
         return this.standIn(q, { writes: false });
       case 'revert_now':
+      case 'continue_rollout':
         return this.standIn(q, { writes: true });
       case 'run_scheduled_now':
         return this.runScheduledNow(q);

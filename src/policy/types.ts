@@ -67,4 +67,6 @@ export interface ChangeRequest {
   /** Slack channel id, or '' outside Slack. */
   channel: string;
   face: 'slack' | 'console' | 'mcp' | string;
+  /** A step of a rollout: its shape, as the CEL variable `rollout` shows it. */
+  rollout?: Record<string, unknown>;
 }

@@ -401,6 +401,9 @@ export class ChangePresenter {
     const { expired, interrupted } = await this.approvals.sweep();
     // Reported by the store once only: an edit Slack refuses is owed until Slack takes it.
     await this.payOwed([...interrupted.map((i) => i.request), ...expired]);
+    // A rollout settled after its replica stopped is halted: its thread asks what to do next.
+    for (const { request } of interrupted)
+      if (request.set?.rollout && request.state === 'failed') await this.threadResultOrOwe(request);
     return {
       expired: expired.length,
       interrupted: interrupted.length,

@@ -30,6 +30,7 @@ import { KEEP_ACTIONS, registerKeepButtons } from './listeners/keep-change.js';
 import { registerNetCommand } from './listeners/net-command.js';
 import { registerPlanForm } from './listeners/plan-form.js';
 import { registerReadMore } from './listeners/read-more.js';
+import { ROLLOUT_ACTIONS, registerRolloutButtons } from './listeners/rollout-buttons.js';
 import { registerToolForm } from './listeners/tool-form-submission.js';
 import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listeners/watch-buttons.js';
 import { showScheduledOutcome } from './scheduled-outcome.js';
@@ -134,6 +135,7 @@ function servedEnvelopes(options: SlackFrontEndOptions): ServedEnvelopes {
       RUN_SCHEDULED_ACTION,
       REVERT_ACTION,
       REVIEW_BREAKGLASS_ACTION,
+      ...ROLLOUT_ACTIONS,
       ...(options.timers ? KEEP_ACTIONS : []),
       READ_MORE_ACTION,
       ...HOME_ACTIONS,
@@ -156,6 +158,7 @@ function registerListeners(
   registerNetCommand(listeners, deps);
   registerChangeButtons(listeners, deps);
   registerBreakGlassButtons(listeners, deps);
+  registerRolloutButtons(listeners, deps);
   registerReadMore(listeners, deps);
   registerToolForm(listeners, deps);
   registerPlanForm(listeners, deps);

@@ -32,6 +32,7 @@ export function stateAfter(type: TransitionEntry['type']): ChangeState | undefin
     case 'reverted':
     case 'endorsed':
     case 'set_step':
+    case 'rollout':
     case 'deadline':
     case 'reviewed':
       return undefined;
@@ -128,6 +129,9 @@ export function applyEvent(request: ChangeRequest | undefined, event: JournalEve
         at: event.at,
         ...(event.note !== undefined ? { note: event.note } : {}),
       });
+      break;
+    case 'rollout':
+      if (event.event === 'stopped' && next.set?.rollout) next.set.rollout.stoppedBy = event.actor;
       break;
     case 'set_step': {
       const step = next.set?.steps[event.step - 1];

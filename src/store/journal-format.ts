@@ -61,6 +61,18 @@ const setSchema = z.object({
       error: errorSchema.optional(),
     }),
   ),
+  rollout: z
+    .object({
+      target: z.string(),
+      waveSpec: z.string(),
+      sites: z.array(z.object({ console: z.string(), site: z.string() })),
+      waves: z.array(z.number().int().positive()),
+      soakSeconds: z.number().int().nonnegative(),
+      stepsPerSite: z.number().int().positive(),
+      skipped: z.array(z.object({ console: z.string(), site: z.string(), reason: z.string() })).optional(),
+      stoppedBy: actorSchema.optional(),
+    })
+    .optional(),
 });
 
 /** A change request as the `created` event carries it. */
@@ -184,6 +196,17 @@ const entrySchema = z.discriminatedUnion('type', [
     changeId: z.string().optional(),
     revertId: z.string().optional(),
     error: errorSchema.optional(),
+    // A rollout's step names the console and site it writes to.
+    console: z.string().optional(),
+    site: z.string().optional(),
+  }),
+  // A rollout moved on: a wave soaked (`wave`), or after a halt someone stopped it.
+  z.object({
+    type: z.literal('rollout'),
+    ...base,
+    event: z.enum(['soaked', 'stopped']),
+    wave: z.number().int().positive().optional(),
+    note: z.string().optional(),
   }),
   // A step of a timed change's automatic revert: scheduled, kept (cancelled), claimed, fired,
   // failed (or refused), or unsettled (outcome unknown, so none scheduled). `by`: the replica.

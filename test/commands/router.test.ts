@@ -246,6 +246,7 @@ describe('routeLine: what one face alone offers', () => {
       ['breakglass update_traffic_route route_id=r1 enabled=false reason="uplink down"', 'slack', false],
       ['quit', 'console', false],
       ['clear', 'console', false],
+      ['rollout create_network name=Lab vlan_id=40 subnet=10.40.0.0/24 sites=* waves=1,rest', 'slack', false],
     ];
     for (const [line, face, digest] of lines) {
       seen.add((await routeLine(line, { face, registry, gateway, digest })).intent.kind);
@@ -263,6 +264,7 @@ describe('routeLine: what one face alone offers', () => {
       revert: true,
       plan: true,
       breakglass: true,
+      rollout: true,
       read: true,
       dry_run: true,
       write: true,

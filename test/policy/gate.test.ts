@@ -99,6 +99,9 @@ const EXPECTED: Record<
   keep: (face, effect, actor) => standIn(face, effect, actor, false),
   accept_drift: (face, effect, actor) => standIn(face, effect, actor, false),
   revert_now: (face, effect, actor) => standIn(face, effect, actor, true),
+  // Continuing a halted rollout writes, as Revert now does; stopping it writes nothing, as a cancel.
+  continue_rollout: (face, effect, actor) => standIn(face, effect, actor, true),
+  stop_rollout: (face, effect, actor) => EXPECTED.cancel(face, effect, actor, false),
   run_scheduled_now: (face, effect, actor) =>
     effect === 'closedWindow' ? 'refuse' : byPerson(face, effect, actor, true),
   timer_fire: (_face, effect) => (effect === 'deny' || effect === 'freeze' ? 'refuse' : 'allow'),

@@ -7,6 +7,7 @@ import { previewRequest, renderPreview } from '../../format/preview-text.js';
 import { LIMITS } from './limits.js';
 import { codeSections, type SlackMessage } from './read-result.js';
 import { revertBlocks, timingBlocks, verificationBlocks } from './revert.js';
+import { haltedRolloutBlocks } from './rollout.js';
 import {
   actorText,
   clipMrkdwn,
@@ -330,6 +331,8 @@ export function resultThreadMessage(request: ChangeRequest): SlackMessage {
       // What the controller holds now, and the way back.
       ...verificationBlocks(request),
       ...revertBlocks(request, 'revert-result'),
+      // A halted rollout asks: continue, revert the done sites, or stop.
+      ...haltedRolloutBlocks(request),
     ],
   };
 }

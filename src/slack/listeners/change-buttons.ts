@@ -10,7 +10,7 @@ import { answerPrivately } from '../private-answer.js';
 import { type Respond, respondTo } from '../response-url.js';
 import type { SlackRoutes } from '../slack-routes.js';
 
-function whisperTo(
+export function whisperTo(
   click: ButtonClick,
   client: SlackClient,
   respond: Respond | undefined,
@@ -118,12 +118,12 @@ export function registerChangeButtons(routes: SlackRoutes, deps: SlackDeps): voi
   });
 }
 
-function actorOf(click: ButtonClick) {
+export function actorOf(click: ButtonClick) {
   const name = click.user.username ?? click.user.name;
   return { userId: click.user.id, ...(name ? { name } : {}) };
 }
 
-async function report(
+export async function report(
   error: unknown,
   click: ButtonClick | undefined,
   client: SlackClient,

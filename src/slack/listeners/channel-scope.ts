@@ -62,3 +62,22 @@ export function scopePlanToChannel<S extends { tool: string; args: Record<string
     }
   });
 }
+
+/** A rollout proposed in `channel` may reach only the consoles (and site) the channel is bound to. */
+export function allowRolloutSite(
+  site: { console: string; site: string },
+  channel: string,
+  deps: Pick<SlackDeps, 'context'>,
+): void {
+  const scope = deps.context.consoles?.channel(channel);
+  if (scope === undefined) return;
+  const inScope =
+    scope.consoles.includes(site.console) && (scope.site === undefined || scope.site === site.site);
+  if (!inScope)
+    throw new ValidationError([
+      {
+        field: 'sites',
+        rule: `this channel is bound to ${scope.consoles.join(', ')}${scope.site ? `, site ${scope.site}` : ''}: a rollout here cannot reach ${site.console}/${site.site}`,
+      },
+    ]);
+}

@@ -25,7 +25,7 @@ import { type Respond, respondTo } from '../response-url.js';
 import type { SlackRoutes } from '../slack-routes.js';
 import { topClientsChartPng } from '../top-chart.js';
 import { breakGlassCommand } from './break-glass.js';
-import { scopePlanToChannel, scopeToChannel } from './channel-scope.js';
+import { allowRolloutSite, scopePlanToChannel, scopeToChannel } from './channel-scope.js';
 
 const EXPORT_TOOL = 'export_topology';
 const TOP_TOOL = 'top_clients';
@@ -96,6 +96,8 @@ async function handle(
   switch (intent.kind) {
     case 'plan':
       return plan(intent, command, client, deps, requester);
+    case 'rollout':
+      return rollout(intent, command, deps, requester);
     case 'help':
       if (intent.tool === undefined) {
         return reply(helpMessage(registry.helpText(), `${aliasHelpText(registry)}\n\n${HISTORY_HELP}`));
@@ -153,6 +155,31 @@ async function plan(
     channel: command.channel_id,
   });
   await deps.presenter.postProposal(set, command.channel_id);
+}
+
+/** `/net rollout …`: the write (or the plan on the lines after it) proposed across the sites named. */
+async function rollout(
+  intent: Extract<Intent, { kind: 'rollout' }>,
+  command: SlashCommand,
+  deps: SlackDeps,
+  requester: Requester,
+): Promise<void> {
+  const { what, options } = intent;
+  const steps =
+    what.kind === 'write'
+      ? [{ tool: what.tool, args: what.args }]
+      : parsePlan(what.lines.join('\n'), deps.registry).map(({ tool, args }) => ({ tool, args }));
+  const request = await deps.approvals.proposeRollout({
+    steps,
+    sites: options.sites,
+    ...(options.waves !== undefined ? { waves: options.waves } : {}),
+    ...(options.soak !== undefined ? { soak: options.soak } : {}),
+    ...(options.title !== undefined ? { title: options.title } : {}),
+    requester,
+    channel: command.channel_id,
+    allowSite: (site) => allowRolloutSite(site, command.channel_id, deps),
+  });
+  await deps.presenter.postProposal(request, command.channel_id);
 }
 
 /** A read, answered privately; an export or the top chart also goes into the channel as a file. */

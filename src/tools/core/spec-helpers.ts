@@ -20,7 +20,11 @@ export function field(value: unknown, ...path: string[]): unknown {
 }
 
 export function siteOf(args: Json): Json {
-  return typeof args.site_id === 'string' ? { site_id: args.site_id } : {};
+  // In a fleet the object lives on the change's console: its reads and its undoing go there too.
+  return {
+    ...(typeof args.console === 'string' ? { console: args.console } : {}),
+    ...(typeof args.site_id === 'string' ? { site_id: args.site_id } : {}),
+  };
 }
 
 /** `{field: to}` of an update preview's or result's `changes`. */
