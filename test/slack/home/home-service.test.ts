@@ -53,6 +53,7 @@ function approvalsWith(requests: ChangeRequest[], read = { pending: 0 }): Approv
     },
     countPending: async (filter: Pending) => waiting(filter).length,
     scheduledChanges: async () => requests.filter((r) => r.state === 'scheduled'),
+    openReviews: async () => [],
     policy: {
       approvableBy: async (user: { userId: string }) => (r: ChangeRequest) =>
         r.requester.userId !== user.userId,
