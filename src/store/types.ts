@@ -1,3 +1,4 @@
+import type { BudgetBackend } from '../fleet/rate-budget.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { Actor, ChangeRequest, ChangeState, JournaledDeadlineState } from '../model/change-request.js';
 import type { DeadlineStore } from './deadlines.js';
@@ -191,6 +192,11 @@ export interface Store {
   timerKeepers(): TimerKeepers;
   /** Leases shared by the replicas (PostgreSQL); absent in the file store, which has one process. */
   leases?(): LeaseStore;
+  /**
+   * The cloud's rate budget shared by the replicas (PostgreSQL); absent in the file store, whose one
+   * process keeps its own buckets.
+   */
+  rateBudget?(): BudgetBackend;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

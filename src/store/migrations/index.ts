@@ -6,6 +6,7 @@ import { scheduledChanges } from './0006-scheduled-changes.js';
 import { changeCounts } from './0007-change-counts.js';
 import { pendingByExpiry } from './0008-pending-by-expiry.js';
 import { setSteps } from './0009-set-steps.js';
+import { rateBudgets } from './0011-rate-budgets.js';
 
 /**
  * One schema change. Migrations only add (tables, columns, indexes), so a replica of the
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   changeCounts,
   pendingByExpiry,
   setSteps,
+  rateBudgets,
 ];

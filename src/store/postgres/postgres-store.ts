@@ -37,6 +37,7 @@ import { PostgresKeyValueStore } from './key-values.js';
 import { PostgresLeaseStore } from './leases.js';
 import { type MigrationResult, migrate } from './migrate.js';
 import { createPool, guardedPool, inTransaction } from './pool.js';
+import { PostgresRateBudget } from './rate-budget.js';
 import { PostgresSampleStore } from './samples.js';
 import { PostgresTimerKeepers } from './timer-keepers.js';
 
@@ -395,6 +396,7 @@ export class PostgresStore implements Store {
   private readonly sampleStore: PostgresSampleStore;
   private readonly deadlineStore: PostgresDeadlineStore;
   private readonly leaseStore: PostgresLeaseStore;
+  private readonly budget: PostgresRateBudget;
   private readonly keepers: PostgresTimerKeepers;
   private heartbeat: NodeJS.Timeout | undefined;
   private renewedAt = Date.now();
@@ -414,6 +416,7 @@ export class PostgresStore implements Store {
     this.sampleStore = new PostgresSampleStore(guarded, this.changeStore.replicaId);
     this.deadlineStore = new PostgresDeadlineStore(guarded);
     this.leaseStore = new PostgresLeaseStore(guarded);
+    this.budget = new PostgresRateBudget(guarded);
     this.keepers = new PostgresTimerKeepers(guarded);
   }
 
@@ -458,6 +461,11 @@ export class PostgresStore implements Store {
   /** The watcher's lease, one holder among the replicas (migration 5). */
   leases(): PostgresLeaseStore {
     return this.leaseStore;
+  }
+
+  /** The cloud's rate budget, one bucket per API key shared by the replicas (migration 11). */
+  rateBudget(): PostgresRateBudget {
+    return this.budget;
   }
 
   /** Reads are plain SELECTs: any process may use the change store for history without appending. */
