@@ -1,6 +1,6 @@
 import { normalizeMac } from '../../lib/mac.js';
 import type { ImpactFacts } from '../../policy/types.js';
-import { buildTopology } from '../../topology/build.js';
+import { behind, uplinkIndex } from '../../topology/index.js';
 import { addressIs, affected, type ImpactInput } from '../core/guardrails.js';
 import {
   clientLabel,
@@ -21,41 +21,8 @@ function downstream(
   rootMac: string,
   port?: number,
 ): { devices: LiveDevice[]; clients: LiveClient[] } {
-  const topology = buildTopology(devices, clients, { siteId: '', generatedAt: '' });
-  const children = new Map<string, string[]>();
   const root = normalizeMac(rootMac) ?? rootMac.toLowerCase();
-  for (const c of topology.connections) {
-    if (c.source_node_id === root && port !== undefined && c.source_port !== port) continue;
-    const list = children.get(c.source_node_id);
-    if (list) list.push(c.target_node_id);
-    else children.set(c.source_node_id, [c.target_node_id]);
-  }
-  const byMac = new Map<string, LiveDevice | LiveClient>();
-  for (const d of devices) byMac.set(normalizeMac(d.mac) ?? d.mac, d);
-  const clientMacs = new Set<string>();
-  for (const c of clients) {
-    const mac = normalizeMac(c.mac) ?? c.mac;
-    byMac.set(mac, c);
-    clientMacs.add(mac);
-  }
-  const found = { devices: [] as LiveDevice[], clients: [] as LiveClient[] };
-  const seen = new Set([root]);
-  const queue = [root];
-  while (queue.length > 0) {
-    const id = queue.shift() as string;
-    for (const child of children.get(id) ?? []) {
-      if (seen.has(child)) continue;
-      seen.add(child);
-      const record = byMac.get(child);
-      if (!record) continue;
-      if (clientMacs.has(child)) found.clients.push(record as LiveClient);
-      else {
-        found.devices.push(record as LiveDevice);
-        queue.push(child);
-      }
-    }
-  }
-  return found;
+  return behind(uplinkIndex(devices, clients), [root], port);
 }
 
 export async function deviceImpact(input: ImpactInput): Promise<ImpactFacts> {
