@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolish, numberish, stringish } from './lenient.js';
+import { boolish, lenientElementOf, numberish, stringish } from './lenient.js';
 
 /*
  * The same lenient record parse as a `z.looseObject` of `numberish` / `stringish` / `boolish`
@@ -50,6 +50,33 @@ const RULES = new Map<unknown, { decode: (v: unknown) => Decoded; rule: string }
   [boolish, { decode: decodeBool, rule: 'must be a boolean, "true", "false" or null' }],
 ]);
 
+/**
+ * A lenientArray of records, decoded with the element's own fast parse: elements it refuses are
+ * dropped, as lenientArray drops them. An array whose every element comes back as it is is itself
+ * given back as it is, so a device whose port table is already in the parsed form is not copied.
+ */
+function lenientArrayRule(element: z.ZodObject): { decode: (v: unknown) => Decoded; rule: string } {
+  // Built on first use: fastLenientObject of the element is defined below this function.
+  let parse: ((input: unknown) => unknown) | undefined;
+  const decode = (v: unknown): Decoded => {
+    if (v === undefined) return undefined;
+    if (!Array.isArray(v)) return BAD;
+    parse ??= recordParserOf(fastLenientObject(element)) as (input: unknown) => unknown;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i += 1) {
+      const item: unknown = v[i];
+      const parsed = parse(item);
+      if (out === undefined) {
+        if (parsed === item) continue;
+        out = v.slice(0, i);
+      }
+      if (parsed !== REJECTED) out.push(parsed);
+    }
+    return out ?? v;
+  };
+  return { decode, rule: 'must be a list' };
+}
+
 type Field =
   | { key: string; decode: (v: unknown) => Decoded; rule: string }
   | { key: string; schema: z.ZodType; optin: unknown; optout: unknown; minLength?: number };
@@ -98,6 +125,8 @@ export function fastLenientObject<S extends z.ZodObject>(schema: S): z.ZodType<z
   const fields: Field[] = Object.entries(shape).map(([key, field]) => {
     const known = RULES.get(field);
     if (known) return { key, ...known };
+    const element = lenientElementOf(field);
+    if (element instanceof z.ZodObject) return { key, ...lenientArrayRule(element) };
     const internals = (field as unknown as { _zod: { optin?: unknown; optout?: unknown } })._zod;
     const minLength = plainStringMin(field);
     return {
