@@ -13,7 +13,7 @@ import type { Logger } from '../log.js';
 export interface BreakerOptions {
   /** The console's name, as the messages say it. */
   console: string;
-  /** [3] Failures in a row that open the breaker. */
+  /** [5] Failures in a row that open the breaker. */
   failures?: number;
   /** [30000] How long it stays open before a read may try the console again, in ms. */
   coolDownMs?: number;
@@ -33,7 +33,8 @@ export interface BreakerView {
   retryAt?: number;
 }
 
-export const BREAKER_DEFAULTS = { failures: 3, coolDownMs: 30_000 } as const;
+// Five: a read tries up to three times, so one failed read alone never opens the breaker.
+export const BREAKER_DEFAULTS = { failures: 5, coolDownMs: 30_000 } as const;
 
 /** HH:MM in UTC: the time of day a console stopped answering, as a message says it. */
 function clock(ms: number): string {
@@ -53,6 +54,13 @@ function isOutage(outcome: RequestOutcome): boolean {
   return outcome.error instanceof GatewayUnavailableError;
 }
 
+function reasonOf(outcome: RequestOutcome): string | undefined {
+  if (outcome.kind === 'answered') return `answered HTTP ${outcome.status}`;
+  // The transport's own sentence: a host and what went wrong, never a key.
+  if (outcome.kind === 'failed' && outcome.error instanceof Error) return outcome.error.message;
+  return undefined;
+}
+
 export class ConsoleBreaker implements RequestGuard {
   readonly #name: string;
   readonly #threshold: number;
@@ -63,6 +71,8 @@ export class ConsoleBreaker implements RequestGuard {
   #downSince: number | undefined;
   #openedAt: number | undefined;
   #probing = false;
+  /** What the last failure said ("10.1.0.1 refused the connection", "answered HTTP 503"). */
+  #lastReason: string | undefined;
 
   constructor(options: BreakerOptions) {
     this.#name = options.console;
@@ -98,7 +108,8 @@ export class ConsoleBreaker implements RequestGuard {
 
   #refusal(isWrite: boolean): ConsoleNotAnsweringError {
     const retryInMs = Math.max(0, (this.#openedAt ?? 0) + this.#coolDownMs - this.#now());
-    const since = `${this.#name}: not answering since ${clock(this.#downSince ?? this.#now())}`;
+    const why = this.#lastReason === undefined ? '' : ` (${this.#lastReason})`;
+    const since = `${this.#name}: not answering since ${clock(this.#downSince ?? this.#now())}${why}`;
     const when = retryInMs > 0 ? `retrying in ${seconds(retryInMs)}` : 'retrying now';
     const unsent = isWrite ? '; the change was not sent' : '';
     return new ConsoleNotAnsweringError(this.#name, `${since}, ${when}${unsent}`, retryInMs);
@@ -111,11 +122,13 @@ export class ConsoleBreaker implements RequestGuard {
       if (this.#openedAt !== undefined)
         this.#logger?.info({ console: this.#name }, 'console answering again; breaker closed');
       this.#failures = 0;
+      this.#lastReason = undefined;
       this.#downSince = undefined;
       this.#openedAt = undefined;
       return;
     }
     this.#failures += 1;
+    this.#lastReason = reasonOf(outcome);
     this.#downSince ??= this.#now();
     // A request that was out before the breaker opened and fails now does not restart the cool-down.
     if (probe || (this.#openedAt === undefined && this.#failures >= this.#threshold)) {

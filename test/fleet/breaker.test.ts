@@ -42,7 +42,9 @@ describe('a console’s circuit breaker', () => {
     expect(breaker.state).toBe('open');
     const refused = await breaker.admit(READ).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ConsoleNotAnsweringError);
-    expect((refused as Error).message).toBe('berlin: not answering since 10:42, retrying in 30s');
+    expect((refused as Error).message).toBe(
+      'berlin: not answering since 10:42 (10.1.0.1 did not answer), retrying in 30s',
+    );
     expect((refused as ConsoleNotAnsweringError).code).toBe('gateway_unavailable');
     clock.advance(12_000);
     await expect(breaker.admit(READ)).rejects.toThrow('retrying in 18s');
@@ -75,7 +77,9 @@ describe('a console’s circuit breaker', () => {
     expect(breaker.state).toBe('half-open');
     const probe = await breaker.admit(READ);
     // While the probe is out, everything else still fails at once.
-    await expect(breaker.admit(READ)).rejects.toThrow('berlin: not answering since 10:42, retrying now');
+    await expect(breaker.admit(READ)).rejects.toThrow(
+      'berlin: not answering since 10:42 (10.1.0.1 did not answer), retrying now',
+    );
     probe(OK);
     expect(breaker.state).toBe('closed');
     await expect(breaker.admit(READ)).resolves.toBeTypeOf('function');
@@ -89,7 +93,9 @@ describe('a console’s circuit breaker', () => {
     await run(breaker, DOWN);
     expect(breaker.state).toBe('open');
     clock.advance(29_000);
-    await expect(breaker.admit(READ)).rejects.toThrow('berlin: not answering since 10:42, retrying in 1s');
+    await expect(breaker.admit(READ)).rejects.toThrow(
+      'berlin: not answering since 10:42 (10.1.0.1 did not answer), retrying in 1s',
+    );
     clock.advance(1_000);
     expect(breaker.state).toBe('half-open');
   });
@@ -116,6 +122,18 @@ describe('a console’s circuit breaker', () => {
     probe({ kind: 'not-sent' });
     expect(breaker.state).toBe('half-open');
     await expect(breaker.admit(READ)).resolves.toBeTypeOf('function');
+  });
+
+  it('by default opens on the fifth failure, so one read and its retries alone never open it; names the last failure', async () => {
+    const clock = fakeClock();
+    const breaker = new ConsoleBreaker({ console: 'oslo', now: clock.now });
+    for (let i = 0; i < 4; i += 1) await run(breaker, DOWN);
+    expect(breaker.state).toBe('closed');
+    await run(breaker, { kind: 'answered', status: 503 });
+    expect(breaker.state).toBe('open');
+    await expect(breaker.admit(READ)).rejects.toThrow(
+      'oslo: not answering since 10:42 (answered HTTP 503), retrying in 30s',
+    );
   });
 
   it('an answer between failures starts the count again', async () => {
