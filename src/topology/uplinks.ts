@@ -101,7 +101,9 @@ function buildIndex<D extends TopologyDevice, C extends TopologyClient>(
 
 /**
  * Everything behind `roots` (node ids) on the tree, breadth first: the devices (in the topology's
- * order) and the clients. With `port`, only what hangs off that port of the roots.
+ * order) and the clients. With `port`, only what hangs off that port of the roots. A client hangs
+ * off one device only (the index keeps each client MAC once), so only devices are checked for a
+ * second visit: a walk of 50,000 clients costs a push each.
  */
 export function behind<D, C>(
   index: UplinkIndex<D, C>,
@@ -112,17 +114,19 @@ export function behind<D, C>(
   const seen = new Set(roots);
   const queue = [...roots];
   for (let head = 0; head < queue.length; head += 1) {
-    const id = queue[head] as string;
+    const children = index.childrenOf(queue[head] as string);
     const fromRoot = head < roots.length;
-    for (const child of index.childrenOf(id)) {
+    for (let i = 0; i < children.length; i += 1) {
+      const child = children[i] as UplinkChild<D, C>;
       if (fromRoot && port !== undefined && child.port !== port) continue;
+      if (child.kind === 'client') {
+        found.clients.push(child.record);
+        continue;
+      }
       if (seen.has(child.id)) continue;
       seen.add(child.id);
-      if (child.kind === 'client') found.clients.push(child.record);
-      else {
-        found.devices.push(child.record);
-        queue.push(child.id);
-      }
+      found.devices.push(child.record);
+      queue.push(child.id);
     }
   }
   return found;
