@@ -44,10 +44,32 @@ function decodeString(v: unknown): Decoded {
   return BAD;
 }
 
-const RULES = new Map<unknown, { decode: (v: unknown) => Decoded; rule: string }>([
-  [numberish, { decode: decodeNumber, rule: 'must be a number, a numeric string or null' }],
-  [stringish, { decode: decodeString, rule: 'must be a string, a number or null' }],
-  [boolish, { decode: decodeBool, rule: 'must be a boolean, "true", "false" or null' }],
+// `same`: whether decode gives the value back as it is, without decoding (the common case, asked
+// of every field of every record before a record is returned uncopied).
+const RULES = new Map<
+  unknown,
+  { decode: (v: unknown) => Decoded; rule: string; same: (v: unknown) => boolean }
+>([
+  [
+    numberish,
+    {
+      decode: decodeNumber,
+      rule: 'must be a number, a numeric string or null',
+      same: (v) => typeof v === 'number' && Number.isFinite(v),
+    },
+  ],
+  [
+    stringish,
+    { decode: decodeString, rule: 'must be a string, a number or null', same: (v) => typeof v === 'string' },
+  ],
+  [
+    boolish,
+    {
+      decode: decodeBool,
+      rule: 'must be a boolean, "true", "false" or null',
+      same: (v) => v === true || v === false,
+    },
+  ],
 ]);
 
 /**
@@ -55,7 +77,11 @@ const RULES = new Map<unknown, { decode: (v: unknown) => Decoded; rule: string }
  * dropped, as lenientArray drops them. An array whose every element comes back as it is is itself
  * given back as it is, so a device whose port table is already in the parsed form is not copied.
  */
-function lenientArrayRule(element: z.ZodObject): { decode: (v: unknown) => Decoded; rule: string } {
+function lenientArrayRule(element: z.ZodObject): {
+  decode: (v: unknown) => Decoded;
+  rule: string;
+  same: (v: unknown) => boolean;
+} {
   // Built on first use: fastLenientObject of the element is defined below this function.
   let parse: ((input: unknown) => unknown) | undefined;
   const decode = (v: unknown): Decoded => {
@@ -74,11 +100,11 @@ function lenientArrayRule(element: z.ZodObject): { decode: (v: unknown) => Decod
     }
     return out ?? v;
   };
-  return { decode, rule: 'must be a list' };
+  return { decode, rule: 'must be a list', same: (v) => decode(v) === v };
 }
 
 type Field =
-  | { key: string; decode: (v: unknown) => Decoded; rule: string }
+  | { key: string; decode: (v: unknown) => Decoded; rule: string; same: (v: unknown) => boolean }
   | { key: string; schema: z.ZodType; optin: unknown; optout: unknown; minLength?: number };
 
 /**
@@ -155,7 +181,7 @@ export function fastLenientObject<S extends z.ZodObject>(schema: S): z.ZodType<z
           if (field.key in record) return false;
           continue;
         }
-        if (field.decode(value) !== value) return false;
+        if (!field.same(value)) return false;
         continue;
       }
       // Other fields: only when their own schema gives back the very same value (a plain string).

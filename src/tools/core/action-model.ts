@@ -3,6 +3,7 @@ import { NotSupportedError, ResourceNotFoundError } from '../../errors.js';
 import type { OfficialOperation } from '../../gateway/capabilities.js';
 import type { Gateway, WriteMethod } from '../../gateway/types.js';
 import { normalizeMac } from '../../lib/mac.js';
+import { fastLenientObject } from '../../records/fast-lenient.js';
 import { stringish } from '../../records/lenient.js';
 import { behind, macId, uplinkIndex } from '../../topology/index.js';
 import { clientLabel, deviceLabel, type LiveClient, type LiveDevice } from './live-targets.js';
@@ -50,7 +51,10 @@ export async function integrationAvailable(
   }
 }
 
-const integrationIdentity = z.looseObject({ id: z.string().min(1), macAddress: stringish });
+// Fast: a gateway's restart reads every device of the site to find its Integration id (2,000 at a large one).
+const integrationIdentity = fastLenientObject(
+  z.looseObject({ id: z.string().min(1), macAddress: stringish }),
+);
 
 /** The Integration id of a device (the list is short and not filterable on every version: matched by MAC). */
 export async function integrationDeviceId(

@@ -88,15 +88,21 @@ const byLocale = new Intl.Collator().compare;
  * show a handful was most of the blast radius's cost. Ties keep their order, as a stable sort would.
  */
 export function affected(names: readonly string[]): AffectedSet {
+  return affectedBy(names, (name) => name);
+}
+
+/** affected() of what `label` names each item, without building the list of every name. */
+export function affectedBy<T>(items: readonly T[], label: (item: T) => string): AffectedSet {
   const first: string[] = [];
-  for (const name of names) {
+  for (let i = 0; i < items.length; i += 1) {
+    const name = label(items[i] as T);
     if (first.length === MAX_NAMES && byLocale(name, first[MAX_NAMES - 1] as string) >= 0) continue;
     let at = first.length;
     while (at > 0 && byLocale(name, first[at - 1] as string) < 0) at -= 1;
     first.splice(at, 0, name);
     if (first.length > MAX_NAMES) first.pop();
   }
-  return { count: names.length, names: first };
+  return { count: items.length, names: first };
 }
 
 /** Why an address inside `subnet` means self-lockout, or undefined. */

@@ -1,7 +1,7 @@
 import { normalizeMac } from '../../lib/mac.js';
 import type { ImpactFacts } from '../../policy/types.js';
 import { behind, uplinkIndex } from '../../topology/index.js';
-import { addressIs, affected, type ImpactInput } from '../core/guardrails.js';
+import { addressIs, affected, affectedBy, type ImpactInput } from '../core/guardrails.js';
 import {
   clientLabel,
   deviceLabel,
@@ -38,19 +38,22 @@ export async function deviceImpact(input: ImpactInput): Promise<ImpactFacts> {
   const label = `device ${deviceLabel(device)}${port !== undefined ? ` port ${port}` : ''}`;
   // A restart takes the device itself down too; a port power cycle only what hangs off the port.
   const down = port === undefined ? [device, ...behind.devices] : behind.devices;
-  let lockout: string | undefined;
-  for (const node of [...down, ...behind.clients]) {
+  // The first of the devices going down, then of the clients behind, at the bot's or the controller's address.
+  const lockoutOf = (node: LiveDevice | LiveClient): string | undefined => {
     const who = addressIs(position, node.ip ?? undefined);
-    if (who) {
-      const name = 'hostname' in node ? clientLabel(node as LiveClient) : deviceLabel(node as LiveDevice);
-      lockout = `${who} ${node.ip} is ${node === device ? '' : 'behind '}${node === device ? `${label} itself` : `${label} (${name})`}`;
-      break;
-    }
+    if (!who) return undefined;
+    const name = 'hostname' in node ? clientLabel(node as LiveClient) : deviceLabel(node as LiveDevice);
+    return `${who} ${node.ip} is ${node === device ? '' : 'behind '}${node === device ? `${label} itself` : `${label} (${name})`}`;
+  };
+  let lockout: string | undefined;
+  for (const list of [down, behind.clients] as const) {
+    for (let i = 0; lockout === undefined && i < list.length; i += 1)
+      lockout = lockoutOf(list[i] as LiveDevice | LiveClient);
   }
   return {
     target: label,
     targetRecord: device as Record<string, unknown>,
-    clients: affected(behind.clients.map((c) => clientLabel(c))),
+    clients: affectedBy(behind.clients, clientLabel),
     devices: affected(down.map((d) => deviceLabel(d))),
     ...(lockout ? { selfLockout: lockout } : {}),
   };

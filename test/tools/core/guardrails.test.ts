@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_NAMES } from '../../../src/policy/risk.js';
 import { createPrng } from '../../../src/simulator/prng.js';
-import { affected } from '../../../src/tools/core/guardrails.js';
+import { affected, affectedBy } from '../../../src/tools/core/guardrails.js';
 
 /** What affected() gave when it sorted every name: the reference it must keep to. */
 const bySorting = (names: readonly string[]) => ({
@@ -43,5 +43,14 @@ describe('affected', () => {
     expect(result.count).toBe(50_000);
     expect(result).toEqual(bySorting(names));
     expect(affected([])).toEqual({ count: 0, names: [] });
+  });
+
+  it('affectedBy names items by their label as affected() names the labels', () => {
+    const clients = Array.from({ length: 300 }, (_, i) => ({
+      mac: `m${i}`,
+      name: i % 7 === 0 ? undefined : `Phone ${(i * 31) % 97}`,
+    }));
+    const label = (c: { mac: string; name: string | undefined }) => c.name ?? c.mac;
+    expect(affectedBy(clients, label)).toEqual(bySorting(clients.map(label)));
   });
 });
