@@ -63,7 +63,9 @@ for (let i = 0; i < Number(runsArg); i += 1) {
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   const cpuMs = (used.user + used.system) / 1000;
-  console.log(`propose ${ms.toFixed(0)} ms, ${cpuMs.toFixed(0)} ms CPU; parse ${parseMs.toFixed(0)} ms, ${(cpuMs / parseMs).toFixed(2)}× CPU`);
+  console.log(
+    `propose ${ms.toFixed(0)} ms, ${cpuMs.toFixed(0)} ms CPU; parse ${parseMs.toFixed(0)} ms, ${(cpuMs / parseMs).toFixed(2)}× CPU`,
+  );
 }
 await app.close();
 await controller.close();
