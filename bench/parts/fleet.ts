@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,7 @@ import { bucketOf } from '../../src/fleet/rate-budget.js';
 import { silentLogger } from '../../src/log.js';
 import { type FleetConsoleOptions, startFleet } from '../../src/simulator/fleet.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { FleetServerMessage } from '../apps/fleet-server.js';
 import type { PartContext } from '../lib/context.js';
 import { median, ratio } from '../lib/stats.js';
 import { postgresServer } from './store-scale.js';
@@ -66,6 +67,31 @@ export interface FleetRow {
 }
 
 const MIB = 2 ** 20;
+
+/** A simulated fleet in a process of its own (bench/apps/fleet-server.ts): its consoles file, and close. */
+async function forkFleet(consoles: number | FleetConsoleOptions[], sites: number) {
+  const child = fork(
+    join(benchDir, 'apps', 'fleet-server.ts'),
+    ['--consoles', JSON.stringify(consoles), '--sites', String(sites)],
+    { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const file = await new Promise<FleetServerMessage>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the fleet server exited with code ${code}`)));
+    child.on('message', (message: FleetServerMessage) => {
+      if (message.type === 'ready') resolve(message);
+    });
+  });
+  return {
+    file,
+    async close() {
+      if (child.connected) child.disconnect();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** WAN-like latencies, the same for a seed: 40 to 200 ms an answer, one console at 240 ms. */
@@ -107,9 +133,10 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 
 /** (a) `where <client>` across the fleet against the slowest console's own `where`, round by round. */
 async function measureLookup(ctx: PartContext, count: number, sites: number): Promise<FleetLookupFigure> {
-  const fleet = await startFleet({ consoles: latencies(count), sites });
+  // The consoles answer from a process of their own: the bot's CPU is its own.
+  const fleet = await forkFleet(latencies(count), sites);
   const dir = mkdtempSync(join(tmpdir(), 'netops-bench-fleet-'));
-  const file = fleet.consolesFile();
+  const file = fleet.file;
   const { consoles, app } = fleetApp(writeConsolesFile(dir, file.text), file.env, dir);
   const client = 'Apple TV';
   const where = (only?: string) =>
@@ -172,12 +199,12 @@ async function memoryOf(path: string, env: Record<string, string>) {
 
 /** (b) A bot with `count` consoles against one with one console, each in its own process, medians. */
 async function measureMemory(ctx: PartContext, count: number): Promise<FleetMemoryFigure> {
-  const fleet = await startFleet({ consoles: count, sites: 1 });
-  const one = await startFleet({ consoles: 1, sites: 1 });
+  const fleet = await forkFleet(count, 1);
+  const one = await forkFleet(1, 1);
   const dir = mkdtempSync(join(tmpdir(), 'netops-bench-fleet-memory-'));
   try {
-    const many = fleet.consolesFile();
-    const single = one.consolesFile();
+    const many = fleet.file;
+    const single = one.file;
     const manyPath = writeConsolesFile(dir, many.text);
     const singlePath = writeConsolesFile(dir, single.text);
     const per = {
