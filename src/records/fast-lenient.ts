@@ -103,6 +103,42 @@ function lenientArrayRule(element: z.ZodObject): {
   return { decode, rule: 'must be a list', same: (v) => decode(v) === v };
 }
 
+/**
+ * The record schema inside `record.optional().catch(undefined)` (a device's uplink): a record, or
+ * undefined when the value is not one. Undefined for any other schema.
+ */
+function caughtObjectOf(field: z.ZodType): z.ZodObject | undefined {
+  const def = (field as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } })._zod.def;
+  if (def.type !== 'catch' || def.innerType === undefined) return undefined;
+  const optional = (def.innerType as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } })
+    ._zod.def;
+  if (optional.type !== 'optional' || !(optional.innerType instanceof z.ZodObject)) return undefined;
+  // Only a catch that gives undefined: asked of a value no record schema takes.
+  const probe = field.safeParse(42);
+  return probe.success && probe.data === undefined ? optional.innerType : undefined;
+}
+
+/** A caught record field, decoded with the record's own fast parse; a value it refuses becomes undefined. */
+function caughtObjectRule(record: z.ZodObject): {
+  decode: (v: unknown) => Decoded;
+  rule: string;
+  same: (v: unknown) => boolean;
+} {
+  // Built on first use: fastLenientObject of the record is defined below this function.
+  let parse: ((input: unknown) => unknown) | undefined;
+  const decode = (v: unknown): Decoded => {
+    if (v === undefined) return undefined;
+    parse ??= recordParserOf(fastLenientObject(record)) as (input: unknown) => unknown;
+    const parsed = parse(v);
+    return parsed === REJECTED ? undefined : parsed;
+  };
+  return {
+    decode,
+    rule: 'never refused',
+    same: (v) => typeof v === 'object' && v !== null && decode(v) === v,
+  };
+}
+
 type Field =
   | { key: string; decode: (v: unknown) => Decoded; rule: string; same: (v: unknown) => boolean }
   | { key: string; schema: z.ZodType; optin: unknown; optout: unknown; minLength?: number };
@@ -153,6 +189,8 @@ export function fastLenientObject<S extends z.ZodObject>(schema: S): z.ZodType<z
     if (known) return { key, ...known };
     const element = lenientElementOf(field);
     if (element instanceof z.ZodObject) return { key, ...lenientArrayRule(element) };
+    const caught = caughtObjectOf(field);
+    if (caught !== undefined) return { key, ...caughtObjectRule(caught) };
     const internals = (field as unknown as { _zod: { optin?: unknown; optout?: unknown } })._zod;
     const minLength = plainStringMin(field);
     return {

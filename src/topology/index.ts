@@ -20,4 +20,4 @@ export {
 } from './records.js';
 export { pngDimensions, type RenderOptions, renderDotPng, renderTopologyPng } from './render-png.js';
 export type * from './types.js';
-export { behind, type UplinkChild, type UplinkIndex, uplinkIndex } from './uplinks.js';
+export { behind, type Children, type DeviceChild, type UplinkIndex, uplinkIndex } from './uplinks.js';
