@@ -129,7 +129,7 @@ async function singleParts(
   // Through the cloud, Site Manager counts every request against the key: one budget for the replicas.
   const budget =
     gatewayOptions.apiType === 'cloud' && gatewayOptions.apiKey !== undefined
-      ? new CloudBudget(gatewayOptions.apiKey)
+      ? new CloudBudget(gatewayOptions.apiKey).logTo(logger)
       : undefined;
   const gateway = createGateway(
     budget === undefined ? gatewayOptions : { ...gatewayOptions, guards: [budget] },

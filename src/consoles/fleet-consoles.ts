@@ -104,6 +104,7 @@ export class FleetConsoles implements Consoles {
         this.file.cloud?.requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
         this.#sharedBudget,
       );
+      if (this.logger !== undefined) budget.logTo(this.logger, this.now);
       this.#budgets.set(key, budget);
     }
     // The breaker first: a console known to be down spends no token.

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateBudgetSpentError } from '../errors.js';
 import type { GuardedRequest, RequestGuard, RequestOutcome } from '../lib/request-guard.js';
+import type { Logger } from '../log.js';
 
 /** Site Manager v1's limit per API key. */
 export const DEFAULT_REQUESTS_PER_MINUTE = 10_000;
@@ -105,6 +106,20 @@ export class CloudBudget implements RequestGuard {
     this.#spec = bucketOf(requestsPerMinute);
     this.#local = new LocalBudget();
     this.#backend = backend ?? this.#local;
+  }
+
+  /** Says on `logger`, at most once a minute, when the shared table failed and this process's bucket was used. */
+  logTo(logger: Logger, now: () => number = Date.now): this {
+    let saidAt = Number.NEGATIVE_INFINITY;
+    this.onSharedFailure = (error) => {
+      if (now() - saidAt < 60_000) return;
+      saidAt = now();
+      logger.warn(
+        { error: error instanceof Error ? error.message : String(error) },
+        'the shared cloud rate budget cannot be read; this replica keeps to its own bucket meanwhile',
+      );
+    };
+    return this;
   }
 
   /** Takes tokens from `backend` from now on (the replicas' shared table). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RateBudgetSpentError, StoreUnavailableError } from '../../src/errors.js';
 import { bucketOf, budgetKey, CloudBudget, LocalBudget, takeFrom } from '../../src/fleet/rate-budget.js';
+import type { Logger } from '../../src/log.js';
 
 const READ = { method: 'GET', url: 'https://api.ui.com/v1/hosts', timeoutMs: 8000 };
 
@@ -73,6 +74,22 @@ describe('the cloud rate budget', () => {
     await budget.admit({ ...READ, timeoutMs: 1 });
     await expect(budget.admit({ ...READ, timeoutMs: 1 })).rejects.toBeInstanceOf(RateBudgetSpentError);
     expect(failures).toHaveLength(2);
+  });
+
+  it('says once a minute, on the log, that the shared table failed', async () => {
+    const lines: string[] = [];
+    let now = 0;
+    const logger = { warn: (_: unknown, message: string) => lines.push(message) } as unknown as Logger;
+    const down = { take: async () => Promise.reject(new StoreUnavailableError('database gone')) };
+    const budget = new CloudBudget('k', 600, down, async () => undefined).logTo(logger, () => now);
+    await budget.admit(READ);
+    await budget.admit(READ);
+    expect(lines).toEqual([
+      'the shared cloud rate budget cannot be read; this replica keeps to its own bucket meanwhile',
+    ]);
+    now = 60_000;
+    await budget.admit(READ);
+    expect(lines).toHaveLength(2);
   });
 
   it('keys the bucket by a hash, never the key itself', () => {
