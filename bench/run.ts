@@ -18,6 +18,7 @@ import { budgetRows, fmt, markdownReport, type PartResults } from './lib/report.
 import { runAcks } from './parts/acks.js';
 import { runBurst } from './parts/burst.js';
 import { runErrors } from './parts/errors.js';
+import { runFleet } from './parts/fleet.js';
 import { runFleetWatch } from './parts/fleet-watch.js';
 import { runGuardrails } from './parts/guardrails.js';
 import { runReads } from './parts/reads.js';
@@ -107,6 +108,9 @@ async function main(): Promise<number> {
           break;
         case 'store':
           results.store = await runStoreScale(ctx);
+          break;
+        case 'fleet':
+          results.fleet = await runFleet(ctx);
           break;
       }
     } catch (error) {

@@ -127,6 +127,20 @@ export class NoControllerError extends GatewayUnavailableError {
  */
 export class WriteOutcomeUnknownError extends GatewayUnavailableError {}
 
+/**
+ * A console's circuit breaker is open: it failed several times in a row, so requests to it fail at
+ * once, unsent, until a read gets through again. Nothing was sent; a write was not made.
+ */
+export class ConsoleNotAnsweringError extends GatewayUnavailableError {
+  constructor(
+    readonly console: string,
+    message: string,
+    readonly retryInMs: number,
+  ) {
+    super(message);
+  }
+}
+
 /** The controller understood the request and refused it, with its own code (api.err.*). */
 export class GatewayRejectedError extends BotError {
   readonly code = 'gateway_rejected';
@@ -149,6 +163,12 @@ export class RateLimitedError extends BotError {
     super(message);
   }
 }
+
+/**
+ * The bot's own budget of cloud requests (Site Manager and the connector, per API key, shared by
+ * every replica) had no token left within the read's budget: the request was not sent.
+ */
+export class RateBudgetSpentError extends RateLimitedError {}
 
 /** The bot cannot record a change (its journal cannot be written): nothing was recorded or run. */
 export class StoreUnavailableError extends BotError {

@@ -8,6 +8,7 @@ import { type Config, configWarnings, loadConfig, runningInContainer } from './c
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { type Consoles, singleConsole } from './consoles/consoles.js';
 import { ConfigError, GatewayUnavailableError } from './errors.js';
+import { CloudBudget } from './fleet/rate-budget.js';
 import {
   createGateway,
   type Gateway,
@@ -126,12 +127,19 @@ async function singleParts(
     await controller.stop();
     return 2;
   }
-  const gateway = createGateway(gatewayOptions);
+  // Through the cloud, Site Manager counts every request against the key: one budget for the replicas.
+  const budget =
+    gatewayOptions.apiType === 'cloud' && gatewayOptions.apiKey !== undefined
+      ? new CloudBudget(gatewayOptions.apiKey).logTo(logger)
+      : undefined;
+  const gateway = createGateway(
+    budget === undefined ? gatewayOptions : { ...gatewayOptions, guards: [budget] },
+  );
   return {
     controller,
     gateway,
     controllerUrl: gatewayOptions.url,
-    consoles: singleConsole(gateway, config.gateway.readBudgetMs),
+    consoles: singleConsole(gateway, config.gateway.readBudgetMs, budget),
   };
 }
 
@@ -184,6 +192,7 @@ async function openParts(config: Config, logger: Logger, argv: readonly string[]
     await served.controller.stop();
     return 1;
   }
+  if (store.rateBudget !== undefined) served.consoles.shareBudget?.(store.rateBudget());
   return { ...served, store };
 }
 

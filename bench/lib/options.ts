@@ -13,6 +13,7 @@ export const PARTS = [
   'watch',
   'burst',
   'store',
+  'fleet',
 ] as const;
 export type Part = (typeof PARTS)[number];
 

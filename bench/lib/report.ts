@@ -1,6 +1,8 @@
 import type { AckLatencyResult } from '../parts/acks.js';
 import type { BurstRow } from '../parts/burst.js';
 import { ERROR_BUDGET_MS, type ErrorScenario } from '../parts/errors.js';
+import type { FleetRow } from '../parts/fleet.js';
+import { fleetBudgetRows } from '../parts/fleet-report.js';
 import type { FleetWatchRow } from '../parts/fleet-watch.js';
 import type { GuardrailsRow } from '../parts/guardrails.js';
 import type { ReadsResult } from '../parts/reads.js';
@@ -27,6 +29,7 @@ export interface PartResults {
   fleetWatch?: FleetWatchRow;
   burst?: BurstRow;
   store?: StoreScaleResult;
+  fleet?: FleetRow;
 }
 
 /** One row of the budget table, as measured. */
@@ -265,6 +268,19 @@ export function budgetRows(results: PartResults): BudgetRow[] {
       met: full ? readRatio <= 2 : undefined,
     });
   }
+  const g = results.guardrails;
+  if (g?.proposeCpuRatio !== undefined) {
+    const full = g.clients === 50_000;
+    rows.push({
+      measure: `write preview with blast radius (\`approvals.propose\` of a gateway restart) ${fmt(g.devices)} devices / ${fmt(g.clients)} clients, the bot's CPU (controller in its own process)`,
+      now: `${fmt(g.proposeCpuMs)} ms CPU (${fmt(g.proposeMs)} ms wall)`,
+      floor: `${fmt(g.recordsParseCpuMs)} ms (\`JSON.parse\` of stat/sta and stat/device)`,
+      ratio: `${times(g.proposeCpuRatio)} CPU; ${times(g.proposeRecordsRatio ?? Number.NaN)} wall`,
+      budget: full ? '≤ 3× CPU' : '≤ 3× (judged at 2,000 / 50,000 only)',
+      met: full ? g.proposeCpuRatio <= 3 : undefined,
+    });
+  }
+  if (results.fleet) rows.push(...fleetBudgetRows(results.fleet));
   return rows;
 }
 
@@ -597,8 +613,16 @@ export function markdownReport(results: PartResults): string {
           ['preview, then blast radius and policy', `${fmt(g.bothMs)} ms (${times(g.bothRatio)})`],
           ['evaluateChange alone (10 CEL rules)', `${fmt(g.evaluateUs, 1)} µs`],
           [
-            `approvals.propose: preview, blast radius and policy on one snapshot (${fmt(g.proposeReads)} controller reads)`,
+            'approvals.propose: preview, blast radius and policy on one snapshot',
             `${fmt(g.proposeMs)} ms (${times(g.proposeRatio)})`,
+          ],
+          [
+            "floor: JSON.parse of the site's records (stat/sta and stat/device), wall / CPU",
+            `${fmt(g.recordsParseMs)} / ${fmt(g.recordsParseCpuMs)} ms`,
+          ],
+          [
+            "approvals.propose against it, wall / the bot's CPU",
+            `${times(g.proposeRecordsRatio ?? Number.NaN)} / ${fmt(g.proposeCpuMs)} ms CPU (${times(g.proposeCpuRatio ?? Number.NaN)})`,
           ],
         ],
       ),

@@ -6,10 +6,9 @@ import { loadConfig } from '../../src/config.js';
 import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
 import { silentLogger } from '../../src/log.js';
 import { parsePolicy } from '../../src/policy/index.js';
-import { type ClientRecord, type DeviceRecord, startSimulator } from '../../src/simulator/index.js';
 import type { PartContext } from '../lib/context.js';
+import { startSyntheticController } from '../lib/controller.js';
 import { median, ratio } from '../lib/stats.js';
-import { syntheticSite } from '../synthetic-site.js';
 
 /** The guardrails' figures on the largest synthetic site, ms unless named otherwise. */
 export interface GuardrailsRow {
@@ -31,8 +30,31 @@ export interface GuardrailsRow {
   /** Approvals.propose of the same restart: preview, blast radius and policy on one fresh snapshot. */
   proposeMs: number;
   proposeRatio: number;
-  /** controller requests (GET) one propose made. */
-  proposeReads: number;
+  /** controller requests (GET) one propose made; unset since the controller runs in its own process. */
+  proposeReads?: number;
+  /** JSON.parse of the site's records, stat/sta and stat/device: the floor of the preview budget. */
+  recordsParseMs?: number;
+  recordsParseCpuMs?: number;
+  /** The bot's CPU for one propose (the controller runs in a process of its own), and its ratio to the floor's. */
+  proposeCpuMs?: number;
+  proposeCpuRatio?: number;
+  /** Wall time of one propose against the records' JSON.parse. */
+  proposeRecordsRatio?: number;
+}
+
+interface Timed {
+  ms: number;
+  cpuMs: number;
+}
+
+/** Wall and CPU time of one call, in ms (this process's CPU: the controller's is its own). */
+async function clock(run: () => Promise<unknown> | unknown): Promise<Timed> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await run();
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { ms, cpuMs: (used.user + used.system) / 1000 };
 }
 
 const POLICY = `rules:
@@ -46,24 +68,20 @@ ${Array.from(
 
 /**
  * A would-be restart of the site's gateway (everything is downstream of it) on 2,000 devices and
- * 50,000 clients, in-process against the simulator over real HTTP: the preview, check_policy, and
- * both, next to the floor of JSON.parse-ing stat/sta, same run.
+ * 50,000 clients, against the simulator in a process of its own over real HTTP: the preview,
+ * check_policy, both, and approvals.propose, next to the floors of JSON.parse-ing stat/sta and the
+ * site's records (stat/sta and stat/device), same run.
  */
 export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
   const [devices, clients] = ctx.options.quick ? [200, 5_000] : [2_000, 50_000];
   const repeats = Math.max(3, ctx.options.repeats);
-  const site = syntheticSite({ devices, clients, seed: 2024 });
-  const sim = await startSimulator();
-  const state = sim.state.site('default');
-  if (!state) throw new Error('the simulator has no default site');
-  state.clients = site.clients as ClientRecord[];
-  state.devices = site.devices as DeviceRecord[];
-  const root = String(site.devices[0]?.mac ?? '');
+  // In a process of its own: its JSON.stringify of 44 MB is not the bot's cost.
+  const controller = await startSyntheticController({ devices, clients, seed: 2024 });
   const dataDir = mkdtempSync(join(tmpdir(), 'netops-bench-guardrails-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
-    GATEWAY_URL: sim.url,
-    GATEWAY_API_KEY: sim.apiKey,
+    GATEWAY_URL: controller.url,
+    GATEWAY_API_KEY: controller.apiKey,
     TELEMETRY_INTERVAL_SECONDS: '0',
     GATEWAY_TIMEOUT_MS: '120000',
     GATEWAY_READ_BUDGET_MS: '120000',
@@ -74,10 +92,26 @@ export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
   const logger = silentLogger();
   const gateway = createGateway(gatewayOptionsFromConfig(config, logger));
   const policy = parsePolicy(POLICY, 'bench-policy.yaml');
-  const app = createApp({ config, logger, gateway, policy, controllerUrl: sim.url, ownsChanges: true });
+  const app = createApp({
+    config,
+    logger,
+    gateway,
+    policy,
+    controllerUrl: controller.url,
+    ownsChanges: true,
+  });
   try {
-    const url = `${sim.url}/proxy/network/api/s/default/stat/sta`;
-    const body = await (await fetch(url, { headers: { 'X-API-KEY': sim.apiKey } })).text();
+    const get = async (path: string) =>
+      (
+        await fetch(`${controller.url}/proxy/network/api/s/default/${path}`, {
+          headers: { 'X-API-KEY': controller.apiKey },
+        })
+      ).text();
+    const [body, deviceBody] = await Promise.all([get('stat/sta'), get('stat/device')]);
+    // The site's gateway: every device and client is behind it, the largest blast radius there is.
+    const listed = (JSON.parse(deviceBody) as { data: { mac: string; type?: string }[] }).data;
+    const gatewayRecord = listed.find((d) => ['udm', 'ugw', 'uxg'].includes(d.type ?? '')) ?? listed[0];
+    const root = String(gatewayRecord?.mac ?? '');
     const time = async (run: () => Promise<unknown> | unknown) => {
       const runs: number[] = [];
       for (let i = 0; i < repeats; i += 1) {
@@ -104,18 +138,28 @@ export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
     ctx.progress('guardrails: approvals.propose (one snapshot)');
     const approvals = app.approvals;
     if (!approvals) throw new Error('the bench app has no approvals');
-    const gets = () => sim.requests.filter((r) => r.method === 'GET').length;
-    let proposeReads = 0;
-    const proposeMs = await time(async () => {
-      const before = gets();
-      await approvals.propose({
+    const propose = () =>
+      approvals.propose({
         tool: 'restart_device',
         args: { device_id: root },
         requester: { userId: 'U0BENCH' },
         channel: 'C0BENCH',
       });
-      proposeReads = gets() - before;
-    });
+    const proposeMs = await time(propose);
+    // The preview budget, round by round: the bot's CPU for one propose against the CPU of
+    // JSON.parse of the site's records (stat/sta and stat/device), interleaved so load drifts on both.
+    ctx.progress("guardrails: propose against JSON.parse of the site's records");
+    const floors: Timed[] = [];
+    const proposes: Timed[] = [];
+    for (let i = 0; i < repeats; i += 1) {
+      floors.push(await clock(() => [JSON.parse(body), JSON.parse(deviceBody)]));
+      gateway.invalidate();
+      proposes.push(await clock(propose));
+    }
+    const per = (pick: (t: Timed) => number) =>
+      median(
+        proposes.map((t, i) => ratio(pick(t), pick(floors[i] ?? { ms: Number.NaN, cpuMs: Number.NaN }))),
+      );
     const { evaluateChange, assessImpact } = await import('../../src/policy/index.js');
     const radius = assessImpact({
       clients: { count: clients, names: ['a', 'b'] },
@@ -145,11 +189,15 @@ export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
       evaluateUs,
       proposeMs,
       proposeRatio: ratio(proposeMs, parseMs),
-      proposeReads,
+      recordsParseMs: median(floors.map((t) => t.ms)),
+      recordsParseCpuMs: median(floors.map((t) => t.cpuMs)),
+      proposeCpuMs: median(proposes.map((t) => t.cpuMs)),
+      proposeCpuRatio: per((t) => t.cpuMs),
+      proposeRecordsRatio: per((t) => t.ms),
     };
   } finally {
     await app.close();
-    await sim.close();
+    await controller.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

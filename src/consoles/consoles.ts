@@ -3,6 +3,7 @@
  * every console of CONSOLES_FILE in fleet-consoles.ts.
  */
 import { ValidationError } from '../errors.js';
+import type { BudgetBackend, CloudBudget } from '../fleet/rate-budget.js';
 import type { Gateway } from '../gateway/index.js';
 import { suggestNames } from '../lib/suggest.js';
 import type { ConsolePort, ConsoleSummary } from '../tools/core/context.js';
@@ -13,6 +14,8 @@ export const SINGLE_CONSOLE_NAME = 'default';
 /** ConsolePort plus what only the process wiring needs: closing. */
 export interface Consoles extends ConsolePort {
   close(): Promise<void>;
+  /** Takes the cloud's rate budget from the replicas' shared table from now on (PostgreSQL store). */
+  shareBudget?(backend: BudgetBackend): void;
 }
 
 export function unknownConsole(name: string, names: readonly string[]): ValidationError {
@@ -24,7 +27,7 @@ export function unknownConsole(name: string, names: readonly string[]): Validati
 }
 
 /** The one console of a bot without CONSOLES_FILE: its gateway, under the name `default`. */
-export function singleConsole(gateway: Gateway, readBudgetMs: number): Consoles {
+export function singleConsole(gateway: Gateway, readBudgetMs: number, budget?: CloudBudget): Consoles {
   const summary: ConsoleSummary = { name: SINGLE_CONSOLE_NAME, labels: {}, via: 'single', sites: undefined };
   return {
     fleet: false,
@@ -36,5 +39,6 @@ export function singleConsole(gateway: Gateway, readBudgetMs: number): Consoles 
     },
     channel: () => undefined,
     close: () => gateway.close(),
+    shareBudget: (backend) => budget?.share(backend),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
+import { type BreakerView, ConsoleBreaker } from '../fleet/breaker.js';
 import {
   type ChannelBinding,
   type ConsolesFile,
@@ -11,8 +12,10 @@ import {
   parseConsolesFile,
 } from '../fleet/consoles-file.js';
 import { discoverAtStart, type SiteManagerGet } from '../fleet/discovery.js';
+import { type BudgetBackend, CloudBudget, DEFAULT_REQUESTS_PER_MINUTE } from '../fleet/rate-budget.js';
 import { bindingTargets, type ResolvedConsole, resolveConsoles } from '../fleet/resolve.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../gateway/index.js';
+import type { RequestGuard } from '../lib/request-guard.js';
 import type { Logger } from '../log.js';
 import type { ChannelScope, ConsoleSummary } from '../tools/core/context.js';
 import { type Consoles, unknownConsole } from './consoles.js';
@@ -52,17 +55,61 @@ export class FleetConsoles implements Consoles {
   /** In order of last use, oldest first. */
   readonly #gateways = new Map<string, Gateway>();
   readonly #byName: ReadonlyMap<string, ResolvedConsole>;
+  /** Kept while the process runs, so a gateway closed and built again finds its console's breaker as it was. */
+  readonly #breakers = new Map<string, ConsoleBreaker>();
+  /** One per cloud API key: every connector console through it takes from the same budget. */
+  readonly #budgets = new Map<string, CloudBudget>();
+  #sharedBudget: BudgetBackend | undefined;
   #pinned: string | undefined;
 
   constructor(
     private readonly file: ConsolesFile,
     private readonly consoles: readonly ResolvedConsole[],
-    private readonly makeGateway: (entry: ResolvedConsole) => Gateway,
+    private readonly makeGateway: (entry: ResolvedConsole, guards: readonly RequestGuard[]) => Gateway,
     readonly readBudgetMs: number,
     private readonly maxOpen = MAX_OPEN_GATEWAYS,
+    private readonly now: () => number = Date.now,
+    private readonly logger?: Logger,
   ) {
     this.#byName = new Map(consoles.map((entry) => [entry.name, entry]));
     this.fleet = consoles.length > 1;
+  }
+
+  /** A console's breaker as the admin sees it: closed, or open since when and until when. */
+  breaker(name: string): BreakerView {
+    return this.#breakers.get(name)?.view() ?? { state: 'closed' };
+  }
+
+  /** From now on the cloud budget is the one the replicas share (the PostgreSQL store's). */
+  shareBudget(backend: BudgetBackend): void {
+    for (const budget of this.#budgets.values()) budget.share(backend);
+    this.#sharedBudget = backend;
+  }
+
+  #guards(entry: ResolvedConsole): RequestGuard[] {
+    let breaker = this.#breakers.get(entry.name);
+    if (breaker === undefined) {
+      breaker = new ConsoleBreaker({
+        console: entry.name,
+        now: this.now,
+        ...(this.logger === undefined ? {} : { logger: this.logger }),
+      });
+      this.#breakers.set(entry.name, breaker);
+    }
+    if (entry.connection.kind !== 'connector') return [breaker];
+    const key = entry.connection.apiKey;
+    let budget = this.#budgets.get(key);
+    if (budget === undefined) {
+      budget = new CloudBudget(
+        key,
+        this.file.cloud?.requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
+        this.#sharedBudget,
+      );
+      if (this.logger !== undefined) budget.logTo(this.logger, this.now);
+      this.#budgets.set(key, budget);
+    }
+    // The breaker first: a console known to be down spends no token.
+    return [breaker, budget];
   }
 
   list(): readonly ConsoleSummary[] {
@@ -91,7 +138,7 @@ export class FleetConsoles implements Consoles {
     }
     const entry = this.#byName.get(name);
     if (!entry) throw unknownConsole(name, [...this.#byName.keys()]);
-    const gateway = this.makeGateway(entry);
+    const gateway = this.makeGateway(entry, this.#guards(entry));
     this.#gateways.set(name, gateway);
     this.#evict();
     return gateway;
@@ -164,7 +211,10 @@ export async function loadFleet(
   return new FleetConsoles(
     file,
     resolved,
-    (entry) => createGateway(fleetGatewayOptions(entry, config, logger)),
+    (entry, guards) => createGateway({ ...fleetGatewayOptions(entry, config, logger), guards }),
     config.gateway.readBudgetMs,
+    MAX_OPEN_GATEWAYS,
+    Date.now,
+    logger,
   );
 }

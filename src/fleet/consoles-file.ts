@@ -74,6 +74,8 @@ export interface CloudSettings {
   url: string;
   apiKeyEnv?: string;
   apiKeyFile?: string;
+  /** The bot's budget of requests through the cloud with this key, shared by every replica. */
+  requestsPerMinute?: number;
   line: number | undefined;
 }
 
@@ -152,6 +154,11 @@ const fileSchema = z.strictObject(
         url: httpUrl.optional(),
         api_key_env: envName.optional(),
         api_key_file: path.optional(),
+        requests_per_minute: z
+          .number({ error: 'must be a number of requests' })
+          .int('must be a whole number')
+          .min(1, 'must be at least 1')
+          .optional(),
       })
       .optional(),
     discover: z.literal('site_manager', { error: 'the only discovery is site_manager' }).optional(),
@@ -442,7 +449,12 @@ function cloudOf(
       });
     return { cloud: undefined, problems };
   }
-  const { url, api_key_env: apiKeyEnv, api_key_file: apiKeyFile } = raw.cloud;
+  const {
+    url,
+    api_key_env: apiKeyEnv,
+    api_key_file: apiKeyFile,
+    requests_per_minute: requestsPerMinute,
+  } = raw.cloud;
   if ((apiKeyEnv === undefined) === (apiKeyFile === undefined))
     problems.push({
       line: locate.at(['cloud']),
@@ -454,6 +466,7 @@ function cloudOf(
     line: locate.at(['cloud']),
     ...(apiKeyEnv !== undefined ? { apiKeyEnv } : {}),
     ...(apiKeyFile !== undefined ? { apiKeyFile } : {}),
+    ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}),
   };
   return { cloud, problems };
 }

@@ -28,6 +28,7 @@ import { type GatewayOptions, type ResolvedGatewayOptions, resolveGatewayOptions
 import { apiRoute, splitPath } from './paths.js';
 import { type Call, Pipeline } from './pipeline.js';
 import { type CachedRead, GLOBAL_SCOPE, ReadCache } from './read-cache.js';
+import { guardTransport } from './request-guard.js';
 import { integrationSiteSchema, SiteResolver } from './site-resolver.js';
 import { createTransport, type Transport } from './transport.js';
 import type { ApiKind, ControllerStatus, Gateway, ParsedList, ReadOptions, WriteMethod } from './types.js';
@@ -71,13 +72,17 @@ class ControllerGateway implements Gateway {
   constructor(private readonly options: ResolvedGatewayOptions) {
     this.apiType = options.apiType;
     this.logger = options.logger;
-    this.transport = createTransport({
-      timeoutMs: options.timeoutMs,
-      verifyTls: options.verifyTls,
-      maxResponseBytes: options.maxResponseBytes,
-      logger: options.logger,
-      ...(options.ca === undefined ? {} : { ca: options.ca }),
-    });
+    this.transport = guardTransport(
+      createTransport({
+        timeoutMs: options.timeoutMs,
+        verifyTls: options.verifyTls,
+        maxResponseBytes: options.maxResponseBytes,
+        logger: options.logger,
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+      }),
+      options.guards,
+      options.timeoutMs,
+    );
     this.pipeline = new Pipeline(options, this.transport);
     this.cache = new ReadCache(options.cacheTtlSeconds);
     this.sites = new SiteResolver(() =>

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { ConfigError, type FieldIssue } from '../errors.js';
+import type { RequestGuard } from '../lib/request-guard.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type Deployment, SITE_MANAGER_URL } from './paths.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
@@ -39,6 +40,8 @@ export interface GatewayOptions {
   parseSliceMs?: number;
   /** [silent] Where request lines, retries and skipped records are logged. */
   logger?: Logger;
+  /** [none] Checks every request passes before it leaves (a console's breaker, a shared rate budget). */
+  guards?: readonly RequestGuard[];
 }
 
 /** GatewayOptions with every default applied. */
@@ -60,6 +63,7 @@ export interface ResolvedGatewayOptions {
   maxResponseBytes: number;
   parseSliceMs: number;
   logger: Logger;
+  guards: readonly RequestGuard[];
 }
 
 /** Defaults that are not part of the retry policy. */
@@ -121,6 +125,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     maxResponseBytes: positive(options.maxResponseBytes, GATEWAY_DEFAULTS.maxResponseBytes),
     parseSliceMs: positive(options.parseSliceMs, GATEWAY_DEFAULTS.parseSliceMs),
     logger: options.logger ?? silentLogger(),
+    guards: options.guards ?? [],
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolish, numberish, stringish } from './lenient.js';
+import { boolish, lenientElementOf, numberish, stringish } from './lenient.js';
 
 /*
  * The same lenient record parse as a `z.looseObject` of `numberish` / `stringish` / `boolish`
@@ -44,14 +44,103 @@ function decodeString(v: unknown): Decoded {
   return BAD;
 }
 
-const RULES = new Map<unknown, { decode: (v: unknown) => Decoded; rule: string }>([
-  [numberish, { decode: decodeNumber, rule: 'must be a number, a numeric string or null' }],
-  [stringish, { decode: decodeString, rule: 'must be a string, a number or null' }],
-  [boolish, { decode: decodeBool, rule: 'must be a boolean, "true", "false" or null' }],
+// `same`: whether decode gives the value back as it is, without decoding (the common case, asked
+// of every field of every record before a record is returned uncopied).
+const RULES = new Map<
+  unknown,
+  { decode: (v: unknown) => Decoded; rule: string; same: (v: unknown) => boolean }
+>([
+  [
+    numberish,
+    {
+      decode: decodeNumber,
+      rule: 'must be a number, a numeric string or null',
+      same: (v) => typeof v === 'number' && Number.isFinite(v),
+    },
+  ],
+  [
+    stringish,
+    { decode: decodeString, rule: 'must be a string, a number or null', same: (v) => typeof v === 'string' },
+  ],
+  [
+    boolish,
+    {
+      decode: decodeBool,
+      rule: 'must be a boolean, "true", "false" or null',
+      same: (v) => v === true || v === false,
+    },
+  ],
 ]);
 
+/**
+ * A lenientArray of records, decoded with the element's own fast parse: elements it refuses are
+ * dropped, as lenientArray drops them. An array whose every element comes back as it is is itself
+ * given back as it is, so a device whose port table is already in the parsed form is not copied.
+ */
+function lenientArrayRule(element: z.ZodObject): {
+  decode: (v: unknown) => Decoded;
+  rule: string;
+  same: (v: unknown) => boolean;
+} {
+  // Built on first use: fastLenientObject of the element is defined below this function.
+  let parse: ((input: unknown) => unknown) | undefined;
+  const decode = (v: unknown): Decoded => {
+    if (v === undefined) return undefined;
+    if (!Array.isArray(v)) return BAD;
+    parse ??= recordParserOf(fastLenientObject(element)) as (input: unknown) => unknown;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i += 1) {
+      const item: unknown = v[i];
+      const parsed = parse(item);
+      if (out === undefined) {
+        if (parsed === item) continue;
+        out = v.slice(0, i);
+      }
+      if (parsed !== REJECTED) out.push(parsed);
+    }
+    return out ?? v;
+  };
+  return { decode, rule: 'must be a list', same: (v) => decode(v) === v };
+}
+
+/**
+ * The record schema inside `record.optional().catch(undefined)` (a device's uplink): a record, or
+ * undefined when the value is not one. Undefined for any other schema.
+ */
+function caughtObjectOf(field: z.ZodType): z.ZodObject | undefined {
+  const def = (field as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } })._zod.def;
+  if (def.type !== 'catch' || def.innerType === undefined) return undefined;
+  const optional = (def.innerType as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } })
+    ._zod.def;
+  if (optional.type !== 'optional' || !(optional.innerType instanceof z.ZodObject)) return undefined;
+  // Only a catch that gives undefined: asked of a value no record schema takes.
+  const probe = field.safeParse(42);
+  return probe.success && probe.data === undefined ? optional.innerType : undefined;
+}
+
+/** A caught record field, decoded with the record's own fast parse; a value it refuses becomes undefined. */
+function caughtObjectRule(record: z.ZodObject): {
+  decode: (v: unknown) => Decoded;
+  rule: string;
+  same: (v: unknown) => boolean;
+} {
+  // Built on first use: fastLenientObject of the record is defined below this function.
+  let parse: ((input: unknown) => unknown) | undefined;
+  const decode = (v: unknown): Decoded => {
+    if (v === undefined) return undefined;
+    parse ??= recordParserOf(fastLenientObject(record)) as (input: unknown) => unknown;
+    const parsed = parse(v);
+    return parsed === REJECTED ? undefined : parsed;
+  };
+  return {
+    decode,
+    rule: 'never refused',
+    same: (v) => typeof v === 'object' && v !== null && decode(v) === v,
+  };
+}
+
 type Field =
-  | { key: string; decode: (v: unknown) => Decoded; rule: string }
+  | { key: string; decode: (v: unknown) => Decoded; rule: string; same: (v: unknown) => boolean }
   | { key: string; schema: z.ZodType; optin: unknown; optout: unknown; minLength?: number };
 
 /**
@@ -98,6 +187,10 @@ export function fastLenientObject<S extends z.ZodObject>(schema: S): z.ZodType<z
   const fields: Field[] = Object.entries(shape).map(([key, field]) => {
     const known = RULES.get(field);
     if (known) return { key, ...known };
+    const element = lenientElementOf(field);
+    if (element instanceof z.ZodObject) return { key, ...lenientArrayRule(element) };
+    const caught = caughtObjectOf(field);
+    if (caught !== undefined) return { key, ...caughtObjectRule(caught) };
     const internals = (field as unknown as { _zod: { optin?: unknown; optout?: unknown } })._zod;
     const minLength = plainStringMin(field);
     return {
@@ -116,20 +209,25 @@ export function fastLenientObject<S extends z.ZodObject>(schema: S): z.ZodType<z
   if (catchallType !== undefined && catchallType !== 'unknown' && catchallType !== 'any')
     throw new Error(`fastLenientObject: a ${catchallType} catchall is not supported`);
   const loose = catchallType !== undefined;
+  // By key, for the walk over a record's own keys below.
+  const byKey = new Map(fields.map((field) => [field.key, field]));
+  const others = fields.filter((field) => !('decode' in field)).length;
   // True when zod's output would equal the record itself: every field as its kind outputs it.
+  // Walks the record's keys (the enumeration V8 caches per shape), not every field of the schema:
+  // a record holds half the fields a schema names, and a keyed load per field was most of the cost.
   const canonical = (record: Record<string, unknown>): boolean => {
     if (Object.hasOwn(record, '__proto__')) return false;
-    for (const field of fields) {
-      const value = record[field.key];
+    let seen = 0;
+    for (const key in record) {
+      const field = byKey.get(key);
+      if (field === undefined) continue;
+      const value = record[key];
       if ('decode' in field) {
-        if (value === undefined) {
-          if (field.key in record) return false;
-          continue;
-        }
-        if (field.decode(value) !== value) return false;
+        if (value === undefined || !field.same(value)) return false;
         continue;
       }
       // Other fields: only when their own schema gives back the very same value (a plain string).
+      seen += 1;
       if (value === undefined) return false;
       if (field.minLength !== undefined) {
         if (typeof value !== 'string' || value.length < field.minLength) return false;
@@ -138,7 +236,8 @@ export function fastLenientObject<S extends z.ZodObject>(schema: S): z.ZodType<z
       const parsed = field.schema.safeParse(value);
       if (!parsed.success || parsed.data !== value) return false;
     }
-    return true;
+    // A field of another kind that is absent is not in zod's output as it is in the record.
+    return seen === others;
   };
   // The whole parse, reporting a refusal through `fail` (zod's ctx.addIssue, or nothing).
   type Fail = (message: string, path?: (string | number)[]) => void;

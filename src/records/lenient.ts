@@ -25,9 +25,17 @@ export const stringish = z
   .transform((v) => (v === null ? undefined : String(v)))
   .optional();
 
+// The element schema of every lenientArray, so fast-lenient.ts can parse its elements its own way.
+const elements = new WeakMap<object, z.ZodType>();
+
+/** The element schema of a lenientArray field; undefined for any other schema. */
+export function lenientElementOf(schema: object): z.ZodType | undefined {
+  return elements.get(schema);
+}
+
 /** An array whose elements are parsed one by one; bad elements are dropped, never fatal to the record. */
 export function lenientArray<T extends z.ZodType>(element: T) {
-  return z
+  const schema = z
     .array(z.unknown())
     .transform((items) =>
       items.flatMap((item) => {
@@ -36,4 +44,6 @@ export function lenientArray<T extends z.ZodType>(element: T) {
       }),
     )
     .optional();
+  elements.set(schema, element);
+  return schema;
 }

@@ -5,6 +5,7 @@ import {
   GatewayRejectedError,
   isBotError,
   NoControllerError,
+  RateBudgetSpentError,
   RateLimitedError,
   ValidationError,
   WriteOutcomeUnknownError,
@@ -71,6 +72,8 @@ function botErrorText(error: BotError): string {
       return `:no_entry: The controller refused: ${message}${controllerCode}`;
     }
     case 'rate_limited': {
+      // The bot's own budget, not the controller: the message says whose and when the next token comes.
+      if (error instanceof RateBudgetSpentError) return `:turtle: ${sentence(message)}. Nothing was changed.`;
       const after =
         error instanceof RateLimitedError && error.retryAfterSeconds !== undefined
           ? ` Retry after ${error.retryAfterSeconds}s.`

@@ -1,3 +1,4 @@
+import type { BudgetBackend } from '../fleet/rate-budget.js';
 import type { KeyValueStore } from '../lib/json-file-store.js';
 import type { Actor, ChangeRequest, ChangeState, JournaledDeadlineState } from '../model/change-request.js';
 import type { DeadlineStore } from './deadlines.js';
@@ -226,6 +227,11 @@ export interface Store {
   leases?(): LeaseStore;
   /** The consoles' watch leases (PostgreSQL); absent in the file store, where one process watches all. */
   consoleLeases?(): ConsoleLeaseStore;
+  /**
+   * The cloud's rate budget shared by the replicas (PostgreSQL); absent in the file store, whose one
+   * process keeps its own buckets.
+   */
+  rateBudget?(): BudgetBackend;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

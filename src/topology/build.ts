@@ -13,7 +13,7 @@ export interface BuildOptions {
 }
 
 /** The uplink a device reports: the current one when it names a parent, else the last known one. */
-interface UplinkFacts {
+export interface UplinkFacts {
   parent: string | undefined;
   remotePort: number | null;
   localPort: number | null;
@@ -36,19 +36,20 @@ interface DeviceFacts {
   level: number;
 }
 
-const positive = (n: number | undefined): number | null => (n !== undefined && n > 0 ? n : null);
-const text = (s: string | undefined): string | undefined => {
+export const positive = (n: number | undefined): number | null => (n !== undefined && n > 0 ? n : null);
+export const text = (s: string | undefined): string | undefined => {
   const trimmed = s?.trim();
   return trimmed ? trimmed : undefined;
 };
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A sort key that orders names the way people read them: case-insensitive, "AP 2" before "AP 10". */
-function sortKey(name: string): string {
+export function sortKey(name: string): string {
   return name.toLowerCase().replace(/\d+/g, (digits) => digits.padStart(12, '0'));
 }
 
-function uplinkFacts(record: TopologyDevice): UplinkFacts {
+/** The parent a device reports and how it hangs off it (uplinks.ts walks the same edges). */
+export function uplinkFacts(record: TopologyDevice): UplinkFacts {
   const current = record.uplink?.uplink_mac ? record.uplink : undefined;
   const source = current ?? (record.last_uplink?.uplink_mac ? record.last_uplink : undefined);
   const wireless = source?.type === 'wireless';

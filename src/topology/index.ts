@@ -9,6 +9,7 @@ export {
   toDot,
   toGraphml,
 } from './exports.js';
+export { macId } from './mac.js';
 export { type PictureModel, type PictureOptions, topologyPicture } from './picture.js';
 export { connectionsOf, findDevice, isTopology, portMappings, topologyStatistics } from './queries.js';
 export {
@@ -19,3 +20,4 @@ export {
 } from './records.js';
 export { pngDimensions, type RenderOptions, renderDotPng, renderTopologyPng } from './render-png.js';
 export type * from './types.js';
+export { behind, type Children, type DeviceChild, type UplinkIndex, uplinkIndex } from './uplinks.js';

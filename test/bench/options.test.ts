@@ -20,6 +20,7 @@ describe('bench options', () => {
       'watch',
       'burst',
       'store',
+      'fleet',
     ]);
   });
 

@@ -91,6 +91,26 @@ channels:
     expect(file.cloud).toMatchObject({ url: 'http://127.0.0.1:9000', apiKeyFile: 'cloud.key' });
     expect(file.consoles[0]).toMatchObject({ name: 'berlin-hq', connection: undefined, sites: ['default'] });
   });
+
+  it('takes the cloud budget per minute when given, and refuses one that is not a whole number of requests', () => {
+    const file = parseConsolesFile(
+      `cloud: { api_key_env: CLOUD, requests_per_minute: 600 }
+consoles:
+  - name: oslo
+    connector: { console_id: host-1 }
+`,
+      FILE,
+    );
+    expect(file.cloud).toMatchObject({ requestsPerMinute: 600 });
+    const one = 'consoles:\n  - name: oslo\n    connector: { console_id: host-1 }\n';
+    expect(parseConsolesFile(`cloud: { api_key_env: CLOUD }\n${one}`, FILE).cloud).not.toHaveProperty(
+      'requestsPerMinute',
+    );
+    for (const bad of ['0', '2.5', '"many"'])
+      expect(() =>
+        parseConsolesFile(`cloud: { api_key_env: CLOUD, requests_per_minute: ${bad} }\n${one}`, FILE),
+      ).toThrow(/requests_per_minute/);
+  });
 });
 
 describe('parseConsolesFile: bad files name the file, the line and the rule', () => {

@@ -71,6 +71,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
             TRUNCATE netops_change_requests, netops_journal, netops_replicas, netops_bot_data;
             UPDATE netops_journal_head SET seq = 0, hash = repeat('0', 64);
           END IF;
+          IF to_regclass('netops_rate_budgets') IS NOT NULL THEN
+            TRUNCATE netops_rate_budgets;
+          END IF;
         END $$`);
     },
     async drop() {

@@ -108,7 +108,43 @@ describe('fastLenientObject parses as the zod looseObject it is made from', () =
     ].flatMap((file) => fixtureRecords(file)) as Record<string, unknown>[];
     for (const record of devices) expectSame(liveDeviceSchema, fastDevice, record);
     const base = devices[0] as Record<string, unknown>;
-    for (const record of variants(base, ['port_table', 'mac', '_id', 'name', 'uptime']))
+    for (const record of variants(base, [
+      'port_table',
+      'uplink',
+      'last_uplink',
+      'mac',
+      '_id',
+      'name',
+      'uptime',
+    ]))
       expectSame(liveDeviceSchema, fastDevice, record);
+  });
+
+  it('drops the bad rows of a port table as lenientArray does, and copies no port table already in the parsed form', () => {
+    const base = fixtureRecords('classic/stat-device.unpoller-usw.json')[0] as Record<string, unknown>;
+    const rows = (base.port_table as Record<string, unknown>[]).slice(0, 4);
+    expect(rows.length).toBe(4);
+    const odd = [
+      rows[0],
+      'not a row',
+      { ...rows[1], port_idx: 'x' },
+      null,
+      { ...rows[2], speed: '1000' },
+      [],
+      rows[3],
+    ];
+    for (const port_table of [odd, [], [null], rows.map((row) => ({ ...row, up: 'true' }))])
+      expectSame(liveDeviceSchema, fastDevice, { ...base, port_table });
+    // A port table already in the parsed form comes back as it is.
+    const parsed = fastDevice.parse(base) as Record<string, unknown>;
+    const again = fastDevice.parse(parsed) as Record<string, unknown>;
+    expect(again).toStrictEqual(parsed);
+    expect(again.port_table).toBe(parsed.port_table);
+    expect(parsed.port_table).toBe(base.port_table);
+    // One that is not is copied, its rows decoded.
+    const stringy = rows.map((row) => ({ ...row, up: 'true' }));
+    const decoded = fastDevice.parse({ ...base, port_table: stringy }) as { port_table: { up: unknown }[] };
+    expect(decoded.port_table).not.toBe(stringy);
+    expect(decoded.port_table.map((row) => row.up)).toEqual([true, true, true, true]);
   });
 });

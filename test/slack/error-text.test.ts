@@ -1,6 +1,13 @@
 import { webApi } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import { NoControllerError, ResourceNotFoundError, WriteOutcomeUnknownError } from '../../src/errors.js';
+import {
+  ConsoleNotAnsweringError,
+  NoControllerError,
+  RateBudgetSpentError,
+  RateLimitedError,
+  ResourceNotFoundError,
+  WriteOutcomeUnknownError,
+} from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { SlackStepError, slackErrorText } from '../../src/slack/error-text.js';
 import { errorSamples, repeatedFragments } from '../helpers/error-samples.js';
@@ -44,6 +51,32 @@ describe('slackErrorText', () => {
     expect(slackErrorText(error, logger)).toBe(
       ':electric_plug: No UniFi Network controller at https://10.0.0.9: GET /api/s/default/rest/networkconf answered HTTP 404 with a web page. Nothing was changed.',
     );
+  });
+});
+
+describe('slackErrorText for a fleet’s guards', () => {
+  const logger = silentLogger();
+
+  it('says the bot’s own cloud budget is spent, not that the controller rate-limits it, and when the next token comes', () => {
+    const spent = new RateBudgetSpentError(
+      "the bot's budget of cloud requests for this API key is spent (3 a minute, shared by every replica); the next request can go in 6.7 s",
+      7,
+    );
+    expect(slackErrorText(spent, logger)).toBe(
+      ":turtle: The bot's budget of cloud requests for this API key is spent (3 a minute, shared by every replica); the next request can go in 6.7 s. Nothing was changed.",
+    );
+    expect(slackErrorText(new RateLimitedError('too many requests', 5), logger)).toBe(
+      ':turtle: The controller is rate-limiting the bot. Retry after 5s.',
+    );
+  });
+
+  it('names the console whose breaker is open', () => {
+    const open = new ConsoleNotAnsweringError(
+      'berlin',
+      'berlin: not answering since 10:42, retrying in 30s',
+      30_000,
+    );
+    expect(slackErrorText(open, logger)).toContain('berlin: not answering since 10:42, retrying in 30s');
   });
 });
 

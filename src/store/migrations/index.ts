@@ -7,6 +7,7 @@ import { changeCounts } from './0007-change-counts.js';
 import { pendingByExpiry } from './0008-pending-by-expiry.js';
 import { setSteps } from './0009-set-steps.js';
 import { consoleLeases } from './0010-console-leases.js';
+import { rateBudgets } from './0011-rate-budgets.js';
 
 /**
  * One schema change. Migrations only add (tables, columns, indexes), so a replica of the
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   pendingByExpiry,
   setSteps,
   consoleLeases,
+  rateBudgets,
 ];

@@ -39,6 +39,7 @@ import { PostgresKeyValueStore } from './key-values.js';
 import { PostgresLeaseStore } from './leases.js';
 import { type MigrationResult, migrate } from './migrate.js';
 import { createPool, guardedPool, inTransaction } from './pool.js';
+import { PostgresRateBudget } from './rate-budget.js';
 import { PostgresSampleStore } from './samples.js';
 import { PostgresTimerKeepers } from './timer-keepers.js';
 
@@ -398,6 +399,7 @@ export class PostgresStore implements Store {
   private readonly deadlineStore: PostgresDeadlineStore;
   private readonly leaseStore: PostgresLeaseStore;
   private readonly consoleLeaseStore: PostgresConsoleLeases;
+  private readonly budget: PostgresRateBudget;
   private readonly keepers: PostgresTimerKeepers;
   private heartbeat: NodeJS.Timeout | undefined;
   private renewedAt = Date.now();
@@ -418,6 +420,7 @@ export class PostgresStore implements Store {
     this.deadlineStore = new PostgresDeadlineStore(guarded);
     this.leaseStore = new PostgresLeaseStore(guarded);
     this.consoleLeaseStore = new PostgresConsoleLeases(guarded);
+    this.budget = new PostgresRateBudget(guarded);
     this.keepers = new PostgresTimerKeepers(guarded);
   }
 
@@ -480,6 +483,11 @@ export class PostgresStore implements Store {
   /** Each console's watch lease, one holder among the replicas (migration 10). */
   consoleLeases(): PostgresConsoleLeases {
     return this.consoleLeaseStore;
+  }
+
+  /** The cloud's rate budget, one bucket per API key shared by the replicas (migration 11). */
+  rateBudget(): PostgresRateBudget {
+    return this.budget;
   }
 
   /** Reads are plain SELECTs: any process may use the change store for history without appending. */

@@ -16,7 +16,7 @@ import {
   findLiveDevice,
   type LiveClient,
   type LiveDevice,
-  liveClientSchema,
+  liveClientRecords,
   liveDeviceSchema,
 } from '../core/live-targets.js';
 import { applicationsOf, BUNDLED_NAMES } from '../dpi/dpi-model.js';
@@ -39,12 +39,8 @@ const MAX_LIMIT = 500;
 /** How a client is connected, as list_clients shows and filters it. */
 export type ClientConnection = 'wired' | 'wireless' | 'vpn';
 
-/**
- * `stat/sta` records as liveClientSchema parses them, without zod's per-field cost (50,000 clients
- * at a large site; docs/performance.md). Shared by list_clients, get_client and top_clients, so
- * the parse of one answer serves all three while it is cached.
- */
-export const liveClientRecords = fastLenientObject(liveClientSchema);
+// Shared with every other reader of stat/sta (live-targets.ts): one parse per answer.
+export { liveClientRecords };
 
 /** The device fields the client tools read (name, MAC, id, type), not the port tables and radios. */
 const siteDeviceSchema = z.object({

@@ -3,8 +3,9 @@ import { NotSupportedError, ResourceNotFoundError } from '../../errors.js';
 import type { OfficialOperation } from '../../gateway/capabilities.js';
 import type { Gateway, WriteMethod } from '../../gateway/types.js';
 import { normalizeMac } from '../../lib/mac.js';
+import { fastLenientObject } from '../../records/fast-lenient.js';
 import { stringish } from '../../records/lenient.js';
-import { buildTopology } from '../../topology/index.js';
+import { behind, macId, uplinkIndex } from '../../topology/index.js';
 import { clientLabel, deviceLabel, type LiveClient, type LiveDevice } from './live-targets.js';
 
 /*
@@ -50,7 +51,10 @@ export async function integrationAvailable(
   }
 }
 
-const integrationIdentity = z.looseObject({ id: z.string().min(1), macAddress: stringish });
+// Fast: a gateway's restart reads every device of the site to find its Integration id (2,000 at a large one).
+const integrationIdentity = fastLenientObject(
+  z.looseObject({ id: z.string().min(1), macAddress: stringish }),
+);
 
 /** The Integration id of a device (the list is short and not filterable on every version: matched by MAC). */
 export async function integrationDeviceId(
@@ -110,34 +114,16 @@ export function blastRadius(
   clients: readonly LiveClient[],
   roots: readonly string[],
 ): BlastRadius {
-  const topology = buildTopology(devices, clients, { siteId: '', generatedAt: '' });
-  const children = new Map<string, string[]>();
-  for (const connection of topology.connections) {
-    const list = children.get(connection.source_node_id);
-    if (list) list.push(connection.target_node_id);
-    else children.set(connection.source_node_id, [connection.target_node_id]);
-  }
-  const nodes = new Map(topology.nodes.map((n) => [n.node_id, n]));
-  const start = roots.map((r) => normalizeMac(r) ?? r.toLowerCase());
-  const seen = new Set(start);
-  const queue = [...start];
-  const behind: string[] = [];
-  let clientCount = 0;
-  while (queue.length > 0) {
-    const id = queue.shift() as string;
-    for (const child of children.get(id) ?? []) {
-      if (seen.has(child)) continue;
-      seen.add(child);
-      const node = nodes.get(child);
-      if (node?.node_type === 'client') clientCount += 1;
-      else if (node) {
-        // An offline device is down already: it loses nothing, but what hangs off it is still walked.
-        if (node.state === 1) behind.push(node.name);
-        queue.push(child);
-      }
-    }
-  }
-  return { devices: behind, clients: clientCount };
+  const found = behind(
+    uplinkIndex(devices, clients),
+    roots.map((r) => normalizeMac(r) ?? r.toLowerCase()),
+  );
+  // An offline device is down already: it loses nothing, but what hangs off it is still counted.
+  const online = found.devices.filter((device) => device.state === 1);
+  return {
+    devices: online.map((device) => device.name?.trim() || macId(device.mac)),
+    clients: found.clients.length,
+  };
 }
 
 function plural(n: number, word: string): string {

@@ -9,8 +9,8 @@ import {
   findLiveDevice,
   type LiveClient,
   type LiveDevice,
-  liveClientSchema,
-  liveDeviceSchema,
+  liveClientRecords,
+  liveDeviceRecords,
 } from '../core/live-targets.js';
 
 /*
@@ -98,7 +98,7 @@ const deviceRowSchema = z.object({
 });
 
 async function readDevices(gateway: Gateway, site: string): Promise<LiveDevice[]> {
-  return (await gateway.classicRead(site, 'stat/device', liveDeviceSchema)).items;
+  return (await gateway.classicRead(site, 'stat/device', liveDeviceRecords)).items;
 }
 
 // Deliberately alike: the tools below are defineTool declarations, whose shape the framework fixes; each differs in args and run.
@@ -245,7 +245,7 @@ const getDevice = defineTool({
   async run({ site_id, device_id }, { gateway }) {
     const [devices, clients] = await Promise.all([
       readDevices(gateway, site_id),
-      gateway.classicRead(site_id, 'stat/sta', liveClientSchema).then((r) => r.items),
+      gateway.classicRead(site_id, 'stat/sta', liveClientRecords).then((r) => r.items),
     ]);
     const device = findLiveDevice(devices, device_id, 'device_id');
     const neighbours = portNeighbours(device, devices, clients);

@@ -1,7 +1,7 @@
 import { normalizeMac } from '../../lib/mac.js';
 import type { ImpactFacts } from '../../policy/types.js';
-import { buildTopology } from '../../topology/build.js';
-import { addressIs, affected, type ImpactInput } from '../core/guardrails.js';
+import { behind, uplinkIndex } from '../../topology/index.js';
+import { addressIs, affected, affectedBy, type ImpactInput } from '../core/guardrails.js';
 import {
   clientLabel,
   deviceLabel,
@@ -21,41 +21,8 @@ function downstream(
   rootMac: string,
   port?: number,
 ): { devices: LiveDevice[]; clients: LiveClient[] } {
-  const topology = buildTopology(devices, clients, { siteId: '', generatedAt: '' });
-  const children = new Map<string, string[]>();
   const root = normalizeMac(rootMac) ?? rootMac.toLowerCase();
-  for (const c of topology.connections) {
-    if (c.source_node_id === root && port !== undefined && c.source_port !== port) continue;
-    const list = children.get(c.source_node_id);
-    if (list) list.push(c.target_node_id);
-    else children.set(c.source_node_id, [c.target_node_id]);
-  }
-  const byMac = new Map<string, LiveDevice | LiveClient>();
-  for (const d of devices) byMac.set(normalizeMac(d.mac) ?? d.mac, d);
-  const clientMacs = new Set<string>();
-  for (const c of clients) {
-    const mac = normalizeMac(c.mac) ?? c.mac;
-    byMac.set(mac, c);
-    clientMacs.add(mac);
-  }
-  const found = { devices: [] as LiveDevice[], clients: [] as LiveClient[] };
-  const seen = new Set([root]);
-  const queue = [root];
-  while (queue.length > 0) {
-    const id = queue.shift() as string;
-    for (const child of children.get(id) ?? []) {
-      if (seen.has(child)) continue;
-      seen.add(child);
-      const record = byMac.get(child);
-      if (!record) continue;
-      if (clientMacs.has(child)) found.clients.push(record as LiveClient);
-      else {
-        found.devices.push(record as LiveDevice);
-        queue.push(child);
-      }
-    }
-  }
-  return found;
+  return behind(uplinkIndex(devices, clients), [root], port);
 }
 
 export async function deviceImpact(input: ImpactInput): Promise<ImpactFacts> {
@@ -71,19 +38,22 @@ export async function deviceImpact(input: ImpactInput): Promise<ImpactFacts> {
   const label = `device ${deviceLabel(device)}${port !== undefined ? ` port ${port}` : ''}`;
   // A restart takes the device itself down too; a port power cycle only what hangs off the port.
   const down = port === undefined ? [device, ...behind.devices] : behind.devices;
-  let lockout: string | undefined;
-  for (const node of [...down, ...behind.clients]) {
+  // The first of the devices going down, then of the clients behind, at the bot's or the controller's address.
+  const lockoutOf = (node: LiveDevice | LiveClient): string | undefined => {
     const who = addressIs(position, node.ip ?? undefined);
-    if (who) {
-      const name = 'hostname' in node ? clientLabel(node as LiveClient) : deviceLabel(node as LiveDevice);
-      lockout = `${who} ${node.ip} is ${node === device ? '' : 'behind '}${node === device ? `${label} itself` : `${label} (${name})`}`;
-      break;
-    }
+    if (!who) return undefined;
+    const name = 'hostname' in node ? clientLabel(node as LiveClient) : deviceLabel(node as LiveDevice);
+    return `${who} ${node.ip} is ${node === device ? '' : 'behind '}${node === device ? `${label} itself` : `${label} (${name})`}`;
+  };
+  let lockout: string | undefined;
+  for (const list of [down, behind.clients] as const) {
+    for (let i = 0; lockout === undefined && i < list.length; i += 1)
+      lockout = lockoutOf(list[i] as LiveDevice | LiveClient);
   }
   return {
     target: label,
     targetRecord: device as Record<string, unknown>,
-    clients: affected(behind.clients.map((c) => clientLabel(c))),
+    clients: affectedBy(behind.clients, clientLabel),
     devices: affected(down.map((d) => deviceLabel(d))),
     ...(lockout ? { selfLockout: lockout } : {}),
   };

@@ -10,7 +10,8 @@ export type FanOutResult<K, T> = { key: K; value: T } | { key: K; error: string 
 
 const DEFAULT_CONCURRENCY = 8;
 
-function reason(error: unknown): string {
+/** What a console's failure says in a fleet-wide answer. */
+export function reasonOf(error: unknown): string {
   if (isBotError(error)) return error.message;
   return error instanceof Error ? error.message : String(error);
 }
@@ -49,7 +50,7 @@ async function withTimeout<K, T>(
     return await Promise.race([
       ask(key).then(
         (value) => ({ key, value }),
-        (error: unknown) => ({ key, error: reason(error) }),
+        (error: unknown) => ({ key, error: reasonOf(error) }),
       ),
       late,
     ]);

@@ -9,7 +9,7 @@ import { clientTools } from '../clients/clients.js';
 import { siteId } from '../core/arg-types.js';
 import type { ConsolePort, ConsoleSummary, ToolContext } from '../core/context.js';
 import { defineTool, type ToolDefinition } from '../core/define-tool.js';
-import { fanOut } from './fan-out.js';
+import { fanOut, reasonOf } from './fan-out.js';
 
 /** A context built without consoles (a test's, a script's) serves its one gateway as `default`. */
 function onlyConsole(context: ToolContext): ConsolePort {
@@ -72,7 +72,7 @@ const listConsoles = defineTool({
         const info = status.reachable ? await gateway.console().catch(() => undefined) : undefined;
         return { status, info };
       },
-      { timeoutMs: port.readBudgetMs },
+      { timeoutMs: port.readBudgetMs, concurrency: FLEET_CONCURRENCY },
     );
     return answers.map((answer) => {
       const base = { console: answer.key.name, via: answer.key.via };
@@ -92,6 +92,18 @@ const listConsoles = defineTool({
 
 const listClients: ToolDefinition | undefined = clientTools.find((tool) => tool.name === 'list_clients');
 
+/** Consoles asked at once by a fleet-wide lookup: each is one small read, so a fleet of 50 goes in one wave. */
+const FLEET_CONCURRENCY = 64;
+
+interface ClientRow {
+  name: string;
+  ip: string | null;
+  mac: string;
+  network: string | null;
+  where: string;
+}
+type SiteAnswer = { site: string; clients: ClientRow[] } | { site: string; error: string };
+
 const findClient = defineTool({
   name: 'find_client',
   description:
@@ -108,38 +120,51 @@ const findClient = defineTool({
     console: consoleArg,
   }),
   async run({ site_id, client, console }, context) {
-    if (listClients === undefined) throw new Error('list_clients is not registered');
+    const list = listClients;
+    if (list === undefined) throw new Error('list_clients is not registered');
     const { port, consoles } = consolesOf(context, console);
-    const places = consoles.flatMap((entry) => sitesOf(entry, site_id).map((site) => ({ entry, site })));
+    // One question per console, its sites asked together: a lookup across the fleet takes about
+    // as long as its slowest console, not a queue of consoles × sites.
     const answers = await fanOut(
-      places,
-      async ({ entry, site }) => {
+      consoles,
+      async (entry) => {
         const scoped: ToolContext = { ...context, gateway: port.gateway(entry.name), console: entry.name };
-        const args = listClients.args.parse({ site_id: site, search: client, limit: 50 });
-        return (await listClients.run(args, scoped)) as {
-          clients: { name: string; ip: string | null; mac: string; network: string | null; where: string }[];
-        };
+        return Promise.all(
+          sitesOf(entry, site_id).map(async (site): Promise<SiteAnswer> => {
+            try {
+              const args = list.args.parse({ site_id: site, search: client, limit: 50 });
+              return { site, clients: ((await list.run(args, scoped)) as { clients: ClientRow[] }).clients };
+            } catch (error) {
+              return { site, error: reasonOf(error) };
+            }
+          }),
+        );
       },
-      { timeoutMs: port.readBudgetMs },
+      { timeoutMs: port.readBudgetMs, concurrency: FLEET_CONCURRENCY },
     );
-    const found = answers.flatMap((answer) =>
-      'error' in answer
-        ? []
-        : answer.value.clients.map((row) => ({
-            console: answer.key.entry.name,
-            site: answer.key.site,
-            name: row.name,
-            ip: row.ip,
-            mac: row.mac,
-            network: row.network,
-            where: row.where,
-          })),
-    );
-    const unanswered = answers.flatMap((answer) =>
-      'error' in answer
-        ? [{ console: answer.key.entry.name, site: answer.key.site, error: answer.error }]
-        : [],
-    );
+    const found: Record<string, unknown>[] = [];
+    const unanswered: { console: string; site: string; error: string }[] = [];
+    for (const answer of answers) {
+      const name = answer.key.name;
+      const sites: SiteAnswer[] =
+        'error' in answer
+          ? sitesOf(answer.key, site_id).map((site) => ({ site, error: answer.error }))
+          : answer.value;
+      for (const each of sites) {
+        if ('error' in each) unanswered.push({ console: name, site: each.site, error: each.error });
+        else
+          for (const row of each.clients)
+            found.push({
+              console: name,
+              site: each.site,
+              name: row.name,
+              ip: row.ip,
+              mac: row.mac,
+              network: row.network,
+              where: row.where,
+            });
+      }
+    }
     return { client, consoles_asked: consoles.length, found, unanswered };
   },
 });
