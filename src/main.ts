@@ -3,7 +3,6 @@ import { userInfo } from 'node:os';
 import { pino } from 'pino';
 import { createApp } from './app.js';
 import { consoleActor } from './approvals/console-requester.js';
-import { auditExporter } from './audit/index.js';
 import { type Config, configWarnings, loadConfig, runningInContainer } from './config.js';
 import { consoleErrorJson, runInteractiveConsole, runOneShot } from './console/index.js';
 import { type Consoles, singleConsole } from './consoles/consoles.js';
@@ -223,7 +222,10 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
   const slack = app.slack;
   if (!slack) throw new Error('SLACK_BOT_TOKEN is set but the app has no Slack front end');
   // The journal copied to a SIEM, by the long-running bot only (one replica at a time: a lease).
-  const exporter = config.audit ? auditExporter(config.audit, store, logger) : undefined;
+  // Loaded only when configured: its webhook client is no part of a bot that exports nothing.
+  const exporter = config.audit
+    ? (await import('./audit/index.js')).auditExporter(config.audit, store, logger)
+    : undefined;
   const shutdown = async () => {
     await exporter?.stop();
     await app.close();

@@ -15,6 +15,10 @@ export const HISTORY_HELP = [
   '  revert_change change_id=<id>   (or revert <id>) propose the change that undoes one that ran',
   '  plan [on_failure=stop] [title="…"], then one write per line   several writes as one change set:',
   '      previewed together, approved once, run in order, undone together if a step fails',
+  '  rollout <write or plan> sites=<label|console/site,…|*> [waves=1,25%,rest] [soak=10m]',
+  '      one change across sites in waves, verified and watched between them, halted on trouble',
+  '  breakglass <write> reason="…"   the write under the policy\'s break-glass terms (Slack only):',
+  '      fewer approvals or none, posted to the audit channel at once, reviewed afterwards',
 ].join('\n');
 
 /** `revert <id>` and `revert_change change_id=<id>`: propose the change that undoes one. */

@@ -26,6 +26,8 @@ const VALUE_HELP = [
   'topology [file=<path>] writes the picture as a PNG (default topology-<site>.png).',
   'Every write run here is recorded as a change (changes, change <id>); revert <id> and keep <id> act on one.',
   'plan [file] [on_failure=stop] [title="…"]: several writes as one change set (one per line, from the file or typed until an empty line), previewed together, run in order, undone together if one fails.',
+  'rollout <write> sites=… [waves=1,25%,rest] [soak=10m]: one change across sites in waves (rollout plan <file> sites=… for a change set).',
+  'breakglass <write> reason="…" is asked in Slack: the policy\'s break-glass terms name Slack people.',
 ].join('\n');
 
 export const NOTHING_TO_CHANGE =

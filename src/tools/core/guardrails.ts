@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { byName } from '../../lib/collate.js';
 import { isHostIn, isIpv4, parseCidr, parseIpv4 } from '../../lib/ip.js';
 import { MAX_NAMES } from '../../policy/risk.js';
 import type { AffectedSet, ImpactFacts } from '../../policy/types.js';
@@ -79,8 +80,8 @@ function safeHost(url: string): string | undefined {
   }
 }
 
-// localeCompare's order (the default locale's), from one collator instead of one per comparison.
-const byLocale = new Intl.Collator().compare;
+// localeCompare's order (the default locale's), from one collator made on first use (idle memory).
+const byLocale = byName;
 
 /**
  * The count and the first MAX_NAMES names in locale order. Only those few are kept in order as the
