@@ -1,6 +1,6 @@
 import type { ApproveOutcome } from '../changes/outcomes.js';
 import { ConflictError, ResourceNotFoundError } from '../errors.js';
-import { OPEN_BREAKGLASS_REVIEWS_KEY } from '../model/change-request.js';
+import { CHANGE_STATES, OPEN_BREAKGLASS_REVIEWS_KEY } from '../model/change-request.js';
 import { formatDuration } from '../policy/duration.js';
 import { RolloutApprovals } from './rollouts.js';
 import {
@@ -37,10 +37,8 @@ export class BreakGlassApprovals extends RolloutApprovals {
     channel?: string;
     reason: string;
   }): Promise<BreakGlassOutcome> {
-    await this.requireAsker(input.requester, input.channel);
-    const { meta, args, snapshot, preview } = await this.dryRunWrite(
-      input.tool,
-      input.args,
+    const { meta, args, snapshot, preview } = await this.askedWrite(
+      input,
       'only reads; break-glass is for writes',
     );
     const change: GateChange = {
@@ -127,18 +125,7 @@ export class BreakGlassApprovals extends RolloutApprovals {
       id,
       { type: 'reviewed', id, actor: reviewer },
       {
-        from: [
-          'pending',
-          'approved',
-          'executing',
-          'succeeded',
-          'failed',
-          'cancelled',
-          'expired',
-          'superseded',
-          'unknown',
-          'scheduled',
-        ],
+        from: CHANGE_STATES,
         at: this.now(),
       },
     );

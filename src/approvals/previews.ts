@@ -8,7 +8,7 @@ import type { ChangeStore } from '../store/types.js';
 import type { ChangeAssessment } from '../tools/core/assess.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
-import { planRollout } from './rollout-plans.js';
+import { type AssessStep, planRollout } from './rollout-plans.js';
 import { refuseNoOp } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
 
@@ -18,16 +18,7 @@ export interface PreviewsOptions {
   context: ToolContext;
   now: () => number;
   /** The policy's assessment of one step of a set on the planned state (Approvals.assess). */
-  assess: (
-    change: {
-      tool: string;
-      args: Record<string, unknown>;
-      requester: Actor;
-      channel?: string;
-      rollout?: Record<string, unknown>;
-    },
-    context: ToolContext,
-  ) => Promise<ChangeAssessment>;
+  assess: AssessStep;
 }
 
 /**

@@ -32,10 +32,8 @@ export class ProposingApprovals extends ApprovalsCore {
     /** What the gate calls it: a proposal, or the revert of a drift. */
     action?: Extract<GateAction, 'propose' | 'revert_drift'>;
   }): Promise<ChangeRequest> {
-    await this.requireAsker(input.requester, input.channel);
-    const { meta, args, snapshot, preview } = await this.dryRunWrite(
-      input.tool,
-      input.args,
+    const { meta, args, snapshot, preview } = await this.askedWrite(
+      input,
       'only reads; change requests are for writes',
     );
     const assessment = await this.assess({ ...input, args }, snapshot);
@@ -145,6 +143,15 @@ export class ProposingApprovals extends ApprovalsCore {
    * The first steps of proposing or previewing a write: refuses a tool that only reads (`readRule`
    * says why), splits the timing arguments off, validates, and dry-runs on one fresh snapshot.
    */
+  /** A write someone asks for: who may ask is checked before anything reads the controller. */
+  protected async askedWrite(
+    input: { tool: string; args: Record<string, unknown>; requester: Actor; channel?: string },
+    readRule: string,
+  ) {
+    await this.requireAsker(input.requester, input.channel);
+    return this.dryRunWrite(input.tool, input.args, readRule);
+  }
+
   protected async dryRunWrite(tool: string, input: Record<string, unknown>, readRule: string) {
     const { registry } = this.options;
     if (registry.require(tool).access !== 'write') {
@@ -260,7 +267,19 @@ export class ProposingApprovals extends ApprovalsCore {
     assessment: ChangeAssessmentRecord;
     verdict: GateVerdict;
   }> {
-    const set = validateSet(this.options.registry, input);
+    return this.previewPlannedSet(validateSet(this.options.registry, input), input);
+  }
+
+  /** A set's preview on its planned state and the gate's verdict on the requester's own confirmation. */
+  protected async previewPlannedSet(
+    set: ChangeSetRecord,
+    input: { requester: Actor; channel?: string },
+  ): Promise<{
+    preview: unknown;
+    previewHash: string;
+    assessment: ChangeAssessmentRecord;
+    verdict: GateVerdict;
+  }> {
     const planned = await this.previews.planSet(set, input, snapshotContext(this.options.context));
     const { verdict } = await this.decide({
       action: 'confirm',

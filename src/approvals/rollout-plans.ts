@@ -14,20 +14,23 @@ import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
 import type { Actor } from './types.js';
 
+/** The policy's assessment of one step of a set or rollout on its planned state (Approvals.assess). */
+export type AssessStep = (
+  change: {
+    tool: string;
+    args: Record<string, unknown>;
+    requester: Actor;
+    channel?: string;
+    rollout?: Record<string, unknown>;
+  },
+  context: ToolContext,
+) => Promise<ChangeAssessment>;
+
 /** What planning needs: the tools, and the policy's assessment of one step. */
 export interface RolloutPlanner {
   registry: ToolRegistry;
   dryRun: (step: SetStep, context: ToolContext) => Promise<unknown>;
-  assess: (
-    change: {
-      tool: string;
-      args: Record<string, unknown>;
-      requester: Actor;
-      channel?: string;
-      rollout?: Record<string, unknown>;
-    },
-    context: ToolContext,
-  ) => Promise<ChangeAssessment>;
+  assess: AssessStep;
 }
 
 /**

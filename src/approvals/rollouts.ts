@@ -9,7 +9,6 @@ import {
   splitWaves,
 } from '../changes/rollout.js';
 import { ConflictError, ResourceNotFoundError, ValidationError } from '../errors.js';
-import { previewHash } from '../lib/canonical.js';
 import type {
   ChangeAssessmentRecord,
   ChangeSetRecord,
@@ -20,7 +19,7 @@ import { type GateVerdict, refusalText } from '../policy/gate.js';
 import { probeSites } from './rollout-plans.js';
 import { RunningApprovals } from './runs.js';
 import { snapshotContext } from './snapshot-context.js';
-import { assessmentRecord, setChange } from './terms.js';
+import { setChange } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
 
 /** A rollout as a face proposes it: the write(s) and `sites=`, `waves=`, `soak=` as typed. */
@@ -66,20 +65,7 @@ export class RolloutApprovals extends RunningApprovals {
     assessment: ChangeAssessmentRecord;
     verdict: GateVerdict;
   }> {
-    const set = await this.buildRollout(input);
-    const planned = await this.previews.planSet(set, input, snapshotContext(this.options.context));
-    const { verdict } = await this.decide({
-      action: 'confirm',
-      actor: input.requester,
-      change: setChange(set, input.requester),
-      decision: planned.assessment,
-    });
-    return {
-      preview: planned.preview,
-      previewHash: previewHash(planned.preview),
-      assessment: assessmentRecord(planned.assessment),
-      verdict,
-    };
+    return this.previewPlannedSet(await this.buildRollout(input), input);
   }
 
   /** The console's y: a rollout run at once on its requester's own authority, where the gate allows. */
