@@ -1,29 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Approvals } from '../../src/approvals/approvals.js';
+import { describe, expect, it } from 'vitest';
 import { combineAssessments } from '../../src/changes/change-set.js';
 import { ValidationError } from '../../src/errors.js';
-import { MemoryStore } from '../../src/lib/json-file-store.js';
-import { FileStore } from '../../src/store/file/file-store.js';
 import type { ChangeAssessment } from '../../src/tools/core/assess.js';
-import { approvalsInTempDir, openApprovals } from '../approvals/bot-harness.js';
-import {
-  ALEX,
-  Clock,
-  journalEvents,
-  policyWith,
-  RITA,
-  STAN,
-  type tempDataDir,
-} from '../approvals/harness.js';
+import { openApprovals, useFreshApprovals } from '../approvals/bot-harness.js';
+import { ALEX, Clock, journalEvents, policyWith, RITA } from '../approvals/harness.js';
 import { useTestBot } from '../helpers/tool-test.js';
 
 // Change sets in process: a change set is previewed on the planned state, approved once, run in order,
 // and compensated in reverse order when a step fails.
 
 const bot = useTestBot();
-let data: ReturnType<typeof tempDataDir>;
-let store: FileStore;
-let approvals: Approvals;
 
 /** Everything the five-step plan can touch, whole records. */
 const controller = () =>
@@ -60,42 +46,34 @@ const refuseNetworkUpdates = () =>
     route: /rest\/networkconf|\/networks\/[^/]+$/,
   });
 
-async function approveAll(id: string) {
-  const first = await approvals.approve(id, ALEX);
-  return first.kind === 'endorsed' ? approvals.approve(id, STAN) : first;
-}
-
-beforeEach(async () => {
-  bot.sim.clearFaults();
-  ({ data, store, approvals } = await approvalsInTempDir(bot.app, policyWith()));
-});
-afterEach(async () => {
-  await store.close();
-  data.remove();
-});
+const its = useFreshApprovals(bot);
 
 describe('change sets', () => {
   it('previews every step on the planned state (a name step 1 creates resolves in steps 2 and 5), sends nothing, then runs in order', async () => {
     const start = controller();
-    const request = await approvals.proposeSet({ steps: PLAN, title: 'Doorcams', requester: RITA });
+    const request = await its.approvals.proposeSet({ steps: PLAN, title: 'Doorcams', requester: RITA });
     expect(controller()).toEqual(start);
     const preview = request.preview as { steps: { step: number; tool: string; preview: unknown }[] };
     expect(preview.steps.map((s) => s.tool)).toEqual(PLAN.map((s) => s.tool));
     expect(JSON.stringify(preview.steps[0]?.preview)).toContain('10.77.0.1/24');
     expect(JSON.stringify(preview.steps[4]?.preview)).toContain('9.9.9.9');
-    const outcome = await approveAll(request.id);
+    const outcome = await its.approveAll(request.id);
     expect(outcome.kind).toBe('succeeded');
     const cameras = bot.site().networks.find((n) => n.name === 'Doorcams');
     expect(cameras?.dhcpd_dns_1).toBe('9.9.9.9');
     const dmz = bot.site().zones.find((z) => z.name === 'Dmz');
     expect(dmz?.networkIds).toContain(cameras?.external_id);
-    const done = await approvals.get(request.id);
+    const done = await its.approvals.get(request.id);
     expect(done?.set?.steps.map((s) => s.status)).toEqual(['done', 'done', 'done', 'done', 'done']);
     // Each step ran as its own request, in order, each verified.
-    const children = await Promise.all((done?.set?.steps ?? []).map((s) => approvals.get(s.changeId ?? '')));
+    const children = await Promise.all(
+      (done?.set?.steps ?? []).map((s) => its.approvals.get(s.changeId ?? '')),
+    );
     expect(children.map((c) => c?.setStep)).toEqual([1, 2, 3, 4, 5]);
     expect(children.every((c) => c?.state === 'succeeded')).toBe(true);
-    const running = journalEvents(data.journal).filter((e) => e.id === request.id && e.type === 'set_step');
+    const running = journalEvents(its.data.journal).filter(
+      (e) => e.id === request.id && e.type === 'set_step',
+    );
     expect(running.map((e) => `${String(e.step)}:${String(e.status)}`)).toEqual([
       '1:running',
       '1:done',
@@ -118,33 +96,36 @@ describe('change sets', () => {
       name: 'Cam Ports',
       itemz: '554',
     };
-    const error = await approvals.proposeSet({ steps, requester: RITA }).catch((e: unknown) => e);
+    const error = await its.approvals.proposeSet({ steps, requester: RITA }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toMatch(/step 3 \(create_traffic_matching_list\) itemz/);
     const wrongName = structuredClone(PLAN);
     (wrongName[1] as { args: Record<string, unknown> }).args = { zone_id: 'Dmz', network_id: 'Camras' };
-    await expect(approvals.proposeSet({ steps: wrongName, requester: RITA })).rejects.toThrow(
+    await expect(its.approvals.proposeSet({ steps: wrongName, requester: RITA })).rejects.toThrow(
       /step 2 \(assign_network_to_zone\).*Camras/,
     );
-    expect(await approvals.list()).toEqual([]);
+    expect(await its.approvals.list()).toEqual([]);
     expect(controller()).toEqual(start);
   });
 
   it('a read or too many steps are refused', async () => {
     await expect(
-      approvals.proposeSet({ steps: [...PLAN, { tool: 'list_firewall_zones', args: {} }], requester: RITA }),
+      its.approvals.proposeSet({
+        steps: [...PLAN, { tool: 'list_firewall_zones', args: {} }],
+        requester: RITA,
+      }),
     ).rejects.toThrow(/step 6 \(list_firewall_zones\).*writes only/);
     const many = Array.from({ length: 51 }, () => PLAN[3] as (typeof PLAN)[number]);
-    await expect(approvals.proposeSet({ steps: many, requester: RITA })).rejects.toThrow(/at most 50/);
+    await expect(its.approvals.proposeSet({ steps: many, requester: RITA })).rejects.toThrow(/at most 50/);
   });
 
   it('step 4 refused by the controller: steps 3, 2, 1 are reverted in reverse order; the controller is exactly as before', async () => {
     const start = controller();
-    const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
+    const request = await its.approvals.proposeSet({ steps: PLAN, requester: RITA });
     refuseNetworkUpdates();
-    const outcome = await approveAll(request.id);
+    const outcome = await its.approveAll(request.id);
     expect(outcome.kind).toBe('failed');
-    const done = await approvals.get(request.id);
+    const done = await its.approvals.get(request.id);
     expect(done?.set?.steps.map((s) => s.status)).toEqual([
       'reverted',
       'reverted',
@@ -160,7 +141,7 @@ describe('change sets', () => {
 
   it('a restart in the middle of the compensation finishes it once: the revert in flight is read back (applied), not sent again', async () => {
     const start = controller();
-    const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
+    const request = await its.approvals.proposeSet({ steps: PLAN, requester: RITA });
     refuseNetworkUpdates();
     // Step 3's revert (the list's delete) reaches the controller and is held; the process dies
     // (its store closes), then the controller applies the delete: its outcome was never recorded.
@@ -179,16 +160,16 @@ describe('change sets', () => {
           arrived();
         }),
     });
-    const running = approveAll(request.id).catch(() => undefined);
+    const running = its.approveAll(request.id).catch(() => undefined);
     await inFlight;
-    await store.close();
+    await its.store.close();
     apply();
     await running;
     expect(bot.site().trafficMatchingLists.some((l) => l.name === 'Cam Ports')).toBe(false);
     const writes = bot.writes().length;
     // The next start over the same DATA_DIR settles the set in its first sweep.
-    store = new FileStore(data.dir, { data: new MemoryStore() });
-    const restarted = await openApprovals(bot.app, store.changes(), new Clock(), policyWith());
+    its.reopenStore();
+    const restarted = await openApprovals(bot.app, its.store.changes(), new Clock(), policyWith());
     const settled = await restarted.get(request.id);
     expect(settled?.state).toBe('failed');
     expect(settled?.set?.steps.map((s) => s.status)).toEqual([
@@ -204,7 +185,9 @@ describe('change sets', () => {
     expect(controller()).toEqual(start);
     // Step 3's delete is not sent again: only steps 2 and 1 are undone after the restart.
     expect(writeMethodsSince(writes)).toEqual(['PUT', 'PUT', 'DELETE']);
-    const events = journalEvents(data.journal).filter((e) => e.id === request.id && e.status === 'reverted');
+    const events = journalEvents(its.data.journal).filter(
+      (e) => e.id === request.id && e.status === 'reverted',
+    );
     expect(events.map((e) => e.step)).toEqual([3, 2, 1]);
   });
 
@@ -215,7 +198,7 @@ describe('change sets', () => {
     'a restart while step 1 (a create) is in flight and then %s: read back by its name, never re-sent, settled',
     async (_, lands) => {
       const start = controller();
-      const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
+      const request = await its.approvals.proposeSet({ steps: PLAN, requester: RITA });
       let arrived: () => void = () => undefined;
       const inFlight = new Promise<void>((resolve) => {
         arrived = resolve;
@@ -233,9 +216,9 @@ describe('change sets', () => {
             arrived();
           }),
       });
-      const running = approveAll(request.id).catch(() => undefined);
+      const running = its.approveAll(request.id).catch(() => undefined);
       await inFlight;
-      await store.close();
+      await its.store.close();
       if (lands) release();
       else drop(new Error('the process is gone'));
       await running;
@@ -243,8 +226,8 @@ describe('change sets', () => {
       bot.sim.clearFaults();
       const writes = bot.writes().length;
 
-      store = new FileStore(data.dir, { data: new MemoryStore() });
-      const restarted = await openApprovals(bot.app, store.changes(), new Clock(), policyWith());
+      its.reopenStore();
+      const restarted = await openApprovals(bot.app, its.store.changes(), new Clock(), policyWith());
       const settled = await restarted.get(request.id);
 
       expect(settled?.state).toBe('failed');
@@ -262,9 +245,9 @@ describe('change sets', () => {
   );
 
   it('a step’s own request cannot be approved on its own: the set runs it', async () => {
-    const set = await approvals.proposeSet({ steps: PLAN.slice(0, 1), requester: RITA });
+    const set = await its.approvals.proposeSet({ steps: PLAN.slice(0, 1), requester: RITA });
     const { set: _steps, ...single } = set;
-    const step = await store
+    const step = await its.store
       .changes()
       .create(
         { ...single, id: 'cr_step_alone', setOf: set.id, setStep: 1, tool: 'create_network' },
@@ -272,18 +255,18 @@ describe('change sets', () => {
         Date.now(),
       );
     const writes = bot.writes().length;
-    const outcome = await approvals.approve(step.id, ALEX);
+    const outcome = await its.approvals.approve(step.id, ALEX);
     expect(outcome.kind).toBe('refused');
     expect(outcome.kind === 'refused' ? outcome.reason : '').toMatch(`step 1 of change set ${set.id}`);
-    expect((await approvals.get(step.id))?.state).toBe('pending');
+    expect((await its.approvals.get(step.id))?.state).toBe('pending');
     expect(bot.writes().length).toBe(writes);
   });
 
   it('with on_failure=stop, steps 1–3 stay', async () => {
-    const request = await approvals.proposeSet({ steps: PLAN, requester: RITA, onFailure: 'stop' });
+    const request = await its.approvals.proposeSet({ steps: PLAN, requester: RITA, onFailure: 'stop' });
     refuseNetworkUpdates();
-    expect((await approveAll(request.id)).kind).toBe('failed');
-    const done = await approvals.get(request.id);
+    expect((await its.approveAll(request.id)).kind).toBe('failed');
+    const done = await its.approvals.get(request.id);
     expect(done?.set?.steps.map((s) => s.status)).toEqual(['done', 'done', 'done', 'failed', undefined]);
     expect(bot.site().networks.some((n) => n.name === 'Doorcams')).toBe(true);
     expect(bot.site().trafficMatchingLists.some((l) => l.name === 'Cam Ports')).toBe(true);
@@ -291,9 +274,9 @@ describe('change sets', () => {
 
   it('the whole set is reverted as one change request, in reverse order', async () => {
     const start = controller();
-    const request = await approvals.proposeSet({ steps: PLAN, requester: RITA });
-    expect((await approveAll(request.id)).kind).toBe('succeeded');
-    const revert = await approvals.proposeRevert({ changeId: request.id, requester: RITA });
+    const request = await its.approvals.proposeSet({ steps: PLAN, requester: RITA });
+    expect((await its.approveAll(request.id)).kind).toBe('succeeded');
+    const revert = await its.approvals.proposeRevert({ changeId: request.id, requester: RITA });
     expect(revert.set?.steps.map((s) => s.tool)).toEqual([
       'update_network',
       'update_network',
@@ -301,9 +284,9 @@ describe('change sets', () => {
       'assign_network_to_zone',
       'delete_network',
     ]);
-    expect((await approveAll(revert.id)).kind).toBe('succeeded');
+    expect((await its.approveAll(revert.id)).kind).toBe('succeeded');
     expect(controller()).toEqual(start);
-    expect((await approvals.get(request.id))?.revertedBy).toBe(revert.id);
+    expect((await its.approvals.get(request.id))?.revertedBy).toBe(revert.id);
   });
 
   it('drift in any step voids the approval: nothing runs, a new set is offered', async () => {
@@ -311,12 +294,12 @@ describe('change sets', () => {
       ...PLAN.slice(0, 2),
       { tool: 'update_network', args: { network_id: 'Guest', vlan_id: 31 } },
     ];
-    const request = await approvals.proposeSet({ steps, requester: RITA });
+    const request = await its.approvals.proposeSet({ steps, requester: RITA });
     const guest = bot.site().networks.find((n) => n.name === 'Guest');
     if (!guest) throw new Error('no Guest network');
     guest.vlan = 32;
     const writes = bot.writes().length;
-    const outcome = await approvals.approve(request.id, ALEX);
+    const outcome = await its.approvals.approve(request.id, ALEX);
     expect(outcome.kind).toBe('drift');
     expect(bot.writes()).toHaveLength(writes);
     if (outcome.kind !== 'drift') return;
@@ -326,13 +309,13 @@ describe('change sets', () => {
 
   it('the bot’s own change tools and timing arguments are not steps', async () => {
     await expect(
-      approvals.proposeSet({
+      its.approvals.proposeSet({
         steps: [{ tool: 'update_network', args: { network_id: 'Guest', name: 'Lobby', revert_after: '5m' } }],
         requester: RITA,
       }),
     ).rejects.toThrow(/step 1 \(update_network\) revert_after/);
     await expect(
-      approvals.proposeSet({
+      its.approvals.proposeSet({
         steps: [{ tool: 'keep_change', args: { change_id: 'cr_x' } }],
         requester: RITA,
       }),

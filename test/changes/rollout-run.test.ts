@@ -1,12 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Approvals } from '../../src/approvals/approvals.js';
+import { describe, expect, it } from 'vitest';
 import { fleetSites } from '../../src/simulator/fleet-seed.js';
-import type { FileStore } from '../../src/store/file/file-store.js';
-import { approvalsInTempDir } from '../approvals/bot-harness.js';
-import { ALEX, journalEvents, policyWith, RITA, STAN, type tempDataDir } from '../approvals/harness.js';
+import { useFreshApprovals } from '../approvals/bot-harness.js';
+import { ALEX, journalEvents, RITA } from '../approvals/harness.js';
 import { useTestBot } from '../helpers/tool-test.js';
 
 // Rollouts in process, on one console with three sites: the soak's health watch, Stop, what the
@@ -28,28 +26,13 @@ const bot = useTestBot({
   simulator: { sites: fleetSites({ index: 0, name: 'berlin', sites: 3 }) },
   env: { POLICY_FILE },
 });
-let data: ReturnType<typeof tempDataDir>;
-let store: FileStore;
-let approvals: Approvals;
 
 const NETWORK_WRITE = /rest\/networkconf\/[^/]+$|\/networks\/[^/]+$/;
 const DNS = [{ tool: 'update_network', args: { network_id: 'IoT', dhcp_dns_1: '9.9.9.9' } }];
 const sites = () => bot.sim.state.sites.map((site) => `default/${site.name}`);
 const networkWrites = () => bot.sim.requests.filter((r) => r.method === 'PUT' && NETWORK_WRITE.test(r.route));
 
-async function approveAll(id: string) {
-  const first = await approvals.approve(id, ALEX);
-  return first.kind === 'endorsed' ? approvals.approve(id, STAN) : first;
-}
-
-beforeEach(async () => {
-  bot.sim.clearFaults();
-  ({ data, store, approvals } = await approvalsInTempDir(bot.app, policyWith()));
-});
-afterEach(async () => {
-  await store.close();
-  data.remove();
-});
+const its = useFreshApprovals(bot);
 
 describe('a rollout on three sites', () => {
   it('halts on a device going offline at a done site during the soak; Stop ends it, Continue is then refused', async () => {
@@ -66,17 +49,17 @@ describe('a rollout on three sites', () => {
         device.state = 0;
       },
     });
-    const request = await approvals.proposeRollout({
+    const request = await its.approvals.proposeRollout({
       steps: DNS,
       sites: sites(),
       waves: '1,rest',
       soak: '1s',
       requester: RITA,
     });
-    const outcome = await approveAll(request.id);
+    const outcome = await its.approveAll(request.id);
 
     expect(outcome.kind).toBe('failed');
-    const halted = await approvals.get(request.id);
+    const halted = await its.approvals.get(request.id);
     expect(halted?.error?.code).toBe('health_regression');
     expect(halted?.error?.message).toMatch(
       new RegExp(
@@ -86,12 +69,14 @@ describe('a rollout on three sites', () => {
     expect(halted?.set?.steps.map((s) => s.status)).toEqual(['done', undefined, undefined]);
     expect(networkWrites()).toHaveLength(1);
 
-    const stopped = await approvals.stopRollout(request.id, RITA);
+    const stopped = await its.approvals.stopRollout(request.id, RITA);
     expect(stopped.set?.rollout?.stoppedBy).toEqual(RITA);
     expect(stopped.state).toBe('failed');
-    await expect(approvals.continueRollout(request.id, ALEX)).rejects.toThrow(/was stopped by rita/);
+    await expect(its.approvals.continueRollout(request.id, ALEX)).rejects.toThrow(/was stopped by rita/);
     expect(networkWrites()).toHaveLength(1);
-    expect(journalEvents(data.journal).some((e) => e.id === request.id && e.type === 'rollout')).toBe(true);
+    expect(journalEvents(its.data.journal).some((e) => e.id === request.id && e.type === 'rollout')).toBe(
+      true,
+    );
   }, 30_000);
 
   it('lists a site where it would change nothing and leaves it out; runs the others, soaking once', async () => {
@@ -100,7 +85,7 @@ describe('a rollout on three sites', () => {
     if (!second || !iot) throw new Error('every site has IoT');
     iot.dhcpd_dns_1 = '9.9.9.9';
     iot.dhcpd_dns_enabled = true;
-    const request = await approvals.proposeRollout({
+    const request = await its.approvals.proposeRollout({
       steps: DNS,
       sites: sites(),
       waves: '1,rest',
@@ -114,39 +99,39 @@ describe('a rollout on three sites', () => {
     expect(request.set?.rollout?.sites.map((s) => s.site)).not.toContain(second.name);
     expect(preview.waves).toHaveLength(2);
 
-    const outcome = await approveAll(request.id);
+    const outcome = await its.approveAll(request.id);
     expect(outcome.kind).toBe('succeeded');
     expect(networkWrites()).toHaveLength(2);
-    const soaks = journalEvents(data.journal).filter((e) => e.id === request.id && e.type === 'rollout');
+    const soaks = journalEvents(its.data.journal).filter((e) => e.id === request.id && e.type === 'rollout');
     expect(soaks.map((e) => e.wave)).toEqual([1]);
   }, 30_000);
 
   it('is refused by a policy rule on its shape (rollout.first_wave), naming the rule; nothing is proposed', async () => {
     await expect(
-      approvals.proposeRollout({ steps: DNS, sites: sites(), waves: '2,rest', requester: RITA }),
+      its.approvals.proposeRollout({ steps: DNS, sites: sites(), waves: '2,rest', requester: RITA }),
     ).rejects.toThrow(
       new RegExp(
         `refused by policy rule "rollouts-start-small": default/${bot.sim.state.sites[0]?.name}: a rollout to more than 2 sites starts with one site`,
       ),
     );
-    expect(await approvals.list()).toEqual([]);
+    expect(await its.approvals.list()).toEqual([]);
     expect(networkWrites()).toEqual([]);
   });
 
   it('Continue and Stop refuse what is not a halted rollout', async () => {
-    const single = await approvals.propose({
+    const single = await its.approvals.propose({
       tool: 'update_network',
       args: { network_id: 'IoT', dhcp_dns_1: '9.9.9.9' },
       requester: RITA,
     });
-    await expect(approvals.continueRollout(single.id, ALEX)).rejects.toThrow('is not a rollout');
-    const rollout = await approvals.proposeRollout({
+    await expect(its.approvals.continueRollout(single.id, ALEX)).rejects.toThrow('is not a rollout');
+    const rollout = await its.approvals.proposeRollout({
       steps: DNS,
       sites: sites(),
       waves: '1,rest',
       requester: RITA,
     });
-    await expect(approvals.stopRollout(rollout.id, RITA)).rejects.toThrow(
+    await expect(its.approvals.stopRollout(rollout.id, RITA)).rejects.toThrow(
       /is pending: only a halted rollout can be continued or stopped/,
     );
   });

@@ -15,6 +15,7 @@ import { FleetWatcher, staggerOffset } from '../../src/watch/index.js';
 import type { Drift, Incident, WatchNotifier } from '../../src/watch/types.js';
 import { usePostgresReplicas } from '../helpers/postgres.js';
 import { testGateway } from '../helpers/test-gateway.js';
+import { NO_CHANGES, WATCH_CONFIG } from './watcher-harness.js';
 
 const POLICY = '65b3c8e1f4a9d20c7e5a1604'; // Kids' bedtime
 const CITIES = ['berlin', 'munich', 'hamburg', 'vienna', 'zurich'];
@@ -76,24 +77,11 @@ function fleetWatcher(
   const registry = createRegistry('default');
   registry.useConsoles(consoles);
   return new FleetWatcher({
-    config: {
-      alertChannel: 'C9ALERTS',
-      driftChannel: 'C8DRIFT',
-      flapSeconds: 120,
-      alarmsPerMinute: 5,
-      digestCron: '0 8 * * *',
-      intervalSeconds: options.intervalSeconds ?? 30,
-      driftIntervalSeconds: 300,
-    },
+    config: { ...WATCH_CONFIG, intervalSeconds: options.intervalSeconds ?? 30 },
     consoles,
     defaultSite: 'default',
     data,
-    changes: {
-      get: async () => undefined,
-      list: async () => [],
-      count: async () => 0,
-      history: async () => undefined,
-    },
+    changes: NO_CHANGES,
     ...(options.leases ? { leases: options.leases } : {}),
     holder: options.holder ?? 'test',
     notifier: options.notifier ?? quietNotifier(),

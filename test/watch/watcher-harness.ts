@@ -11,6 +11,25 @@ type WatcherConfig = ConstructorParameters<typeof Watcher>[0]['config'];
  * A watcher on `gateway` with its own in-memory data, no change history, the demo site and test
  * defaults (alerts to C9ALERTS, drift to C8DRIFT, 30 s polls, 300 s sweeps) over `config`.
  */
+/** The watch settings the watcher tests run with: alerts and drift to their own channels, 30 s polls. */
+export const WATCH_CONFIG = {
+  alertChannel: 'C9ALERTS',
+  driftChannel: 'C8DRIFT',
+  flapSeconds: 120,
+  alarmsPerMinute: 5,
+  digestCron: '0 8 * * *',
+  intervalSeconds: 30,
+  driftIntervalSeconds: 300,
+};
+
+/** A change history with nothing in it. */
+export const NO_CHANGES = {
+  get: async () => undefined,
+  list: async () => [],
+  count: async () => 0,
+  history: async () => undefined,
+};
+
 export function testWatcher(
   gateway: Gateway,
   notifier: WatchNotifier,
@@ -25,25 +44,11 @@ export function testWatcher(
   const data = options.data ?? new MemoryStore();
   const logger = options.logger ?? silentLogger();
   const watcher = new Watcher({
-    config: {
-      alertChannel: 'C9ALERTS',
-      driftChannel: 'C8DRIFT',
-      flapSeconds: 120,
-      alarmsPerMinute: 5,
-      digestCron: '0 8 * * *',
-      intervalSeconds: 30,
-      driftIntervalSeconds: 300,
-      ...options.config,
-    },
+    config: { ...WATCH_CONFIG, ...options.config },
     site: 'default',
     gateway,
     data,
-    changes: {
-      get: async () => undefined,
-      list: async () => [],
-      count: async () => 0,
-      history: async () => undefined,
-    },
+    changes: NO_CHANGES,
     holder: 'test',
     notifier,
     logger,
