@@ -10,6 +10,9 @@ export { SYSTEM_ACTOR } from '../model/change-request.js';
 export type { ApprovalsOptions, ApproveHooks } from './approvals-core.js';
 export { type ChangeTiming, faceOf, type GateChange, gateRefusal, timingOf } from './terms.js';
 
+/** Where the store's data keeps the approvers' copies of a request's message. */
+const APPROVER_COPIES_KEY = 'approver-copies:';
+
 /** What a sweep changed, so the UI can edit the messages of those requests (each reported once). */
 export interface SweepResult {
   expired: ChangeRequest[];
@@ -26,6 +29,21 @@ export interface SweepResult {
  * (proposals.ts), decisions (decisions.ts), runs (runs.ts), and here the sweeps and the messages.
  */
 export class Approvals extends BreakGlassApprovals {
+  /**
+   * The direct-message copies of a request's message sent to its named approvers, so every copy is
+   * edited when one of them acts; kept in the store's data, so any replica that handles a click
+   * edits them all.
+   */
+  async approverCopies(id: string): Promise<MessageRef[]> {
+    return (await this.options.context.store.get<MessageRef[]>(`${APPROVER_COPIES_KEY}${id}`)) ?? [];
+  }
+
+  async addApproverCopies(id: string, copies: readonly MessageRef[]): Promise<void> {
+    if (copies.length === 0) return;
+    const known = await this.approverCopies(id);
+    await this.options.context.store.set(`${APPROVER_COPIES_KEY}${id}`, [...known, ...copies]);
+  }
+
   /** Builds Approvals over a store and recovers what the last run left (see sweep). */
   static async open(options: ApprovalsOptions): Promise<Approvals> {
     const approvals = new Approvals(options);

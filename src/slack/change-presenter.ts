@@ -178,8 +178,30 @@ export class ChangePresenter {
       return (await this.approvals.get(request.id))?.message;
     }
     if (recorded.state !== 'pending') await this.refreshOrOwe(recorded);
+    else await this.copyToApprovers(recorded, message);
     await this.attachFullPreview(request, ref);
     return ref;
+  }
+
+  /**
+   * A change that needs named approvers: each gets the preview and its buttons in a direct
+   * message, so the people who must act see it without watching the channel. A copy Slack refuses
+   * is logged; the channel's message stays the one of record.
+   */
+  private async copyToApprovers(request: ChangeRequest, message: SlackMessage): Promise<void> {
+    const people = (request.assessment?.approvers ?? []).filter(
+      (id) => /^[UW][A-Z0-9]+$/.test(id) && id !== request.requester.userId,
+    );
+    const copies: MessageRef[] = [];
+    for (const user of people) {
+      try {
+        const posted = await this.client.chat.postMessage({ channel: user, ...message });
+        if (posted.ts) copies.push({ channel: posted.channel ?? user, ts: posted.ts });
+      } catch (error) {
+        this.logger.warn({ err: error, request: request.id, user }, 'could not send an approver their copy');
+      }
+    }
+    await this.approvals.addApproverCopies(request.id, copies);
   }
 
   /**
@@ -215,8 +237,15 @@ export class ChangePresenter {
     const edits = this.edits.get(request.id) ?? { shown: -1, queue: Promise.resolve() };
     const edit = edits.queue.then(async () => {
       if (edits.shown > at) return;
-      await this.update(ref.channel, ref.ts, changeRequestMessage(request, note));
+      const message = changeRequestMessage(request, note);
+      await this.update(ref.channel, ref.ts, message);
       edits.shown = Math.max(edits.shown, at);
+      // Every approver's copy says the same: who approved, how many of how many, the outcome.
+      for (const copy of await this.approvals.approverCopies(request.id)) {
+        await this.update(copy.channel, copy.ts, message).catch((error: unknown) => {
+          this.logger.warn({ err: error, request: request.id }, 'could not edit an approver copy');
+        });
+      }
     });
     edits.queue = edit.catch(() => undefined);
     this.edits.delete(request.id);

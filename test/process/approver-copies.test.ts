@@ -1,0 +1,98 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BotProcess, slackHttpEnv, spawnListeningBot } from '../helpers/bot-process.js';
+import type { SlackCall } from '../helpers/fake-slack.js';
+import { buttonsIn, clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
+import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
+import { useSlackRig } from '../helpers/slack-rig.js';
+
+// A change that needs two of the approvers a rule names: each gets the preview in a direct message,
+// and every copy says the same thing after each of them acts.
+
+const SECRET = 'approver-copies-signing-secret';
+const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-approver-copies-')), 'policy.yaml');
+writeFileSync(
+  policyFile,
+  `rules:
+  - name: network-leads
+    when: tool.endsWith("_network")
+    approvals: 2
+    approvers: [U0BOB, U0CAROL, U0RITA]
+`,
+);
+
+const textOf = (call: SlackCall | undefined) =>
+  `${String(call?.args.text ?? '')} ${JSON.stringify(call?.args.blocks ?? [])}`;
+
+describe('named approvers get their own copy, and every copy follows the change', () => {
+  const rig = useSlackRig({ apiVersion: '9.0' });
+  let bot: BotProcess;
+  let events = '';
+  const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
+  const dmsTo = (user: string) =>
+    rig.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === user);
+  const updatesOf = (channel: string) =>
+    rig.slack.callsOf('chat.update').filter((c) => c.args.channel === channel);
+
+  beforeAll(async () => {
+    ({ bot, events } = await spawnListeningBot({
+      ...slackHttpEnv(rig.slack, SECRET, rig.sim),
+      POLICY_FILE: policyFile,
+    }));
+  }, 30_000);
+  afterAll(async () => {
+    await bot?.stop('SIGKILL');
+  });
+
+  it('sends each named approver but the requester the preview with its buttons, and edits every copy as they approve', async () => {
+    const id = await proposeInC1(
+      rig.slack,
+      post,
+      'create_network name=Leads vlan_id=81 subnet=10.81.0.0/24',
+      'U0RITA',
+    );
+    await rig.slack.waitFor(() => dmsTo('U0BOB').length > 0 && dmsTo('U0CAROL').length > 0, 10_000);
+    // Rita asked for it: no copy for the requester.
+    expect(dmsTo('U0RITA')).toEqual([]);
+    for (const user of ['U0BOB', 'U0CAROL']) {
+      const copy = dmsTo(user).at(-1);
+      expect(buttonsIn(copy?.args.blocks).find((b) => b.action_id === 'approve')?.value).toBe(id);
+      expect(textOf(copy)).toContain('0 of 2 approvals');
+    }
+
+    // Bob approves from his copy: the channel's message and both copies show "1 of 2".
+    await post(
+      buttonBody({
+        actionId: 'approve',
+        value: id,
+        userId: 'U0BOB',
+        channel: 'U0BOB',
+        response_url: rig.slack.responseUrl(),
+      }),
+    );
+    for (const channel of ['C1', 'U0BOB', 'U0CAROL']) {
+      await rig.slack.waitFor(
+        () => updatesOf(channel).some((c) => textOf(c).includes('1 of 2 approvals')),
+        10_000,
+      );
+    }
+    expect(textOf(updatesOf('U0CAROL').at(-1))).toMatch(/approved by .*u0bob|approved by .*U0BOB/);
+
+    // Carol approves in the channel: it runs, and every copy shows it done, without buttons.
+    await clickApprove(rig.slack, post, id, 'U0CAROL');
+    await rig.slack.waitFor(
+      () => rig.sim.state.site('default')?.networks.some((n) => n.name === 'Leads') === true,
+      20_000,
+    );
+    for (const channel of ['U0BOB', 'U0CAROL']) {
+      await rig.slack.waitFor(
+        () => updatesOf(channel).some((c) => textOf(c).includes('2 of 2 approvals')),
+        10_000,
+      );
+      const last = updatesOf(channel).at(-1);
+      expect(buttonsIn(last?.args.blocks).some((b) => b.action_id === 'approve')).toBe(false);
+    }
+  });
+});
