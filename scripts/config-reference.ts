@@ -167,6 +167,16 @@ const DESCRIBED: Record<EnvVariable, Described> = {
     meaning:
       'Channel id that gets one line per executed or failed change and the journal anchors; drift messages too when `DRIFT_CHANNEL` is unset. See [Finding channel ids](deploying.md#finding-channel-ids).',
   },
+  PAGERDUTY_TOKEN: {
+    group: 'approvals',
+    meaning:
+      "A read-only PagerDuty REST API key: a policy rule's approvers may then name `oncall:<schedule id>`, whoever is on call in that schedule now (matched to Slack users by email, looked up at most once a minute).",
+  },
+  PAGERDUTY_API_URL: {
+    group: 'approvals',
+    defaultText: '`https://api.pagerduty.com`',
+    meaning: "PagerDuty's REST API (tests point it at a fake).",
+  },
   AUDIT_SYSLOG_URL: {
     group: 'store',
     meaning:

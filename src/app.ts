@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Approvals } from './approvals/approvals.js';
 import type { ChangeNotifier } from './approvals/notifier.js';
+import { PagerDutyOnCall } from './approvals/oncall.js';
 import { ApprovalPeople } from './approvals/people.js';
 import { ChangeTimers } from './changes/timers.js';
 import { resolveToolCall } from './commands/aliases.js';
@@ -392,6 +393,11 @@ function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, con
       if (!groups) throw new Error(`user group ${groupId} cannot be resolved without Slack in this process`);
       return groups.members(groupId);
     },
+    ...(config.onCall && groups
+      ? {
+          onCallMembers: onCallResolver(config.onCall, groups, logger),
+        }
+      : {}),
     logger,
   });
   return new Approvals({
@@ -406,4 +412,19 @@ function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, con
     deadlines: store.deadlines(),
     timerKeeper: () => store.timerKeepers().find(),
   });
+}
+
+/** Who is on call in a PagerDuty schedule, as Slack users (matched by email through Slack). */
+function onCallResolver(
+  onCall: NonNullable<AppDeps['config']['onCall']>,
+  groups: { userByEmail(email: string): Promise<string | undefined> },
+  logger: AppDeps['logger'],
+): (scheduleId: string) => Promise<string[]> {
+  const pagerDuty = new PagerDutyOnCall({
+    apiUrl: onCall.apiUrl,
+    token: onCall.token,
+    slackUserByEmail: (email) => groups.userByEmail(email),
+    logger,
+  });
+  return (scheduleId) => pagerDuty.members(scheduleId);
 }

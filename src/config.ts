@@ -16,6 +16,7 @@ import {
   optionalString,
   readableFile,
 } from './config/fields.js';
+import { onCallConfig, onCallRules, onCallShape } from './config/oncall.js';
 import { type StoreConfig, storeConfig, storeEnvSchema, storeRules, storeShape } from './config/store.js';
 import { ConfigError, type FieldIssue } from './errors.js';
 
@@ -89,6 +90,7 @@ const envSchema = z
     APPROVAL_REMIND_SECONDS: integer(0, 604_800, 300),
     ...storeShape,
     ...auditShape,
+    ...onCallShape,
     AUDIT_CHANNEL: z.preprocess(
       blankToUndefined,
       z
@@ -201,6 +203,7 @@ const envSchema = z
     }
     mcpRules(env, issue);
     auditRules(env, issue);
+    onCallRules(env, issue);
   });
 
 /** MCP_WRITES when unset: change requests in Slack when the bot has Slack, the spec's confirm flag otherwise. */
@@ -396,6 +399,8 @@ function configFrom(e: Env, env: NodeJS.ProcessEnv) {
     defaultSite: e.DEFAULT_SITE,
     /** The journal exported to a SIEM (AUDIT_SYSLOG_URL, AUDIT_WEBHOOK_URL); unset: not exported. */
     ...(auditConfig(e) ? { audit: auditConfig(e) } : {}),
+    /** PagerDuty for `oncall:<schedule>` approvers (PAGERDUTY_TOKEN); unset: such approvers cannot be resolved. */
+    ...(onCallConfig(e) ? { onCall: onCallConfig(e) } : {}),
     approvals: {
       approvers: e.APPROVERS,
       allowSelfApproval: e.ALLOW_SELF_APPROVAL,

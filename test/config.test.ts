@@ -244,6 +244,8 @@ describe('loadConfig', () => {
         'AUDIT_WEBHOOK_URL',
         'AUDIT_WEBHOOK_SECRET',
         'AUDIT_EXPORT_REPLAY_FROM',
+        'PAGERDUTY_TOKEN',
+        'PAGERDUTY_API_URL',
         'SHUTDOWN_GRACE_SECONDS',
         'MCP_TOKEN',
         'MCP_WRITES',
@@ -265,7 +267,7 @@ describe('loadConfig', () => {
         'CONSOLES_FILE',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(61);
+    expect(ENV_VARIABLES).toHaveLength(63);
   });
 });
 

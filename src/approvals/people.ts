@@ -1,6 +1,7 @@
 import { mrkdwn } from '../lib/slack-escape.js';
 import type { Logger } from '../log.js';
 import { isMcpRequester, personOf, requesterIdsOf } from './mcp-requester.js';
+import { isOnCall, ONCALL_PREFIX } from './oncall.js';
 import type { Actor, ChangeRequest } from './types.js';
 
 /** An answer about a person; a refusal says what is missing, in words the clicker can act on. */
@@ -17,6 +18,8 @@ export interface ApprovalPeopleOptions {
   writeChannels: string[];
   /** Members of a user group (Slack usergroups.users.list); caching is the resolver's business. */
   groupMembers: (groupId: string) => Promise<string[]>;
+  /** Who is on call in a schedule (`oncall:<id>`), as Slack user ids; unset: no schedule can be read. */
+  onCallMembers?: (scheduleId: string) => Promise<string[]>;
   logger: Logger;
 }
 
@@ -28,6 +31,7 @@ const isGroup = (id: string) => id.startsWith('S');
  * from a payload, an MCP requester) is shown as text, escaped by the same rules as every Slack text.
  */
 function mention(id: string): string {
+  if (isOnCall(id)) return `whoever is on call in ${mrkdwn(id.slice(ONCALL_PREFIX.length))}`;
   if (!/^[A-Z0-9]+$/.test(id)) return mrkdwn(id);
   if (isGroup(id)) return `<!subteam^${id}>`;
   if (/^[CGD]/.test(id)) return `<#${id}>`;
@@ -157,12 +161,24 @@ export class ApprovalPeople {
     return `${base}; membership of ${mentions(membership.unresolved)} could not be checked right now, try again later`;
   }
 
+  /** A group's members, or who is on call in a schedule; throws when that cannot be read. */
+  private membersOf(id: string): Promise<string[]> {
+    if (!isOnCall(id)) return this.options.groupMembers(id);
+    const schedule = id.slice(ONCALL_PREFIX.length);
+    if (!this.options.onCallMembers) {
+      return Promise.reject(
+        new Error(`on-call schedule ${schedule} cannot be read: PAGERDUTY_TOKEN is not set`),
+      );
+    }
+    return this.options.onCallMembers(schedule);
+  }
+
   /** Listed directly, or a member of a listed group; groups that cannot be read count as "no". */
   private async membership(userId: string, ids: string[]): Promise<Membership> {
     // A group id is never a user: only user entries match directly (a user id S… is refused).
     if (!isGroup(userId) && ids.includes(userId)) return { member: true };
-    const groups = ids.filter(isGroup);
-    const answers = await Promise.allSettled(groups.map((group) => this.options.groupMembers(group)));
+    const groups = ids.filter((id) => isGroup(id) || isOnCall(id));
+    const answers = await Promise.allSettled(groups.map((group) => this.membersOf(group)));
     const unresolved: string[] = [];
     for (const [index, answer] of answers.entries()) {
       const group = groups[index] ?? '?';

@@ -21,6 +21,12 @@ const name = z
 const approverId = z
   .string({ error: 'must be a Slack user id (U…) or user-group id (S…)' })
   .regex(/^[UWS][A-Z0-9]{2,}$/, { error: 'must be a Slack user id (U…) or user-group id (S…)' });
+// A rule's approvers may also name a PagerDuty schedule: whoever is on call in it.
+const ruleApproverId = z
+  .string({ error: 'must be a Slack user id (U…), user-group id (S…) or oncall:<schedule id>' })
+  .regex(/^(?:[UWS][A-Z0-9]{2,}|oncall:[A-Z0-9]{2,})$/, {
+    error: 'must be a Slack user id (U…), user-group id (S…) or oncall:<PagerDuty schedule id>',
+  });
 const approvalCount = z
   .number({ error: 'must be a whole number from 1 to 10' })
   .int({ error: 'must be a whole number from 1 to 10' })
@@ -47,7 +53,9 @@ const ruleSchema = z
     deny: z.string({ error: 'must be the reason shown to the requester' }).trim().min(1).max(500).optional(),
     approvals: approvalCount.optional(),
     approvers: z
-      .array(approverId, { error: 'must be a list of Slack user or user-group ids' })
+      .array(ruleApproverId, {
+        error: 'must be a list of Slack user or user-group ids, or oncall:<schedule id>',
+      })
       .min(1)
       .optional(),
     window: name.optional(),

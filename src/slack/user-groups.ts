@@ -39,6 +39,17 @@ export class SlackUserGroups {
     return lookup;
   }
 
+  /** The Slack user with this email (users.lookupByEmail), undefined when there is none. */
+  async userByEmail(email: string): Promise<string | undefined> {
+    try {
+      const answer = await this.client.users.lookupByEmail({ email });
+      return answer.user?.id;
+    } catch (error) {
+      if ((error as { data?: { error?: string } }).data?.error === 'users_not_found') return undefined;
+      throw error;
+    }
+  }
+
   private async lookUp(groupId: string): Promise<string[]> {
     this.answers.delete(groupId);
     const answer = await this.client.usergroups.users.list({ usergroup: groupId });

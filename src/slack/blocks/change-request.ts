@@ -200,7 +200,13 @@ function approvalsSection(request: ChangeRequest): types.SectionBlock | undefine
     const still = a.approvers
       ? a.approvers
           .filter((id) => !done.has(id))
-          .map((id) => (id.startsWith('S') ? `<!subteam^${id}>` : mention(id)))
+          .map((id) =>
+            id.startsWith('oncall:')
+              ? `whoever is on call in ${code(id.slice('oncall:'.length))}`
+              : id.startsWith('S')
+                ? `<!subteam^${id}>`
+                : mention(id),
+          )
       : undefined;
     parts.push(
       still
