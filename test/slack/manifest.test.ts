@@ -43,6 +43,8 @@ const METHOD_SCOPES: Record<string, string> = {
   'chat.postEphemeral': 'chat:write',
   filesUploadV2: 'files:write',
   'usergroups.users.list': 'usergroups:read',
+  // Slack grants users:read.email only beside users:read.
+  'users.lookupByEmail': 'users:read users:read.email',
   'views.open': '',
   'views.publish': '',
   // Thread links on App Home and the link an MCP client gets to a change request; no scope needed.
@@ -80,7 +82,7 @@ describe('manifest.yml matches the app', () => {
     );
     const needed = new Set([
       'commands',
-      ...called.map((m) => METHOD_SCOPES[m]).filter((s): s is string => Boolean(s)),
+      ...called.flatMap((m) => (METHOD_SCOPES[m] ?? '').split(' ')).filter(Boolean),
     ]);
     for (const event of manifest.settings.event_subscriptions?.bot_events ?? []) {
       const scope = EVENT_SCOPES[event];
