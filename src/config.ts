@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { auditConfig, auditRules, auditShape } from './config/audit.js';
+import { identityConfig, identityRules, identityShape } from './config/identity.js';
 import {
   blankToUndefined,
   booleanFlag,
@@ -89,6 +90,7 @@ const envSchema = z
     APPROVAL_REMIND_SECONDS: integer(0, 604_800, 300),
     ...storeShape,
     ...auditShape,
+    ...identityShape,
     AUDIT_CHANNEL: z.preprocess(
       blankToUndefined,
       z
@@ -201,6 +203,7 @@ const envSchema = z
     }
     mcpRules(env, issue);
     auditRules(env, issue);
+    identityRules(env, issue);
   });
 
 /** MCP_WRITES when unset: change requests in Slack when the bot has Slack, the spec's confirm flag otherwise. */
@@ -396,6 +399,8 @@ function configFrom(e: Env, env: NodeJS.ProcessEnv) {
     defaultSite: e.DEFAULT_SITE,
     /** The journal exported to a SIEM (AUDIT_SYSLOG_URL, AUDIT_WEBHOOK_URL); unset: not exported. */
     ...(auditConfig(e) ? { audit: auditConfig(e) } : {}),
+    /** Step-up sign-in at an OpenID Provider (OIDC_ISSUER…); unset: approvals count at the click. */
+    ...(identityConfig(e) ? { identity: identityConfig(e) } : {}),
     approvals: {
       approvers: e.APPROVERS,
       allowSelfApproval: e.ALLOW_SELF_APPROVAL,

@@ -244,6 +244,12 @@ describe('loadConfig', () => {
         'AUDIT_WEBHOOK_URL',
         'AUDIT_WEBHOOK_SECRET',
         'AUDIT_EXPORT_REPLAY_FROM',
+        'OIDC_ISSUER',
+        'OIDC_CLIENT_ID',
+        'OIDC_CLIENT_SECRET',
+        'PUBLIC_URL',
+        'OIDC_USERS_FILE',
+        'OIDC_LINK_SECONDS',
         'SHUTDOWN_GRACE_SECONDS',
         'MCP_TOKEN',
         'MCP_WRITES',
@@ -265,7 +271,7 @@ describe('loadConfig', () => {
         'CONSOLES_FILE',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(61);
+    expect(ENV_VARIABLES).toHaveLength(67);
   });
 });
 

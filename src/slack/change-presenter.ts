@@ -321,6 +321,15 @@ export class ChangePresenter {
         );
         return;
       }
+      case 'sign_in': {
+        // Only the clicker sees the link: it is theirs, bound to them, this change and this preview.
+        const minutes = Math.max(1, Math.round((outcome.expiresAt - Date.now()) / 60_000));
+        await whisper(
+          `:closed_lock_with_key: Not counted yet: this change needs step-up sign-in (${outcome.why}). ` +
+            `<${outcome.url}|Sign in> within ${minutes} min and your approval counts. The link works once and only for you.`,
+        );
+        return;
+      }
       case 'mismatch':
         // The stored request is not what the clicked message showed (the store was changed
         // behind the bot's back): never run it, and leave the message for an admin to look at.

@@ -18,6 +18,7 @@ import { PLAN_FORM_CALLBACK } from './blocks/plan-form.js';
 import { READ_MORE_ACTION } from './blocks/read-result.js';
 import { REVERT_ACTION } from './blocks/revert.js';
 import { TOOL_FORM_CALLBACK } from './blocks/tool-form.js';
+import type { StepUp } from '../identity/step-up.js';
 import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
 import { type ControllerInfo, healthzHandler } from './health.js';
@@ -35,6 +36,7 @@ import { registerToolForm } from './listeners/tool-form-submission.js';
 import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listeners/watch-buttons.js';
 import { showScheduledOutcome } from './scheduled-outcome.js';
 import { boltLogger, slackClientOptions } from './slack-client.js';
+import { registerStepUpCallback, slackUserEmail } from './step-up-route.js';
 import { SlackRoutes } from './slack-routes.js';
 import { slackTimerNotifier } from './timer-notifier.js';
 import { registerDrainGuard, WorkTracker } from './transport/drain.js';
@@ -69,6 +71,8 @@ export interface SlackFrontEndOptions {
    * Slack's events) beside the routes already on it (`POST /mcp`, the webhook), starts and stops it.
    */
   server: HttpServer;
+  /** Step-up sign-in: GET /oidc/callback is added to the server, and finishes approvals like a click. */
+  stepUp?: StepUp;
   /** The controller as App Home shows it (the gateway's read-only status). */
   controllerStatus: (site: string) => Promise<ControllerStatus>;
   /**
@@ -123,6 +127,8 @@ export interface SlackFrontEnd {
   timerNotifier: TimerNotifier;
   /** What a scheduled change did at its window's opening, in its message and thread. */
   showScheduledOutcome(outcome: ApproveOutcome): Promise<void>;
+  /** A Slack user's profile email (users.info), for matching a step-up sign-in. */
+  userEmail(userId: string): Promise<string | undefined>;
 }
 
 /** The commands, clicks, forms and events the bot has listeners for; the guards refuse the rest. */
@@ -257,6 +263,9 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   const client = new webApi.WebClient(botToken, slackClientOptions(config, logger));
   const presenter = new ChangePresenter(client, approvals, logger, config.approvals.auditChannel);
   const appHome = createAppHome({ ...options, client });
+  if (options.stepUp) {
+    registerStepUpCallback(server, { stepUp: options.stepUp, approvals, presenter, client }, logger);
+  }
   registerListeners(
     app,
     work,
@@ -318,5 +327,6 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     watchNotifier: slackWatchNotifier(client, logger, config.watch?.timeZone),
     timerNotifier: slackTimerNotifier(client, logger, config.approvals.auditChannel, options.timers),
     showScheduledOutcome: (outcome: ApproveOutcome) => showScheduledOutcome(presenter, outcome),
+    userEmail: slackUserEmail(client, logger),
   };
 }
