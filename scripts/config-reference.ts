@@ -203,7 +203,8 @@ const DESCRIBED: Record<EnvVariable, Described> = {
   },
   OIDC_CLIENT_ID: {
     group: 'approvals',
-    meaning: "The bot's client id at the OpenID Provider (a confidential client with the redirect URI `PUBLIC_URL/oidc/callback`).",
+    meaning:
+      "The bot's client id at the OpenID Provider (a confidential client with the redirect URI `PUBLIC_URL/oidc/callback`).",
   },
   OIDC_CLIENT_SECRET: {
     group: 'approvals',

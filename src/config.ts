@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { auditConfig, auditRules, auditShape } from './config/audit.js';
-import { identityConfig, identityRules, identityShape } from './config/identity.js';
 import {
   blankToUndefined,
   booleanFlag,
@@ -17,6 +16,7 @@ import {
   optionalString,
   readableFile,
 } from './config/fields.js';
+import { identityConfig, identityRules, identityShape } from './config/identity.js';
 import { type StoreConfig, storeConfig, storeEnvSchema, storeRules, storeShape } from './config/store.js';
 import { ConfigError, type FieldIssue } from './errors.js';
 

@@ -30,7 +30,8 @@ export async function loadPolicy(config: Pick<Config, 'policy' | 'identity'>): P
       needing.map((r) => ({
         line: r.line,
         rule: r.name,
-        message: 'step_up needs an identity provider: set OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PUBLIC_URL',
+        message:
+          'step_up needs an identity provider: set OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PUBLIC_URL',
       })),
     );
   }

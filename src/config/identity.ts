@@ -20,7 +20,7 @@ export const identityShape = {
   OIDC_CLIENT_SECRET: z.preprocess(blankToUndefined, z.string().min(1).max(1024).optional()),
   PUBLIC_URL: httpUrl,
   OIDC_USERS_FILE: readableFile,
-  OIDC_LINK_SECONDS: integer(10, 3600, 300),
+  OIDC_LINK_SECONDS: integer(5, 3600, 300),
 };
 
 type IdentityEnv = z.output<z.ZodObject<typeof identityShape>>;
@@ -36,7 +36,11 @@ export function identityRules(env: IdentityEnv, issue: (path: string, message: s
       ['OIDC_CLIENT_SECRET', env.OIDC_CLIENT_SECRET],
       ['PUBLIC_URL', env.PUBLIC_URL],
     ] as const) {
-      if (!value) issue(name, 'is required for step-up sign-in (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, PUBLIC_URL)');
+      if (!value)
+        issue(
+          name,
+          'is required for step-up sign-in (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, PUBLIC_URL)',
+        );
     }
   }
   for (const [name, value] of [

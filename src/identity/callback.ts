@@ -48,7 +48,7 @@ async function answer(
 }
 
 function page(res: ServerResponse, status: number, title: string, text: string): void {
-  const body = `<!doctype html><html><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1><p>${escape(text)}</p></body></html>`;
+  const body = `<!doctype html><html><head><meta charset="utf-8"><title>${htmlText(title)}</title></head><body><h1>${htmlText(title)}</h1><p>${htmlText(text)}</p></body></html>`;
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
@@ -58,6 +58,6 @@ function page(res: ServerResponse, status: number, title: string, text: string):
   res.end(body);
 }
 
-function escape(text: string): string {
+function htmlText(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

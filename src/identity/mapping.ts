@@ -35,7 +35,10 @@ export async function mapsTo(
   if (listed !== undefined) {
     return names(listed, who)
       ? { ok: true }
-      : { ok: false, reason: `you signed in as ${label(who)}, which is not the account listed for the approver` };
+      : {
+          ok: false,
+          reason: `you signed in as ${label(who)}, which is not the account listed for the approver`,
+        };
   }
   for (const [, entry] of mapping.usersFile ?? []) {
     if (names(entry, who)) {

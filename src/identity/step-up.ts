@@ -71,8 +71,9 @@ export class StepUp {
       .discovery(
         new URL(config.issuer),
         config.clientId,
-        config.clientSecret,
         undefined,
+        // client_secret_basic: the registration default (RFC 7591) every provider accepts.
+        oidc.ClientSecretBasic(config.clientSecret),
         config.insecure ? { execute: [oidc.allowInsecureRequests] } : undefined,
       )
       .catch((error: unknown) => {
@@ -123,7 +124,8 @@ export class StepUp {
     const pending = await this.claim(state);
     if (!pending.ok) return pending;
     const bound = pending.value;
-    if (error) return { ok: false, reason: `The identity provider refused the sign-in (${error.slice(0, 60)}).` };
+    if (error)
+      return { ok: false, reason: `The identity provider refused the sign-in (${error.slice(0, 60)}).` };
     let who: SignedIn;
     try {
       who = await this.exchange(callbackUrl, state, bound);
@@ -132,7 +134,10 @@ export class StepUp {
         { err: failure, change: bound.changeId },
         'step-up sign-in: the code exchange with the identity provider failed',
       );
-      return { ok: false, reason: 'The identity provider did not confirm the sign-in; nothing was approved.' };
+      return {
+        ok: false,
+        reason: 'The identity provider did not confirm the sign-in; nothing was approved.',
+      };
     }
     const mapped = await mapsTo(who, bound.approver.userId, this.options.mapping);
     if (!mapped.ok) {
@@ -140,7 +145,10 @@ export class StepUp {
         { change: bound.changeId, approver: bound.approver.userId, subject: who.subject },
         'step-up sign-in by someone other than the approver; not counted',
       );
-      return { ok: false, reason: `Not approved: ${mapped.reason}. Only the person who clicked Approve can use this link.` };
+      return {
+        ok: false,
+        reason: `Not approved: ${mapped.reason}. Only the person who clicked Approve can use this link.`,
+      };
     }
     return {
       ok: true,
@@ -166,7 +174,8 @@ export class StepUp {
     this.claiming.add(key);
     try {
       const parsed = pendingSchema.safeParse(await this.options.data.get(key));
-      if (!parsed.success) return { ok: false, reason: 'This sign-in link is unknown; nothing was approved.' };
+      if (!parsed.success)
+        return { ok: false, reason: 'This sign-in link is unknown; nothing was approved.' };
       const pending = parsed.data;
       if (pending.usedAt !== undefined) return { ok: false, reason: USED };
       const ttl = Math.max(1000, pending.expiresAt - this.now() + 60_000);
@@ -199,11 +208,16 @@ export class StepUp {
     });
     const claims = tokens.claims();
     if (!claims) throw new Error('no ID token');
+    // Many providers keep email out of the ID token: the UserInfo endpoint has it (same subject).
+    const email =
+      typeof claims.email === 'string'
+        ? claims
+        : await oidc.fetchUserInfo(provider, tokens.access_token, claims.sub);
     return {
       issuer: claims.iss,
       subject: claims.sub,
-      ...(typeof claims.email === 'string' ? { email: claims.email } : {}),
-      emailVerified: claims.email_verified === true,
+      ...(typeof email.email === 'string' ? { email: email.email } : {}),
+      emailVerified: email.email_verified === true,
     };
   }
 
@@ -218,7 +232,8 @@ export class StepUp {
   }
 }
 
-const USED = 'This sign-in link was used already; nothing more was approved. Click Approve again for a fresh link.';
+const USED =
+  'This sign-in link was used already; nothing more was approved. Click Approve again for a fresh link.';
 
 /** The state is a bearer secret: only its hash is a key. */
 function keyOf(state: string): string {

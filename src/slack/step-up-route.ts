@@ -5,8 +5,8 @@ import type { HttpServer } from '../http-server.js';
 import { oidcCallbackRoute, type StepUpFinish } from '../identity/callback.js';
 import type { StepUp } from '../identity/step-up.js';
 import type { Logger } from '../log.js';
-import type { ChangePresenter } from './change-presenter.js';
 import { noticeMessage } from './blocks/notice.js';
+import type { ChangePresenter } from './change-presenter.js';
 
 /** The Slack user's profile email (users.info; needs users:read.email), for step-up matching. */
 export function slackUserEmail(client: webApi.WebClient, logger: Logger) {
@@ -43,7 +43,8 @@ export function registerStepUpCallback(
           { onClaimed: (claimed) => presenter.showRunning(claimed) },
           signIn.previewHash,
         );
-        const channel = 'request' in outcome ? (outcome.request.message?.channel ?? outcome.request.channel) : undefined;
+        const channel =
+          'request' in outcome ? (outcome.request.message?.channel ?? outcome.request.channel) : undefined;
         await presenter.showApproval(outcome, async (text) => {
           if (!channel) return;
           await client.chat
@@ -91,7 +92,10 @@ export function pageText(outcome: ApproveOutcome): StepUpFinish {
     case 'expired':
       return { counted: false, text: `${id} expired before you signed in; nothing ran.` };
     case 'already':
-      return { counted: false, text: `${id} is no longer waiting for approval (${outcome.request.state}); nothing more was done.` };
+      return {
+        counted: false,
+        text: `${id} is no longer waiting for approval (${outcome.request.state}); nothing more was done.`,
+      };
     case 'refused':
       return { counted: false, text: `Not approved: ${outcome.reason}.` };
     case 'not_found':
