@@ -52,6 +52,7 @@ export function configuredSecretValues(config: Config): string[] {
     ...config.mcp.tokens.map((t) => t.secret),
     config.watch?.webhookSecret,
     config.audit?.webhook?.secret,
+    config.identity?.clientSecret,
   ];
   const url = config.store.database?.url;
   if (url) {

@@ -179,7 +179,6 @@ function evaluateRules(
     errors,
     ...(policy.breakGlass ? { breakGlass: policy.breakGlass } : {}),
   };
-
   if (impact.risk === 'high' && base.approvals > policy.defaults.approvals) {
     reasons.push(`high risk: ${base.approvals} approvals`);
   }

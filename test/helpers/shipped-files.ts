@@ -91,4 +91,5 @@ export const BOT_SCOPE_OF: Record<string, string> = {
   'files.getUploadURLExternal': 'files:write',
   'files.completeUploadExternal': 'files:write',
   'usergroups.users.list': 'usergroups:read',
+  'users.info': 'users:read',
 };
