@@ -206,6 +206,34 @@ const DESCRIBED: Record<EnvVariable, Described> = {
     meaning:
       'Export again from this journal event number on, once (the store remembers it was done): for a receiver that lost events.',
   },
+  OIDC_ISSUER: {
+    group: 'approvals',
+    meaning:
+      'The OpenID Provider for step-up sign-in (its issuer URL, exactly as its discovery document says; https, plain http only to this machine). Set with the three below: rules with `step_up: true` and, by default, high-risk changes count an approval only after the approver signs in there. See [Security](security.md#step-up-sign-in).',
+  },
+  OIDC_CLIENT_ID: {
+    group: 'approvals',
+    meaning:
+      "The bot's client id at the OpenID Provider (a confidential client with the redirect URI `PUBLIC_URL/oidc/callback`).",
+  },
+  OIDC_CLIENT_SECRET: {
+    group: 'approvals',
+    meaning: "The bot's client secret at the OpenID Provider; sent only to its token endpoint, never logged.",
+  },
+  PUBLIC_URL: {
+    group: 'approvals',
+    meaning:
+      "The bot's public base URL (https; plain http only to this machine): the provider sends the browser back to `PUBLIC_URL/oidc/callback` on the bot's PORT.",
+  },
+  OIDC_USERS_FILE: {
+    group: 'approvals',
+    meaning:
+      'YAML map of Slack user id to IdP subject or email (`U0123: alice@example.com`). A listed user is matched by it only; anyone else by the verified email the provider returns, compared with their Slack profile email.',
+  },
+  OIDC_LINK_SECONDS: {
+    group: 'approvals',
+    meaning: 'How long a step-up sign-in link works; each link works once.',
+  },
   JOURNAL_ANCHOR_MINUTES: {
     group: 'store',
     meaning:

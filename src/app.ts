@@ -9,6 +9,8 @@ import type { Config } from './config.js';
 import { type Consoles, singleConsole } from './consoles/consoles.js';
 import type { Gateway } from './gateway/types.js';
 import { createHttpServer } from './http-server.js';
+import { StepUp } from './identity/step-up.js';
+import { readUsersFile } from './identity/users-file.js';
 import type { Logger } from './log.js';
 import type { McpFrontEnd } from './mcp/mcp-front-end.js';
 import type { McpKit } from './mcp/mcp-kit.js';
@@ -198,10 +200,25 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
   const withSlack = Boolean(config.slack.botToken);
   if (withSlack && !slackKit)
     throw new Error('SLACK_BOT_TOKEN is set: createApp needs the slackKit (src/slack/slack-kit.ts)');
-  const approvals =
-    withSlack || deps.ownsChanges ? buildApprovals(deps, store, registry, context) : undefined;
   // The MCP front end posts proposals through Slack in this process, which is built after it.
   let slack: SlackFrontEnd | undefined;
+  // Step-up sign-in needs the Slack face for its callback and the approver's profile email.
+  const stepUp =
+    withSlack && config.identity
+      ? new StepUp({
+          config: config.identity,
+          data: store.data,
+          ...(store.leases ? { leases: store.leases() } : {}),
+          mapping: {
+            ...(config.identity.usersFile ? { usersFile: readUsersFile(config.identity.usersFile) } : {}),
+            slackEmail: async (userId) => slack?.userEmail(userId),
+          },
+          logger: logger.child({ component: 'step-up' }),
+          ...(deps.now ? { now: deps.now } : {}),
+        })
+      : undefined;
+  const approvals =
+    withSlack || deps.ownsChanges ? buildApprovals(deps, store, registry, context, stepUp) : undefined;
   const timers = approvals ? buildTimers(deps, store, approvals, () => slack) : undefined;
   if (timers) {
     // keep_change reaches them through the context (tools/ imports nothing above it).
@@ -257,6 +274,7 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       controllerStatus: (site) => deps.gateway.status(site),
       controllerInfo: () => deps.gateway.knownConsole?.(),
       server,
+      ...(stepUp ? { stepUp } : {}),
       ...(watcher ? { watch: watcher } : {}),
       ...(timers ? { timers } : {}),
       // The watcher watches the console background work uses (a fleet's first) on DEFAULT_SITE.
@@ -380,7 +398,13 @@ function buildWatcher(
   });
 }
 
-function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, context: ToolContext) {
+function buildApprovals(
+  deps: AppDeps,
+  store: Store,
+  registry: ToolRegistry,
+  context: ToolContext,
+  stepUp: StepUp | undefined,
+) {
   const { config, logger, slackKit } = deps;
   const groups =
     config.slack.botToken && slackKit ? slackKit.userGroups(config, logger, deps.now) : undefined;
@@ -411,6 +435,7 @@ function buildApprovals(deps: AppDeps, store: Store, registry: ToolRegistry, con
     // Changes approved outside their window wait on a `window` deadline.
     deadlines: store.deadlines(),
     timerKeeper: () => store.timerKeepers().find(),
+    ...(stepUp ? { stepUp } : {}),
   });
 }
 

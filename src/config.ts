@@ -16,6 +16,7 @@ import {
   optionalString,
   readableFile,
 } from './config/fields.js';
+import { identityConfig, identityRules, identityShape } from './config/identity.js';
 import { onCallConfig, onCallRules, onCallShape } from './config/oncall.js';
 import { type StoreConfig, storeConfig, storeEnvSchema, storeRules, storeShape } from './config/store.js';
 import { ConfigError, type FieldIssue } from './errors.js';
@@ -91,6 +92,7 @@ const envSchema = z
     ...storeShape,
     ...auditShape,
     ...onCallShape,
+    ...identityShape,
     AUDIT_CHANNEL: z.preprocess(
       blankToUndefined,
       z
@@ -204,6 +206,7 @@ const envSchema = z
     mcpRules(env, issue);
     auditRules(env, issue);
     onCallRules(env, issue);
+    identityRules(env, issue);
   });
 
 /** MCP_WRITES when unset: change requests in Slack when the bot has Slack, the spec's confirm flag otherwise. */
@@ -401,6 +404,8 @@ function configFrom(e: Env, env: NodeJS.ProcessEnv) {
     ...(auditConfig(e) ? { audit: auditConfig(e) } : {}),
     /** PagerDuty for `oncall:<schedule>` approvers (PAGERDUTY_TOKEN); unset: such approvers cannot be resolved. */
     ...(onCallConfig(e) ? { onCall: onCallConfig(e) } : {}),
+    /** Step-up sign-in at an OpenID Provider (OIDC_ISSUER…); unset: approvals count at the click. */
+    ...(identityConfig(e) ? { identity: identityConfig(e) } : {}),
     approvals: {
       approvers: e.APPROVERS,
       allowSelfApproval: e.ALLOW_SELF_APPROVAL,

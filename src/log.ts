@@ -53,6 +53,7 @@ export function configuredSecretValues(config: Config): string[] {
     config.watch?.webhookSecret,
     config.audit?.webhook?.secret,
     config.onCall?.token,
+    config.identity?.clientSecret,
   ];
   const url = config.store.database?.url;
   if (url) {

@@ -67,6 +67,7 @@ const EVERY_LAYER = [
   'consoles',
   'http-server',
   'audit',
+  'identity',
   ...TOP,
 ];
 /** Every layer but the ones named: for the bottom modules, which may import almost nothing. */
@@ -126,6 +127,18 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   watch: ['slack', 'console', 'mcp', 'simulator', 'app', 'main'],
   // DESIGN §8: runs an approved change; approvals/ decides whether and when.
   changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'consoles', 'app', 'main'],
+  // Step-up sign-in: the Slack face registers its callback and hands it the approval to record.
+  identity: [
+    ...FACES_AND_TOP.filter((l) => l !== 'main' && l !== 'app'),
+    'approvals',
+    'changes',
+    'watch',
+    'tools',
+    'gateway',
+    'consoles',
+    'commands',
+    'policy',
+  ],
   // Copies the store's journal to a SIEM; only the process wiring starts it.
   audit: [
     ...FACES_AND_TOP.filter((l) => l !== 'main'),

@@ -246,6 +246,12 @@ describe('loadConfig', () => {
         'AUDIT_EXPORT_REPLAY_FROM',
         'PAGERDUTY_TOKEN',
         'PAGERDUTY_API_URL',
+        'OIDC_ISSUER',
+        'OIDC_CLIENT_ID',
+        'OIDC_CLIENT_SECRET',
+        'PUBLIC_URL',
+        'OIDC_USERS_FILE',
+        'OIDC_LINK_SECONDS',
         'SHUTDOWN_GRACE_SECONDS',
         'MCP_TOKEN',
         'MCP_WRITES',
@@ -267,7 +273,7 @@ describe('loadConfig', () => {
         'CONSOLES_FILE',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(63);
+    expect(ENV_VARIABLES).toHaveLength(69);
   });
 });
 

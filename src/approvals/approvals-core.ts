@@ -60,6 +60,20 @@ export interface ApprovalsOptions {
    * the console or over MCP with a deadline runs only when one does.
    */
   timerKeeper?: () => Promise<string | undefined>;
+  /**
+   * Step-up sign-in (src/identity/, when an identity provider is configured): makes the one-time
+   * link an approver follows when the policy asks for it. Unset: such an approval is refused.
+   */
+  stepUp?: StepUpPort;
+}
+
+/** Makes a one-time sign-in link bound to a change, its approver and the preview hash they saw. */
+export interface StepUpPort {
+  begin(binding: {
+    changeId: string;
+    approver: Actor;
+    previewHash: string;
+  }): Promise<{ url: string; expiresAt: number }>;
 }
 
 /** What a front end wants to hear during an approval. */

@@ -124,6 +124,7 @@ export class DecidingApprovals extends ProposingApprovals {
       if (verdict.verdict === 'refuse') {
         // The policy refuses the change itself: it never runs, and the request says why.
         if (verdict.deny) return this.refusedByPolicy(request, approver, verdict.deny);
+        if (verdict.stepUp && this.options.stepUp) return this.signInFirst(request, approver, verdict.stepUp);
         // The gate awaited: another click may have claimed or cancelled it meanwhile.
         const current = await this.current(request);
         return approveBlocked(current) ?? { kind: 'refused', request: current, reason: verdict.reason };
@@ -173,6 +174,30 @@ export class DecidingApprovals extends ProposingApprovals {
       if (blocked) return blocked;
     }
     return { kind: 'already', request };
+  }
+
+  /**
+   * The approval counts only after a step-up sign-in: nothing is recorded now; the approver gets a
+   * one-time link bound to this change, to them and to the preview hash of the stored request.
+   */
+  private async signInFirst(request: ChangeRequest, approver: Actor, why: string): Promise<ApproveOutcome> {
+    const stepUp = this.options.stepUp;
+    if (!stepUp) return { kind: 'refused', request, reason: 'step-up sign-in is not configured' };
+    try {
+      const link = await stepUp.begin({ changeId: request.id, approver, previewHash: request.previewHash });
+      this.options.logger.info(
+        { id: request.id, approver: approver.userId, why },
+        'approval waits for a step-up sign-in',
+      );
+      return { kind: 'sign_in', request, url: link.url, expiresAt: link.expiresAt, why };
+    } catch (error) {
+      this.options.logger.warn({ err: error, id: request.id }, 'step-up sign-in link could not be made');
+      return {
+        kind: 'refused',
+        request,
+        reason: `this change needs step-up sign-in (${why}), and the identity provider cannot be reached now; your approval was not recorded`,
+      };
+    }
   }
 
   /** A change the policy denies at approval: never run; the request ends as "not run" with the rule's reason. */

@@ -19,7 +19,9 @@ export type ApproveOutcome =
   /** One approval of several recorded; the request stays pending for the others. */
   | { kind: 'endorsed'; request: ChangeRequest; needed: number }
   /** The last approval came outside the change's window: it runs at the next opening. */
-  | { kind: 'scheduled'; request: ChangeRequest };
+  | { kind: 'scheduled'; request: ChangeRequest }
+  /** The policy asks step-up sign-in: nothing is recorded until the approver follows `url` and signs in. */
+  | { kind: 'sign_in'; request: ChangeRequest; url: string; expiresAt: number; why: string };
 
 /** An error as kept on the request: its stable code and its sentence, secrets scrubbed, never a stack. */
 export function summarize(error: unknown): ErrorSummary {

@@ -20,6 +20,15 @@ export type ChangeState = (typeof CHANGE_STATES)[number];
 export interface Actor {
   userId: string;
   name?: string;
+  /** Who the identity provider said signed in for this approval (step-up sign-in). */
+  identity?: VerifiedIdentity;
+}
+
+/** An identity an OpenID Provider vouched for: its issuer, its subject and (when verified) email. */
+export interface VerifiedIdentity {
+  issuer: string;
+  subject: string;
+  email?: string;
 }
 
 /** The actor of events nobody clicked: expiry, recovery after a crash, message bookkeeping. */

@@ -47,6 +47,19 @@ export interface PolicyDecision {
   errors: { rule: string; message: string }[];
   /** The policy's break-glass terms (`breakglass:`), when it has them. */
   breakGlass?: BreakGlassTerms;
+  /**
+   * Set: an approval counts only once the approver signed in at the identity provider; says why
+   * (`rule "…"`, or `high risk` by default when an identity provider is configured).
+   */
+  stepUp?: string;
+}
+
+/** Step-up sign-in: a matching rule's `step_up: true`, else high risk with an identity provider, unless waived. */
+function stepUpOf(policy: Policy, risk: Risk, matched: readonly PolicyRule[]): string | undefined {
+  const yes = matched.find((r) => r.stepUp === true);
+  if (yes) return `rule "${yes.name}"`;
+  if (risk !== 'high' || !policy.identityProvider) return undefined;
+  return matched.some((r) => r.stepUp === false) ? undefined : 'high risk';
 }
 
 /** The CEL facts of a change (what the `when` conditions see). */
@@ -110,6 +123,26 @@ function selfConfirmOf(
  * by zero) counts as matching: fail closed, with the error in `errors` and `reasons`.
  */
 export function evaluateChange(
+  policy: Policy,
+  change: ChangeRequest,
+  impact: BlastRadius,
+  target: Record<string, unknown>,
+  now: number,
+): PolicyDecision {
+  const decision = evaluateRules(policy, change, impact, target, now);
+  const stepUp = stepUpOf(
+    policy,
+    decision.risk,
+    policy.rules.filter((r) => decision.matched.includes(r.name)),
+  );
+  if (stepUp) {
+    decision.stepUp = stepUp;
+    decision.reasons.push(`step-up sign-in required (${stepUp})`);
+  }
+  return decision;
+}
+
+function evaluateRules(
   policy: Policy,
   change: ChangeRequest,
   impact: BlastRadius,

@@ -5,6 +5,8 @@ import type { PolicyDecision } from './evaluate.js';
 export interface Actor {
   userId: string;
   name?: string;
+  /** Set once the identity provider confirmed who this is (step-up sign-in). */
+  identity?: { issuer: string; subject: string; email?: string };
 }
 
 /** A yes, or a no with the reason in words the actor can act on. */
@@ -83,7 +85,14 @@ export type GateVerdict =
   /** This approval counts, and more are needed before the change runs. */
   | { verdict: 'endorse'; needed: number; given: number }
   /** Refused: why, and (where this face cannot gather what the policy asks) how to get it. */
-  | { verdict: 'refuse'; reason: string; howTo?: string; deny?: { rule: string; reason: string } };
+  | {
+      verdict: 'refuse';
+      reason: string;
+      howTo?: string;
+      deny?: { rule: string; reason: string };
+      /** The approval would count once the approver signs in at the identity provider (why it is asked). */
+      stepUp?: string;
+    };
 
 /** Who may approve, as the approval variables say (approvals/people.ts implements it). */
 export interface GatePeople {
@@ -283,6 +292,14 @@ export class Gate {
         `you approved this change already (${given.length} of ${n} approvals); it needs approvals from ${n} different people`,
       );
     }
+    // Last: everything else allows this approval, so a sign-in is worth asking for.
+    if (decision.stepUp && !q.actor.identity) {
+      return {
+        verdict: 'refuse',
+        reason: `this change needs step-up sign-in (${decision.stepUp}): your approval counts once you sign in`,
+        stepUp: decision.stepUp,
+      };
+    }
     if (given.length + 1 < n) return { verdict: 'endorse', needed: n, given: given.length + 1 };
     const window = glass ? undefined : decision.window;
     if (window && !window.open) {
@@ -311,6 +328,12 @@ export class Gate {
     if (!decision.selfConfirm.counts) {
       return refuse(
         `the policy does not count your own confirmation ${where(q.face)} (${decision.selfConfirm.by}): someone else must approve this change`,
+        how,
+      );
+    }
+    if (decision.stepUp) {
+      return refuse(
+        `this change needs an approver signed in at the identity provider (step-up sign-in, ${decision.stepUp})`,
         how,
       );
     }

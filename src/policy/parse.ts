@@ -61,6 +61,7 @@ const ruleSchema = z
     window: name.optional(),
     revert_after: duration.optional(),
     self_confirm: z.boolean({ error: 'must be true or false' }).optional(),
+    step_up: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .refine(
     (r) =>
@@ -69,8 +70,9 @@ const ruleSchema = z
       r.approvers !== undefined ||
       r.window !== undefined ||
       r.revert_after !== undefined ||
-      r.self_confirm !== undefined,
-    { error: 'needs an effect: deny, approvals, approvers, window, revert_after or self_confirm' },
+      r.self_confirm !== undefined ||
+      r.step_up !== undefined,
+    { error: 'needs an effect: deny, approvals, approvers, window, revert_after, self_confirm or step_up' },
   );
 
 const windowSchema = z
@@ -294,6 +296,7 @@ function compile(
       ...(r.window !== undefined ? { window: r.window } : {}),
       ...(r.revert_after !== undefined ? { revertAfterSeconds: parseDuration(r.revert_after) } : {}),
       ...(r.self_confirm !== undefined ? { selfConfirm: r.self_confirm } : {}),
+      ...(r.step_up !== undefined ? { stepUp: r.step_up } : {}),
     });
   });
   const freezes: Freeze[] = (data.freezes ?? []).map((f, i) => ({

@@ -19,6 +19,11 @@ export interface PolicyRule {
    * counts as one approval of a matching change; false in any matching rule wins.
    */
   selfConfirm?: boolean;
+  /**
+   * Whether an approval of a matching change counts only after the approver signs in at the
+   * identity provider; true in any matching rule wins, false waives the high-risk default.
+   */
+  stepUp?: boolean;
 }
 
 /**
@@ -57,6 +62,11 @@ export interface Policy {
   freezes: Freeze[];
   /** Unset: nobody may break glass. */
   breakGlass?: BreakGlassTerms;
+  /**
+   * An identity provider is configured (OIDC_ISSUER): high-risk approvals then need step-up
+   * sign-in unless a matching rule says `step_up: false`. Set at start, never by the file.
+   */
+  identityProvider?: boolean;
 }
 
 /**

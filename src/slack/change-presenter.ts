@@ -16,7 +16,7 @@ import {
   resultThreadMessage,
 } from './blocks/change-request.js';
 import type { SlackMessage } from './blocks/read-result.js';
-import { actorText, code, codeBlock, mrkdwn, mrkdwnSection, slackDate } from './blocks/text.js';
+import { actorText, code, codeBlock, link, mrkdwn, mrkdwnSection, slackDate } from './blocks/text.js';
 import { SlackStepError, slackProblem, slackRefused, slackRefusedContent } from './error-text.js';
 
 /** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
@@ -347,6 +347,19 @@ export class ChangePresenter {
         );
         await whisper(
           `:calendar: Approved. This change may only run in its window, so it is scheduled for ${request.scheduledFor ? slackDate(request.scheduledFor) : 'the next opening'}.`,
+        );
+        return;
+      }
+      case 'sign_in': {
+        // Only the clicker sees the link: it is theirs, bound to them, this change and this preview.
+        const minutes = Math.max(1, Math.round((outcome.expiresAt - Date.now()) / 60_000));
+        // A provider on plain http (one on this machine) gets no link markup: its address is shown to copy.
+        const where = outcome.url.startsWith('https://')
+          ? link('Sign in', outcome.url)
+          : `Sign in at ${code(outcome.url)}`;
+        await whisper(
+          `:closed_lock_with_key: Not counted yet: this change needs step-up sign-in (${mrkdwn(outcome.why)}). ` +
+            `${where} within ${minutes} min and your approval counts. The link works once and only for you.`,
         );
         return;
       }

@@ -5,6 +5,7 @@ import type { ApproveOutcome } from '../approvals/types.js';
 import type { ChangeTimers, TimerNotifier } from '../changes/timers.js';
 import type { Config } from '../config.js';
 import type { HttpServer } from '../http-server.js';
+import type { StepUp } from '../identity/step-up.js';
 import { settle, settledWithin } from '../lib/settle-within.js';
 import type { Logger } from '../log.js';
 import type { StoreHealth } from '../store/types.js';
@@ -36,6 +37,7 @@ import { registerWatchButtons, WATCH_ACTIONS, type WatchActions } from './listen
 import { showScheduledOutcome } from './scheduled-outcome.js';
 import { boltLogger, slackClientOptions } from './slack-client.js';
 import { SlackRoutes } from './slack-routes.js';
+import { registerStepUpCallback, slackUserEmail } from './step-up-route.js';
 import { slackTimerNotifier } from './timer-notifier.js';
 import { registerDrainGuard, WorkTracker } from './transport/drain.js';
 import { slackTransport } from './transport/receivers.js';
@@ -69,6 +71,8 @@ export interface SlackFrontEndOptions {
    * Slack's events) beside the routes already on it (`POST /mcp`, the webhook), starts and stops it.
    */
   server: HttpServer;
+  /** Step-up sign-in: GET /oidc/callback is added to the server, and finishes approvals like a click. */
+  stepUp?: StepUp;
   /** The controller as App Home shows it (the gateway's read-only status). */
   controllerStatus: (site: string) => Promise<ControllerStatus>;
   /**
@@ -123,6 +127,8 @@ export interface SlackFrontEnd {
   timerNotifier: TimerNotifier;
   /** What a scheduled change did at its window's opening, in its message and thread. */
   showScheduledOutcome(outcome: ApproveOutcome): Promise<void>;
+  /** A Slack user's profile email (users.info), for matching a step-up sign-in. */
+  userEmail(userId: string): Promise<string | undefined>;
 }
 
 /** The commands, clicks, forms and events the bot has listeners for; the guards refuse the rest. */
@@ -257,6 +263,9 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   const client = new webApi.WebClient(botToken, slackClientOptions(config, logger));
   const presenter = new ChangePresenter(client, approvals, logger, config.approvals.auditChannel);
   const appHome = createAppHome({ ...options, client });
+  if (options.stepUp) {
+    registerStepUpCallback(server, { stepUp: options.stepUp, approvals, presenter, client }, logger);
+  }
   registerListeners(
     app,
     work,
@@ -318,5 +327,6 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
     watchNotifier: slackWatchNotifier(client, logger, config.watch?.timeZone),
     timerNotifier: slackTimerNotifier(client, logger, config.approvals.auditChannel, options.timers),
     showScheduledOutcome: (outcome: ApproveOutcome) => showScheduledOutcome(presenter, outcome),
+    userEmail: slackUserEmail(client, logger),
   };
 }

@@ -15,7 +15,13 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-const actorSchema = z.object({ userId: z.string().min(1), name: z.string().optional() });
+// `identity`: the step-up sign-in that backs an approval, recorded beside the Slack user it maps to.
+const identitySchema = z.object({ issuer: z.string(), subject: z.string(), email: z.string().optional() });
+const actorSchema = z.object({
+  userId: z.string().min(1),
+  name: z.string().optional(),
+  identity: identitySchema.optional(),
+});
 const messageSchema = z.object({ channel: z.string(), ts: z.string() });
 const errorSchema = z.object({
   code: z.string(),

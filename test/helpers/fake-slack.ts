@@ -38,6 +38,8 @@ export interface FakeSlack {
   textProblems: string[];
   /** Members returned by usergroups.users.list, by group id. */
   userGroups: Record<string, string[]>;
+  /** Profile emails users.info answers, by user id; a user not listed is `user_not_found`. */
+  userEmails: Record<string, string>;
   /** Per method: how long the fake holds its answer (the call is recorded at once). */
   delays: Record<string, number>;
   /** Per method: the next `times` calls are answered `{ok: false, error}`. */
@@ -92,6 +94,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const uploads: Upload[] = [];
   const textProblems: string[] = [];
   const userGroups: Record<string, string[]> = {};
+  const userEmails: Record<string, string> = {};
   const delays: Record<string, number> = {};
   const failures: Record<string, { error: string; times: number }> = {};
   const faults: Record<string, string> = {};
@@ -133,6 +136,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return { ok: true, view: { id: 'V1' } };
       case 'views.publish':
         return { ok: true, view: { id: `VH${String(args.user_id)}`, type: 'home' } };
+      case 'users.info': {
+        const email = userEmails[String(args.user)];
+        return email
+          ? { ok: true, user: { id: args.user, profile: { email } } }
+          : { ok: false, error: 'user_not_found' };
+      }
       case 'usergroups.users.list': {
         const users = userGroups[String(args.usergroup)];
         return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
@@ -230,6 +239,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     uploads,
     textProblems,
     userGroups,
+    userEmails,
     delays,
     failures,
     faults,

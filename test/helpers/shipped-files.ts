@@ -92,4 +92,5 @@ export const BOT_SCOPE_OF: Record<string, string> = {
   'files.completeUploadExternal': 'files:write',
   'usergroups.users.list': 'usergroups:read',
   'users.lookupByEmail': 'users:read.email',
+  'users.info': 'users:read',
 };

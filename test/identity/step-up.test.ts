@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StepUp } from '../../src/identity/step-up.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { silentLogger } from '../../src/log.js';
+import { followToCallback, startTestIdp, type TestIdp } from '../helpers/oidc-idp.js';
+
+// The sign-in link's state, against a real OpenID Provider on loopback: what it is bound to, and
+// that it works once, in time, for the person it was made for.
+
+const REDIRECT = 'http://localhost:9/oidc/callback';
+const SECRET = 'unit-client-secret';
+
+describe('StepUp', () => {
+  let idp: TestIdp;
+  let clock = Date.now();
+  const data = new MemoryStore();
+  let stepUp: StepUp;
+  const binding = {
+    changeId: 'cr_1',
+    approver: { userId: 'U0ALICE', name: 'alice' },
+    previewHash: 'a'.repeat(64),
+  };
+
+  beforeAll(async () => {
+    idp = await startTestIdp({
+      accounts: [
+        { subject: 'alice', email: 'alice@example.com' },
+        { subject: 'bob', email: 'bob@example.com' },
+      ],
+      client: { id: 'netops', secret: SECRET, redirectUri: REDIRECT },
+    });
+    stepUp = new StepUp({
+      config: {
+        issuer: idp.issuer,
+        clientId: 'netops',
+        clientSecret: SECRET,
+        redirectUri: REDIRECT,
+        insecure: true,
+        linkSeconds: 60,
+      },
+      data,
+      mapping: { slackEmail: async (id) => (id === 'U0ALICE' ? 'alice@example.com' : undefined) },
+      logger: silentLogger(),
+      now: () => clock,
+    });
+  });
+  afterAll(() => idp?.close());
+
+  const signIn = async (subject: string) => {
+    const { url } = await stepUp.begin(binding);
+    idp.signInAs(subject);
+    return new URL(await followToCallback(url, REDIRECT));
+  };
+
+  it('makes a PKCE S256 link whose state is kept server-side, hashed, with its binding', async () => {
+    const { url, expiresAt } = await stepUp.begin(binding);
+    const link = new URL(url);
+    expect(link.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(link.searchParams.get('redirect_uri')).toBe(REDIRECT);
+    const state = link.searchParams.get('state') ?? '';
+    expect(state.length).toBeGreaterThan(20);
+    expect(expiresAt).toBe(clock + 60_000);
+    const keys = (await data.keys()).filter((k) => k.startsWith('stepup:'));
+    expect(keys.some((k) => k.includes(state))).toBe(false);
+    const stored = await Promise.all(keys.map((k) => data.get<Record<string, unknown>>(k)));
+    expect(stored).toContainEqual(
+      expect.objectContaining({
+        changeId: 'cr_1',
+        approver: binding.approver,
+        previewHash: binding.previewHash,
+      }),
+    );
+  });
+
+  it("returns the bound change, preview hash and approver with the provider's identity, once", async () => {
+    const callback = await signIn('alice');
+    expect(await stepUp.complete(callback)).toEqual({
+      ok: true,
+      signIn: {
+        changeId: 'cr_1',
+        previewHash: binding.previewHash,
+        approver: {
+          userId: 'U0ALICE',
+          name: 'alice',
+          identity: { issuer: idp.issuer, subject: 'alice', email: 'alice@example.com' },
+        },
+      },
+    });
+    expect(await stepUp.complete(callback)).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/used already/),
+    });
+  });
+
+  it('counts nothing for someone else, an unknown state or a late return', async () => {
+    expect(await stepUp.complete(await signIn('bob'))).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/signed in as bob@example.com, which is not the approver's Slack email/),
+    });
+    const forged = await signIn('alice');
+    forged.searchParams.set('state', 'not-a-state-the-bot-made');
+    expect(await stepUp.complete(forged)).toEqual({ ok: false, reason: expect.stringMatching(/unknown/) });
+    const late = await signIn('alice');
+    clock += 61_000;
+    expect(await stepUp.complete(late)).toEqual({ ok: false, reason: expect.stringMatching(/expired/) });
+    expect(await stepUp.complete(late)).toEqual({ ok: false, reason: expect.stringMatching(/used already/) });
+  });
+});
