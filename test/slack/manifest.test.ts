@@ -45,6 +45,7 @@ const METHOD_SCOPES: Record<string, string> = {
   'usergroups.users.list': 'usergroups:read',
   // Slack grants users:read.email only beside users:read.
   'users.lookupByEmail': 'users:read users:read.email',
+  'users.info': 'users:read',
   'views.open': '',
   'views.publish': '',
   // Thread links on App Home and the link an MCP client gets to a change request; no scope needed.
