@@ -9,8 +9,7 @@ import type { Config } from './config.js';
 import { type Consoles, singleConsole } from './consoles/consoles.js';
 import type { Gateway } from './gateway/types.js';
 import { createHttpServer } from './http-server.js';
-import { StepUp } from './identity/step-up.js';
-import { readUsersFile } from './identity/users-file.js';
+import type { IdentityKit } from './identity/kit.js';
 import type { Logger } from './log.js';
 import type { McpFrontEnd } from './mcp/mcp-front-end.js';
 import type { McpKit } from './mcp/mcp-kit.js';
@@ -54,6 +53,8 @@ export interface AppDeps {
   timerTickMs?: number;
   /** Slack's SDK-backed parts (`slackKit`); needed when SLACK_BOT_TOKEN is set, so a console run never loads the SDK. */
   slackKit?: SlackKit;
+  /** Step-up sign-in's parts; needed with OIDC_ISSUER in the Slack bot, loaded only then. */
+  identityKit?: IdentityKit;
   /**
    * The MCP SDK-backed parts (`mcpKit`): given, the app has an MCP front end (`netops mcp`, or
    * POST /mcp on the bot's port when MCP_TOKEN is set).
@@ -203,14 +204,17 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
   // The MCP front end posts proposals through Slack in this process, which is built after it.
   let slack: SlackFrontEnd | undefined;
   // Step-up sign-in needs the Slack face for its callback and the approver's profile email.
+  if (withSlack && config.identity && !deps.identityKit)
+    throw new Error('OIDC_ISSUER is set: createApp needs the identityKit (src/identity/kit.ts)');
+  const kit = withSlack && config.identity ? deps.identityKit : undefined;
   const stepUp =
-    withSlack && config.identity
-      ? new StepUp({
+    kit && config.identity
+      ? new kit.StepUp({
           config: config.identity,
           data: store.data,
           ...(store.leases ? { leases: store.leases() } : {}),
           mapping: {
-            ...(config.identity.usersFile ? { usersFile: readUsersFile(config.identity.usersFile) } : {}),
+            ...(config.identity.usersFile ? { usersFile: kit.readUsersFile(config.identity.usersFile) } : {}),
             slackEmail: async (userId) => slack?.userEmail(userId),
           },
           logger: logger.child({ component: 'step-up' }),
@@ -403,7 +407,7 @@ function buildApprovals(
   store: Store,
   registry: ToolRegistry,
   context: ToolContext,
-  stepUp: StepUp | undefined,
+  stepUp: InstanceType<IdentityKit['StepUp']> | undefined,
 ) {
   const { config, logger, slackKit } = deps;
   const groups =

@@ -206,6 +206,8 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
   if (typeof parts === 'number') return parts;
   const { controller, gateway, store, consoles } = parts;
   const { slackKit } = await import('./slack/slack-kit.js');
+  // The OpenID client and the users file's parser are loaded only with an identity provider.
+  const identityKit = config.identity ? (await import('./identity/kit.js')).identityKit : undefined;
   // The MCP SDK is loaded only when POST /mcp is served.
   const mcpKit = config.mcp.tokens.length > 0 ? (await import('./mcp/mcp-kit.js')).mcpKit : undefined;
   const app = createApp({
@@ -215,6 +217,7 @@ async function runSlack(config: Config, policy: Policy): Promise<number> {
     consoles,
     store,
     slackKit,
+    ...(identityKit ? { identityKit } : {}),
     ...(mcpKit ? { mcpKit } : {}),
     policy,
     ...(parts.controllerUrl ? { controllerUrl: parts.controllerUrl } : {}),
