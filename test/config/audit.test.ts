@@ -3,20 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ConfigError } from '../../src/errors.js';
 import { configuredSecretValues } from '../../src/log.js';
+import { refusal } from './refusal.js';
 
 const SECRET = 'audit-webhook-secret-123456';
-
-function refusal(env: Record<string, string>): [string, string][] {
-  try {
-    loadConfig(env, { slackBot: false });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues.map((i) => [i.field, i.rule]);
-    throw error;
-  }
-  throw new Error('the configuration was accepted');
-}
 
 describe('the audit export variables', () => {
   it('reads a syslog receiver over TLS with its CA and a signed webhook', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ConfigError } from '../../src/errors.js';
 import { configuredSecretValues } from '../../src/log.js';
+import { refusal } from './refusal.js';
 
 const IDP = {
   OIDC_ISSUER: 'https://login.example.com/realms/ops/',
@@ -9,16 +9,6 @@ const IDP = {
   OIDC_CLIENT_SECRET: 'client-secret-value',
   PUBLIC_URL: 'https://netops.example.com/',
 };
-
-function refusal(env: Record<string, string>): [string, string][] {
-  try {
-    loadConfig(env, { slackBot: false });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues.map((i) => [i.field, i.rule]);
-    throw error;
-  }
-  throw new Error('the configuration was accepted');
-}
 
 describe('the step-up sign-in variables', () => {
   it('reads the provider, keeps the issuer exactly as written and derives the callback', () => {
