@@ -76,6 +76,9 @@ const FACES_AND_TOP = ['slack', 'console', 'mcp', 'simulator', ...TOP];
 /** The layers that use a pure, low module (format, topology, lib, records…) and so sit above it. */
 const USERS_OF_PURE = ['tools', 'slack', 'console', 'mcp', 'approvals', 'store', 'gateway', 'simulator'];
 
+/** What a module that only needs the store (and the process wiring above it) must not reach into. */
+const BESIDE_THE_STORE = ['approvals', 'changes', 'watch', 'tools', 'gateway', 'consoles', 'commands'];
+
 /** Layers a layer must never import (DESIGN §2 and docs/architecture.md). */
 const FORBIDDEN: Record<string, readonly string[]> = {
   errors: allBut('errors'),
@@ -128,28 +131,9 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   // DESIGN §8: runs an approved change; approvals/ decides whether and when.
   changes: ['slack', 'console', 'mcp', 'approvals', 'gateway', 'simulator', 'consoles', 'app', 'main'],
   // Step-up sign-in: the Slack face registers its callback and hands it the approval to record.
-  identity: [
-    ...FACES_AND_TOP.filter((l) => l !== 'main' && l !== 'app'),
-    'approvals',
-    'changes',
-    'watch',
-    'tools',
-    'gateway',
-    'consoles',
-    'commands',
-    'policy',
-  ],
+  identity: [...FACES_AND_TOP.filter((l) => l !== 'main' && l !== 'app'), ...BESIDE_THE_STORE, 'policy'],
   // Copies the store's journal to a SIEM; only the process wiring starts it.
-  audit: [
-    ...FACES_AND_TOP.filter((l) => l !== 'main'),
-    'approvals',
-    'changes',
-    'watch',
-    'tools',
-    'gateway',
-    'consoles',
-    'commands',
-  ],
+  audit: [...FACES_AND_TOP.filter((l) => l !== 'main'), ...BESIDE_THE_STORE],
 };
 
 describe('the layers keep to their import rules', () => {

@@ -30,6 +30,9 @@ const bot = useTestBot({
 const NETWORK_WRITE = /rest\/networkconf\/[^/]+$|\/networks\/[^/]+$/;
 const DNS = [{ tool: 'update_network', args: { network_id: 'IoT', dhcp_dns_1: '9.9.9.9' } }];
 const sites = () => bot.sim.state.sites.map((site) => `default/${site.name}`);
+/** The DNS change rolled out to every site, one site first, with a one-second soak. */
+const proposeDns = () =>
+  its.approvals.proposeRollout({ steps: DNS, sites: sites(), waves: '1,rest', soak: '1s', requester: RITA });
 const networkWrites = () => bot.sim.requests.filter((r) => r.method === 'PUT' && NETWORK_WRITE.test(r.route));
 
 const its = useFreshApprovals(bot);
@@ -49,13 +52,7 @@ describe('a rollout on three sites', () => {
         device.state = 0;
       },
     });
-    const request = await its.approvals.proposeRollout({
-      steps: DNS,
-      sites: sites(),
-      waves: '1,rest',
-      soak: '1s',
-      requester: RITA,
-    });
+    const request = await proposeDns();
     const outcome = await its.approveAll(request.id);
 
     expect(outcome.kind).toBe('failed');
@@ -85,13 +82,7 @@ describe('a rollout on three sites', () => {
     if (!second || !iot) throw new Error('every site has IoT');
     iot.dhcpd_dns_1 = '9.9.9.9';
     iot.dhcpd_dns_enabled = true;
-    const request = await its.approvals.proposeRollout({
-      steps: DNS,
-      sites: sites(),
-      waves: '1,rest',
-      soak: '1s',
-      requester: RITA,
-    });
+    const request = await proposeDns();
     const preview = request.preview as { not_included?: string[]; waves: string[] };
     expect(preview.not_included).toEqual([
       `default/${second.name}: would change nothing: it already has these settings`,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runInteractiveConsole, runOneShot } from '../../src/console/console.js';
 import { type ConsoleHarness, consoleHarness } from '../helpers/console-harness.js';
-import { type FakeCalls, fakeSetup } from './fake-registry.js';
+import { type FakeCalls, fakeSetup, NETWORKS } from './fake-registry.js';
 
 interface Harness extends ConsoleHarness {
   calls: FakeCalls;
@@ -160,16 +160,7 @@ describe('interactive console', () => {
 
     const start = h.output.text.indexOf('[');
     const end = h.output.text.lastIndexOf(']');
-    expect(JSON.parse(h.output.text.slice(start, end + 1))).toEqual([
-      {
-        id: 'net-lan',
-        name: 'LAN',
-        purpose: 'corporate',
-        vlan_id: null,
-        ip_subnet: '192.168.1.0/24',
-        dhcpd_enabled: true,
-      },
-    ]);
+    expect(JSON.parse(h.output.text.slice(start, end + 1))).toEqual([NETWORKS[0]]);
   });
 });
 

@@ -142,3 +142,15 @@ export function slackTextProblems(
   walk(payload, where, problems, undefined, options);
   return problems;
 }
+
+/** The lines of a message's code blocks (its tables), in order: what a reader sees in monospace. */
+export function codeBlockLines(blocks: readonly unknown[]): string[] {
+  return (blocks as { type?: string; text?: { text?: string } }[]).flatMap((block) => {
+    const text = block.type === 'section' ? (block.text?.text ?? '') : '';
+    if (!text.startsWith('```')) return [];
+    return text
+      .replace(/^```\n/, '')
+      .replace(/\n```$/, '')
+      .split('\n');
+  });
+}

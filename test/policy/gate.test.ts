@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalPeople } from '../../src/approvals/people.js';
 import type { Actor } from '../../src/approvals/types.js';
-import { silentLogger } from '../../src/log.js';
 import {
   GATE_ACTION_NAMES,
   GATE_FACES,
-  Gate,
   type GateAction,
   type GateFace,
   type GateQuestion,
   type GateVerdict,
 } from '../../src/policy/gate.js';
 import { assessImpact, evaluateChange, parsePolicy } from '../../src/policy/index.js';
+import { openGate } from './open-gate.js';
 
 /*
  * Every action the gate decides × every face × every policy effect, from the one list of actions:
@@ -114,16 +112,7 @@ const EXPECTED: Record<
 /** The break-glass terms every policy above carries: Carol may break glass, Bob reviews. */
 const BREAK_GLASS = 'breakglass:\n  allowed: [U0CAROL]\n  approvals: 0\n  reviewers: [U0BOB]\n';
 
-const gate = new Gate(
-  new ApprovalPeople({
-    approvers: [],
-    allowSelfApproval: false,
-    requesters: [],
-    writeChannels: [],
-    groupMembers: async () => [],
-    logger: silentLogger(),
-  }),
-);
+const gate = openGate();
 
 function question(action: GateAction, face: GateFace, effect: Effect, actor: Actor, keeper: boolean) {
   const policy = parsePolicy(`${EFFECTS[effect]}${BREAK_GLASS}`, `${effect}.yaml`);

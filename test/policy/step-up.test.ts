@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalPeople } from '../../src/approvals/people.js';
-import { silentLogger } from '../../src/log.js';
-import { Gate } from '../../src/policy/gate.js';
 import { assessImpact, evaluateChange, parsePolicy } from '../../src/policy/index.js';
 import type { Policy } from '../../src/policy/policy.js';
 import { PolicyFileError } from '../../src/policy/policy-error.js';
 import type { BlastRadius } from '../../src/policy/types.js';
+import { openGate } from './open-gate.js';
 
 // `step_up`: which changes ask the approver to sign in at the identity provider, and what the gate
 // answers an approval of one with and without that sign-in.
@@ -57,16 +55,7 @@ describe('step_up in the policy', () => {
 });
 
 describe('the gate on a change that needs step-up sign-in', () => {
-  const gate = new Gate(
-    new ApprovalPeople({
-      approvers: [],
-      allowSelfApproval: false,
-      requesters: [],
-      writeChannels: [],
-      groupMembers: async () => [],
-      logger: silentLogger(),
-    }),
-  );
+  const gate = openGate();
   const policy = withIdp(parsePolicy('', 'p.yaml'));
   const decision = { ...evaluateChange(policy, CHANGE, high, {}, 0), approvals: 1 };
   const change = { requester: { userId: 'U0RITA' }, channel: 'C0OPS' };

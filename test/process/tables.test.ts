@@ -7,6 +7,7 @@ import type { SlackCall } from '../helpers/fake-slack.js';
 import { clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 import { useSlackRig } from '../helpers/slack-rig.js';
+import { codeBlockLines } from '../helpers/slack-text.js';
 
 // Tables keep what answers the question, through the built program: Slack's `who` and `top` on
 // the demo site within Slack's width, the console at COLUMNS=80 and 100, and the history of
@@ -21,15 +22,7 @@ const textOf = (call: SlackCall | undefined) => JSON.stringify(call?.args ?? {})
 
 /** The lines of the code blocks of an answer posted to a response_url. */
 function codeLines(body: Record<string, unknown> | undefined): string[] {
-  const blocks = (body?.blocks ?? []) as { type?: string; text?: { text?: string } }[];
-  return blocks.flatMap((block) => {
-    const text = block.type === 'section' ? (block.text?.text ?? '') : '';
-    if (!text.startsWith('```')) return [];
-    return text
-      .replace(/^```\n/, '')
-      .replace(/\n```$/, '')
-      .split('\n');
-  });
+  return codeBlockLines((body?.blocks ?? []) as unknown[]);
 }
 
 /**

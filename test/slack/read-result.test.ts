@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readResultMessage } from '../../src/slack/blocks/read-result.js';
+import { codeBlockLines } from '../helpers/slack-text.js';
 
 /** The lines inside the message's code blocks. */
 function codeLines(message: ReturnType<typeof readResultMessage>): string[] {
-  return message.blocks.flatMap((block) => {
-    const text = block.type === 'section' ? (block.text?.text ?? '') : '';
-    if (!text.startsWith('```')) return [];
-    return text
-      .replace(/^```\n/, '')
-      .replace(/\n```$/, '')
-      .split('\n');
-  });
+  return codeBlockLines(message.blocks);
 }
 
 describe('readResultMessage: tables in code blocks', () => {
