@@ -1,12 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BotProcess, slackHttpEnv, spawnListeningBot } from '../helpers/bot-process.js';
+import { describe, expect, it } from 'vitest';
+import { slackHttpEnv } from '../helpers/bot-process.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { buttonsIn, clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
-import { useSlackRig } from '../helpers/slack-rig.js';
+import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
 
 // A change that needs two of the approvers a rule names: each gets the preview in a direct message,
 // and every copy says the same thing after each of them acts.
@@ -28,23 +28,16 @@ const textOf = (call: SlackCall | undefined) =>
 
 describe('named approvers get their own copy, and every copy follows the change', () => {
   const rig = useSlackRig({ apiVersion: '9.0' });
-  let bot: BotProcess;
-  let events = '';
-  const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
+  const served = useListeningBot(() => ({
+    ...slackHttpEnv(rig.slack, SECRET, rig.sim),
+    POLICY_FILE: policyFile,
+  }));
+  const post = (body: string) =>
+    fetch(served.events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
   const dmsTo = (user: string) =>
     rig.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === user);
   const updatesOf = (channel: string) =>
     rig.slack.callsOf('chat.update').filter((c) => c.args.channel === channel);
-
-  beforeAll(async () => {
-    ({ bot, events } = await spawnListeningBot({
-      ...slackHttpEnv(rig.slack, SECRET, rig.sim),
-      POLICY_FILE: policyFile,
-    }));
-  }, 30_000);
-  afterAll(async () => {
-    await bot?.stop('SIGKILL');
-  });
 
   it('sends each named approver but the requester the preview with its buttons, and edits every copy as they approve', async () => {
     const id = await proposeInC1(

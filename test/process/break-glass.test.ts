@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BotProcess, slackHttpEnv, spawnListeningBot } from '../helpers/bot-process.js';
+import { describe, expect, it } from 'vitest';
+import { slackHttpEnv } from '../helpers/bot-process.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { buttonsIn } from '../helpers/slack-buttons.js';
 import {
@@ -12,7 +12,7 @@ import {
   slackHeaders,
   slackJsonHeaders,
 } from '../helpers/slack-requests.js';
-import { useSlackRig } from '../helpers/slack-rig.js';
+import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
 
 // Break-glass through the built bot: Rita may break glass (no approval needed), Stan reviews within
 // two seconds; deleting Guest is denied whatever the terms.
@@ -41,10 +41,13 @@ const textOf = (call: SlackCall | undefined) =>
 
 describe('break-glass, as `node dist/main.js` serves it', () => {
   const rig = useSlackRig({ apiVersion: '9.0' });
-  let bot: BotProcess;
-  let url = '';
+  const served = useListeningBot(() => ({
+    ...slackHttpEnv(rig.slack, SECRET, rig.sim),
+    POLICY_FILE: policyFile,
+    AUDIT_CHANNEL: 'CAUDIT',
+  }));
   const post = (body: string, headers = slackHeaders(SECRET, body)) =>
-    fetch(`${url}/slack/events`, { method: 'POST', headers, body });
+    fetch(`${served.url}/slack/events`, { method: 'POST', headers, body });
   const audit = () => rig.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT');
   const networkWrites = () =>
     rig.sim.requests.filter((r) => r.method !== 'GET' && r.route.includes('networkconf'));
@@ -68,17 +71,6 @@ describe('break-glass, as `node dist/main.js` serves it', () => {
     await rig.slack.waitFor(() => publishes().length > before, 10_000);
     return JSON.stringify(publishes().at(-1)?.args.view ?? {});
   }
-
-  beforeAll(async () => {
-    ({ bot, url } = await spawnListeningBot({
-      ...slackHttpEnv(rig.slack, SECRET, rig.sim),
-      POLICY_FILE: policyFile,
-      AUDIT_CHANNEL: 'CAUDIT',
-    }));
-  }, 30_000);
-  afterAll(async () => {
-    await bot?.stop('SIGKILL');
-  });
 
   it('runs at once for a person the terms allow, and posts the alarm with the reason in the audit channel', async () => {
     const answer = await net(

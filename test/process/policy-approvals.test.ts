@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../src/store/file/journal.js';
-import { type BotProcess, slackHttpEnv, spawnListeningBot, stopAllBots } from '../helpers/bot-process.js';
+import { slackHttpEnv, stopAllBots } from '../helpers/bot-process.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { buttonsIn, buttonsOf } from '../helpers/slack-buttons.js';
 import {
@@ -13,7 +13,7 @@ import {
   slackHeaders,
   slackJsonHeaders,
 } from '../helpers/slack-requests.js';
-import { useSlackRig } from '../helpers/slack-rig.js';
+import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
 
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
@@ -53,9 +53,14 @@ rules:
 
 describe('the policy in the approval flow (Slack over HTTP, file store)', () => {
   const rig = useSlackRig({ apiVersion: '9.0' });
-  let bot: BotProcess;
-  let events: string;
-  const post = (body: string) => fetch(events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
+  const served = useListeningBot(() => ({
+    ...slackHttpEnv(rig.slack, SECRET, rig.sim),
+    POLICY_FILE: POLICY,
+    // The bot's own address inside the demo IoT network (10.20.0.0/24).
+    BOT_SOURCE_ADDRESS: '10.20.0.103',
+  }));
+  const post = (body: string) =>
+    fetch(served.events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
   const previews = () => rig.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
   const threadOf = (ts: string) =>
     rig.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts);
@@ -63,7 +68,7 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
   const textOf = (call: SlackCall | undefined) =>
     `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
   const journal = () => {
-    const path = join(bot.dataDir, JOURNAL_FILE);
+    const path = join(served.bot.dataDir, JOURNAL_FILE);
     if (!existsSync(path)) return [];
     return readFileSync(path, 'utf8')
       .split('\n')
@@ -111,18 +116,6 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
 
   const writesTo = (route: string) =>
     rig.sim.requests.filter((r) => r.method !== 'GET' && r.route.includes(route));
-
-  beforeAll(async () => {
-    ({ bot, events } = await spawnListeningBot({
-      ...slackHttpEnv(rig.slack, SECRET, rig.sim),
-      POLICY_FILE: POLICY,
-      // The bot's own address inside the demo IoT network (10.20.0.0/24).
-      BOT_SOURCE_ADDRESS: '10.20.0.103',
-    }));
-  }, 30_000);
-  afterAll(async () => {
-    await bot?.stop('SIGKILL');
-  });
 
   it('refuses delete_network of a network with clients with the rule’s reason, and writes nothing', async () => {
     const posted = previews().length;
@@ -194,7 +187,7 @@ describe('the policy in the approval flow (Slack over HTTP, file store)', () => 
     // App Home lists them with Run now and Cancel; Run now is refused while the policy requires the window.
     const body = homeOpenedBody('U2');
     const published = rig.slack.callsOf('views.publish').length;
-    await fetch(events, { method: 'POST', headers: slackJsonHeaders(SECRET, body), body });
+    await fetch(served.events, { method: 'POST', headers: slackJsonHeaders(SECRET, body), body });
     await rig.slack.waitFor(() => rig.slack.callsOf('views.publish').length > published, 10_000);
     const home = rig.slack.callsOf('views.publish').at(-1);
     const view = JSON.stringify(home?.args.view);
