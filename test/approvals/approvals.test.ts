@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { mcpRequester } from '../../src/approvals/mcp-requester.js';
@@ -10,13 +10,15 @@ import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { Journal, JournalIntegrityError } from '../../src/store/file/journal.js';
 import { CHANGE_VERIFIED } from '../helpers/journal-events.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { useTestBot } from '../helpers/tool-test.js';
 import { appFor, openApprovals } from './bot-harness.js';
 import { ALEX, Clock, journalEvents, policyWith, RITA, STAN, START, tempDataDir } from './harness.js';
 
 const LAB = { name: 'Lab', vlan_id: '44', subnet: '10.44.0.0/24' };
 
-let bot: TestBot;
+// Networks serve as the sample here on their classic path (networkconf, its faults and stored
+// fields): a 9.0 console. The official path (10.1): tools/networks-official.test.ts.
+const bot = useTestBot({ simulator: { apiVersion: '9.0' } });
 let data: ReturnType<typeof tempDataDir>;
 let clock: Clock;
 const opened = new Map<Approvals, FileStore>();
@@ -62,17 +64,7 @@ function posts() {
   return bot.writes().filter((r) => r.method === 'POST');
 }
 
-beforeAll(async () => {
-  // Networks serve as the sample here on their classic path (networkconf, its faults and stored
-  // fields): a 9.0 console. The official path (10.1): tools/networks-official.test.ts.
-  bot = await startTestBot({ simulator: { apiVersion: '9.0' } });
-});
-afterAll(async () => {
-  await bot.close();
-});
 beforeEach(() => {
-  bot.sim.reset();
-  bot.sim.clearRequests();
   bot.sim.clearFaults();
   data = tempDataDir();
   clock = new Clock();

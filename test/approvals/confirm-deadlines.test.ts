@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Approvals } from '../../src/approvals/approvals.js';
 import { consoleActor } from '../../src/approvals/console-requester.js';
 import { NotAuthorizedError } from '../../src/errors.js';
@@ -6,7 +6,7 @@ import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import type { DeadlineStore } from '../../src/store/deadlines.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import { startTestBot, type TestBot } from '../helpers/test-bot.js';
+import { useTestBot } from '../helpers/tool-test.js';
 import { Clock, policyWith, tempDataDir } from './harness.js';
 
 // A change confirmed at the console with a deadline: run only while a bot keeps deadlines for the
@@ -14,17 +14,10 @@ import { Clock, policyWith, tempDataDir } from './harness.js';
 
 const OPERATOR = consoleActor('rita');
 
-let bot: TestBot;
+const bot = useTestBot({ simulator: { apiVersion: '9.0' } });
 let data: ReturnType<typeof tempDataDir>;
 let store: FileStore;
-beforeAll(async () => {
-  bot = await startTestBot({ simulator: { apiVersion: '9.0' } });
-});
-afterAll(async () => {
-  await bot.close();
-});
 beforeEach(() => {
-  bot.sim.reset();
   data = tempDataDir();
   store = new FileStore(data.dir, { data: new MemoryStore() });
 });
