@@ -38,7 +38,7 @@ export interface FakeSlack {
   textProblems: string[];
   /** Members returned by usergroups.users.list, by group id. */
   userGroups: Record<string, string[]>;
-  /** Profile emails users.info answers, by user id; a user not listed is `user_not_found`. */
+  /** Profile emails users.info answers (and users.lookupByEmail finds), by user id; a user not listed is `user_not_found` (`users_not_found`). */
   userEmails: Record<string, string>;
   /** Per method: how long the fake holds its answer (the call is recorded at once). */
   delays: Record<string, number>;
@@ -141,6 +141,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return email
           ? { ok: true, user: { id: args.user, profile: { email } } }
           : { ok: false, error: 'user_not_found' };
+      }
+      case 'users.lookupByEmail': {
+        const found = Object.entries(userEmails).find(([, email]) => email === String(args.email));
+        return found ? { ok: true, user: { id: found[0] } } : { ok: false, error: 'users_not_found' };
       }
       case 'usergroups.users.list': {
         const users = userGroups[String(args.usergroup)];
