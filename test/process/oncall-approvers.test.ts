@@ -73,12 +73,12 @@ describe('approvers on call, as `node dist/main.js` serves them', () => {
 
     // PagerDuty down: even the person on call is refused, and told the schedule could not be checked.
     pagerDutyDown = true;
-    expect(await click('U0BOB')).toMatch(/membership of whoever is on call in PNIGHTS could not be checked right now/);
+    expect(await click('U0BOB')).toMatch(
+      /membership of whoever is on call in PNIGHTS could not be checked right now/,
+    );
     pagerDutyDown = false;
     // A failed lookup is not kept: the next click asks again. Carol is not on call.
-    expect(await click('U0CAROL')).toMatch(
-      /\(whoever is on call in PNIGHTS\) may approve this change"/,
-    );
+    expect(await click('U0CAROL')).toMatch(/\(whoever is on call in PNIGHTS\) may approve this change"/);
     expect(rig.sim.state.site('default')?.networks.some((n) => n.name === 'Night')).toBe(false);
 
     await clickApprove(rig.slack, post, id, 'U0BOB');
