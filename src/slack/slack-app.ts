@@ -42,7 +42,7 @@ import { slackTimerNotifier } from './timer-notifier.js';
 import { registerDrainGuard, WorkTracker } from './transport/drain.js';
 import { slackTransport } from './transport/receivers.js';
 import type { ServedEnvelopes } from './transport/request-guard.js';
-import { SlackTokenCheck } from './transport/token-check.js';
+import { SlackTokenCheck, type WantedScope } from './transport/token-check.js';
 import { slackWatchNotifier } from './watch-notifier.js';
 
 const STOP_ANCHOR_WAIT_MS = 3_000;
@@ -188,7 +188,20 @@ function tokenCheck(options: SlackFrontEndOptions, botToken: string): SlackToken
     rejectRateLimitedCalls: true,
     timeout: 10_000,
   });
-  return new SlackTokenCheck(client, botToken, logger, options.tokenRetryDelaysMs);
+  return new SlackTokenCheck(client, botToken, logger, options.tokenRetryDelaysMs, wantedScopes(config));
+}
+
+/** The scopes beyond the basic ones that this configuration's features need. */
+function wantedScopes(config: SlackFrontEndOptions['config']): WantedScope[] {
+  const byEmail = [
+    ...(config.identity ? ['step-up sign-in (OIDC_ISSUER)'] : []),
+    ...(config.onCall ? ['on-call approvers (PAGERDUTY_TOKEN)'] : []),
+  ].join(' and ');
+  if (byEmail === '') return [];
+  return [
+    { scope: 'users:read', for: byEmail },
+    { scope: 'users:read.email', for: byEmail },
+  ];
 }
 
 /**

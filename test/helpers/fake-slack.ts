@@ -38,6 +38,8 @@ export interface FakeSlack {
   textProblems: string[];
   /** Members returned by usergroups.users.list, by group id. */
   userGroups: Record<string, string[]>;
+  /** The scopes the token holds, sent as `x-oauth-scopes` on every answer as Slack does; unset: no header. */
+  scopes?: string[];
   /** Profile emails users.info answers (and users.lookupByEmail finds), by user id; a user not listed is `user_not_found` (`users_not_found`). */
   userEmails: Record<string, string>;
   /** Per method: how long the fake holds its answer (the call is recorded at once). */
@@ -204,6 +206,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         calls.push({ method, args, ...(token ? { token } : {}), answer: sent });
         textProblems.push(...slackTextProblems(args, method));
         if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+        if (fake.scopes) res.setHeader('x-oauth-scopes', fake.scopes.join(','));
         if (limited) res.writeHead(429, { 'retry-after': String(limit.retryAfter) });
         res.end(JSON.stringify(sent));
         return;
@@ -235,7 +238,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  const fake: FakeSlack = {
     url: base,
     apiUrl: `${base}/api`,
     calls,
@@ -293,4 +296,5 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       authTestError = error;
     },
   };
+  return fake;
 }

@@ -44,6 +44,10 @@ const textOf = (call: SlackCall | undefined) =>
 
 describe('approvers on call, as `node dist/main.js` serves them', () => {
   const rig = useSlackRig({ apiVersion: '9.0' });
+  // Installed before on-call approvers existed: the token holds users:read but not the email scope.
+  beforeAll(() => {
+    rig.slack.scopes = ['commands', 'chat:write', 'files:write', 'usergroups:read', 'users:read'];
+  });
   const served = useListeningBot(() => ({
     ...slackHttpEnv(rig.slack, SECRET, rig.sim),
     POLICY_FILE: policyFile,
@@ -53,6 +57,18 @@ describe('approvers on call, as `node dist/main.js` serves them', () => {
   const post = (body: string) =>
     fetch(served.events, { method: 'POST', headers: slackHeaders(SECRET, body), body });
   const lastAnswer = () => JSON.stringify(rig.slack.responses.at(-1)?.body ?? {});
+
+  it('says at start which scope the app lacks for on-call approvers, and how to get it', async () => {
+    await rig.slack.waitFor(
+      () => served.bot.logs().some((l) => l.msg === 'SLACK_BOT_TOKEN verified (auth.test)'),
+      10_000,
+    );
+    const warnings = served.bot.logs().filter((l) => l.level === 40 && String(l.msg).includes('scope'));
+    expect(warnings.map((l) => l.msg)).toEqual([
+      "the Slack app's token lacks the users:read.email scope, which on-call approvers (PAGERDUTY_TOKEN) needs: add it (manifest.yml lists it) and reinstall the app",
+    ]);
+    rig.slack.scopes = undefined;
+  });
 
   it('refuses while PagerDuty cannot say, then lets only the person on call approve', async () => {
     rig.slack.userEmails.U0BOB = 'bob@example.net';

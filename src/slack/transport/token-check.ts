@@ -38,6 +38,12 @@ function retryAfterMs(error: unknown): number | undefined {
   return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : undefined;
 }
 
+/** A scope a configured feature needs, and the feature in words. */
+export interface WantedScope {
+  scope: string;
+  for: string;
+}
+
 /**
  * SLACK_BOT_TOKEN checked with auth.test: once at start, then retried in the background with
  * backoff while Slack cannot be reached, until Slack answers. Bolt's `authorize` is served from the
@@ -59,6 +65,8 @@ export class SlackTokenCheck {
     private readonly botToken: string,
     private readonly logger: Logger,
     private readonly delaysMs: readonly number[] = TOKEN_RETRY_DELAYS_MS,
+    /** Scopes a configured feature needs, each with what needs it: a missing one is warned of at start. */
+    private readonly wantedScopes: readonly WantedScope[] = [],
   ) {}
 
   /** Slack has answered auth.test with this token. */
@@ -146,8 +154,10 @@ export class SlackTokenCheck {
           ...(answer.bot_id ? { botId: answer.bot_id } : {}),
           ...(answer.user_id ? { botUserId: answer.user_id } : {}),
         };
-        if (!this.identity)
+        if (!this.identity) {
           this.logger.info({ bot_user_id: answer.user_id }, 'SLACK_BOT_TOKEN verified (auth.test)');
+          this.warnOfMissingScopes(answer.response_metadata?.scopes);
+        }
         this.identity = identity;
         return identity;
       })
@@ -155,6 +165,21 @@ export class SlackTokenCheck {
         this.inFlight = undefined;
       });
     return this.inFlight;
+  }
+
+  /**
+   * An app installed before a feature that needs a new scope keeps its old token: Slack says which
+   * scopes the token holds, and a missing one is named with what needs it and how to get it.
+   */
+  private warnOfMissingScopes(held: readonly string[] | undefined): void {
+    if (!held) return;
+    for (const wanted of this.wantedScopes) {
+      if (held.includes(wanted.scope)) continue;
+      this.logger.warn(
+        { scope: wanted.scope },
+        `the Slack app's token lacks the ${wanted.scope} scope, which ${wanted.for} needs: add it (manifest.yml lists it) and reinstall the app`,
+      );
+    }
   }
 
   private sleep(ms: number): Promise<void> {
