@@ -1,7 +1,6 @@
 import type { ApproveOutcome } from '../changes/outcomes.js';
 import { ConflictError, ResourceNotFoundError } from '../errors.js';
 import { CHANGE_STATES, OPEN_BREAKGLASS_REVIEWS_KEY } from '../model/change-request.js';
-import { formatDuration } from '../policy/duration.js';
 import { RolloutApprovals } from './rollouts.js';
 import {
   assessmentRecord,
@@ -12,9 +11,6 @@ import {
   timingOf,
 } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
-
-// Listed by id in the store's data, so the digest and App Home need not scan every request.
-const OPEN_REVIEWS_KEY = OPEN_BREAKGLASS_REVIEWS_KEY;
 
 /** A break-glass request as asked: its change (pending), and the gate's notes. */
 export interface BreakGlassOutcome {
@@ -89,7 +85,8 @@ export class BreakGlassApprovals extends RolloutApprovals {
 
   /**
    * Runs a break-glass change whose terms ask no approval, on its requester's word: only theirs,
-   * only while it is pending, once (the claim is the store's guarded transition).
+   * only while it is pending, once (the claim is the store's guarded transition), and only while the
+   * gate, asked again on a fresh read, still lets it run with no approval.
    */
   async runOnWord(id: string, requester: Actor): Promise<ApproveOutcome> {
     const request = await this.store.get(id);
@@ -100,6 +97,20 @@ export class BreakGlassApprovals extends RolloutApprovals {
         request,
         reason: 'only its requester runs a break-glass change that needs no approval',
       };
+    }
+    const { verdict } = await this.decide({
+      action: 'break_glass',
+      actor: requester,
+      face: 'slack',
+      change: request,
+      decision: await this.assess({ ...request, face: 'slack' }),
+    });
+    if (verdict.verdict === 'refuse') {
+      if (verdict.deny) return this.refusedByPolicy(request, requester, verdict.deny);
+      return { kind: 'refused', request, reason: verdict.reason };
+    }
+    if (verdict.verdict !== 'allow' || verdict.needed > 0) {
+      return { kind: 'refused', request, reason: 'the policy now asks an approval for this change' };
     }
     return this.runOnOwnAuthority(request, requester);
   }
@@ -136,7 +147,7 @@ export class BreakGlassApprovals extends RolloutApprovals {
 
   /** Break-glass changes still owing their review, soonest due first; `overdue` marks those past it. */
   async openReviews(now = this.now()): Promise<{ request: ChangeRequest; overdue: boolean }[]> {
-    const ids = (await this.options.context.store.get<string[]>(OPEN_REVIEWS_KEY)) ?? [];
+    const ids = (await this.options.context.store.get<string[]>(OPEN_BREAKGLASS_REVIEWS_KEY)) ?? [];
     const open: { request: ChangeRequest; overdue: boolean }[] = [];
     for (const id of ids) {
       const request = await this.store.get(id);
@@ -153,26 +164,16 @@ export class BreakGlassApprovals extends RolloutApprovals {
 
   private async listOpenReview(id: string): Promise<void> {
     const data = this.options.context.store;
-    const ids = (await data.get<string[]>(OPEN_REVIEWS_KEY)) ?? [];
-    if (!ids.includes(id)) await data.set(OPEN_REVIEWS_KEY, [...ids, id]);
+    const ids = (await data.get<string[]>(OPEN_BREAKGLASS_REVIEWS_KEY)) ?? [];
+    if (!ids.includes(id)) await data.set(OPEN_BREAKGLASS_REVIEWS_KEY, [...ids, id]);
   }
 
   private async closeOpenReview(id: string): Promise<void> {
     const data = this.options.context.store;
-    const ids = (await data.get<string[]>(OPEN_REVIEWS_KEY)) ?? [];
+    const ids = (await data.get<string[]>(OPEN_BREAKGLASS_REVIEWS_KEY)) ?? [];
     await data.set(
-      OPEN_REVIEWS_KEY,
+      OPEN_BREAKGLASS_REVIEWS_KEY,
       ids.filter((i) => i !== id),
     );
   }
-}
-
-/** "review by <@U0SEC> within 1d" as a line for any face. */
-export function reviewDueText(request: ChangeRequest, now: number): string {
-  const glass = request.breakGlass;
-  if (!glass) return '';
-  const left = Date.parse(glass.reviewDueAt) - now;
-  return left > 0
-    ? `review due in ${formatDuration(Math.ceil(left / 1000))}`
-    : `review overdue since ${glass.reviewDueAt}`;
 }
