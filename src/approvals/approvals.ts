@@ -38,6 +38,11 @@ export class Approvals extends BreakGlassApprovals {
     return (await this.options.context.store.get<MessageRef[]>(`${APPROVER_COPIES_KEY}${id}`)) ?? [];
   }
 
+  /** Once a request is decided for good its copies show the outcome and are edited no more. */
+  async forgetApproverCopies(id: string): Promise<void> {
+    await this.options.context.store.delete(`${APPROVER_COPIES_KEY}${id}`);
+  }
+
   async addApproverCopies(id: string, copies: readonly MessageRef[]): Promise<void> {
     if (copies.length === 0) return;
     const known = await this.approverCopies(id);

@@ -48,6 +48,16 @@ interface MessageEdits {
  * Shows change requests in Slack: posts previews, edits them as their state changes, threads
  * results, and writes the audit line. Listeners call it after the approvals module decided.
  */
+/** States after which a request's message changes no more but for notes. */
+const SETTLED_STATES: ReadonlySet<string> = new Set([
+  'succeeded',
+  'failed',
+  'cancelled',
+  'expired',
+  'superseded',
+  'unknown',
+]);
+
 export class ChangePresenter {
   // Edits of one message are sent one after another, and never show an earlier stage than one
   // already shown: a "Running…" edit that loses a race with "Done" is dropped, not shown last.
@@ -241,11 +251,15 @@ export class ChangePresenter {
       await this.update(ref.channel, ref.ts, message);
       edits.shown = Math.max(edits.shown, at);
       // Every approver's copy says the same: who approved, how many of how many, the outcome.
-      for (const copy of await this.approvals.approverCopies(request.id)) {
+      const copies = await this.approvals.approverCopies(request.id);
+      for (const copy of copies) {
         await this.update(copy.channel, copy.ts, message).catch((error: unknown) => {
           this.logger.warn({ err: error, request: request.id }, 'could not edit an approver copy');
         });
       }
+      // The store's data keeps them only while there is something left to show.
+      if (copies.length > 0 && SETTLED_STATES.has(request.state))
+        await this.approvals.forgetApproverCopies(request.id);
     });
     edits.queue = edit.catch(() => undefined);
     this.edits.delete(request.id);

@@ -1,7 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BOT_DATA_FILE } from '../../src/store/file/file-store.js';
 import { slackHttpEnv } from '../helpers/bot-process.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { buttonsIn, clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
@@ -47,6 +48,15 @@ describe('named approvers get their own copy, and every copy follows the change'
       'U0RITA',
     );
     await rig.slack.waitFor(() => dmsTo('U0BOB').length > 0 && dmsTo('U0CAROL').length > 0, 10_000);
+    // Kept in the bot's data while the change is open, so any replica can edit them.
+    const botData = () => {
+      try {
+        return readFileSync(join(served.bot.dataDir, BOT_DATA_FILE), 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    await rig.slack.waitFor(() => botData().includes(`approver-copies:${id}`), 10_000);
     // Rita asked for it: no copy for the requester.
     expect(dmsTo('U0RITA')).toEqual([]);
     for (const user of ['U0BOB', 'U0CAROL']) {
@@ -87,5 +97,7 @@ describe('named approvers get their own copy, and every copy follows the change'
       const last = updatesOf(channel).at(-1);
       expect(buttonsIn(last?.args.blocks).some((b) => b.action_id === 'approve')).toBe(false);
     }
+    // Done for good: the copies are no longer kept in the bot's data.
+    await rig.slack.waitFor(() => !botData().includes(`approver-copies:${id}`), 10_000);
   });
 });
