@@ -521,6 +521,8 @@ export function markdownReport(results: PartResults): string {
     const tool = (f: ToolFigure) =>
       `${fmt(f.ms)} ms (CPU ${fmt(f.cpuMs)} ms) | ${times(f.ratio)} | ${times(f.cpuRatio)} | ${times(f.decodeCpuRatio ?? Number.NaN)} | ${times(f.fetchRatio)} | ${times(f.staRatio)}`;
     const row = (label: string, f: ToolFigure) => [label, ...tool(f).split(' | ')];
+    // A figure with no ratios: the other columns stay empty.
+    const only = (label: string, value: string) => [label, value, '', '', '', '', ''];
     out.push(
       `### Telemetry (${fmt(t.devices)} devices / ${fmt(t.clients)} clients, stat/sta ${fmt(t.payloadMb, 1)} MB, stat/device + rest/networkconf ${fmt(t.devicePayloadMb, 1)} MB; controller in a ${t.controller}; median of ${t.repeats} rounds)`,
       table(
@@ -542,57 +544,31 @@ export function markdownReport(results: PartResults): string {
             '',
             '',
           ],
-          ['fetch over HTTP + JSON.parse of stat/sta', `${fmt(t.fetchParseMs)} ms`, '', '', '', '', ''],
-          [
+          only('fetch over HTTP + JSON.parse of stat/sta', `${fmt(t.fetchParseMs)} ms`),
+          only(
             'floor: JSON.parse of stat/sta + stat/device + rest/networkconf',
             `${fmt(t.parseListBodiesMs)} ms`,
-            '',
-            '',
-            '',
-            '',
-          ],
-          ['fetch + JSON.parse of those three', `${fmt(t.fetchParseListBodiesMs)} ms`, '', '', '', '', ''],
+          ),
+          only('fetch + JSON.parse of those three', `${fmt(t.fetchParseListBodiesMs)} ms`),
           row('top_clients window=now (floor: stat/sta)', t.topNow),
           row('top_clients window=1h after 4 ticks (floor: stat/sta)', t.top1h),
           row('list_clients limit=50 (floor: the three bodies)', t.listClients),
-          ['top_clients now, warm cache', `${fmt(t.warmTopNowMs)} ms`, '', '', '', '', ''],
-          ['list_clients, warm cache', `${fmt(t.warmListClientsMs)} ms`, '', '', '', '', ''],
-          [
-            'one tick through the controller (4 reads; median of 4)',
-            `${fmt(t.tickMs)} ms`,
-            '',
-            '',
-            '',
-            '',
-            '',
-          ],
-          [
+          only('top_clients now, warm cache', `${fmt(t.warmTopNowMs)} ms`),
+          only('list_clients, warm cache', `${fmt(t.warmListClientsMs)} ms`),
+          only('one tick through the controller (4 reads; median of 4)', `${fmt(t.tickMs)} ms`),
+          only(
             'first chart in a process (chart thread starts, vega + resvg load) / a later chart',
             `${fmt(t.chart.firstMs)} ms / ${fmt(t.chart.laterMs)} ms`,
-            '',
-            '',
-            '',
-            '',
-            '',
-          ],
-          [
+          ),
+          only(
             'during the first chart: longest event-loop gap (10 ms timer) / CPU of the process, both threads',
             `${fmt(t.chart.firstMaxLoopGapMs)} ms / ${fmt(t.chart.firstMainCpuMs)} ms`,
-            '',
-            '',
-            '',
-            '',
-            '',
-          ],
-          [
+          ),
+          only(
             `an hour of samples: ${t.samples} samples of every client (typed arrays)`,
             `${fmt(t.sampleMb, 1)} MB`,
-            '',
-            '',
-            '',
-            '',
-          ],
-          ['the same, heap and buffers held (keys included)', `${fmt(t.heapMb, 1)} MB`, '', '', '', '', ''],
+          ),
+          only('the same, heap and buffers held (keys included)', `${fmt(t.heapMb, 1)} MB`),
         ],
       ),
     );

@@ -150,15 +150,7 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
         try {
           await warmUp(ctx, floorApp.port, `floor-${latencyMs}-${repeat}`, false);
           floorCpu = floorApp.cpuMs();
-          floorSamples = await runLoad({
-            port: floorApp.port,
-            commands: options.commands,
-            senders: options.senders,
-            paceMs: options.paceMs,
-            text: COMMAND,
-            responseUrl: (key) => ctx.slack.responseUrl(key),
-            keyPrefix: `floor-${latencyMs}-${repeat}`,
-          });
+          floorSamples = await sendLoad(ctx, floorApp.port, `floor-${latencyMs}-${repeat}`);
           floorCpu = (floorApp.cpuMs() - floorCpu) / options.commands;
           arrivalRuns.floor.push(
             await arrivalRun(ctx, floorApp, `floor-${latencyMs}-${repeat}`, repeat, false),
@@ -189,15 +181,7 @@ export async function runAcks(ctx: PartContext): Promise<{ results: AckLatencyRe
           await warmUp(ctx, bot.port, keyPrefix, true);
           const started = performance.now();
           const cpuBefore = bot.cpuMs();
-          botSamples = await runLoad({
-            port: bot.port,
-            commands: options.commands,
-            senders: options.senders,
-            paceMs: options.paceMs,
-            text: COMMAND,
-            responseUrl: (key) => ctx.slack.responseUrl(key),
-            keyPrefix,
-          });
+          botSamples = await sendLoad(ctx, bot.port, keyPrefix);
           const cpuLoad = bot.cpuMs() - cpuBefore;
           const keys = botSamples.map((s) => s.key);
           await ctx.slack.waitFor(keys, latencyMs * 4 + 30_000);
@@ -273,15 +257,7 @@ async function answeringFloorRun(
     const keyPrefix = `answering-floor-${latencyMs}-${repeat}`;
     await warmUp(ctx, app.port, keyPrefix, false);
     const cpuBefore = app.cpuMs();
-    const samples = await runLoad({
-      port: app.port,
-      commands: options.commands,
-      senders: options.senders,
-      paceMs: options.paceMs,
-      text: COMMAND,
-      responseUrl: (key) => ctx.slack.responseUrl(key),
-      keyPrefix,
-    });
+    const samples = await sendLoad(ctx, app.port, keyPrefix);
     const cpu = (app.cpuMs() - cpuBefore) / options.commands;
     await ctx.slack.waitFor(
       samples.map((s) => s.key),
@@ -375,6 +351,20 @@ export function pooledPercentiles(perRepeat: readonly (readonly number[])[]): {
 } {
   const all = perRepeat.flat();
   return { p50: percentile(all, 50), p99: percentile(all, 99), acks: all.length };
+}
+
+/** The measured load: the options' commands from their senders at their pace, to `port`. */
+function sendLoad(ctx: PartContext, port: number, keyPrefix: string): Promise<AckSample[]> {
+  const { options } = ctx;
+  return runLoad({
+    port,
+    commands: options.commands,
+    senders: options.senders,
+    paceMs: options.paceMs,
+    text: COMMAND,
+    responseUrl: (key) => ctx.slack.responseUrl(key),
+    keyPrefix,
+  });
 }
 
 /**

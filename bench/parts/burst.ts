@@ -1,12 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
-import { silentLogger } from '../../src/log.js';
 import type { PartContext } from '../lib/context.js';
 import { BenchController } from '../lib/controller.js';
+import { inProcessBot } from '../lib/in-process.js';
 
 /** The lookups 50 people send at once in the burst: what an outage brings to a channel. */
 const LOOKUPS: { tool: string; args: Record<string, string> }[] = [
@@ -50,17 +47,7 @@ export async function runBurst(ctx: PartContext): Promise<BurstRow> {
   const dataDir = mkdtempSync(join(tmpdir(), 'netops-bench-burst-'));
   const people = 50;
   try {
-    const config = loadConfig({
-      GATEWAY_URL: controller.url,
-      GATEWAY_API_KEY: controller.apiKey,
-      DATA_DIR: dataDir,
-    });
-    const logger = silentLogger();
-    const app = createApp({
-      config,
-      logger,
-      gateway: createGateway(gatewayOptionsFromConfig(config, logger)),
-    });
+    const { app } = inProcessBot(controller, dataDir);
     try {
       const known = new Set(app.registry.list().map((t) => t.name));
       const lookups = LOOKUPS.filter((l) => known.has(l.tool));

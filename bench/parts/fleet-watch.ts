@@ -6,8 +6,8 @@ import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
 import type { ConsolePort } from '../../src/tools/core/context.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { FleetWatcher, staggerOffset } from '../../src/watch/index.js';
-import type { WatchNotifier } from '../../src/watch/types.js';
 import { type PartContext, sleep } from '../lib/context.js';
+import { benchWatchConfig, NO_CHANGES, quietNotifier } from '../lib/watch-parts.js';
 
 /** Controller requests per console with the watcher on, for one console and for a fleet. */
 export interface FleetWatchRow {
@@ -26,14 +26,7 @@ export interface FleetWatchRow {
   ratio: number;
 }
 
-const quiet: WatchNotifier = {
-  postIncident: async () => ({ channel: 'C0', ts: '1' }),
-  updateIncident: async () => {},
-  postAlarmSummary: async () => undefined,
-  postDrift: async () => ({ channel: 'C0', ts: '1' }),
-  updateDrift: async () => {},
-  postDigest: async () => undefined,
-};
+const quiet = quietNotifier();
 
 /** The fleet's consoles as the bot serves them: one gateway each, read cache on (as deployed). */
 function portOf(fleet: Fleet): { port: ConsolePort; gateways: Gateway[] } {
@@ -79,24 +72,11 @@ async function perConsole(
   const registry = createRegistry('default');
   registry.useConsoles(port);
   const watcher = new FleetWatcher({
-    config: {
-      alertChannel: 'C0',
-      driftChannel: 'C0',
-      flapSeconds: 0,
-      alarmsPerMinute: 5,
-      digestCron: '0 8 * * *',
-      intervalSeconds: timing.intervalS,
-      driftIntervalSeconds: timing.driftIntervalS,
-    },
+    config: benchWatchConfig(timing.intervalS, timing.driftIntervalS),
     consoles: port,
     defaultSite: 'default',
     data,
-    changes: {
-      get: async () => undefined,
-      list: async () => [],
-      count: async () => 0,
-      history: async () => undefined,
-    },
+    changes: NO_CHANGES,
     holder: 'bench',
     notifier: quiet,
     logger,

@@ -1,13 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
-import { silentLogger } from '../../src/log.js';
 import { parsePolicy } from '../../src/policy/index.js';
 import type { PartContext } from '../lib/context.js';
 import { startSyntheticController } from '../lib/controller.js';
+import { clock, inProcessBot, LARGE_SITE_ENV, siteGatewayMac, type Timed } from '../lib/in-process.js';
 import { median, ratio } from '../lib/stats.js';
 
 /** The guardrails' figures on the largest synthetic site, ms unless named otherwise. */
@@ -42,21 +39,6 @@ export interface GuardrailsRow {
   proposeRecordsRatio?: number;
 }
 
-interface Timed {
-  ms: number;
-  cpuMs: number;
-}
-
-/** Wall and CPU time of one call, in ms (this process's CPU: the controller's is its own). */
-async function clock(run: () => Promise<unknown> | unknown): Promise<Timed> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await run();
-  const ms = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  return { ms, cpuMs: (used.user + used.system) / 1000 };
-}
-
 const POLICY = `rules:
 ${Array.from(
   { length: 10 },
@@ -78,28 +60,13 @@ export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
   // In a process of its own: its JSON.stringify of 44 MB is not the bot's cost.
   const controller = await startSyntheticController({ devices, clients, seed: 2024 });
   const dataDir = mkdtempSync(join(tmpdir(), 'netops-bench-guardrails-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    GATEWAY_URL: controller.url,
-    GATEWAY_API_KEY: controller.apiKey,
-    TELEMETRY_INTERVAL_SECONDS: '0',
-    GATEWAY_TIMEOUT_MS: '120000',
-    GATEWAY_READ_BUDGET_MS: '120000',
-    // stat/sta of 50,000 clients is larger than the default 32 MiB cap.
-    GATEWAY_MAX_RESPONSE_BYTES: '268435456',
-    BOT_SOURCE_ADDRESS: '10.99.0.10',
-  });
-  const logger = silentLogger();
-  const gateway = createGateway(gatewayOptionsFromConfig(config, logger));
   const policy = parsePolicy(POLICY, 'bench-policy.yaml');
-  const app = createApp({
-    config,
-    logger,
-    gateway,
-    policy,
-    controllerUrl: controller.url,
-    ownsChanges: true,
-  });
+  const { gateway, app } = inProcessBot(
+    controller,
+    dataDir,
+    { ...LARGE_SITE_ENV, TELEMETRY_INTERVAL_SECONDS: '0', BOT_SOURCE_ADDRESS: '10.99.0.10' },
+    { policy, controllerUrl: controller.url, ownsChanges: true },
+  );
   try {
     const get = async (path: string) =>
       (
@@ -108,10 +75,7 @@ export async function runGuardrails(ctx: PartContext): Promise<GuardrailsRow> {
         })
       ).text();
     const [body, deviceBody] = await Promise.all([get('stat/sta'), get('stat/device')]);
-    // The site's gateway: every device and client is behind it, the largest blast radius there is.
-    const listed = (JSON.parse(deviceBody) as { data: { mac: string; type?: string }[] }).data;
-    const gatewayRecord = listed.find((d) => ['udm', 'ugw', 'uxg'].includes(d.type ?? '')) ?? listed[0];
-    const root = String(gatewayRecord?.mac ?? '');
+    const root = siteGatewayMac(deviceBody);
     const time = async (run: () => Promise<unknown> | unknown) => {
       const runs: number[] = [];
       for (let i = 0; i < repeats; i += 1) {

@@ -1,13 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
-import { silentLogger } from '../../src/log.js';
 import { demoReadArguments } from '../../src/simulator/index.js';
 import type { PartContext } from '../lib/context.js';
 import { BenchController } from '../lib/controller.js';
+import { benchConfig, botFromConfig } from '../lib/in-process.js';
 import { type Interval, median, overlapGroups, ratio, sequentialRounds } from '../lib/stats.js';
 
 /** Requests, rounds and time of one call. */
@@ -42,6 +39,7 @@ export interface ToolRounds {
   coldRequests: { request: string; start: number; end: number }[];
 }
 
+// Deliberately alike: each part's result type and entry point follow the bench's part shape (figures, then `run…(ctx)` starting its controller).
 /** Every read tool of the registry. */
 export interface RoundsResult {
   latencyMs: number;
@@ -66,33 +64,17 @@ export async function runRounds(ctx: PartContext): Promise<RoundsResult> {
     const trips: number[] = [];
     for (let i = 0; i < 3; i++) trips.push(await zoneBased.roundTrip());
     const roundTripMs = median(trips);
-    const config = loadConfig({
-      GATEWAY_URL: zoneBased.url,
-      GATEWAY_API_KEY: zoneBased.apiKey,
-      DATA_DIR: dataDir,
-    });
-    const logger = silentLogger();
-    const reads = createApp({
-      config,
-      logger,
-      gateway: createGateway(gatewayOptionsFromConfig(config, logger)),
-    })
-      .registry.list()
+    const config = benchConfig(zoneBased, dataDir);
+    const reads = botFromConfig(config)
+      .app.registry.list()
       .filter((t) => t.access === 'read');
-    const legacyConfig = loadConfig({
-      GATEWAY_URL: legacy.url,
-      GATEWAY_API_KEY: legacy.apiKey,
-      DATA_DIR: dataDir,
-    });
+    const legacyConfig = benchConfig(legacy, dataDir);
     for (const { name: tool, firewall } of reads) {
       // A new app and gateway per tool: nothing detected, looked up or cached, as after a start;
       // then the warm-up the bot runs in the background at start.
       const onLegacy = firewall === 'legacy';
       const toolConfig = onLegacy ? legacyConfig : config;
-      const fresh = () => {
-        const gateway = createGateway(gatewayOptionsFromConfig(toolConfig, logger));
-        return { gateway, app: createApp({ config: toolConfig, logger, gateway }) };
-      };
+      const fresh = () => botFromConfig(toolConfig);
       const { gateway, app } = fresh();
       const controller = onLegacy ? legacy : zoneBased;
       try {

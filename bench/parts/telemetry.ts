@@ -3,22 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createGateway, gatewayOptionsFromConfig } from '../../src/gateway/index.js';
-import { silentLogger } from '../../src/log.js';
+import type { App } from '../../src/app.js';
 import { CounterSeries } from '../../src/telemetry/series.js';
 import { type TopClientsAnswer, topClientsChart } from '../../src/tools/clients/top-clients.js';
 import { closeChartThread, renderRateChartPng } from '../../src/topology/chart.js';
 import type { PartContext } from '../lib/context.js';
 import { startSyntheticController } from '../lib/controller.js';
+import { clock, inProcessBot, LARGE_SITE_ENV, type Timed } from '../lib/in-process.js';
 import { median, ratio } from '../lib/stats.js';
-
-/** One figure: median wall time and median CPU time of this process, in ms, over the repeats. */
-export interface Timed {
-  ms: number;
-  cpuMs: number;
-}
 
 /** A tool's figure and its ratios to the floors, each the median of the per-round ratios. */
 export interface ToolFigure extends Timed {
@@ -123,23 +115,13 @@ function hourOfSamples(clients: number): { sampleMb: number; heapMb: number } {
   return { sampleMb: series.bytes() / 2 ** 20, heapMb: (after - before) / 2 ** 20 };
 }
 
-/** Wall and CPU time of one call, in ms. */
-async function clock(run: () => Promise<unknown> | unknown): Promise<Timed> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await run();
-  const ms = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  return { ms, cpuMs: (used.user + used.system) / 1000 };
-}
-
 const medianOf = (runs: readonly Timed[]): Timed => ({
   ms: median(runs.map((r) => r.ms)),
   cpuMs: median(runs.map((r) => r.cpuMs)),
 });
 
 /** The chart `/net top` would post, from the samples taken: first in this process, then again. */
-async function chartFigures(app: ReturnType<typeof createApp>): Promise<ChartFigures> {
+async function chartFigures(app: App): Promise<ChartFigures> {
   const answer = (await app.registry.run(
     'top_clients',
     { window: '1h', limit: 8 },
@@ -182,20 +164,12 @@ export async function runTelemetry(ctx: PartContext): Promise<TelemetryRow> {
   const controller = await startSyntheticController({ devices, clients, seed: 2024 });
   const dataDir = mkdtempSync(join(tmpdir(), 'netops-bench-telemetry-'));
   let now = Math.floor(Date.now() / MINUTE) * MINUTE;
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    GATEWAY_URL: controller.url,
-    GATEWAY_API_KEY: controller.apiKey,
-    TELEMETRY_INTERVAL_SECONDS: '60',
-    // A shared, loaded machine: the figures are ratios, a read must not give up on the way.
-    GATEWAY_TIMEOUT_MS: '120000',
-    GATEWAY_READ_BUDGET_MS: '120000',
-    // stat/sta of 50,000 synthetic clients is 44 MB, over the 32 MiB default.
-    GATEWAY_MAX_RESPONSE_BYTES: String(512 * 2 ** 20),
-  });
-  const logger = silentLogger();
-  const gateway = createGateway(gatewayOptionsFromConfig(config, logger));
-  const app = createApp({ config, logger, gateway, now: () => now });
+  const { gateway, app } = inProcessBot(
+    controller,
+    dataDir,
+    { ...LARGE_SITE_ENV, TELEMETRY_INTERVAL_SECONDS: '60' },
+    { now: () => now },
+  );
   try {
     const base = `${controller.url}/proxy/network/api/s/default`;
     const headers = { 'X-API-KEY': controller.apiKey };

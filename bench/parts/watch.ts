@@ -5,9 +5,10 @@ import { startSimulator } from '../../src/simulator/index.js';
 import { bringDeviceBack, takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { Watcher } from '../../src/watch/index.js';
-import type { Incident, WatchNotifier } from '../../src/watch/types.js';
+import type { Incident } from '../../src/watch/types.js';
 import { type PartContext, sleep } from '../lib/context.js';
 import { median } from '../lib/stats.js';
+import { benchWatchConfig, NO_CHANGES, quietNotifier } from '../lib/watch-parts.js';
 
 /** The watcher's figures: its load on the controller, and how soon it notices a device going offline. */
 export interface WatchRow {
@@ -31,18 +32,6 @@ export interface WatchRow {
   trials: number;
 }
 
-const quietNotifier = (onIncident: (i: Incident) => void): WatchNotifier => ({
-  postIncident: async (_channel, incident) => {
-    onIncident(incident);
-    return { channel: 'C0', ts: String(Date.now()) };
-  },
-  updateIncident: async () => {},
-  postDrift: async () => ({ channel: 'C0', ts: '1' }),
-  updateDrift: async () => {},
-  postDigest: async () => undefined,
-  postAlarmSummary: async () => undefined,
-});
-
 /**
  * In-process against the simulator over real HTTP, with the gateway's read cache on (as deployed;
  * the watcher's own reads bypass it, and fill it):
@@ -65,24 +54,11 @@ export async function runWatch(ctx: PartContext): Promise<WatchRow> {
   const data = new MemoryStore();
   const registry = createRegistry('default');
   const watcher = new Watcher({
-    config: {
-      alertChannel: 'C0',
-      driftChannel: 'C0',
-      flapSeconds: 0,
-      alarmsPerMinute: 5,
-      digestCron: '0 8 * * *',
-      intervalSeconds: intervalS,
-      driftIntervalSeconds: driftIntervalS,
-    },
+    config: benchWatchConfig(intervalS, driftIntervalS),
     site: 'default',
     gateway,
     data,
-    changes: {
-      get: async () => undefined,
-      list: async () => [],
-      count: async () => 0,
-      history: async () => undefined,
-    },
+    changes: NO_CHANGES,
     holder: 'bench',
     notifier: quietNotifier((incident) => posted?.(incident)),
     logger: silentLogger(),
