@@ -22,6 +22,7 @@ import { clientImpact } from './impact.js';
  * else classic `cmd/stamgr authorize-guest`.
  */
 
+// Deliberately alike: each action file declares its own target argument and result shape; clients and devices are resolved and summarised apart.
 const clientRef = nonEmpty('must be a MAC, IP address, name or hostname').describe(
   'The client: its MAC (any notation), IP address, name or hostname',
 );

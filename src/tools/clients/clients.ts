@@ -376,6 +376,7 @@ const getClient = defineTool({
       'The client: MAC (any notation), IP address, name or hostname',
     ),
   }),
+  // Deliberately alike: get_client's output schema types its own fields for MCP; other zod objects merely share the field syntax.
   output: z.object({
     name: z.string(),
     hostname: z.string().nullable(),

@@ -207,6 +207,7 @@ const portRowSchema = z.object({
   errors: z.number().describe('Receive and transmit errors since the counters were reset'),
 });
 
+// Deliberately alike: each output row schema lists its own columns for MCP (device, port, radio).
 const radioRowSchema = z.object({
   radio: z.string(),
   band: z.string().nullable(),

@@ -210,6 +210,7 @@ function aclSideFields(side: 'source' | 'destination'): Record<string, PutBack> 
   };
 }
 
+// Deliberately alike: each crudSpecs declaration names one kind's tools and fields; the shared steps are crudSpecs.
 export const aclRuleChanges = crudSpecs({
   kind: 'ACL rule',
   read: (args, ref) => getRead('ACL rule', 'get_acl_rule', 'acl_rule_id', args, ref),

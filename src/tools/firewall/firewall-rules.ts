@@ -308,6 +308,7 @@ const deleteFirewallRule = defineTool({
     if (target.attr_no_delete === true) {
       throw new NotSupportedError(`firewall rule "${target.name}" is a system rule and cannot be deleted`);
     }
+    // Deliberately alike: delete tools end in applyDelete with their own id field and API path, then list the file's tools for the registry.
     return applyDelete({
       dryRun: dry_run,
       preview: toFirewallRule(target, (id) => networks.nameOf(id)),

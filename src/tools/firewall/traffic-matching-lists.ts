@@ -186,6 +186,7 @@ const deleteTrafficMatchingList = defineTool({
   args: z.object({ site_id: siteId, list_id: listRef, confirm, dry_run: dryRun }),
   async run({ site_id, list_id, dry_run }, { gateway }) {
     const target = findList(await readLists(gateway, site_id, true), list_id);
+    // Deliberately alike: delete tools end in applyDelete with their own id field and API path, then list the file's tools for the registry.
     return applyDelete({
       dryRun: dry_run,
       preview: toTrafficMatchingList(target),

@@ -169,6 +169,7 @@ const listVlans = defineTool({
   },
 });
 
+// Deliberately alike: one-object get tools: defineTool fixes the declaration's shape; the read and the view are each tool's own.
 const getNetworkDetails = defineTool({
   name: 'get_network_details',
   description: 'One network with all its stored settings (secrets masked)',

@@ -92,6 +92,7 @@ const getDeviceConnections = defineTool({
   },
 });
 
+// Deliberately alike: one-object get tools: defineTool fixes the declaration's shape; the read and the view are each tool's own.
 const getPortMappings = defineTool({
   name: 'get_port_mappings',
   description: 'What is on each port of a switch, AP or gateway, by port index',
