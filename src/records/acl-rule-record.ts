@@ -15,6 +15,7 @@ export const aclEndpointSchema = z.looseObject({
 /** A parsed ACL endpoint filter. */
 export type AclEndpointRecord = z.output<typeof aclEndpointSchema>;
 
+// Deliberately alike: record schemas list their own fields with the shared lenient types; each types only what its tools read.
 /** An Integration `acl-rules` record (IPV4 or MAC). An unreadable filter becomes undefined, not a failure. */
 export const aclRuleRecordSchema = z.looseObject({
   id: z.string().min(1),

@@ -4,6 +4,7 @@ import { lenientArray, numberish } from './lenient.js';
 // Ids are integers; newer builds reportedly send some as strings, names included, so both are kept.
 const dpiId = z.union([z.number(), z.string()]).optional().catch(undefined);
 
+// Deliberately alike: record schemas list their own fields with the shared lenient types; each types only what its tools read.
 /** Counters of one application: `cat` and `app` are unique together (global id `cat << 16 | app`). */
 export const dpiAppRowSchema = z.looseObject({
   app: dpiId,

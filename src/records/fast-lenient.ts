@@ -44,12 +44,16 @@ function decodeString(v: unknown): Decoded {
   return BAD;
 }
 
-// `same`: whether decode gives the value back as it is, without decoding (the common case, asked
-// of every field of every record before a record is returned uncopied).
-const RULES = new Map<
-  unknown,
-  { decode: (v: unknown) => Decoded; rule: string; same: (v: unknown) => boolean }
->([
+/** How a field is read without zod: its decode, the rule a refused value breaks, and `same`. */
+interface FieldRule {
+  decode: (v: unknown) => Decoded;
+  rule: string;
+  // Whether decode gives the value back as it is, without decoding (the common case, asked of
+  // every field of every record before a record is returned uncopied).
+  same: (v: unknown) => boolean;
+}
+
+const RULES = new Map<unknown, FieldRule>([
   [
     numberish,
     {
@@ -77,11 +81,7 @@ const RULES = new Map<
  * dropped, as lenientArray drops them. An array whose every element comes back as it is is itself
  * given back as it is, so a device whose port table is already in the parsed form is not copied.
  */
-function lenientArrayRule(element: z.ZodObject): {
-  decode: (v: unknown) => Decoded;
-  rule: string;
-  same: (v: unknown) => boolean;
-} {
+function lenientArrayRule(element: z.ZodObject): FieldRule {
   // Built on first use: fastLenientObject of the element is defined below this function.
   let parse: ((input: unknown) => unknown) | undefined;
   const decode = (v: unknown): Decoded => {
@@ -119,11 +119,7 @@ function caughtObjectOf(field: z.ZodType): z.ZodObject | undefined {
 }
 
 /** A caught record field, decoded with the record's own fast parse; a value it refuses becomes undefined. */
-function caughtObjectRule(record: z.ZodObject): {
-  decode: (v: unknown) => Decoded;
-  rule: string;
-  same: (v: unknown) => boolean;
-} {
+function caughtObjectRule(record: z.ZodObject): FieldRule {
   // Built on first use: fastLenientObject of the record is defined below this function.
   let parse: ((input: unknown) => unknown) | undefined;
   const decode = (v: unknown): Decoded => {
@@ -140,7 +136,7 @@ function caughtObjectRule(record: z.ZodObject): {
 }
 
 type Field =
-  | { key: string; decode: (v: unknown) => Decoded; rule: string; same: (v: unknown) => boolean }
+  | (FieldRule & { key: string })
   | { key: string; schema: z.ZodType; optin: unknown; optout: unknown; minLength?: number };
 
 /**

@@ -9,7 +9,7 @@ import { Gate, refusalText } from '../../policy/gate.js';
 import { DEFAULT_POLICY, type Policy, type PolicyRule } from '../../policy/policy.js';
 import type { AffectedSet, BlastRadius, ChangeRequest as PolicyChange } from '../../policy/types.js';
 import { activeFreezes, isOpen, nextOpening } from '../../policy/windows.js';
-import { siteId } from '../core/arg-types.js';
+import { nonEmpty, siteId } from '../core/arg-types.js';
 import { assessChange } from '../core/assess.js';
 import { defineTool, type ToolContext } from '../core/define-tool.js';
 
@@ -119,10 +119,7 @@ const checkPolicy = defineTool({
   example: 'command="delete_network network_id=IoT"',
   args: z.object({
     site_id: siteId,
-    command: z
-      .string({ error: 'must be a /net command line, e.g. "delete_network network_id=IoT"' })
-      .trim()
-      .min(1, { error: 'must be a /net command line, e.g. "delete_network network_id=IoT"' })
+    command: nonEmpty('must be a /net command line, e.g. "delete_network network_id=IoT"')
       .max(2000, { error: 'must be at most 2,000 characters' })
       .describe('The write to check, as typed after /net (e.g. delete_network network_id=IoT)'),
     requester: z

@@ -9,7 +9,7 @@ import {
   integrationClientId,
   sendCommand,
 } from '../core/action-model.js';
-import { confirm, dryRun, intInRange, siteId } from '../core/arg-types.js';
+import { confirm, dryRun, intInRange, nonEmpty, siteId } from '../core/arg-types.js';
 import { defineTool } from '../core/define-tool.js';
 import { clientLabel, type LiveClient, readLiveClients, resolveClient } from '../core/live-targets.js';
 import { notRevertible } from '../core/spec-helpers.js';
@@ -22,11 +22,10 @@ import { clientImpact } from './impact.js';
  * else classic `cmd/stamgr authorize-guest`.
  */
 
-const clientRef = z
-  .string({ error: 'must be a MAC, IP address, name or hostname' })
-  .trim()
-  .min(1, { error: 'must be a MAC, IP address, name or hostname' })
-  .describe('The client: its MAC (any notation), IP address, name or hostname');
+// Deliberately alike: each action file declares its own target argument and result shape; clients and devices are resolved and summarised apart.
+const clientRef = nonEmpty('must be a MAC, IP address, name or hostname').describe(
+  'The client: its MAC (any notation), IP address, name or hostname',
+);
 
 const clientShape = z
   .object({ name: z.string(), mac: z.string(), ip: z.string().optional(), network: z.string().optional() })

@@ -6,7 +6,7 @@ import { normalizeMac } from '../../lib/mac.js';
 import { clientDpiRecordSchema } from '../../records/dpi-record.js';
 import { fastLenientObject } from '../../records/fast-lenient.js';
 import { type NetworkRecord, networkRecordSchema } from '../../records/network-record.js';
-import { intInRange, siteId } from '../core/arg-types.js';
+import { intInRange, nonEmpty, siteId } from '../core/arg-types.js';
 import { defineTool } from '../core/define-tool.js';
 import { bandOf, formatBytesShort, formatDuration, formatRate, isoFromEpoch } from '../core/live-format.js';
 import {
@@ -275,11 +275,7 @@ const clientRowSchema = z.object({
   since_connect: z.string().describe('Bytes down/up since the client connected (k, M, G, T)'),
 });
 
-const ref = (what: string) =>
-  z
-    .string({ error: `must be ${what}` })
-    .trim()
-    .min(1, { error: `must be ${what}` });
+const ref = (what: string) => nonEmpty(`must be ${what}`);
 
 const listClients = defineTool({
   name: 'list_clients',
@@ -380,6 +376,7 @@ const getClient = defineTool({
       'The client: MAC (any notation), IP address, name or hostname',
     ),
   }),
+  // Deliberately alike: get_client's output schema types its own fields for MCP; other zod objects merely share the field syntax.
   output: z.object({
     name: z.string(),
     hostname: z.string().nullable(),

@@ -8,7 +8,7 @@ import {
   integrationAvailable,
   sendCommand,
 } from '../core/action-model.js';
-import { confirm, dryRun, intInRange, siteId, text } from '../core/arg-types.js';
+import { confirm, dryRun, intInRange, nonEmpty, siteId, text } from '../core/arg-types.js';
 import { defineTool } from '../core/define-tool.js';
 import { notRevertible } from '../core/spec-helpers.js';
 
@@ -218,11 +218,9 @@ const revokeVoucher = defineTool({
   example: 'voucher_id=48614-09510',
   args: z.object({
     site_id: siteId,
-    voucher_id: z
-      .string({ error: 'must be a voucher id or code' })
-      .trim()
-      .min(1, { error: 'must be a voucher id or code' })
-      .describe('The voucher: its id, or its code (with or without the dash)'),
+    voucher_id: nonEmpty('must be a voucher id or code').describe(
+      'The voucher: its id, or its code (with or without the dash)',
+    ),
     confirm,
     dry_run: dryRun,
   }),

@@ -168,6 +168,7 @@ export function deviceSummary(device: LiveDevice) {
   };
 }
 
+// Deliberately alike: device and client summaries name different optional fields; each is what its own actions show.
 /** A client as an action's preview and result name it. */
 export function clientSummary(client: LiveClient) {
   return {

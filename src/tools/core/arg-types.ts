@@ -81,14 +81,15 @@ export function limit(fallback: number) {
   return intInRange(1, 10_000).default(fallback).describe('Items to return at most');
 }
 
+/** A trimmed string that must not be empty; `rule` is the one message for a wrong type and for an empty one. */
+export function nonEmpty(rule: string) {
+  return z.string({ error: rule }).trim().min(1, { error: rule });
+}
+
 /** An object named by id or by name (names are matched case-insensitively and must be unambiguous). */
 export function idOrName(what: string) {
   const rule = `must be ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} id or name`;
-  return z
-    .string({ error: rule })
-    .trim()
-    .min(1, { error: rule })
-    .describe(`${what.charAt(0).toUpperCase()}${what.slice(1)} id (or its name)`);
+  return nonEmpty(rule).describe(`${what.charAt(0).toUpperCase()}${what.slice(1)} id (or its name)`);
 }
 
 /** An IPv4 address or CIDR block, as firewall and ACL rules take them. */

@@ -47,16 +47,25 @@ function namesField(preview: unknown, nameOf: NameOf | undefined): { names?: Rec
   return Object.keys(names).length > 0 ? { names } : {};
 }
 
-/** A create: the preview (`would_create`) or the write and its result. */
-export async function applyCreate(plan: {
+/** What every write flow is given: preview only or not, the warnings shown, and the write itself. */
+interface WritePlan {
   dryRun: boolean | undefined;
-  payload: unknown;
   warnings: string[];
-  /** Names the ids of the payload in the preview. */
-  nameOf?: NameOf;
   send(): Promise<unknown>;
+}
+
+/** A write whose preview names the ids it carries and whose result the tool shapes. */
+interface ShapedWritePlan extends WritePlan {
+  /** Names the ids the preview carries (a create's payload; an update's subject, changes and body). */
+  nameOf?: NameOf;
+  /** The result object; `answer` is undefined when nothing was sent. */
   result(answer: unknown): Record<string, unknown>;
-}): Promise<Record<string, unknown>> {
+}
+
+/** A create: the preview (`would_create`) or the write and its result. */
+export async function applyCreate(
+  plan: ShapedWritePlan & { payload: unknown },
+): Promise<Record<string, unknown>> {
   if (plan.dryRun) {
     const names = namesField(plan.payload, plan.nameOf);
     return { dry_run: true, would_create: plan.payload, ...names, warnings: plan.warnings };
@@ -69,18 +78,9 @@ export async function applyCreate(plan: {
  * An update: the preview (`changes` and `would_send`), nothing at all when nothing changes, or
  * the write and its result. `subject` names the target (`{route_id, name}`).
  */
-export async function applyUpdate(plan: {
-  dryRun: boolean | undefined;
-  subject: Record<string, unknown>;
-  changes: Changes;
-  body: unknown;
-  warnings: string[];
-  /** Names the ids of the subject, the changes and the body in the preview. */
-  nameOf?: NameOf;
-  send(): Promise<unknown>;
-  /** The result object; `answer` is undefined when nothing was sent. */
-  result(answer: unknown): Record<string, unknown>;
-}): Promise<Record<string, unknown>> {
+export async function applyUpdate(
+  plan: ShapedWritePlan & { subject: Record<string, unknown>; changes: Changes; body: unknown },
+): Promise<Record<string, unknown>> {
   const summary = { ...plan.subject, changes: plan.changes, warnings: plan.warnings };
   // Nothing would change: nothing to send, approve or journal (every face says so).
   if (plan.dryRun && Object.keys(plan.changes).length === 0) return nothingToChange(summary);
@@ -103,15 +103,14 @@ export function nothingToChange<T extends Record<string, unknown>>(
 }
 
 /** A delete of a target already found: the preview (`would_delete`) or the delete. */
-export async function applyDelete(plan: {
-  dryRun: boolean | undefined;
-  preview: unknown;
-  warnings: string[];
-  /** `deleted_<argument>`: `deleted_list_id`. */
-  idField: string;
-  id: string;
-  send(): Promise<unknown>;
-}): Promise<Record<string, unknown>> {
+export async function applyDelete(
+  plan: WritePlan & {
+    preview: unknown;
+    /** `deleted_<argument>`: `deleted_list_id`. */
+    idField: string;
+    id: string;
+  },
+): Promise<Record<string, unknown>> {
   if (plan.dryRun) return { dry_run: true, would_delete: plan.preview, warnings: plan.warnings };
   await plan.send();
   return { success: true, [plan.idField]: plan.id };

@@ -3,17 +3,24 @@
  * person reads them at 3 a.m. The exact numbers stay in the results too (`--json`, MCP).
  */
 
-/** Bits per second as `12.3 Mbps` (SI units, as link speeds are written). */
-export function formatRate(bitsPerSecond: number): string {
-  if (!Number.isFinite(bitsPerSecond) || bitsPerSecond <= 0) return '0 bps';
-  const units = ['bps', 'kbps', 'Mbps', 'Gbps'];
-  let value = bitsPerSecond;
+/**
+ * A number in the largest SI unit (steps of 1000) it reaches, up to the last of `units`: no
+ * decimals in the base unit or from 100 up, else one.
+ */
+function siScaled(amount: number, units: readonly string[]): string {
+  let value = amount;
   let unit = 0;
   while (value >= 1000 && unit < units.length - 1) {
     value /= 1000;
     unit += 1;
   }
   return `${value.toFixed(value >= 100 || unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+/** Bits per second as `12.3 Mbps` (SI units, as link speeds are written). */
+export function formatRate(bitsPerSecond: number): string {
+  if (!Number.isFinite(bitsPerSecond) || bitsPerSecond <= 0) return '0 bps';
+  return siScaled(bitsPerSecond, ['bps', 'kbps', 'Mbps', 'Gbps']);
 }
 
 /** Seconds as `3d 4h`, `2h 5m`, `4m 10s`: the two largest units. */
@@ -50,12 +57,5 @@ export function isoFromEpoch(seconds: number | undefined): string | null {
 
 /** Bytes as `1.2 GB` (SI units). */
 export function formatBytesShort(bytes: number): string {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${value.toFixed(value >= 100 || unit === 0 ? 0 : 1)} ${units[unit]}`;
+  return siScaled(bytes, ['B', 'kB', 'MB', 'GB', 'TB']);
 }

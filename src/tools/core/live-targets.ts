@@ -35,6 +35,7 @@ export const liveClientSchema = clientRecordSchema.extend({
   sw_depth: numberish,
   usergroup_id: stringish,
   gw_mac: stringish,
+  // Deliberately alike: each live schema lists the fields its own controller record carries; rate and counter keys recur across records.
   /** Current rates in bytes per second (the controller's own short average); wireless records. */
   'tx_bytes-r': numberish,
   'rx_bytes-r': numberish,

@@ -41,6 +41,12 @@ export function changesTo(...sources: unknown[]): Json | undefined {
   return undefined;
 }
 
+/** An update's expectation: the fields its result (or else its preview) says it changes, as they are to be. */
+export const updatedFields: NonNullable<ChangeSpec['expected']> = (_args, preview, result) => {
+  const fields = changesTo(result, preview);
+  return fields ? { kind: 'fields', fields } : undefined;
+};
+
 export const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 export function notRevertible(reason: string): ChangeSpec {
@@ -203,10 +209,7 @@ export function crudSpecs(family: CrudFamily): Record<string, ChangeSpec> {
       kind: 'update',
       beforeRead: (args) => family.read(args, String(args[idArg])),
       afterRead: (args, _result, before) => family.read(args, idOf(before) ?? String(args[idArg])),
-      expected: (_args, preview, result) => {
-        const fields = changesTo(result, preview);
-        return fields ? { kind: 'fields', fields } : undefined;
-      },
+      expected: updatedFields,
       inverse: (input) => updateInverse(family, input),
     };
   }

@@ -12,7 +12,7 @@ import {
   restartDuration,
   sendCommand,
 } from '../core/action-model.js';
-import { confirm, dryRun, intInRange, siteId } from '../core/arg-types.js';
+import { confirm, dryRun, intInRange, nonEmpty, siteId } from '../core/arg-types.js';
 import { defineTool } from '../core/define-tool.js';
 import {
   clientLabel,
@@ -33,11 +33,9 @@ import { deviceImpact } from './impact.js';
  * classic `cmd/devmgr`; locate is classic only (the Integration API has no locate).
  */
 
-const deviceRef = z
-  .string({ error: 'must be a device id, MAC or name' })
-  .trim()
-  .min(1, { error: 'must be a device id, MAC or name' })
-  .describe('The device: its id, MAC (any notation) or name');
+const deviceRef = nonEmpty('must be a device id, MAC or name').describe(
+  'The device: its id, MAC (any notation) or name',
+);
 
 const deviceShape = z
   .object({ name: z.string(), mac: z.string(), model: z.string().optional(), ip: z.string().optional() })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Gateway } from '../../gateway/types.js';
-import { intInRange, siteId } from '../core/arg-types.js';
+import { intInRange, nonEmpty, siteId } from '../core/arg-types.js';
 import { defineTool } from '../core/define-tool.js';
 import { bandOf, formatDuration, isoFromEpoch } from '../core/live-format.js';
 import {
@@ -207,6 +207,7 @@ const portRowSchema = z.object({
   errors: z.number().describe('Receive and transmit errors since the counters were reset'),
 });
 
+// Deliberately alike: each output row schema lists its own columns for MCP (device, port, radio).
 const radioRowSchema = z.object({
   radio: z.string(),
   band: z.string().nullable(),
@@ -224,11 +225,9 @@ const getDevice = defineTool({
   example: 'device_id="Core Switch"',
   args: z.object({
     site_id: siteId,
-    device_id: z
-      .string({ error: 'must be a device id, MAC or name' })
-      .trim()
-      .min(1, { error: 'must be a device id, MAC or name' })
-      .describe('The device: id, MAC (any notation) or name'),
+    device_id: nonEmpty('must be a device id, MAC or name').describe(
+      'The device: id, MAC (any notation) or name',
+    ),
   }),
   output: deviceRowSchema.extend({
     id: z.string().nullable(),

@@ -12,7 +12,7 @@ import {
   siteDpiRecordSchema,
 } from '../../records/dpi-record.js';
 import { clientAppKey, type SeriesKind, WINDOW_MS, type WindowAnswer } from '../../telemetry/index.js';
-import { intInRange, siteId } from '../core/arg-types.js';
+import { intInRange, nonEmpty, siteId } from '../core/arg-types.js';
 import { defineTool, type ToolContext, type ToolDefinition } from '../core/define-tool.js';
 import { resolveClient } from '../core/live-targets.js';
 import { MISSING_PARAMS } from '../core/missing-values.js';
@@ -221,10 +221,7 @@ const getClientDpi = defineTool({
   args: z
     .object({
       site_id: siteId,
-      client: z
-        .string({ error: 'must be a MAC, IP address, name or hostname' })
-        .trim()
-        .min(1, { error: 'must be a MAC, IP address, name or hostname' })
+      client: nonEmpty('must be a MAC, IP address, name or hostname')
         .optional()
         .describe('The client: MAC (any notation), IP address, name or hostname'),
       client_mac: clientMac.optional(),

@@ -302,10 +302,11 @@ async function translateSideCall(
   networkUuid: NetworkUuidOf,
 ): Promise<FilterNode> {
   const { property } = node;
+  // Every property here is one side's: `source_…` and `src_port` the source, the rest the destination.
+  const side = /^(source|src)_/.test(property) ? 'sourceFilter' : 'destinationFilter';
   switch (property) {
     case 'source_type':
     case 'destination_type': {
-      const side = property === 'source_type' ? 'sourceFilter' : 'destinationFilter';
       return byValue(
         node,
         (v) => {
@@ -326,7 +327,6 @@ async function translateSideCall(
     }
     case 'source_id':
     case 'destination_id': {
-      const side = property === 'source_id' ? 'sourceFilter' : 'destinationFilter';
       return byValue(
         node,
         async (v) => {
@@ -341,7 +341,6 @@ async function translateSideCall(
     }
     case 'source_network':
     case 'destination_network': {
-      const side = property === 'source_network' ? 'sourceFilter' : 'destinationFilter';
       return byValue(
         node,
         (v) => call(`${side}.ipAddressesOrSubnets`, 'contains', [text(v.value)]),
@@ -350,7 +349,6 @@ async function translateSideCall(
     }
     case 'src_port':
     case 'dst_port': {
-      const side = property === 'src_port' ? 'sourceFilter' : 'destinationFilter';
       return byValue(
         node,
         (v) => {

@@ -461,6 +461,7 @@ const listAclRules = defineTool({
   },
 });
 
+// Deliberately alike: one-object get tools: defineTool fixes the declaration's shape; the read and the view are each tool's own.
 const getAclRule = defineTool({
   name: 'get_acl_rule',
   description: 'One ACL rule',
@@ -650,6 +651,7 @@ const deleteAclRule = defineTool({
     const acl = await loadAcl(gateway, site_id, true);
     const { record } = findRule(acl, acl_rule_id);
     assertUserDefined(record);
+    // Deliberately alike: delete tools end in applyDelete with their own id field and API path, then list the file's tools for the registry.
     return applyDelete({
       dryRun: dry_run,
       preview: view(acl, record, priorityOf(record, acl.ordering)),

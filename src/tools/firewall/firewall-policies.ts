@@ -131,6 +131,7 @@ const listFirewallPolicies = defineTool({
   },
 });
 
+// Deliberately alike: one-object get tools: defineTool fixes the declaration's shape; the read and the view are each tool's own.
 const getFirewallPolicy = defineTool({
   name: 'get_firewall_policy',
   description: 'One firewall policy, with its zones and networks by name',
@@ -338,6 +339,7 @@ function updatedSchedule(
   return scheduleBody(mode, keptDays, keptTime);
 }
 
+// Deliberately alike: both firewall generations' update tools take the same optional rule fields; each validates and writes its own API's record.
 const updateFirewallPolicy = defineTool({
   name: 'update_firewall_policy',
   change: firewallPolicyChanges.update_firewall_policy,

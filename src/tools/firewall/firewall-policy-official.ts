@@ -177,6 +177,7 @@ export function networkUuidsIn(records: readonly OfficialPolicyRecord[]): string
 
 // ---------------------------------------------------------------- writing
 
+// Deliberately alike: simulator/routes/integration-policies.ts builds the official port filter on its own, so each checks the other.
 function portFilterOf(side: Json, original: Json | undefined): Json | undefined {
   if (side.port_matching_type === 'SPECIFIC' && typeof side.port === 'string') {
     const items = side.port.split(',').map((part) => {

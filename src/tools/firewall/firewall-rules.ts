@@ -4,7 +4,7 @@ import type { Gateway } from '../../gateway/types.js';
 import { findByIdOrName } from '../../lib/find-by-id-or-name.js';
 import { isIpv4OrCidr, isIpv6OrCidr } from '../../lib/ip.js';
 import { type FirewallRuleRecord, firewallRuleRecordSchema } from '../../records/firewall-rule-record.js';
-import { confirm, dryRun, idOrName, limit, offset, port, siteId, text } from '../core/arg-types.js';
+import { confirm, dryRun, idOrName, limit, nonEmpty, offset, port, siteId, text } from '../core/arg-types.js';
 import {
   applyCreate,
   applyDelete,
@@ -54,10 +54,7 @@ const networkconfType = z.enum(['NETv4', 'ADDRv4'], {
 const flag = (fallback: boolean) => z.boolean({ error: 'must be true or false' }).default(fallback);
 const wholeNumber = z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' });
 // Which IP version an address must be depends on the ruleset, so it is checked with the ruleset.
-const address = z
-  .string({ error: 'must be an IP address or CIDR' })
-  .trim()
-  .min(1, { error: 'must be an IP address or CIDR' });
+const address = nonEmpty('must be an IP address or CIDR');
 const anyAddress = address.refine((v) => isIpv4OrCidr(v, true) || isIpv6OrCidr(v, true), {
   error: 'must be an IPv4 or IPv6 address or CIDR such as 10.0.0.0/24 or 2001:db8::/64',
 });
@@ -311,6 +308,7 @@ const deleteFirewallRule = defineTool({
     if (target.attr_no_delete === true) {
       throw new NotSupportedError(`firewall rule "${target.name}" is a system rule and cannot be deleted`);
     }
+    // Deliberately alike: delete tools end in applyDelete with their own id field and API path, then list the file's tools for the registry.
     return applyDelete({
       dryRun: dry_run,
       preview: toFirewallRule(target, (id) => networks.nameOf(id)),

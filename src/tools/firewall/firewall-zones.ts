@@ -420,6 +420,7 @@ const assignNetworkToZone = defineTool({
   },
 });
 
+// Deliberately alike: assign and unassign take the same membership args and loader; the membership change each makes is its own.
 const unassignNetworkFromZone = defineTool({
   name: 'unassign_network_from_zone',
   change: zoneMembershipChanges.unassign_network_from_zone,

@@ -6,7 +6,7 @@ import {
   type TrafficMatchingListRecord,
   trafficMatchingListRecordSchema,
 } from '../../records/traffic-matching-list-record.js';
-import { confirm, dryRun, limit, offset, siteId, text } from '../core/arg-types.js';
+import { confirm, dryRun, limit, nonEmpty, offset, siteId, text } from '../core/arg-types.js';
 import { applyCreate, applyDelete, applyUpdate, fieldChanges } from '../core/crud-model.js';
 import { defineTool, type ToolDefinition } from '../core/define-tool.js';
 import { trafficMatchingListChanges } from './changes.js';
@@ -21,11 +21,7 @@ import {
 
 const LISTS = 'traffic-matching-lists';
 
-const listRef = z
-  .string({ error: 'must be a list id or name' })
-  .trim()
-  .min(1, { error: 'must be a list id or name' })
-  .describe('Traffic matching list id (or its name)');
+const listRef = nonEmpty('must be a list id or name').describe('Traffic matching list id (or its name)');
 const listType = z
   .enum(LIST_TYPES, { error: `must be one of ${LIST_TYPES.join(', ')}` })
   .describe('PORTS, IPV4_ADDRESSES or IPV6_ADDRESSES');
@@ -190,6 +186,7 @@ const deleteTrafficMatchingList = defineTool({
   args: z.object({ site_id: siteId, list_id: listRef, confirm, dry_run: dryRun }),
   async run({ site_id, list_id, dry_run }, { gateway }) {
     const target = findList(await readLists(gateway, site_id, true), list_id);
+    // Deliberately alike: delete tools end in applyDelete with their own id field and API path, then list the file's tools for the registry.
     return applyDelete({
       dryRun: dry_run,
       preview: toTrafficMatchingList(target),

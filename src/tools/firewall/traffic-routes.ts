@@ -9,7 +9,7 @@ import {
   storedTrafficRuleSchema,
   trafficRuleRecordSchema,
 } from '../../records/traffic-rule-record.js';
-import { confirm, dryRun, intInRange, siteId, text, vlanId } from '../core/arg-types.js';
+import { confirm, dryRun, intInRange, nonEmpty, siteId, text, vlanId } from '../core/arg-types.js';
 import { applyCreate, applyDelete, applyUpdate, fieldChanges, type NameOf } from '../core/crud-model.js';
 import { defineTool, type ToolDefinition } from '../core/define-tool.js';
 import { trafficRouteChanges } from './changes.js';
@@ -31,11 +31,7 @@ import {
 const RULES = 'trafficrules';
 const NETWORKS = 'rest/networkconf';
 
-const routeRef = z
-  .string({ error: 'must be a route id or name' })
-  .trim()
-  .min(1, { error: 'must be a route id or name' })
-  .describe('Traffic route id (or its name)');
+const routeRef = nonEmpty('must be a route id or name').describe('Traffic route id (or its name)');
 const port = intInRange(1, 65535);
 const address = z
   .string({ error: 'must be an IP address or CIDR' })

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../errors.js';
 import { clientTools } from '../clients/clients.js';
-import { siteId } from '../core/arg-types.js';
+import { nonEmpty, siteId } from '../core/arg-types.js';
 import type { ConsolePort, ConsoleSummary, ToolContext } from '../core/context.js';
 import { defineTool, type ToolDefinition } from '../core/define-tool.js';
 import { fanOut, reasonOf } from './fan-out.js';
@@ -47,12 +47,7 @@ function sitesOf(entry: ConsoleSummary, fallback: string): readonly string[] {
   return entry.sites ?? [fallback];
 }
 
-const consoleArg = z
-  .string({ error: 'must name a console' })
-  .trim()
-  .min(1, { error: 'must name a console' })
-  .optional()
-  .describe('Only this console (by name)');
+const consoleArg = nonEmpty('must name a console').optional().describe('Only this console (by name)');
 
 const listConsoles = defineTool({
   name: 'list_consoles',
@@ -112,11 +107,9 @@ const findClient = defineTool({
   example: 'client=Galaxy-S23',
   args: z.object({
     site_id: siteId,
-    client: z
-      .string({ error: 'must be a name, IP or MAC' })
-      .trim()
-      .min(1, { error: 'must be a name, IP or MAC' })
-      .describe('The client: name, hostname, IP or MAC (part of one)'),
+    client: nonEmpty('must be a name, IP or MAC').describe(
+      'The client: name, hostname, IP or MAC (part of one)',
+    ),
     console: consoleArg,
   }),
   async run({ site_id, client, console }, context) {

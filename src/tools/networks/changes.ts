@@ -6,7 +6,7 @@
 
 import { isRecord } from '../../lib/is-record.js';
 import type { ChangeSpec, ImageRead, InverseInput, InversePlan } from '../core/change-spec.js';
-import { changesTo, field, type Json, same, siteOf, str } from '../core/spec-helpers.js';
+import { field, type Json, same, siteOf, str, updatedFields } from '../core/spec-helpers.js';
 import { readStoredNetwork } from './network-source.js';
 
 // Networks: the image is get_network_details (every stored field, secrets masked).
@@ -156,10 +156,7 @@ export const networkChanges: Record<string, ChangeSpec> = {
     kind: 'update',
     beforeRead: (args) => networkRead(args, String(args.network_id)),
     afterRead: (args, _result, before) => networkRead(args, str(before?.id) ?? String(args.network_id)),
-    expected: (_args, preview, result) => {
-      const fields = changesTo(result, preview);
-      return fields ? { kind: 'fields', fields } : undefined;
-    },
+    expected: updatedFields,
     inverse: networkUpdateInverse,
   },
   delete_network: {

@@ -222,6 +222,7 @@ export const trafficRuleReferences: ReferenceKind = {
   },
 };
 
+// Deliberately alike: each reference kind is a declaration (its read, identity and fields); the shared steps are pointingAt.
 /**
  * v2 policy-based routes (the controller's `trafficroutes`): the egress network and the networks
  * routed. No tool manages them (the `*_traffic_route` tools are traffic rules); they are changed in

@@ -8,6 +8,7 @@ import {
   cidr,
   confirm,
   dryRun,
+  idOrName,
   ipv4,
   limit,
   offset,
@@ -53,11 +54,7 @@ import { officialBody, parseOfficial } from './official-network-model.js';
 const NETWORKS = 'rest/networkconf';
 const PURPOSES = ['corporate', 'guest', 'vlan-only', 'wan'] as const;
 
-const networkRef = z
-  .string({ error: 'must be a network id or name' })
-  .trim()
-  .min(1, { error: 'must be a network id or name' })
-  .describe('Network id (or its name)');
+const networkRef = idOrName('network');
 // `wan` stays in the enum (the spec names it) so that it is refused with the reason, not as unknown.
 const purpose = refusingValues(z.enum(PURPOSES, { error: `must be one of ${PURPOSES.join(', ')}` }), {
   wan: { rule: WAN_REFUSAL, note: 'refused: a WAN is added in the controller’s UI, under Internet' },
@@ -172,6 +169,7 @@ const listVlans = defineTool({
   },
 });
 
+// Deliberately alike: one-object get tools: defineTool fixes the declaration's shape; the read and the view are each tool's own.
 const getNetworkDetails = defineTool({
   name: 'get_network_details',
   description: 'One network with all its stored settings (secrets masked)',

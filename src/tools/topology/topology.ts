@@ -11,14 +11,12 @@ import {
   topologyDeviceSchema,
 } from '../../topology/records.js';
 import type { Topology } from '../../topology/types.js';
-import { siteId } from '../core/arg-types.js';
+import { nonEmpty, siteId } from '../core/arg-types.js';
 import { defineTool } from '../core/define-tool.js';
 
-const deviceRef = z
-  .string({ error: 'must be a device MAC, id or name' })
-  .trim()
-  .min(1, { error: 'must be a device MAC, id or name' })
-  .describe('Device MAC (any notation), id, or name');
+const deviceRef = nonEmpty('must be a device MAC, id or name').describe(
+  'Device MAC (any notation), id, or name',
+);
 
 /** The two reads every topology tool makes; both are cached, so tools called together share them. */
 async function readSite(
@@ -94,6 +92,7 @@ const getDeviceConnections = defineTool({
   },
 });
 
+// Deliberately alike: one-object get tools: defineTool fixes the declaration's shape; the read and the view are each tool's own.
 const getPortMappings = defineTool({
   name: 'get_port_mappings',
   description: 'What is on each port of a switch, AP or gateway, by port index',

@@ -10,7 +10,7 @@ import {
   integrationAvailable,
   sendCommand,
 } from '../core/action-model.js';
-import { confirm, dryRun, siteId } from '../core/arg-types.js';
+import { confirm, dryRun, nonEmpty, siteId } from '../core/arg-types.js';
 import type { ChangeSpec, ImageRead } from '../core/change-spec.js';
 import { defineTool } from '../core/define-tool.js';
 import { addressIs, affected, type ImpactInput } from '../core/guardrails.js';
@@ -354,11 +354,9 @@ const setWifiBroadcastEnabled = defineTool({
   example: 'wifi_id="Guest WiFi" enabled=false',
   args: z.object({
     site_id: siteId,
-    wifi_id: z
-      .string({ error: 'must be an SSID name or id' })
-      .trim()
-      .min(1, { error: 'must be an SSID name or id' })
-      .describe('The Wi-Fi network: its SSID name or id (official broadcast id or wlanconf id)'),
+    wifi_id: nonEmpty('must be an SSID name or id').describe(
+      'The Wi-Fi network: its SSID name or id (official broadcast id or wlanconf id)',
+    ),
     enabled: z
       .boolean({ error: 'must be true or false' })
       .describe('true broadcasts the SSID, false stops it'),

@@ -49,6 +49,9 @@ describe('toControllerFilter', () => {
     ["protocol.eq('all')", 'protocolFilter.isNull()'],
     ["protocol.eq('tcp')", "protocolFilter.containsExactly('TCP')"],
     ["source_network.eq('10.0.0.0/8')", "sourceFilter.ipAddressesOrSubnets.contains('10.0.0.0/8')"],
+    ["destination_network.eq('10.0.0.0/8')", "destinationFilter.ipAddressesOrSubnets.contains('10.0.0.0/8')"],
+    ['src_port.eq(22)', 'sourceFilter.portFilter.contains(22)'],
+    ['dst_port.eq(443)', 'destinationFilter.portFilter.contains(443)'],
     ["origin.eq('user_defined')", "metadata.origin.eq('USER_DEFINED')"],
     ["sourceFilter.type.eq('NETWORKS')", "sourceFilter.type.eq('NETWORKS')"],
   ])('translates %s to %s', async (given, sent) => {
