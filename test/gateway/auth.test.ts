@@ -6,6 +6,7 @@ import {
   closedAfterEach,
   fixture,
   type MiniController,
+  networkReadError,
   networkSchema,
   sendClassic,
   sendJson,
@@ -76,9 +77,7 @@ describe('API key', () => {
     const server = await controller('unifi-os', API_KEY);
     const gateway = gatewayFor(server.url, { apiKey: 'wrong-key-123456' });
 
-    const error = await gateway
-      .classicRead('default', 'rest/networkconf', networkSchema)
-      .catch((e: unknown) => e);
+    const error = await networkReadError(gateway);
 
     expect(error).toBeInstanceOf(GatewayAuthError);
     expect((error as GatewayAuthError).message).toContain('GATEWAY_API_KEY');
@@ -175,9 +174,7 @@ describe('UniFi OS session', () => {
     const server = await controller('unifi-os');
     const gateway = gatewayFor(server.url, { username: 'admin', password: 'not-the-password-xyz' });
 
-    const error = await gateway
-      .classicRead('default', 'rest/networkconf', networkSchema)
-      .catch((e: unknown) => e);
+    const error = await networkReadError(gateway);
 
     expect(error).toBeInstanceOf(GatewayAuthError);
     const message = (error as Error).message;
@@ -195,9 +192,7 @@ describe('UniFi OS session', () => {
     servers.push(server);
     const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
 
-    const error = await gateway
-      .classicRead('default', 'rest/networkconf', networkSchema)
-      .catch((e: unknown) => e);
+    const error = await networkReadError(gateway);
 
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterSeconds).toBe(60);
@@ -256,9 +251,7 @@ describe('a session that a fresh login does not fix', () => {
     servers.push(server);
     const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
 
-    const error = await gateway
-      .classicRead('default', 'rest/networkconf', networkSchema)
-      .catch((e: unknown) => e);
+    const error = await networkReadError(gateway);
 
     expect(error).toBeInstanceOf(GatewayAuthError);
     expect((error as GatewayAuthError).status).toBe(401);

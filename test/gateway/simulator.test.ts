@@ -13,7 +13,7 @@ import type { Gateway } from '../../src/gateway/types.js';
 import { DEMO_SITE, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { networkSchema, timed } from './support.js';
+import { networkReadError, networkSchema, timed } from './support.js';
 
 const NETWORKS_ROUTE = '/api/s/default/rest/networkconf';
 // Room for a loaded 2-core CI machine: three 300 ms attempts and their pauses fit well inside the budget.
@@ -100,9 +100,7 @@ describe('simulator: UniFi OS console', () => {
         body: { meta: { rc: 'error', msg: 'api.err.NoPermission' }, data: [] },
       });
 
-      const error = await gateway
-        .classicRead('default', 'rest/networkconf', networkSchema)
-        .catch((e: unknown) => e);
+      const error = await networkReadError(gateway);
 
       expect(error).toBeInstanceOf(GatewayRejectedError);
       expect(error).toMatchObject({ controllerCode: 'api.err.NoPermission', status: 200 });
@@ -226,9 +224,7 @@ describe('simulator: UniFi OS console', () => {
     it('reports a bad password as GatewayAuthError without the password', async () => {
       const wrong = gatewayFor(sim, { username: sim.username, password: 'definitely-wrong-pw-42' });
 
-      const error = await wrong
-        .classicRead('default', 'rest/networkconf', networkSchema)
-        .catch((e: unknown) => e);
+      const error = await networkReadError(wrong);
       await wrong.close();
 
       expect(error).toBeInstanceOf(GatewayAuthError);

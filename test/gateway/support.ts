@@ -104,6 +104,11 @@ export function fixture(relativePath: string): unknown {
 /** A lenient network record schema for tests. */
 export const networkSchema = z.looseObject({ _id: z.string(), name: z.string() });
 
+/** What reading the default site's networks threw; the value read when nothing was thrown. */
+export function networkReadError(gateway: Gateway): Promise<unknown> {
+  return gateway.classicRead('default', 'rest/networkconf', networkSchema).catch((e: unknown) => e);
+}
+
 /** Time an async operation, returning its settled outcome and the elapsed ms. */
 export async function timed<T>(run: () => Promise<T>): Promise<{ error: unknown; value?: T; ms: number }> {
   const started = Date.now();
