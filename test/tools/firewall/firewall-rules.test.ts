@@ -8,6 +8,7 @@ import {
 } from '../../../src/errors.js';
 import { DEMO_NETWORKS } from '../../../src/simulator/index.js';
 import type { FirewallRule } from '../../../src/tools/firewall/firewall-rule-model.js';
+import { expectPagingDefaults, expectPagingRangeRefused } from '../../helpers/list-paging.js';
 import { rejection, useTestBot, validationIssues } from '../../helpers/tool-test.js';
 
 const N = DEMO_NETWORKS;
@@ -81,19 +82,11 @@ describe('list_firewall_rules', () => {
   it('pages with limit and offset (defaults 100 and 0)', async () => {
     const page = (await bot.run('list_firewall_rules', { limit: '2', offset: '1' })) as FirewallRule[];
     expect(page.map((r) => r.name)).toEqual(['Block IoT to LAN', 'Drop Telnet from WAN']);
-    expect(bot.app.registry.validate('list_firewall_rules', {})).toEqual({
-      site_id: 'default',
-      limit: 100,
-      offset: 0,
-    });
+    expectPagingDefaults(bot, 'list_firewall_rules');
   });
 
   it('refuses an out-of-range limit or offset without asking the controller', async () => {
-    expect(await validationIssues(bot, 'list_firewall_rules', { limit: 0, offset: -1 })).toEqual([
-      { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
-      { field: 'offset', rule: 'must be a whole number from 0 to 1000000' },
-    ]);
-    expect(bot.sim.requests).toHaveLength(0);
+    await expectPagingRangeRefused(bot, 'list_firewall_rules');
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfirmationRequiredError, ResourceNotFoundError } from '../../../src/errors.js';
 import { DEMO_TRAFFIC_MATCHING_LISTS } from '../../../src/simulator/index.js';
 import type { TrafficMatchingList } from '../../../src/tools/firewall/traffic-matching-list-model.js';
+import { expectPagingDefaults, expectPagingRangeRefused } from '../../helpers/list-paging.js';
 import { rejection, useTestBot, validationIssues } from '../../helpers/tool-test.js';
 
 const bot = useTestBot();
@@ -42,19 +43,11 @@ describe('list_traffic_matching_lists and get_traffic_matching_list', () => {
     })) as TrafficMatchingList[];
 
     expect(page.map((l) => l.name)).toEqual(['Trusted Admin Hosts']);
-    expect(bot.app.registry.validate('list_traffic_matching_lists', {})).toEqual({
-      site_id: 'default',
-      limit: 100,
-      offset: 0,
-    });
+    expectPagingDefaults(bot, 'list_traffic_matching_lists');
   });
 
   it('refuses an out-of-range limit or offset without asking the controller', async () => {
-    expect(await validationIssues(bot, 'list_traffic_matching_lists', { limit: 0, offset: -1 })).toEqual([
-      { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
-      { field: 'offset', rule: 'must be a whole number from 0 to 1000000' },
-    ]);
-    expect(bot.sim.requests).toHaveLength(0);
+    await expectPagingRangeRefused(bot, 'list_traffic_matching_lists');
   });
 
   it('gets one list by id or by name', async () => {
