@@ -13,6 +13,7 @@ import type { Gateway } from '../../src/gateway/types.js';
 import { DEMO_SITE, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { networkReadError, networkSchema, timed } from './support.js';
 
 const NETWORKS_ROUTE = '/api/s/default/rest/networkconf';
@@ -385,15 +386,7 @@ describe('simulator: UniFi OS console', () => {
 });
 
 describe('simulator: self-hosted controller', () => {
-  let sim: Simulator;
-
-  beforeAll(async () => {
-    sim = await startSimulator({ flavor: 'self-hosted' });
-  });
-
-  afterAll(async () => {
-    await sim.close();
-  });
+  const sim = useSimulator({ flavor: 'self-hosted' });
 
   it('logs in at /api/login with the unifises cookie and uses no prefix', async () => {
     const gateway = gatewayFor(sim, { username: sim.username, password: sim.password });
@@ -413,15 +406,7 @@ describe('simulator: self-hosted controller', () => {
 });
 
 describe('simulator: cloud connector', () => {
-  let sim: Simulator;
-
-  beforeAll(async () => {
-    sim = await startSimulator();
-  });
-
-  afterAll(async () => {
-    await sim.close();
-  });
+  const sim = useSimulator();
 
   function cloud(consoleId?: string): Gateway {
     return createGateway({

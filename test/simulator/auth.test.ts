@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { api, classicData, classicError, field, I, request } from './support.js';
 
 /** Logs in on UniFi OS and returns the cookie and CSRF token. */
@@ -13,11 +14,7 @@ async function osLogin(sim: Simulator): Promise<{ cookie: string; csrf: string }
 }
 
 describe('UniFi OS session login', () => {
-  let sim: Simulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ loginRateLimit: 50, firewall: 'legacy' });
-  });
-  afterAll(() => sim.close());
+  const sim = useSimulator({ loginRateLimit: 50, firewall: 'legacy' });
   beforeEach(() => sim.reset());
 
   it('answers GET / with 200', async () => {
@@ -163,11 +160,7 @@ describe('UniFi OS session login', () => {
 });
 
 describe('API key', () => {
-  let sim: Simulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ apiKey: 'test-key-1' });
-  });
-  afterAll(() => sim.close());
+  const sim = useSimulator({ apiKey: 'test-key-1' });
 
   it('authenticates classic, v2 and Integration routes, header name in any case', async () => {
     const headers = { 'x-api-key': 'test-key-1' };
@@ -233,11 +226,7 @@ describe('login rate limit', () => {
 });
 
 describe('self-hosted controller', () => {
-  let sim: Simulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ flavor: 'self-hosted', firewall: 'legacy' });
-  });
-  afterAll(() => sim.close());
+  const sim = useSimulator({ flavor: 'self-hosted', firewall: 'legacy' });
 
   it('redirects / to /manage', async () => {
     const response = await request('GET', `${sim.url}/`);

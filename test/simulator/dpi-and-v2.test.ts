@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import catalogue from '../../src/data/dpi-catalogue.json' with { type: 'json' };
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { api, classicData, field } from './support.js';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator();
-});
-afterAll(() => sim.close());
+const sim = useSimulator();
 beforeEach(() => sim.reset());
 
 const SITEDPI = '/api/s/default/stat/sitedpi';

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_NETWORKS, type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_NETWORKS, startSimulator } from '../../src/simulator/index.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { api, classicData, field, request } from './support.js';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator();
-});
-afterAll(() => sim.close());
+const sim = useSimulator();
 beforeEach(() => {
   sim.clearFaults();
   sim.clearRequests();
