@@ -16,6 +16,9 @@ async function osLogin(sim: Simulator): Promise<{ cookie: string; csrf: string }
 describe('UniFi OS session login', () => {
   const sim = useSimulator({ loginRateLimit: 50, firewall: 'legacy' });
   beforeEach(() => sim.reset());
+  /** A read with the session cookie only, as a browser sends it (no key, no CSRF token). */
+  const readWithCookie = (route: string, cookie: string) =>
+    api(sim, 'GET', route, { key: false, headers: { Cookie: cookie } });
 
   it('answers GET / with 200', async () => {
     const response = await request('GET', `${sim.url}/`);
@@ -47,14 +50,8 @@ describe('UniFi OS session login', () => {
   it('lets a cookie read classic and v2 routes without CSRF', async () => {
     const { cookie } = await osLogin(sim);
 
-    const classic = await api(sim, 'GET', '/api/s/default/stat/sta', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
-    const v2 = await api(sim, 'GET', '/v2/api/site/default/trafficrules', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
+    const classic = await readWithCookie('/api/s/default/stat/sta', cookie);
+    const v2 = await readWithCookie('/v2/api/site/default/trafficrules', cookie);
 
     expect(classicData(classic)).toHaveLength(41);
     expect(v2.status).toBe(200);
@@ -114,10 +111,7 @@ describe('UniFi OS session login', () => {
   it('refuses Integration routes to a session cookie alone', async () => {
     const { cookie } = await osLogin(sim);
 
-    const response = await api(sim, 'GET', '/integration/v1/sites', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
+    const response = await readWithCookie('/integration/v1/sites', cookie);
 
     expect(response.status).toBe(401);
     expect(field(response, 'code')).toBe('api.authentication.missing-credentials');
@@ -128,14 +122,8 @@ describe('UniFi OS session login', () => {
     const { cookie } = await osLogin(sim);
 
     sim.expireSessions();
-    const classic = await api(sim, 'GET', '/api/s/default/stat/device', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
-    const v2 = await api(sim, 'GET', '/v2/api/site/default/trafficrules', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
+    const classic = await readWithCookie('/api/s/default/stat/device', cookie);
+    const v2 = await readWithCookie('/v2/api/site/default/trafficrules', cookie);
 
     expect(classic.status).toBe(401);
     expect(classicError(classic)).toBe('api.err.LoginRequired');
@@ -149,10 +137,7 @@ describe('UniFi OS session login', () => {
     const logout = await request('POST', `${sim.url}/api/auth/logout`, {
       headers: { Cookie: cookie, 'X-CSRF-Token': csrf },
     });
-    const after = await api(sim, 'GET', '/api/s/default/stat/sta', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
+    const after = await readWithCookie('/api/s/default/stat/sta', cookie);
 
     expect(logout.status).toBe(200);
     expect(after.status).toBe(401);
