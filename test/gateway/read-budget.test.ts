@@ -9,7 +9,14 @@ import { silentLogger } from '../../src/log.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { startSlackBot } from '../helpers/slack-bot.js';
-import { type FakeServer, networkSchema, sendClassic, sendJson, startFake } from './support.js';
+import {
+  type FakeServer,
+  networkSchema,
+  sendClassic,
+  sendFirstPage,
+  sendJson,
+  startFake,
+} from './support.js';
 
 const registry = createRegistry('default');
 
@@ -41,22 +48,10 @@ beforeAll(async () => {
       return sendJson(res, 200, {}, { 'set-cookie': ['TOKEN=t; path=/'], 'x-csrf-token': 'c' });
     }
     if (req.path.endsWith('/integration/v1/sites')) {
-      return sendJson(res, 200, {
-        offset: 0,
-        limit: 200,
-        count: 1,
-        totalCount: 1,
-        data: [{ id: 'uuid-default', internalReference: 'default', name: 'Default' }],
-      });
+      return sendFirstPage(res, [{ id: 'uuid-default', internalReference: 'default', name: 'Default' }]);
     }
     if (req.path.includes('/integration/v1/sites/')) {
-      return sendJson(res, 200, {
-        offset: 0,
-        limit: 200,
-        count: 1,
-        totalCount: 1,
-        data: [{ _id: 'n', name: 'LAN' }],
-      });
+      return sendFirstPage(res, [{ _id: 'n', name: 'LAN' }]);
     }
     sendClassic(res, [{ _id: 'a', name: 'LAN' }]);
   });

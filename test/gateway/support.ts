@@ -85,6 +85,11 @@ export function sendJson(
   res.end(JSON.stringify(body));
 }
 
+/** A first Integration page of up to 200 that holds `data`, of `totalCount` records in all. */
+export function sendFirstPage(res: ServerResponse, data: unknown[], totalCount = data.length): void {
+  sendJson(res, 200, { offset: 0, limit: 200, count: data.length, totalCount, data });
+}
+
 /** A classic `{meta:{rc:"ok"},data}` answer. */
 export function sendClassic(
   res: ServerResponse,
