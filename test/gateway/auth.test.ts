@@ -40,6 +40,17 @@ function gatewayFor(
   return gateway;
 }
 
+/** A gateway logged in with a password whose session the controller has since ended. */
+async function expiredSession(
+  flavor: 'unifi-os' | 'self-hosted',
+): Promise<{ server: MiniController; gateway: Gateway }> {
+  const server = await controller(flavor);
+  const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
+  await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+  server.expireSessions();
+  return { server, gateway };
+}
+
 describe('API key', () => {
   it('sends X-API-KEY and Accept: application/json, and no cookie, under the detected UniFi OS prefix', async () => {
     // Arrange
@@ -140,10 +151,7 @@ describe('UniFi OS session', () => {
   });
 
   it('logs in again exactly once after the sessions expire, and the read succeeds', async () => {
-    const server = await controller('unifi-os');
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-    await gateway.classicRead('default', 'rest/networkconf', networkSchema);
-    server.expireSessions();
+    const { server, gateway } = await expiredSession('unifi-os');
 
     const [a, b] = await Promise.all([
       gateway.classicRead('default', 'rest/networkconf', networkSchema, { fresh: true }),
@@ -156,10 +164,7 @@ describe('UniFi OS session', () => {
   });
 
   it('repeats a write once after a 401: the write never reached the controller logic', async () => {
-    const server = await controller('unifi-os');
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-    await gateway.classicRead('default', 'rest/networkconf', networkSchema);
-    server.expireSessions();
+    const { server, gateway } = await expiredSession('unifi-os');
 
     const created = await gateway.classicWrite('default', 'POST', 'rest/networkconf', { name: 'Cameras' });
 
@@ -216,10 +221,7 @@ describe('self-hosted session', () => {
   });
 
   it('logs in again once when the session ends with api.err.LoginRequired', async () => {
-    const server = await controller('self-hosted');
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-    await gateway.classicRead('default', 'rest/networkconf', networkSchema);
-    server.expireSessions();
+    const { server, gateway } = await expiredSession('self-hosted');
 
     const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema, { fresh: true });
 
