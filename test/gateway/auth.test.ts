@@ -4,7 +4,9 @@ import { createGateway } from '../../src/gateway/gateway.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import {
   closedAfterEach,
+  type FakeServer,
   fixture,
+  type Handler,
   type MiniController,
   networkReadError,
   networkSchema,
@@ -38,6 +40,14 @@ function gatewayFor(
   });
   gateways.push(gateway);
   return gateway;
+}
+
+/** A purpose-built fake login flow, and a password gateway that reads networks from it. */
+async function passwordReadFrom(handler: Handler): Promise<{ server: FakeServer; error: unknown }> {
+  const server = await startFake(handler);
+  servers.push(server);
+  const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
+  return { server, error: await networkReadError(gateway) };
 }
 
 /** A gateway logged in with a password whose session the controller has since ended. */
@@ -190,14 +200,10 @@ describe('UniFi OS session', () => {
   });
 
   it('turns the UniFi OS login limit (429) into RateLimitedError without retrying the login', async () => {
-    const server = await startFake((req, res) => {
+    const { server, error } = await passwordReadFrom((req, res) => {
       if (req.path === '/') return sendJson(res, 200, {});
       sendJson(res, 429, fixture('errors/unifios-login-429.json'), { 'retry-after': '60' });
     });
-    servers.push(server);
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-
-    const error = await networkReadError(gateway);
 
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterSeconds).toBe(60);
@@ -241,7 +247,7 @@ describe('self-hosted session', () => {
 
 describe('a session that a fresh login does not fix', () => {
   it('gives up after one re-login with GatewayAuthError, even with an HTML 401 body', async () => {
-    const server = await startFake((req, res) => {
+    const { server, error } = await passwordReadFrom((req, res) => {
       if (req.path === '/') return sendJson(res, 200, {});
       if (req.path === '/api/auth/login') {
         return sendJson(res, 200, {}, { 'set-cookie': ['TOKEN=abc; Path=/'], 'x-csrf-token': 'c1' });
@@ -250,10 +256,6 @@ describe('a session that a fresh login does not fix', () => {
       res.writeHead(401, { 'content-type': 'text/html' });
       res.end('<html>Unauthorized</html>');
     });
-    servers.push(server);
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-
-    const error = await networkReadError(gateway);
 
     expect(error).toBeInstanceOf(GatewayAuthError);
     expect((error as GatewayAuthError).status).toBe(401);
