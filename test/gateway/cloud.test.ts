@@ -125,6 +125,7 @@ describe('cloud connector', () => {
     expect(server.seen('/trafficrules')).toHaveLength(1);
   });
 
+  // Deliberately alike: each connector refusal is read the same way; the error class and what it names differ.
   it('says which console id is unknown to the connector', async () => {
     const server = await siteManager();
     const gateway = cloud(server.url, { consoleId: 'NOPE:42' });

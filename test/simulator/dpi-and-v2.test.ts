@@ -7,6 +7,7 @@ import { api, classicData, field } from './support.js';
 const sim = useSimulator();
 beforeEach(() => sim.reset());
 
+// Deliberately alike: the simulator's DPI rows are typed here apart from the bot's DPI types, so each checks the other.
 const SITEDPI = '/api/s/default/stat/sitedpi';
 const STADPI = '/api/s/default/stat/stadpi';
 
@@ -106,6 +107,7 @@ describe('stat/sitedpi and stat/stadpi', () => {
 });
 
 describe('v2 trafficrules and trafficroutes', () => {
+  // Deliberately alike: a traffic rule body as the v2 API takes it; traffic-rules.test.ts posts its own for its own cases.
   const RULES = '/v2/api/site/default/trafficrules';
   const rule = {
     action: 'BLOCK',

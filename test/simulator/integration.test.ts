@@ -243,6 +243,7 @@ describe('firewall zones', () => {
 describe('ACL rules', () => {
   const RULES = `${I}/acl-rules`;
   const ORDER = `${RULES}/ordering`;
+  // Deliberately alike: an ACL rule body as the Integration API takes it; acl-rules.test.ts expects the bot to send its own.
   const rule = {
     type: 'IPV4',
     enabled: true,

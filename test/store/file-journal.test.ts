@@ -111,6 +111,7 @@ describe('verifyJournal', () => {
   });
 
   it.each<{ name: string; tamper: (lines: string[]) => void; line: number; reason: string }>([
+    // Deliberately alike: cells of one it.each table share its fields by design; each cell is a different case.
     {
       name: 'names the line in which one byte was changed',
       // One byte of line 3's actor id: still valid JSON, seq intact, only the hash chain tells.

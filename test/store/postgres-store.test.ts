@@ -132,6 +132,7 @@ describe('two replicas on one database', () => {
     ]);
     const lapsed = await b.changes().recoverInterrupted(T0 + 4000);
     const again = await a.changes().recoverInterrupted(T0 + 5000);
+    // Deliberately alike: the same transition from two replicas, one whose lease lapsed and one that owns the run.
     const stolen = await b
       .changes()
       .transition(

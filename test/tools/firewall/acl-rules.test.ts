@@ -170,6 +170,7 @@ describe('get_acl_rule', () => {
     expect(error).toBeInstanceOf(ResourceNotFoundError);
     expect(error.message).toBe('ACL rule 00000000-0000-4000-8000-000000000000 not found');
     bot.sim.clearRequests();
+    // Deliberately alike: a missing id refused per get tool before any request, naming that tool's own argument.
     expect(await validationIssues(bot, 'get_acl_rule', {})).toEqual([
       { field: 'acl_rule_id', rule: 'is required', missing: true },
     ]);
@@ -340,6 +341,7 @@ describe('create_acl_rule', () => {
     expect(bot.writes()).toHaveLength(0);
   });
 
+  // Deliberately alike: tool tests share the harness's call-then-check shape; the tool, its arguments and the expected answer differ.
   it('puts the rule at its priority with a PUT of the whole ordering', async () => {
     const result = (await bot.run('create_acl_rule', {
       name: 'First',

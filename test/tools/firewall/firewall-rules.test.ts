@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+// Deliberately alike: the error classes this file's refusals are checked against, as the zone tests import them.
 import {
   ConfirmationRequiredError,
   ConflictError,
@@ -11,6 +12,7 @@ import type { FirewallRule } from '../../../src/tools/firewall/firewall-rule-mod
 import { expectPagingDefaults, expectPagingRangeRefused } from '../../helpers/list-paging.js';
 import { rejection, useTestBot, validationIssues } from '../../helpers/tool-test.js';
 
+// Deliberately alike: ids of the demo rules this file addresses, named once; other files name their own ids the same way.
 const N = DEMO_NETWORKS;
 const RULES_ROUTE = '/api/s/default/rest/firewallrule';
 const TELNET = '65b3c8e1f4a9d20c7e5a1104';
@@ -198,6 +200,7 @@ describe('create_firewall_rule', () => {
     expect(bot.writes()[0]?.body).toMatchObject({ ruleset: 'WAN_LOCAL', rule_index: 30000 });
   });
 
+  // Deliberately alike: tool tests share the harness's call-then-check shape; the tool, its arguments and the expected answer differ.
   it('sends a LANv6_IN rule with src_address_ipv6 and protocol_v6 instead of the IPv4 fields', async () => {
     const result = (await bot.run('create_firewall_rule', {
       name: 'Block a v6 prefix',

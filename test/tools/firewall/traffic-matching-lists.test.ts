@@ -433,6 +433,7 @@ describe('delete_traffic_matching_list', () => {
       }),
     );
 
+    // Deliberately alike: an unknown id on a dry run refused per delete tool, with nothing written.
     expect(error).toBeInstanceOf(ResourceNotFoundError);
     expect(bot.writes()).toEqual([]);
   });

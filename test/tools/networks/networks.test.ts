@@ -654,6 +654,7 @@ describe('delete_network', () => {
     };
     // A network id left beside an address target matches nothing, so it points at nothing.
     bedtime.source = { ...bedtime.source, network_ids: [DEMO_NETWORKS.cameras.id] };
+    // Deliberately alike: each delete preview is checked for its whole list of references; the network and what points at it differ.
     const preview = (await bot.run('delete_network', {
       network_id: 'Cameras',
       dry_run: true,
