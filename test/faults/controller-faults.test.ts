@@ -275,6 +275,7 @@ const mayHaveBeenMade = (what: string) =>
   );
 
 const WRITES: WriteCell[] = [
+  // Deliberately alike: cells of one it.each table share its fields by design; each cell is a different case.
   {
     fault: 'slow (300 ms)',
     arrange: () => sim.injectFault(post({ kind: 'latency', ms: 300 })),
@@ -403,6 +404,7 @@ const WRITES: WriteCell[] = [
   },
 ];
 
+// Deliberately alike: the fault suites share one harness: a table of cells run by it.each, a fresh VLAN a cell.
 describe('an approved change (create_network) while the controller is faulty', () => {
   let vlan = 200;
   it.each(WRITES)(

@@ -127,6 +127,7 @@ const CELLS: DiskCell[] = [
     reads: floppy('an input/output error, EIO'),
     written: 0,
   },
+  // Deliberately alike: cells of one it.each table share its fields by design; each cell is a different case.
   {
     fault: 'disk full when the approval is recorded',
     async run(vlan) {

@@ -313,6 +313,7 @@ const CELLS: Cell[] = [
     reads: undefined,
     written: 0,
   },
+  // Deliberately alike: cells of one it.each table share its fields by design; each cell is a different case.
   {
     call: 'chat.update (“Running…” and “Done” at approval)',
     slack: 'ratelimited',

@@ -85,6 +85,7 @@ describe('a console’s circuit breaker', () => {
     await expect(breaker.admit(READ)).resolves.toBeTypeOf('function');
   });
 
+  // Deliberately alike: each breaker case drives its own sequence of outcomes on a fresh fake clock.
   it('opens again for a whole cool-down when the probe fails, keeping the time it went down', async () => {
     const clock = fakeClock();
     const breaker = breakerWith(clock);

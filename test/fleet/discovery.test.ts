@@ -111,6 +111,7 @@ describe('merging discovered hosts with the file', () => {
     expect(mergeDiscovered(file, [{ id: 'H9', name: 'Riga' }]).unmatched).toEqual(['hq', 'oslo']);
   });
 
+  // Deliberately alike: discovered hosts written out as test data; read-round-trips lists its consoles the same way.
   it('keeps only the consoles include names, by name or host id, with * as a wildcard', () => {
     const including = parseConsolesFile(
       'cloud: { api_key_env: K }\ndiscover: site_manager\ninclude: [oslo, "H2", "ber*", nowhere]\n',

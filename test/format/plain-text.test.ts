@@ -103,6 +103,7 @@ describe('render: tables', () => {
   });
 });
 
+// Deliberately alike: records as table input written out in full; table-layout.test.ts feeds its own.
 describe('render: tables that fit their width without cutting an identifier', () => {
   const rows = [
     {

@@ -13,6 +13,7 @@ describe('renderPreview: what would be created', () => {
       warnings: ['VLAN 40 is new on this site', 'clients may need to reconnect'],
     });
 
+    // Deliberately alike: each preview is checked line by line as a whole; the inputs and the lines differ.
     expect(lines(text)).toEqual([
       'preview (dry run, nothing changed):',
       'would create:',

@@ -4,8 +4,11 @@ import { createGateway } from '../../src/gateway/gateway.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import {
   closedAfterEach,
+  type FakeServer,
   fixture,
+  type Handler,
   type MiniController,
+  networkReadError,
   networkSchema,
   sendClassic,
   sendJson,
@@ -37,6 +40,25 @@ function gatewayFor(
   });
   gateways.push(gateway);
   return gateway;
+}
+
+/** A purpose-built fake login flow, and a password gateway that reads networks from it. */
+async function passwordReadFrom(handler: Handler): Promise<{ server: FakeServer; error: unknown }> {
+  const server = await startFake(handler);
+  servers.push(server);
+  const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
+  return { server, error: await networkReadError(gateway) };
+}
+
+/** A gateway logged in with a password whose session the controller has since ended. */
+async function expiredSession(
+  flavor: 'unifi-os' | 'self-hosted',
+): Promise<{ server: MiniController; gateway: Gateway }> {
+  const server = await controller(flavor);
+  const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
+  await gateway.classicRead('default', 'rest/networkconf', networkSchema);
+  server.expireSessions();
+  return { server, gateway };
 }
 
 describe('API key', () => {
@@ -76,9 +98,7 @@ describe('API key', () => {
     const server = await controller('unifi-os', API_KEY);
     const gateway = gatewayFor(server.url, { apiKey: 'wrong-key-123456' });
 
-    const error = await gateway
-      .classicRead('default', 'rest/networkconf', networkSchema)
-      .catch((e: unknown) => e);
+    const error = await networkReadError(gateway);
 
     expect(error).toBeInstanceOf(GatewayAuthError);
     expect((error as GatewayAuthError).message).toContain('GATEWAY_API_KEY');
@@ -141,10 +161,7 @@ describe('UniFi OS session', () => {
   });
 
   it('logs in again exactly once after the sessions expire, and the read succeeds', async () => {
-    const server = await controller('unifi-os');
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-    await gateway.classicRead('default', 'rest/networkconf', networkSchema);
-    server.expireSessions();
+    const { server, gateway } = await expiredSession('unifi-os');
 
     const [a, b] = await Promise.all([
       gateway.classicRead('default', 'rest/networkconf', networkSchema, { fresh: true }),
@@ -157,10 +174,7 @@ describe('UniFi OS session', () => {
   });
 
   it('repeats a write once after a 401: the write never reached the controller logic', async () => {
-    const server = await controller('unifi-os');
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-    await gateway.classicRead('default', 'rest/networkconf', networkSchema);
-    server.expireSessions();
+    const { server, gateway } = await expiredSession('unifi-os');
 
     const created = await gateway.classicWrite('default', 'POST', 'rest/networkconf', { name: 'Cameras' });
 
@@ -175,9 +189,7 @@ describe('UniFi OS session', () => {
     const server = await controller('unifi-os');
     const gateway = gatewayFor(server.url, { username: 'admin', password: 'not-the-password-xyz' });
 
-    const error = await gateway
-      .classicRead('default', 'rest/networkconf', networkSchema)
-      .catch((e: unknown) => e);
+    const error = await networkReadError(gateway);
 
     expect(error).toBeInstanceOf(GatewayAuthError);
     const message = (error as Error).message;
@@ -188,16 +200,10 @@ describe('UniFi OS session', () => {
   });
 
   it('turns the UniFi OS login limit (429) into RateLimitedError without retrying the login', async () => {
-    const server = await startFake((req, res) => {
+    const { server, error } = await passwordReadFrom((req, res) => {
       if (req.path === '/') return sendJson(res, 200, {});
       sendJson(res, 429, fixture('errors/unifios-login-429.json'), { 'retry-after': '60' });
     });
-    servers.push(server);
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-
-    const error = await gateway
-      .classicRead('default', 'rest/networkconf', networkSchema)
-      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterSeconds).toBe(60);
@@ -221,10 +227,7 @@ describe('self-hosted session', () => {
   });
 
   it('logs in again once when the session ends with api.err.LoginRequired', async () => {
-    const server = await controller('self-hosted');
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-    await gateway.classicRead('default', 'rest/networkconf', networkSchema);
-    server.expireSessions();
+    const { server, gateway } = await expiredSession('self-hosted');
 
     const list = await gateway.classicRead('default', 'rest/networkconf', networkSchema, { fresh: true });
 
@@ -244,7 +247,7 @@ describe('self-hosted session', () => {
 
 describe('a session that a fresh login does not fix', () => {
   it('gives up after one re-login with GatewayAuthError, even with an HTML 401 body', async () => {
-    const server = await startFake((req, res) => {
+    const { server, error } = await passwordReadFrom((req, res) => {
       if (req.path === '/') return sendJson(res, 200, {});
       if (req.path === '/api/auth/login') {
         return sendJson(res, 200, {}, { 'set-cookie': ['TOKEN=abc; Path=/'], 'x-csrf-token': 'c1' });
@@ -253,12 +256,6 @@ describe('a session that a fresh login does not fix', () => {
       res.writeHead(401, { 'content-type': 'text/html' });
       res.end('<html>Unauthorized</html>');
     });
-    servers.push(server);
-    const gateway = gatewayFor(server.url, { username: 'admin', password: PASSWORD });
-
-    const error = await gateway
-      .classicRead('default', 'rest/networkconf', networkSchema)
-      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(GatewayAuthError);
     expect((error as GatewayAuthError).status).toBe(401);

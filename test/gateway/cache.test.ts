@@ -132,6 +132,7 @@ describe('read cache and single-flight', () => {
     expect(upstreamReads()).toBe(2);
   });
 
+  // Deliberately alike: a gateway of its own with a short cache TTL, built from the same options every gateway test starts from.
   it('expires entries after the TTL', async () => {
     const shortLived = createGateway({
       apiType: 'local',

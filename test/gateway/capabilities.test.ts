@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayUnavailableError, ResourceNotFoundError } from '../../src/errors.js';
+// Deliberately alike: named imports of the module under test, one a line as Biome wraps them; the names differ.
 import {
   describeGroupApis,
   groupApis,

@@ -100,6 +100,7 @@ async function failure(run: () => Promise<unknown>): Promise<unknown> {
   );
 }
 
+// Deliberately alike: one describe per envelope kind, each mapping the controller's error to a BotError the same way.
 describe('classic envelope errors', () => {
   it('turns a classic error envelope on HTTP 200 into GatewayRejectedError', async () => {
     const error = await failure(() => gateway.classicRead('default', 'stat/no-permission', networkSchema));

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { GatewayRejectedError, ResourceNotFoundError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import type { Gateway } from '../../src/gateway/types.js';
-import { type FakeServer, fixture, sendJson, startFake } from './support.js';
+import { type FakeServer, fixture, sendFirstPage, sendJson, startFake } from './support.js';
 
 const DEFAULT_UUID = '88f7af54-98f8-306a-a1c7-c9349722b1f6';
 const LAB_UUID = '0f6c2d9e-1b7a-4c55-9d1e-3a2b4c5d6e7f';
@@ -47,16 +47,10 @@ beforeAll(async () => {
       return sendJson(res, 200, page(withOdd, req.query, 150));
     }
     if (route === `/sites/${LAB_UUID}/acl-rules`) {
-      return sendJson(res, 200, { offset: 0, limit: 200, count: 0, totalCount: 0, data: [] });
+      return sendFirstPage(res, []);
     }
     if (route === `/sites/${DEFAULT_UUID}/endless`) {
-      return sendJson(res, 200, {
-        offset: 0,
-        limit: 200,
-        count: 1,
-        totalCount: 1_000_000,
-        data: [{ id: 'x', name: 'x' }],
-      });
+      return sendFirstPage(res, [{ id: 'x', name: 'x' }], 1_000_000);
     }
     if (route === `/sites/${DEFAULT_UUID}/growing`) {
       const offset = Number(req.query.offset ?? 0);

@@ -9,7 +9,14 @@ import { silentLogger } from '../../src/log.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { startSlackBot } from '../helpers/slack-bot.js';
-import { type FakeServer, networkSchema, sendClassic, sendJson, startFake } from './support.js';
+import {
+  type FakeServer,
+  networkSchema,
+  sendClassic,
+  sendFirstPage,
+  sendJson,
+  startFake,
+} from './support.js';
 
 const registry = createRegistry('default');
 
@@ -41,22 +48,10 @@ beforeAll(async () => {
       return sendJson(res, 200, {}, { 'set-cookie': ['TOKEN=t; path=/'], 'x-csrf-token': 'c' });
     }
     if (req.path.endsWith('/integration/v1/sites')) {
-      return sendJson(res, 200, {
-        offset: 0,
-        limit: 200,
-        count: 1,
-        totalCount: 1,
-        data: [{ id: 'uuid-default', internalReference: 'default', name: 'Default' }],
-      });
+      return sendFirstPage(res, [{ id: 'uuid-default', internalReference: 'default', name: 'Default' }]);
     }
     if (req.path.includes('/integration/v1/sites/')) {
-      return sendJson(res, 200, {
-        offset: 0,
-        limit: 200,
-        count: 1,
-        totalCount: 1,
-        data: [{ _id: 'n', name: 'LAN' }],
-      });
+      return sendFirstPage(res, [{ _id: 'n', name: 'LAN' }]);
     }
     sendClassic(res, [{ _id: 'a', name: 'LAN' }]);
   });
@@ -112,19 +107,34 @@ const failure = (read: Promise<unknown>) =>
     (error: unknown) => error,
   );
 
+/** Checks that the wait an error names is the whole budget's; answers how many durations it names. */
+function waitedTheBudget(error: unknown): number {
+  const { seconds, durations } = statedWait(error);
+  expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
+  expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
+  return durations;
+}
+
+/** Reads networks through a gateway that runs out of budget; the wait its message names is the budget's. */
+async function readPastBudget(gateway: Gateway): Promise<{ error: unknown; durations: number }> {
+  const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
+  return { error, durations: waitedTheBudget(error) };
+}
+
+/** Sent before the budget ran out, a request may reach the server after on a busy machine: wait, then count it. */
+async function expectSentOnce(suffix: string): Promise<void> {
+  await vi.waitFor(() => expect(server.seen(suffix).length).toBeGreaterThan(0), { timeout: 5_000 });
+  expect(server.seen(suffix)).toHaveLength(1);
+}
+
 describe('one read budget covers every attempt, detection and login included', () => {
   it('reports a controller that never answers GET / once the budget is spent, in one attempt, naming the wait once', async () => {
     // Arrange
     hangs = () => true;
     const gateway = gatewayWith();
 
-    // Act
-    const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
-
-    // Assert
-    const { seconds, durations } = statedWait(error);
-    expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
-    expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
+    // Act and assert
+    const { error, durations } = await readPastBudget(gateway);
     expect(durations).toBe(1);
     expect((error as Error).message).toMatch(/^127\.0\.0\.1:\d+ did not answer within \d+\.\d s$/);
     // Detection and the read (sent where a UniFi OS console serves it) went out together, once.
@@ -140,16 +150,9 @@ describe('one read budget covers every attempt, detection and login included', (
     hangs = (req) => req.path.endsWith('/rest/networkconf');
     const gateway = gatewayWith({ deployment: 'unifi-os' });
 
-    const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
+    await readPastBudget(gateway);
 
-    const { seconds } = statedWait(error);
-    expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
-    expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
-    // Sent before the budget ran out, but on a busy machine it may reach the server after: wait for it.
-    await vi.waitFor(() => expect(server.seen('/rest/networkconf').length).toBeGreaterThan(0), {
-      timeout: 5_000,
-    });
-    expect(server.seen('/rest/networkconf')).toHaveLength(1);
+    await expectSentOnce('/rest/networkconf');
   });
 
   it('counts a hanging login against the read budget', async () => {
@@ -163,15 +166,9 @@ describe('one read budget covers every attempt, detection and login included', (
       deployment: 'unifi-os',
     });
 
-    const error = await failure(gateway.classicRead('default', 'rest/networkconf', networkSchema));
+    const { error } = await readPastBudget(gateway);
 
-    const { seconds } = statedWait(error);
-    expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
-    expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
-    await vi.waitFor(() => expect(server.seen('/api/auth/login').length).toBeGreaterThan(0), {
-      timeout: 5_000,
-    });
-    expect(server.seen('/api/auth/login')).toHaveLength(1);
+    await expectSentOnce('/api/auth/login');
     expect(server.seen('/rest/networkconf')).toHaveLength(0);
     expect((error as Error).message).not.toContain('pw-secret');
   });
@@ -211,17 +208,9 @@ describe('one read budget covers every attempt, detection and login included', (
     );
     const warmed = await warming;
 
-    for (const error of errors) {
-      const { seconds, durations } = statedWait(error);
-      expect(seconds).toBeGreaterThanOrEqual(BUDGET_MS / 1000);
-      expect(seconds).toBeLessThan(TIMEOUT_MS / 1000);
-      expect(durations).toBe(1);
-    }
+    for (const error of errors) expect(waitedTheBudget(error)).toBe(1);
     expect(warmed).toBe(false);
-    await vi.waitFor(() => expect(server.seen('/integration/v1/info').length).toBeGreaterThan(0), {
-      timeout: 5_000,
-    });
-    expect(server.seen('/integration/v1/info')).toHaveLength(1);
+    await expectSentOnce('/integration/v1/info');
   });
 
   it('words a hanging controller once in the Slack answer', async () => {

@@ -275,13 +275,14 @@ describe('an unreachable controller', () => {
   });
   afterEach(() => closed.release());
 
+  /** A gateway pointed at the closed port; the caller closes it. */
+  const offlineGateway = (options: Partial<GatewayOptions>) =>
+    createGateway({ apiType: 'local', url: closed.url, timeoutMs: TIMEOUT_MS, ...options });
+
   it('reports a refused connection as GatewayUnavailableError naming the host', async () => {
     const { url } = closed;
-    const offline = createGateway({
-      apiType: 'local',
-      url,
+    const offline = offlineGateway({
       apiKey: 'k-secret-offline',
-      timeoutMs: TIMEOUT_MS,
       retry: { attempts: 2, budgetMs: 500, baseDelayMs: 10 },
     });
 
@@ -297,12 +298,9 @@ describe('an unreachable controller', () => {
 
   it('says a write to a refused connection was not sent (no "may have been made")', async () => {
     const { url } = closed;
-    const offline = createGateway({
-      apiType: 'local',
-      url,
+    const offline = offlineGateway({
       apiKey: 'k-offline',
       deployment: 'unifi-os',
-      timeoutMs: TIMEOUT_MS,
       retry: { attempts: 1, budgetMs: 500, baseDelayMs: 10 },
     });
 

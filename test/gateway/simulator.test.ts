@@ -13,7 +13,8 @@ import type { Gateway } from '../../src/gateway/types.js';
 import { DEMO_SITE, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { networkSchema, timed } from './support.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
+import { networkReadError, networkSchema, timed } from './support.js';
 
 const NETWORKS_ROUTE = '/api/s/default/rest/networkconf';
 // Room for a loaded 2-core CI machine: three 300 ms attempts and their pauses fit well inside the budget.
@@ -100,9 +101,7 @@ describe('simulator: UniFi OS console', () => {
         body: { meta: { rc: 'error', msg: 'api.err.NoPermission' }, data: [] },
       });
 
-      const error = await gateway
-        .classicRead('default', 'rest/networkconf', networkSchema)
-        .catch((e: unknown) => e);
+      const error = await networkReadError(gateway);
 
       expect(error).toBeInstanceOf(GatewayRejectedError);
       expect(error).toMatchObject({ controllerCode: 'api.err.NoPermission', status: 200 });
@@ -226,9 +225,7 @@ describe('simulator: UniFi OS console', () => {
     it('reports a bad password as GatewayAuthError without the password', async () => {
       const wrong = gatewayFor(sim, { username: sim.username, password: 'definitely-wrong-pw-42' });
 
-      const error = await wrong
-        .classicRead('default', 'rest/networkconf', networkSchema)
-        .catch((e: unknown) => e);
+      const error = await networkReadError(wrong);
       await wrong.close();
 
       expect(error).toBeInstanceOf(GatewayAuthError);
@@ -389,15 +386,7 @@ describe('simulator: UniFi OS console', () => {
 });
 
 describe('simulator: self-hosted controller', () => {
-  let sim: Simulator;
-
-  beforeAll(async () => {
-    sim = await startSimulator({ flavor: 'self-hosted' });
-  });
-
-  afterAll(async () => {
-    await sim.close();
-  });
+  const sim = useSimulator({ flavor: 'self-hosted' });
 
   it('logs in at /api/login with the unifises cookie and uses no prefix', async () => {
     const gateway = gatewayFor(sim, { username: sim.username, password: sim.password });
@@ -417,15 +406,7 @@ describe('simulator: self-hosted controller', () => {
 });
 
 describe('simulator: cloud connector', () => {
-  let sim: Simulator;
-
-  beforeAll(async () => {
-    sim = await startSimulator();
-  });
-
-  afterAll(async () => {
-    await sim.close();
-  });
+  const sim = useSimulator();
 
   function cloud(consoleId?: string): Gateway {
     return createGateway({

@@ -66,6 +66,7 @@ export async function startFake(handler: Handler): Promise<FakeServer> {
     requests,
     seen: (suffix, method) =>
       requests.filter((r) => r.path.endsWith(suffix) && (method === undefined || r.method === method)),
+    // Deliberately alike: closing a node HTTP server at once, as the OIDC fake does; the two fakes share nothing else.
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -83,6 +84,11 @@ export function sendJson(
 ): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** A first Integration page of up to 200 that holds `data`, of `totalCount` records in all. */
+export function sendFirstPage(res: ServerResponse, data: unknown[], totalCount = data.length): void {
+  sendJson(res, 200, { offset: 0, limit: 200, count: data.length, totalCount, data });
 }
 
 /** A classic `{meta:{rc:"ok"},data}` answer. */
@@ -103,6 +109,11 @@ export function fixture(relativePath: string): unknown {
 
 /** A lenient network record schema for tests. */
 export const networkSchema = z.looseObject({ _id: z.string(), name: z.string() });
+
+/** What reading the default site's networks threw; the value read when nothing was thrown. */
+export function networkReadError(gateway: Gateway): Promise<unknown> {
+  return gateway.classicRead('default', 'rest/networkconf', networkSchema).catch((e: unknown) => e);
+}
 
 /** Time an async operation, returning its settled outcome and the elapsed ms. */
 export async function timed<T>(run: () => Promise<T>): Promise<{ error: unknown; value?: T; ms: number }> {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayUnavailableError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { type SelfSigned, selfSignedCertificate } from '../helpers/self-signed.js';
-import { networkSchema } from './support.js';
+import { networkReadError, networkSchema } from './support.js';
 
 let certificate: SelfSigned;
 let cert: string;
@@ -47,9 +47,7 @@ describe('TLS', () => {
       retry: { attempts: 3, budgetMs: 1000, baseDelayMs: 10 },
     });
 
-    const error = await gateway
-      .classicRead('default', 'rest/networkconf', networkSchema)
-      .catch((e: unknown) => e);
+    const error = await networkReadError(gateway);
     await gateway.close();
 
     expect(error).toBeInstanceOf(GatewayUnavailableError);

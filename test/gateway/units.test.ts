@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { ConfigError, NotSupportedError } from '../../src/errors.js';
 import { consoleIdFromHosts } from '../../src/gateway/cloud.js';
 import { describeControllerCode } from '../../src/gateway/controller-codes.js';
+// Deliberately alike: named imports of the module under test, one a line as Biome wraps them; the names differ.
 import {
   readClassicEnvelope,
   readErrorBody,
@@ -40,6 +41,7 @@ describe('paths', () => {
     });
   });
 
+  // Deliberately alike: an it.each table of paths and what each names; the rows are the test data.
   it.each([
     ['rest/networkconf/64ab0c9e8f1a2b3c4d5e6f70', 'networkconf', '64ab0c9e8f1a2b3c4d5e6f70'],
     ['rest/networkconf/IoT', 'networkconf', 'IoT'],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeMac } from '../../src/lib/mac.js';
 
 describe('normalizeMac', () => {
+  // Deliberately alike: an it.each table of inputs and the answers expected; the rows are the test data.
   it.each([
     ['aa:bb:cc:dd:ee:ff', 'aa:bb:cc:dd:ee:ff'],
     ['AA-BB-CC-DD-EE-FF', 'aa:bb:cc:dd:ee:ff'],

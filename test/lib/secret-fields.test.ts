@@ -36,6 +36,7 @@ function fixtureFields(): Map<string, unknown> {
 // keys and guest tokens are credentials; the x_ fingerprints are hashes of public keys, masked
 // with every x_ field (UniFi marks what it hides that way); x_aes_gcm and x_has_ssh_hostkey are
 // flags, classified secret by name but never masked (a boolean carries no secret).
+// Deliberately alike: field names as test data; the journal test lists its own field names.
 const FIXTURE_SECRETS = [
   'guest_token',
   'nfc_token',

@@ -126,6 +126,7 @@ describe('scripts/ensure-build.mjs (prestart and the process tests build dist/ o
     expect(compilerRuns(dir)).toBe(runs);
   });
 
+  // Deliberately alike: each case changes the source its own way and checks the build's answer to that change.
   it('builds again when a source changed, then not again', () => {
     settle();
     const runs = compilerRuns(dir);

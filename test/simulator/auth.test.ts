@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { api, classicData, classicError, field, I, request } from './support.js';
 
 /** Logs in on UniFi OS and returns the cookie and CSRF token. */
@@ -13,12 +14,11 @@ async function osLogin(sim: Simulator): Promise<{ cookie: string; csrf: string }
 }
 
 describe('UniFi OS session login', () => {
-  let sim: Simulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ loginRateLimit: 50, firewall: 'legacy' });
-  });
-  afterAll(() => sim.close());
+  const sim = useSimulator({ loginRateLimit: 50, firewall: 'legacy' });
   beforeEach(() => sim.reset());
+  /** A read with the session cookie only, as a browser sends it (no key, no CSRF token). */
+  const readWithCookie = (route: string, cookie: string) =>
+    api(sim, 'GET', route, { key: false, headers: { Cookie: cookie } });
 
   it('answers GET / with 200', async () => {
     const response = await request('GET', `${sim.url}/`);
@@ -50,14 +50,8 @@ describe('UniFi OS session login', () => {
   it('lets a cookie read classic and v2 routes without CSRF', async () => {
     const { cookie } = await osLogin(sim);
 
-    const classic = await api(sim, 'GET', '/api/s/default/stat/sta', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
-    const v2 = await api(sim, 'GET', '/v2/api/site/default/trafficrules', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
+    const classic = await readWithCookie('/api/s/default/stat/sta', cookie);
+    const v2 = await readWithCookie('/v2/api/site/default/trafficrules', cookie);
 
     expect(classicData(classic)).toHaveLength(41);
     expect(v2.status).toBe(200);
@@ -117,10 +111,7 @@ describe('UniFi OS session login', () => {
   it('refuses Integration routes to a session cookie alone', async () => {
     const { cookie } = await osLogin(sim);
 
-    const response = await api(sim, 'GET', '/integration/v1/sites', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
+    const response = await readWithCookie('/integration/v1/sites', cookie);
 
     expect(response.status).toBe(401);
     expect(field(response, 'code')).toBe('api.authentication.missing-credentials');
@@ -131,14 +122,8 @@ describe('UniFi OS session login', () => {
     const { cookie } = await osLogin(sim);
 
     sim.expireSessions();
-    const classic = await api(sim, 'GET', '/api/s/default/stat/device', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
-    const v2 = await api(sim, 'GET', '/v2/api/site/default/trafficrules', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
+    const classic = await readWithCookie('/api/s/default/stat/device', cookie);
+    const v2 = await readWithCookie('/v2/api/site/default/trafficrules', cookie);
 
     expect(classic.status).toBe(401);
     expect(classicError(classic)).toBe('api.err.LoginRequired');
@@ -152,10 +137,7 @@ describe('UniFi OS session login', () => {
     const logout = await request('POST', `${sim.url}/api/auth/logout`, {
       headers: { Cookie: cookie, 'X-CSRF-Token': csrf },
     });
-    const after = await api(sim, 'GET', '/api/s/default/stat/sta', {
-      key: false,
-      headers: { Cookie: cookie },
-    });
+    const after = await readWithCookie('/api/s/default/stat/sta', cookie);
 
     expect(logout.status).toBe(200);
     expect(after.status).toBe(401);
@@ -163,11 +145,7 @@ describe('UniFi OS session login', () => {
 });
 
 describe('API key', () => {
-  let sim: Simulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ apiKey: 'test-key-1' });
-  });
-  afterAll(() => sim.close());
+  const sim = useSimulator({ apiKey: 'test-key-1' });
 
   it('authenticates classic, v2 and Integration routes, header name in any case', async () => {
     const headers = { 'x-api-key': 'test-key-1' };
@@ -233,11 +211,7 @@ describe('login rate limit', () => {
 });
 
 describe('self-hosted controller', () => {
-  let sim: Simulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ flavor: 'self-hosted', firewall: 'legacy' });
-  });
-  afterAll(() => sim.close());
+  const sim = useSimulator({ flavor: 'self-hosted', firewall: 'legacy' });
 
   it('redirects / to /manage', async () => {
     const response = await request('GET', `${sim.url}/`);

@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_DEVICES, DEMO_NETWORKS, type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { api, classicData, type JsonResponse } from './support.js';
 
 const NETWORKS = '/api/s/default/rest/networkconf';
 const RULES = '/api/s/default/rest/firewallrule';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator();
-});
-afterAll(() => sim.close());
+const sim = useSimulator();
 beforeEach(() => sim.reset());
 
 function expectError(response: JsonResponse, status: number, code: string): void {

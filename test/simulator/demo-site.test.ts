@@ -1,11 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEMO_DEVICES,
-  DEMO_NETWORKS,
-  type Simulator,
-  SimulatorState,
-  startSimulator,
-} from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO_DEVICES, DEMO_NETWORKS, SimulatorState, startSimulator } from '../../src/simulator/index.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { api, classicData } from './support.js';
 
 describe('demo site generator', () => {
@@ -44,11 +39,7 @@ describe('demo site generator', () => {
 });
 
 describe('demo site composition', () => {
-  let sim: Simulator;
-  beforeAll(async () => {
-    sim = await startSimulator();
-  });
-  afterAll(() => sim.close());
+  const sim = useSimulator();
 
   it('has the seven networks with their VLANs, the WAN quirks and the WireGuard client pool', async () => {
     const networks = classicData(await api(sim, 'GET', '/api/s/default/rest/networkconf'));

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_NETWORKS, type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_NETWORKS, startSimulator } from '../../src/simulator/index.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { api, classicData, field, request } from './support.js';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator();
-});
-afterAll(() => sim.close());
+const sim = useSimulator();
 beforeEach(() => {
   sim.clearFaults();
   sim.clearRequests();
@@ -112,6 +109,8 @@ describe('fault injection', () => {
 describe('cloud connector', () => {
   const connector = (consoleId: string, rest: string) =>
     `${sim.url}/v1/connector/consoles/${encodeURIComponent(consoleId)}/proxy/network${rest}`;
+  /** A keyed GET through the connector to this simulator's own console. */
+  const viaConnector = (rest: string) => request('GET', connector(sim.consoleId, rest), {}, sim);
 
   it('lists the console in /v1/hosts with the Site Manager envelope', async () => {
     const response = await request('GET', `${sim.url}/v1/hosts`, {}, sim);
@@ -124,8 +123,8 @@ describe('cloud connector', () => {
   });
 
   it('forwards Integration and classic routes to the same handlers', async () => {
-    const integration = await request('GET', connector(sim.consoleId, '/integration/v1/sites'), {}, sim);
-    const classic = await request('GET', connector(sim.consoleId, '/api/s/default/stat/sta'), {}, sim);
+    const integration = await viaConnector('/integration/v1/sites');
+    const classic = await viaConnector('/api/s/default/stat/sta');
 
     expect(field(integration, 'totalCount')).toBe(1);
     expect(classicData(classic)).toHaveLength(41);
@@ -133,24 +132,14 @@ describe('cloud connector', () => {
   });
 
   it('passes upstream errors through unchanged', async () => {
-    const response = await request(
-      'GET',
-      connector(sim.consoleId, '/integration/v1/sites/nope/networks'),
-      {},
-      sim,
-    );
+    const response = await viaConnector('/integration/v1/sites/nope/networks');
 
     expect(response.status).toBe(404);
     expect(field(response, 'code')).toBe('api.resource-not-found');
   });
 
   it('refuses v2 routes with 403 FORBIDDEN', async () => {
-    const response = await request(
-      'GET',
-      connector(sim.consoleId, '/v2/api/site/default/trafficrules'),
-      {},
-      sim,
-    );
+    const response = await viaConnector('/v2/api/site/default/trafficrules');
 
     expect(response.status).toBe(403);
     expect(response.body).toMatchObject({

@@ -15,6 +15,7 @@ const record = {
 const matches = (filter: string) => matchesFilter(parseFilter(filter), record);
 
 describe('Integration filter parser', () => {
+  // Deliberately alike: one expectation a filter expression; the expressions are the test data.
   it('evaluates property functions on strings, numbers, booleans and nested properties', () => {
     expect(matches("name.eq('O''Brien''s guest1')")).toBe(true);
     expect(matches("metadata.origin.eq('USER_DEFINED')")).toBe(true);

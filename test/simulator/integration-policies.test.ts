@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+// Deliberately alike: the demo firewall fixtures both simulator firewall files check against.
 import {
   DEMO_FIREWALL_POLICIES,
   DEMO_FIREWALL_POLICY_UUIDS,
@@ -69,6 +70,7 @@ describe('official firewall policies on a 10.1 console', () => {
       source: { zoneId: DEMO_ZONES.external },
       destination: {
         zoneId: DEMO_ZONES.internal,
+        // Deliberately alike: an official traffic filter written out in full; the simulator test and the bot's mapping test each build their own.
         trafficFilter: {
           type: 'IP_ADDRESS',
           ipAddressFilter: {

@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  DEMO_CORE_SWITCH_UUID,
-  DEMO_DEVICES,
-  type Simulator,
-  startSimulator,
-} from '../../src/simulator/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_CORE_SWITCH_UUID, DEMO_DEVICES } from '../../src/simulator/index.js';
 import { integrationIdOf } from '../../src/simulator/routes/integration-live.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { api, classicData, classicError, field, SITE_UUID } from './support.js';
 
 // The simulated controller's side of the on-call actions: what it accepts and refuses on each API,
 // and the state both APIs share.
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ actionDelayMs: 60_000 });
-});
-afterAll(() => sim.close());
+const sim = useSimulator({ actionDelayMs: 60_000 });
 beforeEach(() => sim.reset());
 
 const SITE = `/integration/v1/sites/${SITE_UUID}`;

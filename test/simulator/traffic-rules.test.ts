@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { api, field } from './support.js';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator();
-});
-afterAll(() => sim.close());
+const sim = useSimulator();
 beforeEach(() => sim.reset());
 
 const RULES = '/v2/api/site/default/trafficrules';

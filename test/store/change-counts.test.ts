@@ -2,15 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { ChangeRequest, ChangeState } from '../../src/model/change-request.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { migrate } from '../../src/store/postgres/migrate.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ChangeFilter, Store } from '../../src/store/types.js';
-import { createTestDatabase, useTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, usePostgresReplicas } from '../helpers/postgres.js';
 import { sampleRequest } from './contract.js';
 
 /*
@@ -19,7 +18,7 @@ import { sampleRequest } from './contract.js';
  * every way a request's state changes, and the store's counts equal to the file store's.
  */
 
-const db = useTestDatabase();
+const { db, open: replica } = usePostgresReplicas();
 const PEOPLE = [
   { userId: 'U0RITA', name: 'rita' },
   { userId: 'U0ALEX', name: 'alex' },
@@ -29,23 +28,10 @@ const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const opened: Store[] = [];
 const dirs: string[] = [];
 
-beforeEach(async () => {
-  await db.reset();
-});
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-async function replica(): Promise<PostgresStore> {
-  const store = await PostgresStore.open({
-    database: { url: db.url },
-    logger: silentLogger(),
-    leaseSeconds: 30,
-  });
-  opened.push(store);
-  return store;
-}
 
 type Counts = Record<string, number>;
 

@@ -160,6 +160,7 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
         const changes = store.changes();
         const request = await changes.create(sampleRequest(), RITA, at(0));
 
+        // Deliberately alike: each transition states its own event and guard; the contract checks them in sequence.
         const early = await changes.transition(
           request.id,
           { type: 'executing', id: request.id, actor: ALEX },

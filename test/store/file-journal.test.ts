@@ -110,53 +110,50 @@ describe('verifyJournal', () => {
     expect(verifyJournal(data.journal)).toEqual({ ok: true, events: 0, head: GENESIS });
   });
 
-  it('names the line in which one byte was changed', () => {
-    const lines = writeJournal();
-    // One byte of line 3's actor id: still valid JSON, seq intact, only the hash chain tells.
-    lines[2] = (lines[2] ?? '').replace('U0ALEX', 'U0ALEY');
-    rewrite(lines);
-
-    expect(verifyJournal(data.journal)).toEqual({
-      ok: false,
+  it.each<{ name: string; tamper: (lines: string[]) => void; line: number; reason: string }>([
+    // Deliberately alike: cells of one it.each table share its fields by design; each cell is a different case.
+    {
+      name: 'names the line in which one byte was changed',
+      // One byte of line 3's actor id: still valid JSON, seq intact, only the hash chain tells.
+      tamper: (lines) => {
+        lines[2] = (lines[2] ?? '').replace('U0ALEX', 'U0ALEY');
+      },
       line: 3,
       reason: 'its SHA-256 no longer matches the prev recorded on line 4: the line was changed',
-    });
-  });
-
-  it('names the line whose prev was changed', () => {
-    const lines = writeJournal();
-    lines[3] = (lines[3] ?? '').replace(/"prev":"(.)/, (_m, c: string) => `"prev":"${c === 'f' ? 'e' : 'f'}`);
-    rewrite(lines);
-
-    expect(verifyJournal(data.journal)).toEqual({
-      ok: false,
+    },
+    {
+      name: 'names the line whose prev was changed',
+      tamper: (lines) => {
+        lines[3] = (lines[3] ?? '').replace(
+          /"prev":"(.)/,
+          (_m, c: string) => `"prev":"${c === 'f' ? 'e' : 'f'}`,
+        );
+      },
       line: 4,
       reason: 'prev is not the SHA-256 of line 3: line 3 or this line was changed',
-    });
-  });
-
-  it('names both candidates when the changed line is the one before the last', () => {
-    const lines = writeJournal();
-    lines[3] = (lines[3] ?? '').replace('"success":true', '"success":false');
-    rewrite(lines);
-
-    expect(verifyJournal(data.journal)).toEqual({
-      ok: false,
+    },
+    {
+      name: 'names both candidates when the changed line is the one before the last',
+      tamper: (lines) => {
+        lines[3] = (lines[3] ?? '').replace('"success":true', '"success":false');
+      },
       line: 5,
       reason: 'prev is not the SHA-256 of line 4: line 4 or this line was changed',
-    });
-  });
-
-  it('detects a deleted line', () => {
-    const lines = writeJournal();
-    lines.splice(1, 1);
-    rewrite(lines);
-
-    expect(verifyJournal(data.journal)).toEqual({
-      ok: false,
+    },
+    {
+      name: 'detects a deleted line',
+      tamper: (lines) => {
+        lines.splice(1, 1);
+      },
       line: 2,
       reason: 'seq is 3 where 2 was expected: a line was removed or inserted before it',
-    });
+    },
+  ])('$name', ({ tamper, line, reason }) => {
+    const lines = writeJournal();
+    tamper(lines);
+    rewrite(lines);
+
+    expect(verifyJournal(data.journal)).toEqual({ ok: false, line, reason });
   });
 
   it('detects a deleted line even when the seq numbers were renumbered', () => {

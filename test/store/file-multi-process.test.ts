@@ -47,6 +47,7 @@ describe('several processes on one DATA_DIR journal', () => {
     await store.close();
   }, 180_000);
 
+  // Deliberately alike: each multi-process case opens its own store in a fresh directory and closes it.
   it('an open store sees what another process appended, and its next append continues that chain', async () => {
     const dir = freshDir();
     const bot = new FileStore(dir);

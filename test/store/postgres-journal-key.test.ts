@@ -17,6 +17,7 @@ const { db, stores, open } = usePostgresReplicas();
 /** One replica; `null`: without JOURNAL_KEY. */
 const replica = (key: string | null = KEY) => open(key ? { key } : {});
 
+// Deliberately alike: the same five events as postgres-store.test.ts, written by a replica that signs with JOURNAL_KEY.
 /** Five signed events: one request run, one pending. */
 async function fiveEvents(): Promise<PostgresStore> {
   const store = await replica();

@@ -22,13 +22,25 @@ describe('placeNodes', () => {
     expect(levels([...chain].reverse())).toEqual(expected);
   });
 
-  it('treats a node whose parent is unknown as a root', () => {
-    expect(
-      levels([
+  it.each<{ name: string; entries: [string, string | undefined][]; expected: Record<string, unknown> }>([
+    {
+      name: 'treats a node whose parent is unknown as a root',
+      entries: [
         ['x', 'not-listed'],
         ['y', 'x'],
-      ]),
-    ).toEqual({ x: [null, 0], y: ['x', 1] });
+      ],
+      expected: { x: [null, 0], y: ['x', 1] },
+    },
+    {
+      name: 'makes a node that names itself as its uplink a root',
+      entries: [
+        ['self', 'self'],
+        ['child', 'self'],
+      ],
+      expected: { self: [null, 0], child: ['self', 1] },
+    },
+  ])('$name', ({ entries, expected }) => {
+    expect(levels(entries)).toEqual(expected);
   });
 
   it('breaks a cycle at its smallest id, from whichever node the walk starts', () => {
@@ -43,15 +55,6 @@ describe('placeNodes', () => {
     expect(levels(ring)).toEqual(expected);
     expect(levels([...ring].reverse())).toEqual(expected);
     expect(levels([ring[3], ring[1], ring[0], ring[2]] as [string, string | undefined][])).toEqual(expected);
-  });
-
-  it('makes a node that names itself as its uplink a root', () => {
-    expect(
-      levels([
-        ['self', 'self'],
-        ['child', 'self'],
-      ]),
-    ).toEqual({ self: [null, 0], child: ['self', 1] });
   });
 
   it('places a long chain without deep recursion', () => {

@@ -82,6 +82,7 @@ describe('list_clients', () => {
 });
 
 describe('get_client', () => {
+  // Deliberately alike: each get_client question checks the fields its answer must show.
   it('"who is 10.40.0.23": the VPN client, by name, coming in through the gateway', async () => {
     const client = (await bot.run('get_client', { client: '10.40.0.23' })) as Record<string, unknown>;
     expect(client).toMatchObject({

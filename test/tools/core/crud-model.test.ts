@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GatewayRejectedError, GatewayUnavailableError } from '../../../src/errors.js';
+// Deliberately alike: named imports of the module under test, one a line as Biome wraps them; the names differ.
 import {
   applyCreate,
   applyDelete,

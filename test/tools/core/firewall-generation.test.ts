@@ -50,6 +50,7 @@ describe('firewall generation detection', () => {
     expect(asked(legacy)).toBe(2);
   });
 
+  // Deliberately alike: each detection case injects its own controller answer to site-feature-migration.
   it('does not remember a failed detection: the next tool asks again', async () => {
     const legacy = await bot({ simulator: { firewall: 'legacy' } });
     legacy.sim.injectFault({

@@ -55,6 +55,7 @@ const CASES: Case[] = [
     tool: 'assign_network_to_zone',
     args: async () => ({ zone_id: 'IoT Devices', network_id: 'IoT' }),
   },
+  // Deliberately alike: one row an update tool, each finding its own record to send back unchanged.
   {
     bot: () => zoneBased,
     tool: 'update_firewall_policy',

@@ -230,6 +230,7 @@ describe('the simulator keeps one consistent state', () => {
     }
   });
 
+  // Deliberately alike: each on-call action shortens the simulator's action delay and restores it around its own steps.
   it('a blocked client drops, a kick cannot bring it back, and it reconnects only once unblocked', async () => {
     bot.sim.state.actionDelayMs = 30;
     try {

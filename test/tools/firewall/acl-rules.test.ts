@@ -7,6 +7,7 @@ import {
 } from '../../../src/errors.js';
 import { DEMO_ACL_RULES, DEMO_DEVICES, DEMO_NETWORKS, DEMO_SITE } from '../../../src/simulator/index.js';
 import type { AclRule } from '../../../src/tools/firewall/acl-rule-model.js';
+import { expectPagingDefaults, LIMIT_ISSUE } from '../../helpers/list-paging.js';
 import { rejection, useTestBot, validationIssues } from '../../helpers/tool-test.js';
 
 const N = DEMO_NETWORKS;
@@ -138,16 +139,12 @@ describe('list_acl_rules', () => {
   it('pages with limit and offset (defaults 100 and 0)', async () => {
     const page = (await bot.run('list_acl_rules', { limit: 2, offset: 1 })) as AclRule[];
     expect(page.map((r) => r.priority)).toEqual([2, 3]);
-    expect(bot.app.registry.validate('list_acl_rules', {})).toEqual({
-      site_id: 'default',
-      limit: 100,
-      offset: 0,
-    });
+    expectPagingDefaults(bot, 'list_acl_rules');
   });
 
   it('refuses a bad limit or an empty filter_expr without asking the controller', async () => {
     expect(await validationIssues(bot, 'list_acl_rules', { limit: 10001, filter_expr: '' })).toEqual([
-      { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
+      LIMIT_ISSUE,
       { field: 'filter_expr', rule: 'must not be empty' },
     ]);
     expect(bot.sim.requests).toHaveLength(0);
@@ -173,6 +170,7 @@ describe('get_acl_rule', () => {
     expect(error).toBeInstanceOf(ResourceNotFoundError);
     expect(error.message).toBe('ACL rule 00000000-0000-4000-8000-000000000000 not found');
     bot.sim.clearRequests();
+    // Deliberately alike: a missing id refused per get tool before any request, naming that tool's own argument.
     expect(await validationIssues(bot, 'get_acl_rule', {})).toEqual([
       { field: 'acl_rule_id', rule: 'is required', missing: true },
     ]);
@@ -343,6 +341,7 @@ describe('create_acl_rule', () => {
     expect(bot.writes()).toHaveLength(0);
   });
 
+  // Deliberately alike: tool tests share the harness's call-then-check shape; the tool, its arguments and the expected answer differ.
   it('puts the rule at its priority with a PUT of the whole ordering', async () => {
     const result = (await bot.run('create_acl_rule', {
       name: 'First',

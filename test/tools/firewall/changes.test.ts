@@ -50,6 +50,7 @@ const policy: Json = {
   destination_ips: ['192.168.1.20'],
   destination_port: '445',
   protocol: 'tcp',
+  // Deliberately alike: a stored policy written out in full as test data; the policy tests write their own records.
   ip_version: 'BOTH',
   schedule: 'always',
   logging: false,

@@ -360,6 +360,7 @@ describe('the policy tools on a 10.1 console', () => {
     });
   });
 
+  // Deliberately alike: tool tests share the harness's call-then-check shape; the tool, its arguments and the expected answer differ.
   it('refuses what the official model cannot say, naming the argument, before anything is sent', async () => {
     const icmp = await validationIssues(bot, 'create_firewall_policy', {
       name: 'Ping',

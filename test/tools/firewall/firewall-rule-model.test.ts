@@ -130,6 +130,7 @@ describe('index blocks', () => {
 });
 
 describe('IPv6 rulesets', () => {
+  // Deliberately alike: each payload builder is checked on a base record with its own overrides.
   it('send protocol_v6 and *_address_ipv6, with ICMP named icmpv6', () => {
     const payload = buildRulePayload({
       ...base,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+// Deliberately alike: the error classes this file's refusals are checked against, as the zone tests import them.
 import {
   ConfirmationRequiredError,
   ConflictError,
@@ -8,8 +9,10 @@ import {
 } from '../../../src/errors.js';
 import { DEMO_NETWORKS } from '../../../src/simulator/index.js';
 import type { FirewallRule } from '../../../src/tools/firewall/firewall-rule-model.js';
+import { expectPagingDefaults, expectPagingRangeRefused } from '../../helpers/list-paging.js';
 import { rejection, useTestBot, validationIssues } from '../../helpers/tool-test.js';
 
+// Deliberately alike: ids of the demo rules this file addresses, named once; other files name their own ids the same way.
 const N = DEMO_NETWORKS;
 const RULES_ROUTE = '/api/s/default/rest/firewallrule';
 const TELNET = '65b3c8e1f4a9d20c7e5a1104';
@@ -81,19 +84,11 @@ describe('list_firewall_rules', () => {
   it('pages with limit and offset (defaults 100 and 0)', async () => {
     const page = (await bot.run('list_firewall_rules', { limit: '2', offset: '1' })) as FirewallRule[];
     expect(page.map((r) => r.name)).toEqual(['Block IoT to LAN', 'Drop Telnet from WAN']);
-    expect(bot.app.registry.validate('list_firewall_rules', {})).toEqual({
-      site_id: 'default',
-      limit: 100,
-      offset: 0,
-    });
+    expectPagingDefaults(bot, 'list_firewall_rules');
   });
 
   it('refuses an out-of-range limit or offset without asking the controller', async () => {
-    expect(await validationIssues(bot, 'list_firewall_rules', { limit: 0, offset: -1 })).toEqual([
-      { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
-      { field: 'offset', rule: 'must be a whole number from 0 to 1000000' },
-    ]);
-    expect(bot.sim.requests).toHaveLength(0);
+    await expectPagingRangeRefused(bot, 'list_firewall_rules');
   });
 });
 
@@ -205,6 +200,7 @@ describe('create_firewall_rule', () => {
     expect(bot.writes()[0]?.body).toMatchObject({ ruleset: 'WAN_LOCAL', rule_index: 30000 });
   });
 
+  // Deliberately alike: tool tests share the harness's call-then-check shape; the tool, its arguments and the expected answer differ.
   it('sends a LANv6_IN rule with src_address_ipv6 and protocol_v6 instead of the IPv4 fields', async () => {
     const result = (await bot.run('create_firewall_rule', {
       name: 'Block a v6 prefix',

@@ -68,6 +68,7 @@ describe('list_firewall_zones', () => {
     });
   });
 
+  // Deliberately alike: a refusal before any request, checked per tool with that tool's own argument and words.
   it('refuses a malformed site_id without asking the controller', async () => {
     expect(await validationIssues(bot, 'list_firewall_zones', { site_id: 'my site' })).toEqual([
       { field: 'site_id', rule: 'must be a site name such as default' },
@@ -141,6 +142,7 @@ describe('create_firewall_zone', () => {
       would_send_first: [
         { zone_id: DEMO_ZONES.iotDevices, body: { name: 'IoT Devices', networkIds: [N.cameras.uuid] } },
       ],
+      // Deliberately alike: every zone preview is expected whole, names of all ids it shows included.
       names: {
         [N.iot.uuid]: 'IoT',
         [N.iot.uuid]: 'IoT',
@@ -260,6 +262,7 @@ describe('update_firewall_zone', () => {
     ]);
   });
 
+  // Deliberately alike: tool tests share the harness's call-then-check shape; the tool, its arguments and the expected answer differ.
   it('changes only the bot-kept description without writing to the controller; empty clears it', async () => {
     const result = await bot.run('update_firewall_zone', {
       firewall_zone_id: 'Internal',

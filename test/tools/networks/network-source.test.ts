@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { loadNetworks } from '../../../src/tools/networks/network-source.js';
+import { useSimulator } from '../../helpers/shared-simulator.js';
 import { testGateway } from '../../helpers/test-gateway.js';
 
 describe('loadNetworks on a 10.1 console: official records mapped once per answer', () => {
-  let sim: Simulator;
-  beforeAll(async () => {
-    sim = await startSimulator();
-  });
-  afterAll(async () => {
-    await sim.close();
-  });
+  const sim = useSimulator();
 
   it('gives readers of one cached answer the same records, and a new answer new records with its values', async () => {
     // Arrange: a gateway with its read cache on, as a deployed bot has.

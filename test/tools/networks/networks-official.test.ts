@@ -19,6 +19,7 @@ import { rejection, useTestBot } from '../../helpers/tool-test.js';
 // On a 10.1 console networks are read and written through the official `networks`
 // operations; the spec's results are mapped from the official model (tools/official-network-model.ts).
 
+// Deliberately alike: the site and record ids this official-API test addresses; the Wi-Fi tests name theirs the same way.
 const SITE = '88f7af54-98f8-306a-a1c7-c9349722b1f6';
 const ID = '0b4b1f64-5b0e-4c57-9a55-3f2b3c1d2e01';
 
@@ -391,6 +392,7 @@ describe('network tools on a 10.1 console (official networks)', () => {
     });
   });
 
+  // Deliberately alike: tool tests share the harness's call-then-check shape; the tool, its arguments and the expected answer differ.
   it('previews a create with the official body it would send', async () => {
     const preview = (await bot.run('create_network', {
       name: 'Lab',

@@ -17,6 +17,7 @@ import {
   type NetworkReference,
 } from '../../../src/tools/networks/network-references.js';
 import { fixtureRecords } from '../../helpers/fixtures.js';
+import { expectPagingDefaults, LIMIT_ISSUE } from '../../helpers/list-paging.js';
 import { startTestBot } from '../../helpers/test-bot.js';
 import { rejection, useTestBot, validationIssues } from '../../helpers/tool-test.js';
 
@@ -55,11 +56,7 @@ describe('list_vlans', () => {
   it('pages with limit and offset (defaults 100 and 0)', async () => {
     const page = (await bot.run('list_vlans', { limit: '2', offset: '2' })) as Network[];
     expect(page.map((n) => n.name)).toEqual(['IoT', 'Guest']);
-    expect(bot.app.registry.validate('list_vlans', {})).toEqual({
-      site_id: 'default',
-      limit: 100,
-      offset: 0,
-    });
+    expectPagingDefaults(bot, 'list_vlans');
   });
 
   it('survives a record the schema cannot read, and an odd vlan value', async () => {
@@ -74,9 +71,7 @@ describe('list_vlans', () => {
   });
 
   it('refuses an out-of-range limit without asking the controller', async () => {
-    expect(await validationIssues(bot, 'list_vlans', { limit: '0' })).toEqual([
-      { field: 'limit', rule: 'must be a whole number from 1 to 10000' },
-    ]);
+    expect(await validationIssues(bot, 'list_vlans', { limit: '0' })).toEqual([LIMIT_ISSUE]);
     expect(bot.sim.requests).toHaveLength(0);
   });
 });
@@ -659,6 +654,7 @@ describe('delete_network', () => {
     };
     // A network id left beside an address target matches nothing, so it points at nothing.
     bedtime.source = { ...bedtime.source, network_ids: [DEMO_NETWORKS.cameras.id] };
+    // Deliberately alike: each delete preview is checked for its whole list of references; the network and what points at it differ.
     const preview = (await bot.run('delete_network', {
       network_id: 'Cameras',
       dry_run: true,
