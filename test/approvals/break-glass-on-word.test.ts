@@ -9,6 +9,7 @@ import { RITA } from './harness.js';
 // Break-glass on the requester's word asks the gate again right before it runs: a change the
 // policy denies by then does not run, and says why.
 
+// Deliberately alike: each break-glass suite writes its own policy file; the denied network differs.
 const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-break-glass-word-')), 'policy.yaml');
 writeFileSync(
   policyFile,

@@ -46,6 +46,7 @@ beforeEach(async () => {
   clock = new Clock();
   approvals = await openApprovals(bot.app, store.changes(), clock);
 });
+// Deliberately alike: a fresh file store per suite in its own temp dir, opened and closed by the suite that uses it.
 afterAll(async () => {
   await store.close();
   await bot.close();

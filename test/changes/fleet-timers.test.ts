@@ -19,6 +19,7 @@ afterAll(() => {
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 
 function created(args: Record<string, unknown>, extra: Record<string, unknown> = {}): ChangeRequest {
+  // Deliberately alike: a succeeded change record as the store keeps it; each timer suite varies its tool and result.
   return {
     id: 'cr_fleet_network',
     tool: 'create_network',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
 
+// Deliberately alike: each MCP suite starts its own in-process bot, so one suite's writes do not reach another.
 describe('MCP (confirm): change_id, verification and revert_change', () => {
   let bot: McpBot;
   beforeAll(async () => {

@@ -96,6 +96,7 @@ describe('keep-or-revert and temporary changes', () => {
     const scheduled = await timers.noticeChange(change('cr_one', { revertAfterSeconds: 30 }));
     expect(scheduled).toMatchObject({ kind: 'keep_or_revert', state: 'scheduled' });
 
+    // Deliberately alike: the deadline edge: one tick before it nothing happens, at it the revert runs once.
     w.clock.now = T0 + 29_000;
     await timers.tick();
     expect(w.reverts).toEqual([]);

@@ -14,6 +14,7 @@ function resourceText(read: ReadResourceResult): string {
 const networkPosts = (bot: McpBot) =>
   bot.writes().filter((r) => r.route.endsWith('rest/networkconf') || r.route.endsWith('/networks'));
 
+// Deliberately alike: each MCP suite starts its own in-process bot, so one suite's writes do not reach another.
 describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm and dry_run', () => {
   let bot: McpBot;
   beforeAll(async () => {
@@ -60,6 +61,7 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     expect(textOf(result)).toMatch(
       /not run: create_network changes the network.*dry_run: true.*confirm: true to run it/,
     );
+    // Deliberately alike: per-case MCP calls: each names its own network so writes stay apart.
     expect(networkPosts(bot)).toEqual([]);
   });
 

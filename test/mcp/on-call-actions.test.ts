@@ -15,6 +15,7 @@ const ON_CALL = [...deviceActionTools, ...clientActionTools, ...hotspotTools, ..
   (t) => t.name,
 );
 
+// Deliberately alike: each MCP suite starts its own in-process bot, so one suite's writes do not reach another.
 describe('the on-call actions over MCP (MCP_WRITES=confirm)', () => {
   let bot: McpBot;
   beforeAll(async () => {

@@ -66,6 +66,7 @@ describe('the default policy (no POLICY_FILE)', () => {
   });
 });
 
+// Deliberately alike: each suite's policy file is a literal a reader can check; the network rules recur on purpose.
 const FILE = `
 rules:
   - name: no-delete-with-clients

@@ -24,6 +24,7 @@ writeFileSync(
 `,
 );
 
+// Deliberately alike: the text a reader of a Slack call sees, local to each process suite that reads previews.
 const textOf = (call: SlackCall | undefined) =>
   `${String(call?.args.text ?? '')} ${JSON.stringify(call?.args.blocks ?? [])}`;
 

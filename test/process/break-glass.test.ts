@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { slackHttpEnv } from '../helpers/bot-process.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { buttonsIn } from '../helpers/slack-buttons.js';
+// Deliberately alike: the signed Slack request builders each policy process test drives the bot with.
 import {
   buttonBody,
   commandBody,

@@ -141,6 +141,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     expect(revert).toBeDefined();
     const posted = previews().length;
     await bot.post(
+      // Deliberately alike: a signed Approve click, spelled out where its user and message matter.
       buttonBody({
         actionId: 'revert_change',
         value: revert?.value ?? '',
@@ -267,6 +268,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
   }, 60_000);
 });
 
+// Deliberately alike: each set scenario starts from a reset simulator and its own data dir.
 describe('the console: plan <file> and plan typed until an empty line', () => {
   it('previews the set, runs it with --yes (or y), records it as one change with its steps', async () => {
     rig.sim.reset();

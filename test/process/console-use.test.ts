@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
 import { runBot, stopAllBots } from '../helpers/bot-process.js';
 
+// Deliberately alike: each fleet process suite starts the consoles it needs; the first two are the same pair.
 let fleet: Fleet;
 let env: Record<string, string>;
 

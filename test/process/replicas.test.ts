@@ -13,6 +13,7 @@ import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-
 import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
+import { requestIdOf } from '../helpers/slack-buttons.js';
 
 const SECRET = 'replica-test-signing-secret';
 const LEASE_SECONDS = 2;
@@ -65,16 +66,6 @@ const networkPosts = () => sim.requests.filter((r) => r.method === 'POST' && r.r
 const previews = () =>
   slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
 const textOf = (call: SlackCall) => `${String(call.args.text)} ${JSON.stringify(call.args.blocks ?? [])}`;
-
-function requestIdOf(call: SlackCall | undefined): string {
-  const blocks = (call?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  const approve = blocks.flatMap((x) => x.elements ?? []).find((e) => e.action_id === 'approve');
-  if (!approve) throw new Error('the preview has no Approve button');
-  return approve.value;
-}
 
 /** Proposes a change through `replica` and returns the request id from the posted preview. */
 async function propose(replica: BotProcess, text: string): Promise<{ id: string; ts: string }> {

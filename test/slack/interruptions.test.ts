@@ -11,7 +11,7 @@ import { captureLogger } from '../helpers/capture-logger.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
 import { type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
+import { buttonsOf, requestIdOf } from '../helpers/slack-buttons.js';
 import { viewSubmissionBody } from '../helpers/slack-requests.js';
 
 const bot = useSlackBots();
@@ -33,17 +33,12 @@ function holdNetworkWrite(b: SlackBot): { release: () => void } {
   return { release };
 }
 
-function requestIdOf(call: SlackCall | undefined): string {
-  const approve = buttonsOf(call).find((x) => x.action_id === 'approve');
-  if (!approve) throw new Error('the preview has no approve button');
-  return approve.value;
-}
-
 /** Proposes a network and returns the request id and the preview's ts, once the ts is recorded. */
 async function propose(b: SlackBot, name: string, vlan: number): Promise<{ id: string; ts: string }> {
   return b.propose(`create_network name=${name} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U1');
 }
 
+// Deliberately alike: each case holds the controller write with latency to act while it is in flight.
 describe('an approved change while it runs', () => {
   it('shows "Running…" without buttons before the controller write starts', async () => {
     const b = await bot();
