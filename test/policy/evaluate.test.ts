@@ -10,6 +10,7 @@ import {
   nextOpening,
   parsePolicy,
 } from '../../src/policy/index.js';
+import { WEEKNIGHT_WINDOWS } from '../helpers/policy-windows.js';
 
 const change = (tool: string, args: Record<string, unknown> = {}, requester = 'U0ALICE'): ChangeRequest => ({
   tool,
@@ -97,13 +98,7 @@ rules:
   - name: mcp-only-low
     when: face == "mcp" && risk != "low"
     deny: Assistants may only make low-risk changes
-windows:
-  night:
-    days: [mon, tue, wed, thu, fri]
-    start: "22:00"
-    end: "02:00"
-    timezone: Europe/Berlin
-`;
+${WEEKNIGHT_WINDOWS}`;
 const policy = parsePolicy(FILE, 'p.yaml');
 
 describe('effects and strictest-wins', () => {

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
 import { verifyJournal } from '../../src/store/file/journal.js';
-import type { SlackCall } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
 import { buttonsOf, requestIdOf } from '../helpers/slack-buttons.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
