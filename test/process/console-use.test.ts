@@ -30,6 +30,7 @@ afterAll(async () => {
 });
 
 describe('`use` at the interactive console, on a fleet', () => {
+  // Deliberately alike: the fleet read that mcp-fleet makes over MCP, here at the interactive console.
   it('sends the following commands to the console and site it names, and shows them in the prompt', async () => {
     const munich = fleet.console('munich');
     const second = munich.siteNames[1];

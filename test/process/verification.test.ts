@@ -33,6 +33,12 @@ const GENERATIONS = [
   },
 ] as const;
 
+/** The built console on the suite's simulator, with a fresh DATA_DIR named after `prefix`. */
+function consoleIn(c: { env: Record<string, string> }, prefix: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  return (args: string[]) => runBot(args, { env: { ...c.env, DATA_DIR: dataDir } });
+}
+
 /** A simulator of `version` for the suite, and the console's environment to reach it. */
 function useConsoleSimulator(version: string): { sim: Simulator; env: Record<string, string> } {
   const c = {} as { sim: Simulator; env: Record<string, string> };
@@ -52,8 +58,7 @@ describe.each(GENERATIONS)('a write the controller stores differently, on $versi
     c.sim.injectFault({ kind: 'store-as', method, route: generation.route, set });
 
   it('says "applied, not as sent" with the field sent and held, in the console’s text and --json', async () => {
-    const run = (args: string[]) => runBot(args, { env: { ...c.env, DATA_DIR: dataDir } });
-    const dataDir = mkdtempSync(join(tmpdir(), 'netops-verify-console-'));
+    const run = consoleIn(c, 'netops-verify-console-');
     storeAs('PUT', generation.vlan(1071));
     const text = await run(['update_network', 'network_id=IoT', 'vlan_id=71', '--yes']);
     expect(text.code, text.stderr).toBe(0);
@@ -101,8 +106,7 @@ describe('what a revert and an assistant are told, on 9.0', () => {
     c.sim.injectFault({ kind: 'store-as', method: 'PUT', route: 'rest/networkconf', set: { vlan } });
 
   it('re-creates a deleted network with every stored setting it had, equal but for the ids the controller gives', async () => {
-    const run = (args: string[]) => runBot(args, { env: { ...c.env, DATA_DIR: dataDir } });
-    const dataDir = mkdtempSync(join(tmpdir(), 'netops-verify-restore-'));
+    const run = consoleIn(c, 'netops-verify-restore-');
     expect(
       (await run(['create_network', 'name=Lab', 'vlan_id=44', 'subnet=10.44.0.0/24', '--yes'])).code,
     ).toBe(0);
@@ -175,8 +179,7 @@ describe('a deleted network reverted on 10.1', () => {
   const lab = () => site().networks.find((n) => n.name === 'Lab') as NetworkConf & { external_id: string };
 
   it('is re-created whole: the stored record and its official details differ only in the ids the controller gives', async () => {
-    const run = (args: string[]) => runBot(args, { env: { ...c.env, DATA_DIR: dataDir } });
-    const dataDir = mkdtempSync(join(tmpdir(), 'netops-verify-restore-ten-'));
+    const run = consoleIn(c, 'netops-verify-restore-ten-');
     expect(
       (await run(['create_network', 'name=Lab', 'vlan_id=44', 'subnet=10.44.0.0/24', '--yes'])).code,
     ).toBe(0);

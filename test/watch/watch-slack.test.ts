@@ -175,6 +175,7 @@ describe('drift (v2 policies, Network 9.0)', () => {
     expect(posts(bot, 'C8DRIFT')).toHaveLength(0);
   });
 
+  // Deliberately alike: each drift case starts from a baseline sweep and ends with a later sweep that must find nothing new.
   it('Accept records who; Revert proposes a change that restores the record exactly once approved', async () => {
     const { bot, watcher, advance } = await start({}, '9.0');
     await watcher.sweepDrift();
