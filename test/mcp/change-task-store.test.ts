@@ -6,11 +6,11 @@ import {
   CreateTaskResultSchema,
   ErrorCode,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConflictError, ResourceNotFoundError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { ChangeTaskStore } from '../../src/mcp/change-task-store.js';
-import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
+import { type McpBot, textOf, useMcpBot } from '../helpers/mcp.js';
 
 // MCP tasks over change requests, in process: the SDK's client on an in-memory transport, the
 // approvals decided directly (Slack's part is the process test's: process/mcp-tasks.test.ts).
@@ -41,14 +41,10 @@ function startLabTask(client: Client, name: string, vlan: number) {
 }
 
 describe('MCP tasks, MCP_WRITES=approval', () => {
-  let bot: McpBot;
-  beforeAll(async () => {
-    bot = await startMcpBot({
-      env: { MCP_WRITES: 'approval', MCP_APPROVAL_CHANNEL: 'C0NETOPS', APPROVERS: 'U0BOB,U0CAROL' },
-      label: 'U0AGENT',
-    });
+  const bot = useMcpBot({
+    env: { MCP_WRITES: 'approval', MCP_APPROVAL_CHANNEL: 'C0NETOPS', APPROVERS: 'U0BOB,U0CAROL' },
+    label: 'U0AGENT',
   });
-  afterAll(() => bot?.close());
   const approvals = () => {
     if (!bot.app.approvals) throw new Error('no approvals');
     return bot.app.approvals;
