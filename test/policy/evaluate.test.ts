@@ -10,7 +10,7 @@ import {
   nextOpening,
   parsePolicy,
 } from '../../src/policy/index.js';
-import { WEEKNIGHT_WINDOWS } from '../helpers/policy-windows.js';
+import { WEEKNIGHT_WINDOWS } from '../helpers/policy-files.js';
 
 const change = (tool: string, args: Record<string, unknown> = {}, requester = 'U0ALICE'): ChangeRequest => ({
   tool,

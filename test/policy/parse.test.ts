@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { PolicyFileError, parsePolicy } from '../../src/policy/index.js';
-import { WEEKNIGHT_WINDOWS } from '../helpers/policy-windows.js';
+import { WEEKNIGHT_WINDOWS } from '../helpers/policy-files.js';
 
 function problem(text: string): PolicyFileError {
   try {

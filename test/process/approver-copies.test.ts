@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BOT_DATA_FILE } from '../../src/store/file/file-store.js';
 import { slackHttpEnv } from '../helpers/bot-process.js';
 import { callText } from '../helpers/fake-slack.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { buttonsIn, clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
 import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
@@ -13,9 +13,8 @@ import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
 // and every copy says the same thing after each of them acts.
 
 const SECRET = 'approver-copies-signing-secret';
-const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-approver-copies-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
+const policyFile = writePolicyFile(
+  'netops-approver-copies-',
   `rules:
   - name: network-leads
     when: tool.endsWith("_network")

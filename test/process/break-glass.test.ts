@@ -1,9 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { slackHttpEnv } from '../helpers/bot-process.js';
 import { callText } from '../helpers/fake-slack.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { buttonsIn } from '../helpers/slack-buttons.js';
 // Deliberately alike: the signed Slack request builders each policy process test drives the bot with.
 import {
@@ -19,9 +17,8 @@ import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
 // two seconds; deleting Guest is denied whatever the terms.
 
 const SECRET = 'break-glass-signing-secret';
-const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-break-glass-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
+const policyFile = writePolicyFile(
+  'netops-break-glass-',
   `rules:
   - name: keep-guest
     when: tool == "delete_network" && has(target.name) && target.name == "Guest"

@@ -1,10 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackHttpEnv } from '../helpers/bot-process.js';
 import { callText } from '../helpers/fake-slack.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
 import { slackHeaders } from '../helpers/slack-requests.js';
 import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
@@ -14,9 +12,8 @@ import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
 // down, is refused with why.
 
 const SECRET = 'oncall-approvers-signing-secret';
-const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-oncall-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
+const policyFile = writePolicyFile(
+  'netops-oncall-',
   'rules:\n  - name: on-call-approves\n    when: tool.endsWith("_network")\n    approvers: [oncall:PNIGHTS]\n',
 );
 

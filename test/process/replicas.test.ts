@@ -2,7 +2,7 @@
 // Dockerfile runs it) on one PostgreSQL database, one controller (the simulator) and one fake
 // Slack, in HTTP mode with signed requests.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +11,7 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
 import { requestIdOf } from '../helpers/slack-buttons.js';
@@ -20,9 +21,8 @@ const LEASE_SECONDS = 2;
 
 // A policy needing two approvals for networks whose name starts with "Two" (the other
 // changes here keep the default of one).
-const POLICY_FILE = join(mkdtempSync(join(tmpdir(), 'netops-replica-policy-')), 'policy.yaml');
-writeFileSync(
-  POLICY_FILE,
+const POLICY_FILE = writePolicyFile(
+  'netops-replica-policy-',
   'rules:\n  - name: two-approvals\n    when: tool == "create_network" && args.name.startsWith("Two")\n    approvals: 2\n',
 );
 
