@@ -8,7 +8,6 @@ import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 // records its effect there without sending anything (the planned state answers each write as the
 // controller would, so the tool's confirmed run completes).
 
-// Deliberately alike: one in-process bot per file, started once and closed after.
 let bot: TestBot;
 beforeAll(async () => {
   bot = await startTestBot();
