@@ -3,6 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
+// Deliberately alike: architecture rules walk all of src; tools/core/tool-layout walks only src/tools for its own rules.
 const SRC = resolve('src');
 
 /** Every TypeScript file under src/, as a path relative to src/. */

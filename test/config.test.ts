@@ -38,6 +38,7 @@ describe('loadConfig', () => {
     });
     expect(config.shutdownGraceSeconds).toBe(20);
     expect(config.dataDir.endsWith('/data')).toBe(true);
+    // Deliberately alike: each loadConfig test states its environment and every value it expects, so one changed default fails one test.
     expect(config.logLevel).toBe('info');
     expect(config.logLevelExplicit).toBe(false);
   });

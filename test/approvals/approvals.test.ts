@@ -77,6 +77,7 @@ afterEach(async () => {
 });
 
 describe('propose', () => {
+  // Deliberately alike: each approvals test proposes its own request; the requester and channel are what it checks.
   it('journals a pending request with the dry-run preview and its hash, and changes nothing', async () => {
     const approvals = await open();
 

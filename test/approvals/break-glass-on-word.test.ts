@@ -1,7 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { useTestBot } from '../helpers/tool-test.js';
 import { useFreshApprovals } from './bot-harness.js';
 import { RITA } from './harness.js';
@@ -9,9 +7,9 @@ import { RITA } from './harness.js';
 // Break-glass on the requester's word asks the gate again right before it runs: a change the
 // policy denies by then does not run, and says why.
 
-const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-break-glass-word-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
+// Deliberately alike: each break-glass suite writes its own policy file; the denied network differs.
+const policyFile = writePolicyFile(
+  'netops-break-glass-word-',
   `rules:
   - name: keep-archive
     when: tool == "delete_network" && has(target.name) && target.name == "Archive"

@@ -1,19 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { NotAuthorizedError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 import { openApprovals } from './bot-harness.js';
 import { ALEX, Clock, journalEvents, RITA, STAN, tempDataDir } from './harness.js';
 
 // Rita may break glass; Stan reviews. Networks need two approvals, and deleting Guest is denied.
-const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-break-glass-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
+const policyFile = writePolicyFile(
+  'netops-break-glass-',
   `rules:
   - name: two-for-networks
     when: tool.endsWith("_network")
@@ -46,6 +45,7 @@ beforeEach(async () => {
   clock = new Clock();
   approvals = await openApprovals(bot.app, store.changes(), clock);
 });
+// Deliberately alike: a fresh file store per suite in its own temp dir, opened and closed by the suite that uses it.
 afterAll(async () => {
   await store.close();
   await bot.close();

@@ -56,6 +56,7 @@ describe('change sets on two replicas sharing PostgreSQL', () => {
     const start = structuredClone(bot.site().networks);
     const a = await replica(1);
     const set = await a.proposeSet({ steps: STEPS, requester: RITA });
+    // Deliberately alike: a controller write held in flight, the kill point of a set; one in-process replica, one killed process.
     let arrived: () => void = () => undefined;
     const inFlight = new Promise<void>((resolve) => {
       arrived = resolve;

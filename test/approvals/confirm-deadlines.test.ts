@@ -15,6 +15,7 @@ import { Clock, policyWith, tempDataDir } from './harness.js';
 const OPERATOR = consoleActor('rita');
 
 const bot = useTestBot({ simulator: { apiVersion: '9.0' } });
+// Deliberately alike: a fresh file store per test in its own temp dir, opened and closed by the suite that uses it.
 let data: ReturnType<typeof tempDataDir>;
 let store: FileStore;
 beforeEach(() => {

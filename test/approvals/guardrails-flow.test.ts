@@ -1,11 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approvals } from '../../src/approvals/approvals.js';
 import { guardrailFields, guardrailLines } from '../../src/approvals/guardrail-view.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { FileStore } from '../../src/store/file/file-store.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { startTestBot, type TestBot } from '../helpers/test-bot.js';
 import { openApprovals } from './bot-harness.js';
 import { ALEX, Clock, journalEvents, RITA, STAN, tempDataDir } from './harness.js';
@@ -13,9 +11,8 @@ import { ALEX, Clock, journalEvents, RITA, STAN, tempDataDir } from './harness.j
 // The policy in process: it is evaluated again, on a fresh read, at each approval; a change
 // it now denies is not run and says why.
 // Deliberately alike: a policy file is data; each file writes the rules its own tests need.
-const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-flow-policy-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
+const policyFile = writePolicyFile(
+  'netops-flow-policy-',
   `rules:
   - name: no-delete-with-clients
     when: tool == "delete_network" && blast_radius.clients.count > 0

@@ -134,6 +134,7 @@ describe('before, after, verified', () => {
 });
 
 describe('revert', () => {
+  // Deliberately alike: one revert case per kind of write: each approves its own change and checks the record.
   it('an update: the network record is whole again', async () => {
     const start = networks();
     const { request } = await approved('update_network', {

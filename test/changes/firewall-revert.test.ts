@@ -185,6 +185,7 @@ describe('zone-based firewall kinds', () => {
           priority: 3,
         },
       ],
+      // Deliberately alike: the ACL rule the firewall examples use everywhere, stated whole so a revert test reads alone.
       create: [
         'create_acl_rule',
         {

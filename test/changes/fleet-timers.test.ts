@@ -7,6 +7,7 @@ import { ChangeTimers, type RevertReason } from '../../src/changes/timers.js';
 import { silentLogger } from '../../src/log.js';
 import type { ChangeRequest } from '../../src/model/change-request.js';
 import { FileDeadlineStore } from '../../src/store/file/deadline-file.js';
+import { succeededChange } from '../helpers/timed-change.js';
 
 // A fleet's timed change is probed and reverted on the console it was made on: the change request
 // keeps `console` in its arguments, and its revert carries it on.
@@ -19,20 +20,11 @@ afterAll(() => {
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 
 function created(args: Record<string, unknown>, extra: Record<string, unknown> = {}): ChangeRequest {
-  return {
-    id: 'cr_fleet_network',
-    tool: 'create_network',
-    site: 'default',
-    args: { site_id: 'default', name: 'Lab', vlan_id: 40, ...args },
-    requester: { userId: 'U0RITA' },
-    preview: {},
-    previewHash: 'a'.repeat(64),
-    createdAt: new Date(T0).toISOString(),
-    expiresAt: new Date(T0 + 900_000).toISOString(),
-    state: 'succeeded',
-    result: { network: { id: 'net-new-1', name: 'Lab' } },
-    ...extra,
-  } as ChangeRequest;
+  return succeededChange(
+    T0,
+    { id: 'cr_fleet_network', tool: 'create_network', args: { name: 'Lab', vlan_id: 40, ...args } },
+    { result: { network: { id: 'net-new-1', name: 'Lab' } }, ...extra },
+  );
 }
 
 describe("a fleet's timed changes", () => {

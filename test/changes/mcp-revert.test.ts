@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
+import { describe, expect, it } from 'vitest';
+import { textOf, useMcpBot } from '../helpers/mcp.js';
 
 describe('MCP (confirm): change_id, verification and revert_change', () => {
-  let bot: McpBot;
-  beforeAll(async () => {
-    bot = await startMcpBot({ label: 'U0ALICE' });
-  });
-  afterAll(() => bot.close());
+  const bot = useMcpBot({ label: 'U0ALICE' });
 
   it('a write answers change_id and "verified"; revert_change with confirm puts the record back', async () => {
     const start = structuredClone(bot.sim.state.site('default')?.networks);

@@ -1,18 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fleetSites } from '../../src/simulator/fleet-seed.js';
 import { useFreshApprovals } from '../approvals/bot-harness.js';
 import { ALEX, journalEvents, RITA } from '../approvals/harness.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { useTestBot } from '../helpers/tool-test.js';
 
 // Rollouts in process, on one console with three sites: the soak's health watch, Stop, what the
 // preview leaves out, and a policy rule on the rollout's shape.
 
-const POLICY_FILE = join(mkdtempSync(join(tmpdir(), 'netops-rollout-policy-')), 'policy.yaml');
-writeFileSync(
-  POLICY_FILE,
+const POLICY_FILE = writePolicyFile(
+  'netops-rollout-policy-',
   [
     'rules:',
     '  - name: rollouts-start-small',

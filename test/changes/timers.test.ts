@@ -12,6 +12,7 @@ import { ConflictError, NotAuthorizedError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import type { ChangeRequest } from '../../src/model/change-request.js';
 import { FileDeadlineStore } from '../../src/store/file/deadline-file.js';
+import { succeededChange } from '../helpers/timed-change.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -21,19 +22,11 @@ afterAll(() => {
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 
 function change(id: string, extra: Record<string, unknown>): ChangeRequest {
-  return {
-    id,
-    tool: 'update_firewall_rule',
-    site: 'default',
-    args: { site_id: 'default', rule_id: 'r1', enabled: false },
-    requester: { userId: 'U0RITA' },
-    preview: {},
-    previewHash: 'a'.repeat(64),
-    createdAt: new Date(T0).toISOString(),
-    expiresAt: new Date(T0 + 900_000).toISOString(),
-    state: 'succeeded',
-    ...extra,
-  } as ChangeRequest;
+  return succeededChange(
+    T0,
+    { id, tool: 'update_firewall_rule', args: { rule_id: 'r1', enabled: false } },
+    extra,
+  );
 }
 
 /** A world of timers: one DATA_DIR, a clock, a fake revert port that counts its calls. */
@@ -96,6 +89,7 @@ describe('keep-or-revert and temporary changes', () => {
     const scheduled = await timers.noticeChange(change('cr_one', { revertAfterSeconds: 30 }));
     expect(scheduled).toMatchObject({ kind: 'keep_or_revert', state: 'scheduled' });
 
+    // Deliberately alike: the deadline edge: one tick before it nothing happens, at it the revert runs once.
     w.clock.now = T0 + 29_000;
     await timers.tick();
     expect(w.reverts).toEqual([]);

@@ -138,6 +138,7 @@ describe('parseCommand', () => {
 });
 
 describe('Slack markup', () => {
+  // Deliberately alike: one expectation per Slack markup form, so a failure names the form.
   it('unwraps links, mailto, channels and users to what the user saw', () => {
     expect(unwrapSlackMarkup('<http://corp.example|corp.example>')).toBe('corp.example');
     expect(unwrapSlackMarkup('<http://corp.example>')).toBe('http://corp.example');

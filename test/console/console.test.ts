@@ -207,6 +207,7 @@ describe('one-shot', () => {
     expect((JSON.parse(h.output.text) as { id: string }).id).toBe('Guest WiFi');
   });
 
+  // Deliberately alike: one-shot console runs: each test its own command line, exit code and stream.
   it('exits 1 on a controller error, with the error on stderr', async () => {
     const h = harness();
 

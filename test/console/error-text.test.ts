@@ -17,6 +17,7 @@ import {
 import { captureLogger } from '../helpers/capture-logger.js';
 import { errorSamples, repeatedFragments } from '../helpers/error-samples.js';
 
+// Deliberately alike: each error renderer gets its own describe with its own captured logger.
 describe('consoleErrorText', () => {
   const { logger } = captureLogger('error');
 
@@ -79,6 +80,7 @@ describe('consoleErrorText', () => {
       text: consoleErrorText(error, logger),
     }));
 
+    // Deliberately alike: each face words errors its own way; the same samples are checked against each face's text.
     for (const { name, text } of texts)
       expect({ name, repeated: repeatedFragments(text) }).toEqual({ name, repeated: [] });
     const byName = Object.fromEntries(texts.map(({ name, text }) => [name, text]));

@@ -66,6 +66,7 @@ export function fakeSetup(): { registry: ToolRegistry; context: ToolContext; cal
     args: z.object({ site_id: siteId, format: z.enum(['json', 'graphml', 'dot']) }),
     run: async (args) => `digraph "${args.site_id}" {\n  "a" -> "b";\n}`,
   });
+  // Deliberately alike: defineTool declarations, each a fake tool that fails in its own way.
   const unreachable = defineTool({
     name: 'get_network_statistics',
     description: 'Statistics',

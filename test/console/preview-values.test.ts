@@ -86,6 +86,7 @@ describe('console previews show every value the controller receives', () => {
     );
   });
 
+  // Deliberately alike: per-tool preview cases: each tool's command and the values its preview must show.
   it('update_firewall_rule: the whole stored rule as it goes back, changed fields before and after', async () => {
     const { preview } = await previewAndApprove(
       'update_firewall_rule rule_id="Block IoT to LAN" name="Block IoT to LAN v2" protocol=tcp port=8443',

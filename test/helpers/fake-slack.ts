@@ -12,6 +12,11 @@ export interface SlackCall {
   answer?: Record<string, unknown>;
 }
 
+/** A posted or updated message as one text to search: its text, then its blocks as JSON. */
+export function callText(call: SlackCall | undefined): string {
+  return `${String(call?.args.text ?? '')} ${JSON.stringify(call?.args.blocks ?? [])}`;
+}
+
 /** A post to a response_url. */
 export interface ResponsePost {
   path: string;

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import { resolveCommand } from '../../src/commands/aliases.js';
 import { parseCommandLine } from '../../src/commands/parse-command-line.js';
@@ -18,6 +19,7 @@ import { FileStore } from '../../src/store/file/file-store.js';
 import type { Store } from '../../src/store/types.js';
 import type { ToolRegistry } from '../../src/tools/core/registry.js';
 import { exampleLine } from '../../src/tools/core/tool-help.js';
+import { lateBound } from './late-bound.js';
 import { testGateway } from './test-gateway.js';
 
 /** The spec's 40 tools (section 4), in its order: every one must have a call in SPEC_CALLS. */
@@ -337,6 +339,18 @@ export async function startMcpBot(
       await sim.close();
     },
   };
+}
+
+/** One MCP bot for the enclosing suite: started before its tests, closed after them. */
+export function useMcpBot(options: Parameters<typeof startMcpBot>[0] = {}): McpBot {
+  let current: McpBot | undefined;
+  beforeAll(async () => {
+    current = await startMcpBot(options);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  return lateBound(() => current, 'the MCP bot is used before its beforeAll ran');
 }
 
 /** The text of a tool result's first content block. */

@@ -5,6 +5,7 @@ import { DEMO_ZONES } from '../../src/simulator/index.js';
  * the simulator and the policy model both take as their whole example.
  */
 export const NAS_ADDRESS_DESTINATION = {
+  // Deliberately alike: an official API body written out as the controller takes it, never derived from the code under test.
   zoneId: DEMO_ZONES.internal,
   trafficFilter: {
     type: 'IP_ADDRESS',

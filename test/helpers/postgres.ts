@@ -93,6 +93,7 @@ export function useTestDatabase(): TestDatabase {
   afterAll(async () => {
     await current?.drop();
   });
+  // Deliberately alike: vitest fills this in its hook after the suite is collected; the getters hand out what the hook made.
   const need = (): TestDatabase => {
     if (!current) throw new Error('the test database is used outside a test');
     return current;

@@ -24,6 +24,13 @@ export function buttonsOf(call: SlackCall | undefined): Button[] {
   return buttonsIn(call?.args.blocks);
 }
 
+/** The change id on the Approve button of a preview the bot posted; throws when it has none. */
+export function requestIdOf(call: SlackCall | undefined): string {
+  const approve = buttonsOf(call).find((b) => b.action_id === 'approve');
+  if (!approve?.value) throw new Error('the preview has no approve button');
+  return approve.value;
+}
+
 /** Resolves once the Keep prompt of change `id` is posted in its thread (the change ran, timed). */
 export async function keepPromptPosted(slack: FakeSlack, id: string, timeoutMs = 20_000): Promise<void> {
   await slack.waitFor(
@@ -42,6 +49,7 @@ export async function keepPromptPosted(slack: FakeSlack, id: string, timeoutMs =
 const c1Previews = (slack: FakeSlack) =>
   slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
 
+// Deliberately alike: each helper signs one Slack action as its user; they differ in the body they post.
 /**
  * Posts the signed `/net <text>` as `userId` in C1, waits for the preview the bot posts there,
  * and returns its Approve button's change id.

@@ -309,6 +309,7 @@ export const NASTY_BODIES: readonly { label: string; body: string; contentType: 
     contentType: 'application/json',
   },
   {
+    // Deliberately alike: one hostile envelope per entry, so a failure names the malformed field.
     label: 'a 100 KB string',
     body: `payload=${'x'.repeat(100_000)}`,
     contentType: 'application/x-www-form-urlencoded',

@@ -44,12 +44,7 @@ export function buttonBody(fields: {
   /** The block_id of the clicked actions block, as the bot rendered it (it carries the preview hash). */
   blockId?: string;
 }): string {
-  const payload = {
-    type: 'block_actions',
-    team: { id: 'T1' },
-    user: { id: fields.userId, username: fields.userId.toLowerCase() },
-    api_app_id: 'A1',
-    trigger_id: 'trigger-2',
+  return blockActionsBody(fields.userId, 'trigger-2', {
     container: { type: 'message', channel_id: fields.channel ?? 'C1', message_ts: fields.messageTs ?? '1.0' },
     channel: { id: fields.channel ?? 'C1' },
     message: { ts: fields.messageTs ?? '1.0', text: 'preview' },
@@ -63,8 +58,7 @@ export function buttonBody(fields: {
         action_ts: '1.1',
       },
     ],
-  };
-  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  });
 }
 
 /** Form body of a modal submission. */
@@ -114,17 +108,24 @@ export function slackJsonHeaders(secret: string, rawBody: string) {
 
 /** Form body of a button click on App Home: no channel, no response_url, the container is the view. */
 export function homeButtonBody(fields: { actionId: string; value: string; userId: string }): string {
-  const payload = {
-    type: 'block_actions',
-    team: { id: 'T1' },
-    user: { id: fields.userId, username: fields.userId.toLowerCase() },
-    api_app_id: 'A1',
-    trigger_id: 'trigger-home',
+  return blockActionsBody(fields.userId, 'trigger-home', {
     container: { type: 'view', view_id: `VH${fields.userId}` },
     view: { id: `VH${fields.userId}`, type: 'home', callback_id: 'netops_home' },
     actions: [
       { action_id: fields.actionId, block_id: 'home', type: 'button', value: fields.value, action_ts: '1.1' },
     ],
+  });
+}
+
+/** Form body of a `block_actions` payload by `userId`: the envelope fields every click shares, then `rest`. */
+function blockActionsBody(userId: string, triggerId: string, rest: Record<string, unknown>): string {
+  const payload = {
+    type: 'block_actions',
+    team: { id: 'T1' },
+    user: { id: userId, username: userId.toLowerCase() },
+    api_app_id: 'A1',
+    trigger_id: triggerId,
+    ...rest,
   };
   return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }

@@ -23,6 +23,7 @@ export function useSlackRig(options: SimulatorOptions = {}): SlackRig {
   afterAll(async () => {
     await Promise.all([parts?.slack.close(), parts?.sim.close()]);
   });
+  // Deliberately alike: vitest fills this in its hook after the suite is collected; the getters hand out what the hook made.
   const started = () => {
     if (!parts) throw new Error('the Slack rig is used before its beforeAll ran');
     return parts;
@@ -58,6 +59,7 @@ export function useListeningBot(env: () => Record<string, string>): ListeningBot
   afterAll(async () => {
     await spawned?.bot.stop('SIGKILL');
   });
+  // Deliberately alike: vitest fills this in its hook after the suite is collected; the getters hand out what the hook made.
   const started = () => {
     if (!spawned) throw new Error('the bot is used before its beforeAll ran');
     return spawned;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { type FieldIssue, ValidationError } from '../../src/errors.js';
+import { lateBound } from './late-bound.js';
 import { startTestBot, type TestBot } from './test-bot.js';
 
 /**
@@ -41,14 +42,7 @@ export function useTestBots<const T extends readonly BotOptions[]>(
 
 /** A stand-in that forwards to the bot running now, so tests read `bot.run(…)` as usual. */
 function forwardTo(current: () => TestBot | undefined): TestBot {
-  return new Proxy({} as TestBot, {
-    get(_target, property) {
-      const bot = current();
-      if (!bot) throw new Error('the test bot is used outside a test');
-      const value = bot[property as keyof TestBot];
-      return typeof value === 'function' ? value.bind(bot) : value;
-    },
-  });
+  return lateBound(current, 'the test bot is used outside a test');
 }
 
 /** The error a call fails with; the test fails if the call succeeds. */

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
+import { describe, expect, it } from 'vitest';
+import { textOf, useMcpBot } from '../helpers/mcp.js';
 
 // Change sets over MCP with MCP_WRITES=confirm (the default without Slack): propose_change_set runs the
 // set when confirmed; its arguments are checked naming the field.
 
 describe('propose_change_set, MCP_WRITES=confirm', () => {
-  let bot: McpBot;
-  beforeAll(async () => {
-    bot = await startMcpBot({ label: 'U0ALICE' });
-  });
-  afterAll(() => bot.close());
+  const bot = useMcpBot({ label: 'U0ALICE' });
 
   const steps = [
     { tool: 'create_network', arguments: { name: 'Lab', vlan_id: 41, subnet: '10.41.0.0/24' } },

@@ -6,11 +6,11 @@ import {
   CreateTaskResultSchema,
   ErrorCode,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConflictError, ResourceNotFoundError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { ChangeTaskStore } from '../../src/mcp/change-task-store.js';
-import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
+import { type McpBot, textOf, useMcpBot } from '../helpers/mcp.js';
 
 // MCP tasks over change requests, in process: the SDK's client on an in-memory transport, the
 // approvals decided directly (Slack's part is the process test's: process/mcp-tasks.test.ts).
@@ -35,15 +35,16 @@ async function startTask(client: Client, name: string, args: Record<string, unkn
   return created.task;
 }
 
+/** A create_network task by `client` for the lab network `name` on VLAN `vlan` (subnet 10.<vlan>.0.0/24). */
+function startLabTask(client: Client, name: string, vlan: number) {
+  return startTask(client, 'create_network', { ...LAB, name, vlan_id: vlan, subnet: `10.${vlan}.0.0/24` });
+}
+
 describe('MCP tasks, MCP_WRITES=approval', () => {
-  let bot: McpBot;
-  beforeAll(async () => {
-    bot = await startMcpBot({
-      env: { MCP_WRITES: 'approval', MCP_APPROVAL_CHANNEL: 'C0NETOPS', APPROVERS: 'U0BOB,U0CAROL' },
-      label: 'U0AGENT',
-    });
+  const bot = useMcpBot({
+    env: { MCP_WRITES: 'approval', MCP_APPROVAL_CHANNEL: 'C0NETOPS', APPROVERS: 'U0BOB,U0CAROL' },
+    label: 'U0AGENT',
   });
-  afterAll(() => bot?.close());
   const approvals = () => {
     if (!bot.app.approvals) throw new Error('no approvals');
     return bot.app.approvals;
@@ -97,12 +98,7 @@ describe('MCP tasks, MCP_WRITES=approval', () => {
   });
 
   it('the agent cancels its own task: its change request is cancelled as its requester', async () => {
-    const task = await startTask(bot.client, 'create_network', {
-      ...LAB,
-      name: 'Lab2',
-      vlan_id: 46,
-      subnet: '10.46.0.0/24',
-    });
+    const task = await startLabTask(bot.client, 'Lab2', 46);
     const cancelled = await bot.client.experimental.tasks.cancelTask(task.taskId);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.statusMessage).toMatch(
@@ -124,12 +120,7 @@ describe('MCP tasks, MCP_WRITES=approval', () => {
   });
 
   it('a task that ran can no longer be cancelled', async () => {
-    const task = await startTask(bot.client, 'create_network', {
-      ...LAB,
-      name: 'Lab3',
-      vlan_id: 47,
-      subnet: '10.47.0.0/24',
-    });
+    const task = await startLabTask(bot.client, 'Lab3', 47);
     // Approved by the other approver; the agent tries to withdraw it afterwards.
     expect((await approvals().approve(task.taskId, { userId: 'U0CAROL' })).kind).toBe('succeeded');
     await expect(bot.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(
@@ -138,12 +129,7 @@ describe('MCP tasks, MCP_WRITES=approval', () => {
   });
 
   it('a run the controller refuses fails the task with the reason', async () => {
-    const task = await startTask(bot.client, 'create_network', {
-      ...LAB,
-      name: 'Lab4',
-      vlan_id: 48,
-      subnet: '10.48.0.0/24',
-    });
+    const task = await startLabTask(bot.client, 'Lab4', 48);
     bot.sim.injectFault({
       kind: 'status',
       status: 400,
@@ -167,12 +153,7 @@ describe('MCP tasks, MCP_WRITES=approval', () => {
   });
 
   it('an expired change request ends its task cancelled, saying it expired', async () => {
-    const task = await startTask(bot.client, 'create_network', {
-      ...LAB,
-      name: 'Lab5',
-      vlan_id: 49,
-      subnet: '10.49.0.0/24',
-    });
+    const task = await startLabTask(bot.client, 'Lab5', 49);
     const expired = await bot.app.store.changes().expireDue(Date.now() + 24 * 3600_000);
     expect(expired.map((r) => r.id)).toContain(task.taskId);
     const ended = await bot.client.experimental.tasks.getTask(task.taskId);
@@ -202,12 +183,7 @@ describe('MCP tasks, MCP_WRITES=approval', () => {
   });
 
   it('the store itself never lets another token cancel a task, not even an approver’s', async () => {
-    const task = await startTask(bot.client, 'create_network', {
-      ...LAB,
-      name: 'Lab7',
-      vlan_id: 72,
-      subnet: '10.72.0.0/24',
-    });
+    const task = await startLabTask(bot.client, 'Lab7', 72);
     const storeOf = (label: string) =>
       new ChangeTaskStore(
         {

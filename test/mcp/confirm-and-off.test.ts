@@ -1,8 +1,8 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHANGE_REQUEST_META } from '../../src/mcp/tool-calls.js';
 import { CHANGE_VERIFIED } from '../helpers/journal-events.js';
-import { type McpBot, startMcpBot, textOf } from '../helpers/mcp.js';
+import { type McpBot, textOf, useMcpBot } from '../helpers/mcp.js';
 
 /** The text of a read resource's first content. */
 function resourceText(read: ReadResourceResult): string {
@@ -15,11 +15,7 @@ const networkPosts = (bot: McpBot) =>
   bot.writes().filter((r) => r.route.endsWith('rest/networkconf') || r.route.endsWith('/networks'));
 
 describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm and dry_run', () => {
-  let bot: McpBot;
-  beforeAll(async () => {
-    bot = await startMcpBot({ label: 'U0ALICE' });
-  });
-  afterAll(() => bot.close());
+  const bot = useMcpBot({ label: 'U0ALICE' });
 
   it('lists every tool and no get_change_request', async () => {
     const { tools } = await bot.client.listTools();
@@ -60,6 +56,7 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
     expect(textOf(result)).toMatch(
       /not run: create_network changes the network.*dry_run: true.*confirm: true to run it/,
     );
+    // Deliberately alike: per-case MCP calls: each names its own network so writes stay apart.
     expect(networkPosts(bot)).toEqual([]);
   });
 
@@ -153,11 +150,7 @@ describe('MCP_WRITES=confirm (the default without Slack): the spec’s confirm a
 });
 
 describe('MCP_WRITES=off', () => {
-  let bot: McpBot;
-  beforeAll(async () => {
-    bot = await startMcpBot({ env: { MCP_WRITES: 'off' } });
-  });
-  afterAll(() => bot.close());
+  const bot = useMcpBot({ env: { MCP_WRITES: 'off' } });
 
   it('lists no write tool, and refuses a write called anyway without changing anything', async () => {
     const { tools } = await bot.client.listTools();

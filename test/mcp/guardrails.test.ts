@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpBot, startMcpBot } from '../helpers/mcp.js';
+import { describe, expect, it } from 'vitest';
+import { useMcpBot } from '../helpers/mcp.js';
 
 // An assistant gets show_policy and check_policy through the same registry.
-let bot: McpBot;
-beforeAll(async () => {
-  bot = await startMcpBot({ env: { BOT_SOURCE_ADDRESS: '10.20.0.103' } });
-});
-afterAll(async () => {
-  await bot.close();
-});
+const bot = useMcpBot({ env: { BOT_SOURCE_ADDRESS: '10.20.0.103' } });
 
 describe('guardrails over MCP', () => {
   it('check_policy answers risk, blast radius and the default decision; nothing is written', async () => {

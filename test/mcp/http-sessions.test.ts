@@ -34,6 +34,7 @@ async function start(clock: { now: number }) {
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const port = (http.address() as AddressInfo).port;
   const post = async (token: string, body: unknown, session?: string) => {
+    // Deliberately alike: the raw JSON-RPC POST an MCP client sends, written out so headers are under test.
     const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
       method: 'POST',
       headers: {

@@ -1,12 +1,12 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outputSchemaOf } from '../../src/mcp/tool-catalog.js';
 import { clientActionTools } from '../../src/tools/clients/client-actions.js';
 import { hotspotTools } from '../../src/tools/clients/hotspot.js';
 import { deviceActionTools } from '../../src/tools/devices/device-actions.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { wifiBroadcastTools } from '../../src/tools/wifi/wifi-broadcasts.js';
-import { type McpBot, startMcpBot } from '../helpers/mcp.js';
+import { useMcpBot } from '../helpers/mcp.js';
 
 // The on-call tools over MCP. The SDK's client checks every structured result against the tool's
 // output schema (a result that does not match is an error on the client), so these calls prove the
@@ -16,11 +16,7 @@ const ON_CALL = [...deviceActionTools, ...clientActionTools, ...hotspotTools, ..
 );
 
 describe('the on-call actions over MCP (MCP_WRITES=confirm)', () => {
-  let bot: McpBot;
-  beforeAll(async () => {
-    bot = await startMcpBot({ label: 'U0ALICE' });
-  });
-  afterAll(() => bot.close());
+  const bot = useMcpBot({ label: 'U0ALICE' });
 
   it('lists each with a description on every argument, an output schema and its annotations', async () => {
     const { tools } = await bot.client.listTools();

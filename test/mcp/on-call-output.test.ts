@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpBot, startMcpBot } from '../helpers/mcp.js';
+import { describe, expect, it } from 'vitest';
+import { useMcpBot } from '../helpers/mcp.js';
 
 // Every new tool describes every argument and declares its output, and its answers conform.
 const CALLS: { tool: string; args: Record<string, unknown> }[] = [
@@ -10,13 +10,7 @@ const CALLS: { tool: string; args: Record<string, unknown> }[] = [
   { tool: 'get_device', args: { device_id: 'Core Switch' } },
 ];
 
-let bot: McpBot;
-beforeAll(async () => {
-  bot = await startMcpBot();
-});
-afterAll(async () => {
-  await bot.close();
-});
+const bot = useMcpBot();
 
 describe('the on-call read tools over MCP', () => {
   it('describe every argument and declare an output schema that their answers satisfy', async () => {

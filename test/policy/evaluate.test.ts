@@ -10,6 +10,7 @@ import {
   nextOpening,
   parsePolicy,
 } from '../../src/policy/index.js';
+import { WEEKNIGHT_WINDOWS } from '../helpers/policy-files.js';
 
 const change = (tool: string, args: Record<string, unknown> = {}, requester = 'U0ALICE'): ChangeRequest => ({
   tool,
@@ -66,6 +67,7 @@ describe('the default policy (no POLICY_FILE)', () => {
   });
 });
 
+// Deliberately alike: each suite's policy file is a literal a reader can check; the network rules recur on purpose.
 const FILE = `
 rules:
   - name: no-delete-with-clients
@@ -96,13 +98,7 @@ rules:
   - name: mcp-only-low
     when: face == "mcp" && risk != "low"
     deny: Assistants may only make low-risk changes
-windows:
-  night:
-    days: [mon, tue, wed, thu, fri]
-    start: "22:00"
-    end: "02:00"
-    timezone: Europe/Berlin
-`;
+${WEEKNIGHT_WINDOWS}`;
 const policy = parsePolicy(FILE, 'p.yaml');
 
 describe('effects and strictest-wins', () => {

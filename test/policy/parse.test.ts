@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { PolicyFileError, parsePolicy } from '../../src/policy/index.js';
+import { WEEKNIGHT_WINDOWS } from '../helpers/policy-files.js';
 
 function problem(text: string): PolicyFileError {
   try {
@@ -24,13 +25,7 @@ rules:
     when: tool.startsWith("update_firewall") || tool.startsWith("create_firewall")
     window: night
     revert_after: 30m
-windows:
-  night:
-    days: [mon, tue, wed, thu, fri]
-    start: "22:00"
-    end: "02:00"
-    timezone: Europe/Berlin
-  sunday:
+${WEEKNIGHT_WINDOWS}  sunday:
     cron: "0 6 * * 0"
     duration: 2h
 freezes:

@@ -60,37 +60,22 @@ describe('the gate on a change that needs step-up sign-in', () => {
   const decision = { ...evaluateChange(policy, CHANGE, high, {}, 0), approvals: 1 };
   const change = { requester: { userId: 'U0RITA' }, channel: 'C0OPS' };
   const identity = { issuer: 'https://idp.example', subject: 'carol', email: 'carol@example.com' };
+  /** The gate's verdict on a Slack approval of `change` by `actor`. */
+  const approveInSlack = (actor: { userId: string; identity?: typeof identity }) =>
+    gate.decide({ action: 'approve', face: 'slack', actor, change, decision });
 
   it('does not count a bare click: it answers with the sign-in it needs', async () => {
-    const verdict = await gate.decide({
-      action: 'approve',
-      face: 'slack',
-      actor: { userId: 'U0CAROL' },
-      change,
-      decision,
-    });
+    const verdict = await approveInSlack({ userId: 'U0CAROL' });
     expect(verdict).toMatchObject({ verdict: 'refuse', stepUp: 'high risk' });
   });
 
   it('allows the same approval once the approver signed in', async () => {
-    const verdict = await gate.decide({
-      action: 'approve',
-      face: 'slack',
-      actor: { userId: 'U0CAROL', identity },
-      change,
-      decision,
-    });
+    const verdict = await approveInSlack({ userId: 'U0CAROL', identity });
     expect(verdict).toEqual({ verdict: 'allow', needed: 1, notes: [] });
   });
 
   it('still refuses the requester, who needs no sign-in link to be told no', async () => {
-    const verdict = await gate.decide({
-      action: 'approve',
-      face: 'slack',
-      actor: { userId: 'U0RITA', identity },
-      change,
-      decision,
-    });
+    const verdict = await approveInSlack({ userId: 'U0RITA', identity });
     expect(verdict.verdict).toBe('refuse');
     expect(verdict).not.toHaveProperty('stepUp');
   });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { viewProblems } from '../../src/slack/blocks/limits.js';
+// Deliberately alike: the bot-process helpers every listening-bot process test imports.
 import {
   type BotProcess,
   runBot,

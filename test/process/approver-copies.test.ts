@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BOT_DATA_FILE } from '../../src/store/file/file-store.js';
 import { slackHttpEnv } from '../helpers/bot-process.js';
-import type { SlackCall } from '../helpers/fake-slack.js';
+import { callText } from '../helpers/fake-slack.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { buttonsIn, clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
 import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
@@ -13,9 +13,8 @@ import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
 // and every copy says the same thing after each of them acts.
 
 const SECRET = 'approver-copies-signing-secret';
-const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-approver-copies-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
+const policyFile = writePolicyFile(
+  'netops-approver-copies-',
   `rules:
   - name: network-leads
     when: tool.endsWith("_network")
@@ -23,9 +22,6 @@ writeFileSync(
     approvers: [U0BOB, U0CAROL, U0RITA]
 `,
 );
-
-const textOf = (call: SlackCall | undefined) =>
-  `${String(call?.args.text ?? '')} ${JSON.stringify(call?.args.blocks ?? [])}`;
 
 describe('named approvers get their own copy, and every copy follows the change', () => {
   const rig = useSlackRig({ apiVersion: '9.0' });
@@ -62,7 +58,7 @@ describe('named approvers get their own copy, and every copy follows the change'
     for (const user of ['U0BOB', 'U0CAROL']) {
       const copy = dmsTo(user).at(-1);
       expect(buttonsIn(copy?.args.blocks).find((b) => b.action_id === 'approve')?.value).toBe(id);
-      expect(textOf(copy)).toContain('0 of 2 approvals');
+      expect(callText(copy)).toContain('0 of 2 approvals');
     }
 
     // Bob approves from his copy: the channel's message and both copies show "1 of 2".
@@ -77,11 +73,11 @@ describe('named approvers get their own copy, and every copy follows the change'
     );
     for (const channel of ['C1', 'U0BOB', 'U0CAROL']) {
       await rig.slack.waitFor(
-        () => updatesOf(channel).some((c) => textOf(c).includes('1 of 2 approvals')),
+        () => updatesOf(channel).some((c) => callText(c).includes('1 of 2 approvals')),
         10_000,
       );
     }
-    expect(textOf(updatesOf('U0CAROL').at(-1))).toMatch(/approved by .*u0bob|approved by .*U0BOB/);
+    expect(callText(updatesOf('U0CAROL').at(-1))).toMatch(/approved by .*u0bob|approved by .*U0BOB/);
 
     // Carol approves in the channel: it runs, and every copy shows it done, without buttons.
     await clickApprove(rig.slack, post, id, 'U0CAROL');
@@ -91,7 +87,7 @@ describe('named approvers get their own copy, and every copy follows the change'
     );
     for (const channel of ['U0BOB', 'U0CAROL']) {
       await rig.slack.waitFor(
-        () => updatesOf(channel).some((c) => textOf(c).includes('2 of 2 approvals')),
+        () => updatesOf(channel).some((c) => callText(c).includes('2 of 2 approvals')),
         10_000,
       );
       const last = updatesOf(channel).at(-1);

@@ -17,6 +17,7 @@ import { useSlackRig } from '../helpers/slack-rig.js';
 // The built bot exporting its journal to a syslog receiver and a webhook through a day of changes,
 // a receiver outage and a kill -9: every event arrives, in order, linked, signed, without secrets.
 
+// Deliberately alike: the run's own secrets and the shape of one exported event, typed where it is read.
 const SECRET = 'audit-export-signing-secret';
 const WEBHOOK_SECRET = 'audit-export-webhook-secret-0123';
 

@@ -16,6 +16,7 @@ const RITA = { userId: 'U0RITA' };
 
 const db = useTestDatabase();
 
+// Deliberately alike: a change request as the journal records it; the journal and audit:verify tests each write their own.
 function request(id: string) {
   return {
     id,
@@ -63,6 +64,7 @@ describe('audit:verify as shipped, on DATA_DIR', () => {
 
   it('exits 1 on a forged append with the right prev', async () => {
     const { dir, lines } = dataDir(KEY);
+    // Deliberately alike: a forged journal line, built by hand as an attacker would write it.
     const forged = {
       seq: 4,
       at: '2030-01-01T00:01:00.000Z',

@@ -1,10 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { slackHttpEnv } from '../helpers/bot-process.js';
-import type { SlackCall } from '../helpers/fake-slack.js';
+import { callText } from '../helpers/fake-slack.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { buttonsIn } from '../helpers/slack-buttons.js';
+// Deliberately alike: the signed Slack request builders each policy process test drives the bot with.
 import {
   buttonBody,
   commandBody,
@@ -18,9 +17,8 @@ import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
 // two seconds; deleting Guest is denied whatever the terms.
 
 const SECRET = 'break-glass-signing-secret';
-const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-break-glass-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
+const policyFile = writePolicyFile(
+  'netops-break-glass-',
   `rules:
   - name: keep-guest
     when: tool == "delete_network" && has(target.name) && target.name == "Guest"
@@ -35,9 +33,6 @@ breakglass:
   review_within: 2s
 `,
 );
-
-const textOf = (call: SlackCall | undefined) =>
-  `${String(call?.args.text ?? '')} ${JSON.stringify(call?.args.blocks ?? [])}`;
 
 describe('break-glass, as `node dist/main.js` serves it', () => {
   const rig = useSlackRig({ apiVersion: '9.0' });
@@ -81,9 +76,9 @@ describe('break-glass, as `node dist/main.js` serves it', () => {
       () => rig.sim.state.site('default')?.networks.some((n) => n.name === 'Hotfix') === true,
       20_000,
     );
-    const alarm = audit().find((c) => textOf(c).includes('Break-glass'));
-    expect(textOf(alarm)).toContain('branch uplink down');
-    expect(textOf(alarm)).toMatch(/runs on the requester's word/);
+    const alarm = audit().find((c) => callText(c).includes('Break-glass'));
+    expect(callText(alarm)).toContain('branch uplink down');
+    expect(callText(alarm)).toMatch(/runs on the requester's word/);
     expect(buttonsIn(alarm?.args.blocks).map((b) => b.action_id)).toEqual(['review_breakglass']);
     expect(answer).toMatch(/break-glass: runs now on your word; reviewed afterwards by <@U0STAN> within 2s/);
   });
@@ -109,7 +104,7 @@ describe('break-glass, as `node dist/main.js` serves it', () => {
     expect(home).toContain('Break-glass reviews');
     expect(home).toMatch(/overdue/);
 
-    const alarm = audit().find((c) => textOf(c).includes('Break-glass'));
+    const alarm = audit().find((c) => callText(c).includes('Break-glass'));
     const id = buttonsIn(alarm?.args.blocks)[0]?.value ?? '';
     const click = (user: string) =>
       post(
@@ -127,10 +122,12 @@ describe('break-glass, as `node dist/main.js` serves it', () => {
       () =>
         rig.slack
           .callsOf('chat.update')
-          .some((c) => c.args.channel === 'CAUDIT' && textOf(c).includes('Reviewed by')),
+          .some((c) => c.args.channel === 'CAUDIT' && callText(c).includes('Reviewed by')),
       10_000,
     );
-    expect(rig.slack.callsOf('chat.update').filter((c) => textOf(c).includes('Reviewed by'))).toHaveLength(1);
+    expect(rig.slack.callsOf('chat.update').filter((c) => callText(c).includes('Reviewed by'))).toHaveLength(
+      1,
+    );
     expect(await openHome('U0STAN')).not.toContain('Break-glass reviews');
     expect(await net('get_digest', 'U0STAN')).not.toContain('break_glass_reviews_overdue');
   });

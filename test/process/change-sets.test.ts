@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBot } from '../helpers/bot-process.js';
-import type { SlackCall } from '../helpers/fake-slack.js';
+import { callText, type SlackCall } from '../helpers/fake-slack.js';
 import { type BotProcess, startBotProcess } from '../helpers/replica-process.js';
 import { buttonBody, slackHeaders, viewSubmissionBody } from '../helpers/slack-requests.js';
 import { useSlackRig } from '../helpers/slack-rig.js';
@@ -49,9 +49,6 @@ const previews = () =>
     .callsOf('chat.postMessage')
     .filter((c) => !c.args.thread_ts && String(c.args.channel).startsWith('C'));
 const results = () => rig.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts);
-const textOf = (call: SlackCall | undefined) =>
-  `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
-
 function approveId(call: SlackCall | undefined): string {
   const blocks = (call?.args.blocks ?? []) as { elements?: { action_id: string; value: string }[] }[];
   const button = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'approve');
@@ -111,13 +108,13 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     const start = controller();
     const sent = writes().length;
     const preview = await plan(bot, 'plan title="Door cameras"', PLAN);
-    const shown = textOf(preview);
+    const shown = callText(preview);
     for (const value of ['Doorcams', '10.77.0.1/24', 'Dmz', 'Cam Ports', '8554', 'Visitors', '9.9.9.9'])
       expect(shown).toContain(value);
     expect(writes()).toHaveLength(sent);
 
     const result = await approve(bot, approveId(preview));
-    expect(textOf(result)).toContain('done');
+    expect(callText(result)).toContain('done');
     const ran = writes()
       .slice(sent)
       .map((r) => `${r.method} ${r.route.replace(/\/[0-9a-f-]{20,}$/, '/<id>')}`);
@@ -141,6 +138,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     expect(revert).toBeDefined();
     const posted = previews().length;
     await bot.post(
+      // Deliberately alike: a signed Approve click, spelled out where its user and message matter.
       buttonBody({
         actionId: 'revert_change',
         value: revert?.value ?? '',
@@ -149,7 +147,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
       }),
     );
     await rig.slack.waitFor(() => previews().length > posted, 20_000);
-    expect(textOf(previews().at(-1))).toMatch(/revert of/);
+    expect(callText(previews().at(-1))).toMatch(/revert of/);
     await approve(bot, approveId(previews().at(-1)));
     expect(controller()).toEqual(start);
   }, 60_000);
@@ -159,7 +157,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     const preview = await plan(bot, 'plan', PLAN);
     rig.sim.injectFault(REFUSE_STEP_4);
     const result = await approve(bot, approveId(preview));
-    const text = textOf(result);
+    const text = callText(result);
     expect(text).toMatch(/step 4 \(update_network\) failed/);
     expect(text).toMatch(/1\. reverted: create_network/);
     expect(text).toMatch(/4\. failed: update_network/);
@@ -171,7 +169,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     const preview = await plan(bot, 'plan on_failure=stop', PLAN);
     rig.sim.injectFault(REFUSE_STEP_4);
     const result = await approve(bot, approveId(preview));
-    expect(textOf(result)).toMatch(/on_failure=stop/);
+    expect(callText(result)).toMatch(/on_failure=stop/);
     const site = rig.sim.state.site('default');
     expect(site?.networks.some((n) => n.name === 'Doorcams')).toBe(true);
     expect(site?.trafficMatchingLists.some((l) => l.name === 'Cam Ports')).toBe(true);
@@ -225,7 +223,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     const before = previews().length;
     await submit(PLAN.slice(0, 2).join('\n'));
     await rig.slack.waitFor(() => previews().length > before, 15_000);
-    expect(textOf(previews().at(-1))).toContain('Doorcams');
+    expect(callText(previews().at(-1))).toContain('Doorcams');
   }, 30_000);
 
   it('an MCP client proposes a set and gets one pending change request; approval in Slack runs it', async () => {
@@ -253,7 +251,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
     expect(previews()).toHaveLength(before + 1);
     expect(approveId(previews().at(-1))).toBe(answer.change_request_id);
     const done = await approve(bot, answer.change_request_id);
-    expect(textOf(done)).toContain('done');
+    expect(callText(done)).toContain('done');
     const lab = rig.sim.state.site('default')?.networks.find((n) => n.name === 'Lab');
     expect(rig.sim.state.site('default')?.zones.find((z) => z.name === 'Dmz')?.networkIds).toContain(
       lab?.external_id,
@@ -267,6 +265,7 @@ describe('/net plan over Slack HTTP, and propose_change_set over MCP, one bot', 
   }, 60_000);
 });
 
+// Deliberately alike: each set scenario starts from a reset simulator and its own data dir.
 describe('the console: plan <file> and plan typed until an empty line', () => {
   it('previews the set, runs it with --yes (or y), records it as one change with its steps', async () => {
     rig.sim.reset();

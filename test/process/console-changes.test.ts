@@ -8,6 +8,7 @@ afterAll(stopAllBots);
 
 const me = userInfo().username;
 
+// Deliberately alike: each console suite starts its own simulator and closes it after.
 describe('console writes are recorded changes', () => {
   let sim: Simulator;
   afterAll(async () => {

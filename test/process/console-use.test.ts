@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
 import { runBot, stopAllBots } from '../helpers/bot-process.js';
 
+// Deliberately alike: each fleet process suite starts the consoles it needs; the first two are the same pair.
 let fleet: Fleet;
 let env: Record<string, string>;
 
@@ -29,6 +30,7 @@ afterAll(async () => {
 });
 
 describe('`use` at the interactive console, on a fleet', () => {
+  // Deliberately alike: the fleet read that mcp-fleet makes over MCP, here at the interactive console.
   it('sends the following commands to the console and site it names, and shows them in the prompt', async () => {
     const munich = fleet.console('munich');
     const second = munich.siteNames[1];

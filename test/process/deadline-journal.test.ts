@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
+// Deliberately alike: the bot-process helpers every listening-bot process test imports.
 import {
   type BotProcess,
   runAuditVerify,

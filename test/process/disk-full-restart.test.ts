@@ -58,6 +58,7 @@ async function readOn(b: SlackBot, responseUrl: string): Promise<string> {
 /** The built audit:verify on a DATA_DIR, with nothing else in its environment. */
 const auditVerifyOf = (dataDir: string) => runAuditVerify({ DATA_DIR: dataDir });
 
+// Deliberately alike: each disk-full scenario starts a bot on its own faulty disk.
 describe('the built bot after the disk filled up during appends', () => {
   it('starts healthy on the same DATA_DIR, the pending request still pending and run once, the refused one left no trace, audit:verify exits 0', async () => {
     // Arrange: one pending request, recorded with its message, on a bot whose disk then fills up.

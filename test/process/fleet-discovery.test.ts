@@ -26,6 +26,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+// Deliberately alike: each fleet process suite starts the consoles it needs; the first two are the same pair.
 beforeAll(async () => {
   // More hosts than Site Manager's page (3 a page here): discovery must follow nextToken.
   fleet = await startFleet({

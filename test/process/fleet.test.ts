@@ -171,6 +171,7 @@ describe('a Slack channel bound to one console and site in the consoles file', (
       SLACK_BOT_TOKEN: 'xoxb-fleet',
       SLACK_SIGNING_SECRET: SECRET,
       SLACK_API_URL: slack.apiUrl,
+      // Deliberately alike: each listening-bot suite spawns the bot with its own env and waits for its port.
       PORT: '0',
     });
     const listening = await bot.waitForLog((line) => line.msg.startsWith('listening on port'), 20_000);

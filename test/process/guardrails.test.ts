@@ -149,6 +149,7 @@ describe.concurrent('a write the policy denies, on the console and through MCP',
 
   it('`netops mcp` refuses it with the rule’s reason and journals nothing', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'netops-guardrails-mcp-'));
+    // Deliberately alike: the MCP stdio client of the built program, each suite with its own env.
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [MAIN, 'mcp'],

@@ -167,6 +167,7 @@ describe('a write the controller applied and then answered 500', () => {
   const networkNamed = (name: string) => sim.state.findNetworkByName('default', name);
   const posts = (name: string) => networkPostsWhere(sim, 'name', name);
 
+  // Deliberately alike: one console case per controller answer: each a fault, a command line and the wording it must get.
   it('console: says "may have been made" with what a read showed, never plainly failed; the write is sent once', async () => {
     sim.injectFault({ kind: 'apply-then', method: 'POST', route: 'rest/networkconf', status: 500 });
     const run = await runBot(['create_network', 'name=Lab', 'vlan_id=40', 'subnet=10.70.0.0/24', '--yes'], {

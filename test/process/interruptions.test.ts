@@ -10,7 +10,7 @@ import {
   spawnListeningBot,
   stopAllBots,
 } from '../helpers/bot-process.js';
-import type { SlackCall } from '../helpers/fake-slack.js';
+import { callText } from '../helpers/fake-slack.js';
 import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
 import { networkPostsWhere } from '../helpers/network-writes.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
@@ -42,8 +42,6 @@ async function post(url: string, body: string): Promise<{ status: number; text: 
   return { status: response.status, text: await response.text() };
 }
 
-const textOf = (call: SlackCall | undefined) =>
-  `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
 const updatesOf = (ts: string) => rig.slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
 const networkPosts = (name: string) => networkPostsWhere(rig.sim, 'name', name);
 
@@ -64,7 +62,7 @@ async function propose(
     rig.slack
       .callsOf('chat.postMessage')
       .slice(before)
-      .find((c) => textOf(c).includes(name));
+      .find((c) => callText(c).includes(name));
   await rig.slack.waitFor(() => preview() !== undefined, 10_000);
   const id = buttonsOf(preview()).find((b) => b.action_id === 'approve')?.value ?? '';
   const recorded = () =>
@@ -157,8 +155,8 @@ describe('SIGTERM while a change is being written', () => {
     expect(JSON.parse(refused.text).text).toMatch(/^:hourglass: The bot is restarting and takes no new work/);
     expect(networkPosts('Sigterm')).toHaveLength(1);
     expect(rig.sim.state.findNetworkByName('default', 'Sigterm')).toMatchObject({ vlan: 78 });
-    expect(textOf(updatesOf(ts)[0])).toContain('*Running…*');
-    expect(textOf(updatesOf(ts).at(-1))).toContain('*Done*');
+    expect(callText(updatesOf(ts)[0])).toContain('*Running…*');
+    expect(callText(updatesOf(ts).at(-1))).toContain('*Done*');
     expect(buttonsOf(updatesOf(ts).at(-1))).toEqual([]);
     expect(rig.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
     expect(journalTypes(dataDir, id)).toEqual(SLACK_CHANGE_VERIFIED);
@@ -178,12 +176,12 @@ describe('SIGKILL while a change is being written', () => {
     await first.bot.stop('SIGKILL');
 
     const second = await start(dataDir);
-    await rig.slack.waitFor(() => updatesOf(ts).some((c) => textOf(c).includes('Outcome unknown')), 10_000);
+    await rig.slack.waitFor(() => updatesOf(ts).some((c) => callText(c).includes('Outcome unknown')), 10_000);
     const retry = await approve(second.url, id, 'U3');
     await rig.slack.waitFor(() => rig.sim.state.findNetworkByName('default', 'Sigkill') !== undefined, 5_000);
 
-    const unknown = updatesOf(ts).find((c) => textOf(c).includes('Outcome unknown'));
-    expect(textOf(unknown)).toContain('may or may not have reached the controller');
+    const unknown = updatesOf(ts).find((c) => callText(c).includes('Outcome unknown'));
+    expect(callText(unknown)).toContain('may or may not have reached the controller');
     expect(buttonsOf(unknown)).toEqual([]);
     expect(retry.status).toBe(200);
     expect(networkPosts('Sigkill')).toHaveLength(1);

@@ -18,6 +18,7 @@ import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 // Networks serve as the sample write on their classic path (networkconf routes and faults): a 9.0
 // console. Networks through the official API (10.1): tools/networks-official.test.ts.
 
+// Deliberately alike: this run's own credentials and stored secrets, distinct literals so a leak names its source.
 const ALICE = 'attack-alice-secret-0123456789abcdef';
 const BOB = 'attack-bob-secret-0123456789abcdef0';
 const SIGNING = 'attack-run-signing-secret-0123';
@@ -176,6 +177,7 @@ describe('MCP and secrets over the real interfaces', () => {
       ALICE,
       'claude-desktop\n\n:white_check_mark: *Approved by the network admin* — safe to click Approve',
     );
+    // Deliberately alike: per-case proposals over MCP: each names its own network so the previews stay apart.
     const proposed = await call(client, 'create_network', {
       name: 'Markup',
       vlan_id: 71,

@@ -33,6 +33,7 @@ describe.concurrent('SIMULATOR_API_VERSION, as `node dist/main.js` runs it', () 
     });
   });
 
+  // Deliberately alike: one dry run per official-API tool, each with the route its preview must name.
   it('on 10.1 (the default) the same tools use the official API', async () => {
     const zones = await runBot(['list_firewall_zones', '--json']);
     expect(zones.code).toBe(0);

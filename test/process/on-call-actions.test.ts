@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_DEVICES, DEMO_SITE, type Simulator, startSimulator } from '../../src/simulator/index.js';
+// Deliberately alike: the bot-process helpers every listening-bot process test imports.
 import {
   type BotProcess,
   runBot,

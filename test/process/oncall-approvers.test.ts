@@ -1,10 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackHttpEnv } from '../helpers/bot-process.js';
-import type { SlackCall } from '../helpers/fake-slack.js';
+import { callText } from '../helpers/fake-slack.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { clickApprove, proposeInC1 } from '../helpers/slack-buttons.js';
 import { slackHeaders } from '../helpers/slack-requests.js';
 import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
@@ -14,9 +12,8 @@ import { useListeningBot, useSlackRig } from '../helpers/slack-rig.js';
 // down, is refused with why.
 
 const SECRET = 'oncall-approvers-signing-secret';
-const policyFile = join(mkdtempSync(join(tmpdir(), 'netops-oncall-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
+const policyFile = writePolicyFile(
+  'netops-oncall-',
   'rules:\n  - name: on-call-approves\n    when: tool.endsWith("_network")\n    approvers: [oncall:PNIGHTS]\n',
 );
 
@@ -38,9 +35,6 @@ beforeAll(async () => {
   pagerDutyUrl = `http://127.0.0.1:${(pagerDuty.address() as { port: number }).port}`;
 });
 afterAll(() => new Promise<void>((resolve) => pagerDuty.close(() => resolve())));
-
-const textOf = (call: SlackCall | undefined) =>
-  `${String(call?.args.text ?? '')} ${JSON.stringify(call?.args.blocks ?? [])}`;
 
 describe('approvers on call, as `node dist/main.js` serves them', () => {
   const rig = useSlackRig({ apiVersion: '9.0' });
@@ -78,8 +72,8 @@ describe('approvers on call, as `node dist/main.js` serves them', () => {
       'create_network name=Night vlan_id=83 subnet=10.83.0.0/24',
       'U0RITA',
     );
-    const preview = rig.slack.callsOf('chat.postMessage').find((c) => textOf(c).includes(id));
-    expect(textOf(preview)).toContain('whoever is on call in `PNIGHTS`');
+    const preview = rig.slack.callsOf('chat.postMessage').find((c) => callText(c).includes(id));
+    expect(callText(preview)).toContain('whoever is on call in `PNIGHTS`');
     const click = async (user: string) => {
       const answers = rig.slack.responses.length;
       await clickApprove(rig.slack, post, id, user);

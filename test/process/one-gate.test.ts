@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { DEADLINES_FILE } from '../../src/store/file/deadline-file.js';
 import { MAIN, runBot, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { callText, type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { network, putsTo } from '../helpers/network-writes.js';
 import { buttonsOf, keepPromptPosted, proposeInC1 } from '../helpers/slack-buttons.js';
 import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
@@ -21,8 +21,6 @@ import { buttonBody, slackHeaders } from '../helpers/slack-requests.js';
 afterAll(stopAllBots);
 
 const SECRET = 'one-gate-signing-secret';
-const textOf = (call: SlackCall | undefined) =>
-  `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
 const putsToNamed = (sim: Simulator, name: string) => putsTo(sim, network(sim, name)?._id);
 const vlanOf = (sim: Simulator, name: string) => network(sim, name)?.vlan;
 
@@ -69,7 +67,7 @@ function slackSide(slack: FakeSlack, post: (body: string) => Promise<unknown>) {
   /** What the clicker was told privately (response_url answers and ephemeral posts). */
   const toldPrivately = () => [
     ...slack.responses.map((r) => JSON.stringify(r.body)),
-    ...slack.callsOf('chat.postEphemeral').map(textOf),
+    ...slack.callsOf('chat.postEphemeral').map(callText),
   ];
   const click = async (actionId: string, value: string, userId: string) => {
     const before = toldPrivately().length;
@@ -133,7 +131,7 @@ describe.concurrent('one gate, through the built bot', () => {
     expect(putsToNamed(p.sim, 'IoT')).toBe(1);
 
     expect(await side.clickAndHear('keep_change', id, 'U0CAROL')).toMatch(/Kept/);
-    await p.slack.waitFor(() => side.audit().some((c) => textOf(c).includes(`(${id}) kept by`)), 20_000);
+    await p.slack.waitFor(() => side.audit().some((c) => callText(c).includes(`(${id}) kept by`)), 20_000);
   });
 
   it.sequential('the console’s --yes is refused where the policy names approvers, and runs with the bot keeping its deadline otherwise', async () => {
@@ -157,7 +155,7 @@ describe.concurrent('one gate, through the built bot', () => {
   it.sequential('Slack, the console, a revert and a plan show the same risk and who must approve', async () => {
     const side = slackSide(p.slack, p.bot.post);
     const id = await side.propose('update_network network_id=Servers name=Srv');
-    const shown = textOf(
+    const shown = callText(
       p.slack.callsOf('chat.postMessage').find((c) => buttonsOf(c).some((b) => b.value === id)),
     );
     expect(shown).toContain('0 of 1 approval');
@@ -271,11 +269,11 @@ describe('a timer that fires during a freeze', () => {
     expect(putsToNamed(p.sim, 'Cameras')).toBe(1);
 
     await p.slack.waitFor(
-      () => side.audit().some((c) => textOf(c).includes(`(${id}) was NOT reverted automatically`)),
+      () => side.audit().some((c) => callText(c).includes(`(${id}) was NOT reverted automatically`)),
       30_000,
     );
-    const said = side.audit().find((c) => textOf(c).includes(`(${id}) was NOT reverted automatically`));
-    expect(textOf(said)).toMatch(/freeze .*quarter-close.* is in force/);
+    const said = side.audit().find((c) => callText(c).includes(`(${id}) was NOT reverted automatically`));
+    expect(callText(said)).toMatch(/freeze .*quarter-close.* is in force/);
     expect(putsToNamed(p.sim, 'Cameras')).toBe(1);
     expect(vlanOf(p.sim, 'Cameras')).toBe(34);
   });

@@ -2,7 +2,7 @@
 // Dockerfile runs it) on one PostgreSQL database, one controller (the simulator) and one fake
 // Slack, in HTTP mode with signed requests.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,17 +11,18 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { SLACK_CHANGE_VERIFIED } from '../helpers/journal-events.js';
+import { writePolicyFile } from '../helpers/policy-files.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
+import { requestIdOf } from '../helpers/slack-buttons.js';
 
 const SECRET = 'replica-test-signing-secret';
 const LEASE_SECONDS = 2;
 
 // A policy needing two approvals for networks whose name starts with "Two" (the other
 // changes here keep the default of one).
-const POLICY_FILE = join(mkdtempSync(join(tmpdir(), 'netops-replica-policy-')), 'policy.yaml');
-writeFileSync(
-  POLICY_FILE,
+const POLICY_FILE = writePolicyFile(
+  'netops-replica-policy-',
   'rules:\n  - name: two-approvals\n    when: tool == "create_network" && args.name.startsWith("Two")\n    approvals: 2\n',
 );
 
@@ -65,16 +66,6 @@ const networkPosts = () => sim.requests.filter((r) => r.method === 'POST' && r.r
 const previews = () =>
   slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
 const textOf = (call: SlackCall) => `${String(call.args.text)} ${JSON.stringify(call.args.blocks ?? [])}`;
-
-function requestIdOf(call: SlackCall | undefined): string {
-  const blocks = (call?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  const approve = blocks.flatMap((x) => x.elements ?? []).find((e) => e.action_id === 'approve');
-  if (!approve) throw new Error('the preview has no Approve button');
-  return approve.value;
-}
 
 /** Proposes a change through `replica` and returns the request id from the posted preview. */
 async function propose(replica: BotProcess, text: string): Promise<{ id: string; ts: string }> {

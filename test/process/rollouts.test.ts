@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
 import type { RecordedRequest } from '../../src/simulator/types.js';
 import { runBot } from '../helpers/bot-process.js';
-import { type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
+import { callText, type FakeSlack, type SlackCall, startFakeSlack } from '../helpers/fake-slack.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { type BotProcess, requireBuild, startBotProcess } from '../helpers/replica-process.js';
 import { buttonBody } from '../helpers/slack-requests.js';
@@ -31,8 +31,6 @@ let fleetEnv: Record<string, string>;
 const previews = () =>
   slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts && c.args.channel === 'C1');
 const threadOf = (ts: string) => slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts);
-const textOf = (call: SlackCall | undefined) =>
-  `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
 const buttonsOf = (call: SlackCall | undefined) =>
   ((call?.args.blocks ?? []) as { elements?: { action_id: string; value: string }[] }[]).flatMap(
     (block) => block.elements ?? [],
@@ -124,7 +122,7 @@ describe('a rollout to six sites on three consoles, in waves 1, 2, rest, over tw
     expect(await a.command(text, 'U1', slack.responseUrl())).toBe(200);
     await slack.waitFor(() => previews().length > before, 30_000);
     const preview = previews().at(-1);
-    const shown = textOf(preview);
+    const shown = callText(preview);
     expect(shown).toContain('6 site(s) on 3 console(s)');
     expect(shown).toContain(`wave 1: ${sites[0]}`);
     expect(shown).toContain(`wave 2: ${sites[1]}, ${sites[2]}`);
@@ -160,7 +158,7 @@ describe('a rollout to six sites on three consoles, in waves 1, 2, rest, over tw
       10_000,
     );
     const interrupted = threadOf(ts).at(-1);
-    expect(textOf(interrupted)).toMatch(
+    expect(callText(interrupted)).toMatch(
       /rollout halted at vienna\/\S+ \(wave 2 of 3\): the bot stopped while the rollout ran/,
     );
     expect(networkWrites('munich')).toHaveLength(1);
@@ -172,8 +170,8 @@ describe('a rollout to six sites on three consoles, in waves 1, 2, rest, over tw
     await b.post(buttonBody({ actionId: 'rollout_continue', value: id, userId: 'U2', response_url: told }));
     await slack.waitFor(() => threadOf(ts).length > threadBefore, 30_000);
     const halted = threadOf(ts).at(-1);
-    expect(textOf(halted)).toMatch(/rollout halted at vienna\/\S+ \(wave 2 of 3\): verification mismatch/);
-    expect(textOf(halted)).toContain('3 of 6 site(s) done');
+    expect(callText(halted)).toMatch(/rollout halted at vienna\/\S+ \(wave 2 of 3\): verification mismatch/);
+    expect(callText(halted)).toContain('3 of 6 site(s) done');
     expect(buttonsOf(halted).map((e) => e.action_id)).toEqual([
       'rollout_continue',
       'revert_change',
@@ -189,7 +187,7 @@ describe('a rollout to six sites on three consoles, in waves 1, 2, rest, over tw
     await b.post(buttonBody({ actionId: 'revert_change', value: id, userId: 'U1', response_url: asked }));
     await slack.waitFor(() => previews().length > posted, 30_000);
     const revert = previews().at(-1);
-    expect(textOf(revert)).toMatch(/revert of/);
+    expect(callText(revert)).toMatch(/revert of/);
     const revertId = approveId(revert);
     await approve(b, revertId);
     await slack.waitFor(async () => (await rowOf(revertId))?.state === 'succeeded', 30_000);

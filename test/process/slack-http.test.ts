@@ -144,6 +144,7 @@ describe('the Slack bot in HTTP mode, as `node dist/main.js` starts it from the 
       const answer = await post(body, { ...slackHeaders(SECRET, body), 'content-type': contentType });
       nasty.push({ label, status: answer.status });
     }
+    // Deliberately alike: the envelope fuzz property of slack/transport/envelope-fuzz, here against the built program's listener.
     await fc.assert(
       fc.asyncProperty(fuzzedRequests(rig.slack.responseUrl()), async (request) => {
         const response = await fetch(events, {
@@ -226,6 +227,7 @@ describe('starting the Slack bot in HTTP mode', () => {
     }
   });
 
+  // Deliberately alike: each startup case runs its own fake Slack with its own auth.test answer.
   it('becomes ready when Slack answers auth.test after all, and then serves commands', async () => {
     const slack = await startFakeSlack();
     slack.authTestError = 'service_unavailable';

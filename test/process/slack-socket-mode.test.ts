@@ -14,6 +14,7 @@ import { commandBody, socketPayload } from '../helpers/slack-requests.js';
 afterAll(stopAllBots);
 
 describe('the Slack bot in Socket Mode, as `node dist/main.js` starts it from the environment', () => {
+  // Deliberately alike: the Socket Mode rig (fake Slack, fake socket, simulator) that each Socket Mode process suite starts with its own env.
   let slack: FakeSlack;
   let socket: FakeSocketMode;
   let sim: Simulator;

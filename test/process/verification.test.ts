@@ -33,22 +33,32 @@ const GENERATIONS = [
   },
 ] as const;
 
-describe.each(GENERATIONS)('a write the controller stores differently, on $version', (generation) => {
-  let sim: Simulator;
-  let env: Record<string, string>;
+/** The built console on the suite's simulator, with a fresh DATA_DIR named after `prefix`. */
+function consoleIn(c: { env: Record<string, string> }, prefix: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  return (args: string[]) => runBot(args, { env: { ...c.env, DATA_DIR: dataDir } });
+}
+
+/** A simulator of `version` for the suite, and the console's environment to reach it. */
+function useConsoleSimulator(version: string): { sim: Simulator; env: Record<string, string> } {
+  const c = {} as { sim: Simulator; env: Record<string, string> };
   beforeAll(async () => {
-    sim = await startSimulator({ apiVersion: generation.version });
-    env = { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey };
+    c.sim = await startSimulator({ apiVersion: version });
+    c.env = { GATEWAY_URL: c.sim.url, GATEWAY_API_KEY: c.sim.apiKey };
   });
   afterAll(async () => {
-    await sim?.close();
+    await c.sim?.close();
   });
+  return c;
+}
+
+describe.each(GENERATIONS)('a write the controller stores differently, on $version', (generation) => {
+  const c = useConsoleSimulator(generation.version);
   const storeAs = (method: 'PUT' | 'POST', set: Record<string, unknown>) =>
-    sim.injectFault({ kind: 'store-as', method, route: generation.route, set });
+    c.sim.injectFault({ kind: 'store-as', method, route: generation.route, set });
 
   it('says "applied, not as sent" with the field sent and held, in the console’s text and --json', async () => {
-    const run = (args: string[]) => runBot(args, { env: { ...env, DATA_DIR: dataDir } });
-    const dataDir = mkdtempSync(join(tmpdir(), 'netops-verify-console-'));
+    const run = consoleIn(c, 'netops-verify-console-');
     storeAs('PUT', generation.vlan(1071));
     const text = await run(['update_network', 'network_id=IoT', 'vlan_id=71', '--yes']);
     expect(text.code, text.stderr).toBe(0);
@@ -81,7 +91,7 @@ describe.each(GENERATIONS)('a write the controller stores differently, on $versi
     storeAs('POST', generation.vlan(1045));
     const created = await runBot(
       ['create_network', 'name=Lab', 'vlan_id=45', 'subnet=10.70.0.0/24', '--yes', '--json'],
-      { env: { ...env, DATA_DIR: dataDir } },
+      { env: { ...c.env, DATA_DIR: dataDir } },
     );
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({
@@ -91,26 +101,20 @@ describe.each(GENERATIONS)('a write the controller stores differently, on $versi
 });
 
 describe('what a revert and an assistant are told, on 9.0', () => {
-  let sim: Simulator;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    sim = await startSimulator({ apiVersion: '9.0' });
-    env = { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey };
-  });
-  afterAll(async () => {
-    await sim?.close();
-  });
+  const c = useConsoleSimulator('9.0');
   const storeOtherVlan = (vlan: number) =>
-    sim.injectFault({ kind: 'store-as', method: 'PUT', route: 'rest/networkconf', set: { vlan } });
+    c.sim.injectFault({ kind: 'store-as', method: 'PUT', route: 'rest/networkconf', set: { vlan } });
 
   it('re-creates a deleted network with every stored setting it had, equal but for the ids the controller gives', async () => {
-    const run = (args: string[]) => runBot(args, { env: { ...env, DATA_DIR: dataDir } });
-    const dataDir = mkdtempSync(join(tmpdir(), 'netops-verify-restore-'));
+    const run = consoleIn(c, 'netops-verify-restore-');
     expect(
       (await run(['create_network', 'name=Lab', 'vlan_id=44', 'subnet=10.44.0.0/24', '--yes'])).code,
     ).toBe(0);
     // Settings no tool argument sets, changed on the controller: a lease time, flags, an empty value.
-    const lab = sim.state.site('default')?.networks.find((n) => n.name === 'Lab') as Record<string, unknown>;
+    const lab = c.sim.state.site('default')?.networks.find((n) => n.name === 'Lab') as Record<
+      string,
+      unknown
+    >;
     Object.assign(lab, {
       dhcpd_leasetime: 1800,
       dhcpd_boot_enabled: false,
@@ -126,7 +130,10 @@ describe('what a revert and an assistant are told, on 9.0', () => {
     expect(reverted.code, reverted.stderr).toBe(0);
     expect(JSON.parse(reverted.stdout)).toMatchObject({ verification: { status: 'verified' } });
 
-    const back = sim.state.site('default')?.networks.find((n) => n.name === 'Lab') as Record<string, unknown>;
+    const back = c.sim.state.site('default')?.networks.find((n) => n.name === 'Lab') as Record<
+      string,
+      unknown
+    >;
     const { _id: _a, external_id: _b, ...was } = deleted;
     const { _id: _c, external_id: _d, ...now } = back;
     expect(now).toEqual(was);
@@ -137,7 +144,7 @@ describe('what a revert and an assistant are told, on 9.0', () => {
       command: process.execPath,
       args: [MAIN, 'mcp'],
       env: {
-        ...env,
+        ...c.env,
         DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-verify-mcp-')),
         MCP_WRITES: 'confirm',
         PATH: process.env.PATH ?? '',
@@ -163,25 +170,16 @@ describe('what a revert and an assistant are told, on 9.0', () => {
 });
 
 describe('a deleted network reverted on 10.1', () => {
-  let sim: Simulator;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    sim = await startSimulator({ apiVersion: '10.1' });
-    env = { GATEWAY_URL: sim.url, GATEWAY_API_KEY: sim.apiKey };
-  });
-  afterAll(async () => {
-    await sim?.close();
-  });
+  const c = useConsoleSimulator('10.1');
   const site = () => {
-    const found = sim.state.site('default');
+    const found = c.sim.state.site('default');
     if (!found) throw new Error('no default site');
     return found;
   };
   const lab = () => site().networks.find((n) => n.name === 'Lab') as NetworkConf & { external_id: string };
 
   it('is re-created whole: the stored record and its official details differ only in the ids the controller gives', async () => {
-    const run = (args: string[]) => runBot(args, { env: { ...env, DATA_DIR: dataDir } });
-    const dataDir = mkdtempSync(join(tmpdir(), 'netops-verify-restore-ten-'));
+    const run = consoleIn(c, 'netops-verify-restore-ten-');
     expect(
       (await run(['create_network', 'name=Lab', 'vlan_id=44', 'subnet=10.44.0.0/24', '--yes'])).code,
     ).toBe(0);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
+import { requestIdOf } from '../helpers/slack-buttons.js';
 import { slackTextProblems } from '../helpers/slack-text.js';
 
 // A network renamed on the controller to this must not ping, mention, link or break a code block.
@@ -19,16 +20,6 @@ function rename(b: SlackBot, id: string, name: string): void {
 /** Everything the bot sent to Slack, as one JSON text: calls and response_url posts. */
 const everything = (b: SlackBot) => JSON.stringify([b.slack.calls, b.slack.responses]);
 const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
-
-function requestIdOf(call: SlackCall | undefined): string {
-  const blocks = (call?.args.blocks ?? []) as {
-    type: string;
-    elements?: { action_id: string; value: string }[];
-  }[];
-  const approve = blocks.flatMap((block) => block.elements ?? []).find((e) => e.action_id === 'approve');
-  if (!approve) throw new Error('the preview has no approve button');
-  return approve.value;
-}
 
 async function preview(b: SlackBot, text: string): Promise<SlackCall | undefined> {
   const before = previews(b).length;

@@ -98,6 +98,7 @@ describe('an incomplete write opens the form', () => {
     expect(input(view, 'source_id')?.hint?.text).toMatch(
       /^Missing: source_id is required when source_type is network\./,
     );
+    // Deliberately alike: per-case refusals: each command line and the wording it must get, with no form opened.
     expect(previews(b)).toEqual([]);
   });
 

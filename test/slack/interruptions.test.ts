@@ -8,17 +8,15 @@ import { FileStore } from '../../src/store/file/file-store.js';
 import { journalReport } from '../../src/store/file/journal.js';
 import { Clock } from '../approvals/harness.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import type { SlackCall } from '../helpers/fake-slack.js';
+import { callText } from '../helpers/fake-slack.js';
 import { faultyFs } from '../helpers/faulty-fs.js';
 import { type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
+import { buttonsOf, requestIdOf } from '../helpers/slack-buttons.js';
 import { viewSubmissionBody } from '../helpers/slack-requests.js';
 
 const bot = useSlackBots();
 
 const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
-const textOf = (call: SlackCall | undefined) =>
-  `${String(call?.args.text)} ${JSON.stringify(call?.args.blocks ?? [])}`;
 const networkPosts = (b: SlackBot) =>
   b.sim.requests.filter((r) => r.method === 'POST' && r.route.endsWith('/networks'));
 const updatesOf = (b: SlackBot, ts: string) => b.slack.callsOf('chat.update').filter((c) => c.args.ts === ts);
@@ -33,17 +31,12 @@ function holdNetworkWrite(b: SlackBot): { release: () => void } {
   return { release };
 }
 
-function requestIdOf(call: SlackCall | undefined): string {
-  const approve = buttonsOf(call).find((x) => x.action_id === 'approve');
-  if (!approve) throw new Error('the preview has no approve button');
-  return approve.value;
-}
-
 /** Proposes a network and returns the request id and the preview's ts, once the ts is recorded. */
 async function propose(b: SlackBot, name: string, vlan: number): Promise<{ id: string; ts: string }> {
   return b.propose(`create_network name=${name} vlan_id=${vlan} subnet=10.${vlan}.0.0/24`, 'U1');
 }
 
+// Deliberately alike: each case holds the controller write with latency to act while it is in flight.
 describe('an approved change while it runs', () => {
   it('shows "Running…" without buttons before the controller write starts', async () => {
     const b = await bot();
@@ -52,15 +45,15 @@ describe('an approved change while it runs', () => {
 
     await b.click('approve', id, 'U2');
     await b.slack.waitFor(() => networkPosts(b).length === 1);
-    const shownWhenTheWriteArrived = updatesOf(b, ts).map((c) => textOf(c));
+    const shownWhenTheWriteArrived = updatesOf(b, ts).map((c) => callText(c));
     const createdYet = b.sim.state.findNetworkByName('default', 'Held') !== undefined;
-    await b.slack.waitFor(() => updatesOf(b, ts).some((c) => textOf(c).includes('*Done*')));
+    await b.slack.waitFor(() => updatesOf(b, ts).some((c) => callText(c).includes('*Done*')));
 
     expect(createdYet).toBe(false);
     expect(shownWhenTheWriteArrived).toHaveLength(1);
     expect(shownWhenTheWriteArrived[0]).toContain('*Running…* · approved by <@U2>');
     expect(buttonsOf(updatesOf(b, ts)[0])).toEqual([]);
-    expect(updatesOf(b, ts).map((c) => (textOf(c).includes('*Done*') ? 'done' : 'running'))).toEqual([
+    expect(updatesOf(b, ts).map((c) => (callText(c).includes('*Done*') ? 'done' : 'running'))).toEqual([
       'running',
       'done',
     ]);
@@ -83,7 +76,7 @@ describe('a request decided before its message ts was recorded', () => {
 
     const edit = b.slack.callsOf('chat.update')[0];
     expect(editsBeforeTheTs).toBe(0);
-    expect(textOf(edit)).toContain('Cancelled');
+    expect(callText(edit)).toContain('Cancelled');
     expect(buttonsOf(edit)).toEqual([]);
     expect(edit?.args.ts).toBe((await b.approvals.get(id))?.message?.ts);
   });
@@ -103,7 +96,7 @@ describe('a request decided before its message ts was recorded', () => {
     await b.slack.waitFor(() => b.slack.callsOf('chat.update').length > 0, 5000);
 
     expect(state).toBe('expired');
-    expect(textOf(b.slack.callsOf('chat.update')[0])).toContain('Expired, not run');
+    expect(callText(b.slack.callsOf('chat.update')[0])).toContain('Expired, not run');
     expect(buttonsOf(b.slack.callsOf('chat.update')[0])).toEqual([]);
   });
 });
@@ -125,7 +118,7 @@ describe('message edits a sweep could not make', () => {
     expect(afterFirst).toBe(1);
     expect(second).toEqual({ expired: 0, interrupted: 0, announced: 0 });
     expect(updatesOf(b, ts)).toHaveLength(2);
-    expect(textOf(updatesOf(b, ts)[1])).toContain('Expired, not run');
+    expect(callText(updatesOf(b, ts)[1])).toContain('Expired, not run');
     expect((await b.approvals.get(id))?.state).toBe('expired');
   });
 });
@@ -195,7 +188,7 @@ describe('stopping', () => {
     expect(healthBody).toMatchObject({ status: 'stopping' });
     expect(stateWhileStopping).toBe('executing');
     expect((await b.approvals.get(id))?.state).toBe('succeeded');
-    expect(textOf(updatesOf(b, ts).at(-1))).toContain('*Done*');
+    expect(callText(updatesOf(b, ts).at(-1))).toContain('*Done*');
     expect(b.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
     expect(networkPosts(b)).toHaveLength(1);
     expect(b.slack.responses).toHaveLength(0);
@@ -218,7 +211,7 @@ describe('stopping', () => {
     const made = updatesOf(b, ts).filter((c) => c.answer?.ok === true);
     expect(shownBeforeStop).toBe(0);
     expect(made).toHaveLength(1);
-    expect(textOf(made[0])).toContain('*Done*');
+    expect(callText(made[0])).toContain('*Done*');
   });
 
   it('answers a click and a form submission "restarting" too, and does neither', async () => {
@@ -314,8 +307,8 @@ describe('stopping', () => {
         msg: 'SHUTDOWN_GRACE_SECONDS is over with work still running: left as it is; a change caught running shows "outcome unknown" after the restart',
       }),
     ]);
-    expect(textOf(unknown)).toContain('Outcome unknown');
-    expect(textOf(unknown)).toContain('may or may not have reached the controller');
+    expect(callText(unknown)).toContain('Outcome unknown');
+    expect(callText(unknown)).toContain('may or may not have reached the controller');
     expect(buttonsOf(unknown)).toEqual([]);
     expect((await second.approvals.get(id))?.state).toBe('unknown');
     expect(networkPosts(second)).toHaveLength(1);

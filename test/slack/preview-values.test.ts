@@ -4,6 +4,7 @@ import { messageProblems } from '../../src/slack/blocks/limits.js';
 import type { SlackCall } from '../helpers/fake-slack.js';
 import { expectPreviewShowsEveryValue, valuesMissingFromPreview } from '../helpers/preview-values.js';
 import { type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
+import { requestIdOf } from '../helpers/slack-buttons.js';
 
 const N = DEMO_NETWORKS;
 const bot = useSlackBots((b) => {
@@ -38,14 +39,6 @@ const previewsOf = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((
 const simWrites = (b: SlackBot) =>
   b.sim.requests.filter((r) => r.method !== 'GET' && !r.route.includes('/stat/'));
 
-function requestIdOf(call: SlackCall | undefined): string {
-  const approve = blocksOf(call)
-    .flatMap((b) => b.elements ?? [])
-    .find((e) => e.action_id === 'approve');
-  if (!approve?.value) throw new Error('the preview has no approve button');
-  return approve.value;
-}
-
 /** Requests a change as U1, approves it as U2, and returns the preview message and the bodies sent. */
 async function requestAndApprove(b: SlackBot, command: string) {
   await b.command(command);
@@ -68,6 +61,7 @@ describe('Slack change requests show every value the controller receives', () =>
 
     expect(bodies).toHaveLength(1);
     expectPreviewShowsEveryValue(text, bodies);
+    // Deliberately alike: per-tool preview cases: each tool's command and the values its preview must show.
     expect(text).toContain(`network_id: ${N.iot.id} (IoT)`);
   });
 

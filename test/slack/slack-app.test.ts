@@ -4,9 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_NETWORKS } from '../../src/simulator/index.js';
 import { messageProblems, viewProblems } from '../../src/slack/blocks/limits.js';
 import { verifyJournal } from '../../src/store/file/journal.js';
-import type { SlackCall } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, type SlackBot, useSlackBots } from '../helpers/slack-bot.js';
-import { buttonsOf } from '../helpers/slack-buttons.js';
+import { buttonsOf, requestIdOf } from '../helpers/slack-buttons.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
 
 const bot = useSlackBots((b) => assertWithinBlockKitLimits(b));
@@ -23,12 +22,6 @@ function assertWithinBlockKitLimits(b: SlackBot): void {
 }
 
 const previews = (b: SlackBot) => b.slack.callsOf('chat.postMessage').filter((c) => !c.args.thread_ts);
-
-function requestIdOf(call: SlackCall | undefined): string {
-  const approve = buttonsOf(call).find((b) => b.action_id === 'approve');
-  if (!approve) throw new Error('the preview has no approve button');
-  return approve.value;
-}
 
 const simWrites = (b: SlackBot) =>
   b.sim.requests.filter((r) => r.method !== 'GET' && !r.route.includes('/stat/'));

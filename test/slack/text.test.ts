@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+// Deliberately alike: the text helpers under test, imported by name.
 import {
   clip,
   clipMrkdwn,

@@ -234,6 +234,7 @@ describe('VPN secrets on 10.1', () => {
     });
     expect(await watcher.sweepDrift()).toEqual([]);
 
+    // Deliberately alike: drift of a secret per object kind; each kind redacts under its own field name.
     changeBehindBot(bot.sim.state, 'networks', 'Road Warriors', { x_wireguard_private_key: secret });
     now += 300_000;
     const [drift, ...more] = await watcher.sweepDrift();

@@ -47,6 +47,14 @@ const posts = (b: SlackBot, channel: string) =>
   b.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === channel);
 const edits = (b: SlackBot, channel: string) =>
   b.slack.callsOf('chat.update').filter((c) => c.args.channel === channel);
+/** A signed click on `actionId` (value `value`) by `userId` on a message in `channel`. */
+const clickIn = (b: SlackBot, channel: string, actionId: string, value: string, userId: string) =>
+  b.post(buttonBody({ actionId, value, userId, channel, response_url: b.slack.responseUrl() }));
+/** The first edit of a message in `channel`, once the bot has made it. */
+async function firstEdit(b: SlackBot, channel: string) {
+  await b.slack.waitFor(() => edits(b, channel).length === 1);
+  return edits(b, channel)[0];
+}
 
 describe('alerts', () => {
   it('posts one alert when a device goes offline and edits it when it comes back', async () => {
@@ -119,16 +127,8 @@ describe('alerts', () => {
     const alert = posts(bot, 'C9ALERTS')[0];
     const ack = buttonsOf(alert).find((b) => b.action_id === 'ack_incident');
     expect(ack?.value).toBeTruthy();
-    const body = buttonBody({
-      actionId: 'ack_incident',
-      value: String(ack?.value),
-      userId: 'U7',
-      channel: 'C9ALERTS',
-      response_url: bot.slack.responseUrl(),
-    });
-    expect((await bot.post(body)).status).toBe(200);
-    await bot.slack.waitFor(() => edits(bot, 'C9ALERTS').length === 1);
-    const edited = edits(bot, 'C9ALERTS')[0];
+    expect((await clickIn(bot, 'C9ALERTS', 'ack_incident', String(ack?.value), 'U7')).status).toBe(200);
+    const edited = await firstEdit(bot, 'C9ALERTS');
     expect(JSON.stringify(edited?.args.blocks)).toContain('acknowledged by <@U7>');
     expect(buttonsOf(edited).map((b) => b.action_id)).not.toContain('ack_incident');
   });
@@ -175,6 +175,7 @@ describe('drift (v2 policies, Network 9.0)', () => {
     expect(posts(bot, 'C8DRIFT')).toHaveLength(0);
   });
 
+  // Deliberately alike: each drift case starts from a baseline sweep and ends with a later sweep that must find nothing new.
   it('Accept records who; Revert proposes a change that restores the record exactly once approved', async () => {
     const { bot, watcher, advance } = await start({}, '9.0');
     await watcher.sweepDrift();
@@ -188,14 +189,7 @@ describe('drift (v2 policies, Network 9.0)', () => {
     expect(buttons.map((b) => b.action_id)).toEqual(['accept_drift', 'revert_drift']);
     const driftId = String(buttons[0]?.value);
 
-    const revert = buttonBody({
-      actionId: 'revert_drift',
-      value: driftId,
-      userId: 'U5',
-      channel: 'C8DRIFT',
-      response_url: bot.slack.responseUrl(),
-    });
-    expect((await bot.post(revert)).status).toBe(200);
+    expect((await clickIn(bot, 'C8DRIFT', 'revert_drift', driftId, 'U5')).status).toBe(200);
     const previews = () =>
       posts(bot, 'C8DRIFT').filter((c) => buttonsOf(c).some((b) => b.action_id === 'approve'));
     await bot.slack.waitFor(() => previews().length === 1);
@@ -224,16 +218,8 @@ describe('drift (v2 policies, Network 9.0)', () => {
     advance(300_000);
     const [drift] = await watcher.sweepDrift();
     expect(drift?.kind).toBe('wifi');
-    const body = buttonBody({
-      actionId: 'accept_drift',
-      value: String(drift?.id),
-      userId: 'U3',
-      channel: 'C8DRIFT',
-      response_url: bot.slack.responseUrl(),
-    });
-    expect((await bot.post(body)).status).toBe(200);
-    await bot.slack.waitFor(() => edits(bot, 'C8DRIFT').length === 1);
-    const edited = edits(bot, 'C8DRIFT')[0];
+    expect((await clickIn(bot, 'C8DRIFT', 'accept_drift', String(drift?.id), 'U3')).status).toBe(200);
+    const edited = await firstEdit(bot, 'C8DRIFT');
     expect(JSON.stringify(edited?.args.blocks)).toContain('accepted by <@U3>');
     expect(buttonsOf(edited)).toEqual([]);
   });
@@ -244,16 +230,7 @@ describe('drift (v2 policies, Network 9.0)', () => {
     changeBehindBot(bot.sim.state, 'wifi', 'Guest WiFi', { enabled: false });
     advance(300_000);
     const [drift] = await watcher.sweepDrift();
-    const click = (userId: string) =>
-      bot.post(
-        buttonBody({
-          actionId: 'accept_drift',
-          value: String(drift?.id),
-          userId,
-          channel: 'C8DRIFT',
-          response_url: bot.slack.responseUrl(),
-        }),
-      );
+    const click = (userId: string) => clickIn(bot, 'C8DRIFT', 'accept_drift', String(drift?.id), userId);
     await click('U0BOB');
     await bot.slack.waitFor(() =>
       bot.slack.responses.some((r) => JSON.stringify(r.body).includes('only members of APPROVERS')),
