@@ -25,10 +25,11 @@ import type { DigestPort } from './tools/bot/watch-tools.js';
 import type { ToolContext } from './tools/core/define-tool.js';
 import type { Guardrails } from './tools/core/guardrails.js';
 import type { ToolRegistry } from './tools/core/registry.js';
+import type { SiteRecordsPort } from './tools/fleet/fleet-status.js';
 import { createRegistry } from './tools/index.js';
 import { FleetWatcher, readDigest, staggerOffset, Watcher, webhookHandler } from './watch/index.js';
 import type { WatchNotifier } from './watch/types.js';
-import { openIncidentCount } from './watch/watch-state.js';
+import { openIncidentCount, scopeOf } from './watch/watch-state.js';
 
 /** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
 export interface AppDeps {
@@ -98,6 +99,9 @@ export interface App {
   timers?: ChangeTimers;
   close(): Promise<void>;
 }
+
+// The finished changes the fleet status looks through for each site's last one.
+const RECENT_CHANGES = 200;
 
 /** Builds the bot from injected parts; `main.ts` only wires real ones in. */
 export function createApp(deps: AppDeps): App {
@@ -170,6 +174,26 @@ export function createApp(deps: AppDeps): App {
     },
   };
   (context as ToolContext & { digests?: DigestPort }).digests = digests;
+  // The watcher keeps a fleet's incidents under console and site, a single console's under the site.
+  const openAlerts = (console: string, site: string) =>
+    openIncidentCount(store.data, fromFile ? scopeOf({ site, console }) : site);
+  const siteRecords: SiteRecordsPort = {
+    openAlerts,
+    recentChanges: async () =>
+      (
+        await store
+          .changeHistory()
+          .list({ state: ['succeeded', 'failed', 'unknown'], withoutSetSteps: true, limit: RECENT_CHANGES })
+      ).map((request) => ({
+        id: request.id,
+        tool: request.tool,
+        state: request.state,
+        at: request.decidedAt ?? request.createdAt,
+        ...(typeof request.args.console === 'string' ? { console: request.args.console } : {}),
+        site: request.site,
+      })),
+  };
+  (context as ToolContext & { siteRecords?: SiteRecordsPort }).siteRecords = siteRecords;
   let parts: ReturnType<typeof buildFrontEnds>;
   try {
     parts = buildFrontEnds(deps, store, registry, context);
@@ -281,11 +305,17 @@ function buildFrontEnds(deps: AppDeps, store: Store, registry: ToolRegistry, con
       ...(stepUp ? { stepUp } : {}),
       ...(watcher ? { watch: watcher } : {}),
       ...(timers ? { timers } : {}),
-      // The watcher watches the console background work uses (a fleet's first) on DEFAULT_SITE.
-      openAlerts: async (console) =>
-        console === context.consoles?.list()[0]?.name
-          ? openIncidentCount(store.data, config.defaultSite)
-          : undefined,
+      // Every console is watched on each of its sites: its open alerts are their sum.
+      openAlerts: async (console) => {
+        const records = (context as ToolContext & { siteRecords?: SiteRecordsPort }).siteRecords;
+        const entry = context.consoles?.list().find((each) => each.name === console);
+        if (!entry || !records) return undefined;
+        const counts = await Promise.all(
+          (entry.sites ?? [config.defaultSite]).map((site) => records.openAlerts(console, site)),
+        );
+        const known = counts.filter((count) => count !== undefined);
+        return known.length === 0 ? undefined : known.reduce((sum, count) => sum + count, 0);
+      },
       ...(deps.sweepIntervalMs ? { sweepIntervalMs: deps.sweepIntervalMs } : {}),
     });
     if (config.approvals.approvers.length === 0) {

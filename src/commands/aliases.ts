@@ -80,6 +80,8 @@ const ALIASES: readonly AliasSpec[] = [
   { names: ['clients'], tool: 'list_clients' },
   { names: ['devices'], tool: 'list_devices' },
   { names: ['offline'], tool: 'list_devices', fixed: { state: 'offline' } },
+  // What is down: every console and site at once (one console's sites without a fleet).
+  { names: ['down'], tool: 'get_fleet_status' },
   { names: ['ports'], tool: 'get_port_mappings', positional: { arg: 'device_id', placeholder: '<device>' } },
   // `policy` shows the rules; `policy check <command>` explains a would-be change.
   {

@@ -19,6 +19,7 @@ import { firewallRuleTools } from './firewall/firewall-rules.js';
 import { firewallZoneTools } from './firewall/firewall-zones.js';
 import { trafficMatchingListTools } from './firewall/traffic-matching-lists.js';
 import { trafficRouteTools } from './firewall/traffic-routes.js';
+import { fleetStatusTools } from './fleet/fleet-status.js';
 import { fleetTools } from './fleet/fleet-tools.js';
 import { networkTools } from './networks/networks.js';
 import { topologyTools } from './topology/topology.js';
@@ -52,7 +53,7 @@ const definedGroups: readonly ToolGroup[] = [
   // The daily digest, read now (the console and MCP cannot receive the Slack message).
   { title: 'Watch', tools: watchTools },
   // Every console at once (CONSOLES_FILE); with one console, that one.
-  { title: 'Consoles', tools: fleetTools },
+  { title: 'Consoles', tools: [...fleetTools, ...fleetStatusTools] },
 ];
 
 /**

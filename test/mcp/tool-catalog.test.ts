@@ -9,7 +9,7 @@ const approval = registryToolsFor(registry, { defaultSite: 'default', writes: 'a
 describe('MCP tools come from the registry', () => {
   it('lists every registry tool, with its name and description, in every write mode but off', () => {
     const names = registry.list().map((t) => t.name);
-    expect(names).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1 + 2);
+    expect(names).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1 + 3);
     for (const writes of ['approval', 'confirm'] as const) {
       const listed = registryToolsFor(registry, { defaultSite: 'default', writes });
       expect(listed.map((t) => t.name)).toEqual(names);

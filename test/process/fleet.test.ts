@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
+import { failWanOver, takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import { type BotProcess, runBot, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { commandBody, slackHeaders } from '../helpers/slack-requests.js';
@@ -85,6 +86,45 @@ describe.concurrent('a bot serving a fleet of consoles (CONSOLES_FILE), one-shot
     expect(answer.unanswered.map((each) => each.console)).toEqual(['hamburg', 'vienna']);
     // The slow console (8 s an answer) is given up after the read budget (2 s), not waited for.
     expect(Date.now() - started).toBeLessThan(6000);
+  });
+
+  it('says what is down across every console: unreachable first, then WAN down, then devices offline', async () => {
+    // berlin loses a device, munich fails over to its second WAN; hamburg is down, vienna too slow.
+    const berlin = fleet.console('berlin').state;
+    const device = berlin.sites[0]?.devices.find(
+      (each) => each.state === 1 && each.type !== 'udm' && each.type !== 'ugw',
+    );
+    if (!device) throw new Error('the fleet seeds devices');
+    takeDeviceDown(berlin, device.mac);
+    failWanOver(fleet.console('munich').state);
+    const [json, text, acme] = await Promise.all([
+      runBot(['down', '--json'], { env }),
+      runBot(['down'], { env }),
+      runBot(['get_fleet_status', 'label=customer=Berlin', '--json'], { env }),
+    ]);
+    expect(json.code).toBe(0);
+    const answer = JSON.parse(json.stdout) as {
+      consoles_asked: number;
+      unreachable: number;
+      sites: { console: string; site: string; problem: string }[];
+      fine: string;
+    };
+    expect(answer.consoles_asked).toBe(4);
+    expect(answer.unreachable).toBe(2);
+    expect(answer.sites.map((row) => row.console)).toEqual(['hamburg', 'vienna', 'munich', 'berlin']);
+    expect(answer.sites[0]?.problem).toMatch(/^not reachable: .*refused/);
+    expect(answer.sites[1]?.problem).toMatch(/^not reachable: .*(did not answer|no answer) within/);
+    expect(answer.sites[2]?.problem).toMatch(/^WAN down: \S.* wan1(;|$)/);
+    expect(answer.sites[3]?.problem).toMatch(/^\d+ of \d+ devices offline: /);
+    expect(answer.sites[3]?.problem).toContain(device.name);
+    expect(answer.fine).toBe('none');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('troubled: 4');
+    expect(text.stdout).toMatch(/hamburg\s+default\s+not reachable/);
+    expect(acme.code).toBe(0);
+    const berlinOnly = JSON.parse(acme.stdout) as { consoles_asked: number; sites: { console: string }[] };
+    expect(berlinOnly.consoles_asked).toBe(1);
+    expect(berlinOnly.sites.map((row) => row.console)).toEqual(['berlin']);
   });
 
   it('reads one console by console=, and asks which console when none is named', async () => {

@@ -4,50 +4,12 @@
  * for at most the read budget: a console down or slow is named in the answer, never waited for.
  */
 import { z } from 'zod';
-import { ValidationError } from '../../errors.js';
 import { clientTools } from '../clients/clients.js';
 import { nonEmpty, siteId } from '../core/arg-types.js';
-import type { ConsolePort, ConsoleSummary, ToolContext } from '../core/context.js';
+import type { ToolContext } from '../core/context.js';
 import { defineTool, type ToolDefinition } from '../core/define-tool.js';
+import { consoleArg, consolesOf, FLEET_CONCURRENCY, sitesOf } from './consoles-of.js';
 import { fanOut, reasonOf } from './fan-out.js';
-
-/** A context built without consoles (a test's, a script's) serves its one gateway as `default`. */
-function onlyConsole(context: ToolContext): ConsolePort {
-  const summary: ConsoleSummary = { name: 'default', labels: {}, via: 'single', sites: undefined };
-  return {
-    fleet: false,
-    readBudgetMs: 8000,
-    list: () => [summary],
-    gateway(name) {
-      if (name !== 'default')
-        throw new ValidationError([{ field: 'console', rule: 'this bot serves one console, default' }]);
-      return context.gateway;
-    },
-    channel: () => undefined,
-  };
-}
-
-/** Every console, or the one a fleet-wide call names. */
-function consolesOf(
-  context: ToolContext,
-  only: string | undefined,
-): {
-  port: ConsolePort;
-  consoles: readonly ConsoleSummary[];
-} {
-  const port = context.consoles ?? onlyConsole(context);
-  const all = port.list();
-  if (only === undefined) return { port, consoles: all };
-  port.gateway(only); // refuses a name not served, naming those that are
-  return { port, consoles: all.filter((each) => each.name === only) };
-}
-
-/** The sites of a console a fleet-wide read looks at: those its entry lists, else the default. */
-function sitesOf(entry: ConsoleSummary, fallback: string): readonly string[] {
-  return entry.sites ?? [fallback];
-}
-
-const consoleArg = nonEmpty('must name a console').optional().describe('Only this console (by name)');
 
 const listConsoles = defineTool({
   name: 'list_consoles',
@@ -86,9 +48,6 @@ const listConsoles = defineTool({
 });
 
 const listClients: ToolDefinition | undefined = clientTools.find((tool) => tool.name === 'list_clients');
-
-/** Consoles asked at once by a fleet-wide lookup: each is one small read, so a fleet of 50 goes in one wave. */
-const FLEET_CONCURRENCY = 64;
 
 interface ClientRow {
   name: string;

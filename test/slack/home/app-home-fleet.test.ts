@@ -70,8 +70,9 @@ describe('App Home on a fleet', () => {
     );
     await b.click('approve', id, 'U02');
     await b.slack.waitFor(async () => (await b.approvals.get(id))?.state === 'succeeded', 15_000);
-    // One open incident on the watched console (the first), one resolved.
-    await b.app.context.store.set('watch:state:default', {
+    // Every console is watched, its incidents kept under console and site: berlin has one open
+    // incident and one resolved; hamburg's watcher has recorded nothing.
+    await b.app.context.store.set('watch:state:berlin/default', {
       observed: {},
       incidents: [
         {
@@ -98,6 +99,8 @@ describe('App Home on a fleet', () => {
       ],
     });
 
+    await b.app.context.store.set('watch:state:munich/default', { observed: {}, incidents: [] });
+
     const home = await openHome(b, 'U03');
     expect(home).toContain('Consoles (3) · 1 not reachable');
     // The one-console Controller section gives way to the consoles.
@@ -109,11 +112,12 @@ describe('App Home on a fleet', () => {
     expect(berlin).toContain('*Last change*\nnone recorded');
     const munich = consoleSection(home, 'munich');
     expect(munich).toMatch(/Network 9\.0\.[\d.]+ · /);
-    expect(munich).toContain('*Open alerts*\nnot watched');
+    expect(munich).toContain('*Open alerts*\n:large_green_circle: none');
     expect(munich).toContain(id);
     expect(munich).toMatch(/Create network on `default`/);
     const hamburg = consoleSection(home, 'hamburg');
     expect(hamburg).toContain(':red_circle: not reachable');
+    expect(hamburg).toContain('*Open alerts*\nnot watched');
     // Trouble first: the console not reachable is listed before the others.
     expect(home.indexOf('*hamburg*')).toBeLessThan(home.indexOf('*berlin*'));
   });

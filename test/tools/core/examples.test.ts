@@ -26,8 +26,8 @@ describe('every tool’s help example works on the simulator’s demo site', () 
 
   it('every tool has one, and it names the tool itself', () => {
     // The spec's 40, five firewall policy tools, four live reads and 13 on-call actions,
-    // top_clients, show_policy and check_policy, keep_change, and get_digest.
-    expect(tools()).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1 + 2);
+    // top_clients, show_policy and check_policy, keep_change, get_digest, and the fleet's three reads.
+    expect(tools()).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1 + 3);
     for (const tool of tools()) expect(exampleCall(tool.name).tool, tool.name).toBe(tool.name);
   });
 

@@ -209,11 +209,12 @@ describe('the registered tools', () => {
   const registry = createRegistry('default');
 
   it('are the 40 tools of the spec, the 5 zone-based firewall policy tools, 4 live reads, 13 on-call actions and top_clients', () => {
-    // And show_policy and check_policy, keep_change, get_digest, and the fleet's two reads.
-    expect(registry.list()).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1 + 2);
+    // And show_policy and check_policy, keep_change, get_digest, and the fleet's three reads.
+    expect(registry.list()).toHaveLength(45 + 4 + 13 + 1 + 2 + 1 + 1 + 3);
     expect(registry.groups.find((g) => g.title === 'Consoles')?.tools.map((t) => t.name)).toEqual([
       'list_consoles',
       'find_client',
+      'get_fleet_status',
     ]);
     expect(
       registry.groups.find((g) => g.title.startsWith('Firewall policies'))?.tools.map((t) => t.name),
