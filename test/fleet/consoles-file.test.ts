@@ -15,6 +15,7 @@ function refusal(text: string): ConsolesFileError {
   throw new Error('the file parsed');
 }
 
+// Deliberately alike: a consoles file written out as an admin writes it; the resolver's tests keep their own copy.
 const GOOD = `# An MSP's consoles
 cloud:
   api_key_env: UI_CLOUD_KEY

@@ -15,6 +15,7 @@ import {
 const dir = mkdtempSync(join(tmpdir(), 'consoles-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// Deliberately alike: a consoles file written out as an admin writes it; the parser's tests keep their own copy.
 const TEXT = `cloud:
   api_key_env: CLOUD_KEY
 consoles:

@@ -17,6 +17,7 @@ describe('formatRate', () => {
 });
 
 describe('formatBytesShort', () => {
+  // Deliberately alike: each unit's boundary cases, the same table shape as the rates above.
   it.each([
     [0, '0 B'],
     [999, '999 B'],
