@@ -552,6 +552,7 @@ export function registerIntegrationPolicies(router: Router<Handler>): void {
         return json(orderingOf(site, pair));
       }),
     )
+    // Deliberately alike: policies are found by external_id and add ordering and PATCH routes, so registerIntegrationCrud does not fit them.
     .on(
       'GET',
       base,
