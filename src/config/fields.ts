@@ -74,6 +74,9 @@ export const idList = (pattern: RegExp, what: string) =>
       }),
   );
 
+/** Host names of this machine: plain http:// to them never crosses a network. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 /** A URL with one of `protocols` (`https:`…); the message never echoes the value. */
 export const urlWith = (protocols: readonly string[], message: string) =>
   z
