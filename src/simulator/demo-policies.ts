@@ -403,6 +403,7 @@ export function demoTrafficMatchingLists(): TrafficMatchingList[] {
         { type: 'PORT_NUMBER_RANGE', start: 8000, stop: 8100 },
       ],
     },
+    // Deliberately alike: demo fixtures, one traffic matching list per type, spelled out as the controller stores it.
     {
       type: 'IPV4_ADDRESSES',
       id: DEMO_TRAFFIC_MATCHING_LISTS.trustedAdminHosts,

@@ -85,18 +85,6 @@ function clientName(client: TopologyClient, mac: string): string {
 }
 
 /**
- * Builds the topology of one site from `stat/device` and `stat/sta` records (DESIGN §6, spec
- * §2.5). Device parents come from `uplink.uplink_mac`, else `last_uplink`; remote ports may be
- * missing (null). Wired clients hang off `sw_mac`/`sw_port`, wireless ones off `ap_mac`. Depth
- * walks the chain (order-independent; cycles broken; unknown parents make roots). The output
- * order is fixed by the data, never by the input order: devices in tree order (roots first,
- * children by name), then clients grouped under their device.
- *
- * One function: its passes over devices, ports and clients share the indexes they build, and it
- * runs once per read of a site of up to 50,000 clients, where each pass is measured
- * (docs/performance.md, "Topology").
- */
-/**
  * Calls `visit` for each client record once, with whether it is wireless and the MAC of the device
  * it hangs off. Node ids must be unique: a MAC already used by a device (or an earlier client) is
  * skipped.
@@ -117,6 +105,18 @@ export function eachClient<C extends TopologyClient>(
   }
 }
 
+/**
+ * Builds the topology of one site from `stat/device` and `stat/sta` records (DESIGN §6, spec
+ * §2.5). Device parents come from `uplink.uplink_mac`, else `last_uplink`; remote ports may be
+ * missing (null). Wired clients hang off `sw_mac`/`sw_port`, wireless ones off `ap_mac`. Depth
+ * walks the chain (order-independent; cycles broken; unknown parents make roots). The output
+ * order is fixed by the data, never by the input order: devices in tree order (roots first,
+ * children by name), then clients grouped under their device.
+ *
+ * One function: its passes over devices, ports and clients share the indexes they build, and it
+ * runs once per read of a site of up to 50,000 clients, where each pass is measured
+ * (docs/performance.md, "Topology").
+ */
 export function buildTopology(
   deviceRecords: readonly TopologyDevice[],
   clientRecords: readonly TopologyClient[],

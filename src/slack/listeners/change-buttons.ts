@@ -76,10 +76,7 @@ export function registerChangeButtons(routes: SlackRoutes, deps: SlackDeps): voi
   // App Home's Run now of a scheduled change (the approvals module checks the policy).
   routes.action(
     RUN_SCHEDULED_ACTION,
-    onClick(deps, async (click, whisper) => {
-      const outcome = await deps.approvals.runScheduledNow(click.actions[0]?.value ?? '', actorOf(click));
-      await deps.presenter.showApproval(outcome, whisper);
-    }),
+    onApprovalClick(deps, (id, actor) => deps.approvals.runScheduledNow(id, actor)),
   );
   routes.action(
     CANCEL_ACTION,
@@ -106,6 +103,20 @@ export function onClick(deps: SlackDeps, run: (click: ButtonClick, whisper: Whis
       await report(error, click, client, respond, deps);
     }
   };
+}
+
+/** A click the approvals module decides on the request whose id the button carries; the presenter shows how it went. */
+export function onApprovalClick(
+  deps: SlackDeps,
+  decide: (
+    id: string,
+    actor: ReturnType<typeof actorOf>,
+  ) => Promise<Parameters<SlackDeps['presenter']['showApproval']>[0]>,
+) {
+  return onClick(deps, async (click, whisper) => {
+    const outcome = await decide(click.actions[0]?.value ?? '', actorOf(click));
+    await deps.presenter.showApproval(outcome, whisper);
+  });
 }
 
 export function actorOf(click: ButtonClick) {

@@ -2,7 +2,7 @@ import { ROLLOUT_CONTINUE_ACTION, ROLLOUT_STOP_ACTION } from '../blocks/rollout.
 import { code } from '../blocks/text.js';
 import type { SlackDeps } from '../deps.js';
 import type { SlackRoutes } from '../slack-routes.js';
-import { actorOf, onClick } from './change-buttons.js';
+import { actorOf, onApprovalClick, onClick } from './change-buttons.js';
 
 /** The clicks these listeners answer (the guards refuse any action without a listener). */
 export const ROLLOUT_ACTIONS = [ROLLOUT_CONTINUE_ACTION, ROLLOUT_STOP_ACTION];
@@ -12,12 +12,10 @@ export const ROLLOUT_ACTIONS = [ROLLOUT_CONTINUE_ACTION, ROLLOUT_STOP_ACTION];
  * acknowledged at once, decided by the approvals module (the gate), shown by the presenter.
  */
 export function registerRolloutButtons(routes: SlackRoutes, deps: SlackDeps): void {
+  // Deliberately alike: buttons are registered one by one by action_id; what they share is in onClick.
   routes.action(
     ROLLOUT_CONTINUE_ACTION,
-    onClick(deps, async (click, whisper) => {
-      const outcome = await deps.approvals.continueRollout(click.actions[0]?.value ?? '', actorOf(click));
-      await deps.presenter.showApproval(outcome, whisper);
-    }),
+    onApprovalClick(deps, (id, actor) => deps.approvals.continueRollout(id, actor)),
   );
   routes.action(
     ROLLOUT_STOP_ACTION,
