@@ -10,7 +10,6 @@ import {
   idList,
   integer,
   isCronPattern,
-  isTimeZone,
   type McpToken,
   mcpTokens,
   optionalString,
@@ -20,6 +19,7 @@ import { identityConfig, identityRules, identityShape } from './config/identity.
 import { onCallConfig, onCallRules, onCallShape } from './config/oncall.js';
 import { type StoreConfig, storeConfig, storeEnvSchema, storeRules, storeShape } from './config/store.js';
 import { ConfigError, type FieldIssue } from './errors.js';
+import { isTimeZone } from './lib/time-zone.js';
 
 export type { McpToken } from './config/fields.js';
 export type { DatabaseConfig, DatabaseSsl, StoreConfig } from './config/store.js';

@@ -308,31 +308,45 @@ function osUser(): string {
   }
 }
 
+/**
+ * The app of a process beside the bot (the console, the MCP server): the opened parts, with no Slack
+ * bot token, so no Slack parts are built; `shutdown` closes the app, then the controller.
+ */
+function appBesideTheBot(
+  config: Config,
+  logger: Logger,
+  parts: Parts,
+  policy: Policy,
+  face: Pick<Parameters<typeof createApp>[0], 'mcpKit' | 'ownsChanges'>,
+) {
+  const app = createApp({
+    config: { ...config, slack: { ...config.slack, botToken: undefined } },
+    logger,
+    gateway: parts.gateway,
+    consoles: parts.consoles,
+    store: parts.store,
+    ...face,
+    policy,
+    ...(parts.controllerUrl ? { controllerUrl: parts.controllerUrl } : {}),
+  });
+  const shutdown = async () => {
+    await app.close();
+    await parts.controller.stop();
+  };
+  return { app, shutdown };
+}
+
 /** The terminal console: one command from argv, or the interactive loop on stdin. */
 async function runConsole(config: Config, argv: string[], policy: Policy): Promise<number> {
   const logger = consoleLogger(config);
   for (const warning of configWarnings(config)) logger.warn(warning);
   const parts = await openParts(config, logger, argv);
   if (typeof parts === 'number') return parts;
-  const { controller, gateway, store, consoles } = parts;
   // A console run beside the bot (same environment) builds no Slack parts. Its writes are recorded
   // in the same store: PostgreSQL takes many writers, and the file journal is appended under a
   // cross-process lock after reading what the bot appended (store/file/file-lock.ts).
-  const consoleConfig: Config = { ...config, slack: { ...config.slack, botToken: undefined } };
-  const app = createApp({
-    config: consoleConfig,
-    logger,
-    gateway,
-    consoles,
-    store,
-    ownsChanges: true,
-    policy,
-    ...(parts.controllerUrl ? { controllerUrl: parts.controllerUrl } : {}),
-  });
-  const shutdown = async () => {
-    await app.close();
-    await controller.stop();
-  };
+  const { app, shutdown } = appBesideTheBot(config, logger, parts, policy, { ownsChanges: true });
+  const { controller, store } = parts;
   const stop = (signal: 'SIGINT' | 'SIGTERM') => {
     void shutdown().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
@@ -403,25 +417,13 @@ async function runMcp(config: Config, policy: Policy): Promise<number> {
   }
   const parts = await openParts(config, logger, []);
   if (typeof parts === 'number') return parts;
-  const { controller, gateway, store, consoles } = parts;
   const { mcpKit } = await import('./mcp/mcp-kit.js');
   // No Slack bot in this process: the bot (sharing the store) posts and runs approval requests.
-  const mcpConfig: Config = { ...config, slack: { ...config.slack, botToken: undefined } };
-  const app = createApp({
-    config: mcpConfig,
-    logger,
-    gateway,
-    consoles,
-    store,
+  const { app, shutdown } = appBesideTheBot(config, logger, parts, policy, {
     mcpKit,
     ownsChanges: config.mcp.writes !== 'off',
-    policy,
-    ...(parts.controllerUrl ? { controllerUrl: parts.controllerUrl } : {}),
   });
-  const shutdown = async () => {
-    await app.close();
-    await controller.stop();
-  };
+  const { controller } = parts;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       void shutdown().finally(() => process.exit(0));

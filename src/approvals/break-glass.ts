@@ -2,14 +2,7 @@ import type { ApproveOutcome } from '../changes/outcomes.js';
 import { ConflictError, ResourceNotFoundError } from '../errors.js';
 import { CHANGE_STATES, OPEN_BREAKGLASS_REVIEWS_KEY } from '../model/change-request.js';
 import { RolloutApprovals } from './rollouts.js';
-import {
-  assessmentRecord,
-  commandLine,
-  type GateChange,
-  gateRefusal,
-  timingFields,
-  timingOf,
-} from './terms.js';
+import { askedRequestFields, assessmentRecord, commandLine, type GateChange, gateRefusal } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
 
 /** A break-glass request as asked: its change (pending), and the gate's notes. */
@@ -33,17 +26,15 @@ export class BreakGlassApprovals extends RolloutApprovals {
     channel?: string;
     reason: string;
   }): Promise<BreakGlassOutcome> {
-    const { meta, args, snapshot, preview } = await this.askedWrite(
-      input,
-      'only reads; break-glass is for writes',
-    );
+    const asked = await this.askedWrite(input, 'only reads; break-glass is for writes');
+    const { args } = asked;
     const change: GateChange = {
       tool: input.tool,
       args,
       requester: input.requester,
       ...(input.channel ? { channel: input.channel } : {}),
     };
-    const assessment = await this.assess({ ...change, face: 'slack' }, snapshot);
+    const assessment = await this.assess({ ...change, face: 'slack' }, asked.snapshot);
     const { verdict } = await this.decide({
       action: 'break_glass',
       actor: input.requester,
@@ -60,12 +51,7 @@ export class BreakGlassApprovals extends RolloutApprovals {
         'the policy changed while the request was checked: it lets nobody break glass now',
       );
     const request = await this.create({
-      tool: input.tool,
-      args,
-      requester: input.requester,
-      channel: input.channel,
-      preview,
-      ...timingFields(timingOf(meta, assessment.decision)),
+      ...askedRequestFields(input, asked, assessment.decision),
       // The one approval shown is the requester's own word when the terms ask none.
       assessment: { ...assessmentRecord(assessment), approvals: Math.max(1, verdict.needed) },
       breakGlass: {

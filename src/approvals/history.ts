@@ -1,5 +1,6 @@
 import { verificationText } from '../changes/describe.js';
 import { ResourceNotFoundError, ValidationError } from '../errors.js';
+import { isRecord } from '../lib/is-record.js';
 import { suggestNames } from '../lib/suggest.js';
 import { formatDuration } from '../policy/duration.js';
 import type { JournalEvent } from '../store/journal-format.js';
@@ -187,9 +188,6 @@ export async function showChange(
 const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 const OPAQUE_ID = /^([0-9a-f]{24}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The name a preview gives an id: its `names` map (id → name), or an object in it that holds the

@@ -8,12 +8,12 @@ import type { ChangeAssessment } from '../tools/core/assess.js';
 import { ApprovalsCore } from './approvals-core.js';
 import { snapshotContext } from './snapshot-context.js';
 import {
+  askedRequestFields,
   assessmentRecord,
   type ChangeTiming,
   commandLine,
   refuseNoOp,
   setChange,
-  timingFields,
   timingOf,
 } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
@@ -32,11 +32,9 @@ export class ProposingApprovals extends ApprovalsCore {
     /** What the gate calls it: a proposal, or the revert of a drift. */
     action?: Extract<GateAction, 'propose' | 'revert_drift'>;
   }): Promise<ChangeRequest> {
-    const { meta, args, snapshot, preview } = await this.askedWrite(
-      input,
-      'only reads; change requests are for writes',
-    );
-    const assessment = await this.assess({ ...input, args }, snapshot);
+    const asked = await this.askedWrite(input, 'only reads; change requests are for writes');
+    const { args } = asked;
+    const assessment = await this.assess({ ...input, args }, asked.snapshot);
     await this.require({
       action: input.action ?? 'propose',
       actor: input.requester,
@@ -44,12 +42,7 @@ export class ProposingApprovals extends ApprovalsCore {
       decision: assessment,
     });
     return this.create({
-      tool: input.tool,
-      args,
-      requester: input.requester,
-      channel: input.channel,
-      preview,
-      ...timingFields(timingOf(meta, assessment.decision)),
+      ...askedRequestFields(input, asked, assessment.decision),
       assessment: assessmentRecord(assessment),
     });
   }

@@ -162,6 +162,25 @@ export function timingFields(timing: ChangeTiming) {
   };
 }
 
+/**
+ * The request fields of a write someone asked for in their own words (proposed, or broken glass
+ * on): what they asked, where, its dry run, and the deadlines its arguments and the policy give it.
+ */
+export function askedRequestFields(
+  input: { tool: string; requester: Actor; channel?: string },
+  asked: { meta: Parameters<typeof timingOf>[0]; args: Record<string, unknown>; preview: unknown },
+  decision: Parameters<typeof timingOf>[1],
+) {
+  return {
+    tool: input.tool,
+    args: asked.args,
+    requester: input.requester,
+    channel: input.channel,
+    preview: asked.preview,
+    ...timingFields(timingOf(asked.meta, decision)),
+  };
+}
+
 /** A verdict as a yes, or a no with the reason and how to get what is missing. */
 export function verdictDecision(verdict: GateVerdict): { ok: true } | { ok: false; reason: string } {
   if (verdict.verdict !== 'refuse') return { ok: true };

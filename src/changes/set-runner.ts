@@ -168,19 +168,38 @@ export class SetRunner {
     const sitesDone = new Set(
       set.steps.flatMap((step, i) => (step.status === 'done' ? [siteName(stepPlace(rollout, i))] : [])),
     );
-    const error: ErrorSummary = {
-      code: cause.code,
-      message: `rollout halted at ${siteName(place)} (wave ${place.wave} of ${rollout.waves.length}): ${cause.message}; ${sitesDone.size} of ${rollout.sites.length} site(s) done, they stay as they are: continue, revert the done sites, or stop`,
-      ...(cause.controllerCode ? { controllerCode: cause.controllerCode } : {}),
-    };
-    const failed = await this.options.journal.record(
+    const outcome = await this.fail(
       parent,
-      { type: 'failed', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, error, stage: 'execute' },
-      ['executing', 'unknown'],
+      parent,
+      cause,
+      `rollout halted at ${siteName(place)} (wave ${place.wave} of ${rollout.waves.length}): ${cause.message}; ${sitesDone.size} of ${rollout.sites.length} site(s) done, they stay as they are: continue, revert the done sites, or stop`,
     );
     this.options.logger.warn(
       { id: parent.id, console: place.console, site: place.site, wave: place.wave, code: cause.code },
       'rollout halted',
+    );
+    return outcome;
+  }
+
+  /**
+   * Journals the set `failed` (`request`, its latest copy) in the name of `parent`'s approver:
+   * `cause`'s codes, with `message` saying where it stopped.
+   */
+  private async fail(
+    request: ChangeRequest,
+    parent: ChangeRequest,
+    cause: ErrorSummary,
+    message: string,
+  ): Promise<ApproveOutcome> {
+    const error: ErrorSummary = {
+      code: cause.code,
+      message,
+      ...(cause.controllerCode ? { controllerCode: cause.controllerCode } : {}),
+    };
+    const failed = await this.options.journal.record(
+      request,
+      { type: 'failed', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, error, stage: 'execute' },
+      ['executing', 'unknown'],
     );
     return { kind: 'failed', request: failed, error };
   }
@@ -342,21 +361,17 @@ export class SetRunner {
         : notReverted > 0
           ? `${reverted} step(s) done before it were reverted, ${notReverted} could not be: check the steps`
           : `the ${reverted} step(s) done before it were reverted in reverse order`;
-    const error: ErrorSummary = {
-      code: why.code,
-      message: `step ${failedAt + 1} (${failedStep?.tool ?? '?'}) failed: ${why.message.replace(/^step \d+ \([^)]*\): /, '')}; ${tail}`,
-      ...(why.controllerCode ? { controllerCode: why.controllerCode } : {}),
-    };
-    const failed = await this.options.journal.record(
+    const outcome = await this.fail(
       request,
-      { type: 'failed', id: parent.id, actor: parent.approver ?? SYSTEM_ACTOR, error, stage: 'execute' },
-      ['executing', 'unknown'],
+      parent,
+      why,
+      `step ${failedAt + 1} (${failedStep?.tool ?? '?'}) failed: ${why.message.replace(/^step \d+ \([^)]*\): /, '')}; ${tail}`,
     );
     this.options.logger.warn(
       { id: parent.id, step: failedAt + 1, reverted, notReverted },
       'change set failed',
     );
-    return { kind: 'failed', request: failed, error };
+    return outcome;
   }
 
   /** Reverts one done step of a set (compensation): its inverse, run at once, recorded on the set. */

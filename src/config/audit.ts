@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { blankToUndefined, httpUrl, readableFile } from './fields.js';
+import { blankToUndefined, httpUrl, LOOPBACK_HOSTS, readableFile } from './fields.js';
 
 /** How an exported event is written inside its syslog message. */
 export const AUDIT_SYSLOG_FORMATS = ['json', 'cef'] as const;
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 // The audit export's variables (src/audit/): a syslog receiver, a signed webhook, or both.
 export const auditShape = {

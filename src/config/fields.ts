@@ -57,15 +57,6 @@ export function isCronPattern(pattern: string): boolean {
   }
 }
 
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export const idList = (pattern: RegExp, what: string) =>
   z.preprocess(
     blankToUndefined,
@@ -83,22 +74,28 @@ export const idList = (pattern: RegExp, what: string) =>
       }),
   );
 
-export const httpUrl = z.preprocess(
-  blankToUndefined,
+/** Host names of this machine: plain http:// to them never crosses a network. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** A URL with one of `protocols` (`https:`…); the message never echoes the value. */
+export const urlWith = (protocols: readonly string[], message: string) =>
   z
     .string()
     .trim()
     .refine(
       (v) => {
         try {
-          const u = new URL(v);
-          return u.protocol === 'http:' || u.protocol === 'https:';
+          return protocols.includes(new URL(v).protocol);
         } catch {
           return false;
         }
       },
-      { message: 'must be an http:// or https:// URL' },
-    )
+      { message },
+    );
+
+export const httpUrl = z.preprocess(
+  blankToUndefined,
+  urlWith(['http:', 'https:'], 'must be an http:// or https:// URL')
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
 );

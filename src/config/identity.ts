@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { blankToUndefined, httpUrl, integer, readableFile } from './fields.js';
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+import { blankToUndefined, httpUrl, integer, LOOPBACK_HOSTS, readableFile } from './fields.js';
 
 // Step-up sign-in (src/identity/): an OpenID Provider confirms who clicked Approve.
 export const identityShape = {

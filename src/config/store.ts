@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { blankToUndefined, integer, readableFile } from './fields.js';
+import { blankToUndefined, integer, readableFile, urlWith } from './fields.js';
 
 /** DATABASE_SSL: TLS to PostgreSQL, with the server's certificate verified or not, or no TLS. */
 export type DatabaseSsl = 'verify' | 'no-verify' | 'off';
@@ -22,21 +22,8 @@ export const storeShape = {
   DATA_DIR: z.preprocess(blankToUndefined, z.string().default('./data')),
   DATABASE_URL: z.preprocess(
     blankToUndefined,
-    z
-      .string()
-      .trim()
-      // Never echo the value: it usually carries a password.
-      .refine(
-        (v) => {
-          try {
-            return ['postgres:', 'postgresql:'].includes(new URL(v).protocol);
-          } catch {
-            return false;
-          }
-        },
-        { message: 'must be a postgres:// or postgresql:// URL' },
-      )
-      .optional(),
+    // Never echo the value: it usually carries a password.
+    urlWith(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL').optional(),
   ),
   DATABASE_SSL: z.preprocess(
     (v) => (typeof v === 'string' ? blankToUndefined(v.trim().toLowerCase()) : v),

@@ -10,6 +10,7 @@ import {
   setPlan,
   writePlan,
 } from './execution.js';
+// Deliberately alike: the interactive and one-shot consoles render through the same render.js helpers.
 import {
   formatResult,
   NOTHING_TO_CHANGE,

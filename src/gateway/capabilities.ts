@@ -35,7 +35,6 @@ export type Version = readonly [number, number];
 /** The newest version whose document was read: unknown or unreadable versions are treated as this. */
 export const NEWEST_KNOWN: Version = [10, 1];
 
-// Deliberately alike: a version table, one row per operation.
 /**
  * The first version whose document was read that offers each operation. 9.0: the first official
  * API (7 endpoints: info, sites, devices list/get/latest statistics, device action, clients list);
@@ -46,6 +45,7 @@ export const NEWEST_KNOWN: Version = [10, 1];
  * (NO_PRIVATE_FALLBACK) is asked on every version, and only the console's 404 refuses it.
  */
 export const OFFICIAL_SINCE: Readonly<Record<OfficialOperation, Version>> = {
+  // Deliberately alike: a version table, one row per operation.
   info: [9, 0],
   sites: [9, 0],
   'devices.read': [9, 0],

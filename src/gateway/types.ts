@@ -51,6 +51,7 @@ export interface ControllerStatus {
 export interface Gateway {
   readonly apiType: 'local' | 'cloud';
 
+  // Deliberately alike: each API family (classic, v2, Integration) declares its reads with the same parameters.
   /** Classic `{meta,data}` read. With `body` it is sent as POST (stat/sitedpi, stat/stadpi are reads). */
   classicRead<T>(
     site: string,

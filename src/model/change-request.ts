@@ -1,14 +1,19 @@
-/** Every lifecycle state (DESIGN §4), in order; the journal's schema is built from this list. */
-export const CHANGE_STATES = [
-  'pending',
-  'approved',
-  'executing',
+/** The states after which a request moves no more: what it shows changes only by notes. */
+export const SETTLED_STATES = [
   'succeeded',
   'failed',
   'cancelled',
   'expired',
   'superseded',
   'unknown',
+] as const;
+
+/** Every lifecycle state (DESIGN §4), in order; the journal's schema is built from this list. */
+export const CHANGE_STATES = [
+  'pending',
+  'approved',
+  'executing',
+  ...SETTLED_STATES,
   // Every approval is in, and the change waits for its policy window to open.
   'scheduled',
 ] as const;

@@ -143,11 +143,7 @@ export function evaluateChange(
 }
 
 function evaluateRules(
-  policy: Policy,
-  change: ChangeRequest,
-  impact: BlastRadius,
-  target: Record<string, unknown>,
-  now: number,
+  ...[policy, change, impact, target, now]: Parameters<typeof evaluateChange>
 ): PolicyDecision {
   const facts = celFacts(change, impact, target, now);
   const matched: PolicyRule[] = [];

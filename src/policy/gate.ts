@@ -178,6 +178,7 @@ export class Gate {
   constructor(private readonly people: GatePeople) {}
 
   async decide(q: GateQuestion): Promise<GateVerdict> {
+    // Deliberately alike: one case group per gate action; a switch keeps TypeScript checking that every action is decided.
     switch (q.action) {
       case 'propose':
       case 'revert_drift':

@@ -1,10 +1,11 @@
 import { isNode, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { isTimeZone } from '../lib/time-zone.js';
 import { compileCondition, isConditionProblem } from './cel.js';
 import { DURATION_RULE, parseDuration } from './duration.js';
 import { CONFIRM_FACES, type Policy, type PolicyRule } from './policy.js';
 import { PolicyFileError, type PolicyProblem } from './policy-error.js';
-import { type ChangeWindow, cronProblem, type Freeze, isTimeZone, parseClock, WEEKDAYS } from './windows.js';
+import { type ChangeWindow, cronProblem, type Freeze, parseClock, WEEKDAYS } from './windows.js';
 
 /*
  * POLICY_FILE: YAML, read once at start. Its schema (zod) and every rule's CEL condition are

@@ -24,16 +24,6 @@ export interface Freeze {
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
-/** True when the time zone is one the runtime knows (IANA name such as Europe/Berlin, or UTC). */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const cronCache = new Map<string, Cron>();
 
 function cronOf(window: Pick<ChangeWindow, 'cron' | 'timezone'>): Cron {

@@ -181,6 +181,17 @@ function anyEndpoint(zoneId: string): FirewallPolicyEndpoint {
   return { zone_id: zoneId, matching_target: 'ANY', port_matching_type: 'ANY', match_opposite_ports: false };
 }
 
+/** A policy side that matches one network of its zone, as the controller stores it. */
+function networkEndpoint(zoneId: string, networkId: string): FirewallPolicyEndpoint {
+  return {
+    ...anyEndpoint(zoneId),
+    matching_target: 'NETWORK',
+    matching_target_type: 'OBJECT',
+    network_ids: [networkId],
+    match_opposite_networks: false,
+  };
+}
+
 /** The fields every stored policy carries (aiounifi's captured policy, unifig's recording). */
 function policyDefaults() {
   return {
@@ -245,13 +256,7 @@ export function demoFirewallPolicies(): FirewallPolicy[] {
       action: 'BLOCK',
       create_allow_respond: false,
       index: 10000,
-      source: {
-        ...anyEndpoint(Z.iotDevices),
-        matching_target: 'NETWORK',
-        matching_target_type: 'OBJECT',
-        network_ids: [N.iot.id],
-        match_opposite_networks: false,
-      },
+      source: networkEndpoint(Z.iotDevices, N.iot.id),
       destination: anyEndpoint(Z.internal),
     },
     {
@@ -263,13 +268,7 @@ export function demoFirewallPolicies(): FirewallPolicy[] {
       create_allow_respond: false,
       index: 10000,
       logging: true,
-      source: {
-        ...anyEndpoint(Z.iotDevices),
-        matching_target: 'NETWORK',
-        matching_target_type: 'OBJECT',
-        network_ids: [N.cameras.id],
-        match_opposite_networks: false,
-      },
+      source: networkEndpoint(Z.iotDevices, N.cameras.id),
       destination: anyEndpoint(Z.external),
     },
     {
@@ -404,6 +403,7 @@ export function demoTrafficMatchingLists(): TrafficMatchingList[] {
         { type: 'PORT_NUMBER_RANGE', start: 8000, stop: 8100 },
       ],
     },
+    // Deliberately alike: demo fixtures, one traffic matching list per type, spelled out as the controller stores it.
     {
       type: 'IPV4_ADDRESSES',
       id: DEMO_TRAFFIC_MATCHING_LISTS.trustedAdminHosts,

@@ -44,6 +44,7 @@ export type {
 } from './state.js';
 export { SimulatorState } from './state.js';
 export { type ClientTraffic, demoTraffic, type TrafficStep } from './traffic.js';
+// Deliberately alike: index.ts re-exports the option types server.ts takes, as the simulator's public surface.
 export type {
   FaultSpec,
   RecordedRequest,

@@ -8,6 +8,7 @@ import type {
   MessageRef,
 } from '../approvals/types.js';
 import type { Logger } from '../log.js';
+import { SETTLED_STATES } from '../model/change-request.js';
 import { breakGlassMessage } from './blocks/break-glass.js';
 import {
   auditLine,
@@ -49,14 +50,7 @@ interface MessageEdits {
  * results, and writes the audit line. Listeners call it after the approvals module decided.
  */
 /** States after which a request's message changes no more but for notes. */
-const SETTLED_STATES: ReadonlySet<string> = new Set([
-  'succeeded',
-  'failed',
-  'cancelled',
-  'expired',
-  'superseded',
-  'unknown',
-]);
+const SETTLED: ReadonlySet<string> = new Set(SETTLED_STATES);
 
 export class ChangePresenter {
   // Edits of one message are sent one after another, and never show an earlier stage than one
@@ -258,7 +252,7 @@ export class ChangePresenter {
         });
       }
       // The store's data keeps them only while there is something left to show.
-      if (copies.length > 0 && SETTLED_STATES.has(request.state))
+      if (copies.length > 0 && SETTLED.has(request.state))
         await this.approvals.forgetApproverCopies(request.id);
     });
     edits.queue = edit.catch(() => undefined);

@@ -93,6 +93,7 @@ export const changeRequestSchema: z.ZodType<ChangeRequest> = z.object({
   previewHash: z.string().regex(/^[0-9a-f]{64}$/),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
+  // Deliberately alike: the journal's zod schema lists ChangeRequest's optional fields one by one.
   state: stateSchema,
   message: messageSchema.optional(),
   approver: actorSchema.optional(),

@@ -2,7 +2,7 @@ import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../store/samples.js';
 import type { RatePoint } from './series.js';
-import { type SeriesKind, Telemetry, type TelemetryReader, type WindowAnswer } from './telemetry.js';
+import { Telemetry, type TelemetryReader, type WindowAnswer } from './telemetry.js';
 
 /** The consoles to sample, as src/consoles/ serves them (each gateway built on first use). */
 export interface SampledConsoles {
@@ -90,23 +90,12 @@ export class FleetTelemetry implements TelemetryReader {
     for (const sampler of this.#byConsole.values()) await sampler.tick();
   }
 
-  window(
-    site: string,
-    kind: SeriesKind,
-    window: string,
-    windowMs: number,
-    keys?: ReadonlySet<string>,
-  ): Promise<WindowAnswer> {
-    return this.#first.window(site, kind, window, windowMs, keys);
+  window(...args: Parameters<TelemetryReader['window']>): Promise<WindowAnswer> {
+    return this.#first.window(...args);
   }
 
-  rates(
-    site: string,
-    kind: SeriesKind,
-    keys: readonly string[],
-    since: number,
-  ): Promise<Map<string, RatePoint[]>> {
-    return this.#first.rates(site, kind, keys, since);
+  rates(...args: Parameters<TelemetryReader['rates']>): Promise<Map<string, RatePoint[]>> {
+    return this.#first.rates(...args);
   }
 
   memoryBytes(): number {

@@ -85,6 +85,27 @@ function clientName(client: TopologyClient, mac: string): string {
 }
 
 /**
+ * Calls `visit` for each client record once, with whether it is wireless and the MAC of the device
+ * it hangs off. Node ids must be unique: a MAC already used by a device (or an earlier client) is
+ * skipped.
+ */
+export function eachClient<C extends TopologyClient>(
+  records: readonly C[],
+  devices: ReadonlyMap<string, unknown>,
+  visit: (record: C, id: string, wireless: boolean, parentMac: string | undefined) => void,
+): void {
+  const seen = new Set<string>();
+  for (const record of records) {
+    const id = macId(record.mac);
+    if (devices.has(id) || seen.has(id)) continue;
+    seen.add(id);
+    const wireless = record.is_wired === false || (record.is_wired === undefined && Boolean(record.ap_mac));
+    // A wireless record also carries sw_mac/sw_port (its AP's switch port): never use those for it.
+    visit(record, id, wireless, wireless ? record.ap_mac : record.sw_mac);
+  }
+}
+
+/**
  * Builds the topology of one site from `stat/device` and `stat/sta` records (DESIGN §6, spec
  * §2.5). Device parents come from `uplink.uplink_mac`, else `last_uplink`; remote ports may be
  * missing (null). Wired clients hang off `sw_mac`/`sw_port`, wireless ones off `ap_mac`. Depth
@@ -198,15 +219,7 @@ export function buildTopology(
   const clientLinks: (TopologyConnection | undefined)[] = [];
   const clientKeys: string[] = [];
   const buckets: number[][] = Array.from({ length: ordered.length + 1 }, () => []);
-  const seenClients = new Set<string>();
-  for (const record of clientRecords) {
-    const id = macId(record.mac);
-    // Node ids must be unique: a MAC already used by a device (or an earlier client) is skipped.
-    if (devices.has(id) || seenClients.has(id)) continue;
-    seenClients.add(id);
-    const wireless = record.is_wired === false || (record.is_wired === undefined && Boolean(record.ap_mac));
-    // A wireless record also carries sw_mac/sw_port (its AP's switch port): never use those for it.
-    const parentMac = wireless ? record.ap_mac : record.sw_mac;
+  eachClient(clientRecords, devices, (record, id, wireless, parentMac) => {
     const parent = parentMac ? devices.get(macId(parentMac)) : undefined;
     const port = parent && !wireless ? positive(record.sw_port) : null;
     const type: ConnectionType = wireless ? 'wireless' : 'wired';
@@ -241,7 +254,7 @@ export function buildTopology(
     );
     clientKeys.push(sortKey(name));
     buckets[parent ? parent.order : ordered.length]?.push(clientNodes.length - 1);
-  }
+  });
   const byKey = (a: number, b: number) =>
     byText(clientKeys[a] ?? '', clientKeys[b] ?? '') ||
     byText(clientNodes[a]?.node_id ?? '', clientNodes[b]?.node_id ?? '');

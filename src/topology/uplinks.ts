@@ -6,7 +6,7 @@
  * lists (a snapshot's), however many walks the preview and the policy's facts make.
  */
 
-import { positive, sortKey, text, uplinkFacts } from './build.js';
+import { eachClient, positive, sortKey, text, uplinkFacts } from './build.js';
 import { placeNodes } from './depth.js';
 import { macId } from './mac.js';
 import type { TopologyClient, TopologyDevice } from './records.js';
@@ -90,18 +90,12 @@ function buildIndex<D extends TopologyDevice, C extends TopologyClient>(
     return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
   };
   for (const each of children.values()) if (each.devices.length > 1) each.devices.sort(order);
-  const seen = new Set<string>();
-  for (const record of clientRecords) {
-    const id = macId(record.mac);
-    if (devices.has(id) || seen.has(id)) continue;
-    seen.add(id);
-    const wireless = record.is_wired === false || (record.is_wired === undefined && Boolean(record.ap_mac));
-    const parentMac = wireless ? record.ap_mac : record.sw_mac;
+  eachClient(clientRecords, devices, (record, _id, wireless, parentMac) => {
     const under = parentMac ? children.get(macId(parentMac)) : undefined;
-    if (under === undefined) continue;
+    if (under === undefined) return;
     under.clients.push(record);
     under.clientPorts.push(wireless ? null : positive(record.sw_port));
-  }
+  });
   return { devices, childrenOf: (id) => children.get(id) ?? (NONE as Children<D, C>) };
 }
 

@@ -112,6 +112,7 @@ export class FleetWatcher {
     return { kind: 'not_found', id };
   }
 
+  // Deliberately alike: the fleet hands the drift, alarm and digest calls to the first console's watcher, signature for signature.
   // A drift is kept under its own id, with its console: any watcher finds it, and its Revert names the console.
   acceptDrift(id: string, actor: Actor): Promise<RecordOutcome<Drift>> {
     return this.#first.acceptDrift(id, actor);

@@ -89,6 +89,13 @@ function onlineClient(site: SiteState, wanted: string) {
   return found;
 }
 
+/** A client the controller knows (connected or not): blocking works on either. */
+function knownClient(site: SiteState, wanted: string) {
+  const found = knownClients(site).find((c) => c.mac === wanted);
+  if (!found) throw new SimError(400, 'api.err.UnknownStation', `No client ${wanted}`);
+  return found;
+}
+
 /** The same refusals on both APIs: a guest action needs a guest; a power cycle needs PoE. */
 export function requireGuest(client: { is_guest?: unknown; mac: string }): void {
   if (client.is_guest !== true) {
@@ -207,6 +214,7 @@ export function registerClassicCommands(router: Router<Handler>): void {
         return classicOk([]);
       }),
     )
+    // Deliberately alike: each cmd manager is its own POST route; only the command schema and the switch differ.
     .on(
       'POST',
       `${base}/cmd/stamgr`,
@@ -215,14 +223,12 @@ export function registerClassicCommands(router: Router<Handler>): void {
         const until = Date.now() + ctx.state.actionDelayMs;
         switch (body.cmd) {
           case 'block-sta': {
-            const known = knownClients(site).find((c) => c.mac === body.mac);
-            if (!known) throw new SimError(400, 'api.err.UnknownStation', `No client ${body.mac}`);
+            const known = knownClient(site, body.mac);
             blockClient(site, body.mac);
             return classicOk([{ ...known, blocked: true }]);
           }
           case 'unblock-sta': {
-            const known = knownClients(site).find((c) => c.mac === body.mac);
-            if (!known) throw new SimError(400, 'api.err.UnknownStation', `No client ${body.mac}`);
+            const known = knownClient(site, body.mac);
             unblockClient(site, body.mac, until);
             return classicOk([{ ...known, blocked: false }]);
           }

@@ -4,6 +4,7 @@ import { INTEGRATION_CODES, json } from '../envelopes.js';
 import type { Router } from '../router.js';
 import type { AclRule, SiteState } from '../state.js';
 import { type Handler, type RequestContext, uuidSite } from './context.js';
+// Deliberately alike: each Integration collection builds on the same integration-common.js helpers.
 import {
   badRequest,
   type IntegrationResource,

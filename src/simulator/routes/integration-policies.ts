@@ -313,6 +313,7 @@ function toV2(site: SiteState, body: PolicyBody) {
 
 // ---------------------------------------------------------------- the official view of a v2 record
 
+// Deliberately alike: the simulator maps a v2 port side to the official view on its own, apart from the bot's tools, so each checks the other.
 function portView(end: FirewallPolicyEndpoint): Record<string, unknown> | undefined {
   if (end.port_matching_type === 'SPECIFIC' && typeof end.port === 'string') {
     const items = end.port.split(',').map((part) => {
@@ -552,6 +553,7 @@ export function registerIntegrationPolicies(router: Router<Handler>): void {
         return json(orderingOf(site, pair));
       }),
     )
+    // Deliberately alike: policies are found by external_id and add ordering and PATCH routes, so registerIntegrationCrud does not fit them.
     .on(
       'GET',
       base,

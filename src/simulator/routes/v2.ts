@@ -118,6 +118,7 @@ export function registerV2(router: Router<Handler>): void {
         return json(rule);
       }),
     )
+    // Deliberately alike: traffic rules' create, replace and delete routes each parse or find one rule the same way.
     .on(
       'PUT',
       `${base}/trafficrules/:id`,

@@ -35,12 +35,9 @@ export function whisperTo(
  * at once, decided by the approvals module, shown by the presenter (which edits the channel message).
  */
 export function registerChangeButtons(routes: SlackRoutes, deps: SlackDeps): void {
-  routes.action(APPROVE_ACTION, async ({ ack, body, client }) => {
-    await ack();
-    const respond = respondTo(body);
-    let click: ButtonClick | undefined;
-    try {
-      click = parsePayload(buttonClickSchema, body, 'action');
+  routes.action(
+    APPROVE_ACTION,
+    onClick(deps, async (click, whisper) => {
       const action = click.actions[0];
       const outcome = await deps.approvals.approve(
         action?.value ?? '',
@@ -49,18 +46,13 @@ export function registerChangeButtons(routes: SlackRoutes, deps: SlackDeps): voi
         // The preview hash of the message that was clicked, from its actions block's block_id.
         shownPreviewHash(action?.block_id),
       );
-      await deps.presenter.showApproval(outcome, whisperTo(click, client, respond, deps));
-    } catch (error) {
-      await report(error, click, client, respond, deps);
-    }
-  });
+      await deps.presenter.showApproval(outcome, whisper);
+    }),
+  );
   // Revert proposes the undoing change, previewed and approved like any other.
-  routes.action(REVERT_ACTION, async ({ ack, body, client }) => {
-    await ack();
-    const respond = respondTo(body);
-    let click: ButtonClick | undefined;
-    try {
-      click = parsePayload(buttonClickSchema, body, 'action');
+  routes.action(
+    REVERT_ACTION,
+    onClick(deps, async (click, whisper) => {
       const fromHome = click.container?.type === 'view';
       const channel = fromHome ? undefined : (click.channel?.id ?? click.container?.channel_id);
       const request = await deps.approvals.proposeRevert({
@@ -70,51 +62,60 @@ export function registerChangeButtons(routes: SlackRoutes, deps: SlackDeps): voi
       });
       const where = request.channel;
       if (!where) {
-        await whisperTo(
-          click,
-          client,
-          respond,
-          deps,
-        )(
+        await whisper(
           `:leftwards_arrow_with_hook: Revert proposed as ${request.id}, but the original change names no channel to post it in; use \`/net change ${request.id}\` in a channel.`,
         );
         return;
       }
       await deps.presenter.postProposal(request, where);
-      await whisperTo(
-        click,
-        client,
-        respond,
-        deps,
-      )(`:leftwards_arrow_with_hook: Revert proposed in <#${where}>: it runs once someone approves it.`);
-    } catch (error) {
-      await report(error, click, client, respond, deps);
-    }
-  });
+      await whisper(
+        `:leftwards_arrow_with_hook: Revert proposed in <#${where}>: it runs once someone approves it.`,
+      );
+    }),
+  );
   // App Home's Run now of a scheduled change (the approvals module checks the policy).
-  routes.action(RUN_SCHEDULED_ACTION, async ({ ack, body, client }) => {
-    await ack();
-    const respond = respondTo(body);
-    let click: ButtonClick | undefined;
-    try {
-      click = parsePayload(buttonClickSchema, body, 'action');
-      const outcome = await deps.approvals.runScheduledNow(click.actions[0]?.value ?? '', actorOf(click));
-      await deps.presenter.showApproval(outcome, whisperTo(click, client, respond, deps));
-    } catch (error) {
-      await report(error, click, client, respond, deps);
-    }
-  });
-  routes.action(CANCEL_ACTION, async ({ ack, body, client }) => {
-    await ack();
-    const respond = respondTo(body);
-    let click: ButtonClick | undefined;
-    try {
-      click = parsePayload(buttonClickSchema, body, 'action');
+  routes.action(
+    RUN_SCHEDULED_ACTION,
+    onApprovalClick(deps, (id, actor) => deps.approvals.runScheduledNow(id, actor)),
+  );
+  routes.action(
+    CANCEL_ACTION,
+    onClick(deps, async (click, whisper) => {
       const outcome = await deps.approvals.cancel(click.actions[0]?.value ?? '', actorOf(click));
-      await deps.presenter.showCancel(outcome, whisperTo(click, client, respond, deps));
+      await deps.presenter.showCancel(outcome, whisper);
+    }),
+  );
+}
+
+/**
+ * A button's listener: acknowledged at once, the payload parsed, then `run` with the way to answer
+ * the clicker alone; whatever it throws is told to the clicker.
+ */
+export function onClick(deps: SlackDeps, run: (click: ButtonClick, whisper: Whisper) => Promise<void>) {
+  return async ({ ack, body, client }: { ack: () => Promise<void>; body: unknown; client: SlackClient }) => {
+    await ack();
+    const respond = respondTo(body);
+    let click: ButtonClick | undefined;
+    try {
+      click = parsePayload(buttonClickSchema, body, 'action');
+      await run(click, whisperTo(click, client, respond, deps));
     } catch (error) {
       await report(error, click, client, respond, deps);
     }
+  };
+}
+
+/** A click the approvals module decides on the request whose id the button carries; the presenter shows how it went. */
+export function onApprovalClick(
+  deps: SlackDeps,
+  decide: (
+    id: string,
+    actor: ReturnType<typeof actorOf>,
+  ) => Promise<Parameters<SlackDeps['presenter']['showApproval']>[0]>,
+) {
+  return onClick(deps, async (click, whisper) => {
+    const outcome = await decide(click.actions[0]?.value ?? '', actorOf(click));
+    await deps.presenter.showApproval(outcome, whisper);
   });
 }
 

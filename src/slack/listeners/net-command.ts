@@ -157,6 +157,7 @@ async function plan(
   await deps.presenter.postProposal(set, command.channel_id);
 }
 
+// Deliberately alike: every /net intent has a handler of this shape, taking its own intent variant.
 /** `/net rollout …`: the write (or the plan on the lines after it) proposed across the sites named. */
 async function rollout(
   intent: Extract<Intent, { kind: 'rollout' }>,

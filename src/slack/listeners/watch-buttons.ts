@@ -46,22 +46,29 @@ export function registerWatchButtons(routes: SlackRoutes, deps: SlackDeps, watch
         else deps.logger.warn({ err: error }, 'a watch button payload was refused');
       }
     };
+  // A click the watcher only records: the clicker hears of it only when it was gone or done already.
+  const record = (
+    recordOf: (id: string, actor: Actor) => Promise<RecordOutcome<unknown>>,
+    answers: { notFound: string; already: string },
+  ) =>
+    handle(async (click, id) => {
+      const outcome = await recordOf(id, actorOf(click));
+      if (outcome.kind === 'not_found') return answers.notFound;
+      if (outcome.kind === 'already') return answers.already;
+      return undefined;
+    });
   routes.action(
     ACK_INCIDENT_ACTION,
-    handle(async (click, id) => {
-      const outcome = await watch.acknowledge(id, actorOf(click));
-      if (outcome.kind === 'not_found') return 'That incident is no longer tracked.';
-      if (outcome.kind === 'already') return 'Someone acknowledged this incident already.';
-      return undefined;
+    record((id, actor) => watch.acknowledge(id, actor), {
+      notFound: 'That incident is no longer tracked.',
+      already: 'Someone acknowledged this incident already.',
     }),
   );
   routes.action(
     ACCEPT_DRIFT_ACTION,
-    handle(async (click, id) => {
-      const outcome = await watch.acceptDrift(id, actorOf(click));
-      if (outcome.kind === 'not_found') return 'That change is no longer tracked.';
-      if (outcome.kind === 'already') return 'This change was accepted already.';
-      return undefined;
+    record((id, actor) => watch.acceptDrift(id, actor), {
+      notFound: 'That change is no longer tracked.',
+      already: 'This change was accepted already.',
     }),
   );
   routes.action(

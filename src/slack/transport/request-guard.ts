@@ -54,6 +54,7 @@ const interactive = {
 };
 // Bolt echoes the challenge with JSON.stringify, which a deeply nested one overflows.
 const urlVerification = z.looseObject({ challenge: z.string() });
+// Deliberately alike: zod envelopes for each Slack payload kind, only the fields the guard reads, each optional.
 const commandEnvelope = z.looseObject({
   command: z.string(),
   team_id: z.string().optional(),

@@ -153,6 +153,7 @@ export class FileDeadlineStore implements DeadlineStore {
     );
   }
 
+  // Deliberately alike: the file and PostgreSQL deadline stores implement one DeadlineStore signature.
   async finish(
     id: string,
     outcome: 'fired' | 'failed',

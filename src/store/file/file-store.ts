@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import { type Actor, type ChangeRequest, SYSTEM_ACTOR } from '../../model/change-request.js';
 import { applyEvent, STOPPED_BEFORE_RUN } from '../apply-event.js';
 import type { JournalEvent, TransitionEntry, VerifyResult } from '../journal-format.js';
+// Deliberately alike: the file and PostgreSQL stores implement the same store interfaces from ../types.js.
 import type {
   ChangeFilter,
   ChangeReader,

@@ -1,6 +1,22 @@
 import type { Migration } from './index.js';
 
 // Deliberately alike: one trigger per statement kind, spelled out: a shipped migration's SQL stays as it ran.
+const TRIGGERS = `DROP TRIGGER IF EXISTS netops_change_counts_insert ON netops_change_requests;
+CREATE TRIGGER netops_change_counts_insert AFTER INSERT ON netops_change_requests
+  REFERENCING NEW TABLE AS netops_new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION netops_change_counts_add();
+DROP TRIGGER IF EXISTS netops_change_counts_update ON netops_change_requests;
+CREATE TRIGGER netops_change_counts_update AFTER UPDATE ON netops_change_requests
+  REFERENCING OLD TABLE AS netops_old_rows NEW TABLE AS netops_new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION netops_change_counts_add();
+DROP TRIGGER IF EXISTS netops_change_counts_delete ON netops_change_requests;
+CREATE TRIGGER netops_change_counts_delete AFTER DELETE ON netops_change_requests
+  REFERENCING OLD TABLE AS netops_old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION netops_change_counts_add();
+DROP TRIGGER IF EXISTS netops_change_counts_truncate ON netops_change_requests;
+CREATE TRIGGER netops_change_counts_truncate AFTER TRUNCATE ON netops_change_requests
+  FOR EACH STATEMENT EXECUTE FUNCTION netops_change_counts_add();`;
+
 /**
  * How many requests there are per state and requester, kept by triggers in the same transaction as
  * every insert, state change and delete of a request (and emptied by a TRUNCATE), so the `changes`
@@ -53,21 +69,7 @@ BEGIN
 END
 $$;
 
-DROP TRIGGER IF EXISTS netops_change_counts_insert ON netops_change_requests;
-CREATE TRIGGER netops_change_counts_insert AFTER INSERT ON netops_change_requests
-  REFERENCING NEW TABLE AS netops_new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION netops_change_counts_add();
-DROP TRIGGER IF EXISTS netops_change_counts_update ON netops_change_requests;
-CREATE TRIGGER netops_change_counts_update AFTER UPDATE ON netops_change_requests
-  REFERENCING OLD TABLE AS netops_old_rows NEW TABLE AS netops_new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION netops_change_counts_add();
-DROP TRIGGER IF EXISTS netops_change_counts_delete ON netops_change_requests;
-CREATE TRIGGER netops_change_counts_delete AFTER DELETE ON netops_change_requests
-  REFERENCING OLD TABLE AS netops_old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION netops_change_counts_add();
-DROP TRIGGER IF EXISTS netops_change_counts_truncate ON netops_change_requests;
-CREATE TRIGGER netops_change_counts_truncate AFTER TRUNCATE ON netops_change_requests
-  FOR EACH STATEMENT EXECUTE FUNCTION netops_change_counts_add();
+${TRIGGERS}
 
 DELETE FROM netops_change_counts;
 INSERT INTO netops_change_counts (state, requester, n)
