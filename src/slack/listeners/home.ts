@@ -5,6 +5,7 @@ import type { SlackDeps } from '../deps.js';
 import { SlackStepError, slackErrorText } from '../error-text.js';
 import { parsePayload } from '../payloads.js';
 import type { SlackRoutes } from '../slack-routes.js';
+import { formInputsOf } from './form-inputs.js';
 
 /** What the Home tab listens to; the request guard in front of Bolt serves exactly these. */
 export const HOME_OPENED_EVENT = 'app_home_opened';
@@ -57,7 +58,7 @@ export function registerHome(routes: SlackRoutes, deps: SlackDeps): void {
       if (!click.trigger_id) throw new Error('the click carried no trigger_id to open a form with');
       const view = toolFormView(
         tool,
-        deps.registry.argumentsOf(tool),
+        formInputsOf(deps, tool),
         {},
         { tool, channel: '' },
         {

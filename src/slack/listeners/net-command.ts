@@ -26,6 +26,7 @@ import type { SlackRoutes } from '../slack-routes.js';
 import { topClientsChartPng } from '../top-chart.js';
 import { breakGlassCommand } from './break-glass.js';
 import { allowRolloutSite, scopePlanToChannel, scopeToChannel } from './channel-scope.js';
+import { channelConsole, formInputsOf } from './form-inputs.js';
 
 const EXPORT_TOOL = 'export_topology';
 const TOP_TOOL = 'top_clients';
@@ -274,10 +275,11 @@ async function openForm(
   missing: readonly FieldIssue[] = [],
 ): Promise<void> {
   // `site=` is the typed spelling of site_id; the form's input is site_id.
-  const prefill =
-    typed.site !== undefined && typed.site_id === undefined ? { ...typed, site_id: typed.site } : typed;
+  const site = typed.site !== undefined && typed.site_id === undefined ? { site_id: typed.site } : {};
+  const bound = channelConsole(deps, command.channel_id);
+  const prefill = { ...(bound ? { console: bound } : {}), ...typed, ...site };
   const metadata = { tool, channel: command.channel_id };
-  const view = toolFormView(tool, deps.registry.argumentsOf(tool), prefill, metadata, {
+  const view = toolFormView(tool, formInputsOf(deps, tool), prefill, metadata, {
     site: deps.defaultSite,
     missing,
   });

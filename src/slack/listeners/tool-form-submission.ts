@@ -16,6 +16,7 @@ import { slackErrorText } from '../error-text.js';
 import { parsePayload, viewSubmissionSchema } from '../payloads.js';
 import type { SlackRoutes } from '../slack-routes.js';
 import { scopeToChannel } from './channel-scope.js';
+import { formInputsOf } from './form-inputs.js';
 
 // channel '' = opened from App Home: the form itself asks where to post the preview.
 const metadataSchema = z.object({ tool: z.string().min(1), channel: z.string() });
@@ -99,7 +100,7 @@ function parseSubmission(body: unknown, deps: SlackDeps) {
   } catch {
     throw new ValidationError([{ field: 'private_metadata', rule: 'is not a form this bot opened' }]);
   }
-  const infos = deps.registry.argumentsOf(metadata.tool);
+  const infos = formInputsOf(deps, metadata.tool);
   const typed = formArguments(infos, submission.view.state.values);
   const picked = pickedSchema.safeParse(
     submission.view.state.values[FORM_CHANNEL_BLOCK]?.[FORM_CHANNEL_ACTION],
