@@ -15,7 +15,6 @@ import {
 const dir = mkdtempSync(join(tmpdir(), 'consoles-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Deliberately alike: a consoles file written out as an admin writes it; the parser's tests keep their own copy.
 const TEXT = `cloud:
   api_key_env: CLOUD_KEY
 consoles:
@@ -30,6 +29,7 @@ consoles:
     verify_tls: false
     labels: { customer: initech, region: us }
     sites: [default, warehouse]
+  # Deliberately alike: a consoles file as an admin writes it; the parser's tests keep their own copy.
   - name: oslo
     connector: { console_id: "HOST-OSLO:1" }
     labels: { customer: acme, region: eu }

@@ -1,16 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { FleetConsoles, fleetGatewayOptions } from '../../../src/consoles/fleet-consoles.js';
-import { parseConsolesFile } from '../../../src/fleet/consoles-file.js';
-import { resolveConsoles } from '../../../src/fleet/resolve.js';
-import { createGateway } from '../../../src/gateway/index.js';
-import { silentLogger } from '../../../src/log.js';
-import { type Fleet, startFleet } from '../../../src/simulator/fleet.js';
+import { describe, expect, it } from 'vitest';
 import { viewProblems } from '../../../src/slack/blocks/limits.js';
 import type { SlackCall } from '../../helpers/fake-slack.js';
+import { useFleetConsoles } from '../../helpers/fleet-consoles.js';
 import { SIGNING_SECRET, type SlackBot, useSlackBots } from '../../helpers/slack-bot.js';
 import { homeOpenedBody, slackJsonHeaders } from '../../helpers/slack-requests.js';
 
@@ -18,30 +9,13 @@ const bot = useSlackBots((b) => {
   for (const call of b.slack.callsOf('views.publish')) expect(viewProblems(call.args.view)).toEqual([]);
 });
 
-let fleet: Fleet;
-
-beforeAll(async () => {
-  fleet = await startFleet({
-    consoles: [
-      { name: 'berlin', version: '10.1' },
-      { name: 'munich', version: '9.0' },
-      { name: 'hamburg', version: '10.1', down: true },
-    ],
-  });
+const { consoles: fleetConsoles } = useFleetConsoles({
+  consoles: [
+    { name: 'berlin', version: '10.1' },
+    { name: 'munich', version: '9.0' },
+    { name: 'hamburg', version: '10.1', down: true },
+  ],
 });
-afterAll(() => fleet?.close());
-
-function fleetConsoles(): FleetConsoles {
-  const { text, env } = fleet.consolesFile();
-  const file = parseConsolesFile(text, join(mkdtempSync(join(tmpdir(), 'netops-home-fleet-')), 'c.yaml'));
-  const config = loadConfig({ GATEWAY_TIMEOUT_MS: '800', GATEWAY_READ_BUDGET_MS: '1200' });
-  return new FleetConsoles(
-    file,
-    resolveConsoles(file, env),
-    (entry) => createGateway(fleetGatewayOptions(entry, config, silentLogger())),
-    1200,
-  );
-}
 
 async function openHome(b: SlackBot, user: string): Promise<string> {
   const before = b.slack.callsOf('views.publish').length;

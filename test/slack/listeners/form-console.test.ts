@@ -1,16 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { FleetConsoles, fleetGatewayOptions } from '../../../src/consoles/fleet-consoles.js';
-import { parseConsolesFile } from '../../../src/fleet/consoles-file.js';
-import { resolveConsoles } from '../../../src/fleet/resolve.js';
-import { createGateway } from '../../../src/gateway/index.js';
-import { silentLogger } from '../../../src/log.js';
-import { type Fleet, startFleet } from '../../../src/simulator/fleet.js';
+import { describe, expect, it } from 'vitest';
 import { viewProblems } from '../../../src/slack/blocks/limits.js';
 import type { SlackCall } from '../../helpers/fake-slack.js';
+import { useFleetConsoles } from '../../helpers/fleet-consoles.js';
 import { type SlackBot, useSlackBots } from '../../helpers/slack-bot.js';
 import { viewSubmissionBody } from '../../helpers/slack-requests.js';
 
@@ -18,31 +9,12 @@ const bot = useSlackBots((b) => {
   for (const call of b.slack.callsOf('views.open')) expect(viewProblems(call.args.view)).toEqual([]);
 });
 
-let fleet: Fleet;
-
-beforeAll(async () => {
-  fleet = await startFleet({
-    consoles: [
-      { name: 'berlin', version: '10.1' },
-      { name: 'munich', version: '9.0' },
-    ],
-  });
+const { fleet, consoles: fleetConsoles } = useFleetConsoles({
+  consoles: [
+    { name: 'berlin', version: '10.1' },
+    { name: 'munich', version: '9.0' },
+  ],
 });
-afterAll(() => fleet?.close());
-
-// Deliberately alike: the fleet App Home test builds its consoles the same way, from the fleet's own file.
-function fleetConsoles(): FleetConsoles {
-  const { text, env } = fleet.consolesFile();
-  // The fleet's file binds C0FLEET01 to its first console, berlin.
-  const file = parseConsolesFile(text, join(mkdtempSync(join(tmpdir(), 'netops-form-fleet-')), 'c.yaml'));
-  const config = loadConfig({ GATEWAY_TIMEOUT_MS: '800', GATEWAY_READ_BUDGET_MS: '1200' });
-  return new FleetConsoles(
-    file,
-    resolveConsoles(file, env),
-    (entry) => createGateway(fleetGatewayOptions(entry, config, silentLogger())),
-    1200,
-  );
-}
 
 type Block = {
   block_id?: string;
@@ -61,7 +33,9 @@ async function openedForm(b: SlackBot, text: string, channel = 'C1') {
 }
 
 const networkWrites = (name: string) =>
-  fleet.console(name).requests.filter((r) => r.method !== 'GET' && /network/.test(r.path));
+  fleet()
+    .console(name)
+    .requests.filter((r) => r.method !== 'GET' && /network/.test(r.path));
 
 describe('a tool form in a fleet', () => {
   it('asks which console, and the preview it posts is on the console picked', async () => {
