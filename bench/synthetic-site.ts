@@ -72,6 +72,7 @@ function portTable(
     const up = use !== undefined && device.online;
     const traffic = up ? rng.int(1, 5000) * 1_000_000 : 0;
     return {
+      // Deliberately alike: a port as stat/device carries it; the synthetic site builds its own ports apart from the demo devices.
       port_idx: idx,
       name: use?.name ?? `Port ${idx}`,
       media: 'GE',

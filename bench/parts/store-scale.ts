@@ -6,6 +6,7 @@ import { requesterIdsOf } from '../../src/approvals/mcp-requester.js';
 import { silentLogger } from '../../src/log.js';
 import type { Actor, ChangeRequest } from '../../src/model/change-request.js';
 import { FileStore } from '../../src/store/file/file-store.js';
+import { insertChangeRequests } from '../../src/store/postgres/import.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ChangeFilter, Store } from '../../src/store/types.js';
 import type { PartContext } from '../lib/context.js';
@@ -217,25 +218,7 @@ async function seededRows(store: PostgresStore, entries: number, pending: number
     else Object.assign(request, { state: 'succeeded', approver: ALEX, result: { success: true } });
     rows.push(request);
   }
-  for (let i = 0; i < rows.length; i += 2000) {
-    const batch = rows.slice(i, i + 2000);
-    await store.pool.query(
-      `INSERT INTO netops_change_requests (id, tool, site, requester, channel, state, created_at, expires_at, data)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                            $7::timestamptz[], $8::timestamptz[], $9::jsonb[])`,
-      [
-        batch.map((r) => r.id),
-        batch.map((r) => r.tool),
-        batch.map((r) => r.site),
-        batch.map((r) => r.requester.userId),
-        batch.map((r) => r.channel ?? null),
-        batch.map((r) => r.state),
-        batch.map((r) => r.createdAt),
-        batch.map((r) => r.expiresAt),
-        batch.map((r) => JSON.stringify(r)),
-      ],
-    );
-  }
+  await insertChangeRequests(store.pool, rows);
   await store.pool.query('ANALYZE netops_change_requests');
   return rows.length;
 }

@@ -61,6 +61,7 @@ export interface TelemetryRow {
   topNow: ToolFigure;
   top1h: ToolFigure;
   listClients: ToolFigure;
+  // Deliberately alike: a figures type: one field per measure, as every part's row declares them.
   /** The same tools on a warm cache (the answer read within the cache TTL, as a burst of commands). */
   warmTopNowMs: number;
   warmListClientsMs: number;

@@ -48,6 +48,7 @@ function referenceGraphml(t: Topology): string {
     value === null || value === undefined
       ? ''
       : `<data key="${key}">${typeof value === 'string' ? referenceEscape(value) : String(value)}</data>`;
+  // Deliberately alike: the reference writer spells out the GraphML head itself, so the exporter's is checked against it.
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"',

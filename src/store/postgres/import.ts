@@ -69,26 +69,7 @@ export async function importDataDir(
         ],
       );
     }
-    const all = [...requests.values()];
-    for (let start = 0; start < all.length; start += BATCH) {
-      const slice = all.slice(start, start + BATCH);
-      await client.query(
-        `INSERT INTO netops_change_requests (id, tool, site, requester, channel, state, created_at, expires_at, data)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                              $7::timestamptz[], $8::timestamptz[], $9::jsonb[])`,
-        [
-          slice.map((r) => r.id),
-          slice.map((r) => r.tool),
-          slice.map((r) => r.site),
-          slice.map((r) => r.requester.userId),
-          slice.map((r) => r.channel ?? null),
-          slice.map((r) => r.state),
-          slice.map((r) => r.createdAt),
-          slice.map((r) => r.expiresAt),
-          slice.map((r) => JSON.stringify(r)),
-        ],
-      );
-    }
+    await insertChangeRequests(client, [...requests.values()]);
     await client.query('UPDATE netops_journal_head SET seq = $1, hash = $2 WHERE id = 1', [
       journal.events.length,
       journal.head,
@@ -111,4 +92,30 @@ export async function importDataDir(
     dataKeys: keys.length,
     head: verified.head,
   };
+}
+
+/** Writes change requests as rows, a batch per statement (a fresh table: no conflict is expected). */
+export async function insertChangeRequests(
+  db: Pick<pg.ClientBase, 'query'>,
+  requests: readonly ChangeRequest[],
+): Promise<void> {
+  for (let start = 0; start < requests.length; start += BATCH) {
+    const slice = requests.slice(start, start + BATCH);
+    await db.query(
+      `INSERT INTO netops_change_requests (id, tool, site, requester, channel, state, created_at, expires_at, data)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                            $7::timestamptz[], $8::timestamptz[], $9::jsonb[])`,
+      [
+        slice.map((r) => r.id),
+        slice.map((r) => r.tool),
+        slice.map((r) => r.site),
+        slice.map((r) => r.requester.userId),
+        slice.map((r) => r.channel ?? null),
+        slice.map((r) => r.state),
+        slice.map((r) => r.createdAt),
+        slice.map((r) => r.expiresAt),
+        slice.map((r) => JSON.stringify(r)),
+      ],
+    );
+  }
 }

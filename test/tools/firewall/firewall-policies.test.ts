@@ -193,6 +193,7 @@ describe('create_firewall_policy', () => {
       destination_port: '554',
       schedule: 'always',
     });
+    // Deliberately alike: the body the controller must receive, written out apart from the tool's own builder.
     expect(preview.would_send).toEqual({
       name: 'Block guests to cameras',
       description: '',
