@@ -66,7 +66,7 @@ describe('manifest.yml matches the app', () => {
   });
 
   it('enables interactivity, which the buttons and forms need, and Socket Mode', () => {
-    expect(slackSource).toMatch(/routes\.action\(APPROVE_ACTION/);
+    expect(slackSource).toMatch(/routes\.action\(\s*APPROVE_ACTION/);
     expect([APPROVE_ACTION, CANCEL_ACTION]).toEqual(['approve', 'cancel']);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.socket_mode_enabled).toBe(true);
