@@ -1,6 +1,11 @@
 import type { ApproveOutcome } from '../changes/outcomes.js';
 import { ConflictError, ResourceNotFoundError } from '../errors.js';
-import { CHANGE_STATES, OPEN_BREAKGLASS_REVIEWS_KEY } from '../model/change-request.js';
+import {
+  CHANGE_STATES,
+  LEGACY_BREAKGLASS_REVIEWS_KEY,
+  OPEN_BREAKGLASS_REVIEW_PREFIX,
+  openBreakGlassReviewIds,
+} from '../model/change-request.js';
 import { RolloutApprovals } from './rollouts.js';
 import { askedRequestFields, assessmentRecord, commandLine, type GateChange, gateRefusal } from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
@@ -133,7 +138,11 @@ export class BreakGlassApprovals extends RolloutApprovals {
 
   /** Break-glass changes still owing their review, soonest due first; `overdue` marks those past it. */
   async openReviews(now = this.now()): Promise<{ request: ChangeRequest; overdue: boolean }[]> {
-    const ids = (await this.options.context.store.get<string[]>(OPEN_BREAKGLASS_REVIEWS_KEY)) ?? [];
+    const data = this.options.context.store;
+    const ids = openBreakGlassReviewIds(
+      await data.keys(),
+      await data.get<string[]>(LEGACY_BREAKGLASS_REVIEWS_KEY),
+    );
     const open: { request: ChangeRequest; overdue: boolean }[] = [];
     for (const id of ids) {
       const request = await this.store.get(id);
@@ -149,17 +158,17 @@ export class BreakGlassApprovals extends RolloutApprovals {
   }
 
   private async listOpenReview(id: string): Promise<void> {
-    const data = this.options.context.store;
-    const ids = (await data.get<string[]>(OPEN_BREAKGLASS_REVIEWS_KEY)) ?? [];
-    if (!ids.includes(id)) await data.set(OPEN_BREAKGLASS_REVIEWS_KEY, [...ids, id]);
+    await this.options.context.store.set(`${OPEN_BREAKGLASS_REVIEW_PREFIX}${id}`, true);
   }
 
   private async closeOpenReview(id: string): Promise<void> {
     const data = this.options.context.store;
-    const ids = (await data.get<string[]>(OPEN_BREAKGLASS_REVIEWS_KEY)) ?? [];
-    await data.set(
-      OPEN_BREAKGLASS_REVIEWS_KEY,
-      ids.filter((i) => i !== id),
-    );
+    await data.delete(`${OPEN_BREAKGLASS_REVIEW_PREFIX}${id}`);
+    const legacy = await data.get<string[]>(LEGACY_BREAKGLASS_REVIEWS_KEY);
+    if (legacy?.includes(id))
+      await data.set(
+        LEGACY_BREAKGLASS_REVIEWS_KEY,
+        legacy.filter((each) => each !== id),
+      );
   }
 }

@@ -271,8 +271,25 @@ export interface ChangeRequest {
   breakGlass?: BreakGlassRecord;
 }
 
-/** Where the store's data lists the break-glass changes still owing their review (their ids). */
-export const OPEN_BREAKGLASS_REVIEWS_KEY = 'breakglass-reviews';
+/**
+ * Where the store's data marks a break-glass change still owing its review: one key per change
+ * (`breakglass-review:<id>`), so two replicas opening or closing reviews at once never overwrite
+ * each other's, as one shared list would.
+ */
+export const OPEN_BREAKGLASS_REVIEW_PREFIX = 'breakglass-review:';
+/** The one list an earlier version kept the open reviews in: still read, emptied as they close. */
+export const LEGACY_BREAKGLASS_REVIEWS_KEY = 'breakglass-reviews';
+
+/** The ids of the break-glass changes marked as owing their review, from the store's data keys and the legacy list. */
+export function openBreakGlassReviewIds(
+  keys: readonly string[],
+  legacy: readonly string[] | undefined,
+): string[] {
+  const marked = keys
+    .filter((key) => key.startsWith(OPEN_BREAKGLASS_REVIEW_PREFIX))
+    .map((key) => key.slice(OPEN_BREAKGLASS_REVIEW_PREFIX.length));
+  return [...new Set([...marked, ...(legacy ?? [])])];
+}
 
 /** A break-glass change's reason and its review: named reviewers acknowledge it by a deadline. */
 export interface BreakGlassRecord {

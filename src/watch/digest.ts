@@ -1,6 +1,6 @@
 import { isBotError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { OPEN_BREAKGLASS_REVIEWS_KEY } from '../model/change-request.js';
+import { LEGACY_BREAKGLASS_REVIEWS_KEY, openBreakGlassReviewIds } from '../model/change-request.js';
 import type { ChangeReader } from '../store/types.js';
 import { type TopClientsAnswer, topClientsChart } from '../tools/clients/top-clients.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
@@ -91,7 +91,10 @@ export async function buildDigest(s: DigestSources): Promise<Digest> {
 
 /** Break-glass changes whose review is overdue at the digest's time (listed in the store's data). */
 async function overdueReviews(s: DigestSources): Promise<NonNullable<Digest['overdueReviews']>> {
-  const ids = (await s.context.store.get<string[]>(OPEN_BREAKGLASS_REVIEWS_KEY).catch(() => undefined)) ?? [];
+  const data = s.context.store;
+  const ids = await Promise.all([data.keys(), data.get<string[]>(LEGACY_BREAKGLASS_REVIEWS_KEY)])
+    .then(([keys, legacy]) => openBreakGlassReviewIds(keys, legacy))
+    .catch(() => []);
   const overdue: NonNullable<Digest['overdueReviews']> = [];
   for (const id of ids) {
     const request = await s.changes.get(id);

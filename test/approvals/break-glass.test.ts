@@ -120,4 +120,26 @@ describe('break-glass', () => {
       'reviewed',
     ]);
   });
+
+  it('keeps both reviews opened at once, and reads and closes one an earlier version kept in its list', async () => {
+    const open = (name: string, vlan: number) =>
+      approvals.breakGlass({
+        tool: 'create_network',
+        args: { name, vlan_id: vlan, subnet: `10.${vlan}.0.0/24` },
+        requester: RITA,
+        reason: 'outage',
+      });
+    // Opened together, as two replicas would: neither may drop the other's.
+    const [first, second] = await Promise.all([open('Hotfix3', 81), open('Hotfix4', 82)]);
+    const openIds = async () => (await approvals.openReviews()).map((r) => r.request.id).sort();
+    expect(await openIds()).toEqual([first.request.id, second.request.id].sort());
+
+    const data = bot.app.context.store;
+    await data.delete(`breakglass-review:${second.request.id}`);
+    await data.set('breakglass-reviews', [second.request.id]);
+    expect(await openIds()).toEqual([first.request.id, second.request.id].sort());
+    await approvals.reviewBreakGlass(second.request.id, STAN);
+    expect(await data.get('breakglass-reviews')).toEqual([]);
+    expect(await openIds()).toEqual([first.request.id]);
+  });
 });
