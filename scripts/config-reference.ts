@@ -234,6 +234,11 @@ const DESCRIBED: Record<EnvVariable, Described> = {
     group: 'approvals',
     meaning: 'How long a step-up sign-in link works; each link works once.',
   },
+  OIDC_MAX_AGE_SECONDS: {
+    group: 'approvals',
+    meaning:
+      'How long ago the approver may have signed in at the identity provider; an older session signs in again (0: every time).',
+  },
   JOURNAL_ANCHOR_MINUTES: {
     group: 'store',
     meaning:

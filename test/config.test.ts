@@ -274,7 +274,7 @@ describe('loadConfig', () => {
         'CONSOLES_FILE',
       ]),
     );
-    expect(ENV_VARIABLES).toHaveLength(69);
+    expect(ENV_VARIABLES).toHaveLength(70);
   });
 });
 

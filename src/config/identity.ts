@@ -19,6 +19,7 @@ export const identityShape = {
   PUBLIC_URL: httpUrl,
   OIDC_USERS_FILE: readableFile,
   OIDC_LINK_SECONDS: integer(5, 3600, 300),
+  OIDC_MAX_AGE_SECONDS: integer(0, 86400, 300),
 };
 
 type IdentityEnv = z.output<z.ZodObject<typeof identityShape>>;
@@ -65,6 +66,11 @@ export function identityConfig(e: IdentityEnv) {
     /** Plain http is accepted only for a provider on this machine (tests, a local proxy). */
     insecure: new URL(e.OIDC_ISSUER).protocol === 'http:',
     linkSeconds: e.OIDC_LINK_SECONDS,
+    /**
+     * How long ago the approver may have signed in at the provider: a session older than this signs
+     * in again (`max_age`), so a browser left signed in does not stand for the person at it.
+     */
+    maxAgeSeconds: e.OIDC_MAX_AGE_SECONDS,
     ...(e.OIDC_USERS_FILE ? { usersFile: e.OIDC_USERS_FILE } : {}),
   };
 }

@@ -112,6 +112,7 @@ export class StepUp {
       code_challenge_method: 'S256',
       state,
       nonce,
+      max_age: String(this.options.config.maxAgeSeconds),
     });
     return { url: url.href, expiresAt };
   }
@@ -134,9 +135,13 @@ export class StepUp {
         { err: failure, change: bound.changeId },
         'step-up sign-in: the code exchange with the identity provider failed',
       );
+      // The provider vouched for a session older than max_age (it should have asked again).
+      const stale = failedOn(failure, 'auth_time');
       return {
         ok: false,
-        reason: 'The identity provider did not confirm the sign-in; nothing was approved.',
+        reason: stale
+          ? `The identity provider vouched for a sign-in older than ${this.options.config.maxAgeSeconds} s; nothing was approved. Sign out there, then click Approve again.`
+          : 'The identity provider did not confirm the sign-in; nothing was approved.',
       };
     }
     const mapped = await mapsTo(who, bound.approver.userId, this.options.mapping);
@@ -205,6 +210,8 @@ export class StepUp {
       expectedState: state,
       expectedNonce: bound.nonce,
       idTokenExpected: true,
+      // The ID token must carry auth_time within max_age: the provider re-authenticated if it had to.
+      maxAge: this.options.config.maxAgeSeconds,
     });
     const claims = tokens.claims();
     if (!claims) throw new Error('no ID token');
@@ -230,6 +237,16 @@ export class StepUp {
       if (!found.success || found.data.expiresAt < cutoff) await this.options.data.delete(key);
     }
   }
+}
+
+/** Whether the client's check of an ID token claim (`claim`) failed, somewhere down the error's causes. */
+function failedOn(error: unknown, claim: string): boolean {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 4 && typeof cause === 'object' && cause !== null; depth += 1) {
+    if ((cause as { claim?: unknown }).claim === claim) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 const USED =

@@ -12,7 +12,10 @@ const IDP = {
 
 describe('the step-up sign-in variables', () => {
   it('reads the provider, keeps the issuer exactly as written and derives the callback', () => {
-    const config = loadConfig({ ...IDP, OIDC_LINK_SECONDS: '120' }, { slackBot: false });
+    const config = loadConfig(
+      { ...IDP, OIDC_LINK_SECONDS: '120', OIDC_MAX_AGE_SECONDS: '0' },
+      { slackBot: false },
+    );
     expect(config.identity).toEqual({
       issuer: 'https://login.example.com/realms/ops/',
       clientId: 'netops',
@@ -20,7 +23,9 @@ describe('the step-up sign-in variables', () => {
       redirectUri: 'https://netops.example.com/oidc/callback',
       insecure: false,
       linkSeconds: 120,
+      maxAgeSeconds: 0,
     });
+    expect(loadConfig(IDP, { slackBot: false }).identity?.maxAgeSeconds).toBe(300);
     expect(configuredSecretValues(config)).toContain('client-secret-value');
     expect(loadConfig({}, { slackBot: false }).identity).toBeUndefined();
   });
@@ -39,6 +44,9 @@ describe('the step-up sign-in variables', () => {
     ).toBe(true);
     expect(refusal({ ...IDP, OIDC_LINK_SECONDS: '2' })).toEqual([
       ['OIDC_LINK_SECONDS', 'must be a whole number from 5 to 3600'],
+    ]);
+    expect(refusal({ ...IDP, OIDC_MAX_AGE_SECONDS: '-1' })).toEqual([
+      ['OIDC_MAX_AGE_SECONDS', 'must be a whole number from 0 to 86400'],
     ]);
     const secretShown = refusal({ ...IDP, OIDC_CLIENT_ID: '' })
       .flat()

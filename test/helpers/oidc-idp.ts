@@ -10,8 +10,11 @@ export interface IdpAccount {
 
 export interface TestIdp {
   issuer: string;
-  /** Who the next login is: the interaction signs this account in without a form. */
-  signInAs(subject: string): void;
+  /**
+   * Who the next login is: the interaction signs this account in without a form, as having
+   * authenticated `authenticatedSecondsAgo` ago [0] (a session the provider kept from earlier).
+   */
+  signInAs(subject: string, authenticatedSecondsAgo?: number): void;
   close(): Promise<void>;
 }
 
@@ -25,11 +28,12 @@ export async function startTestIdp(options: {
   client: { id: string; secret: string; redirectUri: string };
 }): Promise<TestIdp> {
   let next = options.accounts[0]?.subject ?? '';
+  let authAgo = 0;
   let provider: Provider | undefined;
   const server: Server = createServer((req, res) => {
     if (!provider) return void res.writeHead(503).end();
     if (req.url?.startsWith('/interaction/')) {
-      void finishInteraction(provider, req, res, next, options.client.id).catch(() =>
+      void finishInteraction(provider, req, res, next, options.client.id, authAgo).catch(() =>
         res.writeHead(500).end(),
       );
       return;
@@ -61,8 +65,9 @@ export async function startTestIdp(options: {
   });
   return {
     issuer,
-    signInAs: (subject) => {
+    signInAs: (subject, authenticatedSecondsAgo = 0) => {
       next = subject;
+      authAgo = authenticatedSecondsAgo;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -78,6 +83,7 @@ async function finishInteraction(
   res: Parameters<Provider['interactionDetails']>[1],
   accountId: string,
   clientId: string,
+  authAgo: number,
 ): Promise<void> {
   await provider.interactionDetails(req, res);
   const grant = new provider.Grant({ accountId, clientId });
@@ -86,7 +92,7 @@ async function finishInteraction(
   await provider.interactionFinished(
     req,
     res,
-    { login: { accountId }, consent: { grantId } },
+    { login: { accountId, ts: Math.floor(Date.now() / 1000) - authAgo }, consent: { grantId } },
     { mergeWithLastSubmission: false },
   );
 }

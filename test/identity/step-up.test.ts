@@ -37,6 +37,7 @@ describe('StepUp', () => {
         redirectUri: REDIRECT,
         insecure: true,
         linkSeconds: 60,
+        maxAgeSeconds: 300,
       },
       data,
       mapping: { slackEmail: async (id) => (id === 'U0ALICE' ? 'alice@example.com' : undefined) },
@@ -46,9 +47,9 @@ describe('StepUp', () => {
   });
   afterAll(() => idp?.close());
 
-  const signIn = async (subject: string) => {
+  const signIn = async (subject: string, authenticatedSecondsAgo = 0) => {
     const { url } = await stepUp.begin(binding);
-    idp.signInAs(subject);
+    idp.signInAs(subject, authenticatedSecondsAgo);
     return new URL(await followToCallback(url, REDIRECT));
   };
 
@@ -56,6 +57,7 @@ describe('StepUp', () => {
     const { url, expiresAt } = await stepUp.begin(binding);
     const link = new URL(url);
     expect(link.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(link.searchParams.get('max_age')).toBe('300');
     expect(link.searchParams.get('redirect_uri')).toBe(REDIRECT);
     const state = link.searchParams.get('state') ?? '';
     expect(state.length).toBeGreaterThan(20);
@@ -104,5 +106,14 @@ describe('StepUp', () => {
     clock += 61_000;
     expect(await stepUp.complete(late)).toEqual({ ok: false, reason: expect.stringMatching(/expired/) });
     expect(await stepUp.complete(late)).toEqual({ ok: false, reason: expect.stringMatching(/used already/) });
+  });
+
+  it('counts nothing when the provider vouches for a sign-in older than max_age', async () => {
+    // A session the browser kept from an hour ago: not the person at the keyboard now.
+    expect(await stepUp.complete(await signIn('alice', 3600))).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/vouched for a sign-in older than 300 s; nothing was approved/),
+    });
+    expect((await stepUp.complete(await signIn('alice', 60))).ok).toBe(true);
   });
 });

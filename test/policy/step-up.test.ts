@@ -118,6 +118,7 @@ describe('a policy asking step_up without an identity provider', () => {
         redirectUri: 'https://bot.example/oidc/callback',
         insecure: false,
         linkSeconds: 300,
+        maxAgeSeconds: 300,
       },
     });
     expect(loaded.identityProvider).toBe(true);
