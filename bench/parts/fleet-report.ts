@@ -20,6 +20,16 @@ export function fleetBudgetRows(f: FleetRow): BudgetRow[] {
     budget: '≤ 1.5×',
     met: l.ratio <= 1.5 && l.answered === l.consoles,
   });
+  const d = f.status;
+  if (d)
+    rows.push({
+      measure: `what is down (\`down\`: every site's devices, alerts, last change) across ${d.consoles} simulated consoles × ${d.sites} sites, cold read cache`,
+      now: `${fmt(d.fleetMs)} ms (${d.answered}/${d.consoles} answered)`,
+      floor: `${fmt(d.slowestSingleMs)} ms (the slowest console's own \`down\`)`,
+      ratio: times(d.ratio),
+      budget: '≤ 1.5×',
+      met: d.ratio <= 1.5 && d.answered === d.consoles,
+    });
   const m = f.memory;
   if (m)
     rows.push({

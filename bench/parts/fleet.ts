@@ -62,6 +62,8 @@ export interface FleetBudgetFigure {
 
 export interface FleetRow {
   lookup: FleetLookupFigure;
+  /** `down` (get_fleet_status) across every console against the slowest console's own. */
+  status?: FleetLookupFigure;
   memory?: FleetMemoryFigure;
   budget?: FleetBudgetFigure;
 }
@@ -131,16 +133,46 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-/** (a) `where <client>` across the fleet against the slowest console's own `where`, round by round. */
-async function measureLookup(ctx: PartContext, count: number, sites: number): Promise<FleetLookupFigure> {
+/** A fleet-wide read to time: the tool, its arguments, and the consoles an answer says did not answer. */
+interface FleetRead {
+  tool: string;
+  args: Record<string, unknown>;
+  unanswered: (answer: unknown) => string[];
+}
+
+const WHERE: FleetRead = {
+  tool: 'find_client',
+  args: { client: 'Apple TV' },
+  unanswered: (answer) => (answer as { unanswered: { console: string }[] }).unanswered.map((u) => u.console),
+};
+
+const DOWN: FleetRead = {
+  tool: 'get_fleet_status',
+  args: {},
+  unanswered: (answer) =>
+    (answer as { sites: { console?: string; problem: string }[] }).sites
+      .filter((row) => row.problem.startsWith('not reachable'))
+      .map((row) => row.console ?? ''),
+};
+
+/** (a) A read across the fleet against the slowest console's own, round by round (`where`, then `down`). */
+async function measureLookup(
+  ctx: PartContext,
+  count: number,
+  sites: number,
+  read: FleetRead,
+): Promise<FleetLookupFigure> {
   // The consoles answer from a process of their own: the bot's CPU is its own.
   const fleet = await forkFleet(latencies(count), sites);
   const dir = mkdtempSync(join(tmpdir(), 'netops-bench-fleet-'));
   const file = fleet.file;
   const { consoles, app } = await fleetApp(writeConsolesFile(dir, file.text), file.env, dir);
-  const client = 'Apple TV';
   const where = (only?: string) =>
-    app.registry.run('find_client', only === undefined ? { client } : { client, console: only }, app.context);
+    app.registry.run(
+      read.tool,
+      only === undefined ? read.args : { ...read.args, console: only },
+      app.context,
+    );
   const cold = (consoles: FleetConsoles) => {
     for (const each of consoles.list()) consoles.gateway(each.name).invalidate();
   };
@@ -153,18 +185,18 @@ async function measureLookup(ctx: PartContext, count: number, sites: number): Pr
     let answered = 0;
     const rounds = Math.max(3, ctx.options.repeats);
     for (let round = 0; round < rounds; round += 1) {
-      ctx.progress(`fleet: lookup round ${round + 1} of ${rounds}`);
+      ctx.progress(`fleet: ${read.tool} round ${round + 1} of ${rounds}`);
       let slowest = 0;
       for (const each of consoles.list()) {
         cold(consoles);
         slowest = Math.max(slowest, await timed(() => where(each.name)));
       }
       cold(consoles);
-      let answer: { unanswered: unknown[] } = { unanswered: [] };
+      let answer: unknown;
       const ms = await timed(async () => {
-        answer = (await where()) as { unanswered: unknown[] };
+        answer = await where();
       });
-      answered = count - new Set((answer.unanswered as { console: string }[]).map((u) => u.console)).size;
+      answered = count - new Set(read.unanswered(answer)).size;
       singles.push(slowest);
       fleets.push(ms);
       ratios.push(ratio(ms, slowest));
@@ -326,9 +358,10 @@ async function measureBudget(
 export async function runFleet(ctx: PartContext): Promise<FleetRow> {
   const count = ctx.options.quick ? 12 : 50;
   ctx.progress(`fleet: ${count} simulated consoles, 40–240 ms an answer`);
-  const lookup = await measureLookup(ctx, count, 2);
+  const lookup = await measureLookup(ctx, count, 2, WHERE);
+  const status = await measureLookup(ctx, count, 2, DOWN);
   const memory = await measureMemory(ctx, count);
   // A whole minute: what Site Manager counts. A quick run checks the same ceiling over 20 s.
   const budget = await measureBudget(ctx, 600, ctx.options.quick ? 20 : 60);
-  return { lookup, memory, ...(budget === undefined ? {} : { budget }) };
+  return { lookup, status, memory, ...(budget === undefined ? {} : { budget }) };
 }
