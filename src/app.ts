@@ -27,8 +27,8 @@ import type { Guardrails } from './tools/core/guardrails.js';
 import type { ToolRegistry } from './tools/core/registry.js';
 import type { SiteRecordsPort } from './tools/fleet/fleet-status.js';
 import { createRegistry } from './tools/index.js';
+import type { FleetDigestNotifier, WatchNotifier } from './watch/index.js';
 import { FleetWatcher, readDigest, staggerOffset, Watcher, webhookHandler } from './watch/index.js';
-import type { WatchNotifier } from './watch/types.js';
 import { openIncidentCount, scopeOf } from './watch/watch-state.js';
 
 /** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
@@ -385,12 +385,12 @@ function buildWatcher(
 ): Watcher | FleetWatcher {
   const { config, logger } = deps;
   // Slack is built after the watcher (its buttons call it): messages go through it once it exists.
-  const via = <K extends keyof WatchNotifier>(name: K) =>
+  const via = <K extends keyof (WatchNotifier & FleetDigestNotifier)>(name: K) =>
     (async (...args: unknown[]) => {
       const notifier = slack()?.watchNotifier;
       if (!notifier) return undefined;
       return (notifier[name] as (...a: unknown[]) => Promise<unknown>)(...args);
-    }) as WatchNotifier[K];
+    }) as (WatchNotifier & FleetDigestNotifier)[K];
   const common = {
     config: config.watch,
     data: store.data,
@@ -403,6 +403,7 @@ function buildWatcher(
       postDrift: via('postDrift'),
       updateDrift: via('updateDrift'),
       postDigest: via('postDigest'),
+      postFleetDigest: via('postFleetDigest'),
     },
     logger: logger.child({ component: 'watch' }),
     approvals,
@@ -416,11 +417,13 @@ function buildWatcher(
   const consoles = context.consoles;
   if (consoles?.list().some((entry) => entry.via !== 'single')) {
     const consoleLeases = store.consoleLeases?.();
+    const digestLeases = store.leases?.();
     return new FleetWatcher({
       ...common,
       consoles,
       defaultSite: config.defaultSite,
       ...(consoleLeases ? { leases: consoleLeases } : {}),
+      ...(digestLeases ? { digestLeases } : {}),
     });
   }
   const leases = store.leases?.();
