@@ -28,7 +28,14 @@ import type { ToolRegistry } from './tools/core/registry.js';
 import type { SiteRecordsPort } from './tools/fleet/fleet-status.js';
 import { createRegistry } from './tools/index.js';
 import type { FleetDigestNotifier, WatchNotifier } from './watch/index.js';
-import { FleetWatcher, readDigest, staggerOffset, Watcher, webhookHandler } from './watch/index.js';
+import {
+  FleetWatcher,
+  readDigest,
+  readFleetDigest,
+  staggerOffset,
+  Watcher,
+  webhookHandler,
+} from './watch/index.js';
 import { openIncidentCount, scopeOf } from './watch/watch-state.js';
 
 /** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
@@ -172,6 +179,29 @@ export function createApp(deps: AppDeps): App {
         (deps.now ?? Date.now)(),
       );
     },
+    // A fleet's get_digest without `console=`: the one digest the fleet's watcher posts.
+    ...(fromFile
+      ? {
+          readFleet: () =>
+            readFleetDigest(
+              {
+                sites: consoles
+                  .list()
+                  .flatMap((entry) =>
+                    (entry.sites ?? [config.defaultSite]).map((site) => ({ console: entry.name, site })),
+                  ),
+                data: store.data,
+                changes: store.changeHistory(),
+                registry,
+                context,
+                logger: logger.child({ component: 'watch' }),
+                timeoutMs: consoles.readBudgetMs,
+                ...(config.watch.timeZone ? { timeZone: config.watch.timeZone } : {}),
+              },
+              (deps.now ?? Date.now)(),
+            ),
+        }
+      : {}),
   };
   (context as ToolContext & { digests?: DigestPort }).digests = digests;
   // The watcher keeps a fleet's incidents under console and site, a single console's under the site.
