@@ -41,6 +41,7 @@ export class FleetDigestWatch {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #firing: Promise<unknown> = Promise.resolve();
+  #claims: Promise<unknown> = Promise.resolve();
 
   constructor(options: FleetDigestWatchOptions) {
     this.#o = options;
@@ -81,7 +82,15 @@ export class FleetDigestWatch {
    * Posts the digest due at `due` unless it was posted already; true when this call posted it.
    * The due time is kept before posting: a post that fails is not repeated by another replica.
    */
-  async fire(due: number): Promise<boolean> {
+  fire(due: number): Promise<boolean> {
+    // One at a time in this process: the lease is renewed for its own holder, so it cannot keep
+    // two calls of one replica apart.
+    const fired = this.#claims.then(() => this.#fire(due));
+    this.#claims = fired.catch(() => undefined);
+    return fired;
+  }
+
+  async #fire(due: number): Promise<boolean> {
     const { leases, holder, data, config } = this.#o;
     if (!config.digestChannel) return false;
     if (leases && !(await leases.acquire(FLEET_DIGEST_LEASE, holder, LEASE_TTL_MS))) return false;

@@ -4,6 +4,7 @@ export {
   type FleetDigestLine,
   fleetLineCounts,
   readFleetDigest,
+  type SiteDigestOutcome,
   summarizeFleet,
 } from './fleet-digest.js';
 export { FLEET_DIGEST_KEY, type FleetDigestNotifier } from './fleet-digest-watch.js';
