@@ -17,7 +17,6 @@ import {
   type FleetDigestNotifier,
   FleetWatcher,
   fleetLineCounts,
-  readFleetDigest,
   type SiteDigestOutcome,
   summarizeFleet,
 } from '../../src/watch/index.js';

@@ -52,7 +52,7 @@ function lineText(line: FleetDigestLine): string {
 export function fleetDigestMessage(digest: FleetDigest): SlackMessage {
   const shown = digest.lines.slice(0, MAX_LINES).map(lineText);
   const rest = digest.lines.length - shown.length;
-  if (rest > 0) shown.push(`_… and ${plural(rest, 'more site')} with changes or pending approvals_`);
+  if (rest > 0) shown.push(`_… and ${plural(rest, 'more site')} not shown: \`get_digest\` lists every one_`);
   const blocks: types.KnownBlock[] = [
     {
       type: 'header',
