@@ -138,21 +138,6 @@ export function summarizeFleet(
   };
 }
 
-/** One site's line in words: `3 changes, 2 incidents (1 open), 1 offline`; zero counts are left out. */
-export function fleetLineCounts(line: FleetDigestLine): string {
-  if (line.unreadable !== undefined) return `could not be read: ${line.unreadable}`;
-  const parts = [
-    line.changes > 0 ? `${line.changes} change${line.changes === 1 ? '' : 's'}` : '',
-    line.incidents > 0
-      ? `${line.incidents} incident${line.incidents === 1 ? '' : 's'}${line.open > 0 ? ` (${line.open} open)` : ''}`
-      : '',
-    line.drift > 0 ? `${line.drift} drift` : '',
-    line.offline > 0 ? `${line.offline} offline` : '',
-    line.pending > 0 ? `${line.pending} pending` : '',
-  ];
-  return parts.filter(Boolean).join(', ');
-}
-
 /** A watched site of a fleet, with the site its console's watcher polls. */
 export interface FleetSite {
   console: string;

@@ -2,7 +2,6 @@ export { type DigestReadOptions, readDigest } from './digest-watch.js';
 export {
   type FleetDigest,
   type FleetDigestLine,
-  fleetLineCounts,
   readFleetDigest,
   type SiteDigestOutcome,
   summarizeFleet,

@@ -16,7 +16,6 @@ import {
   type FleetDigest,
   type FleetDigestNotifier,
   FleetWatcher,
-  fleetLineCounts,
   type SiteDigestOutcome,
   summarizeFleet,
 } from '../../src/watch/index.js';
@@ -140,14 +139,6 @@ describe('the fleet digest summary', () => {
     expect(byPlace.get('berlin/default')).toMatchObject({ changes: 2, drift: 1, pending: 0 });
     expect(byPlace.get('aachen/default')).toMatchObject({ changes: 0, pending: 1 });
     expect(byPlace.get('frankfurt/default')).toMatchObject({ incidents: 2, open: 1, offline: 1 });
-  });
-
-  it('words a line tersely, leaving zero counts out', () => {
-    const words = new Map(summary.lines.map((line) => [line.console, fleetLineCounts(line)]));
-    expect(words.get('frankfurt')).toBe('2 incidents (1 open), 1 offline');
-    expect(words.get('berlin')).toBe('2 changes, 1 drift');
-    expect(words.get('aachen')).toBe('1 pending');
-    expect(words.get('essen')).toBe('could not be read: no answer within 2000 ms');
   });
 
   it('has no lines and every site quiet when nothing happened', () => {

@@ -1,6 +1,5 @@
 import type { types } from '@slack/bolt';
 import type { FleetDigest, FleetDigestLine } from '../../watch/fleet-digest.js';
-import { fleetLineCounts } from '../../watch/fleet-digest.js';
 import type { SlackMessage } from './read-result.js';
 import { clip, clipMrkdwn, mrkdwn } from './text.js';
 
@@ -37,6 +36,21 @@ export function fleetCountsText(d: FleetDigest): string {
     ...(d.overdueReviews > 0 ? [`${plural(d.overdueReviews, 'break-glass review')} overdue`] : []),
     ...(d.unreadable > 0 ? [`${plural(d.unreadable, 'site')} unreadable`] : []),
   ].join(' · ');
+}
+
+/** One site's line in words: `3 changes, 2 incidents (1 open), 1 offline`; zero counts are left out. */
+export function fleetLineCounts(line: FleetDigestLine): string {
+  if (line.unreadable !== undefined) return `could not be read: ${line.unreadable}`;
+  const parts = [
+    line.changes > 0 ? `${line.changes} change${line.changes === 1 ? '' : 's'}` : '',
+    line.incidents > 0
+      ? `${line.incidents} incident${line.incidents === 1 ? '' : 's'}${line.open > 0 ? ` (${line.open} open)` : ''}`
+      : '',
+    line.drift > 0 ? `${line.drift} drift` : '',
+    line.offline > 0 ? `${line.offline} offline` : '',
+    line.pending > 0 ? `${line.pending} pending` : '',
+  ];
+  return parts.filter(Boolean).join(', ');
 }
 
 function lineText(line: FleetDigestLine): string {

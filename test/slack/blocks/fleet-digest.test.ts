@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { fleetDigestDay, fleetDigestMessage } from '../../../src/slack/blocks/fleet-digest.js';
+import {
+  fleetDigestDay,
+  fleetDigestMessage,
+  fleetLineCounts,
+} from '../../../src/slack/blocks/fleet-digest.js';
 import { messageProblems, viewProblems } from '../../../src/slack/blocks/limits.js';
 import type { FleetDigest, FleetDigestLine } from '../../../src/watch/index.js';
 
@@ -95,6 +99,18 @@ describe('the fleet digest message', () => {
     expect(shown).not.toContain('console-40 ·');
     expect(shown).toContain('… and 60 more sites not shown: `get_digest` lists every one');
     expect(shown).toContain('no quiet sites');
+  });
+
+  it('words a line tersely, leaving zero counts out', () => {
+    expect(fleetLineCounts(line(1, { incidents: 2, open: 1, offline: 1 }))).toBe(
+      '2 incidents (1 open), 1 offline',
+    );
+    expect(fleetLineCounts(line(1, { incidents: 1 }))).toBe('1 incident');
+    expect(fleetLineCounts(line(1, { changes: 1, drift: 2 }))).toBe('1 change, 2 drift');
+    expect(fleetLineCounts(line(1, { pending: 1 }))).toBe('1 pending');
+    expect(fleetLineCounts(line(1, { changes: 4, unreadable: 'no answer within 2000 ms' }))).toBe(
+      'could not be read: no answer within 2000 ms',
+    );
   });
 
   it('escapes names from CONSOLES_FILE and the controller as mrkdwn', () => {
