@@ -27,8 +27,15 @@ import type { Guardrails } from './tools/core/guardrails.js';
 import type { ToolRegistry } from './tools/core/registry.js';
 import type { SiteRecordsPort } from './tools/fleet/fleet-status.js';
 import { createRegistry } from './tools/index.js';
-import { FleetWatcher, readDigest, staggerOffset, Watcher, webhookHandler } from './watch/index.js';
-import type { WatchNotifier } from './watch/types.js';
+import type { FleetDigestNotifier, WatchNotifier } from './watch/index.js';
+import {
+  FleetWatcher,
+  readDigest,
+  readFleetDigest,
+  staggerOffset,
+  Watcher,
+  webhookHandler,
+} from './watch/index.js';
 import { openIncidentCount, scopeOf } from './watch/watch-state.js';
 
 /** Everything the app is built from; tests inject the simulator's gateway, a fake Slack URL and a clock. */
@@ -150,30 +157,14 @@ export function createApp(deps: AppDeps): App {
   };
   // get_digest reads the day from the store in any process (the console beside the bot
   // sees what the bot's watcher recorded); tools/ reaches it through the context, like the timers.
-  // A fleet's digest is its console's: what that console's watcher keeps, under its name.
-  const entryOf = (name: string | undefined) =>
-    fromFile ? consoles.list().find((entry) => name === undefined || entry.name === name) : undefined;
-  const digests: DigestPort = {
-    read: (site, console) => {
-      const entry = entryOf(console);
-      const watched = entry?.sites?.includes(site) ? site : (entry?.sites?.[0] ?? config.defaultSite);
-      return readDigest(
-        {
-          site,
-          watchedSite: watched,
-          ...(entry ? { console: entry.name } : {}),
-          data: store.data,
-          changes: store.changeHistory(),
-          registry,
-          context,
-          logger: logger.child({ component: 'watch' }),
-          ...(config.watch.timeZone ? { timeZone: config.watch.timeZone } : {}),
-        },
-        (deps.now ?? Date.now)(),
-      );
-    },
-  };
-  (context as ToolContext & { digests?: DigestPort }).digests = digests;
+  (context as ToolContext & { digests?: DigestPort }).digests = digestPort(
+    deps,
+    store,
+    registry,
+    context,
+    consoles,
+    fromFile,
+  );
   // The watcher keeps a fleet's incidents under console and site, a single console's under the site.
   const openAlerts = (console: string, site: string) =>
     openIncidentCount(store.data, fromFile ? scopeOf({ site, console }) : site);
@@ -217,6 +208,66 @@ export function createApp(deps: AppDeps): App {
       await store.close();
       await consoles.close();
     },
+  };
+}
+
+/**
+ * get_digest's port over the store. A fleet's site digest is its console's: what that console's
+ * watcher keeps, under its name; a fleet's digest without a console is the one its watcher posts.
+ */
+function digestPort(
+  deps: AppDeps,
+  store: Store,
+  registry: ToolRegistry,
+  context: ToolContext,
+  consoles: Consoles,
+  fromFile: boolean,
+): DigestPort {
+  const { config, logger } = deps;
+  const entryOf = (name: string | undefined) =>
+    fromFile ? consoles.list().find((entry) => name === undefined || entry.name === name) : undefined;
+  return {
+    read: (site, console) => {
+      const entry = entryOf(console);
+      const watched = entry?.sites?.includes(site) ? site : (entry?.sites?.[0] ?? config.defaultSite);
+      return readDigest(
+        {
+          site,
+          watchedSite: watched,
+          ...(entry ? { console: entry.name } : {}),
+          data: store.data,
+          changes: store.changeHistory(),
+          registry,
+          context,
+          logger: logger.child({ component: 'watch' }),
+          ...(config.watch.timeZone ? { timeZone: config.watch.timeZone } : {}),
+        },
+        (deps.now ?? Date.now)(),
+      );
+    },
+    // A fleet's get_digest without `console=`: the one digest the fleet's watcher posts.
+    ...(fromFile
+      ? {
+          readFleet: () =>
+            readFleetDigest(
+              {
+                sites: consoles
+                  .list()
+                  .flatMap((entry) =>
+                    (entry.sites ?? [config.defaultSite]).map((site) => ({ console: entry.name, site })),
+                  ),
+                data: store.data,
+                changes: store.changeHistory(),
+                registry,
+                context,
+                logger: logger.child({ component: 'watch' }),
+                timeoutMs: consoles.readBudgetMs,
+                ...(config.watch.timeZone ? { timeZone: config.watch.timeZone } : {}),
+              },
+              (deps.now ?? Date.now)(),
+            ),
+        }
+      : {}),
   };
 }
 
@@ -385,12 +436,12 @@ function buildWatcher(
 ): Watcher | FleetWatcher {
   const { config, logger } = deps;
   // Slack is built after the watcher (its buttons call it): messages go through it once it exists.
-  const via = <K extends keyof WatchNotifier>(name: K) =>
+  const via = <K extends keyof (WatchNotifier & FleetDigestNotifier)>(name: K) =>
     (async (...args: unknown[]) => {
       const notifier = slack()?.watchNotifier;
       if (!notifier) return undefined;
       return (notifier[name] as (...a: unknown[]) => Promise<unknown>)(...args);
-    }) as WatchNotifier[K];
+    }) as (WatchNotifier & FleetDigestNotifier)[K];
   const common = {
     config: config.watch,
     data: store.data,
@@ -403,6 +454,7 @@ function buildWatcher(
       postDrift: via('postDrift'),
       updateDrift: via('updateDrift'),
       postDigest: via('postDigest'),
+      postFleetDigest: via('postFleetDigest'),
     },
     logger: logger.child({ component: 'watch' }),
     approvals,
@@ -416,11 +468,13 @@ function buildWatcher(
   const consoles = context.consoles;
   if (consoles?.list().some((entry) => entry.via !== 'single')) {
     const consoleLeases = store.consoleLeases?.();
+    const digestLeases = store.leases?.();
     return new FleetWatcher({
       ...common,
       consoles,
       defaultSite: config.defaultSite,
       ...(consoleLeases ? { leases: consoleLeases } : {}),
+      ...(digestLeases ? { digestLeases } : {}),
     });
   }
   const leases = store.leases?.();

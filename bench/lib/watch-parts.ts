@@ -1,3 +1,4 @@
+import type { FleetDigestNotifier } from '../../src/watch/fleet-digest-watch.js';
 import type { Incident, WatchNotifier } from '../../src/watch/types.js';
 
 /** The watcher's settings for a bench run: one channel, no flap hold, polls and sweeps at the given pace. */
@@ -22,7 +23,9 @@ export const NO_CHANGES = {
 };
 
 /** A notifier that posts nowhere; `onIncident` hears each new incident. */
-export function quietNotifier(onIncident: (incident: Incident) => void = () => {}): WatchNotifier {
+export function quietNotifier(
+  onIncident: (incident: Incident) => void = () => {},
+): WatchNotifier & FleetDigestNotifier {
   return {
     postIncident: async (_channel, incident) => {
       onIncident(incident);
@@ -33,5 +36,6 @@ export function quietNotifier(onIncident: (incident: Incident) => void = () => {
     updateDrift: async () => {},
     postDigest: async () => undefined,
     postAlarmSummary: async () => undefined,
+    postFleetDigest: async () => undefined,
   };
 }

@@ -139,7 +139,14 @@ export async function intentOf(parsed: ParsedCommand, help: boolean, context: Ro
   if (face !== 'slack' && command === 'plan') return planIntent(parsed, []);
   if (command === 'rollout') return { kind: 'rollout', ...parseRollout(parsed, [], registry) };
   if (isPictureAlias(command)) return { kind: 'picture', command: parsed };
-  if (face === 'slack' && command === 'digest' && context.digest && parsed.positionals.length === 0) {
+  // `console=` asks for one console's site digest: the read, answered to the caller, as before a fleet.
+  if (
+    face === 'slack' &&
+    command === 'digest' &&
+    context.digest &&
+    parsed.positionals.length === 0 &&
+    parsed.args.console === undefined
+  ) {
     return { kind: 'digest' };
   }
   if (isHistoryCommand(command)) return { kind: 'history', command: parsed };

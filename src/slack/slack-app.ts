@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import type { StoreHealth } from '../store/types.js';
 import type { ControllerStatus, ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
+import type { FleetDigestNotifier } from '../watch/fleet-digest-watch.js';
 import type { WatchNotifier } from '../watch/types.js';
 import { REVIEW_BREAKGLASS_ACTION } from './blocks/break-glass.js';
 import { APPROVE_ACTION, CANCEL_ACTION } from './blocks/change-request.js';
@@ -122,7 +123,7 @@ export interface SlackFrontEnd {
   /** Shows change requests proposed outside Slack (by MCP clients) in their channel. */
   notifier: ChangeNotifier;
   /** Posts the watcher's alerts, drift and digest. */
-  watchNotifier: WatchNotifier;
+  watchNotifier: WatchNotifier & FleetDigestNotifier;
   /** Says in the change's thread and in AUDIT_CHANNEL what its deadline did. */
   timerNotifier: TimerNotifier;
   /** What a scheduled change did at its window's opening, in its message and thread. */

@@ -1,10 +1,13 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import type { MessageRef } from '../model/change-request.js';
+import type { FleetDigest } from '../watch/fleet-digest.js';
+import type { FleetDigestNotifier } from '../watch/fleet-digest-watch.js';
 import type { AlarmSummary, Digest, DigestChart, Drift, Incident, WatchNotifier } from '../watch/types.js';
 import { alarmSummaryMessage, incidentMessage } from './blocks/alerts.js';
 import { digestMessage } from './blocks/digest.js';
 import { driftMessage } from './blocks/drift.js';
+import { fleetDigestMessage } from './blocks/fleet-digest.js';
 import { plain } from './blocks/text.js';
 
 /** The watcher's notifier port, in Slack: alerts, drift and the digest as messages. */
@@ -12,7 +15,7 @@ export function slackWatchNotifier(
   client: webApi.WebClient,
   logger: Logger,
   timeZone?: string,
-): WatchNotifier {
+): WatchNotifier & FleetDigestNotifier {
   const post = async (channel: string, message: { text: string; blocks: unknown[] }) => {
     const answer = await client.chat.postMessage({
       channel,
@@ -68,5 +71,6 @@ export function slackWatchNotifier(
       }
       return ref;
     },
+    postFleetDigest: (channel: string, digest: FleetDigest) => post(channel, fleetDigestMessage(digest)),
   };
 }

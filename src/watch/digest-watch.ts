@@ -9,7 +9,7 @@ import type { Digest, DigestChart, Drift, Incident } from './types.js';
 import { ALARM_PREFIX, DAY, scopeOf, stateKey, type WatcherOptions, type WatchState } from './watch-state.js';
 
 const DIGEST_KEY = 'watch:digest:last';
-/** Each console of a fleet posts its own digest, once per due time. */
+/** A site's last due time, under its console in a fleet (whose sites' cron is off: see FleetWatcher). */
 const digestKey = (o: WatcherOptions) =>
   o.console === undefined ? DIGEST_KEY : `${DIGEST_KEY}:${scopeOf(o)}`;
 

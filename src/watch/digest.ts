@@ -1,7 +1,7 @@
 import { isBotError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { LEGACY_BREAKGLASS_REVIEWS_KEY, openBreakGlassReviewIds } from '../model/change-request.js';
-import type { ChangeReader } from '../store/types.js';
+import type { ChangeReader, KeyValueStore } from '../store/types.js';
 import { type TopClientsAnswer, topClientsChart } from '../tools/clients/top-clients.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
@@ -28,16 +28,17 @@ export interface DigestSources {
 export async function buildDigest(s: DigestSources): Promise<Digest> {
   const from = s.at - DAY;
   const notes: string[] = [];
+  const down: string[] = [];
   // Asked side by side: the store and both traffic reads are independent, and the controller's
   // reads would otherwise wait one behind the other (a round trip each).
   const [since, pending, top, apps] = await Promise.all([
     s.changes.list({ since: new Date(from).toISOString() }),
     s.changes.list({ state: 'pending' }),
-    readTool(s, 'top_clients', { site_id: s.site, window: '24h', limit: 5 }, notes),
-    readTool(s, 'list_top_applications', { site_id: s.site, limit: 5 }, notes),
+    readTool(s, 'top_clients', { site_id: s.site, window: '24h', limit: 5 }, notes, down),
+    readTool(s, 'list_top_applications', { site_id: s.site, limit: 5 }, notes, down),
   ]);
   const changes = since.filter((r) => r.state !== 'pending');
-  const overdue = await overdueReviews(s);
+  const overdue = await overdueReviewsAt(s.context.store, s.changes, s.at);
   return {
     site: s.site,
     from,
@@ -86,20 +87,24 @@ export async function buildDigest(s: DigestSources): Promise<Digest> {
     })),
     ...(overdue.length > 0 ? { overdueReviews: overdue } : {}),
     notes,
+    ...(down[0] !== undefined ? { unreachable: down[0] } : {}),
   };
 }
 
-/** Break-glass changes whose review is overdue at the digest's time (listed in the store's data). */
-async function overdueReviews(s: DigestSources): Promise<NonNullable<Digest['overdueReviews']>> {
-  const data = s.context.store;
-  const ids = await Promise.all([data.keys(), data.get<string[]>(LEGACY_BREAKGLASS_REVIEWS_KEY)])
+/** Break-glass changes whose review is overdue at `at` (marked in the store's data). */
+export async function overdueReviewsAt(
+  store: KeyValueStore,
+  changes: ChangeReader,
+  at: number,
+): Promise<NonNullable<Digest['overdueReviews']>> {
+  const ids = await Promise.all([store.keys(), store.get<string[]>(LEGACY_BREAKGLASS_REVIEWS_KEY)])
     .then(([keys, legacy]) => openBreakGlassReviewIds(keys, legacy))
     .catch(() => []);
   const overdue: NonNullable<Digest['overdueReviews']> = [];
   for (const id of ids) {
-    const request = await s.changes.get(id);
+    const request = await changes.get(id);
     const glass = request?.breakGlass;
-    if (!request || !glass || glass.reviewedBy || Date.parse(glass.reviewDueAt) > s.at) continue;
+    if (!request || !glass || glass.reviewedBy || Date.parse(glass.reviewDueAt) > at) continue;
     overdue.push({
       id,
       tool: request.tool,
@@ -116,12 +121,15 @@ async function readTool(
   tool: string,
   args: Record<string, unknown>,
   notes: string[],
+  down: string[],
 ): Promise<unknown> {
   try {
     return await s.registry.run(tool, args, s.context);
   } catch (error) {
     if (!isBotError(error)) throw error;
     notes.push(`${tool}: ${error.message}`);
+    // The console did not answer (or refused the bot's key): the fleet digest names it unreadable.
+    if (error.code === 'gateway_unavailable' || error.code === 'gateway_auth') down.push(error.message);
     return undefined;
   }
 }

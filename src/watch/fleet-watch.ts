@@ -1,7 +1,17 @@
 import type { Actor } from '../model/change-request.js';
 import type { LeaseStore } from '../store/types.js';
 import type { ConsolePort } from '../tools/core/context.js';
-import type { Digest, DigestChart, Drift, Incident, RecordOutcome, RevertOutcome } from './types.js';
+import { type FleetDigest, readFleetDigest } from './fleet-digest.js';
+import { type FleetDigestNotifier, FleetDigestWatch } from './fleet-digest-watch.js';
+import type {
+  Digest,
+  DigestChart,
+  Drift,
+  Incident,
+  RecordOutcome,
+  RevertOutcome,
+  WatchNotifier,
+} from './types.js';
 import type { WatcherOptions } from './watch-state.js';
 import { Watcher } from './watcher.js';
 import type { Alarm } from './webhook.js';
@@ -22,12 +32,18 @@ export function staggerOffset(name: string, intervalMs: number): number {
 
 /** What a fleet's watcher is built from: a watcher's options, for every console instead of one. */
 export interface FleetWatcherOptions
-  extends Omit<WatcherOptions, 'site' | 'console' | 'gateway' | 'leases' | 'leaseName' | 'offsetMs'> {
+  extends Omit<
+    WatcherOptions,
+    'site' | 'console' | 'gateway' | 'leases' | 'leaseName' | 'offsetMs' | 'notifier' | 'ownDigest'
+  > {
   consoles: ConsolePort;
   /** Watched on a console whose entry names no sites (DEFAULT_SITE). */
   defaultSite: string;
   /** One lease per console (PostgreSQL); without them this process watches every console. */
   leases?: LeaseStore;
+  /** The named leases (PostgreSQL) the fleet digest's due time is claimed under; unset: one process. */
+  digestLeases?: LeaseStore;
+  notifier: WatchNotifier & FleetDigestNotifier;
 }
 
 /** One watched site of one console. */
@@ -45,9 +61,13 @@ export interface WatchedSite {
  */
 export class FleetWatcher {
   readonly sites: readonly WatchedSite[];
+  readonly #digest: FleetDigestWatch;
+  readonly #digestChannel: string | undefined;
+  readonly #read: (at: number) => Promise<FleetDigest>;
+  readonly #now: (() => number) | undefined;
 
   constructor(options: FleetWatcherOptions) {
-    const { consoles, defaultSite, leases, ...common } = options;
+    const { consoles, defaultSite, leases, digestLeases, ...common } = options;
     const pollMs = common.config.intervalSeconds * 1000;
     this.sites = consoles.list().flatMap((entry) =>
       (entry.sites ?? [defaultSite]).map((site) => {
@@ -61,12 +81,42 @@ export class FleetWatcher {
           },
           ...(leases ? { leases, leaseName: entry.name } : {}),
           offsetMs: staggerOffset(entry.name, pollMs),
+          // The fleet posts one digest for all its sites (below), not one per site.
+          ownDigest: false,
           logger: common.logger.child({ console: entry.name }),
         };
         return { console: entry.name, site, watcher: new Watcher(watcherOptions) };
       }),
     );
     if (this.sites.length === 0) throw new Error('a fleet watcher needs a console');
+    const { config, data, changes, registry, context, logger, holder, notifier } = common;
+    this.#digestChannel = config.digestChannel;
+    this.#now = common.now;
+    const sites = this.sites.map(({ console, site }) => ({ console, site }));
+    this.#read = (at) =>
+      readFleetDigest(
+        {
+          sites,
+          data,
+          changes,
+          registry,
+          context,
+          logger,
+          timeoutMs: consoles.readBudgetMs,
+          ...(config.timeZone ? { timeZone: config.timeZone } : {}),
+        },
+        at,
+      );
+    this.#digest = new FleetDigestWatch({
+      config,
+      data,
+      ...(digestLeases ? { leases: digestLeases } : {}),
+      holder,
+      notifier,
+      logger,
+      ...(common.now ? { now: common.now } : {}),
+      read: this.#read,
+    });
   }
 
   get #first(): Watcher {
@@ -87,10 +137,11 @@ export class FleetWatcher {
 
   start(): void {
     for (const each of this.sites) each.watcher.start();
+    if (this.#digestChannel) this.#digest.schedule();
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.sites.map((each) => each.watcher.stop()));
+    await Promise.all([this.#digest.stop(), ...this.sites.map((each) => each.watcher.stop())]);
   }
 
   /** Polls every console now, in turn (tests and the bench drive ticks by hand). */
@@ -138,14 +189,23 @@ export class FleetWatcher {
     return this.#first.digest(at);
   }
 
-  /** `/net digest`: every console's digest, one message each, in the file's order. */
-  async postDigest(channel?: string, at?: number) {
-    const posted = [];
-    for (const each of this.sites) posted.push(await each.watcher.postDigest(channel, at));
-    return posted;
+  /** The fleet digest of the day before `at` [now]: every site summed up in one message. */
+  fleetDigest(at = (this.#now ?? Date.now)()): Promise<FleetDigest> {
+    return this.#read(at);
+  }
+
+  /** `/net digest`, and the cron: the fleet digest, one message for every console and site. */
+  async postDigest(channel = this.#digestChannel, at?: number): Promise<FleetDigest> {
+    if (!channel) throw new Error('no channel for the digest');
+    return this.#digest.post(channel, at);
+  }
+
+  /** Posts the digest due at `due` unless a replica (or this one, before a restart) did; true when posted. */
+  fireDigest(due: number): Promise<boolean> {
+    return this.#digest.fire(due);
   }
 
   nextDigestAt(from?: number): number | undefined {
-    return this.#first.nextDigestAt(from);
+    return this.#digest.nextDigestAt(from);
   }
 }

@@ -1,4 +1,12 @@
 export { type DigestReadOptions, readDigest } from './digest-watch.js';
+export {
+  type FleetDigest,
+  type FleetDigestLine,
+  readFleetDigest,
+  type SiteDigestOutcome,
+  summarizeFleet,
+} from './fleet-digest.js';
+export { FLEET_DIGEST_KEY, type FleetDigestNotifier } from './fleet-digest-watch.js';
 export { FleetWatcher, type FleetWatcherOptions, staggerOffset, type WatchedSite } from './fleet-watch.js';
 export type * from './types.js';
 export { randomHolder, Watcher, type WatcherOptions } from './watcher.js';

@@ -143,6 +143,8 @@ export interface Digest {
   overdueReviews?: { id: string; tool: string; requester: string; reason: string; dueAt: string }[];
   /** Why a part is missing (the controller did not answer), when one is. */
   notes: string[];
+  /** Why the console could not be read (down, or the bot's key refused), when it could not. */
+  unreachable?: string;
 }
 
 /** A chart to post beside the digest. */

@@ -29,6 +29,8 @@ export interface WatcherOptions {
   leases?: LeaseStore;
   /** The lease's name [\`watch\`]: a fleet's console name, in its consoles' lease table. */
   leaseName?: string;
+  /** Whether this watcher posts its site's digest on DIGEST_CRON [true]; a fleet posts one for all. */
+  ownDigest?: boolean;
   /** How long after start the first poll runs [0]: consoles of a fleet are spread over the interval. */
   offsetMs?: number;
   /** This replica, as the lease names it. */

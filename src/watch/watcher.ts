@@ -99,7 +99,7 @@ export class Watcher {
           this.#driftTimer = t;
         },
       );
-    if (config.digestChannel) this.#digest.schedule();
+    if (config.digestChannel && this.#o.ownDigest !== false) this.#digest.schedule();
     // The lease is renewed between polls too: a slow poll (a slow controller or Slack) must not let
     // it lapse and hand the watch to another replica while this one is still at work.
     if (this.#o.leases && (config.alertChannel || config.digestChannel || config.driftChannel)) {

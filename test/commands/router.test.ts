@@ -130,6 +130,13 @@ describe('routeLine: what one face alone offers', () => {
       '"digest" runs get_digest, which is not available in this build',
     );
     expect((await refusal('digest today', 'slack'))[0]?.rule).toContain('get_digest');
+    // One console's site digest is the read, even while the watch runs (a fleet posts one digest).
+    const named = await route('digest console=berlin', 'slack', true).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(named).toBeInstanceOf(ValidationError);
+    expect((named as ValidationError).issues[0]?.rule).toContain('get_digest');
   });
 
   it('Slack: a plan takes the lines after it; `ids` ends a read and shows the id columns', async () => {

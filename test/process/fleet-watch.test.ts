@@ -1,6 +1,7 @@
 // The watcher of a fleet through the built program (`node dist/main.js`, environment variables
 // only): every console of CONSOLES_FILE watched, a drift posted naming the console and site it
-// happened on, and with two replicas on one PostgreSQL, posted once.
+// happened on, and with two replicas on one PostgreSQL, posted once; the daily digest is one
+// message for the fleet, posted once per due time.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,5 +129,30 @@ describe('two replicas watching the fleet on one PostgreSQL', () => {
     const before = policyReads('munich');
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(policyReads('munich') - before).toBeLessThanOrEqual(4);
+  }, 120_000);
+
+  it('post one fleet digest per due time, never one per console', async () => {
+    // Due every 3 s (six-field cron, seconds first): each due time is claimed by one replica.
+    const env = { DATABASE_URL: db.url, DIGEST_CHANNEL: 'C7DIGEST', DIGEST_CRON: '*/3 * * * * *', TZ: 'UTC' };
+    const [a, b] = await Promise.all([bot('fleet-digest-a', env), bot('fleet-digest-b', env)]);
+    const digests = () => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C7DIGEST');
+    await slack.waitFor(() => digests().length >= 3, 40_000);
+    const posts = digests();
+    for (const post of posts) {
+      expect(String(post.args.text)).toMatch(
+        /^Fleet digest for \w{3} \d{1,2} \w{3} \d{4}: 3 consoles · 3 sites · /,
+      );
+    }
+    expect(JSON.stringify(posts.map((post) => post.args.blocks))).not.toContain('Network digest');
+    // One post per due time among both replicas: each post is logged with its due time, none twice.
+    const logged = () =>
+      [a, b]
+        .flatMap((r) => r.logs.filter((l) => l.msg === 'watch: fleet digest posted'))
+        .map((l) => String(l.due));
+    await slack.waitFor(() => logged().length >= posts.length, 10_000);
+    const dues = logged();
+    expect(new Set(dues).size).toBe(dues.length);
+    expect(dues.length).toBeLessThanOrEqual(digests().length);
+    expect(dues.every((due) => Date.parse(due) % 3000 === 0)).toBe(true);
   }, 120_000);
 });

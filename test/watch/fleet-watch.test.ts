@@ -11,7 +11,7 @@ import type { KeyValueStore, LeaseStore } from '../../src/store/types.js';
 import type { ConsolePort } from '../../src/tools/core/context.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { revertCall } from '../../src/watch/drift.js';
-import { FleetWatcher, staggerOffset } from '../../src/watch/index.js';
+import { type FleetDigestNotifier, FleetWatcher, staggerOffset } from '../../src/watch/index.js';
 import type { Drift, Incident, WatchNotifier } from '../../src/watch/types.js';
 import { usePostgresReplicas } from '../helpers/postgres.js';
 import { testGateway } from '../helpers/test-gateway.js';
@@ -45,7 +45,10 @@ function countingGateway(name: string, reads: { console: string; site: string; a
   } as unknown as Gateway;
 }
 
-const quietNotifier = (drifts: Drift[] = [], incidents: Incident[] = []): WatchNotifier => ({
+const quietNotifier = (
+  drifts: Drift[] = [],
+  incidents: Incident[] = [],
+): WatchNotifier & FleetDigestNotifier => ({
   postIncident: async (channel, incident) => {
     incidents.push(structuredClone(incident));
     return { channel, ts: `${incidents.length}.5` };
@@ -60,6 +63,7 @@ const quietNotifier = (drifts: Drift[] = [], incidents: Incident[] = []): WatchN
   },
   updateDrift: async () => undefined,
   postDigest: async () => undefined,
+  postFleetDigest: async () => undefined,
 });
 
 function fleetWatcher(
@@ -69,7 +73,7 @@ function fleetWatcher(
     leases?: LeaseStore;
     holder?: string;
     intervalSeconds?: number;
-    notifier?: WatchNotifier;
+    notifier?: WatchNotifier & FleetDigestNotifier;
   } = {},
 ) {
   const data = options.data ?? new MemoryStore();

@@ -1,6 +1,15 @@
 // get_digest: the digest read now, for faces that cannot receive the Slack message. In
 // process through createApp; the built console is in test/process/watch.test.ts.
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type App, createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { type FleetConsoles, loadFleet } from '../../src/consoles/fleet-consoles.js';
+import { render } from '../../src/format/plain-text.js';
+import { silentLogger } from '../../src/log.js';
+import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import { durationText } from '../../src/tools/bot/watch-tools.js';
 import type { Watcher } from '../../src/watch/index.js';
@@ -68,5 +77,83 @@ describe('get_digest', () => {
       '2 h',
       '2 h 5 min',
     ]);
+  });
+});
+
+describe('get_digest in a fleet', () => {
+  let fleet: Fleet;
+  let consoles: FleetConsoles;
+  let app: App;
+  let dir: string;
+
+  beforeAll(async () => {
+    // vienna answers after 5 s, past the fleet's read budget (2 s).
+    fleet = await startFleet({
+      consoles: [{ name: 'berlin' }, { name: 'munich' }, { name: 'vienna', slow: 5000 }],
+    });
+    const file = fleet.consolesFile();
+    dir = mkdtempSync(join(tmpdir(), 'netops-fleet-digest-'));
+    const path = join(dir, 'consoles.yaml');
+    writeFileSync(path, file.text);
+    const config = loadConfig({
+      ...file.env,
+      CONSOLES_FILE: path,
+      DATA_DIR: dir,
+      TELEMETRY_INTERVAL_SECONDS: '0',
+      GATEWAY_READ_BUDGET_MS: '2000',
+      GATEWAY_TIMEOUT_MS: '1000',
+    });
+    const logger = silentLogger();
+    consoles = await loadFleet(config, logger);
+    app = createApp({ config, logger, gateway: consoles.defaultGateway(), consoles });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await consoles?.close();
+    await fleet?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('without console= answers the fleet digest: totals, the sites with anything, the quiet counted', async () => {
+    // A drift berlin's watcher recorded an hour ago.
+    await app.store.data.set('watch:drift:dr_1', {
+      id: 'dr_1',
+      site: 'default',
+      console: 'berlin',
+      kind: 'policies',
+      objectId: 'p1',
+      objectName: 'Kids',
+      change: 'changed',
+      fields: [],
+      noticedAt: Date.now() - 3_600_000,
+    });
+    const answer = (await app.registry.run('get_digest', {}, app.context)) as Record<string, unknown>;
+    expect(answer).toMatchObject({
+      consoles: 3,
+      sites_watched: 3,
+      drift: 1,
+      unreadable_sites: 1,
+      quiet_sites: 1,
+      sites: [
+        { console: 'vienna', site: 'default', problem: expect.stringMatching(/^could not be read: /) },
+        { console: 'berlin', site: 'default', drift: 1, problem: null },
+      ],
+    });
+    // The console's words, through the plain-text renderer every read uses.
+    const text = render(answer);
+    expect(text).toContain('quiet_sites: 1');
+    expect(text).toMatch(/vienna\s+default/);
+  }, 20_000);
+
+  it('with console= answers that console’s site digest, named, as before; an unknown console is refused', async () => {
+    const answer = (await app.registry.run('get_digest', { console: 'munich' }, app.context)) as Record<
+      string,
+      unknown
+    >;
+    expect(answer).toMatchObject({ console: 'munich', site: 'default', drift: [] });
+    expect(answer.notes).toEqual([expect.stringContaining('no poll recorded yet')]);
+    await expect(app.registry.run('get_digest', { console: 'nowhere' }, app.context)).rejects.toThrow(
+      /nowhere|console/,
+    );
   });
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NotSupportedError } from '../../errors.js';
 import { siteId } from '../core/arg-types.js';
 import { defineTool, type ToolContext } from '../core/define-tool.js';
+import { consoleArg, consolesOf } from '../fleet/consoles-of.js';
 
 // Deliberately alike: mirrors watch/types.ts Digest so tools/ imports no layer above it.
 /**
@@ -37,10 +38,41 @@ export interface DigestReading {
   notes: readonly string[];
 }
 
+// Deliberately alike: mirrors watch/fleet-digest.ts FleetDigest, for the same reason.
+/** The fleet's day summed up: totals, the sites with anything (troubled first), the quiet counted. */
+export interface FleetDigestReading {
+  from: number;
+  to: number;
+  consoles: number;
+  sites: number;
+  changes: number;
+  incidents: number;
+  open: number;
+  drift: number;
+  offline: number;
+  pending: number;
+  overdueReviews: number;
+  unreadable: number;
+  lines: readonly {
+    console: string;
+    site: string;
+    changes: number;
+    incidents: number;
+    open: number;
+    drift: number;
+    offline: number;
+    pending: number;
+    unreadable?: string;
+  }[];
+  quiet: number;
+}
+
 /** What get_digest needs (`app.ts` puts it in the ToolContext as `digests`, over the store). */
 export interface DigestPort {
   /** `console`: the fleet's console the call runs on (unset: the one console, or a fleet's first). */
   read(site: string, console?: string): Promise<DigestReading>;
+  /** The fleet digest, every console's watched sites in one (a fleet's app only). */
+  readFleet?(): Promise<FleetDigestReading>;
 }
 
 /** The ToolContext with the digest port (absent where no store-backed app was built). */
@@ -109,11 +141,42 @@ export function digestAnswer(d: DigestReading) {
   };
 }
 
+/** The fleet digest in the tools' snake_case: the totals, then one row per site with anything. */
+export function fleetDigestAnswer(d: FleetDigestReading) {
+  return {
+    from: iso(d.from),
+    to: iso(d.to),
+    consoles: d.consoles,
+    sites_watched: d.sites,
+    changes: d.changes,
+    incidents: d.incidents,
+    open_incidents: d.open,
+    drift: d.drift,
+    offline_now: d.offline,
+    pending_approvals: d.pending,
+    break_glass_reviews_overdue: d.overdueReviews,
+    unreadable_sites: d.unreadable,
+    sites: d.lines.map((line) => ({
+      console: line.console,
+      site: line.site,
+      changes: line.changes,
+      incidents: line.incidents,
+      open: line.open,
+      drift: line.drift,
+      offline: line.offline,
+      pending: line.pending,
+      problem: line.unreadable === undefined ? null : `could not be read: ${line.unreadable}`,
+    })),
+    quiet_sites: d.quiet,
+  };
+}
+
 /**
  * The daily digest, read now: what `/net digest` posts and DIGEST_CRON sends, for the
  * console and MCP clients, which cannot receive the Slack message. Incidents and drift are what the
  * watcher recorded in the store (a console on the bot's DATA_DIR or DATABASE_URL sees the bot's);
- * the chart is posted in Slack only.
+ * the chart is posted in Slack only. In a fleet, `console=` asks for that console's site digest;
+ * without it the answer is the fleet digest, every console's watched sites summed up.
  */
 export const getDigest = defineTool({
   name: 'get_digest',
@@ -121,12 +184,17 @@ export const getDigest = defineTool({
     'The daily digest now: changes of the last 24 h, drift, incidents and durations, devices offline, top clients and applications, pending approvals',
   access: 'read',
   example: '',
-  args: z.object({ site_id: siteId }),
-  async run({ site_id }, context) {
+  // `console` declared here, not taken by the registry: a fleet's call without it is the fleet digest.
+  args: z.object({ site_id: siteId, console: consoleArg }),
+  async run({ site_id, console }, context) {
     const digests = (context as DigestContext).digests;
     if (!digests)
       throw new NotSupportedError('get_digest needs the bot’s store, which this process has not opened');
-    return digestAnswer(await digests.read(site_id, context.console));
+    const { port } = consolesOf(context, console);
+    if (!port.fleet) return digestAnswer(await digests.read(site_id));
+    if (console === undefined && digests.readFleet) return fleetDigestAnswer(await digests.readFleet());
+    const named = console ?? port.list()[0]?.name;
+    return { ...(named ? { console: named } : {}), ...digestAnswer(await digests.read(site_id, named)) };
   },
 });
 

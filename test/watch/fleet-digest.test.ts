@@ -1,0 +1,414 @@
+// The fleet's one daily digest: the summary of every site (pure), its read across consoles (a down
+// console costs its timeout once), and its post, once per due time among replicas on one store.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayUnavailableError } from '../../src/errors.js';
+import type { Gateway } from '../../src/gateway/types.js';
+import { MemoryStore } from '../../src/lib/json-file-store.js';
+import { silentLogger } from '../../src/log.js';
+import type { ChangeRequest } from '../../src/model/change-request.js';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
+import type { KeyValueStore, LeaseStore } from '../../src/store/types.js';
+import type { ConsolePort } from '../../src/tools/core/context.js';
+import { createRegistry } from '../../src/tools/index.js';
+import {
+  FLEET_DIGEST_KEY,
+  type FleetDigest,
+  type FleetDigestNotifier,
+  FleetWatcher,
+  type SiteDigestOutcome,
+  summarizeFleet,
+} from '../../src/watch/index.js';
+import type { Digest, WatchNotifier } from '../../src/watch/types.js';
+import { usePostgresReplicas } from '../helpers/postgres.js';
+import { testGateway } from '../helpers/test-gateway.js';
+import { NO_CHANGES, WATCH_CONFIG } from './watcher-harness.js';
+
+const AT = Date.parse('2026-12-07T08:00:00Z');
+const HOUR = 3_600_000;
+
+/** A site's digest with nothing in it but what `part` gives. */
+function digestOf(part: Partial<Digest> = {}): Digest {
+  return {
+    site: 'default',
+    from: AT - 24 * HOUR,
+    to: AT,
+    changes: [],
+    drift: [],
+    incidents: [],
+    offlineNow: [],
+    topClients: [],
+    topApps: [],
+    pendingApprovals: [],
+    notes: [],
+    ...part,
+  };
+}
+
+const incident = (subject: string, resolved: boolean) => ({
+  subject,
+  kind: 'device_offline' as const,
+  startedAt: AT - 2 * HOUR,
+  ...(resolved ? { resolvedAt: AT - HOUR } : {}),
+});
+
+/** A change request as the summary sees it: where it was made. */
+const change = (console: string, site: string) =>
+  ({ site, args: { console, site_id: site } }) as Pick<ChangeRequest, 'site' | 'args'>;
+
+const quietSite = (console: string, site = 'default'): SiteDigestOutcome => ({
+  console,
+  site,
+  digest: digestOf({ site }),
+});
+
+describe('the fleet digest summary', () => {
+  const outcomes: SiteDigestOutcome[] = [
+    quietSite('aachen'),
+    { console: 'berlin', site: 'default', digest: digestOf({ drift: [driftItem()] }) },
+    quietSite('cologne'),
+    {
+      console: 'dresden',
+      site: 'default',
+      digest: digestOf({ offlineNow: ['Garage AP'], incidents: [incident('Garage AP', true)] }),
+    },
+    { console: 'essen', site: 'shop', error: 'no answer within 2000 ms' },
+    {
+      console: 'frankfurt',
+      site: 'default',
+      digest: digestOf({
+        incidents: [incident('Core Switch', false), incident('Office AP', true)],
+        offlineNow: ['Core Switch'],
+      }),
+    },
+    quietSite('frankfurt', 'branch'),
+    {
+      console: 'hamburg',
+      site: 'default',
+      digest: digestOf({ unreachable: 'the console refused the connection' }),
+    },
+  ];
+  const summary = summarizeFleet(
+    outcomes,
+    {
+      recent: [change('berlin', 'default'), change('berlin', 'default'), change('cologne', 'lab')],
+      pending: [change('aachen', 'default')],
+      overdueReviews: 1,
+    },
+    { at: AT, timeZone: 'Europe/Berlin' },
+  );
+
+  it('counts the whole fleet in its header, each change once', () => {
+    expect(summary).toMatchObject({
+      from: AT - 24 * HOUR,
+      to: AT,
+      consoles: 7,
+      sites: 8,
+      changes: 3,
+      incidents: 3,
+      open: 1,
+      drift: 1,
+      offline: 2,
+      pending: 1,
+      overdueReviews: 1,
+      unreadable: 2,
+    });
+  });
+
+  it('puts the unreadable first, then open incidents, then devices offline, then the rest in file order', () => {
+    expect(summary.lines.map((line) => `${line.console}/${line.site}`)).toEqual([
+      'essen/shop',
+      'hamburg/default',
+      'frankfurt/default',
+      'dresden/default',
+      'aachen/default',
+      'berlin/default',
+    ]);
+  });
+
+  it('names the sites it could not read, and counts the quiet ones without listing them', () => {
+    expect(summary.lines[0]).toMatchObject({ unreadable: 'no answer within 2000 ms' });
+    expect(summary.lines[1]).toMatchObject({ unreadable: 'the console refused the connection' });
+    // cologne and frankfurt/branch had nothing; cologne's change was on a site it does not watch.
+    expect(summary.quiet).toBe(2);
+    expect(summary.lines.length + summary.quiet).toBe(outcomes.length);
+  });
+
+  it('counts changes and pending approvals on the site they were made on', () => {
+    const byPlace = new Map(summary.lines.map((line) => [`${line.console}/${line.site}`, line]));
+    expect(byPlace.get('berlin/default')).toMatchObject({ changes: 2, drift: 1, pending: 0 });
+    expect(byPlace.get('aachen/default')).toMatchObject({ changes: 0, pending: 1 });
+    expect(byPlace.get('frankfurt/default')).toMatchObject({ incidents: 2, open: 1, offline: 1 });
+  });
+
+  it('has no lines and every site quiet when nothing happened', () => {
+    const calm = summarizeFleet(
+      [quietSite('a'), quietSite('b'), quietSite('b', 'x')],
+      {
+        recent: [],
+        pending: [],
+        overdueReviews: 0,
+      },
+      { at: AT },
+    );
+    expect(calm).toMatchObject({ consoles: 2, sites: 3, lines: [], quiet: 3, unreadable: 0 });
+  });
+});
+
+function driftItem() {
+  return {
+    kind: 'policies' as const,
+    objectName: 'Kids',
+    change: 'changed',
+    noticedAt: AT - HOUR,
+    accepted: false,
+  };
+}
+
+/** A console port over given gateways, each console on its `sites` (default when unset). */
+function portOf(
+  gateways: Record<string, Gateway>,
+  sites: Record<string, string[]> = {},
+  readBudgetMs = 2000,
+): ConsolePort {
+  return {
+    fleet: true,
+    readBudgetMs,
+    list: () => Object.keys(gateways).map((name) => ({ name, labels: {}, via: 'local', sites: sites[name] })),
+    gateway: (name) => {
+      const gateway = gateways[name];
+      if (!gateway) throw new Error(`no console ${name}`);
+      return gateway;
+    },
+    channel: () => undefined,
+  };
+}
+
+/** A gateway that never answers anything: a console behind a dead link. */
+const silentGateway = (): Gateway =>
+  new Proxy({} as Gateway, {
+    get: (_target, name) => (name === 'then' ? undefined : () => new Promise(() => undefined)),
+  });
+
+/** A gateway that refuses at once, as a console whose address answers nothing does. */
+const downGateway = (): Gateway =>
+  new Proxy({} as Gateway, {
+    get: (_target, name) =>
+      name === 'then'
+        ? undefined
+        : async () => Promise.reject(new GatewayUnavailableError('connection refused')),
+  });
+
+interface Posts {
+  fleet: FleetDigest[];
+  sites: Digest[];
+}
+
+const countingNotifier = (posts: Posts): WatchNotifier & FleetDigestNotifier => ({
+  postIncident: async (channel) => ({ channel, ts: '1.0' }),
+  updateIncident: async () => undefined,
+  postAlarmSummary: async () => undefined,
+  postDrift: async (channel) => ({ channel, ts: '2.0' }),
+  updateDrift: async () => undefined,
+  postDigest: async (_channel, digest) => {
+    posts.sites.push(digest);
+    return undefined;
+  },
+  postFleetDigest: async (_channel, digest) => {
+    posts.fleet.push(digest);
+    return undefined;
+  },
+});
+
+function fleetWatcher(
+  consoles: ConsolePort,
+  options: {
+    data?: KeyValueStore;
+    digestLeases?: LeaseStore;
+    holder?: string;
+    posts?: Posts;
+    digestCron?: string;
+  } = {},
+) {
+  const data = options.data ?? new MemoryStore();
+  const logger = silentLogger();
+  const registry = createRegistry('default');
+  registry.useConsoles(consoles);
+  return new FleetWatcher({
+    config: {
+      ...WATCH_CONFIG,
+      digestChannel: 'C7DIGEST',
+      digestCron: options.digestCron ?? WATCH_CONFIG.digestCron,
+      timeZone: 'UTC',
+    },
+    consoles,
+    defaultSite: 'default',
+    data,
+    changes: NO_CHANGES,
+    ...(options.digestLeases ? { digestLeases: options.digestLeases } : {}),
+    holder: options.holder ?? 'test',
+    notifier: countingNotifier(options.posts ?? { fleet: [], sites: [] }),
+    logger,
+    registry,
+    context: { gateway: consoles.gateway(consoles.list()[0]?.name ?? ''), logger, store: data, consoles },
+  });
+}
+
+describe('the fleet digest read', () => {
+  let sims: Simulator[];
+  beforeAll(async () => {
+    sims = await Promise.all([startSimulator({ apiVersion: '9.0' }), startSimulator({ apiVersion: '9.0' })]);
+  });
+  afterAll(async () => {
+    await Promise.all(sims.map((sim) => sim.close()));
+  });
+
+  it('reads every site, names a silent console’s sites unreadable, and waits for it once, not per site', async () => {
+    const [berlin, munich] = sims as [Simulator, Simulator];
+    const consoles = portOf(
+      {
+        berlin: testGateway(berlin),
+        munich: testGateway(munich),
+        vienna: silentGateway(),
+        wien: downGateway(),
+      },
+      { vienna: ['default', 'branch', 'shop'] },
+      400,
+    );
+    const watcher = fleetWatcher(consoles);
+    const reachable = watcher.sites.filter((s) => s.console === 'berlin' || s.console === 'munich');
+    for (const each of reachable) await each.watcher.poll();
+    takeDeviceDown(munich.state, 'Living Room AP');
+    for (const each of reachable) await each.watcher.poll();
+
+    const started = performance.now();
+    const digest = await watcher.fleetDigest();
+    const took = performance.now() - started;
+    // Three sites behind one silent console: one 400 ms wait, not three.
+    expect(took).toBeGreaterThanOrEqual(380);
+    expect(took).toBeLessThan(1100);
+    expect(digest).toMatchObject({ consoles: 4, sites: 6, unreadable: 4 });
+    const names = digest.lines.map((line) => `${line.console}/${line.site}`);
+    expect(names.slice(0, 4).sort()).toEqual([
+      'vienna/branch',
+      'vienna/default',
+      'vienna/shop',
+      'wien/default',
+    ]);
+    expect(digest.lines.find((line) => line.console === 'vienna')?.unreadable).toBe(
+      'no answer within 400 ms',
+    );
+    expect(digest.lines.find((line) => line.console === 'wien')?.unreadable).toContain('connection refused');
+    // Both seeded sites start with a device offline (open incidents), after the unreadable, in file
+    // order; munich has the one more taken down.
+    expect(names.slice(4)).toEqual(['berlin/default', 'munich/default']);
+    const [ofBerlin, ofMunich] = digest.lines.slice(4);
+    expect(ofBerlin?.open).toBeGreaterThanOrEqual(1);
+    expect(ofMunich?.incidents).toBe((ofBerlin?.incidents ?? 0) + 1);
+    expect(ofMunich?.offline).toBe((ofBerlin?.offline ?? 0) + 1);
+  });
+});
+
+describe('the fleet digest on its cron', () => {
+  it('is one message for the fleet: no site posts a digest of its own', async () => {
+    const posts: Posts = { fleet: [], sites: [] };
+    const gateways = { berlin: downGateway(), munich: downGateway() };
+    const watcher = fleetWatcher(portOf(gateways, { munich: ['default', 'branch'] }), {
+      posts,
+      digestCron: '*/2 * * * * *',
+    });
+    watcher.start();
+    try {
+      await waitFor(() => posts.fleet.length >= 1, 5_000);
+    } finally {
+      await watcher.stop();
+    }
+    expect(posts.sites).toEqual([]);
+    expect(posts.fleet[0]).toMatchObject({ consoles: 2, sites: 3 });
+  });
+
+  it('is posted once per due time by one store’s watchers, and not again after a restart', async () => {
+    const data = new MemoryStore();
+    const posts: Posts = { fleet: [], sites: [] };
+    const gateways = { berlin: downGateway() };
+    const first = fleetWatcher(portOf(gateways), { data, posts });
+    const due = Date.parse('2026-12-07T08:00:00Z');
+    expect(await first.fireDigest(due)).toBe(true);
+    expect(await first.fireDigest(due)).toBe(false);
+    expect(await data.get(FLEET_DIGEST_KEY)).toBe(due);
+    // The process restarted: a new watcher on the same store finds it posted.
+    const restarted = fleetWatcher(portOf(gateways), { data, posts });
+    expect(await restarted.fireDigest(due)).toBe(false);
+    expect(await restarted.fireDigest(due + 24 * HOUR)).toBe(true);
+    expect(posts.fleet).toHaveLength(2);
+  });
+});
+
+describe('two replicas posting the fleet digest on PostgreSQL', () => {
+  const { open } = usePostgresReplicas();
+
+  it('post it once per due time, whichever replica asks first', async () => {
+    const [storeA, storeB] = await Promise.all([open(), open()]);
+    const posts: Posts = { fleet: [], sites: [] };
+    const replica = (holder: string, store: typeof storeA) =>
+      fleetWatcher(portOf({ berlin: downGateway(), munich: downGateway() }), {
+        data: store.data,
+        digestLeases: store.leases(),
+        holder,
+        posts,
+      });
+    const a = replica('a', storeA);
+    const b = replica('b', storeB);
+    const due = Date.parse('2026-12-07T08:00:00Z');
+    for (const at of [due, due + 24 * HOUR, due + 48 * HOUR]) {
+      const fired = await Promise.all([
+        a.fireDigest(at),
+        b.fireDigest(at),
+        a.fireDigest(at),
+        b.fireDigest(at),
+      ]);
+      expect(fired.filter(Boolean)).toHaveLength(1);
+    }
+    expect(posts.fleet).toHaveLength(3);
+    // Late, or after a restart: each due time is done.
+    expect(await replica('c', storeA).fireDigest(due + 48 * HOUR)).toBe(false);
+    expect(posts.fleet).toHaveLength(3);
+  });
+
+  it('on their timers, never post the same due time twice', async () => {
+    const [storeA, storeB] = await Promise.all([open(), open()]);
+    const posts: Posts = { fleet: [], sites: [] };
+    const stamps: number[] = [];
+    const replica = (holder: string, store: typeof storeA) =>
+      fleetWatcher(portOf({ berlin: downGateway() }), {
+        data: store.data,
+        digestLeases: store.leases(),
+        holder,
+        posts,
+        digestCron: '* * * * * *',
+      });
+    const watchers = [replica('a', storeA), replica('b', storeB)];
+    for (const each of watchers) each.start();
+    try {
+      await waitFor(() => posts.fleet.length >= 3, 8_000);
+    } finally {
+      await Promise.all(watchers.map((each) => each.stop()));
+    }
+    for (const digest of posts.fleet) stamps.push(digest.to);
+    // One a second: two replicas posting the same due time would post milliseconds apart.
+    const gaps = stamps
+      .sort((x, y) => x - y)
+      .slice(1)
+      .map((at, i) => at - (stamps[i] ?? 0));
+    expect(Math.min(...gaps)).toBeGreaterThan(500);
+    expect(posts.sites).toEqual([]);
+  }, 15_000);
+});
+
+async function waitFor(ok: () => boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
