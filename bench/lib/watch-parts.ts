@@ -14,6 +14,7 @@ export function benchWatchConfig(intervalSeconds: number, driftIntervalSeconds: 
   };
 }
 
+// Deliberately alike: the watcher tests' harness has its own; the bench does not import test code.
 /** No change requests: the watcher's reads of them answer empty, so only the controller is measured. */
 export const NO_CHANGES = {
   get: async () => undefined,

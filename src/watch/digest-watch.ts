@@ -13,6 +13,20 @@ const DIGEST_KEY = 'watch:digest:last';
 const digestKey = (o: WatcherOptions) =>
   o.console === undefined ? DIGEST_KEY : `${DIGEST_KEY}:${scopeOf(o)}`;
 
+/** When a digest is next due after `from`: DIGEST_CRON read in TZ. */
+export function nextDigestDue(
+  config: { digestCron: string; timeZone?: string | undefined },
+  from: number,
+): number | undefined {
+  const cron = new Cron(config.digestCron, {
+    paused: true,
+    ...(config.timeZone ? { timezone: config.timeZone } : {}),
+  });
+  const next = cron.nextRun(new Date(from));
+  cron.stop();
+  return next?.getTime();
+}
+
 /** The day's digest: read from the store, posted on DIGEST_CRON by the replica holding the lease. */
 export class DigestWatch {
   readonly #o: WatcherOptions;
@@ -74,11 +88,7 @@ export class DigestWatch {
 
   /** When the next digest is due after `from` (DIGEST_CRON in TZ). */
   nextDigestAt(from = this.#now()): number | undefined {
-    const { digestCron, timeZone } = this.#o.config;
-    const cron = new Cron(digestCron, { paused: true, ...(timeZone ? { timezone: timeZone } : {}) });
-    const next = cron.nextRun(new Date(from));
-    cron.stop();
-    return next?.getTime();
+    return nextDigestDue(this.#o.config, from);
   }
 
   /** Sets the timer for the next digest due (DIGEST_CRON), and the one after once it fired. */

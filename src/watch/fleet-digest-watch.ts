@@ -1,8 +1,8 @@
-import { Cron } from 'croner';
 import type { WatchConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MessageRef } from '../model/change-request.js';
 import type { KeyValueStore, LeaseStore } from '../store/types.js';
+import { nextDigestDue } from './digest-watch.js';
 import type { FleetDigest } from './fleet-digest.js';
 
 /** When the fleet digest was last due and posted (ms): a replica or a restart never posts it twice. */
@@ -50,11 +50,7 @@ export class FleetDigestWatch {
 
   /** When the next digest is due after `from` (DIGEST_CRON in TZ). */
   nextDigestAt(from = this.#now()): number | undefined {
-    const { digestCron, timeZone } = this.#o.config;
-    const cron = new Cron(digestCron, { paused: true, ...(timeZone ? { timezone: timeZone } : {}) });
-    const next = cron.nextRun(new Date(from));
-    cron.stop();
-    return next?.getTime();
+    return nextDigestDue(this.#o.config, from);
   }
 
   /** Sets the timer for the next due time, and the one after once it fired. */

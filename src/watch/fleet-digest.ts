@@ -13,6 +13,7 @@ import { readDigest } from './digest-watch.js';
 import type { Digest } from './types.js';
 import { DAY } from './watch-state.js';
 
+// Deliberately alike: a site's line and the fleet's totals carry the same counts, one per site and summed.
 /** One site's line in the fleet digest. Counts are of the last 24 hours, `offline` of now. */
 export interface FleetDigestLine {
   console: string;

@@ -3,17 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type App, createApp } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type FleetConsoles, loadFleet } from '../../src/consoles/fleet-consoles.js';
 import { RateBudgetSpentError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
+import { type FleetApp, startFleetApp } from '../helpers/fleet-consoles.js';
 
 let fleet: Fleet;
 let consoles: FleetConsoles;
 let app: App;
-let dir: string;
+let running: FleetApp | undefined;
 
 interface Lookup {
   found: { console: string }[];
@@ -22,30 +23,14 @@ interface Lookup {
 
 beforeAll(async () => {
   // berlin answers; vienna answers after 5 s, longer than a request may take (1 s).
-  fleet = await startFleet({ consoles: [{ name: 'berlin' }, { name: 'vienna', slow: 5000 }] });
-  const file = fleet.consolesFile();
-  dir = mkdtempSync(join(tmpdir(), 'netops-breaker-'));
-  const path = join(dir, 'consoles.yaml');
-  writeFileSync(path, file.text);
-  const config = loadConfig({
-    ...file.env,
-    CONSOLES_FILE: path,
-    DATA_DIR: dir,
-    TELEMETRY_INTERVAL_SECONDS: '0',
-    GATEWAY_READ_BUDGET_MS: '2000',
-    GATEWAY_TIMEOUT_MS: '1000',
-  });
-  const logger = silentLogger();
-  consoles = await loadFleet(config, logger);
-  app = createApp({ config, logger, gateway: consoles.defaultGateway(), consoles });
+  running = await startFleetApp(
+    { consoles: [{ name: 'berlin' }, { name: 'vienna', slow: 5000 }] },
+    'netops-breaker-',
+  );
+  ({ fleet, consoles, app } = running);
 });
 
-afterAll(async () => {
-  await app?.close();
-  await consoles?.close();
-  await fleet?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => running?.close());
 
 const where = async (client: string) => {
   const started = Date.now();

@@ -1,28 +1,26 @@
 // The fleet's one daily digest: the summary of every site (pure), its read across consoles (a down
 // console costs its timeout once), and its post, once per due time among replicas on one store.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayUnavailableError } from '../../src/errors.js';
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
-import { silentLogger } from '../../src/log.js';
 import type { ChangeRequest } from '../../src/model/change-request.js';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import type { KeyValueStore, LeaseStore } from '../../src/store/types.js';
 import type { ConsolePort } from '../../src/tools/core/context.js';
-import { createRegistry } from '../../src/tools/index.js';
 import {
   FLEET_DIGEST_KEY,
   type FleetDigest,
   type FleetDigestNotifier,
-  FleetWatcher,
   type SiteDigestOutcome,
   summarizeFleet,
 } from '../../src/watch/index.js';
 import type { Digest, WatchNotifier } from '../../src/watch/types.js';
+import { consolePortOf } from '../helpers/fleet-consoles.js';
 import { usePostgresReplicas } from '../helpers/postgres.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { testGateway } from '../helpers/test-gateway.js';
-import { NO_CHANGES, WATCH_CONFIG } from './watcher-harness.js';
+import { testFleetWatcher, WATCH_CONFIG } from './watcher-harness.js';
 
 const AT = Date.parse('2026-12-07T08:00:00Z');
 const HOUR = 3_600_000;
@@ -165,25 +163,6 @@ function driftItem() {
   };
 }
 
-/** A console port over given gateways, each console on its `sites` (default when unset). */
-function portOf(
-  gateways: Record<string, Gateway>,
-  sites: Record<string, string[]> = {},
-  readBudgetMs = 2000,
-): ConsolePort {
-  return {
-    fleet: true,
-    readBudgetMs,
-    list: () => Object.keys(gateways).map((name) => ({ name, labels: {}, via: 'local', sites: sites[name] })),
-    gateway: (name) => {
-      const gateway = gateways[name];
-      if (!gateway) throw new Error(`no console ${name}`);
-      return gateway;
-    },
-    channel: () => undefined,
-  };
-}
-
 /** A gateway that never answers anything: a console behind a dead link. */
 const silentGateway = (): Gateway =>
   new Proxy({} as Gateway, {
@@ -230,42 +209,24 @@ function fleetWatcher(
     digestCron?: string;
   } = {},
 ) {
-  const data = options.data ?? new MemoryStore();
-  const logger = silentLogger();
-  const registry = createRegistry('default');
-  registry.useConsoles(consoles);
-  return new FleetWatcher({
+  return testFleetWatcher(consoles, countingNotifier(options.posts ?? { fleet: [], sites: [] }), {
     config: {
-      ...WATCH_CONFIG,
       digestChannel: 'C7DIGEST',
       digestCron: options.digestCron ?? WATCH_CONFIG.digestCron,
       timeZone: 'UTC',
     },
-    consoles,
-    defaultSite: 'default',
-    data,
-    changes: NO_CHANGES,
+    ...(options.data ? { data: options.data } : {}),
     ...(options.digestLeases ? { digestLeases: options.digestLeases } : {}),
-    holder: options.holder ?? 'test',
-    notifier: countingNotifier(options.posts ?? { fleet: [], sites: [] }),
-    logger,
-    registry,
-    context: { gateway: consoles.gateway(consoles.list()[0]?.name ?? ''), logger, store: data, consoles },
+    ...(options.holder ? { holder: options.holder } : {}),
   });
 }
 
 describe('the fleet digest read', () => {
-  let sims: Simulator[];
-  beforeAll(async () => {
-    sims = await Promise.all([startSimulator({ apiVersion: '9.0' }), startSimulator({ apiVersion: '9.0' })]);
-  });
-  afterAll(async () => {
-    await Promise.all(sims.map((sim) => sim.close()));
-  });
+  const berlin = useSimulator({ apiVersion: '9.0' });
+  const munich = useSimulator({ apiVersion: '9.0' });
 
   it('reads every site, names a silent console’s sites unreadable, and waits for it once, not per site', async () => {
-    const [berlin, munich] = sims as [Simulator, Simulator];
-    const consoles = portOf(
+    const consoles = consolePortOf(
       {
         berlin: testGateway(berlin),
         munich: testGateway(munich),
@@ -313,7 +274,7 @@ describe('the fleet digest on its cron', () => {
   it('is one message for the fleet: no site posts a digest of its own', async () => {
     const posts: Posts = { fleet: [], sites: [] };
     const gateways = { berlin: downGateway(), munich: downGateway() };
-    const watcher = fleetWatcher(portOf(gateways, { munich: ['default', 'branch'] }), {
+    const watcher = fleetWatcher(consolePortOf(gateways, { munich: ['default', 'branch'] }), {
       posts,
       digestCron: '*/2 * * * * *',
     });
@@ -331,13 +292,13 @@ describe('the fleet digest on its cron', () => {
     const data = new MemoryStore();
     const posts: Posts = { fleet: [], sites: [] };
     const gateways = { berlin: downGateway() };
-    const first = fleetWatcher(portOf(gateways), { data, posts });
+    const first = fleetWatcher(consolePortOf(gateways), { data, posts });
     const due = Date.parse('2026-12-07T08:00:00Z');
     expect(await first.fireDigest(due)).toBe(true);
     expect(await first.fireDigest(due)).toBe(false);
     expect(await data.get(FLEET_DIGEST_KEY)).toBe(due);
     // The process restarted: a new watcher on the same store finds it posted.
-    const restarted = fleetWatcher(portOf(gateways), { data, posts });
+    const restarted = fleetWatcher(consolePortOf(gateways), { data, posts });
     expect(await restarted.fireDigest(due)).toBe(false);
     expect(await restarted.fireDigest(due + 24 * HOUR)).toBe(true);
     expect(posts.fleet).toHaveLength(2);
@@ -351,7 +312,7 @@ describe('two replicas posting the fleet digest on PostgreSQL', () => {
     const [storeA, storeB] = await Promise.all([open(), open()]);
     const posts: Posts = { fleet: [], sites: [] };
     const replica = (holder: string, store: typeof storeA) =>
-      fleetWatcher(portOf({ berlin: downGateway(), munich: downGateway() }), {
+      fleetWatcher(consolePortOf({ berlin: downGateway(), munich: downGateway() }), {
         data: store.data,
         digestLeases: store.leases(),
         holder,
@@ -380,7 +341,7 @@ describe('two replicas posting the fleet digest on PostgreSQL', () => {
     const posts: Posts = { fleet: [], sites: [] };
     const stamps: number[] = [];
     const replica = (holder: string, store: typeof storeA) =>
-      fleetWatcher(portOf({ berlin: downGateway() }), {
+      fleetWatcher(consolePortOf({ berlin: downGateway() }), {
         data: store.data,
         digestLeases: store.leases(),
         holder,

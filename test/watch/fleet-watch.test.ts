@@ -1,39 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Gateway } from '../../src/gateway/types.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
-import { silentLogger } from '../../src/log.js';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { changeBehindBot, takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import { incidentMessage } from '../../src/slack/blocks/alerts.js';
 import { digestMessage } from '../../src/slack/blocks/digest.js';
 import { driftMessage } from '../../src/slack/blocks/drift.js';
 import type { KeyValueStore, LeaseStore } from '../../src/store/types.js';
 import type { ConsolePort } from '../../src/tools/core/context.js';
-import { createRegistry } from '../../src/tools/index.js';
 import { revertCall } from '../../src/watch/drift.js';
-import { type FleetDigestNotifier, FleetWatcher, staggerOffset } from '../../src/watch/index.js';
+import { type FleetDigestNotifier, staggerOffset } from '../../src/watch/index.js';
 import type { Drift, Incident, WatchNotifier } from '../../src/watch/types.js';
+import { consolePortOf } from '../helpers/fleet-consoles.js';
 import { usePostgresReplicas } from '../helpers/postgres.js';
+import { useSimulator } from '../helpers/shared-simulator.js';
 import { testGateway } from '../helpers/test-gateway.js';
-import { NO_CHANGES, WATCH_CONFIG } from './watcher-harness.js';
+import { testFleetWatcher } from './watcher-harness.js';
 
 const POLICY = '65b3c8e1f4a9d20c7e5a1604'; // Kids' bedtime
 const CITIES = ['berlin', 'munich', 'hamburg', 'vienna', 'zurich'];
-
-/** A console port over given gateways (sites per console when given). */
-function portOf(gateways: Record<string, Gateway>, sites: Record<string, string[]> = {}): ConsolePort {
-  return {
-    fleet: true,
-    readBudgetMs: 2000,
-    list: () => Object.keys(gateways).map((name) => ({ name, labels: {}, via: 'local', sites: sites[name] })),
-    gateway: (name) => {
-      const gateway = gateways[name];
-      if (!gateway) throw new Error(`no console ${name}`);
-      return gateway;
-    },
-    channel: () => undefined,
-  };
-}
 
 /** A gateway whose every device read answers no devices, noting when and on which site it was asked. */
 function countingGateway(name: string, reads: { console: string; site: string; at: number }[]): Gateway {
@@ -76,22 +60,11 @@ function fleetWatcher(
     notifier?: WatchNotifier & FleetDigestNotifier;
   } = {},
 ) {
-  const data = options.data ?? new MemoryStore();
-  const logger = silentLogger();
-  const registry = createRegistry('default');
-  registry.useConsoles(consoles);
-  return new FleetWatcher({
-    config: { ...WATCH_CONFIG, intervalSeconds: options.intervalSeconds ?? 30 },
-    consoles,
-    defaultSite: 'default',
-    data,
-    changes: NO_CHANGES,
+  return testFleetWatcher(consoles, options.notifier ?? quietNotifier(), {
+    config: { intervalSeconds: options.intervalSeconds ?? 30 },
+    ...(options.data ? { data: options.data } : {}),
     ...(options.leases ? { leases: options.leases } : {}),
-    holder: options.holder ?? 'test',
-    notifier: options.notifier ?? quietNotifier(),
-    logger,
-    registry,
-    context: { gateway: consoles.gateway(consoles.list()[0]?.name ?? ''), logger, store: data, consoles },
+    ...(options.holder ? { holder: options.holder } : {}),
   });
 }
 
@@ -125,7 +98,7 @@ describe('the stagger', () => {
       vi.useFakeTimers({ now: 0 });
       const reads: { console: string; site: string; at: number }[] = [];
       const gateways = Object.fromEntries(CITIES.map((name) => [name, countingGateway(name, reads)]));
-      const watcher = fleetWatcher(portOf(gateways), { intervalSeconds: 10 });
+      const watcher = fleetWatcher(consolePortOf(gateways), { intervalSeconds: 10 });
       watcher.start();
       try {
         await vi.advanceTimersByTimeAsync(25_000);
@@ -144,17 +117,11 @@ describe('the stagger', () => {
 });
 
 describe("a fleet's drift", () => {
-  let sims: Simulator[];
-  beforeAll(async () => {
-    sims = await Promise.all([startSimulator({ apiVersion: '9.0' }), startSimulator({ apiVersion: '9.0' })]);
-  });
-  afterAll(async () => {
-    await Promise.all(sims.map((sim) => sim.close()));
-  });
+  const berlin = useSimulator({ apiVersion: '9.0' });
+  const munich = useSimulator({ apiVersion: '9.0' });
 
   it('is noticed on the console it happened on, named with its console and site, and reverted there', async () => {
-    const [berlin, munich] = sims as [Simulator, Simulator];
-    const consoles = portOf({ berlin: testGateway(berlin), munich: testGateway(munich) });
+    const consoles = consolePortOf({ berlin: testGateway(berlin), munich: testGateway(munich) });
     const posted: Drift[] = [];
     const data = new MemoryStore();
     const watcher = fleetWatcher(consoles, { data, notifier: quietNotifier(posted) });
@@ -180,10 +147,9 @@ describe("a fleet's drift", () => {
   });
 
   it('alerts name the console a device went down on, and Acknowledge reaches that console’s incident', async () => {
-    const [berlin, munich] = sims as [Simulator, Simulator];
     berlin.reset();
     munich.reset();
-    const consoles = portOf({ berlin: testGateway(berlin), munich: testGateway(munich) });
+    const consoles = consolePortOf({ berlin: testGateway(berlin), munich: testGateway(munich) });
     const incidents: Incident[] = [];
     const watcher = fleetWatcher(consoles, { notifier: quietNotifier([], incidents) });
     await watcher.poll();
@@ -230,7 +196,7 @@ describe('two replicas watching a fleet on PostgreSQL', () => {
         ['berlin', 'munich', 'vienna'].map((name) => [name, countingGateway(`${holder}:${name}`, reads)]),
       );
       // 0.25 s polls: a lease lasts two intervals, 500 ms.
-      return fleetWatcher(portOf(byReplica, { vienna: ['default', 'branch'] }), {
+      return fleetWatcher(consolePortOf(byReplica, { vienna: ['default', 'branch'] }), {
         leases: store.consoleLeases(),
         holder,
         intervalSeconds: 0.25,

@@ -1,18 +1,12 @@
 // get_digest: the digest read now, for faces that cannot receive the Slack message. In
 // process through createApp; the built console is in test/process/watch.test.ts.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { type FleetConsoles, loadFleet } from '../../src/consoles/fleet-consoles.js';
+import type { App } from '../../src/app.js';
 import { render } from '../../src/format/plain-text.js';
-import { silentLogger } from '../../src/log.js';
-import { type Fleet, startFleet } from '../../src/simulator/fleet.js';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import { durationText } from '../../src/tools/bot/watch-tools.js';
 import type { Watcher } from '../../src/watch/index.js';
+import { type FleetApp, startFleetApp } from '../helpers/fleet-consoles.js';
 import { type SlackBot, startSlackBot } from '../helpers/slack-bot.js';
 
 let bot: SlackBot | undefined;
@@ -81,38 +75,18 @@ describe('get_digest', () => {
 });
 
 describe('get_digest in a fleet', () => {
-  let fleet: Fleet;
-  let consoles: FleetConsoles;
   let app: App;
-  let dir: string;
+  let running: FleetApp | undefined;
 
   beforeAll(async () => {
     // vienna answers after 5 s, past the fleet's read budget (2 s).
-    fleet = await startFleet({
-      consoles: [{ name: 'berlin' }, { name: 'munich' }, { name: 'vienna', slow: 5000 }],
-    });
-    const file = fleet.consolesFile();
-    dir = mkdtempSync(join(tmpdir(), 'netops-fleet-digest-'));
-    const path = join(dir, 'consoles.yaml');
-    writeFileSync(path, file.text);
-    const config = loadConfig({
-      ...file.env,
-      CONSOLES_FILE: path,
-      DATA_DIR: dir,
-      TELEMETRY_INTERVAL_SECONDS: '0',
-      GATEWAY_READ_BUDGET_MS: '2000',
-      GATEWAY_TIMEOUT_MS: '1000',
-    });
-    const logger = silentLogger();
-    consoles = await loadFleet(config, logger);
-    app = createApp({ config, logger, gateway: consoles.defaultGateway(), consoles });
+    running = await startFleetApp(
+      { consoles: [{ name: 'berlin' }, { name: 'munich' }, { name: 'vienna', slow: 5000 }] },
+      'netops-fleet-digest-',
+    );
+    ({ app } = running);
   });
-  afterAll(async () => {
-    await app?.close();
-    await consoles?.close();
-    await fleet?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => running?.close());
 
   it('without console= answers the fleet digest: totals, the sites with anything, the quiet counted', async () => {
     // A drift berlin's watcher recorded an hour ago.

@@ -67,6 +67,7 @@ export function fleetDigestMessage(digest: FleetDigest): SlackMessage {
   const shown = digest.lines.slice(0, MAX_LINES).map(lineText);
   const rest = digest.lines.length - shown.length;
   if (rest > 0) shown.push(`_… and ${plural(rest, 'more site')} not shown: \`get_digest\` lists every one_`);
+  // Deliberately alike: a digest message opens with a header and the time context, one site's or the fleet's.
   const blocks: types.KnownBlock[] = [
     {
       type: 'header',
