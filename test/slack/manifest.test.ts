@@ -92,6 +92,16 @@ describe('manifest.yml matches the app', () => {
     expect(new Set(manifest.oauth_config.scopes.bot)).toEqual(needed);
   });
 
+  it('has as many scopes as the README and the Slack page say it needs', () => {
+    const words = ['none', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+    const count = words[manifest.oauth_config.scopes.bot.length];
+    for (const page of ['../../README.md', '../../docs/slack.md']) {
+      const text = readFileSync(new URL(page, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+      expect(text, page).toContain(`${count} scopes`);
+      expect(text, page).not.toMatch(new RegExp(`\\b(?!${count}\\b)(${words.join('|')}) scopes`));
+    }
+  });
+
   it('enables the Home tab and subscribes to exactly the events the app listens to', () => {
     const listened = [...slackSource.matchAll(/routes\.event\('(\w+)'/g)].map((m) => m[1]);
     expect(listened).toEqual(['app_home_opened']);
