@@ -96,12 +96,20 @@ export class BreakGlassApprovals extends RolloutApprovals {
     shownHash?: string,
     hooks: ApproveHooks = {},
   ): Promise<ApproveOutcome> {
-    const request = await this.store.get(id);
-    if (!request?.breakGlass) return { kind: 'not_found', id };
-    if (shownHash !== undefined && shownHash !== request.previewHash) {
-      return { kind: 'mismatch', request, shownHash };
+    const found = await this.store.get(id);
+    if (!found?.breakGlass) return { kind: 'not_found', id };
+    if (shownHash !== undefined && shownHash !== found.previewHash) {
+      return { kind: 'mismatch', request: found, shownHash };
     }
-    if (request.breakGlass.approvals > 0 || request.requester.userId !== requester.userId) {
+    // Ran, cancelled or expired already (a sign-in handed in twice): nothing to read or ask.
+    const request = await this.settle(found);
+    const blocked = approveBlocked(request);
+    if (blocked) return blocked;
+    if (
+      request.breakGlass === undefined ||
+      request.breakGlass.approvals > 0 ||
+      request.requester.userId !== requester.userId
+    ) {
       return {
         kind: 'refused',
         request,
