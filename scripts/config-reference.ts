@@ -209,7 +209,7 @@ const DESCRIBED: Record<EnvVariable, Described> = {
   OIDC_ISSUER: {
     group: 'approvals',
     meaning:
-      'The OpenID Provider for step-up sign-in (its issuer URL, exactly as its discovery document says; https, plain http only to this machine). Set with the three below: rules with `step_up: true` and, by default, high-risk changes count an approval only after the approver signs in there. See [Security](security.md#step-up-sign-in).',
+      'The OpenID Provider for step-up sign-in (its issuer URL, exactly as its discovery document says; https, plain http only to this machine). Set with the three below: rules with `step_up: true` and, by default, high-risk changes count an approval only after the approver signs in there, and a break-glass change run on the word of its requester runs only after the requester does. See [Security](security.md#step-up-sign-in).',
   },
   OIDC_CLIENT_ID: {
     group: 'approvals',

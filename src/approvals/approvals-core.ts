@@ -67,12 +67,16 @@ export interface ApprovalsOptions {
   stepUp?: StepUpPort;
 }
 
-/** Makes a one-time sign-in link bound to a change, its approver and the preview hash they saw. */
+/**
+ * Makes a one-time sign-in link bound to a change, its approver and the preview hash they saw, and
+ * to what the sign-in does: count the approval, or run a break-glass change on the requester's word.
+ */
 export interface StepUpPort {
   begin(binding: {
     changeId: string;
     approver: Actor;
     previewHash: string;
+    purpose?: 'approve' | 'run_on_word';
   }): Promise<{ url: string; expiresAt: number }>;
 }
 

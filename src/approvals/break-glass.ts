@@ -1,13 +1,22 @@
 import type { ApproveOutcome } from '../changes/outcomes.js';
 import { ConflictError, ResourceNotFoundError } from '../errors.js';
+import { settle } from '../lib/settle-within.js';
 import {
   CHANGE_STATES,
   LEGACY_BREAKGLASS_REVIEWS_KEY,
   OPEN_BREAKGLASS_REVIEW_PREFIX,
   openBreakGlassReviewIds,
 } from '../model/change-request.js';
+import type { ApproveHooks } from './approvals-core.js';
 import { RolloutApprovals } from './rollouts.js';
-import { askedRequestFields, assessmentRecord, commandLine, type GateChange, gateRefusal } from './terms.js';
+import {
+  approveBlocked,
+  askedRequestFields,
+  assessmentRecord,
+  commandLine,
+  type GateChange,
+  gateRefusal,
+} from './terms.js';
 import type { Actor, ChangeRequest } from './types.js';
 
 /** A break-glass request as asked: its change (pending), and the gate's notes. */
@@ -77,12 +86,30 @@ export class BreakGlassApprovals extends RolloutApprovals {
   /**
    * Runs a break-glass change whose terms ask no approval, on its requester's word: only theirs,
    * only while it is pending, once (the claim is the store's guarded transition), and only while the
-   * gate, asked again on a fresh read, still lets it run with no approval.
+   * gate, asked again on a fresh read, still lets it run with no approval. With an identity provider
+   * the gate asks for the requester's sign-in first: the answer is then a one-time link, and the
+   * sign-in comes back here (`afterSignIn`) with their identity and the preview hash it was bound to.
    */
-  async runOnWord(id: string, requester: Actor): Promise<ApproveOutcome> {
-    const request = await this.store.get(id);
-    if (!request?.breakGlass) return { kind: 'not_found', id };
-    if (request.breakGlass.approvals > 0 || request.requester.userId !== requester.userId) {
+  async runOnWord(
+    id: string,
+    requester: Actor,
+    shownHash?: string,
+    hooks: ApproveHooks = {},
+  ): Promise<ApproveOutcome> {
+    const found = await this.store.get(id);
+    if (!found?.breakGlass) return { kind: 'not_found', id };
+    if (shownHash !== undefined && shownHash !== found.previewHash) {
+      return { kind: 'mismatch', request: found, shownHash };
+    }
+    // Ran, cancelled or expired already (a sign-in handed in twice): nothing to read or ask.
+    const request = await this.settle(found);
+    const blocked = approveBlocked(request);
+    if (blocked) return blocked;
+    if (
+      request.breakGlass === undefined ||
+      request.breakGlass.approvals > 0 ||
+      request.requester.userId !== requester.userId
+    ) {
       return {
         kind: 'refused',
         request,
@@ -98,12 +125,44 @@ export class BreakGlassApprovals extends RolloutApprovals {
     });
     if (verdict.verdict === 'refuse') {
       if (verdict.deny) return this.refusedByPolicy(request, requester, verdict.deny);
+      if (verdict.stepUp && this.options.stepUp)
+        return this.signInFirst(request, requester, verdict.stepUp, 'run_on_word');
       return { kind: 'refused', request, reason: verdict.reason };
     }
     if (verdict.verdict !== 'allow' || verdict.needed > 0) {
       return { kind: 'refused', request, reason: 'the policy now asks an approval for this change' };
     }
-    return this.runOnOwnAuthority(request, requester);
+    if (!requester.identity) return this.runOnOwnAuthority(request, requester);
+    // Signed in a while after the ask: the target may have moved meanwhile, so the run checks again.
+    const claimed = await this.store.transition(
+      id,
+      { type: 'approved', id, actor: requester, previewHash: request.previewHash },
+      { from: ['pending'], at: this.now(), live: true },
+    );
+    if (!claimed) {
+      const current = (await this.store.get(id)) ?? request;
+      return approveBlocked(current) ?? { kind: 'already', request: current };
+    }
+    const notice = hooks.onClaimed ? settle(hooks.onClaimed(claimed)) : undefined;
+    return this.runner.execute(claimed, requester, { recheck: true, ...(notice ? { notice } : {}) });
+  }
+
+  /**
+   * A step-up sign-in that came back and maps to the person it was made for: what its link was
+   * made for, done again with their identity and the preview hash bound at the click (or the ask).
+   */
+  async afterSignIn(
+    signIn: {
+      changeId: string;
+      previewHash: string;
+      approver: Actor;
+      purpose: 'approve' | 'run_on_word';
+    },
+    hooks: ApproveHooks = {},
+  ): Promise<ApproveOutcome> {
+    if (signIn.purpose === 'run_on_word')
+      return this.runOnWord(signIn.changeId, signIn.approver, signIn.previewHash, hooks);
+    return this.approve(signIn.changeId, signIn.approver, hooks, signIn.previewHash);
   }
 
   /** A reviewer acknowledges a break-glass change: journaled once; anyone else is refused. */

@@ -177,17 +177,29 @@ export class DecidingApprovals extends ProposingApprovals {
   }
 
   /**
-   * The approval counts only after a step-up sign-in: nothing is recorded now; the approver gets a
-   * one-time link bound to this change, to them and to the preview hash of the stored request.
+   * The approval (or the run on the word) counts only after a step-up sign-in: nothing is recorded
+   * now; the actor gets a one-time link bound to this change, to them and to the stored preview hash.
    */
-  private async signInFirst(request: ChangeRequest, approver: Actor, why: string): Promise<ApproveOutcome> {
+  protected async signInFirst(
+    request: ChangeRequest,
+    approver: Actor,
+    why: string,
+    purpose: 'approve' | 'run_on_word' = 'approve',
+  ): Promise<ApproveOutcome> {
     const stepUp = this.options.stepUp;
     if (!stepUp) return { kind: 'refused', request, reason: 'step-up sign-in is not configured' };
     try {
-      const link = await stepUp.begin({ changeId: request.id, approver, previewHash: request.previewHash });
+      const link = await stepUp.begin({
+        changeId: request.id,
+        approver,
+        previewHash: request.previewHash,
+        purpose,
+      });
       this.options.logger.info(
-        { id: request.id, approver: approver.userId, why },
-        'approval waits for a step-up sign-in',
+        { id: request.id, approver: approver.userId, why, purpose },
+        purpose === 'approve'
+          ? 'approval waits for a step-up sign-in'
+          : 'break-glass waits for a step-up sign-in',
       );
       return { kind: 'sign_in', request, url: link.url, expiresAt: link.expiresAt, why };
     } catch (error) {
@@ -195,7 +207,7 @@ export class DecidingApprovals extends ProposingApprovals {
       return {
         kind: 'refused',
         request,
-        reason: `this change needs step-up sign-in (${why}), and the identity provider cannot be reached now; your approval was not recorded`,
+        reason: `this change needs step-up sign-in (${why}), and the identity provider cannot be reached now; ${purpose === 'approve' ? 'your approval was not recorded' : 'nothing ran'}`,
       };
     }
   }

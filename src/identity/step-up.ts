@@ -7,11 +7,19 @@ import type { Actor } from '../model/change-request.js';
 import type { KeyValueStore, LeaseStore } from '../store/types.js';
 import { type IdentityMapping, mapsTo, type SignedIn } from './mapping.js';
 
+/**
+ * What a signed-in link does: count an approval (the default), or run a break-glass change on its
+ * requester's word.
+ */
+export const STEP_UP_PURPOSES = ['approve', 'run_on_word'] as const;
+export type StepUpPurpose = (typeof STEP_UP_PURPOSES)[number];
+
 /** What a sign-in link is bound to at click time: the change, the clicker and the preview they saw. */
 export interface StepUpBinding {
   changeId: string;
   approver: Actor;
   previewHash: string;
+  purpose?: StepUpPurpose;
 }
 
 /** A sign-in that came back and maps to the clicker: the approval to record, with both identities. */
@@ -19,6 +27,7 @@ export interface CompletedStepUp {
   changeId: string;
   previewHash: string;
   approver: Actor & { identity: NonNullable<Actor['identity']> };
+  purpose: StepUpPurpose;
 }
 
 export type StepUpResult = { ok: true; signIn: CompletedStepUp } | { ok: false; reason: string };
@@ -30,12 +39,15 @@ const pendingSchema = z.object({
   changeId: z.string().min(1),
   approver: z.object({ userId: z.string().min(1), name: z.string().optional() }),
   previewHash: z.string().min(1),
+  // Absent on links made before break-glass sign-ins existed: those were approvals.
+  purpose: z.enum(STEP_UP_PURPOSES).default('approve'),
   verifier: z.string().min(43),
   nonce: z.string().min(1),
   expiresAt: z.number(),
   usedAt: z.number().optional(),
 });
 type Pending = z.output<typeof pendingSchema>;
+type PendingInput = z.input<typeof pendingSchema>;
 
 export interface StepUpOptions {
   config: IdentityConfig;
@@ -92,13 +104,14 @@ export class StepUp {
     const verifier = oidc.randomPKCECodeVerifier();
     const nonce = oidc.randomNonce();
     const expiresAt = this.now() + this.linkSeconds * 1000;
-    const pending: Pending = {
+    const pending: PendingInput = {
       changeId: binding.changeId,
       approver: {
         userId: binding.approver.userId,
         ...(binding.approver.name ? { name: binding.approver.name } : {}),
       },
       previewHash: binding.previewHash,
+      purpose: binding.purpose ?? 'approve',
       verifier,
       nonce,
       expiresAt,
@@ -160,6 +173,7 @@ export class StepUp {
       signIn: {
         changeId: bound.changeId,
         previewHash: bound.previewHash,
+        purpose: bound.purpose,
         approver: {
           ...bound.approver,
           identity: {

@@ -52,6 +52,11 @@ export interface PolicyDecision {
    * (`rule "…"`, or `high risk` by default when an identity provider is configured).
    */
   stepUp?: string;
+  /**
+   * An identity provider is configured (OIDC_ISSUER): a break-glass change run on its requester's
+   * word runs only once they signed in there, since nobody else vouches for it.
+   */
+  identityProvider?: true;
 }
 
 /** Step-up sign-in: a matching rule's `step_up: true`, else high risk with an identity provider, unless waived. */
@@ -174,6 +179,7 @@ function evaluateRules(
     matched: matched.map((r) => r.name),
     errors,
     ...(policy.breakGlass ? { breakGlass: policy.breakGlass } : {}),
+    ...(policy.identityProvider ? { identityProvider: true as const } : {}),
   };
   if (impact.risk === 'high' && base.approvals > policy.defaults.approvals) {
     reasons.push(`high risk: ${base.approvals} approvals`);

@@ -57,7 +57,10 @@ export interface GateSubject {
   approvedBy?: readonly Actor[];
   /** What the policy required when the change was proposed (a stored request). */
   assessment?: { approvals: number; approvers?: string[] };
-  /** Asked under the break-glass terms: the approvals they asked instead of the policy's. */
+  /**
+   * Asked under the break-glass terms: the approvals they asked instead of the policy's. Set on a
+   * stored request only, so `break_glass` with it is the run on the requester's word, not the asking.
+   */
   breakGlass?: { approvals: number };
 }
 
@@ -90,7 +93,10 @@ export type GateVerdict =
       reason: string;
       howTo?: string;
       deny?: { rule: string; reason: string };
-      /** The approval would count once the approver signs in at the identity provider (why it is asked). */
+      /**
+       * The approval would count (break-glass on the word: the change would run) once the actor
+       * signs in at the identity provider; says why it is asked.
+       */
       stepUp?: string;
     };
 
@@ -235,11 +241,25 @@ export class Gate {
     if (!allowed.ok) return refuse(allowed.reason);
     const usual = needed(q);
     const n = Math.min(usual, terms.approvals);
+    const signIn = n === 0 && !q.actor.identity ? wordStepUp(decision) : undefined;
+    // The stored request carries its terms: this is the run on the word, not the asking.
+    if (q.change.breakGlass) {
+      if (!this.isRequester(q)) return refuse('only its requester runs a break-glass change on their word');
+      if (signIn) {
+        return {
+          verdict: 'refuse',
+          reason: `break-glass on your word needs step-up sign-in (${signIn}): it runs once you sign in`,
+          stepUp: signIn,
+        };
+      }
+    }
     const reviewers = terms.reviewers.map(mentionText).join(', ');
     return allow(n, [
-      n === 0
-        ? 'break-glass: runs now on your word'
-        : `break-glass: ${plural(n, 'approval')} instead of ${usual}`,
+      n > 0
+        ? `break-glass: ${plural(n, 'approval')} instead of ${usual}`
+        : signIn
+          ? 'break-glass: runs on your word once you sign in at the identity provider'
+          : 'break-glass: runs now on your word',
       `reviewed afterwards by ${reviewers} within ${formatDuration(terms.reviewWithinSeconds)}`,
     ]);
   }
@@ -473,6 +493,15 @@ export class Gate {
     }
     return { ok: true };
   }
+}
+
+/**
+ * Why a break-glass change run on its requester's word needs their sign-in first: the policy's own
+ * step-up reason, or the identity provider being configured (nobody else vouches for the word).
+ */
+function wordStepUp(decision: PolicyDecision): string | undefined {
+  if (decision.stepUp) return decision.stepUp;
+  return decision.identityProvider ? 'break-glass on your word' : undefined;
 }
 
 function required(q: GateQuestion): PolicyDecision {

@@ -365,9 +365,14 @@ export class ChangePresenter {
         const where = outcome.url.startsWith('https://')
           ? link('Sign in', outcome.url)
           : `Sign in at ${code(outcome.url)}`;
+        // Break-glass on the word: the sign-in is the requester's, and it runs the change.
+        const word = outcome.request.breakGlass?.approvals === 0;
         await whisper(
-          `:closed_lock_with_key: Not counted yet: this change needs step-up sign-in (${mrkdwn(outcome.why)}). ` +
-            `${where} within ${minutes} min and your approval counts. The link works once and only for you.`,
+          word
+            ? `:closed_lock_with_key: Not run yet: break-glass on your word needs step-up sign-in (${mrkdwn(outcome.why)}). ` +
+                `${where} within ${minutes} min and the change runs. The link works once and only for you.`
+            : `:closed_lock_with_key: Not counted yet: this change needs step-up sign-in (${mrkdwn(outcome.why)}). ` +
+                `${where} within ${minutes} min and your approval counts. The link works once and only for you.`,
         );
         return;
       }

@@ -23,9 +23,9 @@ export function slackUserEmail(client: webApi.WebClient, logger: Logger) {
 }
 
 /**
- * GET /oidc/callback on the bot's port: a sign-in that maps to the approver is their Approve click,
- * made again with the identity attached and the preview hash bound at click time, so the gate,
- * the guarded transitions and the message edits are the click's own.
+ * GET /oidc/callback on the bot's port: a sign-in that maps to the approver is their Approve click
+ * (or a break-glass requester's word), made again with the identity attached and the preview hash
+ * bound at click time, so the gate, the guarded transitions and the message edits are the click's own.
  */
 export function registerStepUpCallback(
   server: HttpServer,
@@ -37,12 +37,9 @@ export function registerStepUpCallback(
     oidcCallbackRoute(
       stepUp,
       async (signIn): Promise<StepUpFinish> => {
-        const outcome = await approvals.approve(
-          signIn.changeId,
-          signIn.approver,
-          { onClaimed: (claimed) => presenter.showRunning(claimed) },
-          signIn.previewHash,
-        );
+        const outcome = await approvals.afterSignIn(signIn, {
+          onClaimed: (claimed) => presenter.showRunning(claimed),
+        });
         const channel =
           'request' in outcome ? (outcome.request.message?.channel ?? outcome.request.channel) : undefined;
         await presenter.showApproval(outcome, async (text) => {
@@ -51,7 +48,7 @@ export function registerStepUpCallback(
             .postEphemeral({ channel, user: signIn.approver.userId, ...noticeMessage(text) })
             .catch((error: unknown) => logger.warn({ err: error }, 'could not tell the approver in Slack'));
         });
-        return pageText(outcome);
+        return signIn.purpose === 'run_on_word' ? wordPageText(outcome) : pageText(outcome);
       },
       logger,
     ),
@@ -103,4 +100,17 @@ export function pageText(outcome: ApproveOutcome): StepUpFinish {
     case 'sign_in':
       return { counted: false, text: `${id} still asks for a sign-in; nothing was approved.` };
   }
+}
+
+/** What the callback page says after a break-glass requester signed in to run their change. */
+export function wordPageText(outcome: ApproveOutcome): StepUpFinish {
+  const id = 'request' in outcome ? outcome.request.id : outcome.id;
+  if (outcome.kind === 'succeeded')
+    return { counted: true, text: `Signed in. Break-glass change ${id} ran on your word.` };
+  if (outcome.kind === 'failed')
+    return {
+      counted: true,
+      text: `Signed in. Break-glass change ${id} did not succeed: ${outcome.error.message}`,
+    };
+  return pageText(outcome);
 }

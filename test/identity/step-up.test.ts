@@ -74,6 +74,26 @@ describe('StepUp', () => {
     );
   });
 
+  it('keeps what the link is for: a break-glass run on the word, or an approval for a link stored without it', async () => {
+    const { url } = await stepUp.begin({ ...binding, purpose: 'run_on_word' });
+    idp.signInAs('alice');
+    const word = await stepUp.complete(new URL(await followToCallback(url, REDIRECT)));
+    expect(word.ok && word.signIn.purpose).toBe('run_on_word');
+
+    const older = await stepUp.begin(binding);
+    // A link made by a bot from before purposes were stored: its state has none.
+    for (const key of await data.keys()) {
+      const stored = (await data.get(key)) as Record<string, unknown> & { usedAt?: number };
+      if (key.startsWith('stepup:') && stored.usedAt === undefined) {
+        const { purpose: _dropped, ...rest } = stored;
+        await data.set(key, rest);
+      }
+    }
+    idp.signInAs('alice');
+    const approval = await stepUp.complete(new URL(await followToCallback(older.url, REDIRECT)));
+    expect(approval.ok && approval.signIn.purpose).toBe('approve');
+  });
+
   it("returns the bound change, preview hash and approver with the provider's identity, once", async () => {
     const callback = await signIn('alice');
     expect(await stepUp.complete(callback)).toEqual({
@@ -81,6 +101,7 @@ describe('StepUp', () => {
       signIn: {
         changeId: 'cr_1',
         previewHash: binding.previewHash,
+        purpose: 'approve',
         approver: {
           userId: 'U0ALICE',
           name: 'alice',

@@ -315,3 +315,120 @@ describe('break-glass at the gate', () => {
     expect(verdict).toEqual({ verdict: 'allow', needed: 1, notes: [] });
   });
 });
+
+describe('break-glass on the word with an identity provider at the gate', () => {
+  const SIGNED_IN: Actor = {
+    ...CAROL,
+    identity: { issuer: 'https://idp.example', subject: 'carol', email: 'carol@example.com' },
+  };
+  const ON_THE_WORD = 'break-glass: runs now on your word';
+  const AFTER_SIGN_IN = 'break-glass: runs on your word once you sign in at the identity provider';
+
+  /** Carol's break-glass change: asked, or run on her word (the stored request carries its terms). */
+  function word(opts: {
+    effect: Effect;
+    idp: boolean;
+    running: boolean;
+    actor: Actor;
+    approvals?: number;
+    stepUp?: string;
+  }) {
+    const terms = `breakglass:\n  allowed: [U0CAROL]\n  approvals: ${opts.approvals ?? 0}\n  reviewers: [U0BOB]\n`;
+    const policy = parsePolicy(`${EFFECTS[opts.effect]}${terms}`, `${opts.effect}.yaml`);
+    const decision = evaluateChange(
+      opts.idp ? { ...policy, identityProvider: true } : policy,
+      {
+        tool: 'set_wifi_broadcast_enabled',
+        args: { wifi_id: 'Guest', enabled: false },
+        requester: CAROL.userId,
+        channel: 'C0OPS',
+        face: 'slack',
+      },
+      assessImpact({}),
+      {},
+      NOON,
+    );
+    const q: GateQuestion = {
+      action: 'break_glass',
+      face: 'slack',
+      actor: opts.actor,
+      change: {
+        requester: CAROL,
+        channel: 'C0OPS',
+        ...(opts.running ? { breakGlass: { approvals: opts.approvals ?? 0 } } : {}),
+      },
+      decision: opts.stepUp ? { ...decision, stepUp: opts.stepUp } : decision,
+    };
+    return q;
+  }
+
+  it('asks the requester to sign in before the word runs anything, only with a provider', async () => {
+    const wrong: string[] = [];
+    const effects = (Object.keys(EFFECTS) as Effect[]).filter((e) => e !== 'deny');
+    for (const effect of effects) {
+      for (const idp of [false, true]) {
+        for (const running of [false, true]) {
+          for (const actor of [CAROL, SIGNED_IN]) {
+            const verdict = await gate.decide(word({ effect, idp, running, actor }));
+            const mustSignIn = idp && !actor.identity;
+            const expected: GateVerdict =
+              running && mustSignIn
+                ? {
+                    verdict: 'refuse',
+                    reason:
+                      'break-glass on your word needs step-up sign-in (break-glass on your word): it runs once you sign in',
+                    stepUp: 'break-glass on your word',
+                  }
+                : {
+                    verdict: 'allow',
+                    needed: 0,
+                    notes: [mustSignIn ? AFTER_SIGN_IN : ON_THE_WORD, expect.any(String)],
+                  };
+            try {
+              expect(verdict).toEqual(expected);
+            } catch {
+              wrong.push(
+                `${effect} idp=${idp} running=${running} signed=${Boolean(actor.identity)}: ${JSON.stringify(verdict)}`,
+              );
+            }
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('runs nothing on someone else’s word, signed in or not, and never past a deny', async () => {
+    const bob: Actor = { ...BOB, identity: { issuer: 'https://idp.example', subject: 'bob' } };
+    expect(await gate.decide(word({ effect: 'none', idp: true, running: true, actor: bob }))).toMatchObject({
+      verdict: 'refuse',
+    });
+    const denied = await gate.decide(word({ effect: 'deny', idp: true, running: true, actor: SIGNED_IN }));
+    expect(denied).toMatchObject({ verdict: 'refuse', deny: { rule: 'no', reason: 'not today' } });
+    const deniedUnsigned = await gate.decide(
+      word({ effect: 'deny', idp: true, running: true, actor: CAROL }),
+    );
+    expect(deniedUnsigned).toMatchObject({ verdict: 'refuse', deny: { rule: 'no' } });
+    expect(deniedUnsigned).not.toHaveProperty('stepUp');
+  });
+
+  it('asks no sign-in of the requester when the terms ask approvals (the approvers step up per their rule)', async () => {
+    for (const running of [false, true]) {
+      const verdict = await gate.decide(
+        word({ effect: 'approvals2', idp: true, running, actor: CAROL, approvals: 1 }),
+      );
+      expect(verdict).toMatchObject({
+        verdict: 'allow',
+        needed: 1,
+        notes: [expect.stringMatching(/1 approval instead of 2/), expect.any(String)],
+      });
+    }
+  });
+
+  it('gives a rule’s own step-up reason when the rule asks for it', async () => {
+    const verdict = await gate.decide(
+      word({ effect: 'none', idp: true, running: true, actor: CAROL, stepUp: 'rule "wifi-sign-in"' }),
+    );
+    expect(verdict).toMatchObject({ verdict: 'refuse', stepUp: 'rule "wifi-sign-in"' });
+  });
+});

@@ -13,6 +13,7 @@ import { useSlackRig } from '../helpers/slack-rig.js';
 // Step-up sign-in through the built bot: a local OpenID Provider (oidc-provider) signs in whichever
 // account the test picks; the "browser" is plain HTTP following redirects. U1 proposes, U2 (Alice)
 // approves; Bob's account is someone else's. Network changes need the sign-in (a step_up rule).
+// Carol (U0CAROL) may break glass on her word, which then waits for her own sign-in.
 
 afterAll(stopAllBots);
 
@@ -31,6 +32,10 @@ writeFileSync(
   - name: networks-need-sign-in
     when: tool.endsWith("_network")
     step_up: true
+breakglass:
+  allowed: [U0CAROL]
+  approvals: 0
+  reviewers: [U0STAN]
 `,
 );
 
@@ -106,9 +111,11 @@ describe('step-up sign-in, as `node dist/main.js` serves it', () => {
       accounts: [
         { subject: 'alice', email: 'alice@example.com' },
         { subject: 'bob', email: 'bob@example.com' },
+        { subject: 'carol', email: 'carol@example.com' },
       ],
       client: CLIENT,
     });
+    rig.slack.userEmails.U0CAROL = 'carol@example.com';
     rig.slack.userEmails.U2 = 'Alice@example.com';
     rig.slack.userEmails.U3 = 'bob@example.com';
     ({ bot, url } = await spawnListeningBot({
@@ -186,5 +193,46 @@ describe('step-up sign-in, as `node dist/main.js` serves it', () => {
     expect(page.text).toMatch(/changed since its preview; nothing ran/);
     expect(networkWrites()).toHaveLength(writes);
     expect(rig.sim.state.findNetworkByName('default', 'GuestNet')).toBeUndefined();
+  });
+
+  it('runs a break-glass change on the word only after the requester signs in, and exactly once', async () => {
+    const answer = rig.slack.responseUrl();
+    const said = () =>
+      rig.slack.responses
+        .filter((r) => answer.endsWith(r.path))
+        .map((r) => `${String(r.body.text)} ${JSON.stringify(r.body.blocks ?? [])}`)
+        .join('\n');
+    const before = networkWrites().length;
+    await post(
+      commandBody({
+        text: 'breakglass create_network name=Glass vlan_id=84 subnet=10.84.0.0/24 reason="uplink down"',
+        user_id: 'U0CAROL',
+        channel_id: 'C1',
+        response_url: answer,
+      }),
+    );
+    await rig.slack.waitFor(() => said().includes('Break-glass change'), 20_000);
+    const id = /Break-glass change (\S+):/.exec(said())?.[1] ?? '';
+    expect(said()).toContain('Not run yet: break-glass on your word needs step-up sign-in');
+    expect(said()).toContain('runs on your word once you sign in at the identity provider');
+    expect(typesOf(id)).not.toContain('approved');
+    expect(networkWrites()).toHaveLength(before);
+
+    const callback = await signIn(linkIn(said()), 'carol');
+    const page = await open(callback);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`Break-glass change ${id} ran on your word.`);
+    expect(rig.sim.state.findNetworkByName('default', 'Glass')).toBeDefined();
+    expect(networkWrites()).toHaveLength(before + 1);
+    const approved = journal().filter((e) => e.id === id && e.type === 'approved');
+    expect(approved).toHaveLength(1);
+    expect(approved[0]?.actor).toMatchObject({
+      userId: 'U0CAROL',
+      identity: { issuer: idp.issuer, subject: 'carol', email: 'carol@example.com' },
+    });
+
+    const again = await open(callback);
+    expect(again.status).toBe(403);
+    expect(networkWrites()).toHaveLength(before + 1);
   });
 });

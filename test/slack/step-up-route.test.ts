@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeRequest } from '../../src/approvals/types.js';
-import { pageText } from '../../src/slack/step-up-route.js';
+import { pageText, wordPageText } from '../../src/slack/step-up-route.js';
 
 // What the sign-in callback page says for each outcome of the approval it made: only a recorded
 // approval counts, and every other outcome says nothing ran.
@@ -38,5 +38,19 @@ describe('the step-up callback page', () => {
     expect(pageText({ kind: 'not_found', id: 'cr_9' }).text).toBe(
       'There is no change cr_9; nothing was approved.',
     );
+  });
+
+  it('says a break-glass change ran on the word only when it ran', () => {
+    expect(wordPageText({ kind: 'succeeded', request, result: {} })).toEqual({
+      counted: true,
+      text: 'Signed in. Break-glass change cr_7 ran on your word.',
+    });
+    expect(
+      wordPageText({ kind: 'failed', request, error: { code: 'gateway_rejected', message: 'no' } }),
+    ).toEqual({ counted: true, text: 'Signed in. Break-glass change cr_7 did not succeed: no' });
+    expect(wordPageText({ kind: 'already', request })).toMatchObject({
+      counted: false,
+      text: expect.stringMatching(/nothing more was done/),
+    });
   });
 });
