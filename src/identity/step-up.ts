@@ -196,16 +196,16 @@ export class StepUp {
       if (!parsed.success)
         return { ok: false, reason: 'This sign-in link is unknown; nothing was approved.' };
       const pending = parsed.data;
-      if (pending.usedAt !== undefined) return { ok: false, reason: USED };
+      if (pending.usedAt !== undefined) return { ok: false, reason: usedText(pending.purpose) };
       const ttl = Math.max(1000, pending.expiresAt - this.now() + 60_000);
       if (this.options.leases && !(await this.options.leases.acquire(key, randomUUID(), ttl))) {
-        return { ok: false, reason: USED };
+        return { ok: false, reason: usedText(pending.purpose) };
       }
       await this.options.data.set(key, { ...pending, usedAt: this.now() });
       if (pending.expiresAt <= this.now()) {
         return {
           ok: false,
-          reason: 'This sign-in link expired; nothing was approved. Click Approve again for a fresh link.',
+          reason: `This sign-in link expired; nothing was approved. ${FRESH_LINK[pending.purpose]}`,
         };
       }
       return { ok: true, value: pending };
@@ -263,8 +263,17 @@ function failedOn(error: unknown, claim: string): boolean {
   return false;
 }
 
-const USED =
-  'This sign-in link was used already; nothing more was approved. Click Approve again for a fresh link.';
+/** How to get a fresh link: an approver clicks Approve again; a break-glass requester asks again. */
+const FRESH_LINK: Record<StepUpPurpose, string> = {
+  approve: 'Click Approve again for a fresh link.',
+  run_on_word: 'Ask again with /net breakglass for a fresh link.',
+};
+
+const usedText = (purpose: StepUpPurpose) =>
+  `This sign-in link was used already; nothing more was approved. ${FRESH_LINK[purpose]}`;
+
+// A second return racing the first in this process: what it was for is not read yet.
+const USED = 'This sign-in link was used already; nothing more was approved.';
 
 /** The state is a bearer secret: only its hash is a key. */
 function keyOf(state: string): string {
