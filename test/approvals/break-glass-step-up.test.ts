@@ -147,7 +147,9 @@ describe('break-glass on the word with an identity provider', () => {
     const writes = bot.sim.requests.filter((r) => r.method !== 'GET').length;
     expect(await stepUp.complete(callback)).toEqual({
       ok: false,
-      reason: expect.stringMatching(/used already; nothing more was approved. Ask again with \/net breakglass/),
+      reason: expect.stringMatching(
+        /used already; nothing more was approved. Ask again with \/net breakglass/,
+      ),
     });
     // Even the completed sign-in handed in again runs nothing more: the claim is the store's.
     expect((await approvals.afterSignIn(signedIn)).kind).toBe('already');
