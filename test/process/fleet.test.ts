@@ -107,7 +107,7 @@ describe.concurrent('a bot serving a fleet of consoles (CONSOLES_FILE), one-shot
       consoles_asked: number;
       unreachable: number;
       sites: { console: string; site: string; problem: string }[];
-      fine: string;
+      healthy: string;
     };
     expect(answer.consoles_asked).toBe(4);
     expect(answer.unreachable).toBe(2);
@@ -117,7 +117,7 @@ describe.concurrent('a bot serving a fleet of consoles (CONSOLES_FILE), one-shot
     expect(answer.sites[2]?.problem).toMatch(/^WAN down: \S.* wan1(;|$)/);
     expect(answer.sites[3]?.problem).toMatch(/^\d+ of \d+ devices offline: /);
     expect(answer.sites[3]?.problem).toContain(device.name);
-    expect(answer.fine).toBe('none');
+    expect(answer.healthy).toBe('none');
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('troubled: 4');
     expect(text.stdout).toMatch(/hamburg\s+default\s+not reachable/);

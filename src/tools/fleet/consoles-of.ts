@@ -67,6 +67,7 @@ export const consoleArg = nonEmpty('must name a console').optional().describe('O
 export const labelArg = z
   .string({ error: 'must be a console label such as customer=acme' })
   .trim()
+  .max(200, { error: 'must be at most 200 characters' })
   .regex(/^[^=\s]+=\S.*$/, { error: 'must be a console label such as customer=acme' })
   .optional()
   .describe('Only the consoles with this label (key=value, as in CONSOLES_FILE)');

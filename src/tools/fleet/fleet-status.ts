@@ -68,7 +68,7 @@ function lastChangeText(change: RecentChange | undefined): string | null {
   return change ? `${change.tool} ${change.state} ${change.at.replace(/:\d{2}(\.\d+)?Z$/, 'Z')}` : null;
 }
 
-/** Rank of a site in the answer: unreachable, then WAN down, then devices offline, then alerts, then fine. */
+/** Rank of a site in the answer: unreachable, then WAN down, then devices offline, then alerts, then healthy. */
 function rank(reading: SiteReading): number {
   if (reading.health.error !== undefined) return 0;
   if (reading.health.wanDown.length > 0) return 1;
@@ -131,10 +131,10 @@ const fleetStatus = defineTool({
         problem: problemsOf(reading).join('; '),
         last_change: lastChangeText(lastAt(entry, reading.site)),
       })),
-      fine:
+      healthy:
         healthy.length === 0
           ? 'none'
-          : `${healthy.length}: ${named(healthy.map(({ entry, reading }) => where(entry, reading.site)))}`,
+          : `${healthy.length} site${healthy.length === 1 ? '' : 's'}: ${named(healthy.map(({ entry, reading }) => where(entry, reading.site)))}`,
     };
   },
 });

@@ -67,7 +67,7 @@ const run = (args: Record<string, unknown>, context: ToolContext) =>
     unreachable: number;
     troubled: number;
     sites: { console?: string; site: string; problem: string; last_change: string | null }[];
-    fine: string;
+    healthy: string;
   }>;
 
 describe('get_fleet_status', () => {
@@ -91,7 +91,7 @@ describe('get_fleet_status', () => {
     { summary: summary('vienna', { customer: 'globex' }), gateway: gatewayServing({ default: [up('AP')] }) },
   ]);
 
-  it('puts unreachable consoles first, then WAN links down, devices offline and open alerts; the fine ones are counted', async () => {
+  it('puts unreachable consoles first, then WAN links down, devices offline and open alerts; the healthy ones are counted', async () => {
     const records: SiteRecordsPort = {
       openAlerts: async (console, site) => (console === 'vienna' && site === 'default' ? 2 : 0),
       recentChanges: async () => [],
@@ -107,7 +107,7 @@ describe('get_fleet_status', () => {
       ['berlin', 'default', '1 of 2 devices offline: Switch'],
       ['vienna', 'default', '2 open alerts'],
     ]);
-    expect(answer.fine).toBe('1: munich/lab');
+    expect(answer.healthy).toBe('1 site: munich/lab');
   });
 
   it('names the last finished change the bot made at each troubled site, on its console', async () => {
@@ -141,12 +141,15 @@ describe('get_fleet_status', () => {
     const globex = await run({ label: 'customer=globex' }, contextWith(port));
     expect(globex.consoles_asked).toBe(2);
     expect(globex.sites.map((row) => row.console)).toEqual(['hamburg']);
-    expect(globex.fine).toBe('1: vienna/default');
+    expect(globex.healthy).toBe('1 site: vienna/default');
     await expect(run({ label: 'customer=initech' }, contextWith(port))).rejects.toThrow(
       'no console has the label customer=initech',
     );
     expect(() => fleetStatus.args.parse({ site_id: 'default', label: 'acme' })).toThrow(
       'must be a console label such as customer=acme',
+    );
+    expect(() => fleetStatus.args.parse({ site_id: 'default', label: `a=${'x'.repeat(300)}` })).toThrow(
+      'must be at most 200 characters',
     );
   });
 
@@ -163,6 +166,6 @@ describe('get_fleet_status', () => {
         last_change: null,
       },
     ]);
-    expect(answer.fine).toBe('none');
+    expect(answer.healthy).toBe('none');
   });
 });
