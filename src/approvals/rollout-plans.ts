@@ -6,6 +6,7 @@
  */
 import { combineAssessments, type PlannedStep, planSet } from '../changes/change-set.js';
 import { rolloutFacts, siteName, stepPlace } from '../changes/rollout.js';
+import { readOpenAlerts } from '../changes/rollout-health.js';
 import { isNoOpPreview } from '../format/plain-text.js';
 import { redactSecrets } from '../lib/redact.js';
 import type { ChangeSetRecord, RolloutRecord, RolloutSite, SetStep } from '../model/change-request.js';
@@ -132,6 +133,13 @@ export async function planRollout(
     }
     shown.push(siteShown(rollout, index, planned));
   }
+  // Among the warnings (outside the preview's hash): a watcher may start or stop before the approval.
+  if (rollout.soakSeconds > 0)
+    for (const site of rollout.sites)
+      if ((await readOpenAlerts(context, site)) === undefined)
+        warnings.push(
+          `${siteName(site)}: alerts are not watched there; its soak reads devices and WANs only`,
+        );
   const consoles = new Set(rollout.sites.map((s) => s.console)).size;
   const preview = {
     dry_run: true,
@@ -146,7 +154,7 @@ export async function planRollout(
     }),
     soak:
       rollout.soakSeconds > 0
-        ? `${rollout.soakSeconds}s after each wave but the last, watching the done sites for devices going offline and WANs going down`
+        ? `${rollout.soakSeconds}s after each wave but the last, watching the done sites for devices going offline, WANs going down and new alerts the watcher opens`
         : 'none: each wave follows the one before at once',
     halts_on:
       'a write that fails, a verification mismatch (applied, not as sent), or a health regression during a soak; it then asks: continue, revert the done sites, or stop',

@@ -20,7 +20,7 @@ import { type ApproveOutcome, summarize } from './outcomes.js';
 import { newRequestId } from './request-id.js';
 import { inverseOf } from './revert.js';
 import { endsWave, siteName, stepPlace } from './rollout.js';
-import { healthRegression, readSiteHealth, type SiteHealth } from './rollout-health.js';
+import { alertsNotWatched, healthRegression, type RolloutHealth, readSiteHealth } from './rollout-health.js';
 import type { ChangePlans, RunOptions } from './runner.js';
 
 /** What running a set needs: the runner's store and clock, and the runner itself for each step. */
@@ -58,7 +58,7 @@ export class SetRunner {
   async run(parent: ChangeRequest, approver: Actor, start: number): Promise<ApproveOutcome> {
     let request = parent;
     const steps = (parent.set as ChangeSetRecord).steps;
-    const health = new Map<string, SiteHealth>();
+    const health = new Map<string, RolloutHealth>();
     // A rollout continued after a halt watches the sites it wrote before, too.
     if (parent.set?.rollout)
       for (let index = 0; index < start; index += 1)
@@ -105,7 +105,7 @@ export class SetRunner {
   private async watchSite(
     parent: ChangeRequest,
     index: number,
-    health: Map<string, SiteHealth>,
+    health: Map<string, RolloutHealth>,
   ): Promise<void> {
     const rollout = (parent.set as ChangeSetRecord).rollout;
     if (!rollout || rollout.soakSeconds === 0) return;
@@ -116,13 +116,14 @@ export class SetRunner {
 
   /**
    * The soak after wave `wave`: waits its time reading the health of every site written so far,
-   * and answers the first regression (a device offline, a WAN down) against its baseline. The
-   * soak passing is journaled, so the record shows each wave waited.
+   * and answers the first regression (a device offline, a WAN down, a new alert) against its
+   * baseline, saying where alerts are not watched. The soak passing is journaled, so the record
+   * shows each wave waited.
    */
   private async soak(
     parent: ChangeRequest,
     wave: number,
-    health: Map<string, SiteHealth>,
+    health: Map<string, RolloutHealth>,
   ): Promise<string | undefined> {
     const rollout = (parent.set as ChangeSetRecord).rollout;
     if (!rollout || rollout.soakSeconds === 0) return undefined;
@@ -131,13 +132,15 @@ export class SetRunner {
     const left = () => rollout.soakSeconds * 1000 - (performance.now() - started);
     const poll = this.options.soakPollMs ?? 5_000;
     this.options.logger.info({ id: parent.id, wave, seconds: rollout.soakSeconds }, 'rollout soaking');
+    const unwatched = alertsNotWatched(health);
     for (;;) {
       await sleep(Math.max(0, Math.min(poll, left())));
       for (const [key, before] of health) {
         const [console = '', site = ''] = key.split('/');
         const now = await readSiteHealth(this.options.context, { console, site });
         const regression = healthRegression({ console, site }, before, now);
-        if (regression) return `health regression during the soak after wave ${wave}: ${regression}`;
+        if (regression)
+          return `health regression during the soak after wave ${wave}: ${regression}${unwatched ? `; ${unwatched}` : ''}`;
       }
       if (left() <= 0) break;
     }
@@ -149,7 +152,7 @@ export class SetRunner {
         actor: SYSTEM_ACTOR,
         event: 'soaked',
         wave,
-        note: `${health.size} site(s) healthy`,
+        note: `${health.size} site(s) healthy${unwatched ? `; ${unwatched}` : ''}`,
       },
       { from: ['executing'], at: this.options.now(), ownedBySelf: true },
     );

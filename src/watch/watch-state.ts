@@ -2,6 +2,7 @@ import type { Approvals } from '../approvals/approvals.js';
 import type { WatchConfig } from '../config.js';
 import type { Gateway } from '../gateway/types.js';
 import type { Logger } from '../log.js';
+import { stateKey } from '../model/watch-keys.js';
 import type { ChangeReader, KeyValueStore, LeaseStore } from '../store/types.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
 import type { ToolRegistry } from '../tools/core/registry.js';
@@ -51,11 +52,8 @@ export interface WatchState {
 }
 
 export const DAY = 24 * 3_600_000;
-export const stateKey = (site: string) => `watch:state:${site}`;
-
-/** What the store keys of one watched site are made from: the site, behind its console in a fleet. */
-export const scopeOf = (o: { site: string; console?: string }): string =>
-  o.console === undefined ? o.site : `${o.console}/${o.site}`;
+// The keys live in model/ (the rollout's health watch reads them too); the watcher's parts import them from here.
+export { scopeOf, stateKey } from '../model/watch-keys.js';
 export const ALARM_PREFIX = 'watch:alarm:';
 
 /**
