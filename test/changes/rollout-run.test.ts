@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { fleetSites } from '../../src/simulator/fleet-seed.js';
+import type { Incident } from '../../src/watch/types.js';
+import { stateKey } from '../../src/watch/watch-state.js';
 import { useFreshApprovals } from '../approvals/bot-harness.js';
 import { ALEX, journalEvents, RITA } from '../approvals/harness.js';
 import { writePolicyFile } from '../helpers/policy-files.js';
 import { useTestBot } from '../helpers/tool-test.js';
 
-// Rollouts in process, on one console with three sites: the soak's health watch, Stop, what the
-// preview leaves out, and a policy rule on the rollout's shape.
+// Rollouts in process, on one console with three sites: the soak's health watch (devices and the
+// watcher's alerts), Stop, what the preview leaves out, and a policy rule on the rollout's shape.
 
 const POLICY_FILE = writePolicyFile(
   'netops-rollout-policy-',
@@ -73,6 +75,57 @@ describe('a rollout on three sites', () => {
     );
   }, 30_000);
 
+  it('halts on an alert the watcher opens at a done site during the soak, not on one open before; later waves are not written', async () => {
+    const [first, second, third] = bot.sim.state.sites;
+    if (!first || !second || !third) throw new Error('the simulator seeds three sites');
+    // The watcher of the first site only (one console, no CONSOLES_FILE: keyed by the site alone).
+    const key = stateKey(first.name);
+    const incident = (kind: Incident['kind'], subject: string, startedAt: number): Incident => ({
+      id: `in_${kind}_${startedAt}`,
+      key: `${kind}:${subject}`,
+      site: first.name,
+      kind,
+      subject,
+      startedAt,
+      flaps: 0,
+      source: 'poller',
+    });
+    const older = incident('wan_down', 'Edge WAN', 1_000);
+    await bot.app.context.store.set(key, { observed: {}, incidents: [older] });
+    try {
+      // While wave 1's write is held, the watcher opens an alert there: after the baseline read.
+      bot.sim.injectFault({
+        kind: 'hold',
+        method: 'PUT',
+        route: NETWORK_WRITE,
+        times: 1,
+        until: async () => {
+          await bot.app.context.store.set(key, {
+            observed: {},
+            incidents: [older, incident('poe_stopped', 'Desk Phone', 2_000)],
+          });
+        },
+      });
+      const request = await proposeDns();
+      expect((request.preview as { warnings: string[] }).warnings).toEqual([
+        `default/${second.name}: alerts are not watched there; its soak reads devices and WANs only`,
+        `default/${third.name}: alerts are not watched there; its soak reads devices and WANs only`,
+      ]);
+      const outcome = await its.approveAll(request.id);
+
+      expect(outcome.kind).toBe('failed');
+      const halted = await its.approvals.get(request.id);
+      expect(halted?.error?.code).toBe('health_regression');
+      expect(halted?.error?.message).toBe(
+        `rollout halted at default/${first.name} (wave 1 of 2): health regression during the soak after wave 1: default/${first.name}: new alert: Desk Phone (poe_stopped); 1 of 3 site(s) done, they stay as they are: continue, revert the done sites, or stop`,
+      );
+      expect(halted?.set?.steps.map((s) => s.status)).toEqual(['done', undefined, undefined]);
+      expect(networkWrites()).toHaveLength(1);
+    } finally {
+      await bot.app.context.store.delete(key);
+    }
+  }, 30_000);
+
   it('lists a site where it would change nothing and leaves it out; runs the others, soaking once', async () => {
     const [, second] = bot.sim.state.sites;
     const iot = second?.networks.find((n) => n.name === 'IoT');
@@ -92,6 +145,10 @@ describe('a rollout on three sites', () => {
     expect(networkWrites()).toHaveLength(2);
     const soaks = journalEvents(its.data.journal).filter((e) => e.id === request.id && e.type === 'rollout');
     expect(soaks.map((e) => e.wave)).toEqual([1]);
+    // Nobody watches these sites: the soak says their alerts were not part of it.
+    expect(soaks.map((e) => e.note)).toEqual([
+      `1 site(s) healthy; alerts are not watched at default/${bot.sim.state.sites[0]?.name}`,
+    ]);
   }, 30_000);
 
   it('is refused by a policy rule on its shape (rollout.first_wave), naming the rule; nothing is proposed', async () => {
