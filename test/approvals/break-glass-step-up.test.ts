@@ -5,7 +5,7 @@ import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import type { ToolContext } from '../../src/tools/core/context.js';
-import { followToCallback, startTestIdp, type TestIdp } from '../helpers/oidc-idp.js';
+import { followToCallback, startTestIdp, type TestIdp, testStepUpConfig } from '../helpers/oidc-idp.js';
 import { writePolicyFile } from '../helpers/policy-files.js';
 import { useTestBot } from '../helpers/tool-test.js';
 import { Clock, policyWith, RITA, tempDataDir } from './harness.js';
@@ -24,6 +24,7 @@ const policyFile = writePolicyFile(
 );
 const REDIRECT = 'http://localhost:9/oidc/callback';
 const SECRET = 'break-glass-client-secret';
+const CLIENT = { id: 'netops', secret: SECRET, redirectUri: REDIRECT };
 
 const bot = useTestBot({ env: { POLICY_FILE: policyFile }, simulator: { apiVersion: '9.0' } });
 
@@ -40,18 +41,10 @@ describe('break-glass on the word with an identity provider', () => {
         { subject: 'rita', email: 'rita@example.com' },
         { subject: 'bob', email: 'bob@example.com' },
       ],
-      client: { id: 'netops', secret: SECRET, redirectUri: REDIRECT },
+      client: CLIENT,
     });
     stepUp = new StepUp({
-      config: {
-        issuer: idp.issuer,
-        clientId: 'netops',
-        clientSecret: SECRET,
-        redirectUri: REDIRECT,
-        insecure: true,
-        linkSeconds: 60,
-        maxAgeSeconds: 300,
-      },
+      config: testStepUpConfig(idp, CLIENT),
       data: new MemoryStore(),
       mapping: { slackEmail: async (id) => (id === RITA.userId ? 'rita@example.com' : undefined) },
       logger: silentLogger(),

@@ -32,6 +32,9 @@ const sites = () => bot.sim.state.sites.map((site) => `default/${site.name}`);
 /** The DNS change rolled out to every site, one site first, with a one-second soak. */
 const proposeDns = () =>
   its.approvals.proposeRollout({ steps: DNS, sites: sites(), waves: '1,rest', soak: '1s', requester: RITA });
+/** Holds the next network write until `during` has run: what happens while wave 1 is being written. */
+const holdNetworkWrite = (during: () => Promise<void>) =>
+  bot.sim.injectFault({ kind: 'hold', method: 'PUT', route: NETWORK_WRITE, times: 1, until: during });
 const networkWrites = () => bot.sim.requests.filter((r) => r.method === 'PUT' && NETWORK_WRITE.test(r.route));
 
 const its = useFreshApprovals(bot);
@@ -42,14 +45,8 @@ describe('a rollout on three sites', () => {
     const device = first?.devices[0];
     if (!first || !device) throw new Error('the simulator seeds devices');
     // Wave 1's write is held while a device of its site drops: its baseline was read before the write.
-    bot.sim.injectFault({
-      kind: 'hold',
-      method: 'PUT',
-      route: NETWORK_WRITE,
-      times: 1,
-      until: async () => {
-        device.state = 0;
-      },
+    holdNetworkWrite(async () => {
+      device.state = 0;
     });
     const request = await proposeDns();
     const outcome = await its.approveAll(request.id);
@@ -94,17 +91,11 @@ describe('a rollout on three sites', () => {
     await bot.app.context.store.set(key, { observed: {}, incidents: [older] });
     try {
       // While wave 1's write is held, the watcher opens an alert there: after the baseline read.
-      bot.sim.injectFault({
-        kind: 'hold',
-        method: 'PUT',
-        route: NETWORK_WRITE,
-        times: 1,
-        until: async () => {
-          await bot.app.context.store.set(key, {
-            observed: {},
-            incidents: [older, incident('poe_stopped', 'Desk Phone', 2_000)],
-          });
-        },
+      holdNetworkWrite(async () => {
+        await bot.app.context.store.set(key, {
+          observed: {},
+          incidents: [older, incident('poe_stopped', 'Desk Phone', 2_000)],
+        });
       });
       const request = await proposeDns();
       expect((request.preview as { warnings: string[] }).warnings).toEqual([

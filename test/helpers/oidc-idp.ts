@@ -122,3 +122,19 @@ export async function followToCallback(start: string, stopAt: string): Promise<s
   }
   throw new Error('too many redirects');
 }
+
+/**
+ * The bot's step-up settings against a test provider's `client`: a 60 s link, a 5 min max_age, and
+ * plain http (the provider is on loopback).
+ */
+export function testStepUpConfig(idp: TestIdp, client: { id: string; secret: string; redirectUri: string }) {
+  return {
+    issuer: idp.issuer,
+    clientId: client.id,
+    clientSecret: client.secret,
+    redirectUri: client.redirectUri,
+    insecure: true,
+    linkSeconds: 60,
+    maxAgeSeconds: 300,
+  };
+}

@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StepUp } from '../../src/identity/step-up.js';
 import { MemoryStore } from '../../src/lib/json-file-store.js';
 import { silentLogger } from '../../src/log.js';
-import { followToCallback, startTestIdp, type TestIdp } from '../helpers/oidc-idp.js';
+import { followToCallback, startTestIdp, type TestIdp, testStepUpConfig } from '../helpers/oidc-idp.js';
 
 // The sign-in link's state, against a real OpenID Provider on loopback: what it is bound to, and
 // that it works once, in time, for the person it was made for.
 
 const REDIRECT = 'http://localhost:9/oidc/callback';
 const SECRET = 'unit-client-secret';
+const CLIENT = { id: 'netops', secret: SECRET, redirectUri: REDIRECT };
 
 describe('StepUp', () => {
   let idp: TestIdp;
@@ -27,18 +28,10 @@ describe('StepUp', () => {
         { subject: 'alice', email: 'alice@example.com' },
         { subject: 'bob', email: 'bob@example.com' },
       ],
-      client: { id: 'netops', secret: SECRET, redirectUri: REDIRECT },
+      client: CLIENT,
     });
     stepUp = new StepUp({
-      config: {
-        issuer: idp.issuer,
-        clientId: 'netops',
-        clientSecret: SECRET,
-        redirectUri: REDIRECT,
-        insecure: true,
-        linkSeconds: 60,
-        maxAgeSeconds: 300,
-      },
+      config: testStepUpConfig(idp, CLIENT),
       data,
       mapping: { slackEmail: async (id) => (id === 'U0ALICE' ? 'alice@example.com' : undefined) },
       logger: silentLogger(),
