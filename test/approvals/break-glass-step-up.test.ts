@@ -36,6 +36,7 @@ describe('break-glass on the word with an identity provider', () => {
   let data: ReturnType<typeof tempDataDir>;
 
   beforeAll(async () => {
+    // Deliberately alike: each step-up suite starts its own provider for its own people, and its own StepUp over its data.
     idp = await startTestIdp({
       accounts: [
         { subject: 'rita', email: 'rita@example.com' },
