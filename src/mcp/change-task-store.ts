@@ -130,8 +130,8 @@ export class ChangeTaskStore implements TaskStore {
   /**
    * The Slack message loses its buttons, as after a Cancel click. Without Slack in this process
    * (`netops mcp` over stdio), or when Slack refuses the edit, the message is marked stale and the
-   * Slack bot's sweep edits it. A request no message shows yet needs no mark: the bot posts it
-   * in its current state.
+   * Slack bot's sweep edits it. A request no message shows yet needs no mark: a cancelled one is
+   * never posted, and the process posting it meanwhile edits it once it records its message.
    */
   private async showSettled(request: ChangeRequest): Promise<void> {
     if (!request.message) return;
