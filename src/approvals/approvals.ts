@@ -1,5 +1,12 @@
+import { z } from 'zod';
 import { ResourceNotFoundError } from '../errors.js';
-import { CHANGE_STATES, SYSTEM_ACTOR } from '../model/change-request.js';
+import {
+  CHANGE_STATES,
+  STALE_MESSAGE_PREFIX,
+  type StaleMessageMark,
+  SYSTEM_ACTOR,
+  staleMessageIds,
+} from '../model/change-request.js';
 import type { InterruptedRequest } from '../store/types.js';
 import type { ApprovalsOptions } from './approvals-core.js';
 import { BreakGlassApprovals } from './break-glass.js';
@@ -12,6 +19,16 @@ export { type ChangeTiming, faceOf, type GateChange, gateRefusal, timingOf } fro
 
 /** Where the store's data keeps the approvers' copies of a request's message. */
 const APPROVER_COPIES_KEY = 'approver-copies:';
+
+/** A stale-message mark as the store's data holds it (another process wrote it). */
+const StaleMarkSchema = z.object({ at: z.iso.datetime() });
+
+/** A request whose Slack message does not show its state, and when that was marked. */
+export interface StaleMessage {
+  id: string;
+  /** When the mark was made (0 when the mark does not read as one: it is as good as expired). */
+  markedAt: number;
+}
 
 /** What a sweep changed, so the UI can edit the messages of those requests (each reported once). */
 export interface SweepResult {
@@ -47,6 +64,40 @@ export class Approvals extends BreakGlassApprovals {
     if (copies.length === 0) return;
     const known = await this.approverCopies(id);
     await this.options.context.store.set(`${APPROVER_COPIES_KEY}${id}`, [...known, ...copies]);
+  }
+
+  /**
+   * Marks a request's Slack message as not showing its state: the process that changed the state
+   * has no Slack to edit it, so the Slack bot's sweep does (staleMessages, clearStaleMessage).
+   */
+  async markMessageStale(id: string): Promise<void> {
+    const mark: StaleMessageMark = { at: new Date(this.now()).toISOString() };
+    await this.options.context.store.set(`${STALE_MESSAGE_PREFIX}${id}`, mark);
+  }
+
+  /** The requests marked as having a stale message, oldest mark first. */
+  async staleMessages(): Promise<StaleMessage[]> {
+    const data = this.options.context.store;
+    const marked: StaleMessage[] = [];
+    for (const id of staleMessageIds(await data.keys())) {
+      const raw = await data.get(`${STALE_MESSAGE_PREFIX}${id}`);
+      // Gone since the keys were read: another replica's sweep edited the message.
+      if (raw === undefined) continue;
+      const mark = StaleMarkSchema.safeParse(raw);
+      marked.push({ id, markedAt: mark.success ? Date.parse(mark.data.at) : 0 });
+    }
+    return marked.sort((a, b) => a.markedAt - b.markedAt);
+  }
+
+  /**
+   * Removes a stale-message mark once its message is edited, unless the mark was made again since
+   * `markedAt` (a later change still to show).
+   */
+  async clearStaleMessage(id: string, markedAt: number): Promise<void> {
+    const data = this.options.context.store;
+    const mark = StaleMarkSchema.safeParse(await data.get(`${STALE_MESSAGE_PREFIX}${id}`));
+    if (mark.success && Date.parse(mark.data.at) > markedAt) return;
+    await data.delete(`${STALE_MESSAGE_PREFIX}${id}`);
   }
 
   /** Builds Approvals over a store and recovers what the last run left (see sweep). */

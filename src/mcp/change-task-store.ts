@@ -124,11 +124,33 @@ export class ChangeTaskStore implements TaskStore {
       { id: taskId, by: this.caller().userId },
       'change request cancelled by its MCP task',
     );
-    // The Slack message loses its buttons, as after a Cancel click; an edit Slack refuses is logged only.
-    await this.deps.notifier?.refresh?.(outcome.request).catch((error: unknown) => {
+    await this.showSettled(outcome.request);
+  }
+
+  /**
+   * The Slack message loses its buttons, as after a Cancel click. Without Slack in this process
+   * (`netops mcp` over stdio), or when Slack refuses the edit, the message is marked stale and the
+   * Slack bot's sweep edits it. A request no message shows yet needs no mark: a cancelled one is
+   * never posted, and the process posting it meanwhile edits it once it records its message.
+   */
+  private async showSettled(request: ChangeRequest): Promise<void> {
+    if (!request.message) return;
+    const notifier = this.deps.notifier;
+    if (notifier?.refresh) {
+      try {
+        await notifier.refresh(request);
+        return;
+      } catch (error) {
+        this.deps.logger.warn(
+          { err: error, id: request.id },
+          'could not edit the message of a cancelled change request; the next sweep does',
+        );
+      }
+    }
+    await this.deps.approvals.markMessageStale(request.id).catch((error: unknown) => {
       this.deps.logger.warn(
-        { err: error, id: taskId },
-        'could not edit the message of a cancelled change request',
+        { err: error, id: request.id },
+        'could not mark the message of a cancelled change request for the Slack bot to edit',
       );
     });
   }

@@ -291,6 +291,25 @@ export function openBreakGlassReviewIds(
   return [...new Set([...marked, ...(legacy ?? [])])];
 }
 
+/**
+ * Where the store's data marks a request whose Slack message no longer shows its state: a process
+ * without Slack (`netops mcp` over stdio) changed it, and the Slack bot's sweep edits the message.
+ * One key per request (`message-stale:<id>`), so replicas never overwrite each other's marks.
+ */
+export const STALE_MESSAGE_PREFIX = 'message-stale:';
+
+/** What a stale-message mark holds: when it was made, so one nobody can edit is dropped in time. */
+export interface StaleMessageMark {
+  at: string;
+}
+
+/** The ids of the requests marked as having a stale message, from the store's data keys. */
+export function staleMessageIds(keys: readonly string[]): string[] {
+  return keys
+    .filter((key) => key.startsWith(STALE_MESSAGE_PREFIX))
+    .map((key) => key.slice(STALE_MESSAGE_PREFIX.length));
+}
+
 /** A break-glass change's reason and its review: named reviewers acknowledge it by a deadline. */
 export interface BreakGlassRecord {
   reason: string;

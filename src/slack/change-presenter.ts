@@ -19,6 +19,7 @@ import {
 import type { SlackMessage } from './blocks/read-result.js';
 import { actorText, code, codeBlock, link, mrkdwn, mrkdwnSection, slackDate } from './blocks/text.js';
 import { SlackStepError, slackProblem, slackRefused, slackRefusedContent } from './error-text.js';
+import { refreshStaleMessages } from './stale-messages.js';
 
 /** How long a request from an MCP client is left to its own process to post before a sweep posts it. */
 export const ANNOUNCE_GRACE_MS = 3_000;
@@ -450,19 +451,26 @@ export class ChangePresenter {
    * Expires overdue requests and marks runs cut off by a dead process as unknown, then edits
    * their messages ("expired, not run" / "outcome unknown"), and makes the edits and the thread
    * results Slack refused before. With several replicas each request comes back from the store to
-   * one of them only, so each message is edited once.
+   * one of them only, so each message is edited once. Then edits the messages of requests a
+   * process without Slack changed (stale-messages.ts), and posts what MCP clients proposed there.
    */
-  async sweep(): Promise<{ expired: number; interrupted: number; announced: number }> {
+  async sweep(): Promise<{ expired: number; interrupted: number; announced: number; edited: number }> {
     const { expired, interrupted } = await this.approvals.sweep();
     // Reported by the store once only: an edit Slack refuses is owed until Slack takes it.
     await this.payOwed([...interrupted.map((i) => i.request), ...expired]);
     // A rollout settled after its replica stopped is halted: its thread asks what to do next.
     for (const { request } of interrupted)
       if (request.set?.rollout && request.state === 'failed') await this.threadResultOrOwe(request);
+    // The marks stay in the store when it cannot be read now: the next sweep edits them.
+    const edited = await refreshStaleMessages(this.approvals, this, this.logger).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'could not read the change requests other processes changed');
+      return 0;
+    });
     return {
       expired: expired.length,
       interrupted: interrupted.length,
       announced: await this.announceLeftOver(),
+      edited,
     };
   }
 

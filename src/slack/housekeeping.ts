@@ -3,8 +3,11 @@ import type { Logger } from '../log.js';
 import type { ChangePresenter } from './change-presenter.js';
 import type { AppHome } from './home/app-home.js';
 
-/** What one sweep did: expired and interrupted requests, their messages edited. */
-export type SweepCount = { expired: number; interrupted: number; announced: number };
+/**
+ * What one sweep did: expired and interrupted requests (their messages edited), requests from MCP
+ * clients in other processes posted, and messages of requests those processes changed edited.
+ */
+export type SweepCount = { expired: number; interrupted: number; announced: number; edited: number };
 
 /**
  * The Slack front end's periodic work: sweeping expired and interrupted change requests (their
@@ -32,7 +35,7 @@ export class SlackHousekeeping {
       return await this.presenter.sweep();
     } catch (error) {
       this.logger.error({ err: error }, 'change request sweep failed');
-      return { expired: 0, interrupted: 0, announced: 0 };
+      return { expired: 0, interrupted: 0, announced: 0, edited: 0 };
     } finally {
       // After expiry, so a request that just expired is never reminded about.
       await this.appHome.reminders.run();

@@ -24,7 +24,7 @@ import { ChangePresenter } from './change-presenter.js';
 import type { SlackDeps } from './deps.js';
 import { type ControllerInfo, healthzHandler } from './health.js';
 import { createAppHome } from './home/app-home.js';
-import { SlackHousekeeping } from './housekeeping.js';
+import { SlackHousekeeping, type SweepCount } from './housekeeping.js';
 import { registerBreakGlassButtons } from './listeners/break-glass.js';
 import { registerChangeButtons } from './listeners/change-buttons.js';
 import { HOME_ACTIONS, HOME_OPENED_EVENT, registerHome } from './listeners/home.js';
@@ -119,7 +119,7 @@ export interface SlackFrontEnd {
   /** Expires overdue change requests now and edits their messages; returns how many. */
   sweepExpired(): Promise<number>;
   /** Sweeps now: expired and interrupted requests, their messages edited; returns how many of each. */
-  sweep(): Promise<{ expired: number; interrupted: number; announced: number }>;
+  sweep(): Promise<SweepCount>;
   /** Shows change requests proposed outside Slack (by MCP clients) in their channel. */
   notifier: ChangeNotifier;
   /** Posts the watcher's alerts, drift and digest. */

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ConflictError, ResourceNotFoundError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { ChangeTaskStore } from '../../src/mcp/change-task-store.js';
+import { STALE_MESSAGE_PREFIX } from '../../src/model/change-request.js';
 import { type McpBot, textOf, useMcpBot } from '../helpers/mcp.js';
 
 // MCP tasks over change requests, in process: the SDK's client on an in-memory transport, the
@@ -49,6 +50,8 @@ describe('MCP tasks, MCP_WRITES=approval', () => {
     if (!bot.app.approvals) throw new Error('no approvals');
     return bot.app.approvals;
   };
+  /** The stale-message mark of request `id` in the store's data. */
+  const markOf = (id: string) => bot.app.context.store.get(`${STALE_MESSAGE_PREFIX}${id}`);
 
   it('declares tasks and lists the writes as optionally tasks, saying nobody approves over MCP', async () => {
     expect(bot.client.getServerCapabilities()?.tasks).toEqual({
@@ -244,5 +247,56 @@ describe('MCP tasks, MCP_WRITES=approval', () => {
       state: 'pending',
     });
     expect(result).not.toHaveProperty('task');
+  });
+
+  it('cancelled where no Slack runs: a posted request is marked for the Slack bot to edit, an unposted one is not', async () => {
+    const posted = await startLabTask(bot.client, 'Lab8', 73);
+    await approvals().attachMessage(posted.taskId, { channel: 'C0NETOPS', ts: '1700000000.000100' });
+    const unposted = await startLabTask(bot.client, 'Lab9', 74);
+    expect(await markOf(posted.taskId)).toBeUndefined();
+    for (const task of [posted, unposted]) await bot.client.experimental.tasks.cancelTask(task.taskId);
+    expect(await markOf(posted.taskId)).toEqual({ at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(await markOf(unposted.taskId)).toBeUndefined();
+    expect((await approvals().staleMessages()).map((m) => m.id)).toContain(posted.taskId);
+    expect((await approvals().staleMessages()).map((m) => m.id)).not.toContain(unposted.taskId);
+  });
+
+  it('with Slack in the process the message is edited at once and not marked; an edit Slack refuses is marked', async () => {
+    const refreshed: string[] = [];
+    let refuse = false;
+    const store = new ChangeTaskStore(
+      {
+        approvals: approvals(),
+        notifier: {
+          announce: async () => undefined,
+          link: async () => undefined,
+          refresh: async (request) => {
+            if (refuse) throw new Error('channel_not_found');
+            refreshed.push(`${request.id}:${request.state}`);
+          },
+        },
+        logger: silentLogger(),
+        writes: 'approval',
+        propose: async () => {
+          throw new Error('not proposed here');
+        },
+        taskSupport: () => true,
+      },
+      () => ({ userId: 'mcp:U0AGENT' }),
+    );
+    const edited = await startLabTask(bot.client, 'Lab10', 75);
+    const refused = await startLabTask(bot.client, 'Lab11', 76);
+    for (const task of [edited, refused])
+      await approvals().attachMessage(task.taskId, {
+        channel: 'C0NETOPS',
+        ts: `1700000000.0002${task.taskId.length}`,
+      });
+    await store.updateTaskStatus(edited.taskId, 'cancelled');
+    expect(refreshed).toEqual([`${edited.taskId}:cancelled`]);
+    expect(await markOf(edited.taskId)).toBeUndefined();
+    refuse = true;
+    await store.updateTaskStatus(refused.taskId, 'cancelled');
+    expect((await approvals().get(refused.taskId))?.state).toBe('cancelled');
+    expect(await markOf(refused.taskId)).toEqual({ at: expect.any(String) });
   });
 });

@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   type CallToolResult,
@@ -14,7 +15,7 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BotProcess, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
+import { type BotProcess, MAIN, slackHttpEnv, spawnBot, stopAllBots } from '../helpers/bot-process.js';
 import { textOf } from '../helpers/mcp.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { buttonsOf } from '../helpers/slack-buttons.js';
@@ -26,6 +27,8 @@ const SECRET = 'process-mcp-tasks-agent-0123456789';
 const OTHER_SECRET = 'process-mcp-tasks-other-0123456789';
 const CHANNEL = 'C0NETOPS';
 const TTL_SECONDS = 30;
+/** The replicas' lease on PostgreSQL; their sweep runs every third of it (every second). */
+const LEASE_SECONDS = 3;
 
 const rig = useSlackRig({ apiVersion: '9.0' });
 const dataDir = mkdtempSync(join(tmpdir(), 'netops-mcp-tasks-'));
@@ -263,6 +266,8 @@ describe('MCP tasks across two replicas on one PostgreSQL', () => {
       MCP_TOKEN: `U0AGENT:${SECRET},U0OTHER:${OTHER_SECRET}`,
       MCP_APPROVAL_CHANNEL: CHANNEL,
       APPROVERS: 'U0BOB,U0CAROL',
+      // A sweep every second: what `netops mcp` over stdio leaves for Slack is shown within seconds.
+      REPLICA_LEASE_SECONDS: String(LEASE_SECONDS),
     };
     for (const started of await Promise.all(
       [spawnBot(env), spawnBot(env)].map(async (replica) => ({
@@ -274,9 +279,10 @@ describe('MCP tasks across two replicas on one PostgreSQL', () => {
     for (const { port: at } of replicas) clients.push(await connectTo(at));
   }, 40_000);
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await Promise.all([...clients, ...(stdio ? [stdio] : [])].map((c) => c.close().catch(() => {})));
     await stopAllBots();
   });
+  let stdio: Client | undefined;
 
   /** An SDK client of the replica listening on `at`. */
   async function connectTo(at: number, token = SECRET): Promise<Client> {
@@ -323,4 +329,55 @@ describe('MCP tasks across two replicas on one PostgreSQL', () => {
       }
     }
   });
+
+  it('cancelled by its agent over stdio, where no Slack runs: the Slack message loses its buttons within a sweep', async () => {
+    // `netops mcp` over stdio: a process of its own on the replicas' PostgreSQL, without Slack.
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN, 'mcp'],
+      env: {
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'netops-mcp-tasks-stdio-')),
+        DATABASE_URL: db.url,
+        GATEWAY_URL: rig.sim.url,
+        GATEWAY_API_KEY: rig.sim.apiKey,
+        MCP_WRITES: 'approval',
+        MCP_APPROVAL_CHANNEL: CHANNEL,
+        APPROVERS: 'U0BOB,U0CAROL',
+      },
+      stderr: 'pipe',
+    });
+    stdio = new Client({ name: 'tasks-agent', version: '2.0' });
+    await stdio.connect(transport);
+    const task = await proposeTask(stdio, 93);
+    // Nobody posts it in that process: a replica's sweep does.
+    await rig.slack.waitFor(() => previewOf(task.taskId) !== undefined, 15_000);
+    const preview = previewOf(task.taskId);
+    expect(buttonsOf(preview).map((b) => b.action_id)).toContain('approve');
+    // The replica records its message right after Slack's answer: cancelled before, it would be
+    // posted as cancelled; this case is the message already showing the buttons.
+    await rig.slack.waitFor(async () => {
+      const found = (await stdio?.callTool({
+        name: 'get_change_request',
+        arguments: { change_request_id: task.taskId },
+      })) as CallToolResult | undefined;
+      return 'slack_message' in (found?.structuredContent ?? {});
+    }, 5_000);
+    const editsOf = () => rig.slack.callsOf('chat.update').filter((c) => c.args.ts === preview?.answer?.ts);
+    expect(editsOf()).toEqual([]);
+    expect((await stdio.experimental.tasks.cancelTask(task.taskId)).status).toBe('cancelled');
+    // The sweep runs every LEASE_SECONDS / 3; two of them, and the edit has been made.
+    await rig.slack.waitFor(
+      () => editsOf().some((c) => buttonsOf(c).every((b) => b.action_id !== 'approve')),
+      (LEASE_SECONDS * 1000 * 2) / 3 + 2_000,
+    );
+    const edited = editsOf().find((c) => buttonsOf(c).every((b) => b.action_id !== 'approve'));
+    expect(JSON.stringify(edited?.args.blocks)).toMatch(/[Cc]ancelled/);
+    // Edited once its mark is found, then the mark is gone: later sweeps edit it no more.
+    const edits = editsOf().length;
+    await new Promise((r) => setTimeout(r, (LEASE_SECONDS * 1000 * 2) / 3 + 500));
+    expect(editsOf()).toHaveLength(edits);
+    // A click on a stale copy of its buttons runs nothing.
+    await click('approve', task.taskId, 'U0BOB', (replicas[0] as { port: number }).port);
+    expect(networkPosts().filter((r) => JSON.stringify(r.body).includes('Lab93'))).toEqual([]);
+  }, 40_000);
 });

@@ -114,9 +114,9 @@ describe('message edits a sweep could not make', () => {
     const afterFirst = updatesOf(b, ts).length;
     const second = await b.app.slack?.sweep();
 
-    expect(first).toEqual({ expired: 1, interrupted: 0, announced: 0 });
+    expect(first).toEqual({ expired: 1, interrupted: 0, announced: 0, edited: 0 });
     expect(afterFirst).toBe(1);
-    expect(second).toEqual({ expired: 0, interrupted: 0, announced: 0 });
+    expect(second).toEqual({ expired: 0, interrupted: 0, announced: 0, edited: 0 });
     expect(updatesOf(b, ts)).toHaveLength(2);
     expect(callText(updatesOf(b, ts)[1])).toContain('Expired, not run');
     expect((await b.approvals.get(id))?.state).toBe('expired');
