@@ -7,6 +7,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
+import type { Approvals } from '../../src/approvals/approvals.js';
 import { resolveCommand } from '../../src/commands/aliases.js';
 import { parseCommandLine } from '../../src/commands/parse-command-line.js';
 import { loadConfig } from '../../src/config.js';
@@ -351,6 +352,22 @@ export function useMcpBot(options: Parameters<typeof startMcpBot>[0] = {}): McpB
     await current?.close();
   });
   return lateBound(() => current, 'the MCP bot is used before its beforeAll ran');
+}
+
+/**
+ * An MCP bot in `approval` mode for the agent U0AGENT (Bob and Carol approve in C0NETOPS), and its
+ * approvals, which that mode always has.
+ */
+export function useApprovalMcpBot(): { bot: McpBot; approvals: () => Approvals } {
+  const bot = useMcpBot({
+    env: { MCP_WRITES: 'approval', MCP_APPROVAL_CHANNEL: 'C0NETOPS', APPROVERS: 'U0BOB,U0CAROL' },
+    label: 'U0AGENT',
+  });
+  const approvals = () => {
+    if (!bot.app.approvals) throw new Error('no approvals');
+    return bot.app.approvals;
+  };
+  return { bot, approvals };
 }
 
 /** The text of a tool result's first content block. */

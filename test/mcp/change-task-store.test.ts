@@ -11,7 +11,7 @@ import { ConflictError, ResourceNotFoundError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { ChangeTaskStore } from '../../src/mcp/change-task-store.js';
 import { STALE_MESSAGE_PREFIX } from '../../src/model/change-request.js';
-import { type McpBot, textOf, useMcpBot } from '../helpers/mcp.js';
+import { type McpBot, textOf, useApprovalMcpBot } from '../helpers/mcp.js';
 
 // MCP tasks over change requests, in process: the SDK's client on an in-memory transport, the
 // approvals decided directly (Slack's part is the process test's: process/mcp-tasks.test.ts).
@@ -42,14 +42,7 @@ function startLabTask(client: Client, name: string, vlan: number) {
 }
 
 describe('MCP tasks, MCP_WRITES=approval', () => {
-  const bot = useMcpBot({
-    env: { MCP_WRITES: 'approval', MCP_APPROVAL_CHANNEL: 'C0NETOPS', APPROVERS: 'U0BOB,U0CAROL' },
-    label: 'U0AGENT',
-  });
-  const approvals = () => {
-    if (!bot.app.approvals) throw new Error('no approvals');
-    return bot.app.approvals;
-  };
+  const { bot, approvals } = useApprovalMcpBot();
   /** The stale-message mark of request `id` in the store's data. */
   const markOf = (id: string) => bot.app.context.store.get(`${STALE_MESSAGE_PREFIX}${id}`);
 

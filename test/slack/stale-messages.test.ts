@@ -3,7 +3,7 @@ import type { ChangeRequest } from '../../src/approvals/types.js';
 import { silentLogger } from '../../src/log.js';
 import { STALE_MESSAGE_PREFIX } from '../../src/model/change-request.js';
 import { refreshStaleMessages, STALE_MARK_KEPT_MS } from '../../src/slack/stale-messages.js';
-import { useMcpBot } from '../helpers/mcp.js';
+import { useApprovalMcpBot } from '../helpers/mcp.js';
 
 // The Slack bot's sweep of the messages another process (`netops mcp` over stdio) left stale: the
 // store and approvals are real, the presenter is a fake that records its edits or refuses them.
@@ -25,14 +25,7 @@ function fakePresenter() {
 }
 
 describe('refreshStaleMessages', () => {
-  const bot = useMcpBot({
-    env: { MCP_WRITES: 'approval', MCP_APPROVAL_CHANNEL: 'C0NETOPS', APPROVERS: 'U0BOB,U0CAROL' },
-    label: 'U0AGENT',
-  });
-  const approvals = () => {
-    if (!bot.app.approvals) throw new Error('no approvals');
-    return bot.app.approvals;
-  };
+  const { bot, approvals } = useApprovalMcpBot();
   const data = () => bot.app.context.store;
   const markOf = (id: string) => data().get(`${STALE_MESSAGE_PREFIX}${id}`);
   let vlan = 100;
