@@ -178,6 +178,7 @@ export function fleetDigestAnswer(d: FleetDigestReading) {
  * the chart is posted in Slack only. In a fleet, `console=` asks for that console's site digest;
  * without it the answer is the fleet digest, every console's watched sites summed up.
  */
+// Deliberately alike: defineTool declarations share their shape; this one's console filter is the fleet's, like list_consoles'.
 export const getDigest = defineTool({
   name: 'get_digest',
   description:
