@@ -79,7 +79,7 @@ export class Approvals extends BreakGlassApprovals {
   async staleMessages(): Promise<StaleMessage[]> {
     const data = this.options.context.store;
     const marked: StaleMessage[] = [];
-    for (const id of staleMessageIds(await data.keys())) {
+    for (const id of staleMessageIds(await data.keys(STALE_MESSAGE_PREFIX))) {
       const raw = await data.get(`${STALE_MESSAGE_PREFIX}${id}`);
       // Gone since the keys were read: another replica's sweep edited the message.
       if (raw === undefined) continue;

@@ -199,7 +199,7 @@ export class BreakGlassApprovals extends RolloutApprovals {
   async openReviews(now = this.now()): Promise<{ request: ChangeRequest; overdue: boolean }[]> {
     const data = this.options.context.store;
     const ids = openBreakGlassReviewIds(
-      await data.keys(),
+      await data.keys(OPEN_BREAKGLASS_REVIEW_PREFIX),
       await data.get<string[]>(LEGACY_BREAKGLASS_REVIEWS_KEY),
     );
     const open: { request: ChangeRequest; overdue: boolean }[] = [];

@@ -261,10 +261,10 @@ export class PlannedState {
         this.data.delete(key);
         this.deleted.add(key);
       },
-      keys: async () => {
-        const keys = new Set([...(await base.keys()), ...this.data.keys()]);
+      keys: async (prefix = '') => {
+        const keys = new Set([...(await base.keys(prefix)), ...this.data.keys()]);
         for (const key of this.deleted) keys.delete(key);
-        return [...keys];
+        return [...keys].filter((key) => key.startsWith(prefix));
       },
     };
   }

@@ -245,8 +245,7 @@ export class StepUp {
   /** Drops links that expired a while ago, so the store's data does not grow with them. */
   private async sweep(): Promise<void> {
     const cutoff = this.now() - 3_600_000;
-    for (const key of await this.options.data.keys()) {
-      if (!key.startsWith(KEY_PREFIX)) continue;
+    for (const key of await this.options.data.keys(KEY_PREFIX)) {
       const found = pendingSchema.safeParse(await this.options.data.get(key));
       if (!found.success || found.data.expiresAt < cutoff) await this.options.data.delete(key);
     }

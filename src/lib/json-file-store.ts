@@ -9,7 +9,8 @@ export interface KeyValueStore {
   get<T = unknown>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown): Promise<void>;
   delete(key: string): Promise<void>;
-  keys(): Promise<string[]>;
+  /** The keys, only those starting with `prefix` when one is given (a store may read just those). */
+  keys(prefix?: string): Promise<string[]>;
 }
 
 /**
@@ -47,8 +48,8 @@ export class JsonFileStore implements KeyValueStore {
     if (this.texts.delete(key)) this.flush();
   }
 
-  async keys(): Promise<string[]> {
-    return [...this.texts.keys()];
+  async keys(prefix = ''): Promise<string[]> {
+    return [...this.texts.keys()].filter((key) => key.startsWith(prefix));
   }
 
   private flush(): void {
@@ -88,7 +89,7 @@ export class MemoryStore implements KeyValueStore {
   async delete(key: string): Promise<void> {
     this.data.delete(key);
   }
-  async keys(): Promise<string[]> {
-    return [...this.data.keys()];
+  async keys(prefix = ''): Promise<string[]> {
+    return [...this.data.keys()].filter((key) => key.startsWith(prefix));
   }
 }

@@ -177,7 +177,7 @@ export class AlarmWatch {
       );
       if (seen) return { outcome: 'duplicate' };
     }
-    const keys = (await data.keys()).filter((k) => k.startsWith(ALARM_PREFIX));
+    const keys = await data.keys(ALARM_PREFIX);
     for (const key of keys) {
       const earlier = await data.get<Incident>(key);
       if (!earlier) continue;

@@ -142,7 +142,8 @@ export async function readDigest(o: DigestReadOptions, at: number): Promise<Dige
   const state = await o.data.get<WatchState>(stateKey(scopeOf(o)));
   const drifts: Drift[] = [];
   const alarms: Incident[] = [];
-  for (const key of await o.data.keys()) {
+  // Drifts and alarms are kept under watch: keys; one read of those keys finds both.
+  for (const key of await o.data.keys('watch:')) {
     if (key.startsWith('watch:drift:')) {
       const drift = await o.data.get<Drift>(key);
       if (drift && drift.site === o.site && drift.console === o.console && at - drift.noticedAt <= DAY)

@@ -1,6 +1,10 @@
 import { isBotError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { LEGACY_BREAKGLASS_REVIEWS_KEY, openBreakGlassReviewIds } from '../model/change-request.js';
+import {
+  LEGACY_BREAKGLASS_REVIEWS_KEY,
+  OPEN_BREAKGLASS_REVIEW_PREFIX,
+  openBreakGlassReviewIds,
+} from '../model/change-request.js';
 import type { ChangeReader, KeyValueStore } from '../store/types.js';
 import { type TopClientsAnswer, topClientsChart } from '../tools/clients/top-clients.js';
 import type { ToolContext } from '../tools/core/define-tool.js';
@@ -97,7 +101,10 @@ export async function overdueReviewsAt(
   changes: ChangeReader,
   at: number,
 ): Promise<NonNullable<Digest['overdueReviews']>> {
-  const ids = await Promise.all([store.keys(), store.get<string[]>(LEGACY_BREAKGLASS_REVIEWS_KEY)])
+  const ids = await Promise.all([
+    store.keys(OPEN_BREAKGLASS_REVIEW_PREFIX),
+    store.get<string[]>(LEGACY_BREAKGLASS_REVIEWS_KEY),
+  ])
     .then(([keys, legacy]) => openBreakGlassReviewIds(keys, legacy))
     .catch(() => []);
   const overdue: NonNullable<Digest['overdueReviews']> = [];

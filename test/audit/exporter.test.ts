@@ -19,8 +19,8 @@ class MemoryData implements KeyValueStore {
   async delete(key: string) {
     this.values.delete(key);
   }
-  async keys() {
-    return [...this.values.keys()];
+  async keys(prefix = '') {
+    return [...this.values.keys()].filter((key) => key.startsWith(prefix));
   }
 }
 

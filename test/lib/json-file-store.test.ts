@@ -14,6 +14,8 @@ describe('JsonFileStore', () => {
     const second = new JsonFileStore(path);
     expect(await second.get('zone:abc')).toEqual({ description: 'Cameras & NVR' });
     expect(await second.keys()).toEqual(['zone:abc']);
+    expect(await second.keys('zone:')).toEqual(['zone:abc']);
+    expect(await second.keys('zones:')).toEqual([]);
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ 'zone:abc': { description: 'Cameras & NVR' } });
   });
 

@@ -579,6 +579,14 @@ export function describeStoreContract(name: string, harness: () => StoreHarness)
           'zone-description:default:z1',
           'zone-description:default:z2',
         ]);
+        await after.data.set('zone_description:other', 'an underscore, not a colon');
+        // A prefix is matched as written: `_` is no wildcard.
+        expect((await after.data.keys('zone-description:default:z')).sort()).toEqual([
+          'zone-description:default:z1',
+          'zone-description:default:z2',
+        ]);
+        expect(await after.data.keys('zone_')).toEqual(['zone_description:other']);
+        expect(await after.data.keys('nothing-here:')).toEqual([]);
       });
     });
 

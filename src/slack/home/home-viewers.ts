@@ -54,8 +54,7 @@ export class HomeViewers {
     if (this.shared && at - this.shared.at < READ_EVERY_MS) return this.shared.users;
     const users = new Map<string, number>();
     try {
-      for (const key of await this.data.keys()) {
-        if (!key.startsWith(PREFIX)) continue;
+      for (const key of await this.data.keys(PREFIX)) {
         const when = Date.parse(String(await this.data.get(key)));
         if (Number.isNaN(when)) continue;
         if (at - when >= FORGET_AFTER_MS) {

@@ -25,8 +25,12 @@ export class PostgresKeyValueStore implements KeyValueStore {
     await this.pool.query('DELETE FROM netops_bot_data WHERE key = $1', [key]);
   }
 
-  async keys(): Promise<string[]> {
-    const found = await this.pool.query<{ key: string }>('SELECT key FROM netops_bot_data ORDER BY key');
+  async keys(prefix = ''): Promise<string[]> {
+    // starts_with: a prefix is matched as written (LIKE would read its % and _ as wildcards).
+    const found = await this.pool.query<{ key: string }>(
+      'SELECT key FROM netops_bot_data WHERE starts_with(key, $1) ORDER BY key',
+      [prefix],
+    );
     return found.rows.map((row) => row.key);
   }
 }
