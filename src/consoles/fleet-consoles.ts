@@ -91,6 +91,7 @@ export class FleetConsoles implements Consoles {
     if (breaker === undefined) {
       breaker = new ConsoleBreaker({
         console: entry.name,
+        ...this.file.breaker,
         now: this.now,
         ...(this.logger === undefined ? {} : { logger: this.logger }),
       });

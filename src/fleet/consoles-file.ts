@@ -92,6 +92,8 @@ export interface ConsolesFile {
   include: readonly { pattern: string; line: number | undefined }[] | undefined;
   consoles: readonly ConsoleEntry[];
   channels: ReadonlyMap<string, ChannelBinding>;
+  /** Each console's circuit breaker, where the file changes its defaults (5 failures, 30 s). */
+  breaker: { failures?: number; coolDownMs?: number };
 }
 
 /** Where Site Manager and the connector live unless the file says otherwise. */
@@ -175,8 +177,27 @@ const fileSchema = z.strictObject(
         bindingSchema,
       )
       .optional(),
+    breaker: z
+      .strictObject(
+        {
+          failures: z
+            .number({ error: 'must be a number of failures' })
+            .int('must be a whole number')
+            .min(1, 'must be at least 1')
+            .max(50, 'must be at most 50')
+            .optional(),
+          cool_down_seconds: z
+            .number({ error: 'must be a number of seconds' })
+            .int('must be a whole number')
+            .min(5, 'must be at least 5')
+            .max(3600, 'must be at most 3600')
+            .optional(),
+        },
+        { error: 'must be a map with failures and cool_down_seconds' },
+      )
+      .optional(),
   },
-  { error: 'must be a map with consoles (and cloud, discover, channels)' },
+  { error: 'must be a map with consoles (and cloud, discover, channels, breaker)' },
 );
 
 type RawFile = z.infer<typeof fileSchema>;
@@ -521,7 +542,13 @@ export function parseConsolesFile(text: string, file: string): ConsolesFile {
     ...checkChannels(channels, consoles, discover !== undefined, locate),
   ];
   if (all.length > 0) throw new ConsolesFileError(file, sortProblems(all));
-  return { file, cloud, discover, include, consoles, channels };
+  const breaker = {
+    ...(raw.breaker?.failures !== undefined ? { failures: raw.breaker.failures } : {}),
+    ...(raw.breaker?.cool_down_seconds !== undefined
+      ? { coolDownMs: raw.breaker.cool_down_seconds * 1000 }
+      : {}),
+  };
+  return { file, cloud, discover, include, consoles, channels, breaker };
 }
 
 function sortProblems(problems: ConsolesFileProblem[]): ConsolesFileProblem[] {

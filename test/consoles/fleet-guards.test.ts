@@ -61,6 +61,26 @@ describe('a fleet lookup with a console that does not answer', () => {
   });
 });
 
+describe('a breaker set in the consoles file', () => {
+  let tuned: FleetApp | undefined;
+  afterAll(() => tuned?.close());
+
+  it('opens after the file’s failures and stays open for its cool-down', async () => {
+    tuned = await startFleetApp(
+      { consoles: [{ name: 'berlin' }, { name: 'vienna', down: true }] },
+      'netops-breaker-file-',
+      'breaker: { failures: 1, cool_down_seconds: 120 }\n',
+    );
+    const before = Date.now();
+    await tuned.app.registry.run('list_consoles', {}, tuned.app.context);
+    const view = tuned.consoles.breaker('vienna');
+    // One refused connection is enough, and the next try is two minutes away, not the default 30 s.
+    expect(view.state).toBe('open');
+    expect(view.retryAt).toBeGreaterThanOrEqual(before + 119_000);
+    expect(tuned.consoles.breaker('berlin').state).toBe('closed');
+  });
+});
+
 describe('consoles reached through the cloud', () => {
   it('share one budget per key: past it a read fails saying when the next token comes, never with the cloud’s 429', async () => {
     // Site Manager itself would refuse past 4 requests a minute; the bot's budget is 3.

@@ -112,6 +112,30 @@ consoles:
         parseConsolesFile(`cloud: { api_key_env: CLOUD, requests_per_minute: ${bad} }\n${one}`, FILE),
       ).toThrow(/requests_per_minute/);
   });
+
+  it('takes the breaker’s failures and cool-down when given, within their bounds', () => {
+    const one = 'consoles:\n  - name: berlin\n    url: https://10.1.0.1\n    api_key_env: BERLIN_KEY\n';
+    expect(parseConsolesFile(one, FILE).breaker).toEqual({});
+    expect(
+      parseConsolesFile(`breaker: { failures: 2, cool_down_seconds: 90 }\n${one}`, FILE).breaker,
+    ).toEqual({
+      failures: 2,
+      coolDownMs: 90_000,
+    });
+    const refused = (breaker: string) => {
+      try {
+        parseConsolesFile(`breaker: ${breaker}\n${one}`, FILE);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('the file parsed');
+    };
+    expect(refused('{ failures: 0 }')).toMatch(/line 1, breaker\.failures: must be at least 1/);
+    expect(refused('{ cool_down_seconds: 2 }')).toMatch(
+      /line 1, breaker\.cool_down_seconds: must be at least 5/,
+    );
+    expect(refused('{ threshold: 3 }')).toMatch(/line 1, breaker/);
+  });
 });
 
 describe('parseConsolesFile: bad files name the file, the line and the rule', () => {

@@ -57,14 +57,15 @@ export interface FleetApp {
 
 /**
  * Starts `options`' fleet and an app serving it with a 1 s request timeout and a 2 s read budget
- * (a console slower than that is named, not waited for), data in a new directory.
+ * (a console slower than that is named, not waited for), data in a new directory; `moreYaml` adds
+ * top-level keys to the fleet's consoles file.
  */
-export async function startFleetApp(options: FleetOptions, prefix: string): Promise<FleetApp> {
+export async function startFleetApp(options: FleetOptions, prefix: string, moreYaml = ''): Promise<FleetApp> {
   const fleet = await startFleet(options);
   const file = fleet.consolesFile();
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const path = join(dir, 'consoles.yaml');
-  writeFileSync(path, file.text);
+  writeFileSync(path, `${file.text}${moreYaml}`);
   const config = loadConfig({
     ...file.env,
     CONSOLES_FILE: path,
