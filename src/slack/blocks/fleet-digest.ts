@@ -23,6 +23,11 @@ export function fleetDigestDay(digest: Pick<FleetDigest, 'to' | 'timeZone'>): st
     .replace(',', '');
 }
 
+/** What the digest covers: `Fleet digest`, or `Fleet digest · customer=acme` for a bound channel's. */
+export function fleetDigestTitle(digest: Pick<FleetDigest, 'covers'>): string {
+  return digest.covers === undefined ? 'Fleet digest' : `Fleet digest · ${digest.covers}`;
+}
+
 /** The fleet's totals in one line. */
 export function fleetCountsText(d: FleetDigest): string {
   return [
@@ -71,7 +76,7 @@ export function fleetDigestMessage(digest: FleetDigest): SlackMessage {
   const blocks: types.KnownBlock[] = [
     {
       type: 'header',
-      text: { type: 'plain_text', text: clip(`Fleet digest: ${fleetDigestDay(digest)}`, 150) },
+      text: { type: 'plain_text', text: clip(`${fleetDigestTitle(digest)}: ${fleetDigestDay(digest)}`, 150) },
     },
     {
       type: 'context',
@@ -101,7 +106,7 @@ export function fleetDigestMessage(digest: FleetDigest): SlackMessage {
     ],
   });
   return {
-    text: `Fleet digest for ${fleetDigestDay(digest)}: ${fleetCountsText(digest)}`,
+    text: `${fleetDigestTitle(digest)} for ${fleetDigestDay(digest)}: ${fleetCountsText(digest)}`,
     blocks,
   };
 }
