@@ -1,6 +1,7 @@
 /**
- * The fleet's one daily digest: every watched site of every console read as its own digest
+ * The fleet's daily digest: every watched site of every console read as its own digest
  * (`readDigest`), then summed up in a few lines, so fifty consoles make one message instead of fifty.
+ * A channel bound in the consoles file gets the same sum over what it is bound to, from the same reading.
  */
 import type { Logger } from '../log.js';
 import type { ChangeRequest } from '../model/change-request.js';
