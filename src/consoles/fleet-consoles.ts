@@ -167,7 +167,12 @@ export class FleetConsoles implements Consoles {
     return {
       consoles: targets.map((target) => target.console),
       site: binding.kind === 'console' ? binding.site : undefined,
+      ...(binding.kind === 'label' ? { labels: binding.labels } : {}),
     };
+  }
+
+  boundChannels(): readonly string[] {
+    return [...this.file.channels.keys()];
   }
 
   /** Every key read for the file's consoles, for the scrubber (never for a message). */

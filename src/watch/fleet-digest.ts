@@ -1,6 +1,7 @@
 /**
- * The fleet's one daily digest: every watched site of every console read as its own digest
+ * The fleet's daily digest: every watched site of every console read as its own digest
  * (`readDigest`), then summed up in a few lines, so fifty consoles make one message instead of fifty.
+ * A channel bound in the consoles file gets the same sum over what it is bound to, from the same reading.
  */
 import type { Logger } from '../log.js';
 import type { ChangeRequest } from '../model/change-request.js';
@@ -29,8 +30,10 @@ export interface FleetDigestLine {
   unreadable?: string;
 }
 
-/** The day across the fleet: totals, then the sites with anything to say, troubled first. */
+/** The day across the fleet, or across what a channel is bound to: totals, then the sites with anything to say, troubled first. */
 export interface FleetDigest {
+  /** What it covers when not the whole fleet: a label (`customer=acme`), a console, or a console's site. */
+  covers?: string;
   from: number;
   to: number;
   timeZone?: string;
@@ -64,9 +67,12 @@ export interface FleetChanges {
   overdueReviews: number;
 }
 
-/** Where a change was made: its console (`console=` of a fleet's call) and site. */
-const placeOf = (request: Pick<ChangeRequest, 'site' | 'args'>) =>
-  `${typeof request.args.console === 'string' ? request.args.console : ''}/${request.site}`;
+/** The console a change was made on (`console=` of a fleet's call); '' when it names none. */
+const consoleOf = (request: Pick<ChangeRequest, 'args'>) =>
+  typeof request.args.console === 'string' ? request.args.console : '';
+
+/** Where a change was made: its console and site. */
+const placeOf = (request: Pick<ChangeRequest, 'site' | 'args'>) => `${consoleOf(request)}/${request.site}`;
 
 function countBy(requests: readonly Pick<ChangeRequest, 'site' | 'args'>[]): Map<string, number> {
   const counts = new Map<string, number>();
@@ -159,12 +165,81 @@ export interface FleetDigestReadOptions {
   timeZone?: string;
 }
 
+/** Every watched site of the fleet as read for one due time, and the bot's changes: what each digest is summed from. */
+export interface FleetReading {
+  outcomes: readonly SiteDigestOutcome[];
+  changes: FleetChanges;
+  window: { at: number; timeZone?: string };
+}
+
 /**
- * The fleet digest of the day before `at`. Each console's sites are read side by side and the
- * consoles `concurrency` at a time, each given `timeoutMs`: a console that is down costs its
- * timeout once, and its sites are named unreadable. Reads only.
+ * What a bound channel's digest covers: the consoles the channel reaches, or one console's site
+ * (`ChannelScope` of the consoles file), and how its header names it.
  */
+export interface DigestScope {
+  consoles: readonly string[];
+  site?: string | undefined;
+  /** `customer=acme` for a label, the console's name, or `berlin · default` for a console's site. */
+  covers: string;
+}
+
+/** The scope of a channel bound in the consoles file (`ConsolePort.channel`). */
+export function digestScopeOf(bound: {
+  consoles: readonly string[];
+  site: string | undefined;
+  labels?: Readonly<Record<string, string>> | undefined;
+}): DigestScope {
+  const named = bound.consoles[0] ?? 'no console';
+  const covers = bound.labels
+    ? Object.entries(bound.labels)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(', ')
+    : `${named}${bound.site !== undefined ? ` · ${bound.site}` : ''}`;
+  return { consoles: bound.consoles, site: bound.site, covers };
+}
+
+/**
+ * The digest of what a channel is bound to, from the fleet's one reading (no site is read again):
+ * its sites, and the changes made on them. Overdue break-glass reviews are the approvers' and
+ * are left to the whole fleet's digest. Pure.
+ */
+export function summarizeScope(reading: FleetReading, scope: DigestScope): FleetDigest {
+  const consoles = new Set(scope.consoles);
+  const within = (console: string, site: string) =>
+    consoles.has(console) && (scope.site === undefined || site === scope.site);
+  const made = (request: Pick<ChangeRequest, 'site' | 'args'>) => within(consoleOf(request), request.site);
+  return {
+    covers: scope.covers,
+    ...summarizeFleet(
+      reading.outcomes.filter((outcome) => within(outcome.console, outcome.site)),
+      {
+        recent: reading.changes.recent.filter(made),
+        pending: reading.changes.pending.filter(made),
+        overdueReviews: 0,
+      },
+      reading.window,
+    ),
+  };
+}
+
+/** The digest of a scope from the fleet's reading; without a scope, the whole fleet's. Pure. */
+export function digestOfReading(reading: FleetReading, scope?: DigestScope): FleetDigest {
+  return scope
+    ? summarizeScope(reading, scope)
+    : summarizeFleet(reading.outcomes, reading.changes, reading.window);
+}
+
+/** The whole fleet's digest of the day before `at`. Reads only. */
 export async function readFleetDigest(o: FleetDigestReadOptions, at: number): Promise<FleetDigest> {
+  return digestOfReading(await readFleetSites(o, at));
+}
+
+/**
+ * Every watched site of the fleet for the day before `at`. Each console's sites are read side by
+ * side and the consoles `concurrency` at a time, each given `timeoutMs`: a console that is down
+ * costs its timeout once, and its sites are named unreadable. Reads only.
+ */
+export async function readFleetSites(o: FleetDigestReadOptions, at: number): Promise<FleetReading> {
   // Every site's digest lists the bot's changes: asked of the store once, not once per site.
   const changes = sameAnswers(o.changes);
   const byConsole = new Map<string, string[]>();
@@ -203,15 +278,15 @@ export async function readFleetDigest(o: FleetDigestReadOptions, at: number): Pr
       ? sites.map((site) => ({ console: answer.key, site, error: answer.error }))
       : answer.value.map((digest, index) => ({ console: answer.key, site: sites[index] ?? '', digest }));
   });
-  return summarizeFleet(
+  return {
     outcomes,
-    {
+    changes: {
       recent: recent.filter((request) => request.state !== 'pending'),
       pending,
       overdueReviews: overdue.length,
     },
-    { at, ...(o.timeZone ? { timeZone: o.timeZone } : {}) },
-  );
+    window: { at, ...(o.timeZone ? { timeZone: o.timeZone } : {}) },
+  };
 }
 
 /** A change reader that asks the store each distinct question once (the fleet's sites ask alike). */

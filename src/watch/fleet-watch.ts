@@ -1,7 +1,13 @@
 import type { Actor } from '../model/change-request.js';
 import type { LeaseStore } from '../store/types.js';
 import type { ConsolePort } from '../tools/core/context.js';
-import { type FleetDigest, readFleetDigest } from './fleet-digest.js';
+import {
+  digestOfReading,
+  digestScopeOf,
+  type FleetDigest,
+  type FleetReading,
+  readFleetSites,
+} from './fleet-digest.js';
 import { type FleetDigestNotifier, FleetDigestWatch } from './fleet-digest-watch.js';
 import type {
   Digest,
@@ -63,7 +69,7 @@ export class FleetWatcher {
   readonly sites: readonly WatchedSite[];
   readonly #digest: FleetDigestWatch;
   readonly #digestChannel: string | undefined;
-  readonly #read: (at: number) => Promise<FleetDigest>;
+  readonly #read: (at: number) => Promise<FleetReading>;
   readonly #now: (() => number) | undefined;
 
   constructor(options: FleetWatcherOptions) {
@@ -94,7 +100,7 @@ export class FleetWatcher {
     this.#now = common.now;
     const sites = this.sites.map(({ console, site }) => ({ console, site }));
     this.#read = (at) =>
-      readFleetDigest(
+      readFleetSites(
         {
           sites,
           data,
@@ -116,6 +122,12 @@ export class FleetWatcher {
       logger,
       ...(common.now ? { now: common.now } : {}),
       read: this.#read,
+      // Asked at each due time and each `/net digest`, from the consoles the fleet serves.
+      bound: () =>
+        (consoles.boundChannels?.() ?? []).flatMap((channel) => {
+          const scope = consoles.channel(channel);
+          return scope ? [{ channel, scope: digestScopeOf(scope) }] : [];
+        }),
     });
   }
 
@@ -137,6 +149,7 @@ export class FleetWatcher {
 
   start(): void {
     for (const each of this.sites) each.watcher.start();
+    // DIGEST_CHANNEL turns the digests on: the fleet's, and with it each bound channel's.
     if (this.#digestChannel) this.#digest.schedule();
   }
 
@@ -190,11 +203,11 @@ export class FleetWatcher {
   }
 
   /** The fleet digest of the day before `at` [now]: every site summed up in one message. */
-  fleetDigest(at = (this.#now ?? Date.now)()): Promise<FleetDigest> {
-    return this.#read(at);
+  async fleetDigest(at = (this.#now ?? Date.now)()): Promise<FleetDigest> {
+    return digestOfReading(await this.#read(at));
   }
 
-  /** `/net digest`, and the cron: the fleet digest, one message for every console and site. */
+  /** `/net digest`, and the cron: the fleet digest, one message for every console and site (a bound channel's, of its scope). */
   async postDigest(channel = this.#digestChannel, at?: number): Promise<FleetDigest> {
     if (!channel) throw new Error('no channel for the digest');
     return this.#digest.post(channel, at);

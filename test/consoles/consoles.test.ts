@@ -112,8 +112,16 @@ describe('the consoles of a fleet', () => {
     const fleet = fleetOf([]);
     expect(fleet.channel('C0BERLIN1')).toEqual({ consoles: ['berlin'], site: undefined });
     expect(fleet.channel('C0BERLIN2')).toEqual({ consoles: ['berlin'], site: 'default' });
-    expect(fleet.channel('C0EUROPE1')).toEqual({ consoles: ['berlin', 'munich'], site: undefined });
+    expect(fleet.channel('C0EUROPE1')).toEqual({
+      consoles: ['berlin', 'munich'],
+      site: undefined,
+      labels: { region: 'eu' },
+    });
     expect(fleet.channel('C0OTHER01')).toBeUndefined();
+  });
+
+  it('lists the channels the file binds, in its order, for their daily digests', () => {
+    expect(fleetOf([]).boundChannels()).toEqual(['C0BERLIN1', 'C0BERLIN2', 'C0EUROPE1']);
   });
 
   it('gives each console its own address and key, or the connector with the cloud key', () => {

@@ -7,13 +7,17 @@ import { MemoryStore } from '../../src/lib/json-file-store.js';
 import type { ChangeRequest } from '../../src/model/change-request.js';
 import { takeDeviceDown } from '../../src/simulator/scenario-controls.js';
 import type { KeyValueStore, LeaseStore } from '../../src/store/types.js';
-import type { ConsolePort } from '../../src/tools/core/context.js';
+import type { ChannelScope, ConsolePort } from '../../src/tools/core/context.js';
 import {
+  channelDigestKey,
+  digestScopeOf,
   FLEET_DIGEST_KEY,
   type FleetDigest,
   type FleetDigestNotifier,
+  type FleetReading,
   type SiteDigestOutcome,
   summarizeFleet,
+  summarizeScope,
 } from '../../src/watch/index.js';
 import type { Digest, WatchNotifier } from '../../src/watch/types.js';
 import { consolePortOf } from '../helpers/fleet-consoles.js';
@@ -153,6 +157,99 @@ describe('the fleet digest summary', () => {
   });
 });
 
+describe('a bound channel’s digest, from the fleet’s one reading', () => {
+  const reading: FleetReading = {
+    outcomes: [
+      { console: 'acme-hq', site: 'default', digest: digestOf({ drift: [driftItem()] }) },
+      {
+        console: 'acme-hq',
+        site: 'guest',
+        digest: digestOf({ offlineNow: ['Lobby AP'], incidents: [incident('Lobby AP', false)] }),
+      },
+      quietSite('acme-shop'),
+      { console: 'globex', site: 'default', digest: digestOf({ offlineNow: ['Core Switch'] }) },
+    ],
+    changes: {
+      recent: [change('acme-hq', 'default'), change('acme-shop', 'default'), change('globex', 'default')],
+      pending: [change('acme-hq', 'guest'), change('globex', 'default')],
+      overdueReviews: 2,
+    },
+    window: { at: AT, timeZone: 'Europe/Berlin' },
+  };
+
+  it('covers a label’s consoles only, their changes counted and no one else’s', () => {
+    const scope = digestScopeOf({
+      consoles: ['acme-hq', 'acme-shop'],
+      site: undefined,
+      labels: { customer: 'acme' },
+    });
+    const digest = summarizeScope(reading, scope);
+    expect(digest).toMatchObject({
+      covers: 'customer=acme',
+      from: AT - 24 * HOUR,
+      to: AT,
+      timeZone: 'Europe/Berlin',
+      consoles: 2,
+      sites: 3,
+      changes: 2,
+      pending: 1,
+      incidents: 1,
+      open: 1,
+      drift: 1,
+      offline: 1,
+      unreadable: 0,
+      quiet: 0,
+    });
+    // The approvers' break-glass reviews stay in the whole fleet's digest.
+    expect(digest.overdueReviews).toBe(0);
+    expect(digest.lines.map((line) => `${line.console}/${line.site}`)).toEqual([
+      'acme-hq/guest',
+      'acme-hq/default',
+      'acme-shop/default',
+    ]);
+  });
+
+  it('covers every site of a console bound by name', () => {
+    const digest = summarizeScope(reading, digestScopeOf({ consoles: ['acme-hq'], site: undefined }));
+    expect(digest).toMatchObject({ covers: 'acme-hq', consoles: 1, sites: 2, changes: 1, pending: 1 });
+  });
+
+  it('covers one site of a console bound with its site', () => {
+    const digest = summarizeScope(reading, digestScopeOf({ consoles: ['acme-hq'], site: 'guest' }));
+    expect(digest).toMatchObject({
+      covers: 'acme-hq · guest',
+      consoles: 1,
+      sites: 1,
+      changes: 0,
+      pending: 1,
+    });
+    expect(digest.lines.map((line) => line.site)).toEqual(['guest']);
+  });
+
+  it('names the sites unreadable when every console of the channel failed', () => {
+    const down: FleetReading = {
+      ...reading,
+      outcomes: reading.outcomes.map((outcome) =>
+        outcome.console.startsWith('acme')
+          ? { console: outcome.console, site: outcome.site, error: 'no answer within 2000 ms' }
+          : outcome,
+      ),
+    };
+    const digest = summarizeScope(
+      down,
+      digestScopeOf({ consoles: ['acme-hq', 'acme-shop'], site: undefined, labels: { customer: 'acme' } }),
+    );
+    expect(digest).toMatchObject({ consoles: 2, sites: 3, unreadable: 3, offline: 0, quiet: 0 });
+    expect(digest.lines.every((line) => line.unreadable === 'no answer within 2000 ms')).toBe(true);
+  });
+
+  it('leaves the whole fleet’s digest uncovered and unchanged', () => {
+    const whole = summarizeFleet(reading.outcomes, reading.changes, reading.window);
+    expect(whole.covers).toBeUndefined();
+    expect(whole).toMatchObject({ consoles: 3, sites: 4, changes: 3, pending: 2, overdueReviews: 2 });
+  });
+});
+
 function driftItem() {
   return {
     kind: 'policies' as const,
@@ -181,6 +278,8 @@ const downGateway = (): Gateway =>
 interface Posts {
   fleet: FleetDigest[];
   sites: Digest[];
+  /** The channel of each fleet digest, in order. */
+  to?: string[];
 }
 
 const countingNotifier = (posts: Posts): WatchNotifier & FleetDigestNotifier => ({
@@ -193,8 +292,9 @@ const countingNotifier = (posts: Posts): WatchNotifier & FleetDigestNotifier => 
     posts.sites.push(digest);
     return undefined;
   },
-  postFleetDigest: async (_channel, digest) => {
+  postFleetDigest: async (channel, digest) => {
     posts.fleet.push(digest);
+    posts.to?.push(channel);
     return undefined;
   },
 });
@@ -207,11 +307,12 @@ function fleetWatcher(
     holder?: string;
     posts?: Posts;
     digestCron?: string;
+    digestChannel?: string;
   } = {},
 ) {
   return testFleetWatcher(consoles, countingNotifier(options.posts ?? { fleet: [], sites: [] }), {
     config: {
-      digestChannel: 'C7DIGEST',
+      digestChannel: options.digestChannel ?? 'C7DIGEST',
       digestCron: options.digestCron ?? WATCH_CONFIG.digestCron,
       timeZone: 'UTC',
     },
@@ -305,6 +406,126 @@ describe('the fleet digest on its cron', () => {
   });
 });
 
+/** A fleet port whose consoles file binds `channels`, in that order. */
+function boundPortOf(
+  gateways: Record<string, Gateway>,
+  channels: Record<string, ChannelScope>,
+  sites: Record<string, string[]> = {},
+): ConsolePort {
+  return {
+    ...consolePortOf(gateways, sites),
+    channel: (id) => channels[id],
+    boundChannels: () => Object.keys(channels),
+  };
+}
+
+/** A gateway that refuses at once, counting each call in `calls`. */
+const countedDownGateway = (calls: { n: number }): Gateway =>
+  new Proxy({} as Gateway, {
+    get: (_target, name) =>
+      name === 'then'
+        ? undefined
+        : async () => {
+            calls.n++;
+            return Promise.reject(new GatewayUnavailableError('connection refused'));
+          },
+  });
+
+const ACME_BINDINGS: Record<string, ChannelScope> = {
+  C03ACME: { consoles: ['acme-hq', 'acme-shop'], site: undefined, labels: { customer: 'acme' } },
+  C01BERLIN: { consoles: ['berlin'], site: undefined },
+  C02GUEST: { consoles: ['acme-hq'], site: 'guest' },
+  // DIGEST_CHANNEL bound too: it keeps the whole fleet's digest, once.
+  C7DIGEST: { consoles: ['berlin'], site: undefined },
+};
+
+describe('the bound channels’ digests on the cron', () => {
+  const gateways = () => ({ 'acme-hq': downGateway(), 'acme-shop': downGateway(), berlin: downGateway() });
+  const sites = { 'acme-hq': ['default', 'guest'] };
+  const due = Date.parse('2026-12-07T08:00:00Z');
+
+  it('posts each bound channel the digest of what it is bound to, once per due time, and not again after a restart', async () => {
+    const data = new MemoryStore();
+    const posts: Posts = { fleet: [], sites: [], to: [] };
+    const first = fleetWatcher(boundPortOf(gateways(), ACME_BINDINGS, sites), { data, posts });
+    expect(await first.fireDigest(due)).toBe(true);
+    expect(await first.fireDigest(due)).toBe(false);
+    expect(posts.to).toEqual(['C7DIGEST', 'C03ACME', 'C01BERLIN', 'C02GUEST']);
+    expect(posts.fleet.map((digest) => digest.covers)).toEqual([
+      undefined,
+      'customer=acme',
+      'berlin',
+      'acme-hq · guest',
+    ]);
+    expect(posts.fleet.map((digest) => digest.sites)).toEqual([4, 3, 1, 1]);
+    // Every console is down: the acme channel still gets its digest, each of its sites named unreadable.
+    expect(posts.fleet[1]).toMatchObject({ consoles: 2, sites: 3, unreadable: 3, quiet: 0 });
+    expect(posts.fleet[1]?.lines.map((line) => `${line.console}/${line.site}`)).toEqual([
+      'acme-hq/default',
+      'acme-hq/guest',
+      'acme-shop/default',
+    ]);
+    expect(await data.get(channelDigestKey('C03ACME'))).toBe(due);
+    expect(await data.get(channelDigestKey('C7DIGEST'))).toBeUndefined();
+
+    // Restarted with one more channel bound: only the new channel is owed this due time.
+    const more = { ...ACME_BINDINGS, C04NEW: { consoles: ['berlin'], site: 'default' } };
+    const restarted = fleetWatcher(boundPortOf(gateways(), more, sites), { data, posts });
+    expect(await restarted.fireDigest(due)).toBe(true);
+    expect(posts.to?.slice(4)).toEqual(['C04NEW']);
+    expect(await restarted.fireDigest(due)).toBe(false);
+    expect(await restarted.fireDigest(due + 24 * HOUR)).toBe(true);
+    expect(posts.to?.slice(5)).toEqual(['C7DIGEST', 'C03ACME', 'C01BERLIN', 'C02GUEST', 'C04NEW']);
+  });
+
+  it('reads each site once per due time, however many channels are bound', async () => {
+    const unbound = { n: 0 };
+    const bound = { n: 0 };
+    const each = (calls: { n: number }) => ({
+      'acme-hq': countedDownGateway(calls),
+      'acme-shop': countedDownGateway(calls),
+      berlin: countedDownGateway(calls),
+    });
+    const posts: Posts = { fleet: [], sites: [], to: [] };
+    await fleetWatcher(boundPortOf(each(unbound), {}, sites)).fireDigest(due);
+    await fleetWatcher(boundPortOf(each(bound), ACME_BINDINGS, sites), { posts }).fireDigest(due);
+    expect(posts.to).toHaveLength(4);
+    expect(unbound.n).toBeGreaterThan(0);
+    expect(bound.n).toBe(unbound.n);
+  });
+
+  it('posts nothing without DIGEST_CHANNEL, bound channels or not', async () => {
+    const posts: Posts = { fleet: [], sites: [], to: [] };
+    const watcher = fleetWatcher(boundPortOf(gateways(), ACME_BINDINGS, sites), { posts, digestChannel: '' });
+    expect(await watcher.fireDigest(due)).toBe(false);
+    expect(posts.fleet).toEqual([]);
+  });
+
+  it('keeps posting the other channels when one channel refuses the post', async () => {
+    const posts: Posts = { fleet: [], sites: [], to: [] };
+    const refusing = countingNotifier(posts);
+    const post = refusing.postFleetDigest;
+    refusing.postFleetDigest = async (channel, digest) => {
+      if (channel === 'C03ACME') throw new Error('not_in_channel');
+      return post(channel, digest);
+    };
+    const watcher = testFleetWatcher(boundPortOf(gateways(), ACME_BINDINGS, sites), refusing, {
+      config: { digestChannel: 'C7DIGEST', timeZone: 'UTC' },
+    });
+    expect(await watcher.fireDigest(due)).toBe(true);
+    expect(posts.to).toEqual(['C7DIGEST', 'C01BERLIN', 'C02GUEST']);
+  });
+
+  it('answers `/net digest` in a bound channel with its own digest, elsewhere with the fleet’s', async () => {
+    const posts: Posts = { fleet: [], sites: [], to: [] };
+    const watcher = fleetWatcher(boundPortOf(gateways(), ACME_BINDINGS, sites), { posts });
+    expect(await watcher.postDigest('C03ACME', due)).toMatchObject({ covers: 'customer=acme', sites: 3 });
+    expect((await watcher.postDigest('C9OTHER', due)).covers).toBeUndefined();
+    expect((await watcher.postDigest('C7DIGEST', due)).covers).toBeUndefined();
+    expect(posts.to).toEqual(['C03ACME', 'C9OTHER', 'C7DIGEST']);
+  });
+});
+
 describe('two replicas posting the fleet digest on PostgreSQL', () => {
   const { open } = usePostgresReplicas();
 
@@ -334,6 +555,30 @@ describe('two replicas posting the fleet digest on PostgreSQL', () => {
     // Late, or after a restart: each due time is done.
     expect(await replica('c', storeA).fireDigest(due + 48 * HOUR)).toBe(false);
     expect(posts.fleet).toHaveLength(3);
+  });
+
+  it('post each bound channel its digest once per due time, whichever replica asks first', async () => {
+    const [storeA, storeB] = await Promise.all([open(), open()]);
+    const posts: Posts = { fleet: [], sites: [], to: [] };
+    const replica = (holder: string, store: typeof storeA) =>
+      fleetWatcher(
+        boundPortOf(
+          { 'acme-hq': downGateway(), 'acme-shop': downGateway(), berlin: downGateway() },
+          ACME_BINDINGS,
+        ),
+        { data: store.data, digestLeases: store.leases(), holder, posts },
+      );
+    const a = replica('a', storeA);
+    const b = replica('b', storeB);
+    const due = Date.parse('2026-12-07T08:00:00Z');
+    for (const at of [due, due + 24 * HOUR]) {
+      await Promise.all([a.fireDigest(at), b.fireDigest(at), a.fireDigest(at), b.fireDigest(at)]);
+      await replica('c', storeB).fireDigest(at);
+    }
+    const perChannel = new Map<string, number>();
+    for (const channel of posts.to ?? []) perChannel.set(channel, (perChannel.get(channel) ?? 0) + 1);
+    expect(Object.fromEntries(perChannel)).toEqual({ C7DIGEST: 2, C03ACME: 2, C01BERLIN: 2, C02GUEST: 2 });
+    expect(posts.fleet.filter((digest) => digest.covers === 'customer=acme')).toHaveLength(2);
   });
 
   it('on their timers, never post the same due time twice', async () => {

@@ -1,7 +1,7 @@
 import type { types } from '@slack/bolt';
 import type { FleetDigest, FleetDigestLine } from '../../watch/fleet-digest.js';
 import type { SlackMessage } from './read-result.js';
-import { clip, clipMrkdwn, mrkdwn } from './text.js';
+import { clipMrkdwn, mrkdwn, plainText } from './text.js';
 
 /** Site lines shown before the rest are counted: troubled first, so the cut drops the calmest. */
 const MAX_LINES = 40;
@@ -21,6 +21,11 @@ export function fleetDigestDay(digest: Pick<FleetDigest, 'to' | 'timeZone'>): st
   })
     .format(new Date(digest.to))
     .replace(',', '');
+}
+
+/** What the digest covers: `Fleet digest`, or `Fleet digest · customer=acme` for a bound channel's. */
+export function fleetDigestTitle(digest: Pick<FleetDigest, 'covers'>): string {
+  return digest.covers === undefined ? 'Fleet digest' : `Fleet digest · ${digest.covers}`;
 }
 
 /** The fleet's totals in one line. */
@@ -69,10 +74,8 @@ export function fleetDigestMessage(digest: FleetDigest): SlackMessage {
   if (rest > 0) shown.push(`_… and ${plural(rest, 'more site')} not shown: \`get_digest\` lists every one_`);
   // Deliberately alike: a digest message opens with a header and the time context, one site's or the fleet's.
   const blocks: types.KnownBlock[] = [
-    {
-      type: 'header',
-      text: { type: 'plain_text', text: clip(`Fleet digest: ${fleetDigestDay(digest)}`, 150) },
-    },
+    // What it covers comes from the consoles file's labels: plain in the header, escaped in `text`.
+    { type: 'header', text: plainText(`${fleetDigestTitle(digest)}: ${fleetDigestDay(digest)}`, 150) },
     {
       type: 'context',
       elements: [
@@ -101,7 +104,7 @@ export function fleetDigestMessage(digest: FleetDigest): SlackMessage {
     ],
   });
   return {
-    text: `Fleet digest for ${fleetDigestDay(digest)}: ${fleetCountsText(digest)}`,
+    text: `${mrkdwn(fleetDigestTitle(digest))} for ${fleetDigestDay(digest)}: ${fleetCountsText(digest)}`,
     blocks,
   };
 }

@@ -52,6 +52,8 @@ export interface ConsolePort {
   readonly readBudgetMs: number;
   /** The consoles (and site) a Slack channel is bound to; undefined for a channel not bound. */
   channel(channelId: string): ChannelScope | undefined;
+  /** The Slack channels the consoles file binds, in its order (each gets the daily digest of its scope). */
+  boundChannels?(): readonly string[];
 }
 
 /** What a Slack channel is bound to, as a command in it sees it. */
@@ -60,6 +62,8 @@ export interface ChannelScope {
   consoles: readonly string[];
   /** The one site, when the binding names it. */
   site: string | undefined;
+  /** The labels of a label binding (the digest's header names them). */
+  labels?: Readonly<Record<string, string>>;
 }
 
 /** The guardrails of this process: the policy in effect and what self-lockout is measured against. */

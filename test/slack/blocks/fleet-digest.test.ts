@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   fleetDigestDay,
   fleetDigestMessage,
+  fleetDigestTitle,
   fleetLineCounts,
 } from '../../../src/slack/blocks/fleet-digest.js';
 import { messageProblems, viewProblems } from '../../../src/slack/blocks/limits.js';
@@ -111,6 +112,23 @@ describe('the fleet digest message', () => {
     expect(fleetLineCounts(line(1, { changes: 4, unreadable: 'no answer within 2000 ms' }))).toBe(
       'could not be read: no answer within 2000 ms',
     );
+  });
+
+  it('says in its header what a bound channel’s digest covers, the whole fleet’s saying nothing more', () => {
+    const header = (covers?: string) => {
+      const message = fleetDigestMessage({ ...digestOf([], 3), ...(covers ? { covers } : {}) });
+      const [first] = message.blocks;
+      return { header: first?.type === 'header' ? first.text.text : '', text: message.text };
+    };
+    expect(header('customer=acme').header).toBe('Fleet digest · customer=acme: Mon 7 Dec 2026');
+    expect(header('customer=acme').text).toMatch(
+      /^Fleet digest · customer=acme for Mon 7 Dec 2026: 50 consoles/,
+    );
+    expect(header('berlin · default').header).toBe('Fleet digest · berlin · default: Mon 7 Dec 2026');
+    expect(header().header).toBe('Fleet digest: Mon 7 Dec 2026');
+    expect(fleetDigestTitle({})).toBe('Fleet digest');
+    // A label value is the file's own text: escaped where Slack reads mrkdwn.
+    expect(header('team=<!channel>').text).toContain('team=&lt;!channel&gt;');
   });
 
   it('escapes names from CONSOLES_FILE and the controller as mrkdwn', () => {
