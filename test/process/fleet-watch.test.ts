@@ -144,15 +144,26 @@ describe('two replicas watching the fleet on one PostgreSQL', () => {
       );
     }
     expect(JSON.stringify(posts.map((post) => post.args.blocks))).not.toContain('Network digest');
-    // One post per due time among both replicas: each post is logged with its due time, none twice.
+    // One post per due time and channel among both replicas: each is logged with both, none twice.
     const logged = () =>
       [a, b]
         .flatMap((r) => r.logs.filter((l) => l.msg === 'watch: fleet digest posted'))
-        .map((l) => String(l.due));
-    await slack.waitFor(() => logged().length >= posts.length, 10_000);
-    const dues = logged();
-    expect(new Set(dues).size).toBe(dues.length);
-    expect(dues.length).toBeLessThanOrEqual(digests().length);
-    expect(dues.every((due) => Date.parse(due) % 3000 === 0)).toBe(true);
+        .map((l) => ({ due: String(l.due), channel: String(l.channel) }));
+    const toFleet = () => logged().filter((l) => l.channel === 'C7DIGEST');
+    await slack.waitFor(() => toFleet().length >= posts.length, 10_000);
+    const all = logged().map((l) => `${l.due} ${l.channel}`);
+    expect(new Set(all).size).toBe(all.length);
+    expect(toFleet().length).toBeLessThanOrEqual(digests().length);
+    expect(logged().every((l) => Date.parse(l.due) % 3000 === 0)).toBe(true);
+    // The channels the consoles file binds get the digest of what they are bound to, headed with it.
+    const to = (channel: string) =>
+      slack.callsOf('chat.postMessage').filter((c) => c.args.channel === channel)[0]?.args.text;
+    await slack.waitFor(
+      () => ['C0FLEET01', 'C0FLEET02', 'C0FLEET03'].every((c) => to(c) !== undefined),
+      10_000,
+    );
+    expect(String(to('C0FLEET01'))).toMatch(/^Fleet digest · berlin for .*: 1 console · 1 site · /);
+    expect(String(to('C0FLEET02'))).toMatch(/^Fleet digest · berlin · default for .*: 1 console · 1 site · /);
+    expect(String(to('C0FLEET03'))).toMatch(/^Fleet digest · region=eu for .*: 3 consoles · 3 sites · /);
   }, 120_000);
 });
