@@ -17,9 +17,26 @@ export function scopeToChannel(
   const scope = deps.context.consoles?.channel(channel);
   if (scope === undefined) return args;
   const definition = deps.registry.require(tool);
-  // Fleet-wide reads (list_consoles, find_client) take `console=` as their own filter.
+  // Fleet-wide reads (list_consoles, find_client) take `console=` as their own filter. One that also
+  // takes `label=` (what is down) reads what the channel is bound to unless it names others, as the
+  // channel's digest does.
   const infos = deps.registry.argumentsOf(tool);
-  if (infos.some((info) => info.name === 'console')) return args;
+  if (infos.some((info) => info.name === 'console')) {
+    if (
+      !infos.some((info) => info.name === 'label') ||
+      args.console !== undefined ||
+      args.label !== undefined
+    )
+      return args;
+    if (scope.labels !== undefined)
+      return {
+        ...args,
+        label: Object.entries(scope.labels)
+          .map(([key, value]) => `${key}=${value}`)
+          .join(','),
+      };
+    return scope.consoles.length === 1 ? { ...args, console: scope.consoles[0] } : args;
+  }
   const scoped = { ...args };
   const [only] = scope.consoles;
   if ((scoped.console === undefined || scoped.console === '') && scope.consoles.length === 1)

@@ -42,8 +42,8 @@ export function consolesOf(
     consoles = consoles.filter((each) => each.name === only);
   }
   if (label !== undefined) {
-    const [key = '', value = ''] = splitLabel(label);
-    consoles = consoles.filter((each) => each.labels[key] === value);
+    const pairs = label.split(',').map(splitLabel);
+    consoles = consoles.filter((each) => pairs.every(([key, value]) => each.labels[key] === value));
     if (consoles.length === 0)
       throw new ValidationError([
         { field: 'label', rule: `no console${only ? ` named ${only}` : ''} has the label ${label}` },
@@ -68,6 +68,8 @@ export const labelArg = z
   .string({ error: 'must be a console label such as customer=acme' })
   .trim()
   .max(200, { error: 'must be at most 200 characters' })
-  .regex(/^[^=\s]+=\S.*$/, { error: 'must be a console label such as customer=acme' })
+  .regex(/^[^=\s,]+=[^=,]*\S[^=,]*(,[^=\s,]+=[^=,]*\S[^=,]*)*$/, {
+    error: 'must be a console label such as customer=acme (several: customer=acme,region=eu)',
+  })
   .optional()
-  .describe('Only the consoles with this label (key=value, as in CONSOLES_FILE)');
+  .describe('Only the consoles with this label (key=value, as in CONSOLES_FILE; several joined by commas)');

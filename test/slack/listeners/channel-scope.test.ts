@@ -11,6 +11,7 @@ const BINDINGS: Record<string, ChannelScope> = {
   C0BERLIN1: { consoles: ['berlin'], site: undefined },
   C0BERLIN2: { consoles: ['berlin'], site: 'default' },
   C0EUROPE1: { consoles: ['berlin', 'munich'], site: undefined },
+  C0ACMEEU1: { consoles: ['berlin', 'munich'], site: undefined, labels: { customer: 'acme', region: 'eu' } },
 };
 
 const consoles: ConsolePort = {
@@ -57,6 +58,20 @@ describe('a command in a channel bound in the consoles file', () => {
     expect(scopeToChannel('list_vlans', {}, 'C0OTHER01', deps)).toEqual({});
     // Fleet-wide reads keep their own console= filter.
     expect(scopeToChannel('find_client', { client: 'tv' }, 'C0BERLIN1', deps)).toEqual({ client: 'tv' });
+  });
+
+  it('reads what is down on what the channel is bound to, unless the command names others', () => {
+    expect(scopeToChannel('get_fleet_status', {}, 'C0BERLIN1', deps)).toEqual({ console: 'berlin' });
+    expect(scopeToChannel('get_fleet_status', {}, 'C0ACMEEU1', deps)).toEqual({
+      label: 'customer=acme,region=eu',
+    });
+    expect(scopeToChannel('get_fleet_status', { console: 'boston' }, 'C0ACMEEU1', deps)).toEqual({
+      console: 'boston',
+    });
+    expect(scopeToChannel('get_fleet_status', { label: 'customer=initech' }, 'C0BERLIN1', deps)).toEqual({
+      label: 'customer=initech',
+    });
+    expect(scopeToChannel('get_fleet_status', {}, 'C0OTHER01', deps)).toEqual({});
   });
 
   it('refuses a write naming another console or site, by console', () => {

@@ -138,6 +138,16 @@ describe('get_fleet_status', () => {
     const one = await run({ console: 'berlin' }, contextWith(port));
     expect(one.consoles_asked).toBe(1);
     expect(one.sites.map((row) => row.console)).toEqual(['berlin']);
+    const acmeBerlin = await run(
+      { label: 'customer=acme,region=eu' },
+      contextWith(
+        fleetOf([
+          { summary: summary('berlin', { customer: 'acme', region: 'eu' }), gateway: gatewayServing({}) },
+          { summary: summary('boston', { customer: 'acme', region: 'us' }), gateway: gatewayServing({}) },
+        ]),
+      ),
+    );
+    expect(acmeBerlin.consoles_asked).toBe(1);
     const globex = await run({ label: 'customer=globex' }, contextWith(port));
     expect(globex.consoles_asked).toBe(2);
     expect(globex.sites.map((row) => row.console)).toEqual(['hamburg']);
