@@ -255,4 +255,15 @@ describe('a Slack channel bound to one console and site in the consoles file', (
     // An unbound channel is asked which console.
     expect(await ask('list_vlans', 'C0UNBOUND')).toContain('berlin, munich, hamburg, vienna');
   });
+
+  it('says what is down on the channel’s console only, and on every console elsewhere', async () => {
+    // C0FLEET01 is bound to berlin; hamburg (down) and vienna (slow) are not its business there.
+    const bound = await ask('down', 'C0FLEET01');
+    expect(bound).toMatch(/consoles_asked\*\\n1"/);
+    expect(bound).toMatch(/berlin +default/);
+    expect(bound).not.toMatch(/hamburg|vienna/);
+    const everywhere = await ask('down', 'C0UNBOUND');
+    expect(everywhere).toMatch(/consoles_asked\*\\n4"/);
+    expect(everywhere).toContain('hamburg');
+  });
 });
