@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NotSupportedError } from '../../errors.js';
+import type { FleetDigest } from '../../model/fleet-digest.js';
 import { siteId } from '../core/arg-types.js';
 import { defineTool, type ToolContext } from '../core/define-tool.js';
 import { consoleArg, consolesOf } from '../fleet/consoles-of.js';
@@ -38,41 +39,12 @@ export interface DigestReading {
   notes: readonly string[];
 }
 
-// Deliberately alike: mirrors watch/fleet-digest.ts FleetDigest, for the same reason.
-/** The fleet's day summed up: totals, the sites with anything (troubled first), the quiet counted. */
-export interface FleetDigestReading {
-  from: number;
-  to: number;
-  consoles: number;
-  sites: number;
-  changes: number;
-  incidents: number;
-  open: number;
-  drift: number;
-  offline: number;
-  pending: number;
-  overdueReviews: number;
-  unreadable: number;
-  lines: readonly {
-    console: string;
-    site: string;
-    changes: number;
-    incidents: number;
-    open: number;
-    drift: number;
-    offline: number;
-    pending: number;
-    unreadable?: string;
-  }[];
-  quiet: number;
-}
-
 /** What get_digest needs (`app.ts` puts it in the ToolContext as `digests`, over the store). */
 export interface DigestPort {
   /** `console`: the fleet's console the call runs on (unset: the one console, or a fleet's first). */
   read(site: string, console?: string): Promise<DigestReading>;
   /** The fleet digest, every console's watched sites in one (a fleet's app only). */
-  readFleet?(): Promise<FleetDigestReading>;
+  readFleet?(): Promise<FleetDigest>;
 }
 
 /** The ToolContext with the digest port (absent where no store-backed app was built). */
@@ -142,7 +114,7 @@ export function digestAnswer(d: DigestReading) {
 }
 
 /** The fleet digest in the tools' snake_case: the totals, then one row per site with anything. */
-export function fleetDigestAnswer(d: FleetDigestReading) {
+export function fleetDigestAnswer(d: FleetDigest) {
   return {
     from: iso(d.from),
     to: iso(d.to),
